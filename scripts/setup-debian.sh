@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install what ductile needs on a fresh Debian 12 machine (run as root or with sudo).
+# The CUDA Toolkit is optional: when nvcc is on PATH (or in /usr/local/cuda/bin) the CUDA
+# backend slot is built too.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config libjansson-dev python3 ca-certificates >/dev/null
+echo "setup-debian: dependencies installed"

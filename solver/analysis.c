@@ -1,0 +1,287 @@
+/* The analysis driver: steps, increments with automatic cutback, results (analysis.h).
+ *
+ * Within step s at load factor lambda in [0, 1]:
+ *   f_ext(lambda) = (1 - lambda) f0 + lambda f1,  f0 = the load the previous step left, with
+ *                   the reactions of DOFs released by this step (so they unload smoothly);
+ *   u_D(lambda)   = (1 - lambda) u_start + lambda u_presc on constrained DOFs.
+ * An increment starts from the committed state with du = u_D - u at constrained DOFs and 0
+ * elsewhere, and Newton corrects du. A converged increment is committed and written out; a
+ * divergent one is rolled back and retried with a quarter of the increment. */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "fields.h"
+#include "io/output.h"
+#include "loads.h"
+#include "newton.h"
+
+#define DT_CUTBACK_FACTOR 0.25
+#define DT_GROWTH_FACTOR 1.5
+#define DT_EASY_ITERATIONS 4 /* an increment this easy lets the next one grow */
+
+typedef struct run {
+  const dt_model *m;
+  const dt_run_options *opt;
+  dt_run_summary *sum;
+  const dt_backend_ops *o;
+  void *impl;
+  dt_problem *pb;
+  dt_output *out;
+  dt_fields fields;
+  double *h1, *h2; /* host scratch, n_dofs each */
+  dt_newton_ctx nc;
+} run;
+
+static void info(run *r, const char *text) {
+  dt_progress ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = DT_EV_INFO;
+  ev.n_steps = r->m->n_steps;
+  ev.text = text;
+  if (r->opt->progress) r->opt->progress(&ev, r->opt->user);
+}
+
+static dt_status setup(run *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char note[512] = "", line[1024];
+  dt_backend_options bo = {r->opt->threads, 0};
+  DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
+  info(r, note);
+  snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
+  DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
+  snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
+           "CSR nnz %lld, %d colours", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems,
+           r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors);
+  info(r, line);
+  DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
+  DT_ALLOC(r->h1, r->pb->n_dofs, ctx, "host vector");
+  DT_ALLOC(r->h2, r->pb->n_dofs, ctx, "host vector");
+  DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));
+  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0;
+  DT_TRY(r->o->vec_set(r->impl, DT_VEC_FREE, r->h1, ctx)); /* before step 1: all free, f = 0 */
+  if (r->opt->outdir) DT_TRY(dt_output_open(r->opt->outdir, r->m, &r->out, ctx));
+  r->nc.ops = r->o;
+  r->nc.impl = r->impl;
+  r->nc.opt = &r->m->solver;
+  r->nc.progress = r->opt->progress;
+  r->nc.user = r->opt->user;
+cleanup:
+  return rc;
+}
+
+/* f0 = f_int + free_prev .* (f_ext_prev - f_int); then the new step's vectors. */
+static dt_status begin_step(run *r, int s, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = r->o;
+  void *im = r->impl;
+  DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_FEXT, -1.0, DT_VEC_FINT, ctx));
+  DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_W, DT_VEC_FREE, ctx));
+  DT_TRY(o->vec_lincomb(im, DT_VEC_F0, 1.0, DT_VEC_FINT, 1.0, DT_VEC_W, ctx));
+  DT_TRY(o->vec_lincomb(im, DT_VEC_UD0, 1.0, DT_VEC_U, 0.0, DT_VEC_U, ctx));
+  DT_TRY(dt_loads_force(r->m, s, r->h1, ctx));
+  DT_TRY(o->vec_set(im, DT_VEC_F1, r->h1, ctx));
+  DT_TRY(dt_loads_constraints(r->m, s, r->h1, r->h2, ctx));
+  DT_TRY(o->vec_set(im, DT_VEC_FREE, r->h1, ctx));
+  DT_TRY(o->vec_set(im, DT_VEC_UD1, r->h2, ctx));
+  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0 - r->h1[i];
+  DT_TRY(o->vec_set(im, DT_VEC_CON, r->h1, ctx));
+  /* On DOFs constrained in this step f0 plays no role in the residual; zeroing it keeps
+   * reactions (f_int - f_ext there) free of the previous step's reaction. */
+  DT_TRY(o->vec_mul(im, DT_VEC_F0, DT_VEC_F0, DT_VEC_FREE, ctx));
+cleanup:
+  return rc;
+}
+
+/* du = con .* (u_D(lambda) - u) */
+static dt_status predictor(run *r, double lambda, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = r->o;
+  void *im = r->impl;
+  DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0 - lambda, DT_VEC_UD0, lambda, DT_VEC_UD1, ctx));
+  DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_W, -1.0, DT_VEC_U, ctx));
+  DT_TRY(o->vec_mul(im, DT_VEC_DU, DT_VEC_W, DT_VEC_CON, ctx));
+cleanup:
+  return rc;
+}
+
+static void fields_summary(run *r) {
+  const dt_fields *f = &r->fields;
+  r->sum->max_u = r->sum->max_mises = r->sum->max_peeq = 0.0;
+  for (int a = 0; a < f->n_nodes; a++) {
+    double u = sqrt(f->u[3 * a] * f->u[3 * a] + f->u[3 * a + 1] * f->u[3 * a + 1] +
+                    f->u[3 * a + 2] * f->u[3 * a + 2]);
+    if (u > r->sum->max_u) r->sum->max_u = u;
+  }
+  for (int q = 0; q < f->n_qp; q++) {
+    if (f->qp_stress && dt_mises(f->qp_stress + 6 * q) > r->sum->max_mises)
+      r->sum->max_mises = dt_mises(f->qp_stress + 6 * q);
+    if (f->qp_peeq && f->qp_peeq[q] > r->sum->max_peeq) r->sum->max_peeq = f->qp_peeq[q];
+  }
+}
+
+/* Commit a converged increment, download its fields and write them. */
+static dt_status accept(run *r, int s, int inc, double lambda, int last_of_step,
+                        const dt_newton_result *nr, int cutbacks, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_history_row row;
+  double t0;
+  DT_TRY(r->o->state_commit(r->impl, ctx));
+  DT_TRY(r->o->vec_lincomb(r->impl, DT_VEC_U, 1.0, DT_VEC_U, 1.0, DT_VEC_DU, ctx));
+  t0 = dt_seconds();
+  memset(&row, 0, sizeof row);
+  row.step = s;
+  row.increment = inc;
+  row.load_factor = lambda;
+  row.time = s + lambda;
+  row.newton_iters = nr->iterations;
+  row.pcg_iters = nr->pcg_iterations;
+  row.residual = nr->residual;
+  row.cutbacks = cutbacks;
+  row.n_plastic_qp = nr->n_plastic;
+  r->sum->increments++;
+  r->sum->last_time = row.time;
+  r->fields.step = s;
+  r->fields.increment = inc;
+  r->fields.global_increment = r->sum->increments;
+  r->fields.load_factor = lambda;
+  r->fields.time = row.time;
+  DT_TRY(dt_fields_download(r->m, r->o, r->impl, &r->fields, r->h1, ctx));
+  dt_fields_monitors(r->m, &r->fields, &row);
+  fields_summary(r);
+  if (r->out) {
+    int every = r->m->output.every > 0 ? r->m->output.every : 1;
+    int write = r->m->output.vtu && (last_of_step || r->sum->increments % every == 0);
+    DT_TRY(dt_output_increment(r->out, r->m, &r->fields, &row, write, ctx));
+  }
+  if (r->opt->on_increment) r->opt->on_increment(&r->fields, &row, r->opt->user);
+  r->sum->seconds_output += dt_seconds() - t0;
+cleanup:
+  return rc;
+}
+
+static void describe_failure(run *r, int s, double lambda, double dlambda,
+                             const dt_newton_result *nr) {
+  const dt_step *st = &r->m->steps[s];
+  char where[160] = "";
+  if (nr->reason == DT_MATERIAL_NO_CONVERGENCE && nr->failed_elem >= 0)
+    snprintf(where, sizeof where, " (return mapping failed in element %lld)",
+             (long long)r->m->elem_id[nr->failed_elem]);
+  snprintf(r->sum->message, sizeof r->sum->message,
+           "no convergence in step %d \"%s\" at load factor %.6g of the step (increment %.3g, "
+           "the smallest allowed): %s%s. The last converged state is at load factor %.6g. "
+           "If the load exceeds what the structure can carry (limit load, collapse "
+           "mechanism), no smaller increment can help.",
+           s + 1, st->name, lambda + dlambda, dlambda, dt_reason_name(nr->reason), where, lambda);
+  r->sum->reason = nr->reason;
+}
+
+static void increment_event(run *r, dt_event_kind kind, int s, int inc, double lambda,
+                            double dlambda, const dt_newton_result *nr, const char *text) {
+  dt_progress *ev = &r->nc.event;
+  ev->kind = kind;
+  ev->step = s;
+  ev->n_steps = r->m->n_steps;
+  ev->step_name = r->m->steps[s].name;
+  ev->increment = inc;
+  ev->load_factor = lambda;
+  ev->dlambda = dlambda;
+  ev->reason = nr ? nr->reason : DT_CONVERGED;
+  ev->newton_iter = nr ? nr->iterations : 0;
+  ev->residual = nr ? nr->residual : 0.0;
+  ev->n_plastic = nr ? nr->n_plastic : 0;
+  ev->percent = 100.0 * (s + lambda) / r->m->n_steps;
+  ev->text = text;
+  if (r->opt->progress) r->opt->progress(ev, r->opt->user);
+}
+
+/* Run step s; *stop is set when it could not complete (reason in the summary). */
+static dt_status run_step(run *r, int s, int *stop, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_step *st = &r->m->steps[s];
+  double lambda = 0.0, dmax, dmin, dl;
+  int inc = 0, cut_in_row = 0, cuts_before = 0;
+  int n_inc = st->n_increments > 0 ? st->n_increments : 1;
+  dmax = st->automatic ? st->inc_max : 1.0 / n_inc;
+  dl = st->automatic ? st->inc_initial : dmax;
+  dmin = st->automatic ? st->inc_min : dmax * pow(DT_CUTBACK_FACTOR, st->max_cutbacks);
+  DT_TRY(begin_step(r, s, ctx));
+  increment_event(r, DT_EV_STEP_START, s, 0, 0.0, dl, NULL, NULL);
+  while (lambda < 1.0 - 1e-12) {
+    dt_newton_result nr;
+    if (dl > 1.0 - lambda || 1.0 - lambda - dl < 1e-9) dl = 1.0 - lambda;
+    increment_event(r, DT_EV_INCREMENT_START, s, inc + 1, lambda + dl, dl, NULL, NULL);
+    DT_TRY(predictor(r, lambda + dl, ctx));
+    DT_TRY(dt_newton_increment(&r->nc, lambda + dl, &nr, ctx));
+    r->sum->newton_iters += nr.iterations;
+    r->sum->pcg_iters += nr.pcg_iterations;
+    if (nr.reason == DT_CONVERGED) {
+      lambda = lambda + dl > 1.0 - 1e-12 ? 1.0 : lambda + dl;
+      inc++;
+      DT_TRY(accept(r, s, inc, lambda, lambda >= 1.0, &nr, cuts_before, ctx));
+      increment_event(r, DT_EV_INCREMENT_DONE, s, inc, lambda, dl, &nr, NULL);
+      if (nr.iterations <= DT_EASY_ITERATIONS && cut_in_row == 0) dl *= DT_GROWTH_FACTOR;
+      if (dl > dmax) dl = dmax;
+      cut_in_row = cuts_before = 0;
+      continue;
+    }
+    DT_TRY(r->o->state_rollback(r->impl, ctx));
+    r->sum->cutbacks++;
+    cut_in_row++;
+    cuts_before++;
+    if (cut_in_row > st->max_cutbacks || dl * DT_CUTBACK_FACTOR < dmin * (1 - 1e-9)) {
+      describe_failure(r, s, lambda, dl, &nr);
+      *stop = 1;
+      break;
+    }
+    increment_event(r, DT_EV_CUTBACK, s, inc + 1, lambda + dl, dl, &nr, dt_reason_name(nr.reason));
+    dl *= DT_CUTBACK_FACTOR;
+  }
+  if (!*stop) {
+    r->sum->steps_completed++;
+    increment_event(r, DT_EV_STEP_DONE, s, inc, 1.0, dl, NULL, NULL);
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
+                          dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  run r;
+  int stop = 0;
+  double t0 = dt_seconds();
+  memset(&r, 0, sizeof r);
+  memset(summary, 0, sizeof *summary);
+  r.m = m;
+  r.opt = opt;
+  r.sum = summary;
+  summary->reason = DT_CONVERGED;
+  DT_TRY(setup(&r, ctx));
+  for (int s = 0; s < m->n_steps && !stop; s++) DT_TRY(run_step(&r, s, &stop, ctx));
+  summary->completed = !stop;
+  if (!stop) snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
+                      summary->steps_completed, summary->increments);
+cleanup:
+  summary->seconds_assembly = r.nc.seconds_assembly;
+  summary->seconds_stress = r.nc.seconds_stress;
+  summary->seconds_solver = r.nc.seconds_solver;
+  summary->seconds_total = dt_seconds() - t0;
+  if (rc != DT_OK && summary->message[0] == '\0')
+    snprintf(summary->message, sizeof summary->message, "%s", ctx ? ctx->msg : "error");
+  if (r.out) {
+    dt_ctx close_ctx = {0};
+    dt_status crc = dt_output_close(&r.out, m, summary, rc == DT_OK ? ctx : &close_ctx);
+    if (rc == DT_OK) rc = crc;
+  }
+  if (rc == DT_OK && stop) rc = DT_ERR_NOT_CONVERGED;
+  dt_fields_free(&r.fields);
+  if (r.impl) r.o->destroy(r.impl);
+  dt_problem_destroy(&r.pb);
+  dt_free(r.h1);
+  dt_free(r.h2);
+  return rc;
+}

@@ -1,0 +1,64 @@
+/* Running an analysis: steps, increments with cutback, Newton iterations, output.
+ *
+ * dt_analysis_run compiles the model, uploads it to the chosen backend and applies the steps
+ * in sequence. Each increment is solved by Newton-Raphson (newton.c); a divergent increment is
+ * rolled back and retried with a quarter of the load increment, up to the step's cutback
+ * limit, and the run stops with a reason when no smaller increment helps (e.g. above the
+ * limit load). Progress is reported through a callback, which can also cancel the run. */
+#ifndef DT_ANALYSIS_H
+#define DT_ANALYSIS_H
+
+#include "model.h"
+#include "results.h"
+
+typedef enum dt_event_kind {
+  DT_EV_INFO = 0,          /* a line of setup information (text) */
+  DT_EV_STEP_START = 1,
+  DT_EV_INCREMENT_START = 2,
+  DT_EV_NEWTON_ITER = 3,
+  DT_EV_INCREMENT_DONE = 4,
+  DT_EV_CUTBACK = 5,
+  DT_EV_STEP_DONE = 6
+} dt_event_kind;
+
+typedef struct dt_progress {
+  dt_event_kind kind;
+  int step;            /* 0-based */
+  int n_steps;
+  const char *step_name;
+  int increment;       /* 1-based within the step */
+  double load_factor;  /* target load factor of the increment, within the step */
+  double dlambda;      /* size of the increment */
+  int newton_iter;     /* 1-based */
+  double residual;     /* relative force residual */
+  double du_ratio;     /* |correction| / |increment| */
+  int pcg_iters;       /* of this Newton iteration */
+  int n_plastic;
+  dt_reason reason;    /* for CUTBACK: why */
+  double percent;      /* overall progress 0..100 */
+  const char *text;    /* INFO line or CUTBACK explanation */
+} dt_progress;
+
+/* Return nonzero to cancel the run (it stops at the next Newton iteration, keeping the
+ * increments already completed). */
+typedef int (*dt_progress_fn)(const dt_progress *ev, void *user);
+/* Called once per converged increment with its fields and history row (borrowed). */
+typedef void (*dt_increment_fn)(const dt_fields *f, const dt_history_row *row, void *user);
+
+typedef struct dt_run_options {
+  const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
+  int threads;         /* CPU threads, 0 for the default */
+  const char *outdir;  /* write VTU/CSV/JSON here; NULL: no files */
+  dt_progress_fn progress;
+  dt_increment_fn on_increment;
+  void *user;
+} dt_run_options;
+
+/* Run the analysis. Returns DT_OK when every step completed; DT_ERR_NOT_CONVERGED when it
+ * stopped because an increment could not converge (summary->reason and message say why and
+ * where; results up to the last converged increment are kept); other codes for bad input,
+ * resources or cancellation. The summary is filled in every case. */
+dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
+                          dt_ctx *ctx);
+
+#endif

@@ -1,0 +1,29 @@
+/* Private state of the CPU backend, shared by its files (not included outside solver/cpu/). */
+#ifndef DT_CPU_IMPL_H
+#define DT_CPU_IMPL_H
+
+#include "../backend.h"
+
+typedef struct dt_cpu {
+  dt_problem pb;        /* own deep copy of the arrays the backend reads */
+  double *vec[DT_VEC_COUNT];
+  double *val;          /* CSR values of the tangent */
+  double *pc;           /* preconditioner: inverse diagonal or inverse nodal blocks */
+  int pc_kind;
+  /* Per-point arrays, structure of arrays (see element_kernel.h). */
+  double *hist_c, *hist_t;
+  double *sig_c, *sig_t;
+  double *eps_c, *eps_t;
+  int threads;
+} dt_cpu;
+
+dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,
+                               dt_ctx *ctx);
+dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx);
+dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx);
+dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ctx);
+void dt_cpu_problem_free(dt_problem *pb);
+
+#endif

@@ -1,0 +1,115 @@
+/* Operator and preconditioners of the CPU backend.
+ * SpMV: y = K x over the CSR values. Jacobi: z = r ./ diag(K). Block Jacobi: z_a = (K_aa)^-1 r_a
+ * with K_aa the dpn x dpn diagonal block of node a, inverted once per assembly. */
+#include <math.h>
+#include <string.h>
+
+#include "cpu_impl.h"
+
+dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  const double *xv = c->vec[x];
+  double *yv = c->vec[y];
+#pragma omp parallel for schedule(static)
+  for (int row = 0; row < pb->n_dofs; row++) {
+    double s = 0.0;
+    for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++) s += c->val[k] * xv[pb->col[k]];
+    yv[row] = s;
+  }
+  return DT_OK;
+}
+
+/* Invert a dpn x dpn block in place (dpn = 2 or 3) by the adjugate; returns 0 if singular. */
+static int invert_block(double *m, int n) {
+  double inv[9], det;
+  if (n == 2) {
+    det = m[0] * m[3] - m[1] * m[2];
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+    inv[0] = m[3] / det, inv[1] = -m[1] / det, inv[2] = -m[2] / det, inv[3] = m[0] / det;
+    memcpy(m, inv, sizeof(double) * 4);
+    return 1;
+  }
+  inv[0] = m[4] * m[8] - m[5] * m[7];
+  inv[1] = m[2] * m[7] - m[1] * m[8];
+  inv[2] = m[1] * m[5] - m[2] * m[4];
+  inv[3] = m[5] * m[6] - m[3] * m[8];
+  inv[4] = m[0] * m[8] - m[2] * m[6];
+  inv[5] = m[2] * m[3] - m[0] * m[5];
+  inv[6] = m[3] * m[7] - m[4] * m[6];
+  inv[7] = m[1] * m[6] - m[0] * m[7];
+  inv[8] = m[0] * m[4] - m[1] * m[3];
+  det = m[0] * inv[0] + m[1] * inv[3] + m[2] * inv[6];
+  if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+  for (int i = 0; i < 9; i++) m[i] = inv[i] / det;
+  return 1;
+}
+
+/* The diagonal block of node a starts at the column of DOF dpn*a in each of its rows. */
+static void diagonal_block(const dt_problem *pb, const double *val, int a, double *blk) {
+  int dpn = pb->dpn;
+  for (int i = 0; i < dpn; i++) {
+    int row = a * dpn + i;
+    for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++)
+      if (pb->col[k] == a * dpn) {
+        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = val[k + j];
+        break;
+      }
+  }
+}
+
+dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  int dpn = pb->dpn, bad = -1;
+  c->pc_kind = kind;
+#pragma omp parallel for schedule(static)
+  for (int a = 0; a < pb->n_nodes; a++) {
+    double blk[9];
+    diagonal_block(pb, c->val, a, blk);
+    if (kind == 1) {
+      if (!invert_block(blk, dpn)) {
+#pragma omp critical(dt_pc_bad)
+        bad = a;
+      }
+      memcpy(c->pc + (size_t)a * dpn * dpn, blk, sizeof(double) * dpn * dpn);
+    } else {
+      for (int i = 0; i < dpn; i++) {
+        double d = blk[i * dpn + i];
+        if (!(d > 0.0)) {
+#pragma omp critical(dt_pc_bad)
+          bad = a;
+        }
+        c->pc[a * dpn + i] = d > 0.0 ? 1.0 / d : 0.0;
+      }
+    }
+  }
+  if (bad >= 0)
+    return DT_ERROR(ctx, DT_ERR_NOT_CONVERGED,
+                    "the tangent has a singular or non-positive diagonal block at node index %d",
+                    bad);
+  return DT_OK;
+}
+
+dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  const double *rv = c->vec[r];
+  double *zv = c->vec[z];
+  int dpn = pb->dpn;
+  if (c->pc_kind != 1) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];
+    return DT_OK;
+  }
+#pragma omp parallel for schedule(static)
+  for (int a = 0; a < pb->n_nodes; a++) {
+    const double *m = c->pc + (size_t)a * dpn * dpn;
+    for (int i = 0; i < dpn; i++) {
+      double s = 0.0;
+      for (int j = 0; j < dpn; j++) s += m[i * dpn + j] * rv[a * dpn + j];
+      zv[a * dpn + i] = s;
+    }
+  }
+  return DT_OK;
+}

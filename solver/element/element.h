@@ -1,0 +1,62 @@
+/* Element library: shape functions, quadrature, gradients, B matrices and faces.
+ *
+ * Everything here is a DT_HD static inline function in the common subset of C11 and C++, so
+ * the CPU backend (gcc) and the CUDA kernels (nvcc) evaluate the same code (STYLE.md §3).
+ * Functions take the element type as a plain int whose values equal model.h's dt_elem_type
+ * (model.h is host-only, so it is not included; element_check.c asserts the values match).
+ *
+ * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
+ * (C3D8, C3D4, C3D10, CPE4, CPE3); faces are numbered from 0 (S1 is face 0). Derivative arrays
+ * are node-major with three slots per node, dN[a*3+k] = dN_a/dxi_k, the third slot 0 in 2D.
+ * Strains use Voigt order (xx, yy, zz, xy, xz, yz) with engineering shears and node-major DOFs.
+ *
+ * To add an element type: give it a code below (and in model.h), then a case in every switch
+ * of element_rules.h, element_shape.h and element_face.h; the tests in tests/elements loop
+ * over all types and will check the new one. */
+#ifndef DT_ELEMENT_H
+#define DT_ELEMENT_H
+
+#include "../hd.h"
+
+/* Element type codes, equal to DT_ELEM_HEX8.. in model.h (asserted in element_check.c). The
+ * names differ from the enum's so that both headers can be included together. */
+#define DT_HEX8 0
+#define DT_TET4 1
+#define DT_TET10 2
+#define DT_QUAD4 3
+#define DT_TRI3 4
+#define DT_NTYPES 5
+
+/* Upper bounds over all types, for fixed-size local arrays in kernels. */
+#define DT_ELEM_MAX_NODES 10
+#define DT_ELEM_MAX_QP 8
+#define DT_ELEM_MAX_DOF 30
+#define DT_FACE_MAX_NODES 8
+#define DT_FACE_MAX_QP 9
+
+/* Nodes per element; 0 for an unknown type. */
+DT_HD static inline int dt_elem_nnodes(int type) {
+  switch (type) {
+  case DT_HEX8: return 8;
+  case DT_TET4: return 4;
+  case DT_TET10: return 10;
+  case DT_QUAD4: return 4;
+  case DT_TRI3: return 3;
+  }
+  return 0;
+}
+
+/* Spatial dimension = displacement DOFs per node: 3 for solids, 2 for plane elements. */
+DT_HD static inline int dt_elem_dim(int type) {
+  return (type == DT_QUAD4 || type == DT_TRI3) ? 2 : 3;
+}
+
+/* Element DOFs, nnodes * dim (at most DT_ELEM_MAX_DOF). */
+DT_HD static inline int dt_elem_ndof(int type) { return dt_elem_nnodes(type) * dt_elem_dim(type); }
+
+#include "element_rules.h"
+#include "element_shape.h"
+#include "element_kinematics.h"
+#include "element_face.h"
+
+#endif

@@ -1,0 +1,134 @@
+/* Element faces for surface loads. Include element/element.h, not this file.
+ *
+ * Faces are the CalculiX/Abaqus S1, S2, .. numbered from 0. Their node lists follow Abaqus,
+ * whose right-hand normal points INTO solid elements, so dt_face_point flips it; edges of 2D
+ * elements are listed counterclockwise and their outward normal is the tangent turned
+ * clockwise. Face nodes are given in face-local order; a tet10 face is a 6-node triangle
+ * (corners, then midsides 1-2, 2-3, 3-1), a hex8 face a 4-node quad, a 2D edge 2 nodes. */
+#ifndef DT_ELEMENT_FACE_H
+#define DT_ELEMENT_FACE_H
+
+#ifndef DT_ELEMENT_H
+#error "include element/element.h instead of element_face.h"
+#endif
+
+/* Faces per element: hex8 6, tets 4, quad4 4 edges, tri3 3 edges. */
+DT_HD static inline int dt_elem_nfaces(int type) {
+  switch (type) {
+  case DT_HEX8: return 6;
+  case DT_TET4: return 4;
+  case DT_TET10: return 4;
+  case DT_QUAD4: return 4;
+  case DT_TRI3: return 3;
+  }
+  return 0;
+}
+
+/* Nodes on one face (the same for every face of these types). */
+DT_HD static inline int dt_face_nnodes(int type, int face) {
+  (void)face; /* part of the signature for future mixed-face types (wedges, pyramids) */
+  switch (type) {
+  case DT_HEX8: return 4;
+  case DT_TET4: return 3;
+  case DT_TET10: return 6;
+  case DT_QUAD4: return 2;
+  case DT_TRI3: return 2;
+  }
+  return 0;
+}
+
+/* Element-local (0-based) node indices of a face, in face order. */
+DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
+  /* hex8 S1..S6 = (1,2,3,4) (5,8,7,6) (1,5,6,2) (2,6,7,3) (3,7,8,4) (4,8,5,1) */
+  const int hex[6][4] = {{0, 1, 2, 3}, {4, 7, 6, 5}, {0, 4, 5, 1},
+                         {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}};
+  /* tet S1..S4 = (1,2,3) (1,4,2) (2,4,3) (3,4,1), then tet10 midsides of edges 1-2, 2-3, 3-1 */
+  const int tet[4][6] = {{0, 1, 2, 4, 5, 6}, {0, 3, 1, 7, 8, 4},
+                         {1, 3, 2, 8, 9, 5}, {2, 3, 0, 9, 7, 6}};
+  const int n = dt_face_nnodes(type, face);
+  int a;
+  for (a = 0; a < n; a++) {
+    switch (type) {
+    case DT_HEX8: local[a] = hex[face][a]; break;
+    case DT_TET4:
+    case DT_TET10: local[a] = tet[face][a]; break;
+    case DT_QUAD4: local[a] = (face + a) % 4; break; /* edge k = (k, k+1) */
+    case DT_TRI3: local[a] = (face + a) % 3; break;
+    }
+  }
+}
+
+/* Face shape functions Nf[a] and derivatives dNf[a*2+k] = dNf_a/dst_k at face point st. */
+DT_HD static inline void dt_face_shape(int type, const double st[2], double *Nf, double *dNf) {
+  double xi[3], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
+  int a, n = 0, sub = -1;
+  xi[0] = st[0];
+  xi[1] = st[1];
+  xi[2] = 0.0;
+  switch (type) {
+  case DT_HEX8: sub = DT_QUAD4; n = 4; break; /* bilinear quad in (s, t) */
+  case DT_TET4: sub = DT_TRI3; n = 3; break;  /* linear triangle */
+  case DT_TET10: /* quadratic triangle: L_i (2 L_i - 1), then 4 L_i L_j on edges 0-1, 1-2, 2-0 */
+  {
+    const double L[3] = {1.0 - st[0] - st[1], st[0], st[1]};
+    const double dL[3][2] = {{-1.0, -1.0}, {1.0, 0.0}, {0.0, 1.0}};
+    int i, j, k;
+    for (a = 0; a < 3; a++) {
+      Nf[a] = L[a] * (2.0 * L[a] - 1.0);
+      for (k = 0; k < 2; k++) dNf[a * 2 + k] = (4.0 * L[a] - 1.0) * dL[a][k];
+    }
+    for (a = 3; a < 6; a++) {
+      i = a - 3;
+      j = (a - 2) % 3;
+      Nf[a] = 4.0 * L[i] * L[j];
+      for (k = 0; k < 2; k++) dNf[a * 2 + k] = 4.0 * (L[j] * dL[i][k] + L[i] * dL[j][k]);
+    }
+    return;
+  }
+  case DT_QUAD4:
+  case DT_TRI3: /* 2-node line on s in [-1, 1] */
+    Nf[0] = 0.5 * (1.0 - st[0]);
+    Nf[1] = 0.5 * (1.0 + st[0]);
+    dNf[0] = -0.5;
+    dNf[1] = 0.0;
+    dNf[2] = 0.5;
+    dNf[3] = 0.0;
+    return;
+  }
+  if (sub < 0) return;
+  dt_elem_shape(sub, xi, N, dN);
+  for (a = 0; a < n; a++) {
+    Nf[a] = N[a];
+    dNf[a * 2 + 0] = dN[a * 3 + 0];
+    dNf[a * 2 + 1] = dN[a * 3 + 1];
+  }
+}
+
+/* Face point q: shape functions Nf of the face nodes and nda = n |dA/dst| w, the outward unit
+ * normal times the area element and weight, so that sum_q nda is the face's area vector and
+ * sum_q Nf_a (t . nda) its consistent load. Xf[a*3+i] are the face nodes' coordinates in
+ * dt_face_local_nodes order. For 2D edges nda is per unit thickness with z = 0. */
+DT_HD static inline void dt_face_point(int type, int face, int q, const double *Xf, double *Nf,
+                                       double nda[3]) {
+  const int n = dt_face_nnodes(type, face);
+  double st[2], w, dNf[2 * DT_FACE_MAX_NODES], t1[3] = {0, 0, 0}, t2[3] = {0, 0, 0};
+  int a, i;
+  dt_face_qp(type, q, st, &w);
+  dt_face_shape(type, st, Nf, dNf);
+  for (a = 0; a < n; a++) /* tangents t_k = dx/dst_k = sum_a Xf_a dNf_a/dst_k */
+    for (i = 0; i < 3; i++) {
+      t1[i] += Xf[a * 3 + i] * dNf[a * 2 + 0];
+      t2[i] += Xf[a * 3 + i] * dNf[a * 2 + 1];
+    }
+  if (dt_elem_dim(type) == 2) { /* counterclockwise edge: outward = tangent turned clockwise */
+    nda[0] = t1[1] * w;
+    nda[1] = -t1[0] * w;
+    nda[2] = 0.0;
+    return;
+  }
+  nda[0] = -(t1[1] * t2[2] - t1[2] * t2[1]) * w; /* -(t1 x t2): Abaqus order is inward */
+  nda[1] = -(t1[2] * t2[0] - t1[0] * t2[2]) * w;
+  nda[2] = -(t1[0] * t2[1] - t1[1] * t2[0]) * w;
+}
+
+#endif

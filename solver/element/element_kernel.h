@@ -1,0 +1,99 @@
+/* Element-level residual and tangent, written once for the CPU loops and the CUDA kernels.
+ *
+ * For one element: gather nothing (the caller passes nodal coordinates X and displacements
+ * ue in element order), then at every integration point
+ *     eps = B ue                                  (B-bar when bbar: mean dilatation)
+ *     (sig, D, history) = return mapping from the committed history   (material/j2.h)
+ *     fe += B^T sig  w det J t                     (internal force)
+ *     Ke += B^T D B  w det J t                     (consistent tangent, when Ke != NULL)
+ * Per-point arrays are structure-of-arrays: component k of point q is at [k * stride + q],
+ * which gives coalesced access on the GPU and costs nothing on the CPU. */
+#ifndef DT_ELEMENT_KERNEL_H
+#define DT_ELEMENT_KERNEL_H
+
+#include "../hd.h"
+#include "../material/j2.h"
+#include "element.h"
+
+/* Per-point arrays used by the kernel. Any pointer may be NULL to skip that output. */
+typedef struct dt_qp_arrays {
+  const double *hist_c; /* committed history, DT_MAT_STATE_DOUBLES components */
+  double *hist_t;       /* trial history */
+  double *sig_t;        /* trial stress, 6 components */
+  double *eps_t;        /* trial strain, 6 components */
+  long stride;          /* distance between components (total number of points) */
+} dt_qp_arrays;
+
+DT_HD static inline void dt_hist_load(const double *h, long stride, long q, dt_mat_state *s) {
+  for (int k = 0; k < 6; k++) s->eps_p[k] = h[k * stride + q];
+  s->p = h[6 * stride + q];
+  for (int k = 0; k < 6; k++) s->beta[k] = h[(7 + k) * stride + q];
+}
+
+DT_HD static inline void dt_hist_store(double *h, long stride, long q, const dt_mat_state *s) {
+  for (int k = 0; k < 6; k++) h[k * stride + q] = s->eps_p[k];
+  h[6 * stride + q] = s->p;
+  for (int k = 0; k < 6; k++) h[(7 + k) * stride + q] = s->beta[k];
+}
+
+/* Returns the number of plastic points in the element, or -1 - (local point) if a return
+ * mapping failed. qp0 is the index of the element's first point in the per-point arrays. */
+DT_HD static inline int dt_element_residual(int type, const double *X, const double *ue,
+                                            const dt_material_params *mat, int stress_state,
+                                            int bbar, double thick, const dt_qp_arrays *qa,
+                                            long qp0, double *fe, double *Ke) {
+  double N[DT_ELEM_MAX_NODES], dN[DT_ELEM_MAX_NODES * 3], dNdx[DT_ELEM_MAX_NODES * 3];
+  double dNdx_bar[DT_ELEM_MAX_NODES * 3], B[6 * DT_ELEM_MAX_DOF], D[36], DB[6 * DT_ELEM_MAX_DOF];
+  double xi[3], w, vol, eps[6], sig[6];
+  dt_mat_state old_s, new_s;
+  int npe = dt_elem_nnodes(type), dpn = dt_elem_dim(type), nde = npe * dpn;
+  int n_plastic = 0;
+  if (bbar) dt_elem_bbar_average(type, X, dNdx_bar, &vol);
+  for (int i = 0; i < nde; i++) fe[i] = 0.0;
+  if (Ke)
+    for (int i = 0; i < nde * nde; i++) Ke[i] = 0.0;
+  for (int q = 0; q < dt_elem_nqp(type); q++) {
+    double detJ, wdv;
+    int res;
+    dt_elem_qp(type, q, xi, &w);
+    dt_elem_shape(type, xi, N, dN);
+    detJ = dt_elem_gradients(type, X, dN, dNdx);
+    dt_elem_bmatrix(type, dNdx, bbar ? dNdx_bar : (const double *)0, B);
+    wdv = w * detJ * thick;
+    for (int r = 0; r < 6; r++) { /* eps = B ue */
+      double s = 0.0;
+      for (int c = 0; c < nde; c++) s += B[r * nde + c] * ue[c];
+      eps[r] = s;
+    }
+    dt_hist_load(qa->hist_c, qa->stride, qp0 + q, &old_s);
+    res = dt_material_update(mat, stress_state, eps, &old_s, &new_s, sig, Ke ? D : (double *)0);
+    if (res == DT_MAT_NO_CONVERGENCE) return -1 - q;
+    n_plastic += res == DT_MAT_PLASTIC;
+    if (qa->hist_t) dt_hist_store(qa->hist_t, qa->stride, qp0 + q, &new_s);
+    for (int k = 0; k < 6; k++) {
+      if (qa->sig_t) qa->sig_t[k * qa->stride + qp0 + q] = sig[k];
+      if (qa->eps_t) qa->eps_t[k * qa->stride + qp0 + q] = eps[k];
+    }
+    for (int c = 0; c < nde; c++) { /* fe += B^T sig w detJ t */
+      double s = 0.0;
+      for (int r = 0; r < 6; r++) s += B[r * nde + c] * sig[r];
+      fe[c] += s * wdv;
+    }
+    if (!Ke) continue;
+    for (int r = 0; r < 6; r++) /* DB = D B */
+      for (int c = 0; c < nde; c++) {
+        double s = 0.0;
+        for (int k = 0; k < 6; k++) s += D[r * 6 + k] * B[k * nde + c];
+        DB[r * nde + c] = s;
+      }
+    for (int i = 0; i < nde; i++) /* Ke += B^T D B w detJ t */
+      for (int j = 0; j < nde; j++) {
+        double s = 0.0;
+        for (int r = 0; r < 6; r++) s += B[r * nde + i] * DB[r * nde + j];
+        Ke[i * nde + j] += s * wdv;
+      }
+  }
+  return n_plastic;
+}
+
+#endif

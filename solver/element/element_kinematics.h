@@ -1,0 +1,112 @@
+/* Spatial gradients, strain-displacement (B) matrices and mean-dilatation B-bar. Include
+ * element/element.h, not this file.
+ *
+ * Isoparametric map x(xi) = sum_a N_a(xi) X_a with Jacobian J_ik = dx_i/dxi_k, so that
+ * dN_a/dx_j = sum_k dN_a/dxi_k (J^-1)_kj. Plane types use the in-plane 2x2 block only. */
+#ifndef DT_ELEMENT_KINEMATICS_H
+#define DT_ELEMENT_KINEMATICS_H
+
+#ifndef DT_ELEMENT_H
+#error "include element/element.h instead of element_kinematics.h"
+#endif
+
+/* Cofactor matrix of the Jacobian and its determinant. In 2D only the 2x2 block is used and
+ * the z entries of cof are 0. J^-1 = cof^T / det. */
+DT_HD static inline double dt_jacobian_cofactor(int dim, const double J[9], double cof[9]) {
+  int k;
+  for (k = 0; k < 9; k++) cof[k] = 0.0;
+  if (dim == 2) {
+    cof[0] = J[4];  /* J11 */
+    cof[1] = -J[3]; /* -J10 */
+    cof[3] = -J[1]; /* -J01 */
+    cof[4] = J[0];  /* J00 */
+    return J[0] * J[4] - J[1] * J[3];
+  }
+  cof[0] = J[4] * J[8] - J[5] * J[7];
+  cof[1] = J[5] * J[6] - J[3] * J[8];
+  cof[2] = J[3] * J[7] - J[4] * J[6];
+  cof[3] = J[2] * J[7] - J[1] * J[8];
+  cof[4] = J[0] * J[8] - J[2] * J[6];
+  cof[5] = J[1] * J[6] - J[0] * J[7];
+  cof[6] = J[1] * J[5] - J[2] * J[4];
+  cof[7] = J[2] * J[3] - J[0] * J[5];
+  cof[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * cof[0] + J[1] * cof[1] + J[2] * cof[2]; /* expansion along row 0 */
+}
+
+/* Spatial gradients dNdx[a*3+j] = dN_a/dx_j from node coordinates X[a*3+i] (z ignored in 2D)
+ * and reference derivatives dN. Returns det J (in-plane determinant in 2D). When det J <= 0
+ * (inverted or degenerate element) dNdx is left zero and the caller reports the element. */
+DT_HD static inline double dt_elem_gradients(int type, const double *X, const double *dN,
+                                             double *dNdx) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type);
+  double J[9], cof[9], det, inv;
+  int a, i, j, k;
+  for (k = 0; k < 9; k++) J[k] = 0.0;
+  for (a = 0; a < n; a++) /* J_ik = sum_a X_a,i dN_a/dxi_k */
+    for (i = 0; i < dim; i++)
+      for (k = 0; k < dim; k++) J[i * 3 + k] += X[a * 3 + i] * dN[a * 3 + k];
+  det = dt_jacobian_cofactor(dim, J, cof);
+  for (k = 0; k < 3 * n; k++) dNdx[k] = 0.0;
+  if (!(det > 0.0)) return det;
+  inv = 1.0 / det;
+  for (a = 0; a < n; a++) /* dN_a/dx_j = sum_k dN_a/dxi_k cof_jk / det */
+    for (j = 0; j < dim; j++) {
+      double g = 0.0;
+      for (k = 0; k < dim; k++) g += cof[j * 3 + k] * dN[a * 3 + k];
+      dNdx[a * 3 + j] = g * inv;
+    }
+  return det;
+}
+
+/* Strain-displacement matrix B (6 rows, row stride ndof = nnodes*dim, node-major DOFs) with
+ * eps = B u in Voigt order (xx, yy, zz, xy, xz, yz), engineering shears. With dNdx_bar
+ * (volume-averaged gradients from dt_elem_bbar_average) it is Hughes' mean-dilatation B-bar:
+ * B_a <- B_a + (1/3) [1 1 1 0 0 0]^T (bbar_a - b_a), which replaces the element's dilatation
+ * by its volume average. In plane strain that sets eps_zz = (theta_bar - theta) / 3. */
+DT_HD static inline void dt_elem_bmatrix(int type, const double *dNdx, const double *dNdx_bar,
+                                         double *B) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type), nd = n * dim;
+  int a, j, r;
+  for (r = 0; r < 6 * nd; r++) B[r] = 0.0;
+  for (a = 0; a < n; a++) {
+    const double *b = dNdx + a * 3;
+    const int c = a * dim; /* column of u_x of node a */
+    B[0 * nd + c] = b[0];     /* eps_xx = du_x/dx */
+    B[1 * nd + c + 1] = b[1]; /* eps_yy = du_y/dy */
+    B[3 * nd + c] = b[1];     /* gamma_xy = du_x/dy + du_y/dx */
+    B[3 * nd + c + 1] = b[0];
+    if (dim == 3) {
+      B[2 * nd + c + 2] = b[2]; /* eps_zz = du_z/dz */
+      B[4 * nd + c] = b[2];     /* gamma_xz = du_x/dz + du_z/dx */
+      B[4 * nd + c + 2] = b[0];
+      B[5 * nd + c + 1] = b[2]; /* gamma_yz = du_y/dz + du_z/dy */
+      B[5 * nd + c + 2] = b[1];
+    }
+    if (dNdx_bar)
+      for (j = 0; j < dim; j++)
+        for (r = 0; r < 3; r++) B[r * nd + c + j] += (dNdx_bar[a * 3 + j] - b[j]) / 3.0;
+  }
+}
+
+/* Volume-averaged gradients dNdx_bar[a*3+j] = (1/V) int dN_a/dx_j dV over the full rule, and
+ * the volume V (area per unit thickness in 2D). Leaves dNdx_bar zero when V <= 0. */
+DT_HD static inline void dt_elem_bbar_average(int type, const double *X, double *dNdx_bar,
+                                              double *volume) {
+  const int n = dt_elem_nnodes(type), nqp = dt_elem_nqp(type);
+  double xi[3], w, det, V = 0.0;
+  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+  int q, k;
+  for (k = 0; k < 3 * n; k++) dNdx_bar[k] = 0.0;
+  for (q = 0; q < nqp; q++) {
+    dt_elem_qp(type, q, xi, &w);
+    dt_elem_shape(type, xi, N, dN);
+    det = dt_elem_gradients(type, X, dN, dNdx);
+    V += det * w; /* dV = det J dxi */
+    for (k = 0; k < 3 * n; k++) dNdx_bar[k] += dNdx[k] * det * w;
+  }
+  *volume = V;
+  for (k = 0; k < 3 * n; k++) dNdx_bar[k] = V > 0.0 ? dNdx_bar[k] / V : 0.0;
+}
+
+#endif

@@ -1,0 +1,127 @@
+/* Quadrature rules of the element library: the full rule of each element type and the rule
+ * of its faces. Include element/element.h, not this file.
+ *
+ * Degrees are what the rule integrates exactly: per parametric direction for the tensor
+ * Gauss rules (hex, quad, edges), total degree for the simplex rules (tet, tri). The tests in
+ * tests/elements/test_elem_quadrature.c check both the degree and that it is not higher. */
+#ifndef DT_ELEMENT_RULES_H
+#define DT_ELEMENT_RULES_H
+
+#ifndef DT_ELEMENT_H
+#error "include element/element.h instead of element_rules.h"
+#endif
+
+/* Two-point Gauss abscissa 1/sqrt(3): exact for cubics on [-1, 1], weights 1. */
+#define DT_GAUSS2_X 0.57735026918962576451
+
+/* Integration points of the full rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1. */
+DT_HD static inline int dt_elem_nqp(int type) {
+  switch (type) {
+  case DT_HEX8: return 8;
+  case DT_TET4: return 1;
+  case DT_TET10: return 4;
+  case DT_QUAD4: return 4;
+  case DT_TRI3: return 1;
+  }
+  return 0;
+}
+
+/* Polynomial degree integrated exactly by dt_elem_qp (per direction for hex8/quad4). */
+DT_HD static inline int dt_elem_qp_degree(int type) {
+  switch (type) {
+  case DT_HEX8: return 3;
+  case DT_TET4: return 1;
+  case DT_TET10: return 2;
+  case DT_QUAD4: return 3;
+  case DT_TRI3: return 1;
+  }
+  return 0;
+}
+
+/* Tensor Gauss point q of a 2-point rule in `dim` directions, first direction fastest
+ * (the Abaqus integration point order): bit k of q selects the sign along xi_k. */
+DT_HD static inline void dt_gauss2_point(int dim, int q, double xi[3]) {
+  int k;
+  for (k = 0; k < 3; k++) xi[k] = 0.0;
+  for (k = 0; k < dim; k++) xi[k] = ((q >> k) & 1) ? DT_GAUSS2_X : -DT_GAUSS2_X;
+}
+
+/* Integration point q of the full rule: reference coordinates xi and weight w. The weights
+ * sum to the reference measure (8 for the cube, 1/6 for the tet, 4, 1/2 in 2D). */
+DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
+  /* tet10: 4-point degree-2 rule, barycentric (b,a,a,a) and permutations,
+   * a = (5 - sqrt 5)/20, b = (5 + 3 sqrt 5)/20, weight (1/6)/4 */
+  const double a = 0.13819660112501051518, b = 0.58541019662496845446;
+  xi[0] = xi[1] = xi[2] = 0.0;
+  *w = 0.0;
+  switch (type) {
+  case DT_HEX8: dt_gauss2_point(3, q, xi); *w = 1.0; break;
+  case DT_QUAD4: dt_gauss2_point(2, q, xi); *w = 1.0; break;
+  case DT_TET4: xi[0] = xi[1] = xi[2] = 0.25; *w = 1.0 / 6.0; break;
+  case DT_TRI3: xi[0] = xi[1] = 1.0 / 3.0; *w = 0.5; break;
+  case DT_TET10:
+    /* q = 0: L1 = b, i.e. xi = (a,a,a); q = 1..3: L_{q+1} = b, i.e. xi[q-1] = b */
+    xi[0] = xi[1] = xi[2] = a;
+    if (q >= 1 && q <= 3) xi[q - 1] = b;
+    *w = 1.0 / 24.0;
+    break;
+  }
+}
+
+/* Points of the face rule (same for every face of a type): quad faces 2x2 Gauss, tri3 faces
+ * 3 points (degree 2), tri6 faces of tet10 6 points (degree 4, so a quadratic shape function
+ * times a curved face's quadratic Jacobian is exact), edges of 2D types 2-point Gauss. */
+DT_HD static inline int dt_face_nqp(int type) {
+  switch (type) {
+  case DT_HEX8: return 4;
+  case DT_TET4: return 3;
+  case DT_TET10: return 6;
+  case DT_QUAD4: return 2;
+  case DT_TRI3: return 2;
+  }
+  return 0;
+}
+
+/* Degree integrated exactly by the face rule (per direction for quad faces and edges). */
+DT_HD static inline int dt_face_qp_degree(int type) {
+  switch (type) {
+  case DT_HEX8: return 3;
+  case DT_TET4: return 2;
+  case DT_TET10: return 4;
+  case DT_QUAD4: return 3;
+  case DT_TRI3: return 3;
+  }
+  return 0;
+}
+
+/* Face point q in face coordinates st (quad face [-1,1]^2, triangle face s,t >= 0,
+ * s + t <= 1, edge s in [-1,1], t = 0) and its weight w. */
+DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
+  /* Dunavant degree-4 triangle rule: barycentric (x, x, 1-2x) orbits, weights per unit area */
+  const double x1 = 0.44594849091596488632, w1 = 0.22338158967801146570;
+  const double x2 = 0.09157621350977074346, w2 = 0.10995174365532186764;
+  double xi[3], x;
+  st[0] = st[1] = 0.0;
+  *w = 0.0;
+  switch (type) {
+  case DT_HEX8: dt_gauss2_point(2, q, xi); st[0] = xi[0]; st[1] = xi[1]; *w = 1.0; break;
+  case DT_QUAD4:
+  case DT_TRI3: st[0] = q ? DT_GAUSS2_X : -DT_GAUSS2_X; *w = 1.0; break;
+  case DT_TET4:
+    /* interior 3-point rule: (1/6,1/6), (2/3,1/6), (1/6,2/3), weight (1/2)/3 */
+    st[0] = st[1] = 1.0 / 6.0;
+    if (q == 1) st[0] = 2.0 / 3.0;
+    if (q == 2) st[1] = 2.0 / 3.0;
+    *w = 1.0 / 6.0;
+    break;
+  case DT_TET10:
+    x = q < 3 ? x1 : x2;
+    *w = 0.5 * (q < 3 ? w1 : w2); /* reference triangle area 1/2 */
+    st[0] = st[1] = x;
+    if (q % 3 == 1) st[0] = 1.0 - 2.0 * x;
+    if (q % 3 == 2) st[1] = 1.0 - 2.0 * x;
+    break;
+  }
+}
+
+#endif

@@ -1,0 +1,277 @@
+/* "steps": increments, boundary conditions and loads of each load step.
+ *
+ * A step's boundary conditions and loads are the complete state at the end of the step; the
+ * solver ramps from the state the previous step left. Loads are a list of tagged objects
+ * ("type": force | pressure | traction | body); to add a load type, add it to load_types, give
+ * it its keys, and count and fill it in parse_loads. */
+#include <stdio.h>
+#include <string.h>
+
+#include "job_json_internal.h"
+
+static const char *const step_keys[] = {"name", "increments", "boundary", "loads", NULL};
+static const char *const increment_types[] = {"fixed", "automatic", NULL};
+static const char *const fixed_keys[] = {"type", "count", "max_cutbacks", NULL};
+static const char *const automatic_keys[] = {"type", "initial", "min", "max", "max_cutbacks", NULL};
+static const char *const bc_keys[] = {"node_set", "fixed", "displacement", NULL};
+static const char *const axis_names[] = {"x", "y", "z", NULL};
+static const char *const load_types[] = {"force", "pressure", "traction", "body", NULL};
+static const char *const load_keys[][4] = {
+    {"type", "node_set", "value", NULL},
+    {"type", "surface", "value", NULL},
+    {"type", "surface", "value", NULL},
+    {"type", "element_set", "value", NULL},
+};
+
+static dt_status parse_increments(dt_jp *jp, const json_t *v, const char *path, dt_step *s) {
+  dt_status rc = DT_OK;
+  int type = 0;
+
+  if (!json_is_object(v)) {
+    DT_JCHECK(json_is_number(v), jp, path, "expected a number of increments or an object, got %s",
+              dt_jp_type_name(v));
+    DT_TRY(dt_jp_int(jp, v, path, 1, 1000000, &s->n_increments));
+    goto cleanup;
+  }
+  DT_TRY(dt_jp_get_keyword(jp, v, path, "type", 1, increment_types, &type));
+  DT_TRY(dt_jp_object(jp, v, path, type ? automatic_keys : fixed_keys));
+  s->automatic = type;
+  DT_TRY(dt_jp_get_int(jp, v, path, "max_cutbacks", 0, 0, 100, &s->max_cutbacks));
+  if (!s->automatic) {
+    DT_TRY(dt_jp_get_int(jp, v, path, "count", 1, 1, 1000000, &s->n_increments));
+    goto cleanup;
+  }
+  DT_TRY(dt_jp_get_number(jp, v, path, "initial", 0, &s->inc_initial));
+  DT_TRY(dt_jp_get_number(jp, v, path, "min", 0, &s->inc_min));
+  DT_TRY(dt_jp_get_number(jp, v, path, "max", 0, &s->inc_max));
+  DT_JCHECK(s->inc_min > 0 && s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max && s->inc_max <= 1, jp,
+            path, "need 0 < min <= initial <= max <= 1 (got min %g, initial %g, max %g)", s->inc_min, s->inc_initial,
+            s->inc_max);
+cleanup:
+  return rc;
+}
+
+static dt_status find_nset(dt_jp *jp, const json_t *obj, const char *path, const char *key, int *out) {
+  dt_status rc = DT_OK;
+  char name[DT_NAME_MAX], p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_get_name(jp, obj, path, key, 1, name));
+  dt_jp_key(p, path, key);
+  *out = dt_model_find_nset(jp->m, name);
+  DT_JCHECK(*out >= 0, jp, p, "unknown node set \"%s\"", name);
+cleanup:
+  return rc;
+}
+
+/* "fixed": ["x", "z"] or "all". */
+static dt_status parse_fixed(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+  dt_status rc = DT_OK;
+  char p[DT_JPATH_MAX];
+  int n = 0, axis = 0;
+
+  if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) {
+    bc->dofs = jp->m->dim == 3 ? 7u : 3u;
+    goto cleanup;
+  }
+  DT_JCHECK(json_is_array(v), jp, path, "expected \"all\" or an array of axes (\"x\", \"y\", \"z\"), got %s",
+            json_is_string(v) ? "another string" : dt_jp_type_name(v));
+  DT_TRY(dt_jp_array(jp, v, path, 1, 3, &n));
+  for (int i = 0; i < n; i++) {
+    dt_jp_index(p, path, (size_t)i);
+    DT_TRY(dt_jp_keyword(jp, json_array_get(v, (size_t)i), p, axis_names, &axis));
+    DT_JCHECK(axis < jp->m->dim, jp, p, "z is not a degree of freedom of a 2D model");
+    bc->dofs |= 1u << axis;
+  }
+cleanup:
+  return rc;
+}
+
+/* "displacement": {"z": 0.01, ...}. */
+static dt_status parse_displacement(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+  dt_status rc = DT_OK;
+  char p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_object(jp, v, path, axis_names));
+  DT_JCHECK(json_object_size(v) > 0, jp, path, "must name at least one axis");
+  for (int d = 0; d < 3; d++) {
+    if (!json_object_get(v, axis_names[d])) continue;
+    dt_jp_key(p, path, axis_names[d]);
+    DT_JCHECK(d < jp->m->dim, jp, p, "z is not a degree of freedom of a 2D model");
+    DT_JCHECK(!(bc->dofs & (1u << d)), jp, p, "this axis is also listed in \"fixed\"");
+    DT_TRY(dt_jp_get_number(jp, v, path, axis_names[d], 1, &bc->value[d]));
+    bc->dofs |= 1u << d;
+  }
+cleanup:
+  return rc;
+}
+
+static dt_status parse_bc(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+  dt_status rc = DT_OK;
+  json_t *fx = NULL, *disp = NULL;
+  char p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_object(jp, v, path, bc_keys));
+  DT_TRY(find_nset(jp, v, path, "node_set", &bc->nset));
+  fx = json_object_get(v, "fixed");
+  disp = json_object_get(v, "displacement");
+  DT_JCHECK(fx || disp, jp, path, "needs \"fixed\" or \"displacement\"");
+  dt_jp_key(p, path, "fixed");
+  if (fx) DT_TRY(parse_fixed(jp, fx, p, bc));
+  dt_jp_key(p, path, "displacement");
+  if (disp) DT_TRY(parse_displacement(jp, disp, p, bc));
+cleanup:
+  return rc;
+}
+
+static dt_status parse_boundary(dt_jp *jp, const json_t *step, const char *spath, dt_step *s) {
+  dt_status rc = DT_OK;
+  json_t *arr = NULL;
+  char path[DT_JPATH_MAX], p[DT_JPATH_MAX];
+  int n = 0;
+
+  DT_TRY(dt_jp_member(jp, step, spath, "boundary", 0, &arr));
+  if (!arr) goto cleanup;
+  dt_jp_key(path, spath, "boundary");
+  DT_TRY(dt_jp_array(jp, arr, path, 0, 1000000, &n));
+  DT_ALLOC(s->bc, n, jp->ctx, "boundary conditions");
+  s->n_bc = n;
+  for (int i = 0; i < n; i++) {
+    dt_jp_index(p, path, (size_t)i);
+    DT_TRY(parse_bc(jp, json_array_get(arr, (size_t)i), p, &s->bc[i]));
+  }
+cleanup:
+  return rc;
+}
+
+static dt_status find_surface(dt_jp *jp, const json_t *obj, const char *path, int *out) {
+  dt_status rc = DT_OK;
+  char name[DT_NAME_MAX], p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_get_name(jp, obj, path, "surface", 1, name));
+  dt_jp_key(p, path, "surface");
+  *out = dt_model_find_surface(jp->m, name);
+  DT_JCHECK(*out >= 0, jp, p, "unknown surface \"%s\"", name);
+cleanup:
+  return rc;
+}
+
+static dt_status find_elset(dt_jp *jp, const json_t *obj, const char *path, int *out) {
+  dt_status rc = DT_OK;
+  char name[DT_NAME_MAX], p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_get_name(jp, obj, path, "element_set", 1, name));
+  dt_jp_key(p, path, "element_set");
+  *out = dt_model_find_elset(jp->m, name);
+  DT_JCHECK(*out >= 0, jp, p, "unknown element set \"%s\"", name);
+cleanup:
+  return rc;
+}
+
+static dt_status parse_load(dt_jp *jp, const json_t *v, const char *path, int type, dt_step *s) {
+  dt_status rc = DT_OK;
+  json_t *val = NULL;
+  char vp[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_object(jp, v, path, load_keys[type]));
+  DT_TRY(dt_jp_member(jp, v, path, "value", 1, &val));
+  dt_jp_key(vp, path, "value");
+  switch (type) {
+  case 0: {
+    dt_cload *c = &s->cload[s->n_cload++];
+    DT_TRY(find_nset(jp, v, path, "node_set", &c->nset));
+    DT_TRY(dt_jp_vector(jp, val, vp, c->f));
+    break;
+  }
+  case 1: {
+    dt_pressure *pr = &s->pressure[s->n_pressure++];
+    DT_TRY(find_surface(jp, v, path, &pr->surface));
+    DT_TRY(dt_jp_number(jp, val, vp, &pr->p));
+    break;
+  }
+  case 2: {
+    dt_traction *t = &s->traction[s->n_traction++];
+    DT_TRY(find_surface(jp, v, path, &t->surface));
+    DT_TRY(dt_jp_vector(jp, val, vp, t->t));
+    break;
+  }
+  default: {
+    dt_body_force *b = &s->body[s->n_body++];
+    DT_TRY(find_elset(jp, v, path, &b->elset));
+    DT_TRY(dt_jp_vector(jp, val, vp, b->b));
+    break;
+  }
+  }
+cleanup:
+  return rc;
+}
+
+static dt_status parse_loads(dt_jp *jp, const json_t *step, const char *spath, dt_step *s) {
+  dt_status rc = DT_OK;
+  json_t *arr = NULL;
+  char path[DT_JPATH_MAX], p[DT_JPATH_MAX];
+  int n = 0, count[4] = {0}, *types = NULL;
+
+  DT_TRY(dt_jp_member(jp, step, spath, "loads", 0, &arr));
+  if (!arr) goto cleanup;
+  dt_jp_key(path, spath, "loads");
+  DT_TRY(dt_jp_array(jp, arr, path, 0, 1000000, &n));
+  DT_ALLOC(types, n, jp->ctx, "load types");
+  for (int i = 0; i < n; i++) {
+    const json_t *ld = json_array_get(arr, (size_t)i);
+    dt_jp_index(p, path, (size_t)i);
+    DT_JCHECK(json_is_object(ld), jp, p, "expected an object, got %s", dt_jp_type_name(ld));
+    DT_TRY(dt_jp_get_keyword(jp, ld, p, "type", 1, load_types, &types[i]));
+    count[types[i]]++;
+  }
+  DT_ALLOC(s->cload, count[0], jp->ctx, "forces");
+  DT_ALLOC(s->pressure, count[1], jp->ctx, "pressures");
+  DT_ALLOC(s->traction, count[2], jp->ctx, "tractions");
+  DT_ALLOC(s->body, count[3], jp->ctx, "body forces");
+  for (int i = 0; i < n; i++) {
+    dt_jp_index(p, path, (size_t)i);
+    DT_TRY(parse_load(jp, json_array_get(arr, (size_t)i), p, types[i], s));
+  }
+cleanup:
+  dt_free(types);
+  return rc;
+}
+
+static dt_status parse_step(dt_jp *jp, const json_t *v, const char *path, int i, dt_step *s) {
+  dt_status rc = DT_OK;
+  json_t *inc = NULL;
+  char p[DT_JPATH_MAX];
+
+  DT_TRY(dt_jp_object(jp, v, path, step_keys));
+  snprintf(s->name, DT_NAME_MAX, "step-%d", i + 1);
+  DT_TRY(dt_jp_get_name(jp, v, path, "name", 0, s->name));
+  DT_TRY(dt_jp_member(jp, v, path, "increments", 0, &inc));
+  dt_jp_key(p, path, "increments");
+  if (inc) DT_TRY(parse_increments(jp, inc, p, s));
+  DT_TRY(parse_boundary(jp, v, path, s));
+  DT_TRY(parse_loads(jp, v, path, s));
+cleanup:
+  return rc;
+}
+
+dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path) {
+  dt_status rc = DT_OK;
+  dt_model *m = jp->m;
+  char p[DT_JPATH_MAX];
+  int n = 0;
+
+  DT_JCHECK(json_is_array(v), jp, path, "expected an array, got %s", dt_jp_type_name(v));
+  DT_JCHECK(json_array_size(v) > 0, jp, path, "must not be empty: a job needs at least one step");
+  DT_TRY(dt_jp_array(jp, v, path, 1, 100000, &n));
+  DT_ALLOC(m->steps, n, jp->ctx, "steps");
+  m->n_steps = n;
+  for (int i = 0; i < n; i++) dt_step_default(&m->steps[i]);
+  for (int i = 0; i < n; i++) {
+    dt_jp_index(p, path, (size_t)i);
+    DT_TRY(parse_step(jp, json_array_get(v, (size_t)i), p, i, &m->steps[i]));
+    for (int j = 0; j < i; j++)
+      DT_JCHECK(strcmp(m->steps[j].name, m->steps[i].name) != 0, jp, p, "duplicate step name \"%s\"",
+                m->steps[i].name);
+  }
+cleanup:
+  return rc;
+}

@@ -1,0 +1,146 @@
+/* The output writer: directory, history.csv, per-increment VTU + PVD, summary.json.
+ *
+ * This file owns the writer's lifetime and bookkeeping; the formats live in output_history.c,
+ * output_vtu.c and output_summary.c. Adding an output file means: write it from
+ * dt_output_increment (per increment) or dt_output_close (once), and list it in summary.json's
+ * "files" so clients find it. */
+#include "io/output_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_output *o = NULL;
+  char *path = NULL;
+  size_t n3 = 0;
+  *out = NULL;
+  DT_CHECK(m->output.n_monitors >= 0 && m->output.n_monitors <= DT_MAX_MONITORS, ctx, DT_ERR_INPUT,
+           "the model has %d output monitors; at most %d are supported", m->output.n_monitors,
+           DT_MAX_MONITORS);
+  DT_TRY(dt_output_mkdirs(dir, ctx));
+  DT_ALLOC(o, 1, ctx, "the output writer");
+  DT_ALLOC(o->dir, strlen(dir) + 1, ctx, "the output directory name");
+  memcpy(o->dir, dir, strlen(dir) + 1);
+  o->n_monitors = m->output.n_monitors;
+  o->n_sets = m->n_nsets;
+  n3 = 3 * (size_t)o->n_sets; /* a local: DT_ALLOC's count in `?:` warns on a product */
+  DT_ALLOC(o->set_rf, n3, ctx, "node set reactions");
+  DT_ALLOC(o->set_u, n3, ctx, "node set displacements");
+  DT_TRY(dt_output_path(dir, "history.csv", &path, ctx));
+  o->csv = fopen(path, "w");
+  DT_CHECK(o->csv != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", path,
+           strerror(errno));
+  DT_CHECK(dt_history_write_header(o->csv, m) == 0, ctx, DT_ERR_IO, "cannot write '%s'", path);
+  *out = o;
+  o = NULL;
+cleanup:
+  dt_free(path);
+  dt_output_close(&o, m, NULL, NULL); /* on failure only; its status cannot add to ours */
+  return rc;
+}
+
+/* Grow *p (element size `size`) so it holds at least need items. */
+static dt_status reserve(void **p, int *cap, int need, size_t size, dt_ctx *ctx, const char *what) {
+  dt_status rc = DT_OK;
+  void *q;
+  int c = *cap > 0 ? *cap : 16;
+  if (need <= *cap) return DT_OK;
+  while (c < need) c *= 2;
+  q = dt_realloc(*p, (size_t)c * size);
+  DT_CHECK(q != NULL, ctx, DT_ERR_NOMEM, "out of memory growing %s to %d items", what, c);
+  *p = q;
+  *cap = c;
+cleanup:
+  return rc;
+}
+
+/* Per node set: RF_set = sum_{n in set} rf_n, U_mean = (1/|set|) sum_{n in set} u_n. */
+static void cache_node_sets(dt_output *o, const dt_model *m, const dt_fields *f) {
+  int s, i, d;
+  o->have_rf = f->rf != NULL;
+  o->have_u = f->u != NULL;
+  for (s = 0; s < o->n_sets && s < m->n_nsets; s++) {
+    const dt_set *set = &m->nsets[s];
+    double *rf = o->set_rf + 3 * s, *u = o->set_u + 3 * s;
+    for (d = 0; d < 3; d++) rf[d] = u[d] = 0.0;
+    for (i = 0; i < set->n; i++)
+      for (d = 0; d < 3; d++) {
+        if (f->rf) rf[d] += f->rf[3 * (size_t)set->items[i] + d];
+        if (f->u) u[d] += f->u[3 * (size_t)set->items[i] + d];
+      }
+    for (d = 0; set->n > 0 && d < 3; d++) u[d] /= (double)set->n;
+  }
+}
+
+static dt_status write_fields(dt_output *o, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char name[sizeof o->vtu[0].file];
+  char *path = NULL;
+  DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
+           "fields carry global increment %d; expected 1 or more", f->global_increment);
+  snprintf(name, sizeof name, "increment_%04d.vtu", f->global_increment);
+  DT_TRY(dt_output_path(o->dir, name, &path, ctx));
+  DT_TRY(dt_vtu_write(path, m, f, ctx));
+  dt_free(path);
+  path = NULL;
+  /* A repeated increment number (a rewrite) replaces its entry rather than duplicating it. */
+  if (o->n_vtu == 0 || strcmp(o->vtu[o->n_vtu - 1].file, name) != 0) {
+    DT_TRY(reserve((void **)&o->vtu, &o->cap_vtu, o->n_vtu + 1, sizeof *o->vtu, ctx, "the VTU list"));
+    o->n_vtu++;
+  }
+  memcpy(o->vtu[o->n_vtu - 1].file, name, sizeof name);
+  o->vtu[o->n_vtu - 1].time = f->time;
+  DT_TRY(dt_output_path(o->dir, "results.pvd", &path, ctx));
+  DT_TRY(dt_pvd_write(path, o->vtu, o->n_vtu, ctx));
+cleanup:
+  dt_free(path);
+  return rc;
+}
+
+dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,
+                              const dt_history_row *row, int write, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_CHECK(o != NULL && o->csv != NULL, ctx, DT_ERR_INTERNAL, "output writer is not open");
+  DT_CHECK(row->n_monitors == o->n_monitors, ctx, DT_ERR_INTERNAL,
+           "history row has %d monitor values, the model %d monitors", row->n_monitors,
+           o->n_monitors);
+  DT_CHECK(o->n_sets == m->n_nsets, ctx, DT_ERR_INTERNAL,
+           "the model changed its node sets after the output was opened");
+  DT_CHECK((f->u == NULL && f->rf == NULL) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
+           "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
+  DT_TRY(reserve((void **)&o->rows, &o->cap_rows, o->n_rows + 1, sizeof *o->rows, ctx,
+                 "the history"));
+  DT_CHECK(dt_history_write_row(o->csv, row) == 0, ctx, DT_ERR_IO,
+           "cannot write history.csv in '%s': %s", o->dir, strerror(errno));
+  o->rows[o->n_rows++] = *row;
+  cache_node_sets(o, m, f);
+  if (write) DT_TRY(write_fields(o, m, f, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_output_close(dt_output **po, const dt_model *m, const dt_run_summary *s,
+                          dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_output *o = po ? *po : NULL;
+  char *path = NULL;
+  if (o == NULL) return DT_OK;
+  if (s != NULL) {
+    DT_TRY(dt_output_path(o->dir, "summary.json", &path, ctx));
+    DT_TRY(dt_summary_write(path, o, m, s, ctx));
+  }
+cleanup:
+  /* Always release, even after a failed summary: close is the caller's last call. */
+  if (o->csv && fclose(o->csv) != 0 && rc == DT_OK)
+    rc = DT_ERROR(ctx, DT_ERR_IO, "cannot close history.csv in '%s': %s", o->dir, strerror(errno));
+  dt_free(path);
+  dt_free(o->dir);
+  dt_free(o->rows);
+  dt_free(o->vtu);
+  dt_free(o->set_rf);
+  dt_free(o->set_u);
+  dt_free(o);
+  *po = NULL;
+  return rc;
+}

@@ -1,0 +1,64 @@
+/* File-system helpers of the output writer: path joining, mkdir -p, atomic replace. */
+#include "io/output_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+dt_status dt_output_path(const char *dir, const char *name, char **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = NULL;
+  *out = NULL;
+  DT_ALLOC(p, n, ctx, "an output file path");
+  snprintf(p, n, "%s/%s", dir, name);
+  *out = p;
+cleanup:
+  return rc;
+}
+
+/* Create one directory; an existing directory is fine (another process may race us). */
+static dt_status mkdir_one(const char *path, dt_ctx *ctx) {
+  struct stat st;
+  int err;
+  if (mkdir(path, 0755) == 0) return DT_OK;
+  err = errno;
+  if (err == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return DT_OK;
+  if (err == EEXIST) err = ENOTDIR;
+  return DT_ERROR(ctx, DT_ERR_IO, "cannot create output directory '%s': %s", path, strerror(err));
+}
+
+dt_status dt_output_mkdirs(const char *dir, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char *p = NULL;
+  size_t n = strlen(dir), i;
+  DT_CHECK(n > 0, ctx, DT_ERR_INPUT, "the output directory name is empty");
+  DT_ALLOC(p, n + 1, ctx, "the output directory path");
+  memcpy(p, dir, n + 1);
+  /* Create every prefix ending before a '/', then the whole path (skipping a leading '/'). */
+  for (i = 1; i < n; i++) {
+    if (p[i] != '/' || p[i - 1] == '/') continue;
+    p[i] = '\0';
+    DT_TRY(mkdir_one(p, ctx));
+    p[i] = '/';
+  }
+  DT_TRY(mkdir_one(p, ctx));
+cleanup:
+  dt_free(p);
+  return rc;
+}
+
+dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int werr = ferror(f);
+  int cerr = fclose(f);
+  DT_CHECK(!werr && cerr == 0, ctx, DT_ERR_IO, "cannot write '%s': %s", path,
+           cerr ? strerror(errno) : "write error");
+  DT_CHECK(rename(tmp_path, path) == 0, ctx, DT_ERR_IO, "cannot rename '%s' to '%s': %s",
+           tmp_path, path, strerror(errno));
+cleanup:
+  if (rc != DT_OK) remove(tmp_path);
+  return rc;
+}

@@ -1,0 +1,59 @@
+/* Material parameters and per-integration-point history, shared by host and device code.
+ *
+ * J2 (von Mises) plasticity with isotropic hardening (none = perfectly plastic, linear, Voce,
+ * piecewise-linear table like CalculiX's *PLASTIC) and linear (Prager) kinematic hardening;
+ * both together give combined hardening. The update itself lives in j2.h. Plain data only:
+ * this struct is copied verbatim to the GPU. */
+#ifndef DT_MATERIAL_H
+#define DT_MATERIAL_H
+
+#include "../hd.h"
+
+#define DT_TABLE_MAX 32 /* points in a piecewise-linear hardening table */
+
+typedef enum dt_iso_hardening {
+  DT_ISO_PERFECT = 0, /* sigma_y(p) = sigma_y0 */
+  DT_ISO_LINEAR = 1,  /* sigma_y(p) = sigma_y0 + H p */
+  DT_ISO_VOCE = 2,    /* sigma_y(p) = sigma_y0 + H p + Q (1 - exp(-b p)) */
+  DT_ISO_TABLE = 3    /* sigma_y(p) piecewise linear through (table_p[i], table_s[i]), constant after */
+} dt_iso_hardening;
+
+/* How the 3D law is used by a 2D section (plane strain is the 3D law with eps_zz = 0). */
+typedef enum dt_stress_state {
+  DT_STATE_3D = 0,
+  DT_STATE_PLANE_STRAIN = 1,
+  DT_STATE_PLANE_STRESS = 2 /* elastic only (validated before solving) */
+} dt_stress_state;
+
+typedef struct dt_material_params {
+  double E;          /* Young's modulus */
+  double nu;         /* Poisson's ratio */
+  int plastic;       /* 0: linear elastic; 1: J2 plasticity */
+  int iso;           /* dt_iso_hardening */
+  double sigma_y0;   /* initial yield stress */
+  double H;          /* linear isotropic hardening modulus (LINEAR and VOCE) */
+  double voce_Q;     /* Voce saturation stress increment */
+  double voce_b;     /* Voce rate */
+  int table_n;       /* points in the table (TABLE), >= 1; table_p[0] must be 0 */
+  double table_p[DT_TABLE_MAX]; /* equivalent plastic strain, strictly increasing */
+  double table_s[DT_TABLE_MAX]; /* yield stress at table_p */
+  double H_kin;      /* linear kinematic hardening modulus (Prager), 0 for none */
+} dt_material_params;
+
+/* History at one integration point, committed only when an increment converges.
+ * Voigt order (xx, yy, zz, xy, xz, yz); plastic strain shears are engineering strains. */
+typedef struct dt_mat_state {
+  double eps_p[6]; /* plastic strain */
+  double p;        /* equivalent plastic strain */
+  double beta[6];  /* back stress (kinematic hardening) */
+} dt_mat_state;
+
+#define DT_MAT_STATE_DOUBLES 13
+
+typedef enum dt_mat_result {
+  DT_MAT_ELASTIC = 0,
+  DT_MAT_PLASTIC = 1,
+  DT_MAT_NO_CONVERGENCE = 2 /* local Newton of the return mapping failed */
+} dt_mat_result;
+
+#endif

@@ -1,0 +1,150 @@
+/* Newton-Raphson for one increment (seed 003 Alg. 1, with our convergence tests).
+ *
+ *   repeat:  u_t = u_n + du                         trial displacement
+ *            f_int(u_t) by radial return from the committed state
+ *            r = free .* (f_ext(lambda) - f_int)    residual on free DOFs
+ *            converged if |r| <= rtol * max(|f_ext|, |f_int|)  and the last correction was
+ *                      small (|c| <= dtol |du|) or |r| is at the linear-solver floor
+ *            K_t du_c = r  (PCG; Dirichlet rows/columns identity);  du += du_c
+ * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
+ * Divergence is a reason (STYLE.md §6), returned for the load stepper to cut back. */
+#include "newton.h"
+
+#include <math.h>
+#include <time.h>
+
+double dt_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Residual r = free .* (f_ext - f_int) and its relative norm. */
+static dt_status residual(dt_newton_ctx *nc, double lambda, double *rel, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = nc->ops;
+  void *im = nc->impl;
+  double rr = 0.0, ee = 0.0, ii = 0.0, scale;
+  DT_TRY(o->vec_lincomb(im, DT_VEC_FEXT, 1.0 - lambda, DT_VEC_F0, lambda, DT_VEC_F1, ctx));
+  DT_TRY(o->vec_lincomb(im, DT_VEC_R, 1.0, DT_VEC_FEXT, -1.0, DT_VEC_FINT, ctx));
+  DT_TRY(o->vec_mul(im, DT_VEC_R, DT_VEC_R, DT_VEC_FREE, ctx));
+  DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_FEXT, DT_VEC_FREE, ctx));
+  DT_TRY(o->vec_dot(im, DT_VEC_R, DT_VEC_R, &rr, ctx));
+  DT_TRY(o->vec_dot(im, DT_VEC_W, DT_VEC_W, &ee, ctx));
+  DT_TRY(o->vec_dot(im, DT_VEC_FINT, DT_VEC_FINT, &ii, ctx));
+  scale = sqrt(ee > ii ? ee : ii);
+  *rel = scale > 0.0 ? sqrt(rr) / scale : sqrt(rr);
+  if (!isfinite(rr) || !isfinite(scale)) *rel = NAN;
+cleanup:
+  return rc;
+}
+
+/* Solve K c = r into X with the backend's fused PCG if it has one. */
+static dt_status linear_solve(dt_newton_ctx *nc, dt_pcg_result *pr, dt_ctx *ctx) {
+  const dt_backend_ops *o = nc->ops;
+  if (o->pcg_solve) return o->pcg_solve(nc->impl, nc->opt->pcg_rtol, nc->opt->pcg_max_iter, pr, ctx);
+  return dt_pcg_solve(o, nc->impl, nc->opt->pcg_rtol, nc->opt->pcg_max_iter, pr, ctx);
+}
+
+/* Assemble, precondition, solve and update du; sets *reason when the solve fails. */
+static dt_status correct(dt_newton_ctx *nc, dt_newton_result *res, double *du_ratio,
+                         dt_reason *reason, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = nc->ops;
+  void *im = nc->impl;
+  dt_pcg_result pr = {0, 0.0, DT_CONVERGED};
+  double t0 = dt_seconds(), cc = 0.0, uu = 0.0;
+  dt_ctx pc_ctx = {0};
+  DT_TRY(o->tangent_assemble(im, ctx));
+  nc->seconds_assembly += dt_seconds() - t0;
+  t0 = dt_seconds();
+  if (o->pc_setup(im, nc->opt->precond, &pc_ctx) != DT_OK) {
+    if (pc_ctx.code != DT_ERR_NOT_CONVERGED) return dt_error_set(ctx, pc_ctx.code, pc_ctx.file,
+                                                                 pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
+    *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
+    goto cleanup;
+  }
+  DT_TRY(linear_solve(nc, &pr, ctx));
+  nc->seconds_solver += dt_seconds() - t0;
+  res->pcg_iterations += pr.iterations;
+  nc->event.pcg_iters = pr.iterations;
+  /* An inexact Newton step is still useful when PCG got close: accept |r|/|b| < 1e-3. */
+  if (pr.reason == DT_DIVERGED_LINEAR_SOLVER && pr.rel_residual < 1e-3) pr.reason = DT_CONVERGED;
+  if (pr.reason != DT_CONVERGED) {
+    *reason = pr.reason;
+    goto cleanup;
+  }
+  DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, 1.0, DT_VEC_X, ctx)); /* du += c */
+  DT_TRY(o->vec_dot(im, DT_VEC_X, DT_VEC_X, &cc, ctx));
+  DT_TRY(o->vec_dot(im, DT_VEC_DU, DT_VEC_DU, &uu, ctx));
+  *du_ratio = uu > 0.0 ? sqrt(cc / uu) : 0.0;
+  if (!isfinite(*du_ratio)) *reason = DT_DIVERGED_NAN;
+cleanup:
+  return rc;
+}
+
+static int is_diverging(const double *hist, int it) {
+  if (it >= 3 && hist[it - 1] > 1e4 * hist[0] && hist[it - 1] > 1.0) return 1;
+  /* growing for three iterations in a row late in the increment */
+  return it >= 6 && hist[it - 1] > hist[it - 2] && hist[it - 2] > hist[it - 3] &&
+         hist[it - 3] > hist[it - 4];
+}
+
+dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = nc->ops;
+  void *im = nc->impl;
+  double du_ratio = INFINITY, hist[256];
+  int max_it = nc->opt->newton_max_iter < 256 ? nc->opt->newton_max_iter : 256;
+  res->reason = DT_DIVERGED_ITS;
+  res->iterations = res->pcg_iterations = res->n_plastic = 0;
+  res->failed_elem = -1;
+  res->residual = NAN;
+  for (int it = 1; it <= max_it; it++) {
+    dt_stress_report rep = {0, 0, -1};
+    dt_reason why = DT_CONVERGED;
+    double t0 = dt_seconds(), rel = 0.0;
+    DT_TRY(o->vec_lincomb(im, DT_VEC_UT, 1.0, DT_VEC_U, 1.0, DT_VEC_DU, ctx));
+    DT_TRY(o->stress_update(im, DT_VEC_UT, DT_VEC_FINT, &rep, ctx));
+    nc->seconds_stress += dt_seconds() - t0;
+    res->iterations = it;
+    res->n_plastic = rep.n_plastic;
+    if (rep.n_failed) {
+      res->reason = DT_MATERIAL_NO_CONVERGENCE;
+      res->failed_elem = rep.first_failed_elem;
+      break;
+    }
+    DT_TRY(residual(nc, lambda, &rel, ctx));
+    res->residual = hist[it - 1] = rel;
+    nc->event.kind = DT_EV_NEWTON_ITER;
+    nc->event.newton_iter = it;
+    nc->event.residual = rel;
+    nc->event.du_ratio = it > 1 ? du_ratio : NAN;
+    nc->event.n_plastic = rep.n_plastic;
+    if (nc->progress && nc->progress(&nc->event, nc->user)) {
+      rc = DT_ERROR(ctx, DT_ERR_CANCELLED, "cancelled at Newton iteration %d", it);
+      goto cleanup;
+    }
+    if (isnan(rel)) {
+      res->reason = DT_DIVERGED_NAN;
+      break;
+    }
+    if (rel <= nc->opt->newton_rtol &&
+        (it == 1 || du_ratio <= nc->opt->newton_dtol || rel <= DT_NEWTON_RESIDUAL_FLOOR)) {
+      res->reason = DT_CONVERGED;
+      break;
+    }
+    if (is_diverging(hist, it)) {
+      res->reason = DT_DIVERGED_RESIDUAL;
+      break;
+    }
+    if (it == max_it) break;
+    DT_TRY(correct(nc, res, &du_ratio, &why, ctx));
+    if (why != DT_CONVERGED) {
+      res->reason = why;
+      break;
+    }
+  }
+cleanup:
+  return rc;
+}

@@ -1,0 +1,71 @@
+/* The problem: a model compiled for solving.
+ *
+ * Built once per job on the host (dt_problem_create) and handed to a backend, which copies
+ * what it needs (the CUDA backend uploads it once). Holds the DOF numbering (node-major, dpn
+ * DOFs per node), per-element section data, integration-point offsets, the CSR pattern of the
+ * tangent with node-blocked columns, per-element CSR positions (seed 003 §2.4: for element e,
+ * entry A*npe+B is the rank of node conn[B] among the neighbours of node conn[A], so the value
+ * of DOF pair (A,a),(B,b) lives at row_ptr[dpn*nA + a] + dpn*rank + b), and a greedy element
+ * colouring in which no two elements of a colour share a node (race-free scatter).
+ * Plain data: backends read the fields directly and never include solver internals. */
+#ifndef DT_PROBLEM_H
+#define DT_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dt_status.h"
+#include "material/material.h"
+
+typedef struct dt_model dt_model;
+
+typedef struct dt_problem {
+  int dim;       /* 2 or 3 */
+  int dpn;       /* DOFs per node (= dim) */
+  int n_nodes;
+  int n_dofs;    /* dpn * n_nodes */
+  int n_elems;
+  const double *x;                /* borrowed from the model: 3 * n_nodes */
+  const unsigned char *elem_type; /* borrowed */
+  const int *elem_ptr;            /* borrowed: n_elems + 1 */
+  const int *conn;                /* borrowed */
+  /* Per element (owned): */
+  int *elem_mat;                  /* material index */
+  unsigned char *elem_state;      /* dt_stress_state */
+  unsigned char *elem_bbar;       /* 1: mean-dilatation B-bar */
+  double *elem_thick;             /* 2D thickness (1 in 3D) */
+  int *qp_ptr;                    /* n_elems + 1 offsets into integration-point arrays */
+  int n_qp;
+  int max_npe;
+  /* Materials (owned copy of the parameter blocks). */
+  int n_mats;
+  dt_material_params *mats;
+  /* Tangent pattern, CSR with int32 indices (nnz < 2^31 checked). */
+  int *row_ptr;                   /* n_dofs + 1 */
+  int *col;                       /* nnz */
+  int64_t nnz;
+  int *node_nbr_ptr;              /* n_nodes + 1: neighbour lists of nodes (sorted) */
+  int *node_nbr;
+  int *elem_pos;                  /* per element npe*npe ranks, at elem_ptr-derived offsets */
+  int64_t *elem_pos_ptr;          /* n_elems + 1 offsets into elem_pos */
+  /* Colouring. */
+  int n_colors;
+  int *color_ptr;                 /* n_colors + 1 offsets into color_elems */
+  int *color_elems;
+} dt_problem;
+
+/* Compile a finished model (dt_model_finish done). */
+dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx);
+void dt_problem_destroy(dt_problem **pb);
+/* Print sizes, pattern and colouring statistics. */
+void dt_problem_view(const dt_problem *pb, FILE *f);
+
+/* Internal steps of dt_problem_create, exposed for tests. */
+dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx);
+dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx);
+/* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array; -1 if the
+ * pair is not in the pattern (search, for tests and Dirichlet setup, not hot paths). */
+int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j);
+
+#endif

@@ -1,0 +1,162 @@
+/* The CSR pattern of the tangent and the per-element CSR positions (seed 003 §2.4).
+ *
+ * Node adjacency comes from element connectivity: node b is a neighbour of node a when some
+ * element contains both (a is its own neighbour). Each node's neighbour list is sorted, and
+ * every DOF row of node a has the columns dpn*b + j for its neighbours b in that order, so the
+ * rank of b in a's list locates a whole dpn x dpn block. Built in two passes (count, fill) over
+ * a node-to-element map, with a marker array for de-duplication: O(sum of npe^2) work. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "problem.h"
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* node -> elements map (CSR). */
+static dt_status build_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
+                                     dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *ptr = NULL, *list = NULL, *fill = NULL;
+  DT_ALLOC(ptr, pb->n_nodes + 1, ctx, "node-element map");
+  for (int e = 0; e < pb->n_elems; e++)
+    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) ptr[pb->conn[k] + 1]++;
+  for (int i = 0; i < pb->n_nodes; i++) ptr[i + 1] += ptr[i];
+  DT_ALLOC(list, ptr[pb->n_nodes], ctx, "node-element map");
+  DT_ALLOC(fill, pb->n_nodes, ctx, "node-element map");
+  for (int e = 0; e < pb->n_elems; e++)
+    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) {
+      int a = pb->conn[k];
+      list[ptr[a] + fill[a]++] = e;
+    }
+  *ptr_out = ptr;
+  *list_out = list;
+  ptr = list = NULL;
+cleanup:
+  dt_free(ptr);
+  dt_free(list);
+  dt_free(fill);
+  return rc;
+}
+
+/* Sorted neighbour lists of every node. */
+static dt_status build_node_neighbours(dt_problem *pb, const int *ne_ptr, const int *ne_list,
+                                       dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *mark = NULL;
+  int64_t total = 0;
+  DT_ALLOC(mark, pb->n_nodes, ctx, "neighbour marks");
+  DT_ALLOC(pb->node_nbr_ptr, pb->n_nodes + 1, ctx, "node neighbours");
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < pb->n_nodes; i++) mark[i] = -1;
+    for (int a = 0; a < pb->n_nodes; a++) {
+      int count = 0;
+      int base = pass ? pb->node_nbr_ptr[a] : 0;
+      for (int k = ne_ptr[a]; k < ne_ptr[a + 1]; k++) {
+        int e = ne_list[k];
+        for (int j = pb->elem_ptr[e]; j < pb->elem_ptr[e + 1]; j++) {
+          int b = pb->conn[j];
+          if (mark[b] == a) continue;
+          mark[b] = a;
+          if (pass) pb->node_nbr[base + count] = b;
+          count++;
+        }
+      }
+      if (count == 0) { /* an unused node keeps an identity block */
+        if (pass) pb->node_nbr[base] = a;
+        count = 1;
+      }
+      if (pass)
+        qsort(pb->node_nbr + base, (size_t)count, sizeof(int), cmp_int);
+      else
+        pb->node_nbr_ptr[a + 1] = count;
+    }
+    if (pass == 0) {
+      for (int a = 0; a < pb->n_nodes; a++) pb->node_nbr_ptr[a + 1] += pb->node_nbr_ptr[a];
+      total = pb->node_nbr_ptr[pb->n_nodes];
+      DT_ALLOC(pb->node_nbr, total, ctx, "node neighbours");
+    }
+  }
+cleanup:
+  dt_free(mark);
+  return rc;
+}
+
+static int rank_in(const int *list, int n, int b) {
+  const int *hit = bsearch(&b, list, (size_t)n, sizeof(int), cmp_int);
+  return hit ? (int)(hit - list) : -1;
+}
+
+static dt_status build_csr(dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int dpn = pb->dpn;
+  int64_t nnz = 0;
+  for (int a = 0; a < pb->n_nodes; a++)
+    nnz += (int64_t)(pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a]) * dpn * dpn;
+  DT_CHECK(nnz < INT32_MAX, ctx, DT_ERR_INPUT,
+           "the tangent would have %lld nonzeros, more than 32-bit CSR indices allow",
+           (long long)nnz);
+  pb->nnz = nnz;
+  DT_ALLOC(pb->row_ptr, pb->n_dofs + 1, ctx, "CSR row offsets");
+  DT_ALLOC(pb->col, nnz, ctx, "CSR column indices");
+  for (int a = 0; a < pb->n_nodes; a++) {
+    int nb = pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a];
+    for (int i = 0; i < dpn; i++) {
+      int row = a * dpn + i;
+      int start = pb->row_ptr[row];
+      pb->row_ptr[row + 1] = start + nb * dpn;
+      for (int r = 0; r < nb; r++)
+        for (int j = 0; j < dpn; j++)
+          pb->col[start + r * dpn + j] = pb->node_nbr[pb->node_nbr_ptr[a] + r] * dpn + j;
+    }
+  }
+cleanup:
+  return rc;
+}
+
+static dt_status build_element_positions(dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_ALLOC(pb->elem_pos_ptr, pb->n_elems + 1, ctx, "element CSR positions");
+  for (int e = 0; e < pb->n_elems; e++) {
+    int64_t npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
+    pb->elem_pos_ptr[e + 1] = pb->elem_pos_ptr[e] + npe * npe;
+  }
+  DT_ALLOC(pb->elem_pos, pb->elem_pos_ptr[pb->n_elems], ctx, "element CSR positions");
+  for (int e = 0; e < pb->n_elems; e++) {
+    const int *c = pb->conn + pb->elem_ptr[e];
+    int npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
+    int *pos = pb->elem_pos + pb->elem_pos_ptr[e];
+    for (int A = 0; A < npe; A++) {
+      const int *nb = pb->node_nbr + pb->node_nbr_ptr[c[A]];
+      int n = pb->node_nbr_ptr[c[A] + 1] - pb->node_nbr_ptr[c[A]];
+      for (int B = 0; B < npe; B++) {
+        pos[A * npe + B] = rank_in(nb, n, c[B]);
+        DT_CHECK(pos[A * npe + B] >= 0, ctx, DT_ERR_INTERNAL, "CSR position missing");
+      }
+    }
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *ne_ptr = NULL, *ne_list = NULL;
+  DT_TRY(build_node_elements(pb, &ne_ptr, &ne_list, ctx));
+  DT_TRY(build_node_neighbours(pb, ne_ptr, ne_list, ctx));
+  DT_TRY(build_csr(pb, ctx));
+  DT_TRY(build_element_positions(pb, ctx));
+cleanup:
+  dt_free(ne_ptr);
+  dt_free(ne_list);
+  return rc;
+}
+
+int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j) {
+  const int *nb = pb->node_nbr + pb->node_nbr_ptr[a];
+  int r = rank_in(nb, pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a], b);
+  if (r < 0) return -1;
+  return pb->row_ptr[a * pb->dpn + i] + (int64_t)r * pb->dpn + j;
+}

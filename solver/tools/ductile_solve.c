@@ -1,0 +1,117 @@
+/* ductile-solve: run one job file without the daemon.
+ *
+ *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] [--quiet]
+ *
+ * Prints setup lines, one line per Newton iteration and per increment, and a final verdict.
+ * Exit codes: 0 success; 1 invalid input; 2 the analysis did not converge (results up to the
+ * last converged increment are written); 3 resources or internal errors; 64 bad usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "io/job_json.h"
+
+enum { EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
+
+typedef struct cli {
+  const char *job;
+  const char *outdir;
+  const char *backend;
+  int threads;
+  int quiet;
+} cli;
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] "
+             "[--quiet]\n");
+}
+
+static int parse_args(int argc, char **argv, cli *c) {
+  memset(c, 0, sizeof *c);
+  c->backend = "auto";
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int has_value = i + 1 < argc;
+    if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_value) c->outdir = argv[++i];
+    else if (!strcmp(a, "--backend") && has_value) c->backend = argv[++i];
+    else if (!strcmp(a, "--threads") && has_value) c->threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
+    else if (a[0] == '-' || c->job) {
+      fprintf(stderr, "ductile-solve: unexpected argument '%s'\n", a);
+      return usage(stderr), -1;
+    } else c->job = a;
+  }
+  if (!c->job || !c->outdir) {
+    fprintf(stderr, "ductile-solve: %s\n", !c->job ? "no job file given" : "no output directory (-o)");
+    return usage(stderr), -1;
+  }
+  return 1;
+}
+
+static int print_progress(const dt_progress *ev, void *user) {
+  const cli *c = user;
+  switch (ev->kind) {
+  case DT_EV_INFO: printf("%s\n", ev->text); break;
+  case DT_EV_STEP_START:
+    printf("step %d/%d \"%s\"\n", ev->step + 1, ev->n_steps, ev->step_name);
+    break;
+  case DT_EV_INCREMENT_START:
+    if (!c->quiet)
+      printf("  increment %d: load factor %.6g (d = %.4g)\n", ev->increment, ev->load_factor,
+             ev->dlambda);
+    break;
+  case DT_EV_NEWTON_ITER:
+    if (!c->quiet)
+      printf("    newton %2d  residual %.3e  plastic points %d%s\n", ev->newton_iter, ev->residual,
+             ev->n_plastic, ev->newton_iter > 1 ? "" : "");
+    break;
+  case DT_EV_INCREMENT_DONE:
+    printf("  increment %d converged: load factor %.6g, %d Newton iterations, residual %.2e "
+           "(%.1f%%)\n", ev->increment, ev->load_factor, ev->newton_iter, ev->residual, ev->percent);
+    break;
+  case DT_EV_CUTBACK:
+    printf("  increment %d did not converge (%s): cutting back\n", ev->increment, ev->text);
+    break;
+  case DT_EV_STEP_DONE: printf("step %d done\n", ev->step + 1); break;
+  }
+  fflush(stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  cli c;
+  dt_ctx ctx = {0};
+  dt_model *m = NULL;
+  dt_run_summary sum;
+  dt_run_options opt;
+  dt_status rc;
+  int pa = parse_args(argc, argv, &c);
+  if (pa <= 0) return pa == 0 ? 0 : EXIT_USAGE;
+  rc = dt_job_parse_file(c.job, &m, &ctx);
+  if (rc != DT_OK) {
+    fprintf(stderr, "ductile-solve: invalid job: %s\n", ctx.msg);
+    return rc == DT_ERR_INPUT ? EXIT_INPUT : EXIT_FAILURE_OTHER;
+  }
+  memset(&opt, 0, sizeof opt);
+  opt.backend = c.backend;
+  opt.threads = c.threads;
+  opt.outdir = c.outdir;
+  opt.progress = print_progress;
+  opt.user = &c;
+  rc = dt_analysis_run(m, &opt, &sum, &ctx);
+  dt_model_destroy(&m);
+  if (rc == DT_OK) {
+    printf("completed: %d increments, %ld Newton iterations, %ld PCG iterations, %.3f s; "
+           "results in %s\n", sum.increments, sum.newton_iters, sum.pcg_iters, sum.seconds_total,
+           c.outdir);
+    return 0;
+  }
+  if (rc == DT_ERR_NOT_CONVERGED) {
+    fprintf(stderr, "ductile-solve: %s\n", sum.message);
+    return EXIT_NOT_CONVERGED;
+  }
+  fprintf(stderr, "ductile-solve: %s error: %s\n", dt_status_name(rc), ctx.msg);
+  return rc == DT_ERR_INPUT ? EXIT_INPUT : EXIT_FAILURE_OTHER;
+}

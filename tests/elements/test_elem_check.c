@@ -1,0 +1,79 @@
+/* dt_elem_check_geometry: accepts valid (distorted) elements of every type; rejects an
+ * inverted hex8 (mirrored, and with two nodes swapped), a flat tet4, a folded quad4 and NaN
+ * coordinates, with messages that name the element. Also dt_elem_volume. */
+#include <string.h>
+
+#include "elem_test.h"
+#include "element/element_check.h"
+
+/* Expect DT_ERR_INPUT and a message containing both fragments. */
+static void expect_rejected(const char *what, int type, const double *X, const char *frag) {
+  dt_ctx ctx;
+  dt_status rc;
+  dt_ctx_reset(&ctx);
+  rc = dt_elem_check_geometry(type, X, 17, &ctx);
+  EXPECT(rc == DT_ERR_INPUT, "%s: status %d, expected DT_ERR_INPUT", what, (int)rc);
+  EXPECT(strstr(ctx.msg, "element 17") != NULL, "%s: message lacks the element id: '%s'", what,
+         ctx.msg);
+  EXPECT(strstr(ctx.msg, frag) != NULL, "%s: message lacks '%s': '%s'", what, frag, ctx.msg);
+}
+
+static void unit_cube(double *X) {
+  int a, k;
+  for (a = 0; a < 8; a++) {
+    dt_elem_node_xi(DT_HEX8, a, X + a * 3);
+    for (k = 0; k < 3; k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
+  }
+}
+
+static void swap_nodes(double *X, int a, int b) {
+  int k;
+  for (k = 0; k < 3; k++) {
+    double t = X[a * 3 + k];
+    X[a * 3 + k] = X[b * 3 + k];
+    X[b * 3 + k] = t;
+  }
+}
+
+int main(void) {
+  double X[3 * DT_ELEM_MAX_NODES];
+  const double tri_area = 0.5, tet_volume = 1.0 / 6.0;
+  dt_ctx ctx;
+  int type, t, a;
+  for (type = 0; type < DT_NTYPES; type++)
+    for (t = 0; t < 10; t++) {
+      distorted_element(type, 0.08, X);
+      dt_ctx_reset(&ctx);
+      EXPECT(dt_elem_check_geometry(type, X, 5, &ctx) == DT_OK, "%s: valid element rejected: %s",
+             elem_names[type], ctx.msg);
+    }
+
+  unit_cube(X);
+  EXPECT(fabs(dt_elem_volume(DT_HEX8, X) - 1.0) < 1e-14, "unit cube volume %g",
+         dt_elem_volume(DT_HEX8, X));
+  for (a = 0; a < 4; a++) swap_nodes(X, a, a + 4); /* top <-> bottom: a mirror image */
+  expect_rejected("mirrored hex8", DT_HEX8, X, "(hex8) is inverted or degenerate: det J = -");
+  EXPECT(fabs(dt_elem_volume(DT_HEX8, X) + 1.0) < 1e-14, "mirrored cube volume %g",
+         dt_elem_volume(DT_HEX8, X));
+  unit_cube(X);
+  swap_nodes(X, 0, 1);
+  expect_rejected("hex8 with nodes 1, 2 swapped", DT_HEX8, X, "check node order");
+
+  distorted_element(DT_TET4, 0.0, X);
+  for (a = 0; a < 4; a++) X[a * 3 + 2] = 1.0; /* all four nodes in one plane */
+  expect_rejected("flat tet4", DT_TET4, X, "(tet4) is inverted or degenerate");
+
+  for (a = 0; a < 4; a++) dt_elem_node_xi(DT_QUAD4, a, X + a * 3);
+  swap_nodes(X, 2, 3); /* bow-tie */
+  expect_rejected("folded quad4", DT_QUAD4, X, "(quad4) is inverted or degenerate");
+
+  for (a = 0; a < 3; a++) dt_elem_node_xi(DT_TRI3, a, X + a * 3);
+  EXPECT(fabs(dt_elem_volume(DT_TRI3, X) - tri_area) < 1e-15, "tri3 area %g",
+         dt_elem_volume(DT_TRI3, X));
+  for (a = 0; a < 10; a++) dt_elem_node_xi(DT_TET10, a, X + a * 3);
+  EXPECT(fabs(dt_elem_volume(DT_TET10, X) - tet_volume) < 1e-15, "tet10 volume %g",
+         dt_elem_volume(DT_TET10, X));
+  X[4 * 3 + 1] = NAN;
+  expect_rejected("NaN coordinate", DT_TET10, X, "node coordinates are not finite");
+  return elem_test_result("test_elem_check");
+}

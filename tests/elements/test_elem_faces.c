@@ -1,0 +1,107 @@
+/* Faces: unit-cube, reference-tet and unit-square areas and outward normals; on distorted
+ * elements the face area vectors of each element sum to zero (closed surface) and every face
+ * normal points away from the element's centroid; face shape functions sum to one. */
+#include "elem_test.h"
+
+/* Area vector sum_q nda and the weighted shape sums sum_q Nf_a |nda| of one face. */
+static void face_integrals(int type, int face, const double *X, double area[3], double *Nsum) {
+  double Xf[3 * DT_FACE_MAX_NODES], Nf[DT_FACE_MAX_NODES], nda[3];
+  int local[DT_FACE_MAX_NODES], nf = dt_face_nnodes(type, face), a, k, q;
+  dt_face_local_nodes(type, face, local);
+  for (a = 0; a < nf; a++) {
+    for (k = 0; k < 3; k++) Xf[a * 3 + k] = X[local[a] * 3 + k];
+    Nsum[a] = 0.0;
+  }
+  area[0] = area[1] = area[2] = 0.0;
+  for (q = 0; q < dt_face_nqp(type); q++) {
+    double s = 0.0;
+    dt_face_point(type, face, q, Xf, Nf, nda);
+    for (a = 0; a < nf; a++) s += Nf[a];
+    EXPECT(fabs(s - 1.0) < 1e-14, "%s face %d point %d: sum Nf = %.17g", elem_names[type], face, q,
+           s);
+    s = sqrt(nda[0] * nda[0] + nda[1] * nda[1] + nda[2] * nda[2]); /* |dA| w */
+    for (a = 0; a < nf; a++) Nsum[a] += Nf[a] * s;
+    for (k = 0; k < 3; k++) area[k] += nda[k];
+  }
+}
+
+/* Reference geometry (unit cube [0,1]^3 for hex8, unit square for quad4, reference simplex)
+ * against hand-computed area vectors of every face, in S1, S2, .. order. */
+static void check_reference(int type, const double *want) {
+  double X[3 * DT_ELEM_MAX_NODES], area[3], Nsum[DT_FACE_MAX_NODES];
+  int a, k, f;
+  for (a = 0; a < dt_elem_nnodes(type); a++) {
+    dt_elem_node_xi(type, a, X + a * 3);
+    if (type == DT_HEX8 || type == DT_QUAD4)
+      for (k = 0; k < dt_elem_dim(type); k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
+  }
+  for (f = 0; f < dt_elem_nfaces(type); f++) {
+    face_integrals(type, f, X, area, Nsum);
+    for (k = 0; k < 3; k++)
+      EXPECT(fabs(area[k] - want[f * 3 + k]) < 1e-14,
+             "%s face S%d: area vector[%d] = %.17g, expected %.17g", elem_names[type], f + 1, k,
+             area[k], want[f * 3 + k]);
+  }
+}
+
+/* Tet10 flat face: consistent nodal shares int N_a dA are 0 at corners and A/3 at midsides. */
+static void check_tet10_face_shares(void) {
+  double X[30], area[3], Nsum[6], A;
+  int a;
+  distorted_element(DT_TET4, 0.0, X); /* affine tet4 corners; midsides at edge middles */
+  for (a = 4; a < 10; a++) {
+    double xi[3];
+    dt_elem_node_xi(DT_TET10, a, xi);
+    X[a * 3 + 0] = X[0] + (X[3] - X[0]) * xi[0] + (X[6] - X[0]) * xi[1] + (X[9] - X[0]) * xi[2];
+    X[a * 3 + 1] = X[1] + (X[4] - X[1]) * xi[0] + (X[7] - X[1]) * xi[1] + (X[10] - X[1]) * xi[2];
+    X[a * 3 + 2] = X[2] + (X[5] - X[2]) * xi[0] + (X[8] - X[2]) * xi[1] + (X[11] - X[2]) * xi[2];
+  }
+  face_integrals(DT_TET10, 2, X, area, Nsum);
+  A = sqrt(area[0] * area[0] + area[1] * area[1] + area[2] * area[2]);
+  for (a = 0; a < 6; a++)
+    EXPECT(fabs(Nsum[a] - (a < 3 ? 0.0 : A / 3.0)) < 1e-13,
+           "tet10 face: int N_%d dA = %.17g (area %g)", a, Nsum[a], A);
+}
+
+/* Closed surface and outward normals on distorted elements. */
+static void check_distorted(int type) {
+  const int n = dt_elem_nnodes(type);
+  double X[3 * DT_ELEM_MAX_NODES], c[3] = {0, 0, 0}, total[3] = {0, 0, 0}, area[3];
+  double Nsum[DT_FACE_MAX_NODES], fc[3];
+  int local[DT_FACE_MAX_NODES], a, k, f;
+  distorted_element(type, 0.08, X);
+  for (a = 0; a < n; a++)
+    for (k = 0; k < 3; k++) c[k] += X[a * 3 + k] / n;
+  for (f = 0; f < dt_elem_nfaces(type); f++) {
+    int nf = dt_face_nnodes(type, f);
+    face_integrals(type, f, X, area, Nsum);
+    dt_face_local_nodes(type, f, local);
+    fc[0] = fc[1] = fc[2] = 0.0;
+    for (a = 0; a < nf; a++)
+      for (k = 0; k < 3; k++) fc[k] += X[local[a] * 3 + k] / nf;
+    EXPECT((fc[0] - c[0]) * area[0] + (fc[1] - c[1]) * area[1] + (fc[2] - c[2]) * area[2] > 0.0,
+           "%s face S%d: normal points into the element", elem_names[type], f + 1);
+    for (k = 0; k < 3; k++) total[k] += area[k];
+  }
+  for (k = 0; k < 3; k++)
+    EXPECT(fabs(total[k]) < 1e-13, "%s: faces' area vectors sum to %g along %d, not 0",
+           elem_names[type], total[k], k);
+}
+
+int main(void) {
+  const double r = 0.5; /* reference tet faces: three of area 1/2, slanted one of area sqrt(3)/2 */
+  const double hex[18] = {0, 0, -1, 0, 0, 1, 0, -1, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0};
+  const double tet[12] = {0, 0, -r, 0, -r, 0, r, r, r, -r, 0, 0};
+  const double quad[12] = {0, -1, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0};
+  const double tri[9] = {0, -1, 0, 1, 1, 0, -1, 0, 0};
+  int type, t;
+  check_reference(DT_HEX8, hex);
+  check_reference(DT_TET4, tet);
+  check_reference(DT_TET10, tet);
+  check_reference(DT_QUAD4, quad);
+  check_reference(DT_TRI3, tri);
+  check_tet10_face_shares();
+  for (type = 0; type < DT_NTYPES; type++)
+    for (t = 0; t < 10; t++) check_distorted(type);
+  return elem_test_result("test_elem_faces");
+}

@@ -1,0 +1,116 @@
+/* Spatial gradients and B matrices on distorted elements: a linear field's gradient and a
+ * linear displacement's strain are reproduced exactly (isoparametric completeness), with and
+ * without B-bar; and hex8 B-bar gives one volumetric strain over the whole element. */
+#include "elem_test.h"
+
+#define NTRIAL 20
+
+/* grad(g . x) = g at random points of affine and (jitter > 0) non-affine elements. */
+static void check_linear_field(int type, double jitter) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type);
+  double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
+  double dNdx[3 * DT_ELEM_MAX_NODES], xi[3], g[3], grad[3], det;
+  int a, k, t;
+  for (t = 0; t < NTRIAL; t++) {
+    distorted_element(type, jitter, X);
+    for (k = 0; k < 3; k++) g[k] = k < dim ? urand(-1.0, 1.0) : 0.0;
+    random_xi(type, xi);
+    dt_elem_shape(type, xi, N, dN);
+    det = dt_elem_gradients(type, X, dN, dNdx);
+    EXPECT(det > 0.0, "%s: det J = %g on a valid element", elem_names[type], det);
+    grad[0] = grad[1] = grad[2] = 0.0;
+    for (a = 0; a < n; a++) /* grad u = sum_a u_a dN_a/dx, u_a = g . X_a */
+      for (k = 0; k < 3; k++)
+        grad[k] += (g[0] * X[a * 3] + g[1] * X[a * 3 + 1] + g[2] * X[a * 3 + 2]) * dNdx[a * 3 + k];
+    for (k = 0; k < 3; k++)
+      EXPECT(fabs(grad[k] - g[k]) < 1e-12, "%s (jitter %g): du/dx_%d = %.17g, expected %.17g",
+             elem_names[type], jitter, k, grad[k], g[k]);
+  }
+}
+
+/* eps = B d for d_a = H X_a + c: eps_ii = H_ii, gamma_ij = H_ij + H_ji; in 2D zz, xz, yz = 0. */
+static void check_strain(int type, double jitter, int bbar) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type), nd = n * dim;
+  const int vi[6] = {0, 1, 2, 0, 0, 1}, vj[6] = {0, 1, 2, 1, 2, 2};
+  double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
+  double dNdx[3 * DT_ELEM_MAX_NODES], bar[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF];
+  double d[DT_ELEM_MAX_DOF], H[9], c[3], xi[3], V, eps, want;
+  int a, i, k, r;
+  distorted_element(type, jitter, X);
+  for (k = 0; k < 9; k++) H[k] = (k / 3 < dim && k % 3 < dim) ? urand(-1e-3, 1e-3) : 0.0;
+  for (k = 0; k < 3; k++) c[k] = urand(-1.0, 1.0);
+  for (a = 0; a < n; a++)
+    for (i = 0; i < dim; i++) {
+      d[a * dim + i] = c[i];
+      for (k = 0; k < dim; k++) d[a * dim + i] += H[i * 3 + k] * X[a * 3 + k];
+    }
+  dt_elem_bbar_average(type, X, bar, &V);
+  random_xi(type, xi);
+  dt_elem_shape(type, xi, N, dN);
+  dt_elem_gradients(type, X, dN, dNdx);
+  dt_elem_bmatrix(type, dNdx, bbar ? bar : NULL, B);
+  for (r = 0; r < 6; r++) {
+    eps = 0.0;
+    for (k = 0; k < nd; k++) eps += B[r * nd + k] * d[k];
+    want = r < 3 ? H[vi[r] * 4] : H[vi[r] * 3 + vj[r]] + H[vj[r] * 3 + vi[r]];
+    EXPECT(fabs(eps - want) < 1e-14, "%s (jitter %g, bbar %d): strain %d = %.17g, expected %.17g",
+           elem_names[type], jitter, bbar, r, eps, want);
+  }
+}
+
+/* Hex8 B-bar with an arbitrary (non-linear) nodal displacement: eps_xx + eps_yy + eps_zz is
+ * the same at every integration point and equals the volume average of div u. */
+static void check_hex8_bbar_volumetric(void) {
+  const int nd = 24;
+  double X[24], N[8], dN[24], dNdx[24], bar[24], B[6 * 24], d[24], xi[3], w, V, det;
+  double theta[DT_ELEM_MAX_QP], avg = 0.0;
+  int q, k, r;
+  distorted_element(DT_HEX8, 0.08, X);
+  for (k = 0; k < nd; k++) d[k] = urand(-1e-3, 1e-3);
+  dt_elem_bbar_average(DT_HEX8, X, bar, &V);
+  for (q = 0; q < 8; q++) {
+    dt_elem_qp(DT_HEX8, q, xi, &w);
+    dt_elem_shape(DT_HEX8, xi, N, dN);
+    det = dt_elem_gradients(DT_HEX8, X, dN, dNdx);
+    for (k = 0; k < 8; k++) /* avg = (1/V) int div u dV with the standard gradients */
+      avg += (dNdx[k * 3] * d[k * 3] + dNdx[k * 3 + 1] * d[k * 3 + 1] +
+              dNdx[k * 3 + 2] * d[k * 3 + 2]) * det * w / V;
+    dt_elem_bmatrix(DT_HEX8, dNdx, bar, B);
+    theta[q] = 0.0;
+    for (r = 0; r < 3; r++)
+      for (k = 0; k < nd; k++) theta[q] += B[r * nd + k] * d[k];
+  }
+  for (q = 0; q < 8; q++)
+    EXPECT(fabs(theta[q] - avg) < 1e-15, "hex8 B-bar: volumetric strain %.17g at point %d, "
+           "element average %.17g", theta[q], q, avg);
+}
+
+/* A flat element must report det J <= 0 and leave dNdx zero, not divide by zero. */
+static void check_degenerate(void) {
+  double X[24] = {0}, N[8], dN[24], dNdx[24], xi[3] = {0.1, 0.2, 0.3}, det;
+  int k, a;
+  for (a = 0; a < 8; a++) { /* all nodes in the plane z = 0 */
+    dt_elem_node_xi(DT_HEX8, a, X + a * 3);
+    X[a * 3 + 2] = 0.0;
+  }
+  dt_elem_shape(DT_HEX8, xi, N, dN);
+  det = dt_elem_gradients(DT_HEX8, X, dN, dNdx);
+  EXPECT(det == 0.0, "flat hex8: det J = %g, expected 0", det);
+  for (k = 0; k < 24; k++) EXPECT(dNdx[k] == 0.0, "flat hex8: dNdx[%d] = %g", k, dNdx[k]);
+}
+
+int main(void) {
+  int type, t;
+  for (type = 0; type < DT_NTYPES; type++) {
+    check_linear_field(type, 0.0);
+    check_linear_field(type, 0.08);
+    for (t = 0; t < NTRIAL; t++) {
+      check_strain(type, 0.0, 0);
+      check_strain(type, 0.08, 0);
+      check_strain(type, 0.08, 1);
+    }
+  }
+  check_hex8_bbar_volumetric();
+  check_degenerate();
+  return elem_test_result("test_elem_gradients");
+}
