@@ -35,7 +35,7 @@ double dt_mises(const double s[6]);
 
 /* One row of the CSV history: one converged increment. */
 typedef struct dt_history_row {
-  int step;            /* 0-based */
+  int step;            /* 0-based here; written 1-based in CSV and JSON (user-facing) */
   int increment;       /* 1-based within the step */
   double load_factor;  /* within the step */
   double time;         /* step + load_factor */

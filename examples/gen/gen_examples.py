@@ -54,7 +54,9 @@ def rollers():
 
 
 def unit_cube():
-    nodes, elems = box_hex8(1, 1, 1, 1.0, 1.0, 1.0)
+    corners = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
+    nodes = [[i + 1, float(x), float(y), float(z)] for i, (x, y, z) in enumerate(corners)]
+    elems = [[1, 1, 2, 3, 4, 5, 6, 7, 8]]
     steps = [{"name": f"p{p}", "increments": 1, "boundary": rollers(),
               "loads": [{"type": "traction", "surface": "top", "value": [0, 0, p]}]} for p in (200, 400, 600)]
     return {

@@ -122,7 +122,7 @@ static dt_status parse_elements(dt_jp *jp, const json_t *mesh, const char *mpath
   dt_status rc = DT_OK;
   dt_model *m = jp->m;
   json_t *blocks = NULL;
-  char path[DT_JPATH_MAX], p[DT_JPATH_MAX], rp[DT_JPATH_MAX];
+  char path[DT_JPATH_MAX], bp[DT_JPATH_MAX], p[DT_JPATH_MAX], rp[DT_JPATH_MAX];
   int ne = 0, nc = 0, e = 0;
 
   DT_TRY(dt_jp_member(jp, mesh, mpath, "elements", 1, &blocks));
@@ -138,8 +138,8 @@ static dt_status parse_elements(dt_jp *jp, const json_t *mesh, const char *mpath
     const json_t *blk = json_array_get(blocks, b);
     const json_t *conn = json_object_get(blk, "connectivity");
     int type = dt_model_elem_type_from_name(json_string_value(json_object_get(blk, "type")));
-    dt_jp_index(p, path, b);
-    dt_jp_key(p, p, "connectivity");
+    dt_jp_index(bp, path, b);
+    dt_jp_key(p, bp, "connectivity");
     for (size_t r = 0; r < json_array_size(conn); r++, e++) {
       dt_jp_index(rp, p, r);
       DT_TRY(parse_element_row(jp, json_array_get(conn, r), rp, type, e));

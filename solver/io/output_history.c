@@ -28,7 +28,7 @@ int dt_history_write_header(FILE *f, const dt_model *m) {
 
 int dt_history_write_row(FILE *f, const dt_history_row *r) {
   int i, err = 0;
-  err |= fprintf(f, "%d,%d,%.17g,%.17g,%d,%d,%.17g,%d,%d", r->step, r->increment, r->time,
+  err |= fprintf(f, "%d,%d,%.17g,%.17g,%d,%d,%.17g,%d,%d", r->step + 1, r->increment, r->time,
                  r->load_factor, r->newton_iters, r->pcg_iters, r->residual, r->cutbacks,
                  r->n_plastic_qp) < 0;
   for (i = 0; i < r->n_monitors; i++) err |= fprintf(f, ",%.17g", r->monitor[i]) < 0;

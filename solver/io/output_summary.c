@@ -49,7 +49,7 @@ static json_t *history_row(const dt_history_row *r, const dt_model *m, int *err)
     *err = 1;
     return NULL;
   }
-  put(o, "step", json_integer(r->step), err);
+  put(o, "step", json_integer(r->step + 1), err);
   put(o, "increment", json_integer(r->increment), err);
   put(o, "time", num(r->time), err);
   put(o, "load_factor", num(r->load_factor), err);

@@ -119,7 +119,7 @@ static void check_csv(const char *dir, const dt_model *m) {
     fix_fields(m, inc, &f);
     make_row(m, &f, inc, &r);
     dt_fields_free(&f);
-    CHECK(strtol(p, &p, 10) == r.step && *p++ == ',', "row %d step", inc);
+    CHECK(strtol(p, &p, 10) == r.step + 1 && *p++ == ',', "row %d step", inc);
     CHECK(strtol(p, &p, 10) == r.increment && *p++ == ',', "row %d increment", inc);
     CHECK(strtod(p, &p) == r.time && *p++ == ',', "row %d time", inc);
     CHECK(strtod(p, &p) == r.load_factor && *p++ == ',', "row %d load factor", inc);
@@ -279,7 +279,7 @@ static void check_summary(const char *dir, const dt_model *m) {
     fix_fields(m, (int)i + 1, &f);
     make_row(m, &f, (int)i + 1, &row);
     dt_fields_free(&f);
-    CHECK(jnum(r, "step") == row.step && jnum(r, "increment") == row.increment, "row %zu ids", i);
+    CHECK(jnum(r, "step") == row.step + 1 && jnum(r, "increment") == row.increment, "row %zu ids", i);
     CHECK(jnum(r, "time") == row.time && jnum(r, "load_factor") == row.load_factor, "row %zu time", i);
     CHECK(jnum(r, "newton_iterations") == row.newton_iters && jnum(r, "pcg_iterations") == row.pcg_iters,
           "row %zu iterations", i);

@@ -1,0 +1,55 @@
+/* Small models built in memory for unit tests: a distorted hex8 box with one elastic or
+ * plastic material. */
+#ifndef DT_UNIT_MODEL_H
+#define DT_UNIT_MODEL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh_box.h"
+#include "model.h"
+
+#define CHECK(cond, ...)                                                                        \
+  do {                                                                                          \
+    if (!(cond)) {                                                                              \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                  \
+      fprintf(stderr, __VA_ARGS__);                                                             \
+      fprintf(stderr, "\n");                                                                    \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+/* A box with interior nodes moved a little (deterministic), one material, one section, one
+ * empty step (callers add loads). */
+static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  CHECK(dt_model_create(&m, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_mesh_box_hex8(m, nx, ny, nz, 2.0, 1.5, 1.0, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int a = 0; a < m->n_nodes; a++) /* smooth distortion keeps elements valid */
+    m->x[3 * a] += 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
+  m->n_materials = 1;
+  m->materials = calloc(1, sizeof(dt_material));
+  snprintf(m->materials[0].name, DT_NAME_MAX, "steel");
+  m->materials[0].p.E = 200000.0;
+  m->materials[0].p.nu = 0.3;
+  m->materials[0].p.plastic = plastic;
+  m->materials[0].p.iso = DT_ISO_LINEAR;
+  m->materials[0].p.sigma_y0 = 450.0;
+  m->materials[0].p.H = 6600.0;
+  m->n_sections = 1;
+  m->sections = calloc(1, sizeof(dt_section));
+  snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
+  m->sections[0].elset = dt_model_find_elset(m, "all");
+  m->sections[0].kind = DT_SECTION_SOLID;
+  m->sections[0].form = DT_FORM_FULL;
+  m->sections[0].thickness = 1.0;
+  m->n_steps = 1;
+  m->steps = calloc(1, sizeof(dt_step));
+  dt_step_default(&m->steps[0]);
+  snprintf(m->steps[0].name, DT_NAME_MAX, "load");
+  return m;
+}
+
+#endif

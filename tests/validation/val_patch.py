@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Displacement patch test on a distorted mesh (one script, --elem picks the element/formulation).
+
+Reference: a general linear displacement field u = A x + b (all gradient components nonzero,
+~1e-3) is prescribed on every boundary node of a small mesh whose interior nodes are moved at
+random (fixed seed; every element stays valid; tet10 midside nodes at the straight edge
+midpoints). A conforming element that passes the patch test reproduces the field exactly:
+  * interior displacements = A x + b          tolerance 1e-10 relative to max |u|
+  * element-averaged stress (VTU CellData S) = C : sym(A), the constant analytic stress
+                                              tolerance 1e-8 relative to max |sigma|
+C is 3D isotropic elasticity (solid), plane strain (sigma_zz = lambda (e_xx + e_yy)) or plane
+stress (sigma_zz = 0). Linear elastic material E = 200000, nu = 0.3.
+"""
+import vlib
+
+E, NU = 200000.0, 0.3
+A3 = [[1.0e-3, 0.4e-3, -0.3e-3], [0.2e-3, -0.7e-3, 0.5e-3], [-0.6e-3, 0.3e-3, 0.8e-3]]
+B3 = [1.0e-4, -2.0e-4, 3.0e-4]
+A2 = [[1.0e-3, 0.4e-3], [-0.6e-3, -0.7e-3]]
+B2 = [1.0e-4, -2.0e-4]
+
+CASES = {
+    "hex8_full": ("hex8", "solid", "full"),
+    "hex8_bbar": ("hex8", "solid", "bbar"),
+    "tet4": ("tet4", "solid", "auto"),
+    "tet10": ("tet10", "solid", "auto"),
+    "quad4_pe": ("quad4", "plane_strain", "auto"),
+    "quad4_pe_full": ("quad4", "plane_strain", "full"),
+    "quad4_ps": ("quad4", "plane_stress", "auto"),
+    "tri3": ("tri3", "plane_strain", "auto"),
+    "tri3_ps": ("tri3", "plane_stress", "auto"),
+}
+
+
+def build_mesh(etype):
+    if etype in ("hex8", "tet4", "tet10"):
+        n = 3
+        base = vlib.box_hex8(n, n, n) if etype == "hex8" else vlib.box_tet4(n, n, n)
+        bnd = base.boundary_nodes()
+        vlib.distort(base, 0.2 / n, seed=12345, boundary=bnd)
+        return vlib.tet4_to_tet10(base) if etype == "tet10" else base
+    n = 4
+    base = vlib.rect_quad4(n, n)
+    vlib.distort(base, 0.2 / n, seed=12345, boundary=base.boundary_nodes())
+    return vlib.quad_to_tri3(base) if etype == "tri3" else base
+
+
+def analytic_stress(kind):
+    if kind == "solid":
+        eps = [A3[0][0], A3[1][1], A3[2][2], A3[0][1] + A3[1][0], A3[0][2] + A3[2][0], A3[1][2] + A3[2][1]]
+        return vlib.matvec(vlib.iso_stiffness(E, NU), eps)
+    exx, eyy, gxy = A2[0][0], A2[1][1], A2[0][1] + A2[1][0]
+    G = E / (2 * (1 + NU))
+    if kind == "plane_strain":
+        s = vlib.matvec(vlib.iso_stiffness(E, NU), [exx, eyy, 0.0, gxy, 0.0, 0.0])
+        return s
+    c = E / (1 - NU * NU)
+    return [c * (exx + NU * eyy), c * (eyy + NU * exx), 0.0, G * gxy, 0.0, 0.0]
+
+
+def main():
+    args = vlib.parse_args(__doc__, lambda ap: ap.add_argument("--elem", required=True, choices=sorted(CASES)))
+    etype, kind, form = CASES[args.elem]
+    chk = vlib.Check("patch_" + args.elem)
+    mesh = build_mesh(etype)
+    dim = mesh.dim
+    A, b = (A3, B3) if dim == 3 else (A2, B2)
+    for e, (t, conn) in enumerate(mesh.elems):
+        if vlib.element_measure(mesh, t, conn) <= 0:
+            chk.fail_now("test setup: element %d is inverted after distortion" % (e + 1))
+
+    def exact(x):
+        return [sum(A[i][k] * x[k] for k in range(dim)) + b[i] for i in range(dim)]
+
+    bnd = mesh.boundary_nodes()
+    axes = "xyz"[:dim]
+    node_sets, bcs = {}, []
+    for n in bnd:
+        node_sets["b%d" % n] = [n]
+        u = exact(mesh.nodes[n - 1])
+        bcs.append({"node_set": "b%d" % n, "displacement": {axes[k]: u[k] for k in range(dim)}})
+    sec = {"element_set": "all", "material": "elastic", "kind": kind, "formulation": form}
+    if dim == 2:
+        sec["thickness"] = 0.5
+    j = vlib.job(mesh, [vlib.material("elastic", E, NU)], [sec],
+                 [{"name": "patch", "increments": 1, "boundary": bcs}],
+                 node_sets=node_sets, solver=vlib.TIGHT_SOLVER)
+    with vlib.TempDir(args.keep) as wd:
+        res = vlib.run(args, j, wd, "patch")
+        vlib.require_ok(chk, res, "patch job")
+        v = res.vtu(-1)
+    U = v["point"]["U"]
+    umax = max(abs(c) for n in range(len(mesh.nodes)) for c in exact(mesh.nodes[n]))
+    interior = sorted(set(range(1, len(mesh.nodes) + 1)) - set(bnd))
+    chk.expect(len(interior) > 0, "test setup: no interior node")
+    eu = max(abs(U[n - 1][k] - exact(mesh.nodes[n - 1])[k]) for n in interior for k in range(dim)) / umax
+    chk.le("u_err_rel", eu, 1e-10)
+    s_ex = analytic_stress(kind)
+    smax = max(abs(c) for c in s_ex)
+    S = v["cell"]["S"]
+    chk.expect(len(S) == len(mesh.elems), "CellData S has %d cells, mesh has %d" % (len(S), len(mesh.elems)))
+    es = max(abs(s[k] - s_ex[k]) for s in S for k in range(6)) / smax
+    chk.le("sigma_err_rel", es, 1e-8)
+    chk.record("interior_nodes", len(interior))
+    chk.record("elements", len(mesh.elems))
+    chk.finish()
+
+
+if __name__ == "__main__":
+    main()

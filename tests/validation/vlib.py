@@ -1,0 +1,463 @@
+"""Shared helpers for the ductile validation tests (Python 3, standard library only).
+
+Everything a validation script needs besides its reference solution:
+  * command line (--solver PATH --backend cpu|cuda, env DUCTILE_BACKEND) and failure reporting,
+  * structured mesh generators (hex8, tet4 = 6 Kuhn tets per hex, tet10, quad4, tri3) with
+    optional random distortion of interior nodes (fixed seed),
+  * face look-up (CalculiX face numbering) to build surfaces from a geometric predicate,
+  * a job builder (plain dicts written as JSON),
+  * the runner (ductile-solve in a temporary directory) and readers for summary.json,
+    history.csv and the VTU files (xml.etree).
+
+Node and element ids are 1-based and dense: node id k is mesh.nodes[k-1].
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+# ----------------------------------------------------------------------------------------------
+# command line, failure reporting
+
+
+def parse_args(description="", extra=None):
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--solver", required=True, help="path to ductile-solve")
+    ap.add_argument("--backend", default=os.environ.get("DUCTILE_BACKEND", "cpu"),
+                    choices=["cpu", "cuda", "auto"])
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    if extra:
+        extra(ap)
+    args = ap.parse_args()
+    if "DUCTILE_BACKEND" in os.environ and "--backend" not in sys.argv:
+        args.backend = os.environ["DUCTILE_BACKEND"]
+    return args
+
+
+class Check:
+    """Collects named measurements and failures; finish() prints one summary line and exits."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+        self.measured = []
+        self.t0 = time.time()
+
+    def record(self, label, value):
+        self.measured.append((label, value))
+
+    def expect(self, cond, msg):
+        if not cond:
+            self.failures.append(msg)
+        return cond
+
+    def le(self, label, value, tol):
+        """Record value and require value <= tol."""
+        self.record(label, value)
+        if not (value <= tol):  # also catches NaN
+            self.failures.append("%s = %.3e exceeds tolerance %.1e" % (label, value, tol))
+
+    def fail_now(self, msg):
+        self.failures.append(msg)
+        self.finish()
+
+    def finish(self):
+        meas = ", ".join("%s=%s" % (k, fmt(v)) for k, v in self.measured)
+        dt = time.time() - self.t0
+        if self.failures:
+            print("FAIL %s (%.1f s): %s" % (self.name, dt, meas))
+            for f in self.failures:
+                print("  FAILED: " + f)
+            sys.exit(1)
+        print("PASS %s (%.1f s): %s" % (self.name, dt, meas))
+        sys.exit(0)
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return "%.3e" % v
+    return str(v)
+
+
+# ----------------------------------------------------------------------------------------------
+# meshes
+
+
+class Mesh:
+    """nodes: list of coordinate tuples (id = index+1); elems: list of (type, [node ids])."""
+
+    def __init__(self, dim):
+        self.dim = dim
+        self.nodes = []
+        self.elems = []
+
+    def add_node(self, *x):
+        self.nodes.append(tuple(float(c) for c in x))
+        return len(self.nodes)
+
+    def node_ids(self, pred):
+        return [i + 1 for i, x in enumerate(self.nodes) if pred(*x)]
+
+    def elem_ids(self, pred=None):
+        out = []
+        for e, (t, conn) in enumerate(self.elems):
+            c = centroid(self, conn[:CORNERS[t]])
+            if pred is None or pred(*c):
+                out.append(e + 1)
+        return out
+
+    def faces(self, pred):
+        """[[elem id, "Sk"]] of every element face whose corner nodes all satisfy pred(x, y[, z])."""
+        out = []
+        for e, (t, conn) in enumerate(self.elems):
+            for k, fn in enumerate(FACES[t]):
+                if all(pred(*self.nodes[conn[a - 1] - 1]) for a in fn):
+                    out.append([e + 1, "S%d" % (k + 1)])
+        return out
+
+    def boundary_nodes(self):
+        """Nodes on element faces used by exactly one element (corners and midsides)."""
+        count = {}
+        for e, (t, conn) in enumerate(self.elems):
+            for fn in FACES[t]:
+                key = tuple(sorted(conn[a - 1] for a in fn))
+                count[key] = count.get(key, 0) + 1
+        bnd = set()
+        for e, (t, conn) in enumerate(self.elems):
+            for k, fn in enumerate(FACES[t]):
+                if count[tuple(sorted(conn[a - 1] for a in fn))] == 1:
+                    bnd.update(conn[a - 1] for a in FACES_ALL[t][k])
+        return sorted(bnd)
+
+    def to_json(self):
+        nodes = [[i + 1] + [float(c) for c in x[:self.dim]] for i, x in enumerate(self.nodes)]
+        blocks = {}
+        for e, (t, conn) in enumerate(self.elems):
+            blocks.setdefault(t, []).append([e + 1] + list(conn))
+        return nodes, [{"type": t, "connectivity": c} for t, c in blocks.items()]
+
+
+CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3}
+# CalculiX face numbering (corner nodes, 1-based local numbers).
+FACES = {
+    "hex8": [(1, 2, 3, 4), (5, 8, 7, 6), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1)],
+    "tet4": [(1, 2, 3), (1, 4, 2), (2, 4, 3), (3, 4, 1)],
+    "tet10": [(1, 2, 3), (1, 4, 2), (2, 4, 3), (3, 4, 1)],
+    "quad4": [(1, 2), (2, 3), (3, 4), (4, 1)],
+    "tri3": [(1, 2), (2, 3), (3, 1)],
+}
+# Faces with their midside nodes (for boundary node detection).
+FACES_ALL = dict(FACES)
+FACES_ALL["tet10"] = [(1, 2, 3, 5, 6, 7), (1, 4, 2, 8, 9, 5), (2, 4, 3, 9, 10, 6), (3, 4, 1, 10, 8, 7)]
+
+
+def centroid(mesh, conn):
+    n = len(conn)
+    d = len(mesh.nodes[0])
+    return tuple(sum(mesh.nodes[a - 1][k] for a in conn) / n for k in range(d))
+
+
+def _grid_nodes(mesh, nx, ny, nz, lx, ly, lz, x0=(0.0, 0.0, 0.0)):
+    def nid(i, j, k):
+        return 1 + i + (nx + 1) * (j + (ny + 1) * k)
+
+    for k in range(nz + 1):
+        for j in range(ny + 1):
+            for i in range(nx + 1):
+                mesh.add_node(x0[0] + lx * i / nx, x0[1] + ly * j / ny, x0[2] + lz * k / nz)
+    return nid
+
+
+def box_hex8(nx, ny, nz, lx=1.0, ly=1.0, lz=1.0):
+    m = Mesh(3)
+    nid = _grid_nodes(m, nx, ny, nz, lx, ly, lz)
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                m.elems.append(("hex8", [nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
+                                         nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1),
+                                         nid(i, j + 1, k + 1)]))
+    return m
+
+
+def tet_volume(p):
+    a = [p[1][k] - p[0][k] for k in range(3)]
+    b = [p[2][k] - p[0][k] for k in range(3)]
+    c = [p[3][k] - p[0][k] for k in range(3)]
+    return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+            + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0
+
+
+def box_tet4(nx, ny, nz, lx=1.0, ly=1.0, lz=1.0):
+    """Each hex split into the 6 Kuhn tetrahedra around its (0,0,0)-(1,1,1) diagonal: conforming."""
+    m = Mesh(3)
+    nid = _grid_nodes(m, nx, ny, nz, lx, ly, lz)
+    perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                for p in perms:
+                    c = [i, j, k]
+                    conn = [nid(*c)]
+                    for ax in p:
+                        c[ax] += 1
+                        conn.append(nid(*c))
+                    if tet_volume([m.nodes[a - 1] for a in conn]) < 0:
+                        conn[1], conn[2] = conn[2], conn[1]
+                    m.elems.append(("tet4", conn))
+    return m
+
+
+TET10_EDGES = [(1, 2), (2, 3), (3, 1), (1, 4), (2, 4), (3, 4)]  # midsides 5..10 (CalculiX)
+
+
+def tet4_to_tet10(m4):
+    """Add straight-edge midside nodes at the current (possibly distorted) edge midpoints."""
+    m = Mesh(3)
+    m.nodes = list(m4.nodes)
+    mid = {}
+    for t, conn in m4.elems:
+        c10 = list(conn)
+        for a, b in TET10_EDGES:
+            na, nb = conn[a - 1], conn[b - 1]
+            key = (min(na, nb), max(na, nb))
+            if key not in mid:
+                pa, pb = m.nodes[na - 1], m.nodes[nb - 1]
+                mid[key] = m.add_node(*[(pa[k] + pb[k]) / 2 for k in range(3)])
+            c10.append(mid[key])
+        m.elems.append(("tet10", c10))
+    return m
+
+
+def rect_quad4(nx, ny, lx=1.0, ly=1.0):
+    m = Mesh(2)
+
+    def nid(i, j):
+        return 1 + i + (nx + 1) * j
+
+    for j in range(ny + 1):
+        for i in range(nx + 1):
+            m.add_node(lx * i / nx, ly * j / ny)
+    for j in range(ny):
+        for i in range(nx):
+            m.elems.append(("quad4", [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]))
+    return m
+
+
+def quad_to_tri3(mq):
+    m = Mesh(2)
+    m.nodes = list(mq.nodes)
+    for n, (t, c) in enumerate(mq.elems):
+        if n % 2 == 0:  # alternate the diagonal
+            m.elems += [("tri3", [c[0], c[1], c[2]]), ("tri3", [c[0], c[2], c[3]])]
+        else:
+            m.elems += [("tri3", [c[0], c[1], c[3]]), ("tri3", [c[1], c[2], c[3]])]
+    return m
+
+
+def distort(mesh, amount, seed, boundary):
+    """Move every node not in `boundary` by a uniform random vector in [-amount, amount]^dim."""
+    rng = random.Random(seed)
+    bset = set(boundary)
+    for i in range(len(mesh.nodes)):
+        d = [rng.uniform(-amount, amount) for _ in range(mesh.dim)]
+        if i + 1 in bset:
+            continue
+        x = list(mesh.nodes[i])
+        for k in range(mesh.dim):
+            x[k] += d[k]
+        mesh.nodes[i] = tuple(x)
+
+
+def element_measure(mesh, t, conn):
+    """Signed volume (3D, tets) or area (2D) sanity check; for hex8/quad4 the min corner measure."""
+    X = [mesh.nodes[a - 1] for a in conn]
+    if t in ("tet4", "tet10"):
+        return tet_volume(X[:4])
+    if t == "tri3":
+        return 0.5 * ((X[1][0] - X[0][0]) * (X[2][1] - X[0][1]) - (X[2][0] - X[0][0]) * (X[1][1] - X[0][1]))
+    if t == "quad4":
+        v = []
+        for a in range(4):
+            p, q, r = X[a], X[(a + 1) % 4], X[(a + 3) % 4]
+            v.append((q[0] - p[0]) * (r[1] - p[1]) - (r[0] - p[0]) * (q[1] - p[1]))
+        return min(v)
+    if t == "hex8":  # corner tetrahedra: all positive for a valid hex
+        nb = {0: (1, 3, 4), 1: (2, 0, 5), 2: (3, 1, 6), 3: (0, 2, 7), 4: (7, 5, 0), 5: (4, 6, 1),
+              6: (5, 7, 2), 7: (6, 4, 3)}
+        return min(tet_volume([X[a], X[nb[a][0]], X[nb[a][1]], X[nb[a][2]]]) for a in range(8))
+    raise ValueError(t)
+
+
+# ----------------------------------------------------------------------------------------------
+# job builder
+
+
+def job(mesh, materials, sections, steps, node_sets=None, element_sets=None, surfaces=None,
+        solver=None, output=None, title="validation"):
+    nodes, blocks = mesh.to_json()
+    mj = {"nodes": nodes, "elements": blocks}
+    if node_sets:
+        mj["node_sets"] = node_sets
+    mj["element_sets"] = element_sets or {"all": {"generate": [1, len(mesh.elems), 1]}}
+    if surfaces:
+        mj["surfaces"] = surfaces
+    j = {"ductile": 1, "title": title, "mesh": mj, "materials": materials, "sections": sections,
+         "steps": steps}
+    if solver:
+        j["solver"] = solver
+    if output:
+        j["output"] = output
+    return j
+
+
+def material(name="mat", E=200000.0, nu=0.3, plastic=None):
+    m = {"name": name, "elastic": {"E": E, "nu": nu}}
+    if plastic:
+        m["plastic"] = plastic
+    return m
+
+
+TIGHT_SOLVER = {"newton": {"max_iterations": 10, "force_tolerance": 1e-12},
+                "linear": {"tolerance": 1e-14, "max_iterations": 100000}}
+
+# ----------------------------------------------------------------------------------------------
+# running and reading results
+
+
+class Result:
+    def __init__(self, outdir, rc, wall, stdout):
+        self.outdir = outdir
+        self.rc = rc
+        self.wall = wall
+        self.stdout = stdout
+        p = os.path.join(outdir, "summary.json")
+        self.summary = json.load(open(p)) if os.path.exists(p) else None
+        p = os.path.join(outdir, "history.csv")
+        self.history = []
+        if os.path.exists(p):
+            with open(p) as f:
+                for row in csv.DictReader(f):
+                    self.history.append({k: (float(v) if k not in ("step", "increment") else int(v))
+                                         for k, v in row.items()})
+
+    def vtu_files(self):
+        """VTU file names in increment order (summary files.vtu)."""
+        return list(self.summary.get("files", {}).get("vtu", [])) if self.summary else []
+
+    def vtu(self, name_or_index):
+        if isinstance(name_or_index, int):
+            name_or_index = self.vtu_files()[name_or_index]
+        return read_vtu(os.path.join(self.outdir, name_or_index))
+
+    def step_end_vtus(self):
+        """{step (1-based): VTU of its last increment} using summary increments[] order."""
+        files = self.vtu_files()
+        incs = self.summary["increments"]
+        out = {}
+        if len(files) != len(incs):
+            raise RuntimeError("expected one VTU per increment (output every 1)")
+        for f, inc in zip(files, incs):
+            out[inc["step"]] = f
+        return out
+
+
+class TempDir:
+    def __init__(self, keep=False):
+        self.keep = keep
+        self.path = tempfile.mkdtemp(prefix="ductile-val-")
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *a):
+        if not self.keep:
+            shutil.rmtree(self.path, ignore_errors=True)
+        else:
+            print("kept " + self.path)
+
+
+def run(args, jobdict, workdir, name, threads=None, timeout=600, extra=None):
+    """Write NAME.json into workdir and run the solver into workdir/NAME.out."""
+    jp = os.path.join(workdir, name + ".json")
+    with open(jp, "w") as f:
+        json.dump(jobdict, f, separators=(",", ":"))
+    out = os.path.join(workdir, name + ".out")
+    cmd = [args.solver, jp, "-o", out, "--backend", args.backend, "--quiet"]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
+    if extra:
+        cmd += extra
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    wall = time.time() - t0
+    return Result(out, p.returncode, wall, p.stdout.decode("utf-8", "replace"))
+
+
+def require_ok(chk, res, what):
+    if res.rc != 0:
+        chk.fail_now("%s: ductile-solve exited with %d (expected 0): %s" % (what, res.rc, res.stdout[-2000:]))
+
+
+def read_vtu(path):
+    """{'point': {name: [tuple per node]}, 'cell': {name: [tuple per cell]}, 'points': [...],
+    'field': {name: value}} from a VTK XML ASCII UnstructuredGrid."""
+    root = ET.parse(path).getroot()
+    piece = root.find("UnstructuredGrid/Piece")
+    out = {"point": {}, "cell": {}, "field": {}}
+
+    def arr(da):
+        nc = int(da.get("NumberOfComponents", "1"))
+        conv = int if da.get("type", "").startswith(("Int", "UInt")) else float
+        vals = [conv(v) for v in (da.text or "").split()]
+        return [tuple(vals[i:i + nc]) for i in range(0, len(vals), nc)]
+
+    for da in piece.findall("PointData/DataArray"):
+        out["point"][da.get("Name")] = arr(da)
+    for da in piece.findall("CellData/DataArray"):
+        out["cell"][da.get("Name")] = arr(da)
+    out["points"] = arr(piece.find("Points/DataArray"))
+    fd = root.find("UnstructuredGrid/FieldData")
+    if fd is not None:
+        for da in fd.findall("DataArray"):
+            out["field"][da.get("Name")] = arr(da)[0][0]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# small linear algebra / mechanics helpers
+
+
+def iso_stiffness(E, nu):
+    """6x6 isotropic D (Voigt xx,yy,zz,xy,xz,yz; engineering shear strain)."""
+    lam = E * nu / ((1 + nu) * (1 - 2 * nu))
+    G = E / (2 * (1 + nu))
+    D = [[0.0] * 6 for _ in range(6)]
+    for i in range(3):
+        for j in range(3):
+            D[i][j] = lam + (2 * G if i == j else 0.0)
+        D[i + 3][i + 3] = G
+    return D
+
+
+def matvec(A, x):
+    return [sum(a * b for a, b in zip(row, x)) for row in A]
+
+
+def mises(s):
+    sxx, syy, szz, sxy, sxz, syz = s
+    return math.sqrt(0.5 * ((sxx - syy) ** 2 + (syy - szz) ** 2 + (szz - sxx) ** 2)
+                     + 3 * (sxy ** 2 + sxz ** 2 + syz ** 2))
+
+
+def relerr(a, b, scale=None):
+    s = abs(b) if scale is None else scale
+    return abs(a - b) / s if s > 0 else abs(a - b)
