@@ -261,6 +261,7 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.sum = summary;
   summary->reason = DT_CONVERGED;
   DT_TRY(setup(&r, ctx));
+  summary->seconds_setup = dt_seconds() - t0;
   for (int s = 0; s < m->n_steps && !stop; s++) DT_TRY(run_step(&r, s, &stop, ctx));
   summary->completed = !stop;
   if (!stop) snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
@@ -279,6 +280,7 @@ cleanup:
   }
   if (rc == DT_OK && stop) rc = DT_ERR_NOT_CONVERGED;
   dt_fields_free(&r.fields);
+  if (r.impl && opt->before_destroy) opt->before_destroy(r.o, r.impl, opt->user);
   if (r.impl) r.o->destroy(r.impl);
   dt_problem_destroy(&r.pb);
   dt_free(r.h1);

@@ -45,12 +45,17 @@ typedef int (*dt_progress_fn)(const dt_progress *ev, void *user);
 /* Called once per converged increment with its fields and history row (borrowed). */
 typedef void (*dt_increment_fn)(const dt_fields *f, const dt_history_row *row, void *user);
 
+struct dt_backend_ops;
+/* Called once after the last increment, before the backend is destroyed (benchmarks). */
+typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void *user);
+
 typedef struct dt_run_options {
   const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
   int threads;         /* CPU threads, 0 for the default */
   const char *outdir;  /* write VTU/CSV/JSON here; NULL: no files */
   dt_progress_fn progress;
   dt_increment_fn on_increment;
+  dt_backend_fn before_destroy;
   void *user;
 } dt_run_options;
 

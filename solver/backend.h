@@ -54,6 +54,14 @@ typedef struct dt_pcg_result {
   dt_reason reason;    /* DT_CONVERGED, DT_DIVERGED_LINEAR_SOLVER, DT_DIVERGED_INDEFINITE, NAN */
 } dt_pcg_result;
 
+/* Measurements for benchmarks (optional op `measure`). */
+typedef struct dt_backend_measure {
+  char device[128];      /* e.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" */
+  double copy_bandwidth; /* bytes read + written per second by a large device copy */
+  double spmv_seconds;   /* mean time of one operator_apply on the current tangent */
+  double peak_bytes;     /* most memory the backend held for this problem */
+} dt_backend_measure;
+
 typedef struct dt_backend_options {
   int threads;      /* CPU threads (0: OpenMP default) */
   int device;       /* GPU ordinal */
@@ -98,6 +106,8 @@ typedef struct dt_backend_ops {
   /* Copy the committed integration-point fields requested (DT_OUT_* bits) into f's arrays,
    * which the caller allocated: qp_stress/qp_strain 6*n_qp, qp_peeq n_qp. */
   dt_status (*fields_download)(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
+  /* Optional, for benchmarks: copy bandwidth, SpMV time on the current tangent, peak memory. */
+  dt_status (*measure)(void *impl, dt_backend_measure *out, dt_ctx *ctx);
   /* Optional: describe the backend and its device. */
   void (*view)(void *impl, FILE *f);
 } dt_backend_ops;

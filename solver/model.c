@@ -36,7 +36,7 @@ int dt_model_elem_type_from_name(const char *name) {
 void dt_solver_options_default(dt_solver_options *o) {
   o->newton_max_iter = 25;
   o->newton_rtol = 1e-6;
-  o->newton_dtol = 1e-6;
+  o->newton_dtol = 1e-3;
   o->pcg_max_iter = 10000;
   o->pcg_rtol = 1e-9;
   o->precond = DT_PC_BLOCK_JACOBI;

@@ -134,9 +134,10 @@ typedef enum dt_precond_kind {
 } dt_precond_kind;
 
 typedef struct dt_solver_options {
-  int newton_max_iter;     /* default 25 */
+  int newton_max_iter;     /* corrections per increment; default 25 */
   double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
-  double newton_dtol;      /* displacement criterion: |du| <= dtol * |Delta u|; default 1e-6 */
+  double newton_dtol;      /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
+                              default 1e-3 (see newton.c) */
   int pcg_max_iter;        /* default 10000 */
   double pcg_rtol;         /* relative residual; default 1e-9 */
   dt_precond_kind precond; /* default block Jacobi */

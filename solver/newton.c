@@ -4,9 +4,13 @@
  *            f_int(u_t) by radial return from the committed state
  *            r = free .* (f_ext(lambda) - f_int)    residual on free DOFs
  *            converged if |r| <= rtol * max(|f_ext|, |f_int|)  and the last correction was
- *                      small (|c| <= dtol |du|) or |r| is at the linear-solver floor
+ *                      small (|c| <= dtol |du|) or |r| is at the linear-solver floor.
+ *                      The last correction measures the error of the previous iterate; with
+ *                      quadratic convergence the current error is about its square, hence a
+ *                      default dtol (1e-3) looser than rtol (1e-6).
  *            K_t du_c = r  (PCG; Dirichlet rows/columns identity);  du += du_c
  * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
+ * Iterations are counted as corrections (linear solves): 0 when the increment needed none.
  * Divergence is a reason (STYLE.md §6), returned for the load stepper to cut back. */
 #include "newton.h"
 
@@ -95,7 +99,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
   double du_ratio = INFINITY, hist[256];
-  int max_it = nc->opt->newton_max_iter < 256 ? nc->opt->newton_max_iter : 256;
+  int max_it = nc->opt->newton_max_iter < 255 ? nc->opt->newton_max_iter + 1 : 256;
   res->reason = DT_DIVERGED_ITS;
   res->iterations = res->pcg_iterations = res->n_plastic = 0;
   res->failed_elem = -1;
@@ -107,7 +111,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
     DT_TRY(o->vec_lincomb(im, DT_VEC_UT, 1.0, DT_VEC_U, 1.0, DT_VEC_DU, ctx));
     DT_TRY(o->stress_update(im, DT_VEC_UT, DT_VEC_FINT, &rep, ctx));
     nc->seconds_stress += dt_seconds() - t0;
-    res->iterations = it;
+    res->iterations = it - 1; /* corrections (linear solves) so far, the seed's NR count */
     res->n_plastic = rep.n_plastic;
     if (rep.n_failed) {
       res->reason = DT_MATERIAL_NO_CONVERGENCE;
@@ -117,12 +121,12 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
     DT_TRY(residual(nc, lambda, &rel, ctx));
     res->residual = hist[it - 1] = rel;
     nc->event.kind = DT_EV_NEWTON_ITER;
-    nc->event.newton_iter = it;
+    nc->event.newton_iter = it - 1;
     nc->event.residual = rel;
     nc->event.du_ratio = it > 1 ? du_ratio : NAN;
     nc->event.n_plastic = rep.n_plastic;
     if (nc->progress && nc->progress(&nc->event, nc->user)) {
-      rc = DT_ERROR(ctx, DT_ERR_CANCELLED, "cancelled at Newton iteration %d", it);
+      rc = DT_ERROR(ctx, DT_ERR_CANCELLED, "cancelled at Newton iteration %d", it - 1);
       goto cleanup;
     }
     if (isnan(rel)) {
@@ -130,7 +134,8 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       break;
     }
     if (rel <= nc->opt->newton_rtol &&
-        (it == 1 || du_ratio <= nc->opt->newton_dtol || rel <= DT_NEWTON_RESIDUAL_FLOOR)) {
+        (it == 1 || nc->opt->newton_dtol <= 0.0 || du_ratio <= nc->opt->newton_dtol ||
+         rel <= DT_NEWTON_RESIDUAL_FLOOR)) {
       res->reason = DT_CONVERGED;
       break;
     }

@@ -23,9 +23,11 @@ static dt_status fill_element_data(const dt_model *m, dt_problem *pb, dt_ctx *ct
   for (int e = 0; e < m->n_elems; e++) {
     const dt_section *s = &m->sections[m->elem_section[e]];
     int type = m->elem_type[e];
+
     pb->elem_mat[e] = s->material;
     pb->elem_state[e] = (unsigned char)section_state(s->kind);
-    pb->elem_bbar[e] = s->form == DT_FORM_BBAR;
+    /* B-bar applies to the elements that lock (hex8, quad4); others keep their standard B. */
+    pb->elem_bbar[e] = s->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
     pb->elem_thick[e] = (m->dim == 2 && s->thickness > 0) ? s->thickness : 1.0;
     pb->qp_ptr[e + 1] = pb->qp_ptr[e] + dt_elem_nqp(type);
     if (dt_elem_nnodes(type) > pb->max_npe) pb->max_npe = dt_elem_nnodes(type);

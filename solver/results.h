@@ -76,6 +76,7 @@ typedef struct dt_run_summary {
   long pcg_iters;
   double last_time;        /* step + load factor of the last converged increment */
   double seconds_total;
+  double seconds_setup;    /* problem compilation and upload to the backend */
   double seconds_assembly;
   double seconds_stress;   /* stress update + internal force */
   double seconds_solver;   /* linear solver */

@@ -176,5 +176,6 @@ const dt_backend_ops dt_cpu_ops = {
     .state_commit = cpu_commit,
     .state_rollback = cpu_rollback,
     .fields_download = cpu_fields_download,
+    .measure = dt_cpu_measure,
     .view = cpu_view,
 };

@@ -23,6 +23,7 @@ dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx);
 dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx);
 dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ctx);
 void dt_cpu_problem_free(dt_problem *pb);
 

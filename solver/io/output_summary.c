@@ -33,6 +33,7 @@ static json_t *timings(const dt_run_summary *s, int *err) {
     return NULL;
   }
   put(t, "total", num(s->seconds_total), err);
+  put(t, "setup", num(s->seconds_setup), err);
   put(t, "assembly", num(s->seconds_assembly), err);
   put(t, "stress", num(s->seconds_stress), err);
   put(t, "solver", num(s->seconds_solver), err);

@@ -117,7 +117,7 @@ static void defaults(void) {
   EXPECT(m->steps[0].bc[0].dofs == 3u);
   EXPECT(m->steps[0].cload[0].f[0] == 1 && m->steps[0].cload[0].f[1] == 2 && m->steps[0].cload[0].f[2] == 0);
   EXPECT(m->steps[0].body[0].b[1] == -1);
-  EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 && m->solver.newton_dtol == 1e-6);
+  EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 && m->solver.newton_dtol == 1e-3);
   EXPECT(m->solver.pcg_max_iter == 10000 && m->solver.pcg_rtol == 1e-9 && m->solver.precond == DT_PC_BLOCK_JACOBI);
   EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1 && m->output.n_monitors == 0);
   dt_model_destroy(&m);
