@@ -91,8 +91,10 @@ int main(int argc, char **argv) {
   if (pa <= 0) return pa == 0 ? 0 : EXIT_USAGE;
   rc = dt_job_parse_file(c.job, &m, &ctx);
   if (rc != DT_OK) {
-    fprintf(stderr, "ductile-solve: invalid job: %s\n", ctx.msg);
-    return rc == DT_ERR_INPUT ? EXIT_INPUT : EXIT_FAILURE_OTHER;
+    /* An unreadable job file is the user's input problem too (exit 1), like an invalid one. */
+    fprintf(stderr, "ductile-solve: %s: %s\n", rc == DT_ERR_IO ? "cannot read the job" : "invalid job",
+            ctx.msg);
+    return (rc == DT_ERR_INPUT || rc == DT_ERR_IO) ? EXIT_INPUT : EXIT_FAILURE_OTHER;
   }
   memset(&opt, 0, sizeof opt);
   opt.backend = c.backend;

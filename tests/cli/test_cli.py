@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""ductile-solve as a program: exit codes, messages naming the culprit, progress lines, outputs.
+
+Reference: the contract in README.md (0 success, 1 invalid input, 2 no convergence, 64 usage)
+and Kiran's unit cube (seed-003 digest §4.1): u_z(top) = 5.2727...e-3 after the third step.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(solver, args, cwd):
+    p = subprocess.run([solver] + args, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--solver", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--backend", default=os.environ.get("DUCTILE_BACKEND", "cpu"))
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        cube = os.path.join(a.examples, "unit_cube.json")
+        rc, out, err = run(a.solver, [cube, "-o", "res", "--backend", a.backend], tmp)
+        check(rc == 0, f"unit cube: exit {rc}, stderr {err!r}")
+        check("step 3/3" in out and "converged" in out, "progress lines missing:\n" + out)
+        check("newton  1" in out, "Newton iterations not printed")
+        with open(os.path.join(tmp, "res", "summary.json")) as f:
+            s = json.load(f)
+        check(s["completed"] is True and s["n_increments"] == 3, f"summary: {s.get('message')}")
+        with open(os.path.join(tmp, "res", "history.csv")) as f:
+            rows = list(csv.DictReader(f))
+        uz = [float(r[k]) for r in rows for k in r if k.startswith("uz")]
+        expect = 600 / 200e3 + (600 - 450) / 66e3
+        check(len(uz) == 3 and abs(uz[-1] - expect) <= 1e-8 * expect, f"u_z {uz} vs {expect}")
+        check(os.path.exists(os.path.join(tmp, "res", "results.pvd")), "no results.pvd")
+
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"ductile": 1, "mesh": {"nodes": [[1, 0, 0, 0]], "elements": [\n'
+                    '{"type": "hex9", "connectivity": [[1, 1, 1, 1, 1, 1, 1, 1, 1]]}]}}')
+        rc, out, err = run(a.solver, [bad, "-o", "r2"], tmp)
+        check(rc == 1, f"invalid job: exit {rc}")
+        check("hex9" in err and "mesh.elements[0].type" in err, f"message does not name the field: {err!r}")
+
+        rc, out, err = run(a.solver, [os.path.join(tmp, "missing.json"), "-o", "r3"], tmp)
+        check(rc == 1 and "missing.json" in err, f"missing file: exit {rc}, {err!r}")
+
+        rc, out, err = run(a.solver, [cube], tmp)
+        check(rc == 64 and "-o" in err, f"no output dir: exit {rc}, {err!r}")
+        rc, out, err = run(a.solver, [cube, "-o", "r4", "--backend", "gpu9"], tmp)
+        check(rc != 0 and "unknown backend" in err, f"bad backend: exit {rc}, {err!r}")
+        rc, out, err = run(a.solver, [cube, "-o", "r5", "--frobnicate"], tmp)
+        check(rc == 64, f"unknown flag: exit {rc}")
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
