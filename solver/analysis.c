@@ -163,7 +163,7 @@ cleanup:
   return rc;
 }
 
-static void describe_failure(run *r, int s, double lambda, double dlambda,
+static void describe_failure(run *r, int s, double lambda, double dlambda, int cutbacks,
                              const dt_newton_result *nr) {
   const dt_step *st = &r->m->steps[s];
   char where[160] = "";
@@ -171,11 +171,12 @@ static void describe_failure(run *r, int s, double lambda, double dlambda,
     snprintf(where, sizeof where, " (return mapping failed in element %lld)",
              (long long)r->m->elem_id[nr->failed_elem]);
   snprintf(r->sum->message, sizeof r->sum->message,
-           "no convergence in step %d \"%s\" at load factor %.6g of the step (increment %.3g, "
-           "the smallest allowed): %s%s. The last converged state is at load factor %.6g. "
-           "If the load exceeds what the structure can carry (limit load, collapse "
-           "mechanism), no smaller increment can help.",
-           s + 1, st->name, lambda + dlambda, dlambda, dt_reason_name(nr->reason), where, lambda);
+           "no convergence in step %d \"%s\" at load factor %.6g of the step (increment %.3g "
+           "after %d cutbacks in a row; no smaller one is allowed): %s%s. The last converged state is at "
+           "load factor %.6g. If the load exceeds what the structure can carry (limit load, "
+           "collapse mechanism), no smaller increment can help.",
+           s + 1, st->name, lambda + dlambda, dlambda, cutbacks, dt_reason_name(nr->reason), where,
+           lambda);
   r->sum->reason = nr->reason;
 }
 
@@ -233,7 +234,7 @@ static dt_status run_step(run *r, int s, int *stop, dt_ctx *ctx) {
     cut_in_row++;
     cuts_before++;
     if (cut_in_row > st->max_cutbacks || dl * DT_CUTBACK_FACTOR < dmin * (1 - 1e-9)) {
-      describe_failure(r, s, lambda, dl, &nr);
+      describe_failure(r, s, lambda, dl, cut_in_row - 1, &nr);
       *stop = 1;
       break;
     }

@@ -76,7 +76,7 @@ static dt_status cpu_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id 
   double *o = c->vec[out];
   const double *xv = c->vec[x], *yv = c->vec[y];
   int n = c->pb.n_dofs;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > DT_OMP_MIN_DOFS)
   for (int i = 0; i < n; i++) o[i] = a * xv[i] + b * yv[i];
   return DT_OK;
 }
@@ -86,7 +86,7 @@ static dt_status cpu_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_vec_id y
   double *o = c->vec[out];
   const double *xv = c->vec[x], *yv = c->vec[y];
   int n = c->pb.n_dofs;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > DT_OMP_MIN_DOFS)
   for (int i = 0; i < n; i++) o[i] = xv[i] * yv[i];
   return DT_OK;
 }
@@ -101,7 +101,7 @@ static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, 
   double partial_stack[64], *partial = partial_stack, sum = 0.0;
   if (nchunks > 64) partial = dt_malloc(sizeof(double) * nchunks);
   if (!partial) return DT_ERROR(ctx, DT_ERR_NOMEM, "out of memory in dot product");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > DT_OMP_MIN_DOFS)
   for (int k = 0; k < nchunks; k++) {
     double s = 0.0;
     int end = (k + 1) * CHUNK < n ? (k + 1) * CHUNK : n;

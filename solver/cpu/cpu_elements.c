@@ -37,7 +37,8 @@ dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stres
   int n_plastic = 0, n_failed = 0, first_failed = -1;
   memset(f, 0, sizeof(double) * pb->n_dofs);
   for (int col = 0; col < pb->n_colors; col++) {
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_plastic, n_failed)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_plastic, n_failed) \
+    if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
     for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
       int e = pb->color_elems[k], dpn = pb->dpn;
       const int *cn = pb->conn + pb->elem_ptr[e];
@@ -77,7 +78,7 @@ static void scatter_tangent(const dt_problem *pb, int e, const double *Ke, doubl
 /* Dirichlet rows and columns become identity: the correction there is zero because the
  * prescribed value is already in the increment, so no right-hand-side change is needed. */
 static void apply_dirichlet(const dt_problem *pb, const double *con, double *val) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int row = 0; row < pb->n_dofs; row++)
     for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++)
       if (con[row] != 0.0 || con[pb->col[k]] != 0.0) val[k] = pb->col[k] == row ? 1.0 : 0.0;
@@ -92,7 +93,8 @@ dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx) {
   int n_failed = 0;
   memset(c->val, 0, sizeof(double) * pb->nnz);
   for (int col = 0; col < pb->n_colors; col++) {
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_failed)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_failed) \
+    if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
     for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
       int e = pb->color_elems[k];
       double fe[DT_ELEM_MAX_DOF], Ke[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];

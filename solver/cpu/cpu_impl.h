@@ -4,6 +4,11 @@
 
 #include "../backend.h"
 
+/* Loops shorter than this run on one thread: a parallel region costs a fork and a barrier
+ * (microseconds, far more when cores are oversubscribed), more than a short loop saves. */
+#define DT_OMP_MIN_DOFS 50000
+#define DT_OMP_MIN_ELEMS 2000
+
 typedef struct dt_cpu {
   dt_problem pb;        /* own deep copy of the arrays the backend reads */
   double *vec[DT_VEC_COUNT];

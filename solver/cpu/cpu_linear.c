@@ -11,7 +11,7 @@ dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ct
   const dt_problem *pb = &c->pb;
   const double *xv = c->vec[x];
   double *yv = c->vec[y];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int row = 0; row < pb->n_dofs; row++) {
     double s = 0.0;
     for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++) s += c->val[k] * xv[pb->col[k]];
@@ -63,7 +63,7 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   const dt_problem *pb = &c->pb;
   int dpn = pb->dpn, bad = -1;
   c->pc_kind = kind;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
     double blk[9];
     diagonal_block(pb, c->val, a, blk);
@@ -98,11 +98,11 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   double *zv = c->vec[z];
   int dpn = pb->dpn;
   if (c->pc_kind != 1) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
     for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];
     return DT_OK;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
     const double *m = c->pc + (size_t)a * dpn * dpn;
     for (int i = 0; i < dpn; i++) {

@@ -385,8 +385,17 @@ class TempDir:
             print("kept " + self.path)
 
 
+DEFAULT_THREADS = os.environ.get("DUCTILE_VAL_THREADS", "1")
+
+
 def run(args, jobdict, workdir, name, threads=None, timeout=600, extra=None):
-    """Write NAME.json into workdir and run the solver into workdir/NAME.out."""
+    """Write NAME.json into workdir and run the solver into workdir/NAME.out.
+
+    threads=None runs with --threads $DUCTILE_VAL_THREADS (default 1): ctest runs tests in
+    parallel on small CI machines, and OpenMP threads competing for busy cores can make a run
+    10-20x slower. Threading itself is covered by val_determinism (1 vs 2 threads, bit-identical)."""
+    if threads is None and DEFAULT_THREADS not in ("", "0", "default"):
+        threads = DEFAULT_THREADS
     jp = os.path.join(workdir, name + ".json")
     with open(jp, "w") as f:
         json.dump(jobdict, f, separators=(",", ":"))
