@@ -8,5 +8,6 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake pkg-config libjansson-dev python3 ca-certificates >/dev/null
+  build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev \
+  curl python3 ca-certificates >/dev/null
 echo "setup-debian: dependencies installed"

@@ -32,7 +32,7 @@ static char *join(const char *dir, const char *name) {
   static char buf[4][1024];
   static int k = 0;
   k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+  if (snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name) >= (int)sizeof buf[k]) abort();
   return buf[k];
 }
 

@@ -1,0 +1,46 @@
+/* API tokens: random, stored only as SHA-256 hashes, compared in constant time.
+ *
+ * A token is "dt_<id>_<secret>": id is 16 hex digits (public: it names the token in lists and
+ * revocation), secret is 64 hex digits from /dev/urandom. The database keeps SHA-256 of the
+ * whole token. A request's token is found by its id and accepted when the hash matches
+ * (constant-time comparison) and the token is not revoked. Tokens belong to users; the first
+ * start creates the user "admin" and its token (<data dir>/admin.token, mode 0600). */
+#ifndef DT_SRV_AUTH_H
+#define DT_SRV_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define DT_TOKEN_LEN 84
+
+typedef struct dt_principal {
+  long long user_id;
+  char token_id[17];
+  char role[16];
+} dt_principal;
+
+/* Fill buf with n random bytes from /dev/urandom; 0 on success. */
+int dt_random_bytes(void *buf, size_t n);
+/* n random bytes as lower-case hex into out (2n + 1 bytes); 0 on success. */
+int dt_random_hex(char *out, size_t nbytes);
+/* Constant-time comparison of n bytes: 1 if equal. */
+int dt_ct_equal(const void *a, const void *b, size_t n);
+
+/* Check an Authorization header value. 0: valid (p filled); -1: missing/malformed/unknown/
+ * revoked (401); -2: the store failed (503). */
+int dt_auth_check(const char *authorization, dt_principal *p);
+
+/* Create a token for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes. 0 on success. */
+int dt_auth_token_create(long long user_id, const char *name, char *token, char *id);
+/* JSON array of the tokens (never their hashes). NULL on store failure. */
+json_t *dt_auth_token_list(void);
+/* Revoke by id: 0, DT_STORE_NOTFOUND, or DT_STORE_ERR. */
+int dt_auth_token_revoke(const char *id);
+
+/* First start: when there are no users, create "admin" and a token written to
+ * <data_dir>/admin.token with mode 0600, and log where it is. 0 on success. */
+int dt_auth_bootstrap(const char *data_dir);
+
+#endif

@@ -1,0 +1,57 @@
+/* Daemon configuration: built-in defaults, then a config file, then environment variables,
+ * then command-line options (each overrides the one before).
+ *
+ * The file holds `key = value` lines; `#` starts a comment. The environment variable of a
+ * key is DUCTILED_ + the key in upper case (listen -> DUCTILED_LISTEN). Keys, with defaults:
+ *   listen                 127.0.0.1:8080   address:port (port 0 picks a free one)
+ *   data_dir               ./ductile-data   created if missing
+ *   gpus                   auto             "auto" (one worker on the default device),
+ *                                           "cpu" or a list of GPU ordinals "0,1": one
+ *                                           worker thread per entry
+ *   backend                auto             solver backend: auto, cpu, cuda
+ *   solver_threads         0                CPU backend threads (0: OpenMP default)
+ *   max_body_bytes         268435456        request bodies above this get 413
+ *   max_connections        256              concurrent HTTP connections
+ *   connection_timeout     30               seconds of client silence before closing
+ *   sse_keepalive          15               seconds between SSE keep-alive comments
+ *   max_queued_jobs        10000            submissions beyond this get 429
+ *   log_level              info             debug, info, warn, error
+ *   test_iteration_delay_ms 0               testing only: sleep per Newton iteration */
+#ifndef DT_SRV_CONFIG_H
+#define DT_SRV_CONFIG_H
+
+#include <stddef.h>
+
+#define DT_MAX_WORKERS 16
+
+typedef struct dt_config {
+  char listen_host[64];
+  int port;
+  char data_dir[1024];
+  char gpus[128];
+  char backend[16];
+  int n_workers;
+  int worker_device[DT_MAX_WORKERS]; /* GPU ordinal, or -1 for the default device / CPU */
+  long long solver_threads;
+  long long max_body_bytes;
+  long long max_connections;
+  long long connection_timeout;
+  long long sse_keepalive;
+  long long max_queued_jobs;
+  long long test_iteration_delay_ms;
+  char log_level[16];
+} dt_config;
+
+void dt_config_defaults(dt_config *c);
+/* Set one key from text; origin names where it came from in messages. 0 on success; on
+ * failure -1 and a message in err. */
+int dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, char *err,
+                  size_t errlen);
+/* Read a config file. */
+int dt_config_load_file(dt_config *c, const char *path, char *err, size_t errlen);
+/* Apply DUCTILED_* environment variables. */
+int dt_config_load_env(dt_config *c, char *err, size_t errlen);
+/* Derive n_workers/worker_device from gpus and check consistency. */
+int dt_config_finish(dt_config *c, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,28 @@
+/* Request handlers, one per route of routes.def, grouped by resource in handlers_*.c. Each
+ * validates its input completely (dt_*_or_reply helpers reply and return an error), then
+ * reads/writes the store and replies exactly once. */
+#ifndef DT_SRV_HANDLERS_H
+#define DT_SRV_HANDLERS_H
+
+#include "http.h"
+
+#define DT_ROUTE(method, path, fn, flags) void fn(dt_req *r);
+#include "routes.def"
+#undef DT_ROUTE
+
+/* Ids: "<prefix>-" + 16 hex digits. A path parameter that does not have this shape cannot
+ * name a resource: the caller replies 404 (so "../etc" and friends never reach a path). */
+int dt_id_valid(const char *id, char prefix);
+/* New random id with the prefix (out: 19 bytes). 0 on success. */
+int dt_id_new(char *out, char prefix);
+/* Parse a non-negative integer query/path value in [lo, hi]; -1 if malformed or out of range. */
+int dt_parse_count(const char *s, long long lo, long long hi, long long *out);
+
+/* Reply 404 unless id is well-formed for prefix; what names the resource. */
+int dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what);
+/* limit (1..1000, default 100) and cursor (opaque, from next_cursor) or reply 400. */
+int dt_page_or_reply(dt_req *r, int *limit, long long *cursor);
+/* {"items": items, "next_cursor": "..." | null} (items stolen). */
+json_t *dt_page(json_t *items, long long next);
+
+#endif

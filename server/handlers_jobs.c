@@ -1,0 +1,185 @@
+/* /v1/jobs: submit (validated completely before acceptance), list with filters and pages,
+ * get, cancel, delete. Events are in sse.c, results in handlers_results.c. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "handlers.h"
+#include "jobspec.h"
+#include "store.h"
+#include "store_jobs.h"
+#include "worker.h"
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char p[4400];
+  struct stat sb;
+  if (!d) return;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) remove_tree(p);
+    else unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static void reply_spec_error(dt_req *r, dt_spec_status st, const dt_spec_error *se) {
+  json_t *details = json_pack("{s:s}", "path", se->path);
+  if (st == DT_SPEC_INVALID) dt_reply_error(r, 422, "invalid_job", details, "%s", se->message);
+  else if (st == DT_SPEC_NO_MESH) dt_reply_error(r, 422, "mesh_not_found", details, "%s", se->message);
+  else {
+    json_decref(details);
+    dt_reply_error(r, 500, "internal", NULL, "%s", se->message);
+  }
+}
+
+void dt_h_job_create(dt_req *r) {
+  static const char *const allowed[] = {NULL};
+  dt_job_new j;
+  dt_spec_error se;
+  dt_model *m = NULL;
+  dt_spec_status st;
+  char dir[4200], path[4300];
+  json_t *doc, *out;
+  int rc;
+  if (dt_req_query_allowed_or_reply(r, allowed)) return;
+  if (atomic_load(&r->srv->draining)) {
+    dt_reply_error(r, 503, "shutting_down", NULL, "the daemon is shutting down and accepts no new jobs");
+    return;
+  }
+  if (!(doc = dt_req_body_json_or_reply(r))) return;
+  memset(&j, 0, sizeof j);
+  st = dt_spec_build(doc, r->srv->data_dir, j.mesh_id, sizeof j.mesh_id, &m, &se);
+  json_decref(doc);
+  if (st != DT_SPEC_OK) {
+    reply_spec_error(r, st, &se);
+    return;
+  }
+  j.owner_id = r->who.user_id;
+  j.n_steps = m->n_steps;
+  snprintf(j.title, sizeof j.title, "%s", m->title);
+  dt_model_destroy(&m);
+  if (dt_id_new(j.id, 'j')) {
+    dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
+    return;
+  }
+  snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
+  snprintf(path, sizeof path, "%s/job.json", dir);
+  if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
+    remove_tree(dir);
+    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
+    return;
+  }
+  rc = dt_job_insert(&j, r->srv->cfg.max_queued_jobs);
+  if (rc) remove_tree(dir);
+  if (rc == DT_STORE_CONFLICT)
+    dt_reply_error(r, 429, "queue_full", json_pack("{s:I}", "max_queued_jobs", (json_int_t)r->srv->cfg.max_queued_jobs),
+                   "the queue is full (%lld jobs waiting); try again later", r->srv->cfg.max_queued_jobs);
+  else if (rc == DT_STORE_NOTFOUND)
+    dt_reply_error(r, 422, "mesh_not_found", json_pack("{s:s}", "path", "mesh_id"), "job: mesh_id: no mesh \"%s\"", j.mesh_id);
+  else if (rc || dt_job_get(j.id, &out))
+    dt_reply_store_error(r);
+  else
+    dt_reply_json(r, 201, out);
+}
+
+static int states_or_reply(dt_req *r, char *buf, size_t len, dt_job_filter *f) {
+  static const char *const valid[] = {"queued", "running", "succeeded", "failed", "cancelled"};
+  const char *s = dt_req_query(r, "state");
+  char *save = NULL, *tok;
+  int n = 0;
+  if (!s) return 0;
+  snprintf(buf, len, "%s", s);
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int ok = 0;
+    for (int i = 0; i < 5; i++) ok |= !strcmp(tok, valid[i]);
+    if (!ok || n >= 5) {
+      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "state"),
+                     "state: expected a comma-separated list of queued, running, succeeded, failed, cancelled");
+      return -1;
+    }
+    f->states[n++] = tok;
+  }
+  if (n == 0) {
+    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "state"), "state: empty list");
+    return -1;
+  }
+  return 0;
+}
+
+void dt_h_job_list(dt_req *r) {
+  static const char *const allowed[] = {"state", "mesh_id", "limit", "cursor", NULL};
+  dt_job_filter f;
+  char buf[128];
+  json_t *items;
+  long long next;
+  memset(&f, 0, sizeof f);
+  if (dt_req_query_allowed_or_reply(r, allowed) || states_or_reply(r, buf, sizeof buf, &f) ||
+      dt_page_or_reply(r, &f.limit, &f.before))
+    return;
+  f.mesh_id = dt_req_query(r, "mesh_id");
+  if (f.mesh_id && !dt_id_valid(f.mesh_id, 'm')) {
+    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "mesh_id"),
+                   "mesh_id: expected a mesh id like m-0123456789abcdef");
+    return;
+  }
+  if (dt_job_list(&f, &items, &next)) {
+    dt_reply_store_error(r);
+    return;
+  }
+  dt_reply_json(r, 200, dt_page(items, next));
+}
+
+void dt_h_job_get(dt_req *r) {
+  json_t *out;
+  int rc;
+  if (dt_id_or_reply(r, r->param[0], 'j', "job")) return;
+  rc = dt_job_get(r->param[0], &out);
+  if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "no job with this id");
+  else if (rc) dt_reply_store_error(r);
+  else dt_reply_json(r, 200, out);
+}
+
+void dt_h_job_cancel(dt_req *r) {
+  int running = 0, rc;
+  json_t *out;
+  if (dt_id_or_reply(r, r->param[0], 'j', "job")) return;
+  rc = dt_job_cancel(r->param[0], &running);
+  if (rc == DT_STORE_NOTFOUND) {
+    dt_reply_error(r, 404, "not_found", NULL, "no job with this id");
+    return;
+  }
+  if (rc == DT_STORE_CONFLICT) {
+    dt_reply_error(r, 409, "job_finished", NULL, "the job has already finished");
+    return;
+  }
+  if (rc) {
+    dt_reply_store_error(r);
+    return;
+  }
+  if (running) dt_workers_cancel(r->srv, r->param[0]);
+  if (dt_job_get(r->param[0], &out)) dt_reply_store_error(r);
+  else dt_reply_json(r, 202, out);
+}
+
+void dt_h_job_delete(dt_req *r) {
+  char dir[4200];
+  int rc;
+  if (dt_id_or_reply(r, r->param[0], 'j', "job")) return;
+  rc = dt_job_delete(r->param[0]);
+  if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "no job with this id");
+  else if (rc == DT_STORE_CONFLICT)
+    dt_reply_error(r, 409, "job_active", NULL, "the job is queued or running; cancel it first");
+  else if (rc) dt_reply_store_error(r);
+  else {
+    snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, r->param[0]);
+    remove_tree(dir);
+    dt_reply_text(r, 204, "application/json", "", 0);
+  }
+}

@@ -1,0 +1,390 @@
+/* libmicrohttpd set-up, routing, request bodies and completion (see http.h). */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "handlers.h"
+#include "log.h"
+#include "metrics.h"
+#include "store.h"
+
+#define BODY_IN_MEMORY (1u << 20)
+
+typedef struct route {
+  const char *method;
+  const char *pattern;
+  dt_handler fn;
+  int flags;
+} route;
+
+static const route ROUTES[] = {
+#define DT_ROUTE(m, p, f, fl) {#m, p, f, fl},
+#include "routes.def"
+#undef DT_ROUTE
+};
+#define N_ROUTES ((int)(sizeof ROUTES / sizeof ROUTES[0]))
+
+static atomic_ulong g_req_counter;
+static char g_boot_tag[9];
+
+/* Match url against pattern segment by segment; {x} captures one non-empty segment. */
+static int match(const char *pattern, const char *url, char param[2][96]) {
+  const char *p = pattern, *u = url;
+  int np = 0;
+  while (*p && *u) {
+    if (*p == '{') {
+      const char *pe = strchr(p, '}'), *ue = strchr(u, '/');
+      size_t ul = ue ? (size_t)(ue - u) : strlen(u);
+      if (!pe || ul == 0 || ul >= 96 || np >= 2) return 0;
+      memcpy(param[np], u, ul);
+      param[np++][ul] = '\0';
+      p = pe + 1;
+      u += ul;
+      continue;
+    }
+    if (*p != *u) return 0;
+    p++, u++;
+  }
+  return *p == '\0' && *u == '\0';
+}
+
+/* Route index for method+url; -1 with *path_known set when only the method is wrong. */
+static int find_route(const char *method, const char *url, char param[2][96], char *allow, size_t allow_len) {
+  int path_known = 0;
+  allow[0] = '\0';
+  for (int i = 0; i < N_ROUTES; i++) {
+    char tmp[2][96];
+    if (!match(ROUTES[i].pattern, url, tmp)) continue;
+    if (!strcmp(ROUTES[i].method, method)) {
+      memcpy(param, tmp, sizeof tmp);
+      return i;
+    }
+    path_known = 1;
+    if (strlen(allow) + 10 < allow_len) {
+      if (allow[0]) strcat(allow, ", ");
+      strcat(allow, ROUTES[i].method);
+    }
+  }
+  return path_known ? -2 : -1;
+}
+
+const char *dt_req_header(dt_req *r, const char *name) {
+  return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *dt_req_query(dt_req *r, const char *name) {
+  return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+typedef struct query_check {
+  const char *const *allowed;
+  char bad[64];
+} query_check;
+
+static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  query_check *q = cls;
+  (void)kind, (void)value;
+  for (int i = 0; q->allowed[i]; i++)
+    if (!strcmp(q->allowed[i], key)) return MHD_YES;
+  snprintf(q->bad, sizeof q->bad, "%s", key);
+  return MHD_NO;
+}
+
+int dt_req_query_allowed_or_reply(dt_req *r, const char *const *allowed) {
+  query_check q = {allowed, ""};
+  MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_one, &q);
+  if (!q.bad[0]) return 0;
+  {
+    json_t *allow = json_array();
+    for (int i = 0; allowed[i]; i++) json_array_append_new(allow, json_string(allowed[i]));
+    dt_reply_error(r, 400, "unknown_parameter", json_pack("{s:s%, s:o}", "parameter", q.bad, strnlen(q.bad, 63), "allowed", allow),
+                   "unknown query parameter \"%.63s\"", q.bad);
+  }
+  return -1;
+}
+
+json_t *dt_req_body_json_or_reply(dt_req *r) {
+  json_error_t e;
+  json_t *j;
+  const size_t flags = JSON_REJECT_DUPLICATES;
+  if (r->total == 0) {
+    dt_reply_error(r, 400, "empty_body", NULL, "this request needs a JSON body");
+    return NULL;
+  }
+  j = r->body ? json_loadb(r->body, r->len, flags, &e) : json_load_file(r->spool_path, flags, &e);
+  if (!j) {
+    dt_reply_error(r, 400, "invalid_json", json_pack("{s:i, s:i, s:i}", "line", e.line, "column", e.column, "position", e.position),
+                   "request body:%d:%d: %s", e.line, e.column, e.text);
+    return NULL;
+  }
+  return j;
+}
+
+int dt_req_body_save(dt_req *r, const char *path) {
+  if (!r->body) {
+    if (rename(r->spool_path, path) != 0) return -1;
+    r->spool_path[0] = '\0';
+    return 0;
+  }
+  {
+    char tmp[1300];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    f = fopen(tmp, "wb");
+    if (!f) return -1;
+    ok = fwrite(r->body, 1, r->len, f) == r->len;
+    ok = (fflush(f) == 0) && ok && fsync(fileno(f)) == 0;
+    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+      unlink(tmp);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int spool_open(dt_req *r) {
+  snprintf(r->spool_path, sizeof r->spool_path, "%s/tmp/upload-XXXXXX", r->srv->data_dir);
+  r->spool_fd = mkstemp(r->spool_path);
+  if (r->spool_fd < 0) {
+    r->spool_path[0] = '\0';
+    return -1;
+  }
+  if (r->len && write(r->spool_fd, r->body, r->len) != (ssize_t)r->len) return -1;
+  free(r->body);
+  r->body = NULL;
+  return 0;
+}
+
+/* Keep the body in memory up to BODY_IN_MEMORY, then on disk. -1: cannot store it (507). */
+static int body_append(dt_req *r, const char *data, size_t n) {
+  if (r->spool_fd < 0 && r->len + n <= BODY_IN_MEMORY) {
+    if (r->len + n + 1 > r->cap) {
+      size_t cap = r->cap ? r->cap : 4096;
+      char *nb;
+      while (cap < r->len + n + 1) cap *= 2;
+      nb = realloc(r->body, cap);
+      if (!nb) return -1;
+      r->body = nb, r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return 0;
+  }
+  if (r->spool_fd < 0 && spool_open(r)) return -1;
+  return write(r->spool_fd, data, n) == (ssize_t)n ? 0 : -1;
+}
+
+static dt_req *req_new(dt_server *srv, struct MHD_Connection *conn, const char *method, const char *url) {
+  dt_req *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->conn = conn;
+  r->srv = srv;
+  r->method = method;
+  r->spool_fd = -1;
+  r->route = -1;
+  r->t0 = dt_mono();
+  snprintf(r->url, sizeof r->url, "%s", url);
+  snprintf(r->id, sizeof r->id, "%s-%06lu", g_boot_tag, (unsigned long)atomic_fetch_add(&g_req_counter, 1) + 1);
+  return r;
+}
+
+static void req_free(dt_req *r) {
+  if (!r) return;
+  if (r->spool_fd >= 0) close(r->spool_fd);
+  if (r->spool_path[0]) unlink(r->spool_path);
+  free(r->body);
+  free(r);
+}
+
+/* First call for a request: route, authenticate, check the announced size. */
+static void begin(dt_req *r, const char *method, const char *url) {
+  char allow[128];
+  const char *cl;
+  int i = find_route(method, url, r->param, allow, sizeof allow);
+  if (i == -1) {
+    dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", url);
+    return;
+  }
+  if (i == -2) {
+    struct MHD_Response *resp;
+    char *text = NULL;
+    json_t *body = json_pack("{s:{s:s, s:s, s:{s:s}}}", "error", "code", "method_not_allowed", "message",
+                             "this method is not allowed here", "details", "allow", allow);
+    text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    resp = MHD_create_response_from_buffer(text ? strlen(text) : 0, text ? text : (char *)"",
+                                           MHD_RESPMEM_MUST_COPY);
+    free(text);
+    if (!resp) return;
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    MHD_add_response_header(resp, "Allow", allow);
+    dt_log(DT_LOG_INFO, r->id, NULL, "method %.16s not allowed on %.200s", method, url);
+    dt_reply_response(r, 405, resp);
+    return;
+  }
+  r->route = i;
+  if (ROUTES[i].flags & DT_R_AUTH) {
+    int a = dt_auth_check(dt_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION), &r->who);
+    if (a == -2) {
+      dt_reply_store_error(r);
+      return;
+    }
+    if (a != 0) {
+      struct MHD_Response *resp;
+      static const char body[] = "{\"error\":{\"code\":\"unauthorized\",\"message\":\"missing, invalid or "
+                                 "revoked bearer token (Authorization: Bearer <token>)\",\"details\":null}}";
+      resp = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+      if (!resp) return;
+      MHD_add_response_header(resp, "Content-Type", "application/json");
+      MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"ductile\"");
+      dt_log(DT_LOG_INFO, r->id, NULL, "unauthorized request to %.200s", url);
+      dt_reply_response(r, 401, resp);
+      return;
+    }
+  }
+  cl = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (cl && (ROUTES[i].flags & DT_R_BODY)) {
+    long long n;
+    if (dt_parse_count(cl, 0, (long long)1 << 62, &n) == 0 && n > r->srv->cfg.max_body_bytes)
+      dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes),
+                     "the request body (%lld bytes) is larger than the limit of %lld bytes", n,
+                     r->srv->cfg.max_body_bytes);
+  }
+}
+
+static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                 const char *version, const char *upload_data, size_t *upload_data_size,
+                                 void **con_cls) {
+  dt_server *srv = cls;
+  dt_req *r = *con_cls;
+  (void)version;
+  if (!r) {
+    r = req_new(srv, conn, method, url);
+    if (!r) return MHD_NO;
+    *con_cls = r;
+    begin(r, method, url);
+    return MHD_YES;
+  }
+  if (*upload_data_size) {
+    size_t n = *upload_data_size;
+    *upload_data_size = 0;
+    if (r->replied) return MHD_YES;
+    r->total += n;
+    if (!(ROUTES[r->route].flags & DT_R_BODY)) return MHD_YES; /* a body where none is expected: ignored */
+    if (r->total > (unsigned long long)srv->cfg.max_body_bytes) {
+      r->too_large = 1;
+      /* Chunked bodies have no length to refuse early; stop reading a flood outright. */
+      return r->total > 4ull * (unsigned long long)srv->cfg.max_body_bytes ? MHD_NO : MHD_YES;
+    }
+    if (!r->too_large && body_append(r, upload_data, n)) r->too_large = 2;
+    return MHD_YES;
+  }
+  if (r->replied) return MHD_YES;
+  if (r->too_large == 1)
+    dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)srv->cfg.max_body_bytes),
+                   "the request body is larger than the limit of %lld bytes", srv->cfg.max_body_bytes);
+  else if (r->too_large == 2)
+    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the request body");
+  else
+    ROUTES[r->route].fn(r);
+  if (!r->replied) dt_reply_error(r, 500, "internal", NULL, "the handler did not reply");
+  return MHD_YES;
+}
+
+static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe) {
+  dt_req *r = *con_cls;
+  (void)cls, (void)conn;
+  if (!r) return;
+  {
+    char st[8], ms[32], bytes[32];
+    const char *kv[] = {"method", r->method, "path", r->url, "status", st, "ms", ms, "bytes_in", bytes,
+                        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : "ended", "aborted", NULL};
+    snprintf(st, sizeof st, "%d", r->status);
+    snprintf(ms, sizeof ms, "%.2f", 1e3 * (dt_mono() - r->t0));
+    snprintf(bytes, sizeof bytes, "%llu", r->total);
+    dt_log(DT_LOG_INFO, r->id, kv, "request");
+  }
+  dt_metrics_http(r->status);
+  req_free(r);
+  *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+  char msg[512];
+  (void)cls;
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  msg[strcspn(msg, "\n")] = '\0';
+  dt_log(DT_LOG_WARN, NULL, NULL, "libmicrohttpd: %s", msg);
+}
+
+/* Connection threads use SQLite through thread-local connections; close them as threads end. */
+static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_ctx, enum MHD_ConnectionNotificationCode code) {
+  (void)cls, (void)conn, (void)socket_ctx;
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) dt_store_thread_close();
+}
+
+int dt_http_start(dt_server *srv, char *err, size_t errlen) {
+  struct sockaddr_in a4;
+  struct sockaddr_in6 a6;
+  struct sockaddr *sa;
+  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                   MHD_USE_ERROR_LOG | MHD_USE_ITC;
+  const union MHD_DaemonInfo *info;
+  struct MHD_Daemon *d;
+  uint8_t tag[4];
+  if (dt_random_bytes(tag, sizeof tag) == 0) snprintf(g_boot_tag, sizeof g_boot_tag, "%02x%02x%02x%02x", tag[0], tag[1], tag[2], tag[3]);
+  memset(&a4, 0, sizeof a4);
+  memset(&a6, 0, sizeof a6);
+  if (inet_pton(AF_INET, srv->cfg.listen_host, &a4.sin_addr) == 1) {
+    a4.sin_family = AF_INET;
+    a4.sin_port = htons((uint16_t)srv->cfg.port);
+    sa = (struct sockaddr *)&a4;
+  } else if (inet_pton(AF_INET6, srv->cfg.listen_host, &a6.sin6_addr) == 1) {
+    a6.sin6_family = AF_INET6;
+    a6.sin6_port = htons((uint16_t)srv->cfg.port);
+    sa = (struct sockaddr *)&a6;
+    flags |= MHD_USE_IPv6;
+  } else {
+    snprintf(err, errlen, "listen: \"%s\" is not a numeric IPv4 or IPv6 address", srv->cfg.listen_host);
+    return -1;
+  }
+  d = MHD_start_daemon(flags, (uint16_t)srv->cfg.port, NULL, NULL, access_cb, srv,
+                       MHD_OPTION_SOCK_ADDR, sa,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg.connection_timeout,
+                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg.max_connections,
+                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                       MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
+                       MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
+                       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+                       MHD_OPTION_END);
+  if (!d) {
+    snprintf(err, errlen, "cannot listen on %s:%d (address in use or not available)", srv->cfg.listen_host, srv->cfg.port);
+    return -1;
+  }
+  info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  srv->port = info ? info->port : srv->cfg.port;
+  srv->mhd = d;
+  return 0;
+}
+
+void dt_http_quiesce(dt_server *srv) {
+  if (srv->mhd) {
+    MHD_socket s = MHD_quiesce_daemon(srv->mhd);
+    if (s != MHD_INVALID_SOCKET) close(s);
+  }
+}
+
+void dt_http_stop(dt_server *srv) {
+  if (srv->mhd) MHD_stop_daemon(srv->mhd);
+  srv->mhd = NULL;
+}

@@ -1,0 +1,29 @@
+/* Job documents as the daemon receives them: the job format of docs/job-format.md, where the
+ * "mesh" object may be replaced by "mesh_id" naming an uploaded mesh. Both the submission
+ * handler (to validate completely before accepting) and the worker (to run) resolve the
+ * document the same way: mesh_id -> the stored mesh, then dt_job_parse_string. */
+#ifndef DT_SRV_JOBSPEC_H
+#define DT_SRV_JOBSPEC_H
+
+#include <jansson.h>
+
+#include "model.h"
+
+typedef enum { DT_SPEC_OK = 0, DT_SPEC_INVALID = 1, DT_SPEC_NO_MESH = 2, DT_SPEC_INTERNAL = 3 } dt_spec_status;
+
+typedef struct dt_spec_error {
+  char message[1100];
+  char path[256]; /* JSON path of the culprit when known, else "" */
+} dt_spec_error;
+
+/* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline).
+ * On success *model is a validated model (caller destroys). */
+dt_spec_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, size_t mesh_id_len,
+                             dt_model **model, dt_spec_error *err);
+
+/* Validate an uploaded mesh object by parsing a probe job around it (one elastic material
+ * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,
+ * surfaces, element geometry. Fills dim, node and element counts. */
+dt_spec_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_error *err);
+
+#endif

@@ -1,0 +1,224 @@
+/* ductiled: entry point, command line, start-up and graceful shutdown.
+ *
+ *   ductiled [OPTIONS]                      serve (the default)
+ *   ductiled [OPTIONS] token create [--name NAME]
+ *   ductiled [OPTIONS] token list
+ *   ductiled [OPTIONS] token revoke ID
+ * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
+ *
+ * Start-up: configuration, data directory, store (migrations), first-start admin token,
+ * recovery of jobs a crash left running, workers, HTTP. SIGTERM/SIGINT: stop accepting
+ * connections and jobs, let each running increment finish (its job is recovered at the next
+ * start), end event streams, exit 0. Signals are taken synchronously with sigwait in the
+ * main thread, so no handler runs in an arbitrary thread. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "backend.h"
+#include "bus.h"
+#include "http.h"
+#include "log.h"
+#include "server.h"
+#include "store.h"
+#include "store_jobs.h"
+#include "worker.h"
+
+enum { EXIT_USAGE = 64, EXIT_CONFIG = 78 };
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
+             "       ductiled [OPTIONS] token create [--name NAME] | token list | token revoke ID\n"
+             "       ductiled --version\n");
+}
+
+static int mkdir_p(const char *path) {
+  char tmp[PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return (mkdir(tmp, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+}
+
+static int prepare_data_dir(dt_server *srv, char *err, size_t errlen) {
+  static const char *const subdirs[] = {"meshes", "jobs", "tmp"};
+  char p[PATH_MAX + 16];
+  if (mkdir_p(srv->cfg.data_dir) || !realpath(srv->cfg.data_dir, srv->data_dir)) {
+    snprintf(err, errlen, "data_dir: cannot create '%.300s': %s", srv->cfg.data_dir, strerror(errno));
+    return -1;
+  }
+  chmod(srv->data_dir, 0700);
+  for (int i = 0; i < 3; i++) {
+    snprintf(p, sizeof p, "%s/%s", srv->data_dir, subdirs[i]);
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "cannot create '%.300s': %s", p, strerror(errno));
+      return -1;
+    }
+  }
+  /* Uploads interrupted by a crash. */
+  snprintf(p, sizeof p, "%s/tmp", srv->data_dir);
+  {
+    DIR *d = opendir(p);
+    struct dirent *e;
+    char f[PATH_MAX + 300];
+    while (d && (e = readdir(d)))
+      if (e->d_name[0] != '.') {
+        snprintf(f, sizeof f, "%s/%s", p, e->d_name);
+        unlink(f);
+      }
+    if (d) closedir(d);
+  }
+  return 0;
+}
+
+/* Options before the command; returns the index of the first non-option argument. */
+static int load_config(dt_server *srv, int argc, char **argv, char *err, size_t errlen) {
+  const char *file = getenv("DUCTILED_CONFIG");
+  int i;
+  dt_config_defaults(&srv->cfg);
+  for (i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--config")) file = argv[i + 1];
+  if (file && dt_config_load_file(&srv->cfg, file, err, errlen)) return -1;
+  if (dt_config_load_env(&srv->cfg, err, errlen)) return -1;
+  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    const char *key = !strcmp(argv[i], "--listen") ? "listen" : !strcmp(argv[i], "--data-dir") ? "data_dir" : NULL;
+    if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+      i++;
+      continue;
+    }
+    if (!key || i + 1 >= argc) {
+      snprintf(err, errlen, "unknown or incomplete option '%s'", argv[i]);
+      return -2;
+    }
+    if (dt_config_set(&srv->cfg, key, argv[++i], "command line", err, errlen)) return -1;
+  }
+  if (dt_config_finish(&srv->cfg, err, errlen)) return -1;
+  if (srv->cfg.sse_keepalive * 2 > srv->cfg.connection_timeout)
+    srv->cfg.sse_keepalive = srv->cfg.connection_timeout / 2 > 0 ? srv->cfg.connection_timeout / 2 : 1;
+  dt_log_set_level((dt_log_level)dt_log_level_parse(srv->cfg.log_level));
+  return i;
+}
+
+static int token_command(dt_server *srv, int argc, char **argv) {
+  const char *sub = argc > 0 ? argv[0] : "";
+  if (!strcmp(sub, "create")) {
+    const char *name = "cli";
+    char token[DT_TOKEN_LEN + 1], id[17];
+    if (argc == 3 && !strcmp(argv[1], "--name")) name = argv[2];
+    else if (argc != 1) return usage(stderr), EXIT_USAGE;
+    if (dt_auth_token_create(1, name, token, id)) {
+      fprintf(stderr, "ductiled: cannot create a token (see the log above)\n");
+      return 1;
+    }
+    printf("%s\n", token);
+    fprintf(stderr, "created token %s (\"%s\") for user admin; it is shown only now\n", id, name);
+    return 0;
+  }
+  if (!strcmp(sub, "list") && argc == 1) {
+    json_t *list = dt_auth_token_list();
+    char *text = list ? json_dumps(list, JSON_INDENT(2)) : NULL;
+    json_decref(list);
+    if (!text) return 1;
+    printf("%s\n", text);
+    free(text);
+    return 0;
+  }
+  if (!strcmp(sub, "revoke") && argc == 2) {
+    int rc = dt_auth_token_revoke(argv[1]);
+    if (rc == 0) fprintf(stderr, "revoked token %s\n", argv[1]);
+    else fprintf(stderr, "ductiled: %s\n", rc == -2 ? "no active token with this id" : "cannot revoke (see the log)");
+    return rc == 0 ? 0 : 1;
+  }
+  usage(stderr);
+  return EXIT_USAGE;
+}
+
+static void describe_backend(dt_server *srv) {
+  const dt_backend_ops *ops = NULL;
+  dt_ctx ctx;
+  char note[512] = "";
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_backend_find(srv->cfg.backend, &ops, note, sizeof note, &ctx) == DT_OK) {
+    snprintf(srv->gpu_name, sizeof srv->gpu_name, "%s", ops->name);
+    dt_log_info("solver backend: %s", note);
+  } else {
+    snprintf(srv->gpu_name, sizeof srv->gpu_name, "unavailable");
+    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", srv->cfg.backend, ctx.msg);
+  }
+}
+
+static int serve(dt_server *srv) {
+  char err[1024];
+  sigset_t set;
+  int sig = 0, recovered = 0;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread started below */
+  signal(SIGPIPE, SIG_IGN);
+  if (dt_auth_bootstrap(srv->data_dir)) {
+    dt_log_error("cannot create the admin token");
+    return 1;
+  }
+  if (dt_job_recover(&recovered)) return 1;
+  if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
+  describe_backend(srv);
+  if (dt_workers_start(srv, err, sizeof err) || dt_http_start(srv, err, sizeof err)) {
+    dt_log_error("%s", err);
+    dt_workers_stop(srv);
+    return 1;
+  }
+  {
+    char port[16];
+    const char *kv[] = {"address", srv->cfg.listen_host, "port", port, "data_dir", srv->data_dir, "version",
+                        DUCTILED_VERSION, NULL};
+    snprintf(port, sizeof port, "%d", srv->port);
+    dt_log(DT_LOG_INFO, NULL, kv, "listening");
+  }
+  while (sigwait(&set, &sig) != 0) {
+  }
+  dt_log_info("received %s: draining (running increments finish, then exit)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  atomic_store(&srv->draining, 1);
+  dt_http_quiesce(srv);
+  dt_workers_stop(srv);
+  dt_bus_close();
+  dt_http_stop(srv);
+  dt_store_thread_close();
+  dt_log_info("stopped");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static dt_server srv; /* the daemon's top-level state */
+  char err[1024];
+  int first;
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
+  if (argc > 1 && !strcmp(argv[1], "--version")) return printf("ductiled %s\n", DUCTILED_VERSION), 0;
+  first = load_config(&srv, argc, argv, err, sizeof err);
+  if (first < 0) {
+    fprintf(stderr, "ductiled: %s\n", err);
+    if (first == -2) usage(stderr);
+    return first == -2 ? EXIT_USAGE : EXIT_CONFIG;
+  }
+  if (prepare_data_dir(&srv, err, sizeof err) || dt_store_init(srv.data_dir, err, sizeof err)) {
+    dt_log_error("%s", err);
+    return 1;
+  }
+  if (first < argc && !strcmp(argv[first], "token")) return token_command(&srv, argc - first - 1, argv + first + 1);
+  if (first < argc && strcmp(argv[first], "serve")) {
+    fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
+    return usage(stderr), EXIT_USAGE;
+  }
+  return serve(&srv);
+}

@@ -1,0 +1,28 @@
+/* Meshes: metadata rows; the mesh JSON itself is a file, <data>/meshes/<id>.json. */
+#ifndef DT_SRV_STORE_MESHES_H
+#define DT_SRV_STORE_MESHES_H
+
+#include <jansson.h>
+
+typedef struct dt_mesh_row {
+  char id[20];
+  long long owner_id;
+  char name[128];
+  char path[64]; /* relative to the data directory */
+  long long bytes;
+  char sha256[65];
+  int dim, n_nodes, n_elements;
+} dt_mesh_row;
+
+int dt_mesh_insert(const dt_mesh_row *m);
+/* The API object of a mesh; DT_STORE_NOTFOUND if none. path (may be NULL) receives the
+ * relative path of its file. */
+int dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen);
+/* Page of meshes, newest first, with seq < before (0: from the newest). *next is the cursor
+ * of the next page (0 when this is the last). */
+int dt_mesh_list(long long before, int limit, json_t **items, long long *next);
+/* Delete unless a queued or running job uses it (DT_STORE_CONFLICT, *jobs_using set).
+ * path receives the relative file path to remove. */
+int dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using);
+
+#endif
