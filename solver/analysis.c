@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "checkpoint.h"
 #include "fields.h"
 #include "io/output.h"
 #include "loads.h"
@@ -34,7 +35,16 @@ typedef struct run {
   dt_fields fields;
   double *h1, *h2; /* host scratch, n_dofs each */
   dt_newton_ctx nc;
+  dt_checkpoint ck; /* scratch for writing, or the checkpoint resumed from */
+  int resumed;
 } run;
+
+/* Where a step starts: from scratch (lambda 0) or inside it, after a resume. */
+typedef struct step_start {
+  double lambda, dlambda;
+  int increment;
+  int mid_step; /* 1: f0/u0 come from a checkpoint, not from the previous step's end */
+} step_start;
 
 static void info(run *r, const char *text) {
   dt_progress ev;
@@ -48,7 +58,7 @@ static void info(run *r, const char *text) {
 static dt_status setup(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char note[512] = "", line[1024];
-  dt_backend_options bo = {r->opt->threads, 0};
+  dt_backend_options bo = {r->opt->threads, r->opt->device};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
   snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
@@ -63,7 +73,6 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));
   for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0;
   DT_TRY(r->o->vec_set(r->impl, DT_VEC_FREE, r->h1, ctx)); /* before step 1: all free, f = 0 */
-  if (r->opt->outdir) DT_TRY(dt_output_open(r->opt->outdir, r->m, &r->out, ctx));
   r->nc.ops = r->o;
   r->nc.impl = r->impl;
   r->nc.opt = &r->m->solver;
@@ -73,8 +82,9 @@ cleanup:
   return rc;
 }
 
-/* f0 = f_int + free_prev .* (f_ext_prev - f_int); then the new step's vectors. */
-static dt_status begin_step(run *r, int s, dt_ctx *ctx) {
+/* The step's starting load and displacement from the end of the previous step:
+ * f0 = f_int + free_prev .* (f_ext_prev - f_int), u0 = u. */
+static dt_status step_start_vectors(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = r->o;
   void *im = r->impl;
@@ -82,6 +92,15 @@ static dt_status begin_step(run *r, int s, dt_ctx *ctx) {
   DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_W, DT_VEC_FREE, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_F0, 1.0, DT_VEC_FINT, 1.0, DT_VEC_W, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_UD0, 1.0, DT_VEC_U, 0.0, DT_VEC_U, ctx));
+cleanup:
+  return rc;
+}
+
+/* The step's target load, constraints and prescribed displacements. */
+static dt_status step_load_vectors(run *r, int s, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = r->o;
+  void *im = r->impl;
   DT_TRY(dt_loads_force(r->m, s, r->h1, ctx));
   DT_TRY(o->vec_set(im, DT_VEC_F1, r->h1, ctx));
   DT_TRY(dt_loads_constraints(r->m, s, r->h1, r->h2, ctx));
@@ -199,18 +218,42 @@ static void increment_event(run *r, dt_event_kind kind, int s, int inc, double l
   if (r->opt->progress) r->opt->progress(ev, r->opt->user);
 }
 
-/* Run step s; *stop is set when it could not complete (reason in the summary). */
-static dt_status run_step(run *r, int s, int *stop, dt_ctx *ctx) {
+static dt_status save_output_state(void *arg, FILE *f, dt_ctx *ctx) {
+  return dt_output_save_state(arg, f, ctx);
+}
+
+/* Checkpoint after a converged increment: position, counters, vectors, point state. */
+static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double dl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  static const dt_vec_id ids[DT_CK_NVEC] = {DT_VEC_U, DT_VEC_FINT, DT_VEC_FEXT, DT_VEC_F0, DT_VEC_UD0};
+  dt_checkpoint *ck = &r->ck;
+  DT_CHECK(r->o->state_get != NULL, ctx, DT_ERR_UNSUPPORTED,
+           "backend %s cannot write checkpoints", r->o->name);
+  if (!ck->vec) DT_TRY(dt_checkpoint_alloc(ck, r->pb->n_dofs, r->pb->n_qp, ctx));
+  ck->model_hash = dt_model_hash(r->m);
+  ck->step = s, ck->increment = inc, ck->lambda = lambda, ck->dlambda = dl;
+  ck->counters = *r->sum;
+  for (int i = 0; i < DT_CK_NVEC; i++)
+    DT_TRY(r->o->vec_get(r->impl, ids[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
+  DT_TRY(r->o->state_get(r->impl, ck->qp, ctx));
+  DT_TRY(dt_checkpoint_write(r->opt->checkpoint, ck, r->out ? save_output_state : NULL, r->out, ctx));
+cleanup:
+  return rc;
+}
+
+/* Run step s from `start`; *stop is set when it could not complete (reason in the summary). */
+static dt_status run_step(run *r, int s, const step_start *start, int *stop, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_step *st = &r->m->steps[s];
-  double lambda = 0.0, dmax, dmin, dl;
-  int inc = 0, cut_in_row = 0, cuts_before = 0;
+  double lambda = start->lambda, dmax, dmin, dl;
+  int inc = start->increment, cut_in_row = 0, cuts_before = 0;
   int n_inc = st->n_increments > 0 ? st->n_increments : 1;
   dmax = st->automatic ? st->inc_max : 1.0 / n_inc;
-  dl = st->automatic ? st->inc_initial : dmax;
+  dl = start->mid_step ? start->dlambda : st->automatic ? st->inc_initial : dmax;
   dmin = st->automatic ? st->inc_min : dmax * pow(DT_CUTBACK_FACTOR, st->max_cutbacks);
-  DT_TRY(begin_step(r, s, ctx));
-  increment_event(r, DT_EV_STEP_START, s, 0, 0.0, dl, NULL, NULL);
+  if (!start->mid_step) DT_TRY(step_start_vectors(r, ctx));
+  DT_TRY(step_load_vectors(r, s, ctx));
+  if (!start->mid_step) increment_event(r, DT_EV_STEP_START, s, 0, 0.0, dl, NULL, NULL);
   while (lambda < 1.0 - 1e-12) {
     dt_newton_result nr;
     if (dl > 1.0 - lambda || 1.0 - lambda - dl < 1e-9) dl = 1.0 - lambda;
@@ -227,6 +270,7 @@ static dt_status run_step(run *r, int s, int *stop, dt_ctx *ctx) {
       if (nr.iterations <= DT_EASY_ITERATIONS && cut_in_row == 0) dl *= DT_GROWTH_FACTOR;
       if (dl > dmax) dl = dmax;
       cut_in_row = cuts_before = 0;
+      if (r->opt->checkpoint) DT_TRY(write_checkpoint(r, s, inc, lambda, dl, ctx));
       continue;
     }
     DT_TRY(r->o->state_rollback(r->impl, ctx));
@@ -249,11 +293,58 @@ cleanup:
   return rc;
 }
 
+/* Restore a checkpoint into the backend and the output writer; *first is where to go on. */
+static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  static const dt_vec_id ids[DT_CK_NVEC] = {DT_VEC_U, DT_VEC_FINT, DT_VEC_FEXT, DT_VEC_F0, DT_VEC_UD0};
+  dt_checkpoint *ck = &r->ck;
+  FILE *f = NULL;
+  char line[256];
+  DT_TRY(dt_checkpoint_read(r->opt->checkpoint, dt_model_hash(r->m), ck, &f, ctx));
+  DT_CHECK(ck->n_dofs == r->pb->n_dofs && ck->n_qp == r->pb->n_qp && ck->step < r->m->n_steps,
+           ctx, DT_ERR_INPUT, "checkpoint '%s' does not match the model's size", r->opt->checkpoint);
+  DT_CHECK(r->o->state_set != NULL, ctx, DT_ERR_UNSUPPORTED, "backend %s cannot restore checkpoints",
+           r->o->name);
+  for (int i = 0; i < DT_CK_NVEC; i++)
+    DT_TRY(r->o->vec_set(r->impl, ids[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
+  DT_TRY(r->o->state_set(r->impl, ck->qp, ctx));
+  DT_TRY(step_load_vectors(r, ck->step, ctx)); /* FREE/CON of that step */
+  if (r->opt->outdir) DT_TRY(dt_output_open_resume(r->opt->outdir, r->m, f, &r->out, ctx));
+  *r->sum = ck->counters;
+  r->sum->completed = 0;
+  r->sum->message[0] = '\0';
+  first->mid_step = ck->lambda < 1.0;
+  first->lambda = first->mid_step ? ck->lambda : 0.0;
+  first->dlambda = ck->dlambda;
+  first->increment = first->mid_step ? ck->increment : 0;
+  *first_step = first->mid_step ? ck->step : ck->step + 1;
+  r->resumed = 1;
+  snprintf(line, sizeof line, "resumed from checkpoint: step %d at load factor %.6g, %d increments "
+           "kept (not recomputed)", ck->step + 1, ck->lambda, ck->counters.increments);
+  dt_progress ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = DT_EV_INFO;
+  ev.n_steps = r->m->n_steps;
+  ev.text = line;
+  ev.resumed = 1;
+  if (r->opt->progress) r->opt->progress(&ev, r->opt->user);
+cleanup:
+  if (f) fclose(f);
+  return rc;
+}
+
+static int file_exists(const char *path) {
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  if (f) fclose(f);
+  return f != NULL;
+}
+
 dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   run r;
-  int stop = 0;
+  int stop = 0, first_step = 0;
+  step_start start = {0.0, 0.0, 0, 0};
   double t0 = dt_seconds();
   memset(&r, 0, sizeof r);
   memset(summary, 0, sizeof *summary);
@@ -262,8 +353,16 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.sum = summary;
   summary->reason = DT_CONVERGED;
   DT_TRY(setup(&r, ctx));
+  if (opt->checkpoint && opt->resume && file_exists(opt->checkpoint))
+    DT_TRY(resume(&r, &start, &first_step, ctx));
+  else if (opt->outdir)
+    DT_TRY(dt_output_open(opt->outdir, m, &r.out, ctx));
+  snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
-  for (int s = 0; s < m->n_steps && !stop; s++) DT_TRY(run_step(&r, s, &stop, ctx));
+  for (int s = first_step; s < m->n_steps && !stop; s++) {
+    DT_TRY(run_step(&r, s, &start, &stop, ctx));
+    memset(&start, 0, sizeof start);
+  }
   summary->completed = !stop;
   if (!stop) snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
                       summary->steps_completed, summary->increments);
@@ -286,5 +385,20 @@ cleanup:
   dt_problem_destroy(&r.pb);
   dt_free(r.h1);
   dt_free(r.h2);
+  dt_checkpoint_free(&r.ck);
+  return rc;
+}
+
+dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *bytes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = NULL;
+  dt_problem *pb = NULL;
+  char note[256];
+  *bytes = 0.0;
+  DT_TRY(dt_backend_find(backend, &o, note, sizeof note, ctx));
+  DT_TRY(dt_problem_create(m, &pb, ctx));
+  if (o->estimate) DT_TRY(o->estimate(pb, bytes, ctx));
+cleanup:
+  dt_problem_destroy(&pb);
   return rc;
 }

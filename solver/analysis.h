@@ -37,6 +37,7 @@ typedef struct dt_progress {
   dt_reason reason;    /* for CUTBACK: why */
   double percent;      /* overall progress 0..100 */
   const char *text;    /* INFO line or CUTBACK explanation */
+  int resumed;         /* INFO: 1 when this line reports a resume from a checkpoint */
 } dt_progress;
 
 /* Return nonzero to cancel the run (it stops at the next Newton iteration, keeping the
@@ -52,12 +53,23 @@ typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void
 typedef struct dt_run_options {
   const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
   int threads;         /* CPU threads, 0 for the default */
+  int device;          /* GPU ordinal for device backends */
   const char *outdir;  /* write VTU/CSV/JSON here; NULL: no files */
   dt_progress_fn progress;
   dt_increment_fn on_increment;
   dt_backend_fn before_destroy;
   void *user;
+  /* Checkpointing: when set, a checkpoint is written to this path after every converged
+   * increment (atomically). With resume = 1 and an existing checkpoint for this model, the
+   * run continues from it: completed increments are not recomputed, outdir keeps their
+   * results, and an INFO event says so. */
+  const char *checkpoint;
+  int resume;
 } dt_run_options;
+
+/* Estimate the memory the model needs on a backend (device memory for cuda, host memory for
+ * cpu) without uploading anything: compiles the problem and asks the backend. */
+dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *bytes, dt_ctx *ctx);
 
 /* Run the analysis. Returns DT_OK when every step completed; DT_ERR_NOT_CONVERGED when it
  * stopped because an increment could not converge (summary->reason and message say why and

@@ -84,3 +84,14 @@ cleanup:
   if (rc != DT_OK) *out = NULL;
   return rc;
 }
+
+dt_status dt_backend_devices(const char *name, dt_device_info *out, int max, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = NULL;
+  char note[256];
+  *n = 0;
+  DT_TRY(dt_backend_find(name, &o, note, sizeof note, ctx));
+  while (o->device_info && *n < max && o->device_info(*n, &out[*n])) (*n)++;
+cleanup:
+  return rc;
+}

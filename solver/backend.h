@@ -40,6 +40,9 @@ typedef enum dt_vec_id {
   DT_VEC_COUNT
 } dt_vec_id;
 
+/* Committed state per integration point: history (13), stress (6), strain (6). */
+#define DT_QP_STATE_DOUBLES (DT_MAT_STATE_DOUBLES + 12)
+
 /* What a stress update reports (all reduced on the backend). */
 typedef struct dt_stress_report {
   int n_plastic;      /* integration points in the plastic state */
@@ -62,6 +65,14 @@ typedef struct dt_backend_measure {
   double peak_bytes;     /* most memory the backend held for this problem */
 } dt_backend_measure;
 
+/* A compute device as the daemon reports it (health, admission). */
+typedef struct dt_device_info {
+  int ordinal;
+  char name[128];
+  double total_bytes;
+  double free_bytes;
+} dt_device_info;
+
 typedef struct dt_backend_options {
   int threads;      /* CPU threads (0: OpenMP default) */
   int device;       /* GPU ordinal */
@@ -71,6 +82,10 @@ typedef struct dt_backend_ops {
   const char *name;
   /* Optional: 1 if this backend can run here; otherwise 0 and a reason in why. */
   int (*available)(char *why, size_t len);
+  /* Optional: describe device `ordinal` without a problem; returns 0 if there is none. */
+  int (*device_info)(int ordinal, dt_device_info *out);
+  /* Optional: bytes of backend memory the problem would take (checked before upload). */
+  dt_status (*estimate)(const dt_problem *pb, double *bytes, dt_ctx *ctx);
   /* Take the problem (copying what it needs: the problem may be freed afterwards). All
    * vectors and per-point state start at zero. */
   dt_status (*problem_upload)(const dt_problem *pb, const dt_backend_options *opt, void **impl,
@@ -106,6 +121,11 @@ typedef struct dt_backend_ops {
   /* Copy the committed integration-point fields requested (DT_OUT_* bits) into f's arrays,
    * which the caller allocated: qp_stress/qp_strain 6*n_qp, qp_peeq n_qp. */
   dt_status (*fields_download)(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
+  /* Optional (checkpoints): copy the committed per-point state to the host or back, as
+   * DT_QP_STATE_DOUBLES doubles per point in structure-of-arrays order (history, stress,
+   * strain); state_set also resets the trial state to it. NULL: no checkpoints. */
+  dt_status (*state_get)(void *impl, double *host, dt_ctx *ctx);
+  dt_status (*state_set)(void *impl, const double *host, dt_ctx *ctx);
   /* Optional, for benchmarks: copy bandwidth, SpMV time on the current tangent, peak memory. */
   dt_status (*measure)(void *impl, dt_backend_measure *out, dt_ctx *ctx);
   /* Optional: describe the backend and its device. */
@@ -116,6 +136,9 @@ typedef struct dt_backend_ops {
  * a device, in backends.def order). note receives a line saying what was chosen and why. */
 dt_status dt_backend_find(const char *name, const dt_backend_ops **out, char *note, size_t note_len,
                           dt_ctx *ctx);
+/* Devices of a backend ("auto": the one auto would pick): up to max entries, count in *n. */
+dt_status dt_backend_devices(const char *name, dt_device_info *out, int max, int *n, dt_ctx *ctx);
+
 /* Check that every required op is present (registration check, STYLE.md §1). */
 dt_status dt_backend_validate(const dt_backend_ops *ops, dt_ctx *ctx);
 

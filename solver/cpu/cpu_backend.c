@@ -134,6 +134,24 @@ static dt_status cpu_rollback(void *impl, dt_ctx *ctx) {
   return DT_OK;
 }
 
+static dt_status cpu_state_get(void *impl, double *host, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  size_t nq = (size_t)c->pb.n_qp;
+  memcpy(host, c->hist_c, sizeof(double) * nq * DT_MAT_STATE_DOUBLES);
+  memcpy(host + nq * DT_MAT_STATE_DOUBLES, c->sig_c, sizeof(double) * nq * 6);
+  memcpy(host + nq * (DT_MAT_STATE_DOUBLES + 6), c->eps_c, sizeof(double) * nq * 6);
+  return DT_OK;
+}
+
+static dt_status cpu_state_set(void *impl, const double *host, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  size_t nq = (size_t)c->pb.n_qp;
+  memcpy(c->hist_c, host, sizeof(double) * nq * DT_MAT_STATE_DOUBLES);
+  memcpy(c->sig_c, host + nq * DT_MAT_STATE_DOUBLES, sizeof(double) * nq * 6);
+  memcpy(c->eps_c, host + nq * (DT_MAT_STATE_DOUBLES + 6), sizeof(double) * nq * 6);
+  return cpu_rollback(impl, ctx); /* trial = committed */
+}
+
 static dt_status cpu_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx) {
   dt_cpu *c = impl;
   long nq = c->pb.n_qp;
@@ -160,6 +178,8 @@ static void cpu_view(void *impl, FILE *f) {
 const dt_backend_ops dt_cpu_ops = {
     .name = "cpu",
     .available = NULL,
+    .device_info = dt_cpu_device_info,
+    .estimate = dt_cpu_estimate,
     .problem_upload = cpu_upload,
     .destroy = cpu_destroy,
     .vec_set = cpu_vec_set,
@@ -176,6 +196,8 @@ const dt_backend_ops dt_cpu_ops = {
     .state_commit = cpu_commit,
     .state_rollback = cpu_rollback,
     .fields_download = cpu_fields_download,
+    .state_get = cpu_state_get,
+    .state_set = cpu_state_set,
     .measure = dt_cpu_measure,
     .view = cpu_view,
 };

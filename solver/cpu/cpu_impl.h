@@ -29,6 +29,8 @@ dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ct
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
 dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx);
+dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx);
+int dt_cpu_device_info(int ordinal, dt_device_info *out);
 dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ctx);
 void dt_cpu_problem_free(dt_problem *pb);
 

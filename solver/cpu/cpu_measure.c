@@ -1,5 +1,6 @@
 /* Benchmark measurements of the CPU backend: memory copy bandwidth (the floor for
  * memory-bound kernels), mean SpMV time, and the memory held. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../newton.h"
@@ -31,12 +32,6 @@ static double copy_bandwidth(size_t n) {
   return best;
 }
 
-static double held_bytes(const dt_cpu *c) {
-  const dt_problem *pb = &c->pb;
-  return 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->nnz + (double)pb->n_dofs * pb->dpn +
-                (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp) +
-         4.0 * ((double)pb->nnz + pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
-}
 
 dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   dt_cpu *c = impl;
@@ -52,6 +47,40 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   t0 = dt_seconds();
   for (int i = 0; i < reps; i++) dt_cpu_operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx);
   out->spmv_seconds = (dt_seconds() - t0) / reps;
-  out->peak_bytes = held_bytes(c);
+  dt_cpu_estimate(&c->pb, &out->peak_bytes, ctx);
   return DT_OK;
+}
+
+/* Host bytes the CPU backend holds for a problem (the same count as held_bytes). */
+dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
+  *bytes = 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->nnz + (double)pb->n_dofs * pb->dpn +
+                  (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp) +
+           4.0 * ((double)pb->nnz + pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
+  return DT_OK;
+}
+
+static double meminfo_bytes(const char *key) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  double kb = 0.0;
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, key, strlen(key)) == 0) {
+      kb = atof(line + strlen(key));
+      break;
+    }
+  if (f) fclose(f);
+  return kb * 1024.0;
+}
+
+int dt_cpu_device_info(int ordinal, dt_device_info *out) {
+  int threads = 1;
+  if (ordinal != 0) return 0;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "CPU (%d OpenMP threads)", threads);
+  out->total_bytes = meminfo_bytes("MemTotal:");
+  out->free_bytes = meminfo_bytes("MemAvailable:");
+  return 1;
 }

@@ -64,4 +64,12 @@ void dt_fields_element_average(const dt_fields *f, const double *qp_values, int 
 dt_status dt_fields_nodal_average(const dt_model *m, const dt_fields *f, const double *qp_values,
                                   int ncomp, double *nodal_out, dt_ctx *ctx);
 
+/* Checkpoint support. dt_output_save_state appends the writer's bookkeeping (history rows,
+ * VTU list) to f; dt_output_open_resume reopens a writer in dir from such a record, rewriting
+ * history.csv and results.pvd to match it exactly (rows written after the checkpoint are
+ * dropped, since those increments will be computed again). */
+dt_status dt_output_save_state(const dt_output *o, FILE *f, dt_ctx *ctx);
+dt_status dt_output_open_resume(const char *dir, const dt_model *m, FILE *state, dt_output **out,
+                                dt_ctx *ctx);
+
 #endif

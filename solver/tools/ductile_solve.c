@@ -1,6 +1,7 @@
 /* ductile-solve: run one job file without the daemon.
  *
- *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] [--quiet]
+ *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] [--device N]
+ *                 [--checkpoint FILE [--resume]] [--quiet]
  *
  * Prints setup lines, one line per Newton iteration and per increment, and a final verdict.
  * Exit codes: 0 success; 1 invalid input; 2 the analysis did not converge (results up to the
@@ -19,12 +20,17 @@ typedef struct cli {
   const char *outdir;
   const char *backend;
   int threads;
+  int device;
   int quiet;
+  const char *checkpoint;
+  int resume;
 } cli;
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] "
-             "[--quiet]\n");
+  fprintf(f, "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
+             "                     [--device N] [--checkpoint FILE [--resume]] [--quiet]\n"
+             "  --checkpoint FILE  write a checkpoint after every converged increment\n"
+             "  --resume           continue from FILE if it exists (completed increments are kept)\n");
 }
 
 static int parse_args(int argc, char **argv, cli *c) {
@@ -36,6 +42,9 @@ static int parse_args(int argc, char **argv, cli *c) {
     if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_value) c->outdir = argv[++i];
     else if (!strcmp(a, "--backend") && has_value) c->backend = argv[++i];
     else if (!strcmp(a, "--threads") && has_value) c->threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--device") && has_value) c->device = atoi(argv[++i]);
+    else if (!strcmp(a, "--checkpoint") && has_value) c->checkpoint = argv[++i];
+    else if (!strcmp(a, "--resume")) c->resume = 1;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
     else if (a[0] == '-' || c->job) {
@@ -99,6 +108,9 @@ int main(int argc, char **argv) {
   memset(&opt, 0, sizeof opt);
   opt.backend = c.backend;
   opt.threads = c.threads;
+  opt.device = c.device;
+  opt.checkpoint = c.checkpoint;
+  opt.resume = c.resume;
   opt.outdir = c.outdir;
   opt.progress = print_progress;
   opt.user = &c;
