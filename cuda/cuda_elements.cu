@@ -1,0 +1,237 @@
+/* Element kernels of the CUDA backend: stress update with internal force, and the consistent
+ * tangent assembled straight into the CSR values through the per-element positions.
+ *
+ * One thread per element, 256 threads per block, one launch per colour: no two elements of a
+ * colour share a node, so the scatters (fint and CSR values) use plain += without atomics,
+ * and the sums happen in the same order on every run (bit-identical results). Each thread
+ * calls dt_element_residual (solver/element/element_kernel.h), the routine the CPU backend
+ * calls, so both evaluate the same element and material code. When all elements share one
+ * type the kernels are instantiated for it (compile-time sizes and loop bounds); otherwise a
+ * generic instantiation reads the type per element. Counters (plastic points, failures) are
+ * integer atomics, which are exact and order-independent. */
+#include <limits.h>
+
+#include "../solver/element/element_kernel.h"
+#include "cuda_impl.h"
+
+/* Device pointers the element kernels read, passed by value. */
+typedef struct elem_args {
+  int dpn;
+  long stride; /* n_qp */
+  const double *x;
+  const unsigned char *elem_type, *elem_state, *elem_bbar;
+  const int *elem_ptr, *conn, *elem_mat, *qp_ptr;
+  const double *elem_thick;
+  const dt_material_params *mats;
+  const int *row_ptr;
+  const int *elem_pos;
+  const int64_t *elem_pos_ptr;
+  const double *u;
+  const double *hist_c;
+  double *hist_t, *sig_t, *eps_t;
+  double *out; /* fint (stress kernel) or CSR values (tangent kernel) */
+  dt_cuda_flags *flags;
+} elem_args;
+
+static elem_args make_args(const dt_cuda *c, const double *u, double *out) {
+  elem_args a;
+  a.dpn = c->dpn;
+  a.stride = c->n_qp;
+  a.x = c->x;
+  a.elem_type = c->elem_type;
+  a.elem_state = c->elem_state;
+  a.elem_bbar = c->elem_bbar;
+  a.elem_ptr = c->elem_ptr;
+  a.conn = c->conn;
+  a.elem_mat = c->elem_mat;
+  a.qp_ptr = c->qp_ptr;
+  a.elem_thick = c->elem_thick;
+  a.mats = c->mats;
+  a.row_ptr = c->row_ptr;
+  a.elem_pos = c->elem_pos;
+  a.elem_pos_ptr = c->elem_pos_ptr;
+  a.u = u;
+  a.hist_c = c->hist_c;
+  a.hist_t = c->hist_t;
+  a.sig_t = c->sig_t;
+  a.eps_t = c->eps_t;
+  a.out = out;
+  a.flags = c->flags;
+  return a;
+}
+
+/* Compile-time sizes when TYPE >= 0, the upper bounds for the generic kernel (TYPE = -1). */
+template <int TYPE> struct elem_size {
+  static const int npe = TYPE >= 0 ? (TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3) : DT_ELEM_MAX_NODES;
+  static const int nde = TYPE >= 0 ? npe * (TYPE == DT_QUAD4 || TYPE == DT_TRI3 ? 2 : 3) : DT_ELEM_MAX_DOF;
+};
+
+template <int TYPE>
+__device__ __forceinline__ void gather(const elem_args &a, int e, int type, int dpn, double *X,
+                                       double *ue) {
+  const int *cn = a.conn + a.elem_ptr[e];
+  int npe = dt_elem_nnodes(type);
+  for (int A = 0; A < npe; A++) {
+    int node = cn[A];
+    for (int k = 0; k < 3; k++) X[A * 3 + k] = a.x[node * 3 + k];
+    for (int i = 0; i < dpn; i++) ue[A * dpn + i] = a.u[(long)node * dpn + i];
+  }
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_stress(elem_args a, const int *__restrict__ elems, int n) {
+  const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
+  int k = blockIdx.x * blockDim.x + threadIdx.x, np = 0;
+  if (k < n) {
+    int e = elems[k];
+    int type = TYPE >= 0 ? TYPE : a.elem_type[e];
+    int dpn = TYPE >= 0 ? dt_elem_dim(TYPE) : a.dpn;
+    double X[NPE * 3], ue[NDE], fe[NDE];
+    dt_qp_arrays qa;
+    qa.hist_c = a.hist_c;
+    qa.hist_t = a.hist_t;
+    qa.sig_t = a.sig_t;
+    qa.eps_t = a.eps_t;
+    qa.stride = a.stride;
+    gather<TYPE>(a, e, type, dpn, X, ue);
+    int r = dt_element_residual(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
+                                a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
+                                (double *)0);
+    if (r < 0) {
+      atomicAdd(&a.flags->n_failed, 1);
+      atomicMin(&a.flags->first_failed, e);
+    } else {
+      const int *cn = a.conn + a.elem_ptr[e];
+      int npe = dt_elem_nnodes(type);
+      np = r;
+      for (int A = 0; A < npe; A++)
+        for (int i = 0; i < dpn; i++) a.out[(long)cn[A] * dpn + i] += fe[A * dpn + i];
+    }
+  }
+  if (np) atomicAdd(&a.flags->n_plastic, np);
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_tangent(elem_args a, const int *__restrict__ elems, int n) {
+  const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int e = elems[k];
+  int type = TYPE >= 0 ? TYPE : a.elem_type[e];
+  int dpn = TYPE >= 0 ? dt_elem_dim(TYPE) : a.dpn;
+  int npe = dt_elem_nnodes(type), nde = npe * dpn;
+  double X[NPE * 3], ue[NDE], fe[NDE], Ke[NDE * NDE];
+  dt_qp_arrays qa;
+  qa.hist_c = a.hist_c; /* only the tangent: the trial state came from the stress update */
+  qa.hist_t = (double *)0;
+  qa.sig_t = (double *)0;
+  qa.eps_t = (double *)0;
+  qa.stride = a.stride;
+  gather<TYPE>(a, e, type, dpn, X, ue);
+  if (dt_element_residual(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
+                          a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke) < 0) {
+    atomicAdd(&a.flags->n_failed, 1);
+    return;
+  }
+  /* vals[row_ptr[dpn*nA + i] + dpn*pos[A][B] + j] += Ke[(A dpn + i), (B dpn + j)] */
+  const int *cn = a.conn + a.elem_ptr[e];
+  const int *pos = a.elem_pos + a.elem_pos_ptr[e];
+  for (int A = 0; A < npe; A++)
+    for (int i = 0; i < dpn; i++) {
+      int row = a.row_ptr[(long)cn[A] * dpn + i];
+      const double *krow = Ke + (A * dpn + i) * nde;
+      for (int B = 0; B < npe; B++) {
+        double *v = a.out + row + (long)pos[A * npe + B] * dpn;
+        for (int j = 0; j < dpn; j++) v[j] += krow[B * dpn + j];
+      }
+    }
+}
+
+__global__ void k_flags_reset(dt_cuda_flags *f) {
+  f->n_plastic = 0;
+  f->n_failed = 0;
+  f->first_failed = INT_MAX;
+  f->bad_node = INT_MAX;
+}
+
+/* Launch kernel K<TYPE> over every colour, TYPE chosen from c->uniform_type. */
+#define FOR_EACH_COLOUR(K, args, name)                                                          \
+  do {                                                                                          \
+    for (int col_ = 0; col_ < c->n_colors; col_++) {                                            \
+      int first_ = c->h_color_ptr[col_], n_ = c->h_color_ptr[col_ + 1] - first_;                \
+      int grid_ = (n_ + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;                                     \
+      const int *el_ = c->color_elems + first_;                                                 \
+      if (n_ == 0) continue;                                                                    \
+      switch (c->uniform_type) {                                                                \
+      case DT_HEX8: K<DT_HEX8><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
+      case DT_TET4: K<DT_TET4><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
+      case DT_TET10: K<DT_TET10><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break; \
+      case DT_QUAD4: K<DT_QUAD4><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break; \
+      case DT_TRI3: K<DT_TRI3><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
+      default: K<-1><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;             \
+      }                                                                                         \
+      DT_CUDA_LAUNCH_CHECK(name, c->stream, ctx);                                               \
+    }                                                                                           \
+  } while (0)
+
+extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fint,
+                                           dt_stress_report *rep, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  elem_args a = make_args(c, c->vec[u], c->vec[fint]);
+  dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
+  DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
+                ctx);
+  k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
+  DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
+  FOR_EACH_COLOUR(k_stress, a, "k_stress");
+  DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
+  rep->n_plastic = fl->n_plastic;
+  rep->n_failed = fl->n_failed;
+  rep->first_failed_elem = fl->n_failed ? fl->first_failed : -1;
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  elem_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
+  dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
+  DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
+  k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
+  DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
+  FOR_EACH_COLOUR(k_tangent, a, "k_tangent");
+  DT_TRY(dt_cuda_dirichlet(c, ctx));
+  DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx));
+  DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
+cleanup:
+  return rc;
+}
+
+/* Local memory the element kernels reserve: per-thread size x resident threads. */
+dt_status dt_cuda_element_local_bytes(int device, size_t *bytes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  cudaFuncAttributes fa;
+  int sms = 0, threads = 0;
+  size_t worst = 0;
+  const void *kernels[] = {
+      (const void *)k_stress<DT_HEX8>,  (const void *)k_stress<DT_TET4>,
+      (const void *)k_stress<DT_TET10>, (const void *)k_stress<DT_QUAD4>,
+      (const void *)k_stress<DT_TRI3>,  (const void *)k_stress<-1>,
+      (const void *)k_tangent<DT_HEX8>, (const void *)k_tangent<DT_TET4>,
+      (const void *)k_tangent<DT_TET10>, (const void *)k_tangent<DT_QUAD4>,
+      (const void *)k_tangent<DT_TRI3>, (const void *)k_tangent<-1>};
+  DT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), ctx);
+  DT_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+                ctx);
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    DT_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernels[i]), ctx);
+    if (fa.localSizeBytes > worst) worst = fa.localSizeBytes;
+  }
+  *bytes = worst * (size_t)threads * (size_t)sms;
+cleanup:
+  return rc;
+}

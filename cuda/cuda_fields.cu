@@ -1,0 +1,59 @@
+/* Per-point state of the CUDA backend: commit (trial -> committed) when an increment
+ * converges, rollback (committed -> trial) on a cutback, both device-to-device copies; and the
+ * once-per-increment download of the requested committed fields, from the device's structure
+ * of arrays into the caller's point-major host arrays (qp_stress[q * 6 + k] etc.). */
+#include "cuda_impl.h"
+
+static dt_status copy_state(dt_cuda *c, int commit, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t nq = (size_t)c->n_qp;
+  double *src[3] = {c->hist_t, c->sig_t, c->eps_t}, *dst[3] = {c->hist_c, c->sig_c, c->eps_c};
+  size_t n[3] = {nq * DT_MAT_STATE_DOUBLES, nq * 6, nq * 6};
+  for (int i = 0; i < 3; i++)
+    DT_CUDA_CHECK(cudaMemcpyAsync(commit ? dst[i] : src[i], commit ? src[i] : dst[i],
+                                  sizeof(double) * n[i], cudaMemcpyDeviceToDevice, c->stream),
+                  ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_state_commit(void *impl, dt_ctx *ctx) {
+  return copy_state((dt_cuda *)impl, 1, ctx);
+}
+
+/* The trial arrays are always recomputed from the committed ones; resetting them keeps
+ * downloads consistent (as the CPU backend does). */
+extern "C" dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx) {
+  return copy_state((dt_cuda *)impl, 0, ctx);
+}
+
+/* Download ncomp SoA components starting at src (component k at src + k * n_qp) into the
+ * point-major host array out[q * ncomp + k]. */
+static dt_status download_soa(dt_cuda *c, const double *src, int ncomp, double *out,
+                              double *scratch, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t nq = (size_t)c->n_qp;
+  DT_TRY(dt_cuda_d2h(c, scratch, src, sizeof(double) * nq * ncomp, ctx));
+  for (size_t q = 0; q < nq; q++)
+    for (int k = 0; k < ncomp; k++) out[q * ncomp + k] = scratch[k * nq + q];
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f,
+                                             dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  size_t nq = (size_t)c->n_qp;
+  double *scratch = NULL;
+  (void)what; /* like the CPU backend: the non-NULL arrays of f say what is wanted */
+  if (!f->qp_stress && !f->qp_strain && !f->qp_peeq) return DT_OK;
+  scratch = (double *)dt_malloc(sizeof(double) * 6 * (nq ? nq : 1));
+  DT_CHECK(scratch != NULL, ctx, DT_ERR_NOMEM, "out of memory downloading point fields");
+  if (f->qp_stress) DT_TRY(download_soa(c, c->sig_c, 6, f->qp_stress, scratch, ctx));
+  if (f->qp_strain) DT_TRY(download_soa(c, c->eps_c, 6, f->qp_strain, scratch, ctx));
+  if (f->qp_peeq) DT_TRY(dt_cuda_d2h(c, f->qp_peeq, c->hist_c + 6 * nq, sizeof(double) * nq, ctx));
+cleanup:
+  dt_free(scratch);
+  return rc;
+}

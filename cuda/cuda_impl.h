@@ -1,0 +1,128 @@
+/* Private state of the CUDA backend, shared by its .cu files (never included from C).
+ *
+ * Everything the Newton loop touches lives on the device for the whole job: the problem
+ * (coordinates, connectivity, element data, materials, CSR pattern, per-element CSR positions,
+ * colouring), the 17 solution vectors, the CSR values, the preconditioner and the per-point
+ * state, structure of arrays (component k of point q at [k * n_qp + q], element_kernel.h).
+ * The host keeps only sizes, the colour offsets (to launch one grid per colour) and a small
+ * pinned buffer through which scalars come back. Every host<->device copy goes through
+ * dt_cuda_h2d / dt_cuda_d2h, which count the bytes (STYLE.md §8). */
+#ifndef DT_CUDA_IMPL_H
+#define DT_CUDA_IMPL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "cuda_check.h"
+#include "cuda_kernels.h"
+
+#define DT_CUDA_BLOCK 256         /* threads per block of every 1-D kernel */
+#define DT_CUDA_RED_MAX_BLOCKS 1024 /* reduction grid: min(ceil(n / 256), 1024) blocks */
+#define DT_CUDA_MAX_ALLOCS 64
+#define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_CSR_ALG2 /* deterministic: same bits on every run */
+#define DT_CUDA_SPMV_ALG_NAME "CUSPARSE_SPMV_CSR_ALG2 (deterministic)"
+
+typedef struct dt_cuda_alloc_rec {
+  void *p;
+  size_t n;
+} dt_cuda_alloc_rec;
+
+/* Device-side counters written by kernels and read back as one small copy. */
+typedef struct dt_cuda_flags {
+  int n_plastic;
+  int n_failed;
+  int first_failed; /* smallest failed element index, INT_MAX if none */
+  int bad_node;     /* preconditioner setup: smallest bad node, INT_MAX if none */
+} dt_cuda_flags;
+
+typedef struct dt_cuda {
+  int device;
+  cudaStream_t stream;
+  cusparseHandle_t sp;
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t dvec[DT_VEC_COUNT];
+  void *spmv_buf;
+  size_t spmv_buf_bytes;
+  /* sizes */
+  int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
+  int uniform_type; /* the element type when all elements share one, else -1 */
+  int64_t nnz, n_conn, n_pos;
+  int *h_color_ptr; /* host copy of the colour offsets */
+  /* device copy of the problem */
+  double *x;
+  unsigned char *elem_type, *elem_state, *elem_bbar;
+  int *elem_ptr, *conn, *elem_mat, *qp_ptr, *color_elems;
+  double *elem_thick;
+  dt_material_params *mats;
+  int *row_ptr, *col;
+  int *elem_pos;
+  int64_t *elem_pos_ptr;
+  /* device state */
+  double *vec[DT_VEC_COUNT];
+  double *val; /* CSR values of the tangent */
+  double *pc;  /* inverse diagonal (kind 0) or inverse dpn x dpn nodal blocks (kind 1) */
+  int pc_kind;
+  double *hist_c, *hist_t, *sig_c, *sig_t, *eps_c, *eps_t;
+  double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, then 2 results */
+  dt_cuda_flags *flags; /* device counters */
+  void *pinned;         /* pinned host buffer for scalars (64 bytes) */
+  /* accounting */
+  dt_cuda_alloc_rec allocs[DT_CUDA_MAX_ALLOCS];
+  int n_allocs;
+  size_t bytes_alloc, bytes_peak, estimate;
+  unsigned long long h2d, d2h, n_copies;
+  /* device description */
+  char name[256];
+  int sm_count, cc_major, cc_minor;
+  size_t mem_total;
+} dt_cuda;
+
+/* cuda_memory.cu */
+dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt_ctx *ctx);
+void dt_cuda_free(dt_cuda *c, void *p);
+void dt_cuda_free_all(dt_cuda *c);
+dt_status dt_cuda_h2d(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_ctx *ctx);
+dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_ctx *ctx);
+/* Compare the estimate (plus extra bytes known only on the device) with what the device
+ * and DUCTILE_GPU_MEMORY_LIMIT allow; DT_ERR_DEVICE_NOMEM with the sizes when it cannot fit. */
+dt_status dt_cuda_check_fit(const dt_problem *pb, size_t extra, size_t *estimate, dt_ctx *ctx);
+/* Bytes of local memory the element kernels may reserve on this device (cuda_elements.cu). */
+dt_status dt_cuda_element_local_bytes(int device, size_t *bytes, dt_ctx *ctx);
+
+/* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
+ * block for the final sums, one copy of 8 or 16 bytes back). */
+static inline int dt_cuda_red_grid(long n) {
+  long g = (n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  if (g < 1) g = 1;
+  return g > DT_CUDA_RED_MAX_BLOCKS ? DT_CUDA_RED_MAX_BLOCKS : (int)g;
+}
+/* Sum nsum sets of per-block partials (set s at c->red + s * DT_CUDA_RED_MAX_BLOCKS, grid
+ * entries each) and copy the nsum results into out. */
+dt_status dt_cuda_reduce_finish(dt_cuda *c, int grid, int nsum, double *out, dt_ctx *ctx);
+
+/* cuda_linear.cu */
+dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);
+dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+
+/* Block sum over DT_CUDA_BLOCK threads in a fixed order (warp shuffles, then one warp over
+ * the warp sums): the same bits on every run. The result is valid in thread 0. */
+#ifdef __CUDACC__
+__device__ __forceinline__ double dt_block_sum(double v) {
+  __shared__ double warp_sums[DT_CUDA_BLOCK / 32];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < DT_CUDA_BLOCK / 32 ? warp_sums[threadIdx.x] : 0.0;
+  if (warp == 0)
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  __syncthreads(); /* warp_sums may be reused by a second call */
+  return v;
+}
+#endif
+
+#endif

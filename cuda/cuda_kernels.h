@@ -1,0 +1,68 @@
+/* The CUDA backend's C interface: the extern "C" entry points defined in the .cu files of cuda/, declared
+ * with C types only, so that cuda_ops.c (and tests) never see CUDA headers (STYLE.md §4).
+ *
+ * The ops mirror dt_backend_ops (solver/backend.h); impl is the backend's private state
+ * (struct dt_cuda, cuda/cuda_impl.h). Extra functions at the end serve tests and benchmarks. */
+#ifndef DT_CUDA_KERNELS_H
+#define DT_CUDA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "solver/backend.h"
+
+/* ops (cuda_memory.cu, cuda_upload.cu, cuda_vector.cu, cuda_elements.cu, cuda_linear.cu,
+ * cuda_pcg.cu, cuda_fields.cu) */
+int dt_cuda_available(char *why, size_t len);
+dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_options *opt, void **impl,
+                         dt_ctx *ctx);
+void dt_cuda_destroy(void *impl);
+dt_status dt_cuda_vec_set(void *impl, dt_vec_id v, const double *host, dt_ctx *ctx);
+dt_status dt_cuda_vec_get(void *impl, dt_vec_id v, double *host, dt_ctx *ctx);
+dt_status dt_cuda_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id x, double b,
+                              dt_vec_id y, dt_ctx *ctx);
+dt_status dt_cuda_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, dt_ctx *ctx);
+dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,
+                                dt_ctx *ctx);
+dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx);
+dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx);
+dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt_pcg_result *res,
+                            dt_ctx *ctx);
+dt_status dt_cuda_state_commit(void *impl, dt_ctx *ctx);
+dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx);
+dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
+dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_ctx *ctx);
+void dt_cuda_view(void *impl, FILE *f);
+
+/* Device memory the job needs, counted from the problem's sizes before anything is
+ * allocated (cuda_memory.cu). Needs no device: the per-thread local memory of the element
+ * kernels is added by the upload, which knows the device. */
+dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes);
+
+/* Bytes moved host->device and device->host and the number of copies, through the two
+ * counted copy functions. impl NULL: totals over the whole process (all jobs). */
+void dt_cuda_transfer_stats(void *impl, unsigned long long *h2d, unsigned long long *d2h,
+                            unsigned long long *n_copies);
+/* Peak device bytes allocated by this backend instance (impl NULL: over the process). */
+size_t dt_cuda_peak_bytes(void *impl);
+/* Total device bytes ever allocated by the CUDA backend in this process (0 if none). */
+unsigned long long dt_cuda_process_allocated_bytes(void);
+
+/* Benchmark helper: device-to-device copy bandwidth (bytes read + written per second, best
+ * of 5) and the mean time of one SpMV with the current matrix (assemble a tangent first). */
+dt_status dt_cuda_measure(void *impl, double *copy_bw_bytes_per_s, double *spmv_seconds,
+                          dt_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

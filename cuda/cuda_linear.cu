@@ -1,0 +1,223 @@
+/* Operator, preconditioners and Dirichlet rows/columns of the CUDA backend.
+ *
+ * SpMV: cuSPARSE generic API on the CSR values with CUSPARSE_SPMV_CSR_ALG2, which gives the
+ * same bits on every run; descriptors and the work buffer are made once at upload.
+ * Jacobi: z = r ./ diag(K) (one thread per DOF). Block Jacobi: z_a = (K_aa)^-1 r_a with K_aa
+ * the dpn x dpn diagonal block of node a, inverted at setup by the adjugate exactly as the CPU
+ * backend does (one thread per node). A singular or non-positive block (or diagonal) makes the
+ * setup fail with DT_ERR_NOT_CONVERGED, which the Newton driver turns into a cutback.
+ * Dirichlet: rows and columns of constrained DOFs become identity (one thread per row). */
+#include <string.h>
+
+#include "cuda_impl.h"
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_dirichlet(int n, const int *__restrict__ row_ptr, const int *__restrict__ col,
+            const double *__restrict__ con, double *__restrict__ val) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  int rcon = con[row] != 0.0;
+  for (int k = row_ptr[row]; k < row_ptr[row + 1]; k++) {
+    int j = col[k];
+    if (rcon || con[j] != 0.0) val[k] = j == row ? 1.0 : 0.0;
+  }
+}
+
+dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int grid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->row_ptr, c->col,
+                                                     c->vec[DT_VEC_CON], c->val);
+  DT_CUDA_LAUNCH_CHECK("k_dirichlet", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double one = 1.0, zero = 0.0;
+  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
+                                 c->dvec[x], &zero, c->dvec[y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
+                                 c->spmv_buf), ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  return dt_cuda_spmv((dt_cuda *)impl, x, y, ctx);
+}
+
+/* Same arithmetic as invert_block in solver/cpu/cpu_linear.c; returns 0 if singular. */
+__device__ static int invert_block(double *m, int n) {
+  double inv[9], det;
+  if (n == 2) {
+    det = m[0] * m[3] - m[1] * m[2];
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+    inv[0] = m[3] / det, inv[1] = -m[1] / det, inv[2] = -m[2] / det, inv[3] = m[0] / det;
+    for (int i = 0; i < 4; i++) m[i] = inv[i];
+    return 1;
+  }
+  inv[0] = m[4] * m[8] - m[5] * m[7];
+  inv[1] = m[2] * m[7] - m[1] * m[8];
+  inv[2] = m[1] * m[5] - m[2] * m[4];
+  inv[3] = m[5] * m[6] - m[3] * m[8];
+  inv[4] = m[0] * m[8] - m[2] * m[6];
+  inv[5] = m[2] * m[3] - m[0] * m[5];
+  inv[6] = m[3] * m[7] - m[4] * m[6];
+  inv[7] = m[1] * m[6] - m[0] * m[7];
+  inv[8] = m[0] * m[4] - m[1] * m[3];
+  det = m[0] * inv[0] + m[1] * inv[3] + m[2] * inv[6];
+  if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+  for (int i = 0; i < 9; i++) m[i] = inv[i] / det;
+  return 1;
+}
+
+/* One thread per node: find the diagonal block (the column dpn*a in each of its rows;
+ * columns are sorted, so a binary search), then invert it or take the inverse diagonal. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ row_ptr,
+           const int *__restrict__ col, const double *__restrict__ val, double *__restrict__ pc,
+           dt_cuda_flags *flags) {
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n_nodes) return;
+  double blk[9];
+  int bad = 0;
+  for (int i = 0; i < 9; i++) blk[i] = 0.0;
+  for (int i = 0; i < dpn; i++) {
+    int row = a * dpn + i, lo = row_ptr[row], hi = row_ptr[row + 1] - 1, target = a * dpn;
+    while (lo <= hi) {
+      int mid = (lo + hi) >> 1;
+      if (col[mid] < target) lo = mid + 1;
+      else if (col[mid] > target) hi = mid - 1;
+      else {
+        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = val[mid + j];
+        break;
+      }
+    }
+  }
+  if (kind == 1) {
+    bad = !invert_block(blk, dpn);
+    for (int i = 0; i < dpn * dpn; i++) pc[(long)a * dpn * dpn + i] = blk[i];
+  } else {
+    for (int i = 0; i < dpn; i++) {
+      double d = blk[i * dpn + i];
+      if (!(d > 0.0)) bad = 1;
+      pc[(long)a * dpn + i] = d > 0.0 ? 1.0 / d : 0.0;
+    }
+  }
+  if (bad) atomicMin(&flags->bad_node, a);
+}
+
+#define NO_BAD_NODE 0x7f7f7f7f /* bytes 0x7f: set by a memset, larger than any node index */
+
+extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  int *bad = (int *)c->pinned;
+  int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  c->pc_kind = kind;
+  DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->row_ptr,
+                                                    c->col, c->val, c->pc, c->flags);
+  DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
+  DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
+  DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
+           "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
+cleanup:
+  return rc;
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pc_jacobi(int n, const double *__restrict__ pc, const double *__restrict__ r,
+            double *__restrict__ z) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = pc[i] * r[i];
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__restrict__ r,
+           double *__restrict__ z) {
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n_nodes) return;
+  const double *m = pc + (long)a * dpn * dpn;
+  double rl[3];
+  for (int j = 0; j < dpn; j++) rl[j] = r[(long)a * dpn + j];
+  for (int i = 0; i < dpn; i++) {
+    double s = 0.0;
+    for (int j = 0; j < dpn; j++) s += m[i * dpn + j] * rl[j];
+    z[(long)a * dpn + i] = s;
+  }
+}
+
+extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  if (c->pc_kind != 1) {
+    k_pc_jacobi<<<(c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+        c->n_dofs, c->pc, c->vec[r], c->vec[z]);
+    DT_CUDA_LAUNCH_CHECK("k_pc_jacobi", c->stream, ctx);
+  } else {
+    k_pc_block<<<(c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+        c->n_nodes, c->dpn, c->pc, c->vec[r], c->vec[z]);
+    DT_CUDA_LAUNCH_CHECK("k_pc_block", c->stream, ctx);
+  }
+cleanup:
+  return rc;
+}
+
+/* Benchmark helper (cuda_kernels.h). */
+extern "C" dt_status dt_cuda_measure(void *impl, double *copy_bw, double *spmv_seconds,
+                                     dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  cudaEvent_t t0 = NULL, t1 = NULL;
+  void *buf = NULL;
+  size_t half = sizeof(double) * (size_t)c->nnz, free_b = 0, total_b = 0;
+  float ms = 0.0f, best = 1e30f;
+  const int reps = 20;
+  *copy_bw = 0.0;
+  *spmv_seconds = 0.0;
+  DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
+  if (half < ((size_t)256 << 20)) half = (size_t)256 << 20; /* at least 256 MB per copy */
+  if (2 * half > free_b / 2) half = free_b / 4;
+  DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
+  DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
+  DT_TRY(dt_cuda_alloc(c, &buf, 2 * half, "bandwidth measurement buffer", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(buf, 0, 2 * half, c->stream), ctx);
+  for (int i = 0; i < 6; i++) { /* first one warms up */
+    DT_CUDA_CHECK(cudaEventRecord(t0, c->stream), ctx);
+    DT_CUDA_CHECK(cudaMemcpyAsync((char *)buf + half, buf, half, cudaMemcpyDeviceToDevice,
+                                  c->stream), ctx);
+    DT_CUDA_CHECK(cudaEventRecord(t1, c->stream), ctx);
+    DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
+    DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
+    if (i > 0 && ms < best) best = ms;
+  }
+  *copy_bw = 2.0 * (double)half / (best * 1e-3);
+  DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx)); /* warm-up */
+  DT_CUDA_CHECK(cudaEventRecord(t0, c->stream), ctx);
+  for (int i = 0; i < reps; i++) DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
+  DT_CUDA_CHECK(cudaEventRecord(t1, c->stream), ctx);
+  DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
+  DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
+  *spmv_seconds = ms * 1e-3 / reps;
+cleanup:
+  dt_cuda_free(c, buf);
+  if (t0) cudaEventDestroy(t0);
+  if (t1) cudaEventDestroy(t1);
+  return rc;
+}
+
+/* The measure op (solver/backend.h): device name, copy bandwidth, SpMV time, peak memory. */
+extern "C" dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  size_t peak = c->bytes_peak; /* the job's peak, without the measurement buffer */
+  memset(out, 0, sizeof *out);
+  snprintf(out->device, sizeof out->device, "%.127s", c->name);
+  out->peak_bytes = (double)peak;
+  DT_TRY(dt_cuda_measure(impl, &out->copy_bandwidth, &out->spmv_seconds, ctx));
+cleanup:
+  c->bytes_peak = peak;
+  return rc;
+}

@@ -1,0 +1,28 @@
+/* The CUDA backend's table of operations (solver/backend.h), in C with designated
+ * initializers; every entry is an extern "C" function from a .cu file (cuda_kernels.h), so C
+ * never sees a CUDA header (STYLE.md §4). The registry in solver/backend.c lists it as "cuda";
+ * `available` makes "auto" fall back to the CPU backend on machines without a device. */
+#include "cuda_kernels.h"
+
+const dt_backend_ops dt_cuda_ops = {
+    .name = "cuda",
+    .available = dt_cuda_available,
+    .problem_upload = dt_cuda_upload,
+    .destroy = dt_cuda_destroy,
+    .vec_set = dt_cuda_vec_set,
+    .vec_get = dt_cuda_vec_get,
+    .vec_lincomb = dt_cuda_vec_lincomb,
+    .vec_mul = dt_cuda_vec_mul,
+    .vec_dot = dt_cuda_vec_dot,
+    .stress_update = dt_cuda_stress_update,
+    .tangent_assemble = dt_cuda_tangent_assemble,
+    .operator_apply = dt_cuda_operator_apply,
+    .pc_setup = dt_cuda_pc_setup,
+    .pc_apply = dt_cuda_pc_apply,
+    .pcg_solve = dt_cuda_pcg_solve,
+    .state_commit = dt_cuda_state_commit,
+    .state_rollback = dt_cuda_state_rollback,
+    .fields_download = dt_cuda_fields_download,
+    .measure = dt_cuda_measure_op,
+    .view = dt_cuda_view,
+};

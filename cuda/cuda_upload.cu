@@ -1,0 +1,169 @@
+/* Creating and destroying the CUDA backend: device check, the one-time upload of the
+ * problem (after the memory estimate has been checked against the device), the cuSPARSE
+ * matrix and vector descriptors, and the backend's self-description (view). */
+#include <limits.h>
+#include <string.h>
+
+#include "cuda_impl.h"
+
+extern "C" int dt_cuda_available(char *why, size_t len) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why && len) snprintf(why, len, "no CUDA device: %s", cudaGetErrorString(e));
+    return 0;
+  }
+  if (count < 1) {
+    if (why && len) snprintf(why, len, "no CUDA device: none found");
+    return 0;
+  }
+  return 1;
+}
+
+extern "C" void dt_cuda_destroy(void *impl) {
+  dt_cuda *c = (dt_cuda *)impl;
+  if (!c) return;
+  if (c->stream) cudaStreamSynchronize(c->stream);
+  for (int v = 0; v < DT_VEC_COUNT; v++)
+    if (c->dvec[v]) cusparseDestroyDnVec(c->dvec[v]);
+  if (c->mat) cusparseDestroySpMat(c->mat);
+  if (c->sp) cusparseDestroy(c->sp);
+  dt_cuda_free_all(c);
+  if (c->pinned) cudaFreeHost(c->pinned);
+  if (c->stream) cudaStreamDestroy(c->stream);
+  dt_free(c->h_color_ptr);
+  dt_free(c);
+}
+
+#define UPLOAD(field, count, what)                                                              \
+  do {                                                                                          \
+    size_t nb_ = sizeof(*pb->field) * (size_t)(count);                                          \
+    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
+    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->field, nb_, ctx));                \
+  } while (0)
+
+#define ZEROS(ptr, count, what)                                                                 \
+  do {                                                                                          \
+    size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                              \
+    DT_TRY(dt_cuda_alloc(c, (void **)&(ptr), nb_, what, ctx));                                  \
+    DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
+  } while (0)
+
+extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_options *opt,
+                                    void **impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = NULL;
+  cudaDeviceProp prop;
+  size_t local_bytes = 0, estimate = 0, nq = (size_t)pb->n_qp, nd = (size_t)pb->n_dofs;
+  int device = opt ? opt->device : 0;
+  dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX};
+  double one = 1.0, zero = 0.0;
+  *impl = NULL;
+  DT_CHECK(pb->n_dofs > 0 && pb->n_elems > 0, ctx, DT_ERR_INPUT, "empty problem");
+  DT_CHECK(pb->nnz < INT_MAX, ctx, DT_ERR_UNSUPPORTED,
+           "the CUDA backend uses 32-bit CSR indices; %lld nonzeros is too many",
+           (long long)pb->nnz);
+  DT_CUDA_CHECK(cudaSetDevice(device), ctx);
+  DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
+  DT_TRY(dt_cuda_element_local_bytes(device, &local_bytes, ctx));
+  /* Everything is counted before anything is allocated. */
+  DT_TRY(dt_cuda_check_fit(pb, local_bytes, &estimate, ctx));
+
+  c = (dt_cuda *)dt_calloc(1, sizeof *c);
+  DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the CUDA backend");
+  c->device = device;
+  c->estimate = estimate;
+  snprintf(c->name, sizeof c->name, "%s", prop.name);
+  c->sm_count = prop.multiProcessorCount;
+  c->cc_major = prop.major;
+  c->cc_minor = prop.minor;
+  c->mem_total = prop.totalGlobalMem;
+  c->dim = pb->dim;
+  c->dpn = pb->dpn;
+  c->n_nodes = pb->n_nodes;
+  c->n_dofs = pb->n_dofs;
+  c->n_elems = pb->n_elems;
+  c->n_qp = pb->n_qp;
+  c->n_colors = pb->n_colors;
+  c->n_mats = pb->n_mats;
+  c->nnz = pb->nnz;
+  c->n_conn = pb->elem_ptr[pb->n_elems];
+  c->n_pos = pb->elem_pos_ptr[pb->n_elems];
+  c->uniform_type = pb->elem_type[0];
+  for (int e = 1; e < pb->n_elems; e++)
+    if (pb->elem_type[e] != c->uniform_type) c->uniform_type = -1;
+  c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
+  DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
+  memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));
+
+  DT_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), ctx);
+  DT_CUSPARSE_CHECK(cusparseCreate(&c->sp), ctx);
+  DT_CUSPARSE_CHECK(cusparseSetStream(c->sp, c->stream), ctx);
+  DT_CUDA_CHECK(cudaMallocHost(&c->pinned, 64), ctx);
+
+  /* The problem, once. */
+  UPLOAD(x, 3 * pb->n_nodes, "coordinates");
+  UPLOAD(elem_type, pb->n_elems, "element types");
+  UPLOAD(elem_state, pb->n_elems, "element stress states");
+  UPLOAD(elem_bbar, pb->n_elems, "element formulations");
+  UPLOAD(elem_ptr, pb->n_elems + 1, "element offsets");
+  UPLOAD(conn, c->n_conn, "connectivity");
+  UPLOAD(elem_mat, pb->n_elems, "element materials");
+  UPLOAD(elem_thick, pb->n_elems, "element thicknesses");
+  UPLOAD(qp_ptr, pb->n_elems + 1, "integration point offsets");
+  UPLOAD(mats, pb->n_mats, "materials");
+  UPLOAD(row_ptr, pb->n_dofs + 1, "CSR row offsets");
+  UPLOAD(col, pb->nnz, "CSR columns");
+  UPLOAD(elem_pos_ptr, pb->n_elems + 1, "CSR position offsets");
+  UPLOAD(elem_pos, c->n_pos, "CSR positions");
+  UPLOAD(color_elems, pb->n_elems, "colouring");
+  /* State: zero vectors, matrix and per-point arrays. */
+  for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(c->vec[v], nd, "solution vectors");
+  ZEROS(c->val, pb->nnz, "tangent values");
+  ZEROS(c->pc, nd * pb->dpn, "preconditioner");
+  ZEROS(c->hist_c, nq * DT_MAT_STATE_DOUBLES, "integration point history");
+  ZEROS(c->hist_t, nq * DT_MAT_STATE_DOUBLES, "integration point history");
+  ZEROS(c->sig_c, nq * 6, "integration point stresses");
+  ZEROS(c->sig_t, nq * 6, "integration point stresses");
+  ZEROS(c->eps_c, nq * 6, "integration point strains");
+  ZEROS(c->eps_t, nq * 6, "integration point strains");
+  ZEROS(c->red, 2 * DT_CUDA_RED_MAX_BLOCKS + 2, "reduction scratch");
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
+  DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
+
+  /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
+  DT_CUSPARSE_CHECK(cusparseCreateCsr(&c->mat, pb->n_dofs, pb->n_dofs, pb->nnz, c->row_ptr,
+                                      c->col, c->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), ctx);
+  for (int v = 0; v < DT_VEC_COUNT; v++)
+    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&c->dvec[v], pb->n_dofs, c->vec[v], CUDA_R_64F), ctx);
+  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
+                                            c->dvec[DT_VEC_PCG_P], &zero, c->dvec[DT_VEC_PCG_Q],
+                                            CUDA_R_64F, DT_CUDA_SPMV_ALG, &c->spmv_buf_bytes),
+                    ctx);
+  DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
+  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+  *impl = c;
+  c = NULL;
+cleanup:
+  dt_cuda_destroy(c);
+  return rc;
+}
+
+extern "C" void dt_cuda_view(void *impl, FILE *f) {
+  dt_cuda *c = (dt_cuda *)impl;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+  fprintf(f, "backend cuda: device %d \"%s\" (sm_%d%d, %d SMs), %.1f GB total, %.1f GB free\n",
+          c->device, c->name, c->cc_major, c->cc_minor, c->sm_count, total_b / 1e9, free_b / 1e9);
+  fprintf(f, "  device memory: %.1f MB allocated (peak %.1f MB, estimate %.1f MB incl. kernel "
+          "local memory)\n", c->bytes_alloc / 1e6, c->bytes_peak / 1e6, c->estimate / 1e6);
+  fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
+          c->spmv_buf_bytes);
+  fprintf(f, "  element kernels: one thread per element, %d threads per block, %d colours, %s\n",
+          DT_CUDA_BLOCK, c->n_colors,
+          c->uniform_type >= 0 ? "one element type (specialised kernel)" : "mixed element types");
+  fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
+          c->h2d / 1e6, c->d2h / 1e6, c->n_copies);
+}

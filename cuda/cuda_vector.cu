@@ -1,0 +1,100 @@
+/* Vector operations of the CUDA backend.
+ *
+ * lincomb and mul are one pass each; their products and sums are rounded separately
+ * (__dmul_rn/__dadd_rn, no fused multiply-add) so they give the same bits as the CPU backend.
+ * Dot products are deterministic: a fixed grid (a function of n only) with grid-stride loops,
+ * a fixed-order block sum, per-block partials, and one block summing the partials in a fixed
+ * order; only the 8-byte result crosses to the host. No atomics, so every run gives the same
+ * bits (the CPU backend sums in another order, so the two agree to rounding only). */
+#include "cuda_impl.h"
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_lincomb(int n, double *o, double a, const double *x, double b, const double *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i])); /* o may alias x, y */
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mul(int n, double *o, const double *x, const double *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = __dmul_rn(x[i], y[i]);
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
+              double *__restrict__ partial) {
+  double s = 0.0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    s += x[i] * y[i];
+  s = dt_block_sum(s);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+/* One block: result[s] = sum of the grid partials of set s, in a fixed order. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_reduce_finish(int grid, int nsum, double *red) {
+  for (int set = 0; set < nsum; set++) {
+    const double *p = red + set * DT_CUDA_RED_MAX_BLOCKS;
+    double s = 0.0;
+    for (int i = threadIdx.x; i < grid; i += DT_CUDA_BLOCK) s += p[i];
+    s = dt_block_sum(s);
+    if (threadIdx.x == 0) red[2 * DT_CUDA_RED_MAX_BLOCKS + set] = s;
+  }
+}
+
+dt_status dt_cuda_reduce_finish(dt_cuda *c, int grid, int nsum, double *out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double *pin = (double *)c->pinned;
+  k_reduce_finish<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, nsum, c->red);
+  DT_CUDA_LAUNCH_CHECK("k_reduce_finish", c->stream, ctx);
+  DT_TRY(dt_cuda_d2h(c, pin, c->red + 2 * DT_CUDA_RED_MAX_BLOCKS, sizeof(double) * nsum, ctx));
+  for (int s = 0; s < nsum; s++) out[s] = pin[s];
+cleanup:
+  return rc;
+}
+
+static int blocks(long n) { return (int)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK); }
+
+extern "C" dt_status dt_cuda_vec_set(void *impl, dt_vec_id v, const double *host, dt_ctx *ctx) {
+  dt_cuda *c = (dt_cuda *)impl;
+  return dt_cuda_h2d(c, c->vec[v], host, sizeof(double) * (size_t)c->n_dofs, ctx);
+}
+
+extern "C" dt_status dt_cuda_vec_get(void *impl, dt_vec_id v, double *host, dt_ctx *ctx) {
+  dt_cuda *c = (dt_cuda *)impl;
+  return dt_cuda_d2h(c, host, c->vec[v], sizeof(double) * (size_t)c->n_dofs, ctx);
+}
+
+extern "C" dt_status dt_cuda_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id x,
+                                         double b, dt_vec_id y, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  k_lincomb<<<blocks(c->n_dofs), DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[out], a,
+                                                                c->vec[x], b, c->vec[y]);
+  DT_CUDA_LAUNCH_CHECK("k_lincomb", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_vec_id y,
+                                     dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  k_mul<<<blocks(c->n_dofs), DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[out], c->vec[x],
+                                                            c->vec[y]);
+  DT_CUDA_LAUNCH_CHECK("k_mul", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out,
+                                     dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  int grid = dt_cuda_red_grid(c->n_dofs);
+  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[x], c->vec[y], c->red);
+  DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+  DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));
+cleanup:
+  return rc;
+}

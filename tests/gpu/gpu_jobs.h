@@ -1,0 +1,274 @@
+/* Helpers of the GPU tests: skipping without a device, small jobs generated as JSON text
+ * (hex8 boxes, a tet10 block, a quad4 plate), and running a job on a backend while keeping the
+ * fields of every converged increment. Header-only (static functions), one per test program. */
+#ifndef DT_TEST_GPU_JOBS_H
+#define DT_TEST_GPU_JOBS_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_kernels.h"
+#include "solver/analysis.h"
+#include "solver/io/job_json.h"
+
+#define SKIP_CODE 77
+
+static int g_failures;
+
+#define EXPECT(cond, ...)                                                                       \
+  do {                                                                                          \
+    if (!(cond)) {                                                                              \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                         \
+      fprintf(stderr, __VA_ARGS__);                                                             \
+      fprintf(stderr, "\n");                                                                    \
+      g_failures++;                                                                             \
+    }                                                                                           \
+  } while (0)
+
+/* Exit 77 (ctest SKIP_RETURN_CODE) when there is no CUDA device. */
+static inline void skip_without_device(void) {
+  char why[256] = "";
+  if (!dt_cuda_available(why, sizeof why)) {
+    printf("SKIP: %s\n", why);
+    exit(SKIP_CODE);
+  }
+}
+
+/* A growing string. */
+typedef struct sbuf {
+  char *s;
+  size_t n, cap;
+} sbuf;
+
+static inline void sb_add(sbuf *b, const char *fmt, ...) {
+  va_list ap, ap2;
+  int need;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (b->n + (size_t)need + 1 > b->cap) {
+    b->cap = (b->n + (size_t)need + 1) * 2 + 4096;
+    b->s = realloc(b->s, b->cap);
+    if (!b->s) {
+      fprintf(stderr, "out of memory\n");
+      exit(1);
+    }
+  }
+  vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap2);
+  va_end(ap2);
+  b->n += (size_t)need;
+}
+
+/* Node sets of a structured grid: nodes with index (i, j, k) on a plane. */
+static inline void sb_grid_set(sbuf *b, const char *name, int nx, int ny, int nz, int axis, int at,
+                        int first) {
+  int n = 0;
+  sb_add(b, "%s\"%s\": [", first ? "" : ", ", name);
+  for (int k = 0; k <= nz; k++)
+    for (int j = 0; j <= ny; j++)
+      for (int i = 0; i <= nx; i++) {
+        int c = axis == 0 ? i : axis == 1 ? j : k;
+        if (c != at) continue;
+        sb_add(b, "%s%d", n++ ? "," : "", 1 + i + (nx + 1) * (j + (ny + 1) * k));
+      }
+  sb_add(b, "]");
+}
+
+/* Mesh of nx*ny*nz hex8 on [0,lx]x[0,ly]x[0,lz], node sets xmin xmax ymin zmin zmax, element
+ * set all. */
+static inline void sb_hex8_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz) {
+#define NID(i, j, k) (1 + (i) + (nx + 1) * ((j) + (ny + 1) * (k)))
+  int e = 0;
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int k = 0; k <= nz; k++)
+    for (int j = 0; j <= ny; j++)
+      for (int i = 0; i <= nx; i++)
+        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", NID(i, j, k) > 1 ? "," : "", NID(i, j, k),
+               lx * i / nx, ly * j / ny, lz * k / nz);
+  sb_add(b, "], \"elements\": [{\"type\": \"hex8\", \"connectivity\": [");
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++) {
+        e++;
+        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", e > 1 ? "," : "", e, NID(i, j, k),
+               NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
+               NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
+      }
+  sb_add(b, "]}], \"node_sets\": {");
+  sb_grid_set(b, "xmin", nx, ny, nz, 0, 0, 1);
+  sb_grid_set(b, "xmax", nx, ny, nz, 0, nx, 0);
+  sb_grid_set(b, "ymin", nx, ny, nz, 1, 0, 0);
+  sb_grid_set(b, "zmin", nx, ny, nz, 2, 0, 0);
+  sb_grid_set(b, "zmax", nx, ny, nz, 2, nz, 0);
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+#undef NID
+}
+
+/* nx*nx*nx cubes of side h, each split into six tet10 (Kuhn triangulation, conforming);
+ * node sets xmin ymin zmin zmax. Nodes live on the doubled grid (mid-edge nodes included). */
+static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {
+  int m = 2 * nx + 1, nn = m * m * m, e = 0, first = 1;
+  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  static const int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+  char *used = calloc((size_t)nn, 1);
+  sbuf conn = {0};
+#define GID(p) (1 + (p)[0] + m * ((p)[1] + m * (p)[2]))
+  for (int k = 0; k < nx; k++)
+    for (int j = 0; j < nx; j++)
+      for (int i = 0; i < nx; i++)
+        for (int t = 0; t < 6; t++) {
+          int v[4][3], nodes[10];
+          double d[3][3], det;
+          v[0][0] = 2 * i, v[0][1] = 2 * j, v[0][2] = 2 * k;
+          for (int s = 1; s < 4; s++) {
+            memcpy(v[s], v[s - 1], sizeof v[s]);
+            v[s][perm[t][s - 1]] += 2;
+          }
+          for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
+          det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+                d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+                d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+          if (det < 0) { /* swap vertices 1 and 2 for a positive volume */
+            int tmp[3];
+            memcpy(tmp, v[1], sizeof tmp);
+            memcpy(v[1], v[2], sizeof tmp);
+            memcpy(v[2], tmp, sizeof tmp);
+          }
+          for (int s = 0; s < 4; s++) nodes[s] = GID(v[s]);
+          for (int s = 0; s < 6; s++) {
+            int p[3];
+            for (int c = 0; c < 3; c++) p[c] = (v[edge[s][0]][c] + v[edge[s][1]][c]) / 2;
+            nodes[4 + s] = GID(p);
+          }
+          sb_add(&conn, "%s[%d", e ? "," : "", e + 1);
+          for (int s = 0; s < 10; s++) {
+            sb_add(&conn, ",%d", nodes[s]);
+            used[nodes[s] - 1] = 1;
+          }
+          sb_add(&conn, "]");
+          e++;
+        }
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int g = 0; g < nn; g++) {
+    if (!used[g]) continue;
+    sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", first ? "" : ",", g + 1, 0.5 * h * (g % m),
+           0.5 * h * ((g / m) % m), 0.5 * h * (g / (m * m)));
+    first = 0;
+  }
+  sb_add(b, "], \"elements\": [{\"type\": \"tet10\", \"connectivity\": [%s]}], \"node_sets\": {",
+         conn.s);
+  for (int axis = 0; axis < 4; axis++) {
+    static const char *names[4] = {"xmin", "ymin", "zmin", "zmax"};
+    int n = 0, ax = axis < 3 ? axis : 2, at = axis < 3 ? 0 : m - 1;
+    sb_add(b, "%s\"%s\": [", axis ? ", " : "", names[axis]);
+    for (int g = 0; g < nn; g++) {
+      int c[3] = {g % m, (g / m) % m, g / (m * m)};
+      if (used[g] && c[ax] == at) sb_add(b, "%s%d", n++ ? "," : "", g + 1);
+    }
+    sb_add(b, "]");
+  }
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+  free(conn.s);
+  free(used);
+#undef GID
+}
+
+/* nx*ny quad4 on [0,lx]x[0,ly]; node sets left right bottom. */
+static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) {
+#define QID(i, j) (1 + (i) + (nx + 1) * (j))
+  int e = 0;
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int j = 0; j <= ny; j++)
+    for (int i = 0; i <= nx; i++)
+      sb_add(b, "%s[%d,%.17g,%.17g]", QID(i, j) > 1 ? "," : "", QID(i, j), lx * i / nx,
+             ly * j / ny);
+  sb_add(b, "], \"elements\": [{\"type\": \"quad4\", \"connectivity\": [");
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      e++;
+      sb_add(b, "%s[%d,%d,%d,%d,%d]", e > 1 ? "," : "", e, QID(i, j), QID(i + 1, j),
+             QID(i + 1, j + 1), QID(i, j + 1));
+    }
+  sb_add(b, "]}], \"node_sets\": {");
+  sb_grid_set(b, "left", nx, ny, 0, 0, 0, 1);
+  sb_grid_set(b, "right", nx, ny, 0, 0, nx, 0);
+  sb_grid_set(b, "bottom", nx, ny, 0, 1, 0, 0);
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+#undef QID
+}
+
+/* Tight Newton and PCG tolerances: every increment is solved close to the exact discrete
+ * solution, so CPU and GPU runs (whose iterates differ by rounding) agree far below the test
+ * tolerances; with quadratic convergence the last step jumps over 1e-10 decisively. */
+static const char *const k_solver_tight =
+    "\"solver\": {\"newton\": {\"max_iterations\": 25, \"force_tolerance\": 1e-10, "
+    "\"displacement_tolerance\": 1e-3}, \"linear\": {\"preconditioner\": \"%s\", "
+    "\"tolerance\": 1e-13, \"max_iterations\": 20000}}, "
+    "\"output\": {\"fields\": [\"U\", \"RF\", \"S\", \"E\", \"PEEQ\"]}";
+
+static inline dt_model *parse_or_die(const sbuf *b, const char *name) {
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  if (dt_job_parse_string(b->s, b->n, name, &m, &ctx) != DT_OK) {
+    fprintf(stderr, "%s: job does not parse: %s\n", name, ctx.msg);
+    exit(1);
+  }
+  return m;
+}
+
+/* Fields of every converged increment of one run. */
+#define MAX_INC 128
+typedef struct capture {
+  int n_inc, n_nodes, n_qp;
+  double *u[MAX_INC], *s[MAX_INC], *peeq[MAX_INC];
+  int newton[MAX_INC];
+} capture;
+
+static inline void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
+  capture *c = user;
+  int i = c->n_inc;
+  if (i >= MAX_INC) return;
+  c->n_nodes = f->n_nodes;
+  c->n_qp = f->n_qp;
+  c->u[i] = malloc(sizeof(double) * 3 * f->n_nodes);
+  memcpy(c->u[i], f->u, sizeof(double) * 3 * f->n_nodes);
+  c->s[i] = calloc(6 * (size_t)f->n_qp, sizeof(double));
+  if (f->qp_stress) memcpy(c->s[i], f->qp_stress, sizeof(double) * 6 * f->n_qp);
+  c->peeq[i] = calloc((size_t)f->n_qp, sizeof(double));
+  if (f->qp_peeq) memcpy(c->peeq[i], f->qp_peeq, sizeof(double) * f->n_qp);
+  c->newton[i] = row->newton_iters;
+  c->n_inc++;
+}
+
+static inline void capture_free(capture *c) {
+  for (int i = 0; i < c->n_inc; i++) {
+    free(c->u[i]);
+    free(c->s[i]);
+    free(c->peeq[i]);
+  }
+  memset(c, 0, sizeof *c);
+}
+
+static inline dt_status run_job(const dt_model *m, const char *backend, capture *cap,
+                         dt_progress_fn progress, void *progress_user, dt_run_summary *sum,
+                         dt_ctx *ctx) {
+  dt_run_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.backend = backend;
+  opt.on_increment = cap ? on_increment : NULL;
+  opt.user = cap;
+  opt.progress = progress;
+  if (progress) opt.user = progress_user;
+  if (cap && progress) {
+    fprintf(stderr, "run_job: capture and progress share user; use one\n");
+    exit(1);
+  }
+  return dt_analysis_run(m, &opt, sum, ctx);
+}
+
+#endif

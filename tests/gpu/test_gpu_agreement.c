@@ -1,0 +1,220 @@
+/* The CUDA backend agrees with the CPU reference, and two CUDA runs agree bit for bit.
+ *
+ * Each job runs on "cpu" and twice on "cuda". Checked at every converged increment:
+ *   displacements: max |u_gpu - u_cpu| <= 1e-9 max |u_cpu|
+ *   stresses:      max |s_gpu - s_cpu| <= 1e-8 max |s_cpu|   (and PEEQ the same way)
+ *   the same number of increments and of Newton iterations per increment;
+ *   the two CUDA runs: memcmp-identical displacements, stresses and PEEQ.
+ * Jobs: elastic hex8 (full and B-bar, force load), plastic hex8 with linear, Voce and
+ * kinematic hardening (prescribed displacement, then unloading), tet10 with Voce hardening,
+ * and a quad4 plane-strain plate (table hardening) pulled and released. Skips (77) without a
+ * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
+ * check the jobs on a machine without a GPU). */
+#include "gpu_jobs.h"
+
+static double max_abs(const double *a, size_t n) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (fabs(a[i]) > m) m = fabs(a[i]);
+  return m;
+}
+
+static double max_diff(const double *a, const double *b, size_t n) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (!(fabs(a[i] - b[i]) <= m)) m = fabs(a[i] - b[i]); /* NaN propagates */
+  return m;
+}
+
+static void compare(const char *name, const capture *cpu, const capture *g1, const capture *g2) {
+  EXPECT(cpu->n_inc > 0, "%s: no converged increment", name);
+  EXPECT(cpu->n_inc == g1->n_inc, "%s: %d increments on cpu, %d on cuda", name, cpu->n_inc,
+         g1->n_inc);
+  EXPECT(g1->n_inc == g2->n_inc, "%s: %d then %d increments on cuda", name, g1->n_inc, g2->n_inc);
+  for (int i = 0; i < cpu->n_inc && i < g1->n_inc && i < g2->n_inc; i++) {
+    size_t nu = 3 * (size_t)cpu->n_nodes, ns = 6 * (size_t)cpu->n_qp, nq = cpu->n_qp;
+    double us = max_abs(cpu->u[i], nu), ss = max_abs(cpu->s[i], ns), ps = max_abs(cpu->peeq[i], nq);
+    double du = max_diff(cpu->u[i], g1->u[i], nu), ds = max_diff(cpu->s[i], g1->s[i], ns);
+    double dp = max_diff(cpu->peeq[i], g1->peeq[i], nq);
+    EXPECT(cpu->newton[i] == g1->newton[i], "%s increment %d: %d Newton iterations on cpu, %d on cuda",
+           name, i + 1, cpu->newton[i], g1->newton[i]);
+    EXPECT(du <= 1e-9 * us, "%s increment %d: displacements differ by %.3e (max |u| %.3e)", name,
+           i + 1, du, us);
+    EXPECT(ds <= 1e-8 * ss, "%s increment %d: stresses differ by %.3e (max |s| %.3e)", name, i + 1,
+           ds, ss);
+    EXPECT(dp <= 1e-8 * ps + 1e-300, "%s increment %d: PEEQ differs by %.3e (max %.3e)", name,
+           i + 1, dp, ps);
+    EXPECT(memcmp(g1->u[i], g2->u[i], sizeof(double) * nu) == 0,
+           "%s increment %d: two CUDA runs give different displacements", name, i + 1);
+    EXPECT(memcmp(g1->s[i], g2->s[i], sizeof(double) * ns) == 0,
+           "%s increment %d: two CUDA runs give different stresses", name, i + 1);
+    EXPECT(memcmp(g1->peeq[i], g2->peeq[i], sizeof(double) * nq) == 0,
+           "%s increment %d: two CUDA runs give different PEEQ", name, i + 1);
+    EXPECT(g1->newton[i] == g2->newton[i], "%s increment %d: Newton iterations differ between CUDA runs",
+           name, i + 1);
+  }
+}
+
+static const char *g_other = "cuda";
+
+static void check_job(const char *name, const sbuf *job) {
+  dt_model *m = parse_or_die(job, name);
+  const char *dump = getenv("DUCTILE_GPU_TEST_DUMP"); /* a folder: write each job there */
+  capture cpu = {0}, g1 = {0}, g2 = {0};
+  dt_run_summary sum;
+  dt_ctx ctx = {0};
+  dt_status rc;
+  int iters = 0;
+  if (dump) {
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s.json", dump, name);
+    for (char *p = path + strlen(dump) + 1; *p; p++)
+      if (*p == ' ') *p = '_';
+    if ((f = fopen(path, "w"))) {
+      fwrite(job->s, 1, job->n, f);
+      fclose(f);
+    }
+  }
+  rc = run_job(m, "cpu", &cpu, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_OK, "%s on cpu: %s", name, ctx.msg[0] ? ctx.msg : sum.message);
+  dt_ctx_reset(&ctx);
+  rc = run_job(m, g_other, &g1, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_OK, "%s on cuda: %s", name, ctx.msg[0] ? ctx.msg : sum.message);
+  dt_ctx_reset(&ctx);
+  rc = run_job(m, g_other, &g2, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_OK, "%s on cuda (second run): %s", name, ctx.msg[0] ? ctx.msg : sum.message);
+  compare(name, &cpu, &g1, &g2);
+  for (int i = 0; i < cpu.n_inc; i++) iters += cpu.newton[i];
+  printf("%-22s %3d increments, %4d Newton iterations, %d cutbacks, %d nodes, %d points\n", name,
+         cpu.n_inc, iters, sum.cutbacks, cpu.n_nodes, cpu.n_qp);
+  capture_free(&cpu);
+  capture_free(&g1);
+  capture_free(&g2);
+  dt_model_destroy(&m);
+}
+
+/* A bent hex8 bar fixed at x = 0 and loaded at x = lx: tip_bc is appended to the step's
+ * boundary list (a prescribed displacement) or loads is its load list; the second step
+ * (second = 1) releases the tip or (second = 2) reverses the tip displacement. */
+static void hex8_job(sbuf *b, const char *plastic, const char *formulation, const char *tip_bc,
+                     const char *loads, int second, const char *pc) {
+  sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement\", ");
+  sb_hex8_mesh(b, 8, 2, 2, 6.0, 1.0, 1.0);
+  sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": %s}%s%s}], ",
+         strcmp(formulation, "bbar") == 0 ? "0.45" : "0.3", plastic[0] ? ", " : "", plastic);
+  sb_add(b, "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\", "
+            "\"formulation\": \"%s\"}], ", formulation);
+  sb_add(b, "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}%s%s], \"loads\": [%s]}",
+         tip_bc[0] ? ", " : "", tip_bc, loads);
+  if (second == 1)
+    sb_add(b, ", {\"name\": \"release\", \"increments\": 3, \"boundary\": "
+              "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [{\"type\": \"force\", "
+              "\"node_set\": \"xmax\", \"value\": [0, 0, -0.05]}]}");
+  if (second == 2) /* reverse loading (Bauschinger) */
+    sb_add(b, ", {\"name\": \"reverse\", \"increments\": 6, \"boundary\": "
+              "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [{\"type\": \"force\", "
+              "\"node_set\": \"xmax\", \"value\": [0, 0, 1.6]}]}");
+  sb_add(b, "], ");
+  sb_add(b, k_solver_tight, pc);
+  sb_add(b, "}");
+}
+
+#define TIP_FORCE(v) "{\"type\": \"force\", \"node_set\": \"xmax\", \"value\": " v "}"
+
+int main(void) {
+  if (getenv("DUCTILE_GPU_TEST_BACKEND")) g_other = getenv("DUCTILE_GPU_TEST_BACKEND");
+  if (strcmp(g_other, "cpu") != 0) skip_without_device();
+  {
+    sbuf b = {0};
+    hex8_job(&b, "", "full", "",
+             "{\"type\": \"force\", \"node_set\": \"xmax\", \"value\": [0, 0, -1.0]}", 0,
+             "block_jacobi");
+    check_job("hex8 elastic full", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    hex8_job(&b, "", "bbar", "",
+             "{\"type\": \"force\", \"node_set\": \"xmax\", \"value\": [0, 0.3, -1.0]}", 0,
+             "jacobi");
+    check_job("hex8 elastic bbar", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    hex8_job(&b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 10000}}",
+             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
+    check_job("hex8 plastic linear", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    hex8_job(&b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"voce\", "
+             "\"modulus\": 1000, \"q\": 100, \"b\": 20}}",
+             "bbar", "", TIP_FORCE("[0, 0.1, -1.4]"), 1, "jacobi");
+    check_job("hex8 plastic voce bbar", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    hex8_job(&b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 2000}, \"kinematic_modulus\": 20000}",
+             "full", "", TIP_FORCE("[0, 0, -1.6]"), 2, "block_jacobi");
+    check_job("hex8 kinematic", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    sb_add(&b, "{\"ductile\": 1, \"title\": \"tet10\", ");
+    sb_tet10_mesh(&b, 2, 0.5);
+    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 210000, \"nu\": 0.3}, "
+               "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"voce\", "
+               "\"modulus\": 1000, \"q\": 100, \"b\": 20}}}], "
+               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+               "\"steps\": [{\"name\": \"press\", \"increments\": 5, \"boundary\": ["
+               "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": [\"y\"]}, "
+               "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}, "
+               "{\"node_set\": \"zmax\", \"displacement\": {\"z\": -0.005}}]}, "
+               "{\"name\": \"release\", \"increments\": 2, \"boundary\": ["
+               "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": [\"y\"]}, "
+               "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}], \"loads\": [{\"type\": \"force\", "
+               "\"node_set\": \"zmax\", \"value\": [0, 0, -1.0]}]}], ");
+    sb_add(&b, k_solver_tight, "block_jacobi");
+    sb_add(&b, "}");
+    check_job("tet10 voce", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4\", ");
+    sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);
+    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
+               "\"plastic\": {\"hardening\": {\"type\": \"table\", \"points\": "
+               "[[250.0, 0.0], [300.0, 0.01], [340.0, 0.05]]}}}], "
+               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
+               "\"kind\": \"plane_strain\", \"thickness\": 1.0}], "
+               "\"steps\": [{\"name\": \"pull\", \"increments\": {\"type\": \"automatic\", "
+               "\"initial\": 0.1, \"min\": 0.0001, \"max\": 0.25, \"max_cutbacks\": 8}, \"boundary\": ["
+               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+               "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.08}}]}, "
+               "{\"name\": \"release\", \"increments\": 4, \"boundary\": ["
+               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}], "
+               "\"loads\": [{\"type\": \"force\", \"node_set\": \"right\", \"value\": [2.0, 0]}]}], ");
+    sb_add(&b, k_solver_tight, "jacobi");
+    sb_add(&b, "}");
+    check_job("quad4 plane strain", &b);
+    free(b.s);
+  }
+  if (g_failures) {
+    fprintf(stderr, "%d check(s) failed\n", g_failures);
+    return 1;
+  }
+  printf("all GPU agreement checks passed\n");
+  return 0;
+}

@@ -1,0 +1,67 @@
+/* A job that does not fit is refused before any device memory is taken, with a message that
+ * says how much it needs (the CUDA backend issue). DUCTILE_GPU_MEMORY_LIMIT=1M makes a
+ * 20x20x20 hex8 box too big: the run must fail with DT_ERR_DEVICE_NOMEM, the message must
+ * contain "needs an estimated" and the sizes, and the backend must not have allocated a byte.
+ * A limit that is not a byte count is an input error. Skips (77) without a CUDA device. */
+#include "gpu_jobs.h"
+
+static dt_model *box_job(int n) {
+  sbuf b = {0};
+  dt_model *m;
+  sb_add(&b, "{\"ductile\": 1, \"title\": \"memory limit\", ");
+  sb_hex8_mesh(&b, n, n, n, 1.0, 1.0, 1.0);
+  sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}}], "
+             "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+             "\"steps\": [{\"name\": \"s\", \"increments\": 1, \"boundary\": ["
+             "{\"node_set\": \"zmin\", \"fixed\": \"all\"}, "
+             "{\"node_set\": \"zmax\", \"displacement\": {\"z\": 0.001}}]}]}");
+  m = parse_or_die(&b, "memory limit");
+  free(b.s);
+  return m;
+}
+
+int main(void) {
+  dt_model *m;
+  dt_run_summary sum;
+  dt_ctx ctx = {0};
+  dt_status rc;
+  unsigned long long before;
+  skip_without_device();
+  m = box_job(20);
+  before = dt_cuda_process_allocated_bytes();
+  setenv("DUCTILE_GPU_MEMORY_LIMIT", "1M", 1);
+  rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_ERR_DEVICE_NOMEM, "status %d (%s), expected DT_ERR_DEVICE_NOMEM", (int)rc,
+         dt_status_name(rc));
+  EXPECT(strstr(ctx.msg, "needs an estimated") != NULL, "message: %s", ctx.msg);
+  EXPECT(strstr(ctx.msg, "B of GPU memory but only 1.0 MB are available") != NULL,
+         "message without the sizes: %s", ctx.msg);
+  EXPECT(strstr(ctx.msg, "DUCTILE_GPU_MEMORY_LIMIT=1M") != NULL, "message without the limit: %s",
+         ctx.msg);
+  EXPECT(strstr(ctx.msg, "DOFs") && strstr(ctx.msg, "nonzeros") && strstr(ctx.msg, "integration points"),
+         "message without the problem sizes: %s", ctx.msg);
+  EXPECT(dt_cuda_process_allocated_bytes() == before && before == 0,
+         "%llu bytes of device memory were allocated", dt_cuda_process_allocated_bytes());
+  EXPECT(dt_cuda_peak_bytes(NULL) == 0, "peak device bytes %zu", dt_cuda_peak_bytes(NULL));
+  printf("refused as expected: %s\n", ctx.msg);
+
+  dt_ctx_reset(&ctx);
+  setenv("DUCTILE_GPU_MEMORY_LIMIT", "lots", 1);
+  rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_ERR_INPUT, "bad limit: status %d (%s)", (int)rc, ctx.msg);
+  EXPECT(strstr(ctx.msg, "DUCTILE_GPU_MEMORY_LIMIT") != NULL, "message: %s", ctx.msg);
+
+  /* A generous limit lets the same job run. */
+  dt_ctx_reset(&ctx);
+  setenv("DUCTILE_GPU_MEMORY_LIMIT", "64G", 1);
+  rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+  EXPECT(rc == DT_OK, "with a 64G limit: %s", ctx.msg);
+  EXPECT(dt_cuda_peak_bytes(NULL) > 0, "no device memory recorded for a job that ran");
+  unsetenv("DUCTILE_GPU_MEMORY_LIMIT");
+  dt_model_destroy(&m);
+  if (g_failures) {
+    fprintf(stderr, "%d check(s) failed\n", g_failures);
+    return 1;
+  }
+  return 0;
+}
