@@ -11,7 +11,11 @@
  * integer atomics, which are exact and order-independent. */
 #include <limits.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "../solver/element/element_kernel.h"
+#include "cuda_coop.h"
 #include "cuda_impl.h"
 
 /* Device pointers the element kernels read, passed by value. */
@@ -39,6 +43,38 @@ static elem_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.stride = c->n_qp;
   a.x = c->x;
   a.elem_type = c->elem_type;
+  a.elem_state = c->elem_state;
+  a.elem_bbar = c->elem_bbar;
+  a.elem_ptr = c->elem_ptr;
+  a.conn = c->conn;
+  a.elem_mat = c->elem_mat;
+  a.qp_ptr = c->qp_ptr;
+  a.elem_thick = c->elem_thick;
+  a.mats = c->mats;
+  a.row_ptr = c->row_ptr;
+  a.elem_pos = c->elem_pos;
+  a.elem_pos_ptr = c->elem_pos_ptr;
+  a.u = u;
+  a.hist_c = c->hist_c;
+  a.hist_t = c->hist_t;
+  a.sig_t = c->sig_t;
+  a.eps_t = c->eps_t;
+  a.out = out;
+  a.flags = c->flags;
+  return a;
+}
+
+/* Meshes of one element type use the cooperative kernels (cuda_elements_coop.cu); mixed meshes,
+ * or DUCTILE_CUDA_ELEMENTS=simple (to compare the two), the one-thread-per-element kernels. */
+static int use_coop(const dt_cuda *c) {
+  const char *env = getenv("DUCTILE_CUDA_ELEMENTS");
+  return c->uniform_type >= 0 && !(env && strcmp(env, "simple") == 0);
+}
+
+static dt_coop_args make_coop_args(const dt_cuda *c, const double *u, double *out) {
+  dt_coop_args a;
+  a.stride = c->n_qp;
+  a.x = c->x;
   a.elem_state = c->elem_state;
   a.elem_bbar = c->elem_bbar;
   a.elem_ptr = c->elem_ptr;
@@ -186,7 +222,12 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
                 ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  FOR_EACH_COLOUR(k_stress, a, "k_stress");
+  if (use_coop(c)) {
+    dt_coop_args ca = make_coop_args(c, c->vec[u], c->vec[fint]);
+    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &ca, c->h_color_ptr, c->color_elems, c->n_colors, 0,
+                               c->stream, ctx));
+  } else
+    FOR_EACH_COLOUR(k_stress, a, "k_stress");
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
   rep->n_plastic = fl->n_plastic;
   rep->n_failed = fl->n_failed;
@@ -203,7 +244,12 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  FOR_EACH_COLOUR(k_tangent, a, "k_tangent");
+  if (use_coop(c)) {
+    dt_coop_args ca = make_coop_args(c, c->vec[DT_VEC_UT], c->val);
+    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &ca, c->h_color_ptr, c->color_elems, c->n_colors, 1,
+                               c->stream, ctx));
+  } else
+    FOR_EACH_COLOUR(k_tangent, a, "k_tangent");
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");

@@ -64,28 +64,38 @@ DT_HD static inline double dt_elem_gradients(int type, const double *X, const do
  * (volume-averaged gradients from dt_elem_bbar_average) it is Hughes' mean-dilatation B-bar:
  * B_a <- B_a + (1/3) [1 1 1 0 0 0]^T (bbar_a - b_a), which replaces the element's dilatation
  * by its volume average. In plane strain that sets eps_zz = (theta_bar - theta) / 3. */
+/* The 6 x dim block of B for one node (row-major, Bn[r*3 + j] for DOF direction j; columns
+ * j >= dim unused): b = dN_a/dx, bbar its volume average for B-bar (NULL: standard B).
+ * dt_elem_bmatrix assembles these blocks; GPU kernels that work node by node call it directly,
+ * so B is written once. */
+DT_HD static inline void dt_elem_bnode(int dim, const double *b, const double *bbar, double *Bn) {
+  int j, r;
+  for (r = 0; r < 18; r++) Bn[r] = 0.0;
+  Bn[0 * 3 + 0] = b[0]; /* eps_xx = du_x/dx */
+  Bn[1 * 3 + 1] = b[1]; /* eps_yy = du_y/dy */
+  Bn[3 * 3 + 0] = b[1]; /* gamma_xy = du_x/dy + du_y/dx */
+  Bn[3 * 3 + 1] = b[0];
+  if (dim == 3) {
+    Bn[2 * 3 + 2] = b[2]; /* eps_zz = du_z/dz */
+    Bn[4 * 3 + 0] = b[2]; /* gamma_xz = du_x/dz + du_z/dx */
+    Bn[4 * 3 + 2] = b[0];
+    Bn[5 * 3 + 1] = b[2]; /* gamma_yz = du_y/dz + du_z/dy */
+    Bn[5 * 3 + 2] = b[1];
+  }
+  if (bbar) /* B-bar: the volumetric part (1/3) m (bbar - b) replaces the local dilatation */
+    for (j = 0; j < dim; j++)
+      for (r = 0; r < 3; r++) Bn[r * 3 + j] += (bbar[j] - b[j]) / 3.0;
+}
+
 DT_HD static inline void dt_elem_bmatrix(int type, const double *dNdx, const double *dNdx_bar,
                                          double *B) {
   const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type), nd = n * dim;
+  double Bn[18];
   int a, j, r;
-  for (r = 0; r < 6 * nd; r++) B[r] = 0.0;
   for (a = 0; a < n; a++) {
-    const double *b = dNdx + a * 3;
-    const int c = a * dim; /* column of u_x of node a */
-    B[0 * nd + c] = b[0];     /* eps_xx = du_x/dx */
-    B[1 * nd + c + 1] = b[1]; /* eps_yy = du_y/dy */
-    B[3 * nd + c] = b[1];     /* gamma_xy = du_x/dy + du_y/dx */
-    B[3 * nd + c + 1] = b[0];
-    if (dim == 3) {
-      B[2 * nd + c + 2] = b[2]; /* eps_zz = du_z/dz */
-      B[4 * nd + c] = b[2];     /* gamma_xz = du_x/dz + du_z/dx */
-      B[4 * nd + c + 2] = b[0];
-      B[5 * nd + c + 1] = b[2]; /* gamma_yz = du_y/dz + du_z/dy */
-      B[5 * nd + c + 2] = b[1];
-    }
-    if (dNdx_bar)
-      for (j = 0; j < dim; j++)
-        for (r = 0; r < 3; r++) B[r * nd + c + j] += (dNdx_bar[a * 3 + j] - b[j]) / 3.0;
+    dt_elem_bnode(dim, dNdx + a * 3, dNdx_bar ? dNdx_bar + a * 3 : (const double *)0, Bn);
+    for (r = 0; r < 6; r++)
+      for (j = 0; j < dim; j++) B[r * nd + a * dim + j] = Bn[r * 3 + j];
   }
 }
 

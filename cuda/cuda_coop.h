@@ -1,0 +1,33 @@
+/* The cooperative element kernels (cuda_elements_coop.cu): arguments and launcher. */
+#ifndef DT_CUDA_COOP_H
+#define DT_CUDA_COOP_H
+
+#include <cuda_runtime.h>
+
+#include "cuda_impl.h"
+
+/* Device pointers the element kernels read, passed by value. */
+typedef struct dt_coop_args {
+  long stride; /* n_qp: distance between components of per-point arrays */
+  const double *x;
+  const unsigned char *elem_state, *elem_bbar;
+  const int *elem_ptr, *conn, *elem_mat, *qp_ptr;
+  const double *elem_thick;
+  const dt_material_params *mats;
+  const int *row_ptr;
+  const int *elem_pos;
+  const int64_t *elem_pos_ptr;
+  const double *u;
+  const double *hist_c;
+  double *hist_t, *sig_t, *eps_t;
+  double *out; /* fint (stress) or CSR values (tangent) */
+  dt_cuda_flags *flags;
+} dt_coop_args;
+
+/* Launch the stress (tangent = 0) or tangent (tangent = 1) kernel for every colour of a mesh
+ * whose elements are all of `type`. */
+dt_status dt_cuda_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
+                              const int *color_elems, int n_colors, int tangent,
+                              cudaStream_t stream, dt_ctx *ctx);
+
+#endif

@@ -1,0 +1,239 @@
+/* Cooperative element kernels for meshes of one element type (the common case).
+ *
+ * The one-thread-per-element kernels (cuda_elements.cu) keep a whole Ke (24 x 24 for hex8) in
+ * per-thread local memory: 255 registers, a large stack, one block per SM. Here the work of an
+ * element is split over T threads and staged in shared memory:
+ *   1. node threads gather coordinates and displacements;
+ *   2. point threads compute dN/dx and w det J (dt_elem_shape/gradients), node-component
+ *      threads the B-bar averages;
+ *   3. point threads compute eps = B u and call dt_material_update (the shared J2 code);
+ *   tangent: 4. (point, node) threads form DB_qB = w det J t D_q B_B (6 x dim);
+ *            5. node-pair threads form K_AB = sum_q B_A^T DB_qB (dim x dim) and add it to the
+ *               CSR values at the element's precomputed positions;
+ *   stress:  4. node-component threads form f_a,i = sum_q (B_a^T sig_q)_i w det J t and add it.
+ * Elements of one launch share a colour, so the += scatters are race-free and run in the same
+ * order every time; sums inside an element run in a fixed order: results are bit-identical
+ * from run to run. B comes from dt_elem_bnode, the routine dt_elem_bmatrix uses. */
+#include <limits.h>
+
+#include "../solver/element/element_kernel.h"
+#include "cuda_impl.h"
+#include "cuda_coop.h"
+
+template <int TYPE> struct coop_shape {
+  static const int NPE = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3;
+  static const int NQP = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET10 ? 4 : TYPE == DT_QUAD4 ? 4 : 1;
+  static const int DIM = (TYPE == DT_QUAD4 || TYPE == DT_TRI3) ? 2 : 3;
+  static const int PAIRS = NPE * NPE;
+  static const int T_TAN = (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) > 3 * NPE ? (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) : 3 * NPE;
+  static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
+  static const int T_STR = (NPE * DIM > NQP ? NPE * DIM : NQP) > 3 * NPE ? (NPE * DIM > NQP ? NPE * DIM : NQP) : 3 * NPE;
+  static const int EPB_STR = 256 / T_STR > 0 ? 256 / T_STR : 1;
+};
+
+/* Shared scratch of one element. */
+template <int TYPE> struct coop_elem {
+  typedef coop_shape<TYPE> S;
+  double X[S::NPE * 3];
+  double ue[S::NPE * 3];
+  double dNdx[S::NQP][S::NPE * 3];
+  double dv[S::NQP];   /* w det J */
+  double bbar[S::NPE * 3];
+  double vol;
+  int failed;
+};
+
+template <int TYPE> struct coop_tan_elem {
+  coop_elem<TYPE> g;
+  double D[coop_shape<TYPE>::NQP][36];
+  double DB[coop_shape<TYPE>::NQP][coop_shape<TYPE>::NPE][18];
+};
+
+template <int TYPE> struct coop_str_elem {
+  coop_elem<TYPE> g;
+  double sig[coop_shape<TYPE>::NQP][6];
+};
+
+/* Steps 1-2: gather, point geometry, B-bar averages. t: thread within the element. */
+template <int TYPE>
+__device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int valid, int t,
+                                              coop_elem<TYPE> &g) {
+  typedef coop_shape<TYPE> S;
+  if (valid && t < S::NPE) {
+    int node = a.conn[a.elem_ptr[e] + t];
+    for (int k = 0; k < 3; k++) g.X[t * 3 + k] = a.x[node * 3 + k];
+    for (int i = 0; i < S::DIM; i++) g.ue[t * 3 + i] = a.u[(long)node * S::DIM + i];
+  }
+  __syncthreads();
+  if (valid && t < S::NQP) {
+    double xi[3], w, N[S::NPE], dN[S::NPE * 3];
+    dt_elem_qp(TYPE, t, xi, &w);
+    dt_elem_shape(TYPE, xi, N, dN);
+    g.dv[t] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[t]);
+  }
+  __syncthreads();
+  if (valid && a.elem_bbar[e] && t < S::NPE * 3) {
+    /* bbar = (1/V) sum_q dNdx_q dv_q, accumulated in point order like dt_elem_bbar_average */
+    double V = 0.0, s = 0.0;
+    for (int q = 0; q < S::NQP; q++) {
+      V += g.dv[q];
+      s += g.dNdx[q][t] * g.dv[q];
+    }
+    g.bbar[t] = V > 0.0 ? s / V : 0.0;
+  }
+  __syncthreads();
+}
+
+/* Step 3 for point q: strain, return mapping from the committed history. */
+template <int TYPE>
+__device__ __forceinline__ int coop_material(const dt_coop_args &a, int e, int q,
+                                             const coop_elem<TYPE> &g, double *sig, double *D,
+                                             int store) {
+  typedef coop_shape<TYPE> S;
+  const double *bbar = a.elem_bbar[e] ? g.bbar : (const double *)0;
+  double eps[6] = {0, 0, 0, 0, 0, 0}, Bn[18];
+  dt_mat_state old_s, new_s;
+  long qp = a.qp_ptr[e] + q;
+  for (int A = 0; A < S::NPE; A++) { /* eps = sum_A B_A u_A */
+    dt_elem_bnode(S::DIM, g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
+    for (int r = 0; r < 6; r++)
+      for (int j = 0; j < S::DIM; j++) eps[r] += Bn[r * 3 + j] * g.ue[A * 3 + j];
+  }
+  dt_hist_load(a.hist_c, a.stride, qp, &old_s);
+  int res = dt_material_update(&a.mats[a.elem_mat[e]], a.elem_state[e], eps, &old_s, &new_s, sig, D);
+  if (store && res != DT_MAT_NO_CONVERGENCE) {
+    dt_hist_store(a.hist_t, a.stride, qp, &new_s);
+    for (int k = 0; k < 6; k++) {
+      a.sig_t[k * a.stride + qp] = sig[k];
+      a.eps_t[k * a.stride + qp] = eps[k];
+    }
+  }
+  return res;
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR)
+k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
+  typedef coop_shape<TYPE> S;
+  __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
+  __shared__ int plastic;
+  int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
+  int k = blockIdx.x * S::EPB_STR + le, valid = le < S::EPB_STR && k < n;
+  int e = valid ? elems[k] : 0;
+  coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
+  if (threadIdx.x == 0) plastic = 0;
+  if (valid && t == 0) me.g.failed = 0;
+  coop_geometry<TYPE>(a, e, valid, t, me.g);
+  if (valid && t < S::NQP) {
+    int res = coop_material<TYPE>(a, e, t, me.g, me.sig[t], (double *)0, 1);
+    double wt = me.g.dv[t] * a.elem_thick[e];
+    for (int r = 0; r < 6; r++) me.sig[t][r] *= wt; /* sig w det J t */
+    if (res == DT_MAT_NO_CONVERGENCE) {
+      me.g.failed = 1;
+      atomicAdd(&a.flags->n_failed, 1);
+      atomicMin(&a.flags->first_failed, e);
+    } else if (res == DT_MAT_PLASTIC)
+      atomicAdd(&plastic, 1);
+  }
+  __syncthreads();
+  if (valid && !me.g.failed && t < S::NPE * S::DIM) { /* f_a,i = sum_q (B_a^T sig_q)_i */
+    int A = t / S::DIM, i = t % S::DIM;
+    const double *bbar = a.elem_bbar[e] ? me.g.bbar : (const double *)0;
+    double Bn[18], f = 0.0;
+    for (int q = 0; q < S::NQP; q++) {
+      dt_elem_bnode(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
+      for (int r = 0; r < 6; r++) f += Bn[r * 3 + i] * me.sig[q][r];
+    }
+    a.out[(long)a.conn[a.elem_ptr[e] + A] * S::DIM + i] += f;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN)
+k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
+  typedef coop_shape<TYPE> S;
+  __shared__ coop_tan_elem<TYPE> sh[S::EPB_TAN];
+  int le = threadIdx.x / S::T_TAN, t = threadIdx.x % S::T_TAN;
+  int k = blockIdx.x * S::EPB_TAN + le, valid = le < S::EPB_TAN && k < n;
+  int e = valid ? elems[k] : 0;
+  coop_tan_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
+  if (valid && t == 0) me.g.failed = 0;
+  coop_geometry<TYPE>(a, e, valid, t, me.g);
+  if (valid && t < S::NQP) {
+    double sig[6];
+    if (coop_material<TYPE>(a, e, t, me.g, sig, me.D[t], 0) == DT_MAT_NO_CONVERGENCE) {
+      me.g.failed = 1;
+      atomicAdd(&a.flags->n_failed, 1);
+    }
+  }
+  __syncthreads();
+  const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
+  if (valid && t < S::NQP * S::NPE) { /* DB_qB = (w det J t) D_q B_B */
+    int q = t / S::NPE, B = t % S::NPE;
+    double Bn[18], wt = me.g.dv[q] * a.elem_thick[e];
+    dt_elem_bnode(S::DIM, me.g.dNdx[q] + B * 3, bbar ? bbar + B * 3 : bbar, Bn);
+    for (int r = 0; r < 6; r++)
+      for (int j = 0; j < S::DIM; j++) {
+        double s = 0.0;
+        for (int m = 0; m < 6; m++) s += me.D[q][r * 6 + m] * Bn[m * 3 + j];
+        me.DB[q][B][r * 3 + j] = s * wt;
+      }
+  }
+  __syncthreads();
+  if (valid && !me.g.failed && t < S::PAIRS) { /* K_AB = sum_q B_A^T DB_qB -> CSR */
+    int A = t / S::NPE, B = t % S::NPE;
+    double Bn[18], K[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < S::NQP; q++) {
+      dt_elem_bnode(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
+      for (int i = 0; i < S::DIM; i++)
+        for (int j = 0; j < S::DIM; j++) {
+          double s = 0.0;
+          for (int r = 0; r < 6; r++) s += Bn[r * 3 + i] * me.DB[q][B][r * 3 + j];
+          K[i * 3 + j] += s;
+        }
+    }
+    int nodeA = a.conn[a.elem_ptr[e] + A];
+    int pos = a.elem_pos[a.elem_pos_ptr[e] + A * S::NPE + B];
+    for (int i = 0; i < S::DIM; i++) {
+      double *v = a.out + a.row_ptr[(long)nodeA * S::DIM + i] + (long)pos * S::DIM;
+      for (int j = 0; j < S::DIM; j++) v[j] += K[i * 3 + j];
+    }
+  }
+}
+
+template <int TYPE>
+static dt_status launch(const dt_coop_args &a, const int *h_color_ptr, const int *color_elems,
+                        int n_colors, int tangent, cudaStream_t stream, dt_ctx *ctx) {
+  typedef coop_shape<TYPE> S;
+  dt_status rc = DT_OK;
+  for (int col = 0; col < n_colors; col++) {
+    int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
+    if (n == 0) continue;
+    if (tangent) {
+      k_tangent_coop<TYPE><<<(n + S::EPB_TAN - 1) / S::EPB_TAN, S::EPB_TAN * S::T_TAN, 0, stream>>>(
+          a, color_elems + first, n);
+      DT_CUDA_LAUNCH_CHECK("k_tangent_coop", stream, ctx);
+    } else {
+      k_stress_coop<TYPE><<<(n + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+          a, color_elems + first, n);
+      DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
+    }
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
+                              const int *color_elems, int n_colors, int tangent,
+                              cudaStream_t stream, dt_ctx *ctx) {
+  switch (type) {
+  case DT_HEX8: return launch<DT_HEX8>(*a, h_color_ptr, color_elems, n_colors, tangent, stream, ctx);
+  case DT_TET4: return launch<DT_TET4>(*a, h_color_ptr, color_elems, n_colors, tangent, stream, ctx);
+  case DT_TET10: return launch<DT_TET10>(*a, h_color_ptr, color_elems, n_colors, tangent, stream, ctx);
+  case DT_QUAD4: return launch<DT_QUAD4>(*a, h_color_ptr, color_elems, n_colors, tangent, stream, ctx);
+  case DT_TRI3: return launch<DT_TRI3>(*a, h_color_ptr, color_elems, n_colors, tangent, stream, ctx);
+  }
+  return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative kernel for element type %d", type);
+}
