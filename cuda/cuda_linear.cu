@@ -9,6 +9,7 @@
  * Dirichlet: rows and columns of constrained DOFs become identity (one thread per row). */
 #include <string.h>
 
+#include "../solver/small_matrix.h"
 #include "cuda_impl.h"
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
@@ -47,31 +48,6 @@ extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y
   return dt_cuda_spmv((dt_cuda *)impl, x, y, ctx);
 }
 
-/* Same arithmetic as invert_block in solver/cpu/cpu_linear.c; returns 0 if singular. */
-__device__ static int invert_block(double *m, int n) {
-  double inv[9], det;
-  if (n == 2) {
-    det = m[0] * m[3] - m[1] * m[2];
-    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
-    inv[0] = m[3] / det, inv[1] = -m[1] / det, inv[2] = -m[2] / det, inv[3] = m[0] / det;
-    for (int i = 0; i < 4; i++) m[i] = inv[i];
-    return 1;
-  }
-  inv[0] = m[4] * m[8] - m[5] * m[7];
-  inv[1] = m[2] * m[7] - m[1] * m[8];
-  inv[2] = m[1] * m[5] - m[2] * m[4];
-  inv[3] = m[5] * m[6] - m[3] * m[8];
-  inv[4] = m[0] * m[8] - m[2] * m[6];
-  inv[5] = m[2] * m[3] - m[0] * m[5];
-  inv[6] = m[3] * m[7] - m[4] * m[6];
-  inv[7] = m[1] * m[6] - m[0] * m[7];
-  inv[8] = m[0] * m[4] - m[1] * m[3];
-  det = m[0] * inv[0] + m[1] * inv[3] + m[2] * inv[6];
-  if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
-  for (int i = 0; i < 9; i++) m[i] = inv[i] / det;
-  return 1;
-}
-
 /* One thread per node: find the diagonal block (the column dpn*a in each of its rows;
  * columns are sorted, so a binary search), then invert it or take the inverse diagonal. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
@@ -96,7 +72,7 @@ k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ row_ptr,
     }
   }
   if (kind == 1) {
-    bad = !invert_block(blk, dpn);
+    bad = !dt_invert_small(blk, dpn);
     for (int i = 0; i < dpn * dpn; i++) pc[(long)a * dpn * dpn + i] = blk[i];
   } else {
     for (int i = 0; i < dpn; i++) {

@@ -164,12 +164,24 @@ typedef struct dt_monitor {
   int dof; /* 0, 1, 2 */
 } dt_monitor;
 
+/* A print request (Abaqus *NODE PRINT / *EL PRINT, read from a deck): the listed fields of a
+ * node or element set go to results.dat in CalculiX's .dat layout (solver/io/output_dat.h). */
+#define DT_MAX_PRINTS 16
+typedef struct dt_print_request {
+  int element;     /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
+  int set;         /* index into nsets or elsets */
+  unsigned fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
+  int every;       /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
+} dt_print_request;
+
 typedef struct dt_output_options {
   unsigned fields; /* DT_OUT_* bits; default all */
   int vtu;         /* write VTU per converged increment (default 1) */
   int every;       /* write fields every n-th increment and always at a step's end (default 1) */
   int n_monitors;
   dt_monitor *monitors;
+  int n_prints;    /* print requests; 0 (the default): no results.dat */
+  dt_print_request prints[DT_MAX_PRINTS];
 } dt_output_options;
 
 typedef struct dt_model {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../small_matrix.h"
 #include "cpu_impl.h"
 
 dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
@@ -18,31 +19,6 @@ dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ct
     yv[row] = s;
   }
   return DT_OK;
-}
-
-/* Invert a dpn x dpn block in place (dpn = 2 or 3) by the adjugate; returns 0 if singular. */
-static int invert_block(double *m, int n) {
-  double inv[9], det;
-  if (n == 2) {
-    det = m[0] * m[3] - m[1] * m[2];
-    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
-    inv[0] = m[3] / det, inv[1] = -m[1] / det, inv[2] = -m[2] / det, inv[3] = m[0] / det;
-    memcpy(m, inv, sizeof(double) * 4);
-    return 1;
-  }
-  inv[0] = m[4] * m[8] - m[5] * m[7];
-  inv[1] = m[2] * m[7] - m[1] * m[8];
-  inv[2] = m[1] * m[5] - m[2] * m[4];
-  inv[3] = m[5] * m[6] - m[3] * m[8];
-  inv[4] = m[0] * m[8] - m[2] * m[6];
-  inv[5] = m[2] * m[3] - m[0] * m[5];
-  inv[6] = m[3] * m[7] - m[4] * m[6];
-  inv[7] = m[1] * m[6] - m[0] * m[7];
-  inv[8] = m[0] * m[4] - m[1] * m[3];
-  det = m[0] * inv[0] + m[1] * inv[3] + m[2] * inv[6];
-  if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
-  for (int i = 0; i < 9; i++) m[i] = inv[i] / det;
-  return 1;
 }
 
 /* The diagonal block of node a starts at the column of DOF dpn*a in each of its rows. */
@@ -68,7 +44,7 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
     double blk[9];
     diagonal_block(pb, c->val, a, blk);
     if (kind == 1) {
-      if (!invert_block(blk, dpn)) {
+      if (!dt_invert_small(blk, dpn)) {
 #pragma omp critical(dt_pc_bad)
         bad = a;
       }

@@ -10,7 +10,9 @@
 #include <omp.h>
 #endif
 
-/* Best of five parallel copies of a buffer of n doubles; bytes counted as read + write. */
+/* Best of five parallel copies of a buffer of n doubles. Bytes counted as read + write +
+ * the write-allocate read of the destination (24 B per element): that is the DRAM traffic of
+ * `b[i] = a[i]` on x86 without streaming stores, so the figure is comparable with SpMV's. */
 static double copy_bandwidth(size_t n) {
   double *a = dt_malloc(n * sizeof(double)), *b = dt_malloc(n * sizeof(double)), best = 0.0;
   if (!a || !b) {
@@ -25,7 +27,7 @@ static double copy_bandwidth(size_t n) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) b[i] = a[i];
     dt = dt_seconds() - t0;
-    if (dt > 0 && 2.0 * n * sizeof(double) / dt > best) best = 2.0 * n * sizeof(double) / dt;
+    if (dt > 0 && 3.0 * n * sizeof(double) / dt > best) best = 3.0 * n * sizeof(double) / dt;
   }
   dt_free(a);
   dt_free(b);

@@ -24,4 +24,11 @@ dt_status dt_job_parse_file(const char *path, dt_model **out, dt_ctx *ctx);
  *   out:       as for dt_job_parse_file. */
 dt_status dt_job_parse_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx);
 
+/* Complete a mesh-only model (e.g. from dt_gmsh_read_file) with a job file that has no "mesh":
+ * its materials, sections, steps, solver and output options refer to the mesh's sets and
+ * surfaces by name (solver/io/job_json_attach.c). On success mesh_model is a validated model
+ * (dt_model_finish); on failure it is partly filled and the caller still destroys it.
+ * Errors: DT_ERR_IO, DT_ERR_INPUT ("path: json.path: message"), DT_ERR_NOMEM. */
+dt_status dt_job_parse_file_with_mesh(const char *path, dt_model *mesh_model, dt_ctx *ctx);
+
 #endif

@@ -5,6 +5,7 @@
  * dt_output_increment (per increment) or dt_output_close (once), and list it in summary.json's
  * "files" so clients find it. */
 #include "io/output_impl.h"
+#include "io/output_dat.h"
 
 #include <errno.h>
 #include <string.h>
@@ -32,6 +33,7 @@ dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt
   DT_CHECK(o->csv != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", path,
            strerror(errno));
   DT_CHECK(dt_history_write_header(o->csv, m) == 0, ctx, DT_ERR_IO, "cannot write '%s'", path);
+  DT_TRY(dt_dat_start(dir, m, ctx)); /* results.dat, only when the model has print requests */
   *out = o;
   o = NULL;
 cleanup:
@@ -116,6 +118,7 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
   o->rows[o->n_rows++] = *row;
   cache_node_sets(o, m, f);
   if (write) DT_TRY(write_fields(o, m, f, ctx));
+  DT_TRY(dt_dat_append(o->dir, m, f, ctx));
 cleanup:
   return rc;
 }

@@ -1,0 +1,164 @@
+/* The Abaqus/CalculiX deck importer: records -> keyword handlers -> dt_model -> dt_model_finish.
+ *
+ * Every keyword of the supported subset (docs/interop.md) has a row in `keywords` with where
+ * it may appear (model data, step, or both); anything else is rejected with its name and line,
+ * never skipped. To support another keyword: write its handler (it reads its parameters with
+ * inp_param, calls inp_params_done so unknown parameters are errors, and consumes its data
+ * lines with inp_data) and add a row. */
+#include <stdio.h>
+#include <string.h>
+
+#include "import_inp_internal.h"
+#include "job_json.h"
+
+static dt_status inp_heading(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  int rec = 0, first = 1;
+
+  DT_TRY(inp_params_done(p, kw));
+  while (p->pos < p->n_recs && !p->recs[p->pos].keyword) { /* free text: do not split at commas */
+    rec = p->pos++;
+    if (first) snprintf(p->m->title, sizeof p->m->title, "%s", p->recs[rec].text);
+    first = 0;
+  }
+cleanup:
+  return rc;
+}
+
+typedef dt_status (*inp_handler)(inp *p, inp_kw *kw);
+
+enum { MODEL = 1, STEP = 2, ANY = 3 };
+
+static const struct {
+  const char *name;
+  inp_handler fn;
+  int where;
+} keywords[] = {
+    {"*HEADING", inp_heading, MODEL},
+    {"*NODE", inp_node, MODEL},
+    {"*ELEMENT", inp_element, MODEL},
+    {"*NSET", inp_nset, ANY},
+    {"*ELSET", inp_elset, ANY},
+    {"*SURFACE", inp_surface, MODEL},
+    {"*MATERIAL", inp_material, MODEL},
+    {"*ELASTIC", inp_elastic, MODEL},
+    {"*PLASTIC", inp_plastic, MODEL},
+    {"*CYCLIC HARDENING", inp_cyclic, MODEL},
+    {"*DENSITY", inp_density, MODEL},
+    {"*SOLID SECTION", inp_solid_section, MODEL},
+    {"*BOUNDARY", inp_boundary, ANY},
+    {"*STEP", inp_step, MODEL},
+    {"*STATIC", inp_static, STEP},
+    {"*CLOAD", inp_cload_kw, STEP},
+    {"*DLOAD", inp_dload, STEP},
+    {"*CONTROLS", inp_controls, STEP},
+    {"*NODE PRINT", inp_print, STEP},
+    {"*EL PRINT", inp_print, STEP},
+    {"*NODE FILE", inp_file_request, STEP},
+    {"*EL FILE", inp_file_request, STEP},
+    {"*END STEP", inp_end_step, STEP},
+};
+#define N_KEYWORDS ((int)(sizeof keywords / sizeof keywords[0]))
+
+static dt_status dispatch(inp *p, int rec) {
+  dt_status rc = DT_OK;
+  inp_kw kw;
+  int k = 0;
+
+  DT_TRY(inp_keyword(p, rec, &kw));
+  for (k = 0; k < N_KEYWORDS && strcmp(kw.name, keywords[k].name) != 0; k++) continue;
+  INP_CHECK(k < N_KEYWORDS, p, rec, "unsupported keyword %s (see docs/interop.md for the supported subset)", kw.name);
+  INP_CHECK(keywords[k].where != STEP || p->step_rec >= 0, p, rec, "%s must be inside a *STEP", kw.name);
+  INP_CHECK(keywords[k].where != MODEL || p->step_rec < 0, p, rec,
+            "%s belongs to the model data: it must come before the first *STEP (or after *END STEP)", kw.name);
+  DT_TRY(keywords[k].fn(p, &kw));
+cleanup:
+  return rc;
+}
+
+static dt_status parse_records(inp *p) {
+  dt_status rc = DT_OK;
+
+  while (p->pos < p->n_recs) {
+    int rec = p->pos++;
+    INP_CHECK(p->recs[rec].keyword, p, rec, "data line where a keyword line (*KEYWORD) was expected: '%.40s'",
+              p->recs[rec].text);
+    DT_TRY(dispatch(p, rec));
+  }
+  INP_CHECK(p->step_rec < 0, p, p->step_rec, "the deck ends inside this *STEP: *END STEP is missing (truncated file?)");
+  DT_TRY(inp_materials_done(p));
+cleanup:
+  return rc;
+}
+
+static void inp_free(inp *p) {
+  dt_model_destroy(&p->m);
+  inp_free_text(p);
+  inp_state_free(p);
+  dt_imp_idmap_free(&p->nodes);
+  dt_imp_idmap_free(&p->elems);
+  dt_free(p->nset_cap);
+  dt_free(p->elset_cap);
+  dt_free(p->surf_cap);
+  dt_free(p->node_rec);
+  dt_free(p->elem_rec);
+  dt_free(p->elem_kind);
+  dt_free(p->density);
+}
+
+dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  inp p;
+  int ctx_clean = !ctx || ctx->code == DT_OK;
+
+  *out = NULL;
+  memset(&p, 0, sizeof p);
+  p.path = path;
+  p.opt = opt;
+  p.ctx = ctx;
+  p.material = p.plastic_rec = p.step_rec = -1;
+  DT_TRY(dt_model_create(&p.m, ctx));
+  snprintf(p.m->title, sizeof p.m->title, "%s", path);
+  DT_TRY(inp_read(&p, path, -1));
+  DT_TRY(parse_records(&p));
+  for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
+  for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
+  rc = dt_model_finish(p.m, ctx);
+  if (rc != DT_OK) {
+    if (ctx_clean) dt_imp_prefix_origin(ctx, path);
+    goto cleanup;
+  }
+  *out = p.m;
+  p.m = NULL;
+cleanup:
+  inp_free(&p);
+  return rc;
+}
+
+static int has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && inp_eq(path + n - e, ext);
+}
+
+dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt, dt_model **out,
+                         dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_model *mesh = NULL;
+
+  *out = NULL;
+  if (has_ext(path, ".msh")) {
+    DT_CHECK(job_path != NULL, ctx, DT_ERR_INPUT,
+             "%s: a Gmsh mesh needs a JSON job for materials, sections and steps (--job loads.json)", path);
+    DT_TRY(dt_gmsh_read_file(path, opt, &mesh, ctx));
+    DT_TRY(dt_job_parse_file_with_mesh(job_path, mesh, ctx));
+    *out = mesh;
+    mesh = NULL;
+    goto cleanup;
+  }
+  DT_CHECK(job_path == NULL, ctx, DT_ERR_INPUT, "%s: --job applies to Gmsh meshes (.msh) only", path);
+  if (has_ext(path, ".inp")) DT_TRY(dt_inp_parse_file(path, opt, out, ctx));
+  else DT_TRY(dt_job_parse_file(path, out, ctx));
+cleanup:
+  dt_model_destroy(&mesh);
+  return rc;
+}

@@ -1,0 +1,163 @@
+/* Private to solver/io/import_inp*.c: the deck reader's state.
+ *
+ * The deck is first read into records (keyword or data lines, with *INCLUDE expanded, comments
+ * and blank lines dropped, continued keyword lines joined), each remembering its file and line.
+ * The parser then walks the records: each supported keyword has a handler (import_inp.c's
+ * table) that reads its parameters and consumes its data lines. Abaqus step semantics (BCs and
+ * loads propagate unless OP=NEW) are kept in `state` and written out as complete per-step
+ * lists at *END STEP. */
+#ifndef DT_IO_IMPORT_INP_INTERNAL_H
+#define DT_IO_IMPORT_INP_INTERNAL_H
+
+#include "import_common_internal.h"
+
+#define INP_MAX_PARAMS 16
+#define INP_MAX_TOKENS 64
+
+typedef struct inp_rec {
+  char *text;  /* the line (keyword lines joined), NUL-terminated; tokenised in place once */
+  int file;    /* index into inp.files */
+  int line;    /* 1-based line in that file */
+  int keyword; /* starts with '*' */
+} inp_rec;
+
+typedef struct inp_kw {
+  char name[48];                  /* upper case, single spaces: "*SOLID SECTION" */
+  int rec;                        /* record index, for messages */
+  int n_params;
+  char key[INP_MAX_PARAMS][32];   /* upper case */
+  char *value[INP_MAX_PARAMS];    /* trimmed, case kept; "" for a key without '=' */
+  unsigned used;                  /* bit i: params[i] was read by the handler */
+  char buf[2048];                 /* the parsed copy of the line */
+} inp_kw;
+
+/* Propagated step state (Abaqus semantics), one entry per (target, DOF) or target. */
+typedef struct inp_bc {
+  int nset, dof;
+  double value;
+  int model_level; /* from the model data: OP=NEW does not remove it */
+} inp_bc;
+typedef struct inp_cload {
+  int nset, dof;
+  double value;
+} inp_cload;
+typedef struct inp_press {
+  int surface;
+  double value;
+} inp_press;
+typedef struct inp_grav {
+  int elset;
+  double g[3]; /* magnitude times direction; times density gives the body force */
+} inp_grav;
+
+typedef struct inp {
+  const char *path;
+  const dt_import_options *opt;
+  dt_ctx *ctx;
+  char **files; /* file names (owned) */
+  int n_files, cap_files;
+  char **bufs;  /* file contents and joined lines (owned) */
+  int n_bufs, cap_bufs;
+  inp_rec *recs;
+  int n_recs, cap_recs;
+  int pos;      /* next record */
+  int include_depth;
+
+  dt_model *m;
+  int cap_nodes, cap_elems, cap_conn, cap_nsets, cap_elsets, cap_surfaces, cap_materials, cap_sections, cap_steps;
+  int *nset_cap, *elset_cap, *surf_cap; /* capacity of each set's item array */
+  int *node_rec, *elem_rec;             /* record of each node/element definition */
+  unsigned char *elem_kind;             /* dt_section_kind implied by each element's type */
+  dt_imp_idmap nodes, elems;
+  int nodes_dirty, elems_dirty;
+  double *density;                      /* per material; 0 if not given */
+  int material;                         /* material being defined (-1: none) */
+  int plastic_rec, cyclic_rec;          /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
+  int step_rec;                         /* record of the open *STEP, -1 outside a step */
+  int step_has_procedure;
+  int file_seen;                        /* a *NODE FILE or *EL FILE was read */
+  int data_continues;                   /* the last data line ended with a comma */
+
+  inp_bc *bc;
+  int n_bc, cap_bc;
+  inp_cload *cl;
+  int n_cl, cap_cl;
+  inp_press *pr;
+  int n_pr, cap_pr;
+  inp_grav *gr;
+  int n_gr, cap_gr;
+  int bc_new, cl_new, dl_new; /* OP=NEW already applied in this step */
+} inp;
+
+#define INP_INTERN DT_IMP_INTERN
+
+/* "file:line: message" as DT_ERR_INPUT for record rec. */
+INP_INTERN dt_status inp_error(inp *p, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define INP_CHECK(cond, p, rec, ...)                                                             \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      rc = inp_error((p), (rec), __VA_ARGS__);                                                   \
+      goto cleanup;                                                                              \
+    }                                                                                            \
+  } while (0)
+INP_INTERN void inp_warn(inp *p, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Lexing (import_inp_lex.c). */
+INP_INTERN dt_status inp_read(inp *p, const char *path, int from_rec);
+INP_INTERN void inp_free_text(inp *p);
+INP_INTERN dt_status inp_keyword(inp *p, int rec, inp_kw *kw);
+/* Next data line of the current keyword: tokens split at commas and trimmed; returns 1 and
+ * advances, or 0 at the next keyword or the end. Trailing empty tokens are dropped. */
+INP_INTERN int inp_data(inp *p, int *rec, char **tok, int *n);
+/* Parameter lookup (marks it used); NULL if absent. */
+INP_INTERN const char *inp_param(inp_kw *kw, const char *key);
+/* Every parameter must have been read: otherwise "unsupported parameter X on *KW". */
+INP_INTERN dt_status inp_params_done(inp *p, const inp_kw *kw);
+/* Numbers: the whole token must parse. */
+INP_INTERN dt_status inp_double(inp *p, int rec, const char *tok, const char *what, double *out);
+INP_INTERN dt_status inp_int64(inp *p, int rec, const char *tok, const char *what, int64_t *out);
+INP_INTERN int inp_is_int(const char *tok);
+/* Case-insensitive equality. */
+INP_INTERN int inp_eq(const char *a, const char *b);
+
+/* Mesh (import_inp_mesh.c). */
+INP_INTERN dt_status inp_node(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_element(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_nset(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_elset(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_surface(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_node_index(inp *p, int rec, int64_t id, int *out);
+INP_INTERN dt_status inp_elem_index(inp *p, int rec, int64_t id, int *out);
+/* Node set / element set by name, created empty if `create`; *out -1 if absent. */
+INP_INTERN dt_status inp_get_nset(inp *p, int rec, const char *name, int create, int *out);
+INP_INTERN dt_status inp_get_elset(inp *p, int rec, const char *name, int create, int *out);
+/* Node set for a data-line target: a set name, or a node id (a one-node set "_N<id>"). */
+INP_INTERN dt_status inp_target_nset(inp *p, int rec, const char *tok, int *out);
+/* Element set for a target: an element set name or an element id. */
+INP_INTERN dt_status inp_target_elset(inp *p, int rec, const char *tok, int *out);
+/* Surface by name, created empty if `create`. */
+INP_INTERN dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *out);
+INP_INTERN dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int face);
+
+/* Materials and sections (import_inp_material.c). */
+INP_INTERN dt_status inp_material(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_elastic(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_plastic(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_cyclic(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_density(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_solid_section(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_materials_done(inp *p);
+
+/* Steps, loads and output requests (import_inp_step.c). */
+INP_INTERN dt_status inp_boundary(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_step(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_static(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_cload_kw(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_dload(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_end_step(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_controls(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_print(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_file_request(inp *p, inp_kw *kw);
+INP_INTERN void inp_state_free(inp *p);
+
+#endif

@@ -1,0 +1,290 @@
+/* Deck steps: *STEP, *STATIC, *BOUNDARY, *CLOAD, *DLOAD, *END STEP, *CONTROLS and the output
+ * requests *NODE PRINT, *EL PRINT, *NODE FILE, *EL FILE.
+ *
+ * Abaqus/CalculiX keep boundary conditions and loads from step to step: a *BOUNDARY, *CLOAD or
+ * *DLOAD in a later step changes the entries it names (OP=MOD) or, with OP=NEW, first drops the
+ * ones inherited from earlier steps. ductile's steps instead list the complete state at their
+ * end (docs/job-format.md), so the propagated state is kept here, one entry per (target, DOF),
+ * and written out whole at each *END STEP. Both ramp linearly from the previous step's values. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../model_internal.h"
+#include "import_inp_internal.h"
+
+static dt_status in_step(inp *p, const inp_kw *kw, int want) {
+  dt_status rc = DT_OK;
+
+  INP_CHECK((p->step_rec >= 0) == want, p, kw->rec, want ? "%s must be inside a *STEP" :
+            "%s belongs to the model data: it must come before the first *STEP", kw->name);
+cleanup:
+  return rc;
+}
+
+static dt_status op_new(inp *p, const inp_kw *kw, int *out) {
+  dt_status rc = DT_OK;
+  const char *op = inp_param((inp_kw *)kw, "OP");
+
+  *out = 0;
+  if (!op) goto cleanup;
+  INP_CHECK(inp_eq(op, "MOD") || inp_eq(op, "NEW"), p, kw->rec, "%s: OP=%s is not supported (MOD or NEW)", kw->name, op);
+  *out = inp_eq(op, "NEW");
+  INP_CHECK(!*out || p->step_rec >= 0, p, kw->rec, "%s: OP=NEW applies inside a *STEP only", kw->name);
+cleanup:
+  return rc;
+}
+
+dt_status inp_step(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+  const char *nlgeom = inp_param(kw, "NLGEOM"), *name = inp_param(kw, "NAME");
+  dt_step *s = NULL;
+
+  inp_param(kw, "INC"); /* CalculiX's maximum number of increments: ductile's cutback rules apply instead */
+  INP_CHECK(p->step_rec < 0, p, kw->rec, "*STEP inside a *STEP: *END STEP is missing before this line");
+  INP_CHECK(!nlgeom || inp_eq(nlgeom, "NO"), p, kw->rec,
+            "*STEP: NLGEOM is not supported (ductile is a small-strain solver)");
+  DT_TRY(inp_params_done(p, kw));
+  DT_TRY(inp_materials_done(p));
+  DT_TRY(dt_imp_reserve((void **)&m->steps, &p->cap_steps, (size_t)m->n_steps + 1, sizeof *m->steps, p->ctx));
+  s = &m->steps[m->n_steps++];
+  dt_step_default(s);
+  snprintf(s->name, DT_NAME_MAX, "STEP-%d", m->n_steps);
+  if (name && name[0]) snprintf(s->name, DT_NAME_MAX, "%s", name);
+  p->step_rec = kw->rec;
+  p->step_has_procedure = 0;
+  p->bc_new = p->cl_new = p->dl_new = 0;
+cleanup:
+  return rc;
+}
+
+/* *STATIC: "initial, period, min, max". DIRECT: fixed increments of `initial`. */
+dt_status inp_static(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  dt_step *s = NULL;
+  char *tok[INP_MAX_TOKENS];
+  double v[4] = {1, 1, 0, 0};
+  int direct = inp_param(kw, "DIRECT") != NULL, rec = kw->rec, n = 0;
+
+  DT_TRY(in_step(p, kw, 1));
+  DT_TRY(inp_params_done(p, kw));
+  INP_CHECK(!p->step_has_procedure, p, kw->rec, "a step has one procedure: *STATIC given twice");
+  s = &p->m->steps[p->m->n_steps - 1];
+  p->step_has_procedure = 1;
+  if (inp_data(p, &rec, tok, &n)) {
+    INP_CHECK(n <= 4, p, rec, "*STATIC: expected 'initial, period, min, max', got %d values", n);
+    for (int k = 0; k < n; k++)
+      if (tok[k][0]) DT_TRY(inp_double(p, rec, tok[k], "*STATIC", &v[k]));
+    INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*STATIC: one data line expected");
+  }
+  INP_CHECK(v[0] > 0 && v[1] > 0 && v[0] <= v[1], p, rec,
+            "*STATIC: need 0 < initial increment <= step period (got %g, %g)", v[0], v[1]);
+  if (direct) {
+    double k = v[1] / v[0];
+    s->n_increments = (int)lround(k);
+    INP_CHECK(fabs(k - s->n_increments) <= 1e-6 * k && s->n_increments <= 1000000, p, rec,
+              "*STATIC, DIRECT: the period %g must be a whole number of increments %g", v[1], v[0]);
+    goto cleanup;
+  }
+  s->automatic = 1;
+  s->inc_initial = v[0] / v[1];
+  s->inc_min = v[2] > 0 ? v[2] / v[1] : fmin(1e-5, s->inc_initial);
+  s->inc_max = v[3] > 0 ? fmin(v[3] / v[1], 1.0) : 1.0;
+  INP_CHECK(s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max, p, rec,
+            "*STATIC: need minimum <= initial <= maximum increment (got %g, %g, %g)", v[2], v[0], v[3]);
+cleanup:
+  return rc;
+}
+
+static int model_is_2d(const inp *p) {
+  return p->m->n_elems > 0 && dt_model_elem_dim(p->m->elem_type[0]) == 2;
+}
+
+/* Degrees of freedom that do not exist on continuum elements: rotations 4-6 (and z in 2D) are
+ * accepted when zero, since decks often write "1, 6" for a clamp; anything else is an error. */
+static dt_status check_dof(inp *p, int rec, const char *kw, int d, double value, int *use) {
+  dt_status rc = DT_OK;
+
+  *use = 0;
+  INP_CHECK(d >= 1 && d <= 6, p, rec, "%s: degree of freedom %d is not supported (1-3: displacements)", kw, d);
+  if (d <= 3 && !(d == 3 && model_is_2d(p))) {
+    *use = 1;
+    goto cleanup;
+  }
+  INP_CHECK(value == 0, p, rec, "%s: degree of freedom %d does not exist on %s elements (nonzero value %g)", kw, d,
+            model_is_2d(p) ? "2D continuum" : "continuum", value);
+cleanup:
+  return rc;
+}
+
+static dt_status set_bc(inp *p, int nset, int dof, double value) {
+  dt_status rc = DT_OK;
+  int model_level = p->step_rec < 0;
+
+  for (int i = 0; i < p->n_bc; i++)
+    if (p->bc[i].nset == nset && p->bc[i].dof == dof) {
+      p->bc[i].value = value;
+      goto cleanup;
+    }
+  DT_TRY(dt_imp_reserve((void **)&p->bc, &p->cap_bc, (size_t)p->n_bc + 1, sizeof *p->bc, p->ctx));
+  p->bc[p->n_bc].nset = nset;
+  p->bc[p->n_bc].dof = dof;
+  p->bc[p->n_bc].value = value;
+  p->bc[p->n_bc++].model_level = model_level;
+cleanup:
+  return rc;
+}
+
+/* "target, ENCASTRE | PINNED | XSYMM | YSYMM | ZSYMM": the displacement part of each. */
+static int typed_bc(const char *t, int *first, int *last) {
+  if (inp_eq(t, "ENCASTRE") || inp_eq(t, "PINNED")) return *first = 1, *last = 3, 1;
+  if (inp_eq(t, "XSYMM")) return *first = *last = 1, 1;
+  if (inp_eq(t, "YSYMM")) return *first = *last = 2, 1;
+  if (inp_eq(t, "ZSYMM")) return *first = *last = 3, 1;
+  return 0;
+}
+
+static dt_status boundary_line(inp *p, int rec, char **tok, int n) {
+  dt_status rc = DT_OK;
+  int64_t a = 0, b = 0;
+  int first = 0, last = 0, nset = -1, use = 0;
+  double value = 0;
+
+  INP_CHECK(n >= 2 && n <= 4, p, rec, "*BOUNDARY: expected 'node or node set, first DOF[, last DOF[, value]]'");
+  DT_TRY(inp_target_nset(p, rec, tok[0], &nset));
+  if (n == 2 && !inp_is_int(tok[1])) {
+    INP_CHECK(typed_bc(tok[1], &first, &last), p, rec, "*BOUNDARY: unknown boundary type '%s' (ENCASTRE, PINNED, "
+              "XSYMM, YSYMM, ZSYMM, or DOF numbers)", tok[1]);
+  } else {
+    DT_TRY(inp_int64(p, rec, tok[1], "*BOUNDARY first DOF", &a));
+    b = a;
+    if (n >= 3 && tok[2][0]) DT_TRY(inp_int64(p, rec, tok[2], "*BOUNDARY last DOF", &b));
+    if (n == 4) DT_TRY(inp_double(p, rec, tok[3], "*BOUNDARY value", &value));
+    INP_CHECK(a >= 1 && b >= a && b <= 11, p, rec, "*BOUNDARY: invalid DOF range %lld to %lld", (long long)a,
+              (long long)b);
+    first = (int)a, last = (int)b;
+  }
+  for (int d = first; d <= last; d++) {
+    DT_TRY(check_dof(p, rec, "*BOUNDARY", d, value, &use));
+    if (use) DT_TRY(set_bc(p, nset, d - 1, value));
+  }
+cleanup:
+  return rc;
+}
+
+dt_status inp_boundary(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  const char *type = inp_param(kw, "TYPE");
+  char *tok[INP_MAX_TOKENS];
+  int rec = 0, n = 0, fresh = 0, k = 0;
+
+  INP_CHECK(!type || inp_eq(type, "DISPLACEMENT"), p, kw->rec, "*BOUNDARY: TYPE=%s is not supported", type);
+  DT_TRY(op_new(p, kw, &fresh));
+  DT_TRY(inp_params_done(p, kw));
+  if (fresh && !p->bc_new) {
+    for (int i = 0; i < p->n_bc; i++)
+      if (p->bc[i].model_level) p->bc[k++] = p->bc[i];
+    p->n_bc = k;
+    p->bc_new = 1;
+  }
+  while (inp_data(p, &rec, tok, &n)) DT_TRY(boundary_line(p, rec, tok, n));
+cleanup:
+  return rc;
+}
+
+dt_status inp_cload_kw(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  char *tok[INP_MAX_TOKENS];
+  int rec = 0, n = 0, fresh = 0, nset = -1, use = 0, i = 0;
+  int64_t d = 0;
+  double v = 0;
+
+  DT_TRY(in_step(p, kw, 1));
+  DT_TRY(op_new(p, kw, &fresh));
+  DT_TRY(inp_params_done(p, kw));
+  if (fresh && !p->cl_new) p->n_cl = 0, p->cl_new = 1;
+  while (inp_data(p, &rec, tok, &n)) {
+    INP_CHECK(n == 3, p, rec, "*CLOAD: expected 'node or node set, DOF, value', got %d values", n);
+    DT_TRY(inp_target_nset(p, rec, tok[0], &nset));
+    DT_TRY(inp_int64(p, rec, tok[1], "*CLOAD DOF", &d));
+    DT_TRY(inp_double(p, rec, tok[2], "*CLOAD value", &v));
+    DT_TRY(check_dof(p, rec, "*CLOAD", (int)(d > 0 && d < 100 ? d : 99), v, &use));
+    if (!use) continue;
+    for (i = 0; i < p->n_cl && !(p->cl[i].nset == nset && p->cl[i].dof == d - 1); i++) continue;
+    if (i == p->n_cl) {
+      DT_TRY(dt_imp_reserve((void **)&p->cl, &p->cap_cl, (size_t)p->n_cl + 1, sizeof *p->cl, p->ctx));
+      p->cl[p->n_cl].nset = nset, p->cl[p->n_cl++].dof = (int)d - 1;
+    }
+    p->cl[i].value = v;
+  }
+cleanup:
+  return rc;
+}
+
+static dt_status dload_pressure(inp *p, int rec, char **tok, int n, int face) {
+  dt_status rc = DT_OK;
+  char name[DT_NAME_MAX];
+  int elset = -1, s = -1, i = 0;
+  double v = 0;
+
+  INP_CHECK(n == 3, p, rec, "*DLOAD: expected 'element or element set, P<n>, value', got %d values", n);
+  DT_TRY(inp_double(p, rec, tok[2], "*DLOAD pressure", &v));
+  DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
+  snprintf(name, sizeof name, "_P%d_%.48s", face + 1, p->m->elsets[elset].name);
+  DT_TRY(inp_get_surface(p, rec, name, 1, &s));
+  if (p->m->surfaces[s].n == 0) DT_TRY(inp_surface_add_faces(p, rec, s, elset, face));
+  for (i = 0; i < p->n_pr && p->pr[i].surface != s; i++) continue;
+  if (i == p->n_pr) {
+    DT_TRY(dt_imp_reserve((void **)&p->pr, &p->cap_pr, (size_t)p->n_pr + 1, sizeof *p->pr, p->ctx));
+    p->pr[p->n_pr++].surface = s;
+  }
+  p->pr[i].value = v;
+cleanup:
+  return rc;
+}
+
+static dt_status dload_grav(inp *p, int rec, char **tok, int n) {
+  dt_status rc = DT_OK;
+  double g = 0, dir[3] = {0, 0, 0}, len = 0;
+  int elset = -1, i = 0;
+
+  INP_CHECK(n == 6 || (n == 5 && model_is_2d(p)), p, rec,
+            "*DLOAD GRAV: expected 'element set, GRAV, magnitude, x, y, z', got %d values", n);
+  DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
+  DT_TRY(inp_double(p, rec, tok[2], "*DLOAD GRAV magnitude", &g));
+  for (int k = 3; k < n; k++) DT_TRY(inp_double(p, rec, tok[k], "*DLOAD GRAV direction", &dir[k - 3]));
+  len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  INP_CHECK(len > 0, p, rec, "*DLOAD GRAV: the direction must not be zero");
+  for (i = 0; i < p->n_gr && p->gr[i].elset != elset; i++) continue;
+  if (i == p->n_gr) {
+    DT_TRY(dt_imp_reserve((void **)&p->gr, &p->cap_gr, (size_t)p->n_gr + 1, sizeof *p->gr, p->ctx));
+    p->gr[p->n_gr++].elset = elset;
+  }
+  for (int k = 0; k < 3; k++) p->gr[i].g[k] = g * dir[k] / len; /* CalculiX normalises the direction */
+cleanup:
+  return rc;
+}
+
+dt_status inp_dload(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  char *tok[INP_MAX_TOKENS];
+  int rec = 0, n = 0, fresh = 0;
+
+  DT_TRY(in_step(p, kw, 1));
+  DT_TRY(op_new(p, kw, &fresh));
+  DT_TRY(inp_params_done(p, kw));
+  if (fresh && !p->dl_new) p->n_pr = p->n_gr = 0, p->dl_new = 1;
+  while (inp_data(p, &rec, tok, &n)) {
+    const char *t = n >= 2 ? tok[1] : "";
+    if (inp_eq(t, "GRAV")) {
+      DT_TRY(dload_grav(p, rec, tok, n));
+      continue;
+    }
+    INP_CHECK((t[0] == 'P' || t[0] == 'p') && t[1] >= '1' && t[1] <= '6' && t[2] == '\0', p, rec,
+              "*DLOAD: load type '%s' is not supported (P1..P6 face pressure, GRAV)", t);
+    DT_TRY(dload_pressure(p, rec, tok, n, t[1] - '1'));
+  }
+cleanup:
+  return rc;
+}

@@ -1,0 +1,33 @@
+/* results.dat: the node and element print requests of a model (Abaqus *NODE PRINT / *EL PRINT,
+ * dt_output_options.prints) as tables in CalculiX's .dat layout, so they can be compared with
+ * an existing CalculiX job.dat line by line.
+ *
+ * One block per request, field and printed increment:
+ *   <blank>
+ *    displacements (vx,vy,vz) for set NALL and time  0.1000000E+01
+ *   <blank>
+ *            1  1.000000E-03  0.000000E+00 -2.240212E-04
+ * Fields: U "displacements (vx,vy,vz)", RF "forces (fx,fy,fz)", S "stresses (elem, integ.pnt.,
+ * sxx,syy,szz,sxy,sxz,syz)", E "strains (elem, integ.pnt.,exx,...)" with tensor shear
+ * components (half the engineering shears, as CalculiX prints them), PEEQ "equivalent plastic
+ * strain (elem, integ.pnt.,pe)". Rows: user id (elements: and the 1-based integration point),
+ * then the values; 2D models print 3 components per node with z = 0, like CalculiX. "time" is
+ * dt_fields.time (step index + load factor), CalculiX's total time when every step has period
+ * 1. An increment is printed when its number is a multiple of the request's `every`, and at
+ * the end of every step. */
+#ifndef DT_IO_OUTPUT_DAT_H
+#define DT_IO_OUTPUT_DAT_H
+
+#include "../model.h"
+#include "../results.h"
+
+/* Create (truncate) dir/results.dat when m has print requests; nothing otherwise.
+ * Errors: DT_ERR_IO naming the file; DT_ERR_NOMEM. */
+dt_status dt_dat_start(const char *dir, const dt_model *m, dt_ctx *ctx);
+
+/* Append the blocks of increment f for every request due at this increment (f borrowed).
+ * A field missing from f (not requested in the output fields) is skipped. Errors: DT_ERR_IO;
+ * DT_ERR_INTERNAL if a request names a set that does not exist. */
+dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, dt_ctx *ctx);
+
+#endif
