@@ -86,6 +86,14 @@ static dt_status write_fields(dt_output *o, const dt_model *m, const dt_fields *
   DT_TRY(dt_vtu_write(path, m, f, ctx));
   dt_free(path);
   path = NULL;
+  if (f->qp_stress || f->qp_strain || f->qp_peeq) { /* raw integration-point values */
+    snprintf(name, sizeof name, "increment_%04d_points.vtu", f->global_increment);
+    DT_TRY(dt_output_path(o->dir, name, &path, ctx));
+    DT_TRY(dt_vtu_points_write(path, m, f, ctx));
+    dt_free(path);
+    path = NULL;
+    snprintf(name, sizeof name, "increment_%04d.vtu", f->global_increment);
+  }
   /* A repeated increment number (a rewrite) replaces its entry rather than duplicating it. */
   if (o->n_vtu == 0 || strcmp(o->vtu[o->n_vtu - 1].file, name) != 0) {
     DT_TRY(reserve((void **)&o->vtu, &o->cap_vtu, o->n_vtu + 1, sizeof *o->vtu, ctx, "the VTU list"));

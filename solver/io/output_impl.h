@@ -47,6 +47,13 @@ DT_OUTPUT_INTERN int dt_history_write_row(FILE *f, const dt_history_row *row);
 DT_OUTPUT_INTERN int dt_vtk_cell_type(int elem_type);
 DT_OUTPUT_INTERN dt_status dt_vtu_write(const char *path, const dt_model *m, const dt_fields *f,
                                         dt_ctx *ctx);
+/* A Float64 DataArray of ntuple tuples of ncomp components (ASCII, %.17g). */
+DT_OUTPUT_INTERN void dt_vtu_write_doubles(FILE *fp, const char *name, const double *v,
+                                           size_t ntuple, int ncomp, const char *const *comp_names);
+/* The integration points of an increment as a VTU point cloud (stress, strain, PEEQ, Mises
+ * at each point, with its element id), next to the mesh VTU. */
+DT_OUTPUT_INTERN dt_status dt_vtu_points_write(const char *path, const dt_model *m,
+                                               const dt_fields *f, dt_ctx *ctx);
 DT_OUTPUT_INTERN dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n,
                                         dt_ctx *ctx);
 

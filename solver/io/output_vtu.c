@@ -93,7 +93,7 @@ cleanup:
   return rc;
 }
 
-static void write_doubles(FILE *fp, const char *name, const double *v, size_t ntuple, int ncomp,
+void dt_vtu_write_doubles(FILE *fp, const char *name, const double *v, size_t ntuple, int ncomp,
                           const char *const *comp_names) {
   size_t i;
   int c;
@@ -113,12 +113,12 @@ static void write_doubles(FILE *fp, const char *name, const double *v, size_t nt
 static void write_point_data(FILE *fp, const dt_model *m, const dt_fields *f, const vtu_data *d) {
   const size_t n = (size_t)m->n_nodes;
   fprintf(fp, "      <PointData%s>\n", d->u ? " Vectors=\"U\"" : "");
-  if (d->u) write_doubles(fp, "U", f->u, n, 3, xyz_names);
-  if (d->rf) write_doubles(fp, "RF", f->rf, n, 3, xyz_names);
-  if (d->s) write_doubles(fp, "S", d->n_s, n, 6, voigt_names);
-  if (d->e) write_doubles(fp, "E", d->n_e, n, 6, voigt_names);
-  if (d->peeq) write_doubles(fp, "PEEQ", d->n_peeq, n, 1, NULL);
-  if (d->mises) write_doubles(fp, "MISES", d->n_mises, n, 1, NULL);
+  if (d->u) dt_vtu_write_doubles(fp, "U", f->u, n, 3, xyz_names);
+  if (d->rf) dt_vtu_write_doubles(fp, "RF", f->rf, n, 3, xyz_names);
+  if (d->s) dt_vtu_write_doubles(fp, "S", d->n_s, n, 6, voigt_names);
+  if (d->e) dt_vtu_write_doubles(fp, "E", d->n_e, n, 6, voigt_names);
+  if (d->peeq) dt_vtu_write_doubles(fp, "PEEQ", d->n_peeq, n, 1, NULL);
+  if (d->mises) dt_vtu_write_doubles(fp, "MISES", d->n_mises, n, 1, NULL);
   fprintf(fp, "      </PointData>\n");
 }
 
@@ -126,10 +126,10 @@ static void write_cell_data(FILE *fp, const dt_model *m, const vtu_data *d) {
   const size_t n = (size_t)m->n_elems;
   size_t e;
   fprintf(fp, "      <CellData>\n");
-  if (d->s) write_doubles(fp, "S", d->c_s, n, 6, voigt_names);
-  if (d->e) write_doubles(fp, "E", d->c_e, n, 6, voigt_names);
-  if (d->peeq) write_doubles(fp, "PEEQ", d->c_peeq, n, 1, NULL);
-  if (d->mises) write_doubles(fp, "MISES", d->c_mises, n, 1, NULL);
+  if (d->s) dt_vtu_write_doubles(fp, "S", d->c_s, n, 6, voigt_names);
+  if (d->e) dt_vtu_write_doubles(fp, "E", d->c_e, n, 6, voigt_names);
+  if (d->peeq) dt_vtu_write_doubles(fp, "PEEQ", d->c_peeq, n, 1, NULL);
+  if (d->mises) dt_vtu_write_doubles(fp, "MISES", d->c_mises, n, 1, NULL);
   if (m->elem_id) {
     fprintf(fp, "        <DataArray type=\"Int64\" Name=\"elem_id\" format=\"ascii\">\n");
     for (e = 0; e < n; e++) fprintf(fp, "          %lld\n", (long long)m->elem_id[e]);
@@ -177,7 +177,7 @@ static void write_vtu(FILE *fp, const dt_model *m, const dt_fields *f, const vtu
   write_point_data(fp, m, f, d);
   write_cell_data(fp, m, d);
   fprintf(fp, "      <Points>\n");
-  write_doubles(fp, NULL, m->x, (size_t)m->n_nodes, 3, NULL);
+  dt_vtu_write_doubles(fp, NULL, m->x, (size_t)m->n_nodes, 3, NULL);
   fprintf(fp, "      </Points>\n");
   write_cells(fp, m);
   fprintf(fp, "    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 failures = []
 
@@ -46,6 +47,14 @@ def main():
         expect = 600 / 200e3 + (600 - 450) / 66e3
         check(len(uz) == 3 and abs(uz[-1] - expect) <= 1e-8 * expect, f"u_z {uz} vs {expect}")
         check(os.path.exists(os.path.join(tmp, "res", "results.pvd")), "no results.pvd")
+        # Raw integration-point values: uniform uniaxial state, PEEQ = (600 - 450) / H at all 8.
+        pts = ET.parse(os.path.join(tmp, "res", "increment_0003_points.vtu")).getroot()
+        arrays = {a.get("Name"): [float(v) for v in a.text.split()] for a in pts.iter("DataArray")
+                  if a.get("Name") in ("PEEQ", "S")}
+        peeq = arrays.get("PEEQ", [])
+        check(len(peeq) == 8 and all(abs(p - 150 / 66e3) <= 1e-10 for p in peeq), f"point PEEQ {peeq}")
+        szz = arrays.get("S", [0.0] * 48)[2::6]
+        check(all(abs(v - 600.0) <= 1e-8 * 600 for v in szz), f"point sigma_zz {szz}")
 
         bad = os.path.join(tmp, "bad.json")
         with open(bad, "w") as f:
