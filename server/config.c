@@ -33,6 +33,7 @@ static const key_def KEYS[] = {
     {"connection_timeout", K_INT, OFF(connection_timeout), 0, 1, 86400},
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
+    {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
@@ -156,7 +157,8 @@ int dt_config_load_env(dt_config *c, char *err, size_t errlen) {
 int dt_config_finish(dt_config *c, char *err, size_t errlen) {
   char buf[128], *save = NULL, *tok;
   c->n_workers = 0;
-  if (!strcmp(c->gpus, "auto") || !strcmp(c->gpus, "cpu")) {
+  c->gpus_auto = !strcmp(c->gpus, "auto");
+  if (c->gpus_auto || !strcmp(c->gpus, "cpu")) {
     c->n_workers = 1;
     c->worker_device[0] = -1;
   } else {

@@ -5,9 +5,9 @@
  * key is DUCTILED_ + the key in upper case (listen -> DUCTILED_LISTEN). Keys, with defaults:
  *   listen                 127.0.0.1:8080   address:port (port 0 picks a free one)
  *   data_dir               ./ductile-data   created if missing
- *   gpus                   auto             "auto" (one worker on the default device),
- *                                           "cpu" or a list of GPU ordinals "0,1": one
- *                                           worker thread per entry
+ *   gpus                   auto             "auto" (one worker per device the backend
+ *                                           reports: each GPU, or one for the CPU), "cpu",
+ *                                           or GPU ordinals "0,1": one worker per entry
  *   backend                auto             solver backend: auto, cpu, cuda
  *   solver_threads         0                CPU backend threads (0: OpenMP default)
  *   max_body_bytes         268435456        request bodies above this get 413
@@ -15,6 +15,8 @@
  *   connection_timeout     30               seconds of client silence before closing
  *   sse_keepalive          15               seconds between SSE keep-alive comments
  *   max_queued_jobs        10000            submissions beyond this get 429
+ *   max_job_bytes          0                admission limit on a job's memory estimate, on
+ *                                           top of the device memory (0: device memory only)
  *   log_level              info             debug, info, warn, error
  *   test_iteration_delay_ms 0               testing only: sleep per Newton iteration */
 #ifndef DT_SRV_CONFIG_H
@@ -32,12 +34,14 @@ typedef struct dt_config {
   char backend[16];
   int n_workers;
   int worker_device[DT_MAX_WORKERS]; /* GPU ordinal, or -1 for the default device / CPU */
+  int gpus_auto;                     /* gpus = auto: devices.c sets one worker per device */
   long long solver_threads;
   long long max_body_bytes;
   long long max_connections;
   long long connection_timeout;
   long long sse_keepalive;
   long long max_queued_jobs;
+  long long max_job_bytes;
   long long test_iteration_delay_ms;
   char log_level[16];
 } dt_config;

@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "handlers.h"
 #include "jobspec.h"
+#include "log.h"
 #include "store.h"
 #include "store_jobs.h"
 #include "worker.h"
@@ -45,9 +47,10 @@ void dt_h_job_create(dt_req *r) {
   dt_spec_error se;
   dt_model *m = NULL;
   dt_spec_status st;
-  char dir[4200], path[4300];
+  dt_fit fit;
+  char dir[4200], path[4300], msg[1024];
   json_t *doc, *out;
-  int rc;
+  int rc, fits;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
   if (atomic_load(&r->srv->draining)) {
     dt_reply_error(r, 503, "shutting_down", NULL, "the daemon is shutting down and accepts no new jobs");
@@ -64,7 +67,18 @@ void dt_h_job_create(dt_req *r) {
   j.owner_id = r->who.user_id;
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
+  /* Admission by memory: refuse now what no device could hold, rather than fail later. */
+  fits = dt_devices_admit(r->srv, m, -1, &fit, msg, sizeof msg);
   dt_model_destroy(&m);
+  if (fits == 1) {
+    dt_reply_error(r, 422, "does_not_fit",
+                   json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit.estimate, "limit_bytes", fit.limit, "device",
+                             fit.device[0] ? fit.device : "max_job_bytes"),
+                   "%s", msg);
+    return;
+  }
+  if (fits < 0) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", msg);
+  j.est_bytes = (long long)fit.estimate;
   if (dt_id_new(j.id, 'j')) {
     dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
     return;

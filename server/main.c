@@ -7,9 +7,10 @@
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  *
  * Start-up: configuration, data directory, store (migrations), first-start admin token,
- * recovery of jobs a crash left running, workers, HTTP. SIGTERM/SIGINT: stop accepting
- * connections and jobs, let each running increment finish (its job is recovered at the next
- * start), end event streams, exit 0. Signals are taken synchronously with sigwait in the
+ * solver backend and devices (workers per GPU), recovery of jobs a crash left running (they
+ * resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
+ * and jobs, let each running increment finish and checkpoint (its job resumes there at the
+ * next start), end event streams, exit 0. Signals are taken synchronously with sigwait in the
  * main thread, so no handler runs in an arbitrary thread. */
 #include <dirent.h>
 #include <errno.h>
@@ -22,8 +23,8 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "backend.h"
 #include "bus.h"
+#include "devices.h"
 #include "http.h"
 #include "log.h"
 #include "server.h"
@@ -144,20 +145,6 @@ static int token_command(dt_server *srv, int argc, char **argv) {
   return EXIT_USAGE;
 }
 
-static void describe_backend(dt_server *srv) {
-  const dt_backend_ops *ops = NULL;
-  dt_ctx ctx;
-  char note[512] = "";
-  memset(&ctx, 0, sizeof ctx);
-  if (dt_backend_find(srv->cfg.backend, &ops, note, sizeof note, &ctx) == DT_OK) {
-    snprintf(srv->gpu_name, sizeof srv->gpu_name, "%s", ops->name);
-    dt_log_info("solver backend: %s", note);
-  } else {
-    snprintf(srv->gpu_name, sizeof srv->gpu_name, "unavailable");
-    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", srv->cfg.backend, ctx.msg);
-  }
-}
-
 static int serve(dt_server *srv) {
   char err[1024];
   sigset_t set;
@@ -171,9 +158,12 @@ static int serve(dt_server *srv) {
     dt_log_error("cannot create the admin token");
     return 1;
   }
-  if (dt_job_recover(&recovered)) return 1;
+  if (dt_devices_init(srv, err, sizeof err)) {
+    dt_log_error("%s", err);
+    return EXIT_CONFIG;
+  }
+  if (dt_job_recover(srv->data_dir, &recovered)) return 1;
   if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
-  describe_backend(srv);
   if (dt_workers_start(srv, err, sizeof err) || dt_http_start(srv, err, sizeof err)) {
     dt_log_error("%s", err);
     dt_workers_stop(srv);

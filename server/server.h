@@ -1,6 +1,6 @@
 /* The daemon's top-level state: configuration, HTTP daemon, workers. One instance, created by
  * main(); everything else receives it by pointer (no other global mutable state, except the
- * process-wide event bus and metrics counters). */
+ * process-wide event bus, the metrics counters and the device-query cache of devices.c). */
 #ifndef DT_SRV_SERVER_H
 #define DT_SRV_SERVER_H
 
@@ -18,7 +18,9 @@ typedef struct dt_server {
   void *mhd;               /* struct MHD_Daemon * */
   struct dt_workers *workers;
   atomic_int draining;     /* SIGTERM received: refuse new work */
-  char gpu_name[128];
+  char backend_name[16];   /* what cfg.backend resolved to ("cpu", "cuda"); "" if unusable */
+  char device_kind[8];     /* "gpu" or "cpu" (the CPU backend: the host is the device) */
+  int can_checkpoint;      /* the backend can save and restore its per-point state */
 } dt_server;
 
 #endif

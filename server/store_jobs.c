@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus.h"
 #include "log.h"
@@ -14,7 +15,8 @@
   "id, state, title, mesh_id, created_at, started_at, finished_at, attempts, cancel_requested, n_steps, " \
   "step, increment, newton_iter, residual, percent, increments_done, backend, error_code, message, "      \
   "reason, timings, seq, (julianday(started_at) - julianday(created_at)) * 86400.0, "                    \
-  "(julianday(COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at)) * 86400.0"
+  "(julianday(COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at)) * 86400.0, " \
+  "est_device_bytes"
 
 static json_t *opt_text(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
@@ -40,6 +42,7 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(o, "attempts", json_integer(sqlite3_column_int(st, 7)));
   json_object_set_new(o, "cancel_requested", json_boolean(sqlite3_column_int(st, 8)));
   json_object_set_new(o, "backend", opt_text(st, 16));
+  json_object_set_new(o, "memory_estimate_bytes", opt_int(st, 24));
   progress = json_object();
   json_object_set_new(progress, "n_steps", json_integer(sqlite3_column_int(st, 9)));
   json_object_set_new(progress, "step", opt_int(st, 10));
@@ -91,8 +94,8 @@ int dt_job_insert(const dt_job_new *j, long long max_queued) {
     if (rc == DT_STORE_NOTFOUND) goto out;
   }
   dt_now_iso(now, sizeof now);
-  st = dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps) "
-               "VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6)");
+  st = dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes) "
+               "VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7)");
   if (!st) goto fail;
   dt_bind_text(st, 1, j->id);
   sqlite3_bind_int64(st, 2, j->owner_id);
@@ -100,6 +103,8 @@ int dt_job_insert(const dt_job_new *j, long long max_queued) {
   dt_bind_text(st, 4, j->title[0] ? j->title : NULL);
   dt_bind_text(st, 5, now);
   sqlite3_bind_int(st, 6, j->n_steps);
+  if (j->est_bytes > 0) sqlite3_bind_int64(st, 7, j->est_bytes);
+  else sqlite3_bind_null(st, 7);
   rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : DT_STORE_ERR;
   dt_stmt_done(st);
   if (rc) goto fail;
@@ -272,7 +277,9 @@ int dt_job_claim(int worker, char *id, size_t idlen, int *attempt, char *mesh_id
   sqlite3_bind_int(st, 2, worker);
   found = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(dt_db()) == 1;
   dt_stmt_done(st);
-  if (!found || exec1("DELETE FROM increments WHERE job_id = ?1", id) < 0) goto fail;
+  /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
+   * them to what the checkpoint covers, or to none when it starts from the beginning). */
+  if (!found) goto fail;
   ev = json_pack("{s:s, s:i, s:i}", "state", "running", "worker", worker, "attempt", *attempt);
   found = dt_event_append_tx(id, "job.started", ev) == 0;
   json_decref(ev);
@@ -348,6 +355,17 @@ int dt_job_increment_record(const char *id, int n, int step, int inc, double lf,
   return rc;
 }
 
+int dt_job_increments_trim(const char *id, int keep) {
+  int rc;
+  sqlite3_stmt *st = dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2");
+  if (!st) return DT_STORE_ERR;
+  dt_bind_text(st, 1, id);
+  sqlite3_bind_int(st, 2, keep);
+  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("trim increments");
+  dt_stmt_done(st);
+  return rc;
+}
+
 int dt_job_finish(const char *id, const char *state, const char *error_code, const char *message, const char *reason,
                   const char *backend, json_t *timings, json_t *event_data) {
   char type[32], *tt = timings ? json_dumps(timings, JSON_COMPACT) : NULL;
@@ -382,7 +400,15 @@ fail:
   return DT_STORE_ERR;
 }
 
-int dt_job_recover(int *n) {
+/* <data>/jobs/<id>/checkpoint.ckpt exists? With drop, remove it (nothing will resume). */
+static int has_checkpoint(const char *data_dir, const char *id, int drop) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/jobs/%s/" DT_CHECKPOINT_FILE, data_dir, id);
+  if (drop) unlink(path);
+  return !drop && access(path, F_OK) == 0;
+}
+
+int dt_job_recover(const char *data_dir, int *n) {
   sqlite3_stmt *st;
   char ids[64][20];
   int cancel[64], k = 0;
@@ -404,18 +430,20 @@ int dt_job_recover(int *n) {
     }
     for (int i = 0; i < k; i++) {
       json_t *ev;
-      int ok;
+      int ok, ck = has_checkpoint(data_dir, ids[i], cancel[i]);
       if (cancel[i]) {
         ok = exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1", ids[i]) == 1;
         ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
                        "cancelled: cancellation was requested before the daemon stopped");
         ok = ok && dt_event_append_tx(ids[i], "job.cancelled", ev) == 0;
       } else {
-        /* No solver checkpoint exists yet (the solver cannot restore state vectors and
-         * per-point history), so a recovered job runs again from its first increment. */
+        /* Queued again at its old place (seq); the worker resumes it from its checkpoint and
+         * says so in a job.resumed or job.restarted event. */
         ok = exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", ids[i]) == 1;
-        ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "resumed", 0, "message",
-                       "the daemon stopped while this job was running; restarted from the beginning: no checkpoint");
+        ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                       ck ? "the daemon stopped while this job was running; queued again: it resumes from its checkpoint"
+                          : "the daemon stopped while this job was running; queued again: no checkpoint, it restarts "
+                            "from the beginning");
         ok = ok && dt_event_append_tx(ids[i], "job.recovered", ev) == 0;
       }
       json_decref(ev);

@@ -15,6 +15,7 @@ typedef struct dt_job_new {
   char mesh_id[20]; /* "" for an inline mesh */
   char title[256];
   int n_steps;
+  long long est_bytes; /* the solver's memory estimate (0: none) */
 } dt_job_new;
 
 typedef struct dt_job_filter {
@@ -48,13 +49,18 @@ typedef struct dt_job_progress {
 int dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data);
 /* Record a converged increment (results on disk). */
 int dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu);
+/* Forget the increments after the first `keep` (a run resumed from a checkpoint of increment
+ * `keep`, or 0 when it starts from the beginning). */
+int dt_job_increments_trim(const char *id, int keep);
 /* Finish: running -> state, with error fields (NULL when none), timings (borrowed) and the
  * terminal event data (borrowed). */
 int dt_job_finish(const char *id, const char *state, const char *error_code, const char *message,
                   const char *reason, const char *backend, json_t *timings, json_t *event_data);
+/* The solver's checkpoint of a job: <data>/jobs/<id>/checkpoint.ckpt. */
+#define DT_CHECKPOINT_FILE "checkpoint.ckpt"
 /* Start-up: running jobs back to queued (or cancelled when cancellation was requested), with a
- * job.recovered event. *n receives how many. */
-int dt_job_recover(int *n);
+ * job.recovered event that says whether a checkpoint exists. *n receives how many. */
+int dt_job_recover(const char *data_dir, int *n);
 /* {"queued": n, ...} for health and metrics; *queued receives the queue depth. */
 int dt_job_counts(json_t **out, long long *queued);
 /* The job's increments with results: array of {n, step, increment, load_factor, time, vtu}. */

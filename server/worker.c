@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 
 #include "analysis.h"
 #include "bus.h"
+#include "checkpoint.h"
+#include "devices.h"
 #include "io/output.h"
 #include "jobspec.h"
 #include "log.h"
@@ -22,6 +25,7 @@
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
+#include "worker_fields.h"
 
 typedef struct worker {
   dt_server *srv;
@@ -46,6 +50,13 @@ typedef struct run_ctx {
   const char *job_id;
   const dt_model *m;
   char outdir[4200];
+  char checkpoint[4200];
+  int attempt;
+  int resuming;               /* a usable checkpoint was found before the run */
+  int resumed;                /* the solver reported that it resumed from it */
+  int kept;                   /* increments the checkpoint holds */
+  dt_progress converged;      /* an increment converged but not announced yet ... */
+  int converged_pending;      /* ... until its checkpoint exists (see on_progress) */
   dt_job_progress prog;
   int stop_at_next_iteration; /* shutdown: the increment that was running has finished */
   int shutdown_stop;
@@ -70,19 +81,49 @@ static void test_delay(run_ctx *rc) {
   }
 }
 
+/* JSON has no NaN or infinity (the seed iteration has no du_ratio; a diverging one may have
+ * no residual): null instead, so that the event keeps its other fields. */
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
 static void emit(run_ctx *rc, const char *type, json_t *data) {
   if (dt_job_progress_event(rc->job_id, &rc->prog, type, data)) rc->store_errors++;
   json_decref(data);
 }
 
+/* Announce the converged increment held back by on_progress. */
+static void flush_converged(run_ctx *rc) {
+  const dt_progress *ev = &rc->converged;
+  dt_job_progress *p = &rc->prog;
+  if (!rc->converged_pending) return;
+  rc->converged_pending = 0;
+  p->increments_done++;
+  p->percent = ev->percent;
+  p->residual = ev->residual;
+  emit(rc, "increment.converged", json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done,
+                                            "step", ev->step + 1, "increment", ev->increment, "load_factor",
+                                            ev->load_factor, "newton_iterations", ev->newton_iter, "residual",
+                                            num(ev->residual), "plastic_points", ev->n_plastic, "percent", ev->percent));
+}
+
 static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *rc = user;
   dt_job_progress *p = &rc->prog;
+  /* The solver writes an increment's checkpoint after reporting it converged; the event that
+   * follows (next increment or step, or the end of the run) comes after the checkpoint. So
+   * announcing a converged increment then means: an increment reported converged (events,
+   * increments_completed) is never computed again after a crash. */
+  flush_converged(rc);
   p->n_steps = ev->n_steps;
   if (ev->kind != DT_EV_INFO) p->step = ev->step + 1;
   switch (ev->kind) {
   case DT_EV_INFO:
-    emit(rc, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
+    if (ev->resumed) {
+      rc->resumed = 1;
+      emit(rc, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", rc->attempt, "resumed", 1,
+                                        "increments_kept", rc->kept, "message", ev->text ? ev->text : ""));
+    } else {
+      emit(rc, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
+    }
     break;
   case DT_EV_STEP_START:
     p->increment = p->newton_iter = -1;
@@ -100,9 +141,9 @@ static int on_progress(const dt_progress *ev, void *user) {
   case DT_EV_NEWTON_ITER:
     p->newton_iter = ev->newton_iter;
     p->residual = ev->residual;
-    emit(rc, "newton.iteration", json_pack("{s:i, s:i, s:i, s:f, s:f, s:i, s:i}", "step", ev->step + 1, "increment",
-                                           ev->increment, "iteration", ev->newton_iter, "residual", ev->residual,
-                                           "du_ratio", ev->du_ratio, "pcg_iterations", ev->pcg_iters,
+    emit(rc, "newton.iteration", json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:i}", "step", ev->step + 1, "increment",
+                                           ev->increment, "iteration", ev->newton_iter, "residual", num(ev->residual),
+                                           "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters,
                                            "plastic_points", ev->n_plastic));
     test_delay(rc);
     if (rc->stop_at_next_iteration) {
@@ -111,13 +152,9 @@ static int on_progress(const dt_progress *ev, void *user) {
     }
     return atomic_load(&rc->w->cancel);
   case DT_EV_INCREMENT_DONE:
-    p->increments_done++;
-    p->percent = ev->percent;
-    p->residual = ev->residual;
-    emit(rc, "increment.converged", json_pack("{s:i, s:i, s:f, s:i, s:f, s:i, s:f}", "step", ev->step + 1, "increment",
-                                              ev->increment, "load_factor", ev->load_factor, "newton_iterations",
-                                              ev->newton_iter, "residual", ev->residual, "plastic_points",
-                                              ev->n_plastic, "percent", ev->percent));
+    rc->converged = *ev;
+    rc->converged.text = rc->converged.step_name = NULL; /* borrowed, not kept */
+    rc->converged_pending = 1;
     break;
   case DT_EV_CUTBACK:
     emit(rc, "increment.cutback", json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment",
@@ -131,68 +168,12 @@ static int on_progress(const dt_progress *ev, void *user) {
   return 0;
 }
 
-/* [[x, y, z], ...] of n rows, or null. */
-static json_t *rows3(const double *v, int n) {
-  json_t *a;
-  if (!v) return json_null();
-  a = json_array();
-  for (int i = 0; i < n; i++) json_array_append_new(a, json_pack("[f, f, f]", v[3 * i], v[3 * i + 1], v[3 * i + 2]));
-  return a;
-}
-
-/* Element means of a point field with ncomp components: [[...], ...] or null. */
-static json_t *element_means(const dt_fields *f, const double *qp, int ncomp) {
-  json_t *a;
-  double *e;
-  if (!qp) return json_null();
-  e = calloc((size_t)f->n_elems * (size_t)ncomp + 1, sizeof *e);
-  if (!e) return json_null();
-  dt_fields_element_average(f, qp, ncomp, e);
-  a = json_array();
-  for (int i = 0; i < f->n_elems; i++) {
-    json_t *row = json_array();
-    for (int c = 0; c < ncomp; c++) json_array_append_new(row, json_real(e[(size_t)i * ncomp + c]));
-    json_array_append_new(a, ncomp == 1 ? json_incref(json_array_get(row, 0)) : json_incref(row));
-    json_decref(row);
-  }
-  free(e);
-  return a;
-}
-
-static json_t *fields_json(const run_ctx *rc, const dt_fields *f) {
-  json_t *o = json_object(), *nodes = json_array(), *elems = json_array(), *mises = json_null();
-  for (int i = 0; i < rc->m->n_nodes; i++) json_array_append_new(nodes, json_integer((json_int_t)rc->m->node_id[i]));
-  for (int i = 0; i < rc->m->n_elems; i++) json_array_append_new(elems, json_integer((json_int_t)rc->m->elem_id[i]));
-  if (f->qp_stress) {
-    double *m = calloc((size_t)f->n_qp + 1, sizeof *m);
-    if (m) {
-      for (int q = 0; q < f->n_qp; q++) m[q] = dt_mises(f->qp_stress + 6 * q);
-      mises = element_means(f, m, 1);
-      free(m);
-    }
-  }
-  json_object_set_new(o, "n", json_integer(f->global_increment));
-  json_object_set_new(o, "step", json_integer(f->step + 1));
-  json_object_set_new(o, "increment", json_integer(f->increment));
-  json_object_set_new(o, "load_factor", json_real(f->load_factor));
-  json_object_set_new(o, "time", json_real(f->time));
-  json_object_set_new(o, "node_ids", nodes);
-  json_object_set_new(o, "element_ids", elems);
-  json_object_set_new(o, "U", rows3(f->u, f->n_nodes));
-  json_object_set_new(o, "RF", rows3(f->rf, f->n_nodes));
-  json_object_set_new(o, "S", element_means(f, f->qp_stress, 6));
-  json_object_set_new(o, "E", element_means(f, f->qp_strain, 6));
-  json_object_set_new(o, "PEEQ", element_means(f, f->qp_peeq, 1));
-  json_object_set_new(o, "MISES", mises);
-  return o;
-}
-
 /* After each converged increment: fields JSON beside the VTU, then the increments row. */
 static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
   run_ctx *rc = user;
   char path[4300], tmp[4310], vtu[4300];
   struct stat sb;
-  json_t *o = fields_json(rc, f);
+  json_t *o = dt_fields_json(rc->m, f);
   int has_vtu;
   (void)row;
   snprintf(path, sizeof path, "%s/fields_%04d.json", rc->outdir, f->global_increment);
@@ -265,47 +246,116 @@ static void fail_early(const char *job_id, const char *code, const char *msg) {
   dt_metrics_solve(0, "failed");
 }
 
-static void run_job(worker *w, const char *job_id, int attempt) {
-  dt_server *srv = w->srv;
+/* The checkpoint at rc->checkpoint, if any, belongs to this model and build: how many
+ * increments it holds, or -1 (none, or unusable: why says which). Reading it whole costs a
+ * copy of the state once per start, and spares a run that would fail on a stale file. */
+static int checkpoint_kept(run_ctx *rc, double *percent, char *why, size_t len) {
+  dt_checkpoint ck;
+  dt_ctx ctx;
+  FILE *f = NULL;
+  int kept = -1;
+  why[0] = '\0';
+  if (access(rc->checkpoint, F_OK) != 0) return -1;
+  memset(&ck, 0, sizeof ck);
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_checkpoint_read(rc->checkpoint, dt_model_hash(rc->m), &ck, &f, &ctx) == DT_OK) {
+    kept = ck.counters.increments;
+    *percent = 100.0 * (ck.step + ck.lambda) / (rc->m->n_steps > 0 ? rc->m->n_steps : 1);
+  } else {
+    snprintf(why, len, "%s", ctx.msg);
+  }
+  if (f) fclose(f);
+  dt_checkpoint_free(&ck);
+  return kept;
+}
+
+static void remove_checkpoint(const run_ctx *rc) {
+  char tmp[4300];
+  snprintf(tmp, sizeof tmp, "%s.tmp", rc->checkpoint);
+  unlink(rc->checkpoint);
+  unlink(tmp);
+}
+
+/* Before a run: resume from a usable checkpoint (keeping its increments), or start from the
+ * beginning with a clean output directory; a restarted job says so in its events. */
+static void prepare_attempt(run_ctx *rc, const char *restart_why) {
+  char why[1100];
+  double percent = 0.0;
+  int kept = checkpoint_kept(rc, &percent, why, sizeof why);
+  rc->resuming = kept >= 0;
+  rc->kept = kept > 0 ? kept : 0;
+  rc->prog.increments_done = rc->kept;
+  rc->prog.percent = rc->resuming ? percent : 0.0;
+  if (dt_job_increments_trim(rc->job_id, rc->kept)) rc->store_errors++;
+  if (rc->resuming) return; /* the solver's INFO line becomes the job.resumed event */
+  if (why[0]) {
+    dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", rc->job_id, why);
+    remove_checkpoint(rc);
+  }
+  clean_dir(rc->outdir);
+  if (rc->attempt > 1 || restart_why) {
+    char msg[1300];
+    json_t *ev;
+    snprintf(msg, sizeof msg, "restarted from the beginning: %s",
+             restart_why ? restart_why : why[0] ? why : "no checkpoint");
+    ev = json_pack("{s:i, s:b, s:s}", "attempt", rc->attempt, "resumed", 0, "message", msg);
+    dt_event_append(rc->job_id, "job.restarted", ev);
+    json_decref(ev);
+  }
+}
+
+/* Load and validate the stored job document; NULL after failing the job. */
+static dt_model *load_model(dt_server *srv, const char *job_id) {
   char path[4200], mesh_id[20];
   json_error_t je;
   json_t *doc;
   dt_model *m = NULL;
   dt_spec_error se;
+  snprintf(path, sizeof path, "%s/jobs/%s/job.json", srv->data_dir, job_id);
+  doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!doc) {
+    fail_early(job_id, "internal", "the stored job document cannot be read");
+    return NULL;
+  }
+  if (dt_spec_build(doc, srv->data_dir, mesh_id, sizeof mesh_id, &m, &se) != DT_SPEC_OK) {
+    json_decref(doc);
+    fail_early(job_id, "invalid_job", se.message);
+    return NULL;
+  }
+  json_decref(doc);
+  return m;
+}
+
+static void run_job(worker *w, const char *job_id, int attempt) {
+  dt_server *srv = w->srv;
+  dt_model *m;
+  dt_fit fit;
+  char msg[1024];
   run_ctx rc;
   dt_run_options opt;
   dt_run_summary sum;
   dt_ctx ctx;
   dt_status st;
   double t0 = dt_mono();
+  if (!(m = load_model(srv, job_id))) return;
   memset(&rc, 0, sizeof rc);
-  memset(&ctx, 0, sizeof ctx);
-  snprintf(path, sizeof path, "%s/jobs/%s/job.json", srv->data_dir, job_id);
-  doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!doc) {
-    fail_early(job_id, "internal", "the stored job document cannot be read");
-    return;
-  }
-  if (dt_spec_build(doc, srv->data_dir, mesh_id, sizeof mesh_id, &m, &se) != DT_SPEC_OK) {
-    json_decref(doc);
-    fail_early(job_id, "invalid_job", se.message);
-    return;
-  }
-  json_decref(doc);
   rc.w = w;
   rc.job_id = job_id;
   rc.m = m;
+  rc.attempt = attempt;
   rc.prog.step = rc.prog.increment = rc.prog.newton_iter = -1;
   rc.prog.n_steps = m->n_steps;
   snprintf(rc.outdir, sizeof rc.outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
+  snprintf(rc.checkpoint, sizeof rc.checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir, job_id);
   mkdir(rc.outdir, 0755);
-  clean_dir(rc.outdir);
-  if (attempt > 1) {
-    json_t *ev = json_pack("{s:i, s:b, s:s}", "attempt", attempt, "resumed", 0, "message",
-                           "restarted from the beginning: no checkpoint");
-    dt_event_append(job_id, "job.restarted", ev);
-    json_decref(ev);
+  /* Admission again, on this worker's device: the configuration may have changed since. */
+  if (dt_devices_admit(srv, m, w->device, &fit, msg, sizeof msg) == 1) {
+    remove_checkpoint(&rc);
+    fail_early(job_id, "does_not_fit", msg);
+    dt_model_destroy(&m);
+    return;
   }
+  prepare_attempt(&rc, NULL);
   pthread_mutex_lock(&w->mu);
   snprintf(w->job_id, sizeof w->job_id, "%s", job_id);
   atomic_store(&w->cancel, dt_job_cancel_requested(job_id));
@@ -313,22 +363,43 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   memset(&opt, 0, sizeof opt);
   opt.backend = srv->cfg.backend;
   opt.threads = (int)srv->cfg.solver_threads;
+  opt.device = w->device >= 0 ? w->device : 0;
   opt.outdir = rc.outdir;
   opt.progress = on_progress;
   opt.on_increment = on_increment;
   opt.user = &rc;
+  /* Always resume: a fresh job has no checkpoint and starts at the beginning; a recovered one
+   * continues after its last converged increment. A backend that cannot save its state would
+   * fail every run with a checkpoint: run those without (and restart them after a crash). */
+  opt.checkpoint = srv->can_checkpoint ? rc.checkpoint : NULL;
+  opt.resume = 1;
+  memset(&ctx, 0, sizeof ctx);
   st = dt_analysis_run(m, &opt, &sum, &ctx);
+  if ((st == DT_ERR_INPUT || st == DT_ERR_IO || st == DT_ERR_UNSUPPORTED) && rc.resuming && !rc.resumed &&
+      strstr(ctx.msg, "checkpoint")) {
+    /* The checkpoint passed the check but could not be restored: once more, from scratch. (Other
+     * errors, e.g. no device memory, fail the job as they would without a checkpoint.) */
+    snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx.msg);
+    dt_log_warn("job %s: %s; starting from the beginning", job_id, msg);
+    remove_checkpoint(&rc);
+    prepare_attempt(&rc, msg);
+    memset(&ctx, 0, sizeof ctx);
+    st = dt_analysis_run(m, &opt, &sum, &ctx);
+  }
+  flush_converged(&rc);
   pthread_mutex_lock(&w->mu);
   w->job_id[0] = '\0';
   pthread_mutex_unlock(&w->mu);
   if (st == DT_ERR_CANCELLED && rc.shutdown_stop && !atomic_load(&w->cancel)) {
+    /* The checkpoint of the last converged increment stays: the next start resumes there. */
     json_t *ev = json_pack("{s:i, s:s}", "increments_completed", sum.increments, "message",
                            "the daemon is shutting down: stopped after the last converged increment; "
-                           "the job continues when the daemon starts again");
+                           "the job resumes from its checkpoint when the daemon starts again");
     dt_event_append(job_id, "job.interrupted", ev);
     json_decref(ev);
     dt_log_info("job %s interrupted by shutdown after %d increment(s)", job_id, sum.increments);
   } else {
+    remove_checkpoint(&rc); /* finished: nothing will resume it */
     finish(&rc, st, &sum, &ctx, dt_mono() - t0);
   }
   dt_model_destroy(&m);

@@ -1,13 +1,17 @@
-/* Workers: one thread per GPU (or one for the CPU), each running one job at a time.
+/* Workers: one thread per entry of `gpus` (one per GPU, or one for the CPU), each running one
+ * job at a time on its device (dt_run_options.device).
  *
- * A worker claims the oldest queued job in a transaction (store_jobs.c), runs dt_analysis_run
- * with outdir <data>/jobs/<id>/out, and turns the solver's progress callback into events
- * (and progress columns) plus a bus broadcast for SSE. After each converged increment it
- * writes the increment's fields as JSON next to the solver's VTU and records the increment:
- * the checkpoint record. Cancellation: a flag checked in the progress callback, so a running
- * job stops at its next Newton iteration and keeps its completed increments. Shutdown: the
- * running increment finishes, then the job stops and stays "running" in the store, so the
- * next start recovers it (from the beginning until the solver can restore a checkpoint). */
+ * A worker claims the oldest queued job in a transaction (store_jobs.c), checks that it fits
+ * its device (devices.c), and runs dt_analysis_run with outdir <data>/jobs/<id>/out and the
+ * checkpoint <data>/jobs/<id>/checkpoint.ckpt, always with resume = 1: a fresh job has no
+ * checkpoint and starts at the beginning, a recovered one continues after its last converged
+ * increment without recomputing it. Progress becomes events (and progress columns) plus a bus
+ * broadcast for SSE; after each converged increment the worker writes its fields JSON next to
+ * the solver's VTU and records the increment. Cancellation: a flag checked in the progress
+ * callback, so a running job stops at its next Newton iteration and keeps its completed
+ * increments. Shutdown: the running increment finishes and is checkpointed, the job stops at
+ * the first Newton iteration of the next one and stays "running" in the store, so the next
+ * start resumes it from that checkpoint. */
 #ifndef DT_SRV_WORKER_H
 #define DT_SRV_WORKER_H
 

@@ -10,9 +10,10 @@
 
 dt_status dt_output_save_state(const dt_output *o, FILE *f, dt_ctx *ctx) {
   uint32_t nr = (uint32_t)o->n_rows, nv = (uint32_t)o->n_vtu;
+  /* (fwrite with a NULL pointer is undefined even for zero items, hence the n == 0 tests) */
   int ok = fwrite(&nr, sizeof nr, 1, f) == 1 &&
-           fwrite(o->rows, sizeof *o->rows, nr, f) == nr &&
-           fwrite(&nv, sizeof nv, 1, f) == 1 && fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv;
+           (nr == 0 || fwrite(o->rows, sizeof *o->rows, nr, f) == nr) &&
+           fwrite(&nv, sizeof nv, 1, f) == 1 && (nv == 0 || fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv);
   return ok ? DT_OK : DT_ERROR(ctx, DT_ERR_IO, "cannot write the output state: %s", strerror(errno));
 }
 
@@ -23,7 +24,8 @@ static dt_status read_list(FILE *f, void **items, int *n, int *cap, size_t size,
            "checkpoint: truncated output state");
   *items = dt_malloc(size * (count ? count : 1));
   DT_CHECK(*items != NULL, ctx, DT_ERR_NOMEM, "out of memory reading the output state");
-  DT_CHECK(fread(*items, size, count, f) == count, ctx, DT_ERR_IO, "checkpoint: truncated output state");
+  DT_CHECK(count == 0 || fread(*items, size, count, f) == count, ctx, DT_ERR_IO,
+           "checkpoint: truncated output state");
   *n = *cap = (int)count;
 cleanup:
   return rc;

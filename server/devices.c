@@ -1,0 +1,180 @@
+/* Devices and admission by memory (see devices.h). */
+#include "devices.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "backend.h"
+#include "log.h"
+
+/* The query reads /proc/meminfo or asks the driver for every device: cheap, but health and
+ * metrics may be scraped often, so one answer serves for a second. */
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static dt_device_info g_dev[DT_MAX_WORKERS];
+static int g_n = -1;
+static double g_when;
+
+static void cpu_model(char *out, size_t len) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  out[0] = '\0';
+  while (f && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    colon += 1 + (colon[1] == ' ');
+    colon[strcspn(colon, "\n")] = '\0';
+    snprintf(out, len, "%s", colon);
+    break;
+  }
+  if (f) fclose(f);
+}
+
+/* Devices now (cached for 1 s); returns how many, copied into out. */
+static int devices(dt_server *srv, dt_device_info *out) {
+  int n;
+  pthread_mutex_lock(&g_mu);
+  if (g_n < 0 || dt_mono() - g_when > 1.0) {
+    dt_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    if (!srv->backend_name[0] || dt_backend_devices(srv->backend_name, g_dev, DT_MAX_WORKERS, &g_n, &ctx) != DT_OK)
+      g_n = 0;
+    if (g_n > 0 && !strcmp(srv->device_kind, "cpu")) {
+      char model[200], name[128];
+      cpu_model(model, sizeof model);
+      snprintf(name, sizeof name, "%.60s%s%.60s", g_dev[0].name, model[0] ? ", " : "", model);
+      snprintf(g_dev[0].name, sizeof g_dev[0].name, "%s", name);
+    }
+    g_when = dt_mono();
+  }
+  n = g_n;
+  memcpy(out, g_dev, sizeof g_dev);
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
+int dt_devices_init(dt_server *srv, char *err, size_t errlen) {
+  const dt_backend_ops *ops = NULL;
+  dt_device_info dev[DT_MAX_WORKERS];
+  dt_config *c = &srv->cfg;
+  dt_ctx ctx;
+  char note[512] = "";
+  int n;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_backend_find(c->backend, &ops, note, sizeof note, &ctx) != DT_OK) {
+    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", c->backend, ctx.msg);
+    snprintf(srv->device_kind, sizeof srv->device_kind, "none");
+    return 0;
+  }
+  snprintf(srv->backend_name, sizeof srv->backend_name, "%s", ops->name);
+  snprintf(srv->device_kind, sizeof srv->device_kind, "%s", strcmp(ops->name, "cpu") ? "gpu" : "cpu");
+  dt_log_info("solver backend: %s", note);
+  srv->can_checkpoint = ops->state_get && ops->state_set;
+  if (!srv->can_checkpoint)
+    dt_log_warn("the %s backend cannot save its state: jobs run without checkpoints, and a job interrupted by a "
+                "crash or shutdown restarts from the beginning", ops->name);
+  n = devices(srv, dev);
+  for (int i = 0; i < n; i++)
+    dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind, dev[i].name,
+                dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
+  if (!strcmp(srv->device_kind, "cpu")) {
+    if (!c->gpus_auto && strcmp(c->gpus, "cpu"))
+      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)", c->gpus,
+                  c->n_workers);
+    return 0;
+  }
+  if (c->gpus_auto && n > 1) { /* one worker per GPU */
+    c->n_workers = n;
+    for (int i = 0; i < n; i++) c->worker_device[i] = i;
+  }
+  for (int i = 0; i < c->n_workers && n > 0; i++)
+    if (c->worker_device[i] >= n) {
+      snprintf(err, errlen, "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i],
+               ops->name, n, n == 1 ? "" : "s");
+      return -1;
+    }
+  return 0;
+}
+
+json_t *dt_devices_json(dt_server *srv, int gpus_only) {
+  dt_device_info dev[DT_MAX_WORKERS];
+  int n = devices(srv, dev);
+  json_t *a = json_array();
+  if (gpus_only && strcmp(srv->device_kind, "gpu")) return a;
+  for (int i = 0; i < n; i++)
+    json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:I, s:I}", "index", i, "kind", srv->device_kind, "name",
+                                       dev[i].name, "memory_total", (json_int_t)dev[i].total_bytes, "memory_free",
+                                       (json_int_t)dev[i].free_bytes));
+  return a;
+}
+
+/* A label value: quotes, backslashes and newlines escaped (Prometheus text format). */
+static void label(char *out, size_t len, const char *s) {
+  size_t j = 0;
+  for (; *s && j + 3 < len; s++) {
+    if (*s == '"' || *s == '\\') out[j++] = '\\';
+    out[j++] = *s == '\n' ? ' ' : *s;
+  }
+  out[j] = '\0';
+}
+
+size_t dt_devices_prometheus(dt_server *srv, char *buf, size_t len) {
+  dt_device_info dev[DT_MAX_WORKERS];
+  int n = devices(srv, dev);
+  size_t k = 0;
+  char name[300];
+  k += (size_t)snprintf(buf, len, "# HELP ductile_device_memory_bytes Memory of each compute device (the host for the "
+                                  "cpu backend), total and free.\n# TYPE ductile_device_memory_bytes gauge\n");
+  for (int i = 0; i < n && k < len; i++) {
+    label(name, sizeof name, dev[i].name);
+    k += (size_t)snprintf(buf + k, len - k,
+                          "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"total\"} %.0f\n"
+                          "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"free\"} %.0f\n",
+                          i, srv->device_kind, name, dev[i].total_bytes, i, srv->device_kind, name, dev[i].free_bytes);
+  }
+  return k < len ? k : len - 1;
+}
+
+static void human(double b, char *out, size_t len) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024.0 && u < 4) b /= 1024.0, u++;
+  snprintf(out, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+int dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, char *msg, size_t len) {
+  dt_device_info dev[DT_MAX_WORKERS];
+  dt_ctx ctx;
+  char est[32], lim[32], total[32] = "";
+  int n = devices(srv, dev), best = -1, capped;
+  memset(fit, 0, sizeof *fit);
+  memset(&ctx, 0, sizeof ctx);
+  if (!srv->backend_name[0] || dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &ctx) != DT_OK) {
+    snprintf(msg, len, "no memory estimate: %s", srv->backend_name[0] ? ctx.msg : "no usable solver backend");
+    return -1;
+  }
+  /* The devices the workers use (the CPU backend has one device, the host, for all). */
+  for (int i = 0; i < srv->cfg.n_workers; i++) {
+    int d = strcmp(srv->device_kind, "gpu") || srv->cfg.worker_device[i] < 0 ? 0 : srv->cfg.worker_device[i];
+    if (d >= n || (device >= 0 && d != device)) continue;
+    if (best < 0 || dev[d].total_bytes > dev[best].total_bytes) best = d;
+  }
+  fit->limit = best >= 0 ? dev[best].total_bytes : 0.0;
+  if (best >= 0) snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
+  capped = srv->cfg.max_job_bytes > 0 && (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
+  if (capped) fit->limit = (double)srv->cfg.max_job_bytes;
+  if (fit->limit <= 0 || fit->estimate <= fit->limit) return 0;
+  human(fit->estimate, est, sizeof est);
+  human(fit->limit, lim, sizeof lim);
+  if (best >= 0) human(dev[best].total_bytes, total, sizeof total);
+  if (capped)
+    snprintf(msg, len, "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
+             "max_job_bytes, %s (%.0f bytes)%s%s%s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
+             best >= 0 ? "; device " : "", best >= 0 ? fit->device : "", best >= 0 ? " has " : "", best >= 0 ? total : "");
+  else
+    snprintf(msg, len, "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than the "
+             "%s (%.0f bytes) of %s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
+             device >= 0 ? "" : "the largest device, ", fit->device);
+  return 1;
+}

@@ -1,0 +1,38 @@
+/* Compute devices as the solver backend reports them (dt_backend_devices), for the workers
+ * (gpus = auto: one worker per GPU), /v1/health, /metrics and admission by memory.
+ *
+ * With the CPU backend the "device" is the host: its name (CPU model and threads) and memory,
+ * kind "cpu". Admission compares the solver's memory estimate of a job
+ * (dt_analysis_estimate) with a device's total memory, further capped by max_job_bytes:
+ * at submission against the largest device a worker uses (else 422 does_not_fit), and again
+ * by the worker against its own device before it starts the job (the configuration may have
+ * changed while the job waited). */
+#ifndef DT_SRV_DEVICES_H
+#define DT_SRV_DEVICES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "model.h"
+#include "server.h"
+
+/* Resolve the backend, log what was chosen, expand gpus = auto, check listed ordinals.
+ * An unusable backend is only a warning (jobs fail until it is usable); a GPU ordinal the
+ * backend does not have is an error (-1, message in err). */
+int dt_devices_init(dt_server *srv, char *err, size_t errlen);
+/* [{index, kind, name, memory_total, memory_free}] (free memory is at most 1 s old). */
+json_t *dt_devices_json(dt_server *srv, int gpus_only);
+/* Prometheus lines for device memory; returns the characters written (truncated to len). */
+size_t dt_devices_prometheus(dt_server *srv, char *buf, size_t len);
+
+typedef struct dt_fit {
+  double estimate; /* bytes the solver estimates for the job */
+  double limit;    /* bytes allowed: device total memory, capped by max_job_bytes */
+  char device[160];
+} dt_fit;
+/* Does model m fit? device: the worker's ordinal, or -1 for the largest device any worker
+ * uses. 0: fits; 1: does not fit (message in msg); -1: no estimate (message in msg; callers
+ * let the job go on, the run reports the real error). */
+int dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, char *msg, size_t len);
+
+#endif
