@@ -57,3 +57,29 @@ cleanup:
   dt_free(scratch);
   return rc;
 }
+
+/* Checkpoint support: the committed point state as host SoA (history, stress, strain),
+ * DT_QP_STATE_DOUBLES per point, the layout the CPU backend uses; state_set also resets the
+ * trial state to it. Once per checkpoint, outside Newton iterations. */
+extern "C" dt_status dt_cuda_state_get(void *impl, double *host, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  size_t nq = (size_t)c->n_qp;
+  DT_TRY(dt_cuda_d2h(c, host, c->hist_c, sizeof(double) * nq * DT_MAT_STATE_DOUBLES, ctx));
+  DT_TRY(dt_cuda_d2h(c, host + nq * DT_MAT_STATE_DOUBLES, c->sig_c, sizeof(double) * nq * 6, ctx));
+  DT_TRY(dt_cuda_d2h(c, host + nq * (DT_MAT_STATE_DOUBLES + 6), c->eps_c, sizeof(double) * nq * 6, ctx));
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_state_set(void *impl, const double *host, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  size_t nq = (size_t)c->n_qp;
+  DT_TRY(dt_cuda_h2d(c, c->hist_c, host, sizeof(double) * nq * DT_MAT_STATE_DOUBLES, ctx));
+  DT_TRY(dt_cuda_h2d(c, c->sig_c, host + nq * DT_MAT_STATE_DOUBLES, sizeof(double) * nq * 6, ctx));
+  DT_TRY(dt_cuda_h2d(c, c->eps_c, host + nq * (DT_MAT_STATE_DOUBLES + 6), sizeof(double) * nq * 6, ctx));
+  DT_TRY(copy_state(c, 0, ctx)); /* trial = committed */
+cleanup:
+  return rc;
+}

@@ -41,6 +41,10 @@ dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx);
 dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
 dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_ctx *ctx);
 void dt_cuda_view(void *impl, FILE *f);
+dt_status dt_cuda_state_get(void *impl, double *host, dt_ctx *ctx);
+dt_status dt_cuda_state_set(void *impl, const double *host, dt_ctx *ctx);
+int dt_cuda_device_info(int ordinal, dt_device_info *out);
+dt_status dt_cuda_estimate_op(const dt_problem *pb, double *bytes, dt_ctx *ctx);
 
 /* Device memory the job needs, counted from the problem's sizes before anything is
  * allocated (cuda_memory.cu). Needs no device: the per-thread local memory of the element

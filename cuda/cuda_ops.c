@@ -7,6 +7,8 @@
 const dt_backend_ops dt_cuda_ops = {
     .name = "cuda",
     .available = dt_cuda_available,
+    .device_info = dt_cuda_device_info,
+    .estimate = dt_cuda_estimate_op,
     .problem_upload = dt_cuda_upload,
     .destroy = dt_cuda_destroy,
     .vec_set = dt_cuda_vec_set,
@@ -23,6 +25,8 @@ const dt_backend_ops dt_cuda_ops = {
     .state_commit = dt_cuda_state_commit,
     .state_rollback = dt_cuda_state_rollback,
     .fields_download = dt_cuda_fields_download,
+    .state_get = dt_cuda_state_get,
+    .state_set = dt_cuda_state_set,
     .measure = dt_cuda_measure_op,
     .view = dt_cuda_view,
 };

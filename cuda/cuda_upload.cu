@@ -167,3 +167,38 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
           c->h2d / 1e6, c->d2h / 1e6, c->n_copies);
 }
+
+/* Name and memory of device `ordinal` for the daemon (health, admission); 0 if none. */
+extern "C" int dt_cuda_device_info(int ordinal, dt_device_info *out) {
+  int count = 0, prev = 0;
+  cudaDeviceProp p;
+  size_t free_b = 0, total_b = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || ordinal < 0 || ordinal >= count) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (cudaGetDeviceProperties(&p, ordinal) != cudaSuccess) return 0;
+  memset(out, 0, sizeof *out);
+  out->ordinal = ordinal;
+  memcpy(out->name, p.name, sizeof out->name - 1); /* p.name is 256 bytes, NUL-terminated */
+  out->name[sizeof out->name - 1] = 0;
+  out->total_bytes = (double)p.totalGlobalMem;
+  out->free_bytes = (double)p.totalGlobalMem;
+  /* free memory needs a context on that device; restore the caller's current device after */
+  if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(ordinal) == cudaSuccess &&
+      cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+    out->free_bytes = (double)free_b;
+  cudaSetDevice(prev);
+  (void)cudaGetLastError();
+  return 1;
+}
+
+/* The estimate of cuda_memory.cu as a backend op (without the kernels' local memory, which
+ * only the upload on a real device can query). */
+extern "C" dt_status dt_cuda_estimate_op(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
+  size_t b = 0;
+  (void)ctx;
+  dt_status rc = dt_cuda_estimate(pb, &b);
+  *bytes = (double)b;
+  return rc;
+}
