@@ -189,6 +189,7 @@ static dt_status grow_elements(inp *p, int npe) {
     c = cap ? cap + 1 : 0;
     DT_TRY(dt_imp_reserve((void **)&m->elem_ptr, &c, (size_t)p->cap_elems + 1, sizeof *m->elem_ptr, p->ctx));
   }
+  if (ne == 0) m->elem_ptr[0] = 0;
   DT_TRY(dt_imp_reserve((void **)&m->conn, &p->cap_conn, (size_t)m->elem_ptr[ne] + (size_t)npe, sizeof *m->conn,
                         p->ctx));
 cleanup:
@@ -223,7 +224,6 @@ static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec
   INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d", n ? tok[0] : "?",
             elem_types[t].name, npe, n - 1);
   DT_TRY(grow_elements(p, npe));
-  if (e == 0) m->elem_ptr[0] = 0;
   k0 = m->elem_ptr[e];
   DT_TRY(inp_int64(p, rec, tok[0], "*ELEMENT id", &m->elem_id[e]));
   for (int a = 0; a < npe; a++) {

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Write the CalculiX cross-validation decks of tests/interop/decks/ (run once; the decks are
+kept in the repository so that both solvers read the very same text).
+
+Each deck is small (tens to a few hundred elements) so that ccx and ductile-solve finish in
+seconds. Every deck prints the displacements of all nodes (*NODE PRINT, NSET=NALL) and sets
+tight CalculiX convergence criteria (*CONTROLS, PARAMETERS=FIELD: residual 1e-9 of the average
+force instead of the default 0.005) so that the comparison measures formulations, not Newton
+tolerances. ductile reads *CONTROLS with a warning and keeps its own (tight) defaults.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONTROLS = "*CONTROLS, PARAMETERS=FIELD\n1e-9, 1e-9\n"
+
+
+def hex_grid(nx, ny, nz, lx, ly, lz):
+    nid = lambda i, j, k: 1 + i + (nx + 1) * (j + (ny + 1) * k)
+    nodes = [(nid(i, j, k), lx * i / nx, ly * j / ny, lz * k / nz)
+             for k in range(nz + 1) for j in range(ny + 1) for i in range(nx + 1)]
+    elems, e = [], 1
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                c = [nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
+                     nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)]
+                elems.append((e, c, (i, j, k)))
+                e += 1
+    return nodes, elems
+
+
+def tet10_grid(nx, ny, nz, lx, ly, lz):
+    """Each hex split into 6 Kuhn tets (positive orientation), with shared mid-edge nodes."""
+    nodes, hexes = hex_grid(nx, ny, nz, lx, ly, lz)
+    xyz = {n[0]: n[1:] for n in nodes}
+    mid, nxt = {}, len(nodes) + 1
+    kuhn = [(0, 1, 2, 6), (0, 2, 3, 6), (0, 3, 7, 6), (0, 7, 4, 6), (0, 4, 5, 6), (0, 5, 1, 6)]
+    tets, e = [], 1
+
+    def vol(a, b, c, d):
+        u = [xyz[b][i] - xyz[a][i] for i in range(3)]
+        v = [xyz[c][i] - xyz[a][i] for i in range(3)]
+        w = [xyz[d][i] - xyz[a][i] for i in range(3)]
+        return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+    def m(a, b):
+        nonlocal nxt
+        key = (min(a, b), max(a, b))
+        if key not in mid:
+            mid[key] = nxt
+            xyz[nxt] = tuple((xyz[a][i] + xyz[b][i]) / 2 for i in range(3))
+            nxt += 1
+        return mid[key]
+
+    for _, c, _ in hexes:
+        for t in kuhn:
+            a, b, cc, d = (c[i] for i in t)
+            if vol(a, b, cc, d) < 0:
+                b, cc = cc, b
+            tets.append((e, [a, b, cc, d, m(a, b), m(b, cc), m(cc, a), m(a, d), m(b, d), m(cc, d)]))
+            e += 1
+    allnodes = [(k, *xyz[k]) for k in sorted(xyz)]
+    return allnodes, tets
+
+
+def quad_grid(nx, ny, lx, ly):
+    nid = lambda i, j: 1 + i + (nx + 1) * j
+    nodes = [(nid(i, j), lx * i / nx, ly * j / ny) for j in range(ny + 1) for i in range(nx + 1)]
+    elems, e = [], 1
+    for j in range(ny):
+        for i in range(nx):
+            elems.append((e, [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)], (i, j)))
+            e += 1
+    return nodes, elems
+
+
+def node_block(nodes):
+    lines = ["*NODE, NSET=NALL"]
+    lines += [", ".join([str(n[0])] + ["%.10g" % v for v in n[1:]]) for n in nodes]
+    return "\n".join(lines) + "\n"
+
+
+def elem_block(etype, elems):
+    lines = ["*ELEMENT, TYPE=%s, ELSET=EALL" % etype]
+    lines += [", ".join(str(v) for v in [e[0]] + list(e[1])) for e in elems]
+    return "\n".join(lines) + "\n"
+
+
+def nset(name, ids):
+    ids = sorted(ids)
+    rows = [", ".join(str(i) for i in ids[k:k + 12]) for k in range(0, len(ids), 12)]
+    return "*NSET, NSET=%s\n%s\n" % (name, "\n".join(rows))
+
+
+def select(nodes, pred):
+    return [n[0] for n in nodes if pred(*n[1:])]
+
+
+def step(body, static="*STATIC\n1., 1.\n"):
+    return "*STEP\n" + static + body + CONTROLS + "*NODE PRINT, NSET=NALL\nU\n*END STEP\n"
+
+
+def deck_hex8_elastic():
+    nodes, elems = hex_grid(8, 2, 2, 8.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex8 (C3D8) elastic cantilever: end force and pressure on the top\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 8.0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*SURFACE, NAME=STOP\nTOP, S2\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -50.\n*DLOAD\nTOP, P2, 2.\n")
+    return s
+
+
+def deck_tet10_elastic():
+    nodes, tets = tet10_grid(2, 2, 3, 2.0, 2.0, 3.0)
+    s = "*HEADING\ntet10 (C3D10) elastic column: prescribed top displacement and gravity\n"
+    s += node_block(nodes) + elem_block("C3D10", tets)
+    s += nset("BASE", select(nodes, lambda x, y, z: z == 0))
+    s += nset("TOPN", select(nodes, lambda x, y, z: z == 3.0))
+    s += "*MATERIAL, NAME=ALU\n*ELASTIC\n70000., 0.33\n*DENSITY\n2.7e-9\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=ALU\n"
+    s += step("*BOUNDARY\nBASE, 1, 3\nTOPN, 1, 1, 0.002\nTOPN, 3, 3, -0.001\n*DLOAD\nEALL, GRAV, 9810., 0., 1., 0.\n")
+    return s
+
+
+def deck_quad4_pe_iso():
+    nodes, elems = quad_grid(8, 4, 4.0, 2.0)
+    s = "*HEADING\nquad4 (CPE4) plane strain, isotropic hardening table: load and unload\n"
+    s += node_block(nodes) + elem_block("CPE4", elems)
+    s += nset("LEFT", select(nodes, lambda x, y: x == 0))
+    s += nset("BOT", select(nodes, lambda x, y: y == 0))
+    s += nset("RIGHT", select(nodes, lambda x, y: x == 4.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n250., 0.\n300., 0.02\n330., 0.1\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n"
+    s += "*BOUNDARY\nLEFT, 1, 1\nBOT, 2, 2\n"
+    s += step("*BOUNDARY\nRIGHT, 1, 1, 0.02\n", "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*BOUNDARY\nRIGHT, 1, 1, 0.0\n", "*STATIC, DIRECT\n0.1, 1.\n")
+    return s
+
+
+def deck_hex8_kinematic():
+    nodes, elems = hex_grid(3, 3, 3, 1.0, 1.0, 1.0)
+    s = "*HEADING\nhex8 (C3D8) linear kinematic hardening: tension, unloading, compression\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("X0", select(nodes, lambda x, y, z: x == 0))
+    s += nset("Y0", select(nodes, lambda x, y, z: y == 0))
+    s += nset("Z0", select(nodes, lambda x, y, z: z == 0))
+    s += nset("Z1", select(nodes, lambda x, y, z: z == 1.0))
+    s += nset("X1Y1", select(nodes, lambda x, y, z: x == 1.0 and y == 1.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC, HARDENING=KINEMATIC\n250., 0.\n2250., 1.\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*BOUNDARY\nX0, 1, 1\nY0, 2, 2\nZ0, 3, 3\n"
+    # a lateral spring-free but sheared top: the X1Y1 edge is pulled sideways to make the state 3D
+    s += step("*BOUNDARY\nZ1, 3, 3, 0.004\nX1Y1, 1, 1, 0.0005\n", "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*BOUNDARY\nZ1, 3, 3, 0.0\n", "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*BOUNDARY\nZ1, 3, 3, -0.003\n", "*STATIC, DIRECT\n0.1, 1.\n")
+    return s
+
+
+def deck_hex8_iso_pressure():
+    nodes, elems = hex_grid(6, 2, 2, 6.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex8 (C3D8) isotropic hardening beam under pressure, automatic increments, unloading\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*DLOAD\nTOP, P2, 14.\n", "*STATIC\n0.1, 1., 1e-5, 0.1\n")
+    s += step("*DLOAD, OP=NEW\n", "*STATIC\n0.25, 1., 1e-5, 0.25\n")
+    return s
+
+
+def deck_quad4_pe_elastic():
+    nodes, elems = quad_grid(10, 3, 10.0, 3.0)
+    top = [e[0] for e in elems if e[2][1] == 2]
+    s = "*HEADING\nquad4 (CPE4) plane strain elastic beam: pressure on the top edge\n"
+    s += node_block(nodes) + elem_block("CPE4", elems)
+    s += nset("LEFT", select(nodes, lambda x, y: x == 0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n"
+    s += step("*BOUNDARY\nLEFT, 1, 2\n*DLOAD\nTOP, P3, 5.\n")
+    return s
+
+
+DECKS = {
+    "hex8_elastic": deck_hex8_elastic,
+    "tet10_elastic": deck_tet10_elastic,
+    "quad4_pe_elastic": deck_quad4_pe_elastic,
+    "quad4_pe_iso": deck_quad4_pe_iso,
+    "hex8_kinematic": deck_hex8_kinematic,
+    "hex8_iso_pressure": deck_hex8_iso_pressure,
+}
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "decks")
+    os.makedirs(out, exist_ok=True)
+    for name, fn in DECKS.items():
+        with open(os.path.join(out, name + ".inp"), "w") as f:
+            f.write(fn())
+    print("wrote %d decks to %s" % (len(DECKS), out))

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Malformed decks and meshes give errors with file, line and reason; and the deck features
+that have no CalculiX counterpart in the cross-check (*INCLUDE, continuation lines, GENERATE,
+comments, lower-case keywords, C3D8R) are read. Each case runs ductile-solve and checks the exit
+code and that stderr contains the expected text (file:line: reason)."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HEX = """*NODE, NSET=NALL
+1, 0, 0, 0
+2, 1, 0, 0
+3, 1, 1, 0
+4, 0, 1, 0
+5, 0, 0, 1
+6, 1, 0, 1
+7, 1, 1, 1
+8, 0, 1, 1
+"""
+ELEM = "*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8\n"
+MAT = "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
+STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
+GOOD = HEX + ELEM + SETS + MAT + STEP
+
+# (name, files {name: text}, main file, expected exit code, expected text in the output)
+CASES = [
+    ("unknown_keyword", {"d.inp": GOOD.replace("*STEP", "*FREQUENCY\n5\n*STEP")}, "d.inp", 1,
+     "d.inp:20: unsupported keyword *FREQUENCY"),
+    ("unknown_parameter", {"d.inp": GOOD.replace("*STATIC", "*STATIC, SOLVER=PARDISO")}, "d.inp", 1,
+     "d.inp:21: unsupported parameter SOLVER on *STATIC"),
+    ("dangling_set", {"d.inp": GOOD.replace("BOT, 1, 3", "BOTTOM, 1, 3")}, "d.inp", 1,
+     "d.inp:23: unknown node set 'BOTTOM'"),
+    ("dangling_section_set", {"d.inp": GOOD.replace("ELSET=EALL, MATERIAL", "ELSET=SOLID, MATERIAL")}, "d.inp", 1,
+     "d.inp:19: *SOLID SECTION: unknown element set 'SOLID'"),
+    ("missing_node", {"d.inp": GOOD.replace("1, 1, 2, 3, 4, 5, 6, 7, 8", "1, 1, 2, 3, 4, 5, 6, 7, 99")}, "d.inp", 1,
+     "d.inp:11: node 99 does not exist"),
+    ("wrong_node_count", {"d.inp": GOOD.replace("1, 1, 2, 3, 4, 5, 6, 7, 8", "1, 1, 2, 3, 4, 5, 6, 7")}, "d.inp", 1,
+     "d.inp:11: *ELEMENT: element 1 (C3D8) must have 8 nodes, got 7"),
+    ("inverted_element", {"d.inp": GOOD.replace("1, 1, 2, 3, 4, 5, 6, 7, 8", "1, 5, 6, 7, 8, 1, 2, 3, 4")}, "d.inp", 1,
+     "d.inp:11: element 1 (hex8) is inverted"),
+    ("truncated_deck", {"d.inp": GOOD[:GOOD.index("*END STEP")]}, "d.inp", 1,
+     "d.inp:20: the deck ends inside this *STEP: *END STEP is missing"),
+    ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D20R,")}, "d.inp", 1,
+     "d.inp:10: *ELEMENT: element type C3D20R is not supported"),
+    ("nlgeom", {"d.inp": GOOD.replace("*STEP\n", "*STEP, NLGEOM\n")}, "d.inp", 1,
+     "d.inp:20: *STEP: NLGEOM is not supported"),
+    ("include_error_line", {"d.inp": HEX + "*INCLUDE, INPUT=elems.inp\n" + SETS + MAT + STEP,
+                            "elems.inp": "** elements\n*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 42\n"},
+     "d.inp", 1, "elems.inp:3: node 42 does not exist"),
+    ("include_missing", {"d.inp": HEX + "*INCLUDE, INPUT=nothere.inp\n" + ELEM + SETS + MAT + STEP}, "d.inp", 1,
+     "d.inp:10: *INCLUDE: cannot open"),
+    ("kinematic_nonlinear", {"d.inp": GOOD.replace("210000, 0.3\n", "210000, 0.3\n*PLASTIC, HARDENING=KINEMATIC\n"
+                                                   "200, 0\n300, 0.1\n350, 0.3\n")}, "d.inp", 1,
+     "linear kinematic hardening only"),
+    ("combined_without_cyclic", {"d.inp": GOOD.replace("210000, 0.3\n", "210000, 0.3\n*PLASTIC, HARDENING=COMBINED\n"
+                                                       "200, 0\n300, 0.1\n")}, "d.inp", 1,
+     "needs a *CYCLIC HARDENING table"),
+    ("features_ok", {"d.inp": "** a comment\n*heading\nfeatures, with a comma\n" + HEX.lower() +
+                     "*Element, type=C3D8R,\n elset=EALL\n1, 1, 2, 3, 4,\n5, 6, 7, 8\n"
+                     "*nset, nset=BOT, generate\n1, 4\n*INCLUDE, INPUT=sets.inp\n" + MAT +
+                     "*STEP\n*STATIC, DIRECT\n0.5, 1.\n*BOUNDARY\nBOT, ENCASTRE\n*CLOAD\n7, 3, 1.\n*END STEP\n"
+                     "*Step\n*Static\n*Cload, op=new\nTOP, 3, -1.\n*Node Print, nset=TOP\nU, RF\n*End Step\n",
+                     "sets.inp": "*NSET, NSET=TOP\n5, 6, 7,\n8\n"},
+     "d.inp", 0, "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8"),
+    ("msh_truncated", {"m.msh": "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n"}, "m.msh", 1,
+     "m.msh:10: unexpected end of file reading node tag (truncated file?)"),
+    ("msh_missing_node", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n"
+                          "4 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 1 1 1 2 3 5\n$EndElements\n"}, "m.msh", 1,
+     "m.msh:13: element 1 refers to node 5, which does not exist"),
+    ("msh_wrong_node_count", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n"
+                              "3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 1 1 1 2 3\n$EndElements\n"}, "m.msh",
+     1, "m.msh:13: element 1 must have 4 nodes, got 3"),
+    ("msh_unsupported_type", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n6\n1 0 0 0\n2 1 0 0\n"
+                              "3 0 1 0\n4 0 0 1\n5 1 0 1\n6 0 1 1\n$EndNodes\n$Elements\n1\n1 6 2 1 1 1 2 3 4 5 6\n"
+                              "$EndElements\n"}, "m.msh", 1, "m.msh:15: element 1: Gmsh element type 6 (6-node prism)"),
+    ("msh_without_job", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"}, "m.msh", 1, "needs a JSON job"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--solver", required=True)
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args()
+    args.solver = os.path.abspath(args.solver)
+    shutil.rmtree(args.work, ignore_errors=True)
+    failed = 0
+    job = os.path.join(args.work, "job.json")
+    for name, files, main_file, want_rc, want in CASES:
+        d = os.path.join(args.work, name)
+        os.makedirs(d)
+        for fn, text in files.items():
+            with open(os.path.join(d, fn), "w") as f:
+                f.write(text)
+        cmd = [args.solver, main_file, "-o", "out", "--backend", "cpu", "--quiet"]
+        if main_file.endswith(".msh") and name != "msh_without_job":
+            with open(os.path.join(d, "job.json"), "w") as f:
+                f.write('{"ductile": 1, "materials": [], "sections": [], "steps": []}')
+            cmd += ["--job", "job.json"]
+        p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        ok = p.returncode == want_rc and want in p.stdout
+        print("%-26s %s" % (name, "ok" if ok else "FAIL"))
+        if not ok:
+            failed += 1
+            print("   expected rc %d and %r\n   got rc %d: %s" % (want_rc, want, p.returncode, p.stdout[-600:]))
+    del job
+    print("FAIL (%d)" % failed if failed else "PASS")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

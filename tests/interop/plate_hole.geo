@@ -1,0 +1,20 @@
+// Quarter plate with a hole (2D, x-y plane): physical groups for the round trip test.
+lc = 2.5;
+Point(1) = {5, 0, 0, lc / 3};
+Point(2) = {20, 0, 0, lc};
+Point(3) = {20, 20, 0, lc};
+Point(4) = {0, 20, 0, lc};
+Point(5) = {0, 5, 0, lc / 3};
+Point(6) = {0, 0, 0, lc};
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 5};
+Circle(5) = {5, 6, 1};
+Curve Loop(1) = {1, 2, 3, 4, 5};
+Plane Surface(1) = {1};
+Physical Surface("plate") = {1};
+Physical Curve("symx") = {4};
+Physical Curve("symy") = {1};
+Physical Curve("load") = {2};
+Physical Point("corner") = {3};
