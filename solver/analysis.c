@@ -41,7 +41,7 @@ typedef struct run {
 
 /* Where a step starts: from scratch (lambda 0) or inside it, after a resume. */
 typedef struct step_start {
-  double lambda, dlambda;
+  double lambda, dlambda, dlambda_prev;
   int increment;
   int mid_step; /* 1: f0/u0 come from a checkpoint, not from the previous step's end */
 } step_start;
@@ -115,14 +115,22 @@ cleanup:
   return rc;
 }
 
-/* du = con .* (u_D(lambda) - u) */
-static dt_status predictor(run *r, double lambda, dt_ctx *ctx) {
+/* du = con .* (u_D(lambda) - u) + free .* (s du_prev): prescribed values on constrained DOFs
+ * and, on free DOFs, the previous converged increment of the step scaled to this one
+ * (s = dlambda / dlambda_prev; s = 0 for the first increment of a step and after a cutback).
+ * Without the extrapolation a prescribed displacement increment sits in one element layer
+ * at the first iteration, and the tangent formed there can make Newton cycle. */
+static dt_status predictor(run *r, double lambda, double s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = r->o;
   void *im = r->impl;
   DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0 - lambda, DT_VEC_UD0, lambda, DT_VEC_UD1, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_W, -1.0, DT_VEC_U, ctx));
   DT_TRY(o->vec_mul(im, DT_VEC_DU, DT_VEC_W, DT_VEC_CON, ctx));
+  if (s > 0.0) {
+    DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_DU_PREV, DT_VEC_FREE, ctx));
+    DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, s, DT_VEC_W, ctx));
+  }
 cleanup:
   return rc;
 }
@@ -218,23 +226,28 @@ static void increment_event(run *r, dt_event_kind kind, int s, int inc, double l
   if (r->opt->progress) r->opt->progress(ev, r->opt->user);
 }
 
+/* The backend vectors a checkpoint holds, in dt_checkpoint.vec order (checkpoint.h). */
+static const dt_vec_id checkpoint_vectors[DT_CK_NVEC] = {DT_VEC_U,  DT_VEC_FINT, DT_VEC_FEXT,
+                                                         DT_VEC_F0, DT_VEC_UD0,  DT_VEC_DU_PREV};
+
 static dt_status save_output_state(void *arg, FILE *f, dt_ctx *ctx) {
   return dt_output_save_state(arg, f, ctx);
 }
 
 /* Checkpoint after a converged increment: position, counters, vectors, point state. */
-static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double dl, dt_ctx *ctx) {
+static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double dl, double dl_prev,
+                                  dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  static const dt_vec_id ids[DT_CK_NVEC] = {DT_VEC_U, DT_VEC_FINT, DT_VEC_FEXT, DT_VEC_F0, DT_VEC_UD0};
   dt_checkpoint *ck = &r->ck;
   DT_CHECK(r->o->state_get != NULL, ctx, DT_ERR_UNSUPPORTED,
            "backend %s cannot write checkpoints", r->o->name);
   if (!ck->vec) DT_TRY(dt_checkpoint_alloc(ck, r->pb->n_dofs, r->pb->n_qp, ctx));
   ck->model_hash = dt_model_hash(r->m);
   ck->step = s, ck->increment = inc, ck->lambda = lambda, ck->dlambda = dl;
+  ck->dlambda_prev = dl_prev;
   ck->counters = *r->sum;
   for (int i = 0; i < DT_CK_NVEC; i++)
-    DT_TRY(r->o->vec_get(r->impl, ids[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
+    DT_TRY(r->o->vec_get(r->impl, checkpoint_vectors[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
   DT_TRY(r->o->state_get(r->impl, ck->qp, ctx));
   DT_TRY(dt_checkpoint_write(r->opt->checkpoint, ck, r->out ? save_output_state : NULL, r->out, ctx));
 cleanup:
@@ -246,6 +259,7 @@ static dt_status run_step(run *r, int s, const step_start *start, int *stop, dt_
   dt_status rc = DT_OK;
   const dt_step *st = &r->m->steps[s];
   double lambda = start->lambda, dmax, dmin, dl;
+  double dl_prev = start->mid_step ? start->dlambda_prev : 0.0; /* 0: no extrapolation */
   int inc = start->increment, cut_in_row = 0, cuts_before = 0;
   int n_inc = st->n_increments > 0 ? st->n_increments : 1;
   dmax = st->automatic ? st->inc_max : 1.0 / n_inc;
@@ -258,19 +272,21 @@ static dt_status run_step(run *r, int s, const step_start *start, int *stop, dt_
     dt_newton_result nr;
     if (dl > 1.0 - lambda || 1.0 - lambda - dl < 1e-9) dl = 1.0 - lambda;
     increment_event(r, DT_EV_INCREMENT_START, s, inc + 1, lambda + dl, dl, NULL, NULL);
-    DT_TRY(predictor(r, lambda + dl, ctx));
+    DT_TRY(predictor(r, lambda + dl, cut_in_row || dl_prev <= 0.0 ? 0.0 : dl / dl_prev, ctx));
     DT_TRY(dt_newton_increment(&r->nc, lambda + dl, &nr, ctx));
     r->sum->newton_iters += nr.iterations;
     r->sum->pcg_iters += nr.pcg_iterations;
     if (nr.reason == DT_CONVERGED) {
       lambda = lambda + dl > 1.0 - 1e-12 ? 1.0 : lambda + dl;
       inc++;
+      DT_TRY(r->o->vec_lincomb(r->impl, DT_VEC_DU_PREV, 1.0, DT_VEC_DU, 0.0, DT_VEC_DU, ctx));
+      dl_prev = dl;
       DT_TRY(accept(r, s, inc, lambda, lambda >= 1.0, &nr, cuts_before, ctx));
       increment_event(r, DT_EV_INCREMENT_DONE, s, inc, lambda, dl, &nr, NULL);
       if (nr.iterations <= DT_EASY_ITERATIONS && cut_in_row == 0) dl *= DT_GROWTH_FACTOR;
       if (dl > dmax) dl = dmax;
       cut_in_row = cuts_before = 0;
-      if (r->opt->checkpoint) DT_TRY(write_checkpoint(r, s, inc, lambda, dl, ctx));
+      if (r->opt->checkpoint) DT_TRY(write_checkpoint(r, s, inc, lambda, dl, dl_prev, ctx));
       continue;
     }
     DT_TRY(r->o->state_rollback(r->impl, ctx));
@@ -296,7 +312,6 @@ cleanup:
 /* Restore a checkpoint into the backend and the output writer; *first is where to go on. */
 static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  static const dt_vec_id ids[DT_CK_NVEC] = {DT_VEC_U, DT_VEC_FINT, DT_VEC_FEXT, DT_VEC_F0, DT_VEC_UD0};
   dt_checkpoint *ck = &r->ck;
   FILE *f = NULL;
   char line[256];
@@ -306,7 +321,7 @@ static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx)
   DT_CHECK(r->o->state_set != NULL, ctx, DT_ERR_UNSUPPORTED, "backend %s cannot restore checkpoints",
            r->o->name);
   for (int i = 0; i < DT_CK_NVEC; i++)
-    DT_TRY(r->o->vec_set(r->impl, ids[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
+    DT_TRY(r->o->vec_set(r->impl, checkpoint_vectors[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
   DT_TRY(r->o->state_set(r->impl, ck->qp, ctx));
   DT_TRY(step_load_vectors(r, ck->step, ctx)); /* FREE/CON of that step */
   if (r->opt->outdir) DT_TRY(dt_output_open_resume(r->opt->outdir, r->m, f, &r->out, ctx));
@@ -316,6 +331,7 @@ static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx)
   first->mid_step = ck->lambda < 1.0;
   first->lambda = first->mid_step ? ck->lambda : 0.0;
   first->dlambda = ck->dlambda;
+  first->dlambda_prev = ck->dlambda_prev;
   first->increment = first->mid_step ? ck->increment : 0;
   *first_step = first->mid_step ? ck->step : ck->step + 1;
   r->resumed = 1;
@@ -344,7 +360,7 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   dt_status rc = DT_OK;
   run r;
   int stop = 0, first_step = 0;
-  step_start start = {0.0, 0.0, 0, 0};
+  step_start start = {0.0, 0.0, 0.0, 0, 0};
   double t0 = dt_seconds();
   memset(&r, 0, sizeof r);
   memset(summary, 0, sizeof *summary);

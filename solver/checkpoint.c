@@ -18,12 +18,12 @@ typedef struct ck_header {
   uint32_t pad;
   uint64_t model_hash;
   int32_t n_dofs, n_qp, step, increment;
-  double lambda, dlambda;
+  double lambda, dlambda, dlambda_prev;
 } ck_header;
 
 static uint32_t layout_signature(void) {
   return (uint32_t)(sizeof(ck_header) * 131 + sizeof(dt_run_summary) * 17 +
-                    sizeof(dt_history_row) * 7 + DT_QP_STATE_DOUBLES);
+                    sizeof(dt_history_row) * 7 + DT_QP_STATE_DOUBLES * 3 + DT_CK_NVEC);
 }
 
 /* FNV-1a over the bytes that define the problem. */
@@ -85,7 +85,7 @@ dt_status dt_checkpoint_write(const char *path, const dt_checkpoint *ck,
   h.layout = layout_signature();
   h.model_hash = ck->model_hash;
   h.n_dofs = ck->n_dofs, h.n_qp = ck->n_qp, h.step = ck->step, h.increment = ck->increment;
-  h.lambda = ck->lambda, h.dlambda = ck->dlambda;
+  h.lambda = ck->lambda, h.dlambda = ck->dlambda, h.dlambda_prev = ck->dlambda_prev;
   DT_CHECK(snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp, ctx, DT_ERR_IO,
            "checkpoint path too long");
   f = fopen(tmp, "wb");
@@ -125,6 +125,7 @@ dt_status dt_checkpoint_read(const char *path, uint64_t model_hash, dt_checkpoin
   DT_TRY(dt_checkpoint_alloc(ck, h.n_dofs, h.n_qp, ctx));
   ck->model_hash = h.model_hash;
   ck->step = h.step, ck->increment = h.increment, ck->lambda = h.lambda, ck->dlambda = h.dlambda;
+  ck->dlambda_prev = h.dlambda_prev;
   DT_CHECK(fread(&ck->counters, sizeof ck->counters, 1, f) == 1 &&
                fread(ck->vec, sizeof(double), (size_t)DT_CK_NVEC * ck->n_dofs, f) ==
                    (size_t)DT_CK_NVEC * ck->n_dofs &&

@@ -24,12 +24,14 @@ typedef struct dt_checkpoint {
   int increment;   /* increments converged in that step */
   double lambda;   /* load factor reached in that step (1: step finished) */
   double dlambda;  /* size of the next increment */
+  double dlambda_prev; /* size of the last converged increment of the step (0: none) */
   dt_run_summary counters; /* increments, cutbacks, iterations, steps_completed, last_time */
-  double *vec;     /* 5 * n_dofs: u, f_int, f_ext, f0 (step start load), u0 (step start disp.) */
+  double *vec;     /* 6 * n_dofs: u, f_int, f_ext, f0 (step start load), u0 (step start
+                      displacement), the last converged increment (predictor) */
   double *qp;      /* DT_QP_STATE_DOUBLES * n_qp committed point state */
 } dt_checkpoint;
 
-enum { DT_CK_U = 0, DT_CK_FINT, DT_CK_FEXT, DT_CK_F0, DT_CK_UD0, DT_CK_NVEC };
+enum { DT_CK_U = 0, DT_CK_FINT, DT_CK_FEXT, DT_CK_F0, DT_CK_UD0, DT_CK_DU_PREV, DT_CK_NVEC };
 
 uint64_t dt_model_hash(const dt_model *m);
 /* Allocate the arrays of ck for the given sizes. */
