@@ -1,0 +1,79 @@
+"""Browser test of the web dashboard: a real ductiled, Debian's chromium driven by Playwright
+(playwright-core from clients/dashboard/node_modules, executablePath /usr/bin/chromium, WebGL
+through SwiftShader). The page is served by the daemon at / when it serves the dashboard
+(DUCTILE_DASHBOARD_DIR), otherwise by dashboard_proxy.py (static dist/ + /v1 proxied, same
+origin). The checks themselves are in browser/test_dashboard.mjs.
+
+usage: test_dashboard.py DUCTILED DIST_DIR NODE_MODULES_DIR
+Exit 77 (ctest SKIP) without chromium or node. DUCTILE_SCREENSHOTS=DIR keeps the screenshots
+there (docs/images is refreshed this way)."""
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "server"))
+import dtserver  # noqa: E402
+import dashboard_proxy  # noqa: E402
+import jobs  # noqa: E402
+
+SKIP = 77
+
+
+def daemon_serves_dashboard(port):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", "/")
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return r.status == 200 and r.getheader("Content-Type", "").startswith("text/html") and b"ductile" in body
+    except OSError:
+        return False
+
+
+def main(binary):
+    dist, node_modules = sys.argv[2], sys.argv[3]
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    node = shutil.which("node")
+    if not os.path.exists(chromium) or not node:
+        print(f"SKIP: needs {chromium} (apt-get install chromium) and node")
+        sys.exit(SKIP)
+    if not os.path.isfile(os.path.join(dist, "index.html")):
+        raise AssertionError(f"the dashboard is not built: {dist}/index.html missing")
+    pw = os.path.join(node_modules, "playwright-core", "index.mjs")
+    if not os.path.isfile(pw):
+        raise AssertionError(f"playwright-core is not installed: {pw} (npm ci in clients/dashboard)")
+    work = tempfile.mkdtemp(prefix="dt-browser-")
+    shots = os.environ.get("DUCTILE_SCREENSHOTS") or os.path.join(work, "shots")
+    os.makedirs(shots, exist_ok=True)
+    long_job = os.path.join(work, "long.json")
+    with open(long_job, "w") as f:
+        json.dump(jobs.beam_job(40, 4, 6, 50, -12.0), f)  # ~10 s in a Release build
+    proxy = None
+    try:
+        with dtserver.started(binary, {"DUCTILE_DASHBOARD_DIR": dist}) as d:
+            if daemon_serves_dashboard(d.port):
+                base, how = f"http://127.0.0.1:{d.port}", "the daemon"
+            else:
+                proxy, port = dashboard_proxy.serve(dist, f"http://127.0.0.1:{d.port}")
+                base, how = f"http://127.0.0.1:{port}", "dashboard_proxy.py (the daemon does not serve / yet)"
+            print(f"dashboard served by {how} at {base}", flush=True)
+            env = dict(os.environ, BASE_URL=base, TOKEN=d.token, LONG_JOB=long_job, SHOTS=shots,
+                       CHROMIUM=chromium, PLAYWRIGHT_CORE=pw)
+            r = subprocess.run([node, os.path.join(HERE, "browser", "test_dashboard.mjs")], env=env, timeout=280)
+            if r.returncode != 0:
+                raise AssertionError(f"browser test failed (exit {r.returncode}); screenshots in {shots}")
+    finally:
+        if proxy:
+            proxy.shutdown()
+        if not os.environ.get("DUCTILE_SCREENSHOTS"):
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    dtserver.run(main)
