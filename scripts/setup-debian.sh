@@ -9,5 +9,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev \
-  curl python3 ca-certificates gmsh calculix-ccx >/dev/null
+  libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx \
+  nodejs npm chromium >/dev/null
 echo "setup-debian: dependencies installed"
