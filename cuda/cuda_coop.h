@@ -6,11 +6,12 @@
 
 #include "cuda_impl.h"
 
-/* Device pointers the element kernels read, passed by value. */
+/* Device pointers the element kernels (both kinds) read, passed by value. */
 typedef struct dt_coop_args {
+  int dpn;
   long stride; /* n_qp: distance between components of per-point arrays */
   const double *x;
-  const unsigned char *elem_state, *elem_bbar;
+  const unsigned char *elem_type, *elem_state, *elem_bbar;
   const int *elem_ptr, *conn, *elem_mat, *qp_ptr;
   const double *elem_thick;
   const dt_material_params *mats;

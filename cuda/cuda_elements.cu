@@ -18,52 +18,6 @@
 #include "cuda_coop.h"
 #include "cuda_impl.h"
 
-/* Device pointers the element kernels read, passed by value. */
-typedef struct elem_args {
-  int dpn;
-  long stride; /* n_qp */
-  const double *x;
-  const unsigned char *elem_type, *elem_state, *elem_bbar;
-  const int *elem_ptr, *conn, *elem_mat, *qp_ptr;
-  const double *elem_thick;
-  const dt_material_params *mats;
-  const int *row_ptr;
-  const int *elem_pos;
-  const int64_t *elem_pos_ptr;
-  const double *u;
-  const double *hist_c;
-  double *hist_t, *sig_t, *eps_t;
-  double *out; /* fint (stress kernel) or CSR values (tangent kernel) */
-  dt_cuda_flags *flags;
-} elem_args;
-
-static elem_args make_args(const dt_cuda *c, const double *u, double *out) {
-  elem_args a;
-  a.dpn = c->dpn;
-  a.stride = c->n_qp;
-  a.x = c->x;
-  a.elem_type = c->elem_type;
-  a.elem_state = c->elem_state;
-  a.elem_bbar = c->elem_bbar;
-  a.elem_ptr = c->elem_ptr;
-  a.conn = c->conn;
-  a.elem_mat = c->elem_mat;
-  a.qp_ptr = c->qp_ptr;
-  a.elem_thick = c->elem_thick;
-  a.mats = c->mats;
-  a.row_ptr = c->row_ptr;
-  a.elem_pos = c->elem_pos;
-  a.elem_pos_ptr = c->elem_pos_ptr;
-  a.u = u;
-  a.hist_c = c->hist_c;
-  a.hist_t = c->hist_t;
-  a.sig_t = c->sig_t;
-  a.eps_t = c->eps_t;
-  a.out = out;
-  a.flags = c->flags;
-  return a;
-}
-
 /* Meshes of one element type use the cooperative kernels (cuda_elements_coop.cu); mixed meshes,
  * or DUCTILE_CUDA_ELEMENTS=simple (to compare the two), the one-thread-per-element kernels. */
 static int use_coop(const dt_cuda *c) {
@@ -71,10 +25,12 @@ static int use_coop(const dt_cuda *c) {
   return c->uniform_type >= 0 && !(env && strcmp(env, "simple") == 0);
 }
 
-static dt_coop_args make_coop_args(const dt_cuda *c, const double *u, double *out) {
+static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   dt_coop_args a;
+  a.dpn = c->dpn;
   a.stride = c->n_qp;
   a.x = c->x;
+  a.elem_type = c->elem_type;
   a.elem_state = c->elem_state;
   a.elem_bbar = c->elem_bbar;
   a.elem_ptr = c->elem_ptr;
@@ -103,7 +59,7 @@ template <int TYPE> struct elem_size {
 };
 
 template <int TYPE>
-__device__ __forceinline__ void gather(const elem_args &a, int e, int type, int dpn, double *X,
+__device__ __forceinline__ void gather(const dt_coop_args &a, int e, int type, int dpn, double *X,
                                        double *ue) {
   const int *cn = a.conn + a.elem_ptr[e];
   int npe = dt_elem_nnodes(type);
@@ -116,7 +72,7 @@ __device__ __forceinline__ void gather(const elem_args &a, int e, int type, int 
 
 template <int TYPE>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_stress(elem_args a, const int *__restrict__ elems, int n) {
+k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
   const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
   int k = blockIdx.x * blockDim.x + threadIdx.x, np = 0;
   if (k < n) {
@@ -150,7 +106,7 @@ k_stress(elem_args a, const int *__restrict__ elems, int n) {
 
 template <int TYPE>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_tangent(elem_args a, const int *__restrict__ elems, int n) {
+k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
   const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
@@ -216,15 +172,14 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
                                            dt_stress_report *rep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  elem_args a = make_args(c, c->vec[u], c->vec[fint]);
+  dt_coop_args a = make_args(c, c->vec[u], c->vec[fint]);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
                 ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    dt_coop_args ca = make_coop_args(c, c->vec[u], c->vec[fint]);
-    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &ca, c->h_color_ptr, c->color_elems, c->n_colors, 0,
+    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems, c->n_colors, 0,
                                c->stream, ctx));
   } else
     FOR_EACH_COLOUR(k_stress, a, "k_stress");
@@ -239,14 +194,13 @@ cleanup:
 extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  elem_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
+  dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    dt_coop_args ca = make_coop_args(c, c->vec[DT_VEC_UT], c->val);
-    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &ca, c->h_color_ptr, c->color_elems, c->n_colors, 1,
+    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems, c->n_colors, 1,
                                c->stream, ctx));
   } else
     FOR_EACH_COLOUR(k_tangent, a, "k_tangent");

@@ -51,6 +51,14 @@ static dt_status parse_parts(dt_jp *jp, const json_t *root) {
   if (title) snprintf(m->title, sizeof m->title, "%s", title);
   DT_TRY(dt_jp_member(jp, root, "", "mesh", 1, &v));
   DT_TRY(dt_jp_mesh(jp, v, "mesh"));
+  DT_TRY(dt_jp_job_parts(jp, root));
+cleanup:
+  return rc;
+}
+
+dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
+  dt_status rc = DT_OK;
+  json_t *v = NULL;
   DT_TRY(dt_jp_member(jp, root, "", "materials", 1, &v));
   DT_TRY(dt_jp_materials(jp, v, "materials"));
   DT_TRY(dt_jp_member(jp, root, "", "sections", 1, &v));

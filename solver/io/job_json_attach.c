@@ -29,16 +29,7 @@ static dt_status parse_attached(dt_jp *jp, const json_t *root) {
   DT_TRY(dt_jp_member(jp, root, "", "title", 0, &v));
   if (v) DT_TRY(dt_jp_string(jp, v, "title", &title));
   if (title) snprintf(jp->m->title, sizeof jp->m->title, "%s", title);
-  DT_TRY(dt_jp_member(jp, root, "", "materials", 1, &v));
-  DT_TRY(dt_jp_materials(jp, v, "materials"));
-  DT_TRY(dt_jp_member(jp, root, "", "sections", 1, &v));
-  DT_TRY(dt_jp_sections(jp, v, "sections"));
-  DT_TRY(dt_jp_member(jp, root, "", "steps", 1, &v));
-  DT_TRY(dt_jp_steps(jp, v, "steps"));
-  DT_TRY(dt_jp_member(jp, root, "", "solver", 0, &v));
-  if (v) DT_TRY(dt_jp_solver(jp, v, "solver"));
-  DT_TRY(dt_jp_member(jp, root, "", "output", 0, &v));
-  if (v) DT_TRY(dt_jp_output(jp, v, "output"));
+  DT_TRY(dt_jp_job_parts(jp, root));
 cleanup:
   return rc;
 }

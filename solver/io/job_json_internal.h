@@ -96,4 +96,8 @@ DT_JP_INTERN dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path)
 DT_JP_INTERN dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path);
 DT_JP_INTERN dt_status dt_jp_output(dt_jp *jp, const json_t *v, const char *path);
 
+/* The parts of a job after its mesh: materials, sections, steps, solver and output options
+ * (job_json.c; shared by the full job and by a job attached to an imported mesh). */
+dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root);
+
 #endif

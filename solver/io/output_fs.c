@@ -62,3 +62,24 @@ cleanup:
   if (rc != DT_OK) remove(tmp_path);
   return rc;
 }
+
+dt_status dt_output_write_file(const char *path, void (*write)(FILE *, const void *),
+                               const void *arg, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char *tmp = NULL;
+  FILE *fp = NULL;
+  DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
+  snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
+  fp = fopen(tmp, "w");
+  DT_CHECK(fp != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
+  write(fp, arg);
+  rc = dt_output_commit(fp, tmp, path, ctx); /* closes fp, checks every write */
+  fp = NULL;
+cleanup:
+  if (fp) {
+    fclose(fp);
+    remove(tmp);
+  }
+  dt_free(tmp);
+  return rc;
+}

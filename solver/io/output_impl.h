@@ -39,6 +39,11 @@ DT_OUTPUT_INTERN dt_status dt_output_mkdirs(const char *dir, dt_ctx *ctx);
 DT_OUTPUT_INTERN dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path,
                                             dt_ctx *ctx);
 
+/* Write a whole file through write(fp, arg) into "<path>.tmp", then rename it over path
+ * (dt_output_commit): readers never see a partial file. */
+DT_OUTPUT_INTERN dt_status dt_output_write_file(const char *path, void (*write)(FILE *, const void *),
+                                                const void *arg, dt_ctx *ctx);
+
 /* history.csv */
 DT_OUTPUT_INTERN int dt_history_write_header(FILE *f, const dt_model *m);
 DT_OUTPUT_INTERN int dt_history_write_row(FILE *f, const dt_history_row *row);

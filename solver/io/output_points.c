@@ -34,29 +34,29 @@ static void write_cloud(FILE *fp, const dt_model *m, const dt_fields *f, const d
   fprintf(fp, "\n        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
 }
 
+typedef struct cloud_job {
+  const dt_model *m;
+  const dt_fields *f;
+  const double *mises;
+} cloud_job;
+
+static void write_cloud_job(FILE *fp, const void *arg) {
+  const cloud_job *j = arg;
+  write_cloud(fp, j->m, j->f, j->mises);
+}
+
 dt_status dt_vtu_points_write(const char *path, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char *tmp = NULL;
   double *mises = NULL;
-  FILE *fp = NULL;
+  cloud_job job;
   DT_CHECK(f->qp_x != NULL && f->qp_ptr != NULL, ctx, DT_ERR_INTERNAL, "no integration points");
   if (f->qp_stress) {
     DT_ALLOC(mises, f->n_qp, ctx, "point Mises stress");
     for (int q = 0; q < f->n_qp; q++) mises[q] = dt_mises(f->qp_stress + 6 * (size_t)q);
   }
-  DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
-  snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
-  fp = fopen(tmp, "w");
-  DT_CHECK(fp != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
-  write_cloud(fp, m, f, mises);
-  rc = dt_output_commit(fp, tmp, path, ctx);
-  fp = NULL;
+  job.m = m, job.f = f, job.mises = mises;
+  DT_TRY(dt_output_write_file(path, write_cloud_job, &job, ctx));
 cleanup:
-  if (fp) {
-    fclose(fp);
-    remove(tmp);
-  }
-  dt_free(tmp);
   dt_free(mises);
   return rc;
 }

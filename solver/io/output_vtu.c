@@ -183,56 +183,51 @@ static void write_vtu(FILE *fp, const dt_model *m, const dt_fields *f, const vtu
   fprintf(fp, "    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
 }
 
+typedef struct vtu_job {
+  const dt_model *m;
+  const dt_fields *f;
+  const vtu_data *d;
+} vtu_job;
+
+static void write_vtu_job(FILE *fp, const void *arg) {
+  const vtu_job *j = arg;
+  write_vtu(fp, j->m, j->f, j->d);
+}
+
 dt_status dt_vtu_write(const char *path, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   vtu_data d;
-  char *tmp = NULL;
-  FILE *fp = NULL;
+  vtu_job job;
   int e;
   memset(&d, 0, sizeof d);
   for (e = 0; e < m->n_elems; e++)
     DT_CHECK(dt_vtk_cell_type(m->elem_type[e]) > 0, ctx, DT_ERR_INTERNAL,
              "element %d has type %d, which the VTU writer does not know", e, m->elem_type[e]);
   DT_TRY(vtu_data_build(m, f, &d, ctx));
-  DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
-  snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
-  fp = fopen(tmp, "w");
-  DT_CHECK(fp != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
-  write_vtu(fp, m, f, &d);
-  rc = dt_output_commit(fp, tmp, path, ctx); /* closes fp, checks every write above */
-  fp = NULL;
+  job.m = m, job.f = f, job.d = &d;
+  DT_TRY(dt_output_write_file(path, write_vtu_job, &job, ctx));
 cleanup:
-  if (fp) {
-    fclose(fp);
-    remove(tmp);
-  }
-  dt_free(tmp);
   vtu_data_free(&d);
   return rc;
 }
 
-dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  char *tmp = NULL;
-  FILE *fp = NULL;
-  int i;
-  DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
-  snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
-  fp = fopen(tmp, "w");
-  DT_CHECK(fp != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
+typedef struct pvd_job {
+  const dt_pvd_entry *e;
+  int n;
+} pvd_job;
+
+static void write_pvd_job(FILE *fp, const void *arg) {
+  const pvd_job *j = arg;
   fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
               "byte_order=\"LittleEndian\">\n  <Collection>\n");
-  for (i = 0; i < n; i++)
-    fprintf(fp, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", e[i].time,
-            e[i].file);
+  for (int i = 0; i < j->n; i++)
+    fprintf(fp, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n",
+            j->e[i].time, j->e[i].file);
   fprintf(fp, "  </Collection>\n</VTKFile>\n");
-  rc = dt_output_commit(fp, tmp, path, ctx);
-  fp = NULL;
-cleanup:
-  if (fp) {
-    fclose(fp);
-    remove(tmp);
-  }
-  dt_free(tmp);
-  return rc;
+}
+
+dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n, dt_ctx *ctx) {
+  pvd_job job;
+  job.e = e, job.n = n;
+  return dt_output_write_file(path, write_pvd_job, &job, ctx);
 }
