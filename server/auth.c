@@ -102,6 +102,34 @@ int dt_auth_check(const char *authorization, dt_principal *p) {
   return rc;
 }
 
+int dt_auth_user_ensure(const char *name, long long *user_id) {
+  char now[40];
+  sqlite3_stmt *st;
+  int rc = 0;
+  size_t n = strlen(name);
+  if (n == 0 || n > 127) return -1;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f) return -1;
+  dt_now_iso(now, sizeof now);
+  st = dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)");
+  if (!st) return -1;
+  dt_bind_text(st, 1, name);
+  dt_bind_text(st, 2, now);
+  if (sqlite3_step(st) != SQLITE_DONE) rc = dt_store_fail("create user");
+  dt_stmt_done(st);
+  if (rc == DT_STORE_ERR) return -1;
+  st = dt_stmt("SELECT id FROM users WHERE name = ?1");
+  if (!st) return -1;
+  dt_bind_text(st, 1, name);
+  rc = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    *user_id = sqlite3_column_int64(st, 0);
+    rc = 0;
+  }
+  dt_stmt_done(st);
+  return rc;
+}
+
 int dt_auth_token_create(long long user_id, const char *name, char *token, char *id) {
   char secret[65], now[40];
   uint8_t hash[32];

@@ -32,6 +32,9 @@ int dt_ct_equal(const void *a, const void *b, size_t n);
  * revoked (401); -2: the store failed (503). */
 int dt_auth_check(const char *authorization, dt_principal *p);
 
+/* The id of the user called name, created (role "user") when missing. 0 on success; -1 for a
+ * name that is empty, longer than 127 bytes or has control characters, or a store failure. */
+int dt_auth_user_ensure(const char *name, long long *user_id);
 /* Create a token for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes. 0 on success. */
 int dt_auth_token_create(long long user_id, const char *name, char *token, char *id);
 /* JSON array of the tokens (never their hashes). NULL on store failure. */

@@ -26,6 +26,7 @@ static const key_def KEYS[] = {
     {"data_dir", K_STR, OFF(data_dir), sizeof(((dt_config *)0)->data_dir), 0, 0},
     {"gpus", K_STR, OFF(gpus), sizeof(((dt_config *)0)->gpus), 0, 0},
     {"backend", K_STR, OFF(backend), sizeof(((dt_config *)0)->backend), 0, 0},
+    {"dashboard_dir", K_STR, OFF(dashboard_dir), sizeof(((dt_config *)0)->dashboard_dir), 0, 0},
     {"log_level", K_STR, OFF(log_level), sizeof(((dt_config *)0)->log_level), 0, 0},
     {"solver_threads", K_INT, OFF(solver_threads), 0, 0, 1024},
     {"max_body_bytes", K_INT, OFF(max_body_bytes), 0, 1024, (long long)1 << 40},

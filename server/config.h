@@ -17,6 +17,10 @@
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
  *                                           top of the device memory (0: device memory only)
+ *   dashboard_dir          (built in)       the web dashboard served at / (DUCTILE_DASHBOARD_DIR
+ *                                           overrides it); default: the first of
+ *                                           <prefix>/share/ductile/dashboard and the build
+ *                                           tree's clients/dashboard/dist that holds index.html
  *   log_level              info             debug, info, warn, error
  *   test_iteration_delay_ms 0               testing only: sleep per Newton iteration */
 #ifndef DT_SRV_CONFIG_H
@@ -44,6 +48,7 @@ typedef struct dt_config {
   long long max_job_bytes;
   long long test_iteration_delay_ms;
   char log_level[16];
+  char dashboard_dir[1024];
 } dt_config;
 
 void dt_config_defaults(dt_config *c);

@@ -1,4 +1,5 @@
 # Writes OUT: a C array of {version, name, sql} from FILES (schema/migrations/NNN_name.sql).
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "/* Generated from schema/migrations by server/embed_migrations.cmake; do not edit. */\n#include \"migrations.h\"\n\n")
 set(table "")
 set(i 0)

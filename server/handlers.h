@@ -10,6 +10,9 @@
 #include "routes.def"
 #undef DT_ROUTE
 
+/* Choose and log the dashboard directory (handlers_dashboard.c); at start-up. */
+void dt_dashboard_init(dt_server *srv);
+
 /* Ids: "<prefix>-" + 16 hex digits. A path parameter that does not have this shape cannot
  * name a resource: the caller replies 404 (so "../etc" and friends never reach a path). */
 int dt_id_valid(const char *id, char prefix);
@@ -24,5 +27,18 @@ int dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what);
 int dt_page_or_reply(dt_req *r, int *limit, long long *cursor);
 /* {"items": items, "next_cursor": "..." | null} (items stolen). */
 json_t *dt_page(json_t *items, long long next);
+
+/* Formats of uploaded bodies (POST /v1/meshes: json or msh; POST /v1/jobs: json or inp). */
+typedef enum { DT_BODY_JSON = 1, DT_BODY_MSH = 2, DT_BODY_INP = 4 } dt_body_kind;
+/* The body's format, from the first of: ?format=json|msh|inp; the Content-Type
+ * (application/json; application/x-gmsh-msh or application/x-gmsh; application/x-abaqus-inp
+ * or application/x-calculix-inp); the extension of a file name (?filename=, the name_hint,
+ * Content-Disposition's filename); the body's first bytes ("$MeshFormat", a '*' keyword);
+ * JSON. Generic types (none, application/octet-stream, text/plain, form-urlencoded) fall
+ * through to the hints. allowed is a mask of dt_body_kind; a known format not allowed here
+ * gets 415, a bad ?format= 400 (both replied, -1 returned). origin (cap >= 64) receives the
+ * file name used in messages: the hint's base name made safe, or default_origin. */
+int dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin, char *origin,
+                            size_t cap, dt_body_kind *out);
 
 #endif

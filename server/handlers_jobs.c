@@ -12,6 +12,7 @@
 #include "jobspec.h"
 #include "log.h"
 #include "store.h"
+#include "store_events.h"
 #include "store_jobs.h"
 #include "worker.h"
 
@@ -31,8 +32,9 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
-static void reply_spec_error(dt_req *r, dt_spec_status st, const dt_spec_error *se) {
-  json_t *details = json_pack("{s:s}", "path", se->path);
+static void reply_spec_error(dt_req *r, dt_spec_status st, const dt_spec_error *se, const char *file) {
+  json_t *details = file ? json_pack("{s:s, s:s, s:i}", "path", se->path, "file", file, "line", se->line)
+                         : json_pack("{s:s}", "path", se->path);
   if (st == DT_SPEC_INVALID) dt_reply_error(r, 422, "invalid_job", details, "%s", se->message);
   else if (st == DT_SPEC_NO_MESH) dt_reply_error(r, 422, "mesh_not_found", details, "%s", se->message);
   else {
@@ -41,36 +43,70 @@ static void reply_spec_error(dt_req *r, dt_spec_status st, const dt_spec_error *
   }
 }
 
+/* POST /v1/jobs: a JSON job (inline mesh or mesh_id, see jobspec.h) or an Abaqus/CalculiX
+ * deck (application/x-abaqus-inp: a whole job, stored as jobs/<id>/job.inp; *INCLUDE refused).
+ * Everything is validated before the job is accepted. */
 void dt_h_job_create(dt_req *r) {
-  static const char *const allowed[] = {NULL};
+  static const char *const allowed[] = {"format", "filename", NULL};
   dt_job_new j;
   dt_spec_error se;
   dt_model *m = NULL;
   dt_spec_status st;
+  dt_body_kind kind;
   dt_fit fit;
-  char dir[4200], path[4300], msg[1024];
-  json_t *doc, *out;
+  char dir[4200], path[4300], msg[1024], origin[128];
+  json_t *doc = NULL, *out, *warnings = NULL;
   int rc, fits;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
   if (atomic_load(&r->srv->draining)) {
     dt_reply_error(r, 503, "shutting_down", NULL, "the daemon is shutting down and accepts no new jobs");
     return;
   }
-  if (!(doc = dt_req_body_json_or_reply(r))) return;
+  if (dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin, sizeof origin, &kind)) return;
   memset(&j, 0, sizeof j);
-  st = dt_spec_build(doc, r->srv->data_dir, j.mesh_id, sizeof j.mesh_id, &m, &se);
-  json_decref(doc);
-  if (st != DT_SPEC_OK) {
-    reply_spec_error(r, st, &se);
+  if (dt_id_new(j.id, 'j')) {
+    dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
     return;
   }
+  snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
+  if (kind == DT_BODY_INP) {
+    if (r->total == 0) {
+      dt_reply_error(r, 400, "empty_body", NULL, "this request needs a body (the deck)");
+      return;
+    }
+    snprintf(path, sizeof path, "%s/job.inp", dir);
+    if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
+      remove_tree(dir);
+      dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
+      return;
+    }
+    warnings = json_array();
+    st = dt_spec_deck_build(path, origin, warnings, &m, &se);
+    if (st != DT_SPEC_OK) {
+      remove_tree(dir);
+      json_decref(warnings);
+      reply_spec_error(r, st, &se, origin);
+      return;
+    }
+  } else {
+    if (!(doc = dt_req_body_json_or_reply(r))) return;
+    st = dt_spec_build(doc, r->srv->data_dir, j.mesh_id, sizeof j.mesh_id, &m, &se);
+    json_decref(doc);
+    if (st != DT_SPEC_OK) {
+      reply_spec_error(r, st, &se, NULL);
+      return;
+    }
+  }
   j.owner_id = r->who.user_id;
+  snprintf(j.token_id, sizeof j.token_id, "%s", r->who.token_id);
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   fits = dt_devices_admit(r->srv, m, -1, &fit, msg, sizeof msg);
   dt_model_destroy(&m);
   if (fits == 1) {
+    if (kind == DT_BODY_INP) remove_tree(dir);
+    json_decref(warnings);
     dt_reply_error(r, 422, "does_not_fit",
                    json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit.estimate, "limit_bytes", fit.limit, "device",
                              fit.device[0] ? fit.device : "max_job_bytes"),
@@ -79,16 +115,13 @@ void dt_h_job_create(dt_req *r) {
   }
   if (fits < 0) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", msg);
   j.est_bytes = (long long)fit.estimate;
-  if (dt_id_new(j.id, 'j')) {
-    dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
-    return;
-  }
-  snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
-  snprintf(path, sizeof path, "%s/job.json", dir);
-  if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
-    remove_tree(dir);
-    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
-    return;
+  if (kind == DT_BODY_JSON) {
+    snprintf(path, sizeof path, "%s/job.json", dir);
+    if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
+      remove_tree(dir);
+      dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
+      return;
+    }
   }
   rc = dt_job_insert(&j, r->srv->cfg.max_queued_jobs);
   if (rc) remove_tree(dir);
@@ -99,8 +132,18 @@ void dt_h_job_create(dt_req *r) {
     dt_reply_error(r, 422, "mesh_not_found", json_pack("{s:s}", "path", "mesh_id"), "job: mesh_id: no mesh \"%s\"", j.mesh_id);
   else if (rc || dt_job_get(j.id, &out))
     dt_reply_store_error(r);
-  else
+  else {
+    /* The importer's warnings (a translation that is faithful but not exact) as info events. */
+    size_t i;
+    json_t *w;
+    json_array_foreach(warnings, i, w) {
+      json_t *ev = json_pack("{s:s+}", "text", "warning: ", json_string_value(w));
+      dt_event_append(j.id, "info", ev);
+      json_decref(ev);
+    }
     dt_reply_json(r, 201, out);
+  }
+  json_decref(warnings);
 }
 
 static int states_or_reply(dt_req *r, char *buf, size_t len, dt_job_filter *f) {
@@ -128,7 +171,7 @@ static int states_or_reply(dt_req *r, char *buf, size_t len, dt_job_filter *f) {
 }
 
 void dt_h_job_list(dt_req *r) {
-  static const char *const allowed[] = {"state", "mesh_id", "limit", "cursor", NULL};
+  static const char *const allowed[] = {"state", "mesh_id", "owner", "limit", "cursor", NULL};
   dt_job_filter f;
   char buf[128];
   json_t *items;
@@ -141,6 +184,12 @@ void dt_h_job_list(dt_req *r) {
   if (f.mesh_id && !dt_id_valid(f.mesh_id, 'm')) {
     dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "mesh_id"),
                    "mesh_id: expected a mesh id like m-0123456789abcdef");
+    return;
+  }
+  f.owner = dt_req_query(r, "owner");
+  if (f.owner && (!f.owner[0] || strlen(f.owner) > 127)) {
+    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "owner"),
+                   "owner: expected a user name (1 to 127 characters)");
     return;
   }
   if (dt_job_list(&f, &items, &next)) {

@@ -1,5 +1,7 @@
 /* /v1/meshes: upload (validated like a job's mesh), list, get, delete (refused while a queued
- * or running job uses the mesh). */
+ * or running job uses the mesh). An upload is the job format's mesh object (JSON, stored as
+ * meshes/<id>.json) or a Gmsh .msh file (stored as meshes/<id>.msh, validated by importing
+ * it); see dt_body_format_or_reply for how the format is chosen. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +37,39 @@ static int name_ok(const char *s) {
   return 1;
 }
 
+/* A Gmsh upload: stored as meshes/<id>.msh, then validated by importing it (422 with the line). */
+static int msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin, char *path, size_t pathlen) {
+  dt_spec_error se;
+  dt_spec_status st;
+  snprintf(row->path, sizeof row->path, "meshes/%s.msh", row->id);
+  snprintf(path, pathlen, "%s/%s", r->srv->data_dir, row->path);
+  if (r->total == 0) {
+    dt_reply_error(r, 400, "empty_body", NULL, "this request needs a body (the mesh)");
+    return -1;
+  }
+  if (dt_req_body_save(r, path)) {
+    unlink(path);
+    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
+    return -1;
+  }
+  st = dt_spec_msh_check(path, origin, &row->dim, &row->n_nodes, &row->n_elements, &se);
+  if (st == DT_SPEC_OK) return 0;
+  unlink(path);
+  if (st == DT_SPEC_INVALID)
+    dt_reply_error(r, 422, "invalid_mesh", json_pack("{s:s, s:s, s:i}", "path", "", "file", origin, "line", se.line),
+                   "%s", se.message);
+  else
+    dt_reply_error(r, 500, "internal", NULL, "%s", se.message);
+  return -1;
+}
+
 void dt_h_mesh_create(dt_req *r) {
-  static const char *const allowed[] = {"name", NULL};
+  static const char *const allowed[] = {"name", "format", "filename", NULL};
   const char *name = dt_req_query(r, "name");
   dt_mesh_row row;
   dt_spec_error se;
-  char path[4200];
+  dt_body_kind kind;
+  char path[4200], origin[128];
   json_t *mesh, *out = NULL;
   dt_spec_status st;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
@@ -49,27 +78,37 @@ void dt_h_mesh_create(dt_req *r) {
                    "name: 1 to 127 printable characters");
     return;
   }
-  if (!(mesh = dt_req_body_json_or_reply(r))) return;
+  if (dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin, sizeof origin, &kind)) return;
   memset(&row, 0, sizeof row);
-  st = dt_spec_mesh_check(mesh, &row.dim, &row.n_nodes, &row.n_elements, &se);
-  json_decref(mesh);
-  if (st != DT_SPEC_OK) {
-    if (st == DT_SPEC_INVALID)
-      dt_reply_error(r, 422, "invalid_mesh", json_pack("{s:s}", "path", se.path), "%s", se.message);
-    else
-      dt_reply_error(r, 500, "internal", NULL, "%s", se.message);
-    return;
-  }
   if (dt_id_new(row.id, 'm')) {
     dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
     return;
   }
   row.owner_id = r->who.user_id;
   snprintf(row.name, sizeof row.name, "%s", name ? name : "");
-  snprintf(row.path, sizeof row.path, "meshes/%s.json", row.id);
-  snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, row.path);
   row.bytes = (long long)r->total;
-  if (dt_req_body_save(r, path) || sha256_file(path, row.sha256)) {
+  if (kind == DT_BODY_MSH) {
+    if (msh_store_and_check(r, &row, origin, path, sizeof path)) return;
+  } else {
+    if (!(mesh = dt_req_body_json_or_reply(r))) return;
+    st = dt_spec_mesh_check(mesh, &row.dim, &row.n_nodes, &row.n_elements, &se);
+    json_decref(mesh);
+    if (st != DT_SPEC_OK) {
+      if (st == DT_SPEC_INVALID)
+        dt_reply_error(r, 422, "invalid_mesh", json_pack("{s:s}", "path", se.path), "%s", se.message);
+      else
+        dt_reply_error(r, 500, "internal", NULL, "%s", se.message);
+      return;
+    }
+    snprintf(row.path, sizeof row.path, "meshes/%s.json", row.id);
+    snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, row.path);
+    if (dt_req_body_save(r, path)) {
+      unlink(path);
+      dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
+      return;
+    }
+  }
+  if (sha256_file(path, row.sha256)) {
     unlink(path);
     dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
     return;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "handlers.h"
 
@@ -37,4 +38,113 @@ int dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what) {
   if (dt_id_valid(id, prefix)) return 0;
   dt_reply_error(r, 404, "not_found", NULL, "no %s with this id", what);
   return -1;
+}
+
+/* Base name of a client's file name, with anything but [A-Za-z0-9._-] made '_' (messages and
+ * logs quote it; it never names a file on the server). */
+static void safe_name(const char *hint, char *out, size_t cap) {
+  const char *b = strrchr(hint, '/'), *b2 = strrchr(hint, '\\');
+  size_t k = 0;
+  if (b2 && (!b || b2 > b)) b = b2;
+  b = b ? b + 1 : hint;
+  for (; *b && k + 1 < cap && k < 100; b++)
+    out[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9') || *b == '.' ||
+                *b == '-' || *b == '_')
+                   ? *b
+                   : '_';
+  out[k] = '\0';
+}
+
+static int ext_kind(const char *name) {
+  const char *dot = name ? strrchr(name, '.') : NULL;
+  if (!dot) return 0;
+  if (!strcasecmp(dot, ".msh")) return DT_BODY_MSH;
+  if (!strcasecmp(dot, ".inp")) return DT_BODY_INP;
+  if (!strcasecmp(dot, ".json")) return DT_BODY_JSON;
+  return 0;
+}
+
+/* Content-Disposition: ...; filename="x.msh" -> x.msh (into out). */
+static const char *disposition_name(const char *cd, char *out, size_t cap) {
+  const char *p = cd ? strstr(cd, "filename=") : NULL;
+  size_t k = 0;
+  if (!p) return NULL;
+  p += 9;
+  if (*p == '"') p++;
+  while (*p && *p != '"' && *p != ';' && k + 1 < cap) out[k++] = *p++;
+  out[k] = '\0';
+  return k ? out : NULL;
+}
+
+/* The first bytes of the body, in memory or spooled. */
+static size_t body_peek(dt_req *r, char *buf, size_t cap) {
+  size_t n = 0;
+  if (r->body) {
+    n = r->len < cap - 1 ? r->len : cap - 1;
+    memcpy(buf, r->body, n);
+  } else if (r->spool_path[0]) {
+    FILE *f = fopen(r->spool_path, "rb");
+    if (f) {
+      n = fread(buf, 1, cap - 1, f);
+      fclose(f);
+    }
+  }
+  buf[n] = '\0';
+  return n;
+}
+
+static int sniff(dt_req *r) {
+  char head[64];
+  const char *p = head;
+  body_peek(r, head, sizeof head);
+  while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+  if (!strncmp(p, "$MeshFormat", 11)) return DT_BODY_MSH;
+  if (*p == '*') return DT_BODY_INP;
+  return DT_BODY_JSON;
+}
+
+int dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin, char *origin,
+                            size_t cap, dt_body_kind *out) {
+  static const struct {
+    const char *type;
+    int kind;
+  } types[] = {{"application/json", DT_BODY_JSON},           {"application/x-gmsh-msh", DT_BODY_MSH},
+               {"application/x-gmsh", DT_BODY_MSH},          {"application/x-abaqus-inp", DT_BODY_INP},
+               {"application/x-calculix-inp", DT_BODY_INP}};
+  const char *fmt = dt_req_query(r, "format"), *ct = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+  const char *fname = dt_req_query(r, "filename"), *hint;
+  char cdname[128], base[128];
+  int kind = 0;
+  hint = fname ? fname : disposition_name(dt_req_header(r, "Content-Disposition"), cdname, sizeof cdname);
+  if (!hint) hint = name_hint;
+  base[0] = '\0';
+  if (hint) safe_name(hint, base, sizeof base);
+  snprintf(origin, cap, "%s", base[0] && base[0] != '.' ? base : default_origin);
+  if (fmt) {
+    kind = !strcmp(fmt, "json") ? DT_BODY_JSON : !strcmp(fmt, "msh") ? DT_BODY_MSH : !strcmp(fmt, "inp") ? DT_BODY_INP : 0;
+    if (!(kind & allowed)) {
+      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "format"), "format: expected %s",
+                     allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
+      return -1;
+    }
+  }
+  if (!kind && ct) {
+    size_t tl = strcspn(ct, "; \t");
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+      if (strlen(types[i].type) == tl && !strncasecmp(ct, types[i].type, tl)) kind = types[i].kind;
+  }
+  if (!kind) kind = ext_kind(hint);
+  if (!kind) kind = sniff(r);
+  if (!(kind & allowed)) {
+    dt_reply_error(r, 415, "unsupported_media_type", json_pack("{s:s}", "format", kind == DT_BODY_MSH ? "msh" : "inp"),
+                   "%s", kind == DT_BODY_MSH ? "a Gmsh mesh is not a job: upload it to /v1/meshes, then submit a job "
+                                               "(JSON without \"mesh\") with its mesh_id"
+                                             : "an Abaqus/CalculiX deck is a whole job: submit it to /v1/jobs");
+    return -1;
+  }
+  if (!base[0] || base[0] == '.') {
+    snprintf(origin, cap, "%s", default_origin);
+  }
+  *out = (dt_body_kind)kind;
+  return 0;
 }

@@ -71,6 +71,8 @@ void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const c
 void dt_reply_file(dt_req *r, const char *path, const char *content_type, const char *download_name);
 /* Queue a prepared response with the common headers (takes the reference). */
 void dt_reply_response(dt_req *r, unsigned status, struct MHD_Response *resp);
+/* The same with another Cache-Control than no-store (static files of the dashboard). */
+void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp, const char *cache_control);
 /* 500 / 503 for store failures. */
 void dt_reply_store_error(dt_req *r);
 

@@ -1,5 +1,6 @@
 /* Responses: JSON bodies, the error envelope {"error": {code, message, details}}, files.
- * Every response carries X-Request-Id and Cache-Control: no-store. */
+ * Every response carries X-Request-Id and Cache-Control: no-store (the dashboard's static files
+ * their own, see handlers_dashboard.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -13,13 +14,17 @@
 #include "log.h"
 
 void dt_reply_response(dt_req *r, unsigned status, struct MHD_Response *resp) {
+  dt_reply_response_cached(r, status, resp, "no-store");
+}
+
+void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp, const char *cache_control) {
   if (r->replied) {
     dt_log(DT_LOG_ERROR, r->id, NULL, "second reply dropped (status %u)", status);
     MHD_destroy_response(resp);
     return;
   }
   MHD_add_response_header(resp, "X-Request-Id", r->id);
-  MHD_add_response_header(resp, "Cache-Control", "no-store");
+  MHD_add_response_header(resp, "Cache-Control", cache_control);
   if (MHD_queue_response(r->conn, status, resp) != MHD_YES)
     dt_log(DT_LOG_WARN, r->id, NULL, "could not queue the response (status %u)", status);
   MHD_destroy_response(resp);

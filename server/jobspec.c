@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "handlers.h"
+#include "io/import.h"
 #include "io/job_json.h"
 #include "store_meshes.h"
 
@@ -19,6 +22,10 @@ static void error_from_ctx(const dt_ctx *ctx, dt_spec_error *err) {
     err->path[b - a - 2] = '\0';
   }
 }
+
+static int ends_with(const char *s, const char *suffix);
+static dt_spec_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path, const char *mesh_id,
+                                   dt_model **model, dt_spec_error *err);
 
 static dt_spec_status parse(const json_t *doc, const char *origin, dt_model **model, dt_spec_error *err) {
   dt_ctx ctx;
@@ -43,6 +50,7 @@ dt_spec_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh
   *model = NULL;
   mesh_id[0] = '\0';
   err->path[0] = '\0';
+  err->line = 0;
   if (!json_is_object(doc)) {
     snprintf(err->message, sizeof err->message, "job: expected a JSON object (the job document)");
     return DT_SPEC_INVALID;
@@ -71,6 +79,17 @@ dt_spec_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh
     }
     json_decref(meta);
     snprintf(path, sizeof path, "%s/%s", data_dir, rel);
+    if (ends_with(rel, ".msh")) {
+      copy = json_copy((json_t *)doc);
+      if (!copy || json_object_del(copy, "mesh_id")) {
+        json_decref(copy);
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return DT_SPEC_INTERNAL;
+      }
+      st = build_on_msh(copy, data_dir, path, mesh_id, model, err);
+      json_decref(copy);
+      return st;
+    }
     mesh = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!mesh) {
       snprintf(err->message, sizeof err->message, "cannot read mesh %s: %s", mesh_id, je.text);
@@ -114,6 +133,7 @@ dt_spec_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, in
   dt_model *model = NULL;
   dt_spec_status st;
   err->path[0] = '\0';
+  err->line = 0;
   if (!json_is_object(mesh)) {
     snprintf(err->message, sizeof err->message, "mesh: expected a JSON object with nodes and elements");
     return DT_SPEC_INVALID;
@@ -147,4 +167,180 @@ dt_spec_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, in
   }
   dt_model_destroy(&model);
   return st;
+}
+
+/* ---- uploaded Gmsh meshes and Abaqus/CalculiX decks ---- */
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Replace every occurrence of from in s (capacity n) by to. */
+static void replace_all(char *s, size_t n, const char *from, const char *to) {
+  char out[2200];
+  size_t k = 0, fl = strlen(from), tl = strlen(to);
+  const char *p = s, *q;
+  if (!fl) return;
+  while ((q = strstr(p, from)) && k + (size_t)(q - p) + tl < sizeof out) {
+    memcpy(out + k, p, (size_t)(q - p));
+    k += (size_t)(q - p);
+    memcpy(out + k, to, tl);
+    k += tl;
+    p = q + fl;
+  }
+  snprintf(out + k, sizeof out - k, "%s", p);
+  k = strlen(out);
+  if (k >= n) k = n - 1;
+  memcpy(s, out, k);
+  s[k] = '\0';
+}
+
+/* An importer's failure as a spec error: server paths replaced, "origin:LINE:" -> line. */
+static dt_spec_status import_error(dt_status rc, dt_ctx *ctx, const char *path, const char *origin,
+                                   dt_spec_error *err) {
+  size_t ol = strlen(origin);
+  replace_all(ctx->msg, sizeof ctx->msg, path, origin);
+  snprintf(err->message, sizeof err->message, "%s", ctx->msg);
+  err->path[0] = '\0';
+  err->line = 0;
+  if (!strncmp(ctx->msg, origin, ol) && ctx->msg[ol] == ':') err->line = atoi(ctx->msg + ol + 1);
+  return rc == DT_ERR_INPUT ? DT_SPEC_INVALID : DT_SPEC_INTERNAL;
+}
+
+dt_spec_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
+                                 dt_spec_error *err) {
+  dt_model *m = NULL;
+  dt_ctx ctx;
+  dt_status rc;
+  memset(&ctx, 0, sizeof ctx);
+  err->path[0] = '\0';
+  err->line = 0;
+  rc = dt_gmsh_read_file(path, NULL, &m, &ctx);
+  if (rc != DT_OK) {
+    dt_model_destroy(&m);
+    return import_error(rc, &ctx, path, origin, err);
+  }
+  *dim = m->dim;
+  *n_nodes = m->n_nodes;
+  *n_elements = m->n_elems;
+  dt_model_destroy(&m);
+  if (*n_elements <= 0) {
+    snprintf(err->message, sizeof err->message, "%s: no elements of a supported type (see docs/interop.md)", origin);
+    return DT_SPEC_INVALID;
+  }
+  return DT_SPEC_OK;
+}
+
+/* The first *INCLUDE keyword line of a deck (1-based), 0 if none, -1 if unreadable. Lines as
+ * the importer reads them: split at '\n', leading white space skipped, "**" a comment; the
+ * keyword is the text before the first comma, white space ignored, any case. */
+static int find_include(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int line = 0, found = 0;
+  if (!f) return -1;
+  /* getline: a line is everything up to '\n', NUL bytes included; the importer then reads it
+   * as a C string (up to a NUL), and so does this check. */
+  while (!found && (n = getline(&buf, &cap, f)) >= 0) {
+    char kw[16];
+    size_t k = 0;
+    const char *p = buf;
+    line++;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') p++;
+    if (p[0] != '*' || p[1] == '*') continue;
+    for (; *p && *p != ',' && *p != '\n' && k + 1 < sizeof kw; p++)
+      if (!(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+        kw[k++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    kw[k] = '\0';
+    if (!strncmp(kw, "*INCLUDE", 8)) found = line;
+  }
+  free(buf);
+  fclose(f);
+  return found;
+}
+
+typedef struct warn_sink {
+  json_t *list;
+  const char *path, *origin;
+} warn_sink;
+
+static void on_warning(const char *msg, void *user) {
+  warn_sink *w = user;
+  char text[1100];
+  snprintf(text, sizeof text, "%s", msg);
+  replace_all(text, sizeof text, w->path, w->origin);
+  if (w->list && json_array_size(w->list) < 100) json_array_append_new(w->list, json_string(text));
+}
+
+dt_spec_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
+                                  dt_spec_error *err) {
+  dt_import_options opt;
+  warn_sink sink = {warnings, path, origin};
+  dt_ctx ctx;
+  dt_status rc;
+  int inc = find_include(path);
+  *model = NULL;
+  err->path[0] = '\0';
+  err->line = 0;
+  if (inc < 0) {
+    snprintf(err->message, sizeof err->message, "cannot read the stored deck");
+    return DT_SPEC_INTERNAL;
+  }
+  if (inc > 0) {
+    err->line = inc;
+    snprintf(err->message, sizeof err->message,
+             "%s:%d: *INCLUDE is not allowed in an uploaded deck (the daemon reads no files named by an upload): "
+             "put the included lines into the deck",
+             origin, inc);
+    return DT_SPEC_INVALID;
+  }
+  memset(&ctx, 0, sizeof ctx);
+  opt.warn = on_warning;
+  opt.user = &sink;
+  rc = dt_inp_parse_file(path, &opt, model, &ctx);
+  if (rc == DT_OK) return DT_SPEC_OK;
+  dt_model_destroy(model);
+  return import_error(rc, &ctx, path, origin, err);
+}
+
+/* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
+ * dt_job_parse_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
+static dt_spec_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path, const char *mesh_id,
+                                   dt_model **model, dt_spec_error *err) {
+  char tmp[4200], origin[40];
+  dt_model *m = NULL;
+  dt_ctx ctx;
+  dt_status rc;
+  int fd;
+  FILE *f;
+  snprintf(tmp, sizeof tmp, "%s/tmp/job-XXXXXX", data_dir);
+  snprintf(origin, sizeof origin, "%s.msh", mesh_id);
+  fd = mkstemp(tmp);
+  if (fd < 0 || !(f = fdopen(fd, "w"))) {
+    if (fd >= 0) close(fd), unlink(tmp);
+    snprintf(err->message, sizeof err->message, "cannot write a temporary file");
+    return DT_SPEC_INTERNAL;
+  }
+  rc = json_dumpf(job, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) == 0 ? DT_OK : DT_ERR_IO;
+  if (fclose(f) != 0 || rc != DT_OK) {
+    unlink(tmp);
+    snprintf(err->message, sizeof err->message, "cannot write a temporary file");
+    return DT_SPEC_INTERNAL;
+  }
+  memset(&ctx, 0, sizeof ctx);
+  rc = dt_gmsh_read_file(msh_path, NULL, &m, &ctx);
+  if (rc == DT_OK) rc = dt_job_parse_file_with_mesh(tmp, m, &ctx);
+  unlink(tmp);
+  if (rc == DT_OK) {
+    *model = m;
+    return DT_SPEC_OK;
+  }
+  dt_model_destroy(&m);
+  replace_all(ctx.msg, sizeof ctx.msg, tmp, "job");
+  replace_all(ctx.msg, sizeof ctx.msg, msh_path, origin);
+  error_from_ctx(&ctx, err);
+  return rc == DT_ERR_INPUT ? DT_SPEC_INVALID : DT_SPEC_INTERNAL;
 }

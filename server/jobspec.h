@@ -1,7 +1,11 @@
 /* Job documents as the daemon receives them: the job format of docs/job-format.md, where the
  * "mesh" object may be replaced by "mesh_id" naming an uploaded mesh. Both the submission
  * handler (to validate completely before accepting) and the worker (to run) resolve the
- * document the same way: mesh_id -> the stored mesh, then dt_job_parse_string. */
+ * document the same way: mesh_id -> the stored mesh, then dt_job_parse_string; a stored Gmsh
+ * mesh (<data>/meshes/<id>.msh) is read with dt_gmsh_read_file and the job (without "mesh")
+ * attached to it with dt_job_parse_file_with_mesh, as `ductile-solve mesh.msh --job job.json`.
+ * Uploaded files keep the server's paths out of messages: they name the file by `origin`
+ * (the client's file name or a default), e.g. "bracket.msh:13: element 1 must have 4 nodes". */
 #ifndef DT_SRV_JOBSPEC_H
 #define DT_SRV_JOBSPEC_H
 
@@ -14,6 +18,7 @@ typedef enum { DT_SPEC_OK = 0, DT_SPEC_INVALID = 1, DT_SPEC_NO_MESH = 2, DT_SPEC
 typedef struct dt_spec_error {
   char message[1100];
   char path[256]; /* JSON path of the culprit when known, else "" */
+  int line;       /* line in an uploaded .msh / .inp file when known, else 0 */
 } dt_spec_error;
 
 /* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline).
@@ -25,5 +30,15 @@ dt_spec_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh
  * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,
  * surfaces, element geometry. Fills dim, node and element counts. */
 dt_spec_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_error *err);
+
+/* Validate an uploaded Gmsh mesh file (path) by importing it; origin names it in messages. */
+dt_spec_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
+                                 dt_spec_error *err);
+
+/* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_SPEC_INVALID
+ * with its line): an uploaded deck must not make the daemon read files of its own. warnings
+ * (may be NULL) receives the importer's warnings as strings. */
+dt_spec_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
+                                  dt_spec_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* ductiled: entry point, command line, start-up and graceful shutdown.
  *
  *   ductiled [OPTIONS]                      serve (the default)
- *   ductiled [OPTIONS] token create [--name NAME]
+ *   ductiled [OPTIONS] token create [--name NAME] [--user USER]
  *   ductiled [OPTIONS] token list
  *   ductiled [OPTIONS] token revoke ID
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
@@ -25,6 +25,7 @@
 #include "auth.h"
 #include "bus.h"
 #include "devices.h"
+#include "handlers.h"
 #include "http.h"
 #include "log.h"
 #include "server.h"
@@ -36,7 +37,7 @@ enum { EXIT_USAGE = 64, EXIT_CONFIG = 78 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
-             "       ductiled [OPTIONS] token create [--name NAME] | token list | token revoke ID\n"
+             "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | token revoke ID\n"
              "       ductiled --version\n");
 }
 
@@ -114,16 +115,21 @@ static int load_config(dt_server *srv, int argc, char **argv, char *err, size_t 
 static int token_command(dt_server *srv, int argc, char **argv) {
   const char *sub = argc > 0 ? argv[0] : "";
   if (!strcmp(sub, "create")) {
-    const char *name = "cli";
+    const char *name = "cli", *user = "admin";
     char token[DT_TOKEN_LEN + 1], id[17];
-    if (argc == 3 && !strcmp(argv[1], "--name")) name = argv[2];
-    else if (argc != 1) return usage(stderr), EXIT_USAGE;
-    if (dt_auth_token_create(1, name, token, id)) {
+    long long uid;
+    for (int i = 1; i < argc; i += 2) {
+      if (i + 1 >= argc) return usage(stderr), EXIT_USAGE;
+      if (!strcmp(argv[i], "--name")) name = argv[i + 1];
+      else if (!strcmp(argv[i], "--user")) user = argv[i + 1];
+      else return usage(stderr), EXIT_USAGE;
+    }
+    if (dt_auth_user_ensure(user, &uid) || dt_auth_token_create(uid, name, token, id)) {
       fprintf(stderr, "ductiled: cannot create a token (see the log above)\n");
       return 1;
     }
     printf("%s\n", token);
-    fprintf(stderr, "created token %s (\"%s\") for user admin; it is shown only now\n", id, name);
+    fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
     return 0;
   }
   if (!strcmp(sub, "list") && argc == 1) {
@@ -162,6 +168,7 @@ static int serve(dt_server *srv) {
     dt_log_error("%s", err);
     return EXIT_CONFIG;
   }
+  dt_dashboard_init(srv);
   if (dt_job_recover(srv->data_dir, &recovered)) return 1;
   if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
   if (dt_workers_start(srv, err, sizeof err) || dt_http_start(srv, err, sizeof err)) {

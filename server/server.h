@@ -21,6 +21,7 @@ typedef struct dt_server {
   char backend_name[16];   /* what cfg.backend resolved to ("cpu", "cuda"); "" if unusable */
   char device_kind[8];     /* "gpu" or "cpu" (the CPU backend: the host is the device) */
   int can_checkpoint;      /* the backend can save and restore its per-point state */
+  char dashboard_dir[PATH_MAX]; /* resolved (realpath) dashboard directory; "" when none */
 } dt_server;
 
 #endif

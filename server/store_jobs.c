@@ -16,7 +16,8 @@
   "step, increment, newton_iter, residual, percent, increments_done, backend, error_code, message, "      \
   "reason, timings, seq, (julianday(started_at) - julianday(created_at)) * 86400.0, "                    \
   "(julianday(COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at)) * 86400.0, " \
-  "est_device_bytes"
+  "est_device_bytes, (SELECT name FROM users WHERE users.id = jobs.owner_id), "                        \
+  "(SELECT name FROM tokens WHERE tokens.id = jobs.token_id)"
 
 static json_t *opt_text(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
@@ -41,6 +42,8 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(o, "finished_at", opt_text(st, 6));
   json_object_set_new(o, "attempts", json_integer(sqlite3_column_int(st, 7)));
   json_object_set_new(o, "cancel_requested", json_boolean(sqlite3_column_int(st, 8)));
+  json_object_set_new(o, "owner", opt_text(st, 25));
+  json_object_set_new(o, "owner_token", opt_text(st, 26));
   json_object_set_new(o, "backend", opt_text(st, 16));
   json_object_set_new(o, "memory_estimate_bytes", opt_int(st, 24));
   progress = json_object();
@@ -94,8 +97,8 @@ int dt_job_insert(const dt_job_new *j, long long max_queued) {
     if (rc == DT_STORE_NOTFOUND) goto out;
   }
   dt_now_iso(now, sizeof now);
-  st = dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes) "
-               "VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7)");
+  st = dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes, "
+               "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)");
   if (!st) goto fail;
   dt_bind_text(st, 1, j->id);
   sqlite3_bind_int64(st, 2, j->owner_id);
@@ -105,6 +108,7 @@ int dt_job_insert(const dt_job_new *j, long long max_queued) {
   sqlite3_bind_int(st, 6, j->n_steps);
   if (j->est_bytes > 0) sqlite3_bind_int64(st, 7, j->est_bytes);
   else sqlite3_bind_null(st, 7);
+  dt_bind_text(st, 8, j->token_id[0] ? j->token_id : NULL);
   rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : DT_STORE_ERR;
   dt_stmt_done(st);
   if (rc) goto fail;
@@ -157,7 +161,9 @@ int dt_job_list(const dt_job_filter *f, json_t **items, long long *next) {
   int step, n = 0;
   long long last = 0;
   sqlite3_stmt *st = dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
-                             "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) ORDER BY seq DESC LIMIT ?8");
+                             "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
+                             "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
+                             "ORDER BY seq DESC LIMIT ?8");
   *items = json_array();
   *next = 0;
   if (!st || !*items) return DT_STORE_ERR;
@@ -165,6 +171,7 @@ int dt_job_list(const dt_job_filter *f, json_t **items, long long *next) {
   dt_bind_text(st, 2, f->mesh_id);
   for (int i = 0; i < 5; i++) dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
   sqlite3_bind_int(st, 8, f->limit + 1);
+  dt_bind_text(st, 9, f->owner);
   while ((step = sqlite3_step(st)) == SQLITE_ROW) {
     if (n == f->limit) {
       *next = last;
@@ -362,6 +369,17 @@ int dt_job_increments_trim(const char *id, int keep) {
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, keep);
   rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("trim increments");
+  dt_stmt_done(st);
+  return rc;
+}
+
+int dt_job_set_backend(const char *id, const char *backend) {
+  int rc;
+  sqlite3_stmt *st = dt_stmt("UPDATE jobs SET backend = ?2 WHERE id = ?1 AND state = 'running'");
+  if (!st) return DT_STORE_ERR;
+  dt_bind_text(st, 1, id);
+  dt_bind_text(st, 2, backend);
+  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("set backend");
   dt_stmt_done(st);
   return rc;
 }

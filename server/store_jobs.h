@@ -12,6 +12,7 @@
 typedef struct dt_job_new {
   char id[20];
   long long owner_id;
+  char token_id[17]; /* the submitting token ("" unknown) */
   char mesh_id[20]; /* "" for an inline mesh */
   char title[256];
   int n_steps;
@@ -21,6 +22,7 @@ typedef struct dt_job_new {
 typedef struct dt_job_filter {
   const char *states[5]; /* NULL-terminated, empty: any */
   const char *mesh_id;   /* NULL: any */
+  const char *owner;     /* user name; NULL: any */
   long long before;      /* cursor: seq below this (0: newest) */
   int limit;
 } dt_job_filter;
@@ -52,6 +54,8 @@ int dt_job_increment_record(const char *id, int n, int step, int inc, double lf,
 /* Forget the increments after the first `keep` (a run resumed from a checkpoint of increment
  * `keep`, or 0 when it starts from the beginning). */
 int dt_job_increments_trim(const char *id, int keep);
+/* The backend a running job uses (from the solver's "backend ..." INFO line). */
+int dt_job_set_backend(const char *id, const char *backend);
 /* Finish: running -> state, with error fields (NULL when none), timings (borrowed) and the
  * terminal event data (borrowed). */
 int dt_job_finish(const char *id, const char *state, const char *error_code, const char *message,

@@ -2,6 +2,7 @@
 #include "store_meshes.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 #include "store.h"
@@ -14,6 +15,11 @@ static json_t *mesh_json(sqlite3_stmt *st) {
                         (json_int_t)sqlite3_column_int64(st, 2), "sha256", dt_col_text(st, 3), "dim",
                         sqlite3_column_int(st, 4), "n_nodes", sqlite3_column_int(st, 5), "n_elements",
                         sqlite3_column_int(st, 6), "created_at", dt_col_text(st, 7));
+  {
+    const char *path = dt_col_text(st, 8);
+    size_t n = path ? strlen(path) : 0;
+    json_object_set_new(o, "format", json_string(n > 4 && !strcmp(path + n - 4, ".msh") ? "msh" : "json"));
+  }
   json_object_set_new(o, "name", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, 1)));
   return o;
 }

@@ -1,4 +1,5 @@
-/* Meshes: metadata rows; the mesh JSON itself is a file, <data>/meshes/<id>.json. */
+/* Meshes: metadata rows; the mesh itself is a file, <data>/meshes/<id>.json (the job format's
+ * mesh object) or <data>/meshes/<id>.msh (a Gmsh file; the API's "format" says which). */
 #ifndef DT_SRV_STORE_MESHES_H
 #define DT_SRV_STORE_MESHES_H
 

@@ -105,6 +105,21 @@ static void flush_converged(run_ctx *rc) {
                                             num(ev->residual), "plastic_points", ev->n_plastic, "percent", ev->percent));
 }
 
+/* The solver's first INFO line names its backend: "backend auto: using cpu (...)" or
+ * "backend cuda". 1 and the name when text is that line. */
+static int backend_of(const char *text, char *out, size_t cap) {
+  const char *p;
+  size_t n;
+  if (!strncmp(text, "backend auto: using ", 20)) p = text + 20;
+  else if (!strncmp(text, "backend ", 8)) p = text + 8;
+  else return 0;
+  n = strcspn(p, " (:;,");
+  if (n == 0 || n >= cap) return 0;
+  memcpy(out, p, n);
+  out[n] = '\0';
+  return 1;
+}
+
 static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *rc = user;
   dt_job_progress *p = &rc->prog;
@@ -122,6 +137,9 @@ static int on_progress(const dt_progress *ev, void *user) {
       emit(rc, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", rc->attempt, "resumed", 1,
                                         "increments_kept", rc->kept, "message", ev->text ? ev->text : ""));
     } else {
+      char backend[16];
+      if (ev->text && backend_of(ev->text, backend, sizeof backend) && dt_job_set_backend(rc->job_id, backend))
+        rc->store_errors++;
       emit(rc, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
     }
     break;
@@ -304,13 +322,21 @@ static void prepare_attempt(run_ctx *rc, const char *restart_why) {
   }
 }
 
-/* Load and validate the stored job document; NULL after failing the job. */
+/* Load and validate the stored job (job.inp, a deck; else job.json); NULL after failing the job. */
 static dt_model *load_model(dt_server *srv, const char *job_id) {
   char path[4200], mesh_id[20];
   json_error_t je;
   json_t *doc;
   dt_model *m = NULL;
   dt_spec_error se;
+  snprintf(path, sizeof path, "%s/jobs/%s/job.inp", srv->data_dir, job_id);
+  if (access(path, F_OK) == 0) {
+    if (dt_spec_deck_build(path, "job.inp", NULL, &m, &se) != DT_SPEC_OK) {
+      fail_early(job_id, "invalid_job", se.message);
+      return NULL;
+    }
+    return m;
+  }
   snprintf(path, sizeof path, "%s/jobs/%s/job.json", srv->data_dir, job_id);
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!doc) {

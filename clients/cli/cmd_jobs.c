@@ -67,11 +67,7 @@ int dc_cmd_submit(const dc_settings *s, int argc, char **argv) {
     }
   }
   rc = dc_api(s, "POST", "/v1/jobs", ctype, body, len, what, &job);
-  if (rc) {
-    if (ctype[12] == 'x' && rc == DC_EXIT_REJECTED)
-      fprintf(stderr, "ductile: (the daemon at %s may not import Abaqus decks yet)\n", s->url);
-    goto cleanup;
-  }
+  if (rc) goto cleanup; /* dc_api printed the daemon's error (file, line and reason for decks) */
   if (!wait) {
     if (s->json) dc_print_json(job);
     else printf("%s\n", dc_jstr(job, "id", ""));

@@ -40,11 +40,7 @@ int dc_upload_mesh(const dc_settings *s, const char *path, const char *name, cha
   json_decref(doc);
   doc = NULL;
   rc = dc_api(s, "POST", q, ctype, body, len, ctype[12] == 'x' ? "mesh upload (Gmsh .msh)" : "mesh upload", &doc);
-  if (rc) {
-    if (ctype[12] == 'x' && rc == DC_EXIT_REJECTED)
-      fprintf(stderr, "ductile: (the daemon at %s may not import Gmsh meshes yet)\n", s->url);
-    goto cleanup;
-  }
+  if (rc) goto cleanup; /* dc_api printed the daemon's error (file, line and reason for .msh) */
   snprintf(id, cap, "%s", dc_jstr(doc, "id", ""));
   if (!s->quiet && !s->json && !out) fprintf(stderr, "uploaded mesh %s as %s\n", path, id);
   if (out) {

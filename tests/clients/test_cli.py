@@ -13,6 +13,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "server"))
 import dtserver  # noqa: E402
+import test_import  # noqa: E402
 import jobs  # noqa: E402
 
 CLI = None
@@ -165,14 +166,36 @@ def run_session(d, work, beam, long):
     cli(d, "frobnicate", expect=2)
     cli(d, "submit", expect=2)
     cli(d, "results", jid, "--csv", "--vtu", "x", expect=2)
-    # .inp and .msh go out with their content types; a daemon without importers says why
+    # .inp decks go out as application/x-abaqus-inp and run; a malformed one is refused with its line
+    deck = os.path.join(dtserver.ROOT, "tests", "interop", "decks", "hex8_elastic.inp")
+    r = cli(d, "--json", "submit", deck, "--wait")
+    final = json.loads(r.stdout)
+    assert final["state"] == "succeeded" and final["title"].startswith("hex8 (C3D8)"), final
     inp = os.path.join(work, "deck.inp")
     with open(inp, "w") as f:
-        f.write("*HEADING\nnot a real deck\n")
-    r = cli(d, "submit", inp, expect=None)
-    assert r.returncode in (0, 6), r
-    if r.returncode == 6:
-        assert "Abaqus" in r.stderr and "HTTP 4" in r.stderr, r.stderr
+        f.write("*HEADING\nnot a real deck\n*FREQUENCY\n")
+    r = cli(d, "submit", inp, expect=6)
+    assert "deck.inp:3:" in r.stderr and "FREQUENCY" in r.stderr, r.stderr
+    with open(inp, "w") as f:
+        f.write("*HEADING\nincludes\n*INCLUDE, INPUT=/etc/passwd\n")
+    r = cli(d, "submit", inp, expect=6)
+    assert "*INCLUDE is not allowed" in r.stderr, r.stderr
+    # a Gmsh mesh + a JSON job without "mesh" (ductile submit mesh.msh --job loads.json)
+    msh, loads = os.path.join(work, "cube.msh"), os.path.join(work, "loads.json")
+    with open(msh, "w") as f:
+        f.write(test_import.CUBE_MSH)
+    with open(loads, "w") as f:
+        job = test_import.job_on("m-0000000000000000", "body")
+        del job["mesh_id"]
+        json.dump(job, f)
+    r = cli(d, "--json", "submit", msh, "--job", loads, "--wait")
+    final = json.loads(r.stdout)
+    assert final["state"] == "succeeded" and final["mesh_id"], final
+    assert json.loads(cli(d, "--json", "meshes", "show", final["mesh_id"]).stdout)["format"] == "msh"
+    with open(msh, "w") as f:
+        f.write(test_import.CUBE_MSH.replace("1 3 2 1 1 1 4 8 5", "1 3 2 1 1 1 4 8"))
+    r = cli(d, "submit", msh, "--job", loads, expect=6)
+    assert "cube.msh:" in r.stderr, r.stderr
     print("ok: usage/local/deck errors")
 
     # token and URL from a config file; the admin.token found automatically (loopback)

@@ -1,8 +1,10 @@
 """Browser test of the web dashboard: a real ductiled, Debian's chromium driven by Playwright
 (playwright-core from clients/dashboard/node_modules, executablePath /usr/bin/chromium, WebGL
-through SwiftShader). The page is served by the daemon at / when it serves the dashboard
-(DUCTILE_DASHBOARD_DIR), otherwise by dashboard_proxy.py (static dist/ + /v1 proxied, same
-origin). The checks themselves are in browser/test_dashboard.mjs.
+through SwiftShader). The page is served by the daemon at / (DUCTILE_DASHBOARD_DIR=DIST_DIR).
+Only if the daemon's / does not serve it does dashboard_proxy.py (static dist/ + /v1 proxied,
+same origin) stand in, with a warning; with DUCTILE_REQUIRE_DAEMON_DASHBOARD=1 (set by the
+ctest registration) the test fails instead. The checks themselves are in
+browser/test_dashboard.mjs.
 
 usage: test_dashboard.py DUCTILED DIST_DIR NODE_MODULES_DIR
 Exit 77 (ctest SKIP) without chromium or node. DUCTILE_SCREENSHOTS=DIR keeps the screenshots
@@ -24,16 +26,21 @@ import jobs  # noqa: E402
 SKIP = 77
 
 
-def daemon_serves_dashboard(port):
+def daemon_serves_dashboard(port, dist):
+    """None when the daemon's / serves dist/index.html, else why not."""
     try:
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         c.request("GET", "/")
         r = c.getresponse()
         body = r.read()
         c.close()
-        return r.status == 200 and r.getheader("Content-Type", "").startswith("text/html") and b"ductile" in body
-    except OSError:
-        return False
+    except OSError as e:
+        return f"GET / failed: {e}"
+    with open(os.path.join(dist, "index.html"), "rb") as f:
+        want = f.read()
+    if r.status != 200 or not r.getheader("Content-Type", "").startswith("text/html") or body != want:
+        return f"GET / answered {r.status} {r.getheader('Content-Type')!r} ({len(body)} bytes, not dist/index.html)"
+    return None
 
 
 def main(binary):
@@ -57,11 +64,15 @@ def main(binary):
     proxy = None
     try:
         with dtserver.started(binary, {"DUCTILE_DASHBOARD_DIR": dist}) as d:
-            if daemon_serves_dashboard(d.port):
+            why = daemon_serves_dashboard(d.port, dist)
+            if why is None:
                 base, how = f"http://127.0.0.1:{d.port}", "the daemon"
+            elif os.environ.get("DUCTILE_REQUIRE_DAEMON_DASHBOARD") == "1":
+                raise AssertionError(f"the daemon does not serve the dashboard at /: {why} "
+                                     "(DUCTILE_REQUIRE_DAEMON_DASHBOARD=1: no proxy fallback)")
             else:
                 proxy, port = dashboard_proxy.serve(dist, f"http://127.0.0.1:{d.port}")
-                base, how = f"http://127.0.0.1:{port}", "dashboard_proxy.py (the daemon does not serve / yet)"
+                base, how = f"http://127.0.0.1:{port}", f"dashboard_proxy.py (WARNING: the daemon's / failed: {why})"
             print(f"dashboard served by {how} at {base}", flush=True)
             env = dict(os.environ, BASE_URL=base, TOKEN=d.token, LONG_JOB=long_job, SHOTS=shots,
                        CHROMIUM=chromium, PLAYWRIGHT_CORE=pw)

@@ -43,7 +43,7 @@ def session(d, work):
     beam = jobs.beam_job(10, 2, 2, 4, -11.0)
 
     job = c.submit(beam)
-    assert job["state"] == "queued"
+    assert job["state"] in ("queued", "running")  # a free worker may take it before the reply
     evs = list(c.events(job["id"]))
     assert [e["seq"] for e in evs] == list(range(1, len(evs) + 1))
     assert evs[-1]["type"] == "job.succeeded"

@@ -131,6 +131,9 @@ def check_response(method, path, resp):
     if tmpl is None or method.lower() not in SPEC["paths"][tmpl]:
         # Unknown routes and methods: 404 / 405 with the error envelope.
         assert resp.status in (404, 405), f"{method} {path}: unspecified route answered {resp.status}"
+        if method.upper() == "HEAD":
+            assert resp.body == b"", f"HEAD {path}: a body"
+            return
         validate(json.loads(resp.body), {"$ref": "#/components/schemas/Error"}, "error")
         return
     op = SPEC["paths"][tmpl][method.lower()]
@@ -146,6 +149,9 @@ def check_response(method, path, resp):
         return
     base = ctype.split(";")[0].strip()
     assert base in content, f"{method} {path}: content type {ctype!r} not in {list(content)}"
+    if method.upper() == "HEAD":  # the headers of GET, no body
+        assert resp.body == b"", f"HEAD {path}: a body"
+        return
     if base == "application/json":
         validate(json.loads(resp.body), content[base]["schema"], f"{method} {tmpl} {resp.status}")
 

@@ -93,6 +93,13 @@ def main(binary):
         assert d.request("DELETE", f"/v1/meshes/{m['id']}").status == 204
         assert d.request("GET", f"/v1/meshes/{m['id']}").status == 404
 
+        # The dashboard's static routes (test_dashboard_static.py checks them in depth): 200
+        # when a dashboard is installed or built, 404 otherwise; no token needed.
+        for meth in ("GET", "HEAD"):
+            assert d.request(meth, "/", token=None).status in (200, 404)
+            assert d.request(meth, "/assets/no-such-file.js", token=None).status == 404
+            assert d.request(meth, "/no-such-file.ico", token=None).status == 404
+
         # Every route of the spec was exercised.
         hit = {(meth, tmpl) for meth, tmpl, _ in HITS}
         missing = [(meth.upper(), p) for p, ops in SPEC["paths"].items() for meth in ops if (meth.upper(), p) not in hit]

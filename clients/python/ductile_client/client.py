@@ -177,11 +177,13 @@ class Client:
     # ---------------------------------------------------------------- jobs
 
     def submit(self, job: Union[JSON, PathLike], *, mesh: Union[None, str, JSON, PathLike] = None) -> JSON:
-        """Submit a job; returns the Job document (state ``queued``).
+        """Submit a job; returns the Job document (state ``queued``, or ``running`` when a free
+        worker took it at once).
 
         Args:
             job: a job dict, or a file: ``.json`` job, or ``.inp`` Abaqus/CalculiX deck (sent as
-                ``application/x-abaqus-inp``; the daemon may not import decks yet).
+                ``application/x-abaqus-inp``; the daemon imports it and answers 422 with the line of
+                the first problem; ``*INCLUDE`` is refused in uploads).
             mesh: optional mesh for the job: an id ``m-…``, a mesh dict, or a mesh file (.json,
                 .msh); it is uploaded first and the job gets its ``mesh_id``.
         """
