@@ -21,6 +21,7 @@ typedef struct dt_coop_args {
   const double *u;
   const double *hist_c;
   double *hist_t, *sig_t, *eps_t;
+  double *tan_t; /* D per point: written by the stress kernel, read by the tangent kernel */
   double *out; /* fint (stress) or CSR values (tangent) */
   dt_cuda_flags *flags;
 } dt_coop_args;

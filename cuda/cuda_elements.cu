@@ -47,6 +47,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.hist_t = c->hist_t;
   a.sig_t = c->sig_t;
   a.eps_t = c->eps_t;
+  a.tan_t = c->tan_t;
   a.out = out;
   a.flags = c->flags;
   return a;

@@ -6,10 +6,13 @@
  *   1. node threads gather coordinates and displacements;
  *   2. point threads compute dN/dx and w det J (dt_elem_shape/gradients), node-component
  *      threads the B-bar averages;
- *   3. point threads compute eps = B u and call dt_material_update (the shared J2 code);
- *   tangent: 4. (point, node) threads form DB_qB = w det J t D_q B_B (6 x dim);
+ *   3. point threads compute eps = B u and call dt_material_update (the shared J2 code)
+ *      (stress kernel; it also stores D of every point for the tangent kernel);
+ *   tangent: 3. D of each point is read: the stress update of the same iteration stored it;
+ *            4. (point, node) threads form DB_qB = w det J t D_q B_B (6 x dim);
  *            5. node-pair threads form K_AB = sum_q B_A^T DB_qB (dim x dim) and add it to the
- *               CSR values at the element's precomputed positions;
+ *               CSR values at the element's precomputed positions (all pairs: computing only
+ *               A <= B and writing the transpose too was measured slower on the H100);
  *   stress:  4. node-component threads form f_a,i = sum_q (B_a^T sig_q)_i w det J t and add it.
  * Elements of one launch share a colour, so the += scatters are race-free and run in the same
  * order every time; sums inside an element run in a fixed order: results are bit-identical
@@ -27,8 +30,8 @@ template <int TYPE> struct coop_shape {
   static const int PAIRS = NPE * NPE;
   static const int T_TAN = (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) > 3 * NPE ? (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) : 3 * NPE;
   static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
-  static const int T_STR = (NPE * DIM > NQP ? NPE * DIM : NQP) > 3 * NPE ? (NPE * DIM > NQP ? NPE * DIM : NQP) : 3 * NPE;
-  static const int EPB_STR = 256 / T_STR > 0 ? 256 / T_STR : 1;
+  static const int T_STR = NPE > NQP ? NPE : NQP;
+  static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;
 };
 
 /* Shared scratch of one element. */
@@ -54,32 +57,33 @@ template <int TYPE> struct coop_str_elem {
   double sig[coop_shape<TYPE>::NQP][6];
 };
 
-/* Steps 1-2: gather, point geometry, B-bar averages. t: thread within the element. */
-template <int TYPE>
+/* Steps 1-2: gather, point geometry, B-bar averages; t: thread within the element, T: threads
+ * per element (each loop strides by T, so any thread count works). */
+template <int TYPE, int T>
 __device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int valid, int t,
                                               coop_elem<TYPE> &g) {
   typedef coop_shape<TYPE> S;
-  if (valid && t < S::NPE) {
-    int node = a.conn[a.elem_ptr[e] + t];
-    for (int k = 0; k < 3; k++) g.X[t * 3 + k] = a.x[node * 3 + k];
-    for (int i = 0; i < S::DIM; i++) g.ue[t * 3 + i] = a.u[(long)node * S::DIM + i];
+  for (int A = t; valid && A < S::NPE; A += T) {
+    int node = a.conn[a.elem_ptr[e] + A];
+    for (int k = 0; k < 3; k++) g.X[A * 3 + k] = a.x[node * 3 + k];
+    for (int i = 0; i < S::DIM; i++) g.ue[A * 3 + i] = a.u[(long)node * S::DIM + i];
   }
   __syncthreads();
-  if (valid && t < S::NQP) {
+  for (int q = t; valid && q < S::NQP; q += T) {
     double xi[3], w, N[S::NPE], dN[S::NPE * 3];
-    dt_elem_qp(TYPE, t, xi, &w);
+    dt_elem_qp(TYPE, q, xi, &w);
     dt_elem_shape(TYPE, xi, N, dN);
-    g.dv[t] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[t]);
+    g.dv[q] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[q]);
   }
   __syncthreads();
-  if (valid && a.elem_bbar[e] && t < S::NPE * 3) {
+  for (int c = t; valid && a.elem_bbar[e] && c < S::NPE * 3; c += T) {
     /* bbar = (1/V) sum_q dNdx_q dv_q, accumulated in point order like dt_elem_bbar_average */
-    double V = 0.0, s = 0.0;
+    double V = 0.0, sum = 0.0;
     for (int q = 0; q < S::NQP; q++) {
       V += g.dv[q];
-      s += g.dNdx[q][t] * g.dv[q];
+      sum += g.dNdx[q][c] * g.dv[q];
     }
-    g.bbar[t] = V > 0.0 ? s / V : 0.0;
+    g.bbar[c] = V > 0.0 ? sum / V : 0.0;
   }
   __syncthreads();
 }
@@ -107,6 +111,8 @@ __device__ __forceinline__ int coop_material(const dt_coop_args &a, int e, int q
       a.sig_t[k * a.stride + qp] = sig[k];
       a.eps_t[k * a.stride + qp] = eps[k];
     }
+    /* the consistent tangent of this trial state, for the tangent kernel of this iteration */
+    for (int k = 0; D && k < 36; k++) a.tan_t[k * a.stride + qp] = D[k];
   }
   return res;
 }
@@ -123,11 +129,12 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
   if (threadIdx.x == 0) plastic = 0;
   if (valid && t == 0) me.g.failed = 0;
-  coop_geometry<TYPE>(a, e, valid, t, me.g);
-  if (valid && t < S::NQP) {
-    int res = coop_material<TYPE>(a, e, t, me.g, me.sig[t], (double *)0, 1);
-    double wt = me.g.dv[t] * a.elem_thick[e];
-    for (int r = 0; r < 6; r++) me.sig[t][r] *= wt; /* sig w det J t */
+  coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g);
+  for (int q = t; valid && q < S::NQP; q += S::T_STR) {
+    double D[36];
+    int res = coop_material<TYPE>(a, e, q, me.g, me.sig[q], D, 1);
+    double wt = me.g.dv[q] * a.elem_thick[e];
+    for (int r = 0; r < 6; r++) me.sig[q][r] *= wt; /* sig w det J t */
     if (res == DT_MAT_NO_CONVERGENCE) {
       me.g.failed = 1;
       atomicAdd(&a.flags->n_failed, 1);
@@ -136,15 +143,16 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
       atomicAdd(&plastic, 1);
   }
   __syncthreads();
-  if (valid && !me.g.failed && t < S::NPE * S::DIM) { /* f_a,i = sum_q (B_a^T sig_q)_i */
-    int A = t / S::DIM, i = t % S::DIM;
-    const double *bbar = a.elem_bbar[e] ? me.g.bbar : (const double *)0;
-    double Bn[18], f = 0.0;
+  const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
+  for (int A = t; valid && !me.g.failed && A < S::NPE; A += S::T_STR) { /* f_A = sum_q B_A^T sig_q */
+    double Bn[18], f[3] = {0.0, 0.0, 0.0};
     for (int q = 0; q < S::NQP; q++) {
       dt_elem_bnode(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
-      for (int r = 0; r < 6; r++) f += Bn[r * 3 + i] * me.sig[q][r];
+      for (int i = 0; i < S::DIM; i++)
+        for (int r = 0; r < 6; r++) f[i] += Bn[r * 3 + i] * me.sig[q][r];
     }
-    a.out[(long)a.conn[a.elem_ptr[e] + A] * S::DIM + i] += f;
+    double *out = a.out + (long)a.conn[a.elem_ptr[e] + A] * S::DIM;
+    for (int i = 0; i < S::DIM; i++) out[i] += f[i];
   }
   __syncthreads();
   if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
@@ -160,14 +168,11 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   int e = valid ? elems[k] : 0;
   coop_tan_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
   if (valid && t == 0) me.g.failed = 0;
-  coop_geometry<TYPE>(a, e, valid, t, me.g);
-  if (valid && t < S::NQP) {
-    double sig[6];
-    if (coop_material<TYPE>(a, e, t, me.g, sig, me.D[t], 0) == DT_MAT_NO_CONVERGENCE) {
-      me.g.failed = 1;
-      atomicAdd(&a.flags->n_failed, 1);
-    }
-  }
+  coop_geometry<TYPE, S::T_TAN>(a, e, valid, t, me.g);
+  /* D of each point from the stress update of this iteration (same trial state); thread c
+   * reads component c / NQP of point c % NQP, so a warp reads contiguous runs of points */
+  for (int c = t; valid && c < S::NQP * 36; c += S::T_TAN)
+    me.D[c % S::NQP][c / S::NQP] = a.tan_t[(long)(c / S::NQP) * a.stride + a.qp_ptr[e] + c % S::NQP];
   __syncthreads();
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   if (valid && t < S::NQP * S::NPE) { /* DB_qB = (w det J t) D_q B_B */
@@ -189,9 +194,9 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
       dt_elem_bnode(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
       for (int i = 0; i < S::DIM; i++)
         for (int j = 0; j < S::DIM; j++) {
-          double s = 0.0;
-          for (int r = 0; r < 6; r++) s += Bn[r * 3 + i] * me.DB[q][B][r * 3 + j];
-          K[i * 3 + j] += s;
+          double sum = 0.0;
+          for (int r = 0; r < 6; r++) sum += Bn[r * 3 + i] * me.DB[q][B][r * 3 + j];
+          K[i * 3 + j] += sum;
         }
     }
     int nodeA = a.conn[a.elem_ptr[e] + A];
