@@ -24,6 +24,19 @@ void dt_ctx_reset(dt_ctx *ctx) {
   if (ctx) memset(ctx, 0, sizeof *ctx);
 }
 
+void dt_ctx_prefix(dt_ctx *ctx, const char *prefix) {
+  size_t np = 0, nm = 0;
+  if (!ctx || ctx->code != DT_ERR_INPUT) return;
+  np = strlen(prefix) + 2;
+  if (np >= sizeof ctx->msg / 2) return;
+  nm = strnlen(ctx->msg, sizeof ctx->msg - 1);
+  if (nm > sizeof ctx->msg - 1 - np) nm = sizeof ctx->msg - 1 - np;
+  memmove(ctx->msg + np, ctx->msg, nm);
+  memcpy(ctx->msg, prefix, np - 2);
+  memcpy(ctx->msg + np - 2, ": ", 2);
+  ctx->msg[np + nm] = '\0';
+}
+
 const char *dt_status_name(dt_status code) {
   switch (code) {
   case DT_OK: return "ok";

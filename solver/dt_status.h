@@ -38,6 +38,9 @@ dt_status dt_error_set(dt_ctx *ctx, dt_status code, const char *file, int line, 
                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Clear ctx so it can be reused for another operation. */
 void dt_ctx_reset(dt_ctx *ctx);
+/* Put "prefix: " in front of an input error's message (e.g. the file it came from); other
+ * errors and an empty ctx are left alone. */
+void dt_ctx_prefix(dt_ctx *ctx, const char *prefix);
 /* Short name of a status class, e.g. "input" for DT_ERR_INPUT. */
 const char *dt_status_name(dt_status code);
 

@@ -53,7 +53,4 @@ DT_IMP_INTERN void dt_imp_flip(int type, int *conn);
  * if it fits, 1 if too long or empty. */
 DT_IMP_INTERN int dt_imp_name_upper(char dst[DT_NAME_MAX], const char *src);
 
-/* Prefix an input error message with "origin: " (messages of dt_model_finish name no file). */
-DT_IMP_INTERN void dt_imp_prefix_origin(dt_ctx *ctx, const char *origin);
-
 #endif

@@ -125,7 +125,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
-    if (ctx_clean) dt_imp_prefix_origin(ctx, path);
+    if (ctx_clean) dt_ctx_prefix(ctx, path);
     goto cleanup;
   }
   *out = p.m;

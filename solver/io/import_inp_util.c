@@ -209,16 +209,3 @@ int dt_imp_name_upper(char dst[DT_NAME_MAX], const char *src) {
   return 0;
 }
 
-void dt_imp_prefix_origin(dt_ctx *ctx, const char *origin) {
-  size_t np = 0, nm = 0;
-
-  if (!ctx || ctx->code != DT_ERR_INPUT) return;
-  np = strlen(origin) + 2;
-  if (np >= sizeof ctx->msg / 2) return;
-  nm = strnlen(ctx->msg, sizeof ctx->msg - 1);
-  if (nm > sizeof ctx->msg - 1 - np) nm = sizeof ctx->msg - 1 - np;
-  memmove(ctx->msg + np, ctx->msg, nm);
-  memcpy(ctx->msg, origin, np - 2);
-  memcpy(ctx->msg + np - 2, ": ", 2);
-  ctx->msg[np + nm] = '\0';
-}

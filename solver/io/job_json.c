@@ -73,21 +73,6 @@ cleanup:
   return rc;
 }
 
-/* dt_model_finish names elements and nodes but not the job: prefix the origin. */
-static void prefix_origin(dt_ctx *ctx, const char *origin) {
-  size_t np = 0, nm = 0;
-
-  if (!ctx || ctx->code != DT_ERR_INPUT) return;
-  np = strlen(origin) + 2;
-  if (np >= sizeof ctx->msg / 2) return;
-  nm = strnlen(ctx->msg, sizeof ctx->msg - 1);
-  if (nm > sizeof ctx->msg - 1 - np) nm = sizeof ctx->msg - 1 - np;
-  memmove(ctx->msg + np, ctx->msg, nm);
-  memcpy(ctx->msg, origin, np - 2);
-  memcpy(ctx->msg + np - 2, ": ", 2);
-  ctx->msg[np + nm] = '\0';
-}
-
 dt_status dt_job_parse_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_jp jp = {0};
@@ -105,7 +90,7 @@ dt_status dt_job_parse_string(const char *text, size_t len, const char *origin, 
   DT_TRY(parse_parts(&jp, root));
   rc = dt_model_finish(jp.m, ctx);
   if (rc != DT_OK) {
-    if (ctx_clean) prefix_origin(ctx, jp.origin);
+    if (ctx_clean) dt_ctx_prefix(ctx, jp.origin);
     goto cleanup;
   }
   *out = jp.m;

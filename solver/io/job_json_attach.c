@@ -56,7 +56,7 @@ dt_status dt_job_parse_file_with_mesh(const char *path, dt_model *mesh_model, dt
   DT_TRY(dt_idmap_build(&jp, &jp.elems, mesh_model->elem_id, mesh_model->n_elems, "mesh.elements", "element"));
   DT_TRY(parse_attached(&jp, root));
   rc = dt_model_finish(mesh_model, ctx);
-  if (rc != DT_OK && ctx_clean) dt_imp_prefix_origin(ctx, path);
+  if (rc != DT_OK && ctx_clean) dt_ctx_prefix(ctx, path);
 cleanup:
   dt_idmap_free(&jp.nodes);
   dt_idmap_free(&jp.elems);
