@@ -95,6 +95,12 @@ void dt_stmt_done(sqlite3_stmt *st) {
   sqlite3_clear_bindings(st);
 }
 
+int dt_stmt_exec_done(sqlite3_stmt *st, const char *what) {
+  int rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail(what);
+  dt_stmt_done(st);
+  return rc;
+}
+
 static int exec(const char *sql) {
   sqlite3 *db = dt_db();
   if (!db) return DT_STORE_ERR;

@@ -28,6 +28,9 @@ sqlite3 *dt_db(void);
 sqlite3_stmt *dt_stmt(const char *sql);
 /* Reset st and clear its bindings (NULL-safe); call when done with a dt_stmt result. */
 void dt_stmt_done(sqlite3_stmt *st);
+/* Run a bound write statement once and release it: DT_STORE_OK when it completed, else
+ * DT_STORE_ERR after logging what failed (dt_store_fail). */
+int dt_stmt_exec_done(sqlite3_stmt *st, const char *what);
 
 int dt_store_begin(void);
 int dt_store_commit(void);

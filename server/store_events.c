@@ -32,8 +32,7 @@ int dt_event_append_tx(const char *job_id, const char *type, json_t *data) {
     dt_bind_text(st, 3, now);
     dt_bind_text(st, 4, type);
     dt_bind_text(st, 5, text);
-    rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("insert event");
-    dt_stmt_done(st);
+    rc = dt_stmt_exec_done(st, "insert event");
   }
   free(text);
   return rc;

@@ -357,8 +357,7 @@ int dt_job_increment_record(const char *id, int n, int step, int inc, double lf,
   sqlite3_bind_double(st, 5, lf);
   sqlite3_bind_double(st, 6, time);
   sqlite3_bind_int(st, 7, has_vtu);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("record increment");
-  dt_stmt_done(st);
+  rc = dt_stmt_exec_done(st, "record increment");
   return rc;
 }
 
@@ -368,8 +367,7 @@ int dt_job_increments_trim(const char *id, int keep) {
   if (!st) return DT_STORE_ERR;
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, keep);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("trim increments");
-  dt_stmt_done(st);
+  rc = dt_stmt_exec_done(st, "trim increments");
   return rc;
 }
 
@@ -379,8 +377,7 @@ int dt_job_set_backend(const char *id, const char *backend) {
   if (!st) return DT_STORE_ERR;
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, backend);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("set backend");
-  dt_stmt_done(st);
+  rc = dt_stmt_exec_done(st, "set backend");
   return rc;
 }
 

@@ -41,8 +41,7 @@ int dt_mesh_insert(const dt_mesh_row *m) {
   sqlite3_bind_int(st, 8, m->n_nodes);
   sqlite3_bind_int(st, 9, m->n_elements);
   dt_bind_text(st, 10, now);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail("insert mesh");
-  dt_stmt_done(st);
+  rc = dt_stmt_exec_done(st, "insert mesh");
   return rc;
 }
 
