@@ -22,29 +22,7 @@
 #include "../solver/element/element_kernel.h"
 #include "cuda_impl.h"
 #include "cuda_coop.h"
-
-template <int TYPE> struct coop_shape {
-  static const int NPE = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3;
-  static const int NQP = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET10 ? 4 : TYPE == DT_QUAD4 ? 4 : 1;
-  static const int DIM = (TYPE == DT_QUAD4 || TYPE == DT_TRI3) ? 2 : 3;
-  static const int PAIRS = NPE * NPE;
-  static const int T_TAN = (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) > 3 * NPE ? (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) : 3 * NPE;
-  static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
-  static const int T_STR = NPE > NQP ? NPE : NQP;
-  static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;
-};
-
-/* Shared scratch of one element. */
-template <int TYPE> struct coop_elem {
-  typedef coop_shape<TYPE> S;
-  double X[S::NPE * 3];
-  double ue[S::NPE * 3];
-  double dNdx[S::NQP][S::NPE * 3];
-  double dv[S::NQP];   /* w det J */
-  double bbar[S::NPE * 3];
-  double vol;
-  int failed;
-};
+#include "cuda_coop_element.cuh"
 
 template <int TYPE> struct coop_tan_elem {
   coop_elem<TYPE> g;
@@ -57,46 +35,16 @@ template <int TYPE> struct coop_str_elem {
   double sig[coop_shape<TYPE>::NQP][6];
 };
 
-/* Steps 1-2: gather, point geometry, B-bar averages; t: thread within the element, T: threads
- * per element (each loop strides by T, so any thread count works). */
-template <int TYPE, int T>
-__device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int valid, int t,
-                                              coop_elem<TYPE> &g) {
-  typedef coop_shape<TYPE> S;
-  for (int A = t; valid && A < S::NPE; A += T) {
-    int node = a.conn[a.elem_ptr[e] + A];
-    for (int k = 0; k < 3; k++) g.X[A * 3 + k] = a.x[node * 3 + k];
-    for (int i = 0; i < S::DIM; i++) g.ue[A * 3 + i] = a.u[(long)node * S::DIM + i];
-  }
-  __syncthreads();
-  for (int q = t; valid && q < S::NQP; q += T) {
-    double xi[3], w, N[S::NPE], dN[S::NPE * 3];
-    dt_elem_qp(TYPE, q, xi, &w);
-    dt_elem_shape(TYPE, xi, N, dN);
-    g.dv[q] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[q]);
-  }
-  __syncthreads();
-  for (int c = t; valid && a.elem_bbar[e] && c < S::NPE * 3; c += T) {
-    /* bbar = (1/V) sum_q dNdx_q dv_q, accumulated in point order like dt_elem_bbar_average */
-    double V = 0.0, sum = 0.0;
-    for (int q = 0; q < S::NQP; q++) {
-      V += g.dv[q];
-      sum += g.dNdx[q][c] * g.dv[q];
-    }
-    g.bbar[c] = V > 0.0 ? sum / V : 0.0;
-  }
-  __syncthreads();
-}
-
-/* Step 3 for point q: strain, return mapping from the committed history. */
+/* Step 3 for point q: strain, return mapping from the committed history; with store, the
+ * trial history, stress, strain and the tangent form of the point are written. */
 template <int TYPE>
 __device__ __forceinline__ int coop_material(const dt_coop_args &a, int e, int q,
-                                             const coop_elem<TYPE> &g, double *sig, double *D,
-                                             int store) {
+                                             const coop_elem<TYPE> &g, double *sig, int store) {
   typedef coop_shape<TYPE> S;
   const double *bbar = a.elem_bbar[e] ? g.bbar : (const double *)0;
   double eps[6] = {0, 0, 0, 0, 0, 0}, Bn[18];
   dt_mat_state old_s, new_s;
+  dt_tangent_form tf;
   long qp = a.qp_ptr[e] + q;
   for (int A = 0; A < S::NPE; A++) { /* eps = sum_A B_A u_A */
     dt_elem_bnode(S::DIM, g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
@@ -104,15 +52,20 @@ __device__ __forceinline__ int coop_material(const dt_coop_args &a, int e, int q
       for (int j = 0; j < S::DIM; j++) eps[r] += Bn[r * 3 + j] * g.ue[A * 3 + j];
   }
   dt_hist_load(a.hist_c, a.stride, qp, &old_s);
-  int res = dt_material_update(&a.mats[a.elem_mat[e]], a.elem_state[e], eps, &old_s, &new_s, sig, D);
+  int res = dt_material_update_form(&a.mats[a.elem_mat[e]], a.elem_state[e], eps, &old_s, &new_s, sig,
+                                    (double *)0, &tf);
   if (store && res != DT_MAT_NO_CONVERGENCE) {
     dt_hist_store(a.hist_t, a.stride, qp, &new_s);
     for (int k = 0; k < 6; k++) {
       a.sig_t[k * a.stride + qp] = sig[k];
       a.eps_t[k * a.stride + qp] = eps[k];
     }
-    /* the consistent tangent of this trial state, for the tangent kernel of this iteration */
-    for (int k = 0; D && k < 36; k++) a.tan_t[k * a.stride + qp] = D[k];
+    /* the consistent tangent of this trial state, for the tangent kernels of this iteration:
+     * 9 numbers (dt_tangent_form) instead of the 36 of D */
+    a.tan_t[0 * a.stride + qp] = tf.K;
+    a.tan_t[1 * a.stride + qp] = tf.mu;
+    a.tan_t[2 * a.stride + qp] = tf.gam;
+    for (int k = 0; k < 6; k++) a.tan_t[(3 + k) * a.stride + qp] = tf.n[k];
   }
   return res;
 }
@@ -131,8 +84,7 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   if (valid && t == 0) me.g.failed = 0;
   coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g);
   for (int q = t; valid && q < S::NQP; q += S::T_STR) {
-    double D[36];
-    int res = coop_material<TYPE>(a, e, q, me.g, me.sig[q], D, 1);
+    int res = coop_material<TYPE>(a, e, q, me.g, me.sig[q], 1);
     double wt = me.g.dv[q] * a.elem_thick[e];
     for (int r = 0; r < 6; r++) me.sig[q][r] *= wt; /* sig w det J t */
     if (res == DT_MAT_NO_CONVERGENCE) {
@@ -169,10 +121,17 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   coop_tan_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
   if (valid && t == 0) me.g.failed = 0;
   coop_geometry<TYPE, S::T_TAN>(a, e, valid, t, me.g);
-  /* D of each point from the stress update of this iteration (same trial state); thread c
-   * reads component c / NQP of point c % NQP, so a warp reads contiguous runs of points */
-  for (int c = t; valid && c < S::NQP * 36; c += S::T_TAN)
-    me.D[c % S::NQP][c / S::NQP] = a.tan_t[(long)(c / S::NQP) * a.stride + a.qp_ptr[e] + c % S::NQP];
+  /* D of each point from the tangent form the stress update of this iteration stored (same
+   * trial state) */
+  for (int q = t; valid && q < S::NQP; q += S::T_TAN) {
+    dt_tangent_form tf;
+    long qp = a.qp_ptr[e] + q;
+    tf.K = a.tan_t[0 * a.stride + qp];
+    tf.mu = a.tan_t[1 * a.stride + qp];
+    tf.gam = a.tan_t[2 * a.stride + qp];
+    for (int k = 0; k < 6; k++) tf.n[k] = a.tan_t[(3 + k) * a.stride + qp];
+    dt_tangent_form_expand(&tf, me.D[q]);
+  }
   __syncthreads();
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   if (valid && t < S::NQP * S::NPE) { /* DB_qB = (w det J t) D_q B_B */

@@ -172,6 +172,40 @@ DT_HD static inline void dt_j2_tangent(double K, double G, double theta, double 
   }
 }
 
+/* The consistent tangent in the few numbers that define it (what the CUDA backend stores per
+ * point instead of 36): D = K 1x1 + 2 mu I_dev - gam n x n, with I_dev and n as in
+ * dt_j2_tangent. Elastic: mu = G, gam = 0. Plastic: mu = G theta, gam = 2 G thetabar.
+ * Plane stress (elastic, 2D elements use only the xx, yy, xy rows and columns): K is the
+ * value K' = Ebar - 4G/3 that gives those entries, Ebar and nu Ebar, with mu = G. */
+typedef struct dt_tangent_form {
+  double K, mu, gam;
+  double n[6];
+} dt_tangent_form;
+
+#define DT_TANGENT_FORM_DOUBLES 9
+
+/* D[36] from the form (3D and plane strain: equal to the update's D to rounding; plane
+ * stress: equal in the xx, yy, xy rows and columns). */
+DT_HD static inline void dt_tangent_form_expand(const dt_tangent_form *t, double D[36]) {
+  int i, j;
+  for (i = 0; i < 6; i++)
+    for (j = 0; j < 6; j++) {
+      double idev = (i < 3 && j < 3) ? ((i == j ? 1.0 : 0.0) - 1.0 / 3.0) : (i == j ? 0.5 : 0.0);
+      double vol = (i < 3 && j < 3) ? t->K : 0.0;
+      D[i * 6 + j] = vol + 2.0 * t->mu * idev - t->gam * t->n[i] * t->n[j];
+    }
+}
+
+DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, int stress_state,
+                                                 dt_tangent_form *t) {
+  int i;
+  t->mu = dt_shear_modulus(m);
+  t->K = dt_bulk_modulus(m);
+  if (stress_state == DT_STATE_PLANE_STRESS) t->K = m->E / (1.0 - m->nu * m->nu) - 4.0 * t->mu / 3.0;
+  t->gam = 0.0;
+  for (i = 0; i < 6; i++) t->n[i] = 0.0;
+}
+
 /* Material point update.
  *   m             parameters (m->plastic == 0: linear elastic).
  *   stress_state  dt_stress_state. PLANE_STRAIN runs the 3D law (eps_zz = 0 comes from the
@@ -188,9 +222,24 @@ DT_HD static inline void dt_j2_tangent(double K, double G, double theta, double 
  * trial state is not finite or the local return mapping fails; then sig = 0, new_state = old
  * state and D = elastic matrix, all finite for finite parameters, so nothing NaN leaks into the
  * assembly before the caller reduces the status and cuts the increment. */
+DT_HD static inline int dt_material_update_form(const dt_material_params *m, int stress_state,
+                                                const double eps[6], const dt_mat_state *old_state,
+                                                dt_mat_state *new_state, double sig[6], double D[36],
+                                                dt_tangent_form *form);
+
+/* dt_material_update_form without the tangent form. */
 DT_HD static inline int dt_material_update(const dt_material_params *m, int stress_state, const double eps[6],
                                            const dt_mat_state *old_state, dt_mat_state *new_state,
                                            double sig[6], double D[36]) {
+  return dt_material_update_form(m, stress_state, eps, old_state, new_state, sig, D, (dt_tangent_form *)0);
+}
+
+/* The update; form (may be NULL) receives the tangent as a dt_tangent_form (D may be NULL
+ * at the same time: the CUDA stress kernel asks for the form only). */
+DT_HD static inline int dt_material_update_form(const dt_material_params *m, int stress_state,
+                                                const double eps[6], const dt_mat_state *old_state,
+                                                dt_mat_state *new_state, double sig[6], double D[36],
+                                                dt_tangent_form *form) {
   dt_mat_state st = *old_state; /* local copy: new_state may alias old_state */
   double Dloc[36], ee[6], xi[6], n[6], sig_tr[6];
   double G = dt_shear_modulus(m), K = dt_bulk_modulus(m);
@@ -230,23 +279,31 @@ DT_HD static inline int dt_material_update(const dt_material_params *m, int stre
   st.p += dp;
   result = DT_MAT_PLASTIC;
   *new_state = st;
-  if (D) {
+  if (D || form) {
     dt_yield_stress(m, st.p, &slope);
     theta = 1.0 - 3.0 * G * dp / q_tr;
     thetabar = 3.0 * G / (3.0 * G + m->H_kin + slope) - (1.0 - theta);
-    dt_j2_tangent(K, G, theta, thetabar, n, D);
+    if (D) dt_j2_tangent(K, G, theta, thetabar, n, D);
+    if (form) {
+      form->K = K;
+      form->mu = G * theta;
+      form->gam = 2.0 * G * thetabar;
+      for (i = 0; i < 6; i++) form->n[i] = n[i];
+    }
   }
   return result;
 
 elastic:
   *new_state = *old_state;
   if (D) for (i = 0; i < 36; i++) D[i] = Dloc[i];
+  if (form) dt_tangent_form_elastic(m, stress_state, form);
   return result;
 
 fail:
   *new_state = *old_state;
   for (i = 0; i < 6; i++) sig[i] = 0.0;
   if (D) for (i = 0; i < 36; i++) D[i] = Dloc[i];
+  if (form) dt_tangent_form_elastic(m, stress_state, form);
   return DT_MAT_NO_CONVERGENCE;
 }
 

@@ -36,6 +36,23 @@ static void check_point(const dt_material_params *m, int ss, const double eps[6]
     err = mt_rel_err(D, De);
     MT_CHECK(err <= 1e-15, "%s / %s: elastic tangent differs from elastic matrix (%.3e)", mat, what, err);
   }
+  { /* the compact form the CUDA backend stores reproduces D (plane stress: the xx, yy, xy
+       rows and columns, the only ones 2D elements use) */
+    double Df[36], sig2[6];
+    dt_tangent_form tf;
+    dt_mat_state st2;
+    int i, j, res2 = dt_material_update_form(m, ss, eps, old, &st2, sig2, NULL, &tf);
+    MT_CHECK(res2 == res, "%s / %s: form update status %d differs from %d", mat, what, res2, res);
+    dt_tangent_form_expand(&tf, Df);
+    for (i = 0; i < 6; i++)
+      for (j = 0; j < 6; j++) {
+        int used = ss != DT_STATE_PLANE_STRESS || ((i < 2 || i == 3) && (j < 2 || j == 3));
+        if (used)
+          MT_CHECK(fabs(Df[i * 6 + j] - D[i * 6 + j]) <= 1e-13 * mt_fro(D, 36),
+                   "%s / %s: tangent form entry (%d,%d) %.17g differs from D %.17g", mat, what, i, j,
+                   Df[i * 6 + j], D[i * 6 + j]);
+      }
+  }
   {
     int i, j;
     for (i = 0; i < 6; i++)

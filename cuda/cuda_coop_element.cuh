@@ -1,0 +1,64 @@
+/* The per-element geometry shared by the cooperative kernels (cuda_elements_coop.cu) and the
+ * tile assembly (cuda_assembly_tiles.cu): compile-time sizes, the shared scratch of one element
+ * and the cooperative gather / point-geometry / B-bar step. */
+#ifndef DT_CUDA_COOP_ELEMENT_CUH
+#define DT_CUDA_COOP_ELEMENT_CUH
+
+#include "../solver/element/element_kernel.h"
+#include "cuda_coop.h"
+
+template <int TYPE> struct coop_shape {
+  static const int NPE = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3;
+  static const int NQP = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET10 ? 4 : TYPE == DT_QUAD4 ? 4 : 1;
+  static const int DIM = (TYPE == DT_QUAD4 || TYPE == DT_TRI3) ? 2 : 3;
+  static const int PAIRS = NPE * NPE;
+  static const int T_TAN = (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) > 3 * NPE ? (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) : 3 * NPE;
+  static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
+  static const int T_STR = NPE > NQP ? NPE : NQP;
+  static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;
+};
+
+/* Shared scratch of one element. */
+template <int TYPE> struct coop_elem {
+  typedef coop_shape<TYPE> S;
+  double X[S::NPE * 3];
+  double ue[S::NPE * 3];
+  double dNdx[S::NQP][S::NPE * 3];
+  double dv[S::NQP];   /* w det J */
+  double bbar[S::NPE * 3];
+  double vol;
+  int failed;
+};
+
+/* Steps 1-2: gather, point geometry, B-bar averages; t: thread within the element, T: threads
+ * per element (each loop strides by T, so any thread count works); WITH_U: gather u too. */
+template <int TYPE, int T, bool WITH_U = true>
+__device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int valid, int t,
+                                              coop_elem<TYPE> &g) {
+  typedef coop_shape<TYPE> S;
+  for (int A = t; valid && A < S::NPE; A += T) {
+    int node = a.conn[a.elem_ptr[e] + A];
+    for (int k = 0; k < 3; k++) g.X[A * 3 + k] = a.x[node * 3 + k];
+    for (int i = 0; WITH_U && i < S::DIM; i++) g.ue[A * 3 + i] = a.u[(long)node * S::DIM + i];
+  }
+  __syncthreads();
+  for (int q = t; valid && q < S::NQP; q += T) {
+    double xi[3], w, N[S::NPE], dN[S::NPE * 3];
+    dt_elem_qp(TYPE, q, xi, &w);
+    dt_elem_shape(TYPE, xi, N, dN);
+    g.dv[q] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[q]);
+  }
+  __syncthreads();
+  for (int c = t; valid && a.elem_bbar[e] && c < S::NPE * 3; c += T) {
+    /* bbar = (1/V) sum_q dNdx_q dv_q, accumulated in point order like dt_elem_bbar_average */
+    double V = 0.0, sum = 0.0;
+    for (int q = 0; q < S::NQP; q++) {
+      V += g.dv[q];
+      sum += g.dNdx[q][c] * g.dv[q];
+    }
+    g.bbar[c] = V > 0.0 ? sum / V : 0.0;
+  }
+  __syncthreads();
+}
+
+#endif
