@@ -21,7 +21,8 @@ typedef struct dt_coop_args {
   const double *u;
   const double *hist_c;
   double *hist_t, *sig_t, *eps_t;
-  double *tan_t; /* D per point: written by the stress kernel, read by the tangent kernel */
+  double *tan_t; /* tangent form per point (dt_tangent_form, 9 components): written by the
+                    stress kernel, read by the tangent kernels */
   double *out; /* fint (stress) or CSR values (tangent) */
   dt_cuda_flags *flags;
 } dt_coop_args;

@@ -1,6 +1,6 @@
-/* The per-element geometry shared by the cooperative kernels (cuda_elements_coop.cu) and the
- * tile assembly (cuda_assembly_tiles.cu): compile-time sizes, the shared scratch of one element
- * and the cooperative gather / point-geometry / B-bar step. */
+/* The per-element geometry of the cooperative kernels (cuda_elements_coop.cu, and the tangent
+ * terms of cuda_tangent_form.cuh): compile-time sizes, the shared scratch of one element and the
+ * cooperative gather / point-geometry / B-bar step. */
 #ifndef DT_CUDA_COOP_ELEMENT_CUH
 #define DT_CUDA_COOP_ELEMENT_CUH
 

@@ -6,13 +6,12 @@
  *   1. node threads gather coordinates and displacements;
  *   2. point threads compute dN/dx and w det J (dt_elem_shape/gradients), node-component
  *      threads the B-bar averages;
- *   3. point threads compute eps = B u and call dt_material_update (the shared J2 code)
- *      (stress kernel; it also stores D of every point for the tangent kernel);
- *   tangent: 3. D of each point is read: the stress update of the same iteration stored it;
- *            4. (point, node) threads form DB_qB = w det J t D_q B_B (6 x dim);
- *            5. node-pair threads form K_AB = sum_q B_A^T DB_qB (dim x dim) and add it to the
- *               CSR values at the element's precomputed positions (all pairs: computing only
- *               A <= B and writing the transpose too was measured slower on the H100);
+ *   3. point threads compute eps = B u and call dt_material_update_form (the shared J2 code)
+ *      (stress kernel; it also stores the tangent form of every point, 9 numbers, for the
+ *      tangent kernel of the same iteration);
+ *   tangent: 3. point threads read the form, (point, node) threads prepare its terms, and
+ *               node-pair threads form K_AB (cuda_tangent_form.cuh) and add it to the CSR
+ *               values at the element's precomputed positions;
  *   stress:  4. node-component threads form f_a,i = sum_q (B_a^T sig_q)_i w det J t and add it.
  * Elements of one launch share a colour, so the += scatters are race-free and run in the same
  * order every time; sums inside an element run in a fixed order: results are bit-identical
@@ -22,13 +21,13 @@
 #include "../solver/element/element_kernel.h"
 #include "cuda_impl.h"
 #include "cuda_coop.h"
-#include "cuda_coop_element.cuh"
+#include "cuda_tangent_form.cuh"
 
-template <int TYPE> struct coop_tan_elem {
-  coop_elem<TYPE> g;
-  double D[coop_shape<TYPE>::NQP][36];
-  double DB[coop_shape<TYPE>::NQP][coop_shape<TYPE>::NPE][18];
-};
+/* Blocks per SM the tangent kernel is compiled for: 8 caps it at 64 registers (hex8 then
+ * spills a little in the point geometry, but 8 blocks per SM beat 5 at 94 registers). */
+#ifndef DT_TANGENT_MIN_BLOCKS
+#define DT_TANGENT_MIN_BLOCKS 8
+#endif
 
 template <int TYPE> struct coop_str_elem {
   coop_elem<TYPE> g;
@@ -111,58 +110,27 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
 }
 
 template <int TYPE>
-__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN)
+__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN, DT_TANGENT_MIN_BLOCKS)
 k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
-  __shared__ coop_tan_elem<TYPE> sh[S::EPB_TAN];
+  __shared__ form_elem<TYPE> sh[S::EPB_TAN];
   int le = threadIdx.x / S::T_TAN, t = threadIdx.x % S::T_TAN;
   int k = blockIdx.x * S::EPB_TAN + le, valid = le < S::EPB_TAN && k < n;
   int e = valid ? elems[k] : 0;
-  coop_tan_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
-  if (valid && t == 0) me.g.failed = 0;
-  coop_geometry<TYPE, S::T_TAN>(a, e, valid, t, me.g);
-  /* D of each point from the tangent form the stress update of this iteration stored (same
-   * trial state) */
-  for (int q = t; valid && q < S::NQP; q += S::T_TAN) {
-    dt_tangent_form tf;
-    long qp = a.qp_ptr[e] + q;
-    tf.K = a.tan_t[0 * a.stride + qp];
-    tf.mu = a.tan_t[1 * a.stride + qp];
-    tf.gam = a.tan_t[2 * a.stride + qp];
-    for (int k = 0; k < 6; k++) tf.n[k] = a.tan_t[(3 + k) * a.stride + qp];
-    dt_tangent_form_expand(&tf, me.D[q]);
-  }
-  __syncthreads();
-  const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
-  if (valid && t < S::NQP * S::NPE) { /* DB_qB = (w det J t) D_q B_B */
-    int q = t / S::NPE, B = t % S::NPE;
-    double Bn[18], wt = me.g.dv[q] * a.elem_thick[e];
-    dt_elem_bnode(S::DIM, me.g.dNdx[q] + B * 3, bbar ? bbar + B * 3 : bbar, Bn);
-    for (int r = 0; r < 6; r++)
-      for (int j = 0; j < S::DIM; j++) {
-        double s = 0.0;
-        for (int m = 0; m < 6; m++) s += me.D[q][r * 6 + m] * Bn[m * 3 + j];
-        me.DB[q][B][r * 3 + j] = s * wt;
-      }
-  }
-  __syncthreads();
-  if (valid && !me.g.failed && t < S::PAIRS) { /* K_AB = sum_q B_A^T DB_qB -> CSR */
+  form_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
+  coop_geometry<TYPE, S::T_TAN, false>(a, e, valid, t, me.g);
+  const int bbar = valid && a.elem_bbar[e];
+  form_points<TYPE, S::T_TAN>(a, e, valid, bbar, t, me);
+  if (valid && t < S::PAIRS) { /* K_AB -> CSR */
     int A = t / S::NPE, B = t % S::NPE;
-    double Bn[18], K[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (int q = 0; q < S::NQP; q++) {
-      dt_elem_bnode(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, Bn);
-      for (int i = 0; i < S::DIM; i++)
-        for (int j = 0; j < S::DIM; j++) {
-          double sum = 0.0;
-          for (int r = 0; r < 6; r++) sum += Bn[r * 3 + i] * me.DB[q][B][r * 3 + j];
-          K[i * 3 + j] += sum;
-        }
-    }
+    double K[S::DIM * S::DIM];
+    if (bbar) form_pair<TYPE, true>(me, A, B, K);
+    else form_pair<TYPE, false>(me, A, B, K);
     int nodeA = a.conn[a.elem_ptr[e] + A];
     int pos = a.elem_pos[a.elem_pos_ptr[e] + A * S::NPE + B];
     for (int i = 0; i < S::DIM; i++) {
       double *v = a.out + a.row_ptr[(long)nodeA * S::DIM + i] + (long)pos * S::DIM;
-      for (int j = 0; j < S::DIM; j++) v[j] += K[i * 3 + j];
+      for (int j = 0; j < S::DIM; j++) v[j] += K[i * S::DIM + j];
     }
   }
 }

@@ -128,7 +128,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   ZEROS(c->sig_t, nq * 6, "integration point stresses");
   ZEROS(c->eps_c, nq * 6, "integration point strains");
   ZEROS(c->eps_t, nq * 6, "integration point strains");
-  ZEROS(c->tan_t, nq * 36, "integration point tangents");
+  ZEROS(c->tan_t, nq * DT_TANGENT_FORM_DOUBLES, "integration point tangents");
   ZEROS(c->red, 2 * DT_CUDA_RED_MAX_BLOCKS + 2, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
@@ -162,9 +162,12 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
           "local memory)\n", c->bytes_alloc / 1e6, c->bytes_peak / 1e6, c->estimate / 1e6);
   fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
           c->spmv_buf_bytes);
-  fprintf(f, "  element kernels: one thread per element, %d threads per block, %d colours, %s\n",
-          DT_CUDA_BLOCK, c->n_colors,
-          c->uniform_type >= 0 ? "one element type (specialised kernel)" : "mixed element types");
+  if (c->uniform_type >= 0)
+    fprintf(f, "  element kernels: cooperative (threads per element), %d colours; tangent %s\n",
+            c->n_colors, "scattered colour by colour");
+  else
+    fprintf(f, "  element kernels: one thread per element (mixed element types), %d colours\n",
+            c->n_colors);
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
           c->h2d / 1e6, c->d2h / 1e6, c->n_copies);
 }

@@ -166,7 +166,7 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
     FIN_CHECK(sec->form != DT_FORM_BBAR || has_bbar_type,
               "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements", s, sec->elset_name);
     /* B-bar relieves volumetric locking, which plane stress (sigma_zz = 0) does not have; the
-     * GPU tangent also relies on it (cuda/cuda_assembly_tiles.cu) */
+     * GPU tangent also relies on it (cuda/cuda_tangent_form.cuh) */
     FIN_CHECK(!(sec->form == DT_FORM_BBAR && sec->kind == DT_SECTION_PLANE_STRESS),
               "section %d (element set \"%s\"): the bbar formulation is for solid and plane_strain sections, "
               "not plane_stress (use full)", s, sec->elset_name);

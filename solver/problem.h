@@ -64,10 +64,6 @@ void dt_problem_view(const dt_problem *pb, FILE *f);
 /* Internal steps of dt_problem_create, exposed for tests. */
 dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx);
 dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx);
-/* Greedy colouring of items over node sets (problem_color.c): color[k] for item k, whose nodes
- * are nodes[ptr[k] .. ptr[k+1]); no two items of one colour share a node. */
-dt_status dt_greedy_colors(int n_items, const int *ptr, const int *nodes, int n_nodes, int *color,
-                           int *n_colors, dt_ctx *ctx);
 /* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array; -1 if the
  * pair is not in the pattern (search, for tests and Dirichlet setup, not hot paths). */
 int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j);

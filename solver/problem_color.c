@@ -10,26 +10,25 @@
 
 #include "problem.h"
 
-/* Greedy colouring of items that each touch a set of nodes (item k: nodes[ptr[k] .. ptr[k+1])):
- * no two items of one colour share a node. Used for elements here and for the assembly tiles
- * of the CUDA backend (assembly_tiles.c). */
-dt_status dt_greedy_colors(int n_items, const int *ptr, const int *nodes, int n_nodes, int *color,
-                           int *n_colors_out, dt_ctx *ctx) {
+dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int words = 1, n_colors = 0;
   uint64_t *used = NULL;
-  DT_ALLOC(used, (size_t)n_nodes * words, ctx, "colour marks");
-  for (int e = 0; e < n_items; e++) {
+  int *color = NULL, *fill = NULL;
+  DT_ALLOC(color, pb->n_elems, ctx, "element colours");
+  DT_ALLOC(used, (size_t)pb->n_nodes * words, ctx, "colour marks");
+  for (int e = 0; e < pb->n_elems; e++) {
     int c = -1;
     for (int w = 0; w < words && c < 0; w++) {
       uint64_t taken = 0;
-      for (int k = ptr[e]; k < ptr[e + 1]; k++) taken |= used[(size_t)nodes[k] * words + w];
+      for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++)
+        taken |= used[(size_t)pb->conn[k] * words + w];
       if (~taken) c = w * 64 + __builtin_ctzll(~taken);
     }
-    if (c < 0) { /* all colours in use around this item: grow the bit sets by a word */
+    if (c < 0) { /* all colours in use around this element: grow the bit sets by a word */
       uint64_t *grown = NULL;
-      DT_ALLOC(grown, (size_t)n_nodes * (words + 1), ctx, "colour marks");
-      for (int i = 0; i < n_nodes; i++)
+      DT_ALLOC(grown, (size_t)pb->n_nodes * (words + 1), ctx, "colour marks");
+      for (int i = 0; i < pb->n_nodes; i++)
         memcpy(grown + (size_t)i * (words + 1), used + (size_t)i * words, sizeof(uint64_t) * words);
       dt_free(used);
       used = grown;
@@ -38,20 +37,9 @@ dt_status dt_greedy_colors(int n_items, const int *ptr, const int *nodes, int n_
     }
     color[e] = c;
     if (c + 1 > n_colors) n_colors = c + 1;
-    for (int k = ptr[e]; k < ptr[e + 1]; k++) used[(size_t)nodes[k] * words + c / 64] |= 1ull << (c % 64);
+    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++)
+      used[(size_t)pb->conn[k] * words + c / 64] |= 1ull << (c % 64);
   }
-  *n_colors_out = n_colors;
-cleanup:
-  dt_free(used);
-  return rc;
-}
-
-dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  int n_colors = 0;
-  int *color = NULL, *fill = NULL;
-  DT_ALLOC(color, pb->n_elems, ctx, "element colours");
-  DT_TRY(dt_greedy_colors(pb->n_elems, pb->elem_ptr, pb->conn, pb->n_nodes, color, &n_colors, ctx));
   pb->n_colors = n_colors;
   DT_ALLOC(pb->color_ptr, n_colors + 1, ctx, "colour offsets");
   DT_ALLOC(pb->color_elems, pb->n_elems, ctx, "colour lists");
@@ -60,6 +48,7 @@ dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx) {
   for (int c = 0; c < n_colors; c++) pb->color_ptr[c + 1] += pb->color_ptr[c];
   for (int e = 0; e < pb->n_elems; e++) pb->color_elems[pb->color_ptr[color[e]] + fill[color[e]]++] = e;
 cleanup:
+  dt_free(used);
   dt_free(color);
   dt_free(fill);
   return rc;

@@ -180,9 +180,7 @@ DT_HD static inline void dt_j2_tangent(double K, double G, double theta, double 
 typedef struct dt_tangent_form {
   double K, mu, gam;
   double n[6];
-} dt_tangent_form;
-
-#define DT_TANGENT_FORM_DOUBLES 9
+} dt_tangent_form; /* DT_TANGENT_FORM_DOUBLES (material.h) doubles */
 
 /* D[36] from the form (3D and plane strain: equal to the update's D to rounding; plane
  * stress: equal in the xx, yy, xy rows and columns). */

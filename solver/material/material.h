@@ -50,6 +50,9 @@ typedef struct dt_mat_state {
 
 #define DT_MAT_STATE_DOUBLES 13
 
+/* Doubles of the consistent tangent in the form of dt_tangent_form (j2.h): K, mu, gam, n[6]. */
+#define DT_TANGENT_FORM_DOUBLES 9
+
 typedef enum dt_mat_result {
   DT_MAT_ELASTIC = 0,
   DT_MAT_PLASTIC = 1,
