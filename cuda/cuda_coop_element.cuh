@@ -12,7 +12,7 @@ template <int TYPE> struct coop_shape {
   static const int NQP = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET10 ? 4 : TYPE == DT_QUAD4 ? 4 : 1;
   static const int DIM = (TYPE == DT_QUAD4 || TYPE == DT_TRI3) ? 2 : 3;
   static const int PAIRS = NPE * NPE;
-  static const int T_TAN = (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) > 3 * NPE ? (PAIRS > NQP * NPE ? PAIRS : NQP * NPE) : 3 * NPE;
+  static const int T_TAN = PAIRS; /* tangent: a thread per node pair; other phases stride */
   static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
   static const int T_STR = NPE > NQP ? NPE : NQP;
   static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;

@@ -197,9 +197,9 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
+  DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
   if (use_coop(c)) {
     DT_TRY(dt_cuda_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems, c->n_colors, 1,
                                c->stream, ctx));

@@ -37,6 +37,16 @@ __device__ __forceinline__ void apply_pc(const double *pc, long a, const double 
   }
 }
 
+/* Block sums of r.r and r.z into the reduction partials (finished by dt_cuda_reduce_finish). */
+__device__ __forceinline__ void store_partials(double *red, double rr, double rz) {
+  rr = dt_block_sum(rr);
+  rz = dt_block_sum(rz);
+  if (threadIdx.x == 0) {
+    red[blockIdx.x] = rr;
+    red[DT_CUDA_RED_MAX_BLOCKS + blockIdx.x] = rz;
+  }
+}
+
 /* x = 0; z = M^-1 r; p = z; partial sums of r.r and r.z. */
 template <int KIND, int DPN>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
@@ -54,12 +64,7 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
       rz += rl[i] * zl[i];
     }
   }
-  rr = dt_block_sum(rr);
-  rz = dt_block_sum(rz);
-  if (threadIdx.x == 0) {
-    g.red[blockIdx.x] = rr;
-    g.red[DT_CUDA_RED_MAX_BLOCKS + blockIdx.x] = rz;
-  }
+  store_partials(g.red, rr, rz);
 }
 
 /* x += alpha p; r -= alpha q; z = M^-1 r; partial sums of r.r and r.z. */
@@ -83,12 +88,7 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_update(pcg_args g, double
       rz += rl[i] * zl[i];
     }
   }
-  rr = dt_block_sum(rr);
-  rz = dt_block_sum(rz);
-  if (threadIdx.x == 0) {
-    g.red[blockIdx.x] = rr;
-    g.red[DT_CUDA_RED_MAX_BLOCKS + blockIdx.x] = rz;
-  }
+  store_partials(g.red, rr, rz);
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)

@@ -219,21 +219,9 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
  * Returns DT_MAT_ELASTIC, DT_MAT_PLASTIC, or DT_MAT_NO_CONVERGENCE when the input strain or the
  * trial state is not finite or the local return mapping fails; then sig = 0, new_state = old
  * state and D = elastic matrix, all finite for finite parameters, so nothing NaN leaks into the
- * assembly before the caller reduces the status and cuts the increment. */
-DT_HD static inline int dt_material_update_form(const dt_material_params *m, int stress_state,
-                                                const double eps[6], const dt_mat_state *old_state,
-                                                dt_mat_state *new_state, double sig[6], double D[36],
-                                                dt_tangent_form *form);
-
-/* dt_material_update_form without the tangent form. */
-DT_HD static inline int dt_material_update(const dt_material_params *m, int stress_state, const double eps[6],
-                                           const dt_mat_state *old_state, dt_mat_state *new_state,
-                                           double sig[6], double D[36]) {
-  return dt_material_update_form(m, stress_state, eps, old_state, new_state, sig, D, (dt_tangent_form *)0);
-}
-
-/* The update; form (may be NULL) receives the tangent as a dt_tangent_form (D may be NULL
- * at the same time: the CUDA stress kernel asks for the form only). */
+ * assembly before the caller reduces the status and cuts the increment.
+ *   form          the same tangent as a dt_tangent_form, or NULL to skip (the CUDA stress
+ *                 kernel asks for the form only, with D NULL). */
 DT_HD static inline int dt_material_update_form(const dt_material_params *m, int stress_state,
                                                 const double eps[6], const dt_mat_state *old_state,
                                                 dt_mat_state *new_state, double sig[6], double D[36],
@@ -303,6 +291,13 @@ fail:
   if (D) for (i = 0; i < 36; i++) D[i] = Dloc[i];
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return DT_MAT_NO_CONVERGENCE;
+}
+
+/* The update without the tangent form (the CPU backend's call). */
+DT_HD static inline int dt_material_update(const dt_material_params *m, int stress_state, const double eps[6],
+                                           const dt_mat_state *old_state, dt_mat_state *new_state,
+                                           double sig[6], double D[36]) {
+  return dt_material_update_form(m, stress_state, eps, old_state, new_state, sig, D, (dt_tangent_form *)0);
 }
 
 #endif
