@@ -15,7 +15,7 @@ typedef struct dt_coop_args {
   const int *elem_ptr, *conn, *elem_mat, *qp_ptr;
   const double *elem_thick;
   const dt_material_params *mats;
-  const int *row_ptr;
+  const int *brow_ptr; /* block row offsets of the tangent (dt_bsr_block) */
   const int *elem_pos;
   const int64_t *elem_pos_ptr;
   const double *u;
@@ -23,7 +23,7 @@ typedef struct dt_coop_args {
   double *hist_t, *sig_t, *eps_t;
   double *tan_t; /* tangent form per point (dt_tangent_form, 9 components): written by the
                     stress kernel, read by the tangent kernels */
-  double *out; /* fint (stress) or CSR values (tangent) */
+  double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   dt_cuda_flags *flags;
 } dt_coop_args;
 

@@ -1,8 +1,9 @@
 /* Element kernels of the CUDA backend: stress update with internal force, and the consistent
- * tangent assembled straight into the CSR values through the per-element positions.
+ * tangent assembled straight into the tangent's blocks (dt_bsr_block) through the per-element
+ * positions.
  *
  * One thread per element, 256 threads per block, one launch per colour: no two elements of a
- * colour share a node, so the scatters (fint and CSR values) use plain += without atomics,
+ * colour share a node, so the scatters (fint and tangent values) use plain += without atomics,
  * and the sums happen in the same order on every run (bit-identical results). Each thread
  * calls dt_element_residual (solver/element/element_kernel.h), the routine the CPU backend
  * calls, so both evaluate the same element and material code. When all elements share one
@@ -39,7 +40,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.qp_ptr = c->qp_ptr;
   a.elem_thick = c->elem_thick;
   a.mats = c->mats;
-  a.row_ptr = c->row_ptr;
+  a.brow_ptr = c->brow_ptr;
   a.elem_pos = c->elem_pos;
   a.elem_pos_ptr = c->elem_pos_ptr;
   a.u = u;
@@ -128,17 +129,14 @@ k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
     atomicAdd(&a.flags->n_failed, 1);
     return;
   }
-  /* vals[row_ptr[dpn*nA + i] + dpn*pos[A][B] + j] += Ke[(A dpn + i), (B dpn + j)] */
+  /* block (A, B) of Ke into the tangent's block of (node A, rank pos[A][B]), column-major */
   const int *cn = a.conn + a.elem_ptr[e];
   const int *pos = a.elem_pos + a.elem_pos_ptr[e];
   for (int A = 0; A < npe; A++)
-    for (int i = 0; i < dpn; i++) {
-      int row = a.row_ptr[(long)cn[A] * dpn + i];
-      const double *krow = Ke + (A * dpn + i) * nde;
-      for (int B = 0; B < npe; B++) {
-        double *v = a.out + row + (long)pos[A * npe + B] * dpn;
-        for (int j = 0; j < dpn; j++) v[j] += krow[B * dpn + j];
-      }
+    for (int B = 0; B < npe; B++) {
+      double *v = dt_bsr_block(a.out, a.brow_ptr, cn[A], pos[A * npe + B], dpn);
+      for (int j = 0; j < dpn; j++)
+        for (int i = 0; i < dpn; i++) v[j * dpn + i] += Ke[(A * dpn + i) * nde + B * dpn + j];
     }
 }
 

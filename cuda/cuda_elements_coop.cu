@@ -10,8 +10,9 @@
  *      (stress kernel; it also stores the tangent form of every point, 9 numbers, for the
  *      tangent kernel of the same iteration);
  *   tangent: 3. point threads read the form, (point, node) threads prepare its terms, and
- *               node-pair threads form K_AB (cuda_tangent_form.cuh) and add it to the CSR
- *               values at the element's precomputed positions;
+ *               node-pair threads form K_AB (cuda_tangent_form.cuh) in shared memory;
+ *            4. all threads add the element's blocks to the tangent (dt_bsr_block) at the
+ *               element's precomputed positions, consecutive threads on consecutive values;
  *   stress:  4. node-component threads form f_a,i = sum_q (B_a^T sig_q)_i w det J t and add it.
  * Elements of one launch share a colour, so the += scatters are race-free and run in the same
  * order every time; sums inside an element run in a fixed order: results are bit-identical
@@ -113,7 +114,10 @@ template <int TYPE>
 __global__ void __launch_bounds__(coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN, DT_TANGENT_MIN_BLOCKS)
 k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
+  const int D2 = S::DIM * S::DIM;
   __shared__ form_elem<TYPE> sh[S::EPB_TAN];
+  __shared__ double kab[S::EPB_TAN][S::PAIRS * D2]; /* K_AB, column-major, pair by pair */
+  __shared__ long boff[S::EPB_TAN][S::PAIRS];       /* where each block goes in the tangent */
   int le = threadIdx.x / S::T_TAN, t = threadIdx.x % S::T_TAN;
   int k = blockIdx.x * S::EPB_TAN + le, valid = le < S::EPB_TAN && k < n;
   int e = valid ? elems[k] : 0;
@@ -121,18 +125,21 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   coop_geometry<TYPE, S::T_TAN, false>(a, e, valid, t, me.g);
   const int bbar = valid && a.elem_bbar[e];
   form_points<TYPE, S::T_TAN>(a, e, valid, bbar, t, me);
-  if (valid && t < S::PAIRS) { /* K_AB -> CSR */
+  if (valid && t < S::PAIRS) { /* K_AB and its block's offset */
     int A = t / S::NPE, B = t % S::NPE;
-    double K[S::DIM * S::DIM];
+    double K[D2];
     if (bbar) form_pair<TYPE, true>(me, A, B, K);
     else form_pair<TYPE, false>(me, A, B, K);
+    for (int i = 0; i < S::DIM; i++)
+      for (int j = 0; j < S::DIM; j++) kab[le][t * D2 + j * S::DIM + i] = K[i * S::DIM + j];
     int nodeA = a.conn[a.elem_ptr[e] + A];
-    int pos = a.elem_pos[a.elem_pos_ptr[e] + A * S::NPE + B];
-    for (int i = 0; i < S::DIM; i++) {
-      double *v = a.out + a.row_ptr[(long)nodeA * S::DIM + i] + (long)pos * S::DIM;
-      for (int j = 0; j < S::DIM; j++) v[j] += K[i * S::DIM + j];
-    }
+    boff[le][t] = ((long)a.brow_ptr[nodeA] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
   }
+  __syncthreads();
+  /* add the blocks with consecutive threads on consecutive values: each block is D2
+   * consecutive doubles of the tangent, so a warp's stores are a few contiguous runs */
+  for (int v = t; valid && v < S::PAIRS * D2; v += S::T_TAN)
+    a.out[boff[le][v / D2] + v % D2] += kab[le][v];
 }
 
 template <int TYPE>

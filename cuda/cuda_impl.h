@@ -1,8 +1,8 @@
 /* Private state of the CUDA backend, shared by its .cu files (never included from C).
  *
  * Everything the Newton loop touches lives on the device for the whole job: the problem
- * (coordinates, connectivity, element data, materials, CSR pattern, per-element CSR positions,
- * colouring), the 17 solution vectors, the CSR values, the preconditioner and the per-point
+ * (coordinates, connectivity, element data, materials, block pattern, per-element block positions,
+ * colouring), the 17 solution vectors, the tangent values, the preconditioner and the per-point
  * state, structure of arrays (component k of point q at [k * n_qp + q], element_kernel.h).
  * The host keeps only sizes, the colour offsets (to launch one grid per colour) and a small
  * pinned buffer through which scalars come back. Every host<->device copy goes through
@@ -23,8 +23,8 @@
 #define DT_CUDA_BLOCK 256         /* threads per block of every 1-D kernel */
 #define DT_CUDA_RED_MAX_BLOCKS 1024 /* reduction grid: min(ceil(n / 256), 1024) blocks */
 #define DT_CUDA_MAX_ALLOCS 64
-#define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_CSR_ALG2 /* deterministic: same bits on every run */
-#define DT_CUDA_SPMV_ALG_NAME "CUSPARSE_SPMV_CSR_ALG2 (deterministic)"
+#define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_BSR_ALG1 /* same bits on every run (test_gpu_agreement) */
+#define DT_CUDA_SPMV_ALG_NAME "BSR (dpn x dpn column-major blocks), CUSPARSE_SPMV_BSR_ALG1"
 
 typedef struct dt_cuda_alloc_rec {
   void *p;
@@ -50,7 +50,7 @@ typedef struct dt_cuda {
   /* sizes */
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
-  int64_t nnz, n_conn, n_pos;
+  int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
   /* device copy of the problem */
   double *x;
@@ -58,12 +58,12 @@ typedef struct dt_cuda {
   int *elem_ptr, *conn, *elem_mat, *qp_ptr, *color_elems;
   double *elem_thick;
   dt_material_params *mats;
-  int *row_ptr, *col;
+  int *brow_ptr, *bcol; /* block pattern (BSR): the node neighbour lists of dt_problem */
   int *elem_pos;
   int64_t *elem_pos_ptr;
   /* device state */
   double *vec[DT_VEC_COUNT];
-  double *val; /* CSR values of the tangent */
+  double *val; /* tangent values, blocked (dt_bsr_block) */
   double *pc;  /* inverse diagonal (kind 0) or inverse dpn x dpn nodal blocks (kind 1) */
   int pc_kind;
   double *hist_c, *hist_t, *sig_c, *sig_t, *eps_c, *eps_t;
@@ -110,6 +110,20 @@ dt_status dt_cuda_reduce_finish(dt_cuda *c, int grid, int nsum, double *out, dt_
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+
+/* The tangent on the device is block CSR (BSR): one dpn x dpn block per pair of neighbouring
+ * nodes, block row a holding the blocks of a's neighbour list (dt_problem node_nbr, sorted), so
+ * the rank r of node b in that list (the per-element position elem_pos) locates block (a, b)
+ * at values[(brow_ptr[a] + r) dpn^2], entry (i, j) at [j dpn + i]: column-major inside the
+ * block. Why blocks: cuSPARSE's BSR SpMV reads one column index per 9 values instead of one per
+ * value, and with column-major blocks it ran 1.9x faster than CSR_ALG2 on the C5 pattern (H200,
+ * docs/benchmarks.md); the element kernels write each block as 9 consecutive doubles. */
+#ifdef __CUDACC__
+__device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr, int node, int rank,
+                                                int dpn) {
+  return val + ((long)brow_ptr[node] + rank) * dpn * dpn;
+}
+#endif
 
 /* Block sum over DT_CUDA_BLOCK threads in a fixed order (warp shuffles, then one warp over
  * the warp sums): the same bits on every run. The result is valid in thread 0. */

@@ -1,33 +1,38 @@
 /* Operator, preconditioners and Dirichlet rows/columns of the CUDA backend.
  *
- * SpMV: cuSPARSE generic API on the CSR values with CUSPARSE_SPMV_CSR_ALG2, which gives the
- * same bits on every run; descriptors and the work buffer are made once at upload.
- * Jacobi: z = r ./ diag(K) (one thread per DOF). Block Jacobi: z_a = (K_aa)^-1 r_a with K_aa
- * the dpn x dpn diagonal block of node a, inverted at setup by the adjugate exactly as the CPU
- * backend does (one thread per node). A singular or non-positive block (or diagonal) makes the
- * setup fail with DT_ERR_NOT_CONVERGED, which the Newton driver turns into a cutback.
- * Dirichlet: rows and columns of constrained DOFs become identity (one thread per row). */
+ * SpMV: cuSPARSE generic API on the blocked tangent (dt_bsr_block: dpn x dpn column-major
+ * blocks) with CUSPARSE_SPMV_BSR_ALG1, which gives the same bits on every run; descriptors are
+ * made once at upload. Jacobi: z = r ./ diag(K) (one thread per DOF). Block Jacobi:
+ * z_a = (K_aa)^-1 r_a with K_aa the dpn x dpn diagonal block of node a, inverted at setup by
+ * the adjugate exactly as the CPU backend does (one thread per node). A singular or
+ * non-positive block (or diagonal) makes the setup fail with DT_ERR_NOT_CONVERGED, which the
+ * Newton driver turns into a cutback. Dirichlet: rows and columns of constrained DOFs become
+ * identity (one thread per node row of blocks). */
 #include <string.h>
 
 #include "../solver/small_matrix.h"
 #include "cuda_impl.h"
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_dirichlet(int n, const int *__restrict__ row_ptr, const int *__restrict__ col,
+k_dirichlet(int n_nodes, int dpn, const int *__restrict__ brow_ptr, const int *__restrict__ bcol,
             const double *__restrict__ con, double *__restrict__ val) {
-  int row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= n) return;
-  int rcon = con[row] != 0.0;
-  for (int k = row_ptr[row]; k < row_ptr[row + 1]; k++) {
-    int j = col[k];
-    if (rcon || con[j] != 0.0) val[k] = j == row ? 1.0 : 0.0;
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n_nodes) return;
+  for (int k = brow_ptr[a]; k < brow_ptr[a + 1]; k++) {
+    int b = bcol[k];
+    double *blk = val + (long)k * dpn * dpn;
+    for (int j = 0; j < dpn; j++)
+      for (int i = 0; i < dpn; i++) {
+        int row = a * dpn + i, col = b * dpn + j;
+        if (con[row] != 0.0 || con[col] != 0.0) blk[j * dpn + i] = row == col ? 1.0 : 0.0;
+      }
   }
 }
 
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int grid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
-  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->row_ptr, c->col,
+  int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, c->brow_ptr, c->bcol,
                                                      c->vec[DT_VEC_CON], c->val);
   DT_CUDA_LAUNCH_CHECK("k_dirichlet", c->stream, ctx);
 cleanup:
@@ -48,27 +53,27 @@ extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y
   return dt_cuda_spmv((dt_cuda *)impl, x, y, ctx);
 }
 
-/* One thread per node: find the diagonal block (the column dpn*a in each of its rows;
- * columns are sorted, so a binary search), then invert it or take the inverse diagonal. */
+/* One thread per node: find the diagonal block (block column a in block row a; columns are
+ * sorted, so a binary search), then invert it or take the inverse diagonal. blk is row-major,
+ * as dt_invert_small and k_pc_block read it. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ row_ptr,
-           const int *__restrict__ col, const double *__restrict__ val, double *__restrict__ pc,
+k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
+           const int *__restrict__ bcol, const double *__restrict__ val, double *__restrict__ pc,
            dt_cuda_flags *flags) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[9];
-  int bad = 0;
+  int bad = 0, lo = brow_ptr[a], hi = brow_ptr[a + 1] - 1;
   for (int i = 0; i < 9; i++) blk[i] = 0.0;
-  for (int i = 0; i < dpn; i++) {
-    int row = a * dpn + i, lo = row_ptr[row], hi = row_ptr[row + 1] - 1, target = a * dpn;
-    while (lo <= hi) {
-      int mid = (lo + hi) >> 1;
-      if (col[mid] < target) lo = mid + 1;
-      else if (col[mid] > target) hi = mid - 1;
-      else {
-        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = val[mid + j];
-        break;
-      }
+  while (lo <= hi) {
+    int mid = (lo + hi) >> 1;
+    if (bcol[mid] < a) lo = mid + 1;
+    else if (bcol[mid] > a) hi = mid - 1;
+    else {
+      const double *d = val + (long)mid * dpn * dpn;
+      for (int i = 0; i < dpn; i++)
+        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
+      break;
     }
   }
   if (kind == 1) {
@@ -93,8 +98,8 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
   c->pc_kind = kind;
   DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
-  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->row_ptr,
-                                                    c->col, c->val, c->pc, c->flags);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->brow_ptr,
+                                                    c->bcol, c->val, c->pc, c->flags);
   DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
@@ -192,6 +197,9 @@ extern "C" dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_
   memset(out, 0, sizeof *out);
   snprintf(out->device, sizeof out->device, "%.127s", c->name);
   out->peak_bytes = (double)peak;
+  /* BSR: a value per nonzero, a column per block, a block row offset per node, x and y */
+  out->spmv_bytes = 8.0 * (double)c->nnz + 4.0 * (double)c->n_blocks + 4.0 * (c->n_nodes + 1.0) +
+                    16.0 * (double)c->n_dofs;
   DT_TRY(dt_cuda_measure(impl, &out->copy_bandwidth, &out->spmv_seconds, ctx));
 cleanup:
   c->bytes_peak = peak;

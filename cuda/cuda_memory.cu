@@ -29,14 +29,14 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   size_t n = (size_t)pb->n_dofs, ne = (size_t)pb->n_elems, nq = (size_t)pb->n_qp;
   size_t nconn = (size_t)pb->elem_ptr[pb->n_elems];
   size_t npos = (size_t)pb->elem_pos_ptr[pb->n_elems];
-  size_t nnz = (size_t)pb->nnz, b = 0;
+  size_t nnz = (size_t)pb->nnz, nblk = (size_t)pb->node_nbr_ptr[pb->n_nodes], b = 0;
   b += 3 * (size_t)pb->n_nodes * sizeof(double);                   /* coordinates */
   b += ne * 3;                                                     /* type, state, bbar */
   b += (ne + 1) * sizeof(int) * 2 + nconn * sizeof(int);           /* elem_ptr, qp_ptr, conn */
   b += ne * (sizeof(int) * 2 + sizeof(double));                    /* mat, colour list, thick */
   b += (size_t)pb->n_mats * sizeof(dt_material_params);
-  b += (n + 1) * sizeof(int) + nnz * (sizeof(int) + sizeof(double)); /* CSR */
-  b += (ne + 1) * sizeof(int64_t) + npos * sizeof(int);            /* CSR positions */
+  b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int) + nnz * sizeof(double); /* blocked tangent */
+  b += (ne + 1) * sizeof(int64_t) + npos * sizeof(int);            /* block positions */
   b += (size_t)DT_VEC_COUNT * n * sizeof(double);                  /* solution vectors */
   b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */
   b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_DOUBLES) * sizeof(double); /* per-point state, tangent form */

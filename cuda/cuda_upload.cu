@@ -36,12 +36,13 @@ extern "C" void dt_cuda_destroy(void *impl) {
   dt_free(c);
 }
 
-#define UPLOAD(field, count, what)                                                              \
+#define UPLOAD_AS(field, pb_field, count, what)                                                 \
   do {                                                                                          \
-    size_t nb_ = sizeof(*pb->field) * (size_t)(count);                                          \
+    size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                       \
     DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
-    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->field, nb_, ctx));                \
+    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->pb_field, nb_, ctx));             \
   } while (0)
+#define UPLOAD(field, count, what) UPLOAD_AS(field, field, count, what)
 
 #define ZEROS(ptr, count, what)                                                                 \
   do {                                                                                          \
@@ -62,7 +63,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   *impl = NULL;
   DT_CHECK(pb->n_dofs > 0 && pb->n_elems > 0, ctx, DT_ERR_INPUT, "empty problem");
   DT_CHECK(pb->nnz < INT_MAX, ctx, DT_ERR_UNSUPPORTED,
-           "the CUDA backend uses 32-bit CSR indices; %lld nonzeros is too many",
+           "the CUDA backend uses 32-bit sparse indices; %lld nonzeros is too many",
            (long long)pb->nnz);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
@@ -88,6 +89,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->n_colors = pb->n_colors;
   c->n_mats = pb->n_mats;
   c->nnz = pb->nnz;
+  c->n_blocks = pb->node_nbr_ptr[pb->n_nodes];
   c->n_conn = pb->elem_ptr[pb->n_elems];
   c->n_pos = pb->elem_pos_ptr[pb->n_elems];
   c->uniform_type = pb->elem_type[0];
@@ -113,10 +115,10 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   UPLOAD(elem_thick, pb->n_elems, "element thicknesses");
   UPLOAD(qp_ptr, pb->n_elems + 1, "integration point offsets");
   UPLOAD(mats, pb->n_mats, "materials");
-  UPLOAD(row_ptr, pb->n_dofs + 1, "CSR row offsets");
-  UPLOAD(col, pb->nnz, "CSR columns");
-  UPLOAD(elem_pos_ptr, pb->n_elems + 1, "CSR position offsets");
-  UPLOAD(elem_pos, c->n_pos, "CSR positions");
+  UPLOAD_AS(brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
+  UPLOAD_AS(bcol, node_nbr, c->n_blocks, "block columns");
+  UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
+  UPLOAD(elem_pos, c->n_pos, "block positions");
   UPLOAD(color_elems, pb->n_elems, "colouring");
   /* State: zero vectors, matrix and per-point arrays. */
   for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(c->vec[v], nd, "solution vectors");
@@ -134,16 +136,18 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
 
   /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
-  DT_CUSPARSE_CHECK(cusparseCreateCsr(&c->mat, pb->n_dofs, pb->n_dofs, pb->nnz, c->row_ptr,
-                                      c->col, c->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), ctx);
+  DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,
+                                      pb->dpn, c->brow_ptr, c->bcol, c->val, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
+                                      CUSPARSE_ORDER_COL), ctx);
   for (int v = 0; v < DT_VEC_COUNT; v++)
     DT_CUSPARSE_CHECK(cusparseCreateDnVec(&c->dvec[v], pb->n_dofs, c->vec[v], CUDA_R_64F), ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
                                             c->dvec[DT_VEC_PCG_P], &zero, c->dvec[DT_VEC_PCG_Q],
                                             CUDA_R_64F, DT_CUDA_SPMV_ALG, &c->spmv_buf_bytes),
                     ctx);
-  DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
+  if (c->spmv_buf_bytes)
+    DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   *impl = c;
   c = NULL;

@@ -63,6 +63,8 @@ typedef struct dt_backend_measure {
   char device[128];      /* e.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" */
   double copy_bandwidth; /* bytes read + written per second by a large device copy */
   double spmv_seconds;   /* mean time of one operator_apply on the current tangent */
+  double spmv_bytes;     /* bytes one operator_apply must move in this backend's matrix format
+                            (values, indices, x read, y written): the SpMV floor */
   double peak_bytes;     /* most memory the backend held for this problem */
 } dt_backend_measure;
 

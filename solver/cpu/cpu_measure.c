@@ -49,6 +49,8 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   t0 = dt_seconds();
   for (int i = 0; i < reps; i++) dt_cpu_operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx);
   out->spmv_seconds = (dt_seconds() - t0) / reps;
+  /* CSR: a value and a column per nonzero, a row offset, x and y per row */
+  out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
   dt_cpu_estimate(&c->pb, &out->peak_bytes, ctx);
   return DT_OK;
 }
