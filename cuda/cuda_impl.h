@@ -22,6 +22,9 @@
 
 #define DT_CUDA_BLOCK 256         /* threads per block of every 1-D kernel */
 #define DT_CUDA_RED_MAX_BLOCKS 1024 /* reduction grid: min(ceil(n / 256), 1024) blocks */
+/* reduction scratch: two sets of partials, two results, then the PCG control block */
+#define DT_CUDA_PCG_CTL_OFFSET (2 * DT_CUDA_RED_MAX_BLOCKS + 2)
+#define DT_CUDA_RED_DOUBLES (DT_CUDA_PCG_CTL_OFFSET + 16)
 #define DT_CUDA_MAX_ALLOCS 64
 #define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_BSR_ALG1 /* same bits on every run (test_gpu_agreement) */
 #define DT_CUDA_SPMV_ALG_NAME "BSR (dpn x dpn column-major blocks), CUSPARSE_SPMV_BSR_ALG1"
@@ -70,7 +73,7 @@ typedef struct dt_cuda {
   double *tan_t; /* consistent tangent of the trial state as a dt_tangent_form, 9 components
                     per point (written by the cooperative stress kernel, read by the
                     cooperative tangent kernel) */
-  double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, then 2 results */
+  double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
   /* accounting */
@@ -107,6 +110,13 @@ static inline int dt_cuda_red_grid(long n) {
  * entries each) and copy the nsum results into out. */
 dt_status dt_cuda_reduce_finish(dt_cuda *c, int grid, int nsum, double *out, dt_ctx *ctx);
 
+/* Partial dot products of a grid of blocks (cuda_vector.cu); skip: a device flag that makes the
+ * kernel return at once (the device-side PCG's stop flag), or NULL. */
+#ifdef __CUDACC__
+__global__ void k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
+                              double *__restrict__ partial, const int *skip);
+#endif
+
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
@@ -139,6 +149,15 @@ __device__ __forceinline__ double dt_block_sum(double v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
   __syncthreads(); /* warp_sums may be reused by a second call */
   return v;
+}
+
+/* Sum of grid per-block partials in a fixed order (one block of DT_CUDA_BLOCK threads; the
+ * result is valid in thread 0): every reduction finishes through this, so the device-side
+ * PCG scalars have the same bits as the host-side ones had. */
+__device__ __forceinline__ double dt_partials_sum(const double *p, int grid) {
+  double s = 0.0;
+  for (int i = threadIdx.x; i < grid; i += DT_CUDA_BLOCK) s += p[i];
+  return dt_block_sum(s);
 }
 #endif
 

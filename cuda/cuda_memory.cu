@@ -40,7 +40,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += (size_t)DT_VEC_COUNT * n * sizeof(double);                  /* solution vectors */
   b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */
   b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_DOUBLES) * sizeof(double); /* per-point state, tangent form */
-  b += (2 * DT_CUDA_RED_MAX_BLOCKS + 2) * sizeof(double) + sizeof(dt_cuda_flags);
+  b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
   b += 2 * (n + 1) * sizeof(double) + (1u << 20);                  /* cuSPARSE SpMV buffer */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512; /* allocation granularity */
   *bytes = b;

@@ -4,16 +4,33 @@
  * solve K x = b with b in R, x in X, x0 = 0; CONVERGED when |r| <= rtol |b|,
  * DIVERGED_LINEAR_SOLVER at max_iter, DIVERGED_INDEFINITE when p.Kp <= 0, DIVERGED_NAN on a
  * non-finite scalar. Passes over memory per iteration:
- *   q = K p                                          cuSPARSE SpMV (ALG2, deterministic)
- *   pq = p.q                                         dot, 8 bytes to the host
- *   x += a p; r -= a q; z = M^-1 r; r.r, r.z          one fused kernel, 16 bytes to the host
+ *   q = K p                                          cuSPARSE SpMV (BSR, deterministic)
+ *   pq = p.q; alpha = rz / pq                        dot, then one block finishes it
+ *   x += a p; r -= a q; z = M^-1 r; r.r, r.z          one fused kernel, one block finishes it
  *   p = z + beta p                                   one kernel
- * The set-up pass is fused the same way (x = 0, z = M^-1 r, p = z, r.r and r.z). Only these
- * scalars cross to the host. The fused kernels run one thread per node (dpn DOFs, the
- * preconditioner block of the node) with a fixed grid, and reduce with the deterministic
- * block sums of cuda_vector.cu, so two runs give the same bits. Products and sums of the
- * vector updates are rounded separately, as in the generic PCG on the CPU backend. */
+ * The scalars (alpha, beta, the stopping tests) are computed on the device, in a control
+ * block (pcg_ctl) that the kernels read; once it says stop, the kernels of the remaining
+ * queued iterations return at once (only the SpMV still runs). The host queues
+ * DT_PCG_CHECK_EVERY iterations at a time and then reads the control block (64 bytes): one
+ * wait per batch instead of two per iteration. The fused kernels run one thread per node (dpn
+ * DOFs, the preconditioner block of the node) with a fixed grid, and every sum finishes through
+ * dt_partials_sum in a fixed order, so two runs give the same bits, and the scalars are the
+ * ones the host computed before (IEEE division and comparisons, same order). Products and sums
+ * of the vector updates are rounded separately, as in the generic PCG on the CPU backend. */
 #include "cuda_impl.h"
+
+/* Iterations queued between two reads of the control block: a wait costs about as much as
+ * the vector passes of an iteration; stopping late costs at most this many SpMVs minus one. */
+#define DT_PCG_CHECK_EVERY 8
+
+/* Device-side PCG control (in the reduction scratch at DT_CUDA_PCG_CTL_OFFSET). */
+typedef struct pcg_ctl {
+  double bb, rr, rz, alpha, beta, tol2; /* tol2 = rtol^2 */
+  int iterations, max_iter, reason, stop;
+} pcg_ctl;
+
+static_assert(sizeof(pcg_ctl) <= 64 && sizeof(pcg_ctl) <= 16 * sizeof(double),
+              "pcg_ctl must fit the pinned buffer and its slot in the reduction scratch");
 
 typedef struct pcg_args {
   int n_nodes;
@@ -21,6 +38,7 @@ typedef struct pcg_args {
   double *x, *r, *z, *p;
   const double *q;
   double *red;
+  pcg_ctl *ctl;
 } pcg_args;
 
 template <int KIND, int DPN>
@@ -69,8 +87,10 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
 
 /* x += alpha p; r -= alpha q; z = M^-1 r; partial sums of r.r and r.z. */
 template <int KIND, int DPN>
-__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_update(pcg_args g, double alpha) {
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_update(pcg_args g) {
   double rr = 0.0, rz = 0.0;
+  if (g.ctl->stop) return;
+  const double alpha = g.ctl->alpha;
   for (long a = blockIdx.x * blockDim.x + threadIdx.x; a < g.n_nodes;
        a += (long)gridDim.x * blockDim.x) {
     double rl[DPN], zl[DPN];
@@ -92,9 +112,57 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_update(pcg_args g, double
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_direction(int n, const double *__restrict__ z, double beta, double *__restrict__ p) {
+k_pcg_direction(int n, const double *__restrict__ z, const pcg_ctl *ctl, double *__restrict__ p) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = __dadd_rn(z[i], __dmul_rn(beta, p[i]));
+  if (ctl->stop) return;
+  if (i < n) p[i] = __dadd_rn(z[i], __dmul_rn(ctl->beta, p[i]));
+}
+
+/* One block after k_pcg_init: b.b and r.z, and the tests before the first iteration; sets up
+ * the whole control block (nothing goes host->device inside a Newton iteration). */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pcg_start(int grid, const double *red, double tol2, int max_iter, pcg_ctl *ctl) {
+  double bb = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
+  if (threadIdx.x != 0) return;
+  ctl->tol2 = tol2;
+  ctl->max_iter = max_iter;
+  ctl->bb = ctl->rr = bb;
+  ctl->rz = rz;
+  ctl->iterations = 0;
+  ctl->reason = DT_CONVERGED;
+  ctl->stop = 1; /* unless an iteration is needed; b.b = 0: x = 0 solves it */
+  if (!isfinite(bb)) ctl->reason = DT_DIVERGED_NAN;
+  else if (bb > 0.0 && ctl->max_iter <= 0)
+    ctl->reason = bb > ctl->tol2 * bb ? DT_DIVERGED_LINEAR_SOLVER : DT_CONVERGED;
+  else if (bb > 0.0) ctl->stop = 0;
+}
+
+/* One block after q = K p and the partials of p.q: alpha, or stop on NaN / indefinite. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pcg_alpha(int grid, const double *red, pcg_ctl *ctl) {
+  if (ctl->stop) return;
+  double pq = dt_partials_sum(red, grid);
+  if (threadIdx.x != 0) return;
+  if (!isfinite(pq)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (pq <= 0.0) ctl->reason = DT_DIVERGED_INDEFINITE, ctl->stop = 1;
+  else ctl->alpha = ctl->rz / pq;
+}
+
+/* One block after the update: count the iteration, test convergence, beta. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pcg_check(int grid, const double *red, pcg_ctl *ctl) {
+  if (ctl->stop) return;
+  double rr = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
+  if (threadIdx.x != 0) return;
+  ctl->iterations++;
+  ctl->rr = rr;
+  if (!isfinite(rr)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (rr <= ctl->tol2 * ctl->bb) ctl->stop = 1;
+  else if (ctl->iterations >= ctl->max_iter) ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
+  else {
+    ctl->beta = rz / ctl->rz;
+    ctl->rz = rz;
+  }
 }
 
 #define LAUNCH_FUSED(K, grid, ...)                                                              \
@@ -110,8 +178,8 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
                                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  double bb = 0.0, rr = 0.0, rz = 0.0, pq = 0.0, s[2] = {0.0, 0.0};
-  int grid = dt_cuda_red_grid(c->n_nodes);
+  pcg_ctl *seen = (pcg_ctl *)c->pinned;
+  int grid = dt_cuda_red_grid(c->n_nodes), dgrid = dt_cuda_red_grid(c->n_dofs);
   int vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
   pcg_args g;
   g.n_nodes = c->n_nodes;
@@ -122,48 +190,29 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   g.p = c->vec[DT_VEC_PCG_P];
   g.q = c->vec[DT_VEC_PCG_Q];
   g.red = c->red;
-  res->iterations = 0;
-  res->rel_residual = 0.0;
-  res->reason = DT_CONVERGED;
+  g.ctl = (pcg_ctl *)(c->red + DT_CUDA_PCG_CTL_OFFSET);
   LAUNCH_FUSED(k_pcg_init, grid, g);
-  DT_TRY(dt_cuda_reduce_finish(c, grid, 2, s, ctx));
-  bb = s[0];
-  rz = s[1];
-  if (!isfinite(bb)) {
-    res->reason = DT_DIVERGED_NAN;
-    goto cleanup;
+  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, g.ctl);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_start", c->stream, ctx);
+  for (;;) {
+    DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of a batch */
+    if (seen->stop || seen->iterations >= max_iter) break;
+    for (int k = 0; k < DT_PCG_CHECK_EVERY; k++) {
+      DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.p, g.q, c->red, &g.ctl->stop);
+      DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+      k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+      DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
+      LAUNCH_FUSED(k_pcg_update, grid, g);
+      k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, g.ctl);
+      DT_CUDA_LAUNCH_CHECK("k_pcg_check", c->stream, ctx);
+      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, g.ctl, g.p);
+      DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
+    }
   }
-  if (bb == 0.0) goto cleanup;
-  rr = bb;
-  while (res->iterations < max_iter) {
-    double alpha, beta;
-    DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-    DT_TRY(dt_cuda_vec_dot(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, &pq, ctx));
-    if (!isfinite(pq)) {
-      res->reason = DT_DIVERGED_NAN;
-      break;
-    }
-    if (pq <= 0.0) {
-      res->reason = DT_DIVERGED_INDEFINITE;
-      break;
-    }
-    alpha = rz / pq;
-    LAUNCH_FUSED(k_pcg_update, grid, g, alpha);
-    DT_TRY(dt_cuda_reduce_finish(c, grid, 2, s, ctx));
-    res->iterations++;
-    rr = s[0];
-    if (!isfinite(rr)) {
-      res->reason = DT_DIVERGED_NAN;
-      break;
-    }
-    if (rr <= rtol * rtol * bb) break;
-    beta = s[1] / rz;
-    rz = s[1];
-    k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, beta, g.p);
-    DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
-  }
-  res->rel_residual = sqrt(rr / bb);
-  if (res->reason == DT_CONVERGED && rr > rtol * rtol * bb) res->reason = DT_DIVERGED_LINEAR_SOLVER;
+  res->iterations = seen->iterations;
+  res->reason = (dt_reason)seen->reason;
+  res->rel_residual = seen->bb > 0.0 ? sqrt(seen->rr / seen->bb) : 0.0;
 cleanup:
   return rc;
 }

@@ -22,8 +22,9 @@ k_mul(int n, double *o, const double *x, const double *y) {
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
 k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
-              double *__restrict__ partial) {
+              double *__restrict__ partial, const int *skip) {
   double s = 0.0;
+  if (skip && *skip) return; /* the device-side PCG has stopped (cuda_pcg.cu) */
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     s += x[i] * y[i];
   s = dt_block_sum(s);
@@ -34,10 +35,7 @@ k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
 k_reduce_finish(int grid, int nsum, double *red) {
   for (int set = 0; set < nsum; set++) {
-    const double *p = red + set * DT_CUDA_RED_MAX_BLOCKS;
-    double s = 0.0;
-    for (int i = threadIdx.x; i < grid; i += DT_CUDA_BLOCK) s += p[i];
-    s = dt_block_sum(s);
+    double s = dt_partials_sum(red + set * DT_CUDA_RED_MAX_BLOCKS, grid);
     if (threadIdx.x == 0) red[2 * DT_CUDA_RED_MAX_BLOCKS + set] = s;
   }
 }
@@ -92,7 +90,8 @@ extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, doubl
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   int grid = dt_cuda_red_grid(c->n_dofs);
-  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[x], c->vec[y], c->red);
+  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[x], c->vec[y], c->red,
+                                                       (const int *)0);
   DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
   DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));
 cleanup:
