@@ -228,9 +228,10 @@ static void print_result(int k, const bench_result *r, long n_qp, long n_nodes) 
 
 int main(int argc, char **argv) {
   bench_opts o;
-  json_t *all = json_array();
+  json_t *all = NULL;
   int failures = 0;
   if (parse_args(argc, argv, &o)) return 64;
+  all = json_array();
   for (int k = 0; k <= N_CUBES; k++) {
     dt_model *m = NULL;
     dt_ctx ctx = {0};
@@ -238,7 +239,10 @@ int main(int argc, char **argv) {
     dt_run_options ro;
     long n_nodes, n_qp;
     if (!o.selected[k]) continue;
-    if (build_cube(cubes[k].n, o.pcg_tol, &m)) return 3;
+    if (build_cube(cubes[k].n, o.pcg_tol, &m)) {
+      json_decref(all);
+      return 3;
+    }
     memset(&r, 0, sizeof r);
     memset(&ro, 0, sizeof ro);
     r.n_elems = m->n_elems;
