@@ -1,4 +1,5 @@
-/* The cooperative element kernels (cuda_elements_coop.cu): arguments and launcher. */
+/* The element kernels for meshes of one element type (cuda_elements_coop.cu,
+ * cuda_stress_coop.cu): arguments and launchers. */
 #ifndef DT_CUDA_COOP_H
 #define DT_CUDA_COOP_H
 
@@ -27,10 +28,14 @@ typedef struct dt_coop_args {
   dt_cuda_flags *flags;
 } dt_coop_args;
 
-/* Launch the stress (tangent = 0) or tangent (tangent = 1) kernel for every colour of a mesh
- * whose elements are all of `type`. */
-dt_status dt_cuda_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
-                              const int *color_elems, int n_colors, int tangent,
-                              cudaStream_t stream, dt_ctx *ctx);
+/* Launch, colour by colour, for a mesh whose elements are all of `type`: the tangent kernel
+ * (cuda_elements_coop.cu; out = tangent values) and the stress kernel (cuda_stress_coop.cu;
+ * out = f_int). */
+dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
+                                      const int *color_elems, int n_colors, cudaStream_t stream,
+                                      dt_ctx *ctx);
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
+                                     const int *color_elems, int n_colors, cudaStream_t stream,
+                                     dt_ctx *ctx);
 
 #endif

@@ -14,7 +14,7 @@ template <int TYPE> struct coop_shape {
   static const int PAIRS = NPE * NPE;
   static const int T_TAN = PAIRS; /* tangent: a thread per node pair; other phases stride */
   static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
-  static const int T_STR = NPE > NQP ? NPE : NQP;
+  static const int T_STR = NPE > NQP ? NPE : NQP; /* stress: a thread per point or node */
   static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;
 };
 
@@ -23,7 +23,7 @@ template <int TYPE> struct coop_elem {
   typedef coop_shape<TYPE> S;
   double X[S::NPE * 3];
   double ue[S::NPE * 3];
-  double dNdx[S::NQP][S::NPE * 3];
+  double dNdx[S::NQP][S::NPE * 3 + 1]; /* odd row length: point threads hit distinct banks */
   double dv[S::NQP];   /* w det J */
   double bbar[S::NPE * 3];
   double vol;

@@ -178,8 +178,8 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems, c->n_colors, 0,
-                               c->stream, ctx));
+    DT_TRY(dt_cuda_stress_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
+                                      c->n_colors, c->stream, ctx));
   } else
     FOR_EACH_COLOUR(k_stress, a, "k_stress");
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
@@ -199,8 +199,8 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    DT_TRY(dt_cuda_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems, c->n_colors, 1,
-                               c->stream, ctx));
+    DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
+                                       c->n_colors, c->stream, ctx));
   } else
     FOR_EACH_COLOUR(k_tangent, a, "k_tangent");
   DT_TRY(dt_cuda_dirichlet(c, ctx));

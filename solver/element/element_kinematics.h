@@ -87,6 +87,41 @@ DT_HD static inline void dt_elem_bnode(int dim, const double *b, const double *b
       for (r = 0; r < 3; r++) Bn[r * 3 + j] += (bbar[j] - b[j]) / 3.0;
 }
 
+/* eps += B_a u_a and f_a += B_a^T sig for one node, written out from dt_elem_bnode's layout
+ * without the zero entries: half the multiply-adds of the 6 x 3 block, which the compiler may
+ * not drop itself (0 * x is not 0 for every double). b, bbar, u, f: 3 entries (dim used). */
+DT_HD static inline void dt_elem_strain_add(int dim, const double *b, const double *bbar,
+                                            const double *u, double eps[6]) {
+  eps[0] += b[0] * u[0];
+  eps[1] += b[1] * u[1];
+  eps[3] += b[1] * u[0] + b[0] * u[1];
+  if (dim == 3) {
+    eps[2] += b[2] * u[2];
+    eps[4] += b[2] * u[0] + b[0] * u[2];
+    eps[5] += b[2] * u[1] + b[1] * u[2];
+  }
+  if (bbar) { /* (1/3) (bbar - b) . u on each normal strain, as in dt_elem_bnode */
+    double vol = 0.0;
+    for (int j = 0; j < dim; j++) vol += (bbar[j] - b[j]) / 3.0 * u[j];
+    for (int r = 0; r < 3; r++) eps[r] += vol;
+  }
+}
+DT_HD static inline void dt_elem_force_add(int dim, const double *b, const double *bbar,
+                                           const double sig[6], double *f) {
+  if (dim == 3) {
+    f[0] += b[0] * sig[0] + b[1] * sig[3] + b[2] * sig[4];
+    f[1] += b[1] * sig[1] + b[0] * sig[3] + b[2] * sig[5];
+    f[2] += b[2] * sig[2] + b[0] * sig[4] + b[1] * sig[5];
+  } else {
+    f[0] += b[0] * sig[0] + b[1] * sig[3];
+    f[1] += b[1] * sig[1] + b[0] * sig[3];
+  }
+  if (bbar) {
+    double p3 = sig[0] + sig[1] + sig[2];
+    for (int j = 0; j < dim; j++) f[j] += (bbar[j] - b[j]) / 3.0 * p3;
+  }
+}
+
 DT_HD static inline void dt_elem_bmatrix(int type, const double *dNdx, const double *dNdx_bar,
                                          double *B) {
   const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type), nd = n * dim;

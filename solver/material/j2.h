@@ -113,6 +113,29 @@ DT_HD static inline void dt_elastic_matrix(const dt_material_params *m, int stre
   }
 }
 
+/* sig = D_e eps for the isotropic stiffness of dt_elastic_matrix, written out: the same
+ * numbers as dt_j2_matvec with that D, without building the 36 entries (on the GPU the update
+ * then keeps no 6 x 6 array live; only the CPU asks for D itself). */
+DT_HD static inline void dt_elastic_stress(const dt_material_params *m, int stress_state, const double e[6],
+                                           double sig[6]) {
+  double G = dt_shear_modulus(m), lam = dt_bulk_modulus(m) - 2.0 * G / 3.0;
+  if (stress_state == DT_STATE_PLANE_STRESS) {
+    double Ebar = m->E / (1.0 - m->nu * m->nu);
+    sig[0] = Ebar * e[0] + m->nu * Ebar * e[1];
+    sig[1] = m->nu * Ebar * e[0] + Ebar * e[1];
+    sig[2] = 0.0;
+    sig[3] = G * e[3];
+    sig[4] = 0.0;
+    sig[5] = 0.0;
+    return;
+  }
+  double tr = lam * (e[0] + e[1] + e[2]);
+  for (int i = 0; i < 3; i++) {
+    sig[i] = tr + 2.0 * G * e[i];
+    sig[i + 3] = G * e[i + 3]; /* engineering shear strain: sigma_ij = G gamma_ij */
+  }
+}
+
 /* sig = D eps for a 6x6 row-major D. */
 DT_HD static inline void dt_j2_matvec(const double D[36], const double x[6], double y[6]) {
   int i, j;
@@ -227,19 +250,18 @@ DT_HD static inline int dt_material_update_form(const dt_material_params *m, int
                                                 dt_mat_state *new_state, double sig[6], double D[36],
                                                 dt_tangent_form *form) {
   dt_mat_state st = *old_state; /* local copy: new_state may alias old_state */
-  double Dloc[36], ee[6], xi[6], n[6], sig_tr[6];
+  double ee[6], xi[6], n[6], sig_tr[6];
   double G = dt_shear_modulus(m), K = dt_bulk_modulus(m);
   double q_tr, sy, slope = 0.0, dp = 0.0, nrm, theta, thetabar, ratio;
   int i, ok = 1, result = DT_MAT_ELASTIC;
 
   for (i = 0; i < 6; i++) ok = ok && dt_j2_finite(eps[i]);
-  dt_elastic_matrix(m, stress_state, Dloc);
   if (stress_state != DT_STATE_PLANE_STRESS) {
     for (i = 0; i < 6; i++) ee[i] = eps[i] - st.eps_p[i]; /* eps_e = eps - eps_p_n */
   } else {
     for (i = 0; i < 6; i++) ee[i] = eps[i];
   }
-  dt_j2_matvec(Dloc, ee, sig_tr); /* sig_tr = C : (eps - eps_p_n) */
+  dt_elastic_stress(m, stress_state, ee, sig_tr); /* sig_tr = C : (eps - eps_p_n) */
   for (i = 0; i < 6; i++) ok = ok && dt_j2_finite(sig_tr[i]);
   if (!ok) goto fail;
   for (i = 0; i < 6; i++) sig[i] = sig_tr[i];
@@ -281,14 +303,14 @@ DT_HD static inline int dt_material_update_form(const dt_material_params *m, int
 
 elastic:
   *new_state = *old_state;
-  if (D) for (i = 0; i < 36; i++) D[i] = Dloc[i];
+  if (D) dt_elastic_matrix(m, stress_state, D);
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return result;
 
 fail:
   *new_state = *old_state;
   for (i = 0; i < 6; i++) sig[i] = 0.0;
-  if (D) for (i = 0; i < 36; i++) D[i] = Dloc[i];
+  if (D) dt_elastic_matrix(m, stress_state, D);
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return DT_MAT_NO_CONVERGENCE;
 }

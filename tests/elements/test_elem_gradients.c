@@ -1,6 +1,7 @@
 /* Spatial gradients and B matrices on distorted elements: a linear field's gradient and a
  * linear displacement's strain are reproduced exactly (isoparametric completeness), with and
- * without B-bar; and hex8 B-bar gives one volumetric strain over the whole element. */
+ * without B-bar; the node-by-node products of the GPU kernels equal B d and B^T sig; and hex8
+ * B-bar gives one volumetric strain over the whole element. */
 #include "elem_test.h"
 
 #define NTRIAL 20
@@ -85,6 +86,50 @@ static void check_hex8_bbar_volumetric(void) {
            "element average %.17g", theta[q], q, avg);
 }
 
+/* dt_elem_strain_add / dt_elem_force_add (the GPU kernels' node-by-node B u and B^T sig) give
+ * B d and B^T sig of dt_elem_bmatrix to rounding (1e-14 relative), with and without B-bar, on
+ * distorted elements with random d and sig. */
+static void check_node_products(int type, int bbar) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type), nd = n * dim;
+  double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
+  double dNdx[3 * DT_ELEM_MAX_NODES], bar[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF];
+  double d[DT_ELEM_MAX_DOF], sig[6], eps_b[6] = {0}, eps_n[6] = {0}, xi[3], V, f[3], want, scale;
+  int a, i, k, r;
+  distorted_element(type, 0.08, X);
+  for (k = 0; k < nd; k++) d[k] = urand(-1.0, 1.0);
+  for (r = 0; r < 6; r++) sig[r] = urand(-1.0, 1.0);
+  dt_elem_bbar_average(type, X, bar, &V);
+  random_xi(type, xi);
+  dt_elem_shape(type, xi, N, dN);
+  dt_elem_gradients(type, X, dN, dNdx);
+  dt_elem_bmatrix(type, dNdx, bbar ? bar : NULL, B);
+  for (a = 0; a < n; a++) {
+    double u[3] = {0.0, 0.0, 0.0};
+    for (i = 0; i < dim; i++) u[i] = d[a * dim + i];
+    dt_elem_strain_add(dim, dNdx + a * 3, bbar ? bar + a * 3 : NULL, u, eps_n);
+    f[0] = f[1] = f[2] = 0.0;
+    dt_elem_force_add(dim, dNdx + a * 3, bbar ? bar + a * 3 : NULL, sig, f);
+    for (i = 0; i < dim; i++) {
+      want = scale = 0.0;
+      for (r = 0; r < 6; r++) {
+        want += B[r * nd + a * dim + i] * sig[r];
+        scale += fabs(B[r * nd + a * dim + i] * sig[r]);
+      }
+      EXPECT(fabs(f[i] - want) <= 1e-14 * scale, "%s (bbar %d): node %d force %d = %.17g, B^T sig %.17g",
+             elem_names[type], bbar, a, i, f[i], want);
+    }
+  }
+  for (r = 0; r < 6; r++) {
+    scale = 0.0;
+    for (k = 0; k < nd; k++) {
+      eps_b[r] += B[r * nd + k] * d[k];
+      scale += fabs(B[r * nd + k] * d[k]);
+    }
+    EXPECT(fabs(eps_n[r] - eps_b[r]) <= 1e-14 * scale, "%s (bbar %d): strain %d = %.17g, B d %.17g",
+           elem_names[type], bbar, r, eps_n[r], eps_b[r]);
+  }
+}
+
 /* A flat element must report det J <= 0 and leave dNdx zero, not divide by zero. */
 static void check_degenerate(void) {
   double X[24] = {0}, N[8], dN[24], dNdx[24], xi[3] = {0.1, 0.2, 0.3}, det;
@@ -108,6 +153,8 @@ int main(void) {
       check_strain(type, 0.0, 0);
       check_strain(type, 0.08, 0);
       check_strain(type, 0.08, 1);
+      check_node_products(type, 0);
+      check_node_products(type, 1);
     }
   }
   check_hex8_bbar_volumetric();

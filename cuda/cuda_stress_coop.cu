@@ -1,0 +1,108 @@
+/* Stress update and internal force for meshes of one element type, cooperative layout: T_STR
+ * threads per element (a thread per point, or per node where there are more nodes), phases
+ * separated by barriers, per-element tables in shared memory (cuda_coop_element.cuh):
+ *   1. node threads gather coordinates and displacements; point threads compute dN/dx and
+ *      w det J, node-component threads the B-bar averages (coop_geometry);
+ *   2. point threads form eps = B u (dt_elem_strain_add) and call dt_material_update_form (the
+ *      shared J2 code); they store the trial history, stress, strain and the tangent form of
+ *      the point (9 numbers) for the tangent kernel of the same iteration;
+ *   3. node threads form f_A = sum_q B_A^T sig_q w det J t (dt_elem_force_add) and add it.
+ * Elements of one launch share a colour, so the += on f_int is race-free and runs in the same
+ * order every time: results are bit-identical from run to run. */
+#include <limits.h>
+
+#include "../solver/element/element_kernel.h"
+#include "cuda_impl.h"
+#include "cuda_coop.h"
+#include "cuda_coop_element.cuh"
+
+template <int TYPE> struct coop_str_elem {
+  coop_elem<TYPE> g;
+  double sig[coop_shape<TYPE>::NQP][6]; /* stress times w det J t */
+};
+
+template <int TYPE>
+__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR)
+k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
+  typedef coop_shape<TYPE> S;
+  __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
+  __shared__ int plastic;
+  int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
+  int k = blockIdx.x * S::EPB_STR + le, valid = le < S::EPB_STR && k < n;
+  int e = valid ? elems[k] : 0;
+  coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
+  if (threadIdx.x == 0) plastic = 0;
+  if (valid && t == 0) me.g.failed = 0;
+  coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g);
+  const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
+  for (int q = t; valid && q < S::NQP; q += S::T_STR) {
+    double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig[q];
+    long qp = a.qp_ptr[e] + q;
+    dt_mat_state old_s, new_s;
+    dt_tangent_form tf;
+    for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
+      dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
+    dt_hist_load(a.hist_c, a.stride, qp, &old_s);
+    int res = dt_material_update_form(&a.mats[a.elem_mat[e]], a.elem_state[e], eps, &old_s, &new_s,
+                                      sig, (double *)0, &tf);
+    if (res != DT_MAT_NO_CONVERGENCE) {
+      dt_hist_store(a.hist_t, a.stride, qp, &new_s);
+      for (int c = 0; c < 6; c++) {
+        a.sig_t[c * a.stride + qp] = sig[c];
+        a.eps_t[c * a.stride + qp] = eps[c];
+      }
+      a.tan_t[0 * a.stride + qp] = tf.K;
+      a.tan_t[1 * a.stride + qp] = tf.mu;
+      a.tan_t[2 * a.stride + qp] = tf.gam;
+      for (int c = 0; c < 6; c++) a.tan_t[(3 + c) * a.stride + qp] = tf.n[c];
+    }
+    double wt = me.g.dv[q] * a.elem_thick[e];
+    for (int r = 0; r < 6; r++) sig[r] *= wt; /* sig w det J t */
+    if (res == DT_MAT_NO_CONVERGENCE) {
+      me.g.failed = 1;
+      atomicAdd(&a.flags->n_failed, 1);
+      atomicMin(&a.flags->first_failed, e);
+    } else if (res == DT_MAT_PLASTIC)
+      atomicAdd(&plastic, 1);
+  }
+  __syncthreads();
+  for (int A = t; valid && !me.g.failed && A < S::NPE; A += S::T_STR) { /* f_A = sum_q B_A^T sig_q */
+    double f[3] = {0.0, 0.0, 0.0};
+    for (int q = 0; q < S::NQP; q++)
+      dt_elem_force_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.sig[q], f);
+    double *out = a.out + (long)a.conn[a.elem_ptr[e] + A] * S::DIM, old[S::DIM];
+    for (int i = 0; i < S::DIM; i++) old[i] = out[i]; /* loads first: they overlap */
+    for (int i = 0; i < S::DIM; i++) out[i] = old[i] + f[i];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
+}
+
+template <int TYPE>
+static dt_status launch(const dt_coop_args &a, const int *h_color_ptr, const int *color_elems,
+                        int n_colors, cudaStream_t stream, dt_ctx *ctx) {
+  typedef coop_shape<TYPE> S;
+  dt_status rc = DT_OK;
+  for (int col = 0; col < n_colors; col++) {
+    int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
+    if (n == 0) continue;
+    k_stress_coop<TYPE><<<(n + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+        a, color_elems + first, n);
+    DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
+                                     const int *color_elems, int n_colors, cudaStream_t stream,
+                                     dt_ctx *ctx) {
+  switch (type) {
+  case DT_HEX8: return launch<DT_HEX8>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
+  case DT_TET4: return launch<DT_TET4>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
+  case DT_TET10: return launch<DT_TET10>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
+  case DT_QUAD4: return launch<DT_QUAD4>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
+  case DT_TRI3: return launch<DT_TRI3>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
+  }
+  return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative stress kernel for element type %d", type);
+}
