@@ -30,24 +30,34 @@ template <int TYPE> struct coop_elem {
   int failed;
 };
 
-/* Steps 1-2: gather, point geometry, B-bar averages; t: thread within the element, T: threads
- * per element (each loop strides by T, so any thread count works); WITH_U: gather u too. */
+/* Reference derivatives and weights of the element type's points, computed once per block
+ * instead of once per element (rows of NPE * 3 + 1: odd, like dNdx). */
+template <int TYPE> struct coop_ref {
+  double dN[coop_shape<TYPE>::NQP][coop_shape<TYPE>::NPE * 3 + 1];
+  double w[coop_shape<TYPE>::NQP];
+};
+
+/* Steps 1-2: reference table, gather, point geometry, B-bar averages; t: thread within the
+ * element, T: threads per element (each loop strides by T, so any thread count works); WITH_U:
+ * gather u too. */
 template <int TYPE, int T, bool WITH_U = true>
 __device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int valid, int t,
-                                              coop_elem<TYPE> &g) {
+                                              coop_elem<TYPE> &g, coop_ref<TYPE> &ref) {
   typedef coop_shape<TYPE> S;
+  for (int q = threadIdx.x; q < S::NQP; q += blockDim.x) {
+    double xi[3], N[S::NPE], dN[S::NPE * 3];
+    dt_elem_qp(TYPE, q, xi, &ref.w[q]);
+    dt_elem_shape(TYPE, xi, N, dN);
+    for (int c = 0; c < S::NPE * 3; c++) ref.dN[q][c] = dN[c];
+  }
   for (int A = t; valid && A < S::NPE; A += T) {
     int node = a.conn[a.elem_ptr[e] + A];
     for (int k = 0; k < 3; k++) g.X[A * 3 + k] = a.x[node * 3 + k];
     for (int i = 0; WITH_U && i < S::DIM; i++) g.ue[A * 3 + i] = a.u[(long)node * S::DIM + i];
   }
   __syncthreads();
-  for (int q = t; valid && q < S::NQP; q += T) {
-    double xi[3], w, N[S::NPE], dN[S::NPE * 3];
-    dt_elem_qp(TYPE, q, xi, &w);
-    dt_elem_shape(TYPE, xi, N, dN);
-    g.dv[q] = w * dt_elem_gradients(TYPE, g.X, dN, g.dNdx[q]);
-  }
+  for (int q = t; valid && q < S::NQP; q += T)
+    g.dv[q] = ref.w[q] * dt_elem_gradients(TYPE, g.X, ref.dN[q], g.dNdx[q]);
   __syncthreads();
   for (int c = t; valid && a.elem_bbar[e] && c < S::NPE * 3; c += T) {
     /* bbar = (1/V) sum_q dNdx_q dv_q, accumulated in point order like dt_elem_bbar_average */

@@ -33,13 +33,14 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
   const int D2 = S::DIM * S::DIM;
   __shared__ form_elem<TYPE> sh[S::EPB_TAN];
+  __shared__ coop_ref<TYPE> ref;
   __shared__ double kab[S::EPB_TAN][S::PAIRS * D2]; /* K_AB, column-major, pair by pair */
   __shared__ long boff[S::EPB_TAN][S::PAIRS];       /* where each block goes in the tangent */
   int le = threadIdx.x / S::T_TAN, t = threadIdx.x % S::T_TAN;
   int k = blockIdx.x * S::EPB_TAN + le, valid = le < S::EPB_TAN && k < n;
   int e = valid ? elems[k] : 0;
   form_elem<TYPE> &me = sh[le < S::EPB_TAN ? le : 0];
-  coop_geometry<TYPE, S::T_TAN, false>(a, e, valid, t, me.g);
+  coop_geometry<TYPE, S::T_TAN, false>(a, e, valid, t, me.g, ref);
   const int bbar = valid && a.elem_bbar[e];
   form_points<TYPE, S::T_TAN>(a, e, valid, bbar, t, me);
   if (valid && t < S::PAIRS) { /* K_AB and its block's offset */

@@ -16,16 +16,25 @@
 #include "cuda_coop.h"
 #include "cuda_coop_element.cuh"
 
-template <int TYPE> struct coop_str_elem {
+template <int TYPE> struct coop_str_elem_body {
   coop_elem<TYPE> g;
   double sig[coop_shape<TYPE>::NQP][6]; /* stress times w det J t */
 };
+/* Padded to 8 doubles past a multiple of 16, so that the two elements of a half-warp (hex8:
+ * eight point threads each) read their dN/dx rows from disjoint banks. */
+template <int TYPE> struct coop_str_elem : coop_str_elem_body<TYPE> {
+  static const int R = (8 - (int)(sizeof(coop_str_elem_body<TYPE>) / 8) % 16 + 16) % 16;
+  double pad[R ? R : 16];
+};
+
+static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratch: 8 past 16");
 
 template <int TYPE>
 __global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR)
 k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
   __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
+  __shared__ coop_ref<TYPE> ref;
   __shared__ int plastic;
   int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
   int k = blockIdx.x * S::EPB_STR + le, valid = le < S::EPB_STR && k < n;
@@ -33,17 +42,21 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
   if (threadIdx.x == 0) plastic = 0;
   if (valid && t == 0) me.g.failed = 0;
-  coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g);
+  /* the element's scalars, loaded now so that they arrive with the gather */
+  long qp0 = valid ? a.qp_ptr[e] : 0;
+  int mat = valid ? a.elem_mat[e] : 0, state = valid ? a.elem_state[e] : 0;
+  double thick = valid ? a.elem_thick[e] : 0.0;
+  coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g, ref);
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   for (int q = t; valid && q < S::NQP; q += S::T_STR) {
     double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig[q];
-    long qp = a.qp_ptr[e] + q;
+    long qp = qp0 + q;
     dt_mat_state old_s, new_s;
     dt_tangent_form tf;
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
     dt_hist_load(a.hist_c, a.stride, qp, &old_s);
-    int res = dt_material_update_form(&a.mats[a.elem_mat[e]], a.elem_state[e], eps, &old_s, &new_s,
+    int res = dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s,
                                       sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
@@ -56,7 +69,7 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
       a.tan_t[2 * a.stride + qp] = tf.gam;
       for (int c = 0; c < 6; c++) a.tan_t[(3 + c) * a.stride + qp] = tf.n[c];
     }
-    double wt = me.g.dv[q] * a.elem_thick[e];
+    double wt = me.g.dv[q] * thick;
     for (int r = 0; r < 6; r++) sig[r] *= wt; /* sig w det J t */
     if (res == DT_MAT_NO_CONVERGENCE) {
       me.g.failed = 1;
