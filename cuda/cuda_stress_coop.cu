@@ -46,16 +46,23 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   long qp0 = valid ? a.qp_ptr[e] : 0;
   int mat = valid ? a.elem_mat[e] : 0, state = valid ? a.elem_state[e] : 0;
   double thick = valid ? a.elem_thick[e] : 0.0;
+  dt_mat_state old_s; /* the committed history, loaded now: it arrives during the geometry */
+  if (valid && t < S::NQP) dt_hist_load(a.hist_c, a.stride, qp0 + t, &old_s);
+  static_assert(S::T_STR >= S::NPE && S::T_STR >= S::NQP, "at most one node and one point per thread");
+  double f_old[3] = {0.0, 0.0, 0.0}; /* f_int at the thread's node, also loaded now */
+  double *f_out = a.out;
+  if (valid && t < S::NPE) {
+    f_out = a.out + (long)a.conn[a.elem_ptr[e] + t] * S::DIM;
+  }
   coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g, ref);
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
-  for (int q = t; valid && q < S::NQP; q += S::T_STR) {
+  for (int q = t; valid && q < S::NQP; q += S::T_STR) { /* one point: q = t */
     double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig[q];
     long qp = qp0 + q;
-    dt_mat_state old_s, new_s;
+    dt_mat_state new_s;
     dt_tangent_form tf;
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
-    dt_hist_load(a.hist_c, a.stride, qp, &old_s);
     int res = dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s,
                                       sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
@@ -79,13 +86,12 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
       atomicAdd(&plastic, 1);
   }
   __syncthreads();
-  for (int A = t; valid && !me.g.failed && A < S::NPE; A += S::T_STR) { /* f_A = sum_q B_A^T sig_q */
+  if (valid && !me.g.failed && t < S::NPE) { /* f_A = sum_q B_A^T sig_q, A = t */
     double f[3] = {0.0, 0.0, 0.0};
     for (int q = 0; q < S::NQP; q++)
-      dt_elem_force_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.sig[q], f);
-    double *out = a.out + (long)a.conn[a.elem_ptr[e] + A] * S::DIM, old[S::DIM];
-    for (int i = 0; i < S::DIM; i++) old[i] = out[i]; /* loads first: they overlap */
-    for (int i = 0; i < S::DIM; i++) out[i] = old[i] + f[i];
+      dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig[q], f);
+    for (int i = 0; i < S::DIM; i++) f_old[i] = f_out[i]; /* loads first: they overlap */
+    for (int i = 0; i < S::DIM; i++) f_out[i] = f_old[i] + f[i];
   }
   __syncthreads();
   if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
