@@ -71,31 +71,18 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   }
 }
 
-template <int TYPE>
-static dt_status launch(const dt_coop_args &a, const int *h_color_ptr, const int *color_elems,
-                        int n_colors, cudaStream_t stream, dt_ctx *ctx) {
-  typedef coop_shape<TYPE> S;
-  dt_status rc = DT_OK;
-  for (int col = 0; col < n_colors; col++) {
-    int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
-    if (n == 0) continue;
-    k_tangent_coop<TYPE><<<(n + S::EPB_TAN - 1) / S::EPB_TAN, S::EPB_TAN * S::T_TAN, 0, stream>>>(
-        a, color_elems + first, n);
-    DT_CUDA_LAUNCH_CHECK("k_tangent_coop", stream, ctx);
+struct k_tangent_coop_launch {
+  template <int TYPE>
+  static dt_status go(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems, int n_colors,
+                      cudaStream_t stream, dt_ctx *ctx) {
+    typedef coop_shape<TYPE> S;
+    return coop_launch_colours(k_tangent_coop<TYPE>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a, h_color_ptr,
+                               color_elems, n_colors, stream, ctx, "launch of k_tangent_coop");
   }
-cleanup:
-  return rc;
-}
+};
 
 dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
                                       const int *color_elems, int n_colors, cudaStream_t stream,
                                       dt_ctx *ctx) {
-  switch (type) {
-  case DT_HEX8: return launch<DT_HEX8>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
-  case DT_TET4: return launch<DT_TET4>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
-  case DT_TET10: return launch<DT_TET10>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
-  case DT_QUAD4: return launch<DT_QUAD4>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
-  case DT_TRI3: return launch<DT_TRI3>(*a, h_color_ptr, color_elems, n_colors, stream, ctx);
-  }
-  return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative kernel for element type %d", type);
+  return coop_by_type<k_tangent_coop_launch>(type, ctx, a, h_color_ptr, color_elems, n_colors, stream);
 }
