@@ -38,4 +38,22 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, const int 
                                      const int *color_elems, int n_colors, cudaStream_t stream,
                                      dt_ctx *ctx);
 
+/* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per
+ * block of `threads` threads (all element kernels: cooperative and one thread per element);
+ * what: "launch of <kernel>" for the error message. */
+template <class Kernel>
+static dt_status coop_launch_colours(Kernel kernel, int epb, int threads, const dt_coop_args &a,
+                                     const int *h_color_ptr, const int *color_elems, int n_colors,
+                                     cudaStream_t stream, dt_ctx *ctx, const char *what) {
+  for (int col = 0; col < n_colors; col++) {
+    int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
+    if (n == 0) continue;
+    kernel<<<(n + epb - 1) / epb, threads, 0, stream>>>(a, color_elems + first, n);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && DT_CUDA_SYNC_LAUNCHES) e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return dt_cuda_error(ctx, e, what, __FILE__, __LINE__, __func__);
+  }
+  return DT_OK;
+}
+
 #endif

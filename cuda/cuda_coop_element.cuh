@@ -71,23 +71,6 @@ __device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int 
   __syncthreads();
 }
 
-/* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per
- * block of `threads` threads; what: "launch of <kernel>" for the error message. */
-template <class Kernel>
-static dt_status coop_launch_colours(Kernel kernel, int epb, int threads, const dt_coop_args &a,
-                                     const int *h_color_ptr, const int *color_elems, int n_colors,
-                                     cudaStream_t stream, dt_ctx *ctx, const char *what) {
-  for (int col = 0; col < n_colors; col++) {
-    int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
-    if (n == 0) continue;
-    kernel<<<(n + epb - 1) / epb, threads, 0, stream>>>(a, color_elems + first, n);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && DT_CUDA_SYNC_LAUNCHES) e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) return dt_cuda_error(ctx, e, what, __FILE__, __LINE__, __func__);
-  }
-  return DT_OK;
-}
-
 /* L::go<TYPE>(args..., ctx) for the element type of a uniform mesh. */
 template <class L, class... Args>
 static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {

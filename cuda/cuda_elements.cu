@@ -147,25 +147,22 @@ __global__ void k_flags_reset(dt_cuda_flags *f) {
   f->bad_node = INT_MAX;
 }
 
-/* Launch kernel K<TYPE> over every colour, TYPE chosen from c->uniform_type. */
+/* Launch kernel K<TYPE> over every colour, TYPE chosen from c->uniform_type (-1: mixed mesh). */
 #define FOR_EACH_COLOUR(K, args, name)                                                          \
   do {                                                                                          \
-    for (int col_ = 0; col_ < c->n_colors; col_++) {                                            \
-      int first_ = c->h_color_ptr[col_], n_ = c->h_color_ptr[col_ + 1] - first_;                \
-      int grid_ = (n_ + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;                                     \
-      const int *el_ = c->color_elems + first_;                                                 \
-      if (n_ == 0) continue;                                                                    \
-      switch (c->uniform_type) {                                                                \
-      case DT_HEX8: K<DT_HEX8><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
-      case DT_TET4: K<DT_TET4><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
-      case DT_TET10: K<DT_TET10><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break; \
-      case DT_QUAD4: K<DT_QUAD4><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break; \
-      case DT_TRI3: K<DT_TRI3><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;   \
-      default: K<-1><<<grid_, DT_CUDA_BLOCK, 0, c->stream>>>(args, el_, n_); break;             \
-      }                                                                                         \
-      DT_CUDA_LAUNCH_CHECK(name, c->stream, ctx);                                               \
+    switch (c->uniform_type) {                                                                  \
+    case DT_HEX8: rc = SIMPLE_LAUNCH(K<DT_HEX8>, args, name); break;                            \
+    case DT_TET4: rc = SIMPLE_LAUNCH(K<DT_TET4>, args, name); break;                            \
+    case DT_TET10: rc = SIMPLE_LAUNCH(K<DT_TET10>, args, name); break;                          \
+    case DT_QUAD4: rc = SIMPLE_LAUNCH(K<DT_QUAD4>, args, name); break;                          \
+    case DT_TRI3: rc = SIMPLE_LAUNCH(K<DT_TRI3>, args, name); break;                            \
+    default: rc = SIMPLE_LAUNCH(K<-1>, args, name); break;                                      \
     }                                                                                           \
+    if (rc) goto cleanup;                                                                       \
   } while (0)
+#define SIMPLE_LAUNCH(KT, args, name)                                                           \
+  coop_launch_colours(KT, DT_CUDA_BLOCK, DT_CUDA_BLOCK, args, c->h_color_ptr, c->color_elems,   \
+                      c->n_colors, c->stream, ctx, "launch of " name)
 
 extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fint,
                                            dt_stress_report *rep, dt_ctx *ctx) {

@@ -49,14 +49,12 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   dt_mat_state old_s; /* the committed history, loaded now: it arrives during the geometry */
   if (valid && t < S::NQP) dt_hist_load(a.hist_c, a.stride, qp0 + t, &old_s);
   static_assert(S::T_STR >= S::NPE && S::T_STR >= S::NQP, "at most one node and one point per thread");
-  double f_old[3] = {0.0, 0.0, 0.0}; /* f_int at the thread's node, also loaded now */
-  double *f_out = a.out;
-  if (valid && t < S::NPE) {
-    f_out = a.out + (long)a.conn[a.elem_ptr[e] + t] * S::DIM;
-  }
+  /* where the thread's node force goes (step 3), also looked up now */
+  double *f_out = valid && t < S::NPE ? a.out + (long)a.conn[a.elem_ptr[e] + t] * S::DIM : a.out;
   coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g, ref);
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
-  for (int q = t; valid && q < S::NQP; q += S::T_STR) { /* one point: q = t */
+  if (valid && t < S::NQP) { /* the thread's point */
+    const int q = t;
     double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig[q];
     long qp = qp0 + q;
     dt_mat_state new_s;
@@ -90,6 +88,7 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
     double f[3] = {0.0, 0.0, 0.0};
     for (int q = 0; q < S::NQP; q++)
       dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig[q], f);
+    double f_old[3];
     for (int i = 0; i < S::DIM; i++) f_old[i] = f_out[i]; /* loads first: they overlap */
     for (int i = 0; i < S::DIM; i++) f_out[i] = f_old[i] + f[i];
   }
