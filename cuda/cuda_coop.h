@@ -34,8 +34,11 @@ typedef struct dt_coop_args {
 dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
                                       const int *color_elems, int n_colors, cudaStream_t stream,
                                       dt_ctx *ctx);
-dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
-                                     const int *color_elems, int n_colors, cudaStream_t stream,
+/* The stress kernel runs over all elements in one launch (out = the element forces, dpn per
+ * incidence), then the forces are summed node by node into fint through the incidence lists
+ * (cuda_stress_coop.cu). */
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems, const int *inc_ptr,
+                                     const int *inc, double *fint, int n_dofs, cudaStream_t stream,
                                      dt_ctx *ctx);
 
 /* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per

@@ -51,7 +51,7 @@ __device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int 
     for (int c = 0; c < S::NPE * 3; c++) ref.dN[q][c] = dN[c];
   }
   for (int A = t; valid && A < S::NPE; A += T) {
-    int node = a.conn[a.elem_ptr[e] + A];
+    int node = a.conn[e * S::NPE + A]; /* one element type: elem_ptr[e] = e * NPE */
     for (int k = 0; k < 3; k++) g.X[A * 3 + k] = a.x[node * 3 + k];
     for (int i = 0; WITH_U && i < S::DIM; i++) g.ue[A * 3 + i] = a.u[(long)node * S::DIM + i];
   }

@@ -168,17 +168,18 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
                                            dt_stress_report *rep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  dt_coop_args a = make_args(c, c->vec[u], c->vec[fint]);
+  dt_coop_args a = make_args(c, c->vec[u], use_coop(c) ? c->f_elem : c->vec[fint]);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
-  DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
-                ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  if (use_coop(c)) {
-    DT_TRY(dt_cuda_stress_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
-                                      c->n_colors, c->stream, ctx));
-  } else
+  if (use_coop(c)) { /* every f_int entry written once by the node sums */
+    DT_TRY(dt_cuda_stress_coop_launch(c->uniform_type, &a, c->n_elems, c->node_inc_ptr, c->node_inc,
+                                      c->vec[fint], c->n_dofs, c->stream, ctx));
+  } else {
+    DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
+                  ctx);
     FOR_EACH_COLOUR(k_stress, a, "k_stress");
+  }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
   rep->n_plastic = fl->n_plastic;
   rep->n_failed = fl->n_failed;

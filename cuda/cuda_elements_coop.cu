@@ -48,7 +48,7 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
     double K[D2];
     if (bbar) form_pair<TYPE, true>(me, A, B, K);
     else form_pair<TYPE, false>(me, A, B, K);
-    int nodeA = a.conn[a.elem_ptr[e] + A];
+    int nodeA = a.conn[e * S::NPE + A];
     boff[le][t] = ((long)a.brow_ptr[nodeA] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
     for (int i = 0; i < S::DIM; i++)
       for (int j = 0; j < S::DIM; j++) kab[le][t * D2 + j * S::DIM + i] = K[i * S::DIM + j];

@@ -64,6 +64,11 @@ typedef struct dt_cuda {
   int *brow_ptr, *bcol; /* block pattern (BSR): the node neighbour lists of dt_problem */
   int *elem_pos;
   int64_t *elem_pos_ptr;
+  /* Meshes of one element type: each node's element incidences (e * npe + A, elements
+   * ascending), through which f_int is summed node by node from f_elem, the element forces
+   * the stress kernel stores per incidence (cuda_stress_coop.cu) */
+  int *node_inc_ptr, *node_inc;
+  double *f_elem;
   /* device state */
   double *vec[DT_VEC_COUNT];
   double *val; /* tangent values, blocked (dt_bsr_block) */

@@ -37,6 +37,8 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += (size_t)pb->n_mats * sizeof(dt_material_params);
   b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int) + nnz * sizeof(double); /* blocked tangent */
   b += (ne + 1) * sizeof(int64_t) + npos * sizeof(int);            /* block positions */
+  b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int);            /* node incidences */
+  b += nconn * (size_t)pb->dpn * sizeof(double);                   /* element forces */
   b += (size_t)DT_VEC_COUNT * n * sizeof(double);                  /* solution vectors */
   b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */
   b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_DOUBLES) * sizeof(double); /* per-point state, tangent form */

@@ -6,9 +6,16 @@
  *   2. point threads form eps = B u (dt_elem_strain_add) and call dt_material_update_form (the
  *      shared J2 code); they store the trial history, stress, strain and the tangent form of
  *      the point (9 numbers) for the tangent kernel of the same iteration;
- *   3. node threads form f_A = sum_q B_A^T sig_q w det J t (dt_elem_force_add) and add it.
- * Elements of one launch share a colour, so the += on f_int is race-free and runs in the same
- * order every time: results are bit-identical from run to run. */
+ *   3. node threads form f_A = sum_q B_A^T sig_q w det J t (dt_elem_force_add) and store it
+ *      for their incidence (f_elem, consecutive threads on consecutive values).
+ * One launch over all elements in their own order, then k_fint_gather sums each node's
+ * incidences in a fixed order (elements ascending): bit-identical results from run to run.
+ * Why not colour by colour with += on f_int, as before: that took 8 launches whose elements
+ * lie apart from each other, each element waiting on a chain of 4-5 dependent loads (colour
+ * list, element offsets, connectivity, coordinates, then f_int itself); in element order the
+ * connectivity is read straight from e * NPE, neighbouring elements of a block share nodes in
+ * L1, and the stores need no read. The price is the element forces written and read once
+ * (24 B per incidence in 3D). */
 #include <limits.h>
 
 #include "../solver/element/element_kernel.h"
@@ -31,14 +38,14 @@ static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratc
 
 template <int TYPE>
 __global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR)
-k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
+k_stress_coop(dt_coop_args a, int n) {
   typedef coop_shape<TYPE> S;
   __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
   __shared__ coop_ref<TYPE> ref;
   __shared__ int plastic;
   int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
   int k = blockIdx.x * S::EPB_STR + le, valid = le < S::EPB_STR && k < n;
-  int e = valid ? elems[k] : 0;
+  int e = valid ? k : 0;
   coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
   if (threadIdx.x == 0) plastic = 0;
   if (valid && t == 0) me.g.failed = 0;
@@ -49,8 +56,6 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   dt_mat_state old_s; /* the committed history, loaded now: it arrives during the geometry */
   if (valid && t < S::NQP) dt_hist_load(a.hist_c, a.stride, qp0 + t, &old_s);
   static_assert(S::T_STR >= S::NPE && S::T_STR >= S::NQP, "at most one node and one point per thread");
-  /* where the thread's node force goes (step 3), also looked up now */
-  double *f_out = valid && t < S::NPE ? a.out + (long)a.conn[a.elem_ptr[e] + t] * S::DIM : a.out;
   coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g, ref);
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   if (valid && t < S::NQP) { /* the thread's point */
@@ -84,30 +89,50 @@ k_stress_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
       atomicAdd(&plastic, 1);
   }
   __syncthreads();
-  if (valid && !me.g.failed && t < S::NPE) { /* f_A = sum_q B_A^T sig_q, A = t */
+  if (valid && t < S::NPE) { /* f_A = sum_q B_A^T sig_q, A = t (zero if a point failed) */
     double f[3] = {0.0, 0.0, 0.0};
-    for (int q = 0; q < S::NQP; q++)
+    for (int q = 0; !me.g.failed && q < S::NQP; q++)
       dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig[q], f);
-    double f_old[3];
-    for (int i = 0; i < S::DIM; i++) f_old[i] = f_out[i]; /* loads first: they overlap */
-    for (int i = 0; i < S::DIM; i++) f_out[i] = f_old[i] + f[i];
+    for (int i = 0; i < S::DIM; i++) a.out[((long)e * S::NPE + t) * S::DIM + i] = f[i];
   }
   __syncthreads();
   if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
 }
 
+/* f_int of each node: the sum of its incidences' element forces, elements ascending (a thread
+ * per DOF; consecutive threads read the same incidence's consecutive components). */
+__global__ void k_fint_gather(int n_dofs, int dim, const int *__restrict__ inc_ptr,
+                              const int *__restrict__ inc, const double *__restrict__ f_elem,
+                              double *__restrict__ fint) {
+  int d = blockIdx.x * blockDim.x + threadIdx.x;
+  if (d >= n_dofs) return;
+  int node = d / dim, i = d - node * dim;
+  double f = 0.0;
+  for (int k = inc_ptr[node]; k < inc_ptr[node + 1]; k++) f += f_elem[(long)inc[k] * dim + i];
+  fint[d] = f;
+}
+
 struct k_stress_coop_launch {
   template <int TYPE>
-  static dt_status go(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems, int n_colors,
-                      cudaStream_t stream, dt_ctx *ctx) {
+  static dt_status go(const dt_coop_args *a, int n_elems, cudaStream_t stream, dt_ctx *ctx) {
     typedef coop_shape<TYPE> S;
-    return coop_launch_colours(k_stress_coop<TYPE>, S::EPB_STR, S::EPB_STR * S::T_STR, *a, h_color_ptr,
-                               color_elems, n_colors, stream, ctx, "launch of k_stress_coop");
+    dt_status rc = DT_OK;
+    k_stress_coop<TYPE><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+        *a, n_elems);
+    DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
+  cleanup:
+    return rc;
   }
 };
 
-dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
-                                     const int *color_elems, int n_colors, cudaStream_t stream,
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems, const int *inc_ptr,
+                                     const int *inc, double *fint, int n_dofs, cudaStream_t stream,
                                      dt_ctx *ctx) {
-  return coop_by_type<k_stress_coop_launch>(type, ctx, a, h_color_ptr, color_elems, n_colors, stream);
+  dt_status rc = DT_OK;
+  DT_TRY(coop_by_type<k_stress_coop_launch>(type, ctx, a, n_elems, stream));
+  k_fint_gather<<<(n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, stream>>>(
+      n_dofs, a->dpn, inc_ptr, inc, a->out, fint);
+  DT_CUDA_LAUNCH_CHECK("k_fint_gather", stream, ctx);
+cleanup:
+  return rc;
 }

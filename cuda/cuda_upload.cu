@@ -51,6 +51,28 @@ extern "C" void dt_cuda_destroy(void *impl) {
     DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
   } while (0)
 
+/* For meshes of one element type: each node's incidences e * npe + A (elements ascending, the
+ * order f_int is summed in) and the element-force scratch of the stress kernel. */
+static dt_status upload_incidences(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *ne_ptr = NULL, *ne_list = NULL, *inc = NULL;
+  if (c->uniform_type < 0) goto cleanup;
+  /* incidence k of a uniform mesh is e * npe + A, the element-force slot */
+  DT_TRY(dt_problem_node_elements(pb, &ne_ptr, &ne_list, &inc, ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->node_inc_ptr, sizeof(int) * ((size_t)pb->n_nodes + 1),
+                       "node incidences", ctx));
+  DT_TRY(dt_cuda_h2d(c, c->node_inc_ptr, ne_ptr, sizeof(int) * ((size_t)pb->n_nodes + 1), ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->node_inc, sizeof(int) * (size_t)c->n_conn, "node incidences", ctx));
+  DT_TRY(dt_cuda_h2d(c, c->node_inc, inc, sizeof(int) * (size_t)c->n_conn, ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->f_elem, sizeof(double) * (size_t)c->n_conn * pb->dpn,
+                       "element forces", ctx));
+cleanup:
+  dt_free(ne_ptr);
+  dt_free(ne_list);
+  dt_free(inc);
+  return rc;
+}
+
 extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_options *opt,
                                     void **impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -120,6 +142,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
   UPLOAD(elem_pos, c->n_pos, "block positions");
   UPLOAD(color_elems, pb->n_elems, "colouring");
+  DT_TRY(upload_incidences(c, pb, ctx));
   /* State: zero vectors, matrix and per-point arrays. */
   for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(c->vec[v], nd, "solution vectors");
   ZEROS(c->val, pb->nnz, "tangent values");

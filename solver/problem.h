@@ -64,6 +64,10 @@ void dt_problem_view(const dt_problem *pb, FILE *f);
 /* Internal steps of dt_problem_create, exposed for tests. */
 dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx);
 dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx);
+/* Node -> elements map (CSR, each node's elements ascending) and, when inc_out is not NULL,
+ * each entry's position k in conn (its incidence); the caller frees the arrays with dt_free. */
+dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
+                                   int **inc_out, dt_ctx *ctx);
 /* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array; -1 if the
  * pair is not in the pattern (search, for tests and Dirichlet setup, not hot paths). */
 int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j);

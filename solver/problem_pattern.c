@@ -15,28 +15,31 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* node -> elements map (CSR). */
-static dt_status build_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
-                                     dt_ctx *ctx) {
+dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
+                                   int **inc_out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int *ptr = NULL, *list = NULL, *fill = NULL;
+  int *ptr = NULL, *list = NULL, *inc = NULL, *fill = NULL;
   DT_ALLOC(ptr, pb->n_nodes + 1, ctx, "node-element map");
   for (int e = 0; e < pb->n_elems; e++)
     for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) ptr[pb->conn[k] + 1]++;
   for (int i = 0; i < pb->n_nodes; i++) ptr[i + 1] += ptr[i];
   DT_ALLOC(list, ptr[pb->n_nodes], ctx, "node-element map");
+  if (inc_out) DT_ALLOC(inc, ptr[pb->n_nodes], ctx, "node incidences");
   DT_ALLOC(fill, pb->n_nodes, ctx, "node-element map");
   for (int e = 0; e < pb->n_elems; e++)
     for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) {
-      int a = pb->conn[k];
-      list[ptr[a] + fill[a]++] = e;
+      int a = pb->conn[k], at = ptr[a] + fill[a]++;
+      list[at] = e;
+      if (inc) inc[at] = k;
     }
   *ptr_out = ptr;
   *list_out = list;
-  ptr = list = NULL;
+  if (inc_out) *inc_out = inc;
+  ptr = list = inc = NULL;
 cleanup:
   dt_free(ptr);
   dt_free(list);
+  dt_free(inc);
   dt_free(fill);
   return rc;
 }
@@ -144,7 +147,7 @@ cleanup:
 dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int *ne_ptr = NULL, *ne_list = NULL;
-  DT_TRY(build_node_elements(pb, &ne_ptr, &ne_list, ctx));
+  DT_TRY(dt_problem_node_elements(pb, &ne_ptr, &ne_list, NULL, ctx));
   DT_TRY(build_node_neighbours(pb, ne_ptr, ne_list, ctx));
   DT_TRY(build_csr(pb, ctx));
   DT_TRY(build_element_positions(pb, ctx));

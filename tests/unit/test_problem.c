@@ -49,6 +49,30 @@ static void check_colouring(const dt_problem *pb) {
   free(count);
 }
 
+/* The node -> element map with incidences (the CUDA backend sums f_int node by node through
+ * it): every (element, node) incidence listed once under its node, elements ascending. */
+static void check_node_incidences(const dt_problem *pb) {
+  dt_ctx ctx = {0};
+  int *ptr = NULL, *list = NULL, *inc = NULL;
+  int *seen = calloc((size_t)pb->elem_ptr[pb->n_elems], sizeof(int));
+  CHECK(dt_problem_node_elements(pb, &ptr, &list, &inc, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(ptr[pb->n_nodes] == pb->elem_ptr[pb->n_elems], "%d entries for %d incidences", ptr[pb->n_nodes],
+        pb->elem_ptr[pb->n_elems]);
+  for (int a = 0; a < pb->n_nodes; a++)
+    for (int k = ptr[a]; k < ptr[a + 1]; k++) {
+      CHECK(pb->conn[inc[k]] == a, "node %d: incidence %d holds node %d", a, inc[k], pb->conn[inc[k]]);
+      CHECK(inc[k] >= pb->elem_ptr[list[k]] && inc[k] < pb->elem_ptr[list[k] + 1],
+            "node %d: incidence %d is not in element %d", a, inc[k], list[k]);
+      CHECK(k == ptr[a] || list[k] > list[k - 1], "node %d: elements not ascending", a);
+      seen[inc[k]]++;
+    }
+  for (int k = 0; k < pb->elem_ptr[pb->n_elems]; k++) CHECK(seen[k] == 1, "incidence %d seen %d times", k, seen[k]);
+  dt_free(ptr);
+  dt_free(list);
+  dt_free(inc);
+  free(seen);
+}
+
 /* K (no constraints) must be symmetric and annihilate the six rigid-body modes. */
 static void check_tangent(const dt_problem *pb) {
   dt_ctx ctx = {0};
@@ -111,6 +135,7 @@ int main(void) {
   CHECK(pb->n_colors == 8, "a structured hex grid needs 8 colours, got %d", pb->n_colors);
   check_pattern(pb);
   check_colouring(pb);
+  check_node_incidences(pb);
   check_tangent(pb);
   dt_problem_destroy(&pb);
   CHECK(pb == NULL, "destroy must clear the handle");
