@@ -23,9 +23,15 @@
 #include "cuda_coop.h"
 #include "cuda_coop_element.cuh"
 
+/* The stresses (times w det J t) of the first IN_X points live in g.X, whose coordinates are
+ * dead once the geometry is done (a barrier lies between the last read of X and the first
+ * stress): 192 B less per hex8 element, which lets 5 blocks share an SM instead of 4. */
 template <int TYPE> struct coop_str_elem_body {
+  typedef coop_shape<TYPE> S;
+  static const int IN_X = S::NPE * 3 / 6 < S::NQP ? S::NPE * 3 / 6 : S::NQP;
   coop_elem<TYPE> g;
-  double sig[coop_shape<TYPE>::NQP][6]; /* stress times w det J t */
+  double sig_rest[S::NQP - IN_X > 0 ? S::NQP - IN_X : 1][6];
+  __device__ double *sig(int q) { return q < IN_X ? g.X + 6 * q : sig_rest[q - IN_X]; }
 };
 /* Padded to 8 doubles past a multiple of 16, so that the two elements of a half-warp (hex8:
  * eight point threads each) read their dN/dx rows from disjoint banks. */
@@ -36,8 +42,13 @@ template <int TYPE> struct coop_str_elem : coop_str_elem_body<TYPE> {
 
 static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratch: 8 past 16");
 
+/* Blocks per SM the stress kernel is compiled for (registers <= 96 at 5) */
+#ifndef DT_STRESS_MIN_BLOCKS
+#define DT_STRESS_MIN_BLOCKS 5
+#endif
+
 template <int TYPE>
-__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR)
+__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR, DT_STRESS_MIN_BLOCKS)
 k_stress_coop(dt_coop_args a, int n) {
   typedef coop_shape<TYPE> S;
   __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
@@ -50,7 +61,7 @@ k_stress_coop(dt_coop_args a, int n) {
   if (threadIdx.x == 0) plastic = 0;
   if (valid && t == 0) me.g.failed = 0;
   /* the element's scalars, loaded now so that they arrive with the gather */
-  long qp0 = valid ? a.qp_ptr[e] : 0;
+  long qp0 = (long)e * S::NQP; /* one element type: qp_ptr[e] = e * NQP */
   int mat = valid ? a.elem_mat[e] : 0, state = valid ? a.elem_state[e] : 0;
   double thick = valid ? a.elem_thick[e] : 0.0;
   dt_mat_state old_s; /* the committed history, loaded now: it arrives during the geometry */
@@ -60,7 +71,7 @@ k_stress_coop(dt_coop_args a, int n) {
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   if (valid && t < S::NQP) { /* the thread's point */
     const int q = t;
-    double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig[q];
+    double eps[6] = {0, 0, 0, 0, 0, 0}, *sig = me.sig(q);
     long qp = qp0 + q;
     dt_mat_state new_s;
     dt_tangent_form tf;
@@ -92,7 +103,7 @@ k_stress_coop(dt_coop_args a, int n) {
   if (valid && t < S::NPE) { /* f_A = sum_q B_A^T sig_q, A = t (zero if a point failed) */
     double f[3] = {0.0, 0.0, 0.0};
     for (int q = 0; !me.g.failed && q < S::NQP; q++)
-      dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig[q], f);
+      dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig(q), f);
     for (int i = 0; i < S::DIM; i++) a.out[((long)e * S::NPE + t) * S::DIM + i] = f[i];
   }
   __syncthreads();

@@ -31,7 +31,7 @@ __device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int va
                                             form_elem<TYPE> &me) {
   typedef coop_shape<TYPE> S;
   for (int q = t; valid && q < S::NQP; q += T) {
-    long qp = a.qp_ptr[e] + q;
+    long qp = (long)e * S::NQP + q; /* one element type: qp_ptr[e] = e * NQP */
     double wt = me.g.dv[q] * a.elem_thick[e];
     double K = a.tan_t[0 * a.stride + qp], mu = a.tan_t[1 * a.stride + qp];
     me.s[q][0] = wt * (bbar ? K : K - 2.0 / 3.0 * mu);
