@@ -22,8 +22,8 @@ typedef struct dt_coop_args {
   const double *u;
   const double *hist_c;
   double *hist_t, *sig_t, *eps_t;
-  double *tan_t; /* tangent form per point (dt_tangent_form, 9 components): written by the
-                    stress kernel, read by the tangent kernels */
+  double *tan_t; /* tangent form per point (dt_tangent_form: K, mu, gam; n is re-formed
+                    from sig_t): written by the stress kernel, read by the tangent kernel */
   double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   dt_cuda_flags *flags;
 } dt_coop_args;

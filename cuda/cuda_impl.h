@@ -75,9 +75,10 @@ typedef struct dt_cuda {
   double *pc;  /* inverse diagonal (kind 0) or inverse dpn x dpn nodal blocks (kind 1) */
   int pc_kind;
   double *hist_c, *hist_t, *sig_c, *sig_t, *eps_c, *eps_t;
-  double *tan_t; /* consistent tangent of the trial state as a dt_tangent_form, 9 components
-                    per point (written by the cooperative stress kernel, read by the
-                    cooperative tangent kernel) */
+  double *tan_t; /* consistent tangent of the trial state as a dt_tangent_form, its first
+                    DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
+                    cooperative stress kernel, read by the cooperative tangent kernel, which
+                    re-forms n from sig_t (dt_j2_flow_direction) */
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */

@@ -5,7 +5,8 @@
  *      w det J, node-component threads the B-bar averages (coop_geometry);
  *   2. point threads form eps = B u (dt_elem_strain_add) and call dt_material_update_form (the
  *      shared J2 code); they store the trial history, stress, strain and the tangent form of
- *      the point (9 numbers) for the tangent kernel of the same iteration;
+ *      the point (K, mu, gam: the tangent kernel of the same iteration re-forms n from the
+ *      stress);
  *   3. node threads form f_A = sum_q B_A^T sig_q w det J t (dt_elem_force_add) and store it
  *      for their incidence (f_elem, consecutive threads on consecutive values).
  * One launch over all elements in their own order, then k_fint_gather sums each node's
@@ -87,8 +88,7 @@ k_stress_coop(dt_coop_args a, int n) {
       }
       a.tan_t[0 * a.stride + qp] = tf.K;
       a.tan_t[1 * a.stride + qp] = tf.mu;
-      a.tan_t[2 * a.stride + qp] = tf.gam;
-      for (int c = 0; c < 6; c++) a.tan_t[(3 + c) * a.stride + qp] = tf.n[c];
+      a.tan_t[2 * a.stride + qp] = tf.gam; /* n: re-formed by the tangent kernel */
     }
     double wt = me.g.dv[q] * thick;
     for (int r = 0; r < 6; r++) sig[r] *= wt; /* sig w det J t */

@@ -34,11 +34,18 @@ __device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int va
     long qp = (long)e * S::NQP + q; /* one element type: qp_ptr[e] = e * NQP */
     double wt = me.g.dv[q] * a.elem_thick[e];
     double K = a.tan_t[0 * a.stride + qp], mu = a.tan_t[1 * a.stride + qp];
+    double gam = a.tan_t[2 * a.stride + qp];
     me.s[q][0] = wt * (bbar ? K : K - 2.0 / 3.0 * mu);
     me.s[q][1] = wt * mu;
-    me.s[q][2] = wt * a.tan_t[2 * a.stride + qp];
+    me.s[q][2] = wt * gam;
     me.s[q][3] = wt * (2.0 / 3.0) * mu;
-    for (int k = 0; k < 6; k++) me.n[q][k] = a.tan_t[(3 + k) * a.stride + qp];
+    if (gam != 0.0) { /* plastic: n from the trial stress and back stress (dt_j2_flow_direction) */
+      double sig[6], beta[6] = {0, 0, 0, 0, 0, 0};
+      for (int k = 0; k < 6; k++) sig[k] = a.sig_t[k * a.stride + qp];
+      if (a.mats[a.elem_mat[e]].H_kin != 0.0) /* back stress stays zero without kinematic hardening */
+        for (int k = 0; k < 6; k++) beta[k] = a.hist_t[(7 + k) * a.stride + qp];
+      dt_j2_flow_direction(sig, beta, me.n[q]);
+    }
   }
   __syncthreads();
   for (int c = t; valid && c < S::NQP * S::NPE; c += T) {

@@ -153,7 +153,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   ZEROS(c->sig_t, nq * 6, "integration point stresses");
   ZEROS(c->eps_c, nq * 6, "integration point strains");
   ZEROS(c->eps_t, nq * 6, "integration point strains");
-  ZEROS(c->tan_t, nq * DT_TANGENT_FORM_DOUBLES, "integration point tangents");
+  ZEROS(c->tan_t, nq * DT_TANGENT_FORM_STORED, "integration point tangents");
   ZEROS(c->red, DT_CUDA_RED_DOUBLES, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));

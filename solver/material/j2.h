@@ -205,6 +205,20 @@ typedef struct dt_tangent_form {
   double n[6];
 } dt_tangent_form; /* DT_TANGENT_FORM_DOUBLES (material.h) doubles */
 
+/* The form's n of a plastic point, re-formed from the updated stress and back stress: the
+ * return mapping scales xi = dev(sig) - beta radially (by 1 - (3G + H_kin) dp / q_tr =
+ * sigma_y / q_tr > 0), so xi / |xi| is the update's n to rounding. The CUDA backend stores
+ * only K, mu and gam per point and re-forms n from the stress it stores anyway: 48 bytes less
+ * written per point and Newton iteration. */
+DT_HD static inline void dt_j2_flow_direction(const double sig[6], const double beta[6], double n[6]) {
+  double xi[6], nrm;
+  int i;
+  dt_voigt_dev(sig, xi);
+  for (i = 0; i < 6; i++) xi[i] -= beta[i];
+  nrm = sqrt(dt_voigt_ddot(xi, xi));
+  for (i = 0; i < 6; i++) n[i] = nrm > 0.0 ? xi[i] / nrm : 0.0;
+}
+
 /* D[36] from the form (3D and plane strain: equal to the update's D to rounding; plane
  * stress: equal in the xx, yy, xy rows and columns). */
 DT_HD static inline void dt_tangent_form_expand(const dt_tangent_form *t, double D[36]) {

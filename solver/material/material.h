@@ -52,6 +52,9 @@ typedef struct dt_mat_state {
 
 /* Doubles of the consistent tangent in the form of dt_tangent_form (j2.h): K, mu, gam, n[6]. */
 #define DT_TANGENT_FORM_DOUBLES 9
+/* Of those, the ones the CUDA backend stores per point (K, mu, gam; n is re-formed from the
+ * stress, dt_j2_flow_direction). */
+#define DT_TANGENT_FORM_STORED 3
 
 typedef enum dt_mat_result {
   DT_MAT_ELASTIC = 0,

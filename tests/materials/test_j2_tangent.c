@@ -43,6 +43,13 @@ static void check_point(const dt_material_params *m, int ss, const double eps[6]
     dt_mat_state st2;
     int i, j, res2 = dt_material_update_form(m, ss, eps, old, &st2, sig2, NULL, &tf);
     MT_CHECK(res2 == res, "%s / %s: form update status %d differs from %d", mat, what, res2, res);
+    if (res == DT_MAT_PLASTIC) { /* n re-formed from the updated state (the CUDA tangent kernel) */
+      double n2[6];
+      dt_j2_flow_direction(sig2, st2.beta, n2);
+      for (i = 0; i < 6; i++)
+        MT_CHECK(fabs(n2[i] - tf.n[i]) <= 1e-14, "%s / %s: re-formed n[%d] %.17g differs from %.17g", mat,
+                 what, i, n2[i], tf.n[i]);
+    }
     dt_tangent_form_expand(&tf, Df);
     for (i = 0; i < 6; i++)
       for (j = 0; j < 6; j++) {
