@@ -190,8 +190,8 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
   fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
           c->spmv_buf_bytes);
   if (c->uniform_type >= 0)
-    fprintf(f, "  element kernels: cooperative (threads per element), %d colours; tangent %s\n",
-            c->n_colors, "scattered colour by colour");
+    fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
+            "summed per node; tangent scattered colour by colour (%d colours)\n", c->n_colors);
   else
     fprintf(f, "  element kernels: one thread per element (mixed element types), %d colours\n",
             c->n_colors);
