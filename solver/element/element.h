@@ -17,6 +17,7 @@
 #define DT_ELEMENT_H
 
 #include "../hd.h"
+#include "../small_matrix.h"
 
 /* Element type codes, equal to DT_ELEM_HEX8.. in model.h (asserted in element_check.c). The
  * names differ from the enum's so that both headers can be included together. */

@@ -22,16 +22,7 @@ DT_HD static inline double dt_jacobian_cofactor(int dim, const double J[9], doub
     cof[4] = J[0];  /* J00 */
     return J[0] * J[4] - J[1] * J[3];
   }
-  cof[0] = J[4] * J[8] - J[5] * J[7];
-  cof[1] = J[5] * J[6] - J[3] * J[8];
-  cof[2] = J[3] * J[7] - J[4] * J[6];
-  cof[3] = J[2] * J[7] - J[1] * J[8];
-  cof[4] = J[0] * J[8] - J[2] * J[6];
-  cof[5] = J[1] * J[6] - J[0] * J[7];
-  cof[6] = J[1] * J[5] - J[2] * J[4];
-  cof[7] = J[2] * J[3] - J[0] * J[5];
-  cof[8] = J[0] * J[4] - J[1] * J[3];
-  return J[0] * cof[0] + J[1] * cof[1] + J[2] * cof[2]; /* expansion along row 0 */
+  return dt_cofactor3(J, cof);
 }
 
 /* Spatial gradients dNdx[a*3+j] = dN_a/dx_j from node coordinates X[a*3+i] (z ignored in 2D)
