@@ -41,6 +41,10 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
                                      const int *inc, double *fint, int n_dofs, cudaStream_t stream,
                                      dt_ctx *ctx);
 
+/* Load the two kernels of `type` now (dt_cuda_load_list). */
+dt_status dt_cuda_tangent_coop_load(int type, dt_ctx *ctx);
+dt_status dt_cuda_stress_coop_load(int type, dt_ctx *ctx);
+
 /* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per
  * block of `threads` threads (all element kernels: cooperative and one thread per element);
  * what: "launch of <kernel>" for the error message. */

@@ -208,6 +208,31 @@ cleanup:
   return rc;
 }
 
+/* The kernels the element phases of this mesh launch: the cooperative pair of its element
+ * type, or the one-thread-per-element pair (of its type, or generic for a mixed mesh). */
+dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const void *reset[] = {(const void *)k_flags_reset};
+  DT_TRY(dt_cuda_load_list(reset, 1, ctx));
+  if (use_coop(c)) {
+    DT_TRY(dt_cuda_stress_coop_load(c->uniform_type, ctx));
+    DT_TRY(dt_cuda_tangent_coop_load(c->uniform_type, ctx));
+  } else {
+    const void *k[2];
+    switch (c->uniform_type) {
+    case DT_HEX8: k[0] = (const void *)k_stress<DT_HEX8>, k[1] = (const void *)k_tangent<DT_HEX8>; break;
+    case DT_TET4: k[0] = (const void *)k_stress<DT_TET4>, k[1] = (const void *)k_tangent<DT_TET4>; break;
+    case DT_TET10: k[0] = (const void *)k_stress<DT_TET10>, k[1] = (const void *)k_tangent<DT_TET10>; break;
+    case DT_QUAD4: k[0] = (const void *)k_stress<DT_QUAD4>, k[1] = (const void *)k_tangent<DT_QUAD4>; break;
+    case DT_TRI3: k[0] = (const void *)k_stress<DT_TRI3>, k[1] = (const void *)k_tangent<DT_TRI3>; break;
+    default: k[0] = (const void *)k_stress<-1>, k[1] = (const void *)k_tangent<-1>; break;
+    }
+    DT_TRY(dt_cuda_load_list(k, 2, ctx));
+  }
+cleanup:
+  return rc;
+}
+
 /* Local memory the element kernels reserve: per-thread size x resident threads. */
 dt_status dt_cuda_element_local_bytes(int device, size_t *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;

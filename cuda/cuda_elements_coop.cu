@@ -86,3 +86,14 @@ dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int
                                       dt_ctx *ctx) {
   return coop_by_type<k_tangent_coop_launch>(type, ctx, a, h_color_ptr, color_elems, n_colors, stream);
 }
+
+struct k_tangent_coop_load {
+  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+    const void *k[] = {(const void *)k_tangent_coop<TYPE>};
+    return dt_cuda_load_list(k, 1, ctx);
+  }
+};
+
+dt_status dt_cuda_tangent_coop_load(int type, dt_ctx *ctx) {
+  return coop_by_type<k_tangent_coop_load>(type, ctx);
+}

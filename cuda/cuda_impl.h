@@ -69,6 +69,9 @@ typedef struct dt_cuda {
    * the stress kernel stores per incidence (cuda_stress_coop.cu) */
   int *node_inc_ptr, *node_inc;
   double *f_elem;
+  /* Nodes with a constrained DOF (from DT_VEC_CON, kept when it is set): the Dirichlet pass
+   * works on their rows and columns only */
+  int *con_nodes, n_con_nodes, *h_con_nodes;
   /* device state */
   double *vec[DT_VEC_COUNT];
   double *val; /* tangent values, blocked (dt_bsr_block) */
@@ -92,6 +95,16 @@ typedef struct dt_cuda {
   int sm_count, cc_major, cc_minor;
   size_t mem_total;
 } dt_cuda;
+
+/* Kernel loading. CUDA loads a kernel at its first launch (lazy loading, the default since
+ * CUDA 12.2), which made the first Newton iteration and the first linear solve of a job slower
+ * (docs/benchmarks.md). The upload loads every kernel the job can launch, each file naming its
+ * own: dt_cuda_load_kernels (cuda_upload.cu) calls the per-file lists below. */
+dt_status dt_cuda_load_list(const void *const *kernels, int n, dt_ctx *ctx);
+dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vector.cu */
+dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
+dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
+dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx); /* cuda_elements.cu */
 
 /* cuda_memory.cu */
 dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt_ctx *ctx);

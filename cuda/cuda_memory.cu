@@ -38,6 +38,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int) + nnz * sizeof(double); /* blocked tangent */
   b += (ne + 1) * sizeof(int64_t) + npos * sizeof(int);            /* block positions */
   b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int);            /* node incidences */
+  b += (size_t)pb->n_nodes * sizeof(int);                          /* constrained nodes */
   b += nconn * (size_t)pb->dpn * sizeof(double);                   /* element forces */
   b += (size_t)DT_VEC_COUNT * n * sizeof(double);                  /* solution vectors */
   b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */

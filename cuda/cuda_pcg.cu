@@ -216,3 +216,14 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
 cleanup:
   return rc;
 }
+
+/* Both preconditioner kinds and DOFs per node: the kind is chosen per solve. */
+dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx) {
+  const void *k[] = {(const void *)k_pcg_init<0, 2>,   (const void *)k_pcg_init<0, 3>,
+                     (const void *)k_pcg_init<1, 2>,   (const void *)k_pcg_init<1, 3>,
+                     (const void *)k_pcg_update<0, 2>, (const void *)k_pcg_update<0, 3>,
+                     (const void *)k_pcg_update<1, 2>, (const void *)k_pcg_update<1, 3>,
+                     (const void *)k_pcg_direction,    (const void *)k_pcg_start,
+                     (const void *)k_pcg_alpha,        (const void *)k_pcg_check};
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), ctx);
+}

@@ -147,3 +147,14 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
 cleanup:
   return rc;
 }
+
+struct k_stress_coop_load {
+  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+    const void *k[] = {(const void *)k_stress_coop<TYPE>, (const void *)k_fint_gather};
+    return dt_cuda_load_list(k, 2, ctx);
+  }
+};
+
+dt_status dt_cuda_stress_coop_load(int type, dt_ctx *ctx) {
+  return coop_by_type<k_stress_coop_load>(type, ctx);
+}

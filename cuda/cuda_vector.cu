@@ -53,9 +53,24 @@ cleanup:
 
 static int blocks(long n) { return (int)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK); }
 
+/* Setting the constraint flags also lists the nodes with a constrained DOF, in ascending order,
+ * for the Dirichlet pass of the assembly (cuda_linear.cu). */
 extern "C" dt_status dt_cuda_vec_set(void *impl, dt_vec_id v, const double *host, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  return dt_cuda_h2d(c, c->vec[v], host, sizeof(double) * (size_t)c->n_dofs, ctx);
+  DT_TRY(dt_cuda_h2d(c, c->vec[v], host, sizeof(double) * (size_t)c->n_dofs, ctx));
+  if (v == DT_VEC_CON) {
+    int n = 0;
+    for (int a = 0; a < c->n_nodes; a++) {
+      int any = 0;
+      for (int i = 0; i < c->dpn; i++) any |= host[(long)a * c->dpn + i] != 0.0;
+      if (any) c->h_con_nodes[n++] = a;
+    }
+    if (n) DT_TRY(dt_cuda_h2d(c, c->con_nodes, c->h_con_nodes, sizeof(int) * (size_t)n, ctx));
+    c->n_con_nodes = n;
+  }
+cleanup:
+  return rc;
 }
 
 extern "C" dt_status dt_cuda_vec_get(void *impl, dt_vec_id v, double *host, dt_ctx *ctx) {
@@ -96,4 +111,10 @@ extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, doubl
   DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));
 cleanup:
   return rc;
+}
+
+dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx) {
+  const void *k[] = {(const void *)k_lincomb, (const void *)k_mul, (const void *)k_dot_partial,
+                     (const void *)k_reduce_finish};
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), ctx);
 }
