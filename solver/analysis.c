@@ -58,16 +58,21 @@ static void info(run *r, const char *text) {
 static dt_status setup(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char note[512] = "", line[1024];
+  double t0;
   dt_backend_options bo = {r->opt->threads, r->opt->device};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
   snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
+  t0 = dt_seconds();
   DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
   snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
-           "CSR nnz %lld, %d colours", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems,
-           r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors);
+           "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
+           r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
+  t0 = dt_seconds();
   DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
+  snprintf(line, sizeof line, "backend %s: problem taken in %.2f s", r->o->name, dt_seconds() - t0);
+  info(r, line);
   DT_ALLOC(r->h1, r->pb->n_dofs, ctx, "host vector");
   DT_ALLOC(r->h2, r->pb->n_dofs, ctx, "host vector");
   DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));

@@ -41,7 +41,8 @@ typedef struct dt_problem {
   /* Materials (owned copy of the parameter blocks). */
   int n_mats;
   dt_material_params *mats;
-  /* Tangent pattern, CSR with int32 indices (nnz < 2^31 checked). */
+  /* Tangent pattern, CSR with int32 indices (nnz < 2^31 checked). row_ptr and col are NULL in
+   * the problem dt_problem_create makes (only the CPU backend's copy holds them: dt_problem_csr). */
   int *row_ptr;                   /* n_dofs + 1 */
   int *col;                       /* nnz */
   int64_t nnz;
@@ -68,8 +69,12 @@ dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx);
  * each entry's position k in conn (its incidence); the caller frees the arrays with dt_free. */
 dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
                                    int **inc_out, dt_ctx *ctx);
-/* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array; -1 if the
- * pair is not in the pattern (search, for tests and Dirichlet setup, not hot paths). */
-int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j);
+/* The scalar CSR arrays of the pattern (row offsets per DOF, column per nonzero: every DOF row
+ * of node a holds the columns dpn*b + j of a's neighbours b in order); the caller frees them
+ * with dt_free. */
+dt_status dt_problem_csr(const dt_problem *pb, int **row_ptr_out, int **col_out, dt_ctx *ctx);
+/* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array with row
+ * offsets row_ptr; -1 if the pair is not in the pattern (search, for tests, not hot paths). */
+int64_t dt_problem_csr_index(const dt_problem *pb, const int *row_ptr, int a, int i, int b, int j);
 
 #endif

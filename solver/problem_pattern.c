@@ -4,16 +4,14 @@
  * element contains both (a is its own neighbour). Each node's neighbour list is sorted, and
  * every DOF row of node a has the columns dpn*b + j for its neighbours b in that order, so the
  * rank of b in a's list locates a whole dpn x dpn block. Built in two passes (count, fill) over
- * a node-to-element map, with a marker array for de-duplication: O(sum of npe^2) work. */
+ * a node-to-element map, with a marker array for de-duplication: O(sum of npe^2) work.
+ * The scalar CSR arrays (row_ptr, col: 4 bytes per nonzero, 1.5 GB on C5) are made only for a
+ * backend that stores the tangent as CSR (the CPU backend, dt_problem_csr); the CUDA backend's
+ * blocked tangent needs only the neighbour lists. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "problem.h"
-
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
 
 dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
                                    int **inc_out, dt_ctx *ctx) {
@@ -44,6 +42,26 @@ cleanup:
   return rc;
 }
 
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Neighbour lists are short (27 on a hex grid): there an insertion sort beats qsort's calls
+ * through a comparison function several times over; long lists (a node shared by many
+ * elements) go to qsort. */
+static void sort_small(int *v, int n) {
+  if (n > 64) {
+    qsort(v, (size_t)n, sizeof(int), cmp_int);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    int x = v[i], j = i - 1;
+    for (; j >= 0 && v[j] > x; j--) v[j + 1] = v[j];
+    v[j + 1] = x;
+  }
+}
+
 /* Sorted neighbour lists of every node. */
 static dt_status build_node_neighbours(dt_problem *pb, const int *ne_ptr, const int *ne_list,
                                        dt_ctx *ctx) {
@@ -72,7 +90,7 @@ static dt_status build_node_neighbours(dt_problem *pb, const int *ne_ptr, const 
         count = 1;
       }
       if (pass)
-        qsort(pb->node_nbr + base, (size_t)count, sizeof(int), cmp_int);
+        sort_small(pb->node_nbr + base, count);
       else
         pb->node_nbr_ptr[a + 1] = count;
     }
@@ -87,35 +105,51 @@ cleanup:
   return rc;
 }
 
+/* Rank of b in the sorted list (binary search), -1 if absent. */
 static int rank_in(const int *list, int n, int b) {
-  const int *hit = bsearch(&b, list, (size_t)n, sizeof(int), cmp_int);
-  return hit ? (int)(hit - list) : -1;
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (list[mid] < b) lo = mid + 1;
+    else if (list[mid] > b) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }
 
-static dt_status build_csr(dt_problem *pb, dt_ctx *ctx) {
+static dt_status count_nonzeros(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int dpn = pb->dpn;
-  int64_t nnz = 0;
-  for (int a = 0; a < pb->n_nodes; a++)
-    nnz += (int64_t)(pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a]) * dpn * dpn;
+  int64_t nnz = (int64_t)pb->node_nbr_ptr[pb->n_nodes] * pb->dpn * pb->dpn;
   DT_CHECK(nnz < INT32_MAX, ctx, DT_ERR_INPUT,
            "the tangent would have %lld nonzeros, more than 32-bit CSR indices allow",
            (long long)nnz);
   pb->nnz = nnz;
-  DT_ALLOC(pb->row_ptr, pb->n_dofs + 1, ctx, "CSR row offsets");
-  DT_ALLOC(pb->col, nnz, ctx, "CSR column indices");
+cleanup:
+  return rc;
+}
+
+dt_status dt_problem_csr(const dt_problem *pb, int **row_ptr_out, int **col_out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int dpn = pb->dpn, *row_ptr = NULL, *col = NULL;
+  DT_ALLOC(row_ptr, pb->n_dofs + 1, ctx, "CSR row offsets");
+  DT_ALLOC(col, pb->nnz, ctx, "CSR column indices");
   for (int a = 0; a < pb->n_nodes; a++) {
     int nb = pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a];
     for (int i = 0; i < dpn; i++) {
       int row = a * dpn + i;
-      int start = pb->row_ptr[row];
-      pb->row_ptr[row + 1] = start + nb * dpn;
+      int start = row_ptr[row];
+      row_ptr[row + 1] = start + nb * dpn;
       for (int r = 0; r < nb; r++)
         for (int j = 0; j < dpn; j++)
-          pb->col[start + r * dpn + j] = pb->node_nbr[pb->node_nbr_ptr[a] + r] * dpn + j;
+          col[start + r * dpn + j] = pb->node_nbr[pb->node_nbr_ptr[a] + r] * dpn + j;
     }
   }
+  *row_ptr_out = row_ptr;
+  *col_out = col;
+  row_ptr = col = NULL;
 cleanup:
+  dt_free(row_ptr);
+  dt_free(col);
   return rc;
 }
 
@@ -149,7 +183,7 @@ dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx) {
   int *ne_ptr = NULL, *ne_list = NULL;
   DT_TRY(dt_problem_node_elements(pb, &ne_ptr, &ne_list, NULL, ctx));
   DT_TRY(build_node_neighbours(pb, ne_ptr, ne_list, ctx));
-  DT_TRY(build_csr(pb, ctx));
+  DT_TRY(count_nonzeros(pb, ctx));
   DT_TRY(build_element_positions(pb, ctx));
 cleanup:
   dt_free(ne_ptr);
@@ -157,9 +191,9 @@ cleanup:
   return rc;
 }
 
-int64_t dt_problem_csr_index(const dt_problem *pb, int a, int i, int b, int j) {
+int64_t dt_problem_csr_index(const dt_problem *pb, const int *row_ptr, int a, int i, int b, int j) {
   const int *nb = pb->node_nbr + pb->node_nbr_ptr[a];
   int r = rank_in(nb, pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a], b);
   if (r < 0) return -1;
-  return pb->row_ptr[a * pb->dpn + i] + (int64_t)r * pb->dpn + j;
+  return row_ptr[a * pb->dpn + i] + (int64_t)r * pb->dpn + j;
 }

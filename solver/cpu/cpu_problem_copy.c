@@ -40,8 +40,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DUP(elem_thick, ne);
   DUP(qp_ptr, ne + 1);
   DUP(mats, src->n_mats);
-  DUP(row_ptr, src->n_dofs + 1);
-  DUP(col, src->nnz);
+  DT_TRY(dt_problem_csr(src, &dst->row_ptr, &dst->col, ctx));
   DUP(elem_pos_ptr, ne + 1);
   DUP(elem_pos, src->elem_pos_ptr[ne]);
   DUP(color_ptr, src->n_colors + 1);

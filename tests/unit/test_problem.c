@@ -10,10 +10,16 @@
 extern const dt_backend_ops dt_cpu_ops;
 
 static void check_pattern(const dt_problem *pb) {
+  dt_ctx ctx = {0};
+  int *row_ptr = NULL, *col = NULL;
+  CHECK(pb->row_ptr == NULL && pb->col == NULL, "dt_problem_create made the scalar CSR arrays");
+  CHECK(dt_problem_csr(pb, &row_ptr, &col, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(row_ptr[pb->n_dofs] == pb->nnz, "CSR holds %d nonzeros, nnz says %lld", row_ptr[pb->n_dofs],
+        (long long)pb->nnz);
   for (int row = 0; row < pb->n_dofs; row++) {
-    CHECK(pb->row_ptr[row + 1] > pb->row_ptr[row], "row %d empty", row);
-    for (int k = pb->row_ptr[row] + 1; k < pb->row_ptr[row + 1]; k++)
-      CHECK(pb->col[k] > pb->col[k - 1], "row %d columns not sorted", row);
+    CHECK(row_ptr[row + 1] > row_ptr[row], "row %d empty", row);
+    for (int k = row_ptr[row] + 1; k < row_ptr[row + 1]; k++)
+      CHECK(col[k] > col[k - 1], "row %d columns not sorted", row);
   }
   /* Every element DOF pair is in the pattern, at the position elem_pos says. */
   for (int e = 0; e < pb->n_elems; e++) {
@@ -23,12 +29,14 @@ static void check_pattern(const dt_problem *pb) {
       for (int B = 0; B < npe; B++)
         for (int i = 0; i < pb->dpn; i++)
           for (int j = 0; j < pb->dpn; j++) {
-            int64_t k = pb->row_ptr[c[A] * pb->dpn + i] +
+            int64_t k = row_ptr[c[A] * pb->dpn + i] +
                         (int64_t)pb->elem_pos[pb->elem_pos_ptr[e] + A * npe + B] * pb->dpn + j;
-            CHECK(pb->col[k] == c[B] * pb->dpn + j, "element %d pair (%d,%d) misplaced", e, A, B);
-            CHECK(dt_problem_csr_index(pb, c[A], i, c[B], j) == k, "csr_index disagrees");
+            CHECK(col[k] == c[B] * pb->dpn + j, "element %d pair (%d,%d) misplaced", e, A, B);
+            CHECK(dt_problem_csr_index(pb, row_ptr, c[A], i, c[B], j) == k, "csr_index disagrees");
           }
   }
+  dt_free(row_ptr);
+  dt_free(col);
 }
 
 static void check_colouring(const dt_problem *pb) {
