@@ -111,15 +111,29 @@ k_stress_coop(dt_coop_args a, int n) {
 }
 
 /* f_int of each node: the sum of its incidences' element forces, elements ascending (a thread
- * per DOF; consecutive threads read the same incidence's consecutive components). */
+ * per DOF; consecutive threads read the same incidence's consecutive components). Incidences
+ * are taken GATHER_BATCH at a time, all their loads issued before the first add, so a thread
+ * waits for one round of loads per batch instead of one per incidence; the adds keep their
+ * order, so the bits do not change. */
+#define GATHER_BATCH 8
 __global__ void k_fint_gather(int n_dofs, int dim, const int *__restrict__ inc_ptr,
                               const int *__restrict__ inc, const double *__restrict__ f_elem,
                               double *__restrict__ fint) {
   int d = blockIdx.x * blockDim.x + threadIdx.x;
   if (d >= n_dofs) return;
-  int node = d / dim, i = d - node * dim;
+  int node = d / dim, i = d - node * dim, k1 = inc_ptr[node + 1];
   double f = 0.0;
-  for (int k = inc_ptr[node]; k < inc_ptr[node + 1]; k++) f += f_elem[(long)inc[k] * dim + i];
+  for (int k = inc_ptr[node]; k < k1; k += GATHER_BATCH) {
+    int at[GATHER_BATCH];
+    double v[GATHER_BATCH];
+#pragma unroll
+    for (int j = 0; j < GATHER_BATCH; j++) at[j] = k + j < k1 ? inc[k + j] : -1;
+#pragma unroll
+    for (int j = 0; j < GATHER_BATCH; j++) v[j] = at[j] >= 0 ? f_elem[(long)at[j] * dim + i] : 0.0;
+#pragma unroll
+    for (int j = 0; j < GATHER_BATCH; j++)
+      if (at[j] >= 0) f += v[j];
+  }
   fint[d] = f;
 }
 

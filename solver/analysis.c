@@ -390,6 +390,8 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
 cleanup:
   summary->seconds_assembly = r.nc.seconds_assembly;
   summary->seconds_stress = r.nc.seconds_stress;
+  summary->assembly_calls = r.nc.assembly_calls;
+  summary->stress_calls = r.nc.stress_calls;
   summary->seconds_solver = r.nc.seconds_solver;
   summary->seconds_total = dt_seconds() - t0;
   if (rc != DT_OK && summary->message[0] == '\0')

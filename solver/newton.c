@@ -61,6 +61,7 @@ static dt_status correct(dt_newton_ctx *nc, dt_newton_result *res, double *du_ra
   dt_ctx pc_ctx = {0};
   DT_TRY(o->tangent_assemble(im, ctx));
   nc->seconds_assembly += dt_seconds() - t0;
+  nc->assembly_calls++;
   t0 = dt_seconds();
   if (o->pc_setup(im, nc->opt->precond, &pc_ctx) != DT_OK) {
     if (pc_ctx.code != DT_ERR_NOT_CONVERGED) return dt_error_set(ctx, pc_ctx.code, pc_ctx.file,
@@ -111,6 +112,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
     DT_TRY(o->vec_lincomb(im, DT_VEC_UT, 1.0, DT_VEC_U, 1.0, DT_VEC_DU, ctx));
     DT_TRY(o->stress_update(im, DT_VEC_UT, DT_VEC_FINT, &rep, ctx));
     nc->seconds_stress += dt_seconds() - t0;
+    nc->stress_calls++;
     res->iterations = it - 1; /* corrections (linear solves) so far, the seed's NR count */
     res->n_plastic = rep.n_plastic;
     if (rep.n_failed) {

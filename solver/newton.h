@@ -17,6 +17,7 @@ typedef struct dt_newton_ctx {
   void *user;
   dt_progress event;   /* step/increment fields pre-filled by the caller */
   double seconds_assembly, seconds_stress, seconds_solver; /* accumulated */
+  long assembly_calls, stress_calls; /* the calls timed in seconds_assembly, seconds_stress */
 } dt_newton_ctx;
 
 typedef struct dt_newton_result {

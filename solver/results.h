@@ -80,6 +80,11 @@ typedef struct dt_run_summary {
   double seconds_assembly;
   double seconds_stress;   /* stress update + internal force */
   double seconds_solver;   /* linear solver */
+  /* Calls timed in seconds_assembly and seconds_stress. Not derived from newton_iters: an
+   * increment makes one stress update more than it makes corrections (the update that shows
+   * convergence), and cut-back increments make calls too. */
+  long assembly_calls;
+  long stress_calls;
   double seconds_output;
   double max_u;            /* at the last converged increment */
   double max_mises;

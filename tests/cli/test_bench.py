@@ -2,7 +2,8 @@
 """ductile-bench as a program: its JSON record of a small cube, the sizes it reports, and the
 SpMV floor each backend counts for its own matrix format.
 
-References: the structured hex8 grid (n^3 elements, (n+1)^3 nodes, 3 DOFs per node; a node has
+References: the Newton driver's call pattern (one tangent per correction, one stress update per
+iteration: corrections + 1 per converged increment), the structured hex8 grid (n^3 elements, (n+1)^3 nodes, 3 DOFs per node; a node has
 up to 27 neighbours, so nnz = 9 (3m - 2)^3 with m = n + 1 nodes per edge: exact), the byte
 counts of docs/benchmarks.md (CSR on the CPU: 12 B per value + 20 B per row; BSR on the GPU:
 8 B per value + 4 B per 3 x 3 block + 4 B per block row + 16 B per row: exact), and Kiran's
@@ -52,6 +53,17 @@ def main():
         check(r["nnz"] == nnz, f"nnz {r['nnz']}, expected {nnz}")
         check(4 <= r["newton_iterations"] <= 6, f"Newton iterations {r['newton_iterations']}")
         check(r["pcg_iterations"] >= r["newton_iterations"], f"PCG iterations {r['pcg_iterations']}")
+        # one increment, no cutback: a tangent per correction, and one stress update more (the
+        # one that shows convergence); the per-call times divide by these counts
+        check(r["assembly_calls"] == r["newton_iterations"],
+              f"assembly calls {r['assembly_calls']}, Newton corrections {r['newton_iterations']}")
+        check(r["stress_calls"] == r["newton_iterations"] + 1,
+              f"stress calls {r['stress_calls']}, Newton corrections {r['newton_iterations']}")
+        for phase, calls in (("assembly", "assembly_calls"), ("stress", "stress_calls")):
+            total = r["seconds_assembly" if phase == "assembly" else "seconds_stress_and_internal_force"]
+            want = total / r[calls] if r[calls] else 0.0
+            check(abs(r[f"{phase}_per_call_seconds"] - want) <= 1e-12 + 1e-9 * want,
+                  f"{phase} per call {r[f'{phase}_per_call_seconds']}, total / calls {want}")
         if a.backend == "cpu":
             spmv = 12.0 * nnz + 20.0 * r["dofs"]
         else:
