@@ -147,22 +147,35 @@ __global__ void k_flags_reset(dt_cuda_flags *f) {
   f->bad_node = INT_MAX;
 }
 
-/* Launch kernel K<TYPE> over every colour, TYPE chosen from c->uniform_type (-1: mixed mesh). */
-#define FOR_EACH_COLOUR(K, args, name)                                                          \
-  do {                                                                                          \
-    switch (c->uniform_type) {                                                                  \
-    case DT_HEX8: rc = SIMPLE_LAUNCH(K<DT_HEX8>, args, name); break;                            \
-    case DT_TET4: rc = SIMPLE_LAUNCH(K<DT_TET4>, args, name); break;                            \
-    case DT_TET10: rc = SIMPLE_LAUNCH(K<DT_TET10>, args, name); break;                          \
-    case DT_QUAD4: rc = SIMPLE_LAUNCH(K<DT_QUAD4>, args, name); break;                          \
-    case DT_TRI3: rc = SIMPLE_LAUNCH(K<DT_TRI3>, args, name); break;                            \
-    default: rc = SIMPLE_LAUNCH(K<-1>, args, name); break;                                      \
-    }                                                                                           \
-    if (rc) goto cleanup;                                                                       \
-  } while (0)
-#define SIMPLE_LAUNCH(KT, args, name)                                                           \
-  coop_launch_colours(KT, DT_CUDA_BLOCK, DT_CUDA_BLOCK, args, c->h_color_ptr, c->color_elems,   \
-                      c->n_colors, c->stream, ctx, "launch of " name)
+/* L::go<TYPE>(args..., ctx) for the element type of a uniform mesh, the generic instantiation
+ * (TYPE = -1) for a mixed one (uniform_type -1): the one-thread-per-element kernels exist for
+ * both (the cooperative ones only for uniform meshes: coop_by_type). */
+template <class L, class... Args>
+static dt_status simple_by_type(int type, dt_ctx *ctx, Args... args) {
+  switch (type) {
+  case DT_HEX8: return L::template go<DT_HEX8>(args..., ctx);
+  case DT_TET4: return L::template go<DT_TET4>(args..., ctx);
+  case DT_TET10: return L::template go<DT_TET10>(args..., ctx);
+  case DT_QUAD4: return L::template go<DT_QUAD4>(args..., ctx);
+  case DT_TRI3: return L::template go<DT_TRI3>(args..., ctx);
+  default: return L::template go<-1>(args..., ctx);
+  }
+}
+
+/* A one-thread-per-element kernel (k_tangent, or k_stress) over every colour, and loading both. */
+template <bool TANGENT> struct simple_colours {
+  template <int TYPE> static dt_status go(const dt_cuda *c, const dt_coop_args *a, dt_ctx *ctx) {
+    return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK, DT_CUDA_BLOCK,
+                               *a, c->h_color_ptr, c->color_elems, c->n_colors, c->stream, ctx,
+                               TANGENT ? "launch of k_tangent" : "launch of k_stress");
+  }
+};
+struct simple_kernels_load {
+  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+    const void *k[] = {(const void *)k_stress<TYPE>, (const void *)k_tangent<TYPE>};
+    return dt_cuda_load_list(k, 2, ctx);
+  }
+};
 
 extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fint,
                                            dt_stress_report *rep, dt_ctx *ctx) {
@@ -178,7 +191,7 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
   } else {
     DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
                   ctx);
-    FOR_EACH_COLOUR(k_stress, a, "k_stress");
+    DT_TRY(simple_by_type<simple_colours<false> >(c->uniform_type, ctx, (const dt_cuda *)c, &a));
   }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
   rep->n_plastic = fl->n_plastic;
@@ -200,7 +213,7 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
                                        c->n_colors, c->stream, ctx));
   } else
-    FOR_EACH_COLOUR(k_tangent, a, "k_tangent");
+    DT_TRY(simple_by_type<simple_colours<true> >(c->uniform_type, ctx, (const dt_cuda *)c, &a));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -217,18 +230,8 @@ dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx) {
   if (use_coop(c)) {
     DT_TRY(dt_cuda_stress_coop_load(c->uniform_type, ctx));
     DT_TRY(dt_cuda_tangent_coop_load(c->uniform_type, ctx));
-  } else {
-    const void *k[2];
-    switch (c->uniform_type) {
-    case DT_HEX8: k[0] = (const void *)k_stress<DT_HEX8>, k[1] = (const void *)k_tangent<DT_HEX8>; break;
-    case DT_TET4: k[0] = (const void *)k_stress<DT_TET4>, k[1] = (const void *)k_tangent<DT_TET4>; break;
-    case DT_TET10: k[0] = (const void *)k_stress<DT_TET10>, k[1] = (const void *)k_tangent<DT_TET10>; break;
-    case DT_QUAD4: k[0] = (const void *)k_stress<DT_QUAD4>, k[1] = (const void *)k_tangent<DT_QUAD4>; break;
-    case DT_TRI3: k[0] = (const void *)k_stress<DT_TRI3>, k[1] = (const void *)k_tangent<DT_TRI3>; break;
-    default: k[0] = (const void *)k_stress<-1>, k[1] = (const void *)k_tangent<-1>; break;
-    }
-    DT_TRY(dt_cuda_load_list(k, 2, ctx));
-  }
+  } else
+    DT_TRY(simple_by_type<simple_kernels_load>(c->uniform_type, ctx));
 cleanup:
   return rc;
 }

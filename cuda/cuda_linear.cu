@@ -17,18 +17,14 @@
 #include <string.h>
 
 #include "../solver/small_matrix.h"
+#include "../solver/sorted_rank.h"
 #include "cuda_impl.h"
 
-/* Rank of column b in block row a (the columns are sorted; b is there: symmetric pattern). */
-__device__ __forceinline__ int block_rank(const int *__restrict__ brow_ptr, const int *__restrict__ bcol,
-                                          int a, int b) {
-  int lo = brow_ptr[a], hi = brow_ptr[a + 1] - 1;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (bcol[mid] < b) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/* Index in bcol of block (a, b): column b in a's sorted row (dt_sorted_rank), -1 if absent. */
+__device__ __forceinline__ long block_index(const int *__restrict__ brow_ptr, const int *__restrict__ bcol,
+                                            int a, int b) {
+  int r = dt_sorted_rank(bcol + brow_ptr[a], brow_ptr[a + 1] - brow_ptr[a], b);
+  return r < 0 ? -1 : (long)brow_ptr[a] + r;
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
@@ -41,7 +37,7 @@ k_dirichlet(int n_con, const int *__restrict__ con_nodes, int dpn, const int *__
   for (int k = brow_ptr[a] + lane; k < brow_ptr[a + 1]; k += 32) {
     int b = bcol[k];
     double *row_blk = val + (long)k * d2;                                  /* block (a, b) */
-    double *col_blk = val + (long)block_rank(brow_ptr, bcol, b, a) * d2;   /* block (b, a) */
+    double *col_blk = val + block_index(brow_ptr, bcol, b, a) * d2; /* (b, a): the pattern is symmetric */
     for (int i = 0; i < dpn; i++) {
       if (con[a * dpn + i] == 0.0) continue;
       for (int j = 0; j < dpn; j++) {
@@ -87,18 +83,13 @@ k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[9];
-  int bad = 0, lo = brow_ptr[a], hi = brow_ptr[a + 1] - 1;
+  int bad = 0;
+  long k = block_index(brow_ptr, bcol, a, a);
   for (int i = 0; i < 9; i++) blk[i] = 0.0;
-  while (lo <= hi) {
-    int mid = (lo + hi) >> 1;
-    if (bcol[mid] < a) lo = mid + 1;
-    else if (bcol[mid] > a) hi = mid - 1;
-    else {
-      const double *d = val + (long)mid * dpn * dpn;
-      for (int i = 0; i < dpn; i++)
-        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
-      break;
-    }
+  if (k >= 0) { /* a node without a diagonal block keeps zeros: reported as bad below */
+    const double *d = val + k * dpn * dpn;
+    for (int i = 0; i < dpn; i++)
+      for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
   }
   if (kind == 1) {
     bad = !dt_invert_small(blk, dpn);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "problem.h"
+#include "sorted_rank.h"
 
 dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
                                    int **inc_out, dt_ctx *ctx) {
@@ -105,18 +106,6 @@ cleanup:
   return rc;
 }
 
-/* Rank of b in the sorted list (binary search), -1 if absent. */
-static int rank_in(const int *list, int n, int b) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (list[mid] < b) lo = mid + 1;
-    else if (list[mid] > b) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
-}
-
 static dt_status count_nonzeros(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int64_t nnz = (int64_t)pb->node_nbr_ptr[pb->n_nodes] * pb->dpn * pb->dpn;
@@ -169,7 +158,7 @@ static dt_status build_element_positions(dt_problem *pb, dt_ctx *ctx) {
       const int *nb = pb->node_nbr + pb->node_nbr_ptr[c[A]];
       int n = pb->node_nbr_ptr[c[A] + 1] - pb->node_nbr_ptr[c[A]];
       for (int B = 0; B < npe; B++) {
-        pos[A * npe + B] = rank_in(nb, n, c[B]);
+        pos[A * npe + B] = dt_sorted_rank(nb, n, c[B]);
         DT_CHECK(pos[A * npe + B] >= 0, ctx, DT_ERR_INTERNAL, "CSR position missing");
       }
     }
@@ -193,7 +182,7 @@ cleanup:
 
 int64_t dt_problem_csr_index(const dt_problem *pb, const int *row_ptr, int a, int i, int b, int j) {
   const int *nb = pb->node_nbr + pb->node_nbr_ptr[a];
-  int r = rank_in(nb, pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a], b);
+  int r = dt_sorted_rank(nb, pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a], b);
   if (r < 0) return -1;
   return row_ptr[a * pb->dpn + i] + (int64_t)r * pb->dpn + j;
 }
