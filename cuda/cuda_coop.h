@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../solver/element/element.h"
 #include "cuda_impl.h"
 
 /* Device pointers the element kernels (both kinds) read, passed by value. */
@@ -44,6 +45,37 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
 /* Load the two kernels of `type` now (dt_cuda_load_list). */
 dt_status dt_cuda_tangent_coop_load(int type, dt_ctx *ctx);
 dt_status dt_cuda_stress_coop_load(int type, dt_ctx *ctx);
+
+/* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
+ * constant. Any other type (a mixed mesh's -1): the generic instantiation go<-1> where GENERIC
+ * (the one-thread-per-element kernels have one), else an error (the cooperative kernels exist
+ * per type only). */
+template <bool GENERIC> struct dt_other_type {
+  template <class L, class... Args> static dt_status go(int type, dt_ctx *ctx, Args... args) {
+    (void)type;
+    return L::template go<-1>(args..., ctx);
+  }
+};
+template <> struct dt_other_type<false> {
+  template <class L, class... Args> static dt_status go(int type, dt_ctx *ctx, Args...) {
+    return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative element kernel for element type %d", type);
+  }
+};
+template <class L, bool GENERIC, class... Args>
+static dt_status dt_by_element_type(int type, dt_ctx *ctx, Args... args) {
+  switch (type) {
+  case DT_HEX8: return L::template go<DT_HEX8>(args..., ctx);
+  case DT_TET4: return L::template go<DT_TET4>(args..., ctx);
+  case DT_TET10: return L::template go<DT_TET10>(args..., ctx);
+  case DT_QUAD4: return L::template go<DT_QUAD4>(args..., ctx);
+  case DT_TRI3: return L::template go<DT_TRI3>(args..., ctx);
+  }
+  return dt_other_type<GENERIC>::template go<L>(type, ctx, args...);
+}
+/* The cooperative kernels' dispatch, for a mesh of one element type. */
+template <class L, class... Args> static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {
+  return dt_by_element_type<L, false>(type, ctx, args...);
+}
 
 /* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per
  * block of `threads` threads (all element kernels: cooperative and one thread per element);

@@ -71,17 +71,4 @@ __device__ __forceinline__ void coop_geometry(const dt_coop_args &a, int e, int 
   __syncthreads();
 }
 
-/* L::go<TYPE>(args..., ctx) for the element type of a uniform mesh. */
-template <class L, class... Args>
-static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {
-  switch (type) {
-  case DT_HEX8: return L::template go<DT_HEX8>(args..., ctx);
-  case DT_TET4: return L::template go<DT_TET4>(args..., ctx);
-  case DT_TET10: return L::template go<DT_TET10>(args..., ctx);
-  case DT_QUAD4: return L::template go<DT_QUAD4>(args..., ctx);
-  case DT_TRI3: return L::template go<DT_TRI3>(args..., ctx);
-  }
-  return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative element kernel for element type %d", type);
-}
-
 #endif

@@ -147,21 +147,6 @@ __global__ void k_flags_reset(dt_cuda_flags *f) {
   f->bad_node = INT_MAX;
 }
 
-/* L::go<TYPE>(args..., ctx) for the element type of a uniform mesh, the generic instantiation
- * (TYPE = -1) for a mixed one (uniform_type -1): the one-thread-per-element kernels exist for
- * both (the cooperative ones only for uniform meshes: coop_by_type). */
-template <class L, class... Args>
-static dt_status simple_by_type(int type, dt_ctx *ctx, Args... args) {
-  switch (type) {
-  case DT_HEX8: return L::template go<DT_HEX8>(args..., ctx);
-  case DT_TET4: return L::template go<DT_TET4>(args..., ctx);
-  case DT_TET10: return L::template go<DT_TET10>(args..., ctx);
-  case DT_QUAD4: return L::template go<DT_QUAD4>(args..., ctx);
-  case DT_TRI3: return L::template go<DT_TRI3>(args..., ctx);
-  default: return L::template go<-1>(args..., ctx);
-  }
-}
-
 /* A one-thread-per-element kernel (k_tangent, or k_stress) over every colour, and loading both. */
 template <bool TANGENT> struct simple_colours {
   template <int TYPE> static dt_status go(const dt_cuda *c, const dt_coop_args *a, dt_ctx *ctx) {
@@ -191,7 +176,8 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
   } else {
     DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
                   ctx);
-    DT_TRY(simple_by_type<simple_colours<false> >(c->uniform_type, ctx, (const dt_cuda *)c, &a));
+    DT_TRY((dt_by_element_type<simple_colours<false>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
+                                                             &a)));
   }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
   rep->n_plastic = fl->n_plastic;
@@ -213,7 +199,8 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
                                        c->n_colors, c->stream, ctx));
   } else
-    DT_TRY(simple_by_type<simple_colours<true> >(c->uniform_type, ctx, (const dt_cuda *)c, &a));
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
+                                                            &a)));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -231,7 +218,7 @@ dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx) {
     DT_TRY(dt_cuda_stress_coop_load(c->uniform_type, ctx));
     DT_TRY(dt_cuda_tangent_coop_load(c->uniform_type, ctx));
   } else
-    DT_TRY(simple_by_type<simple_kernels_load>(c->uniform_type, ctx));
+    DT_TRY((dt_by_element_type<simple_kernels_load, true>(c->uniform_type, ctx)));
 cleanup:
   return rc;
 }
