@@ -125,6 +125,25 @@ static void check_plane_stress(void) {
              "plane stress D has zz/xz/yz entries (k=%d)", k);
 }
 
+/* dt_elastic_stress (the update's written-out trial stress) against D_e eps with D_e from
+ * dt_elastic_matrix, for each stress state: the two must agree to rounding. */
+static void check_elastic_stress(void) {
+  static const int states[3] = {DT_STATE_3D, DT_STATE_PLANE_STRAIN, DT_STATE_PLANE_STRESS};
+  dt_material_params m = mt_material(MT_ELASTIC);
+  double eps[6], De[36], want[6], got[6], scale = 0.0;
+  int s, i;
+  axpy(1e-3, DIR1, (const double[6]){0, 0, 0, 0, 0, 0}, eps);
+  for (s = 0; s < 3; s++) {
+    dt_elastic_matrix(&m, states[s], De);
+    dt_j2_matvec(De, eps, want);
+    dt_elastic_stress(&m, states[s], eps, got);
+    for (i = 0; i < 6; i++) scale = fmax(scale, fabs(want[i]));
+    for (i = 0; i < 6; i++)
+      MT_CHECK(fabs(got[i] - want[i]) <= 1e-14 * scale, "elastic stress, state %d, component %d: %.17g, D_e eps %.17g",
+               states[s], i, got[i], want[i]);
+  }
+}
+
 /* Plane strain is the 3D law: identical results for the same strain vector. */
 static void check_plane_strain(void) {
   dt_material_params m = mt_material(MT_VOCE_KIN);
@@ -147,5 +166,6 @@ int main(void) {
   }
   check_plane_stress();
   check_plane_strain();
+  check_elastic_stress();
   return mt_finish("test_j2_tangent");
 }
