@@ -99,7 +99,7 @@ typedef struct dt_cuda {
 /* Kernel loading. CUDA loads a kernel at its first launch (lazy loading, the default since
  * CUDA 12.2), which made the first Newton iteration and the first linear solve of a job slower
  * (docs/benchmarks.md). The upload loads every kernel the job can launch, each file naming its
- * own: dt_cuda_load_kernels (cuda_upload.cu) calls the per-file lists below. */
+ * own: load_kernels (cuda_upload.cu) calls the per-file lists below. */
 dt_status dt_cuda_load_list(const void *const *kernels, int n, dt_ctx *ctx);
 dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vector.cu */
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
