@@ -216,7 +216,10 @@ DT_HD static inline void dt_j2_flow_direction(const double sig[6], const double 
   dt_voigt_dev(sig, xi);
   for (i = 0; i < 6; i++) xi[i] -= beta[i];
   nrm = sqrt(dt_voigt_ddot(xi, xi));
-  for (i = 0; i < 6; i++) n[i] = nrm > 0.0 ? xi[i] / nrm : 0.0;
+  nrm = nrm > 0.0 ? 1.0 / nrm : 0.0; /* one division, not six: on the GPU each FP64 division is
+                                        a multi-instruction sequence, and the tangent kernels
+                                        call this per plastic point */
+  for (i = 0; i < 6; i++) n[i] = xi[i] * nrm;
 }
 
 /* D[36] from the form (3D and plane strain: equal to the update's D to rounding; plane
@@ -289,8 +292,8 @@ DT_HD static inline int dt_material_update_form(const dt_material_params *m, int
   if (q_tr - sy <= 0.0) goto elastic;             /* f_trial = q_tr - sigma_y(p_n) <= 0 */
 
   if (dt_j2_solve_dp(m, G, st.p, q_tr, &dp)) goto fail;
-  nrm = sqrt(2.0 / 3.0) * q_tr;                   /* |xi| = sqrt(2/3) q_tr */
-  for (i = 0; i < 6; i++) n[i] = xi[i] / nrm;     /* n = xi / |xi| */
+  nrm = 1.0 / (sqrt(2.0 / 3.0) * q_tr);           /* 1 / |xi|, |xi| = sqrt(2/3) q_tr */
+  for (i = 0; i < 6; i++) n[i] = xi[i] * nrm;     /* n = xi / |xi| */
   ratio = sqrt(1.5) * dp;                         /* deps_p = sqrt(3/2) dp n (tensor) */
   for (i = 0; i < 6; i++) {
     double de = ratio * n[i];
