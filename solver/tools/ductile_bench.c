@@ -9,10 +9,14 @@
  * For each mesh it prints Newton and PCG iterations, seconds in assembly, stress update +
  * internal force, linear solver and in total, each phase against its memory-traffic floor
  * (bytes that must move / measured copy bandwidth), SpMV time against its floor, and the
- * backend's peak memory. Timings exclude mesh generation; "after upload" excludes setup too. */
+ * backend's peak memory. Timings exclude mesh generation; "after upload" excludes setup too.
+ * --json writes the same numbers, the seed's Table 3.3 row and the run's date; turn one or two
+ * such files into docs/benchmarks.md's tables with scripts/bench_report.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -163,6 +167,30 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   return 0;
 }
 
+/* Seed Table 3.3 for mesh k, per phase, so that reports (scripts/bench_report.py) print the
+ * reference next to the measurement without a second copy of the table; null for custom sizes. */
+static json_t *seed_json(int k) {
+  static const char *const key[6] = {"newton_iterations", "seconds_assembly", "seconds_stress",
+                                     "seconds_internal_force", "seconds_linear_solver", "seconds_wall"};
+  json_t *j;
+  if (k == CUSTOM) return json_null();
+  j = json_object();
+  json_object_set_new(j, key[0], json_integer((json_int_t)seed_gpu[k][0]));
+  for (int c = 1; c < 6; c++) json_object_set_new(j, key[c], json_real(seed_gpu[k][c]));
+  return j;
+}
+
+/* The run's context: when, and with how many threads (0: the backend's default, every core). */
+static void context_json(json_t *j, const bench_opts *o) {
+  char when[32] = "";
+  time_t now = time(NULL);
+  struct tm utc;
+  if (gmtime_r(&now, &utc)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  json_object_set_new(j, "date_utc", json_string(when));
+  json_object_set_new(j, "threads_option", json_integer(o->threads));
+  json_object_set_new(j, "host_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 static json_t *result_json(int k, const bench_result *r, long n_qp, long n_nodes) {
   const dt_run_summary *s = &r->sum;
   long nr = s->newton_iters, n_asm = s->assembly_calls, n_str = s->stress_calls;
@@ -195,6 +223,7 @@ static json_t *result_json(int k, const bench_result *r, long n_qp, long n_nodes
   json_object_set_new(j, "stress_floor_seconds", json_real(bw > 0 ? floor_stress_bytes(r, n_qp, n_nodes) / bw : 0.0));
   json_object_set_new(j, "peak_bytes", json_real(r->have_meas ? r->meas.peak_bytes : 0.0));
   json_object_set_new(j, "seed_k40c_wall_seconds", json_real(seed_gpu[k][5]));
+  json_object_set_new(j, "seed_k40c", seed_json(k));
   return j;
 }
 
@@ -267,7 +296,11 @@ int main(int argc, char **argv) {
       failures++;
     }
     print_result(k, &r, n_qp, n_nodes);
-    json_array_append_new(all, result_json(k, &r, n_qp, n_nodes));
+    {
+      json_t *rec = result_json(k, &r, n_qp, n_nodes);
+      context_json(rec, &o);
+      json_array_append_new(all, rec);
+    }
     dt_model_destroy(&m);
   }
   if (o.json && json_dump_file(all, o.json, JSON_INDENT(2)) != 0) {
