@@ -66,8 +66,8 @@ def seed_table(recs):
         up = r["seconds_after_upload"]
         rows.append(
             f"| {r['mesh']} | {r['dofs']:,} | {r['newton_iterations']} ({s_newton if s_newton else 'n/a'}) | "
-            f"{r['pcg_iterations']} | {fmt(r['seconds_assembly'], 3)} ({fmt(s_asm, 2)}) | "
-            f"{fmt(r['seconds_stress_and_internal_force'], 3)} ({fmt(s_str, 2)}) | "
+            f"{r['pcg_iterations']} | {fmt(r['seconds_assembly'], 4)} ({fmt(s_asm, 2)}) | "
+            f"{fmt(r['seconds_stress_and_internal_force'], 4)} ({fmt(s_str, 2)}) | "
             f"{fmt(r['seconds_linear_solver'], 2)} ({fmt(s_sol, 2)}) | {fmt(r['seconds_setup'], 2)} | "
             f"{fmt(up, 3)} | {fmt(s_wall, 2)} | "
             f"{fmt(ratio(s_wall, up) if s_wall else None, 0)}{'x' if s_wall else ''} |")

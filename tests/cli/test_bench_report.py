@@ -113,7 +113,7 @@ def main():
             check(targets.get(k) == v, f"target {k!r}: {targets.get(k)!r}, expected {v!r}")
         c5 = row(out, "C5")
         seed = [c for c in c5 if len(c) == 11]
-        check(seed and seed[0][2] == "5 (5)" and seed[0][4] == "0.045 (11.17)" and seed[0][5] == "0.012 (2.38)"
+        check(seed and seed[0][2] == "5 (5)" and seed[0][4] == "0.0450 (11.17)" and seed[0][5] == "0.0120 (2.38)"
               and seed[0][10] == "69x", f"C5 seed row {seed!r}")
         vs = [c for c in c5 if len(c) == 7]
         check(vs and vs[0][3] == "20.0x" and vs[0][6] == "no: CPU 5 / 4001", f"C5 GPU/CPU row {vs!r}")
