@@ -2,6 +2,9 @@
  * backend's tangent (symmetric, rigid-body modes in its null space) and PCG.
  * References: exact properties of the discrete operators (no tolerance beyond round-off). */
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "backend.h"
 #include "problem.h"
@@ -132,6 +135,43 @@ static void check_tangent(const dt_problem *pb) {
   free(w);
 }
 
+static int same_ints(const int *a, const int *b, int64_t n) {
+  return n == 0 || memcmp(a, b, sizeof(int) * (size_t)n) == 0;
+}
+
+/* The pattern is built in parallel (problem_pattern.c): 1 and 4 threads must give the same
+ * neighbour lists, element positions and scalar CSR, int for int. */
+static void check_thread_independence(void) {
+#ifdef _OPENMP
+  dt_ctx ctx = {0};
+  dt_problem *pb[2] = {NULL, NULL};
+  int *row_ptr[2] = {NULL, NULL}, *col[2] = {NULL, NULL};
+  dt_model *m = unit_box(9, 7, 5, 0);
+  int saved = omp_get_max_threads();
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int k = 0; k < 2; k++) {
+    omp_set_num_threads(k == 0 ? 1 : 4);
+    CHECK(dt_problem_create(m, &pb[k], &ctx) == DT_OK, "%s", ctx.msg);
+    CHECK(dt_problem_csr(pb[k], &row_ptr[k], &col[k], &ctx) == DT_OK, "%s", ctx.msg);
+  }
+  omp_set_num_threads(saved);
+  CHECK(pb[0]->nnz == pb[1]->nnz, "nnz %lld with 1 thread, %lld with 4", (long long)pb[0]->nnz,
+        (long long)pb[1]->nnz);
+  CHECK(same_ints(pb[0]->node_nbr_ptr, pb[1]->node_nbr_ptr, pb[0]->n_nodes + 1), "neighbour offsets differ");
+  CHECK(same_ints(pb[0]->node_nbr, pb[1]->node_nbr, pb[0]->node_nbr_ptr[pb[0]->n_nodes]), "neighbour lists differ");
+  CHECK(same_ints(pb[0]->elem_pos, pb[1]->elem_pos, pb[0]->elem_pos_ptr[pb[0]->n_elems]), "element positions differ");
+  CHECK(same_ints(row_ptr[0], row_ptr[1], pb[0]->n_dofs + 1), "CSR row offsets differ");
+  CHECK(same_ints(col[0], col[1], pb[0]->nnz), "CSR columns differ");
+  check_pattern(pb[1]);
+  for (int k = 0; k < 2; k++) {
+    dt_free(row_ptr[k]);
+    dt_free(col[k]);
+    dt_problem_destroy(&pb[k]);
+  }
+  dt_model_destroy(&m);
+#endif
+}
+
 int main(void) {
   dt_ctx ctx = {0};
   dt_problem *pb = NULL;
@@ -145,6 +185,7 @@ int main(void) {
   check_colouring(pb);
   check_node_incidences(pb);
   check_tangent(pb);
+  check_thread_independence();
   dt_problem_destroy(&pb);
   CHECK(pb == NULL, "destroy must clear the handle");
   dt_problem_destroy(&pb); /* NULL-safe */
