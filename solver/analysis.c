@@ -12,6 +12,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "backend.h"
 #include "checkpoint.h"
@@ -63,6 +66,10 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
   snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
+#ifdef _OPENMP
+  /* the problem is compiled with OpenMP (problem_pattern.c): with the threads the run asked for */
+  if (r->opt->threads > 0) omp_set_num_threads(r->opt->threads);
+#endif
   t0 = dt_seconds();
   DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
   snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
