@@ -43,8 +43,8 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
                                      dt_ctx *ctx);
 
 /* Load the two kernels of `type` now (dt_cuda_load_list). */
-dt_status dt_cuda_tangent_coop_load(int type, dt_ctx *ctx);
-dt_status dt_cuda_stress_coop_load(int type, dt_ctx *ctx);
+dt_status dt_cuda_tangent_coop_load(int type, size_t *local_max, dt_ctx *ctx);
+dt_status dt_cuda_stress_coop_load(int type, size_t *local_max, dt_ctx *ctx);
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
  * constant. Any other type (a mixed mesh's -1): the generic instantiation go<-1> where GENERIC

@@ -21,10 +21,11 @@
 
 /* Meshes of one element type use the cooperative kernels (cuda_elements_coop.cu); mixed meshes,
  * or DUCTILE_CUDA_ELEMENTS=simple (to compare the two), the one-thread-per-element kernels. */
-static int use_coop(const dt_cuda *c) {
+static int use_coop_for(int uniform_type) {
   const char *env = getenv("DUCTILE_CUDA_ELEMENTS");
-  return c->uniform_type >= 0 && !(env && strcmp(env, "simple") == 0);
+  return uniform_type >= 0 && !(env && strcmp(env, "simple") == 0);
 }
+static int use_coop(const dt_cuda *c) { return use_coop_for(c->uniform_type); }
 
 static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   dt_coop_args a;
@@ -156,9 +157,9 @@ template <bool TANGENT> struct simple_colours {
   }
 };
 struct simple_kernels_load {
-  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+  template <int TYPE> static dt_status go(size_t *local_max, dt_ctx *ctx) {
     const void *k[] = {(const void *)k_stress<TYPE>, (const void *)k_tangent<TYPE>};
-    return dt_cuda_load_list(k, 2, ctx);
+    return dt_cuda_load_list(k, 2, local_max, ctx);
   }
 };
 
@@ -210,39 +211,32 @@ cleanup:
 
 /* The kernels the element phases of this mesh launch: the cooperative pair of its element
  * type, or the one-thread-per-element pair (of its type, or generic for a mixed mesh). */
-dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx) {
+dt_status dt_cuda_load_element_kernels(int uniform_type, size_t *local_max, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const void *reset[] = {(const void *)k_flags_reset};
-  DT_TRY(dt_cuda_load_list(reset, 1, ctx));
-  if (use_coop(c)) {
-    DT_TRY(dt_cuda_stress_coop_load(c->uniform_type, ctx));
-    DT_TRY(dt_cuda_tangent_coop_load(c->uniform_type, ctx));
+  DT_TRY(dt_cuda_load_list(reset, 1, local_max, ctx));
+  if (use_coop_for(uniform_type)) {
+    DT_TRY(dt_cuda_stress_coop_load(uniform_type, local_max, ctx));
+    DT_TRY(dt_cuda_tangent_coop_load(uniform_type, local_max, ctx));
   } else
-    DT_TRY((dt_by_element_type<simple_kernels_load, true>(c->uniform_type, ctx)));
+    DT_TRY((dt_by_element_type<simple_kernels_load, true>(uniform_type, ctx, local_max)));
 cleanup:
   return rc;
 }
 
-/* Local memory the element kernels reserve: per-thread size x resident threads. */
-dt_status dt_cuda_element_local_bytes(int device, size_t *bytes, dt_ctx *ctx) {
+/* Local memory is reserved for every thread the device can hold once a kernel that needs it
+ * runs: per-thread size x resident threads. Only the kernels this mesh launches count: the
+ * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200),
+ * the cooperative kernels of a one-type mesh almost none. */
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, size_t *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  cudaFuncAttributes fa;
   int sms = 0, threads = 0;
   size_t worst = 0;
-  const void *kernels[] = {
-      (const void *)k_stress<DT_HEX8>,  (const void *)k_stress<DT_TET4>,
-      (const void *)k_stress<DT_TET10>, (const void *)k_stress<DT_QUAD4>,
-      (const void *)k_stress<DT_TRI3>,  (const void *)k_stress<-1>,
-      (const void *)k_tangent<DT_HEX8>, (const void *)k_tangent<DT_TET4>,
-      (const void *)k_tangent<DT_TET10>, (const void *)k_tangent<DT_QUAD4>,
-      (const void *)k_tangent<DT_TRI3>, (const void *)k_tangent<-1>};
+  *bytes = 0;
   DT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), ctx);
   DT_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
                 ctx);
-  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-    DT_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernels[i]), ctx);
-    if (fa.localSizeBytes > worst) worst = fa.localSizeBytes;
-  }
+  DT_TRY(dt_cuda_load_element_kernels(uniform_type, &worst, ctx));
   *bytes = worst * (size_t)threads * (size_t)sms;
 cleanup:
   return rc;

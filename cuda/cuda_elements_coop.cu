@@ -88,12 +88,12 @@ dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int
 }
 
 struct k_tangent_coop_load {
-  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+  template <int TYPE> static dt_status go(size_t *local_max, dt_ctx *ctx) {
     const void *k[] = {(const void *)k_tangent_coop<TYPE>};
-    return dt_cuda_load_list(k, 1, ctx);
+    return dt_cuda_load_list(k, 1, local_max, ctx);
   }
 };
 
-dt_status dt_cuda_tangent_coop_load(int type, dt_ctx *ctx) {
-  return coop_by_type<k_tangent_coop_load>(type, ctx);
+dt_status dt_cuda_tangent_coop_load(int type, size_t *local_max, dt_ctx *ctx) {
+  return coop_by_type<k_tangent_coop_load>(type, ctx, local_max);
 }

@@ -100,11 +100,14 @@ typedef struct dt_cuda {
  * CUDA 12.2), which made the first Newton iteration and the first linear solve of a job slower
  * (docs/bench/history.md). The upload loads every kernel the job can launch, each file naming its
  * own: load_kernels (cuda_upload.cu) calls the per-file lists below. */
-dt_status dt_cuda_load_list(const void *const *kernels, int n, dt_ctx *ctx);
+/* local_max (NULL: not wanted) is raised to the largest per-thread local memory of the list. */
+dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max, dt_ctx *ctx);
 dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vector.cu */
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
-dt_status dt_cuda_load_element_kernels(const dt_cuda *c, dt_ctx *ctx); /* cuda_elements.cu */
+/* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its one element type, or
+ * -1 for a mixed mesh) */
+dt_status dt_cuda_load_element_kernels(int uniform_type, size_t *local_max, dt_ctx *ctx);
 
 /* cuda_memory.cu */
 dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt_ctx *ctx);
@@ -115,8 +118,9 @@ dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
 /* Compare the estimate (plus extra bytes known only on the device) with what the device
  * and DUCTILE_GPU_MEMORY_LIMIT allow; DT_ERR_DEVICE_NOMEM with the sizes when it cannot fit. */
 dt_status dt_cuda_check_fit(const dt_problem *pb, size_t extra, size_t *estimate, dt_ctx *ctx);
-/* Bytes of local memory the element kernels may reserve on this device (cuda_elements.cu). */
-dt_status dt_cuda_element_local_bytes(int device, size_t *bytes, dt_ctx *ctx);
+/* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
+ * device when they run (cuda_elements.cu). */
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, size_t *bytes, dt_ctx *ctx);
 
 /* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
  * block for the final sums, one copy of 8 or 16 bytes back). */

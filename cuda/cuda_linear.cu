@@ -224,5 +224,5 @@ cleanup:
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx) {
   const void *k[] = {(const void *)k_dirichlet, (const void *)k_pc_setup, (const void *)k_pc_jacobi,
                      (const void *)k_pc_block};
-  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), ctx);
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

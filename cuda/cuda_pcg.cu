@@ -225,5 +225,5 @@ dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx) {
                      (const void *)k_pcg_update<1, 2>, (const void *)k_pcg_update<1, 3>,
                      (const void *)k_pcg_direction,    (const void *)k_pcg_start,
                      (const void *)k_pcg_alpha,        (const void *)k_pcg_check};
-  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), ctx);
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

@@ -163,12 +163,12 @@ cleanup:
 }
 
 struct k_stress_coop_load {
-  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+  template <int TYPE> static dt_status go(size_t *local_max, dt_ctx *ctx) {
     const void *k[] = {(const void *)k_stress_coop<TYPE>, (const void *)k_fint_gather};
-    return dt_cuda_load_list(k, 2, ctx);
+    return dt_cuda_load_list(k, 2, local_max, ctx);
   }
 };
 
-dt_status dt_cuda_stress_coop_load(int type, dt_ctx *ctx) {
-  return coop_by_type<k_stress_coop_load>(type, ctx);
+dt_status dt_cuda_stress_coop_load(int type, size_t *local_max, dt_ctx *ctx) {
+  return coop_by_type<k_stress_coop_load>(type, ctx, local_max);
 }

@@ -74,11 +74,13 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cuda_load_list(const void *const *kernels, int n, dt_ctx *ctx) {
+dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   cudaFuncAttributes fa;
-  for (int i = 0; i < n; i++) /* asking for a kernel's attributes loads it */
+  for (int i = 0; i < n; i++) { /* asking for a kernel's attributes loads it */
     DT_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernels[i]), ctx);
+    if (local_max && fa.localSizeBytes > *local_max) *local_max = fa.localSizeBytes;
+  }
 cleanup:
   return rc;
 }
@@ -91,10 +93,17 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_vector_kernels(ctx));
   DT_TRY(dt_cuda_load_pcg_kernels(ctx));
   DT_TRY(dt_cuda_load_linear_kernels(ctx));
-  DT_TRY(dt_cuda_load_element_kernels(c, ctx));
+  DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, NULL, ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
+}
+
+/* The mesh's one element type, or -1 when it mixes types. */
+static int uniform_type(const dt_problem *pb) {
+  for (int e = 1; e < pb->n_elems; e++)
+    if (pb->elem_type[e] != pb->elem_type[0]) return -1;
+  return pb->elem_type[0];
 }
 
 extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_options *opt,
@@ -113,7 +122,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
            (long long)pb->nnz);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
-  DT_TRY(dt_cuda_element_local_bytes(device, &local_bytes, ctx));
+  DT_TRY(dt_cuda_element_local_bytes(device, uniform_type(pb), &local_bytes, ctx));
   /* Everything is counted before anything is allocated. */
   DT_TRY(dt_cuda_check_fit(pb, local_bytes, &estimate, ctx));
 
@@ -138,9 +147,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->n_blocks = pb->node_nbr_ptr[pb->n_nodes];
   c->n_conn = pb->elem_ptr[pb->n_elems];
   c->n_pos = pb->elem_pos_ptr[pb->n_elems];
-  c->uniform_type = pb->elem_type[0];
-  for (int e = 1; e < pb->n_elems; e++)
-    if (pb->elem_type[e] != c->uniform_type) c->uniform_type = -1;
+  c->uniform_type = uniform_type(pb);
   c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
   DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
   memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));

@@ -116,5 +116,5 @@ cleanup:
 dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx) {
   const void *k[] = {(const void *)k_lincomb, (const void *)k_mul, (const void *)k_dot_partial,
                      (const void *)k_reduce_finish};
-  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), ctx);
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

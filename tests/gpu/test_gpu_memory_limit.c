@@ -2,7 +2,13 @@
  * says how much it needs (the CUDA backend issue). DUCTILE_GPU_MEMORY_LIMIT=1M makes a
  * 20x20x20 hex8 box too big: the run must fail with DT_ERR_DEVICE_NOMEM, the message must
  * contain "needs an estimated" and the sizes, and the backend must not have allocated a byte.
- * A limit that is not a byte count is an input error. Skips (77) without a CUDA device. */
+ * A limit that is not a byte count is an input error.
+ * The estimate counts the local memory of only the element kernels the mesh launches: for this
+ * one-type mesh (cooperative kernels) it is smaller than with the one-thread-per-element
+ * kernels (DUCTILE_CUDA_ELEMENTS=simple), whose whole-Ke local arrays are reserved for every
+ * resident thread. With a generous limit the job runs, and the device memory it allocated
+ * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
+ * admission figure). Skips (77) without a CUDA device. */
 #include "gpu_jobs.h"
 
 static dt_model *box_job(int n) {
@@ -18,6 +24,15 @@ static dt_model *box_job(int n) {
   m = parse_or_die(&b, "memory limit");
   free(b.s);
   return m;
+}
+
+/* The estimate in a refusal message ("needs an estimated 12.3 MB of ..."), in bytes. */
+static double refused_estimate(const char *msg) {
+  const char *at = strstr(msg, "needs an estimated ");
+  double v = 0.0;
+  char unit[3] = "";
+  if (!at || sscanf(at + 19, "%lf %2s", &v, unit) != 2) return -1.0;
+  return v * (!strcmp(unit, "GB") ? 1e9 : !strcmp(unit, "MB") ? 1e6 : 1e3);
 }
 
 int main(void) {
@@ -44,6 +59,19 @@ int main(void) {
          "%llu bytes of device memory were allocated", dt_cuda_process_allocated_bytes());
   EXPECT(dt_cuda_peak_bytes(NULL) == 0, "peak device bytes %zu", dt_cuda_peak_bytes(NULL));
   printf("refused as expected: %s\n", ctx.msg);
+  {
+    double coop = refused_estimate(ctx.msg), simple;
+    dt_ctx_reset(&ctx);
+    setenv("DUCTILE_CUDA_ELEMENTS", "simple", 1);
+    rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+    unsetenv("DUCTILE_CUDA_ELEMENTS");
+    simple = refused_estimate(ctx.msg);
+    EXPECT(rc == DT_ERR_DEVICE_NOMEM && coop > 0 && simple > coop,
+           "estimate with the cooperative kernels %.3g B, with the simple ones %.3g B (%s)", coop, simple,
+           ctx.msg);
+    printf("estimate with the cooperative kernels %.3g B, with the one-thread-per-element kernels %.3g B\n",
+           coop, simple);
+  }
 
   dt_ctx_reset(&ctx);
   setenv("DUCTILE_GPU_MEMORY_LIMIT", "lots", 1);
@@ -57,6 +85,14 @@ int main(void) {
   rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
   EXPECT(rc == DT_OK, "with a 64G limit: %s", ctx.msg);
   EXPECT(dt_cuda_peak_bytes(NULL) > 0, "no device memory recorded for a job that ran");
+  {
+    double est = 0.0;
+    dt_ctx_reset(&ctx);
+    EXPECT(dt_analysis_estimate(m, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
+    EXPECT((double)dt_cuda_peak_bytes(NULL) <= est, "allocated %zu bytes, more than the estimate %.0f",
+           dt_cuda_peak_bytes(NULL), est);
+    printf("allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
+  }
   unsetenv("DUCTILE_GPU_MEMORY_LIMIT");
   dt_model_destroy(&m);
   if (g_failures) {

@@ -1,0 +1,170 @@
+"""ductiled on a GPU server (label gpu): the daemon with its embedded defaults (backend auto,
+gpus auto) on a machine with an NVIDIA GPU. Skipped (exit 77) where the driver shows no GPU;
+where it shows one, the CUDA backend must be the one chosen.
+
+- /v1/health and /metrics name the CUDA backend and the GPU (kind gpu, the driver's name,
+  total and free memory), one worker for the one GPU.
+- A plastic job with a non-uniform stress field (box_job(8) with its bottom face clamped, 20
+  increments in two steps) runs on the GPU (job backend "cuda"). Against the same job on a CPU
+  daemon (the reference): the same Newton iterations in every increment, displacements to 1e-9
+  and stresses to 1e-8 relative to their largest magnitude (the CUDA backend issue's
+  tolerances).
+- Several users on one GPU (gpus = "0,0": two workers share GPU 0): three jobs, two at a time,
+  all succeed with bit-identical results (the CUDA backend is deterministic and its jobs share
+  nothing).
+- A job the GPU cannot hold (DUCTILE_GPU_MEMORY_LIMIT=1M for the daemon, the backend's own
+  test limit) fails with code does_not_fit and a message that gives the estimate and the limit;
+  the daemon stays up and serves the next request.
+- kill -9 in the middle of a GPU job: the restarted daemon resumes it from its checkpoint (the
+  CUDA backend's saved state) and the result equals, bit for bit, the uninterrupted GPU job's
+  (the checks of test_recovery.py, which include the top displacement u_z = 5.272727e-3 of
+  box_job's uniaxial analytical solution, to 1e-8)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from dtserver import Daemon, box_job, run, started
+import test_recovery
+
+GPU_ENV = {"DUCTILED_GPUS": "auto", "DUCTILED_BACKEND": "auto"}
+
+
+def gpu_present():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def newton_per_increment(d, jid):
+    ev, done = d.poll_events(jid)
+    assert done, jid
+    return [e["data"]["newton_iterations"] for e in ev if e["type"] == "increment.converged"]
+
+
+def last_fields(d, jid):
+    n = d.request("GET", f"/v1/jobs/{jid}/results").json["n_increments"]
+    return d.request("GET", f"/v1/jobs/{jid}/results/increments/{n}").json
+
+
+def max_rel_diff(a, b):
+    """max |a - b| / max |b| over nested lists of numbers."""
+    fa = [x for row in a for x in (row if isinstance(row, list) else [row])]
+    fb = [x for row in b for x in (row if isinstance(row, list) else [row])]
+    assert len(fa) == len(fb) and fb, (len(fa), len(fb))
+    scale = max(abs(x) for x in fb)
+    return max(abs(x - y) for x, y in zip(fa, fb)) / scale
+
+
+def check_health(d):
+    h = d.request("GET", "/v1/health").json
+    assert h["backend_selected"] == "cuda", f"a GPU is present but the daemon chose {h['backend_selected']}: {h}"
+    assert len(h["gpus"]) == 1 and len(h["workers"]) == 1, h
+    g = h["gpus"][0]
+    assert g["kind"] == "gpu" and "NVIDIA" in g["name"] and g["index"] == 0, g
+    assert g["memory_total"] > 1 << 30 and 0 < g["memory_free"] <= g["memory_total"], g
+    text = d.request("GET", "/metrics", token=None).body.decode()
+    assert 'ductile_device_memory_bytes{device="0",kind="gpu",name="' + g["name"] in text, text
+    print(f"health: {g['name']}, {g['memory_total'] / 2**30:.1f} GiB, {g['memory_free'] / 2**30:.1f} GiB free")
+
+
+def clamped(job):
+    """The job with its bottom face fixed in x, y and z: plasticity spreads from the clamped
+    edges, so increments need Newton iterations (the uniaxial job converges on its predictor)."""
+    job = json.loads(json.dumps(job))
+    for s in job["steps"]:
+        s["boundary"] = [{"node_set": "z0", "fixed": ["x", "y", "z"]}]
+    job["title"] += ", bottom clamped"
+    return job
+
+
+def solve(d, job):
+    jid = d.request("POST", "/v1/jobs", job).json["id"]
+    j = d.wait_job(jid, timeout=240)
+    assert j["state"] == "succeeded", j
+    return j
+
+
+def main(binary):
+    if not gpu_present():
+        print("SKIP: nvidia-smi shows no GPU")
+        sys.exit(77)
+    data = tempfile.mkdtemp(prefix="ductiled-gpu-")
+    job = box_job(8)
+    try:
+        with started(binary, {"DUCTILED_SOLVER_THREADS": "4"}) as cpu:  # DUCTILED_GPUS=cpu: the reference
+            ref = solve(cpu, clamped(job))
+            assert ref["backend"] == "cpu", ref
+            ref_newton = newton_per_increment(cpu, ref["id"])
+            ref_f = last_fields(cpu, ref["id"])
+            assert sum(ref_newton) >= 10, ref_newton
+
+        with started(binary, GPU_ENV) as d:
+            check_health(d)
+            j = solve(d, clamped(job))
+            assert j["backend"] == "cuda", j
+            assert newton_per_increment(d, j["id"]) == ref_newton, (newton_per_increment(d, j["id"]), ref_newton)
+            f = last_fields(d, j["id"])
+            assert f["node_ids"] == ref_f["node_ids"]
+            du, ds = max_rel_diff(f["U"], ref_f["U"]), max_rel_diff(f["S"], ref_f["S"])
+            assert du <= 1e-9 and ds <= 1e-8, (du, ds)
+            print(f"GPU job against the CPU daemon: U {du:.1e}, S {ds:.1e} (relative), "
+                  f"Newton iterations per increment the same ({sum(ref_newton)} in all)")
+
+        with started(binary, dict(GPU_ENV, DUCTILED_GPUS="0,0")) as d:
+            h = d.request("GET", "/v1/health").json
+            assert [(w["index"], w["device"]) for w in h["workers"]] == [(0, 0), (1, 0)], h["workers"]
+            ids = [d.request("POST", "/v1/jobs", job).json["id"] for _ in range(3)]
+            workers = set()
+            for jid in ids:
+                r = d.wait_job(jid, timeout=240)
+                assert r["state"] == "succeeded" and r["backend"] == "cuda", r
+                ev, _ = d.poll_events(jid)
+                workers |= {e["data"]["worker"] for e in ev if e["type"] == "job.started"}
+            assert workers == {0, 1}, workers
+            first = last_fields(d, ids[0])
+            for jid in ids[1:]:
+                other = last_fields(d, jid)
+                for k in ("U", "RF", "S", "PEEQ"):
+                    assert other[k] == first[k], (jid, k)
+            print("two workers on one GPU: 3 jobs, bit-identical results")
+
+        with started(binary, dict(GPU_ENV, DUCTILE_GPU_MEMORY_LIMIT="1M")) as d:
+            jid = d.request("POST", "/v1/jobs", job).json["id"]
+            r = d.wait_job(jid, timeout=120)
+            assert r["state"] == "failed" and r["error"]["code"] == "does_not_fit", r
+            msg = r["error"]["message"]
+            assert "estimated" in msg and "DUCTILE_GPU_MEMORY_LIMIT=1M" in msg, msg
+            assert d.request("GET", "/v1/health").json["status"] == "ok"
+            print(f"too large for the GPU: {msg}")
+
+        # kill -9 in the middle of a GPU job, then resume from the checkpoint.
+        slow = dict(GPU_ENV, DUCTILED_TEST_ITERATION_DELAY_MS="20")
+        d1 = Daemon(binary, slow, data_dir=data).start()
+        jid = d1.request("POST", "/v1/jobs", job).json["id"]
+        test_recovery.wait_increments(d1, jid, 5)
+        d1.proc.send_signal(signal.SIGKILL)
+        d1.proc.wait()
+        d1.log.close()
+        assert os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+        test_recovery.integrity(data)
+        with started(binary, slow, data_dir=data) as d2:
+            kept, before = test_recovery.check_resumed(d2, jid, "job.recovered")
+            assert before >= 5 and before <= kept <= before + 1, (kept, before)
+            again = solve(d2, job)
+            assert again["backend"] == "cuda", again
+            test_recovery.check_same_results(d2, jid, again["id"])
+            print(f"kill -9 on the GPU: {kept} increments kept, {test_recovery.TOTAL - kept} computed after")
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+        if os.path.exists(data + ".log"):
+            os.unlink(data + ".log")
+
+
+if __name__ == "__main__":
+    run(main)
