@@ -9,6 +9,11 @@ where it shows one, the CUDA backend must be the one chosen.
   daemon (the reference): the same Newton iterations in every increment, displacements to 1e-9
   and stresses to 1e-8 relative to their largest magnitude (the CUDA backend issue's
   tolerances).
+- A job beyond its limit load (perfectly plastic, clamped, pulled at twice the yield stress)
+  fails on the GPU as on the CPU daemon: code not_converged, a message that names the step and
+  the limit load, and the same converged increments and cutbacks before it; the daemon then
+  runs the next job, and the GPU's free memory is back where it was (nothing leaked by the
+  failed job).
 - Several users on one GPU (gpus = "0,0": two workers share GPU 0): three jobs, two at a time,
   all succeed with bit-identical results (the CUDA backend is deterministic and its jobs share
   nothing).
@@ -25,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import tempfile
 
 from dtserver import Daemon, box_job, run, started
@@ -83,6 +89,38 @@ def clamped(job):
     return job
 
 
+def beyond_limit_load(job):
+    """Clamped, perfectly plastic, pulled at twice the yield stress: no increment past the
+    limit load (about half the load) converges."""
+    job = clamped(job)
+    job["materials"][0]["plastic"] = {"yield_stress": 450.0, "hardening": {"type": "linear", "modulus": 0.0}}
+    job["steps"] = job["steps"][:1]
+    job["steps"][0].update(increments={"type": "automatic", "initial": 0.25, "min": 1e-3, "max": 0.25,
+                                       "max_cutbacks": 3},
+                           loads=[{"type": "traction", "surface": "top", "value": [0, 0, 900]}])
+    job["title"] += ", beyond the limit load"
+    return job
+
+
+def failing_run(d, job):
+    """Submit a job that must fail; its error and its (event, load factor) sequence."""
+    jid = d.request("POST", "/v1/jobs", job).json["id"]
+    j = d.wait_job(jid, timeout=240)
+    assert j["state"] == "failed" and j["error"]["code"] == "not_converged", j
+    msg = j["error"]["message"]
+    assert msg.startswith("no convergence in step 1") and "limit load" in msg, msg
+    ev, _ = d.poll_events(jid)
+    seq = [(e["type"], e["data"]["load_factor"]) for e in ev
+           if e["type"] in ("increment.converged", "increment.cutback")]
+    assert ("increment.converged", 0.25) in seq and any(t == "increment.cutback" for t, _ in seq), seq
+    return j["error"], seq
+
+
+def gpu_free(d):
+    time.sleep(1.1)  # the daemon's device query is cached for a second
+    return d.request("GET", "/v1/health").json["gpus"][0]["memory_free"]
+
+
 def solve(d, job):
     jid = d.request("POST", "/v1/jobs", job).json["id"]
     j = d.wait_job(jid, timeout=240)
@@ -103,6 +141,7 @@ def main(binary):
             ref_newton = newton_per_increment(cpu, ref["id"])
             ref_f = last_fields(cpu, ref["id"])
             assert sum(ref_newton) >= 10, ref_newton
+            ref_error, ref_seq = failing_run(cpu, beyond_limit_load(box_job(4)))
 
         with started(binary, GPU_ENV) as d:
             check_health(d)
@@ -115,6 +154,16 @@ def main(binary):
             assert du <= 1e-9 and ds <= 1e-8, (du, ds)
             print(f"GPU job against the CPU daemon: U {du:.1e}, S {ds:.1e} (relative), "
                   f"Newton iterations per increment the same ({sum(ref_newton)} in all)")
+
+            free0 = gpu_free(d)
+            error, seq = failing_run(d, beyond_limit_load(box_job(4)))
+            assert seq == ref_seq, (seq, ref_seq)
+            assert error["reason"] == ref_error["reason"], (error, ref_error)
+            assert solve(d, clamped(job))["backend"] == "cuda"
+            free1 = gpu_free(d)
+            assert free1 >= free0 - (16 << 20), (free0, free1)
+            print(f"beyond the limit load: failed as on the CPU ({error['reason']}, {len(seq)} increments and "
+                  f"cutbacks); GPU free memory {free0 / 2**20:.0f} MiB before, {free1 / 2**20:.0f} MiB after")
 
         with started(binary, dict(GPU_ENV, DUCTILED_GPUS="0,0")) as d:
             h = d.request("GET", "/v1/health").json
