@@ -84,7 +84,7 @@ int dt_devices_init(dt_server *srv, char *err, size_t errlen) {
                   c->n_workers);
     return 0;
   }
-  if (c->gpus_auto && n > 1) { /* one worker per GPU */
+  if (c->gpus_auto && n >= 1) { /* one worker per GPU, each naming its device */
     c->n_workers = n;
     for (int i = 0; i < n; i++) c->worker_device[i] = i;
   }

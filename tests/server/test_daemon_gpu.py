@@ -2,8 +2,8 @@
 gpus auto) on a machine with an NVIDIA GPU. Skipped (exit 77) where the driver shows no GPU;
 where it shows one, the CUDA backend must be the one chosen.
 
-- /v1/health and /metrics name the CUDA backend and the GPU (kind gpu, the driver's name,
-  total and free memory), one worker for the one GPU.
+- /v1/health and /metrics name the CUDA backend and every GPU (kind gpu, the driver's name,
+  total and free memory), one worker per GPU, each naming its device.
 - A plastic job with a non-uniform stress field (box_job(8) with its bottom face clamped, 20
   increments in two steps) runs on the GPU (job backend "cuda"). Against the same job on a CPU
   daemon (the reference): the same Newton iterations in every increment, displacements to 1e-9
@@ -14,6 +14,8 @@ where it shows one, the CUDA backend must be the one chosen.
   the limit load, and the same converged increments and cutbacks before it; the daemon then
   runs the next job, and the GPU's free memory is back where it was (nothing leaked by the
   failed job).
+- On a machine with several GPUs: 2 jobs per GPU run on every worker, hence every GPU, with
+  bit-identical results.
 - Several users on one GPU (gpus = "0,0": two workers share GPU 0): three jobs, two at a time,
   all succeed with bit-identical results (the CUDA backend is deterministic and its jobs share
   nothing).
@@ -39,12 +41,13 @@ import test_recovery
 GPU_ENV = {"DUCTILED_GPUS": "auto", "DUCTILED_BACKEND": "auto"}
 
 
-def gpu_present():
+def gpu_count():
+    """GPUs the driver shows (nvidia-smi -L: a line \"GPU i: ...\" each); 0 without a driver."""
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.returncode == 0 and "GPU" in out.stdout
+        return 0
+    return sum(line.startswith("GPU ") for line in out.stdout.splitlines()) if out.returncode == 0 else 0
 
 
 def newton_per_increment(d, jid):
@@ -67,16 +70,18 @@ def max_rel_diff(a, b):
     return max(abs(x - y) for x, y in zip(fa, fb)) / scale
 
 
-def check_health(d):
+def check_health(d, n_gpus):
     h = d.request("GET", "/v1/health").json
     assert h["backend_selected"] == "cuda", f"a GPU is present but the daemon chose {h['backend_selected']}: {h}"
-    assert len(h["gpus"]) == 1 and len(h["workers"]) == 1, h
-    g = h["gpus"][0]
-    assert g["kind"] == "gpu" and "NVIDIA" in g["name"] and g["index"] == 0, g
-    assert g["memory_total"] > 1 << 30 and 0 < g["memory_free"] <= g["memory_total"], g
+    assert len(h["gpus"]) == n_gpus, h
+    assert [(w["index"], w["device"]) for w in h["workers"]] == [(i, i) for i in range(n_gpus)], h["workers"]
     text = d.request("GET", "/metrics", token=None).body.decode()
-    assert 'ductile_device_memory_bytes{device="0",kind="gpu",name="' + g["name"] in text, text
-    print(f"health: {g['name']}, {g['memory_total'] / 2**30:.1f} GiB, {g['memory_free'] / 2**30:.1f} GiB free")
+    for i, g in enumerate(h["gpus"]):
+        assert g["kind"] == "gpu" and "NVIDIA" in g["name"] and g["index"] == i, g
+        assert g["memory_total"] > 1 << 30 and 0 < g["memory_free"] <= g["memory_total"], g
+        assert f'ductile_device_memory_bytes{{device="{i}",kind="gpu",name="{g["name"]}"' in text, text
+        print(f"health: GPU {i}: {g['name']}, {g['memory_total'] / 2**30:.1f} GiB, "
+              f"{g['memory_free'] / 2**30:.1f} GiB free")
 
 
 def clamped(job):
@@ -118,7 +123,25 @@ def failing_run(d, job):
 
 def gpu_free(d):
     time.sleep(1.1)  # the daemon's device query is cached for a second
-    return d.request("GET", "/v1/health").json["gpus"][0]["memory_free"]
+    return sum(g["memory_free"] for g in d.request("GET", "/v1/health").json["gpus"])
+
+
+def same_on_all_workers(d, job, n_jobs, n_workers):
+    """n_jobs copies of the job, submitted at once: all succeed on the GPU, every worker runs
+    one, and the results are the same bits."""
+    ids = [d.request("POST", "/v1/jobs", job).json["id"] for _ in range(n_jobs)]
+    workers = set()
+    for jid in ids:
+        r = d.wait_job(jid, timeout=240)
+        assert r["state"] == "succeeded" and r["backend"] == "cuda", r
+        ev, _ = d.poll_events(jid)
+        workers |= {e["data"]["worker"] for e in ev if e["type"] == "job.started"}
+    assert workers == set(range(n_workers)), workers
+    first = last_fields(d, ids[0])
+    for jid in ids[1:]:
+        other = last_fields(d, jid)
+        for k in ("U", "RF", "S", "PEEQ"):
+            assert other[k] == first[k], (jid, k)
 
 
 def solve(d, job):
@@ -129,7 +152,8 @@ def solve(d, job):
 
 
 def main(binary):
-    if not gpu_present():
+    n_gpus = gpu_count()
+    if n_gpus == 0:
         print("SKIP: nvidia-smi shows no GPU")
         sys.exit(77)
     data = tempfile.mkdtemp(prefix="ductiled-gpu-")
@@ -144,7 +168,7 @@ def main(binary):
             ref_error, ref_seq = failing_run(cpu, beyond_limit_load(box_job(4)))
 
         with started(binary, GPU_ENV) as d:
-            check_health(d)
+            check_health(d, n_gpus)
             j = solve(d, clamped(job))
             assert j["backend"] == "cuda", j
             assert newton_per_increment(d, j["id"]) == ref_newton, (newton_per_increment(d, j["id"]), ref_newton)
@@ -155,6 +179,9 @@ def main(binary):
             print(f"GPU job against the CPU daemon: U {du:.1e}, S {ds:.1e} (relative), "
                   f"Newton iterations per increment the same ({sum(ref_newton)} in all)")
 
+            if n_gpus > 1:  # before the memory check: every GPU then holds its worker's context
+                same_on_all_workers(d, clamped(job), 2 * n_gpus, n_gpus)
+                print(f"{n_gpus} GPUs: {2 * n_gpus} jobs on all {n_gpus} workers, bit-identical results")
             free0 = gpu_free(d)
             error, seq = failing_run(d, beyond_limit_load(box_job(4)))
             assert seq == ref_seq, (seq, ref_seq)
@@ -168,19 +195,7 @@ def main(binary):
         with started(binary, dict(GPU_ENV, DUCTILED_GPUS="0,0")) as d:
             h = d.request("GET", "/v1/health").json
             assert [(w["index"], w["device"]) for w in h["workers"]] == [(0, 0), (1, 0)], h["workers"]
-            ids = [d.request("POST", "/v1/jobs", job).json["id"] for _ in range(3)]
-            workers = set()
-            for jid in ids:
-                r = d.wait_job(jid, timeout=240)
-                assert r["state"] == "succeeded" and r["backend"] == "cuda", r
-                ev, _ = d.poll_events(jid)
-                workers |= {e["data"]["worker"] for e in ev if e["type"] == "job.started"}
-            assert workers == {0, 1}, workers
-            first = last_fields(d, ids[0])
-            for jid in ids[1:]:
-                other = last_fields(d, jid)
-                for k in ("U", "RF", "S", "PEEQ"):
-                    assert other[k] == first[k], (jid, k)
+            same_on_all_workers(d, job, 3, 2)
             print("two workers on one GPU: 3 jobs, bit-identical results")
 
         with started(binary, dict(GPU_ENV, DUCTILE_GPU_MEMORY_LIMIT="1M")) as d:
