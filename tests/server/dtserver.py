@@ -293,6 +293,13 @@ class Daemon:
                 pass
 
 
+def remove_data_dir(data):
+    """Remove a data directory shared by several daemons of one test, and their log beside it."""
+    shutil.rmtree(data, ignore_errors=True)
+    if os.path.exists(data + ".log"):
+        os.unlink(data + ".log")
+
+
 def unit_cube():
     with open(os.path.join(ROOT, "examples", "unit_cube.json")) as f:
         return json.load(f)

@@ -28,14 +28,13 @@ where it shows one, the CUDA backend must be the one chosen.
   box_job's uniaxial analytical solution, to 1e-8)."""
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 import tempfile
 
-from dtserver import Daemon, box_job, run, started
+from dtserver import Daemon, box_job, remove_data_dir, run, started
 import test_recovery
 
 GPU_ENV = {"DUCTILED_GPUS": "auto", "DUCTILED_BACKEND": "auto"}
@@ -225,9 +224,7 @@ def main(binary):
             test_recovery.check_same_results(d2, jid, again["id"])
             print(f"kill -9 on the GPU: {kept} increments kept, {test_recovery.TOTAL - kept} computed after")
     finally:
-        shutil.rmtree(data, ignore_errors=True)
-        if os.path.exists(data + ".log"):
-            os.unlink(data + ".log")
+        remove_data_dir(data)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@ does_not_fit (message with the estimate and the limit), and a job that was accep
 the limit changed fails with does_not_fit when a worker picks it up; a job whose estimate is
 exactly the limit is accepted and runs."""
 import os
-import shutil
 import tempfile
 import time
 
-from dtserver import Daemon, box_job, run, started, unit_cube
+from dtserver import Daemon, box_job, remove_data_dir, run, started, unit_cube
 
 
 def main(binary):
@@ -71,9 +70,7 @@ def main(binary):
         bad = Daemon(binary, {"DUCTILED_MAX_JOB_BYTES": "-1"}, data_dir=data).cli("token", "list")
         assert bad.returncode == 78 and "max_job_bytes" in bad.stderr, bad
     finally:
-        shutil.rmtree(data, ignore_errors=True)
-        if os.path.exists(data + ".log"):
-            os.unlink(data + ".log")
+        remove_data_dir(data)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,12 @@ without interruption. SIGTERM in the middle of a job: exit 0 within seconds, the
 that was running is abandoned at its next Newton iteration (job.interrupted), and the next
 start resumes from the last converged increment: nothing converged is recomputed."""
 import os
-import shutil
 import signal
 import sqlite3
 import tempfile
 import time
 
-from dtserver import Daemon, box_job, run, started
+from dtserver import Daemon, box_job, remove_data_dir, run, started
 
 TOTAL = 20
 
@@ -140,9 +139,7 @@ def main(binary):
             assert h["jobs"]["succeeded"] == 3 and h["queue_depth"] == 0, h
         integrity(data)
     finally:
-        shutil.rmtree(data, ignore_errors=True)
-        if os.path.exists(data + ".log"):
-            os.unlink(data + ".log")
+        remove_data_dir(data)
 
 
 if __name__ == "__main__":
