@@ -22,6 +22,8 @@ where it shows one, the CUDA backend must be the one chosen.
 - A job the GPU cannot hold (DUCTILE_GPU_MEMORY_LIMIT=1M for the daemon, the backend's own
   test limit) fails with code does_not_fit and a message that gives the estimate and the limit;
   the daemon stays up and serves the next request.
+- A running GPU job cancelled between two Newton iterations ends cancelled, and the GPU's
+  free memory is back where it was.
 - kill -9 in the middle of a GPU job: the restarted daemon resumes it from its checkpoint (the
   CUDA backend's saved state) and the result equals, bit for bit, the uninterrupted GPU job's
   (the checks of test_recovery.py, which include the top displacement u_z = 5.272727e-3 of
@@ -37,6 +39,9 @@ import tempfile
 from dtserver import Daemon, box_job, remove_data_dir, run, started
 import test_recovery
 
+# Free device memory may differ by a page or so between two reads; a leaked job of box_job(16)
+# (about 27 MB of device arrays) would not.
+LEAK_SLACK = 4 << 20
 GPU_ENV = {"DUCTILED_GPUS": "auto", "DUCTILED_BACKEND": "auto"}
 
 
@@ -181,13 +186,15 @@ def main(binary):
             if n_gpus > 1:  # before the memory check: every GPU then holds its worker's context
                 same_on_all_workers(d, clamped(job), 2 * n_gpus, n_gpus)
                 print(f"{n_gpus} GPUs: {2 * n_gpus} jobs on all {n_gpus} workers, bit-identical results")
-            free0 = gpu_free(d)
             error, seq = failing_run(d, beyond_limit_load(box_job(4)))
             assert seq == ref_seq, (seq, ref_seq)
             assert error["reason"] == ref_error["reason"], (error, ref_error)
+            # Leaks: a failing job large enough that its device arrays (about 27 MB) would show.
+            free0 = gpu_free(d)
+            failing_run(d, beyond_limit_load(box_job(16)))
             assert solve(d, clamped(job))["backend"] == "cuda"
             free1 = gpu_free(d)
-            assert free1 >= free0 - (16 << 20), (free0, free1)
+            assert free1 >= free0 - LEAK_SLACK, (free0, free1)
             print(f"beyond the limit load: failed as on the CPU ({error['reason']}, {len(seq)} increments and "
                   f"cutbacks); GPU free memory {free0 / 2**20:.0f} MiB before, {free1 / 2**20:.0f} MiB after")
 
@@ -207,7 +214,7 @@ def main(binary):
             print(f"too large for the GPU: {msg}")
 
         # kill -9 in the middle of a GPU job, then resume from the checkpoint.
-        slow = dict(GPU_ENV, DUCTILED_TEST_ITERATION_DELAY_MS="20")
+        slow = dict(GPU_ENV, DUCTILED_TEST_ITERATION_DELAY_MS="100")
         d1 = Daemon(binary, slow, data_dir=data).start()
         jid = d1.request("POST", "/v1/jobs", job).json["id"]
         test_recovery.wait_increments(d1, jid, 5)
@@ -223,6 +230,25 @@ def main(binary):
             assert again["backend"] == "cuda", again
             test_recovery.check_same_results(d2, jid, again["id"])
             print(f"kill -9 on the GPU: {kept} increments kept, {test_recovery.TOTAL - kept} computed after")
+
+            free0 = gpu_free(d2)
+            sub = d2.request("POST", "/v1/jobs", box_job(16)).json
+            jid = sub["id"]
+            assert sub["memory_estimate_bytes"] > 4 * LEAK_SLACK, sub  # a leak of it would show
+            test_recovery.wait_increments(d2, jid, 3)
+            running = gpu_free(d2)  # the check below can see a job: its arrays show while it runs
+            assert running < free0 - LEAK_SLACK, (free0, running)
+            r = d2.request("POST", f"/v1/jobs/{jid}/cancel")
+            assert r.status == 202 and r.json["cancel_requested"] is True, r
+            c = d2.wait_job(jid, timeout=120)
+            assert c["state"] == "cancelled" and c["error"]["code"] == "cancelled", c
+            assert c["progress"]["increments_completed"] < test_recovery.TOTAL, c
+            free1 = gpu_free(d2)
+            assert free1 >= free0 - LEAK_SLACK, (free0, free1)
+            print(f"cancelled on the GPU after {c['progress']['increments_completed']} increments "
+                  f"(estimate {sub['memory_estimate_bytes'] / 2**20:.0f} MiB); "
+                  f"GPU free memory {free0 / 2**20:.0f} MiB before, {running / 2**20:.0f} MiB while it ran, "
+                  f"{free1 / 2**20:.0f} MiB after")
     finally:
         remove_data_dir(data)
 
