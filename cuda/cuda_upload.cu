@@ -112,7 +112,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   dt_cuda *c = NULL;
   cudaDeviceProp prop;
   size_t local_bytes = 0, estimate = 0, nq = (size_t)pb->n_qp, nd = (size_t)pb->n_dofs;
-  int device = opt ? opt->device : 0;
+  int device = opt ? opt->device : 0, type = uniform_type(pb);
   dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX};
   double one = 1.0, zero = 0.0;
   *impl = NULL;
@@ -122,7 +122,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
            (long long)pb->nnz);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
-  DT_TRY(dt_cuda_element_local_bytes(device, uniform_type(pb), &local_bytes, ctx));
+  DT_TRY(dt_cuda_element_local_bytes(device, type, &local_bytes, ctx));
   /* Everything is counted before anything is allocated. */
   DT_TRY(dt_cuda_check_fit(pb, local_bytes, &estimate, ctx));
 
@@ -147,7 +147,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->n_blocks = pb->node_nbr_ptr[pb->n_nodes];
   c->n_conn = pb->elem_ptr[pb->n_elems];
   c->n_pos = pb->elem_pos_ptr[pb->n_elems];
-  c->uniform_type = uniform_type(pb);
+  c->uniform_type = type;
   c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
   DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
   memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));

@@ -46,7 +46,7 @@ GPU_ENV = {"DUCTILED_GPUS": "auto", "DUCTILED_BACKEND": "auto"}
 
 
 def gpu_count():
-    """GPUs the driver shows (nvidia-smi -L: a line \"GPU i: ...\" each); 0 without a driver."""
+    """GPUs the driver shows (nvidia-smi -L prints a line "GPU i: ..." for each); 0 without a driver."""
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
