@@ -158,16 +158,18 @@ __device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr
 }
 #endif
 
-/* Block sum over DT_CUDA_BLOCK threads in a fixed order (warp shuffles, then one warp over
- * the warp sums): the same bits on every run. The result is valid in thread 0. */
+/* Block sum over NT threads (a multiple of 32, at most 1024; the block's size) in a fixed order
+ * (warp shuffles, then one warp over the warp sums): the same bits on every run. The result is
+ * valid in thread 0. */
 #ifdef __CUDACC__
-__device__ __forceinline__ double dt_block_sum(double v) {
-  __shared__ double warp_sums[DT_CUDA_BLOCK / 32];
+template <int NT = DT_CUDA_BLOCK> __device__ __forceinline__ double dt_block_sum(double v) {
+  static_assert(NT % 32 == 0 && NT <= 1024, "whole warps, at most 32 of them");
+  __shared__ double warp_sums[NT / 32];
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
-  v = threadIdx.x < DT_CUDA_BLOCK / 32 ? warp_sums[threadIdx.x] : 0.0;
+  v = threadIdx.x < NT / 32 ? warp_sums[threadIdx.x] : 0.0;
   if (warp == 0)
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
   __syncthreads(); /* warp_sums may be reused by a second call */
