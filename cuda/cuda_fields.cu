@@ -2,6 +2,9 @@
  * converges, rollback (committed -> trial) on a cutback, both device-to-device copies; and the
  * once-per-increment download of the requested committed fields, from the device's structure
  * of arrays into the caller's point-major host arrays (qp_stress[q * 6 + k] etc.). */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "cuda_impl.h"
 
 static dt_status copy_state(dt_cuda *c, int commit, dt_ctx *ctx) {
@@ -17,7 +20,20 @@ cleanup:
   return rc;
 }
 
+/* Writes where no memory is: the device fault that leaves a context unusable. */
+__global__ void k_fault(double *nowhere) { nowhere[threadIdx.x] = 1.0; }
+
+/* Test knob for the daemon's recovery from device faults (tests/server/test_daemon_gpu.py):
+ * when DUCTILE_CUDA_FAULT_FILE names a file that exists, the next commit removes it and
+ * launches k_fault. The file makes it happen once, at a moment the test picks, and not again
+ * in the process that the daemon restarts into. Unset (the default), it costs one getenv. */
+static void fault_if_asked(dt_cuda *c) {
+  const char *path = getenv("DUCTILE_CUDA_FAULT_FILE");
+  if (path && *path && unlink(path) == 0) k_fault<<<1, 32, 0, c->stream>>>((double *)0x10);
+}
+
 extern "C" dt_status dt_cuda_state_commit(void *impl, dt_ctx *ctx) {
+  fault_if_asked((dt_cuda *)impl);
   return copy_state((dt_cuda *)impl, 1, ctx);
 }
 

@@ -44,6 +44,7 @@ void dt_cuda_view(void *impl, FILE *f);
 dt_status dt_cuda_state_get(void *impl, double *host, dt_ctx *ctx);
 dt_status dt_cuda_state_set(void *impl, const double *host, dt_ctx *ctx);
 int dt_cuda_device_info(int ordinal, dt_device_info *out);
+int dt_cuda_device_lost(int ordinal, char *why, size_t len);
 dt_status dt_cuda_estimate_op(const dt_problem *pb, double *bytes, dt_ctx *ctx);
 
 /* Device memory the job needs, counted from the problem's sizes before anything is

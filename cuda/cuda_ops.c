@@ -8,6 +8,7 @@ const dt_backend_ops dt_cuda_ops = {
     .name = "cuda",
     .available = dt_cuda_available,
     .device_info = dt_cuda_device_info,
+    .device_lost = dt_cuda_device_lost,
     .estimate = dt_cuda_estimate_op,
     .problem_upload = dt_cuda_upload,
     .destroy = dt_cuda_destroy,

@@ -259,6 +259,21 @@ extern "C" int dt_cuda_device_info(int ordinal, dt_device_info *out) {
   return 1;
 }
 
+/* After a fault (an illegal address, a hardware error), CUDA leaves the process's context on
+ * the device unusable: every later call returns the same error, and cudaDeviceReset does not
+ * clear it (measured on the lent H200, driver 580: the next cudaSetDevice then fails with "busy
+ * or unavailable"); only a new process does. A synchronize tells: it returns that error, while
+ * an ordinary failed call (cleared by cudaGetLastError) leaves it succeeding. */
+extern "C" int dt_cuda_device_lost(int ordinal, char *why, size_t len) {
+  (void)cudaGetLastError();
+  cudaError_t e = cudaSetDevice(ordinal);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return 0;
+  if (why && len) snprintf(why, len, "GPU %d: %s", ordinal, cudaGetErrorString(e));
+  (void)cudaGetLastError();
+  return 1;
+}
+
 /* The estimate of cuda_memory.cu as a backend op (without the kernels' local memory, which
  * only the upload on a real device can query). */
 extern "C" dt_status dt_cuda_estimate_op(const dt_problem *pb, double *bytes, dt_ctx *ctx) {

@@ -59,7 +59,10 @@ void dt_h_job_create(dt_req *r) {
   int rc, fits;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
   if (atomic_load(&r->srv->draining)) {
-    dt_reply_error(r, 503, "shutting_down", NULL, "the daemon is shutting down and accepts no new jobs");
+    dt_reply_error(r, 503, "shutting_down", NULL,
+                   atomic_load(&r->srv->restarting)
+                       ? "the daemon is restarting and accepts no new jobs until it is back (seconds): retry"
+                       : "the daemon is shutting down and accepts no new jobs");
     return;
   }
   if (dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin, sizeof origin, &kind)) return;

@@ -10,8 +10,13 @@
  * solver backend and devices (workers per GPU), recovery of jobs a crash left running (they
  * resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
  * and jobs, let each running increment finish and checkpoint (its job resumes there at the
- * next start), end event streams, exit 0. Signals are taken synchronously with sigwait in the
- * main thread, so no handler runs in an arbitrary thread. */
+ * next start), end event streams, exit 0. SIGUSR1 (from an operator, or raised by a worker
+ * whose GPU faulted, worker.c): the same drain, then the daemon starts afresh in the same
+ * process (execv of its own executable, same arguments and environment: a faulted GPU is usable
+ * again only by a new process); recovery then queues the interrupted jobs, which resume from
+ * their checkpoints.
+ * Signals are taken synchronously with sigwait in the main thread, so no handler runs in an
+ * arbitrary thread. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -151,6 +156,19 @@ static int token_command(dt_server *srv, int argc, char **argv) {
   return EXIT_USAGE;
 }
 
+#define SERVE_RESTART (-1) /* serve's result after a GPU fault: start afresh (never an exit status) */
+
+/* Start afresh after a GPU fault: the same executable, arguments and environment, in this
+ * process's place (serve has closed the store and the listening socket; the CUDA driver's
+ * descriptors close on exec). Measured on the lent H200: a CUDA context that faulted stays
+ * unusable, cudaDeviceReset included, while the program that execv starts uses the GPU. */
+static int restart(char **argv) {
+  dt_log_info("restarting");
+  execv("/proc/self/exe", argv);
+  dt_log_error("cannot restart (%s): exiting with status 1 (deploy/ductiled.service restarts it)", strerror(errno));
+  return 1;
+}
+
 static int serve(dt_server *srv) {
   char err[1024];
   sigset_t set;
@@ -158,6 +176,7 @@ static int serve(dt_server *srv) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread started below */
   signal(SIGPIPE, SIG_IGN);
   if (dt_auth_bootstrap(srv->data_dir)) {
@@ -185,13 +204,19 @@ static int serve(dt_server *srv) {
   }
   while (sigwait(&set, &sig) != 0) {
   }
-  dt_log_info("received %s: draining (running increments finish, then exit)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (sig == SIGUSR1) {
+    atomic_store(&srv->restarting, 1);
+    dt_log_info("received SIGUSR1 (sent by an operator, or by a worker whose GPU faulted): draining (running "
+                "increments finish), then restarting");
+  } else
+    dt_log_info("received %s: draining (running increments finish, then exit)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   atomic_store(&srv->draining, 1);
   dt_http_quiesce(srv);
   dt_workers_stop(srv);
   dt_bus_close();
   dt_http_stop(srv);
   dt_store_thread_close();
+  if (sig == SIGUSR1) return SERVE_RESTART;
   dt_log_info("stopped");
   return 0;
 }
@@ -217,5 +242,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;
   }
-  return serve(&srv);
+  first = serve(&srv);
+  return first == SERVE_RESTART ? restart(argv) : first;
 }

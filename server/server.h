@@ -18,6 +18,7 @@ typedef struct dt_server {
   void *mhd;               /* struct MHD_Daemon * */
   struct dt_workers *workers;
   atomic_int draining;     /* SIGTERM received: refuse new work */
+  atomic_int restarting;   /* SIGUSR1 or a GPU fault: after the drain the daemon starts afresh */
   char backend_name[16];   /* what cfg.backend resolved to ("cpu", "cuda"); "" if unusable */
   char device_kind[8];     /* "gpu" or "cpu" (the CPU backend: the host is the device) */
   int can_checkpoint;      /* the backend can save and restore its per-point state */

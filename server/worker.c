@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "bus.h"
 #include "checkpoint.h"
 #include "devices.h"
@@ -226,8 +228,10 @@ static json_t *timings_json(const dt_run_summary *s) {
                    "cutbacks", s->cutbacks);
 }
 
-static void finish(run_ctx *rc, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx, double secs) {
-  const char *state = "succeeded", *code = NULL, *reason = NULL;
+/* Record the job's end. code: the error code, or NULL to derive it from st. */
+static void finish(run_ctx *rc, dt_status st, const char *code, const dt_run_summary *sum, const dt_ctx *ctx,
+                   double secs) {
+  const char *state = "succeeded", *reason = NULL;
   char msg[1200] = "";
   json_t *timings = timings_json(sum), *ev;
   if (st == DT_OK) {
@@ -240,7 +244,8 @@ static void finish(run_ctx *rc, dt_status st, const dt_run_summary *sum, const d
     snprintf(msg, sizeof msg, "cancelled by request; %d converged increment(s) kept", sum->increments);
   } else {
     state = "failed";
-    code = st == DT_ERR_DEVICE_NOMEM ? "does_not_fit" : st == DT_ERR_INPUT ? "invalid_job" : dt_status_name(st);
+    if (!code)
+      code = st == DT_ERR_DEVICE_NOMEM ? "does_not_fit" : st == DT_ERR_INPUT ? "invalid_job" : dt_status_name(st);
     snprintf(msg, sizeof msg, "%s", ctx->msg);
   }
   ev = json_pack("{s:s, s:s, s:i}", "state", state, "message", msg, "increments_completed", sum->increments);
@@ -352,6 +357,47 @@ static dt_model *load_model(dt_server *srv, const char *job_id) {
   return m;
 }
 
+/* Attempts a job may end in a device fault before it fails with gpu_fault: each fault
+ * restarts the daemon, and a job whose own data made the device fault would do so forever. */
+#define DT_DEVICE_FAULT_ATTEMPTS 3
+
+/* 1 if this worker's device can no longer be used by this process (the run's CUDA error was a
+ * device fault: dt_backend_ops.device_lost), with the device's error in why. */
+static int device_lost(const run_ctx *rc, const dt_run_summary *sum, char *why, size_t len) {
+  const char *backend = sum->backend[0] ? sum->backend : rc->w->srv->cfg.backend;
+  return dt_backend_device_lost(backend, rc->w->device >= 0 ? rc->w->device : 0, why, len);
+}
+
+/* A device fault leaves every CUDA context of this process on that device unusable until the
+ * process ends, so the daemon restarts: every worker stops claiming jobs and stops after its
+ * running increment, as at shutdown, and the main thread (SIGUSR1, main.c) starts the daemon
+ * afresh in this process's place, where recovery queues the interrupted jobs again and they
+ * resume from their checkpoints. The faulted job is left running for that recovery, unless it
+ * has faulted DT_DEVICE_FAULT_ATTEMPTS times: then it fails with gpu_fault. */
+static void device_fault(run_ctx *rc, const dt_run_summary *sum, const dt_ctx *ctx, const char *lost, double secs) {
+  atomic_store(&rc->w->srv->restarting, 1);
+  if (rc->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
+    char msg[1400];
+    json_t *ev;
+    snprintf(msg, sizeof msg, "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
+             "its last checkpoint", rc->attempt, lost);
+    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt", rc->attempt,
+                   "increments_completed", sum->increments);
+    if (dt_event_append(rc->job_id, "job.gpu_fault", ev)) rc->store_errors++;
+    json_decref(ev);
+  } else {
+    dt_ctx last = *ctx;
+    snprintf(last.msg, sizeof last.msg, "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)",
+             rc->attempt, lost, ctx->msg);
+    remove_checkpoint(rc);
+    finish(rc, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
+  }
+  dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", rc->w->index, lost);
+  atomic_store(&rc->w->srv->workers->stop, 1);
+  dt_bus_notify();
+  kill(getpid(), SIGUSR1);
+}
+
 static void run_job(worker *w, const char *job_id, int attempt) {
   dt_server *srv = w->srv;
   dt_model *m;
@@ -362,6 +408,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   dt_run_summary sum;
   dt_ctx ctx;
   dt_status st;
+  char lost[512];
   double t0 = dt_mono();
   if (!(m = load_model(srv, job_id))) return;
   memset(&rc, 0, sizeof rc);
@@ -419,14 +466,19 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   if (st == DT_ERR_CANCELLED && rc.shutdown_stop && !atomic_load(&w->cancel)) {
     /* The checkpoint of the last converged increment stays: the next start resumes there. */
     json_t *ev = json_pack("{s:i, s:s}", "increments_completed", sum.increments, "message",
-                           "the daemon is shutting down: stopped after the last converged increment; "
-                           "the job resumes from its checkpoint when the daemon starts again");
+                           atomic_load(&srv->restarting)
+                               ? "the daemon is restarting: stopped after the last converged increment; the job "
+                                 "resumes from its checkpoint when the daemon is back"
+                               : "the daemon is shutting down: stopped after the last converged increment; "
+                                 "the job resumes from its checkpoint when the daemon starts again");
     dt_event_append(job_id, "job.interrupted", ev);
     json_decref(ev);
     dt_log_info("job %s interrupted by shutdown after %d increment(s)", job_id, sum.increments);
+  } else if (st == DT_ERR_CUDA && device_lost(&rc, &sum, lost, sizeof lost)) {
+    device_fault(&rc, &sum, &ctx, lost, dt_mono() - t0);
   } else {
     remove_checkpoint(&rc); /* finished: nothing will resume it */
-    finish(&rc, st, &sum, &ctx, dt_mono() - t0);
+    finish(&rc, st, NULL, &sum, &ctx, dt_mono() - t0);
   }
   dt_model_destroy(&m);
 }

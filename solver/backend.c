@@ -85,6 +85,15 @@ cleanup:
   return rc;
 }
 
+int dt_backend_device_lost(const char *name, int ordinal, char *why, size_t len) {
+  const dt_backend_ops *o = NULL;
+  char note[256];
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_backend_find(name, &o, note, sizeof note, &ctx) != DT_OK || !o->device_lost) return 0;
+  return o->device_lost(ordinal, why, len);
+}
+
 dt_status dt_backend_devices(const char *name, dt_device_info *out, int max, int *n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = NULL;

@@ -87,6 +87,10 @@ typedef struct dt_backend_ops {
   int (*available)(char *why, size_t len);
   /* Optional: describe device `ordinal` without a problem; returns 0 if there is none. */
   int (*device_info)(int ordinal, dt_device_info *out);
+  /* Optional: 1 if this process can no longer use device `ordinal` (a fault left its context
+   * unusable: CUDA's "sticky" errors, which only a new process clears), with the error in why;
+   * 0 if it can. */
+  int (*device_lost)(int ordinal, char *why, size_t len);
   /* Optional: bytes of backend memory the problem would take (checked before upload). */
   dt_status (*estimate)(const dt_problem *pb, double *bytes, dt_ctx *ctx);
   /* Take the problem (copying what it needs: the problem may be freed afterwards). All
@@ -141,6 +145,9 @@ dt_status dt_backend_find(const char *name, const dt_backend_ops **out, char *no
                           dt_ctx *ctx);
 /* Devices of a backend ("auto": the one auto would pick): up to max entries, count in *n. */
 dt_status dt_backend_devices(const char *name, dt_device_info *out, int max, int *n, dt_ctx *ctx);
+
+/* dt_backend_ops.device_lost of backend `name` (0 for a backend without it or not found). */
+int dt_backend_device_lost(const char *name, int ordinal, char *why, size_t len);
 
 /* Check that every required op is present (registration check, STYLE.md §1). */
 dt_status dt_backend_validate(const dt_backend_ops *ops, dt_ctx *ctx);

@@ -27,7 +27,14 @@ where it shows one, the CUDA backend must be the one chosen.
 - kill -9 in the middle of a GPU job: the restarted daemon resumes it from its checkpoint (the
   CUDA backend's saved state) and the result equals, bit for bit, the uninterrupted GPU job's
   (the checks of test_recovery.py, which include the top displacement u_z = 5.272727e-3 of
-  box_job's uniaxial analytical solution, to 1e-8)."""
+  box_job's uniaxial analytical solution, to 1e-8).
+- A device fault in the middle of a GPU job (the CUDA backend's test knob
+  DUCTILE_CUDA_FAULT_FILE: an illegal memory access, the kind of error after which CUDA refuses
+  the process any further work on that GPU): the job gets a job.gpu_fault event naming the
+  error, the daemon restarts in place (same pid, listening again), resumes the job from its
+  checkpoint and finishes it with results bit-identical to the uninterrupted job's. A job that
+  faults on each of its attempts fails after the third with code gpu_fault, and the daemon,
+  restarted again, runs the next job on the GPU."""
 import json
 import os
 import signal
@@ -249,8 +256,68 @@ def main(binary):
                   f"(estimate {sub['memory_estimate_bytes'] / 2**20:.0f} MiB); "
                   f"GPU free memory {free0 / 2**20:.0f} MiB before, {running / 2**20:.0f} MiB while it ran, "
                   f"{free1 / 2**20:.0f} MiB after")
+
+        check_device_fault(binary, slow, data, job, again["id"])
     finally:
         remove_data_dir(data)
+
+
+def wait_restart(d, listening, timeout=120):
+    """Wait for the daemon to restart in place (one more "listening" in its log) and answer."""
+    t0 = time.time()
+    while d.read_log().count("msg=listening ") == listening:
+        assert d.proc.poll() is None, "the daemon exited instead of restarting:\n" + d.read_log()
+        assert time.time() - t0 < timeout, "no restart:\n" + d.read_log()
+        time.sleep(0.05)
+    test_recovery.wait_back(d)
+
+
+def check_device_fault(binary, slow, data, job, reference_id):
+    fault = os.path.join(data, "fault-now")
+    with started(binary, dict(slow, DUCTILE_CUDA_FAULT_FILE=fault), data_dir=data) as d:
+        pid = d.proc.pid
+        jid = d.request("POST", "/v1/jobs", job).json["id"]
+        test_recovery.wait_increments(d, jid, 5)
+        listening = d.read_log().count("msg=listening ")
+        open(fault, "w").close()  # the next commit on the device faults
+        wait_restart(d, listening)
+        assert d.proc.pid == pid and not os.path.exists(fault)
+        assert "cannot use the device again: restarting the daemon" in d.read_log()
+        kept, before = test_recovery.check_resumed(d, jid, "job.recovered")
+        assert before >= 5 and before <= kept <= before + 1, (kept, before)
+        ev, _ = d.poll_events(jid)
+        gf = [e["data"] for e in ev if e["type"] == "job.gpu_fault"]
+        assert len(gf) == 1 and gf[0]["attempt"] == 1, gf
+        assert "illegal memory access" in gf[0]["message"] and "resumes from its last checkpoint" in gf[0]["message"], gf
+        assert d.request("GET", f"/v1/jobs/{jid}").json["backend"] == "cuda"
+        test_recovery.check_same_results(d, jid, reference_id)
+        print(f"GPU fault mid-job: restarted in place (pid {pid}), {kept} increments kept, "
+              f"{test_recovery.TOTAL - kept} computed after; results bit-identical")
+
+        # A job that faults on every attempt fails on the third, and the daemon carries on.
+        jid = d.request("POST", "/v1/jobs", job).json["id"]
+        t0 = time.time()
+        while True:
+            try:
+                j = d.request("GET", f"/v1/jobs/{jid}", check=False).json
+            except OSError:  # restarting
+                time.sleep(0.05)
+                continue
+            if j and j.get("state") in ("failed", "succeeded", "cancelled"):
+                break
+            if not os.path.exists(fault):
+                open(fault, "w").close()
+            assert time.time() - t0 < 300, j
+            time.sleep(0.05)
+        if os.path.exists(fault):
+            os.remove(fault)
+        assert j["state"] == "failed" and j["attempts"] == 3, j
+        assert j["error"]["code"] == "gpu_fault" and "in each of 3 attempts" in j["error"]["message"], j
+        test_recovery.wait_back(d)
+        assert d.proc.pid == pid
+        assert solve(d, job)["backend"] == "cuda"
+        print(f"a job faulting on every attempt: failed with {j['error']['code']} ({j['error']['message'][:90]}...); "
+              f"the next job ran on the GPU")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@ the restart are exactly N+1 .. 20, and N covers every increment announced before
 the worker announces an increment once its checkpoint is written); the result equals, bit for bit, that of the same job run
 without interruption. SIGTERM in the middle of a job: exit 0 within seconds, the increment
 that was running is abandoned at its next Newton iteration (job.interrupted), and the next
-start resumes from the last converged increment: nothing converged is recomputed."""
+start resumes from the last converged increment: nothing converged is recomputed. SIGUSR1 in
+the middle of a job: the same drain, then the daemon starts afresh in the same process (the
+restart a worker asks for when its GPU faults, tests/server/test_daemon_gpu.py): same pid, a
+second "listening", the job interrupted ("restarting") and resumed from its checkpoint, with
+the same results."""
 import os
 import signal
 import sqlite3
@@ -96,6 +100,44 @@ def check_same_results(d, a, b):
     assert len(ha) == TOTAL + 1, ha
 
 
+def wait_back(d, timeout=60):
+    """Wait until the daemon answers again (after a restart in place)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        try:
+            h = d.request("GET", "/v1/health", check=False)
+            if h.status == 200 and h.json["status"] == "ok":
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the daemon did not come back:\n" + d.read_log())
+
+
+def check_restart_in_place(d, job, ref):
+    """SIGUSR1 mid-job: drain, start afresh in the same process, resume the job."""
+    jid = d.request("POST", "/v1/jobs", job).json["id"]
+    wait_increments(d, jid, 5)
+    pid, listening = d.proc.pid, d.read_log().count("msg=listening ")
+    d.proc.send_signal(signal.SIGUSR1)
+    t0 = time.time()
+    while d.read_log().count("msg=listening ") == listening:
+        assert d.proc.poll() is None, "the daemon exited instead of restarting:\n" + d.read_log()
+        assert time.time() - t0 < 30, "no restart within 30 s:\n" + d.read_log()
+        time.sleep(0.05)
+    wait_back(d)
+    assert d.proc.poll() is None and d.proc.pid == pid
+    log = d.read_log()
+    assert "received SIGUSR1" in log and "restarting" in log, log
+    kept, before = check_resumed(d, jid, "job.interrupted")
+    assert kept == before >= 5, (kept, before)
+    ev, _ = d.poll_events(jid)
+    intr = [e for e in ev if e["type"] == "job.interrupted"][0]["data"]
+    assert intr["increments_completed"] == kept and "restarting" in intr["message"], intr
+    check_same_results(d, jid, ref)
+    print(f"SIGUSR1: restarted in place (pid {pid}), {kept} increments kept, {TOTAL - kept} computed after")
+
+
 def main(binary):
     data = tempfile.mkdtemp(prefix="ductiled-recovery-")
     job = box_job(9)
@@ -135,8 +177,9 @@ def main(binary):
             intr = [e for e in ev if e["type"] == "job.interrupted"][0]["data"]
             assert intr["increments_completed"] == kept, intr
             check_same_results(d3, jid2, ref)
+            check_restart_in_place(d3, job, ref)
             h = d3.request("GET", "/v1/health").json
-            assert h["jobs"]["succeeded"] == 3 and h["queue_depth"] == 0, h
+            assert h["jobs"]["succeeded"] == 4 and h["queue_depth"] == 0, h
         integrity(data)
     finally:
         remove_data_dir(data)
