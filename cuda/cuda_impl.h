@@ -40,6 +40,7 @@ typedef struct dt_cuda_flags {
   int n_failed;
   int first_failed; /* smallest failed element index, INT_MAX if none */
   int bad_node;     /* preconditioner setup: smallest bad node, INT_MAX if none */
+  int missing_pos;  /* upload: smallest element with a node pair outside the pattern (a bug) */
 } dt_cuda_flags;
 
 typedef struct dt_cuda {
@@ -142,6 +143,9 @@ __global__ void k_dot_partial(int n, const double *__restrict__ x, const double 
 
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);
+/* cuda_positions.cu: c->elem_pos allocated and computed (after conn, elem_ptr, elem_pos_ptr,
+ * brow_ptr, bcol and flags are on the device); DT_ERR_INTERNAL if a pair is missing. */
+dt_status dt_cuda_compute_positions(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
 
 /* The tangent on the device is block CSR (BSR): one dpn x dpn block per pair of neighbouring

@@ -56,21 +56,13 @@ extern "C" void dt_cuda_destroy(void *impl) {
  * order f_int is summed in) and the element-force scratch of the stress kernel. */
 static dt_status upload_incidences(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int *ne_ptr = NULL, *ne_list = NULL, *inc = NULL;
   if (c->uniform_type < 0) goto cleanup;
   /* incidence k of a uniform mesh is e * npe + A, the element-force slot */
-  DT_TRY(dt_problem_node_elements(pb, &ne_ptr, &ne_list, &inc, ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->node_inc_ptr, sizeof(int) * ((size_t)pb->n_nodes + 1),
-                       "node incidences", ctx));
-  DT_TRY(dt_cuda_h2d(c, c->node_inc_ptr, ne_ptr, sizeof(int) * ((size_t)pb->n_nodes + 1), ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->node_inc, sizeof(int) * (size_t)c->n_conn, "node incidences", ctx));
-  DT_TRY(dt_cuda_h2d(c, c->node_inc, inc, sizeof(int) * (size_t)c->n_conn, ctx));
+  UPLOAD_AS(node_inc_ptr, node_elem_ptr, pb->n_nodes + 1, "node incidences");
+  UPLOAD_AS(node_inc, node_inc, c->n_conn, "node incidences");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->f_elem, sizeof(double) * (size_t)c->n_conn * pb->dpn,
                        "element forces", ctx));
 cleanup:
-  dt_free(ne_ptr);
-  dt_free(ne_list);
-  dt_free(inc);
   return rc;
 }
 
@@ -113,7 +105,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   cudaDeviceProp prop;
   size_t local_bytes = 0, estimate = 0, nq = (size_t)pb->n_qp, nd = (size_t)pb->n_dofs;
   int device = opt ? opt->device : 0, type = uniform_type(pb);
-  dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX};
+  dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX, INT_MAX};
   double one = 1.0, zero = 0.0;
   *impl = NULL;
   DT_CHECK(pb->n_dofs > 0 && pb->n_elems > 0, ctx, DT_ERR_INPUT, "empty problem");
@@ -173,7 +165,6 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   UPLOAD_AS(brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
   UPLOAD_AS(bcol, node_nbr, c->n_blocks, "block columns");
   UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
-  UPLOAD(elem_pos, c->n_pos, "block positions");
   UPLOAD(color_elems, pb->n_elems, "colouring");
   DT_TRY(upload_incidences(c, pb, ctx));
   /* State: zero vectors, matrix and per-point arrays. */
@@ -191,6 +182,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   ZEROS(c->red, DT_CUDA_RED_DOUBLES, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
+  DT_TRY(dt_cuda_compute_positions(c, ctx));
 
   /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
   DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,

@@ -80,6 +80,9 @@ void dt_problem_destroy(dt_problem **pbp) {
   dt_free(pb->col);
   dt_free(pb->node_nbr_ptr);
   dt_free(pb->node_nbr);
+  dt_free(pb->node_elem_ptr);
+  dt_free(pb->node_elem);
+  dt_free(pb->node_inc);
   dt_free(pb->elem_pos);
   dt_free(pb->elem_pos_ptr);
   dt_free(pb->color_ptr);

@@ -48,35 +48,6 @@ static int thread_id(void) {
 #endif
 }
 
-dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
-                                   int **inc_out, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  int *ptr = NULL, *list = NULL, *inc = NULL, *fill = NULL;
-  DT_ALLOC(ptr, pb->n_nodes + 1, ctx, "node-element map");
-  for (int e = 0; e < pb->n_elems; e++)
-    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) ptr[pb->conn[k] + 1]++;
-  for (int i = 0; i < pb->n_nodes; i++) ptr[i + 1] += ptr[i];
-  DT_ALLOC(list, ptr[pb->n_nodes], ctx, "node-element map");
-  if (inc_out) DT_ALLOC(inc, ptr[pb->n_nodes], ctx, "node incidences");
-  DT_ALLOC(fill, pb->n_nodes, ctx, "node-element map");
-  for (int e = 0; e < pb->n_elems; e++)
-    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) {
-      int a = pb->conn[k], at = ptr[a] + fill[a]++;
-      list[at] = e;
-      if (inc) inc[at] = k;
-    }
-  *ptr_out = ptr;
-  *list_out = list;
-  if (inc_out) *inc_out = inc;
-  ptr = list = inc = NULL;
-cleanup:
-  dt_free(ptr);
-  dt_free(list);
-  dt_free(inc);
-  dt_free(fill);
-  return rc;
-}
-
 static int cmp_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
@@ -95,6 +66,56 @@ static void sort_small(int *v, int n) {
     for (; j >= 0 && v[j] > x; j--) v[j + 1] = v[j];
     v[j + 1] = x;
   }
+}
+
+/* Counted with atomic adds and filled with atomic slots, so in parallel; each node's entries
+ * are then sorted by incidence (conn offsets grow with the element), which makes the result
+ * the same for any thread count. Sequential, this took 55 ms of the C5 setup (16-core H200
+ * host), and the CUDA upload built it a second time (docs/benchmarks.md). */
+dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
+                                   int **inc_out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *ptr = NULL, *list = NULL, *inc = NULL, *fill = NULL, *elem_of = NULL;
+  const int n_conn = pb->elem_ptr[pb->n_elems];
+  DT_ALLOC(ptr, pb->n_nodes + 1, ctx, "node-element map");
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n_conn; k++) {
+#pragma omp atomic
+    ptr[pb->conn[k] + 1]++;
+  }
+  for (int i = 0; i < pb->n_nodes; i++) ptr[i + 1] += ptr[i];
+  DT_ALLOC(list, n_conn, ctx, "node-element map");
+  DT_ALLOC(inc, n_conn, ctx, "node incidences");
+  DT_ALLOC(fill, pb->n_nodes, ctx, "node-element map");
+  DT_ALLOC(elem_of, n_conn, ctx, "node-element map"); /* the element of each incidence */
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < pb->n_elems; e++)
+    for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) elem_of[k] = e;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n_conn; k++) {
+    int a = pb->conn[k], slot;
+#pragma omp atomic capture
+    slot = fill[a]++;
+    inc[ptr[a] + slot] = k;
+  }
+#pragma omp parallel for schedule(static)
+  for (int a = 0; a < pb->n_nodes; a++) {
+    int *v = inc + ptr[a], n = ptr[a + 1] - ptr[a];
+    sort_small(v, n); /* incidences ascending, hence elements ascending */
+    for (int j = 0; j < n; j++) list[ptr[a] + j] = elem_of[v[j]];
+  }
+  *ptr_out = ptr;
+  *list_out = list;
+  if (inc_out) *inc_out = inc;
+  else dt_free(inc);
+  ptr = list = inc = NULL;
+cleanup:
+  dt_free(ptr);
+  dt_free(list);
+  dt_free(inc);
+  dt_free(fill);
+  dt_free(elem_of);
+  return rc;
 }
 
 /* Node a's neighbours: counted (out == NULL) or written to out, unsorted. mark[b] == a marks
@@ -189,20 +210,29 @@ cleanup:
   return rc;
 }
 
-static dt_status build_element_positions(dt_problem *pb, dt_ctx *ctx) {
+/* Offsets of each element's npe^2 positions (the positions themselves: dt_problem_positions,
+ * or the CUDA backend computes them on the device). */
+static dt_status build_position_offsets(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int missing = INT_MAX; /* the first element with a node pair outside the pattern (a bug) */
   DT_ALLOC(pb->elem_pos_ptr, pb->n_elems + 1, ctx, "element CSR positions");
   for (int e = 0; e < pb->n_elems; e++) {
     int64_t npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
     pb->elem_pos_ptr[e + 1] = pb->elem_pos_ptr[e] + npe * npe;
   }
-  DT_ALLOC(pb->elem_pos, pb->elem_pos_ptr[pb->n_elems], ctx, "element CSR positions");
+cleanup:
+  return rc;
+}
+
+dt_status dt_problem_positions(const dt_problem *pb, int **pos_out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int missing = INT_MAX; /* the first element with a node pair outside the pattern (a bug) */
+  int *all = NULL;
+  DT_ALLOC(all, pb->elem_pos_ptr[pb->n_elems], ctx, "element CSR positions");
 #pragma omp parallel for schedule(static) reduction(min : missing)
   for (int e = 0; e < pb->n_elems; e++) {
     const int *c = pb->conn + pb->elem_ptr[e];
     int npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
-    int *pos = pb->elem_pos + pb->elem_pos_ptr[e];
+    int *pos = all + pb->elem_pos_ptr[e];
     for (int A = 0; A < npe; A++) {
       const int *nb = pb->node_nbr + pb->node_nbr_ptr[c[A]];
       int n = pb->node_nbr_ptr[c[A] + 1] - pb->node_nbr_ptr[c[A]];
@@ -213,20 +243,20 @@ static dt_status build_element_positions(dt_problem *pb, dt_ctx *ctx) {
     }
   }
   DT_CHECK(missing == INT_MAX, ctx, DT_ERR_INTERNAL, "CSR position missing for element %d", missing);
+  *pos_out = all;
+  all = NULL;
 cleanup:
+  dt_free(all);
   return rc;
 }
 
 dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int *ne_ptr = NULL, *ne_list = NULL;
-  DT_TRY(dt_problem_node_elements(pb, &ne_ptr, &ne_list, NULL, ctx));
-  DT_TRY(build_node_neighbours(pb, ne_ptr, ne_list, ctx));
+  DT_TRY(dt_problem_node_elements(pb, &pb->node_elem_ptr, &pb->node_elem, &pb->node_inc, ctx));
+  DT_TRY(build_node_neighbours(pb, pb->node_elem_ptr, pb->node_elem, ctx));
   DT_TRY(count_nonzeros(pb, ctx));
-  DT_TRY(build_element_positions(pb, ctx));
+  DT_TRY(build_position_offsets(pb, ctx));
 cleanup:
-  dt_free(ne_ptr);
-  dt_free(ne_list);
   return rc;
 }
 

@@ -42,7 +42,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DUP(mats, src->n_mats);
   DT_TRY(dt_problem_csr(src, &dst->row_ptr, &dst->col, ctx));
   DUP(elem_pos_ptr, ne + 1);
-  DUP(elem_pos, src->elem_pos_ptr[ne]);
+  DT_TRY(dt_problem_positions(src, &dst->elem_pos, ctx));
   DUP(color_ptr, src->n_colors + 1);
   DUP(color_elems, ne);
 cleanup:

@@ -14,7 +14,7 @@ extern const dt_backend_ops dt_cpu_ops;
 
 static void check_pattern(const dt_problem *pb) {
   dt_ctx ctx = {0};
-  int *row_ptr = NULL, *col = NULL;
+  int *row_ptr = NULL, *col = NULL, *pos = NULL;
   CHECK(pb->row_ptr == NULL && pb->col == NULL, "dt_problem_create made the scalar CSR arrays");
   CHECK(dt_problem_csr(pb, &row_ptr, &col, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(row_ptr[pb->n_dofs] == pb->nnz, "CSR holds %d nonzeros, nnz says %lld", row_ptr[pb->n_dofs],
@@ -25,6 +25,8 @@ static void check_pattern(const dt_problem *pb) {
       CHECK(col[k] > col[k - 1], "row %d columns not sorted", row);
   }
   /* Every element DOF pair is in the pattern, at the position elem_pos says. */
+  CHECK(pb->elem_pos == NULL, "dt_problem_create made the element positions");
+  CHECK(dt_problem_positions(pb, &pos, &ctx) == DT_OK, "%s", ctx.msg);
   for (int e = 0; e < pb->n_elems; e++) {
     const int *c = pb->conn + pb->elem_ptr[e];
     int npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
@@ -33,13 +35,14 @@ static void check_pattern(const dt_problem *pb) {
         for (int i = 0; i < pb->dpn; i++)
           for (int j = 0; j < pb->dpn; j++) {
             int64_t k = row_ptr[c[A] * pb->dpn + i] +
-                        (int64_t)pb->elem_pos[pb->elem_pos_ptr[e] + A * npe + B] * pb->dpn + j;
+                        (int64_t)pos[pb->elem_pos_ptr[e] + A * npe + B] * pb->dpn + j;
             CHECK(col[k] == c[B] * pb->dpn + j, "element %d pair (%d,%d) misplaced", e, A, B);
             CHECK(dt_problem_csr_index(pb, row_ptr, c[A], i, c[B], j) == k, "csr_index disagrees");
           }
   }
   dt_free(row_ptr);
   dt_free(col);
+  dt_free(pos);
 }
 
 static void check_colouring(const dt_problem *pb) {
@@ -60,6 +63,10 @@ static void check_colouring(const dt_problem *pb) {
   free(count);
 }
 
+static int same_ints(const int *a, const int *b, int64_t n) {
+  return n == 0 || memcmp(a, b, sizeof(int) * (size_t)n) == 0;
+}
+
 /* The node -> element map with incidences (the CUDA backend sums f_int node by node through
  * it): every (element, node) incidence listed once under its node, elements ascending. */
 static void check_node_incidences(const dt_problem *pb) {
@@ -78,6 +85,10 @@ static void check_node_incidences(const dt_problem *pb) {
       seen[inc[k]]++;
     }
   for (int k = 0; k < pb->elem_ptr[pb->n_elems]; k++) CHECK(seen[k] == 1, "incidence %d seen %d times", k, seen[k]);
+  /* the problem keeps the map its pattern was built from: the same one */
+  CHECK(same_ints(pb->node_elem_ptr, ptr, pb->n_nodes + 1), "the problem's node-element offsets differ");
+  CHECK(same_ints(pb->node_elem, list, ptr[pb->n_nodes]), "the problem's node-element lists differ");
+  CHECK(same_ints(pb->node_inc, inc, ptr[pb->n_nodes]), "the problem's node incidences differ");
   dt_free(ptr);
   dt_free(list);
   dt_free(inc);
@@ -135,17 +146,14 @@ static void check_tangent(const dt_problem *pb) {
   free(w);
 }
 
-static int same_ints(const int *a, const int *b, int64_t n) {
-  return n == 0 || memcmp(a, b, sizeof(int) * (size_t)n) == 0;
-}
 
 /* The pattern is built in parallel (problem_pattern.c): 1 and 4 threads must give the same
- * neighbour lists, element positions and scalar CSR, int for int. */
+ * node-element map, neighbour lists, element positions and scalar CSR, int for int. */
 static void check_thread_independence(void) {
 #ifdef _OPENMP
   dt_ctx ctx = {0};
   dt_problem *pb[2] = {NULL, NULL};
-  int *row_ptr[2] = {NULL, NULL}, *col[2] = {NULL, NULL};
+  int *row_ptr[2] = {NULL, NULL}, *col[2] = {NULL, NULL}, *pos[2] = {NULL, NULL};
   dt_model *m = unit_box(9, 7, 5, 0);
   int saved = omp_get_max_threads();
   CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
@@ -153,19 +161,26 @@ static void check_thread_independence(void) {
     omp_set_num_threads(k == 0 ? 1 : 4);
     CHECK(dt_problem_create(m, &pb[k], &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(dt_problem_csr(pb[k], &row_ptr[k], &col[k], &ctx) == DT_OK, "%s", ctx.msg);
+    CHECK(dt_problem_positions(pb[k], &pos[k], &ctx) == DT_OK, "%s", ctx.msg);
   }
   omp_set_num_threads(saved);
   CHECK(pb[0]->nnz == pb[1]->nnz, "nnz %lld with 1 thread, %lld with 4", (long long)pb[0]->nnz,
         (long long)pb[1]->nnz);
+  CHECK(same_ints(pb[0]->node_elem_ptr, pb[1]->node_elem_ptr, pb[0]->n_nodes + 1), "node-element offsets differ");
+  CHECK(same_ints(pb[0]->node_elem, pb[1]->node_elem, pb[0]->node_elem_ptr[pb[0]->n_nodes]),
+        "node-element lists differ");
+  CHECK(same_ints(pb[0]->node_inc, pb[1]->node_inc, pb[0]->node_elem_ptr[pb[0]->n_nodes]),
+        "node incidences differ");
   CHECK(same_ints(pb[0]->node_nbr_ptr, pb[1]->node_nbr_ptr, pb[0]->n_nodes + 1), "neighbour offsets differ");
   CHECK(same_ints(pb[0]->node_nbr, pb[1]->node_nbr, pb[0]->node_nbr_ptr[pb[0]->n_nodes]), "neighbour lists differ");
-  CHECK(same_ints(pb[0]->elem_pos, pb[1]->elem_pos, pb[0]->elem_pos_ptr[pb[0]->n_elems]), "element positions differ");
+  CHECK(same_ints(pos[0], pos[1], pb[0]->elem_pos_ptr[pb[0]->n_elems]), "element positions differ");
   CHECK(same_ints(row_ptr[0], row_ptr[1], pb[0]->n_dofs + 1), "CSR row offsets differ");
   CHECK(same_ints(col[0], col[1], pb[0]->nnz), "CSR columns differ");
   check_pattern(pb[1]);
   for (int k = 0; k < 2; k++) {
     dt_free(row_ptr[k]);
     dt_free(col[k]);
+    dt_free(pos[k]);
     dt_problem_destroy(&pb[k]);
   }
   dt_model_destroy(&m);
