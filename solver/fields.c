@@ -6,17 +6,26 @@
 
 #include "element/element.h"
 
+#define N_TYPES (DT_TRI3 + 1)
+
 /* Each element writes its own points, so the loop runs in parallel and gives the same
- * result for any thread count. */
+ * result for any thread count. The shape functions at the points depend only on the element
+ * type, so they are evaluated once per type and point, not per element (on C5, 12 M points:
+ * 0.1 s of the setup on the H200 host's 16 cores before). */
 static void qp_coordinates(const dt_model *m, dt_fields *f) {
-#pragma omp parallel for schedule(static)
+  double shape[N_TYPES][DT_ELEM_MAX_QP][DT_ELEM_MAX_NODES];
+  for (int type = 0; type < N_TYPES; type++)
+    for (int q = 0; q < dt_elem_nqp(type); q++) {
+      double dN[DT_ELEM_MAX_NODES * 3], xi[3], w;
+      dt_elem_qp(type, q, xi, &w);
+      dt_elem_shape(type, xi, shape[type][q], dN);
+    }
+#pragma omp parallel for schedule(static) shared(shape)
   for (int e = 0; e < m->n_elems; e++) {
-    double N[DT_ELEM_MAX_NODES], dN[DT_ELEM_MAX_NODES * 3], xi[3], w;
     int type = m->elem_type[e];
     for (int q = 0; q < dt_elem_nqp(type); q++) {
+      const double *N = shape[type][q];
       double *xq = f->qp_x + 3 * (f->qp_ptr[e] + q);
-      dt_elem_qp(type, q, xi, &w);
-      dt_elem_shape(type, xi, N, dN);
       xq[0] = xq[1] = xq[2] = 0.0;
       for (int a = 0; a < dt_elem_nnodes(type); a++)
         for (int k = 0; k < 3; k++) xq[k] += N[a] * m->x[3 * m->conn[m->elem_ptr[e] + a] + k];
