@@ -33,6 +33,10 @@ void dt_h_health(dt_req *r) {
                                                                             : "unavailable"));
   json_object_set_new(body, "devices", devices);
   json_object_set_new(body, "gpus", dt_devices_json(r->srv, 1)); /* the devices of kind gpu */
+  json_object_set_new(body, "restarts",
+                      json_pack("{s:i, s:o, s:o}", "count", r->srv->restarts, "last_at",
+                                r->srv->restarts ? json_string(r->srv->last_restart_at) : json_null(), "last_reason",
+                                r->srv->restarts ? json_string(r->srv->last_restart_why) : json_null()));
   json_object_set_new(body, "max_job_bytes",
                       r->srv->cfg.max_job_bytes > 0 ? json_integer(r->srv->cfg.max_job_bytes) : json_null());
   dt_reply_json(r, 200, body);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -156,14 +157,40 @@ static int token_command(dt_server *srv, int argc, char **argv) {
   return EXIT_USAGE;
 }
 
+/* The restarts in place before this start (0 for a fresh start), from what restart() left in
+ * the environment; removed from it, so only restart() passes them on. */
+static void restart_history(dt_server *srv) {
+  const char *n = getenv("DUCTILED_INTERNAL_RESTARTS"), *at = getenv("DUCTILED_INTERNAL_RESTART_AT");
+  const char *why = getenv("DUCTILED_INTERNAL_RESTART_WHY");
+  if (n && at && why) {
+    srv->restarts = atoi(n);
+    snprintf(srv->last_restart_at, sizeof srv->last_restart_at, "%s", at);
+    snprintf(srv->last_restart_why, sizeof srv->last_restart_why, "%s", why);
+    dt_log_info("restarted in place (%d so far; the last at %s: %s)", srv->restarts, at, why);
+  }
+  unsetenv("DUCTILED_INTERNAL_RESTARTS");
+  unsetenv("DUCTILED_INTERNAL_RESTART_AT");
+  unsetenv("DUCTILED_INTERNAL_RESTART_WHY");
+}
+
 #define SERVE_RESTART (-1) /* serve's result after a GPU fault: start afresh (never an exit status) */
 
 /* Start afresh after a GPU fault: the same executable, arguments and environment, in this
  * process's place (serve has closed the store and the listening socket; the CUDA driver's
  * descriptors close on exec). Measured on the lent H200: a CUDA context that faulted stays
  * unusable, cudaDeviceReset included, while the program that execv starts uses the GPU. */
-static int restart(char **argv) {
-  dt_log_info("restarting");
+static int restart(const dt_server *srv, char **argv) {
+  char count[16], at[40];
+  time_t now = time(NULL);
+  struct tm tm;
+  const char *why = srv->restart_why[0] ? srv->restart_why : "SIGUSR1 (an operator's restart)";
+  snprintf(count, sizeof count, "%d", srv->restarts + 1);
+  strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  /* what /v1/health reports after the restart (read back by restart_history) */
+  setenv("DUCTILED_INTERNAL_RESTARTS", count, 1);
+  setenv("DUCTILED_INTERNAL_RESTART_AT", at, 1);
+  setenv("DUCTILED_INTERNAL_RESTART_WHY", why, 1);
+  dt_log_info("restarting (%s)", why);
   execv("/proc/self/exe", argv);
   dt_log_error("cannot restart (%s): exiting with status 1 (deploy/ductiled.service restarts it)", strerror(errno));
   return 1;
@@ -242,6 +269,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;
   }
+  restart_history(&srv);
   first = serve(&srv);
-  return first == SERVE_RESTART ? restart(argv) : first;
+  return first == SERVE_RESTART ? restart(&srv, argv) : first;
 }

@@ -375,7 +375,6 @@ static int device_lost(const run_ctx *rc, const dt_run_summary *sum, char *why, 
  * resume from their checkpoints. The faulted job is left running for that recovery, unless it
  * has faulted DT_DEVICE_FAULT_ATTEMPTS times: then it fails with gpu_fault. */
 static void device_fault(run_ctx *rc, const dt_run_summary *sum, const dt_ctx *ctx, const char *lost, double secs) {
-  atomic_store(&rc->w->srv->restarting, 1);
   if (rc->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
     char msg[1400];
     json_t *ev;
@@ -393,6 +392,8 @@ static void device_fault(run_ctx *rc, const dt_run_summary *sum, const dt_ctx *c
     finish(rc, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
   dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", rc->w->index, lost);
+  if (!atomic_exchange(&rc->w->srv->restarting, 1)) /* the first fault names the restart */
+    snprintf(rc->w->srv->restart_why, sizeof rc->w->srv->restart_why, "GPU fault: %.480s", lost);
   atomic_store(&rc->w->srv->workers->stop, 1);
   dt_bus_notify();
   kill(getpid(), SIGUSR1);

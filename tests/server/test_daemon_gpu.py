@@ -283,6 +283,8 @@ def check_device_fault(binary, slow, data, job, reference_id):
         wait_restart(d, listening)
         assert d.proc.pid == pid and not os.path.exists(fault)
         assert "cannot use the device again: restarting the daemon" in d.read_log()
+        rs = d.request("GET", "/v1/health").json["restarts"]
+        assert rs["count"] == 1 and rs["last_reason"].startswith("GPU fault: GPU 0: an illegal memory access"), rs
         kept, before = test_recovery.check_resumed(d, jid, "job.recovered")
         assert before >= 5 and before <= kept <= before + 1, (kept, before)
         ev, _ = d.poll_events(jid)
@@ -315,6 +317,7 @@ def check_device_fault(binary, slow, data, job, reference_id):
         assert j["error"]["code"] == "gpu_fault" and "in each of 3 attempts" in j["error"]["message"], j
         test_recovery.wait_back(d)
         assert d.proc.pid == pid
+        assert d.request("GET", "/v1/health").json["restarts"]["count"] == 4  # 1 + one per attempt
         assert solve(d, job)["backend"] == "cuda"
         print(f"a job faulting on every attempt: failed with {j['error']['code']} ({j['error']['message'][:90]}...); "
               f"the next job ran on the GPU")

@@ -100,6 +100,11 @@ def check_same_results(d, a, b):
     assert len(ha) == TOTAL + 1, ha
 
 
+def check_no_restarts(d):
+    rs = d.request("GET", "/v1/health").json["restarts"]
+    assert rs == {"count": 0, "last_at": None, "last_reason": None}, rs
+
+
 def wait_back(d, timeout=60):
     """Wait until the daemon answers again (after a restart in place)."""
     t0 = time.time()
@@ -116,6 +121,7 @@ def wait_back(d, timeout=60):
 
 def check_restart_in_place(d, job, ref):
     """SIGUSR1 mid-job: drain, start afresh in the same process, resume the job."""
+    check_no_restarts(d)
     jid = d.request("POST", "/v1/jobs", job).json["id"]
     wait_increments(d, jid, 5)
     pid, listening = d.proc.pid, d.read_log().count("msg=listening ")
@@ -129,6 +135,8 @@ def check_restart_in_place(d, job, ref):
     assert d.proc.poll() is None and d.proc.pid == pid
     log = d.read_log()
     assert "received SIGUSR1" in log and "restarting" in log, log
+    rs = d.request("GET", "/v1/health").json["restarts"]
+    assert rs["count"] == 1 and "SIGUSR1" in rs["last_reason"] and rs["last_at"].endswith("Z"), rs
     kept, before = check_resumed(d, jid, "job.interrupted")
     assert kept == before >= 5, (kept, before)
     ev, _ = d.poll_events(jid)
