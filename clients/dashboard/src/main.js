@@ -61,7 +61,8 @@ async function checkServer() {
   const date = r.headers.get("Date");
   const skew = date ? Date.parse(date) + 500 - (t0 + Date.now()) / 2 : 0;
   ctx.skew = Number.isFinite(skew) && Math.abs(skew) > 2000 ? skew : 0; // only a real clock difference
-  statusEl.textContent = `ductiled ${h.version} · ${h.backend_selected || h.backend} · ${h.device} · queue ${h.queue_depth}`;
+  const rs = h.restarts && h.restarts.count ? ` · restarted ${h.restarts.count}× (last: ${h.restarts.last_reason})` : "";
+  statusEl.textContent = `ductiled ${h.version} · ${h.backend_selected || h.backend} · ${h.device} · queue ${h.queue_depth}${rs}`;
   return h;
 }
 
