@@ -190,6 +190,16 @@ static int restart(const dt_server *srv, char **argv) {
   setenv("DUCTILED_INTERNAL_RESTARTS", count, 1);
   setenv("DUCTILED_INTERNAL_RESTART_AT", at, 1);
   setenv("DUCTILED_INTERNAL_RESTART_WHY", why, 1);
+  /* A SIGUSR1 that came during the drain asked for this same restart: drop it, or the new
+   * process (which inherits pending signals) would restart once more. */
+  {
+    sigset_t usr1;
+    struct timespec now0 = {0, 0};
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    while (sigtimedwait(&usr1, NULL, &now0) == SIGUSR1) {
+    }
+  }
   dt_log_info("restarting (%s)", why);
   execv("/proc/self/exe", argv);
   dt_log_error("cannot restart (%s): exiting with status 1 (deploy/ductiled.service restarts it)", strerror(errno));

@@ -392,11 +392,14 @@ static void device_fault(run_ctx *rc, const dt_run_summary *sum, const dt_ctx *c
     finish(rc, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
   dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", rc->w->index, lost);
-  if (!atomic_exchange(&rc->w->srv->restarting, 1)) /* the first fault names the restart */
-    snprintf(rc->w->srv->restart_why, sizeof rc->w->srv->restart_why, "GPU fault: %.480s", lost);
   atomic_store(&rc->w->srv->workers->stop, 1);
   dt_bus_notify();
-  kill(getpid(), SIGUSR1);
+  /* The first to ask names the restart and wakes the main thread; other workers on the faulted
+   * GPU fail the same way, and an operator's SIGUSR1 may already be draining. */
+  if (!atomic_exchange(&rc->w->srv->restarting, 1)) {
+    snprintf(rc->w->srv->restart_why, sizeof rc->w->srv->restart_why, "GPU fault: %.480s", lost);
+    kill(getpid(), SIGUSR1);
+  }
 }
 
 static void run_job(worker *w, const char *job_id, int attempt) {
