@@ -34,7 +34,11 @@ where it shows one, the CUDA backend must be the one chosen.
   error, the daemon restarts in place (same pid, listening again), resumes the job from its
   checkpoint and finishes it with results bit-identical to the uninterrupted job's. A job that
   faults on each of its attempts fails after the third with code gpu_fault, and the daemon,
-  restarted again, runs the next job on the GPU."""
+  restarted again, runs the next job on the GPU. With several GPUs, a fault on one while another
+  runs a job: one restart; CUDA refuses the whole process any further work after such a fault
+  (measured on the lent two-H200 machine: the job on the other GPU failed the same way), so the
+  other job gets job.gpu_fault too, or job.interrupted ("restarting") if the drain stops it
+  first; both resume from their checkpoints with bit-identical results."""
 import json
 import os
 import signal
@@ -257,7 +261,7 @@ def main(binary):
                   f"GPU free memory {free0 / 2**20:.0f} MiB before, {running / 2**20:.0f} MiB while it ran, "
                   f"{free1 / 2**20:.0f} MiB after")
 
-        check_device_fault(binary, slow, data, job, again["id"])
+        check_device_fault(binary, slow, data, job, again["id"], n_gpus)
     finally:
         remove_data_dir(data)
 
@@ -272,7 +276,7 @@ def wait_restart(d, listening, timeout=120):
     test_recovery.wait_back(d)
 
 
-def check_device_fault(binary, slow, data, job, reference_id):
+def check_device_fault(binary, slow, data, job, reference_id, n_gpus):
     fault = os.path.join(data, "fault-now")
     with started(binary, dict(slow, DUCTILE_CUDA_FAULT_FILE=fault), data_dir=data) as d:
         pid = d.proc.pid
@@ -321,6 +325,40 @@ def check_device_fault(binary, slow, data, job, reference_id):
         assert solve(d, job)["backend"] == "cuda"
         print(f"a job faulting on every attempt: failed with {j['error']['code']} ({j['error']['message'][:90]}...); "
               f"the next job ran on the GPU")
+
+        if n_gpus > 1:  # one GPU faults while another runs a job: both jobs resume
+            jids = [d.request("POST", "/v1/jobs", job).json["id"] for _ in range(2)]
+            t0 = time.time()
+            while True:
+                h = d.request("GET", "/v1/health").json
+                running = {w["job_id"]: w["device"] for w in h["workers"] if w["busy"]}
+                if all(j in running for j in jids):
+                    break
+                assert time.time() - t0 < 120, h
+                time.sleep(0.05)
+            assert len(set(running[j] for j in jids)) == 2, running  # on two GPUs
+            for j in jids:
+                test_recovery.wait_increments(d, j, 3)
+            listening = d.read_log().count("msg=listening ")
+            open(fault, "w").close()  # the next commit, on either GPU, faults
+            wait_restart(d, listening)
+            faulted, interrupted = [], []
+            for j in jids:
+                r = d.wait_job(j, timeout=240)
+                assert r["state"] == "succeeded" and r["attempts"] == 2, r
+                test_recovery.check_same_results(d, j, reference_id)
+                types = [e["type"] for e in d.poll_events(j)[0]]
+                (faulted if "job.gpu_fault" in types else interrupted).append(j)
+            # CUDA leaves the whole process unable to use any GPU after such a fault, so the job on
+            # the other GPU usually fails the same way (job.gpu_fault) before the drain stops it
+            # (job.interrupted); either way it resumes.
+            assert len(faulted) >= 1, (faulted, interrupted)
+            for j in interrupted:
+                intr = [e["data"] for e in d.poll_events(j)[0] if e["type"] == "job.interrupted"]
+                assert len(intr) == 1 and "restarting" in intr[0]["message"], intr
+            assert d.request("GET", "/v1/health").json["restarts"]["count"] == 5  # one restart for both
+            print(f"a fault while both GPUs ran a job: one restart; {len(faulted)} job(s) with job.gpu_fault, "
+                  f"{len(interrupted)} interrupted; both resumed from their checkpoints, results bit-identical")
 
 
 if __name__ == "__main__":
