@@ -13,9 +13,11 @@ import http.client
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "server"))
@@ -43,6 +45,22 @@ def daemon_serves_dashboard(port, dist):
     return None
 
 
+def restart_in_place(d, timeout=30):
+    """SIGUSR1 with nothing running: the daemon starts afresh in place; wait until it answers."""
+    listening = d.read_log().count("msg=listening ")
+    d.proc.send_signal(signal.SIGUSR1)
+    t0 = time.time()
+    while True:
+        assert d.proc.poll() is None and time.time() - t0 < timeout, "no restart in place:\n" + d.read_log()
+        if d.read_log().count("msg=listening ") > listening:
+            try:
+                if d.request("GET", "/v1/health", check=False).json["restarts"]["count"] == 1:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.05)
+
+
 def main(binary):
     dist, node_modules = sys.argv[2], sys.argv[3]
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -64,6 +82,7 @@ def main(binary):
     proxy = None
     try:
         with dtserver.started(binary, {"DUCTILE_DASHBOARD_DIR": dist}) as d:
+            restart_in_place(d)  # the status bar must then name the restart (browser check)
             why = daemon_serves_dashboard(d.port, dist)
             if why is None:
                 base, how = f"http://127.0.0.1:{d.port}", "the daemon"

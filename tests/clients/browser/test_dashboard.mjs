@@ -79,6 +79,9 @@ try {
   await page.click("#login-btn");
   await page.waitForSelector("#job-table", { timeout: 10000 });
   check(true, "the right token opens the job list");
+  // test_dashboard.py restarted the daemon in place (SIGUSR1) before: the status bar says so
+  await page.waitForFunction(() => document.querySelector("#server-status")?.textContent.includes("restarted 1× (last: SIGUSR1"), null, { timeout: 10000 });
+  check(true, `the status bar names the restart: "${await page.textContent("#server-status")}"`);
 
   // 2. live job list
   await page.evaluate(() => { window.__noReload = 1; });
