@@ -254,7 +254,8 @@ extern "C" int dt_cuda_device_info(int ordinal, dt_device_info *out) {
 /* After a fault (an illegal address, a hardware error), CUDA leaves the process's context on
  * the device unusable: every later call returns the same error, and cudaDeviceReset does not
  * clear it (measured on the lent H200, driver 580: the next cudaSetDevice then fails with "busy
- * or unavailable"); only a new process does. A synchronize tells: it returns that error, while
+ * or unavailable"); only a new process does. On the lent two-H200 machine the other GPU's work
+ * failed as well, so the daemon restarts whichever worker asks first (server/worker.c). A synchronize tells: it returns that error, while
  * an ordinary failed call (cleared by cudaGetLastError) leaves it succeeding. */
 extern "C" int dt_cuda_device_lost(int ordinal, char *why, size_t len) {
   (void)cudaGetLastError();

@@ -173,12 +173,13 @@ static void restart_history(dt_server *srv) {
   unsetenv("DUCTILED_INTERNAL_RESTART_WHY");
 }
 
-#define SERVE_RESTART (-1) /* serve's result after a GPU fault: start afresh (never an exit status) */
+#define SERVE_RESTART (-1) /* serve's result after SIGUSR1: start afresh (never an exit status) */
 
-/* Start afresh after a GPU fault: the same executable, arguments and environment, in this
- * process's place (serve has closed the store and the listening socket; the CUDA driver's
- * descriptors close on exec). Measured on the lent H200: a CUDA context that faulted stays
- * unusable, cudaDeviceReset included, while the program that execv starts uses the GPU. */
+/* Start afresh (SIGUSR1: an operator's, or a worker's after a GPU fault): the same executable,
+ * arguments and environment, in this process's place (serve has closed the store and the
+ * listening socket; the CUDA driver's descriptors close on exec). Measured on the lent H200: a
+ * CUDA context that faulted stays unusable, cudaDeviceReset included, while the program that
+ * execv starts uses the GPU. */
 static int restart(const dt_server *srv, char **argv) {
   char count[16], at[40];
   time_t now = time(NULL);
