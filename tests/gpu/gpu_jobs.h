@@ -108,6 +108,69 @@ static inline void sb_hex8_mesh(sbuf *b, int nx, int ny, int nz, double lx, doub
 #undef NID
 }
 
+/* The mesh of sb_hex8_mesh with its last n_tet columns of cells (i >= nx - n_tet) each split
+ * into six tet4 (Kuhn, the cell's own corners, volumes made positive): a mesh of two element
+ * types, which the CUDA backend runs with its one-thread-per-element kernels. Hex8 ids first,
+ * then tet4; the same node ids and node sets; element set all. */
+static inline void sb_hex8_tet4_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz,
+                                     int n_tet) {
+#define NID(i, j, k) (1 + (i) + (nx + 1) * ((j) + (ny + 1) * (k)))
+  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  int e = 0;
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int k = 0; k <= nz; k++)
+    for (int j = 0; j <= ny; j++)
+      for (int i = 0; i <= nx; i++)
+        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", NID(i, j, k) > 1 ? "," : "", NID(i, j, k),
+               lx * i / nx, ly * j / ny, lz * k / nz);
+  sb_add(b, "], \"elements\": [{\"type\": \"hex8\", \"connectivity\": [");
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx - n_tet; i++) {
+        e++;
+        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", e > 1 ? "," : "", e, NID(i, j, k),
+               NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
+               NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
+      }
+  sb_add(b, "]}, {\"type\": \"tet4\", \"connectivity\": [");
+  for (int k = 0, first = 1; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = nx - n_tet; i < nx; i++)
+        for (int t = 0; t < 6; t++) {
+          int v[4][3];
+          double d[3][3], det;
+          v[0][0] = i, v[0][1] = j, v[0][2] = k;
+          for (int s = 1; s < 4; s++) {
+            memcpy(v[s], v[s - 1], sizeof v[s]);
+            v[s][perm[t][s - 1]] += 1;
+          }
+          for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
+          det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+                d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+                d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+          if (det < 0) { /* swap vertices 1 and 2 for a positive volume */
+            int tmp[3];
+            memcpy(tmp, v[1], sizeof tmp);
+            memcpy(v[1], v[2], sizeof tmp);
+            memcpy(v[2], tmp, sizeof tmp);
+          }
+          e++;
+          sb_add(b, "%s[%d", first ? "" : ",", e);
+          for (int s = 0; s < 4; s++) sb_add(b, ",%d", NID(v[s][0], v[s][1], v[s][2]));
+          sb_add(b, "]");
+          first = 0;
+        }
+  sb_add(b, "]}], \"node_sets\": {");
+  sb_grid_set(b, "xmin", nx, ny, nz, 0, 0, 1);
+  sb_grid_set(b, "xmax", nx, ny, nz, 0, nx, 0);
+  sb_grid_set(b, "ymin", nx, ny, nz, 1, 0, 0);
+  sb_grid_set(b, "zmin", nx, ny, nz, 2, 0, 0);
+  sb_grid_set(b, "zmax", nx, ny, nz, 2, nz, 0);
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+#undef NID
+}
+
 /* nx*nx*nx cubes of side h, each split into six tet10 (Kuhn triangulation, conforming);
  * node sets xmin ymin zmin zmax. Nodes live on the doubled grid (mid-edge nodes included). */
 static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {

@@ -6,7 +6,8 @@
  *   the same number of increments and of Newton iterations per increment;
  *   the two CUDA runs: memcmp-identical displacements, stresses and PEEQ.
  * Jobs: elastic hex8 (full and B-bar, force load), plastic hex8 with linear, Voce and
- * kinematic hardening (prescribed displacement, then unloading), tet10 with Voce hardening,
+ * kinematic hardening (prescribed displacement, then unloading), a plastic bar of hex8 and tet4
+ * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * and a quad4 plane-strain plate (table hardening) pulled and released. Skips (77) without a
  * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU). */
@@ -123,6 +124,22 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
 
 #define TIP_FORCE(v) "{\"type\": \"force\", \"node_set\": \"xmax\", \"value\": " v "}"
 
+/* hex8_job's plastic bar (linear hardening, bent and released) with its last 3 columns of cells
+ * as tet4. */
+static void mixed_job(sbuf *b) {
+  sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, hex8 and tet4\", ");
+  sb_hex8_tet4_mesh(b, 8, 2, 2, 6.0, 1.0, 1.0, 3);
+  sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+            "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 10000}}}], "
+            "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+            "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -1.6]") "]}, "
+            "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
+            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.05]") "]}], ");
+  sb_add(b, k_solver_tight, "block_jacobi");
+  sb_add(b, "}");
+}
+
 int main(void) {
   if (getenv("DUCTILE_GPU_TEST_BACKEND")) g_other = getenv("DUCTILE_GPU_TEST_BACKEND");
   if (strcmp(g_other, "cpu") != 0) skip_without_device();
@@ -167,6 +184,12 @@ int main(void) {
              "\"modulus\": 2000}, \"kinematic_modulus\": 20000}",
              "full", "", TIP_FORCE("[0, 0, -1.6]"), 2, "block_jacobi");
     check_job("hex8 kinematic", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    mixed_job(&b);
+    check_job("hex8+tet4 plastic", &b);
     free(b.s);
   }
   {
