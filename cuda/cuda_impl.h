@@ -118,7 +118,7 @@ dt_status dt_cuda_h2d(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
 dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_ctx *ctx);
 /* Compare the estimate (plus extra bytes known only on the device) with what the device
  * and DUCTILE_GPU_MEMORY_LIMIT allow; DT_ERR_DEVICE_NOMEM with the sizes when it cannot fit. */
-dt_status dt_cuda_check_fit(const dt_problem *pb, size_t extra, size_t *estimate, dt_ctx *ctx);
+dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx);
 /* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
  * device when they run (cuda_elements.cu). */
 dt_status dt_cuda_element_local_bytes(int device, int uniform_type, size_t *bytes, dt_ctx *ctx);

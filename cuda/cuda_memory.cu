@@ -1,5 +1,6 @@
 /* Device memory of the CUDA backend: the estimate made from the problem's sizes before any
- * allocation, the fit check against free memory and DUCTILE_GPU_MEMORY_LIMIT, allocation with
+ * allocation, the fit check against free memory and DUCTILE_GPU_MEMORY_LIMIT (a budget for the
+ * whole process on each device: what its running jobs hold counts against it), allocation with
  * a running and peak byte count, and the two counted copy functions through which every
  * host<->device transfer goes. */
 #include <stdlib.h>
@@ -10,9 +11,17 @@
 /* Process-wide counters (several jobs may run at once in the daemon: atomic updates). */
 static unsigned long long g_h2d, g_d2h, g_copies, g_allocated_total;
 static unsigned long long g_live, g_peak;
+/* Bytes this process holds on each device (what DUCTILE_GPU_MEMORY_LIMIT budgets). */
+#define DT_CUDA_MAX_DEVICES 64
+static unsigned long long g_live_device[DT_CUDA_MAX_DEVICES];
 
 static void add_u64(unsigned long long *p, unsigned long long v) {
   __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static void note_device(int device, long long delta) {
+  if (device >= 0 && device < DT_CUDA_MAX_DEVICES)
+    __atomic_add_fetch(&g_live_device[device], (unsigned long long)delta, __ATOMIC_RELAXED);
 }
 
 static void note_live(long long delta) {
@@ -82,9 +91,9 @@ static void human_count(double v, char *buf, size_t len) {
   else snprintf(buf, len, "%.0f", v);
 }
 
-dt_status dt_cuda_check_fit(const dt_problem *pb, size_t extra, size_t *estimate, dt_ctx *ctx) {
+dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  size_t need = 0, free_b = 0, total_b = 0, limit = 0, avail, margin;
+  size_t need = 0, free_b = 0, total_b = 0, limit = 0, avail, margin, held = 0;
   const char *env = getenv("DUCTILE_GPU_MEMORY_LIMIT");
   int has_limit = 0, limit_binds = 0;
   char s_need[32], s_avail[32], s_dofs[32], s_nnz[32], s_qp[32], why[160];
@@ -98,14 +107,21 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, size_t extra, size_t *estimate
   DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
   margin = free_b / 20 + ((size_t)256 << 20);
   avail = free_b > margin ? free_b - margin : 0;
-  if (has_limit && limit < avail) avail = limit, limit_binds = 1;
+  /* The limit budgets the whole process on this device: the jobs running on it hold part. */
+  if (device >= 0 && device < DT_CUDA_MAX_DEVICES)
+    held = (size_t)__atomic_load_n(&g_live_device[device], __ATOMIC_RELAXED);
+  if (has_limit && (limit > held ? limit - held : 0) < avail)
+    avail = limit > held ? limit - held : 0, limit_binds = 1;
   if (need <= avail) goto cleanup;
   human_bytes((double)need, s_need, sizeof s_need);
   human_bytes((double)avail, s_avail, sizeof s_avail);
   human_count(pb->n_dofs, s_dofs, sizeof s_dofs);
   human_count((double)pb->nnz, s_nnz, sizeof s_nnz);
   human_count(pb->n_qp, s_qp, sizeof s_qp);
-  if (limit_binds)
+  if (limit_binds && held)
+    snprintf(why, sizeof why, "limit DUCTILE_GPU_MEMORY_LIMIT=%s, of which other jobs on GPU %d hold %.1f MB", env,
+             device, held / 1e6);
+  else if (limit_binds)
     snprintf(why, sizeof why, "limit DUCTILE_GPU_MEMORY_LIMIT=%s", env);
   else
     snprintf(why, sizeof why, "%.1f GB free of %.1f GB on the device, less a safety margin",
@@ -143,6 +159,7 @@ dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt
   if (c->bytes_alloc > c->bytes_peak) c->bytes_peak = c->bytes_alloc;
   add_u64(&g_allocated_total, bytes);
   note_live((long long)bytes);
+  note_device(c->device, (long long)bytes);
 cleanup:
   return rc;
 }
@@ -154,6 +171,7 @@ void dt_cuda_free(dt_cuda *c, void *p) {
       cudaFree(p); /* errors at teardown cannot be reported; a sticky error shows elsewhere */
       c->bytes_alloc -= c->allocs[i].n;
       note_live(-(long long)c->allocs[i].n);
+      note_device(c->device, -(long long)c->allocs[i].n);
       c->allocs[i] = c->allocs[--c->n_allocs];
       return;
     }

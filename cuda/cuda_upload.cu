@@ -116,7 +116,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
   DT_TRY(dt_cuda_element_local_bytes(device, type, &local_bytes, ctx));
   /* Everything is counted before anything is allocated. */
-  DT_TRY(dt_cuda_check_fit(pb, local_bytes, &estimate, ctx));
+  DT_TRY(dt_cuda_check_fit(pb, device, local_bytes, &estimate, ctx));
 
   c = (dt_cuda *)dt_calloc(1, sizeof *c);
   DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the CUDA backend");

@@ -38,6 +38,7 @@ typedef struct worker {
   pthread_mutex_t mu;   /* guards job_id */
   char job_id[20];
   atomic_int cancel;
+  atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
 } worker;
 
 typedef struct dt_workers {
@@ -357,6 +358,53 @@ static dt_model *load_model(dt_server *srv, const char *job_id) {
   return m;
 }
 
+/* Another worker on this worker's GPU (gpus = "0,0": workers share a device) runs a job and is
+ * not itself waiting for memory (waiting = 0), or waits for memory (waiting = 1). The CPU
+ * backend has no such devices: 0. */
+static int sibling(const worker *w, int waiting) {
+  dt_workers *ws = w->srv->workers;
+  int found = 0;
+  if (w->device < 0 || strcmp(w->srv->device_kind, "gpu") != 0) return 0;
+  for (int i = 0; i < ws->n && !found; i++) {
+    worker *o = &ws->w[i];
+    if (o == w || o->device != w->device || atomic_load(&o->waiting_memory) != waiting) continue;
+    pthread_mutex_lock(&o->mu);
+    found = waiting || o->job_id[0] != 0;
+    pthread_mutex_unlock(&o->mu);
+  }
+  return found;
+}
+
+/* The job fits the GPU but not what the other jobs on it leave free right now (the run failed
+ * with DT_ERR_DEVICE_NOMEM at upload, before anything ran): wait until no other job runs there
+ * and run it again, rather than fail a job that fits. Meanwhile the other workers on this GPU
+ * claim no new jobs (worker_main), so the waiting one is next. A cancel ends the wait as a
+ * cancelled job; a shutdown leaves the job running, to be resumed at the next start. */
+static dt_status wait_for_memory(run_ctx *rc, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
+                                 dt_ctx *ctx, dt_status st) {
+  worker *w = rc->w;
+  int waited = 0;
+  while (st == DT_ERR_DEVICE_NOMEM && sibling(w, 0)) {
+    if (!waited++) {
+      char msg[1400];
+      snprintf(msg, sizeof msg, "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
+               w->device, ctx->msg);
+      emit(rc, "info", json_pack("{s:s}", "text", msg));
+      dt_log_info("worker %d: job %s %s", w->index, rc->job_id, msg);
+    }
+    atomic_store(&w->waiting_memory, 1);
+    while (sibling(w, 0) && !atomic_load(&w->cancel) && !stopping(w)) sleep_ms(50);
+    atomic_store(&w->waiting_memory, 0);
+    if (atomic_load(&w->cancel) || stopping(w)) {
+      rc->shutdown_stop = !atomic_load(&w->cancel);
+      return DT_ERR_CANCELLED;
+    }
+    memset(ctx, 0, sizeof *ctx);
+    st = dt_analysis_run(m, opt, sum, ctx);
+  }
+  return st;
+}
+
 /* Attempts a job may end in a device fault before it fails with gpu_fault: each fault
  * restarts the daemon, and a job whose own data made the device fault would do so forever. */
 #define DT_DEVICE_FAULT_ATTEMPTS 3
@@ -463,6 +511,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
     memset(&ctx, 0, sizeof ctx);
     st = dt_analysis_run(m, &opt, &sum, &ctx);
   }
+  st = wait_for_memory(&rc, m, &opt, &sum, &ctx, st);
   flush_converged(&rc);
   pthread_mutex_lock(&w->mu);
   w->job_id[0] = '\0';
@@ -493,6 +542,10 @@ static void *worker_main(void *arg) {
   int attempt = 0;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
+    if (sibling(w, 1)) { /* a job on this GPU waits for memory: it goes first */
+      sleep_ms(50);
+      continue;
+    }
     if (dt_job_claim(w->index, id, sizeof id, &attempt, mesh_id, sizeof mesh_id) != 0) {
       sleep_ms(500); /* store trouble: logged; retry */
       continue;

@@ -19,9 +19,12 @@ where it shows one, the CUDA backend must be the one chosen.
 - Several users on one GPU (gpus = "0,0": two workers share GPU 0): three jobs, two at a time,
   all succeed with bit-identical results (the CUDA backend is deterministic and its jobs share
   nothing).
-- A job the GPU cannot hold (DUCTILE_GPU_MEMORY_LIMIT=1M for the daemon, the backend's own
-  test limit) fails with code does_not_fit and a message that gives the estimate and the limit;
-  the daemon stays up and serves the next request.
+- A job the GPU cannot hold (DUCTILE_GPU_MEMORY_LIMIT=1M for the daemon, the backend's budget
+  for its jobs on a device) fails with code does_not_fit and a message that gives the estimate
+  and the limit; the daemon stays up and serves the next request.
+- Two workers on one GPU with room for one job (the limit between one job's need and two
+  jobs'): the second job waits for the first (an info event "waiting for GPU 0") instead of
+  failing, then runs, with the same results.
 - A running GPU job cancelled between two Newton iterations ends cancelled, and the GPU's
   free memory is back where it was.
 - kill -9 in the middle of a GPU job: the restarted daemon resumes it from its checkpoint (the
@@ -41,6 +44,7 @@ where it shows one, the CUDA backend must be the one chosen.
   first; both resume from their checkpoints with bit-identical results."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -223,6 +227,9 @@ def main(binary):
             assert "estimated" in msg and "DUCTILE_GPU_MEMORY_LIMIT=1M" in msg, msg
             assert d.request("GET", "/v1/health").json["status"] == "ok"
             print(f"too large for the GPU: {msg}")
+            need = float(re.search(r"needs an estimated ([0-9.]+) MB", msg).group(1)) * 1e6
+
+        check_wait_for_memory(binary, job, need)
 
         # kill -9 in the middle of a GPU job, then resume from the checkpoint.
         slow = dict(GPU_ENV, DUCTILED_TEST_ITERATION_DELAY_MS="100")
@@ -264,6 +271,38 @@ def main(binary):
         check_device_fault(binary, slow, data, job, again["id"], n_gpus)
     finally:
         remove_data_dir(data)
+
+
+def check_wait_for_memory(binary, job, need):
+    """Two workers on one GPU with room for one job at a time (DUCTILE_GPU_MEMORY_LIMIT budgets
+    the daemon's GPU memory): the second job waits for the first instead of failing."""
+    env = dict(GPU_ENV, DUCTILED_GPUS="0,0", DUCTILED_TEST_ITERATION_DELAY_MS="100")
+    with started(binary, env) as probe:
+        sub = probe.request("POST", "/v1/jobs", job).json
+        held = sub["memory_estimate_bytes"]  # about what a running job holds (its arrays)
+        probe.wait_job(sub["id"], timeout=240)
+    limit = int(need + 0.5 * held)  # one job fits; two do not
+    with started(binary, dict(env, DUCTILE_GPU_MEMORY_LIMIT=str(limit))) as d:
+        a = d.request("POST", "/v1/jobs", job).json["id"]
+        test_recovery.wait_increments(d, a, 1)
+        b = d.request("POST", "/v1/jobs", job).json["id"]
+        t0 = time.time()
+        while True:
+            ev, _ = d.poll_events(b)
+            waiting = [e["data"]["text"] for e in ev if e["type"] == "info" and "waiting for GPU 0" in e["data"]["text"]]
+            if waiting:
+                break
+            assert d.request("GET", f"/v1/jobs/{b}").json["state"] in ("queued", "running"), ev
+            assert time.time() - t0 < 120, ev
+            time.sleep(0.05)
+        assert d.request("GET", f"/v1/jobs/{a}").json["state"] == "running"
+        assert "DUCTILE_GPU_MEMORY_LIMIT" in waiting[0] and "other jobs on GPU 0 hold" in waiting[0], waiting
+        ra, rb = d.wait_job(a, timeout=240), d.wait_job(b, timeout=240)
+        assert ra["state"] == "succeeded" and rb["state"] == "succeeded" and rb["attempts"] == 1, (ra, rb)
+        assert rb["started_at"] < ra["finished_at"], (ra, rb)  # b was claimed while a ran, and waited
+        test_recovery.check_same_results(d, a, b)
+        print(f"two jobs on one GPU with room for one (limit {limit / 1e6:.1f} MB, need {need / 1e6:.1f} MB): "
+              f"the second waited for the first, then ran; same results ({waiting[0][:100]}...)")
 
 
 def wait_restart(d, listening, timeout=120):
