@@ -78,104 +78,106 @@ static inline void sb_grid_set(sbuf *b, const char *name, int nx, int ny, int nz
   sb_add(b, "]");
 }
 
-/* Mesh of nx*ny*nz hex8 on [0,lx]x[0,ly]x[0,lz], node sets xmin xmax ymin zmin zmax, element
- * set all. */
-static inline void sb_hex8_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz) {
-#define NID(i, j, k) (1 + (i) + (nx + 1) * ((j) + (ny + 1) * (k)))
-  int e = 0;
+/* Vertices of tet t (0..5) of the Kuhn split of the cube with corner (i, j, k) and side `side`
+ * in grid units: a path along the axes in the order perm[t], with vertices 1 and 2 swapped
+ * where that makes the volume positive. The six tets of neighbouring cubes conform. */
+static inline void kuhn_tet(int i, int j, int k, int side, int t, int v[4][3]) {
+  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  double d[3][3], det;
+  v[0][0] = i, v[0][1] = j, v[0][2] = k;
+  for (int s = 1; s < 4; s++) {
+    memcpy(v[s], v[s - 1], sizeof v[s]);
+    v[s][perm[t][s - 1]] += side;
+  }
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
+  det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) - d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+        d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+  if (det < 0) {
+    int tmp[3];
+    memcpy(tmp, v[1], sizeof tmp);
+    memcpy(v[1], v[2], sizeof tmp);
+    memcpy(v[2], tmp, sizeof tmp);
+  }
+}
+
+/* Node id of grid point (i, j, k) of an nx*ny*nz cell grid. */
+static inline int grid_nid(int nx, int ny, int i, int j, int k) { return 1 + i + (nx + 1) * (j + (ny + 1) * k); }
+
+/* "mesh": {"nodes": [...], "elements": [ -- the grid's nodes on [0,lx]x[0,ly]x[0,lz]. */
+static inline void sb_grid_mesh_open(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz) {
   sb_add(b, "\"mesh\": {\"nodes\": [");
   for (int k = 0; k <= nz; k++)
     for (int j = 0; j <= ny; j++)
       for (int i = 0; i <= nx; i++)
-        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", NID(i, j, k) > 1 ? "," : "", NID(i, j, k),
+        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", grid_nid(nx, ny, i, j, k) > 1 ? "," : "", grid_nid(nx, ny, i, j, k),
                lx * i / nx, ly * j / ny, lz * k / nz);
-  sb_add(b, "], \"elements\": [{\"type\": \"hex8\", \"connectivity\": [");
-  for (int k = 0; k < nz; k++)
-    for (int j = 0; j < ny; j++)
-      for (int i = 0; i < nx; i++) {
-        e++;
-        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", e > 1 ? "," : "", e, NID(i, j, k),
-               NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
-               NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
-      }
-  sb_add(b, "]}], \"node_sets\": {");
+  sb_add(b, "], \"elements\": [");
+}
+
+/* ], node sets xmin xmax ymin zmin zmax and element set all (ids 1..n_elems)} -- closes the mesh. */
+static inline void sb_grid_mesh_close(sbuf *b, int nx, int ny, int nz, int n_elems) {
+  sb_add(b, "], \"node_sets\": {");
   sb_grid_set(b, "xmin", nx, ny, nz, 0, 0, 1);
   sb_grid_set(b, "xmax", nx, ny, nz, 0, nx, 0);
   sb_grid_set(b, "ymin", nx, ny, nz, 1, 0, 0);
   sb_grid_set(b, "zmin", nx, ny, nz, 2, 0, 0);
   sb_grid_set(b, "zmax", nx, ny, nz, 2, nz, 0);
-  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", n_elems);
+}
+
+/* An element block of hex8 for the grid's cells with i in [i0, i1), ids from *e + 1 on. */
+static inline void sb_hex8_cells(sbuf *b, int nx, int ny, int nz, int i0, int i1, int *e) {
+#define NID(i, j, k) grid_nid(nx, ny, i, j, k)
+  int first = 1;
+  sb_add(b, "{\"type\": \"hex8\", \"connectivity\": [");
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = i0; i < i1; i++, first = 0)
+        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", first ? "" : ",", ++*e, NID(i, j, k), NID(i + 1, j, k),
+               NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1), NID(i + 1, j, k + 1),
+               NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
+  sb_add(b, "]}");
 #undef NID
 }
 
+/* Mesh of nx*ny*nz hex8 on [0,lx]x[0,ly]x[0,lz], node sets xmin xmax ymin zmin zmax, element
+ * set all. */
+static inline void sb_hex8_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz) {
+  int e = 0;
+  sb_grid_mesh_open(b, nx, ny, nz, lx, ly, lz);
+  sb_hex8_cells(b, nx, ny, nz, 0, nx, &e);
+  sb_grid_mesh_close(b, nx, ny, nz, e);
+}
+
 /* The mesh of sb_hex8_mesh with its last n_tet columns of cells (i >= nx - n_tet) each split
- * into six tet4 (Kuhn, the cell's own corners, volumes made positive): a mesh of two element
- * types, which the CUDA backend runs with its one-thread-per-element kernels. Hex8 ids first,
- * then tet4; the same node ids and node sets; element set all. */
+ * into six tet4 (kuhn_tet, the cell's own corners): a mesh of two element types, which the CUDA
+ * backend runs with its one-thread-per-element kernels. Hex8 ids first, then tet4; the same
+ * node ids and node sets; element set all. */
 static inline void sb_hex8_tet4_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz,
                                      int n_tet) {
-#define NID(i, j, k) (1 + (i) + (nx + 1) * ((j) + (ny + 1) * (k)))
-  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  int e = 0;
-  sb_add(b, "\"mesh\": {\"nodes\": [");
-  for (int k = 0; k <= nz; k++)
-    for (int j = 0; j <= ny; j++)
-      for (int i = 0; i <= nx; i++)
-        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", NID(i, j, k) > 1 ? "," : "", NID(i, j, k),
-               lx * i / nx, ly * j / ny, lz * k / nz);
-  sb_add(b, "], \"elements\": [{\"type\": \"hex8\", \"connectivity\": [");
+  int e = 0, first = 1;
+  sb_grid_mesh_open(b, nx, ny, nz, lx, ly, lz);
+  sb_hex8_cells(b, nx, ny, nz, 0, nx - n_tet, &e);
+  sb_add(b, ", {\"type\": \"tet4\", \"connectivity\": [");
   for (int k = 0; k < nz; k++)
     for (int j = 0; j < ny; j++)
-      for (int i = 0; i < nx - n_tet; i++) {
-        e++;
-        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", e > 1 ? "," : "", e, NID(i, j, k),
-               NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
-               NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
-      }
-  sb_add(b, "]}, {\"type\": \"tet4\", \"connectivity\": [");
-  for (int k = 0, first = 1; k < nz; k++)
-    for (int j = 0; j < ny; j++)
       for (int i = nx - n_tet; i < nx; i++)
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < 6; t++, first = 0) {
           int v[4][3];
-          double d[3][3], det;
-          v[0][0] = i, v[0][1] = j, v[0][2] = k;
-          for (int s = 1; s < 4; s++) {
-            memcpy(v[s], v[s - 1], sizeof v[s]);
-            v[s][perm[t][s - 1]] += 1;
-          }
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
-          det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
-                d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
-                d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
-          if (det < 0) { /* swap vertices 1 and 2 for a positive volume */
-            int tmp[3];
-            memcpy(tmp, v[1], sizeof tmp);
-            memcpy(v[1], v[2], sizeof tmp);
-            memcpy(v[2], tmp, sizeof tmp);
-          }
-          e++;
-          sb_add(b, "%s[%d", first ? "" : ",", e);
-          for (int s = 0; s < 4; s++) sb_add(b, ",%d", NID(v[s][0], v[s][1], v[s][2]));
+          kuhn_tet(i, j, k, 1, t, v);
+          sb_add(b, "%s[%d", first ? "" : ",", ++e);
+          for (int s = 0; s < 4; s++) sb_add(b, ",%d", grid_nid(nx, ny, v[s][0], v[s][1], v[s][2]));
           sb_add(b, "]");
-          first = 0;
         }
-  sb_add(b, "]}], \"node_sets\": {");
-  sb_grid_set(b, "xmin", nx, ny, nz, 0, 0, 1);
-  sb_grid_set(b, "xmax", nx, ny, nz, 0, nx, 0);
-  sb_grid_set(b, "ymin", nx, ny, nz, 1, 0, 0);
-  sb_grid_set(b, "zmin", nx, ny, nz, 2, 0, 0);
-  sb_grid_set(b, "zmax", nx, ny, nz, 2, nz, 0);
-  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
-#undef NID
+  sb_add(b, "]}");
+  sb_grid_mesh_close(b, nx, ny, nz, e);
 }
 
 /* nx*nx*nx cubes of side h, each split into six tet10 (Kuhn triangulation, conforming);
  * node sets xmin ymin zmin zmax. Nodes live on the doubled grid (mid-edge nodes included). */
 static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {
   int m = 2 * nx + 1, nn = m * m * m, e = 0, first = 1;
-  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   static const int edge[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
   char *used = calloc((size_t)nn, 1);
   sbuf conn = {0};
@@ -185,23 +187,7 @@ static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {
       for (int i = 0; i < nx; i++)
         for (int t = 0; t < 6; t++) {
           int v[4][3], nodes[10];
-          double d[3][3], det;
-          v[0][0] = 2 * i, v[0][1] = 2 * j, v[0][2] = 2 * k;
-          for (int s = 1; s < 4; s++) {
-            memcpy(v[s], v[s - 1], sizeof v[s]);
-            v[s][perm[t][s - 1]] += 2;
-          }
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
-          det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
-                d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
-                d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
-          if (det < 0) { /* swap vertices 1 and 2 for a positive volume */
-            int tmp[3];
-            memcpy(tmp, v[1], sizeof tmp);
-            memcpy(v[1], v[2], sizeof tmp);
-            memcpy(v[2], tmp, sizeof tmp);
-          }
+          kuhn_tet(2 * i, 2 * j, 2 * k, 2, t, v);
           for (int s = 0; s < 4; s++) nodes[s] = GID(v[s]);
           for (int s = 0; s < 6; s++) {
             int p[3];
