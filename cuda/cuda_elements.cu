@@ -180,7 +180,7 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
     DT_TRY((dt_by_element_type<simple_colours<false>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
                                                              &a)));
   }
-  DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx)); /* 16 bytes */
+  DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   rep->n_plastic = fl->n_plastic;
   rep->n_failed = fl->n_failed;
   rep->first_failed_elem = fl->n_failed ? fl->first_failed : -1;
@@ -203,7 +203,7 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
     DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
                                                             &a)));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
-  DT_TRY(dt_cuda_d2h(c, fl, c->flags, sizeof(dt_cuda_flags), ctx));
+  DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
 cleanup:
   return rc;

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
+#include <stddef.h>
 
 #include "cuda_check.h"
 #include "cuda_kernels.h"
@@ -42,6 +43,9 @@ typedef struct dt_cuda_flags {
   int bad_node;     /* preconditioner setup: smallest bad node, INT_MAX if none */
   int missing_pos;  /* upload: smallest element with a node pair outside the pattern (a bug) */
 } dt_cuda_flags;
+/* The part the element phases read back after each launch (n_plastic, n_failed, first_failed):
+ * 12 bytes per stress update and per assembly, not the whole block. */
+#define DT_CUDA_ELEMENT_FLAGS_BYTES offsetof(dt_cuda_flags, bad_node)
 
 typedef struct dt_cuda {
   int device;

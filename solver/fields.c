@@ -6,15 +6,13 @@
 
 #include "element/element.h"
 
-#define N_TYPES (DT_TRI3 + 1)
-
 /* Each element writes its own points, so the loop runs in parallel and gives the same
  * result for any thread count. The shape functions at the points depend only on the element
  * type, so they are evaluated once per type and point, not per element (on C5, 12 M points:
  * 0.1 s of the setup on the H200 host's 16 cores before). */
 static void qp_coordinates(const dt_model *m, dt_fields *f) {
-  double shape[N_TYPES][DT_ELEM_MAX_QP][DT_ELEM_MAX_NODES];
-  for (int type = 0; type < N_TYPES; type++)
+  double shape[DT_NTYPES][DT_ELEM_MAX_QP][DT_ELEM_MAX_NODES];
+  for (int type = 0; type < DT_NTYPES; type++)
     for (int q = 0; q < dt_elem_nqp(type); q++) {
       double dN[DT_ELEM_MAX_NODES * 3], xi[3], w;
       dt_elem_qp(type, q, xi, &w);
