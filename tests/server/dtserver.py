@@ -194,6 +194,33 @@ class Daemon:
         except OSError:
             return ""
 
+    def listening_count(self):
+        """How often the daemon has said it listens: a restart in place says it once more."""
+        return self.read_log().count("msg=listening ")
+
+    def wait_back(self, timeout=60):
+        """Wait until the daemon answers again with status ok (after a restart in place)."""
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            try:
+                h = self.request("GET", "/v1/health", check=False)
+                if h.status == 200 and h.json["status"] == "ok":
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError("the daemon did not come back:\n" + self.read_log())
+
+    def wait_restarted(self, listening, timeout=60):
+        """Wait for a restart in place (more "listening" lines than `listening`, the same process
+        still running), then until it answers."""
+        t0 = time.time()
+        while self.listening_count() == listening:
+            assert self.proc.poll() is None, "the daemon exited instead of restarting:\n" + self.read_log()
+            assert time.time() - t0 < timeout, "no restart:\n" + self.read_log()
+            time.sleep(0.05)
+        self.wait_back(timeout)
+
     def conn(self, timeout=30):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 

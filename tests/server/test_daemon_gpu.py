@@ -305,25 +305,15 @@ def check_wait_for_memory(binary, job, need):
               f"the second waited for the first, then ran; same results ({waiting[0][:100]}...)")
 
 
-def wait_restart(d, listening, timeout=120):
-    """Wait for the daemon to restart in place (one more "listening" in its log) and answer."""
-    t0 = time.time()
-    while d.read_log().count("msg=listening ") == listening:
-        assert d.proc.poll() is None, "the daemon exited instead of restarting:\n" + d.read_log()
-        assert time.time() - t0 < timeout, "no restart:\n" + d.read_log()
-        time.sleep(0.05)
-    test_recovery.wait_back(d)
-
-
 def check_device_fault(binary, slow, data, job, reference_id, n_gpus):
     fault = os.path.join(data, "fault-now")
     with started(binary, dict(slow, DUCTILE_CUDA_FAULT_FILE=fault), data_dir=data) as d:
         pid = d.proc.pid
         jid = d.request("POST", "/v1/jobs", job).json["id"]
         test_recovery.wait_increments(d, jid, 5)
-        listening = d.read_log().count("msg=listening ")
+        listening = d.listening_count()
         open(fault, "w").close()  # the next commit on the device faults
-        wait_restart(d, listening)
+        d.wait_restarted(listening, timeout=120)
         assert d.proc.pid == pid and not os.path.exists(fault)
         assert "cannot use the device again: restarting the daemon" in d.read_log()
         rs = d.request("GET", "/v1/health").json["restarts"]
@@ -358,7 +348,7 @@ def check_device_fault(binary, slow, data, job, reference_id, n_gpus):
             os.remove(fault)
         assert j["state"] == "failed" and j["attempts"] == 3, j
         assert j["error"]["code"] == "gpu_fault" and "in each of 3 attempts" in j["error"]["message"], j
-        test_recovery.wait_back(d)
+        d.wait_back()
         assert d.proc.pid == pid
         assert d.request("GET", "/v1/health").json["restarts"]["count"] == 4  # 1 + one per attempt
         assert solve(d, job)["backend"] == "cuda"
@@ -378,9 +368,9 @@ def check_device_fault(binary, slow, data, job, reference_id, n_gpus):
             assert len(set(running[j] for j in jids)) == 2, running  # on two GPUs
             for j in jids:
                 test_recovery.wait_increments(d, j, 3)
-            listening = d.read_log().count("msg=listening ")
+            listening = d.listening_count()
             open(fault, "w").close()  # the next commit, on either GPU, faults
-            wait_restart(d, listening)
+            d.wait_restarted(listening, timeout=120)
             faulted, interrupted = [], []
             for j in jids:
                 r = d.wait_job(j, timeout=240)
