@@ -162,10 +162,11 @@ static int on_progress(const dt_progress *ev, void *user) {
   case DT_EV_NEWTON_ITER:
     p->newton_iter = ev->newton_iter;
     p->residual = ev->residual;
-    emit(rc, "newton.iteration", json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:i}", "step", ev->step + 1, "increment",
-                                           ev->increment, "iteration", ev->newton_iter, "residual", num(ev->residual),
-                                           "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters,
-                                           "plastic_points", ev->n_plastic));
+    emit(rc, "newton.iteration",
+         json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1, "increment", ev->increment,
+                   "iteration", ev->newton_iter, "residual", num(ev->residual), "du_ratio", num(ev->du_ratio),
+                   "pcg_iterations", ev->pcg_iters, "pcg_tolerance", num(ev->pcg_rtol), "plastic_points",
+                   ev->n_plastic));
     test_delay(rc);
     if (rc->stop_at_next_iteration) {
       rc->shutdown_stop = 1;

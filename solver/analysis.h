@@ -33,6 +33,7 @@ typedef struct dt_progress {
   double residual;     /* relative force residual */
   double du_ratio;     /* |correction| / |increment| */
   int pcg_iters;       /* of this Newton iteration */
+  double pcg_rtol;     /* the relative tolerance that solve was given (forcing.h) */
   int n_plastic;
   dt_reason reason;    /* for CUTBACK: why */
   double percent;      /* overall progress 0..100 */

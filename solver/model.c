@@ -40,6 +40,7 @@ void dt_solver_options_default(dt_solver_options *o) {
   o->pcg_max_iter = 10000;
   o->pcg_rtol = 1e-9;
   o->precond = DT_PC_BLOCK_JACOBI;
+  o->forcing = DT_FORCING_FIXED;
 }
 
 void dt_step_default(dt_step *s) {
@@ -189,9 +190,10 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->n_nsets, m->n_elsets, m->n_surfaces, m->n_materials, m->n_sections, m->n_steps);
   view_materials(m, f);
   view_steps(m, f);
-  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g, %s\n",
+  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s\n",
           m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol, m->solver.pcg_max_iter,
-          m->solver.pcg_rtol, m->solver.precond == DT_PC_JACOBI ? "jacobi" : "block_jacobi");
+          m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
+          m->solver.precond == DT_PC_JACOBI ? "jacobi" : "block_jacobi");
   fprintf(f, "  output: fields 0x%x, vtu %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,
           m->output.every, m->output.n_monitors);
 }

@@ -133,6 +133,11 @@ typedef enum dt_precond_kind {
   DT_PC_BLOCK_JACOBI = 1 /* nodal blocks (3x3 in 3D, 2x2 in 2D) */
 } dt_precond_kind;
 
+typedef enum dt_forcing_kind {
+  DT_FORCING_FIXED = 0,   /* every Newton correction solved to pcg_rtol */
+  DT_FORCING_ADAPTIVE = 1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */
+} dt_forcing_kind;
+
 typedef struct dt_solver_options {
   int newton_max_iter;     /* corrections per increment; default 25 */
   double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
@@ -141,6 +146,7 @@ typedef struct dt_solver_options {
   int pcg_max_iter;        /* default 10000 */
   double pcg_rtol;         /* relative residual; default 1e-9 */
   dt_precond_kind precond; /* default block Jacobi */
+  dt_forcing_kind forcing; /* default fixed */
 } dt_solver_options;
 
 /* Output request bits. */

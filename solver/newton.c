@@ -8,11 +8,14 @@
  *                      The last correction measures the error of the previous iterate; with
  *                      quadratic convergence the current error is about its square, hence a
  *                      default dtol (1e-3) looser than rtol (1e-6).
- *            K_t du_c = r  (PCG; Dirichlet rows/columns identity);  du += du_c
+ *            K_t du_c = r  (PCG to the correction's tolerance, forcing.h; Dirichlet
+ *                           rows/columns identity);  du += du_c
  * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
  * Iterations are counted as corrections (linear solves): 0 when the increment needed none.
  * Divergence is a reason (STYLE.md §6), returned for the load stepper to cut back. */
 #include "newton.h"
+
+#include "forcing.h"
 
 #include <math.h>
 #include <time.h>
@@ -43,15 +46,15 @@ cleanup:
   return rc;
 }
 
-/* Solve K c = r into X with the backend's fused PCG if it has one. */
-static dt_status linear_solve(dt_newton_ctx *nc, dt_pcg_result *pr, dt_ctx *ctx) {
+/* Solve K c = r to relative residual rtol into X with the backend's fused PCG if it has one. */
+static dt_status linear_solve(dt_newton_ctx *nc, double rtol, dt_pcg_result *pr, dt_ctx *ctx) {
   const dt_backend_ops *o = nc->ops;
-  if (o->pcg_solve) return o->pcg_solve(nc->impl, nc->opt->pcg_rtol, nc->opt->pcg_max_iter, pr, ctx);
-  return dt_pcg_solve(o, nc->impl, nc->opt->pcg_rtol, nc->opt->pcg_max_iter, pr, ctx);
+  if (o->pcg_solve) return o->pcg_solve(nc->impl, rtol, nc->opt->pcg_max_iter, pr, ctx);
+  return dt_pcg_solve(o, nc->impl, rtol, nc->opt->pcg_max_iter, pr, ctx);
 }
 
-/* Assemble, precondition, solve and update du; sets *reason when the solve fails. */
-static dt_status correct(dt_newton_ctx *nc, dt_newton_result *res, double *du_ratio,
+/* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. */
+static dt_status correct(dt_newton_ctx *nc, double rtol, dt_newton_result *res, double *du_ratio,
                          dt_reason *reason, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
@@ -69,10 +72,11 @@ static dt_status correct(dt_newton_ctx *nc, dt_newton_result *res, double *du_ra
     *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
     goto cleanup;
   }
-  DT_TRY(linear_solve(nc, &pr, ctx));
+  DT_TRY(linear_solve(nc, rtol, &pr, ctx));
   nc->seconds_solver += dt_seconds() - t0;
   res->pcg_iterations += pr.iterations;
   nc->event.pcg_iters = pr.iterations;
+  nc->event.pcg_rtol = rtol;
   /* An inexact Newton step is still useful when PCG got close: accept |r|/|b| < 1e-3. */
   if (pr.reason == DT_DIVERGED_LINEAR_SOLVER && pr.rel_residual < 1e-3) pr.reason = DT_CONVERGED;
   if (pr.reason != DT_CONVERGED) {
@@ -101,6 +105,10 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
   void *im = nc->impl;
   double du_ratio = INFINITY, hist[256];
   int max_it = nc->opt->newton_max_iter < 255 ? nc->opt->newton_max_iter + 1 : 256;
+  dt_forcing forcing;
+  dt_forcing_start(&forcing, nc->opt);
+  nc->event.pcg_iters = 0; /* no linear solve yet in this increment */
+  nc->event.pcg_rtol = NAN;
   res->reason = DT_DIVERGED_ITS;
   res->iterations = res->pcg_iterations = res->n_plastic = 0;
   res->failed_elem = -1;
@@ -146,7 +154,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       break;
     }
     if (it == max_it) break;
-    DT_TRY(correct(nc, res, &du_ratio, &why, ctx));
+    DT_TRY(correct(nc, dt_forcing_next(&forcing, rel), res, &du_ratio, &why, ctx));
     if (why != DT_CONVERGED) {
       res->reason = why;
       break;

@@ -8,9 +8,11 @@
 
 static const char *const solver_keys[] = {"newton", "linear", NULL};
 static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance", NULL};
-static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "max_iterations", NULL};
+static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
+                                          NULL};
 static const char *const methods[] = {"pcg", NULL};
 static const char *const preconditioners[] = {"jacobi", "block_jacobi", NULL}; /* dt_precond_kind order */
+static const char *const forcings[] = {"fixed", "adaptive", NULL};               /* dt_forcing_kind order */
 
 static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {
   dt_status rc = DT_OK;
@@ -27,7 +29,7 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
   dt_solver_options *o = &jp->m->solver;
   json_t *nw = NULL, *lin = NULL;
   char p[DT_JPATH_MAX];
-  int method = 0, pc = (int)o->precond;
+  int method = 0, pc = (int)o->precond, forcing = (int)o->forcing;
 
   DT_TRY(dt_jp_object(jp, v, path, solver_keys));
   DT_TRY(dt_jp_member(jp, v, path, "newton", 0, &nw));
@@ -49,6 +51,8 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
     o->precond = (dt_precond_kind)pc;
     DT_TRY(dt_jp_get_number(jp, lin, p, "tolerance", 0, &o->pcg_rtol));
     DT_TRY(check_tolerance(jp, p, "tolerance", o->pcg_rtol, 0));
+    DT_TRY(dt_jp_get_keyword(jp, lin, p, "forcing", 0, forcings, &forcing));
+    o->forcing = (dt_forcing_kind)forcing;
     DT_TRY(dt_jp_get_int(jp, lin, p, "max_iterations", 0, 1, 100000000, &o->pcg_max_iter));
   }
 cleanup:

@@ -43,6 +43,7 @@ typedef struct bench_opts {
   const char *backend;
   int threads;
   double pcg_tol;
+  dt_forcing_kind forcing;
   const char *json;
   int selected[N_CUBES + 1];
   int verbose;
@@ -64,14 +65,14 @@ static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
 
 static int print_newton(const dt_progress *ev, void *user) {
   if (ev->kind == DT_EV_NEWTON_ITER)
-    printf("    newton %2d  residual %.3e  du/u %.3e  pcg %d  plastic points %d\n", ev->newton_iter,
-           ev->residual, ev->du_ratio, ev->pcg_iters, ev->n_plastic);
+    printf("    newton %2d  residual %.3e  du/u %.3e  pcg %d (tolerance %.1e)  plastic points %d\n",
+           ev->newton_iter, ev->residual, ev->du_ratio, ev->pcg_iters, ev->pcg_rtol, ev->n_plastic);
   if (ev->kind == DT_EV_INFO) printf("  %s\n", ev->text);
   fflush(stdout);
   return 0;
 }
 
-static int build_cube(int n, double pcg_tol, dt_model **out) {
+static int build_cube(int n, const bench_opts *o, dt_model **out) {
   dt_ctx ctx = {0};
   dt_model *m = NULL;
   dt_step *st;
@@ -98,7 +99,8 @@ static int build_cube(int n, double pcg_tol, dt_model **out) {
   st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "zmin"), .dofs = 7u};
   st->n_traction = 1;
   st->traction[0] = (dt_traction){.surface = dt_model_find_surface(m, "zmax"), .t = {0, 0, 800.0}};
-  m->solver.pcg_rtol = pcg_tol;
+  m->solver.pcg_rtol = o->pcg_tol;
+  m->solver.forcing = o->forcing;
   m->solver.newton_rtol = 1e-6;
   m->output.fields = DT_OUT_U | DT_OUT_RF;
   if (dt_model_finish(m, &ctx)) goto fail;
@@ -148,7 +150,12 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     if (!strcmp(argv[i], "--backend") && more) o->backend = argv[++i];
     else if (!strcmp(argv[i], "--threads") && more) o->threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pcg-tol") && more) o->pcg_tol = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
+    else if (!strcmp(argv[i], "--forcing") && more) {
+      const char *f = argv[++i];
+      if (strcmp(f, "fixed") && strcmp(f, "adaptive"))
+        return fprintf(stderr, "ductile-bench: --forcing is fixed or adaptive, not '%s'\n", f), -1;
+      o->forcing = strcmp(f, "adaptive") ? DT_FORCING_FIXED : DT_FORCING_ADAPTIVE;
+    } else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose")) o->verbose = 1;
     else if (!strcmp(argv[i], "--n") && more) { /* a custom cube size, for quick checks */
       memset(o->selected, 0, sizeof o->selected);
@@ -160,7 +167,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       if (parse_meshes(argv[++i], o->selected)) return -1;
     } else {
       fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
-                      "[--n N] [--threads N] [--pcg-tol T] [--json FILE] [--verbose]\n");
+                      "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] [--json FILE] "
+                      "[--verbose]\n");
       return -1;
     }
   }
@@ -191,7 +199,7 @@ static void context_json(json_t *j, const bench_opts *o) {
   json_object_set_new(j, "host_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-static json_t *result_json(int k, const bench_result *r, long n_qp, long n_nodes) {
+static json_t *result_json(int k, const bench_result *r, const bench_opts *o, long n_qp, long n_nodes) {
   const dt_run_summary *s = &r->sum;
   long nr = s->newton_iters, n_asm = s->assembly_calls, n_str = s->stress_calls;
   double bw = r->have_meas ? r->meas.copy_bandwidth : 0.0;
@@ -205,6 +213,8 @@ static json_t *result_json(int k, const bench_result *r, long n_qp, long n_nodes
   json_object_set_new(j, "device", json_string(r->have_meas ? r->meas.device : ""));
   json_object_set_new(j, "newton_iterations", json_integer(nr));
   json_object_set_new(j, "pcg_iterations", json_integer(s->pcg_iters));
+  json_object_set_new(j, "pcg_tolerance", json_real(o->pcg_tol));
+  json_object_set_new(j, "pcg_forcing", json_string(o->forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed"));
   json_object_set_new(j, "seconds_assembly", json_real(s->seconds_assembly));
   json_object_set_new(j, "seconds_stress_and_internal_force", json_real(s->seconds_stress));
   json_object_set_new(j, "seconds_linear_solver", json_real(s->seconds_solver));
@@ -227,14 +237,15 @@ static json_t *result_json(int k, const bench_result *r, long n_qp, long n_nodes
   return j;
 }
 
-static void print_result(int k, const bench_result *r, long n_qp, long n_nodes) {
+static void print_result(int k, const bench_result *r, const bench_opts *o, long n_qp, long n_nodes) {
   const dt_run_summary *s = &r->sum;
   long nr = s->newton_iters, n_asm = s->assembly_calls, n_str = s->stress_calls;
   double bw = r->have_meas ? r->meas.copy_bandwidth : 0.0;
   printf("%s  n=%d  %d elements  %d DOFs  nnz %lld  backend %s (%s)%s\n", cubes[k].name, cubes[k].n,
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
-  printf("  Newton %ld (seed %g)  PCG %ld\n", nr, seed_gpu[k][0], s->pcg_iters);
+  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance)\n", nr, seed_gpu[k][0], s->pcg_iters,
+         o->forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed");
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
          "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
@@ -270,7 +281,7 @@ int main(int argc, char **argv) {
     dt_run_options ro;
     long n_nodes, n_qp;
     if (!o.selected[k]) continue;
-    if (build_cube(cubes[k].n, o.pcg_tol, &m)) {
+    if (build_cube(cubes[k].n, &o, &m)) {
       json_decref(all);
       return 3;
     }
@@ -295,9 +306,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "ductile-bench: %s: %s\n", cubes[k].name, r.sum.message[0] ? r.sum.message : ctx.msg);
       failures++;
     }
-    print_result(k, &r, n_qp, n_nodes);
+    print_result(k, &r, &o, n_qp, n_nodes);
     {
-      json_t *rec = result_json(k, &r, n_qp, n_nodes);
+      json_t *rec = result_json(k, &r, &o, n_qp, n_nodes);
       context_json(rec, &o);
       json_array_append_new(all, rec);
     }

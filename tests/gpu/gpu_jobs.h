@@ -253,11 +253,12 @@ static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) 
 
 /* Tight Newton and PCG tolerances: every increment is solved close to the exact discrete
  * solution, so CPU and GPU runs (whose iterates differ by rounding) agree far below the test
- * tolerances; with quadratic convergence the last step jumps over 1e-10 decisively. */
+ * tolerances; with quadratic convergence the last step jumps over 1e-10 decisively.
+ * Arguments: the preconditioner and the linear forcing ("fixed" or "adaptive"). */
 static const char *const k_solver_tight =
     "\"solver\": {\"newton\": {\"max_iterations\": 25, \"force_tolerance\": 1e-10, "
     "\"displacement_tolerance\": 1e-3}, \"linear\": {\"preconditioner\": \"%s\", "
-    "\"tolerance\": 1e-13, \"max_iterations\": 20000}}, "
+    "\"forcing\": \"%s\", \"tolerance\": 1e-13, \"max_iterations\": 20000}}, "
     "\"output\": {\"fields\": [\"U\", \"RF\", \"S\", \"E\", \"PEEQ\"]}";
 
 static inline dt_model *parse_or_die(const sbuf *b, const char *name) {

@@ -95,6 +95,10 @@ static void check_job(const char *name, const sbuf *job) {
   dt_model_destroy(&m);
 }
 
+/* The linear forcing of hex8_job's solver: "adaptive" for the one case that checks that the
+ * inexact-Newton tolerances (solver/forcing.h) are the same on both backends. */
+static const char *g_forcing = "fixed";
+
 /* A bent hex8 bar fixed at x = 0 and loaded at x = lx: tip_bc is appended to the step's
  * boundary list (a prescribed displacement) or loads is its load list; the second step
  * (second = 1) releases the tip or (second = 2) reverses the tip displacement. */
@@ -118,7 +122,7 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
               "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [{\"type\": \"force\", "
               "\"node_set\": \"xmax\", \"value\": [0, 0, 1.6]}]}");
   sb_add(b, "], ");
-  sb_add(b, k_solver_tight, pc);
+  sb_add(b, k_solver_tight, pc, g_forcing);
   sb_add(b, "}");
 }
 
@@ -136,7 +140,7 @@ static void mixed_job(sbuf *b) {
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -1.6]") "]}, "
             "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.05]") "]}], ");
-  sb_add(b, k_solver_tight, "block_jacobi");
+  sb_add(b, k_solver_tight, "block_jacobi", "fixed");
   sb_add(b, "}");
 }
 
@@ -166,6 +170,17 @@ int main(void) {
              "\"modulus\": 10000}}",
              "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
     check_job("hex8 plastic linear", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
+    g_forcing = "adaptive"; /* tolerances from the residuals: the same on both backends */
+    hex8_job(&b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 10000}}",
+             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
+    g_forcing = "fixed";
+    check_job("hex8 plastic adaptive", &b);
     free(b.s);
   }
   {
@@ -208,7 +223,7 @@ int main(void) {
                "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": [\"y\"]}, "
                "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}], \"loads\": [{\"type\": \"force\", "
                "\"node_set\": \"zmax\", \"value\": [0, 0, -1.0]}]}], ");
-    sb_add(&b, k_solver_tight, "block_jacobi");
+    sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
     sb_add(&b, "}");
     check_job("tet10 voce", &b);
     free(b.s);
@@ -229,7 +244,7 @@ int main(void) {
                "{\"name\": \"release\", \"increments\": 4, \"boundary\": ["
                "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}], "
                "\"loads\": [{\"type\": \"force\", \"node_set\": \"right\", \"value\": [2.0, 0]}]}], ");
-    sb_add(&b, k_solver_tight, "jacobi");
+    sb_add(&b, k_solver_tight, "jacobi", "fixed");
     sb_add(&b, "}");
     check_job("quad4 plane strain", &b);
     free(b.s);

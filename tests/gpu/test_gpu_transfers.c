@@ -73,7 +73,7 @@ int main(void) {
              "\"kind\": \"solid\"}], \"steps\": [{\"name\": \"bend\", \"increments\": 3, "
              "\"boundary\": [{\"node_set\": \"xmin\", \"fixed\": \"all\"}, {\"node_set\": \"xmax\", "
              "\"displacement\": {\"z\": -0.15}}]}], ");
-  sb_add(&b, k_solver_tight, "block_jacobi");
+  sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
   sb_add(&b, "}");
   m = parse_or_die(&b, "transfers");
   /* Per increment: U and RF vectors (8 * n_dofs each) and S, E, PEEQ at the points. */

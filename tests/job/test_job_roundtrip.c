@@ -119,7 +119,25 @@ static void defaults(void) {
   EXPECT(m->steps[0].body[0].b[1] == -1);
   EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 && m->solver.newton_dtol == 1e-3);
   EXPECT(m->solver.pcg_max_iter == 10000 && m->solver.pcg_rtol == 1e-9 && m->solver.precond == DT_PC_BLOCK_JACOBI);
+  EXPECT(m->solver.forcing == DT_FORCING_FIXED);
   EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1 && m->output.n_monitors == 0);
+  dt_model_destroy(&m);
+}
+
+/* linear.forcing selects the inexact-Newton tolerances (solver/forcing.h). */
+static void adaptive_forcing(void) {
+  dt_ctx ctx = {0};
+  char text[2048];
+  size_t n = strlen(minimal_2d) - 1; /* drop the closing brace */
+  dt_model *m;
+  snprintf(text, sizeof text, "%.*s, \"solver\": {\"linear\": {\"forcing\": \"adaptive\", \"tolerance\": 1e-8}}}",
+           (int)n, minimal_2d);
+  m = parse(text, &ctx);
+  if (!m) {
+    failures++;
+    return;
+  }
+  EXPECT(m->solver.forcing == DT_FORCING_ADAPTIVE && m->solver.pcg_rtol == 1e-8);
   dt_model_destroy(&m);
 }
 
@@ -151,6 +169,7 @@ static void io_errors(void) {
 int main(void) {
   unit_cube_fields();
   defaults();
+  adaptive_forcing();
   create_defaults();
   io_errors();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);

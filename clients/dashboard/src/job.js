@@ -127,7 +127,10 @@ export function jobPage(root, ctx, id) {
   function logEvent(ev) {
     const d = ev.data || {};
     let detail = "";
-    if (ev.type === "newton.iteration") detail = `step ${d.step} inc ${d.increment} it ${d.iteration} residual ${fmtNum(d.residual)} pcg ${d.pcg_iterations}`;
+    if (ev.type === "newton.iteration") {
+      detail = `step ${d.step} inc ${d.increment} it ${d.iteration} residual ${fmtNum(d.residual)} pcg ${d.pcg_iterations}`;
+      if (d.pcg_tolerance != null) detail += ` (to ${fmtNum(d.pcg_tolerance)})`;
+    }
     else if (ev.type === "increment.converged") detail = `#${d.n} (step ${d.step} inc ${d.increment}) ${d.newton_iterations} iterations, ${fmtNum(d.percent)}%`;
     else detail = d.message || d.text || d.reason || (d.step ? `step ${d.step}` : "");
     const li = el("li", { class: `ev ev-${ev.type.replace(/\./g, "-")}` },

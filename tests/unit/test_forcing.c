@@ -1,0 +1,129 @@
+/* Forcing terms of the linear solver (solver/forcing.h).
+ *
+ * 1. The rule itself: fixed always gives linear.tolerance; adaptive starts loose, follows the
+ *    convergence rate (Eisenstat & Walker's choice 2), never oversolves below half of Newton's
+ *    own criterion, and stays within [linear.tolerance, DT_FORCING_ETA_MAX].
+ * 2. A plastic job solved both ways (reference: the same job with fixed tolerance 1e-10): every
+ *    increment converges, the displacements agree to 1e-6 relative (Newton's force tolerance
+ *    1e-7 bounds both solutions' error), and adaptive needs at most 3/4 of the PCG iterations.
+ *    It may need more corrections: an elastic increment, which a tight solve finishes in one,
+ *    takes three (1e-2, then 0.9e-4, then the guard), so at most two more per increment. */
+#include <math.h>
+
+#include "analysis.h"
+#include "forcing.h"
+#include "unit_model.h"
+
+static void check_rule(void) {
+  dt_solver_options o;
+  dt_forcing f;
+  dt_solver_options_default(&o);
+  o.pcg_rtol = 1e-9;
+  o.newton_rtol = 1e-6;
+
+  o.forcing = DT_FORCING_FIXED;
+  dt_forcing_start(&f, &o);
+  CHECK(dt_forcing_next(&f, 1.0) == 1e-9 && dt_forcing_next(&f, 1e-3) == 1e-9, "fixed must not vary");
+
+  o.forcing = DT_FORCING_ADAPTIVE;
+  dt_forcing_start(&f, &o);
+  double e0 = dt_forcing_next(&f, 1.0);
+  CHECK(e0 == DT_FORCING_ETA_MAX, "first correction %g, want %g", e0, DT_FORCING_ETA_MAX);
+  double e1 = dt_forcing_next(&f, 1e-2); /* converging 100x per step: 0.9 * 1e-4 */
+  CHECK(fabs(e1 - 0.9e-4) < 1e-12, "choice 2 gives %g, want 9e-5", e1);
+  double e2 = dt_forcing_next(&f, 1e-5); /* 0.9e-6 would oversolve: the guard gives 0.5e-6/1e-5 */
+  CHECK(fabs(e2 - 0.05) > 0 && fabs(e2 - DT_FORCING_ETA_MAX) < 1e-15,
+        "near convergence %g: the guard 5e-2, capped at %g", e2, DT_FORCING_ETA_MAX);
+  dt_forcing_start(&f, &o);
+  dt_forcing_next(&f, 1.0);
+  double slow = dt_forcing_next(&f, 0.9); /* slow convergence keeps the loose tolerance */
+  CHECK(slow == DT_FORCING_ETA_MAX, "slow convergence %g", slow);
+
+  o.pcg_rtol = 1e-3; /* the user's tolerance is the tightest ever used */
+  dt_forcing_start(&f, &o);
+  dt_forcing_next(&f, 1.0);
+  CHECK(dt_forcing_next(&f, 1e-2) == 1e-3, "below linear.tolerance"); /* 9e-5 would be */
+  dt_forcing_start(&f, &o);
+  CHECK(dt_forcing_next(&f, NAN) == DT_FORCING_ETA_MAX, "a NaN residual must not poison the tolerance");
+}
+
+typedef struct record {
+  int increments, newton, pcg;
+  double rtol_min, rtol_max;
+  double u[3 * 2000];
+  int n_nodes;
+} record;
+
+static int on_progress(const dt_progress *ev, void *user) {
+  record *r = user;
+  if (ev->kind == DT_EV_NEWTON_ITER && ev->newton_iter > 0) {
+    r->rtol_min = fmin(r->rtol_min, ev->pcg_rtol);
+    r->rtol_max = fmax(r->rtol_max, ev->pcg_rtol);
+  }
+  return 0;
+}
+
+static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
+  record *r = user;
+  r->increments++;
+  r->newton += row->newton_iters;
+  r->pcg += row->pcg_iters;
+  r->n_nodes = f->n_nodes;
+  memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
+}
+
+static void solve(dt_forcing_kind forcing, double pcg_rtol, record *r) {
+  dt_model *m = unit_box(12, 8, 6, 1); /* 637 nodes */
+  dt_ctx ctx = {0};
+  dt_run_summary sum;
+  dt_run_options o;
+  dt_step *st = &m->steps[0];
+  st->n_increments = 3;
+  st->n_bc = 1;
+  st->bc = calloc(1, sizeof(dt_bc));
+  st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "xmin"), .dofs = 7u};
+  st->n_traction = 1;
+  st->traction = calloc(1, sizeof(dt_traction));
+  st->traction[0].surface = dt_model_find_surface(m, "xmax");
+  st->traction[0].t[0] = 400.0; /* tension and bending: plastic at the clamped end */
+  st->traction[0].t[2] = 60.0;
+  m->solver.forcing = forcing;
+  m->solver.pcg_rtol = pcg_rtol;
+  m->solver.newton_rtol = 1e-7;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  memset(r, 0, sizeof *r);
+  r->rtol_min = INFINITY;
+  r->rtol_max = 0.0;
+  memset(&o, 0, sizeof o);
+  o.backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
+  o.threads = 1;
+  o.progress = on_progress;
+  o.on_increment = on_increment;
+  o.user = r;
+  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s",
+        forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed", sum.message);
+  dt_model_destroy(&m);
+}
+
+int main(void) {
+  static record fixed, adaptive;
+  double du = 0.0, umax = 0.0;
+  check_rule();
+  solve(DT_FORCING_FIXED, 1e-10, &fixed);
+  solve(DT_FORCING_ADAPTIVE, 1e-10, &adaptive);
+  for (int i = 0; i < 3 * fixed.n_nodes; i++) {
+    du = fmax(du, fabs(adaptive.u[i] - fixed.u[i]));
+    umax = fmax(umax, fabs(fixed.u[i]));
+  }
+  printf("fixed: %d Newton, %d PCG; adaptive: %d Newton, %d PCG, tolerances %.1e..%.1e; |du|/|u| %.2e\n",
+         fixed.newton, fixed.pcg, adaptive.newton, adaptive.pcg, adaptive.rtol_min, adaptive.rtol_max, du / umax);
+  CHECK(fixed.rtol_min == 1e-10 && fixed.rtol_max == 1e-10, "fixed used %g..%g", fixed.rtol_min, fixed.rtol_max);
+  CHECK(adaptive.rtol_min >= 1e-10 && adaptive.rtol_max == DT_FORCING_ETA_MAX && adaptive.rtol_min < 1e-2,
+        "adaptive tolerances %g..%g", adaptive.rtol_min, adaptive.rtol_max);
+  CHECK(umax > 0 && du <= 1e-6 * umax, "adaptive differs from fixed by %.3e relative", du / umax);
+  CHECK(4 * adaptive.pcg <= 3 * fixed.pcg, "adaptive PCG %d against fixed %d", adaptive.pcg, fixed.pcg);
+  CHECK(adaptive.newton <= fixed.newton + 2 * 3, "adaptive Newton %d against fixed %d", adaptive.newton,
+        fixed.newton);
+  return 0;
+}
