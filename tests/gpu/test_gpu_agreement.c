@@ -3,10 +3,12 @@
  * Each job runs on "cpu" and twice on "cuda". Checked at every converged increment:
  *   displacements: max |u_gpu - u_cpu| <= 1e-9 max |u_cpu|
  *   stresses:      max |s_gpu - s_cpu| <= 1e-8 max |s_cpu|   (and PEEQ the same way)
- *   the same number of increments and of Newton iterations per increment;
+ *   the same number of increments and of Newton iterations per increment (within one for the
+ *   job with the adaptive linear tolerance: see g_forcing);
  *   the two CUDA runs: memcmp-identical displacements, stresses and PEEQ.
  * Jobs: elastic hex8 (full and B-bar, force load), plastic hex8 with linear, Voce and
- * kinematic hardening (prescribed displacement, then unloading), a plastic bar of hex8 and tet4
+ * kinematic hardening (prescribed displacement, then unloading), the linear-hardening one
+ * again with the adaptive linear tolerance (solver/forcing.h), a plastic bar of hex8 and tet4
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * and a quad4 plane-strain plate (table hardening) pulled and released. Skips (77) without a
  * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
@@ -27,7 +29,16 @@ static double max_diff(const double *a, const double *b, size_t n) {
   return m;
 }
 
+/* The linear forcing of hex8_job's solver. With "adaptive" (solver/forcing.h) a correction's
+ * PCG stops at a loose tolerance, where rounding can end it one PCG iteration earlier on one
+ * backend than on the other; the Newton iterates then differ by far more than rounding and
+ * an increment may take one correction more or fewer. Its results must still agree to the
+ * same tolerances (the force tolerance, 1e-10, bounds both), and repeated CUDA runs must
+ * still be bit-identical. */
+static const char *g_forcing = "fixed";
+
 static void compare(const char *name, const capture *cpu, const capture *g1, const capture *g2) {
+  int slack = strcmp(g_forcing, "adaptive") == 0; /* Newton corrections that may differ */
   EXPECT(cpu->n_inc > 0, "%s: no converged increment", name);
   EXPECT(cpu->n_inc == g1->n_inc, "%s: %d increments on cpu, %d on cuda", name, cpu->n_inc,
          g1->n_inc);
@@ -37,7 +48,7 @@ static void compare(const char *name, const capture *cpu, const capture *g1, con
     double us = max_abs(cpu->u[i], nu), ss = max_abs(cpu->s[i], ns), ps = max_abs(cpu->peeq[i], nq);
     double du = max_diff(cpu->u[i], g1->u[i], nu), ds = max_diff(cpu->s[i], g1->s[i], ns);
     double dp = max_diff(cpu->peeq[i], g1->peeq[i], nq);
-    EXPECT(cpu->newton[i] == g1->newton[i], "%s increment %d: %d Newton iterations on cpu, %d on cuda",
+    EXPECT(abs(cpu->newton[i] - g1->newton[i]) <= slack, "%s increment %d: %d Newton iterations on cpu, %d on cuda",
            name, i + 1, cpu->newton[i], g1->newton[i]);
     EXPECT(du <= 1e-9 * us, "%s increment %d: displacements differ by %.3e (max |u| %.3e)", name,
            i + 1, du, us);
@@ -94,10 +105,6 @@ static void check_job(const char *name, const sbuf *job) {
   capture_free(&g2);
   dt_model_destroy(&m);
 }
-
-/* The linear forcing of hex8_job's solver: "adaptive" for the one case that checks that the
- * inexact-Newton tolerances (solver/forcing.h) are the same on both backends. */
-static const char *g_forcing = "fixed";
 
 /* A bent hex8 bar fixed at x = 0 and loaded at x = lx: tip_bc is appended to the step's
  * boundary list (a prescribed displacement) or loads is its load list; the second step
@@ -174,13 +181,13 @@ int main(void) {
   }
   {
     sbuf b = {0};
-    g_forcing = "adaptive"; /* tolerances from the residuals: the same on both backends */
+    g_forcing = "adaptive";
     hex8_job(&b,
              "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
              "\"modulus\": 10000}}",
              "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
-    g_forcing = "fixed";
     check_job("hex8 plastic adaptive", &b);
+    g_forcing = "fixed";
     free(b.s);
   }
   {
