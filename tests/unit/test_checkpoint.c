@@ -53,15 +53,10 @@ static dt_model *two_step_model(double load) {
 static dt_status run(dt_model *m, const char *dir, const char *ck, int resume, watch *w, dt_ctx *ctx) {
   dt_run_summary sum;
   dt_run_options o;
-  memset(&o, 0, sizeof o);
-  o.backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
-  o.threads = 1;
+  unit_run_options(&o, on_progress, on_increment, w);
   o.outdir = dir;
   o.checkpoint = ck;
   o.resume = resume;
-  o.progress = on_progress;
-  o.on_increment = on_increment;
-  o.user = w;
   return dt_analysis_run(m, &o, &sum, ctx);
 }
 

@@ -94,12 +94,7 @@ static void solve(dt_forcing_kind forcing, double pcg_rtol, record *r) {
   memset(r, 0, sizeof *r);
   r->rtol_min = INFINITY;
   r->rtol_max = 0.0;
-  memset(&o, 0, sizeof o);
-  o.backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
-  o.threads = 1;
-  o.progress = on_progress;
-  o.on_increment = on_increment;
-  o.user = r;
+  unit_run_options(&o, on_progress, on_increment, r);
   CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s",
         forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed", sum.message);

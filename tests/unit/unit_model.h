@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "mesh_box.h"
 #include "model.h"
 
@@ -50,6 +51,18 @@ static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
   dt_step_default(&m->steps[0]);
   snprintf(m->steps[0].name, DT_NAME_MAX, "load");
   return m;
+}
+
+/* Run options of the unit tests' solves: one thread on the backend DUCTILE_BACKEND names (cpu
+ * by default; the GPU machine runs the same tests with cuda), with the test's callbacks. */
+static inline void unit_run_options(dt_run_options *o, dt_progress_fn progress, dt_increment_fn on_increment,
+                                    void *user) {
+  memset(o, 0, sizeof *o);
+  o->backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
+  o->threads = 1;
+  o->progress = progress;
+  o->on_increment = on_increment;
+  o->user = user;
 }
 
 #endif
