@@ -48,8 +48,16 @@ def seed_value(r, key):
 
 
 def header(r):
-    return (f"Backend `{r['backend']}` on {r['device'] or 'unknown device'}, "
+    """The run's backend, device and date, and its linear tolerance: an adaptive one (inexact
+    Newton, ductile-bench --forcing adaptive) is not the seed's scheme, so the reader must see it."""
+    text = (f"Backend `{r['backend']}` on {r['device'] or 'unknown device'}, "
             f"run {r.get('date_utc', 'date not recorded')}.")
+    if "pcg_tolerance" in r:  # files written before the forcing option lack both fields
+        forcing = r.get("pcg_forcing", "fixed")
+        text += (f" PCG tolerance {r['pcg_tolerance']:g}"
+                 + (" for every correction (the seed's scheme)." if forcing == "fixed" else
+                    f", {forcing} per Newton correction (inexact Newton, at least {r['pcg_tolerance']:g})."))
+    return text
 
 
 def seed_table(recs):

@@ -89,6 +89,8 @@ def main():
             check(c[3] == f"{want:.2f}x", f"assembly ratio {c[3]!r}, expected {want:.2f}x")
             want = r["stress_per_call_seconds"] / r["stress_floor_seconds"]
             check(c[6] == f"{want:.2f}x", f"stress ratio {c[6]!r}, expected {want:.2f}x")
+        check(f"PCG tolerance {r['pcg_tolerance']:g} for every correction" in p.stdout,
+              f"the header names the fixed linear tolerance:\n{p.stdout}")
         seed_rows = [c for c in row(p.stdout, "custom") if len(c) == 11]
         check(len(seed_rows) == 1 and seed_rows[0][-1] == "n/a" and "(n/a)" in seed_rows[0][4],
               f"seed columns of a custom size: {seed_rows!r}")
@@ -119,6 +121,13 @@ def main():
         check(vs and vs[0][3] == "20.0x" and vs[0][6] == "no: CPU 5 / 4001", f"C5 GPU/CPU row {vs!r}")
         vs4 = [c for c in row(out, "C4") if len(c) == 7]
         check(vs4 and vs4[0][6] == "yes", f"C4 GPU/CPU row {vs4!r}")
+
+        # an adaptive linear tolerance is named in the header
+        adaptive = os.path.join(tmp, "adaptive.json")
+        json.dump([record("C5", pcg_tolerance=1e-7, pcg_forcing="adaptive")], open(adaptive, "w"))
+        p = report(a.script, adaptive)
+        check(p.returncode == 0 and "PCG tolerance 1e-07, adaptive per Newton correction" in p.stdout,
+              f"adaptive header: exit {p.returncode}, {p.stdout[:300]!r}")
 
         # 3. bad input
         bad = os.path.join(tmp, "bad.json")
