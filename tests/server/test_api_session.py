@@ -1,7 +1,9 @@
 """A whole session with Python's standard library: upload a mesh, submit Kiran's unit-cube
 job by mesh id, follow its SSE stream to the end, fetch every kind of result, and check the
-top displacement u_z = 5.272727e-3 after step 3. Also an inline-mesh job, listings with
-pagination, health, metrics, deletes; finally every route of the spec must have been hit."""
+top displacement u_z = 5.272727e-3 after step 3 and the linear tolerance each Newton iteration
+reports. Also an inline-mesh job with the adaptive linear tolerance (the same u_z to 1e-8, its
+reported tolerances within bounds), listings with pagination, health, metrics, deletes; finally
+every route of the spec must have been hit."""
 import sys
 
 from dtserver import HITS, SPEC, run, started, unit_cube
@@ -61,13 +63,27 @@ def main(binary):
         assert abs(float(lines[3].split(",")[9]) - 5.272727e-3) < 1e-9
         assert d.request("GET", f"/v1/jobs/{j['id']}/results/increments/4").status == 404
 
-        # Inline mesh.
+        # Every Newton iteration reports its linear solve's tolerance: none before the first
+        # solve of an increment, linear.tolerance for every solve with the default forcing.
+        its = [e[2]["data"] for e in events if e[1] == "newton.iteration"]
+        tol = job.get("solver", {}).get("linear", {}).get("tolerance", 1e-9)
+        assert all((i["pcg_tolerance"] is None) == (i["iteration"] == 0) for i in its), its
+        assert all(i["pcg_tolerance"] == tol for i in its if i["iteration"] > 0), its
+
+        # Inline mesh, with the adaptive linear tolerance (docs/job-format.md): its first solve
+        # of each increment at 1e-2, none looser, none tighter than linear.tolerance.
         inline = unit_cube()
         inline["title"] = "inline"
+        inline.setdefault("solver", {}).setdefault("linear", {})["forcing"] = "adaptive"
         r = d.request("POST", "/v1/jobs", inline)
         assert r.status == 201 and r.json["mesh_id"] is None, r
         j2 = d.wait_job(r.json["id"])
         assert j2["state"] == "succeeded", j2
+        its = [e[2]["data"] for e in d.sse(j2["id"]) if e[1] == "newton.iteration"]
+        assert [i["pcg_tolerance"] for i in its if i["iteration"] == 1] == [1e-2] * 3, its
+        assert all(tol <= i["pcg_tolerance"] <= 1e-2 for i in its if i["iteration"] > 0), its
+        s2 = d.request("GET", f"/v1/jobs/{j2['id']}/results").json
+        assert abs(s2["increments"][2]["monitors"]["uz_top"] - 5.272727e-3) < 1e-8, s2["increments"][2]
 
         # Listings, filters, pagination.
         page = d.request("GET", "/v1/jobs?limit=1").json
