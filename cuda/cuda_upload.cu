@@ -112,6 +112,9 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_CHECK(pb->nnz < INT_MAX, ctx, DT_ERR_UNSUPPORTED,
            "the CUDA backend uses 32-bit sparse indices; %lld nonzeros is too many",
            (long long)pb->nnz);
+  DT_CHECK(pb->n_sub == 0, ctx, DT_ERR_UNSUPPORTED,
+           "the two_level preconditioner runs on the CPU backend only in this build; use block_jacobi "
+           "on the GPU");
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
   DT_TRY(dt_cuda_element_local_bytes(device, type, &local_bytes, ctx));

@@ -193,7 +193,7 @@ void dt_model_view(const dt_model *m, FILE *f) {
   fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s\n",
           m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol, m->solver.pcg_max_iter,
           m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
-          m->solver.precond == DT_PC_JACOBI ? "jacobi" : "block_jacobi");
+          m->solver.precond == DT_PC_JACOBI ? "jacobi" : m->solver.precond == DT_PC_TWO_LEVEL ? "two_level" : "block_jacobi");
   fprintf(f, "  output: fields 0x%x, vtu %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,
           m->output.every, m->output.n_monitors);
 }

@@ -13,6 +13,7 @@
 
 #include "dt_status.h"
 #include "material/material.h"
+#include "precond_kind.h"
 
 #define DT_NAME_MAX 64
 #define DT_JOB_FORMAT_VERSION 1
@@ -128,10 +129,6 @@ typedef struct dt_step {
   int max_cutbacks;    /* cutbacks allowed per increment (default 5, both modes) */
 } dt_step;
 
-typedef enum dt_precond_kind {
-  DT_PC_JACOBI = 0,
-  DT_PC_BLOCK_JACOBI = 1 /* nodal blocks (3x3 in 3D, 2x2 in 2D) */
-} dt_precond_kind;
 
 typedef enum dt_forcing_kind {
   DT_FORCING_FIXED = 0,   /* every Newton correction solved to pcg_rtol */

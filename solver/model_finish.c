@@ -290,7 +290,7 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(o->newton_dtol >= 0 && o->newton_dtol < 1, "solver: newton displacement_tolerance must be in [0, 1)");
   FIN_CHECK(o->pcg_max_iter >= 1, "solver: linear max_iterations must be >= 1");
   FIN_CHECK(o->pcg_rtol > 0 && o->pcg_rtol < 1, "solver: linear tolerance must be in (0, 1)");
-  FIN_CHECK(o->precond == DT_PC_JACOBI || o->precond == DT_PC_BLOCK_JACOBI, "solver: invalid preconditioner");
+  FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_TWO_LEVEL, "solver: invalid preconditioner");
   FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
   FIN_CHECK((out->fields & ~DT_OUT_ALL) == 0, "output: invalid field bits 0x%x", out->fields);
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "coarse_space.h"
 #include "element/element.h"
 #include "model.h"
 
@@ -60,6 +61,7 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   DT_TRY(fill_element_data(m, pb, ctx));
   DT_TRY(dt_problem_build_pattern(pb, ctx));
   DT_TRY(dt_problem_build_colors(pb, ctx));
+  if (m->solver.precond == DT_PC_TWO_LEVEL) DT_TRY(dt_coarse_space_build(pb, DT_COARSE_NODES_PER_BOX, ctx));
   *out = pb;
   pb = NULL;
 cleanup:
@@ -87,6 +89,7 @@ void dt_problem_destroy(dt_problem **pbp) {
   dt_free(pb->elem_pos_ptr);
   dt_free(pb->color_ptr);
   dt_free(pb->color_elems);
+  dt_coarse_space_free(pb);
   dt_free(pb);
   *pbp = NULL;
 }

@@ -17,6 +17,7 @@
 
 #include "dt_status.h"
 #include "material/material.h"
+#include "precond_kind.h"
 
 typedef struct dt_model dt_model;
 
@@ -63,6 +64,19 @@ typedef struct dt_problem {
   int n_colors;
   int *color_ptr;                 /* n_colors + 1 offsets into color_elems */
   int *color_elems;
+  /* Coarse space of the two-level preconditioner (coarse_space.h); n_sub = 0 and the arrays
+   * NULL unless the model asks for that preconditioner. */
+  int n_sub;                      /* boxes of nodes */
+  int n_modes;                    /* rigid-body modes per box: 6 (3D) or 3 (2D) */
+  int *sub_ptr;                   /* n_sub + 1 offsets into sub_nodes */
+  int *sub_nodes;                 /* each box's nodes, ascending */
+  int *node_sub;                  /* n_nodes: the box of each node */
+  double *sub_geom;               /* 4 per box: centre x, y, z and length scale */
+  int *sub_nbr_ptr;               /* n_sub + 1: boxes coupled to each box (itself included) */
+  int *sub_nbr;                   /* ascending */
+  int *item_ptr;                  /* n_nodes + 1: per node, the boxes of its neighbour nodes */
+  int *item_sub;                  /* ascending per node */
+  int *item_local;                /* the rank of item_sub among its node's box's sub_nbr */
 } dt_problem;
 
 /* Compile a finished model (dt_model_finish done). */

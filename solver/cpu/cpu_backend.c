@@ -21,6 +21,9 @@ static void cpu_destroy(void *impl) {
   for (int v = 0; v < DT_VEC_COUNT; v++) dt_free(c->vec[v]);
   dt_free(c->val);
   dt_free(c->pc);
+  dt_free(c->coarse_E);
+  dt_free(c->coarse_y);
+  dt_free(c->coarse_R);
   dt_free(c->hist_c);
   dt_free(c->hist_t);
   dt_free(c->sig_c);

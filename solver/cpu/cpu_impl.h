@@ -15,6 +15,10 @@ typedef struct dt_cpu {
   double *val;          /* CSR values of the tangent */
   double *pc;           /* preconditioner: inverse diagonal or inverse nodal blocks */
   int pc_kind;
+  /* Two-level preconditioner (cpu_coarse.c): Cholesky factor of E = Z^T K Z (lower, row-major,
+   * 6 * n_sub square) and a coarse vector. */
+  double *coarse_E, *coarse_y, *coarse_R; /* coarse_R: the masked modes, NM per DOF */
+  int coarse_failed;
   /* Per-point arrays, structure of arrays (see element_kernel.h). */
   double *hist_c, *hist_t;
   double *sig_c, *sig_t;
@@ -28,6 +32,9 @@ dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx);
 dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx);
+/* z += Z E^-1 Z^T r */
+dt_status dt_cpu_coarse_apply(dt_cpu *c, const double *r, double *z);
 dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx);
 dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx);
 int dt_cpu_device_info(int ordinal, dt_device_info *out);

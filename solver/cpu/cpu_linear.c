@@ -1,6 +1,7 @@
 /* Operator and preconditioners of the CPU backend.
  * SpMV: y = K x over the CSR values. Jacobi: z = r ./ diag(K). Block Jacobi: z_a = (K_aa)^-1 r_a
- * with K_aa the dpn x dpn diagonal block of node a, inverted once per assembly. */
+ * with K_aa the dpn x dpn diagonal block of node a, inverted once per assembly. Two-level:
+ * block Jacobi plus the coarse correction of cpu_coarse.c. */
 #include <math.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   for (int a = 0; a < pb->n_nodes; a++) {
     double blk[9];
     diagonal_block(pb, c->val, a, blk);
-    if (kind == 1) {
+    if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
       if (!dt_invert_small(blk, dpn)) {
 #pragma omp critical(dt_pc_bad)
         bad = a;
@@ -64,6 +65,7 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
     return DT_ERROR(ctx, DT_ERR_NOT_CONVERGED,
                     "the tangent has a singular or non-positive diagonal block at node index %d",
                     bad);
+  if (kind == DT_PC_TWO_LEVEL) return dt_cpu_coarse_setup(c, ctx);
   return DT_OK;
 }
 
@@ -73,7 +75,7 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   const double *rv = c->vec[r];
   double *zv = c->vec[z];
   int dpn = pb->dpn;
-  if (c->pc_kind != 1) {
+  if (c->pc_kind == DT_PC_JACOBI) {
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
     for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];
     return DT_OK;
@@ -87,5 +89,6 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
       zv[a * dpn + i] = s;
     }
   }
+  if (c->pc_kind == DT_PC_TWO_LEVEL) return dt_cpu_coarse_apply(c, rv, zv);
   return DT_OK;
 }

@@ -45,6 +45,21 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DT_TRY(dt_problem_positions(src, &dst->elem_pos, ctx));
   DUP(color_ptr, src->n_colors + 1);
   DUP(color_elems, ne);
+  dst->n_sub = src->n_sub;
+  dst->n_modes = src->n_modes;
+  dst->node_nbr_ptr = NULL; /* the CSR pattern replaces the neighbour lists here */
+  if (src->n_sub > 0) { /* the two-level preconditioner's boxes */
+    int64_t items = src->item_ptr[src->n_nodes];
+    DUP(sub_ptr, src->n_sub + 1);
+    DUP(sub_nodes, src->n_nodes);
+    DUP(node_sub, src->n_nodes);
+    DUP(sub_geom, 4 * (size_t)src->n_sub);
+    DUP(sub_nbr_ptr, src->n_sub + 1);
+    DUP(sub_nbr, src->sub_nbr_ptr[src->n_sub]);
+    DUP(item_ptr, src->n_nodes + 1);
+    DUP(item_sub, items);
+    DUP(item_local, items);
+  }
 cleanup:
   return rc;
 }
@@ -66,5 +81,14 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->elem_pos);
   dt_free(pb->color_ptr);
   dt_free(pb->color_elems);
+  dt_free(pb->sub_ptr);
+  dt_free(pb->sub_nodes);
+  dt_free(pb->node_sub);
+  dt_free(pb->sub_geom);
+  dt_free(pb->sub_nbr_ptr);
+  dt_free(pb->sub_nbr);
+  dt_free(pb->item_ptr);
+  dt_free(pb->item_sub);
+  dt_free(pb->item_local);
   memset(pb, 0, sizeof *pb);
 }

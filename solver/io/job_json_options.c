@@ -11,7 +11,7 @@ static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "
 static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
                                           NULL};
 static const char *const methods[] = {"pcg", NULL};
-static const char *const preconditioners[] = {"jacobi", "block_jacobi", NULL}; /* dt_precond_kind order */
+static const char *const preconditioners[] = {"jacobi", "block_jacobi", "two_level", NULL}; /* dt_precond_kind */
 static const char *const forcings[] = {"fixed", "adaptive", NULL};               /* dt_forcing_kind order */
 
 static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {

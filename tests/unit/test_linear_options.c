@@ -1,0 +1,196 @@
+/* Options of the linear solver: forcing terms (solver/forcing.h) and the two-level
+ * preconditioner (solver/coarse_space.h).
+ *
+ * 1. The rule itself: fixed always gives linear.tolerance; adaptive starts loose, follows the
+ *    convergence rate (Eisenstat & Walker's choice 2), never oversolves below half of Newton's
+ *    own criterion, and stays within [linear.tolerance, DT_FORCING_ETA_MAX].
+ * 2. A plastic job solved both ways (reference: the same job with fixed tolerance 1e-10): every
+ *    increment converges, the displacements agree to 1e-6 relative (Newton's force tolerance
+ *    1e-7 bounds both solutions' error), and adaptive needs at most 3/4 of the PCG iterations.
+ *    It may need more corrections: an elastic increment, which a tight solve finishes in one,
+ *    takes three (1e-2, then 0.9e-4, then the guard), so at most two more per increment.
+ * 3. The boxes of the two-level preconditioner: every node in exactly one box, each box's
+ *    couplings symmetric and holding every box its nodes' rows reach, item ranks consistent.
+ * 4. The same plastic job with the two-level preconditioner (reference: block Jacobi, the
+ *    same tolerances): the displacements agree to 1e-6 relative, the same Newton iterations,
+ *    and at most 3/4 of the PCG iterations; also with the adaptive tolerance. */
+#include <math.h>
+
+#include "analysis.h"
+#include "coarse_space.h"
+#include "forcing.h"
+#include "unit_model.h"
+
+static void check_rule(void) {
+  dt_solver_options o;
+  dt_forcing f;
+  dt_solver_options_default(&o);
+  o.pcg_rtol = 1e-9;
+  o.newton_rtol = 1e-6;
+
+  o.forcing = DT_FORCING_FIXED;
+  dt_forcing_start(&f, &o);
+  CHECK(dt_forcing_next(&f, 1.0) == 1e-9 && dt_forcing_next(&f, 1e-3) == 1e-9, "fixed must not vary");
+
+  o.forcing = DT_FORCING_ADAPTIVE;
+  dt_forcing_start(&f, &o);
+  double e0 = dt_forcing_next(&f, 1.0);
+  CHECK(e0 == DT_FORCING_ETA_MAX, "first correction %g, want %g", e0, DT_FORCING_ETA_MAX);
+  double e1 = dt_forcing_next(&f, 1e-2); /* converging 100x per step: 0.9 * 1e-4 */
+  CHECK(fabs(e1 - 0.9e-4) < 1e-12, "choice 2 gives %g, want 9e-5", e1);
+  double e2 = dt_forcing_next(&f, 1e-5); /* 0.9e-6 would oversolve: the guard gives 0.5e-6/1e-5 */
+  CHECK(fabs(e2 - 0.05) > 0 && fabs(e2 - DT_FORCING_ETA_MAX) < 1e-15,
+        "near convergence %g: the guard 5e-2, capped at %g", e2, DT_FORCING_ETA_MAX);
+  dt_forcing_start(&f, &o);
+  dt_forcing_next(&f, 1.0);
+  double slow = dt_forcing_next(&f, 0.9); /* slow convergence keeps the loose tolerance */
+  CHECK(slow == DT_FORCING_ETA_MAX, "slow convergence %g", slow);
+
+  o.pcg_rtol = 1e-3; /* the user's tolerance is the tightest ever used */
+  dt_forcing_start(&f, &o);
+  dt_forcing_next(&f, 1.0);
+  CHECK(dt_forcing_next(&f, 1e-2) == 1e-3, "below linear.tolerance"); /* 9e-5 would be */
+  dt_forcing_start(&f, &o);
+  CHECK(dt_forcing_next(&f, NAN) == DT_FORCING_ETA_MAX, "a NaN residual must not poison the tolerance");
+}
+
+typedef struct record {
+  int increments, newton, pcg;
+  double rtol_min, rtol_max;
+  double u[3 * 2000];
+  int n_nodes;
+} record;
+
+static int on_progress(const dt_progress *ev, void *user) {
+  record *r = user;
+  if (ev->kind == DT_EV_NEWTON_ITER && ev->newton_iter > 0) {
+    r->rtol_min = fmin(r->rtol_min, ev->pcg_rtol);
+    r->rtol_max = fmax(r->rtol_max, ev->pcg_rtol);
+  }
+  return 0;
+}
+
+static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
+  record *r = user;
+  r->increments++;
+  r->newton += row->newton_iters;
+  r->pcg += row->pcg_iters;
+  r->n_nodes = f->n_nodes;
+  memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
+}
+
+static dt_model *plastic_bar(void) {
+  dt_model *m = unit_box(24, 8, 6, 1); /* 1575 nodes */
+  dt_step *st = &m->steps[0];
+  st->n_increments = 3;
+  st->n_bc = 1;
+  st->bc = calloc(1, sizeof(dt_bc));
+  st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "xmin"), .dofs = 7u};
+  st->n_traction = 1;
+  st->traction = calloc(1, sizeof(dt_traction));
+  st->traction[0].surface = dt_model_find_surface(m, "xmax");
+  st->traction[0].t[0] = 400.0; /* tension and bending: plastic at the clamped end */
+  st->traction[0].t[2] = 60.0;
+  return m;
+}
+
+static void solve(dt_forcing_kind forcing, dt_precond_kind precond, double pcg_rtol, record *r) {
+  dt_model *m = plastic_bar();
+  dt_ctx ctx = {0};
+  dt_run_summary sum;
+  dt_run_options o;
+  m->solver.forcing = forcing;
+  m->solver.precond = precond;
+  m->solver.pcg_rtol = pcg_rtol;
+  m->solver.newton_rtol = 1e-7;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  memset(r, 0, sizeof *r);
+  r->rtol_min = INFINITY;
+  r->rtol_max = 0.0;
+  unit_run_options(&o, on_progress, on_increment, r);
+  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s",
+        forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed", sum.message);
+  dt_model_destroy(&m);
+}
+
+static double max_rel_diff(const record *a, const record *ref) {
+  double du = 0.0, umax = 0.0;
+  for (int i = 0; i < 3 * ref->n_nodes; i++) {
+    du = fmax(du, fabs(a->u[i] - ref->u[i]));
+    umax = fmax(umax, fabs(ref->u[i]));
+  }
+  return umax > 0.0 ? du / umax : INFINITY;
+}
+
+static void check_boxes(void) {
+  dt_model *m = plastic_bar();
+  dt_problem *pb = NULL;
+  dt_ctx ctx = {0};
+  int *seen;
+  m->solver.precond = DT_PC_TWO_LEVEL;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(pb->n_sub >= DT_COARSE_MIN_BOXES / 2 && pb->n_modes == 6, "%d boxes, %d modes", pb->n_sub, pb->n_modes);
+  seen = calloc((size_t)pb->n_nodes, sizeof(int));
+  for (int s = 0; s < pb->n_sub; s++)
+    for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++) {
+      int a = pb->sub_nodes[k];
+      CHECK(pb->node_sub[a] == s && !seen[a]++, "node %d listed twice or in the wrong box", a);
+      CHECK(k == pb->sub_ptr[s] || pb->sub_nodes[k - 1] < a, "box %d's nodes not ascending", s);
+    }
+  for (int a = 0; a < pb->n_nodes; a++) {
+    int s = pb->node_sub[a], own = 0;
+    CHECK(seen[a] == 1, "node %d in no box", a);
+    for (int n = pb->node_nbr_ptr[a]; n < pb->node_nbr_ptr[a + 1]; n++) { /* every row block's box is an item */
+      int t = pb->node_sub[pb->node_nbr[n]], found = 0;
+      for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) found |= pb->item_sub[i] == t;
+      CHECK(found, "node %d couples to box %d, which is not among its items", a, t);
+    }
+    for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) {
+      own |= pb->item_sub[i] == s;
+      CHECK(pb->sub_nbr[pb->sub_nbr_ptr[s] + pb->item_local[i]] == pb->item_sub[i], "item rank of node %d", a);
+    }
+    CHECK(own, "node %d's own box is not among its items", a);
+  }
+  for (int s = 0; s < pb->n_sub; s++) /* couplings are symmetric */
+    for (int l = pb->sub_nbr_ptr[s]; l < pb->sub_nbr_ptr[s + 1]; l++) {
+      int t = pb->sub_nbr[l], back = 0;
+      for (int k = pb->sub_nbr_ptr[t]; k < pb->sub_nbr_ptr[t + 1]; k++) back |= pb->sub_nbr[k] == s;
+      CHECK(back, "box %d couples to box %d but not back", s, t);
+    }
+  printf("%d boxes for %d nodes\n", pb->n_sub, pb->n_nodes);
+  free(seen);
+  dt_problem_destroy(&pb);
+  dt_model_destroy(&m);
+}
+
+int main(void) {
+  static record fixed, adaptive, two, two_adaptive;
+  double d;
+  check_rule();
+  solve(DT_FORCING_FIXED, DT_PC_BLOCK_JACOBI, 1e-10, &fixed);
+  solve(DT_FORCING_ADAPTIVE, DT_PC_BLOCK_JACOBI, 1e-10, &adaptive);
+  d = max_rel_diff(&adaptive, &fixed);
+  printf("fixed: %d Newton, %d PCG; adaptive: %d Newton, %d PCG, tolerances %.1e..%.1e; |du|/|u| %.2e\n",
+         fixed.newton, fixed.pcg, adaptive.newton, adaptive.pcg, adaptive.rtol_min, adaptive.rtol_max, d);
+  CHECK(fixed.rtol_min == 1e-10 && fixed.rtol_max == 1e-10, "fixed used %g..%g", fixed.rtol_min, fixed.rtol_max);
+  CHECK(adaptive.rtol_min >= 1e-10 && adaptive.rtol_max == DT_FORCING_ETA_MAX && adaptive.rtol_min < 1e-2,
+        "adaptive tolerances %g..%g", adaptive.rtol_min, adaptive.rtol_max);
+  CHECK(d <= 1e-6, "adaptive differs from fixed by %.3e relative", d);
+  CHECK(4 * adaptive.pcg <= 3 * fixed.pcg, "adaptive PCG %d against fixed %d", adaptive.pcg, fixed.pcg);
+  CHECK(adaptive.newton <= fixed.newton + 2 * 3, "adaptive Newton %d against fixed %d", adaptive.newton,
+        fixed.newton);
+
+  check_boxes();
+  solve(DT_FORCING_FIXED, DT_PC_TWO_LEVEL, 1e-10, &two);
+  solve(DT_FORCING_ADAPTIVE, DT_PC_TWO_LEVEL, 1e-10, &two_adaptive);
+  printf("two-level: %d Newton, %d PCG (block Jacobi %d), |du|/|u| %.2e; with adaptive: %d PCG (%d)\n", two.newton,
+         two.pcg, fixed.pcg, max_rel_diff(&two, &fixed), two_adaptive.pcg, adaptive.pcg);
+  CHECK(max_rel_diff(&two, &fixed) <= 1e-6, "two-level differs from block Jacobi by %.3e", max_rel_diff(&two, &fixed));
+  CHECK(two.newton == fixed.newton, "two-level: %d Newton iterations, block Jacobi %d", two.newton, fixed.newton);
+  CHECK(4 * two.pcg <= 3 * fixed.pcg, "two-level PCG %d against block Jacobi %d", two.pcg, fixed.pcg);
+  CHECK(max_rel_diff(&two_adaptive, &fixed) <= 1e-6 && 4 * two_adaptive.pcg <= 3 * adaptive.pcg,
+        "two-level with adaptive: PCG %d against %d, |du|/|u| %.3e", two_adaptive.pcg, adaptive.pcg,
+        max_rel_diff(&two_adaptive, &fixed));
+  return 0;
+}
