@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 #include <cusparse.h>
 #include <stddef.h>
 
@@ -87,6 +88,13 @@ typedef struct dt_cuda {
                     DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
                     cooperative stress kernel, read by the cooperative tangent kernel, which
                     re-forms n from sig_t (dt_j2_flow_direction) */
+  /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of
+   * dt_problem, the item sums, E^-1 (full, row-major), the coarse vectors y, w and y.w. */
+  int n_sub, n_modes;
+  int *sub_ptr, *sub_nodes, *node_sub, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local, *grp_ptr, *grp_item;
+  double *node_d, *coarse_P, *coarse_E, *coarse_y, *coarse_w, *coarse_yw, *coarse_work;
+  int *coarse_info, coarse_lwork;
+  cusolverDnHandle_t dn;
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
@@ -144,6 +152,26 @@ dt_status dt_cuda_reduce_finish(dt_cuda *c, int grid, int nsum, double *out, dt_
 __global__ void k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
                               double *__restrict__ partial, const int *skip);
 #endif
+
+/* cuda_coarse.cu: the two-level preconditioner's coarse correction (solver/coarse_space.h). */
+typedef struct dt_cuda_coarse_args {
+  int dpn, n_nodes, n_sub, n_modes, n_coarse;
+  const double *free, *node_d;
+  const int *node_sub, *sub_ptr, *sub_nodes, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local;
+  const int *grp_ptr, *grp_item;
+  const int *brow_ptr, *bcol;
+  const double *val;
+  double *P, *E, *y, *w, *yw;
+} dt_cuda_coarse_args;
+dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c);
+dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
+size_t dt_cuda_coarse_bytes(const dt_problem *pb);
+/* E^-1 from the current tangent (after the block-Jacobi setup). */
+dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx);
+/* z += Z E^-1 Z^T r (and p, when not NULL), y.w into coarse_yw; skip: the PCG's stop flag or NULL. */
+dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx);
+void dt_cuda_coarse_destroy(dt_cuda *c);
+dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx);
 
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);

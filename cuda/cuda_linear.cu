@@ -91,7 +91,7 @@ k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
     for (int i = 0; i < dpn; i++)
       for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
   }
-  if (kind == 1) {
+  if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
     bad = !dt_invert_small(blk, dpn);
     for (int i = 0; i < dpn * dpn; i++) pc[(long)a * dpn * dpn + i] = blk[i];
   } else {
@@ -119,6 +119,10 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
            "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
+  if (kind == DT_PC_TWO_LEVEL) {
+    DT_CHECK(c->n_sub > 0, ctx, DT_ERR_INTERNAL, "two_level preconditioner without a coarse space");
+    DT_TRY(dt_cuda_coarse_setup(c, ctx));
+  }
 cleanup:
   return rc;
 }
@@ -148,7 +152,7 @@ k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__
 extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  if (c->pc_kind != 1) {
+  if (c->pc_kind == DT_PC_JACOBI) {
     k_pc_jacobi<<<(c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
         c->n_dofs, c->pc, c->vec[r], c->vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_jacobi", c->stream, ctx);
@@ -157,6 +161,7 @@ extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_c
         c->n_nodes, c->dpn, c->pc, c->vec[r], c->vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_block", c->stream, ctx);
   }
+  if (c->pc_kind == DT_PC_TWO_LEVEL) DT_TRY(dt_cuda_coarse_apply(c, c->vec[r], c->vec[z], NULL, NULL, ctx));
 cleanup:
   return rc;
 }

@@ -54,6 +54,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_STORED) * sizeof(double); /* per-point state, tangent form */
   b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
   b += 2 * (n + 1) * sizeof(double) + (1u << 20);                  /* cuSPARSE SpMV buffer */
+  b += dt_cuda_coarse_bytes(pb);                                   /* two-level preconditioner */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512; /* allocation granularity */
   *bytes = b;
   return DT_OK;

@@ -7,6 +7,7 @@
  *   q = K p                                          cuSPARSE SpMV (BSR, deterministic)
  *   pq = p.q; alpha = rz / pq                        dot, then one block finishes it
  *   x += a p; r -= a q; z = M^-1 r; r.r, r.z          one fused kernel, one block finishes it
+ *   (two-level: z += Z E^-1 Z^T r, r.z += y.w          cuda_coarse.cu, before the block)
  *   p = z + beta p                                   one kernel
  * The scalars (alpha, beta, the stopping tests) are computed on the device, in a control
  * block (pcg_ctl) that the kernels read; once it says stop, the kernels of the remaining
@@ -149,9 +150,10 @@ k_pcg_direction(int n, const double *__restrict__ z, const pcg_ctl *ctl, double 
 /* One block after k_pcg_init: b.b and r.z, and the tests before the first iteration; sets up
  * the whole control block (nothing goes host->device inside a Newton iteration). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_start(int grid, const double *red, double tol2, int max_iter, pcg_ctl *ctl) {
+k_pcg_start(int grid, const double *red, double tol2, int max_iter, const double *coarse_rz, pcg_ctl *ctl) {
   double bb = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
   if (threadIdx.x != 0) return;
+  if (coarse_rz) rz += *coarse_rz; /* two-level: r.z = r.(B^-1 r) + y.w */
   ctl->tol2 = tol2;
   ctl->max_iter = max_iter;
   ctl->bb = ctl->rr = bb;
@@ -178,10 +180,11 @@ k_pcg_alpha(int grid, const double *red, pcg_ctl *ctl) {
 
 /* One block after the update: count the iteration, test convergence, beta. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_check(int grid, const double *red, pcg_ctl *ctl) {
+k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) {
   if (ctl->stop) return;
   double rr = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
   if (threadIdx.x != 0) return;
+  if (coarse_rz) rz += *coarse_rz;
   ctl->iterations++;
   ctl->rr = rr;
   if (!isfinite(rr)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
@@ -195,8 +198,8 @@ k_pcg_check(int grid, const double *red, pcg_ctl *ctl) {
 
 #define LAUNCH_FUSED(K, grid, block, ...)                                                       \
   do {                                                                                          \
-    if (c->pc_kind == 1 && c->dpn == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);     \
-    else if (c->pc_kind == 1) K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);               \
+    if (c->pc_kind != DT_PC_JACOBI && c->dpn == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__); \
+    else if (c->pc_kind != DT_PC_JACOBI) K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);    \
     else if (c->dpn == 3) K<0, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                   \
     else K<0, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                    \
     DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
@@ -222,8 +225,11 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   g.q = c->vec[DT_VEC_PCG_Q];
   g.red = c->red;
   g.ctl = (pcg_ctl *)(c->red + DT_CUDA_PCG_CTL_OFFSET);
+  const int coarse = c->pc_kind == DT_PC_TWO_LEVEL;
+  const double *coarse_rz = coarse ? c->coarse_yw : NULL;
   LAUNCH_FUSED(k_pcg_init, grid, DT_CUDA_BLOCK, g);
-  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, g.ctl);
+  if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, g.p, NULL, ctx)); /* z = p = M^-1 r */
+  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, coarse_rz, g.ctl);
   DT_CUDA_LAUNCH_CHECK("k_pcg_start", c->stream, ctx);
   for (;;) {
     DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of a batch */
@@ -235,7 +241,8 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
       k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
       LAUNCH_FUSED(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
-      k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, g.ctl);
+      if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, NULL, &g.ctl->stop, ctx));
+      k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, coarse_rz, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_check", c->stream, ctx);
       k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, g.ctl, g.p);
       DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);

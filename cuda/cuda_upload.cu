@@ -29,6 +29,7 @@ extern "C" void dt_cuda_destroy(void *impl) {
     if (c->dvec[v]) cusparseDestroyDnVec(c->dvec[v]);
   if (c->mat) cusparseDestroySpMat(c->mat);
   if (c->sp) cusparseDestroy(c->sp);
+  dt_cuda_coarse_destroy(c);
   dt_cuda_free_all(c);
   if (c->pinned) cudaFreeHost(c->pinned);
   if (c->stream) cudaStreamDestroy(c->stream);
@@ -86,6 +87,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_pcg_kernels(ctx));
   DT_TRY(dt_cuda_load_linear_kernels(ctx));
   DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, NULL, ctx));
+  if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
@@ -112,9 +114,6 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_CHECK(pb->nnz < INT_MAX, ctx, DT_ERR_UNSUPPORTED,
            "the CUDA backend uses 32-bit sparse indices; %lld nonzeros is too many",
            (long long)pb->nnz);
-  DT_CHECK(pb->n_sub == 0, ctx, DT_ERR_UNSUPPORTED,
-           "the two_level preconditioner runs on the CPU backend only in this build; use block_jacobi "
-           "on the GPU");
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
   DT_TRY(dt_cuda_element_local_bytes(device, type, &local_bytes, ctx));
@@ -186,6 +185,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
   DT_TRY(dt_cuda_compute_positions(c, ctx));
+  if (pb->n_sub > 0) DT_TRY(dt_cuda_coarse_upload(c, pb, ctx));
 
   /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
   DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,

@@ -57,6 +57,8 @@ def header(r):
         text += (f" PCG tolerance {r['pcg_tolerance']:g}"
                  + (" for every correction (the seed's scheme)." if forcing == "fixed" else
                     f", {forcing} per Newton correction (inexact Newton, at least {r['pcg_tolerance']:g})."))
+    if r.get("preconditioner", "block_jacobi") != "block_jacobi":
+        text += f" Preconditioner: {r['preconditioner']}."
     return text
 
 

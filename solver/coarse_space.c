@@ -16,14 +16,18 @@ void dt_coarse_space_free(dt_problem *pb) {
   dt_free(pb->sub_nodes);
   dt_free(pb->node_sub);
   dt_free(pb->sub_geom);
+  dt_free(pb->node_d);
   dt_free(pb->sub_nbr_ptr);
   dt_free(pb->sub_nbr);
   dt_free(pb->item_ptr);
   dt_free(pb->item_sub);
   dt_free(pb->item_local);
+  dt_free(pb->grp_ptr);
+  dt_free(pb->grp_item);
+  pb->grp_ptr = pb->grp_item = NULL;
   pb->sub_ptr = pb->sub_nodes = pb->node_sub = pb->sub_nbr_ptr = pb->sub_nbr = NULL;
   pb->item_ptr = pb->item_sub = pb->item_local = NULL;
-  pb->sub_geom = NULL;
+  pb->sub_geom = pb->node_d = NULL;
   pb->n_sub = 0;
 }
 
@@ -69,6 +73,7 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
   DT_ALLOC(pb->sub_ptr, n + 1, ctx, "coarse-space boxes");
   DT_ALLOC(pb->sub_nodes, pb->n_nodes, ctx, "coarse-space box nodes");
   DT_ALLOC(pb->sub_geom, 4 * (size_t)n, ctx, "coarse-space box geometry");
+  DT_ALLOC(pb->node_d, 3 * (size_t)pb->n_nodes, ctx, "coarse-space node offsets");
   for (int a = 0; a < pb->n_nodes; a++) pb->sub_ptr[(pb->node_sub[a] = id[box[a]]) + 1]++;
   for (int s = 0; s < n; s++) pb->sub_ptr[s + 1] += pb->sub_ptr[s];
   for (int a = 0; a < pb->n_nodes; a++) pb->sub_nodes[pb->sub_ptr[pb->node_sub[a]]++] = a;
@@ -83,6 +88,10 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
       for (int d = 0; d < 3; d++) r = fmax(r, fabs(pb->x[3 * pb->sub_nodes[k] + d] - g[d]));
     g[3] = r > 0.0 ? r : 1.0;
+  }
+  for (int a = 0; a < pb->n_nodes; a++) {
+    const double *g = pb->sub_geom + 4 * pb->node_sub[a];
+    for (int d = 0; d < 3; d++) pb->node_d[3 * a + d] = (pb->x[3 * a + d] - g[d]) / g[3];
   }
 cleanup:
   dt_free(id);
@@ -162,6 +171,20 @@ static dt_status couplings(dt_problem *pb, int *too_many, dt_ctx *ctx) {
       pb->item_local[i] = (int)(f - lst);
     }
   }
+  /* items grouped by coupling: E's block (s, l) is the sum of its group, in node order */
+  DT_ALLOC(pb->grp_ptr, pb->sub_nbr_ptr[n] + 1, ctx, "coarse-space item groups");
+  DT_ALLOC(pb->grp_item, total, ctx, "coarse-space item groups");
+  for (int s = 0; s < n; s++)
+    for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
+      for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++)
+        pb->grp_ptr[pb->sub_nbr_ptr[s] + pb->item_local[i] + 1]++;
+  for (int g = 0; g < pb->sub_nbr_ptr[n]; g++) pb->grp_ptr[g + 1] += pb->grp_ptr[g];
+  for (int s = 0; s < n; s++)
+    for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
+      for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++)
+        pb->grp_item[pb->grp_ptr[pb->sub_nbr_ptr[s] + pb->item_local[i]]++] = i;
+  for (int g = pb->sub_nbr_ptr[n]; g > 0; g--) pb->grp_ptr[g] = pb->grp_ptr[g - 1];
+  pb->grp_ptr[0] = 0;
 cleanup:
   dt_free(mark);
   dt_free(tmp);

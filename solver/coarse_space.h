@@ -33,15 +33,15 @@
 dt_status dt_coarse_space_build(dt_problem *pb, int nodes_per_box, dt_ctx *ctx);
 void dt_coarse_space_free(dt_problem *pb);
 
-/* Value of rigid-body mode m (0 .. n_modes-1) of box geometry g (centre, scale) at component i
- * of the node at x. 3D: translations x, y, z, then rotations about z, x, y; 2D: x, y, then the
- * rotation about z. Rotations are scaled by the box size, so all modes are of order one. */
-DT_HD static inline double dt_coarse_mode(int dpn, int m, const double *x, const double *g, int i) {
-  double d0 = (x[0] - g[0]) / g[3], d1 = (x[1] - g[1]) / g[3], d2 = (x[2] - g[2]) / g[3];
+/* Value of rigid-body mode m (0 .. n_modes-1) at component i of a node whose offset from its
+ * box's centre, divided by the box's scale, is d (dt_problem node_d). 3D: translations x, y, z,
+ * then rotations about z, x, y; 2D: x, y, then the rotation about z. Scaled by the box size,
+ * all modes are of order one; with d stored per node no kernel divides. */
+DT_HD static inline double dt_coarse_mode(int dpn, int m, const double *d, int i) {
   if (m < dpn) return i == m ? 1.0 : 0.0;
-  if (m == dpn) return i == 0 ? -d1 : i == 1 ? d0 : 0.0; /* about z */
-  if (m == 4) return i == 1 ? -d2 : i == 2 ? d1 : 0.0;    /* about x */
-  return i == 0 ? d2 : i == 2 ? -d0 : 0.0;                /* about y */
+  if (m == dpn) return i == 0 ? -d[1] : i == 1 ? d[0] : 0.0; /* about z */
+  if (m == 4) return i == 1 ? -d[2] : i == 2 ? d[1] : 0.0;    /* about x */
+  return i == 0 ? d[2] : i == 2 ? -d[0] : 0.0;                /* about y */
 }
 
 /* Regularize E (n x n, row-major, symmetric) as DT_COARSE_SHIFT says; a zero diagonal (a box

@@ -72,11 +72,14 @@ typedef struct dt_problem {
   int *sub_nodes;                 /* each box's nodes, ascending */
   int *node_sub;                  /* n_nodes: the box of each node */
   double *sub_geom;               /* 4 per box: centre x, y, z and length scale */
+  double *node_d;                 /* 3 per node: offset from its box's centre / the box's scale */
   int *sub_nbr_ptr;               /* n_sub + 1: boxes coupled to each box (itself included) */
   int *sub_nbr;                   /* ascending */
   int *item_ptr;                  /* n_nodes + 1: per node, the boxes of its neighbour nodes */
   int *item_sub;                  /* ascending per node */
   int *item_local;                /* the rank of item_sub among its node's box's sub_nbr */
+  int *grp_ptr;                   /* sub_nbr_ptr[n_sub] + 1: per coupling (box s, its l-th box) */
+  int *grp_item;                  /* the items of s's nodes that reach that box, in node order */
 } dt_problem;
 
 /* Compile a finished model (dt_model_finish done). */

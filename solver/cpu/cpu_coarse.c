@@ -16,10 +16,9 @@ static void node_modes(const dt_cpu *c, double *R) {
   int NM = pb->n_modes, dpn = pb->dpn;
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
-    const double *g = pb->sub_geom + 4 * pb->node_sub[a];
     for (int i = 0; i < dpn; i++)
       for (int m = 0; m < NM; m++)
-        R[((size_t)a * dpn + i) * NM + m] = freev[a * dpn + i] * dt_coarse_mode(dpn, m, pb->x + 3 * a, g, i);
+        R[((size_t)a * dpn + i) * NM + m] = freev[a * dpn + i] * dt_coarse_mode(dpn, m, pb->node_d + 3 * a, i);
   }
 }
 

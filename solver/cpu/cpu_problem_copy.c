@@ -54,11 +54,14 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
     DUP(sub_nodes, src->n_nodes);
     DUP(node_sub, src->n_nodes);
     DUP(sub_geom, 4 * (size_t)src->n_sub);
+    DUP(node_d, 3 * (size_t)src->n_nodes);
     DUP(sub_nbr_ptr, src->n_sub + 1);
     DUP(sub_nbr, src->sub_nbr_ptr[src->n_sub]);
     DUP(item_ptr, src->n_nodes + 1);
     DUP(item_sub, items);
     DUP(item_local, items);
+    DUP(grp_ptr, src->sub_nbr_ptr[src->n_sub] + 1);
+    DUP(grp_item, items);
   }
 cleanup:
   return rc;
@@ -85,10 +88,13 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->sub_nodes);
   dt_free(pb->node_sub);
   dt_free(pb->sub_geom);
+  dt_free(pb->node_d);
   dt_free(pb->sub_nbr_ptr);
   dt_free(pb->sub_nbr);
   dt_free(pb->item_ptr);
   dt_free(pb->item_sub);
   dt_free(pb->item_local);
+  dt_free(pb->grp_ptr);
+  dt_free(pb->grp_item);
   memset(pb, 0, sizeof *pb);
 }

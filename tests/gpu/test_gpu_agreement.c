@@ -8,7 +8,8 @@
  *   the two CUDA runs: memcmp-identical displacements, stresses and PEEQ.
  * Jobs: elastic hex8 (full and B-bar, force load), plastic hex8 with linear, Voce and
  * kinematic hardening (prescribed displacement, then unloading), the linear-hardening one
- * again with the adaptive linear tolerance (solver/forcing.h), a plastic bar of hex8 and tet4
+ * again with the adaptive linear tolerance (solver/forcing.h) and with the two-level
+ * preconditioner (solver/coarse_space.h; the quad4 plate below too, in 2D), a plastic bar of hex8 and tet4
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * and a quad4 plane-strain plate (table hardening) pulled and released. Skips (77) without a
  * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
@@ -181,6 +182,15 @@ int main(void) {
   }
   {
     sbuf b = {0};
+    hex8_job(&b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 10000}}",
+             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "two_level");
+    check_job("hex8 plastic two-level", &b);
+    free(b.s);
+  }
+  {
+    sbuf b = {0};
     g_forcing = "adaptive";
     hex8_job(&b,
              "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
@@ -235,7 +245,7 @@ int main(void) {
     check_job("tet10 voce", &b);
     free(b.s);
   }
-  {
+  for (int two = 0; two < 2; two++) { /* Jacobi, then the two-level preconditioner in 2D */
     sbuf b = {0};
     sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4\", ");
     sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);
@@ -251,9 +261,9 @@ int main(void) {
                "{\"name\": \"release\", \"increments\": 4, \"boundary\": ["
                "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}], "
                "\"loads\": [{\"type\": \"force\", \"node_set\": \"right\", \"value\": [2.0, 0]}]}], ");
-    sb_add(&b, k_solver_tight, "jacobi", "fixed");
+    sb_add(&b, k_solver_tight, two ? "two_level" : "jacobi", "fixed");
     sb_add(&b, "}");
-    check_job("quad4 plane strain", &b);
+    check_job(two ? "quad4 two-level" : "quad4 plane strain", &b);
     free(b.s);
   }
   if (g_failures) {

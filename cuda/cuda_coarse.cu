@@ -1,0 +1,346 @@
+/* The two-level preconditioner's coarse correction on the device (solver/coarse_space.h):
+ *   setup, once per assembly:  E = Z^T K Z from the blocked tangent, its diagonal shifted,
+ *                              E^-1 by cuSOLVER (Cholesky, then the inverse from the factor),
+ *                              mirrored into a full symmetric matrix;
+ *   apply, once per PCG iteration:  y = Z^T r (a thread per node, then a block per box),
+ *                              w = E^-1 y (a block per row), z += Z w (a thread per node),
+ *                              and y.w for r.z: about 0.2 ms on C5 next to a 1.1 ms iteration.
+ * Z (the rigid-body modes of the boxes, zero on constrained DOFs) is never stored: each kernel
+ * forms the mode values from the nodes' scaled offsets (dt_coarse_mode). E is built in two
+ * deterministic passes: per node and item (a box the node's row reaches), the 6 x 6 sum
+ * R_a^T K_ab R_b over the node's blocks in that box; then per box, each block of its rows of E
+ * summed over its group of items (dt_problem grp_ptr) in node order.
+ * Every sum has a fixed order, so two runs give the same bits. E^-1 y is a dense product:
+ * (6 * 512)^2 doubles at most, read once per iteration (75 MB, about 20 us on an H200, against
+ * 0.9 ms for the SpMV of C5). */
+#include <cusolverDn.h>
+
+#include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
+#include "../solver/coarse_space.h"
+
+#define COARSE_BLOCK 128
+#define COARSE_RESTRICT_BLOCK 512
+
+/* The kernels are templates on DOFs per node (DPN, and NM = 6 or 3 modes) so that the small
+ * per-node arrays unroll into registers (with run-time loop bounds they went to local memory:
+ * k_coarse_items took 31-42 ms on C5 that way). */
+template <int DPN> struct coarse_dims { static const int NM = DPN == 3 ? 6 : 3; };
+
+/* All of node a's masked mode values: R[i * NM + m]. */
+template <int DPN>
+__device__ __forceinline__ void node_modes(const dt_cuda_coarse_args &g, int a, double *R) {
+  const int NM = coarse_dims<DPN>::NM;
+  double d[3] = {g.node_d[3 * (long)a], g.node_d[3 * (long)a + 1], g.node_d[3 * (long)a + 2]};
+#pragma unroll
+  for (int i = 0; i < DPN; i++) {
+    double f = g.free[(long)a * DPN + i];
+#pragma unroll
+    for (int m = 0; m < NM; m++) R[i * NM + m] = f * dt_coarse_mode(DPN, m, d, i);
+  }
+}
+
+/* Pass 1: a thread per (node a, mode m); for each item of a (box t), row m of the NM x NM sum
+ * over a's blocks in t of R_a^T K_ab R_b, in a's block order. */
+template <int DPN> __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_items(dt_cuda_coarse_args g) {
+  const int NM = coarse_dims<DPN>::NM;
+  long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= (long)g.n_nodes * NM) return;
+  int a = (int)(tid / NM), m = (int)(tid % NM);
+  double Ra[DPN * NM], ra[DPN];
+  node_modes<DPN>(g, a, Ra);
+#pragma unroll
+  for (int i = 0; i < DPN; i++) ra[i] = Ra[i * NM + m];
+  for (int it = g.item_ptr[a]; it < g.item_ptr[a + 1]; it++) {
+    int t = g.item_sub[it];
+    double acc[NM];
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
+    for (int k = g.brow_ptr[a]; k < g.brow_ptr[a + 1]; k++) {
+      int b = g.bcol[k];
+      if (g.node_sub[b] != t) continue;
+      const double *K = g.val + (long)k * DPN * DPN; /* column-major block */
+      double kr[DPN], Rb[DPN * NM];                  /* kr = (R_a^T K_ab) row m */
+#pragma unroll
+      for (int j = 0; j < DPN; j++) {
+        kr[j] = 0.0;
+#pragma unroll
+        for (int i = 0; i < DPN; i++) kr[j] += ra[i] * K[j * DPN + i];
+      }
+      node_modes<DPN>(g, b, Rb);
+#pragma unroll
+      for (int mp = 0; mp < NM; mp++) {
+        double v = 0.0;
+#pragma unroll
+        for (int j = 0; j < DPN; j++) v += kr[j] * Rb[j * NM + mp];
+        acc[mp] += v;
+      }
+    }
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];
+  }
+}
+
+/* Pass 2: a block per box s; thread entries (coupled box l, m, m') sum their group of items
+ * (those of s's nodes that reach box l, in node order) into E (row-major, n_coarse square). */
+__global__ void __launch_bounds__(COARSE_BLOCK) k_coarse_rows(dt_cuda_coarse_args g) {
+  int s = blockIdx.x, NM = g.n_modes, first = g.sub_nbr_ptr[s], nl = g.sub_nbr_ptr[s + 1] - first;
+  for (int e = threadIdx.x; e < nl * NM * NM; e += blockDim.x) {
+    int l = e / (NM * NM), m = (e / NM) % NM, mp = e % NM;
+    double acc = 0.0;
+    for (int k = g.grp_ptr[first + l]; k < g.grp_ptr[first + l + 1]; k++)
+      acc += g.P[((long)g.grp_item[k] * NM + m) * NM + mp];
+    int t = g.sub_nbr[first + l];
+    g.E[(long)(s * NM + m) * g.n_coarse + t * NM + mp] = acc;
+  }
+}
+
+/* potri leaves E^-1 in the lower triangle (column-major: (i, j), i >= j, at [j n + i]); copy it
+ * to the upper one so that row i of the inverse is contiguous ([i n + j] for all j). */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_mirror(int n, double *E) {
+  long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (long)n * n) return;
+  int i = (int)(t / n), j = (int)(t % n);
+  if (j < i) E[(long)i * n + j] = E[(long)j * n + i]; /* upper (col-major) <- lower */
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_shift(int n, double *E) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dt_coarse_regularize_entry(&E[(long)k * n + k]);
+}
+
+/* y = Z^T r, in two passes: each node's NM products R_a^T r_a (a thread per node, into the
+ * item sums' storage, free during PCG), then a block per box sums its nodes' products in a fixed
+ * order (a thread per node was far faster than a block per box looping over the coordinates). */
+template <int DPN>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_coarse_node_products(dt_cuda_coarse_args g, const double *__restrict__ r, const int *skip) {
+  const int NM = coarse_dims<DPN>::NM;
+  if (skip && *skip) return;
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= g.n_nodes) return;
+  double R[DPN * NM], acc[NM];
+  node_modes<DPN>(g, a, R);
+#pragma unroll
+  for (int m = 0; m < NM; m++) acc[m] = 0.0;
+#pragma unroll
+  for (int i = 0; i < DPN; i++) {
+    double ri = r[(long)a * DPN + i];
+#pragma unroll
+    for (int m = 0; m < NM; m++) acc[m] += R[i * NM + m] * ri;
+  }
+#pragma unroll
+  for (int m = 0; m < NM; m++) g.P[(long)a * NM + m] = acc[m];
+}
+
+__global__ void __launch_bounds__(COARSE_RESTRICT_BLOCK) k_coarse_restrict(dt_cuda_coarse_args g, const int *skip) {
+  if (skip && *skip) return;
+  int s = blockIdx.x, NM = g.n_modes;
+  double acc[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = g.sub_ptr[s] + threadIdx.x; k < g.sub_ptr[s + 1]; k += COARSE_RESTRICT_BLOCK) {
+    const double *pa = g.P + (long)g.sub_nodes[k] * NM;
+    for (int m = 0; m < NM; m++) acc[m] += pa[m];
+  }
+  for (int m = 0; m < NM; m++) {
+    double v = dt_block_sum<COARSE_RESTRICT_BLOCK>(acc[m]);
+    if (threadIdx.x == 0) g.y[s * NM + m] = v;
+  }
+}
+
+/* w = E^-1 y: a block per row. */
+__global__ void __launch_bounds__(COARSE_BLOCK) k_coarse_solve(dt_cuda_coarse_args g, const int *skip) {
+  if (skip && *skip) return;
+  int i = blockIdx.x, n = g.n_coarse;
+  const double *row = g.E + (long)i * n;
+  double acc = 0.0;
+  for (int j = threadIdx.x; j < n; j += COARSE_BLOCK) acc += row[j] * g.y[j];
+  acc = dt_block_sum<COARSE_BLOCK>(acc);
+  if (threadIdx.x == 0) g.w[i] = acc;
+}
+
+/* z += Z w (and p += Z w when p is given: the first direction is z); k_coarse_dot then forms
+ * y.w, the coarse part of r.z. */
+template <int DPN>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_coarse_prolong(dt_cuda_coarse_args g, double *__restrict__ z, double *__restrict__ p, const int *skip) {
+  const int NM = coarse_dims<DPN>::NM;
+  if (skip && *skip) return;
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= g.n_nodes) return;
+  const double *w = g.w + (long)g.node_sub[a] * NM;
+  double R[DPN * NM], wl[NM];
+  node_modes<DPN>(g, a, R);
+#pragma unroll
+  for (int m = 0; m < NM; m++) wl[m] = w[m];
+#pragma unroll
+  for (int i = 0; i < DPN; i++) {
+    double s = 0.0;
+#pragma unroll
+    for (int m = 0; m < NM; m++) s += R[i * NM + m] * wl[m];
+    z[(long)a * DPN + i] += s;
+    if (p) p[(long)a * DPN + i] += s;
+  }
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_dot(dt_cuda_coarse_args g, const int *skip) {
+  if (skip && *skip) return;
+  double acc = 0.0;
+  for (int k = threadIdx.x; k < g.n_coarse; k += DT_CUDA_BLOCK) acc += g.y[k] * g.w[k];
+  acc = dt_block_sum(acc);
+  if (threadIdx.x == 0) *g.yw = acc;
+}
+
+dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c) {
+  dt_cuda_coarse_args g;
+  g.dpn = c->dpn;
+  g.n_nodes = c->n_nodes;
+  g.n_sub = c->n_sub;
+  g.n_modes = c->n_modes;
+  g.n_coarse = c->n_sub * c->n_modes;
+  g.free = c->vec[DT_VEC_FREE];
+  g.node_d = c->node_d;
+  g.node_sub = c->node_sub;
+  g.sub_ptr = c->sub_ptr;
+  g.sub_nodes = c->sub_nodes;
+  g.sub_nbr_ptr = c->sub_nbr_ptr;
+  g.sub_nbr = c->sub_nbr;
+  g.item_ptr = c->item_ptr;
+  g.item_sub = c->item_sub;
+  g.item_local = c->item_local;
+  g.grp_ptr = c->grp_ptr;
+  g.grp_item = c->grp_item;
+  g.brow_ptr = c->brow_ptr;
+  g.bcol = c->bcol;
+  g.val = c->val;
+  g.P = c->coarse_P;
+  g.E = c->coarse_E;
+  g.y = c->coarse_y;
+  g.w = c->coarse_w;
+  g.yw = c->coarse_yw;
+  return g;
+}
+
+#define DT_CUSOLVER_CHECK(call, ctx)                                                            \
+  do {                                                                                          \
+    cusolverStatus_t st_ = (call);                                                              \
+    DT_CHECK(st_ == CUSOLVER_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuSOLVER status %d", #call, \
+             (int)st_);                                                                         \
+  } while (0)
+
+dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int n = pb->n_sub * pb->n_modes, lw1 = 0, lw2 = 0;
+  size_t items = (size_t)pb->item_ptr[pb->n_nodes];
+  c->n_sub = pb->n_sub;
+  c->n_modes = pb->n_modes;
+#define UP(field, count, what)                                                                  \
+  do {                                                                                          \
+    size_t nb_ = sizeof(*pb->field) * (size_t)(count);                                          \
+    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
+    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->field, nb_, ctx));                \
+  } while (0)
+  UP(sub_ptr, pb->n_sub + 1, "coarse-space boxes");
+  UP(sub_nodes, pb->n_nodes, "coarse-space box nodes");
+  UP(node_sub, pb->n_nodes, "coarse-space node boxes");
+  UP(node_d, 3 * (size_t)pb->n_nodes, "coarse-space node offsets");
+  UP(sub_nbr_ptr, pb->n_sub + 1, "coarse-space box couplings");
+  UP(sub_nbr, pb->sub_nbr_ptr[pb->n_sub], "coarse-space box couplings");
+  UP(item_ptr, pb->n_nodes + 1, "coarse-space items");
+  UP(item_sub, items, "coarse-space items");
+  UP(item_local, items, "coarse-space items");
+  UP(grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
+  UP(grp_item, items, "coarse-space item groups");
+#undef UP
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));
+  c->coarse_w = c->coarse_y + n;
+  c->coarse_yw = c->coarse_w + n;
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_info, sizeof(int), "cuSOLVER status", ctx));
+  DT_CUSOLVER_CHECK(cusolverDnCreate(&c->dn), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnSetStream(c->dn, c->stream), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw1), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotri_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw2), ctx);
+  c->coarse_lwork = lw1 > lw2 ? lw1 : lw2;
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_work, sizeof(double) * (size_t)(c->coarse_lwork + 1),
+                       "cuSOLVER workspace", ctx));
+cleanup:
+  return rc;
+}
+
+/* Bytes dt_cuda_coarse_upload allocates (for the estimate made before any allocation); the
+ * cuSOLVER workspace is known only with a handle: budgeted at 256 doubles per coarse DOF. */
+size_t dt_cuda_coarse_bytes(const dt_problem *pb) {
+  size_t n = (size_t)pb->n_sub * pb->n_modes, items = pb->n_sub ? (size_t)pb->item_ptr[pb->n_nodes] : 0;
+  if (!pb->n_sub) return 0;
+  return sizeof(int) * (2 * ((size_t)pb->n_sub + 1) + 2 * (size_t)pb->n_nodes + (size_t)pb->sub_nbr_ptr[pb->n_sub] +
+                        (size_t)pb->n_nodes + 1 + 3 * items + (size_t)pb->sub_nbr_ptr[pb->n_sub] + 1) +
+         sizeof(double) * (3 * (size_t)pb->n_nodes + 36 * items + n * n + 2 * n + 2 + 256 * n + 1) + sizeof(int) +
+         11 * 512;
+}
+
+dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
+  int n = g.n_coarse, *info = (int *)c->pinned;
+  long nn = (long)n * n;
+  unsigned ig = (unsigned)(((long)c->n_nodes * c->n_modes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  if (c->dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+  else k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_items", c->stream, ctx);
+  DT_CUDA_CHECK(cudaMemsetAsync(c->coarse_E, 0, sizeof(double) * nn, c->stream), ctx);
+  k_coarse_rows<<<c->n_sub, COARSE_BLOCK, 0, c->stream>>>(g);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_rows", c->stream, ctx);
+  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
+                                     c->coarse_lwork, c->coarse_info), ctx);
+  DT_TRY(dt_cuda_d2h(c, info, c->coarse_info, sizeof(int), ctx)); /* 4 bytes */
+  DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED,
+           "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
+           "the tangent lost stiffness", (*info - 1) / c->n_modes, (*info - 1) % c->n_modes);
+  /* E^-1 from the factor (cusolverDnDpotri; the alternative, E X = I by two triangular solves
+   * with n right-hand sides, does three times the flops and ran slower on the H200 at 23:33 UTC) */
+  DT_CUSOLVER_CHECK(cusolverDnDpotri(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
+                                     c->coarse_lwork, c->coarse_info), ctx);
+  DT_TRY(dt_cuda_d2h(c, info, c->coarse_info, sizeof(int), ctx));
+  DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED, "the coarse matrix of the two-level preconditioner is singular");
+  k_coarse_mirror<<<(unsigned)((nn + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_mirror", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
+  unsigned ng = (unsigned)((c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  if (c->dpn == 3) k_coarse_node_products<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
+  else k_coarse_node_products<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_node_products", c->stream, ctx);
+  k_coarse_restrict<<<c->n_sub, COARSE_RESTRICT_BLOCK, 0, c->stream>>>(g, skip);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_restrict", c->stream, ctx);
+  k_coarse_solve<<<g.n_coarse, COARSE_BLOCK, 0, c->stream>>>(g, skip);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_solve", c->stream, ctx);
+  if (c->dpn == 3) k_coarse_prolong<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
+  else k_coarse_prolong<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_prolong", c->stream, ctx);
+  k_coarse_dot<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(g, skip);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_dot", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+void dt_cuda_coarse_destroy(dt_cuda *c) {
+  if (c->dn) cusolverDnDestroy(c->dn);
+  c->dn = NULL;
+}
+
+dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx) {
+  const void *k[] = {(const void *)k_coarse_items<3>,         (const void *)k_coarse_items<2>,
+                     (const void *)k_coarse_node_products<3>, (const void *)k_coarse_node_products<2>,
+                     (const void *)k_coarse_prolong<3>,       (const void *)k_coarse_prolong<2>,
+                     (const void *)k_coarse_rows,             (const void *)k_coarse_shift,
+                     (const void *)k_coarse_mirror,           (const void *)k_coarse_restrict,
+                     (const void *)k_coarse_solve,            (const void *)k_coarse_dot};
+  return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
+}
