@@ -62,6 +62,7 @@ static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
   bench_result *r = user;
   dt_ctx ctx = {0};
   if (o->measure && o->measure(impl, &r->meas, &ctx) == DT_OK) r->have_meas = 1;
+  else if (o->measure) fprintf(stderr, "ductile-bench: no measurements (bandwidth, SpMV, memory): %s\n", ctx.msg);
 }
 
 static int print_newton(const dt_progress *ev, void *user) {
