@@ -2,6 +2,7 @@
  * upload, as with a device backend). */
 #include <string.h>
 
+#include "../coarse_space.h"
 #include "cpu_impl.h"
 
 static void *dup_bytes(const void *src, size_t n) {
@@ -47,7 +48,6 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DUP(color_elems, ne);
   dst->n_sub = src->n_sub;
   dst->n_modes = src->n_modes;
-  dst->node_nbr_ptr = NULL; /* the CSR pattern replaces the neighbour lists here */
   if (src->n_sub > 0) { /* the two-level preconditioner's boxes */
     int64_t items = src->item_ptr[src->n_nodes];
     DUP(sub_ptr, src->n_sub + 1);
@@ -84,17 +84,6 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->elem_pos);
   dt_free(pb->color_ptr);
   dt_free(pb->color_elems);
-  dt_free(pb->sub_ptr);
-  dt_free(pb->sub_nodes);
-  dt_free(pb->node_sub);
-  dt_free(pb->sub_geom);
-  dt_free(pb->node_d);
-  dt_free(pb->sub_nbr_ptr);
-  dt_free(pb->sub_nbr);
-  dt_free(pb->item_ptr);
-  dt_free(pb->item_sub);
-  dt_free(pb->item_local);
-  dt_free(pb->grp_ptr);
-  dt_free(pb->grp_item);
+  dt_coarse_space_free(pb);
   memset(pb, 0, sizeof *pb);
 }

@@ -171,34 +171,21 @@ int main(void) {
     check_job("hex8 elastic bbar", &b);
     free(b.s);
   }
-  {
-    sbuf b = {0};
-    hex8_job(&b,
-             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
-             "\"modulus\": 10000}}",
-             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
-    check_job("hex8 plastic linear", &b);
-    free(b.s);
-  }
-  {
-    sbuf b = {0};
-    hex8_job(&b,
-             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
-             "\"modulus\": 10000}}",
-             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "two_level");
-    check_job("hex8 plastic two-level", &b);
-    free(b.s);
-  }
-  {
-    sbuf b = {0};
-    g_forcing = "adaptive";
-    hex8_job(&b,
-             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
-             "\"modulus\": 10000}}",
-             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, "block_jacobi");
-    check_job("hex8 plastic adaptive", &b);
-    g_forcing = "fixed";
-    free(b.s);
+  { /* the plastic bar with linear hardening, with each linear-solver option */
+    static const char *const pcs[] = {"block_jacobi", "two_level", "block_jacobi"};
+    static const char *const forcings[] = {"fixed", "fixed", "adaptive"};
+    static const char *const names[] = {"hex8 plastic linear", "hex8 plastic two-level", "hex8 plastic adaptive"};
+    for (int v = 0; v < 3; v++) {
+      sbuf b = {0};
+      g_forcing = forcings[v];
+      hex8_job(&b,
+               "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+               "\"modulus\": 10000}}",
+               "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, pcs[v]);
+      check_job(names[v], &b);
+      g_forcing = "fixed";
+      free(b.s);
+    }
   }
   {
     sbuf b = {0};
