@@ -88,7 +88,7 @@ dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx) {
   }
   node_modes(c, c->coarse_R);
   memset(c->coarse_E, 0, sizeof(double) * (size_t)n * n);
-#pragma omp parallel
+#pragma omp parallel if (pb->n_dofs > DT_OMP_MIN_DOFS)
   {
     double *local = dt_malloc(sizeof(double) * DT_COARSE_MAX_NBR * 36);
 #pragma omp for schedule(dynamic, 1)
