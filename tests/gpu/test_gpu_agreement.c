@@ -138,7 +138,7 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
 
 /* hex8_job's plastic bar (linear hardening, bent and released) with its last 3 columns of cells
  * as tet4. */
-static void mixed_job(sbuf *b) {
+static void mixed_job(sbuf *b, const char *pc) {
   sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, hex8 and tet4\", ");
   sb_hex8_tet4_mesh(b, 8, 2, 2, 6.0, 1.0, 1.0, 3);
   sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
@@ -148,7 +148,7 @@ static void mixed_job(sbuf *b) {
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -1.6]") "]}, "
             "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.05]") "]}], ");
-  sb_add(b, k_solver_tight, "block_jacobi", "fixed");
+  sb_add(b, k_solver_tight, pc, "fixed");
   sb_add(b, "}");
 }
 
@@ -205,10 +205,10 @@ int main(void) {
     check_job("hex8 kinematic", &b);
     free(b.s);
   }
-  {
+  for (int two = 0; two < 2; two++) { /* the mixed mesh's upload path, also with two_level */
     sbuf b = {0};
-    mixed_job(&b);
-    check_job("hex8+tet4 plastic", &b);
+    mixed_job(&b, two ? "two_level" : "block_jacobi");
+    check_job(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic", &b);
     free(b.s);
   }
   {

@@ -8,7 +8,7 @@
  * kernels (DUCTILE_CUDA_ELEMENTS=simple), whose whole-Ke local arrays are reserved for every
  * resident thread. With a generous limit the job runs, and the device memory it allocated
  * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
- * admission figure). Skips (77) without a CUDA device. */
+ * admission figure), also with the two-level preconditioner. Skips (77) without a CUDA device. */
 #include "gpu_jobs.h"
 
 static dt_model *box_job(int n) {
@@ -92,6 +92,20 @@ int main(void) {
     EXPECT((double)dt_cuda_peak_bytes(NULL) <= est, "allocated %zu bytes, more than the estimate %.0f",
            dt_cuda_peak_bytes(NULL), est);
     printf("allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
+  }
+  { /* The two-level preconditioner's arrays and cuSOLVER workspace are in the estimate too: the
+     * same job with them peaks higher than without (so the process peak is this job's). */
+    double est = 0.0;
+    size_t before_peak = dt_cuda_peak_bytes(NULL);
+    m->solver.precond = DT_PC_TWO_LEVEL;
+    dt_ctx_reset(&ctx);
+    rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+    EXPECT(rc == DT_OK, "two_level: %s", ctx.msg);
+    dt_ctx_reset(&ctx);
+    EXPECT(dt_analysis_estimate(m, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
+    EXPECT(dt_cuda_peak_bytes(NULL) > before_peak && (double)dt_cuda_peak_bytes(NULL) <= est,
+           "two_level: peak %zu bytes (block Jacobi %zu), estimate %.0f", dt_cuda_peak_bytes(NULL), before_peak, est);
+    printf("two_level: allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
   }
   unsetenv("DUCTILE_GPU_MEMORY_LIMIT");
   dt_model_destroy(&m);
