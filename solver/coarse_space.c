@@ -98,96 +98,113 @@ cleanup:
   return rc;
 }
 
-/* Append the distinct values of list[0..n) that are not yet marked (mark[v] != stamp). */
-static int add_distinct(const int *list, int n, const int *map, int *mark, int stamp, int *out) {
+/* Insert v into the ascending list out[0..*m) unless it is there; 0 if the list is full
+ * (cap entries) and v is new. */
+static int insert_sorted(int *out, int *m, int cap, int v) {
+  int k = *m;
+  for (int i = 0; i < *m; i++)
+    if (out[i] == v) return 1;
+  if (*m >= cap) return 0;
+  while (k > 0 && out[k - 1] > v) out[k] = out[k - 1], k--;
+  out[k] = v;
+  (*m)++;
+  return 1;
+}
+
+/* The distinct boxes of node a's neighbours (its items), ascending, into out; their count. */
+static int node_items(const dt_problem *pb, int a, int *out) {
   int m = 0;
-  for (int k = 0; k < n; k++) {
-    int v = map[list[k]];
-    if (mark[v] != stamp) mark[v] = stamp, out[m++] = v;
+  for (int k = pb->node_nbr_ptr[a]; k < pb->node_nbr_ptr[a + 1]; k++)
+    insert_sorted(out, &m, INT32_MAX, pb->node_sub[pb->node_nbr[k]]);
+  return m;
+}
+
+/* The boxes coupled to box s (the union of its nodes' items), ascending, into out (room for
+ * DT_COARSE_MAX_NBR); their count, or -1 if there are more. */
+static int box_couplings(const dt_problem *pb, int s, int *out) {
+  int m = 0;
+  for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++) {
+    int a = pb->sub_nodes[k];
+    for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++)
+      if (!insert_sorted(out, &m, DT_COARSE_MAX_NBR, pb->item_sub[i])) return -1;
   }
   return m;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* Items of every node and the coupled boxes of every box; *too_many = 1 if a box is coupled to
- * more than DT_COARSE_MAX_NBR boxes. */
+/* Items of every node, the coupled boxes of every box and the item groups; *too_many = 1 if a
+ * box is coupled to more than DT_COARSE_MAX_NBR boxes. Every loop runs per node or per box into
+ * its own slots (parallel, and the same result for any thread count). */
 static dt_status couplings(dt_problem *pb, int *too_many, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int *mark = NULL, *tmp = NULL, n = pb->n_sub;
-  const int *np = pb->node_nbr_ptr, *nb = pb->node_nbr;
+  int n = pb->n_sub, max_nbr = 0, *box_nbr = NULL, over = 0;
   int64_t total = 0;
   *too_many = 0;
-  DT_ALLOC(mark, n, ctx, "coarse-space marks");
-  DT_ALLOC(tmp, n, ctx, "coarse-space scratch");
-  DT_ALLOC(pb->item_ptr, pb->n_nodes + 1, ctx, "coarse-space items");
-  for (int s = 0; s < n; s++) mark[s] = -1;
   for (int a = 0; a < pb->n_nodes; a++)
-    pb->item_ptr[a + 1] = pb->item_ptr[a] + add_distinct(nb + np[a], np[a + 1] - np[a], pb->node_sub, mark, a, tmp);
+    if (pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a] > max_nbr) max_nbr = pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a];
+  DT_ALLOC(pb->item_ptr, pb->n_nodes + 1, ctx, "coarse-space items");
+  DT_ALLOC(box_nbr, (size_t)n * DT_COARSE_MAX_NBR, ctx, "coarse-space box couplings");
+#pragma omp parallel if (pb->n_nodes > 20000)
+  {
+    int *scratch = dt_malloc(sizeof(int) * (size_t)(max_nbr + 1));
+#pragma omp for schedule(static)
+    for (int a = 0; a < pb->n_nodes; a++)
+      pb->item_ptr[a + 1] = scratch ? node_items(pb, a, scratch) : -1;
+    dt_free(scratch);
+  }
+  for (int a = 0; a < pb->n_nodes; a++) {
+    DT_CHECK(pb->item_ptr[a + 1] >= 0, ctx, DT_ERR_NOMEM, "out of memory listing the coarse-space items");
+    pb->item_ptr[a + 1] += pb->item_ptr[a];
+  }
   total = pb->item_ptr[pb->n_nodes];
   DT_ALLOC(pb->item_sub, total, ctx, "coarse-space items");
   DT_ALLOC(pb->item_local, total, ctx, "coarse-space items");
-  for (int s = 0; s < n; s++) mark[s] = -1;
-  for (int a = 0; a < pb->n_nodes; a++) {
-    int *out = pb->item_sub + pb->item_ptr[a], m = add_distinct(nb + np[a], np[a + 1] - np[a], pb->node_sub, mark, a, out);
-    qsort(out, (size_t)m, sizeof(int), cmp_int);
-  }
-  /* boxes coupled to each box: the union of its nodes' items */
+#pragma omp parallel for schedule(static) if (pb->n_nodes > 20000)
+  for (int a = 0; a < pb->n_nodes; a++) node_items(pb, a, pb->item_sub + pb->item_ptr[a]);
   DT_ALLOC(pb->sub_nbr_ptr, n + 1, ctx, "coarse-space box couplings");
-  for (int s = 0; s < n; s++) mark[s] = -1;
+#pragma omp parallel for schedule(dynamic, 4) if (pb->n_nodes > 20000)
   for (int s = 0; s < n; s++) {
-    int m = 0;
-    for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++) {
-      int a = pb->sub_nodes[k];
-      for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) {
-        int t = pb->item_sub[i];
-        if (mark[t] != s) mark[t] = s, tmp[m++] = t;
-      }
+    int m = box_couplings(pb, s, box_nbr + (size_t)s * DT_COARSE_MAX_NBR);
+    if (m < 0) {
+#pragma omp atomic write
+      over = 1;
     }
-    if (m > DT_COARSE_MAX_NBR) *too_many = 1;
-    pb->sub_nbr_ptr[s + 1] = pb->sub_nbr_ptr[s] + m;
+    pb->sub_nbr_ptr[s + 1] = m < 0 ? 0 : m;
   }
+  *too_many = over;
   if (*too_many) goto cleanup;
+  for (int s = 0; s < n; s++) pb->sub_nbr_ptr[s + 1] += pb->sub_nbr_ptr[s];
   DT_ALLOC(pb->sub_nbr, pb->sub_nbr_ptr[n], ctx, "coarse-space box couplings");
-  for (int s = 0; s < n; s++) mark[s] = -1;
-  for (int s = 0; s < n; s++) {
-    int *out = pb->sub_nbr + pb->sub_nbr_ptr[s], m = 0;
-    for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
-      for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++) {
-        int t = pb->item_sub[i];
-        if (mark[t] != s) mark[t] = s, out[m++] = t;
-      }
-    qsort(out, (size_t)m, sizeof(int), cmp_int);
-  }
+  for (int s = 0; s < n; s++)
+    memcpy(pb->sub_nbr + pb->sub_nbr_ptr[s], box_nbr + (size_t)s * DT_COARSE_MAX_NBR,
+           sizeof(int) * (size_t)(pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s]));
+#pragma omp parallel for schedule(static) if (pb->n_nodes > 20000)
   for (int a = 0; a < pb->n_nodes; a++) { /* rank of each item among its node's box's couplings */
-    int s = pb->node_sub[a];
-    const int *lst = pb->sub_nbr + pb->sub_nbr_ptr[s];
-    int len = pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s];
+    int s = pb->node_sub[a], first = pb->sub_nbr_ptr[s];
     for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) {
-      const int *f = bsearch(&pb->item_sub[i], lst, (size_t)len, sizeof(int), cmp_int);
-      pb->item_local[i] = (int)(f - lst);
+      int l = 0;
+      while (pb->sub_nbr[first + l] != pb->item_sub[i]) l++;
+      pb->item_local[i] = l;
     }
   }
   /* items grouped by coupling: E's block (s, l) is the sum of its group, in node order */
   DT_ALLOC(pb->grp_ptr, pb->sub_nbr_ptr[n] + 1, ctx, "coarse-space item groups");
   DT_ALLOC(pb->grp_item, total, ctx, "coarse-space item groups");
+#pragma omp parallel for schedule(dynamic, 4) if (pb->n_nodes > 20000)
   for (int s = 0; s < n; s++)
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
       for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++)
         pb->grp_ptr[pb->sub_nbr_ptr[s] + pb->item_local[i] + 1]++;
   for (int g = 0; g < pb->sub_nbr_ptr[n]; g++) pb->grp_ptr[g + 1] += pb->grp_ptr[g];
-  for (int s = 0; s < n; s++)
+#pragma omp parallel for schedule(dynamic, 4) if (pb->n_nodes > 20000)
+  for (int s = 0; s < n; s++) {
+    int cursor[DT_COARSE_MAX_NBR];
+    for (int l = 0; l < pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s]; l++) cursor[l] = pb->grp_ptr[pb->sub_nbr_ptr[s] + l];
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
       for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++)
-        pb->grp_item[pb->grp_ptr[pb->sub_nbr_ptr[s] + pb->item_local[i]]++] = i;
-  for (int g = pb->sub_nbr_ptr[n]; g > 0; g--) pb->grp_ptr[g] = pb->grp_ptr[g - 1];
-  pb->grp_ptr[0] = 0;
+        pb->grp_item[cursor[pb->item_local[i]]++] = i;
+  }
 cleanup:
-  dt_free(mark);
-  dt_free(tmp);
+  dt_free(box_nbr);
   return rc;
 }
 
