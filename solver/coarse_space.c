@@ -15,7 +15,6 @@ void dt_coarse_space_free(dt_problem *pb) {
   dt_free(pb->sub_ptr);
   dt_free(pb->sub_nodes);
   dt_free(pb->node_sub);
-  dt_free(pb->sub_geom);
   dt_free(pb->node_d);
   dt_free(pb->sub_nbr_ptr);
   dt_free(pb->sub_nbr);
@@ -27,7 +26,7 @@ void dt_coarse_space_free(dt_problem *pb) {
   pb->grp_ptr = pb->grp_item = NULL;
   pb->sub_ptr = pb->sub_nodes = pb->node_sub = pb->sub_nbr_ptr = pb->sub_nbr = NULL;
   pb->item_ptr = pb->item_sub = pb->item_local = NULL;
-  pb->sub_geom = pb->node_d = NULL;
+  pb->node_d = NULL;
   pb->n_sub = 0;
 }
 
@@ -59,10 +58,12 @@ static long grid_boxes(const dt_problem *pb, int want, int *box) {
   return (long)k[0] * k[1] * k[2];
 }
 
-/* Boxes (nodes, geometry) from the node -> grid-box map, empty grid boxes dropped. */
+/* Boxes from the node -> grid-box map, empty grid boxes dropped, and each node's offset from
+ * its box's centre (the mean of its nodes) over the box's scale (the largest such offset). */
 static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int *id = NULL, n = 0;
+  double *geom = NULL; /* 4 per box: centre and scale */
   DT_ALLOC(id, n_grid, ctx, "coarse-space box numbers");
   for (long b = 0; b < n_grid; b++) id[b] = -1;
   for (int a = 0; a < pb->n_nodes; a++) id[box[a]] = 0;
@@ -72,15 +73,15 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
   DT_ALLOC(pb->node_sub, pb->n_nodes, ctx, "coarse-space node boxes");
   DT_ALLOC(pb->sub_ptr, n + 1, ctx, "coarse-space boxes");
   DT_ALLOC(pb->sub_nodes, pb->n_nodes, ctx, "coarse-space box nodes");
-  DT_ALLOC(pb->sub_geom, 4 * (size_t)n, ctx, "coarse-space box geometry");
+  DT_ALLOC(geom, 4 * (size_t)n, ctx, "coarse-space box geometry");
   DT_ALLOC(pb->node_d, 3 * (size_t)pb->n_nodes, ctx, "coarse-space node offsets");
   for (int a = 0; a < pb->n_nodes; a++) pb->sub_ptr[(pb->node_sub[a] = id[box[a]]) + 1]++;
   for (int s = 0; s < n; s++) pb->sub_ptr[s + 1] += pb->sub_ptr[s];
   for (int a = 0; a < pb->n_nodes; a++) pb->sub_nodes[pb->sub_ptr[pb->node_sub[a]]++] = a;
   for (int s = n; s > 0; s--) pb->sub_ptr[s] = pb->sub_ptr[s - 1];
   pb->sub_ptr[0] = 0;
-  for (int s = 0; s < n; s++) { /* centre: mean of the nodes; scale: largest distance from it */
-    double *g = pb->sub_geom + 4 * s, c[3] = {0, 0, 0}, r = 0.0;
+  for (int s = 0; s < n; s++) {
+    double *g = geom + 4 * s, c[3] = {0, 0, 0}, r = 0.0;
     int cnt = pb->sub_ptr[s + 1] - pb->sub_ptr[s];
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
       for (int d = 0; d < 3; d++) c[d] += pb->x[3 * pb->sub_nodes[k] + d];
@@ -90,11 +91,12 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
     g[3] = r > 0.0 ? r : 1.0;
   }
   for (int a = 0; a < pb->n_nodes; a++) {
-    const double *g = pb->sub_geom + 4 * pb->node_sub[a];
+    const double *g = geom + 4 * pb->node_sub[a];
     for (int d = 0; d < 3; d++) pb->node_d[3 * a + d] = (pb->x[3 * a + d] - g[d]) / g[3];
   }
 cleanup:
   dt_free(id);
+  dt_free(geom);
   return rc;
 }
 

@@ -33,6 +33,9 @@ int dt_model_elem_type_from_name(const char *name) {
   return -1;
 }
 
+const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", NULL};
+const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
+
 void dt_solver_options_default(dt_solver_options *o) {
   o->newton_max_iter = 25;
   o->newton_rtol = 1e-6;
@@ -193,7 +196,7 @@ void dt_model_view(const dt_model *m, FILE *f) {
   fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s\n",
           m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol, m->solver.pcg_max_iter,
           m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
-          m->solver.precond == DT_PC_JACOBI ? "jacobi" : m->solver.precond == DT_PC_TWO_LEVEL ? "two_level" : "block_jacobi");
+          dt_precond_names[m->solver.precond]);
   fprintf(f, "  output: fields 0x%x, vtu %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,
           m->output.every, m->output.n_monitors);
 }

@@ -135,6 +135,9 @@ typedef enum dt_forcing_kind {
   DT_FORCING_ADAPTIVE = 1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */
 } dt_forcing_kind;
 
+/* The job format's names, in dt_forcing_kind order, NULL-terminated (model.c). */
+extern const char *const dt_forcing_names[];
+
 typedef struct dt_solver_options {
   int newton_max_iter;     /* corrections per increment; default 25 */
   double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */

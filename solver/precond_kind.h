@@ -10,4 +10,7 @@ typedef enum dt_precond_kind {
                              boxes of nodes (coarse_space.h) */
 } dt_precond_kind;
 
+/* The job format's names, in dt_precond_kind order, NULL-terminated (model.c). */
+extern const char *const dt_precond_names[];
+
 #endif

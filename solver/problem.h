@@ -71,7 +71,6 @@ typedef struct dt_problem {
   int *sub_ptr;                   /* n_sub + 1 offsets into sub_nodes */
   int *sub_nodes;                 /* each box's nodes, ascending */
   int *node_sub;                  /* n_nodes: the box of each node */
-  double *sub_geom;               /* 4 per box: centre x, y, z and length scale */
   double *node_d;                 /* 3 per node: offset from its box's centre / the box's scale */
   int *sub_nbr_ptr;               /* n_sub + 1: boxes coupled to each box (itself included) */
   int *sub_nbr;                   /* ascending */

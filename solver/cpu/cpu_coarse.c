@@ -58,8 +58,9 @@ static void box_rows(const dt_cpu *c, int s, double *local) {
   }
 }
 
-/* In-place Cholesky E = L L^T (lower triangle, row-major); returns the first failing pivot's
- * index, or -1. */
+/* In-place Cholesky E = L L^T (lower triangle, row-major), then L^T copied into the upper
+ * triangle so that both triangular solves of each application read rows (contiguous); returns
+ * the first failing pivot's index, or -1. */
 static int cholesky(double *E, int n) {
   for (int j = 0; j < n; j++) {
     double d = E[(size_t)j * n + j];
@@ -74,6 +75,8 @@ static int cholesky(double *E, int n) {
       E[(size_t)i * n + j] = s / d;
     }
   }
+  for (int i = 0; i < n; i++)
+    for (int k = i + 1; k < n; k++) E[(size_t)i * n + k] = E[(size_t)k * n + i];
   return -1;
 }
 
@@ -86,6 +89,7 @@ dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx) {
     DT_ALLOC(c->coarse_y, n, ctx, "coarse vector");
     DT_ALLOC(c->coarse_R, (size_t)pb->n_dofs * NM, ctx, "the coarse modes");
   }
+  c->coarse_failed = 0;
   node_modes(c, c->coarse_R);
   memset(c->coarse_E, 0, sizeof(double) * (size_t)n * n);
 #pragma omp parallel if (pb->n_dofs > DT_OMP_MIN_DOFS)
@@ -138,7 +142,7 @@ dt_status dt_cpu_coarse_apply(dt_cpu *c, const double *r, double *z) {
   }
   for (int i = n - 1; i >= 0; i--) {
     double s = y[i];
-    for (int k = i + 1; k < n; k++) s -= L[(size_t)k * n + i] * y[k];
+    for (int k = i + 1; k < n; k++) s -= L[(size_t)i * n + k] * y[k]; /* L^T, upper triangle */
     y[i] = s / L[(size_t)i * n + i];
   }
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)

@@ -15,8 +15,8 @@ typedef struct dt_cpu {
   double *val;          /* CSR values of the tangent */
   double *pc;           /* preconditioner: inverse diagonal or inverse nodal blocks */
   int pc_kind;
-  /* Two-level preconditioner (cpu_coarse.c): Cholesky factor of E = Z^T K Z (lower, row-major,
-   * 6 * n_sub square) and a coarse vector. */
+  /* Two-level preconditioner (cpu_coarse.c): the Cholesky factor L of E = Z^T K Z (row-major,
+   * n_modes * n_sub square: L below the diagonal, L^T above it) and a coarse vector. */
   double *coarse_E, *coarse_y, *coarse_R; /* coarse_R: the masked modes, NM per DOF */
   int coarse_failed;
   /* Per-point arrays, structure of arrays (see element_kernel.h). */

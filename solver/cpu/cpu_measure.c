@@ -62,7 +62,7 @@ dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
            4.0 * ((double)pb->nnz + pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
   if (pb->n_sub > 0) { /* two-level: the coarse factor, the masked modes, the box arrays */
     double nc = (double)pb->n_sub * pb->n_modes;
-    *bytes += 8.0 * (nc * nc + nc + (double)pb->n_dofs * pb->n_modes + 4.0 * pb->n_sub + 3.0 * pb->n_nodes) +
+    *bytes += 8.0 * (nc * nc + nc + (double)pb->n_dofs * pb->n_modes + 3.0 * pb->n_nodes) +
               4.0 * (5.0 * pb->n_nodes + 3.0 * pb->item_ptr[pb->n_nodes] + 2.0 * pb->sub_nbr_ptr[pb->n_sub]);
   }
   return DT_OK;

@@ -53,7 +53,6 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
     DUP(sub_ptr, src->n_sub + 1);
     DUP(sub_nodes, src->n_nodes);
     DUP(node_sub, src->n_nodes);
-    DUP(sub_geom, 4 * (size_t)src->n_sub);
     DUP(node_d, 3 * (size_t)src->n_nodes);
     DUP(sub_nbr_ptr, src->n_sub + 1);
     DUP(sub_nbr, src->sub_nbr_ptr[src->n_sub]);

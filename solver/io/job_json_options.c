@@ -11,8 +11,6 @@ static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "
 static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
                                           NULL};
 static const char *const methods[] = {"pcg", NULL};
-static const char *const preconditioners[] = {"jacobi", "block_jacobi", "two_level", NULL}; /* dt_precond_kind */
-static const char *const forcings[] = {"fixed", "adaptive", NULL};               /* dt_forcing_kind order */
 
 static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {
   dt_status rc = DT_OK;
@@ -47,11 +45,11 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
     dt_jp_key(p, path, "linear");
     DT_TRY(dt_jp_object(jp, lin, p, linear_keys));
     DT_TRY(dt_jp_get_keyword(jp, lin, p, "method", 0, methods, &method));
-    DT_TRY(dt_jp_get_keyword(jp, lin, p, "preconditioner", 0, preconditioners, &pc));
+    DT_TRY(dt_jp_get_keyword(jp, lin, p, "preconditioner", 0, dt_precond_names, &pc));
     o->precond = (dt_precond_kind)pc;
     DT_TRY(dt_jp_get_number(jp, lin, p, "tolerance", 0, &o->pcg_rtol));
     DT_TRY(check_tolerance(jp, p, "tolerance", o->pcg_rtol, 0));
-    DT_TRY(dt_jp_get_keyword(jp, lin, p, "forcing", 0, forcings, &forcing));
+    DT_TRY(dt_jp_get_keyword(jp, lin, p, "forcing", 0, dt_forcing_names, &forcing));
     o->forcing = (dt_forcing_kind)forcing;
     DT_TRY(dt_jp_get_int(jp, lin, p, "max_iterations", 0, 1, 100000000, &o->pcg_max_iter));
   }

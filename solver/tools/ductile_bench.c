@@ -143,6 +143,13 @@ static int parse_meshes(const char *s, int *sel) {
   return 0;
 }
 
+/* Index of name in a NULL-terminated list of names (the job format's, model.h), or -1. */
+static int name_index(const char *const *names, const char *name) {
+  for (int k = 0; names[k]; k++)
+    if (!strcmp(names[k], name)) return k;
+  return -1;
+}
+
 static int parse_args(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = "auto";
@@ -150,21 +157,17 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   o->precond = DT_PC_BLOCK_JACOBI; /* the seed's runs use Jacobi; block Jacobi is ours (docs/benchmarks.md) */
   o->selected[0] = 1;
   for (int i = 1; i < argc; i++) {
-    int more = i + 1 < argc;
+    int more = i + 1 < argc, k;
     if (!strcmp(argv[i], "--backend") && more) o->backend = argv[++i];
     else if (!strcmp(argv[i], "--threads") && more) o->threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pcg-tol") && more) o->pcg_tol = atof(argv[++i]);
     else if (!strcmp(argv[i], "--forcing") && more) {
-      const char *f = argv[++i];
-      if (strcmp(f, "fixed") && strcmp(f, "adaptive"))
-        return fprintf(stderr, "ductile-bench: --forcing is fixed or adaptive, not '%s'\n", f), -1;
-      o->forcing = strcmp(f, "adaptive") ? DT_FORCING_FIXED : DT_FORCING_ADAPTIVE;
+      if ((k = name_index(dt_forcing_names, argv[++i])) < 0)
+        return fprintf(stderr, "ductile-bench: --forcing is fixed or adaptive, not '%s'\n", argv[i]), -1;
+      o->forcing = (dt_forcing_kind)k;
     } else if (!strcmp(argv[i], "--precond") && more) {
-      static const char *const names[] = {"jacobi", "block_jacobi", "two_level"}; /* dt_precond_kind */
-      const char *p = argv[++i];
-      int k = 0;
-      while (k < 3 && strcmp(p, names[k])) k++;
-      if (k == 3) return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi or two_level, not '%s'\n", p), -1;
+      if ((k = name_index(dt_precond_names, argv[++i])) < 0)
+        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi or two_level, not '%s'\n", argv[i]), -1;
       o->precond = (dt_precond_kind)k;
     } else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose")) o->verbose = 1;
@@ -225,9 +228,8 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "newton_iterations", json_integer(nr));
   json_object_set_new(j, "pcg_iterations", json_integer(s->pcg_iters));
   json_object_set_new(j, "pcg_tolerance", json_real(o->pcg_tol));
-  json_object_set_new(j, "pcg_forcing", json_string(o->forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed"));
-  json_object_set_new(j, "preconditioner", json_string(o->precond == DT_PC_TWO_LEVEL ? "two_level"
-                                                       : o->precond == DT_PC_JACOBI ? "jacobi" : "block_jacobi"));
+  json_object_set_new(j, "pcg_forcing", json_string(dt_forcing_names[o->forcing]));
+  json_object_set_new(j, "preconditioner", json_string(dt_precond_names[o->precond]));
   json_object_set_new(j, "seconds_assembly", json_real(s->seconds_assembly));
   json_object_set_new(j, "seconds_stress_and_internal_force", json_real(s->seconds_stress));
   json_object_set_new(j, "seconds_linear_solver", json_real(s->seconds_solver));
@@ -258,8 +260,7 @@ static void print_result(int k, const bench_result *r, const bench_opts *o, long
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
   printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s)\n", nr, seed_gpu[k][0], s->pcg_iters,
-         o->forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed",
-         o->precond == DT_PC_TWO_LEVEL ? "two-level" : o->precond == DT_PC_JACOBI ? "Jacobi" : "block Jacobi");
+         dt_forcing_names[o->forcing], dt_precond_names[o->precond]);
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
          "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
