@@ -232,24 +232,17 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   size_t items = (size_t)pb->item_ptr[pb->n_nodes];
   c->n_sub = pb->n_sub;
   c->n_modes = pb->n_modes;
-#define UP(field, count, what)                                                                  \
-  do {                                                                                          \
-    size_t nb_ = sizeof(*pb->field) * (size_t)(count);                                          \
-    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
-    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->field, nb_, ctx));                \
-  } while (0)
-  UP(sub_ptr, pb->n_sub + 1, "coarse-space boxes");
-  UP(sub_nodes, pb->n_nodes, "coarse-space box nodes");
-  UP(node_sub, pb->n_nodes, "coarse-space node boxes");
-  UP(node_d, 3 * (size_t)pb->n_nodes, "coarse-space node offsets");
-  UP(sub_nbr_ptr, pb->n_sub + 1, "coarse-space box couplings");
-  UP(sub_nbr, pb->sub_nbr_ptr[pb->n_sub], "coarse-space box couplings");
-  UP(item_ptr, pb->n_nodes + 1, "coarse-space items");
-  UP(item_sub, items, "coarse-space items");
-  UP(item_local, items, "coarse-space items");
-  UP(grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
-  UP(grp_item, items, "coarse-space item groups");
-#undef UP
+  UPLOAD(sub_ptr, pb->n_sub + 1, "coarse-space boxes");
+  UPLOAD(sub_nodes, pb->n_nodes, "coarse-space box nodes");
+  UPLOAD(node_sub, pb->n_nodes, "coarse-space node boxes");
+  UPLOAD(node_d, 3 * (size_t)pb->n_nodes, "coarse-space node offsets");
+  UPLOAD(sub_nbr_ptr, pb->n_sub + 1, "coarse-space box couplings");
+  UPLOAD(sub_nbr, pb->sub_nbr_ptr[pb->n_sub], "coarse-space box couplings");
+  UPLOAD(item_ptr, pb->n_nodes + 1, "coarse-space items");
+  UPLOAD(item_sub, items, "coarse-space items");
+  UPLOAD(item_local, items, "coarse-space items");
+  UPLOAD(grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
+  UPLOAD(grp_item, items, "coarse-space item groups");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));

@@ -122,6 +122,17 @@ dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_line
  * -1 for a mixed mesh) */
 dt_status dt_cuda_load_element_kernels(int uniform_type, size_t *local_max, dt_ctx *ctx);
 
+/* Upload problem array pb->pb_field (count items) into a new device array c->field, counted
+ * (dt_cuda_alloc, dt_cuda_h2d); for functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx
+ * *ctx and a cleanup label (cuda_upload.cu, cuda_coarse.cu). */
+#define UPLOAD_AS(field, pb_field, count, what)                                                 \
+  do {                                                                                          \
+    size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                       \
+    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
+    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->pb_field, nb_, ctx));             \
+  } while (0)
+#define UPLOAD(field, count, what) UPLOAD_AS(field, field, count, what)
+
 /* cuda_memory.cu */
 dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt_ctx *ctx);
 void dt_cuda_free(dt_cuda *c, void *p);

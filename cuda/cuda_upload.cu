@@ -38,14 +38,6 @@ extern "C" void dt_cuda_destroy(void *impl) {
   dt_free(c);
 }
 
-#define UPLOAD_AS(field, pb_field, count, what)                                                 \
-  do {                                                                                          \
-    size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                       \
-    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
-    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->pb_field, nb_, ctx));             \
-  } while (0)
-#define UPLOAD(field, count, what) UPLOAD_AS(field, field, count, what)
-
 #define ZEROS(ptr, count, what)                                                                 \
   do {                                                                                          \
     size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                              \
