@@ -43,15 +43,30 @@ extern "C" dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx) {
   return copy_state((dt_cuda *)impl, 0, ctx);
 }
 
-/* Download ncomp SoA components starting at src (component k at src + k * n_qp) into the
- * point-major host array out[q * ncomp + k]. */
-static dt_status download_soa(dt_cuda *c, const double *src, int ncomp, double *out,
-                              double *scratch, dt_ctx *ctx) {
+/* out[q * ncomp + k] = src[k * nq + q]: the point-major layout of the host fields. */
+__global__ void k_soa_to_points(const double *__restrict__ src, int ncomp, long nq, double *__restrict__ out) {
+  long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < nq * ncomp) out[i] = src[(i % ncomp) * nq + i / ncomp];
+}
+
+/* Download the ncomp SoA components of the committed array src (component k at src + k * nq)
+ * into the point-major host array out. The reordering runs on the device, into the matching
+ * trial array, which is dead between a commit and the next stress update (that update
+ * recomputes it from the committed state) and is reset to the committed values afterwards
+ * (trial == committed after a commit, as the CPU backend keeps it): one copy straight into
+ * the caller's array, with no host scratch to page in and no host loop (C5's stress field:
+ * 584 MB). */
+static dt_status download_points(dt_cuda *c, const double *src, double *trial, int ncomp, double *out,
+                                 dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  size_t nq = (size_t)c->n_qp;
-  DT_TRY(dt_cuda_d2h(c, scratch, src, sizeof(double) * nq * ncomp, ctx));
-  for (size_t q = 0; q < nq; q++)
-    for (int k = 0; k < ncomp; k++) out[q * ncomp + k] = scratch[k * nq + q];
+  long nq = c->n_qp, n = nq * ncomp;
+  if (n == 0) return DT_OK;
+  k_soa_to_points<<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
+      src, ncomp, nq, trial);
+  DT_CUDA_LAUNCH_CHECK("k_soa_to_points", c->stream, ctx);
+  DT_TRY(dt_cuda_d2h(c, out, trial, sizeof(double) * (size_t)n, ctx));
+  DT_CUDA_CHECK(cudaMemcpyAsync(trial, src, sizeof(double) * (size_t)n, cudaMemcpyDeviceToDevice, c->stream),
+                ctx);
 cleanup:
   return rc;
 }
@@ -61,17 +76,17 @@ extern "C" dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_field
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   size_t nq = (size_t)c->n_qp;
-  double *scratch = NULL;
   (void)what; /* like the CPU backend: the non-NULL arrays of f say what is wanted */
-  if (!f->qp_stress && !f->qp_strain && !f->qp_peeq) return DT_OK;
-  scratch = (double *)dt_malloc(sizeof(double) * 6 * (nq ? nq : 1));
-  DT_CHECK(scratch != NULL, ctx, DT_ERR_NOMEM, "out of memory downloading point fields");
-  if (f->qp_stress) DT_TRY(download_soa(c, c->sig_c, 6, f->qp_stress, scratch, ctx));
-  if (f->qp_strain) DT_TRY(download_soa(c, c->eps_c, 6, f->qp_strain, scratch, ctx));
+  if (f->qp_stress) DT_TRY(download_points(c, c->sig_c, c->sig_t, 6, f->qp_stress, ctx));
+  if (f->qp_strain) DT_TRY(download_points(c, c->eps_c, c->eps_t, 6, f->qp_strain, ctx));
   if (f->qp_peeq) DT_TRY(dt_cuda_d2h(c, f->qp_peeq, c->hist_c + 6 * nq, sizeof(double) * nq, ctx));
 cleanup:
-  dt_free(scratch);
   return rc;
+}
+
+dt_status dt_cuda_load_field_kernels(dt_ctx *ctx) {
+  const void *k[] = {(const void *)k_soa_to_points};
+  return dt_cuda_load_list(k, 1, NULL, ctx);
 }
 
 /* Checkpoint support: the committed point state as host SoA (history, stress, strain),

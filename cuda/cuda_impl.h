@@ -118,6 +118,7 @@ dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max
 dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vector.cu */
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
+dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fields.cu */
 /* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its one element type, or
  * -1 for a mixed mesh) */
 dt_status dt_cuda_load_element_kernels(int uniform_type, size_t *local_max, dt_ctx *ctx);

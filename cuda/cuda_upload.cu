@@ -78,6 +78,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_vector_kernels(ctx));
   DT_TRY(dt_cuda_load_pcg_kernels(ctx));
   DT_TRY(dt_cuda_load_linear_kernels(ctx));
+  DT_TRY(dt_cuda_load_field_kernels(ctx));
   DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, NULL, ctx));
   if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));

@@ -223,9 +223,10 @@ static void clean_dir(const char *dir) {
 }
 
 static json_t *timings_json(const dt_run_summary *s) {
-  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total", s->seconds_total, "setup",
+  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total", s->seconds_total, "setup",
                    s->seconds_setup, "assembly", s->seconds_assembly, "stress_update", s->seconds_stress,
-                   "linear_solver", s->seconds_solver, "output", s->seconds_output, "increments", s->increments,
+                   "linear_solver", s->seconds_solver, "output", s->seconds_output, "loads", s->seconds_loads,
+                   "increments", s->increments,
                    "newton_iterations", (json_int_t)s->newton_iters, "pcg_iterations", (json_int_t)s->pcg_iters,
                    "cutbacks", s->cutbacks);
 }

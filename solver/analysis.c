@@ -20,6 +20,7 @@
 #include "checkpoint.h"
 #include "fields.h"
 #include "io/output.h"
+#include "host_arrays.h"
 #include "loads.h"
 #include "newton.h"
 
@@ -82,7 +83,9 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   info(r, line);
   DT_ALLOC(r->h1, r->pb->n_dofs, ctx, "host vector");
   DT_ALLOC(r->h2, r->pb->n_dofs, ctx, "host vector");
+  dt_host_fill(r->h2, NULL, (size_t)r->pb->n_dofs); /* pages in now, with all threads */
   DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));
+  dt_host_fill(r->h1, NULL, (size_t)r->pb->n_dofs);
   for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0;
   DT_TRY(r->o->vec_set(r->impl, DT_VEC_FREE, r->h1, ctx)); /* before step 1: all free, f = 0 */
   r->nc.ops = r->o;
@@ -270,7 +273,7 @@ cleanup:
 static dt_status run_step(run *r, int s, const step_start *start, int *stop, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_step *st = &r->m->steps[s];
-  double lambda = start->lambda, dmax, dmin, dl;
+  double lambda = start->lambda, dmax, dmin, dl, t0 = dt_seconds();
   double dl_prev = start->mid_step ? start->dlambda_prev : 0.0; /* 0: no extrapolation */
   int inc = start->increment, cut_in_row = 0, cuts_before = 0;
   int n_inc = st->n_increments > 0 ? st->n_increments : 1;
@@ -279,6 +282,7 @@ static dt_status run_step(run *r, int s, const step_start *start, int *stop, dt_
   dmin = st->automatic ? st->inc_min : dmax * pow(DT_CUTBACK_FACTOR, st->max_cutbacks);
   if (!start->mid_step) DT_TRY(step_start_vectors(r, ctx));
   DT_TRY(step_load_vectors(r, s, ctx));
+  r->sum->seconds_loads += dt_seconds() - t0;
   if (!start->mid_step) increment_event(r, DT_EV_STEP_START, s, 0, 0.0, dl, NULL, NULL);
   while (lambda < 1.0 - 1e-12) {
     dt_newton_result nr;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "element/element.h"
+#include "host_arrays.h"
 
 /* Each element writes its own points, so the loop runs in parallel and gives the same
  * result for any thread count. The shape functions at the points depend only on the element
@@ -48,6 +49,12 @@ dt_status dt_fields_alloc(const dt_model *m, const dt_problem *pb, dt_fields *f,
   if (want & DT_OUT_E) DT_ALLOC(f->qp_strain, 6 * (size_t)pb->n_qp, ctx, "strain field");
   if (want & DT_OUT_PEEQ) DT_ALLOC(f->qp_peeq, pb->n_qp, ctx, "plastic strain field");
   qp_coordinates(m, f);
+  /* written once per increment: pages in now, with all threads (host_arrays.h) */
+  dt_host_fill(f->u, NULL, 3 * (size_t)m->n_nodes);
+  dt_host_fill(f->rf, NULL, 3 * (size_t)m->n_nodes);
+  if (f->qp_stress) dt_host_fill(f->qp_stress, NULL, 6 * (size_t)pb->n_qp);
+  if (f->qp_strain) dt_host_fill(f->qp_strain, NULL, 6 * (size_t)pb->n_qp);
+  if (f->qp_peeq) dt_host_fill(f->qp_peeq, NULL, (size_t)pb->n_qp);
 cleanup:
   if (rc != DT_OK) dt_fields_free(f);
   return rc;

@@ -85,7 +85,8 @@ typedef struct dt_run_summary {
    * convergence), and cut-back increments make calls too. */
   long assembly_calls;
   long stress_calls;
-  double seconds_output;
+  double seconds_output;   /* per converged increment: fields downloaded, files written */
+  double seconds_loads;    /* per step: loads and constraints formed and sent to the backend */
   double max_u;            /* at the last converged increment */
   double max_mises;
   double max_peeq;

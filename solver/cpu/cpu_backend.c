@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../host_arrays.h"
 #include "cpu_impl.h"
 
 #ifdef _OPENMP
@@ -34,6 +35,17 @@ static void cpu_destroy(void *impl) {
   dt_free(c);
 }
 
+/* Copy the point state, committed <- trial (to_committed) or trial <- committed. */
+static void copy_state(dt_cpu *c, int to_committed) {
+  size_t nq = (size_t)c->pb.n_qp;
+  double *from[3] = {c->hist_t, c->sig_t, c->eps_t}, *to[3] = {c->hist_c, c->sig_c, c->eps_c};
+  size_t n[3] = {nq * DT_MAT_STATE_DOUBLES, nq * 6, nq * 6};
+  for (int i = 0; i < 3; i++) {
+    if (to_committed) dt_host_fill(to[i], from[i], n[i]);
+    else dt_host_fill(from[i], to[i], n[i]);
+  }
+}
+
 static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt, void **impl,
                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -54,6 +66,15 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
 #ifdef _OPENMP
   if (c->threads > 0) omp_set_num_threads(c->threads);
 #endif
+  /* first touch by the threads that use each part (host_arrays.h) */
+  for (int v = 0; v < DT_VEC_COUNT; v++) dt_host_fill(c->vec[v], NULL, (size_t)pb->n_dofs);
+  dt_host_fill(c->val, NULL, (size_t)pb->nnz);
+  dt_host_fill(c->hist_c, NULL, (size_t)nq * DT_MAT_STATE_DOUBLES);
+  dt_host_fill(c->hist_t, NULL, (size_t)nq * DT_MAT_STATE_DOUBLES);
+  dt_host_fill(c->sig_c, NULL, (size_t)nq * 6);
+  dt_host_fill(c->sig_t, NULL, (size_t)nq * 6);
+  dt_host_fill(c->eps_c, NULL, (size_t)nq * 6);
+  dt_host_fill(c->eps_t, NULL, (size_t)nq * 6);
   *impl = c;
   c = NULL;
 cleanup:
@@ -118,22 +139,14 @@ static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, 
 }
 
 static dt_status cpu_commit(void *impl, dt_ctx *ctx) {
-  dt_cpu *c = impl;
-  size_t nq = (size_t)c->pb.n_qp;
-  memcpy(c->hist_c, c->hist_t, sizeof(double) * nq * DT_MAT_STATE_DOUBLES);
-  memcpy(c->sig_c, c->sig_t, sizeof(double) * nq * 6);
-  memcpy(c->eps_c, c->eps_t, sizeof(double) * nq * 6);
+  copy_state(impl, 1);
   return DT_OK;
 }
 
 /* The trial arrays are always recomputed from the committed ones, so discarding them is
  * enough; they are reset to the committed values to keep downloads consistent. */
 static dt_status cpu_rollback(void *impl, dt_ctx *ctx) {
-  dt_cpu *c = impl;
-  size_t nq = (size_t)c->pb.n_qp;
-  memcpy(c->hist_t, c->hist_c, sizeof(double) * nq * DT_MAT_STATE_DOUBLES);
-  memcpy(c->sig_t, c->sig_c, sizeof(double) * nq * 6);
-  memcpy(c->eps_t, c->eps_c, sizeof(double) * nq * 6);
+  copy_state(impl, 0);
   return DT_OK;
 }
 
@@ -158,6 +171,7 @@ static dt_status cpu_state_set(void *impl, const double *host, dt_ctx *ctx) {
 static dt_status cpu_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx) {
   dt_cpu *c = impl;
   long nq = c->pb.n_qp;
+#pragma omp parallel for schedule(static) if (nq > DT_OMP_MIN_DOFS)
   for (long q = 0; q < nq; q++) {
     for (int k = 0; k < 6; k++) {
       if (f->qp_stress) f->qp_stress[q * 6 + k] = c->sig_c[k * nq + q];

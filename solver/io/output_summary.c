@@ -38,6 +38,7 @@ static json_t *timings(const dt_run_summary *s, int *err) {
   put(t, "stress", num(s->seconds_stress), err);
   put(t, "solver", num(s->seconds_solver), err);
   put(t, "output", num(s->seconds_output), err);
+  put(t, "loads", num(s->seconds_loads), err);
   return t;
 }
 

@@ -1,0 +1,18 @@
+/* Large host arrays: filling and copying them with all threads.
+ *
+ * calloc/malloc leave the pages of a large block untouched; the first write to each page
+ * faults it in, about 25 ms for one 37.5 MB vector of C5 when one thread does it (lent H200
+ * host, 2026-11-22, docs/bench/probe_host_pages.c) against 2 ms with all 16 threads. Arrays
+ * that are written on the host once per step or increment (load vectors, downloaded fields)
+ * are therefore filled with dt_host_fill when they are allocated, and the CPU backend's big
+ * arrays are, so that each thread first touches the part its static loops use. */
+#ifndef DT_HOST_ARRAYS_H
+#define DT_HOST_ARRAYS_H
+
+#include <stddef.h>
+
+/* dst[i] = src[i] for i < n, or 0 where src is NULL; split evenly over the OpenMP threads
+ * (one thread for small n). */
+void dt_host_fill(double *dst, const double *src, size_t n);
+
+#endif
