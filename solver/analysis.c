@@ -77,6 +77,12 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
            r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
+  snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs, else block_jacobi)",
+           DT_PC_AUTO_MIN_DOFS);
+  snprintf(line, sizeof line, "linear solver: PCG, %s preconditioner%s, %s tolerance %g",
+           dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
+           dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
+  info(r, line);
   t0 = dt_seconds();
   DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
   snprintf(line, sizeof line, "backend %s: problem taken in %.2f s", r->o->name, dt_seconds() - t0);

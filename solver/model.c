@@ -33,7 +33,7 @@ int dt_model_elem_type_from_name(const char *name) {
   return -1;
 }
 
-const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", NULL};
+const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "auto", NULL};
 const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
 
 void dt_solver_options_default(dt_solver_options *o) {
@@ -42,7 +42,7 @@ void dt_solver_options_default(dt_solver_options *o) {
   o->newton_dtol = 1e-3;
   o->pcg_max_iter = 10000;
   o->pcg_rtol = 1e-9;
-  o->precond = DT_PC_BLOCK_JACOBI;
+  o->precond = DT_PC_AUTO;
   o->forcing = DT_FORCING_FIXED;
 }
 
@@ -193,10 +193,10 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->n_nsets, m->n_elsets, m->n_surfaces, m->n_materials, m->n_sections, m->n_steps);
   view_materials(m, f);
   view_steps(m, f);
-  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s\n",
+  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s%s\n",
           m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol, m->solver.pcg_max_iter,
           m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
-          dt_precond_names[m->solver.precond]);
+          dt_precond_names[m->solver.precond], m->solver.precond_auto ? " (auto)" : "");
   fprintf(f, "  output: fields 0x%x, vtu %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,
           m->output.every, m->output.n_monitors);
 }

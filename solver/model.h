@@ -145,7 +145,8 @@ typedef struct dt_solver_options {
                               default 1e-3 (see newton.c) */
   int pcg_max_iter;        /* default 10000 */
   double pcg_rtol;         /* relative residual; default 1e-9 */
-  dt_precond_kind precond; /* default block Jacobi */
+  dt_precond_kind precond; /* default auto, which dt_model_finish resolves (precond_kind.h) */
+  int precond_auto;        /* 1 when precond was chosen by that rule */
   dt_forcing_kind forcing; /* default fixed */
 } dt_solver_options;
 

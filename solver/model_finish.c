@@ -290,7 +290,7 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(o->newton_dtol >= 0 && o->newton_dtol < 1, "solver: newton displacement_tolerance must be in [0, 1)");
   FIN_CHECK(o->pcg_max_iter >= 1, "solver: linear max_iterations must be >= 1");
   FIN_CHECK(o->pcg_rtol > 0 && o->pcg_rtol < 1, "solver: linear tolerance must be in (0, 1)");
-  FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_TWO_LEVEL, "solver: invalid preconditioner");
+  FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO, "solver: invalid preconditioner");
   FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
   FIN_CHECK((out->fields & ~DT_OUT_ALL) == 0, "output: invalid field bits 0x%x", out->fields);
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");
@@ -303,6 +303,14 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   }
 cleanup:
   return rc;
+}
+
+/* linear.preconditioner "auto" (the default): two_level where it pays (precond_kind.h). */
+static void resolve_precond(dt_model *m) {
+  dt_solver_options *o = &m->solver;
+  if (o->precond != DT_PC_AUTO) return;
+  o->precond_auto = 1;
+  o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS ? DT_PC_TWO_LEVEL : DT_PC_BLOCK_JACOBI;
 }
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
@@ -319,6 +327,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(check_geometry(m, ctx));
   DT_TRY(check_steps(m, ctx));
   DT_TRY(check_options(m, ctx));
+  resolve_precond(m);
 cleanup:
   return rc;
 }

@@ -6,9 +6,18 @@
 typedef enum dt_precond_kind {
   DT_PC_JACOBI = 0,
   DT_PC_BLOCK_JACOBI = 1, /* nodal blocks (3x3 in 3D, 2x2 in 2D) */
-  DT_PC_TWO_LEVEL = 2     /* block Jacobi plus a coarse correction on the rigid-body modes of
+  DT_PC_TWO_LEVEL = 2,    /* block Jacobi plus a coarse correction on the rigid-body modes of
                              boxes of nodes (coarse_space.h) */
+  DT_PC_AUTO = 3          /* the job's default: dt_model_finish replaces it by two_level for 3D
+                             models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi */
 } dt_precond_kind;
+
+/* Where two_level starts to pay (lent H200 and its 16-core host, 2026-11-22, cubes of n^3 hex8
+ * under Kiran's load, after upload): n = 24 (47k DOFs) block Jacobi is faster on both
+ * backends; n = 32 (108k DOFs) two_level is, GPU 0.043 s against 0.051 s and CPU 1.01 s against
+ * 1.26 s; n = 48 (353k DOFs) 0.091 s against 0.157 s and 3.80 s against 5.73 s
+ * (docs/benchmarks.md, "Faster linear solves"). */
+#define DT_PC_AUTO_MIN_DOFS 100000
 
 /* The job format's names, in dt_precond_kind order, NULL-terminated (model.c). */
 extern const char *const dt_precond_names[];

@@ -175,7 +175,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       o->forcing = (dt_forcing_kind)k;
     } else if (!strcmp(argv[i], "--precond") && more) {
       if ((k = name_index(dt_precond_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi or two_level, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi, two_level or auto, not '%s'\n", argv[i]), -1;
       o->precond = (dt_precond_kind)k;
     } else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose")) o->verbose = 1;
@@ -191,7 +191,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else {
       fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
                       "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
-                      "[--precond jacobi|block_jacobi|two_level] [--point-fields] [--json FILE] [--verbose]\n");
+                      "[--precond jacobi|block_jacobi|two_level|auto] [--point-fields] [--json FILE] [--verbose]\n");
       return -1;
     }
   }

@@ -118,7 +118,9 @@ static void defaults(void) {
   EXPECT(m->steps[0].cload[0].f[0] == 1 && m->steps[0].cload[0].f[1] == 2 && m->steps[0].cload[0].f[2] == 0);
   EXPECT(m->steps[0].body[0].b[1] == -1);
   EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 && m->solver.newton_dtol == 1e-3);
+  /* "auto": block Jacobi for a 2D model (precond_kind.h) */
   EXPECT(m->solver.pcg_max_iter == 10000 && m->solver.pcg_rtol == 1e-9 && m->solver.precond == DT_PC_BLOCK_JACOBI);
+  EXPECT(m->solver.precond_auto == 1);
   EXPECT(m->solver.forcing == DT_FORCING_FIXED);
   EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1 && m->output.n_monitors == 0);
   dt_model_destroy(&m);
@@ -139,6 +141,20 @@ static void adaptive_forcing(void) {
   }
   EXPECT(m->solver.forcing == DT_FORCING_ADAPTIVE && m->solver.pcg_rtol == 1e-8);
   dt_model_destroy(&m);
+  /* the preconditioner's names: "auto" (the default) and a named one */
+  for (int k = 0; k < 2; k++) {
+    dt_ctx_reset(&ctx);
+    snprintf(text, sizeof text, "%.*s, \"solver\": {\"linear\": {\"preconditioner\": \"%s\"}}}", (int)n,
+             minimal_2d, k ? "two_level" : "auto");
+    m = parse(text, &ctx);
+    if (!m) {
+      failures++;
+      return;
+    }
+    EXPECT(k ? m->solver.precond == DT_PC_TWO_LEVEL && !m->solver.precond_auto
+             : m->solver.precond == DT_PC_BLOCK_JACOBI && m->solver.precond_auto);
+    dt_model_destroy(&m);
+  }
 }
 
 static void create_defaults(void) {

@@ -13,7 +13,9 @@
  *    couplings symmetric and holding every box its nodes' rows reach, item ranks consistent.
  * 4. The same plastic job with the two-level preconditioner (reference: block Jacobi, the
  *    same tolerances): the displacements agree to 1e-6 relative, the same Newton iterations,
- *    and at most 3/4 of the PCG iterations; also with the adaptive tolerance. */
+ *    and at most 3/4 of the PCG iterations; also with the adaptive tolerance.
+ * 5. The default preconditioner, "auto" (precond_kind.h): block Jacobi below 100,000 DOFs
+ *    (32^3 nodes: 98,304), two_level from there (33^3: 107,811), a named one kept. */
 #include <math.h>
 
 #include "analysis.h"
@@ -164,8 +166,35 @@ static void check_boxes(void) {
   dt_model_destroy(&m);
 }
 
+/* The preconditioner dt_model_finish picks for an n^3-node box whose job names `named` (or
+ * leaves the default when named < 0); *chosen_by_rule: whether "auto" chose it. */
+static dt_precond_kind finished_precond(int n, int named, int *chosen_by_rule) {
+  dt_model *m = unit_box(n - 1, n - 1, n - 1, 0);
+  dt_ctx ctx = {0};
+  dt_precond_kind pc;
+  CHECK(m->solver.precond == DT_PC_AUTO, "the default preconditioner is %s, not auto",
+        dt_precond_names[m->solver.precond]);
+  if (named >= 0) m->solver.precond = (dt_precond_kind)named;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  pc = m->solver.precond;
+  *chosen_by_rule = m->solver.precond_auto;
+  dt_model_destroy(&m);
+  return pc;
+}
+
+static void check_auto(void) {
+  int by_rule = 0;
+  CHECK(finished_precond(32, -1, &by_rule) == DT_PC_BLOCK_JACOBI && by_rule, "auto at 98,304 DOFs");
+  CHECK(finished_precond(33, -1, &by_rule) == DT_PC_TWO_LEVEL && by_rule, "auto at 107,811 DOFs");
+  CHECK(finished_precond(33, DT_PC_BLOCK_JACOBI, &by_rule) == DT_PC_BLOCK_JACOBI && !by_rule,
+        "a named preconditioner is kept");
+  CHECK(finished_precond(8, DT_PC_TWO_LEVEL, &by_rule) == DT_PC_TWO_LEVEL && !by_rule, "two_level named on a small mesh");
+  printf("auto: block_jacobi at 98,304 DOFs, two_level at 107,811\n");
+}
+
 int main(void) {
   static record fixed, adaptive, two, two_adaptive;
+  check_auto();
   double d;
   check_rule();
   solve(DT_FORCING_FIXED, DT_PC_BLOCK_JACOBI, 1e-10, &fixed);
