@@ -97,7 +97,7 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size
   size_t need = 0, free_b = 0, total_b = 0, limit = 0, avail, margin, held = 0;
   const char *env = getenv("DUCTILE_GPU_MEMORY_LIMIT");
   int has_limit = 0, limit_binds = 0;
-  char s_need[32], s_avail[32], s_dofs[32], s_nnz[32], s_qp[32], why[160];
+  char s_need[32], s_avail[32], s_dofs[32], s_nnz[32], s_qp[32], s_coarse[32], why[160], coarse[160] = "";
   DT_CHECK(env == NULL || *env == '\0' || parse_limit(env, &limit), ctx, DT_ERR_INPUT,
            "DUCTILE_GPU_MEMORY_LIMIT=\"%s\" is not a byte count (examples: 4000000000, 512M, 4G)",
            env);
@@ -127,10 +127,15 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size
   else
     snprintf(why, sizeof why, "%.1f GB free of %.1f GB on the device, less a safety margin",
              free_b / 1e9, total_b / 1e9);
+  if (pb->n_sub > 0) { /* two_level, named or chosen by "auto": say what it costs */
+    human_bytes((double)dt_cuda_coarse_bytes(pb), s_coarse, sizeof s_coarse);
+    snprintf(coarse, sizeof coarse, "; %s of it is the two-level preconditioner's, which "
+             "linear.preconditioner \"block_jacobi\" does without", s_coarse);
+  }
   rc = DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
                 "the job needs an estimated %s of GPU memory but only %s are available (%s): "
-                "%s DOFs, %s matrix nonzeros, %s integration points",
-                s_need, s_avail, why, s_dofs, s_nnz, s_qp);
+                "%s DOFs, %s matrix nonzeros, %s integration points%s",
+                s_need, s_avail, why, s_dofs, s_nnz, s_qp, coarse);
 cleanup:
   return rc;
 }

@@ -57,6 +57,7 @@ typedef struct bench_result {
   dt_run_summary sum;
   dt_backend_measure meas;
   int have_meas;
+  dt_precond_kind precond; /* as the model resolved it ("auto" -> two_level or block_jacobi) */
 } bench_result;
 
 static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
@@ -239,7 +240,7 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "pcg_iterations", json_integer(s->pcg_iters));
   json_object_set_new(j, "pcg_tolerance", json_real(o->pcg_tol));
   json_object_set_new(j, "pcg_forcing", json_string(dt_forcing_names[o->forcing]));
-  json_object_set_new(j, "preconditioner", json_string(dt_precond_names[o->precond]));
+  json_object_set_new(j, "preconditioner", json_string(dt_precond_names[r->precond]));
   json_object_set_new(j, "seconds_assembly", json_real(s->seconds_assembly));
   json_object_set_new(j, "seconds_stress_and_internal_force", json_real(s->seconds_stress));
   json_object_set_new(j, "seconds_linear_solver", json_real(s->seconds_solver));
@@ -273,7 +274,7 @@ static void print_result(int k, const bench_result *r, const bench_opts *o, long
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
   printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s)\n", nr, seed_gpu[k][0], s->pcg_iters,
-         dt_forcing_names[o->forcing], dt_precond_names[o->precond]);
+         dt_forcing_names[o->forcing], dt_precond_names[r->precond]);
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
          "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
@@ -318,6 +319,7 @@ int main(int argc, char **argv) {
     memset(&r, 0, sizeof r);
     memset(&ro, 0, sizeof ro);
     r.n_elems = m->n_elems;
+    r.precond = m->solver.precond;
     r.n_dofs = 3 * m->n_nodes;
     r.nnz = 0;
     n_nodes = m->n_nodes;

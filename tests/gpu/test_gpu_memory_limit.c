@@ -8,7 +8,8 @@
  * kernels (DUCTILE_CUDA_ELEMENTS=simple), whose whole-Ke local arrays are reserved for every
  * resident thread. With a generous limit the job runs, and the device memory it allocated
  * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
- * admission figure), also with the two-level preconditioner. Skips (77) without a CUDA device. */
+ * admission figure), also with the two-level preconditioner, and a refusal with it says what
+ * the coarse space costs and that block Jacobi does without. Skips (77) without a CUDA device. */
 #include "gpu_jobs.h"
 
 static dt_model *box_job(int n) {
@@ -106,6 +107,14 @@ int main(void) {
     EXPECT(dt_cuda_peak_bytes(NULL) > before_peak && (double)dt_cuda_peak_bytes(NULL) <= est,
            "two_level: peak %zu bytes (block Jacobi %zu), estimate %.0f", dt_cuda_peak_bytes(NULL), before_peak, est);
     printf("two_level: allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
+    /* refused with it: the message says what the coarse space costs and how to do without */
+    dt_ctx_reset(&ctx);
+    setenv("DUCTILE_GPU_MEMORY_LIMIT", "1M", 1);
+    rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
+    EXPECT(rc == DT_ERR_DEVICE_NOMEM && strstr(ctx.msg, "of it is the two-level preconditioner's") &&
+               strstr(ctx.msg, "\"block_jacobi\""),
+           "two_level refused: %s", ctx.msg);
+    printf("two_level refused: %s\n", ctx.msg);
   }
   unsetenv("DUCTILE_GPU_MEMORY_LIMIT");
   dt_model_destroy(&m);
