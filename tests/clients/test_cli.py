@@ -83,6 +83,11 @@ def run_session(d, work, beam, long):
     assert "succeeded" in r.stdout and "100.0%" in r.stdout, r.stdout
     j = json.loads(cli(d, "--json", "status", jid).stdout)
     assert j["state"] == "succeeded" and j["progress"]["increments_completed"] == 4
+    # the solver's phases, as the daemon recorded them when the job ended
+    t = j["timings"]
+    assert all(t[k] >= 0 for k in ("setup", "assembly", "stress_update", "linear_solver", "loads", "output")), t
+    line = next(x for x in r.stdout.splitlines() if x.startswith("phases"))
+    assert f"linear solver {t['linear_solver']:.3f}" in line and f"loads {t['loads']:.3f}" in line, line
     page = json.loads(cli(d, "status", "--json").stdout)
     assert page["items"][0]["id"] == jid
     assert jid in cli(d, "status").stdout

@@ -3,7 +3,7 @@
 // coloured by von Mises stress or PEEQ, and the event log. Live from the event stream.
 import { api, download, followEvents, text } from "./api.js";
 import { drawPlot } from "./plot.js";
-import { el, duration, fmtNum, jobTimes, progressBar, stateBadge } from "./util.js";
+import { el, duration, fmtNum, jobTimes, phaseTimes, progressBar, stateBadge } from "./util.js";
 import { colormap, MeshView, parseVtu } from "./view3d.js";
 
 const ACTIVE = new Set(["queued", "running"]);
@@ -115,6 +115,7 @@ export function jobPage(root, ctx, id) {
     const facts = [["Job", j.id], ["Step", p.step ? `${p.step} / ${p.n_steps}` : "—"], ["Increment", p.increment ?? "—"],
       ["Newton iteration", p.newton_iteration ?? "—"], ["Residual", fmtNum(p.residual)], ["Increments done", p.increments_completed],
       ["Elapsed", duration(t.elapsed)], ["Remaining", ACTIVE.has(j.state) ? duration(t.eta) : "—"], ["Backend", j.backend || "—"]];
+    if (j.timings && j.timings.total != null) facts.push(["Time by phase", phaseTimes(j.timings)]);
     if (j.error) facts.push(["Error", `${j.error.code}: ${j.error.message}`]);
     $.facts.replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
     $.cancel.disabled = !ACTIVE.has(j.state) || j.cancel_requested;

@@ -44,6 +44,13 @@ export function stateBadge(state, cancelRequested) {
   return el("span", { class: `state state-${state}` }, state + (cancelRequested && state === "running" ? " (cancelling)" : ""));
 }
 
+// Where a finished job's time went, from its timings (the solver's phases, seconds).
+export function phaseTimes(t) {
+  const phases = [["setup", t.setup], ["assembly", t.assembly], ["stress", t.stress_update],
+    ["linear solver", t.linear_solver], ["loads", t.loads], ["output", t.output]];
+  return phases.filter(([, v]) => v != null && isFinite(v)).map(([k, v]) => `${k} ${fmtNum(v)} s`).join(" · ");
+}
+
 export function fmtNum(v, digits = 3) {
   if (v == null || !isFinite(v)) return "—";
   const a = Math.abs(v);
