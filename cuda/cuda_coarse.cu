@@ -1,7 +1,7 @@
 /* The two-level preconditioner's coarse correction on the device (solver/coarse_space.h):
  *   setup, once per assembly:  E = Z^T K Z from the blocked tangent, its diagonal shifted,
- *                              E^-1 by cuSOLVER (Cholesky, then the inverse from the factor),
- *                              mirrored into a full symmetric matrix;
+ *                              factored by cuSOLVER (Cholesky), E^-1 = L^-T L^-1 by cuBLAS
+ *                              (triangular solve, then syrk), mirrored into a full matrix;
  *   apply, once per PCG iteration:  y = Z^T r (a thread per node, then a block per box),
  *                              w = E^-1 y (a block per row), z += Z w (a thread per node),
  *                              and y.w for r.z: about 0.2 ms on C5 next to a 1.1 ms iteration.
@@ -94,13 +94,20 @@ __global__ void __launch_bounds__(COARSE_BLOCK) k_coarse_rows(dt_cuda_coarse_arg
   }
 }
 
-/* potri leaves E^-1 in the lower triangle (column-major: (i, j), i >= j, at [j n + i]); copy it
- * to the upper one so that row i of the inverse is contiguous ([i n + j] for all j). */
+/* E^-1 = X^T X (cublasDsyrk) leaves the lower triangle (column-major: (i, j), i >= j, at
+ * [j n + i]); copy it to the upper one so that row i of the inverse is contiguous ([i n + j] for
+ * all j). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_mirror(int n, double *E) {
   long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (long)n * n) return;
   int i = (int)(t / n), j = (int)(t % n);
   if (j < i) E[(long)i * n + j] = E[(long)j * n + i]; /* upper (col-major) <- lower */
+}
+
+/* X = I, the right-hand sides of X = L^-1. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_identity(int n, double *X) {
+  long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < (long)n * n) X[t] = t / n == t % n ? 1.0 : 0.0;
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_shift(int n, double *E) {
@@ -225,10 +232,39 @@ dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c) {
     DT_CHECK(st_ == CUSOLVER_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuSOLVER status %d", #call, \
              (int)st_);                                                                         \
   } while (0)
+#define DT_CUBLAS_CHECK(call, ctx)                                                              \
+  do {                                                                                          \
+    cublasStatus_t st_ = (call);                                                                \
+    DT_CHECK(st_ == CUBLAS_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuBLAS status %d", #call, (int)st_); \
+  } while (0)
+
+/* cuBLAS's workspace, ours so that the memory estimate and the peak count it. */
+#define DT_COARSE_BLAS_WORKSPACE ((size_t)4 << 20)
+
+/* E (factored in place by cusolverDnDpotrf: L in its lower triangle) -> E^-1: X = L^-1 by a
+ * triangular solve on the identity, then E^-1 = L^-T L^-1 = X^T X, mirrored. Both are cuBLAS
+ * level-3 routines (tensor cores): on the H200, for n = 3072, 2.8 ms against 7.1 ms for
+ * cusolverDnDpotri and the mirror, the same inverse to 1e-14 (docs/bench/probe_coarse_factor.cu). */
+static dt_status coarse_invert_factor(dt_cuda *c, int n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const double one = 1.0, zero = 0.0;
+  long nn = (long)n * n;
+  unsigned grid = (unsigned)((nn + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  k_coarse_identity<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_X);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_identity", c->stream, ctx);
+  DT_CUBLAS_CHECK(cublasDtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                              n, n, &one, c->coarse_E, n, c->coarse_X, n), ctx);
+  DT_CUBLAS_CHECK(cublasDsyrk(c->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c->coarse_X, n, &zero,
+                              c->coarse_E, n), ctx);
+  k_coarse_mirror<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  DT_CUDA_LAUNCH_CHECK("k_coarse_mirror", c->stream, ctx);
+cleanup:
+  return rc;
+}
 
 dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int n = pb->n_sub * pb->n_modes, lw1 = 0, lw2 = 0;
+  int n = pb->n_sub * pb->n_modes, lw = 0;
   size_t items = (size_t)pb->item_ptr[pb->n_nodes];
   c->n_sub = pb->n_sub;
   c->n_modes = pb->n_modes;
@@ -245,18 +281,22 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   UPLOAD(grp_item, items, "coarse-space item groups");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_X, sizeof(double) * (size_t)n * n, "coarse inverse factor", ctx));
+  DT_TRY(dt_cuda_alloc(c, &c->coarse_blas_work, DT_COARSE_BLAS_WORKSPACE, "cuBLAS workspace", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));
   c->coarse_w = c->coarse_y + n;
   c->coarse_yw = c->coarse_w + n;
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_info, sizeof(int), "cuSOLVER status", ctx));
   DT_CUSOLVER_CHECK(cusolverDnCreate(&c->dn), ctx);
   DT_CUSOLVER_CHECK(cusolverDnSetStream(c->dn, c->stream), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw1), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotri_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw2), ctx);
-  c->coarse_lwork = lw1 > lw2 ? lw1 : lw2;
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw), ctx);
+  c->coarse_lwork = lw;
+  DT_CUBLAS_CHECK(cublasCreate(&c->blas), ctx);
+  DT_CUBLAS_CHECK(cublasSetStream(c->blas, c->stream), ctx);
+  DT_CUBLAS_CHECK(cublasSetWorkspace(c->blas, c->coarse_blas_work, DT_COARSE_BLAS_WORKSPACE), ctx);
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_work, sizeof(double) * (size_t)(c->coarse_lwork + 1),
                        "cuSOLVER workspace", ctx));
-  /* Factor and invert an identity of the real size once now: CUDA loads the library's kernels
+  /* Factor and invert an identity of the real size once now: CUDA loads the libraries' kernels
    * at their first launch, which otherwise fell into the first linear solve (about 0.1 s on
    * the H200), as the upload does for the backend's own kernels (load_kernels). */
   DT_CUDA_CHECK(cudaMemsetAsync(c->coarse_E, 0, sizeof(double) * (size_t)n * n, c->stream), ctx);
@@ -264,8 +304,7 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
   DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
                                      c->coarse_lwork, c->coarse_info), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotri(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
-                                     c->coarse_lwork, c->coarse_info), ctx);
+  DT_TRY(coarse_invert_factor(c, n, ctx));
 cleanup:
   return rc;
 }
@@ -277,8 +316,8 @@ size_t dt_cuda_coarse_bytes(const dt_problem *pb) {
   if (!pb->n_sub) return 0;
   return sizeof(int) * (2 * ((size_t)pb->n_sub + 1) + 2 * (size_t)pb->n_nodes + (size_t)pb->sub_nbr_ptr[pb->n_sub] +
                         (size_t)pb->n_nodes + 1 + 3 * items + (size_t)pb->sub_nbr_ptr[pb->n_sub] + 1) +
-         sizeof(double) * (3 * (size_t)pb->n_nodes + 36 * items + n * n + 2 * n + 2 + 256 * n + 1) + sizeof(int) +
-         11 * 512;
+         sizeof(double) * (3 * (size_t)pb->n_nodes + 36 * items + 2 * n * n + 2 * n + 2 + 256 * n + 1) + sizeof(int) +
+         DT_COARSE_BLAS_WORKSPACE + 13 * 512;
 }
 
 dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
@@ -301,14 +340,9 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
   DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED,
            "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
            "the tangent lost stiffness", (*info - 1) / c->n_modes, (*info - 1) % c->n_modes);
-  /* E^-1 from the factor (cusolverDnDpotri; the alternative, E X = I by two triangular solves
-   * with n right-hand sides, does three times the flops and ran slower on the H200 at 23:33 UTC) */
-  DT_CUSOLVER_CHECK(cusolverDnDpotri(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
-                                     c->coarse_lwork, c->coarse_info), ctx);
-  DT_TRY(dt_cuda_d2h(c, info, c->coarse_info, sizeof(int), ctx));
-  DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED, "the coarse matrix of the two-level preconditioner is singular");
-  k_coarse_mirror<<<(unsigned)((nn + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
-  DT_CUDA_LAUNCH_CHECK("k_coarse_mirror", c->stream, ctx);
+  /* E^-1 from the factor (coarse_invert_factor; cusolverDnDpotri took 2.5x longer, and E X = I
+   * by cusolverDnDpotrs with n right-hand sides longer still, H200, 23:33 UTC) */
+  DT_TRY(coarse_invert_factor(c, n, ctx));
 cleanup:
   return rc;
 }
@@ -335,7 +369,9 @@ cleanup:
 
 void dt_cuda_coarse_destroy(dt_cuda *c) {
   if (c->dn) cusolverDnDestroy(c->dn);
+  if (c->blas) cublasDestroy(c->blas);
   c->dn = NULL;
+  c->blas = NULL;
 }
 
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx) {
@@ -343,7 +379,7 @@ dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx) {
                      (const void *)k_coarse_node_products<3>, (const void *)k_coarse_node_products<2>,
                      (const void *)k_coarse_prolong<3>,       (const void *)k_coarse_prolong<2>,
                      (const void *)k_coarse_rows,             (const void *)k_coarse_shift,
-                     (const void *)k_coarse_mirror,           (const void *)k_coarse_restrict,
+                     (const void *)k_coarse_mirror,           (const void *)k_coarse_identity,           (const void *)k_coarse_restrict,
                      (const void *)k_coarse_solve,            (const void *)k_coarse_dot};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
@@ -89,12 +90,15 @@ typedef struct dt_cuda {
                     cooperative stress kernel, read by the cooperative tangent kernel, which
                     re-forms n from sig_t (dt_j2_flow_direction) */
   /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of
-   * dt_problem, the item sums, E^-1 (full, row-major), the coarse vectors y, w and y.w. */
+   * dt_problem, the item sums, E^-1 (full, row-major), the inverse factor L^-1 (coarse_X), the
+   * coarse vectors y, w and y.w, cuSOLVER's and cuBLAS's handles and workspaces. */
   int n_sub, n_modes;
   int *sub_ptr, *sub_nodes, *node_sub, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local, *grp_ptr, *grp_item;
-  double *node_d, *coarse_P, *coarse_E, *coarse_y, *coarse_w, *coarse_yw, *coarse_work;
+  double *node_d, *coarse_P, *coarse_E, *coarse_X, *coarse_y, *coarse_w, *coarse_yw, *coarse_work;
+  void *coarse_blas_work;
   int *coarse_info, coarse_lwork;
   cusolverDnHandle_t dn;
+  cublasHandle_t blas;
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
