@@ -127,6 +127,7 @@ static dt_status step_load_vectors(run *r, int s, dt_ctx *ctx) {
   DT_TRY(dt_loads_constraints(r->m, s, r->h1, r->h2, ctx));
   DT_TRY(o->vec_set(im, DT_VEC_FREE, r->h1, ctx));
   DT_TRY(o->vec_set(im, DT_VEC_UD1, r->h2, ctx));
+#pragma omp parallel for schedule(static) if (r->pb->n_dofs > DT_HOST_PARALLEL_MIN)
   for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0 - r->h1[i];
   DT_TRY(o->vec_set(im, DT_VEC_CON, r->h1, ctx));
   /* On DOFs constrained in this step f0 plays no role in the residual; zeroing it keeps
@@ -156,19 +157,24 @@ cleanup:
   return rc;
 }
 
+/* The summary's maxima (max reductions: the same result with any thread count). */
 static void fields_summary(run *r) {
   const dt_fields *f = &r->fields;
-  r->sum->max_u = r->sum->max_mises = r->sum->max_peeq = 0.0;
+  double max_u = 0.0, max_mises = 0.0, max_peeq = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : max_u) if (f->n_nodes > DT_HOST_PARALLEL_MIN / 3)
   for (int a = 0; a < f->n_nodes; a++) {
     double u = sqrt(f->u[3 * a] * f->u[3 * a] + f->u[3 * a + 1] * f->u[3 * a + 1] +
                     f->u[3 * a + 2] * f->u[3 * a + 2]);
-    if (u > r->sum->max_u) r->sum->max_u = u;
+    if (u > max_u) max_u = u;
   }
+#pragma omp parallel for schedule(static) reduction(max : max_mises, max_peeq) if (f->n_qp > DT_HOST_PARALLEL_MIN)
   for (int q = 0; q < f->n_qp; q++) {
-    if (f->qp_stress && dt_mises(f->qp_stress + 6 * q) > r->sum->max_mises)
-      r->sum->max_mises = dt_mises(f->qp_stress + 6 * q);
-    if (f->qp_peeq && f->qp_peeq[q] > r->sum->max_peeq) r->sum->max_peeq = f->qp_peeq[q];
+    if (f->qp_stress && dt_mises(f->qp_stress + 6 * q) > max_mises) max_mises = dt_mises(f->qp_stress + 6 * q);
+    if (f->qp_peeq && f->qp_peeq[q] > max_peeq) max_peeq = f->qp_peeq[q];
   }
+  r->sum->max_u = max_u;
+  r->sum->max_mises = max_mises;
+  r->sum->max_peeq = max_peeq;
 }
 
 /* Commit a converged increment, download its fields and write them. */

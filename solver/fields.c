@@ -62,6 +62,7 @@ cleanup:
 
 /* Node-major dpn-vector to 3 components per node. */
 static void expand(const double *v, int n_nodes, int dpn, double *out) {
+#pragma omp parallel for schedule(static) if (n_nodes > DT_HOST_PARALLEL_MIN / 3)
   for (int a = 0; a < n_nodes; a++)
     for (int k = 0; k < 3; k++) out[3 * a + k] = k < dpn ? v[a * dpn + k] : 0.0;
 }

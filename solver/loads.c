@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "element/element.h"
+#include "host_arrays.h"
 
 static double elem_thickness(const dt_model *m, int e) {
   double t = m->sections[m->elem_section[e]].thickness;
@@ -60,8 +61,8 @@ static void add_body_load(const dt_model *m, int e, const double *b, double *f) 
 
 dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
   const dt_step *st = &m->steps[s];
-  int dpn = m->dim;
-  memset(f, 0, sizeof(double) * (size_t)m->n_nodes * dpn);
+  int dpn = m->dim, n = m->n_nodes * dpn, first_bad = n;
+  dt_host_fill(f, NULL, (size_t)n);
   for (int i = 0; i < st->n_cload; i++) {
     const dt_set *ns = &m->nsets[st->cload[i].nset];
     for (int k = 0; k < ns->n; k++)
@@ -79,10 +80,12 @@ dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
     const dt_set *es = &m->elsets[st->body[i].elset];
     for (int k = 0; k < es->n; k++) add_body_load(m, es->items[k], st->body[i].b, f);
   }
-  for (int d = 0; d < m->n_nodes * dpn; d++)
-    if (!isfinite(f[d]))
-      return DT_ERROR(ctx, DT_ERR_INPUT, "step %d (%s): the loads are not finite at node %lld",
-                      s + 1, st->name, (long long)m->node_id[d / dpn]);
+#pragma omp parallel for schedule(static) reduction(min : first_bad) if (n > DT_HOST_PARALLEL_MIN)
+  for (int d = 0; d < n; d++)
+    if (!isfinite(f[d]) && d < first_bad) first_bad = d;
+  if (first_bad < n)
+    return DT_ERROR(ctx, DT_ERR_INPUT, "step %d (%s): the loads are not finite at node %lld",
+                    s + 1, st->name, (long long)m->node_id[first_bad / dpn]);
   return DT_OK;
 }
 
@@ -90,6 +93,7 @@ dt_status dt_loads_constraints(const dt_model *m, int s, double *free_mask, doub
                                dt_ctx *ctx) {
   const dt_step *st = &m->steps[s];
   int dpn = m->dim, n = m->n_nodes * dpn;
+#pragma omp parallel for schedule(static) if (n > DT_HOST_PARALLEL_MIN)
   for (int d = 0; d < n; d++) {
     free_mask[d] = 1.0;
     u_presc[d] = 0.0;
