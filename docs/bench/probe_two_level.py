@@ -9,8 +9,10 @@ assembled with scipy, solved by PCG to 1e-7 with
     zero on clamped DOFs (Nicolaides-type coarse space);
   - the "balancing" (A-DEF2) form of the same coarse space.
 Run with Debian's python3-scipy:  /usr/bin/python3 probe_two_level.py N NU K1,K2,...
-Output of 2026-11-21 23:35 UTC: probe_two_level_2026-11-21T2335.log (docs/benchmarks.md)."""
-import numpy as np, scipy.sparse as sp, scipy.linalg as sla, sys, time
+(LINEAR=1: 12 modes per box, every linear displacement field of the box, not only the rigid ones.)
+Output of 2026-11-21 23:35 UTC: probe_two_level_2026-11-21T2335.log (docs/benchmarks.md); with
+LINEAR=1 and without, 2026-11-22 01:40 UTC: probe_two_level_linear_2026-11-22T0140.log."""
+import numpy as np, scipy.sparse as sp, scipy.linalg as sla, sys, time, os
 n = int(sys.argv[1]); nu = float(sys.argv[2]); ks = [int(k) for k in sys.argv[3].split(',')]
 E = 200e3
 lam = E*nu/((1+nu)*(1-2*nu)); mu = E/(2*(1+nu))
@@ -79,6 +81,8 @@ def pcg(M, tol=1e-7, maxit=20000):
     z = M(r); rzn = r@z; p = z + rzn/rz*p; rz = rzn
   return maxit
 t=time.time(); print(f"n={n} nu={nu} ndof={ndof} block-Jacobi: {pcg(bj)} its ({time.time()-t:.1f}s)")
+LINEAR = os.environ.get('LINEAR') == '1'  # 12 modes per box: every linear field, not only rigid
+NM = 12 if LINEAR else 6
 for k in ks:
   box = np.minimum((coords/ (1.0/k)).astype(int), k-1)
   sid = (box[:,2]*k+box[:,1])*k+box[:,0]
@@ -94,11 +98,16 @@ for k in ks:
     modes.append(np.stack([-d[:,1],d[:,0],0*d[:,0]],1))
     modes.append(np.stack([0*d[:,0],-d[:,2],d[:,1]],1))
     modes.append(np.stack([d[:,2],0*d[:,0],-d[:,0]],1))
+    if LINEAR:  # the 6 symmetric linear fields (strains): with the rotations, all 9 gradients
+      for (i_, j_) in [(0,0),(1,1),(2,2),(0,1),(1,2),(0,2)]:
+        v = np.zeros((len(nodes),3)); v[:,i_] += d[:,j_]
+        if i_ != j_: v[:,j_] += d[:,i_]
+        modes.append(v)
     for mm,v in enumerate(modes):
-      col = 6*s+mm
+      col = NM*s+mm
       dd = (3*nodes[:,None]+np.arange(3)).ravel(); vv = v.ravel()*free[dd]
       Zr.append(dd); Zc.append(np.full(dd.size,col)); Zv.append(vv)
-  Z = sp.csr_matrix((np.concatenate(Zv),(np.concatenate(Zr),np.concatenate(Zc))),shape=(ndof,6*nsub))
+  Z = sp.csr_matrix((np.concatenate(Zv),(np.concatenate(Zr),np.concatenate(Zc))),shape=(ndof,NM*nsub))
   Ec = (Z.T@(A@Z)).toarray()
   # drop null columns
   keep = np.diag(Ec) > 1e-12*np.abs(np.diag(Ec)).max()
