@@ -29,6 +29,18 @@ __global__ void k_mirror(int n, double *E) {
   if (j < i) E[(long)i * n + j] = E[(long)j * n + i];
 }
 
+/* Time the statements between two events on the default stream; keep the best of the
+ * repetitions in best[slot], divided by per (how many calls the statements make). */
+#define TIMED(slot, per, ...)                                                                   \
+  do {                                                                                          \
+    cudaEventRecord(t0);                                                                        \
+    __VA_ARGS__;                                                                                \
+    cudaEventRecord(t1);                                                                        \
+    cudaEventSynchronize(t1);                                                                   \
+    cudaEventElapsedTime(&ms, t0, t1);                                                          \
+    if (ms / (per) < best[slot]) best[slot] = ms / (per);                                       \
+  } while (0)
+
 int main(void) {
   cusolverDnHandle_t dn;
   cublasHandle_t bl;
@@ -75,50 +87,25 @@ int main(void) {
     for (int rep = 0; rep < 4; rep++) {
       /* shipped: potrf, potri, mirror */
       CK(cudaMemcpy(E, E0, sizeof(double) * nn, cudaMemcpyDeviceToDevice));
-      cudaEventRecord(t0);
-      CK(cusolverDnDpotrf(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info));
-      cudaEventRecord(t1);
-      cudaEventSynchronize(t1);
-      cudaEventElapsedTime(&ms, t0, t1);
-      if (ms < best[0]) best[0] = ms;
-      cudaEventRecord(t0);
-      CK(cusolverDnDpotri(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info));
-      k_mirror<<<(unsigned)((nn + 255) / 256), 256>>>(n, E);
-      cudaEventRecord(t1);
-      cudaEventSynchronize(t1);
-      cudaEventElapsedTime(&ms, t0, t1);
-      if (ms < best[1]) best[1] = ms;
+      TIMED(0, 1, CK(cusolverDnDpotrf(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info)));
+      TIMED(1, 1, CK(cusolverDnDpotri(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info));
+            k_mirror<<<(unsigned)((nn + 255) / 256), 256>>>(n, E));
       /* alternative: potrf, then the triangular inverse only */
       CK(cudaMemcpy(E, E0, sizeof(double) * nn, cudaMemcpyDeviceToDevice));
       CK(cusolverDnDpotrf(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info));
-      cudaEventRecord(t0);
-      CK(cusolverDnXtrtri(dn, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, E, n, dwork, dw, hwork, hw,
-                          info));
-      cudaEventRecord(t1);
-      cudaEventSynchronize(t1);
-      cudaEventElapsedTime(&ms, t0, t1);
-      if (ms < best[2]) best[2] = ms;
+      TIMED(2, 1, CK(cusolverDnXtrtri(dn, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, E, n, dwork, dw,
+                                       hwork, hw, info)));
       /* alternative 2: potrf, X = L^-1 by a triangular solve on I (cuBLAS, GEMM-based), then
        * E^-1 = X^T X (syrk), mirrored */
       CK(cudaMemcpy(E, E0, sizeof(double) * nn, cudaMemcpyDeviceToDevice));
       CK(cusolverDnDpotrf(dn, CUBLAS_FILL_MODE_LOWER, n, E, n, work, lw, info));
-      cudaEventRecord(t0);
-      k_identity<<<(unsigned)((nn + 255) / 256), 256>>>(n, X);
-      CK(cublasDtrsm(bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n, &one, E, n,
-                     X, n));
-      CK(cublasDsyrk(bl, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, X, n, &zero, Einv, n));
-      k_mirror<<<(unsigned)((nn + 255) / 256), 256>>>(n, Einv);
-      cudaEventRecord(t1);
-      cudaEventSynchronize(t1);
-      cudaEventElapsedTime(&ms, t0, t1);
-      if (ms < best[4]) best[4] = ms;
+      TIMED(4, 1, k_identity<<<(unsigned)((nn + 255) / 256), 256>>>(n, X);
+            CK(cublasDtrsm(bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n, &one,
+                           E, n, X, n));
+            CK(cublasDsyrk(bl, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, X, n, &zero, Einv, n));
+            k_mirror<<<(unsigned)((nn + 255) / 256), 256>>>(n, Einv));
       /* the per-iteration product either way: a dense n x n matrix-vector product (cuBLAS) */
-      cudaEventRecord(t0);
-      for (int k = 0; k < 10; k++) CK(cublasDgemv(bl, CUBLAS_OP_N, n, n, &one, E, n, A, 1, &zero, A + n, 1));
-      cudaEventRecord(t1);
-      cudaEventSynchronize(t1);
-      cudaEventElapsedTime(&ms, t0, t1);
-      if (ms / 10 < best[3]) best[3] = ms / 10;
+      TIMED(3, 10, for (int k = 0; k < 10; k++) CK(cublasDgemv(bl, CUBLAS_OP_N, n, n, &one, E, n, A, 1, &zero, A + n, 1)));
     }
     { /* both inverses: potri's (E, after the loop's last potri) against trsm + syrk's */
       double *h1 = (double *)malloc(sizeof(double) * nn), *h2 = (double *)malloc(sizeof(double) * nn), dmax = 0, emax = 0;
