@@ -6,6 +6,7 @@
  * is coupled to: the backends form E = Z^T K Z from these lists, node by node and then box by
  * box, in a fixed order (deterministic sums, no atomics). */
 #include "coarse_space.h"
+#include "host_arrays.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,11 +36,15 @@ void dt_coarse_space_free(dt_problem *pb) {
 static long grid_boxes(const dt_problem *pb, int want, int *box) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, vol = 1.0;
   int k[3] = {1, 1, 1}, axes = 0;
-  for (int a = 0; a < pb->n_nodes; a++)
-    for (int d = 0; d < 3; d++) {
-      lo[d] = fmin(lo[d], pb->x[3 * a + d]);
-      hi[d] = fmax(hi[d], pb->x[3 * a + d]);
+  for (int d = 0; d < 3; d++) { /* min/max reductions: the same bounds for any thread count */
+    double l = INFINITY, h = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(min : l) reduction(max : h) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
+    for (int a = 0; a < pb->n_nodes; a++) {
+      l = fmin(l, pb->x[3 * a + d]);
+      h = fmax(h, pb->x[3 * a + d]);
     }
+    lo[d] = l, hi[d] = h;
+  }
   for (int d = 0; d < pb->dim; d++)
     if (hi[d] > lo[d]) vol *= hi[d] - lo[d], axes++;
   for (int d = 0; d < pb->dim && axes; d++) /* boxes about as wide as they are long */
@@ -47,6 +52,7 @@ static long grid_boxes(const dt_problem *pb, int want, int *box) {
       double per_axis = pow(want / vol, 1.0 / axes) * (hi[d] - lo[d]);
       k[d] = per_axis < 1.0 ? 1 : (int)lround(per_axis);
     }
+#pragma omp parallel for schedule(static) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
   for (int a = 0; a < pb->n_nodes; a++) {
     long b = 0;
     for (int d = pb->dim - 1; d >= 0; d--) {
@@ -80,6 +86,7 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
   for (int a = 0; a < pb->n_nodes; a++) pb->sub_nodes[pb->sub_ptr[pb->node_sub[a]]++] = a;
   for (int s = n; s > 0; s--) pb->sub_ptr[s] = pb->sub_ptr[s - 1];
   pb->sub_ptr[0] = 0;
+#pragma omp parallel for schedule(dynamic, 4) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
   for (int s = 0; s < n; s++) {
     double *g = geom + 4 * s, c[3] = {0, 0, 0}, r = 0.0;
     int cnt = pb->sub_ptr[s + 1] - pb->sub_ptr[s];
@@ -90,6 +97,7 @@ static dt_status make_boxes(dt_problem *pb, const int *box, long n_grid, dt_ctx 
       for (int d = 0; d < 3; d++) r = fmax(r, fabs(pb->x[3 * pb->sub_nodes[k] + d] - g[d]));
     g[3] = r > 0.0 ? r : 1.0;
   }
+#pragma omp parallel for schedule(static) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
   for (int a = 0; a < pb->n_nodes; a++) {
     const double *g = geom + 4 * pb->node_sub[a];
     for (int d = 0; d < 3; d++) pb->node_d[3 * a + d] = (pb->x[3 * a + d] - g[d]) / g[3];
