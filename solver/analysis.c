@@ -91,8 +91,8 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   DT_ALLOC(r->h2, r->pb->n_dofs, ctx, "host vector");
   dt_host_fill(r->h2, NULL, (size_t)r->pb->n_dofs); /* pages in now, with all threads */
   DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));
-  dt_host_fill(r->h1, NULL, (size_t)r->pb->n_dofs);
-  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0;
+#pragma omp parallel for schedule(static) if (r->pb->n_dofs > DT_HOST_PARALLEL_MIN)
+  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0; /* pages in h1 on all threads too */
   DT_TRY(r->o->vec_set(r->impl, DT_VEC_FREE, r->h1, ctx)); /* before step 1: all free, f = 0 */
   r->nc.ops = r->o;
   r->nc.impl = r->impl;

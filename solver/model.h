@@ -129,7 +129,6 @@ typedef struct dt_step {
   int max_cutbacks;    /* cutbacks allowed per increment (default 5, both modes) */
 } dt_step;
 
-
 typedef enum dt_forcing_kind {
   DT_FORCING_FIXED = 0,   /* every Newton correction solved to pcg_rtol */
   DT_FORCING_ADAPTIVE = 1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */

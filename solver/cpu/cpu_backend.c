@@ -35,14 +35,24 @@ static void cpu_destroy(void *impl) {
   dt_free(c);
 }
 
-/* Copy the point state, committed <- trial (to_committed) or trial <- committed. */
-static void copy_state(dt_cpu *c, int to_committed) {
+/* The point state's arrays: trial[i] and committed[i] hold n[i] doubles each. */
+static void state_arrays(dt_cpu *c, double *trial[3], double *committed[3], size_t n[3]) {
   size_t nq = (size_t)c->pb.n_qp;
-  double *from[3] = {c->hist_t, c->sig_t, c->eps_t}, *to[3] = {c->hist_c, c->sig_c, c->eps_c};
-  size_t n[3] = {nq * DT_MAT_STATE_DOUBLES, nq * 6, nq * 6};
+  trial[0] = c->hist_t, trial[1] = c->sig_t, trial[2] = c->eps_t;
+  committed[0] = c->hist_c, committed[1] = c->sig_c, committed[2] = c->eps_c;
+  n[0] = nq * DT_MAT_STATE_DOUBLES, n[1] = n[2] = nq * 6;
+}
+
+/* Copy the point state, committed <- trial (to_committed) or trial <- committed; with
+ * first_touch, zero both instead (at upload: host_arrays.h). */
+static void copy_state(dt_cpu *c, int to_committed, int first_touch) {
+  double *trial[3], *committed[3];
+  size_t n[3];
+  state_arrays(c, trial, committed, n);
   for (int i = 0; i < 3; i++) {
-    if (to_committed) dt_host_fill(to[i], from[i], n[i]);
-    else dt_host_fill(from[i], to[i], n[i]);
+    if (first_touch) dt_host_fill(trial[i], NULL, n[i]), dt_host_fill(committed[i], NULL, n[i]);
+    else if (to_committed) dt_host_fill(committed[i], trial[i], n[i]);
+    else dt_host_fill(trial[i], committed[i], n[i]);
   }
 }
 
@@ -69,12 +79,7 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
   /* first touch by the threads that use each part (host_arrays.h) */
   for (int v = 0; v < DT_VEC_COUNT; v++) dt_host_fill(c->vec[v], NULL, (size_t)pb->n_dofs);
   dt_host_fill(c->val, NULL, (size_t)pb->nnz);
-  dt_host_fill(c->hist_c, NULL, (size_t)nq * DT_MAT_STATE_DOUBLES);
-  dt_host_fill(c->hist_t, NULL, (size_t)nq * DT_MAT_STATE_DOUBLES);
-  dt_host_fill(c->sig_c, NULL, (size_t)nq * 6);
-  dt_host_fill(c->sig_t, NULL, (size_t)nq * 6);
-  dt_host_fill(c->eps_c, NULL, (size_t)nq * 6);
-  dt_host_fill(c->eps_t, NULL, (size_t)nq * 6);
+  copy_state(c, 0, 1);
   *impl = c;
   c = NULL;
 cleanup:
@@ -139,14 +144,14 @@ static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, 
 }
 
 static dt_status cpu_commit(void *impl, dt_ctx *ctx) {
-  copy_state(impl, 1);
+  copy_state(impl, 1, 0);
   return DT_OK;
 }
 
 /* The trial arrays are always recomputed from the committed ones, so discarding them is
  * enough; they are reset to the committed values to keep downloads consistent. */
 static dt_status cpu_rollback(void *impl, dt_ctx *ctx) {
-  copy_state(impl, 0);
+  copy_state(impl, 0, 0);
   return DT_OK;
 }
 
