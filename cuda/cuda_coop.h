@@ -27,6 +27,7 @@ typedef struct dt_coop_args {
                     from sig_t): written by the stress kernel, read by the tangent kernel */
   double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   dt_cuda_flags *flags;
+  int any_mc; /* a Mohr-Coulomb material is present: the stress kernel compiled with its update */
 } dt_coop_args;
 
 /* Launch, colour by colour, for a mesh whose elements are all of `type`: the tangent kernel

@@ -52,6 +52,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.tan_t = c->tan_t;
   a.out = out;
   a.flags = c->flags;
+  a.any_mc = c->any_mc;
   return a;
 }
 

@@ -60,6 +60,7 @@ typedef struct dt_cuda {
   /* sizes */
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
+  int any_mc;       /* a Mohr-Coulomb material is present (which stress kernel to launch) */
   int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
   /* device copy of the problem */

@@ -3,8 +3,10 @@
  * separated by barriers, per-element tables in shared memory (cuda_coop_element.cuh):
  *   1. node threads gather coordinates and displacements; point threads compute dN/dx and
  *      w det J, node-component threads the B-bar averages (coop_geometry);
- *   2. point threads form eps = B u (dt_elem_strain_add) and call dt_material_update_form (the
- *      shared J2 code); they store the trial history, stress, strain and the tangent form of
+ *   2. point threads form eps = B u (dt_elem_strain_add) and call the shared material update
+ *      (dt_j2_update_form, or dt_material_update_form, which also knows Mohr-Coulomb, in the
+ *      instantiation for meshes with such a material: MC = true; the J2-only kernel keeps its
+ *      registers); they store the trial history, stress, strain and the tangent form of
  *      the point (K, mu, gam: the tangent kernel of the same iteration re-forms n from the
  *      stress);
  *   3. node threads form f_A = sum_q B_A^T sig_q w det J t (dt_elem_force_add) and store it
@@ -48,7 +50,7 @@ static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratc
 #define DT_STRESS_MIN_BLOCKS 5
 #endif
 
-template <int TYPE>
+template <int TYPE, bool MC>
 __global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR, DT_STRESS_MIN_BLOCKS)
 k_stress_coop(dt_coop_args a, int n) {
   typedef coop_shape<TYPE> S;
@@ -78,8 +80,8 @@ k_stress_coop(dt_coop_args a, int n) {
     dt_tangent_form tf;
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
-    int res = dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s,
-                                      sig, (double *)0, &tf);
+    int res = MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf)
+                 : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
       for (int c = 0; c < 6; c++) {
@@ -142,8 +144,12 @@ struct k_stress_coop_launch {
   static dt_status go(const dt_coop_args *a, int n_elems, cudaStream_t stream, dt_ctx *ctx) {
     typedef coop_shape<TYPE> S;
     dt_status rc = DT_OK;
-    k_stress_coop<TYPE><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
-        *a, n_elems);
+    if (a->any_mc)
+      k_stress_coop<TYPE, true><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+          *a, n_elems);
+    else
+      k_stress_coop<TYPE, false><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+          *a, n_elems);
     DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
   cleanup:
     return rc;
@@ -164,8 +170,9 @@ cleanup:
 
 struct k_stress_coop_load {
   template <int TYPE> static dt_status go(size_t *local_max, dt_ctx *ctx) {
-    const void *k[] = {(const void *)k_stress_coop<TYPE>, (const void *)k_fint_gather};
-    return dt_cuda_load_list(k, 2, local_max, ctx);
+    const void *k[] = {(const void *)k_stress_coop<TYPE, false>, (const void *)k_stress_coop<TYPE, true>,
+                       (const void *)k_fint_gather};
+    return dt_cuda_load_list(k, 3, local_max, ctx);
   }
 };
 

@@ -135,6 +135,8 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->n_conn = pb->elem_ptr[pb->n_elems];
   c->n_pos = pb->elem_pos_ptr[pb->n_elems];
   c->uniform_type = type;
+  c->any_mc = 0;
+  for (int i = 0; i < pb->n_mats; i++) c->any_mc |= pb->mats[i].plastic == DT_PLASTIC_MOHR_COULOMB;
   c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
   DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
   memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));

@@ -83,6 +83,13 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
   info(r, line);
+  snprintf(line, sizeof line, "nonlinear: %s, %s acceleration%s, at most %d iterations per increment",
+           r->m->solver.tangent_constant ? "elastic tangent assembled once per increment (initial stiffness)"
+                                         : "Newton with the consistent tangent",
+           dt_accel_names[r->m->solver.accel],
+           r->m->solver.accel_auto ? " (auto: thomas with a Mohr-Coulomb material, else none)" : "",
+           r->m->solver.newton_max_iter);
+  info(r, line);
   t0 = dt_seconds();
   DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
   snprintf(line, sizeof line, "backend %s: problem taken in %.2f s", r->o->name, dt_seconds() - t0);

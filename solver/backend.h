@@ -35,6 +35,7 @@ typedef enum dt_vec_id {
   DT_VEC_X,       /* Newton correction, solution of the linear solve */
   DT_VEC_W,       /* scratch */
   DT_VEC_DU_PREV, /* the last converged increment of the step (predictor extrapolation) */
+  DT_VEC_ACCEL,   /* Thomas's acceleration: the first correction of the current pair */
   DT_VEC_PCG_Z,   /* PCG work vectors */
   DT_VEC_PCG_P,
   DT_VEC_PCG_Q,

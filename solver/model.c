@@ -35,15 +35,19 @@ int dt_model_elem_type_from_name(const char *name) {
 
 const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "auto", NULL};
 const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
+const char *const dt_accel_names[] = {"auto", "none", "thomas", NULL};
 
 void dt_solver_options_default(dt_solver_options *o) {
-  o->newton_max_iter = 25;
+  o->newton_max_iter = 0; /* resolved by dt_model_finish */
   o->newton_rtol = 1e-6;
   o->newton_dtol = 1e-3;
   o->pcg_max_iter = 10000;
   o->pcg_rtol = 1e-9;
   o->precond = DT_PC_AUTO;
   o->forcing = DT_FORCING_FIXED;
+  o->accel = DT_ACCEL_AUTO;
+  o->accel_auto = 0;
+  o->tangent_constant = 0;
 }
 
 void dt_step_default(dt_step *s) {
@@ -151,7 +155,9 @@ static void view_materials(const dt_model *m, FILE *f) {
   for (int i = 0; i < m->n_materials; i++) {
     const dt_material_params *p = &m->materials[i].p;
     fprintf(f, "  material %d \"%s\": E %g nu %g", i, m->materials[i].name, p->E, p->nu);
-    if (p->plastic)
+    if (p->plastic == DT_PLASTIC_MOHR_COULOMB)
+      fprintf(f, ", Mohr-Coulomb c %g phi %g psi %g", p->mc_cohesion, p->mc_friction_deg, p->mc_dilation_deg);
+    else if (p->plastic)
       fprintf(f, ", J2 sigma_y0 %g hardening %s (H %g Q %g b %g table %d) H_kin %g", p->sigma_y0,
               iso_name(p->iso), p->H, p->voce_Q, p->voce_b, p->table_n, p->H_kin);
     fprintf(f, "\n");
@@ -193,8 +199,9 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->n_nsets, m->n_elsets, m->n_surfaces, m->n_materials, m->n_sections, m->n_steps);
   view_materials(m, f);
   view_steps(m, f);
-  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g; pcg: max %d iterations, rtol %g%s, %s%s\n",
-          m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol, m->solver.pcg_max_iter,
+  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g, acceleration %s%s; pcg: max %d iterations, rtol %g%s, %s%s\n",
+          m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol,
+          dt_accel_names[m->solver.accel], m->solver.accel_auto ? " (auto)" : "", m->solver.pcg_max_iter,
           m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
           dt_precond_names[m->solver.precond], m->solver.precond_auto ? " (auto)" : "");
   fprintf(f, "  output: fields 0x%x, vtu %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,

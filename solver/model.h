@@ -137,8 +137,24 @@ typedef enum dt_forcing_kind {
 /* The job format's names, in dt_forcing_kind order, NULL-terminated (model.c). */
 extern const char *const dt_forcing_names[];
 
+/* How the corrections of an increment are combined (newton.c). */
+typedef enum dt_newton_accel {
+  DT_ACCEL_AUTO = 0,  /* thomas when a material has the elastic tangent (Mohr-Coulomb), else none */
+  DT_ACCEL_NONE = 1,  /* u += each correction (Newton; initial stiffness for Mohr-Coulomb) */
+  DT_ACCEL_THOMAS = 2 /* Thomas's acceleration of seed-000 §2.5 (eqs 6.1-6.3) */
+} dt_newton_accel;
+
+/* The job format's names, in dt_newton_accel order, NULL-terminated (model.c). */
+extern const char *const dt_accel_names[];
+
+/* newton.max_iterations when the job leaves it out: Newton converges quadratically, the
+ * initial-stiffness iteration of a Mohr-Coulomb model only linearly. */
+#define DT_NEWTON_MAX_ITER_DEFAULT 25
+#define DT_NEWTON_MAX_ITER_ELASTIC_TANGENT 100
+
 typedef struct dt_solver_options {
-  int newton_max_iter;     /* corrections per increment; default 25 */
+  int newton_max_iter;     /* corrections per increment; 0 (the default) until dt_model_finish
+                              resolves it (DT_NEWTON_MAX_ITER_*) */
   double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
   double newton_dtol;      /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
                               default 1e-3 (see newton.c) */
@@ -147,6 +163,11 @@ typedef struct dt_solver_options {
   dt_precond_kind precond; /* default auto, which dt_model_finish resolves (precond_kind.h) */
   int precond_auto;        /* 1 when precond was chosen by that rule */
   dt_forcing_kind forcing; /* default fixed */
+  dt_newton_accel accel;   /* default auto, which dt_model_finish resolves */
+  int accel_auto;          /* 1 when accel was chosen by that rule */
+  int tangent_constant;    /* set by dt_model_finish: every material's tangent is its elastic one
+                              (elastic and Mohr-Coulomb materials), so an increment assembles
+                              and preconditions the tangent once */
 } dt_solver_options;
 
 /* Output request bits. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "element/element_check.h"
+#include "material/mohr_coulomb.h"
 #include "model.h"
 #include "model_internal.h"
 
@@ -95,13 +96,16 @@ cleanup:
   return rc;
 }
 
-static dt_status check_materials(const dt_model *m, dt_ctx *ctx) {
+/* The rules of every material, and the numbers its update derives from them. */
+static dt_status check_materials(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char field[96], msg[256];
 
-  for (int i = 0; i < m->n_materials; i++)
+  for (int i = 0; i < m->n_materials; i++) {
     FIN_CHECK(!dt_material_params_check(&m->materials[i].p, field, sizeof field, msg, sizeof msg),
               "material \"%s\": %s: %s", m->materials[i].name, field, msg);
+    dt_mc_derive(&m->materials[i].p);
+  }
 cleanup:
   return rc;
 }
@@ -292,6 +296,7 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(o->pcg_rtol > 0 && o->pcg_rtol < 1, "solver: linear tolerance must be in (0, 1)");
   FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO, "solver: invalid preconditioner");
   FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
+  FIN_CHECK(o->accel == DT_ACCEL_NONE || o->accel == DT_ACCEL_THOMAS, "solver: invalid newton acceleration");
   FIN_CHECK((out->fields & ~DT_OUT_ALL) == 0, "output: invalid field bits 0x%x", out->fields);
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");
   for (int i = 0; i < out->n_monitors; i++) {
@@ -313,6 +318,25 @@ static void resolve_precond(dt_model *m) {
   o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS ? DT_PC_TWO_LEVEL : DT_PC_BLOCK_JACOBI;
 }
 
+/* What depends on the materials' tangents: an elastic tangent (no J2 material) is the same
+ * for every iteration of an increment, and converges only linearly, so such models default to
+ * Thomas's acceleration and to more iterations per increment. */
+static void resolve_nonlinear(dt_model *m) {
+  dt_solver_options *o = &m->solver;
+  int any_j2 = 0, any_mc = 0;
+  for (int i = 0; i < m->n_materials; i++) {
+    any_j2 |= m->materials[i].p.plastic == DT_PLASTIC_J2;
+    any_mc |= m->materials[i].p.plastic == DT_PLASTIC_MOHR_COULOMB;
+  }
+  o->tangent_constant = !any_j2;
+  if (o->accel == DT_ACCEL_AUTO) {
+    o->accel_auto = 1;
+    o->accel = any_mc && !any_j2 ? DT_ACCEL_THOMAS : DT_ACCEL_NONE;
+  }
+  if (o->newton_max_iter == 0)
+    o->newton_max_iter = any_mc ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
+}
+
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
 
@@ -326,6 +350,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(check_sections(m, ctx));
   DT_TRY(check_geometry(m, ctx));
   DT_TRY(check_steps(m, ctx));
+  resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
   resolve_precond(m);
 cleanup:

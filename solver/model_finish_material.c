@@ -32,6 +32,20 @@ static int check_table(const dt_material_params *p, char *field, size_t nfield, 
   return 0;
 }
 
+/* Angles in degrees. c > 0 keeps the pyramid's apex at positive mean stress (c = 0 puts every
+ * unloaded point on the apex); phi < 90 keeps cot(phi) finite; psi <= phi: a dilation beyond
+ * the friction angle would make the material produce energy. */
+static int check_mohr_coulomb(const dt_material_params *p, char *field, size_t nfield, char *msg, size_t nmsg) {
+  if (!isfinite(p->mc_cohesion) || !(p->mc_cohesion > 0))
+    FAIL("plastic.cohesion", "must be > 0 (got %g)", p->mc_cohesion);
+  if (!isfinite(p->mc_friction_deg) || !(p->mc_friction_deg >= 0 && p->mc_friction_deg < 90))
+    FAIL("plastic.friction_angle", "must be in [0, 90) degrees (got %g)", p->mc_friction_deg);
+  if (!isfinite(p->mc_dilation_deg) || !(p->mc_dilation_deg >= 0 && p->mc_dilation_deg <= p->mc_friction_deg))
+    FAIL("plastic.dilation_angle", "must be in [0, friction_angle = %g] degrees (got %g)", p->mc_friction_deg,
+         p->mc_dilation_deg);
+  return 0;
+}
+
 int dt_material_params_check(const dt_material_params *p, char *field, size_t nfield, char *msg, size_t nmsg) {
   if (!isfinite(p->E)) FAIL("elastic.E", "must be a finite number");
   if (!(p->E > 0)) FAIL("elastic.E", "must be > 0 (got %g)", p->E);
@@ -39,6 +53,8 @@ int dt_material_params_check(const dt_material_params *p, char *field, size_t nf
   if (!(p->nu < 0.5)) FAIL("elastic.nu", "must be < 0.5 (got %g)", p->nu);
   if (!(p->nu > -1)) FAIL("elastic.nu", "must be > -1 (got %g)", p->nu);
   if (!p->plastic) return 0;
+  if (p->plastic == DT_PLASTIC_MOHR_COULOMB) return check_mohr_coulomb(p, field, nfield, msg, nmsg);
+  if (p->plastic != DT_PLASTIC_J2) FAIL("plastic.criterion", "unknown yield criterion %d", p->plastic);
   if (!isfinite(p->H_kin) || p->H_kin < 0)
     FAIL("plastic.kinematic_modulus", "must be >= 0 (got %g)", p->H_kin);
   switch (p->iso) {

@@ -11,6 +11,16 @@
  *            K_t du_c = r  (PCG to the correction's tolerance, forcing.h; Dirichlet
  *                           rows/columns identity);  du += du_c
  * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
+ *
+ * Models whose tangent is the elastic stiffness (Mohr-Coulomb: the initial-stiffness method of
+ * seed-000 §2.5) assemble and precondition it once per increment, and by default combine the
+ * corrections by Thomas's acceleration (seed-000 eqs 6.1-6.3): corrections come in pairs,
+ *     d   = K^-1 r(u)           u <- y = u + omega d   (the first one scaled)
+ *     d*  = K^-1 r(y)           u <- y + d*
+ *     omega <- omega + (d . d*) / (d . d),   omega = 1 at the start of the increment,
+ * so each pair costs two residuals and two solves, like two plain iterations, and the residual
+ * is tested after each (iterations keep counting corrections). omega is kept in (0, 10]: a
+ * value outside (which the seed never saw) restarts it at 1.
  * Iterations are counted as corrections (linear solves): 0 when the increment needed none.
  * Divergence is a reason (STYLE.md §6), returned for the load stepper to cut back. */
 #include "newton.h"
@@ -53,24 +63,66 @@ static dt_status linear_solve(dt_newton_ctx *nc, double rtol, dt_pcg_result *pr,
   return dt_pcg_solve(o, nc->impl, rtol, nc->opt->pcg_max_iter, pr, ctx);
 }
 
-/* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. */
-static dt_status correct(dt_newton_ctx *nc, double rtol, dt_newton_result *res, double *du_ratio,
-                         dt_reason *reason, dt_ctx *ctx) {
+/* How the corrections of one increment are combined (see the top of the file). */
+typedef struct accel_state {
+  int thomas;    /* Thomas's acceleration on */
+  int second;    /* the next correction is the second of a pair */
+  double omega;  /* its scale of the first correction */
+  int assembled; /* the increment's tangent is assembled and preconditioned (constant tangent) */
+} accel_state;
+
+#define THOMAS_OMEGA_MAX 10.0
+
+/* du += the solve's correction X, as the acceleration says; *step_sq = |applied change|^2. */
+static dt_status apply_correction(dt_newton_ctx *nc, accel_state *ac, double *step_sq, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_backend_ops *o = nc->ops;
+  void *im = nc->impl;
+  double xx = 0.0, sx = 0.0, ss = 0.0;
+  DT_TRY(o->vec_dot(im, DT_VEC_X, DT_VEC_X, &xx, ctx));
+  if (!ac->thomas) {
+    DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, 1.0, DT_VEC_X, ctx)); /* du += c */
+    *step_sq = xx;
+  } else if (!ac->second) { /* d: y = u + omega d */
+    DT_TRY(o->vec_lincomb(im, DT_VEC_ACCEL, 1.0, DT_VEC_X, 0.0, DT_VEC_X, ctx));
+    DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, ac->omega, DT_VEC_X, ctx));
+    *step_sq = ac->omega * ac->omega * xx;
+    ac->second = 1;
+  } else { /* d*: u = y + d*, omega += d.d* / d.d */
+    DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, 1.0, DT_VEC_X, ctx));
+    DT_TRY(o->vec_dot(im, DT_VEC_ACCEL, DT_VEC_X, &sx, ctx));
+    DT_TRY(o->vec_dot(im, DT_VEC_ACCEL, DT_VEC_ACCEL, &ss, ctx));
+    if (ss > 0.0) ac->omega += sx / ss;
+    if (!(ac->omega > 0.0 && ac->omega <= THOMAS_OMEGA_MAX)) ac->omega = 1.0;
+    *step_sq = xx;
+    ac->second = 0;
+  }
+cleanup:
+  return rc;
+}
+
+/* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. A
+ * constant tangent is assembled and preconditioned on the increment's first correction only. */
+static dt_status correct(dt_newton_ctx *nc, double rtol, accel_state *ac, dt_newton_result *res,
+                         double *du_ratio, dt_reason *reason, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
   dt_pcg_result pr = {0, 0.0, DT_CONVERGED};
   double t0 = dt_seconds(), cc = 0.0, uu = 0.0;
   dt_ctx pc_ctx = {0};
-  DT_TRY(o->tangent_assemble(im, ctx));
-  nc->seconds_assembly += dt_seconds() - t0;
-  nc->assembly_calls++;
-  t0 = dt_seconds();
-  if (o->pc_setup(im, nc->opt->precond, &pc_ctx) != DT_OK) {
-    if (pc_ctx.code != DT_ERR_NOT_CONVERGED) return dt_error_set(ctx, pc_ctx.code, pc_ctx.file,
-                                                                 pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
-    *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
-    goto cleanup;
+  if (!ac->assembled) {
+    DT_TRY(o->tangent_assemble(im, ctx));
+    nc->seconds_assembly += dt_seconds() - t0;
+    nc->assembly_calls++;
+    t0 = dt_seconds();
+    if (o->pc_setup(im, nc->opt->precond, &pc_ctx) != DT_OK) {
+      if (pc_ctx.code != DT_ERR_NOT_CONVERGED) return dt_error_set(ctx, pc_ctx.code, pc_ctx.file,
+                                                                   pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
+      *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
+      goto cleanup;
+    }
+    ac->assembled = nc->opt->tangent_constant;
   }
   DT_TRY(linear_solve(nc, rtol, &pr, ctx));
   nc->seconds_solver += dt_seconds() - t0;
@@ -83,8 +135,7 @@ static dt_status correct(dt_newton_ctx *nc, double rtol, dt_newton_result *res, 
     *reason = pr.reason;
     goto cleanup;
   }
-  DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, 1.0, DT_VEC_X, ctx)); /* du += c */
-  DT_TRY(o->vec_dot(im, DT_VEC_X, DT_VEC_X, &cc, ctx));
+  DT_TRY(apply_correction(nc, ac, &cc, ctx));
   DT_TRY(o->vec_dot(im, DT_VEC_DU, DT_VEC_DU, &uu, ctx));
   *du_ratio = uu > 0.0 ? sqrt(cc / uu) : 0.0;
   if (!isfinite(*du_ratio)) *reason = DT_DIVERGED_NAN;
@@ -92,19 +143,33 @@ cleanup:
   return rc;
 }
 
-static int is_diverging(const double *hist, int it) {
-  if (it >= 3 && hist[it - 1] > 1e4 * hist[0] && hist[it - 1] > 1.0) return 1;
+/* The residuals an increment's divergence test needs: the first and the last four. */
+typedef struct residual_history {
+  double first, last[4]; /* last[0] is the newest */
+  int n;
+} residual_history;
+
+static void history_push(residual_history *h, double rel) {
+  if (h->n == 0) h->first = rel;
+  for (int i = 3; i > 0; i--) h->last[i] = h->last[i - 1];
+  h->last[0] = rel;
+  h->n++;
+}
+
+static int is_diverging(const residual_history *h) {
+  if (h->n >= 3 && h->last[0] > 1e4 * h->first && h->last[0] > 1.0) return 1;
   /* growing for three iterations in a row late in the increment */
-  return it >= 6 && hist[it - 1] > hist[it - 2] && hist[it - 2] > hist[it - 3] &&
-         hist[it - 3] > hist[it - 4];
+  return h->n >= 6 && h->last[0] > h->last[1] && h->last[1] > h->last[2] && h->last[2] > h->last[3];
 }
 
 dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
-  double du_ratio = INFINITY, hist[256];
-  int max_it = nc->opt->newton_max_iter < 255 ? nc->opt->newton_max_iter + 1 : 256;
+  double du_ratio = INFINITY;
+  int max_it = nc->opt->newton_max_iter + 1; /* residual evaluations */
+  residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
+  accel_state ac = {nc->opt->accel == DT_ACCEL_THOMAS, 0, 1.0, 0};
   dt_forcing forcing;
   dt_forcing_start(&forcing, nc->opt);
   nc->event.pcg_iters = 0; /* no linear solve yet in this increment */
@@ -129,7 +194,8 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       break;
     }
     DT_TRY(residual(nc, lambda, &rel, ctx));
-    res->residual = hist[it - 1] = rel;
+    res->residual = rel;
+    history_push(&hist, rel);
     nc->event.kind = DT_EV_NEWTON_ITER;
     nc->event.newton_iter = it - 1;
     nc->event.residual = rel;
@@ -149,12 +215,12 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       res->reason = DT_CONVERGED;
       break;
     }
-    if (is_diverging(hist, it)) {
+    if (is_diverging(&hist)) {
       res->reason = DT_DIVERGED_RESIDUAL;
       break;
     }
     if (it == max_it) break;
-    DT_TRY(correct(nc, dt_forcing_next(&forcing, rel), res, &du_ratio, &why, ctx));
+    DT_TRY(correct(nc, dt_forcing_next(&forcing, rel), &ac, res, &du_ratio, &why, ctx));
     if (why != DT_CONVERGED) {
       res->reason = why;
       break;

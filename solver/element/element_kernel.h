@@ -12,7 +12,7 @@
 #define DT_ELEMENT_KERNEL_H
 
 #include "../hd.h"
-#include "../material/j2.h"
+#include "../material/update.h"
 #include "element.h"
 
 /* Per-point arrays used by the kernel. Any pointer may be NULL to skip that output. */

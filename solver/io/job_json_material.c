@@ -1,7 +1,8 @@
 /* "materials" and "sections".
  *
- * A material is elastic (E, nu) and optionally J2-plastic with one isotropic hardening law
- * (perfect, linear, voce, table) plus optional linear kinematic hardening. Value rules live in
+ * A material is elastic (E, nu) and optionally plastic: J2 (von Mises) with one isotropic
+ * hardening law (perfect, linear, voce, table) plus optional linear kinematic hardening, or
+ * Mohr-Coulomb (cohesion, friction and dilation angles). Value rules live in
  * dt_material_params_check (shared with dt_model_finish); this file reads and types the fields.
  * A section ties an element set to a material, a kind and a formulation. */
 #include <stdio.h>
@@ -12,7 +13,9 @@
 
 static const char *const material_keys[] = {"name", "elastic", "plastic", NULL};
 static const char *const elastic_keys[] = {"E", "nu", NULL};
-static const char *const plastic_keys[] = {"yield_stress", "hardening", "kinematic_modulus", NULL};
+static const char *const criteria[] = {"von_mises", "mohr_coulomb", NULL}; /* dt_plastic_criterion - 1 */
+static const char *const plastic_keys[] = {"criterion", "yield_stress", "hardening", "kinematic_modulus", NULL};
+static const char *const mohr_coulomb_keys[] = {"criterion", "cohesion", "friction_angle", "dilation_angle", NULL};
 static const char *const hardening_types[] = {"perfect", "linear", "voce", "table", NULL};
 static const char *const hardening_keys[][5] = {
     [DT_ISO_PERFECT] = {"type", NULL},
@@ -63,13 +66,31 @@ cleanup:
   return rc;
 }
 
+/* Mohr-Coulomb: cohesion, friction angle, dilation angle (default: the friction angle). */
+static dt_status parse_mohr_coulomb(dt_jp *jp, const json_t *pl, const char *path, dt_material_params *p) {
+  dt_status rc = DT_OK;
+
+  DT_TRY(dt_jp_object(jp, pl, path, mohr_coulomb_keys));
+  p->plastic = DT_PLASTIC_MOHR_COULOMB;
+  DT_TRY(dt_jp_get_number(jp, pl, path, "cohesion", 1, &p->mc_cohesion));
+  DT_TRY(dt_jp_get_number(jp, pl, path, "friction_angle", 1, &p->mc_friction_deg));
+  p->mc_dilation_deg = p->mc_friction_deg;
+  DT_TRY(dt_jp_get_number(jp, pl, path, "dilation_angle", 0, &p->mc_dilation_deg));
+cleanup:
+  return rc;
+}
+
 static dt_status parse_plastic(dt_jp *jp, const json_t *pl, const char *path, dt_material_params *p) {
   dt_status rc = DT_OK;
   json_t *h = NULL, *ys = NULL;
   char hp[DT_JPATH_MAX];
+  int criterion = 0;
 
+  DT_JCHECK(json_is_object(pl), jp, path, "expected an object, got %s", dt_jp_type_name(pl));
+  DT_TRY(dt_jp_get_keyword(jp, pl, path, "criterion", 0, criteria, &criterion));
+  if (criterion + 1 == DT_PLASTIC_MOHR_COULOMB) return parse_mohr_coulomb(jp, pl, path, p);
   DT_TRY(dt_jp_object(jp, pl, path, plastic_keys));
-  p->plastic = 1;
+  p->plastic = DT_PLASTIC_J2;
   p->iso = DT_ISO_PERFECT;
   DT_TRY(dt_jp_member(jp, pl, path, "hardening", 0, &h));
   dt_jp_key(hp, path, "hardening");

@@ -7,7 +7,8 @@
 #include "job_json_internal.h"
 
 static const char *const solver_keys[] = {"newton", "linear", NULL};
-static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance", NULL};
+static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance",
+                                          "acceleration", NULL};
 static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
                                           NULL};
 static const char *const methods[] = {"pcg", NULL};
@@ -27,7 +28,7 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
   dt_solver_options *o = &jp->m->solver;
   json_t *nw = NULL, *lin = NULL;
   char p[DT_JPATH_MAX];
-  int method = 0, pc = (int)o->precond, forcing = (int)o->forcing;
+  int method = 0, pc = (int)o->precond, forcing = (int)o->forcing, accel = (int)o->accel;
 
   DT_TRY(dt_jp_object(jp, v, path, solver_keys));
   DT_TRY(dt_jp_member(jp, v, path, "newton", 0, &nw));
@@ -39,6 +40,8 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
     DT_TRY(check_tolerance(jp, p, "force_tolerance", o->newton_rtol, 0));
     DT_TRY(dt_jp_get_number(jp, nw, p, "displacement_tolerance", 0, &o->newton_dtol));
     DT_TRY(check_tolerance(jp, p, "displacement_tolerance", o->newton_dtol, 1));
+    DT_TRY(dt_jp_get_keyword(jp, nw, p, "acceleration", 0, dt_accel_names, &accel));
+    o->accel = (dt_newton_accel)accel;
   }
   DT_TRY(dt_jp_member(jp, v, path, "linear", 0, &lin));
   if (lin) {

@@ -244,7 +244,7 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
   for (i = 0; i < 6; i++) t->n[i] = 0.0;
 }
 
-/* Material point update.
+/* J2 material point update (update.h chooses it for J2 and elastic materials).
  *   m             parameters (m->plastic == 0: linear elastic).
  *   stress_state  dt_stress_state. PLANE_STRAIN runs the 3D law (eps_zz = 0 comes from the
  *                 kinematics). PLANE_STRESS is elastic only: sig from the reduced stiffness,
@@ -262,10 +262,9 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
  * assembly before the caller reduces the status and cuts the increment.
  *   form          the same tangent as a dt_tangent_form, or NULL to skip (the CUDA stress
  *                 kernel asks for the form only, with D NULL). */
-DT_HD static inline int dt_material_update_form(const dt_material_params *m, int stress_state,
-                                                const double eps[6], const dt_mat_state *old_state,
-                                                dt_mat_state *new_state, double sig[6], double D[36],
-                                                dt_tangent_form *form) {
+DT_HD static inline int dt_j2_update_form(const dt_material_params *m, int stress_state, const double eps[6],
+                                          const dt_mat_state *old_state, dt_mat_state *new_state,
+                                          double sig[6], double D[36], dt_tangent_form *form) {
   dt_mat_state st = *old_state; /* local copy: new_state may alias old_state */
   double ee[6], xi[6], n[6], sig_tr[6];
   double G = dt_shear_modulus(m), K = dt_bulk_modulus(m);
@@ -330,13 +329,6 @@ fail:
   if (D) dt_elastic_matrix(m, stress_state, D);
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return DT_MAT_NO_CONVERGENCE;
-}
-
-/* The update without the tangent form (the CPU backend's call). */
-DT_HD static inline int dt_material_update(const dt_material_params *m, int stress_state, const double eps[6],
-                                           const dt_mat_state *old_state, dt_mat_state *new_state,
-                                           double sig[6], double D[36]) {
-  return dt_material_update_form(m, stress_state, eps, old_state, new_state, sig, D, (dt_tangent_form *)0);
 }
 
 #endif

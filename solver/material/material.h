@@ -1,9 +1,12 @@
 /* Material parameters and per-integration-point history, shared by host and device code.
  *
- * J2 (von Mises) plasticity with isotropic hardening (none = perfectly plastic, linear, Voce,
- * piecewise-linear table like CalculiX's *PLASTIC) and linear (Prager) kinematic hardening;
- * both together give combined hardening. The update itself lives in j2.h. Plain data only:
- * this struct is copied verbatim to the GPU. */
+ * Two plastic criteria:
+ *  - J2 (von Mises) plasticity with isotropic hardening (none = perfectly plastic, linear, Voce,
+ *    piecewise-linear table like CalculiX's *PLASTIC) and linear (Prager) kinematic hardening;
+ *    both together give combined hardening. The update lives in j2.h.
+ *  - Mohr-Coulomb, perfectly plastic, associative or not (seed-000 §1.4-1.6): cohesion, friction
+ *    and dilation angles. The update lives in mohr_coulomb.h.
+ * update.h picks one per material. Plain data only: this struct is copied verbatim to the GPU. */
 #ifndef DT_MATERIAL_H
 #define DT_MATERIAL_H
 
@@ -25,10 +28,17 @@ typedef enum dt_stress_state {
   DT_STATE_PLANE_STRESS = 2 /* elastic only (validated before solving) */
 } dt_stress_state;
 
+/* dt_material_params.plastic */
+typedef enum dt_plastic_criterion {
+  DT_PLASTIC_NONE = 0,          /* linear elastic */
+  DT_PLASTIC_J2 = 1,            /* von Mises */
+  DT_PLASTIC_MOHR_COULOMB = 2   /* Mohr-Coulomb (its tangent is the elastic one, see update.h) */
+} dt_plastic_criterion;
+
 typedef struct dt_material_params {
   double E;          /* Young's modulus */
   double nu;         /* Poisson's ratio */
-  int plastic;       /* 0: linear elastic; 1: J2 plasticity */
+  int plastic;       /* dt_plastic_criterion: 0 linear elastic, else the yield criterion */
   int iso;           /* dt_iso_hardening */
   double sigma_y0;   /* initial yield stress */
   double H;          /* linear isotropic hardening modulus (LINEAR and VOCE) */
@@ -38,6 +48,11 @@ typedef struct dt_material_params {
   double table_p[DT_TABLE_MAX]; /* equivalent plastic strain, strictly increasing */
   double table_s[DT_TABLE_MAX]; /* yield stress at table_p */
   double H_kin;      /* linear kinematic hardening modulus (Prager), 0 for none */
+  /* Mohr-Coulomb: as given, and the sines/cosines the update uses (dt_material_params_derive) */
+  double mc_cohesion;      /* c > 0 */
+  double mc_friction_deg;  /* phi, 0 <= phi < 90 degrees */
+  double mc_dilation_deg;  /* psi, 0 <= psi <= phi degrees */
+  double mc_sin_phi, mc_cos_phi, mc_sin_psi;
 } dt_material_params;
 
 /* History at one integration point, committed only when an increment converges.

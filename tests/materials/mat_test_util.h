@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "material/j2.h"
+#include "material/update.h"
 
 static int mt_failures = 0;
 

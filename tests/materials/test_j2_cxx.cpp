@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "material/j2.h"
+#include "material/update.h"
 
 int main() {
   dt_material_params m;

@@ -537,3 +537,55 @@ def mises(s):
 def relerr(a, b, scale=None):
     s = abs(b) if scale is None else scale
     return abs(a - b) / s if s > 0 else abs(a - b)
+
+
+# ----------------------------------------------------------------------------------------------
+# polar geometry (added for val_wellbore)
+
+
+def graded_radii(a, b, nr, ratio):
+    """nr + 1 radii from a to b, element sizes in geometric progression (size_{k+1} = ratio size_k)."""
+    if abs(ratio - 1.0) < 1e-14:
+        return [a + (b - a) * i / nr for i in range(nr + 1)]
+    h1 = (b - a) * (ratio - 1.0) / (ratio ** nr - 1.0)
+    r = [a]
+    for i in range(nr):
+        r.append(r[-1] + h1 * ratio ** i)
+    r[-1] = b
+    return r
+
+
+def quarter_annulus_quad4(radii, nt):
+    """Quarter annulus 0 <= theta <= pi/2 between radii[0] and radii[-1] (structured polar quad4:
+    len(radii) - 1 rings, nt elements around). Nodes on theta = 0 have y = 0 and on theta = pi/2
+    x = 0 exactly. Element (ring i, sector j) is elems[j * nr + i] (0-based), node (i, j) is
+    nodes[j * (nr + 1) + i]."""
+    nr = len(radii) - 1
+    m = Mesh(2)
+
+    def nid(i, j):
+        return 1 + i + (nr + 1) * j
+
+    for j in range(nt + 1):
+        th = 0.5 * math.pi * j / nt
+        for r in radii:
+            x, y = r * math.cos(th), r * math.sin(th)
+            if j == nt:
+                x = 0.0
+            if j == 0:
+                y = 0.0
+            m.add_node(x, y)
+    for j in range(nt):
+        for i in range(nr):
+            m.elems.append(("quad4", [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]))
+    return m
+
+
+def polar_stress(S, x, y):
+    """(sigma_rr, sigma_tt, sigma_rt) at (x, y) from a Voigt stress (xx, yy, zz, xy, ...)."""
+    r = math.hypot(x, y)
+    c, s = x / r, y / r
+    srr = S[0] * c * c + S[1] * s * s + 2 * S[3] * s * c
+    stt = S[0] * s * s + S[1] * c * c - 2 * S[3] * s * c
+    srt = (S[1] - S[0]) * s * c + S[3] * (c * c - s * s)
+    return srr, stt, srt
