@@ -256,7 +256,7 @@ static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) 
  * tolerances; with quadratic convergence the last step jumps over 1e-10 decisively.
  * Arguments: the preconditioner and the linear forcing ("fixed" or "adaptive"). */
 static const char *const k_solver_tight =
-    "\"solver\": {\"newton\": {\"max_iterations\": 25, \"force_tolerance\": 1e-10, "
+    "\"solver\": {\"newton\": {\"force_tolerance\": 1e-10, "
     "\"displacement_tolerance\": 1e-3}, \"linear\": {\"preconditioner\": \"%s\", "
     "\"forcing\": \"%s\", \"tolerance\": 1e-13, \"max_iterations\": 20000}}, "
     "\"output\": {\"fields\": [\"U\", \"RF\", \"S\", \"E\", \"PEEQ\"]}";

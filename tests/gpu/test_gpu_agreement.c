@@ -205,6 +205,15 @@ int main(void) {
     check_job("hex8 kinematic", &b);
     free(b.s);
   }
+  { /* Mohr-Coulomb, non-associative: the stress kernel's Mohr-Coulomb instantiation, the
+       constant tangent and Thomas's acceleration (both on by default for this material) */
+    sbuf b = {0};
+    hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25, "
+             "\"dilation_angle\": 10}",
+             "full", "", TIP_FORCE("[0, 0, -0.7]"), 4, "block_jacobi");
+    check_job("hex8 mohr-coulomb", &b);
+    free(b.s);
+  }
   for (int two = 0; two < 2; two++) { /* the mixed mesh's upload path, also with two_level */
     sbuf b = {0};
     mixed_job(&b, two ? "two_level" : "block_jacobi");
@@ -251,6 +260,21 @@ int main(void) {
     sb_add(&b, k_solver_tight, two ? "two_level" : "jacobi", "fixed");
     sb_add(&b, "}");
     check_job(two ? "quad4 two-level" : "quad4 plane strain", &b);
+    free(b.s);
+  }
+  { /* Mohr-Coulomb in plane strain, compressed (B-bar quad4) */
+    sbuf b = {0};
+    sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4 mc\", ");
+    sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);
+    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 2000, \"nu\": 0.2}, "
+               "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 5, \"friction_angle\": 20}}], "
+               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
+               "\"steps\": [{\"name\": \"squeeze\", \"increments\": 5, \"boundary\": ["
+               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+               "{\"node_set\": \"right\", \"displacement\": {\"x\": -0.08}}]}], ");
+    sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
+    sb_add(&b, "}");
+    check_job("quad4 mohr-coulomb", &b);
     free(b.s);
   }
   if (g_failures) {
