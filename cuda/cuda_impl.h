@@ -61,6 +61,7 @@ typedef struct dt_cuda {
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
   int any_mc;       /* a Mohr-Coulomb material is present (which stress kernel to launch) */
+  int d_tangent;    /* dt_cuda_needs_d_tangent: assemble with the per-element kernels */
   int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
   /* device copy of the problem */
@@ -125,8 +126,12 @@ dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
 dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fields.cu */
 /* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its one element type, or
- * -1 for a mixed mesh) */
-dt_status dt_cuda_load_element_kernels(int uniform_type, size_t *local_max, dt_ctx *ctx);
+ * -1 for a mixed mesh; d_tangent: a material's tangent is not of the tangent form (Mohr-Coulomb's
+ * consistent tangent), so the tangent is assembled by the per-element kernels that ask the
+ * material update for D) */
+dt_status dt_cuda_load_element_kernels(int uniform_type, int d_tangent, size_t *local_max, dt_ctx *ctx);
+/* 1 when a material of the problem needs those kernels (see above). */
+int dt_cuda_needs_d_tangent(const dt_problem *pb);
 
 /* Upload problem array pb->pb_field (count items) into a new device array c->field, counted
  * (dt_cuda_alloc, dt_cuda_h2d); for functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx
@@ -150,7 +155,7 @@ dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
 dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx);
 /* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
  * device when they run (cuda_elements.cu). */
-dt_status dt_cuda_element_local_bytes(int device, int uniform_type, size_t *bytes, dt_ctx *ctx);
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int d_tangent, size_t *bytes, dt_ctx *ctx);
 
 /* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
  * block for the final sums, one copy of 8 or 16 bytes back). */

@@ -87,7 +87,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            r->m->solver.tangent_constant ? "elastic tangent assembled once per increment (initial stiffness)"
                                          : "Newton with the consistent tangent",
            dt_accel_names[r->m->solver.accel],
-           r->m->solver.accel_auto ? " (auto: thomas with a Mohr-Coulomb material, else none)" : "",
+           r->m->solver.accel_auto ? " (auto: thomas with a Mohr-Coulomb elastic tangent, else none)" : "",
            r->m->solver.newton_max_iter);
   info(r, line);
   t0 = dt_seconds();

@@ -156,7 +156,8 @@ static void view_materials(const dt_model *m, FILE *f) {
     const dt_material_params *p = &m->materials[i].p;
     fprintf(f, "  material %d \"%s\": E %g nu %g", i, m->materials[i].name, p->E, p->nu);
     if (p->plastic == DT_PLASTIC_MOHR_COULOMB)
-      fprintf(f, ", Mohr-Coulomb c %g phi %g psi %g", p->mc_cohesion, p->mc_friction_deg, p->mc_dilation_deg);
+      fprintf(f, ", Mohr-Coulomb c %g phi %g psi %g, %s tangent", p->mc_cohesion, p->mc_friction_deg,
+              p->mc_dilation_deg, p->mc_elastic_tangent ? "elastic" : "consistent");
     else if (p->plastic)
       fprintf(f, ", J2 sigma_y0 %g hardening %s (H %g Q %g b %g table %d) H_kin %g", p->sigma_y0,
               iso_name(p->iso), p->H, p->voce_Q, p->voce_b, p->table_n, p->H_kin);

@@ -318,23 +318,26 @@ static void resolve_precond(dt_model *m) {
   o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS ? DT_PC_TWO_LEVEL : DT_PC_BLOCK_JACOBI;
 }
 
-/* What depends on the materials' tangents: an elastic tangent (no J2 material) is the same
- * for every iteration of an increment, and converges only linearly, so such models default to
- * Thomas's acceleration and to more iterations per increment. */
+/* What depends on the materials' tangents: when every material's tangent is its elastic
+ * stiffness (elastic materials, Mohr-Coulomb with "tangent": "elastic") it is the same for
+ * every iteration of an increment; with a Mohr-Coulomb material among them it converges only
+ * linearly, so such models default to Thomas's acceleration and to more iterations. */
 static void resolve_nonlinear(dt_model *m) {
   dt_solver_options *o = &m->solver;
-  int any_j2 = 0, any_mc = 0;
+  int consistent = 0, mc_elastic = 0;
   for (int i = 0; i < m->n_materials; i++) {
-    any_j2 |= m->materials[i].p.plastic == DT_PLASTIC_J2;
-    any_mc |= m->materials[i].p.plastic == DT_PLASTIC_MOHR_COULOMB;
+    const dt_material_params *p = &m->materials[i].p;
+    int mc = p->plastic == DT_PLASTIC_MOHR_COULOMB;
+    consistent |= p->plastic == DT_PLASTIC_J2 || (mc && !p->mc_elastic_tangent);
+    mc_elastic |= mc && p->mc_elastic_tangent;
   }
-  o->tangent_constant = !any_j2;
+  o->tangent_constant = !consistent;
   if (o->accel == DT_ACCEL_AUTO) {
     o->accel_auto = 1;
-    o->accel = any_mc && !any_j2 ? DT_ACCEL_THOMAS : DT_ACCEL_NONE;
+    o->accel = mc_elastic && !consistent ? DT_ACCEL_THOMAS : DT_ACCEL_NONE;
   }
   if (o->newton_max_iter == 0)
-    o->newton_max_iter = any_mc ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
+    o->newton_max_iter = mc_elastic ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
 }
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {

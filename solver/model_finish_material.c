@@ -43,6 +43,10 @@ static int check_mohr_coulomb(const dt_material_params *p, char *field, size_t n
   if (!isfinite(p->mc_dilation_deg) || !(p->mc_dilation_deg >= 0 && p->mc_dilation_deg <= p->mc_friction_deg))
     FAIL("plastic.dilation_angle", "must be in [0, friction_angle = %g] degrees (got %g)", p->mc_friction_deg,
          p->mc_dilation_deg);
+  if (!p->mc_elastic_tangent && p->mc_dilation_deg != p->mc_friction_deg)
+    FAIL("plastic.tangent", "\"consistent\" needs associative flow (dilation_angle = friction_angle): the "
+         "consistent tangent of non-associative flow is unsymmetric and PCG needs a symmetric matrix; use "
+         "\"elastic\" (the default for dilation_angle < friction_angle)");
   return 0;
 }
 

@@ -15,7 +15,9 @@ static const char *const material_keys[] = {"name", "elastic", "plastic", NULL};
 static const char *const elastic_keys[] = {"E", "nu", NULL};
 static const char *const criteria[] = {"von_mises", "mohr_coulomb", NULL}; /* dt_plastic_criterion - 1 */
 static const char *const plastic_keys[] = {"criterion", "yield_stress", "hardening", "kinematic_modulus", NULL};
-static const char *const mohr_coulomb_keys[] = {"criterion", "cohesion", "friction_angle", "dilation_angle", NULL};
+static const char *const mohr_coulomb_keys[] = {"criterion", "cohesion", "friction_angle", "dilation_angle",
+                                                "tangent", NULL};
+static const char *const mc_tangents[] = {"consistent", "elastic", NULL}; /* mc_elastic_tangent 0, 1 */
 static const char *const hardening_types[] = {"perfect", "linear", "voce", "table", NULL};
 static const char *const hardening_keys[][5] = {
     [DT_ISO_PERFECT] = {"type", NULL},
@@ -66,7 +68,9 @@ cleanup:
   return rc;
 }
 
-/* Mohr-Coulomb: cohesion, friction angle, dilation angle (default: the friction angle). */
+/* Mohr-Coulomb: cohesion, friction angle, dilation angle (default: the friction angle), tangent
+ * (default: consistent for associative flow, elastic otherwise; the rules are in
+ * dt_material_params_check). */
 static dt_status parse_mohr_coulomb(dt_jp *jp, const json_t *pl, const char *path, dt_material_params *p) {
   dt_status rc = DT_OK;
 
@@ -76,6 +80,8 @@ static dt_status parse_mohr_coulomb(dt_jp *jp, const json_t *pl, const char *pat
   DT_TRY(dt_jp_get_number(jp, pl, path, "friction_angle", 1, &p->mc_friction_deg));
   p->mc_dilation_deg = p->mc_friction_deg;
   DT_TRY(dt_jp_get_number(jp, pl, path, "dilation_angle", 0, &p->mc_dilation_deg));
+  p->mc_elastic_tangent = p->mc_dilation_deg != p->mc_friction_deg;
+  DT_TRY(dt_jp_get_keyword(jp, pl, path, "tangent", 0, mc_tangents, &p->mc_elastic_tangent));
 cleanup:
   return rc;
 }

@@ -53,6 +53,7 @@ typedef struct dt_material_params {
   double mc_friction_deg;  /* phi, 0 <= phi < 90 degrees */
   double mc_dilation_deg;  /* psi, 0 <= psi <= phi degrees */
   double mc_sin_phi, mc_cos_phi, mc_sin_psi;
+  int mc_elastic_tangent;  /* 1: the elastic stiffness as tangent; 0: the consistent tangent */
 } dt_material_params;
 
 /* History at one integration point, committed only when an increment converges.

@@ -205,8 +205,16 @@ int main(void) {
     check_job("hex8 kinematic", &b);
     free(b.s);
   }
+  { /* Mohr-Coulomb, associative: the consistent tangent, assembled on the GPU by the
+       per-element kernels that ask the material update for D (d_tangent) */
+    sbuf b = {0};
+    hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25}",
+             "bbar", "", TIP_FORCE("[0, 0, -0.5]"), 4, "block_jacobi");
+    check_job("hex8 mohr-coulomb consistent", &b);
+    free(b.s);
+  }
   { /* Mohr-Coulomb, non-associative: the stress kernel's Mohr-Coulomb instantiation, the
-       constant tangent and Thomas's acceleration (both on by default for this material) */
+       constant (elastic) tangent and Thomas's acceleration (both the default for psi < phi) */
     sbuf b = {0};
     hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25, "
              "\"dilation_angle\": 10}",
@@ -262,7 +270,7 @@ int main(void) {
     check_job(two ? "quad4 two-level" : "quad4 plane strain", &b);
     free(b.s);
   }
-  { /* Mohr-Coulomb in plane strain, compressed (B-bar quad4) */
+  { /* Mohr-Coulomb in plane strain, compressed (B-bar quad4; consistent tangent) */
     sbuf b = {0};
     sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4 mc\", ");
     sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);

@@ -14,9 +14,32 @@
  *    (sig_tr - sig) : C^-1 : (sig* - sig) <= 0 for admissible stresses sig* (sampled);
  *  - the apex c cot(phi) for hydrostatic tension; Tresca (phi = 0): sigma_1 - sigma_3 = 2c;
  *  - isotropy: the update of a rotated strain is the rotated stress, to 1e-10;
- *  - the elastic tangent, NaN input -> DT_MAT_NO_CONVERGENCE with zero stress.
+ *  - the consistent tangent (associative flow), less its regularisation DT_MC_TANGENT_REG * D_e,
+ *    against central finite differences of the stress, to 1e-6 relative, wherever two step sizes
+ *    agree to 1e-7 (no kink of the return within the step); symmetric to 1e-12; the elastic stiffness at the apex and with "tangent": "elastic";
+ *  - NaN input -> DT_MAT_NO_CONVERGENCE with zero stress.
  * Material: seed-000's wellbore rock (E 2000, nu 0.2, c 5, phi 20) and variants. */
 #include "mat_test_util.h"
+
+static int fd_checked = 0; /* plastic returns whose consistent tangent met finite differences */
+
+/* Central differences of the stress with step h (relative to the largest strain). */
+static void fd_tangent(const dt_material_params *m, const double eps[6], double rel_h, double Dfd[36]) {
+  double amax = 1e-4, e[6], sp[6], sm[6], h;
+  dt_mat_state old, tmp;
+  int i, j;
+  mt_zero_state(&old);
+  for (i = 0; i < 6; i++) amax = fabs(eps[i]) > amax ? fabs(eps[i]) : amax;
+  h = rel_h * amax;
+  for (j = 0; j < 6; j++) {
+    memcpy(e, eps, sizeof e);
+    e[j] = eps[j] + h;
+    dt_material_update(m, DT_STATE_3D, e, &old, &tmp, sp, NULL);
+    e[j] = eps[j] - h;
+    dt_material_update(m, DT_STATE_3D, e, &old, &tmp, sm, NULL);
+    for (i = 0; i < 6; i++) Dfd[i * 6 + j] = (sp[i] - sm[i]) / (2.0 * h);
+  }
+}
 
 static dt_material_params mc_material(double c, double phi, double psi) {
   dt_material_params m;
@@ -27,6 +50,7 @@ static dt_material_params mc_material(double c, double phi, double psi) {
   m.mc_cohesion = c;
   m.mc_friction_deg = phi;
   m.mc_dilation_deg = psi;
+  m.mc_elastic_tangent = psi != phi; /* the job format's default */
   dt_mc_derive(&m);
   return m;
 }
@@ -122,9 +146,25 @@ static int check_return(const dt_material_params *m, const double eps[6], const 
   res = dt_material_update(m, DT_STATE_3D, eps, &old, &st, sig, D);
   dt_elastic_stress(m, DT_STATE_3D, eps, sig_tr);
   dt_elastic_matrix(m, DT_STATE_3D, De);
-  MT_CHECK(mt_rel_err(D, De) == 0.0, "%s: tangent is not the elastic stiffness", name);
   principal_cubic(sig, l);
   scale = m->mc_cohesion + fabs(l[0]) + fabs(l[2]);
+  if (res != DT_MAT_PLASTIC || m->mc_elastic_tangent || l[0] - l[2] <= 1e-6 * scale) /* elastic, or apex */
+    MT_CHECK(mt_rel_err(D, De) == 0.0, "%s: tangent is not the elastic stiffness", name);
+  else {
+    double F1[36], F2[36], asym = 0.0;
+    fd_tangent(m, eps, 1e-6, F1);
+    fd_tangent(m, eps, 2.5e-7, F2);
+    for (i = 0; i < 6; i++)
+      for (int j = 0; j < 6; j++) asym += fabs(D[i * 6 + j] - D[j * 6 + i]);
+    MT_CHECK(asym <= 1e-12 * mt_fro(D, 36), "%s: consistent tangent not symmetric (%g)", name, asym);
+    if (mt_rel_err(F2, F1) <= 1e-7) { /* the tangent less its regularisation is the derivative */
+      double Dc[36];
+      for (i = 0; i < 36; i++) Dc[i] = D[i] - DT_MC_TANGENT_REG * De[i];
+      fd_checked++;
+      MT_CHECK(mt_rel_err(Dc, F2) <= 1e-6, "%s: consistent tangent vs finite differences: %g", name,
+               mt_rel_err(Dc, F2));
+    }
+  }
   if (res == DT_MAT_ELASTIC) {
     for (i = 0; i < 6; i++) MT_CHECK(sig[i] == sig_tr[i], "%s: elastic stress changed", name);
     MT_CHECK(yield_fn(m, sig) <= 1e-9 * scale, "%s: elastic state outside the surface", name);
@@ -242,6 +282,7 @@ int main(void) {
   }
   MT_CHECK(counts[DT_MAT_ELASTIC] > 50 && counts[DT_MAT_PLASTIC] > 500, "cases: %d elastic, %d plastic",
            counts[DT_MAT_ELASTIC], counts[DT_MAT_PLASTIC]);
+  MT_CHECK(fd_checked > 300, "only %d consistent tangents compared with finite differences", fd_checked);
   check_main_plane_closed_form();
   check_apex_and_tresca();
   {

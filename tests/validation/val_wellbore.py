@@ -43,11 +43,12 @@ Compared (CellData S rotated to polar components at the centroid; U at the nodes
     its Runge-Kutta table (u_r at r = 0.10039 ... 1.00012, FE interpolated linearly in r along
     each ray, mean over rays; the RK values are 1.8 % below the closed form at the wall, within
     0.2 % of it from r = 0.15 on);
-  * Newton acceleration: the same job with solver.newton.acceleration "none" (plain initial
-    stiffness method) and with the default ("auto", i.e. Thomas's acceleration for a model with
-    a Mohr-Coulomb material) and "thomas" explicitly: total Newton iterations from summary.json
-    (seed-000 §4.6: 22 vs 7-8 for one load step, where one MIS iteration is two solves); Thomas
-    must need fewer, "auto" exactly as many as "thomas", and all runs must agree: nodal U within
+  * tangent and acceleration: the job with the default Mohr-Coulomb tangent (consistent, Newton)
+    and with seed-000's method ("tangent": "elastic": initial stiffness) under
+    solver.newton.acceleration "auto" (= Thomas's for that tangent), "thomas" and "none": total
+    Newton iterations from summary.json (seed-000 §4.6: 22 vs 7-8 for one load step, where one
+    MIS iteration is two solves); Thomas must need fewer than none, auto exactly as many as
+    thomas, the consistent tangent fewer than Thomas, and all runs must agree: nodal U within
     1e-5 relative to max |U|, S within 1e-5 relative to P_IN.
 """
 import math
@@ -144,7 +145,7 @@ def peeq_plastic(r):
     return math.sqrt(2.0 / 3.0 * (1 + BETA ** 2)) * ept
 
 
-def build(radii, acceleration=None):
+def build(radii, acceleration=None, tangent=None):
     m = vlib.quarter_annulus_quad4(radii, NT)
     rad = lambda x, y: math.hypot(x, y)
     ns = {"x0": m.node_ids(lambda x, y: x == 0.0), "y0": m.node_ids(lambda x, y: y == 0.0)}
@@ -155,8 +156,10 @@ def build(radii, acceleration=None):
     steps = [{"name": "drill", "increments": NINC, "boundary": bc,
               "loads": [{"type": "pressure", "surface": "hole", "value": P_IN},
                         {"type": "pressure", "surface": "outer", "value": P_OUT}]}]
-    mat = vlib.material("rock", E, NU, {"criterion": "mohr_coulomb", "cohesion": C, "friction_angle": PHI,
-                                        "dilation_angle": PHI})
+    plastic = {"criterion": "mohr_coulomb", "cohesion": C, "friction_angle": PHI, "dilation_angle": PHI}
+    if tangent is not None:
+        plastic["tangent"] = tangent
+    mat = vlib.material("rock", E, NU, plastic)
     newton = {"force_tolerance": 1e-8, "displacement_tolerance": 0.0}
     if acceleration is not None:
         newton["acceleration"] = acceleration
@@ -173,12 +176,15 @@ def main():
     chk.record("R_ref", round(R_REF, 6))
     runs = {}
     with vlib.TempDir(args.keep) as wd:
-        for acc in (None, "thomas", "none"):
-            m, j = build(radii, acc)
-            name = "wellbore_" + (acc or "auto")
+        # the default (consistent tangent, Newton), then seed-000's method: the elastic tangent
+        # with acceleration auto (= thomas), thomas and none
+        for key, tangent, acc in (("auto", None, None), ("elastic_auto", "elastic", None),
+                                  ("thomas", "elastic", "thomas"), ("none", "elastic", "none")):
+            m, j = build(radii, acc, tangent)
+            name = "wellbore_" + key
             res = vlib.run(args, j, wd, name, timeout=100)
             vlib.require_ok(chk, res, name)
-            runs[acc or "auto"] = (res, res.vtu(-1))
+            runs[key] = (res, res.vtu(-1))
     res, v = runs["auto"]
     chk.record("wall_s", round(res.wall, 2))
     nodes = m.nodes
@@ -263,11 +269,14 @@ def main():
         chk.le("seed_u_r(%.4f)_dev" % r_s, abs(sum(vals) / len(vals) - u_s) / u_s, TOL_SEED)
     # acceleration
     its = {k: r[0].summary["newton_iterations"] for k, r in runs.items()}
-    for k in ("none", "thomas", "auto"):
+    for k in ("none", "thomas", "elastic_auto", "auto"):
         chk.record("newton_its_" + k, its[k])
     chk.expect(its["thomas"] < its["none"], "Thomas acceleration took %d Newton iterations, plain initial stiffness %d"
                % (its["thomas"], its["none"]))
-    chk.expect(its["auto"] == its["thomas"], "acceleration auto took %d iterations, thomas %d" % (its["auto"], its["thomas"]))
+    chk.expect(its["elastic_auto"] == its["thomas"], "elastic tangent, acceleration auto took %d iterations, thomas %d"
+               % (its["elastic_auto"], its["thomas"]))
+    chk.expect(its["auto"] < its["thomas"], "the consistent tangent took %d Newton iterations, the elastic one with "
+               "Thomas's acceleration %d" % (its["auto"], its["thomas"]))
     umax = max(math.hypot(*u) for u in U)
     for k in ("none", "thomas"):
         w = runs[k][1]
