@@ -244,6 +244,25 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
   for (i = 0; i < 6; i++) t->n[i] = 0.0;
 }
 
+/* The outcomes of a material update without a plastic step, shared by every criterion's update:
+ * the committed history kept and the elastic tangent; a failed point also gets zero stress (finite
+ * for the assembly; the caller cuts the increment). Returns the status to return. */
+DT_HD static inline int dt_material_point_elastic(const dt_material_params *m, int stress_state,
+                                                  const dt_mat_state *old_state, dt_mat_state *new_state,
+                                                  double D[36], dt_tangent_form *form, int result) {
+  *new_state = *old_state;
+  if (D) dt_elastic_matrix(m, stress_state, D);
+  if (form) dt_tangent_form_elastic(m, stress_state, form);
+  return result;
+}
+DT_HD static inline int dt_material_point_failed(const dt_material_params *m, int stress_state,
+                                                 const dt_mat_state *old_state, dt_mat_state *new_state,
+                                                 double sig[6], double D[36], dt_tangent_form *form) {
+  int i;
+  for (i = 0; i < 6; i++) sig[i] = 0.0;
+  return dt_material_point_elastic(m, stress_state, old_state, new_state, D, form, DT_MAT_NO_CONVERGENCE);
+}
+
 /* J2 material point update (update.h chooses it for J2 and elastic materials).
  *   m             parameters (m->plastic == 0: linear elastic).
  *   stress_state  dt_stress_state. PLANE_STRAIN runs the 3D law (eps_zz = 0 comes from the
@@ -318,17 +337,10 @@ DT_HD static inline int dt_j2_update_form(const dt_material_params *m, int stres
   return result;
 
 elastic:
-  *new_state = *old_state;
-  if (D) dt_elastic_matrix(m, stress_state, D);
-  if (form) dt_tangent_form_elastic(m, stress_state, form);
-  return result;
+  return dt_material_point_elastic(m, stress_state, old_state, new_state, D, form, result);
 
 fail:
-  *new_state = *old_state;
-  for (i = 0; i < 6; i++) sig[i] = 0.0;
-  if (D) dt_elastic_matrix(m, stress_state, D);
-  if (form) dt_tangent_form_elastic(m, stress_state, form);
-  return DT_MAT_NO_CONVERGENCE;
+  return dt_material_point_failed(m, stress_state, old_state, new_state, sig, D, form);
 }
 
 #endif

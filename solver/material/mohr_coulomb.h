@@ -238,17 +238,10 @@ DT_HD static inline int dt_mc_update_form(const dt_material_params *m, int stres
   return DT_MAT_PLASTIC;
 
 elastic:
-  *new_state = *old_state;
-  if (D) dt_elastic_matrix(m, stress_state, D);
-  if (form) dt_tangent_form_elastic(m, stress_state, form);
-  return DT_MAT_ELASTIC;
+  return dt_material_point_elastic(m, stress_state, old_state, new_state, D, form, DT_MAT_ELASTIC);
 
 fail:
-  *new_state = *old_state;
-  for (i = 0; i < 6; i++) sig[i] = 0.0;
-  if (D) dt_elastic_matrix(m, stress_state, D);
-  if (form) dt_tangent_form_elastic(m, stress_state, form);
-  return DT_MAT_NO_CONVERGENCE;
+  return dt_material_point_failed(m, stress_state, old_state, new_state, sig, D, form);
 }
 
 #endif

@@ -56,25 +56,7 @@ def plastic_radius(p):
 
 
 def annulus():
-    m = vlib.Mesh(2)
-
-    def nid(i, j):
-        return 1 + i + (NR + 1) * j
-
-    for j in range(NT + 1):
-        th = 0.5 * math.pi * j / NT
-        for i in range(NR + 1):
-            r = A_IN + (B_OUT - A_IN) * i / NR
-            x, y = r * math.cos(th), r * math.sin(th)
-            if j == NT:
-                x = 0.0
-            if j == 0:
-                y = 0.0
-            m.add_node(x, y)
-    for j in range(NT):
-        for i in range(NR):
-            m.elems.append(("quad4", [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]))
-    return m
+    return vlib.quarter_annulus_quad4([A_IN + (B_OUT - A_IN) * i / NR for i in range(NR + 1)], NT)
 
 
 def main():
