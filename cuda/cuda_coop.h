@@ -25,6 +25,8 @@ typedef struct dt_coop_args {
   double *hist_t, *sig_t, *eps_t;
   double *tan_t; /* tangent form per point (dt_tangent_form: K, mu, gam; n is re-formed
                     from sig_t): written by the stress kernel, read by the tangent kernel */
+  double *tan_d; /* NULL, or D per point (cuda_impl.h): then the stress kernel stores it and the
+                    tangent kernel multiplies B^T D B (cuda_tangent_d.cuh) */
   double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   dt_cuda_flags *flags;
   int any_mc; /* a Mohr-Coulomb material is present: the stress kernel compiled with its update */
@@ -43,9 +45,10 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
                                      const int *inc, double *fint, int n_dofs, cudaStream_t stream,
                                      dt_ctx *ctx);
 
-/* Load the two kernels of `type` now (dt_cuda_load_list). */
-dt_status dt_cuda_tangent_coop_load(int type, size_t *local_max, dt_ctx *ctx);
-dt_status dt_cuda_stress_coop_load(int type, size_t *local_max, dt_ctx *ctx);
+/* Load the kernels of `type` now (dt_cuda_load_list): the stress kernel (with Mohr-Coulomb's
+ * update when mc), and the tangent kernel of the tangent form or, with d_tangent, of D per point. */
+dt_status dt_cuda_stress_coop_load(int type, int mc, size_t *local_max, dt_ctx *ctx);
+dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, dt_ctx *ctx);
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
  * constant. Any other type (a mixed mesh's -1): the generic instantiation go<-1> where GENERIC

@@ -50,6 +50,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.sig_t = c->sig_t;
   a.eps_t = c->eps_t;
   a.tan_t = c->tan_t;
+  a.tan_d = c->tan_d;
   a.out = out;
   a.flags = c->flags;
   a.any_mc = c->any_mc;
@@ -197,7 +198,7 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  if (use_coop(c) && !c->d_tangent) {
+  if (use_coop(c)) {
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
                                        c->n_colors, c->stream, ctx));
   } else
@@ -210,24 +211,25 @@ cleanup:
   return rc;
 }
 
-int dt_cuda_needs_d_tangent(const dt_problem *pb) {
+int dt_cuda_element_variants(const dt_problem *pb) {
+  int v = 0;
   for (int i = 0; i < pb->n_mats; i++)
-    if (pb->mats[i].plastic == DT_PLASTIC_MOHR_COULOMB && !pb->mats[i].mc_elastic_tangent) return 1;
-  return 0;
+    if (pb->mats[i].plastic == DT_PLASTIC_MOHR_COULOMB)
+      v |= DT_CUDA_EL_MC | (pb->mats[i].mc_elastic_tangent ? 0 : DT_CUDA_EL_D);
+  return v;
 }
 
 /* The kernels the element phases of this mesh launch: the cooperative pair of its element
- * type, or the one-thread-per-element pair (of its type, or generic for a mixed mesh); with
- * d_tangent the cooperative stress kernel and the one-thread-per-element tangent kernel. */
-dt_status dt_cuda_load_element_kernels(int uniform_type, int d_tangent, size_t *local_max, dt_ctx *ctx) {
+ * type (in the variants asked for), or the one-thread-per-element
+ * pair (of its type, or generic for a mixed mesh). */
+dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const void *reset[] = {(const void *)k_flags_reset};
   DT_TRY(dt_cuda_load_list(reset, 1, local_max, ctx));
   if (use_coop_for(uniform_type)) {
-    DT_TRY(dt_cuda_stress_coop_load(uniform_type, local_max, ctx));
-    if (!d_tangent) DT_TRY(dt_cuda_tangent_coop_load(uniform_type, local_max, ctx));
-  }
-  if (!use_coop_for(uniform_type) || d_tangent)
+    DT_TRY(dt_cuda_stress_coop_load(uniform_type, variants & DT_CUDA_EL_MC, local_max, ctx));
+    DT_TRY(dt_cuda_tangent_coop_load(uniform_type, variants & DT_CUDA_EL_D, local_max, ctx));
+  } else
     DT_TRY((dt_by_element_type<simple_kernels_load, true>(uniform_type, ctx, local_max)));
 cleanup:
   return rc;
@@ -237,7 +239,7 @@ cleanup:
  * runs: per-thread size x resident threads. Only the kernels this mesh launches count: the
  * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200),
  * the cooperative kernels of a one-type mesh almost none. */
-dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int d_tangent, size_t *bytes, dt_ctx *ctx) {
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int sms = 0, threads = 0;
   size_t worst = 0;
@@ -245,7 +247,7 @@ dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int d_tangen
   DT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), ctx);
   DT_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
                 ctx);
-  DT_TRY(dt_cuda_load_element_kernels(uniform_type, d_tangent, &worst, ctx));
+  DT_TRY(dt_cuda_load_element_kernels(uniform_type, variants, &worst, ctx));
   *bytes = worst * (size_t)threads * (size_t)sms;
 cleanup:
   return rc;

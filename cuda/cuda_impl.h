@@ -61,7 +61,7 @@ typedef struct dt_cuda {
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
   int any_mc;       /* a Mohr-Coulomb material is present (which stress kernel to launch) */
-  int d_tangent;    /* dt_cuda_needs_d_tangent: assemble with the per-element kernels */
+  int d_tangent;    /* D per point (DT_CUDA_EL_D; tan_d) */
   int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
   /* device copy of the problem */
@@ -91,6 +91,9 @@ typedef struct dt_cuda {
                     DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
                     cooperative stress kernel, read by the cooperative tangent kernel, which
                     re-forms n from sig_t (dt_j2_flow_direction) */
+  double *tan_d; /* d_tangent meshes only (else NULL): the tangent D of every point's trial state,
+                    its upper triangle (DT_CUDA_D_DOUBLES, row by row) per point, written by the
+                    stress kernel, read by the tangent kernel (cuda_tangent_d.cuh) */
   /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of
    * dt_problem, the item sums, E^-1 (full, row-major), the inverse factor L^-1 (coarse_X), the
    * coarse vectors y, w and y.w, cuSOLVER's and cuBLAS's handles and workspaces. */
@@ -126,12 +129,17 @@ dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
 dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fields.cu */
 /* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its one element type, or
- * -1 for a mixed mesh; d_tangent: a material's tangent is not of the tangent form (Mohr-Coulomb's
- * consistent tangent), so the tangent is assembled by the per-element kernels that ask the
- * material update for D) */
-dt_status dt_cuda_load_element_kernels(int uniform_type, int d_tangent, size_t *local_max, dt_ctx *ctx);
-/* 1 when a material of the problem needs those kernels (see above). */
-int dt_cuda_needs_d_tangent(const dt_problem *pb);
+ * -1 for a mixed mesh; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants). Only those are
+ * loaded, so that only their local memory is reserved (and counted in the estimate). */
+dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx);
+/* A Mohr-Coulomb material is present: the stress kernel compiled with its update. */
+#define DT_CUDA_EL_MC 1
+/* A material's tangent is not of the tangent form (Mohr-Coulomb's consistent tangent): the
+ * stress kernel stores each point's D and the tangent kernel multiplies B^T D B
+ * (cuda_tangent_d.cuh); mixed meshes ask the material update for D anyway. */
+#define DT_CUDA_EL_D 2
+int dt_cuda_element_variants(const dt_problem *pb);
+#define DT_CUDA_D_DOUBLES 21 /* upper triangle of a symmetric 6 x 6 D */
 
 /* Upload problem array pb->pb_field (count items) into a new device array c->field, counted
  * (dt_cuda_alloc, dt_cuda_h2d); for functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx
@@ -155,7 +163,7 @@ dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
 dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx);
 /* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
  * device when they run (cuda_elements.cu). */
-dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int d_tangent, size_t *bytes, dt_ctx *ctx);
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx);
 
 /* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
  * block for the final sums, one copy of 8 or 16 bytes back). */

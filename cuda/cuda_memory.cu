@@ -55,6 +55,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
   b += 2 * (n + 1) * sizeof(double) + (1u << 20);                  /* cuSPARSE SpMV buffer */
   b += dt_cuda_coarse_bytes(pb);                                   /* two-level preconditioner */
+  if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D) b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512; /* allocation granularity */
   *bytes = b;
   return DT_OK;

@@ -80,7 +80,8 @@ k_stress_coop(dt_coop_args a, int n) {
     dt_tangent_form tf;
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
-    int res = MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf)
+    double Dq[36]; /* the point's D, for meshes that assemble B^T D B (a.tan_d) */
+    int res = MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, a.tan_d ? Dq : (double *)0, &tf)
                  : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
@@ -91,6 +92,9 @@ k_stress_coop(dt_coop_args a, int n) {
       a.tan_t[0 * a.stride + qp] = tf.K;
       a.tan_t[1 * a.stride + qp] = tf.mu;
       a.tan_t[2 * a.stride + qp] = tf.gam; /* n: re-formed by the tangent kernel */
+      if (MC && a.tan_d)
+        for (int r = 0, k = 0; r < 6; r++)
+          for (int cc = r; cc < 6; cc++, k++) a.tan_d[k * a.stride + qp] = Dq[r * 6 + cc];
     }
     double wt = me.g.dv[q] * thick;
     for (int r = 0; r < 6; r++) sig[r] *= wt; /* sig w det J t */
@@ -169,13 +173,13 @@ cleanup:
 }
 
 struct k_stress_coop_load {
-  template <int TYPE> static dt_status go(size_t *local_max, dt_ctx *ctx) {
-    const void *k[] = {(const void *)k_stress_coop<TYPE, false>, (const void *)k_stress_coop<TYPE, true>,
+  template <int TYPE> static dt_status go(int mc, size_t *local_max, dt_ctx *ctx) {
+    const void *k[] = {mc ? (const void *)k_stress_coop<TYPE, true> : (const void *)k_stress_coop<TYPE, false>,
                        (const void *)k_fint_gather};
-    return dt_cuda_load_list(k, 3, local_max, ctx);
+    return dt_cuda_load_list(k, 2, local_max, ctx);
   }
 };
 
-dt_status dt_cuda_stress_coop_load(int type, size_t *local_max, dt_ctx *ctx) {
-  return coop_by_type<k_stress_coop_load>(type, ctx, local_max);
+dt_status dt_cuda_stress_coop_load(int type, int mc, size_t *local_max, dt_ctx *ctx) {
+  return coop_by_type<k_stress_coop_load>(type, ctx, mc, local_max);
 }
