@@ -67,7 +67,7 @@ static dt_status linear_solve(dt_newton_ctx *nc, double rtol, dt_pcg_result *pr,
 typedef struct accel_state {
   int thomas;    /* Thomas's acceleration on */
   int second;    /* the next correction is the second of a pair */
-  double omega;  /* its scale of the first correction */
+  double omega;  /* the scale of a pair's first correction */
   int assembled; /* the increment's tangent is assembled and preconditioned (constant tangent) */
 } accel_state;
 
