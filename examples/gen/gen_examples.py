@@ -150,6 +150,39 @@ def plate():
     }
 
 
+def footing():
+    """A smooth strip footing on Mohr-Coulomb soil, pushed to collapse (half model, quad4)."""
+    nx, ny, lx, ly, b = 20, 10, 5.0, 2.5, 0.5
+    nid = lambda i, j: 1 + i + (nx + 1) * j
+    nodes = [[nid(i, j), lx * i / nx, ly * j / ny] for j in range(ny + 1) for i in range(nx + 1)]
+    elems = [[1 + i + nx * j, nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]
+             for j in range(ny) for i in range(nx)]
+    return {
+        "ductile": 1,
+        "title": "Smooth strip footing on Mohr-Coulomb soil, pushed to collapse (quad4, plane strain)",
+        "mesh": {
+            "nodes": nodes,
+            "elements": [{"type": "quad4", "connectivity": elems}],
+            "node_sets": {"sides": nodes_where(nodes, lambda x, y: x == 0 or x == lx),
+                          "bottom": nodes_where(nodes, lambda x, y: y == 0),
+                          "footing": nodes_where(nodes, lambda x, y: y == ly and x <= b + 1e-9)},
+            "element_sets": {"soil": {"generate": [1, len(elems), 1]}},
+        },
+        "materials": [{"name": "clay", "elastic": {"E": 10000.0, "nu": 0.3},
+                       "plastic": {"criterion": "mohr_coulomb", "cohesion": 10.0, "friction_angle": 20.0}}],
+        "sections": [{"element_set": "soil", "material": "clay", "kind": "plane_strain"}],
+        "steps": [
+            {"name": "push",
+             "increments": {"type": "automatic", "initial": 0.05, "min": 1e-4, "max": 0.05},
+             "boundary": [{"node_set": "sides", "fixed": ["x"]}, {"node_set": "bottom", "fixed": "all"},
+                          {"node_set": "footing", "displacement": {"y": -0.05}}]},
+        ],
+        "output": {"fields": ["U", "S", "PEEQ"],
+                   "monitors": [{"name": "footing_force", "node_set": "footing", "quantity": "RF",
+                                 "component": "y"}]},
+    }
+
+
 def tet10_block():
     # Six Kuhn tetrahedra of the unit cube, each with positive orientation, plus midside nodes.
     corner = {}
@@ -214,7 +247,8 @@ def tet10_block():
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     for name, job in (("unit_cube", unit_cube()), ("cantilever_hex8", cantilever()),
-                      ("plate_quad4_plane_strain", plate()), ("tet10_block", tet10_block())):
+                      ("plate_quad4_plane_strain", plate()), ("tet10_block", tet10_block()),
+                      ("footing_mohr_coulomb", footing())):
         with open(os.path.join(out, name + ".json"), "w") as f:
             f.write(dump(job) + "\n")
 

@@ -79,7 +79,22 @@ static void tet10(void) {
   dt_model_destroy(&m);
 }
 
+static void footing(void) {
+  dt_model *m = load("footing_mohr_coulomb.json");
+  if (!m) return;
+  EXPECT(m->dim == 2 && m->n_nodes == 231 && m->n_elems == 200);
+  EXPECT(m->materials[0].p.plastic == DT_PLASTIC_MOHR_COULOMB && m->materials[0].p.mc_cohesion == 10);
+  EXPECT(m->materials[0].p.mc_friction_deg == 20 && m->materials[0].p.mc_dilation_deg == 20);
+  EXPECT(!m->materials[0].p.mc_elastic_tangent && m->materials[0].p.mc_sin_phi > 0.3420 &&
+         m->materials[0].p.mc_sin_phi < 0.3421);
+  /* resolved defaults: a consistent tangent, so Newton as for J2 */
+  EXPECT(m->solver.accel == DT_ACCEL_NONE && m->solver.accel_auto && !m->solver.tangent_constant);
+  EXPECT(m->solver.newton_max_iter == 25 && m->sections[0].form == DT_FORM_BBAR);
+  dt_model_destroy(&m);
+}
+
 int main(void) {
+  footing();
   unit_cube();
   cantilever();
   plate();
