@@ -53,7 +53,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.tan_d = c->tan_d;
   a.out = out;
   a.flags = c->flags;
-  a.any_mc = c->any_mc;
+  a.any_mc = (c->el_variants & DT_CUDA_EL_MC) != 0;
   return a;
 }
 

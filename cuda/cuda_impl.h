@@ -60,8 +60,7 @@ typedef struct dt_cuda {
   /* sizes */
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
-  int any_mc;       /* a Mohr-Coulomb material is present (which stress kernel to launch) */
-  int d_tangent;    /* D per point (DT_CUDA_EL_D; tan_d) */
+  int el_variants;  /* DT_CUDA_EL_* bits (dt_cuda_element_variants): which element kernels */
   int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
   /* device copy of the problem */
@@ -91,7 +90,7 @@ typedef struct dt_cuda {
                     DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
                     cooperative stress kernel, read by the cooperative tangent kernel, which
                     re-forms n from sig_t (dt_j2_flow_direction) */
-  double *tan_d; /* d_tangent meshes only (else NULL): the tangent D of every point's trial state,
+  double *tan_d; /* DT_CUDA_EL_D meshes only (else NULL): the tangent D of every point's trial state,
                     its upper triangle (DT_CUDA_D_DOUBLES, row by row) per point, written by the
                     stress kernel, read by the tangent kernel (cuda_tangent_d.cuh) */
   /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of

@@ -89,12 +89,14 @@ k_stress_coop(dt_coop_args a, int n) {
         a.sig_t[c * a.stride + qp] = sig[c];
         a.eps_t[c * a.stride + qp] = eps[c];
       }
-      a.tan_t[0 * a.stride + qp] = tf.K;
-      a.tan_t[1 * a.stride + qp] = tf.mu;
-      a.tan_t[2 * a.stride + qp] = tf.gam; /* n: re-formed by the tangent kernel */
-      if (MC && a.tan_d)
+      if (MC && a.tan_d) { /* the tangent kernel reads D, not the form */
         for (int r = 0, k = 0; r < 6; r++)
           for (int cc = r; cc < 6; cc++, k++) a.tan_d[k * a.stride + qp] = Dq[r * 6 + cc];
+      } else {
+        a.tan_t[0 * a.stride + qp] = tf.K;
+        a.tan_t[1 * a.stride + qp] = tf.mu;
+        a.tan_t[2 * a.stride + qp] = tf.gam; /* n: re-formed by the tangent kernel */
+      }
     }
     double wt = me.g.dv[q] * thick;
     for (int r = 0; r < 6; r++) sig[r] *= wt; /* sig w det J t */

@@ -79,8 +79,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_pcg_kernels(ctx));
   DT_TRY(dt_cuda_load_linear_kernels(ctx));
   DT_TRY(dt_cuda_load_field_kernels(ctx));
-  DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, (c->any_mc ? DT_CUDA_EL_MC : 0) | (c->d_tangent ? DT_CUDA_EL_D : 0),
-                                      NULL, ctx));
+  DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, c->el_variants, NULL, ctx));
   if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
@@ -100,7 +99,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   dt_cuda *c = NULL;
   cudaDeviceProp prop;
   size_t local_bytes = 0, estimate = 0, nq = (size_t)pb->n_qp, nd = (size_t)pb->n_dofs;
-  int device = opt ? opt->device : 0, type = uniform_type(pb);
+  int device = opt ? opt->device : 0, type = uniform_type(pb), variants = dt_cuda_element_variants(pb);
   dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX, INT_MAX};
   double one = 1.0, zero = 0.0;
   *impl = NULL;
@@ -110,7 +109,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
            (long long)pb->nnz);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), ctx);
-  DT_TRY(dt_cuda_element_local_bytes(device, type, dt_cuda_element_variants(pb), &local_bytes, ctx));
+  DT_TRY(dt_cuda_element_local_bytes(device, type, variants, &local_bytes, ctx));
   /* Everything is counted before anything is allocated. */
   DT_TRY(dt_cuda_check_fit(pb, device, local_bytes, &estimate, ctx));
 
@@ -136,8 +135,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->n_conn = pb->elem_ptr[pb->n_elems];
   c->n_pos = pb->elem_pos_ptr[pb->n_elems];
   c->uniform_type = type;
-  c->any_mc = (dt_cuda_element_variants(pb) & DT_CUDA_EL_MC) != 0;
-  c->d_tangent = (dt_cuda_element_variants(pb) & DT_CUDA_EL_D) != 0;
+  c->el_variants = variants;
   c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
   DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
   memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));
@@ -177,7 +175,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   ZEROS(c->eps_c, nq * 6, "integration point strains");
   ZEROS(c->eps_t, nq * 6, "integration point strains");
   ZEROS(c->tan_t, nq * DT_TANGENT_FORM_STORED, "integration point tangents");
-  if (c->d_tangent) ZEROS(c->tan_d, nq * DT_CUDA_D_DOUBLES, "integration point tangent matrices");
+  if (c->el_variants & DT_CUDA_EL_D) ZEROS(c->tan_d, nq * DT_CUDA_D_DOUBLES, "integration point tangent matrices");
   ZEROS(c->red, DT_CUDA_RED_DOUBLES, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
