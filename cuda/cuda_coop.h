@@ -50,6 +50,16 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
 dt_status dt_cuda_stress_coop_load(int type, int mc, size_t *local_max, dt_ctx *ctx);
 dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, dt_ctx *ctx);
 
+/* Compile-time facts of an element type (dt_elem_nnodes, dt_elem_nqp, dt_elem_dim as
+ * constants, for array sizes in the kernels' templates). */
+#define DT_TYPE_NPE(T)                                                                           \
+  ((T) == DT_HEX8 ? 8 : (T) == DT_TET4 ? 4 : (T) == DT_TET10 ? 10 : (T) == DT_QUAD4 ? 4        \
+   : (T) == DT_QUAD8 ? 8 : (T) == DT_QUAD9 ? 9 : (T) == DT_QUAD16 ? 16 : 3)
+#define DT_TYPE_NQP(T)                                                                           \
+  ((T) == DT_HEX8 ? 8 : (T) == DT_TET10 ? 4 : (T) == DT_QUAD4 ? 4                              \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9 : (T) == DT_QUAD16 ? 16 : 1)
+#define DT_TYPE_DIM(T) (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10) ? 3 : 2)
+
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
  * constant. Any other type (a mixed mesh's -1): the generic instantiation go<-1> where GENERIC
  * (the one-thread-per-element kernels have one), else an error (the cooperative kernels exist
@@ -73,6 +83,9 @@ static dt_status dt_by_element_type(int type, dt_ctx *ctx, Args... args) {
   case DT_TET10: return L::template go<DT_TET10>(args..., ctx);
   case DT_QUAD4: return L::template go<DT_QUAD4>(args..., ctx);
   case DT_TRI3: return L::template go<DT_TRI3>(args..., ctx);
+  case DT_QUAD8: return L::template go<DT_QUAD8>(args..., ctx);
+  case DT_QUAD9: return L::template go<DT_QUAD9>(args..., ctx);
+  case DT_QUAD16: return L::template go<DT_QUAD16>(args..., ctx);
   }
   return dt_other_type<GENERIC>::template go<L>(type, ctx, args...);
 }

@@ -8,14 +8,16 @@
 #include "cuda_coop.h"
 
 template <int TYPE> struct coop_shape {
-  static const int NPE = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3;
-  static const int NQP = TYPE == DT_HEX8 ? 8 : TYPE == DT_TET10 ? 4 : TYPE == DT_QUAD4 ? 4 : 1;
-  static const int DIM = (TYPE == DT_QUAD4 || TYPE == DT_TRI3) ? 2 : 3;
+  static const int NPE = DT_TYPE_NPE(TYPE);
+  static const int NQP = DT_TYPE_NQP(TYPE);
+  static const int DIM = DT_TYPE_DIM(TYPE);
   static const int PAIRS = NPE * NPE;
   static const int T_TAN = PAIRS; /* tangent: a thread per node pair; other phases stride */
   static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
   static const int T_STR = NPE > NQP ? NPE : NQP; /* stress: a thread per point or node */
-  static const int EPB_STR = 128 / T_STR > 0 ? 128 / T_STR : 1;
+  /* 128 threads per block, except quad16, whose 16-point scratch (8 kB per element) would
+   * take 8 x 8 kB of shared memory: 4 elements per block */
+  static const int EPB_STR = TYPE == DT_QUAD16 ? 4 : 128 / T_STR > 0 ? 128 / T_STR : 1;
 };
 
 /* Shared scratch of one element. */

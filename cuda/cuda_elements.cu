@@ -59,8 +59,8 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
 
 /* Compile-time sizes when TYPE >= 0, the upper bounds for the generic kernel (TYPE = -1). */
 template <int TYPE> struct elem_size {
-  static const int npe = TYPE >= 0 ? (TYPE == DT_HEX8 ? 8 : TYPE == DT_TET4 ? 4 : TYPE == DT_TET10 ? 10 : TYPE == DT_QUAD4 ? 4 : 3) : DT_ELEM_MAX_NODES;
-  static const int nde = TYPE >= 0 ? npe * (TYPE == DT_QUAD4 || TYPE == DT_TRI3 ? 2 : 3) : DT_ELEM_MAX_DOF;
+  static const int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : DT_ELEM_MAX_NODES;
+  static const int nde = TYPE >= 0 ? npe * DT_TYPE_DIM(TYPE) : DT_ELEM_MAX_DOF;
 };
 
 template <int TYPE>

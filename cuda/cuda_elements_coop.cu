@@ -50,14 +50,19 @@ template <int TYPE> struct tangent_points<TYPE, true> {
   }
 };
 
-/* Blocks per SM the tangent kernel is compiled for: 8 caps it at 64 registers (hex8 then
- * spills a little in the point geometry, but 8 blocks per SM beat 5 at 94 registers). */
+/* Blocks per SM the tangent kernel is compiled for, with blocks of 128 threads: 8 caps it at
+ * 64 registers (hex8 then spills a little in the point geometry, but 8 blocks per SM beat 5
+ * at 94 registers). Larger blocks (quad16: 256 node pairs) keep the same 64 registers. */
 #ifndef DT_TANGENT_MIN_BLOCKS
 #define DT_TANGENT_MIN_BLOCKS 8
 #endif
+template <int TYPE> struct tangent_launch_bounds {
+  static const int threads = coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN;
+  static const int min_blocks = threads <= 128 ? DT_TANGENT_MIN_BLOCKS : DT_TANGENT_MIN_BLOCKS * 128 / threads;
+};
 
 template <int TYPE, bool GEN_D>
-__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN, DT_TANGENT_MIN_BLOCKS)
+__global__ void __launch_bounds__(tangent_launch_bounds<TYPE>::threads, tangent_launch_bounds<TYPE>::min_blocks)
 k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
   typedef typename tangent_scratch<TYPE, GEN_D>::type E;

@@ -116,7 +116,8 @@ static json_t *all_element_ids(const json_t *mesh, const char **kind) {
   json_array_foreach(blocks, i, b) {
     json_t *conn = json_object_get(b, "connectivity"), *row;
     const char *type = json_string_value(json_object_get(b, "type"));
-    if (type && (!strcmp(type, "quad4") || !strcmp(type, "tri3"))) *kind = "plane_strain";
+    /* 2D types: tri3 and the quadrilaterals quad4, quad8, quad9, quad16 */
+    if (type && (!strncmp(type, "quad", 4) || !strcmp(type, "tri3"))) *kind = "plane_strain";
     if (!json_is_array(conn)) continue;
     json_array_foreach(conn, j, row) {
       json_t *id = json_array_get(row, 0);

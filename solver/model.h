@@ -24,7 +24,10 @@ typedef enum dt_elem_type {
   DT_ELEM_TET10 = 2,
   DT_ELEM_QUAD4 = 3,
   DT_ELEM_TRI3 = 4,
-  DT_ELEM_NTYPES = 5
+  DT_ELEM_QUAD8 = 5,
+  DT_ELEM_QUAD9 = 6,
+  DT_ELEM_QUAD16 = 7,
+  DT_ELEM_NTYPES = 8
 } dt_elem_type;
 
 /* A named list of node or element indices (0-based, internal). */

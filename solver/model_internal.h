@@ -18,7 +18,7 @@
 DT_MODEL_INTERN const char *dt_model_elem_type_name(int type);
 /* Element type by name, or -1. */
 DT_MODEL_INTERN int dt_model_elem_type_from_name(const char *name);
-/* "hex8, tet4, tet10, quad4, tri3": for messages. */
+/* "hex8, tet4, tet10, quad4, tri3, quad8, quad9, quad16": for messages. */
 DT_MODEL_INTERN const char *dt_model_elem_type_list(void);
 /* Nodes per element, faces (edges in 2D) per element, and spatial dimension; 0 if invalid. */
 DT_MODEL_INTERN int dt_model_elem_nnodes(int type);

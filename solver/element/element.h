@@ -6,7 +6,11 @@
  * (model.h is host-only, so it is not included; element_check.c asserts the values match).
  *
  * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
- * (C3D8, C3D4, C3D10, CPE4, CPE3); faces are numbered from 0 (S1 is face 0). Derivative arrays
+ * (C3D8, C3D4, C3D10, CPE4, CPE3, CPE8); faces are numbered from 0 (S1 is face 0). The
+ * Lagrange quadrilaterals of orders 2 and 3 (quad9, quad16: seed-000's Q_p spaces, which
+ * Abaqus and CalculiX lack) follow Gmsh: corners, then the edge nodes edge by edge in the
+ * edge's direction, then the interior nodes (quad16's counterclockwise from the one nearest
+ * node 1). Derivative arrays
  * are node-major with three slots per node, dN[a*3+k] = dN_a/dxi_k, the third slot 0 in 2D.
  * Strains use Voigt order (xx, yy, zz, xy, xz, yz) with engineering shears and node-major DOFs.
  *
@@ -26,12 +30,15 @@
 #define DT_TET10 2
 #define DT_QUAD4 3
 #define DT_TRI3 4
-#define DT_NTYPES 5
+#define DT_QUAD8 5  /* serendipity, CalculiX CPE8 */
+#define DT_QUAD9 6  /* biquadratic Lagrange (Q2) */
+#define DT_QUAD16 7 /* bicubic Lagrange (Q3) */
+#define DT_NTYPES 8
 
 /* Upper bounds over all types, for fixed-size local arrays in kernels. */
-#define DT_ELEM_MAX_NODES 10
-#define DT_ELEM_MAX_QP 8
-#define DT_ELEM_MAX_DOF 30
+#define DT_ELEM_MAX_NODES 16
+#define DT_ELEM_MAX_QP 16
+#define DT_ELEM_MAX_DOF 32
 #define DT_FACE_MAX_NODES 8
 #define DT_FACE_MAX_QP 9
 
@@ -43,13 +50,24 @@ DT_HD static inline int dt_elem_nnodes(int type) {
   case DT_TET10: return 10;
   case DT_QUAD4: return 4;
   case DT_TRI3: return 3;
+  case DT_QUAD8: return 8;
+  case DT_QUAD9: return 9;
+  case DT_QUAD16: return 16;
   }
   return 0;
 }
 
+/* Quadrilaterals of any order: reference square [-1,1]^2, corners are nodes 0-3. */
+DT_HD static inline int dt_elem_is_quad(int type) {
+  return type == DT_QUAD4 || type == DT_QUAD8 || type == DT_QUAD9 || type == DT_QUAD16;
+}
+
+/* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices. */
+DT_HD static inline int dt_elem_is_tensor(int type) { return type == DT_HEX8 || dt_elem_is_quad(type); }
+
 /* Spatial dimension = displacement DOFs per node: 3 for solids, 2 for plane elements. */
 DT_HD static inline int dt_elem_dim(int type) {
-  return (type == DT_QUAD4 || type == DT_TRI3) ? 2 : 3;
+  return (dt_elem_is_quad(type) || type == DT_TRI3) ? 2 : 3;
 }
 
 /* Element DOFs, nnodes * dim (at most DT_ELEM_MAX_DOF). */

@@ -12,6 +12,9 @@ _Static_assert(DT_TET4 == DT_ELEM_TET4, "element.h type codes must match model.h
 _Static_assert(DT_TET10 == DT_ELEM_TET10, "element.h type codes must match model.h");
 _Static_assert(DT_QUAD4 == DT_ELEM_QUAD4, "element.h type codes must match model.h");
 _Static_assert(DT_TRI3 == DT_ELEM_TRI3, "element.h type codes must match model.h");
+_Static_assert(DT_QUAD8 == DT_ELEM_QUAD8, "element.h type codes must match model.h");
+_Static_assert(DT_QUAD9 == DT_ELEM_QUAD9, "element.h type codes must match model.h");
+_Static_assert(DT_QUAD16 == DT_ELEM_QUAD16, "element.h type codes must match model.h");
 _Static_assert(DT_NTYPES == DT_ELEM_NTYPES, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
@@ -21,6 +24,9 @@ static const char *type_name(int type) {
   case DT_TET10: return "tet10";
   case DT_QUAD4: return "quad4";
   case DT_TRI3: return "tri3";
+  case DT_QUAD8: return "quad8";
+  case DT_QUAD9: return "quad9";
+  case DT_QUAD16: return "quad16";
   }
   return "unknown";
 }
@@ -48,11 +54,12 @@ static double detj_at(int type, const double *X, const double xi[3]) {
   return dt_elem_gradients(type, X, dN, dNdx);
 }
 
-/* Smallest det J over the integration points and, for hex8/quad4, the corners (where a
- * bilinear map folds first). *where is "integration point" or "node", *index 1-based. */
+/* Smallest det J over the integration points and, for hex8 and the quadrilaterals, the nodes
+ * (a bilinear map folds first at a corner; a higher-order one can fold at any node).
+ * *where is "integration point" or "node", *index 1-based. */
 static double min_detj(int type, const double *X, const char **where, int *index) {
   const int nqp = dt_elem_nqp(type);
-  const int ncorner = (type == DT_HEX8 || type == DT_QUAD4) ? dt_elem_nnodes(type) : 0;
+  const int ncorner = dt_elem_is_tensor(type) ? dt_elem_nnodes(type) : 0;
   double xi[3], w, d, dmin = INFINITY;
   int q;
   for (q = 0; q < nqp + ncorner; q++) {
@@ -63,7 +70,7 @@ static double min_detj(int type, const double *X, const char **where, int *index
     d = detj_at(type, X, xi);
     if (d < dmin || isnan(d)) {
       dmin = d;
-      *where = q < nqp ? "integration point" : "corner node";
+      *where = q < nqp ? "integration point" : "local node";
       *index = (q < nqp ? q : q - nqp) + 1;
       if (isnan(d)) break;
     }

@@ -4,7 +4,9 @@
  * whose right-hand normal points INTO solid elements, so dt_face_point flips it; edges of 2D
  * elements are listed counterclockwise and their outward normal is the tangent turned
  * clockwise. Face nodes are given in face-local order; a tet10 face is a 6-node triangle
- * (corners, then midsides 1-2, 2-3, 3-1), a hex8 face a 4-node quad, a 2D edge 2 nodes. */
+ * (corners, then midsides 1-2, 2-3, 3-1), a hex8 face a 4-node quad, a 2D edge 2 nodes; the
+ * edges of the higher-order quadrilaterals list their ends, then their inner nodes in the
+ * edge's direction (3 nodes on quad8/quad9, 4 on quad16). */
 #ifndef DT_ELEMENT_FACE_H
 #define DT_ELEMENT_FACE_H
 
@@ -12,13 +14,16 @@
 #error "include element/element.h instead of element_face.h"
 #endif
 
-/* Faces per element: hex8 6, tets 4, quad4 4 edges, tri3 3 edges. */
+/* Faces per element: hex8 6, tets 4, quadrilaterals 4 edges, tri3 3 edges. */
 DT_HD static inline int dt_elem_nfaces(int type) {
   switch (type) {
   case DT_HEX8: return 6;
   case DT_TET4: return 4;
   case DT_TET10: return 4;
-  case DT_QUAD4: return 4;
+  case DT_QUAD4:
+  case DT_QUAD8:
+  case DT_QUAD9:
+  case DT_QUAD16: return 4;
   case DT_TRI3: return 3;
   }
   return 0;
@@ -33,6 +38,9 @@ DT_HD static inline int dt_face_nnodes(int type, int face) {
   case DT_TET10: return 6;
   case DT_QUAD4: return 2;
   case DT_TRI3: return 2;
+  case DT_QUAD8:
+  case DT_QUAD9: return 3;
+  case DT_QUAD16: return 4;
   }
   return 0;
 }
@@ -53,6 +61,9 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
     case DT_TET4:
     case DT_TET10: local[a] = tet[face][a]; break;
     case DT_QUAD4: local[a] = (face + a) % 4; break; /* edge k = (k, k+1) */
+    case DT_QUAD8:
+    case DT_QUAD9: local[a] = a < 2 ? (face + a) % 4 : 4 + face; break; /* then its mid node */
+    case DT_QUAD16: local[a] = a < 2 ? (face + a) % 4 : 4 + 2 * face + a - 2; break;
     case DT_TRI3: local[a] = (face + a) % 3; break;
     }
   }
@@ -82,6 +93,19 @@ DT_HD static inline void dt_face_shape(int type, const double st[2], double *Nf,
       j = (a - 2) % 3;
       Nf[a] = 4.0 * L[i] * L[j];
       for (k = 0; k < 2; k++) dNf[a * 2 + k] = 4.0 * (L[j] * dL[i][k] + L[i] * dL[j][k]);
+    }
+    return;
+  }
+  case DT_QUAD8:
+  case DT_QUAD9:
+  case DT_QUAD16: { /* Lagrange line of order p on s in [-1, 1]: ends, then inner nodes */
+    const int p = dt_quad_order(type), order[4] = {0, p, 1, 2};
+    double l[4], dl[4];
+    dt_lagrange_1d(p, st[0], l, dl);
+    for (a = 0; a <= p; a++) {
+      Nf[a] = l[order[a]];
+      dNf[a * 2 + 0] = dl[order[a]];
+      dNf[a * 2 + 1] = 0.0;
     }
     return;
   }

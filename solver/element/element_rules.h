@@ -14,7 +14,32 @@
 /* Two-point Gauss abscissa 1/sqrt(3): exact for cubics on [-1, 1], weights 1. */
 #define DT_GAUSS2_X 0.57735026918962576451
 
-/* Integration points of the full rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1. */
+/* Point i of the n-point Gauss-Legendre rule on [-1, 1] (n = 1..4, exact to degree 2n - 1),
+ * ascending, and its weight. */
+DT_HD static inline double dt_gauss_1d(int n, int i, double *w) {
+  const double g3 = 0.77459666924148337704;                         /* sqrt(3/5) */
+  const double g4a = 0.33998104358485626480, g4b = 0.86113631159405257522; /* 4-point abscissae */
+  const double w4a = 0.65214515486254614263, w4b = 0.34785484513745385737;
+  switch (n) {
+  case 1: *w = 2.0; return 0.0;
+  case 2: *w = 1.0; return i ? DT_GAUSS2_X : -DT_GAUSS2_X;
+  case 3: *w = i == 1 ? 8.0 / 9.0 : 5.0 / 9.0; return i == 0 ? -g3 : i == 1 ? 0.0 : g3;
+  case 4:
+    *w = (i == 1 || i == 2) ? w4a : w4b;
+    return i == 0 ? -g4b : i == 1 ? -g4a : i == 2 ? g4a : g4b;
+  }
+  *w = 0.0;
+  return 0.0;
+}
+
+/* Gauss points per direction of the higher-order quadrilaterals: 3 x 3 for quad8 (CalculiX's
+ * CPE8) and quad9, 4 x 4 for quad16 (the (p+1)^2 points seed-000 used); 0 for other types. */
+DT_HD static inline int dt_quad_gauss_n(int type) {
+  return (type == DT_QUAD8 || type == DT_QUAD9) ? 3 : type == DT_QUAD16 ? 4 : 0;
+}
+
+/* Integration points of the full rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1,
+ * quad8 and quad9 3x3, quad16 4x4. */
 DT_HD static inline int dt_elem_nqp(int type) {
   switch (type) {
   case DT_HEX8: return 8;
@@ -22,11 +47,14 @@ DT_HD static inline int dt_elem_nqp(int type) {
   case DT_TET10: return 4;
   case DT_QUAD4: return 4;
   case DT_TRI3: return 1;
+  case DT_QUAD8:
+  case DT_QUAD9: return 9;
+  case DT_QUAD16: return 16;
   }
   return 0;
 }
 
-/* Polynomial degree integrated exactly by dt_elem_qp (per direction for hex8/quad4). */
+/* Polynomial degree integrated exactly by dt_elem_qp (per direction for hex8 and quads). */
 DT_HD static inline int dt_elem_qp_degree(int type) {
   switch (type) {
   case DT_HEX8: return 3;
@@ -34,6 +62,9 @@ DT_HD static inline int dt_elem_qp_degree(int type) {
   case DT_TET10: return 2;
   case DT_QUAD4: return 3;
   case DT_TRI3: return 1;
+  case DT_QUAD8:
+  case DT_QUAD9: return 5;
+  case DT_QUAD16: return 7;
   }
   return 0;
 }
@@ -59,6 +90,16 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   case DT_QUAD4: dt_gauss2_point(2, q, xi); *w = 1.0; break;
   case DT_TET4: xi[0] = xi[1] = xi[2] = 0.25; *w = 1.0 / 6.0; break;
   case DT_TRI3: xi[0] = xi[1] = 1.0 / 3.0; *w = 0.5; break;
+  case DT_QUAD8:
+  case DT_QUAD9:
+  case DT_QUAD16: { /* n x n Gauss, first direction fastest like dt_gauss2_point */
+    const int n = dt_quad_gauss_n(type);
+    double w0, w1;
+    xi[0] = dt_gauss_1d(n, q % n, &w0);
+    xi[1] = dt_gauss_1d(n, q / n, &w1);
+    *w = w0 * w1;
+    break;
+  }
   case DT_TET10:
     /* q = 0: L1 = b, i.e. xi = (a,a,a); q = 1..3: L_{q+1} = b, i.e. xi[q-1] = b */
     xi[0] = xi[1] = xi[2] = a;
@@ -70,7 +111,9 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
 
 /* Points of the face rule (same for every face of a type): quad faces 2x2 Gauss, tri3 faces
  * 3 points (degree 2), tri6 faces of tet10 6 points (degree 4, so a quadratic shape function
- * times a curved face's quadratic Jacobian is exact), edges of 2D types 2-point Gauss. */
+ * times a curved face's quadratic Jacobian is exact), edges of 2D types 2-point Gauss, 3-point
+ * on the quadratic edges of quad8/quad9 and 4-point on quad16's cubic ones (shape function
+ * times a curved edge's length element: degree 3 and 5). */
 DT_HD static inline int dt_face_nqp(int type) {
   switch (type) {
   case DT_HEX8: return 4;
@@ -78,6 +121,9 @@ DT_HD static inline int dt_face_nqp(int type) {
   case DT_TET10: return 6;
   case DT_QUAD4: return 2;
   case DT_TRI3: return 2;
+  case DT_QUAD8:
+  case DT_QUAD9: return 3;
+  case DT_QUAD16: return 4;
   }
   return 0;
 }
@@ -90,6 +136,9 @@ DT_HD static inline int dt_face_qp_degree(int type) {
   case DT_TET10: return 4;
   case DT_QUAD4: return 3;
   case DT_TRI3: return 3;
+  case DT_QUAD8:
+  case DT_QUAD9: return 5;
+  case DT_QUAD16: return 7;
   }
   return 0;
 }
@@ -107,6 +156,9 @@ DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
   case DT_HEX8: dt_gauss2_point(2, q, xi); st[0] = xi[0]; st[1] = xi[1]; *w = 1.0; break;
   case DT_QUAD4:
   case DT_TRI3: st[0] = q ? DT_GAUSS2_X : -DT_GAUSS2_X; *w = 1.0; break;
+  case DT_QUAD8:
+  case DT_QUAD9:
+  case DT_QUAD16: st[0] = dt_gauss_1d(dt_face_nqp(type), q, w); break;
   case DT_TET4:
     /* interior 3-point rule: (1/6,1/6), (2/3,1/6), (1/6,2/3), weight (1/2)/3 */
     st[0] = st[1] = 1.0 / 6.0;

@@ -1,8 +1,8 @@
 /* Shape functions of the element library. Include element/element.h, not this file.
  *
  * N[a] and dN[a*3+k] = dN_a/dxi_k at reference point xi; 2D types leave dN[a*3+2] = 0.
- * Reference domains: hex8 [-1,1]^3, quad4 [-1,1]^2, tets and tri3 the unit simplex in
- * natural coordinates with node 1 at the origin. */
+ * Reference domains: hex8 [-1,1]^3, the quadrilaterals [-1,1]^2, tets and tri3 the unit
+ * simplex in natural coordinates with node 1 at the origin. */
 #ifndef DT_ELEMENT_SHAPE_H
 #define DT_ELEMENT_SHAPE_H
 
@@ -25,6 +25,22 @@ DT_HD static inline void dt_simplex_node_xi(int a, double xi[3]) {
   if (a >= 1) xi[a - 1] = 1.0;
 }
 
+/* Lagrange quadrilaterals of order p = 2 (quad9), 3 (quad16), and quad8's nodes: node a sits
+ * at 1D node (i, j) = (idx[a] % 4, idx[a] / 4) of the p + 1 equally spaced points
+ * -1 .. 1 in each direction (element.h gives the order). quad8 uses quad9's first 8. */
+DT_HD static inline int dt_quad_order(int type) {
+  return (type == DT_QUAD8 || type == DT_QUAD9) ? 2 : type == DT_QUAD16 ? 3 : 1;
+}
+DT_HD static inline void dt_quad_node_ij(int type, int a, int *i, int *j) {
+  /* quad9: corners (0,0) (2,0) (2,2) (0,2), mid-edges (1,0) (2,1) (1,2) (0,1), centre (1,1) */
+  const int q2[9] = {0, 2, 10, 8, 1, 6, 9, 4, 5};
+  /* quad16: corners, edges 1-2, 2-3, 3-4, 4-1 in their direction, interior counterclockwise */
+  const int q3[16] = {0, 3, 15, 12, 1, 2, 7, 11, 14, 13, 8, 4, 5, 6, 10, 9};
+  int v = dt_quad_order(type) == 3 ? q3[a] : q2[a];
+  *i = v % 4;
+  *j = v / 4;
+}
+
 /* Reference coordinates of local node a (0-based). */
 DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   /* hex8/quad4 corner signs: bottom face counterclockwise, then the top face */
@@ -37,6 +53,15 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   switch (type) {
   case DT_HEX8: xi[0] = sx[a]; xi[1] = sy[a]; xi[2] = sz[a]; break;
   case DT_QUAD4: xi[0] = sx[a]; xi[1] = sy[a]; break;
+  case DT_QUAD8:
+  case DT_QUAD9:
+  case DT_QUAD16: {
+    const int p = dt_quad_order(type);
+    dt_quad_node_ij(type, a, &i, &j);
+    xi[0] = -1.0 + 2.0 * i / p;
+    xi[1] = -1.0 + 2.0 * j / p;
+    break;
+  }
   case DT_TET4:
   case DT_TRI3: dt_simplex_node_xi(a, xi); break;
   case DT_TET10:
@@ -98,6 +123,70 @@ DT_HD static inline void dt_tet10_shape(const double xi[3], double *N, double *d
   }
 }
 
+/* The 1D Lagrange polynomials of the p + 1 equally spaced nodes on [-1, 1] at x, and their
+ * derivatives: l[i] = prod_{m != i} (x - x_m) / (x_i - x_m). */
+DT_HD static inline void dt_lagrange_1d(int p, double x, double *l, double *dl) {
+  double xs[4];
+  int i, m, k;
+  for (i = 0; i <= p; i++) xs[i] = -1.0 + 2.0 * i / p;
+  for (i = 0; i <= p; i++) {
+    double num = 1.0, den = 1.0, d = 0.0;
+    for (m = 0; m <= p; m++) {
+      double t = 1.0;
+      if (m == i) continue;
+      num *= x - xs[m];
+      den *= xs[i] - xs[m];
+      for (k = 0; k <= p; k++) /* derivative: sum over m of the product without (x - x_m) */
+        if (k != i && k != m) t *= x - xs[k];
+      d += t;
+    }
+    l[i] = num / den;
+    dl[i] = d / den;
+  }
+}
+
+/* Tensor-product Lagrange quadrilateral of order p (quad9, quad16): N_a = l_i(xi) l_j(eta). */
+DT_HD static inline void dt_quad_lagrange_shape(int type, const double xi[3], double *N, double *dN) {
+  const int p = dt_quad_order(type), n = dt_elem_nnodes(type);
+  double lx[4], dlx[4], ly[4], dly[4];
+  int a, i, j;
+  dt_lagrange_1d(p, xi[0], lx, dlx);
+  dt_lagrange_1d(p, xi[1], ly, dly);
+  for (a = 0; a < n; a++) {
+    dt_quad_node_ij(type, a, &i, &j);
+    N[a] = lx[i] * ly[j];
+    dN[a * 3 + 0] = dlx[i] * ly[j];
+    dN[a * 3 + 1] = lx[i] * dly[j];
+    dN[a * 3 + 2] = 0.0;
+  }
+}
+
+/* Serendipity quad8 (CPE8): corners N = (1 + x x_a)(1 + y y_a)(x x_a + y y_a - 1) / 4,
+ * mid-edges N = (1 - x^2)(1 + y y_a) / 2 or (1 + x x_a)(1 - y^2) / 2. */
+DT_HD static inline void dt_quad8_shape(const double xi[3], double *N, double *dN) {
+  const double x = xi[0], y = xi[1];
+  double s[3];
+  int a;
+  for (a = 0; a < 8; a++) {
+    dt_elem_node_xi(DT_QUAD8, a, s);
+    dN[a * 3 + 2] = 0.0;
+    if (a < 4) {
+      double fx = 1.0 + x * s[0], fy = 1.0 + y * s[1], g = x * s[0] + y * s[1] - 1.0;
+      N[a] = 0.25 * fx * fy * g;
+      dN[a * 3 + 0] = 0.25 * s[0] * fy * (g + fx);
+      dN[a * 3 + 1] = 0.25 * s[1] * fx * (g + fy);
+    } else if (s[0] == 0.0) {
+      N[a] = 0.5 * (1.0 - x * x) * (1.0 + y * s[1]);
+      dN[a * 3 + 0] = -x * (1.0 + y * s[1]);
+      dN[a * 3 + 1] = 0.5 * (1.0 - x * x) * s[1];
+    } else {
+      N[a] = 0.5 * (1.0 + x * s[0]) * (1.0 - y * y);
+      dN[a * 3 + 0] = 0.5 * s[0] * (1.0 - y * y);
+      dN[a * 3 + 1] = -y * (1.0 + x * s[0]);
+    }
+  }
+}
+
 /* Shape functions N[a] and reference derivatives dN[a*3+k] at xi. */
 DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, double *dN) {
   switch (type) {
@@ -106,6 +195,9 @@ DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, 
   case DT_TET4: dt_simplex_coords(3, xi, N, dN); break; /* linear simplex: N = L */
   case DT_TRI3: dt_simplex_coords(2, xi, N, dN); break;
   case DT_TET10: dt_tet10_shape(xi, N, dN); break;
+  case DT_QUAD8: dt_quad8_shape(xi, N, dN); break;
+  case DT_QUAD9:
+  case DT_QUAD16: dt_quad_lagrange_shape(type, xi, N, dN); break;
   }
 }
 

@@ -1,7 +1,8 @@
 /* The Gmsh importer: raw .msh sections (import_gmsh_read.c) -> a mesh-only dt_model.
  *
  * The model's elements are those of the highest dimension in the file (3D: tet4, tet10, hex8;
- * 2D: tri3, quad4, in the x-y plane); lower-dimensional elements only carry physical groups.
+ * 2D: tri3, quad4, quad8, quad9, quad16, in the x-y plane); lower-dimensional elements only
+ * carry physical groups.
  * Node order is converted to CalculiX's (tet10: Gmsh numbers the last two mid-edge nodes the
  * other way round) and every element is turned to a positive orientation (a surface meshed
  * with its normal along -z gives clockwise triangles). Physical groups become, by name:
@@ -25,12 +26,13 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
       {3, 4, 2, DT_ELEM_QUAD4, "4-node quadrangle"}, {4, 4, 3, DT_ELEM_TET4, "4-node tetrahedron"},
       {5, 8, 3, DT_ELEM_HEX8, "8-node hexahedron"}, {6, 6, 3, -1, "6-node prism"},
       {7, 5, 3, -1, "5-node pyramid"},         {8, 3, 1, -1, "3-node line"},
-      {9, 6, 2, -1, "6-node triangle"},        {10, 9, 2, -1, "9-node quadrangle"},
+      {9, 6, 2, -1, "6-node triangle"},        {10, 9, 2, DT_ELEM_QUAD9, "9-node quadrangle"},
       {11, 10, 3, DT_ELEM_TET10, "10-node tetrahedron"}, {12, 27, 3, -1, "27-node hexahedron"},
       {13, 18, 3, -1, "18-node prism"},        {14, 14, 3, -1, "14-node pyramid"},
-      {15, 1, 0, -1, "point"},                 {16, 8, 2, -1, "8-node quadrangle"},
+      {15, 1, 0, -1, "point"},                 {16, 8, 2, DT_ELEM_QUAD8, "8-node quadrangle"},
       {17, 20, 3, -1, "20-node hexahedron"},   {18, 15, 3, -1, "15-node prism"},
-      {19, 13, 3, -1, "13-node pyramid"},
+      {19, 13, 3, -1, "13-node pyramid"},     {26, 4, 1, -1, "4-node line"},
+      {36, 16, 2, DT_ELEM_QUAD16, "16-node quadrangle"},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (t[i].type == type) {

@@ -149,6 +149,7 @@ int dt_imp_face_corners(int type, int face, int *local) {
 
   dt_face_local_nodes(type, face, all);
   if (type == DT_ELEM_TET10) n = 3; /* corners only: matching ignores midside nodes */
+  if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16) n = 2; /* edge ends */
   memcpy(local, all, (size_t)n * sizeof *local);
   return n;
 }
@@ -169,7 +170,10 @@ double dt_imp_orientation(int type, const double *X) {
 #define P(i) (&X[3 * (i)])
   switch (type) {
   case DT_ELEM_TRI3: return area2(P(0), P(1), P(2));
-  case DT_ELEM_QUAD4: return area2(P(0), P(1), P(2)) + area2(P(0), P(2), P(3));
+  case DT_ELEM_QUAD4:
+  case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD9:
+  case DT_ELEM_QUAD16: return area2(P(0), P(1), P(2)) + area2(P(0), P(2), P(3)); /* corners */
   case DT_ELEM_TET4:
   case DT_ELEM_TET10: return vol6(P(0), P(1), P(2), P(3));
   case DT_ELEM_HEX8: /* the hex's 5-tet split: the sum has the sign of the orientation */
@@ -181,8 +185,11 @@ double dt_imp_orientation(int type, const double *X) {
 }
 
 void dt_imp_flip(int type, int *c) {
-  int t[10];
+  int t[16];
   static const int tet10[10] = {0, 2, 1, 3, 6, 5, 4, 7, 9, 8};
+  /* quadrilaterals mirrored about the diagonal 1-3 (xi <-> eta; element.h's node order) */
+  static const int quad9[9] = {0, 3, 2, 1, 7, 6, 5, 4, 8};
+  static const int quad16[16] = {0, 3, 2, 1, 11, 10, 9, 8, 7, 6, 5, 4, 12, 15, 14, 13};
   static const int hex8[8] = {4, 5, 6, 7, 0, 1, 2, 3};
   int n = dt_model_elem_nnodes(type);
 
@@ -193,6 +200,13 @@ void dt_imp_flip(int type, int *c) {
   case DT_ELEM_QUAD4: c[1] = t[3], c[3] = t[1]; break;
   case DT_ELEM_TET10:
     for (int a = 0; a < 10; a++) c[a] = t[tet10[a]];
+    break;
+  case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD9:
+    for (int a = 0; a < n; a++) c[a] = t[quad9[a]];
+    break;
+  case DT_ELEM_QUAD16:
+    for (int a = 0; a < 16; a++) c[a] = t[quad16[a]];
     break;
   case DT_ELEM_HEX8:
     for (int a = 0; a < 8; a++) c[a] = t[hex8[a]];

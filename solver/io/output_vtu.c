@@ -4,8 +4,11 @@
  * would cut the size by about 3x and can replace write_doubles() later without touching the
  * callers. Node orders of element.h (CalculiX/Abaqus) equal VTK's for every element we have:
  * hex8 (bottom 1-2-3-4, top 5-6-7-8), tet4, tet10 (mid-edges (1-2),(2-3),(3-1),(1-4),(2-4),
- * (3-4) = VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), quad4, tri3; so the
- * connectivity is written as is. To add an element type, add its VTK code below and check
+ * (3-4) = VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), quad4, tri3, quad8
+ * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre); so the
+ * connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
+ * 4 run in +x and +y (ours run around the element) and whose interior is row by row: its
+ * nodes are permuted (vtk_local). To add an element type, add its VTK code below and check
  * its node order against vtkCellType.h / the VTK file-format figures. */
 #include "io/output_impl.h"
 
@@ -20,8 +23,17 @@ int dt_vtk_cell_type(int elem_type) {
   case DT_ELEM_TET10: return 24; /* VTK_QUADRATIC_TETRA */
   case DT_ELEM_QUAD4: return 9;  /* VTK_QUAD */
   case DT_ELEM_TRI3: return 5;   /* VTK_TRIANGLE */
+  case DT_ELEM_QUAD8: return 23; /* VTK_QUADRATIC_QUAD */
+  case DT_ELEM_QUAD9: return 28; /* VTK_BIQUADRATIC_QUAD */
+  case DT_ELEM_QUAD16: return 70; /* VTK_LAGRANGE_QUADRILATERAL */
   }
   return -1;
+}
+
+/* Our local node written as VTK's node k of the cell. */
+static int vtk_local(int elem_type, int k) {
+  static const int quad16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 11, 10, 12, 13, 15, 14};
+  return elem_type == DT_ELEM_QUAD16 ? quad16[k] : k;
 }
 
 /* Names of our Voigt components, written as ComponentName attributes: ParaView's own
@@ -149,7 +161,8 @@ static void write_cells(FILE *fp, const dt_model *m) {
               "format=\"ascii\">\n");
   for (e = 0; e < m->n_elems; e++) {
     fputs("         ", fp);
-    for (k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) fprintf(fp, " %d", m->conn[k]);
+    for (k = 0; k < m->elem_ptr[e + 1] - m->elem_ptr[e]; k++)
+      fprintf(fp, " %d", m->conn[m->elem_ptr[e] + vtk_local(m->elem_type[e], k)]);
     fputc('\n', fp);
   }
   fprintf(fp, "        </DataArray>\n        <DataArray type=\"Int64\" Name=\"offsets\" "

@@ -27,7 +27,8 @@ static inline int close_to(double a, double b, double tol) {
   return fabs(a - b) <= tol * fmax(1.0, fabs(b));
 }
 
-static const char *const elem_names[DT_NTYPES] = {"hex8", "tet4", "tet10", "quad4", "tri3"};
+static const char *const elem_names[DT_NTYPES] = {"hex8", "tet4", "tet10", "quad4", "tri3",
+                                                  "quad8", "quad9", "quad16"};
 
 /* xorshift64*: reproducible across platforms, uniform in [lo, hi). */
 static unsigned long long elem_rng_state = 0x9E3779B97F4A7C15ull;
@@ -44,7 +45,7 @@ static inline double urand(double lo, double hi) {
 static inline void random_xi(int type, double xi[3]) {
   int k, dim = dt_elem_dim(type);
   xi[0] = xi[1] = xi[2] = 0.0;
-  if (type == DT_HEX8 || type == DT_QUAD4) {
+  if (dt_elem_is_tensor(type)) {
     for (k = 0; k < dim; k++) xi[k] = urand(-1.0, 1.0);
     return;
   }
@@ -76,7 +77,7 @@ static inline double min_detj_qp_nodes(int type, const double *X) {
  * integration points and nodes, so the tests never see an inverted element by chance. */
 static inline void distorted_element(int type, double jitter, double *X) {
   const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type);
-  const double edge = (type == DT_HEX8 || type == DT_QUAD4) ? 2.0 : 1.0;
+  const double edge = dt_elem_is_tensor(type) ? 2.0 : 1.0;
   double A[9], c[3], xi[3];
   int a, i, k;
   do {

@@ -32,7 +32,7 @@ static void check_reference(int type, const double *want) {
   int a, k, f;
   for (a = 0; a < dt_elem_nnodes(type); a++) {
     dt_elem_node_xi(type, a, X + a * 3);
-    if (type == DT_HEX8 || type == DT_QUAD4)
+    if (dt_elem_is_tensor(type))
       for (k = 0; k < dt_elem_dim(type); k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
   }
   for (f = 0; f < dt_elem_nfaces(type); f++) {
@@ -61,6 +61,30 @@ static void check_tet10_face_shares(void) {
   for (a = 0; a < 6; a++)
     EXPECT(fabs(Nsum[a] - (a < 3 ? 0.0 : A / 3.0)) < 1e-13,
            "tet10 face: int N_%d dA = %.17g (area %g)", a, Nsum[a], A);
+}
+
+/* Straight edges of the higher-order quadrilaterals: the consistent shares int N_a ds of a
+ * unit traction are Simpson's 1/6, 1/6, 4/6 of the length (quad8, quad9: ends, then the mid
+ * node) and the 3/8 rule's 1/8, 1/8, 3/8, 3/8 (quad16); the reference: Newton-Cotes weights. */
+static void check_quad_edge_shares(int type) {
+  const double simpson[3] = {1.0 / 6.0, 1.0 / 6.0, 4.0 / 6.0}, three8[4] = {0.125, 0.125, 0.375, 0.375};
+  double X[3 * DT_ELEM_MAX_NODES], area[3], Nsum[DT_FACE_MAX_NODES], L;
+  int a, f;
+  for (a = 0; a < dt_elem_nnodes(type); a++) { /* a 2 x 3 rectangle, straight-sided */
+    dt_elem_node_xi(type, a, X + a * 3);
+    X[a * 3 + 0] *= 1.0;
+    X[a * 3 + 1] *= 1.5;
+  }
+  for (f = 0; f < 4; f++) {
+    face_integrals(type, f, X, area, Nsum);
+    L = sqrt(area[0] * area[0] + area[1] * area[1]);
+    EXPECT(fabs(L - (f % 2 ? 3.0 : 2.0)) < 1e-14, "%s edge %d: length %.17g", elem_names[type], f, L);
+    for (a = 0; a < dt_face_nnodes(type, f); a++) {
+      double want = (type == DT_QUAD16 ? three8[a] : simpson[a]) * L;
+      EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s edge %d: int N_%d ds = %.17g, expected %.17g",
+             elem_names[type], f, a, Nsum[a], want);
+    }
+  }
 }
 
 /* Closed surface and outward normals on distorted elements. */
@@ -100,7 +124,13 @@ int main(void) {
   check_reference(DT_TET10, tet);
   check_reference(DT_QUAD4, quad);
   check_reference(DT_TRI3, tri);
+  check_reference(DT_QUAD8, quad);
+  check_reference(DT_QUAD9, quad);
+  check_reference(DT_QUAD16, quad);
   check_tet10_face_shares();
+  check_quad_edge_shares(DT_QUAD8);
+  check_quad_edge_shares(DT_QUAD9);
+  check_quad_edge_shares(DT_QUAD16);
   for (type = 0; type < DT_NTYPES; type++)
     for (t = 0; t < 10; t++) check_distorted(type);
   return elem_test_result("test_elem_faces");

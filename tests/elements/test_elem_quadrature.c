@@ -64,7 +64,7 @@ static int check_rule(const char *what, rule_fn rule, int type, int nqp, int ten
 int main(void) {
   int type;
   for (type = 0; type < DT_NTYPES; type++) {
-    const int dim = dt_elem_dim(type), tensor = (type == DT_HEX8 || type == DT_QUAD4);
+    const int dim = dt_elem_dim(type), tensor = dt_elem_is_tensor(type);
     const int deg = dt_elem_qp_degree(type), fdeg = dt_face_qp_degree(type);
     /* faces: quad faces of hex8 are tensor 2D, 2D edges tensor 1D, tet faces triangles */
     const int fdim = dim - 1, ftensor = (type != DT_TET4 && type != DT_TET10);

@@ -4,7 +4,8 @@
 Reference: a general linear displacement field u = A x + b (all gradient components nonzero,
 ~1e-3) is prescribed on every boundary node of a small mesh whose interior nodes are moved at
 random (fixed seed; every element stays valid; tet10 midside nodes at the straight edge
-midpoints). A conforming element that passes the patch test reproduces the field exactly:
+midpoints; quad8/quad9/quad16 nodes on each distorted quad4's bilinear map). A conforming
+element that passes the patch test reproduces the field exactly:
   * interior displacements = A x + b          tolerance 1e-10 relative to max |u|
   * element-averaged stress (VTU CellData S) = C : sym(A), the constant analytic stress
                                               tolerance 1e-8 relative to max |sigma|
@@ -29,6 +30,10 @@ CASES = {
     "quad4_ps": ("quad4", "plane_stress", "auto"),
     "tri3": ("tri3", "plane_strain", "auto"),
     "tri3_ps": ("tri3", "plane_stress", "auto"),
+    "quad8_pe": ("quad8", "plane_strain", "auto"),
+    "quad9_pe": ("quad9", "plane_strain", "auto"),
+    "quad16_pe": ("quad16", "plane_strain", "auto"),
+    "quad16_ps": ("quad16", "plane_stress", "auto"),
 }
 
 
@@ -42,6 +47,8 @@ def build_mesh(etype):
     n = 4
     base = vlib.rect_quad4(n, n)
     vlib.distort(base, 0.2 / n, seed=12345, boundary=base.boundary_nodes())
+    if etype in ("quad8", "quad9", "quad16"):  # straight-sided: the nodes on the bilinear map
+        return vlib.quad_elevate(base, etype)
     return vlib.quad_to_tri3(base) if etype == "tri3" else base
 
 

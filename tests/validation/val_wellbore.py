@@ -145,13 +145,14 @@ def peeq_plastic(r):
     return math.sqrt(2.0 / 3.0 * (1 + BETA ** 2)) * ept
 
 
-def build(radii, acceleration=None, tangent=None):
-    m = vlib.quarter_annulus_quad4(radii, NT)
+def build(radii, acceleration=None, tangent=None, etype="quad4", nt=NT):
+    """The job on the quarter annulus of radii x nt sectors (val_quad_orders.py uses other element types)."""
+    m = vlib.quarter_annulus(radii, nt, etype)
     rad = lambda x, y: math.hypot(x, y)
     ns = {"x0": m.node_ids(lambda x, y: x == 0.0), "y0": m.node_ids(lambda x, y: y == 0.0)}
     surf = {"hole": m.faces(lambda x, y: abs(rad(x, y) - A_IN) < 1e-9),
             "outer": m.faces(lambda x, y: abs(rad(x, y) - B_OUT) < 1e-9)}
-    assert len(surf["hole"]) == NT and len(surf["outer"]) == NT
+    assert len(surf["hole"]) == nt and len(surf["outer"]) == nt
     bc = [{"node_set": "x0", "fixed": ["x"]}, {"node_set": "y0", "fixed": ["y"]}]
     steps = [{"name": "drill", "increments": NINC, "boundary": bc,
               "loads": [{"type": "pressure", "surface": "hole", "value": P_IN},

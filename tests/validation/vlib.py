@@ -145,7 +145,7 @@ class Mesh:
         return nodes, [{"type": t, "connectivity": c} for t, c in blocks.items()]
 
 
-CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3}
+CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad9": 4, "quad16": 4}
 # CalculiX face numbering (corner nodes, 1-based local numbers).
 FACES = {
     "hex8": [(1, 2, 3, 4), (5, 8, 7, 6), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1)],
@@ -154,9 +154,25 @@ FACES = {
     "quad4": [(1, 2), (2, 3), (3, 4), (4, 1)],
     "tri3": [(1, 2), (2, 3), (3, 1)],
 }
+for _t in ("quad8", "quad9", "quad16"):
+    FACES[_t] = FACES["quad4"]
 # Faces with their midside nodes (for boundary node detection).
 FACES_ALL = dict(FACES)
 FACES_ALL["tet10"] = [(1, 2, 3, 5, 6, 7), (1, 4, 2, 8, 9, 5), (2, 4, 3, 9, 10, 6), (3, 4, 1, 10, 8, 7)]
+FACES_ALL["quad8"] = FACES_ALL["quad9"] = [(1, 2, 5), (2, 3, 6), (3, 4, 7), (4, 1, 8)]
+FACES_ALL["quad16"] = [(1, 2, 5, 6), (2, 3, 7, 8), (3, 4, 9, 10), (4, 1, 11, 12)]
+
+# Local nodes of the higher-order quadrilaterals as (i, j) on the p + 1 points per direction
+# (solver/element/element.h: corners, edge nodes edge by edge in the edge's direction, interior;
+# quad8 is quad9 without its centre).
+QUAD_ORDER = {"quad4": 1, "quad8": 2, "quad9": 2, "quad16": 3}
+QUAD_IJ = {
+    "quad4": [(0, 0), (1, 0), (1, 1), (0, 1)],
+    "quad9": [(0, 0), (2, 0), (2, 2), (0, 2), (1, 0), (2, 1), (1, 2), (0, 1), (1, 1)],
+    "quad16": [(0, 0), (3, 0), (3, 3), (0, 3), (1, 0), (2, 0), (3, 1), (3, 2), (2, 3), (1, 3), (0, 2), (0, 1),
+               (1, 1), (2, 1), (2, 2), (1, 2)],
+}
+QUAD_IJ["quad8"] = QUAD_IJ["quad9"][:8]
 
 
 def centroid(mesh, conn):
@@ -252,6 +268,42 @@ def rect_quad4(nx, ny, lx=1.0, ly=1.0):
     return m
 
 
+def quad_elevate(m4, etype, place=None):
+    """The quad4 mesh m4 as quad8, quad9 or quad16: nodes at fractions (i/p, j/p) of each element,
+    placed by place(corners, s, t) (s, t in [0, 1]; default: the bilinear map of the corners, so
+    edges stay straight), edge nodes shared between neighbours. Element k keeps m4's element k."""
+    p, ij = QUAD_ORDER[etype], QUAD_IJ[etype]
+    if place is None:
+        def place(X, s, t):
+            w = ((1 - s) * (1 - t), s * (1 - t), s * t, (1 - s) * t)
+            return tuple(sum(w[a] * X[a][k] for a in range(4)) for k in range(len(X[0])))
+    m = Mesh(m4.dim)
+    m.nodes = list(m4.nodes)
+    shared = {}
+    for t4, conn4 in m4.elems:
+        X = [m4.nodes[a - 1] for a in conn4]
+        conn = []
+        for (i, j) in ij:
+            corner = {(0, 0): 0, (p, 0): 1, (p, p): 2, (0, p): 3}.get((i, j))
+            if corner is not None:
+                conn.append(conn4[corner])
+                continue
+            key = None
+            if j in (0, p) or i in (0, p):  # on an edge: key (low corner, high corner, steps from low)
+                a, b, k = ((0, 1, i) if j == 0 else (3, 2, i) if j == p else (0, 3, j) if i == 0 else (1, 2, j))
+                lo, hi = conn4[a], conn4[b]
+                key = (lo, hi, k) if lo < hi else (hi, lo, p - k)
+            if key is not None and key in shared:
+                conn.append(shared[key])
+                continue
+            nid = m.add_node(*place(X, i / p, j / p))
+            if key is not None:
+                shared[key] = nid
+            conn.append(nid)
+        m.elems.append((etype, conn))
+    return m
+
+
 def quad_to_tri3(mq):
     m = Mesh(2)
     m.nodes = list(mq.nodes)
@@ -278,13 +330,13 @@ def distort(mesh, amount, seed, boundary):
 
 
 def element_measure(mesh, t, conn):
-    """Signed volume (3D, tets) or area (2D) sanity check; for hex8/quad4 the min corner measure."""
+    """Signed volume (3D, tets) or area (2D) sanity check; for hex8 and quads the min corner measure."""
     X = [mesh.nodes[a - 1] for a in conn]
     if t in ("tet4", "tet10"):
         return tet_volume(X[:4])
     if t == "tri3":
         return 0.5 * ((X[1][0] - X[0][0]) * (X[2][1] - X[0][1]) - (X[2][0] - X[0][0]) * (X[1][1] - X[0][1]))
-    if t == "quad4":
+    if t in ("quad4", "quad8", "quad9", "quad16"):  # the corners' measure
         v = []
         for a in range(4):
             p, q, r = X[a], X[(a + 1) % 4], X[(a + 3) % 4]
@@ -579,6 +631,23 @@ def quarter_annulus_quad4(radii, nt):
         for i in range(nr):
             m.elems.append(("quad4", [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]))
     return m
+
+
+def quarter_annulus(radii, nt, etype="quad4"):
+    """quarter_annulus_quad4 in any quadrilateral type, the nodes of the higher-order ones on the
+    exact polar map (equal steps of r and theta inside each element, so curved edges are arcs)."""
+    m4 = quarter_annulus_quad4(radii, nt)
+    if etype == "quad4":
+        return m4
+
+    def place(X, s, t):
+        r0, r1 = math.hypot(*X[0]), math.hypot(*X[1])
+        t0, t1 = math.atan2(X[0][1], X[0][0]), math.atan2(X[3][1], X[3][0])
+        r, th = r0 + s * (r1 - r0), t0 + t * (t1 - t0)
+        x, y = r * math.cos(th), r * math.sin(th)
+        return (0.0 if abs(th - 0.5 * math.pi) < 1e-12 else x, 0.0 if th == 0.0 else y)
+
+    return quad_elevate(m4, etype, place)
 
 
 def polar_stress(S, x, y):

@@ -4,13 +4,17 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 
-// Faces of each VTK cell type (node indices within the cell); quadratic tets use their corners.
+// Faces of each VTK cell type (node indices within the cell); quadratic cells use their corners.
 const FACES = {
   12: [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]],
   10: [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
   24: [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
   9: [[0, 1, 2, 3]],
   5: [[0, 1, 2]],
+  // quad8, quad9, quad16 (quadratic and Lagrange quads): drawn by their corners
+  23: [[0, 1, 2, 3]],
+  28: [[0, 1, 2, 3]],
+  70: [[0, 1, 2, 3]],
 };
 
 function numbers(el) {
