@@ -251,6 +251,51 @@ static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) 
 #undef QID
 }
 
+/* nx*ny higher-order quads ("quad8", "quad9", "quad16") on [0,lx]x[0,ly], straight-sided, with
+ * node sets left right bottom: a grid of (p nx + 1) x (p ny + 1) points (p = 2 or 3; quad8
+ * leaves out the element centres), local nodes in element.h's order. */
+static inline void sb_quadp_mesh(sbuf *b, const char *type, int nx, int ny, double lx, double ly) {
+  static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}};
+  static const int ij3[16][2] = {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2},
+                                 {2, 3}, {1, 3}, {0, 2}, {0, 1}, {1, 1}, {2, 1}, {2, 2}, {1, 2}};
+  const int p = strcmp(type, "quad16") ? 2 : 3, npe = strcmp(type, "quad8") ? (p + 1) * (p + 1) : 8;
+  const int gx = p * nx + 1, gy = p * ny + 1;
+  int *id = calloc((size_t)gx * gy, sizeof *id), n = 0, e = 0;
+  const char *sets[3] = {"left", "right", "bottom"};
+  if (!id) abort();
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int J = 0; J < gy; J++)
+    for (int I = 0; I < gx; I++) {
+      if (npe == 8 && I % 2 == 1 && J % 2 == 1) continue; /* quad8: no centre node */
+      id[J * gx + I] = ++n;
+      sb_add(b, "%s[%d,%.17g,%.17g]", n > 1 ? "," : "", n, lx * I / (gx - 1), ly * J / (gy - 1));
+    }
+  sb_add(b, "], \"elements\": [{\"type\": \"%s\", \"connectivity\": [", type);
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      e++;
+      sb_add(b, "%s[%d", e > 1 ? "," : "", e);
+      for (int a = 0; a < npe; a++) {
+        const int *ij = p == 3 ? ij3[a] : ij2[a];
+        sb_add(b, ",%d", id[(p * j + ij[1]) * gx + p * i + ij[0]]);
+      }
+      sb_add(b, "]");
+    }
+  sb_add(b, "]}], \"node_sets\": {");
+  for (int s = 0; s < 3; s++) {
+    int k = 0;
+    sb_add(b, "%s\"%s\": [", s ? ", " : "", sets[s]);
+    for (int J = 0; J < gy; J++)
+      for (int I = 0; I < gx; I++) {
+        int on = s == 0 ? I == 0 : s == 1 ? I == gx - 1 : J == 0;
+        if (on && id[J * gx + I]) sb_add(b, "%s%d", k++ ? "," : "", id[J * gx + I]);
+      }
+    sb_add(b, "]");
+  }
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+  free(id);
+}
+
 /* Tight Newton and PCG tolerances: every increment is solved close to the exact discrete
  * solution, so CPU and GPU runs (whose iterates differ by rounding) agree far below the test
  * tolerances; with quadratic convergence the last step jumps over 1e-10 decisively.

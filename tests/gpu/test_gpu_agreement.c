@@ -11,7 +11,8 @@
  * again with the adaptive linear tolerance (solver/forcing.h) and with the two-level
  * preconditioner (solver/coarse_space.h; the quad4 plate below too, in 2D), a plastic bar of hex8 and tet4
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
- * and a quad4 plane-strain plate (table hardening) pulled and released. Skips (77) without a
+ * a quad4 plane-strain plate (table hardening) pulled and released, Mohr-Coulomb plates, and
+ * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb). Skips (77) without a
  * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU). */
 #include "gpu_jobs.h"
@@ -284,6 +285,33 @@ int main(void) {
     sb_add(&b, "}");
     check_job("quad4 mohr-coulomb", &b);
     free(b.s);
+  }
+  { /* seed-000's Q_p and CalculiX's CPE8 quadrilaterals (cooperative kernels of 8, 9 and 16
+     * nodes): a plastic plate pulled in plane strain, and Mohr-Coulomb squeezed with quad9 */
+    const char *types[3] = {"quad8", "quad9", "quad16"};
+    for (int t = 0; t < 4; t++) {
+      sbuf b = {0};
+      sb_add(&b, "{\"ductile\": 1, \"title\": \"%s\", ", t < 3 ? types[t] : "quad9 mc");
+      sb_quadp_mesh(&b, t < 3 ? types[t] : "quad9", 6, 3, 10.0, 5.0);
+      if (t < 3)
+        sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
+                   "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 2000}}}], "
+                   "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
+                   "\"steps\": [{\"name\": \"pull\", \"increments\": 4, \"boundary\": ["
+                   "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+                   "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.06}}]}], ");
+      else
+        sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 2000, \"nu\": 0.2}, "
+                   "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 5, \"friction_angle\": 20}}], "
+                   "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
+                   "\"steps\": [{\"name\": \"squeeze\", \"increments\": 5, \"boundary\": ["
+                   "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+                   "{\"node_set\": \"right\", \"displacement\": {\"x\": -0.08}}]}], ");
+      sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
+      sb_add(&b, "}");
+      check_job(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
+      free(b.s);
+    }
   }
   if (g_failures) {
     fprintf(stderr, "%d check(s) failed\n", g_failures);
