@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../element/element.h"
 #include "../model_internal.h"
 #include "import_gmsh_internal.h"
 
@@ -63,7 +64,7 @@ static dt_status model_dim(gm *g, int *dim) {
     g->line = g->elem_line[e];
     GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)", (long long)g->elem_tag[e],
              g->elem_type[e], name, *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node hexahedra" :
-             "2D: 3-node triangles, 4-node quadrangles");
+             "2D: 3-node triangles, 4-, 8-, 9- and 16-node quadrangles");
   }
 cleanup:
   return rc;
@@ -74,7 +75,7 @@ static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
   dt_status rc = DT_OK;
   int *used = NULL, ne = 0, nc = 0, n = 0, a = -1, b = -1, k = 0, t = 0, d = 0;
   const char *name = NULL;
-  double X[30];
+  double X[3 * DT_ELEM_MAX_NODES];
 
   DT_TRY(dt_imp_idmap_build(nodes, g->node_tag, g->n_nodes, &a, &b, g->ctx));
   GM_CHECK(a < 0, g, "node %lld is defined twice", (long long)g->node_tag[a]);

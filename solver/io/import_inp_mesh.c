@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../element/element.h"
 #include "../element/element_check.h"
 #include "../model_internal.h"
 #include "import_inp_internal.h"
@@ -202,7 +203,7 @@ static dt_status check_geometry(inp *p, int rec, int e) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
   dt_ctx tmp = {0};
-  double X[3 * 10];
+  double X[3 * DT_ELEM_MAX_NODES];
   int k0 = m->elem_ptr[e];
 
   for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++) memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));

@@ -39,6 +39,9 @@ static json_t *timings(const dt_run_summary *s, int *err) {
   put(t, "solver", num(s->seconds_solver), err);
   put(t, "output", num(s->seconds_output), err);
   put(t, "loads", num(s->seconds_loads), err);
+  /* how many calls the assembly and stress times cover (per-call costs for benchmarks) */
+  put(t, "assembly_calls", json_integer(s->assembly_calls), err);
+  put(t, "stress_calls", json_integer(s->stress_calls), err);
   return t;
 }
 

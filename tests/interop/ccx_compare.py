@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
 """Cross-validation against CalculiX: ductile-solve and ccx solve the same decks
-(tests/interop/decks/*.inp) and their nodal displacements are compared.
+(tests/interop/decks/*.inp) and their nodal displacements (and, where a deck prints them,
+reaction forces and stresses) are compared.
 
 For every deck both solvers print the displacements of all nodes (*NODE PRINT, NSET=NALL) at
 every increment; the last block of each step is compared. The error of a step is
     max over nodes and components |u_ductile - u_ccx| / max |u_ccx|,
 with max |u_ccx| taken over all the deck's steps (an unloaded step's own maximum would inflate
 its error), and the deck's error is the largest over its steps. Tolerances: 1e-6 for elastic decks, 1e-2
-(1 %) for elastoplastic ones. Writes the table (Markdown) to --table and stdout; exits 1 if a
-tolerance is exceeded or a solver is missing or fails (ccx must be on PATH: CI installs
-Debian's calculix-ccx).
+(1 %) for elastoplastic ones.
+
+A deck that also prints reaction forces (*NODE PRINT RF) or stresses (*EL PRINT S) has every
+such block of CalculiX's compared in the same way, to the same tolerance: the scale is the
+largest |RF| (over all the force blocks of the deck's step ends) or |S| component. ductile must
+print every block CalculiX prints. CalculiX expands a 2D element into a one-element-thick 3D
+brick (CPE4 -> C3D8 with 2 layers of 4 points, CPE8 -> C3D20 with 3 layers of 9): each layer
+lists the in-plane points in ductile's order, so CalculiX's point q is compared with ductile's
+point (q - 1) mod n + 1, n ductile's points of the element: every layer is checked.
+
+Writes the table (Markdown) to --table and stdout; exits 1 if a tolerance is exceeded or a
+solver is missing or fails (ccx must be on PATH: CI installs Debian's calculix-ccx).
 
     ccx_compare.py --solver build/solver/ductile-solve [--ccx ccx] [--table out.md] [deck ...]
 """
@@ -30,40 +40,64 @@ DECKS = {  # name: (tolerance, what it covers)
     "quad4_pe_iso": (1e-2, "CPE4 plane strain, isotropic table, load + unload (2 steps)"),
     "hex8_kinematic": (1e-2, "C3D8, linear kinematic, tension/unload/compression (3 steps)"),
     "hex8_iso_pressure": (1e-2, "C3D8, isotropic table, pressure, automatic increments, unload (OP=NEW)"),
+    "quad8_pe_hole": (1e-2, "CPE8 plane strain, plate with a hole (curved edges), isotropic table, pull + unload; "
+                            "RF and S too"),
 }
-HEAD = re.compile(r"^\s*displacements \(vx,vy,vz\) for set (\S+) and time\s+(\S+)")
+HEAD = re.compile(r"^\s*(displacements|forces|stresses) \([^)]*\)\s*for set (\S+) and time\s+(\S+)")
+ROW = {"displacements": (1, 3), "forces": (1, 3), "stresses": (2, 6)}  # key integers, values
+QUANTITY = {"displacements": "U", "forces": "RF", "stresses": "S"}
 
 
 def read_dat(path):
-    """[(time, {node: (ux, uy, uz)})] for every displacement block, in file order."""
-    blocks, cur = [], None
+    """[(kind, set, time, {key: values})] for every displacement, force and stress block, in file
+    order; key is the node id, or (element id, integration point) for stresses."""
+    blocks, cur, kind = [], None, None
     with open(path) as f:
         for line in f:
             m = HEAD.match(line)
             if m:
-                cur = {}
-                blocks.append((float(m.group(2)), cur))
+                cur, kind = {}, m.group(1)
+                blocks.append((kind, m.group(2).upper(), float(m.group(3)), cur))
                 continue
             parts = line.split()
-            if cur is not None and len(parts) == 4 and parts[0].isdigit():
-                cur[int(parts[0])] = tuple(float(v) for v in parts[1:])
-            elif cur is not None and parts and not parts[0].isdigit():
+            nk, nv = ROW[kind] if cur is not None else (0, 0)
+            if cur is not None and len(parts) == nk + nv and all(p.isdigit() for p in parts[:nk]):
+                key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])
+                cur[key] = tuple(float(v) for v in parts[nk:])
+            elif cur is not None and parts:
                 cur = None
     return blocks
 
 
 def step_ends(blocks):
-    """The last block at each whole time 1, 2, ... (the end of each step of period 1)."""
+    """{step: {(kind, set): block}}: the last block of each kind and set at each whole time 1, 2,
+    ... (the end of each step of period 1)."""
     ends = {}
-    for t, b in blocks:
+    for kind, name, t, b in blocks:
         if abs(t - round(t)) < 1e-6 and round(t) >= 1:
-            ends[int(round(t))] = b
+            ends.setdefault(int(round(t)), {})[kind, name] = b
     return ends
 
 
-def compare(a, b, scale):
-    diff = max((abs(a[n][k] - b[n][k]) for n in b for k in range(3)), default=0.0)
-    missing = [n for n in b if n not in a]
+def point_map(a, b):
+    """ductile's key for each of CalculiX's stress keys (element, point): CalculiX's expanded 2D
+    elements have 2 or 3 layers of ductile's points (see the top). None if the counts disagree."""
+    na, nb = {}, {}
+    for e, _ in a:
+        na[e] = na.get(e, 0) + 1
+    for e, _ in b:
+        nb[e] = nb.get(e, 0) + 1
+    if any(e not in na or nb[e] % na[e] for e in nb):
+        return None
+    return {(e, q): (e, (q - 1) % na[e] + 1) for e, q in b}
+
+
+def compare(a, b, scale, keys=None):
+    """Largest |a - b| / scale over b's keys and components (b's key k is a's keys[k]), and the
+    keys of b missing in a."""
+    keys = keys or {k: k for k in b}
+    missing = [k for k in b if keys[k] not in a]
+    diff = max((abs(a[keys[k]][c] - b[k][c]) for k in b if keys[k] in a for c in range(len(b[k]))), default=0.0)
     return (diff / scale if scale > 0 else diff), missing
 
 
@@ -90,15 +124,37 @@ def one(name, args, work):
     got = step_ends(read_dat(os.path.join(d, "out", "results.dat")))
     if not ref or sorted(ref) != sorted(got):
         return {"name": name, "fail": "step ends differ: ccx %s, ductile %s" % (sorted(ref), sorted(got))}
-    errs = []
-    umax = max(abs(v) for b in ref.values() for u in b.values() for v in u)
     for s in sorted(ref):
-        e, missing = compare(got[s], ref[s], umax)
-        if missing:
-            return {"name": name, "fail": "ductile printed no displacement for nodes %s" % missing[:5]}
-        errs.append(e)
-    return {"name": name, "tol": tol, "what": what, "errs": errs, "err": max(errs), "umax": umax,
-            "nodes": len(ref[min(ref)]), "t_ccx": t_ccx, "t_dt": t_dt}
+        if not any(k[0] == "displacements" for k in ref[s]):
+            return {"name": name, "fail": "ccx printed no displacements at the end of step %d" % s}
+        for k in ref[s]:
+            if k not in got[s]:
+                return {"name": name,
+                        "fail": "ductile printed no %s for set %s at the end of step %d" % (k[0], k[1], s)}
+    errs, other = [], {}
+    for kind in ("displacements", "forces", "stresses"):
+        blocks = [(s, k, b) for s in sorted(ref) for k, b in ref[s].items() if k[0] == kind]
+        if not blocks:
+            continue
+        scale = max(abs(v) for _, _, b in blocks for u in b.values() for v in u)
+        per_step = {}
+        for s, k, b in blocks:
+            keys = point_map(got[s][k], b) if kind == "stresses" else None
+            if kind == "stresses" and keys is None:
+                return {"name": name, "fail": "stresses of set %s, step %d: an element missing in ductile's, or "
+                        "ccx's points per element not a multiple of ductile's" % (k[1], s)}
+            e, missing = compare(got[s][k], b, scale, keys)
+            if missing:
+                return {"name": name, "fail": "ductile printed no %s for set %s, items %s" % (kind, k[1], missing[:5])}
+            per_step[s] = max(per_step.get(s, 0.0), e)
+        if kind == "displacements":
+            errs, umax = [per_step[s] for s in sorted(per_step)], scale
+        else:
+            other[QUANTITY[kind]] = (max(per_step.values()), scale)
+    err = max(errs + [e for e, _ in other.values()])
+    nodes = max(len(b) for k, b in ref[min(ref)].items() if k[0] == "displacements")
+    return {"name": name, "tol": tol, "what": what, "errs": errs, "err": err, "umax": umax, "other": other,
+            "nodes": nodes, "t_ccx": t_ccx, "t_dt": t_dt}
 
 
 def main():
@@ -125,18 +181,19 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
         else:
             print("kept", work)
-    lines = ["| deck | covers | nodes | steps | max \\|u\\| | error per step | max error | tolerance | result |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| deck | covers | nodes | steps | max \\|u\\| | error per step | RF, S: error (scale) | max error "
+             "| tolerance | result |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "fail" in r:
             failed = True
-            lines.append("| %s | | | | | | | | FAIL: %s |" % (r["name"], r["fail"].replace("\n", " ")[:300]))
+            lines.append("| %s | | | | | | | | | FAIL: %s |" % (r["name"], r["fail"].replace("\n", " ")[:300]))
             continue
         ok = r["err"] <= r["tol"]
         failed |= not ok
-        lines.append("| %s | %s | %d | %d | %.4g | %s | %.2e | %.0e | %s |" % (
+        other = ", ".join("%s %.1e (%.4g)" % (q, e, sc) for q, (e, sc) in sorted(r["other"].items())) or "-"
+        lines.append("| %s | %s | %d | %d | %.4g | %s | %s | %.2e | %.0e | %s |" % (
             r["name"], r["what"], r["nodes"], len(r["errs"]), r["umax"], ", ".join("%.1e" % e for e in r["errs"]),
-            r["err"], r["tol"], "ok" if ok else "FAIL"))
+            other, r["err"], r["tol"], "ok" if ok else "FAIL"))
     table = "\n".join(lines)
     print(table)
     if args.table:

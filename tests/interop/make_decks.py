@@ -8,6 +8,7 @@ tight CalculiX convergence criteria (*CONTROLS, PARAMETERS=FIELD: residual 1e-9 
 force instead of the default 0.005) so that the comparison measures formulations, not Newton
 tolerances. ductile reads *CONTROLS with a warning and keeps its own (tight) defaults.
 """
+import math
 import os
 import sys
 
@@ -73,6 +74,43 @@ def quad_grid(nx, ny, lx, ly):
         for i in range(nx):
             elems.append((e, [nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)], (i, j)))
             e += 1
+    return nodes, elems
+
+
+def quad8_plate_hole(a, L, nt, nr):
+    """Quarter plate [0,L]^2 with a hole of radius a at the origin, one mapped block of CPE8
+    (Gmsh/CalculiX node order): s runs around the hole (theta = s pi/2) and along the outer
+    edges x = L, y = L (the corner (L, L) is at s = 1/2: nt even), t runs outwards, graded
+    towards the hole. Midside nodes at the parameter midpoints: on the arc for the hole's
+    edges, at the middle of the straight radial edges. Returns nodes, elements (id, conn, (i, j))."""
+
+    def outer(s):
+        return (L, 2 * s * L) if s <= 0.5 else (L * (2 - 2 * s), L)
+
+    def at(s, t):
+        th = s * math.pi / 2
+        o = outer(s)
+        p = ((1 - t) * a * math.cos(th) + t * o[0], (1 - t) * a * math.sin(th) + t * o[1])
+        return tuple(0.0 if abs(v) < 1e-12 else v for v in p)  # x = 0 exactly on the symmetry edge
+
+    tj = [(j / nr) ** 1.5 for j in range(nr + 1)]
+    tmid = [(tj[j] + tj[j + 1]) / 2 for j in range(nr)]
+    # a (2 nt + 1) x (2 nr + 1) grid of parameter points, element centres unused
+    ids, nodes = {}, []
+    for J in range(2 * nr + 1):
+        for I in range(2 * nt + 1):
+            if I % 2 and J % 2:
+                continue
+            t = tj[J // 2] if J % 2 == 0 else tmid[J // 2]
+            ids[I, J] = len(nodes) + 1
+            nodes.append((len(nodes) + 1, *at(I / (2 * nt), t)))
+    elems = []
+    for j in range(nr):
+        for i in range(nt):
+            I, J = 2 * i, 2 * j
+            c = [ids[I, J], ids[I, J + 2], ids[I + 2, J + 2], ids[I + 2, J],  # counterclockwise: t, then s
+                 ids[I, J + 1], ids[I + 1, J + 2], ids[I + 2, J + 1], ids[I + 1, J]]
+            elems.append((len(elems) + 1, c, (i, j)))
     return nodes, elems
 
 
@@ -188,6 +226,25 @@ def deck_quad4_pe_elastic():
     return s
 
 
+def deck_quad8_pe_hole():
+    nodes, elems = quad8_plate_hole(1.0, 4.0, 8, 4)
+    eps = 1e-9
+    s = "*HEADING\nquad8 (CPE8) plane strain quarter plate with a hole, isotropic hardening: pull and unload\n"
+    s += node_block(nodes) + elem_block("CPE8", elems)
+    s += nset("SYMX", select(nodes, lambda x, y: abs(x) < eps))
+    s += nset("SYMY", select(nodes, lambda x, y: abs(y) < eps))
+    s += nset("RIGHT", select(nodes, lambda x, y: abs(x - 4.0) < eps))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n250., 0.\n300., 0.02\n330., 0.1\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n"
+    s += "*BOUNDARY\nSYMX, 1, 1\nSYMY, 2, 2\n"
+    # reaction forces on the constrained edges and stresses at every point, in both steps (a
+    # *NODE PRINT in a step replaces CalculiX's earlier ones: step() adds U for NALL)
+    out = "".join("*NODE PRINT, NSET=%s\nRF\n" % n for n in ("SYMX", "SYMY", "RIGHT")) + "*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nRIGHT, 1, 1, 0.01\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*BOUNDARY\nRIGHT, 1, 1, 0.0\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    return s
+
+
 DECKS = {
     "hex8_elastic": deck_hex8_elastic,
     "tet10_elastic": deck_tet10_elastic,
@@ -195,6 +252,7 @@ DECKS = {
     "quad4_pe_iso": deck_quad4_pe_iso,
     "hex8_kinematic": deck_hex8_kinematic,
     "hex8_iso_pressure": deck_hex8_iso_pressure,
+    "quad8_pe_hole": deck_quad8_pe_hole,
 }
 
 if __name__ == "__main__":

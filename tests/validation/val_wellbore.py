@@ -145,8 +145,10 @@ def peeq_plastic(r):
     return math.sqrt(2.0 / 3.0 * (1 + BETA ** 2)) * ept
 
 
-def build(radii, acceleration=None, tangent=None, etype="quad4", nt=NT):
-    """The job on the quarter annulus of radii x nt sectors (val_quad_orders.py uses other element types)."""
+def build(radii, acceleration=None, tangent=None, etype="quad4", nt=None):
+    """The job on the quarter annulus of radii x nt sectors (default NT; val_quad_orders.py and
+    docs/bench/wellbore_job.py use other sizes and element types)."""
+    nt = NT if nt is None else nt
     m = vlib.quarter_annulus(radii, nt, etype)
     rad = lambda x, y: math.hypot(x, y)
     ns = {"x0": m.node_ids(lambda x, y: x == 0.0), "y0": m.node_ids(lambda x, y: y == 0.0)}
