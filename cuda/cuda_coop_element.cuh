@@ -15,9 +15,6 @@ template <int TYPE> struct coop_shape {
   static const int T_TAN = PAIRS; /* tangent: a thread per node pair; other phases stride */
   static const int EPB_TAN = 128 / T_TAN > 0 ? 128 / T_TAN : 1;
   static const int T_STR = NPE > NQP ? NPE : NQP; /* stress: a thread per point or node */
-  /* 128 threads per block, except quad16, whose 16-point scratch (8 kB per element) would
-   * take 8 x 8 kB of shared memory: 4 elements per block */
-  static const int EPB_STR = TYPE == DT_QUAD16 ? 4 : 128 / T_STR > 0 ? 128 / T_STR : 1;
 };
 
 /* Shared scratch of one element. */

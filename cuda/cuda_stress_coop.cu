@@ -45,22 +45,34 @@ template <int TYPE> struct coop_str_elem : coop_str_elem_body<TYPE> {
 
 static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratch: 8 past 16");
 
+/* Elements per block of the stress kernel: 128 threads' worth, as many as the static shared
+ * memory (48 kB, 45 kB of it for the element scratch and the reference table) holds: quad16's
+ * 16-point scratch (8 kB per element) fits 4, every other type its 128 / T_STR. */
+template <int TYPE> struct stress_epb {
+  static const int BY_THREADS = 128 / coop_shape<TYPE>::T_STR > 0 ? 128 / coop_shape<TYPE>::T_STR : 1;
+  static const int BY_SHARED = (int)((45 * 1024 - sizeof(coop_ref<TYPE>)) / sizeof(coop_str_elem<TYPE>));
+  static const int value = BY_THREADS < BY_SHARED ? BY_THREADS : BY_SHARED;
+};
+static_assert(stress_epb<DT_HEX8>::value == 16, "hex8: 16 elements per stress block (tuned)");
+static_assert(stress_epb<DT_QUAD16>::value == 4, "quad16: 4 elements per stress block");
+
 /* Blocks per SM the stress kernel is compiled for (registers <= 96 at 5) */
 #ifndef DT_STRESS_MIN_BLOCKS
 #define DT_STRESS_MIN_BLOCKS 5
 #endif
 
 template <int TYPE, bool MC>
-__global__ void __launch_bounds__(coop_shape<TYPE>::EPB_STR * coop_shape<TYPE>::T_STR, DT_STRESS_MIN_BLOCKS)
+__global__ void __launch_bounds__(stress_epb<TYPE>::value * coop_shape<TYPE>::T_STR, DT_STRESS_MIN_BLOCKS)
 k_stress_coop(dt_coop_args a, int n) {
   typedef coop_shape<TYPE> S;
-  __shared__ coop_str_elem<TYPE> sh[S::EPB_STR];
+  const int EPB = stress_epb<TYPE>::value;
+  __shared__ coop_str_elem<TYPE> sh[EPB];
   __shared__ coop_ref<TYPE> ref;
   __shared__ int plastic;
   int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
-  int k = blockIdx.x * S::EPB_STR + le, valid = le < S::EPB_STR && k < n;
+  int k = blockIdx.x * EPB + le, valid = le < EPB && k < n;
   int e = valid ? k : 0;
-  coop_str_elem<TYPE> &me = sh[le < S::EPB_STR ? le : 0];
+  coop_str_elem<TYPE> &me = sh[le < EPB ? le : 0];
   if (threadIdx.x == 0) plastic = 0;
   if (valid && t == 0) me.g.failed = 0;
   /* the element's scalars, loaded now so that they arrive with the gather */
@@ -149,12 +161,13 @@ struct k_stress_coop_launch {
   template <int TYPE>
   static dt_status go(const dt_coop_args *a, int n_elems, cudaStream_t stream, dt_ctx *ctx) {
     typedef coop_shape<TYPE> S;
+    const int EPB = stress_epb<TYPE>::value;
     dt_status rc = DT_OK;
     if (a->any_mc)
-      k_stress_coop<TYPE, true><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+      k_stress_coop<TYPE, true><<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(
           *a, n_elems);
     else
-      k_stress_coop<TYPE, false><<<(n_elems + S::EPB_STR - 1) / S::EPB_STR, S::EPB_STR * S::T_STR, 0, stream>>>(
+      k_stress_coop<TYPE, false><<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(
           *a, n_elems);
     DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
   cleanup:

@@ -17,6 +17,16 @@
  * check the jobs on a machine without a GPU). */
 #include "gpu_jobs.h"
 
+/* The Mohr-Coulomb plate's material, section and step (a 10 x 5 plate with node sets left,
+ * bottom, right, squeezed in plane strain; consistent tangent), for the quad4 and quad9 cases. */
+static const char *const k_mc_plate =
+    ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 2000, \"nu\": 0.2}, "
+    "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 5, \"friction_angle\": 20}}], "
+    "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
+    "\"steps\": [{\"name\": \"squeeze\", \"increments\": 5, \"boundary\": ["
+    "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+    "{\"node_set\": \"right\", \"displacement\": {\"x\": -0.08}}]}], ";
+
 static double max_abs(const double *a, size_t n) {
   double m = 0.0;
   for (size_t i = 0; i < n; i++)
@@ -275,12 +285,7 @@ int main(void) {
     sbuf b = {0};
     sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4 mc\", ");
     sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);
-    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 2000, \"nu\": 0.2}, "
-               "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 5, \"friction_angle\": 20}}], "
-               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
-               "\"steps\": [{\"name\": \"squeeze\", \"increments\": 5, \"boundary\": ["
-               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
-               "{\"node_set\": \"right\", \"displacement\": {\"x\": -0.08}}]}], ");
+    sb_add(&b, "%s", k_mc_plate);
     sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
     sb_add(&b, "}");
     check_job("quad4 mohr-coulomb", &b);
@@ -301,12 +306,7 @@ int main(void) {
                    "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
                    "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.06}}]}], ");
       else
-        sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 2000, \"nu\": 0.2}, "
-                   "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 5, \"friction_angle\": 20}}], "
-                   "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
-                   "\"steps\": [{\"name\": \"squeeze\", \"increments\": 5, \"boundary\": ["
-                   "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
-                   "{\"node_set\": \"right\", \"displacement\": {\"x\": -0.08}}]}], ");
+        sb_add(&b, "%s", k_mc_plate);
       sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
       sb_add(&b, "}");
       check_job(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);

@@ -257,6 +257,14 @@ def biaxial_reference(phi, psi, p, eyy_path):
 # FE cases
 
 
+def confine_compress(loads, rollers, axis, delta, ninc):
+    """Two steps: the confining loads with the top held, then the top pushed by -delta along axis."""
+    def step(name, n, d):
+        return {"name": name, "increments": n, "loads": loads,
+                "boundary": rollers + [{"node_set": "top", "displacement": {axis: d}}]}
+    return [step("confine", 1, 0.0), step("compress", ninc, -delta)]
+
+
 def run_case(args, chk, wd, name, mesh, mat, kind, steps, node_sets, surfaces=None):
     j = vlib.job(mesh, [mat], [{"element_set": "all", "material": mat["name"], "kind": kind}], steps,
                  node_sets=node_sets, surfaces=surfaces, solver=SOLVER, title=name)
@@ -289,10 +297,7 @@ def triaxial(args, chk, wd):
             delta = 3.0 * e_yield
             loads = [{"type": "pressure", "surface": "x1", "value": p},
                      {"type": "pressure", "surface": "y1", "value": p}] if p > 0 else []
-            steps = [{"name": "confine", "increments": 1, "loads": loads,
-                      "boundary": rollers + [{"node_set": "top", "displacement": {"z": 0.0}}]},
-                     {"name": "compress", "increments": ninc, "loads": loads,
-                      "boundary": rollers + [{"node_set": "top", "displacement": {"z": -delta}}]}]
+            steps = confine_compress(loads, rollers, "z", delta, ninc)
             res, vt = run_case(args, chk, wd, name, mesh, mc_material("rock", phi, psi), "solid", steps,
                                ns, surf if p > 0 else None)
             es = 0.0
@@ -337,10 +342,7 @@ def biaxial(args, chk, wd):
         sf = sigma_f(p, phi)
         delta = 2.0 * sf / E  # yield at 30-50 % of the path in every case
         loads = [{"type": "pressure", "surface": "x1", "value": p}] if p > 0 else []
-        steps = [{"name": "confine", "increments": 1, "loads": loads,
-                  "boundary": rollers + [{"node_set": "top", "displacement": {"y": 0.0}}]},
-                 {"name": "compress", "increments": ninc, "loads": loads,
-                  "boundary": rollers + [{"node_set": "top", "displacement": {"y": -delta}}]}]
+        steps = confine_compress(loads, rollers, "y", delta, ninc)
         res, vt = run_case(args, chk, wd, name, mesh, mc_material("rock", phi, psi), "plane_strain", steps,
                            ns, surf if p > 0 else None)
         path = [0.0] + [-delta * k / ninc for k in range(1, ninc + 1)]
