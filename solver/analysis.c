@@ -83,6 +83,12 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
   info(r, line);
+  if (r->pb->matrix_free) {
+    snprintf(line, sizeof line, "operator: matrix-free, %d classes of congruent elements share elastic matrices, "
+             "%ld elements without a class store their own (%d doubles each)", r->pb->n_classes,
+             dt_problem_unclassed(r->pb), r->pb->emat_doubles);
+    info(r, line);
+  }
   snprintf(line, sizeof line, "nonlinear: %s, %s acceleration%s, at most %d iterations per increment",
            r->m->solver.tangent_constant ? "elastic tangent assembled once per increment (initial stiffness)"
                                          : "Newton with the consistent tangent",

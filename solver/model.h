@@ -168,6 +168,9 @@ typedef struct dt_solver_options {
   dt_forcing_kind forcing; /* default fixed */
   dt_newton_accel accel;   /* default auto, which dt_model_finish resolves */
   int accel_auto;          /* 1 when accel was chosen by that rule */
+  int matrix_free;         /* linear.operator: 0 "assembled" (the default), 1 "matrix_free": element
+                              matrices stored per element, shared by congruent elastic elements
+                              (seed-003 Ch. 5; problem_classes.c) */
   int tangent_constant;    /* set by dt_model_finish: every material's tangent is its elastic one
                               (elastic and Mohr-Coulomb materials), so an increment assembles
                               and preconditions the tangent once */

@@ -79,6 +79,15 @@ typedef struct dt_problem {
   int *item_local;                /* the rank of item_sub among its node's box's sub_nbr */
   int *grp_ptr;                   /* sub_nbr_ptr[n_sub] + 1: per coupling (box s, its l-th box) */
   int *grp_item;                  /* the items of s's nodes that reach that box, in node order */
+  /* Matrix-free operator (linear.operator "matrix_free"; problem_classes.c): element matrices
+   * are stored per element (element_matrix.h) instead of assembled, and elements that are
+   * translated copies of each other share one elastic matrix while they are elastic.
+   * matrix_free = 0 and the arrays NULL otherwise. */
+  int matrix_free;
+  int emat_doubles;               /* doubles per stored element matrix: dt_emat_doubles(max_npe, dpn) */
+  int n_classes;                  /* classes of congruent elements (at most 64) */
+  int *elem_class;                /* n_elems: each element's class, -1 for none */
+  double *class_K;                /* n_classes * emat_doubles: each class's elastic matrix */
 } dt_problem;
 
 /* Compile a finished model (dt_model_finish done). */
@@ -90,6 +99,10 @@ void dt_problem_view(const dt_problem *pb, FILE *f);
 /* Internal steps of dt_problem_create, exposed for tests. */
 dt_status dt_problem_build_pattern(dt_problem *pb, dt_ctx *ctx);
 dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx);
+/* The element classes and their elastic matrices (fields of the matrix-free operator). */
+dt_status dt_problem_build_classes(dt_problem *pb, dt_ctx *ctx);
+/* Elements without a class (they always store their own matrix). */
+long dt_problem_unclassed(const dt_problem *pb);
 /* Node -> elements map (CSR, each node's elements ascending) and, when inc_out is not NULL,
  * each entry's position k in conn (its incidence); the caller frees the arrays with dt_free. */
 dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,

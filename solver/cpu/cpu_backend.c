@@ -31,6 +31,10 @@ static void cpu_destroy(void *impl) {
   dt_free(c->sig_t);
   dt_free(c->eps_c);
   dt_free(c->eps_t);
+  dt_free(c->elem_plastic);
+  dt_free(c->emat_slot);
+  dt_free(c->emat);
+  dt_free(c->mf_diag);
   dt_cpu_problem_free(&c->pb);
   dt_free(c);
 }
@@ -64,7 +68,14 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
   DT_ALLOC(c, 1, ctx, "CPU backend");
   DT_TRY(dt_cpu_problem_copy(pb, &c->pb, ctx));
   for (int v = 0; v < DT_VEC_COUNT; v++) DT_ALLOC(c->vec[v], pb->n_dofs, ctx, "solution vectors");
-  DT_ALLOC(c->val, pb->nnz, ctx, "tangent values");
+  if (pb->matrix_free) { /* element matrices instead of the assembled values (cpu_matrix_free.c) */
+    DT_ALLOC(c->elem_plastic, pb->n_elems, ctx, "element plastic flags");
+    DT_ALLOC(c->emat_slot, pb->n_elems, ctx, "element matrix slots");
+    DT_ALLOC(c->mf_diag, (size_t)pb->n_dofs * pb->dpn, ctx, "diagonal blocks");
+    c->emat_cap = dt_problem_unclassed(pb);
+    DT_ALLOC(c->emat, (size_t)(c->emat_cap ? c->emat_cap : 1) * pb->emat_doubles, ctx, "element matrices");
+  } else
+    DT_ALLOC(c->val, pb->nnz, ctx, "tangent values");
   DT_ALLOC(c->pc, (size_t)pb->n_dofs * pb->dpn, ctx, "preconditioner");
   DT_ALLOC(c->hist_c, nq * DT_MAT_STATE_DOUBLES, ctx, "integration point history");
   DT_ALLOC(c->hist_t, nq * DT_MAT_STATE_DOUBLES, ctx, "integration point history");
@@ -78,7 +89,7 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
 #endif
   /* first touch by the threads that use each part (host_arrays.h) */
   for (int v = 0; v < DT_VEC_COUNT; v++) dt_host_fill(c->vec[v], NULL, (size_t)pb->n_dofs);
-  dt_host_fill(c->val, NULL, (size_t)pb->nnz);
+  if (c->val) dt_host_fill(c->val, NULL, (size_t)pb->nnz);
   copy_state(c, 0, 1);
   *impl = c;
   c = NULL;

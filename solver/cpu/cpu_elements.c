@@ -17,8 +17,7 @@ static void gather(const dt_problem *pb, int e, const double *u, double *X, doub
   }
 }
 
-static int element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe,
-                            double *Ke) {
+int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe, double *Ke) {
   const dt_problem *pb = &c->pb;
   double X[DT_ELEM_MAX_NODES * 3], ue[DT_ELEM_MAX_DOF];
   gather(pb, e, u, X, ue);
@@ -43,7 +42,7 @@ dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stres
       int e = pb->color_elems[k], dpn = pb->dpn;
       const int *cn = pb->conn + pb->elem_ptr[e];
       double fe[DT_ELEM_MAX_DOF];
-      int r = element_residual(c, e, uv, &qa, fe, NULL);
+      int r = dt_cpu_element_residual(c, e, uv, &qa, fe, NULL);
       if (r < 0) {
         n_failed++;
 #pragma omp critical(dt_first_failed)
@@ -51,6 +50,7 @@ dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stres
         continue;
       }
       n_plastic += r;
+      if (c->elem_plastic) c->elem_plastic[e] = r > 0;
       for (int a = 0; a < pb->elem_ptr[e + 1] - pb->elem_ptr[e]; a++)
         for (int i = 0; i < dpn; i++) f[cn[a] * dpn + i] += fe[a * dpn + i];
     }
@@ -87,6 +87,7 @@ static void apply_dirichlet(const dt_problem *pb, const double *con, double *val
 dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_cpu *c = impl;
   const dt_problem *pb = &c->pb;
+  if (pb->matrix_free) return dt_cpu_mf_assemble(c, ctx);
   const double *uv = c->vec[DT_VEC_UT];
   /* Only the tangent is needed: the trial state was written by the last stress update. */
   dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp};
@@ -98,7 +99,7 @@ dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx) {
     for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
       int e = pb->color_elems[k];
       double fe[DT_ELEM_MAX_DOF], Ke[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
-      if (element_residual(c, e, uv, &qa, fe, Ke) < 0) {
+      if (dt_cpu_element_residual(c, e, uv, &qa, fe, Ke) < 0) {
         n_failed++;
         continue;
       }

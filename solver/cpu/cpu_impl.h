@@ -3,6 +3,7 @@
 #define DT_CPU_IMPL_H
 
 #include "../backend.h"
+#include "../element/element_kernel.h"
 
 /* Loops shorter than this run on one thread: a parallel region costs a fork and a barrier
  * (microseconds, far more when cores are oversubscribed), more than a short loop saves. */
@@ -23,8 +24,25 @@ typedef struct dt_cpu {
   double *hist_c, *hist_t;
   double *sig_c, *sig_t;
   double *eps_c, *eps_t;
+  /* Matrix-free operator (pb.matrix_free; cpu_matrix_free.c): which elements had a plastic
+   * point in the last stress update, each element's slot in emat (-1: its class's elastic
+   * matrix serves), the stored matrices (element_matrix.h), each node's diagonal block. */
+  unsigned char *elem_plastic;
+  int *emat_slot;
+  double *emat;
+  long emat_cap, n_own;
+  double *mf_diag;
   int threads;
 } dt_cpu;
+
+/* Element e's residual (fe) and, when Ke is not NULL, its tangent at the trial state of u;
+ * returns the number of plastic points, or < 0 if a return mapping failed (cpu_elements.c). */
+int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe, double *Ke);
+/* cpu_matrix_free.c: the element matrices, diagonal blocks and product of the matrix-free
+ * operator. */
+dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx);
+void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y);
+double dt_cpu_mf_bytes(const dt_problem *pb);
 
 dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,
                                dt_ctx *ctx);

@@ -13,6 +13,10 @@ dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ct
   const dt_problem *pb = &c->pb;
   const double *xv = c->vec[x];
   double *yv = c->vec[y];
+  if (pb->matrix_free) {
+    dt_cpu_mf_apply(c, xv, yv);
+    return DT_OK;
+  }
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int row = 0; row < pb->n_dofs; row++) {
     double s = 0.0;
@@ -43,7 +47,8 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
     double blk[9];
-    diagonal_block(pb, c->val, a, blk);
+    if (pb->matrix_free) memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
+    else diagonal_block(pb, c->val, a, blk);
     if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
       if (!dt_invert_small(blk, dpn)) {
 #pragma omp critical(dt_pc_bad)

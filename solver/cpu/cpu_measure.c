@@ -49,17 +49,23 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   t0 = dt_seconds();
   for (int i = 0; i < reps; i++) dt_cpu_operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx);
   out->spmv_seconds = (dt_seconds() - t0) / reps;
-  /* CSR: a value and a column per nonzero, a row offset, x and y per row */
-  out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
+  if (c->pb.matrix_free) /* the stored matrices, x and y (read, then added to per element) */
+    out->spmv_bytes = 8.0 * ((double)c->n_own * c->pb.emat_doubles + 3.0 * c->pb.n_dofs);
+  else /* CSR: a value and a column per nonzero, a row offset, x and y per row */
+    out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
   dt_cpu_estimate(&c->pb, &out->peak_bytes, ctx);
+  if (c->pb.matrix_free) /* the store grew past the unclassed elements' matrices */
+    out->peak_bytes += 8.0 * (double)(c->emat_cap - dt_problem_unclassed(&c->pb)) * c->pb.emat_doubles;
   return DT_OK;
 }
 
 /* Host bytes the CPU backend holds for a problem (the same count as held_bytes). */
 dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
-  *bytes = 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->nnz + (double)pb->n_dofs * pb->dpn +
-                  (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp) +
-           4.0 * ((double)pb->nnz + pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
+  *bytes = 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->n_dofs * pb->dpn +
+                  (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp);
+  if (pb->matrix_free) *bytes += dt_cpu_mf_bytes(pb);
+  else /* CSR values, columns, row offsets, element positions */
+    *bytes += 12.0 * (double)pb->nnz + 4.0 * (pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
   if (pb->n_sub > 0) { /* two-level: the coarse factor, the masked modes, the box arrays */
     double nc = (double)pb->n_sub * pb->n_modes;
     *bytes += 8.0 * (nc * nc + nc + (double)pb->n_dofs * pb->n_modes + 3.0 * pb->n_nodes) +

@@ -41,9 +41,17 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DUP(elem_thick, ne);
   DUP(qp_ptr, ne + 1);
   DUP(mats, src->n_mats);
-  DT_TRY(dt_problem_csr(src, &dst->row_ptr, &dst->col, ctx));
   DUP(elem_pos_ptr, ne + 1);
-  DT_TRY(dt_problem_positions(src, &dst->elem_pos, ctx));
+  if (src->matrix_free) { /* element matrices: no pattern, positions or assembled values */
+    dst->matrix_free = 1;
+    dst->emat_doubles = src->emat_doubles;
+    dst->n_classes = src->n_classes;
+    DUP(elem_class, ne);
+    DUP(class_K, (size_t)(src->n_classes ? src->n_classes : 1) * src->emat_doubles);
+  } else {
+    DT_TRY(dt_problem_csr(src, &dst->row_ptr, &dst->col, ctx));
+    DT_TRY(dt_problem_positions(src, &dst->elem_pos, ctx));
+  }
   DUP(color_ptr, src->n_colors + 1);
   DUP(color_elems, ne);
   dst->n_sub = src->n_sub;
@@ -83,6 +91,8 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->elem_pos);
   dt_free(pb->color_ptr);
   dt_free(pb->color_elems);
+  dt_free(pb->elem_class);
+  dt_free(pb->class_K);
   dt_coarse_space_free(pb);
   memset(pb, 0, sizeof *pb);
 }

@@ -10,8 +10,9 @@ static const char *const solver_keys[] = {"newton", "linear", NULL};
 static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance",
                                           "acceleration", NULL};
 static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
-                                          NULL};
+                                          "operator", NULL};
 static const char *const methods[] = {"pcg", NULL};
+static const char *const operators[] = {"assembled", "matrix_free", NULL}; /* dt_solver_options.matrix_free */
 
 static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {
   dt_status rc = DT_OK;
@@ -55,6 +56,7 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
     DT_TRY(dt_jp_get_keyword(jp, lin, p, "forcing", 0, dt_forcing_names, &forcing));
     o->forcing = (dt_forcing_kind)forcing;
     DT_TRY(dt_jp_get_int(jp, lin, p, "max_iterations", 0, 1, 100000000, &o->pcg_max_iter));
+    DT_TRY(dt_jp_get_keyword(jp, lin, p, "operator", 0, operators, &o->matrix_free));
   }
 cleanup:
   return rc;

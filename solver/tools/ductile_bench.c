@@ -49,6 +49,8 @@ typedef struct bench_opts {
   int selected[N_CUBES + 1];
   int verbose;
   int point_fields; /* also download S, Mises and PEEQ at the points each increment */
+  int matrix_free;  /* --operator matrix_free */
+  double load;      /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
 } bench_opts;
 
 typedef struct bench_result {
@@ -102,10 +104,11 @@ static int build_cube(int n, const bench_opts *o, dt_model **out) {
   st->n_bc = 1;
   st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "zmin"), .dofs = 7u};
   st->n_traction = 1;
-  st->traction[0] = (dt_traction){.surface = dt_model_find_surface(m, "zmax"), .t = {0, 0, 800.0}};
+  st->traction[0] = (dt_traction){.surface = dt_model_find_surface(m, "zmax"), .t = {0, 0, o->load}};
   m->solver.pcg_rtol = o->pcg_tol;
   m->solver.forcing = o->forcing;
   m->solver.precond = o->precond;
+  m->solver.matrix_free = o->matrix_free;
   m->solver.newton_rtol = 1e-6;
   m->output.fields = DT_OUT_U | DT_OUT_RF | (o->point_fields ? DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ : 0u);
   if (dt_model_finish(m, &ctx)) goto fail;
@@ -165,6 +168,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   o->pcg_tol = 1e-7;
   o->precond = DT_PC_BLOCK_JACOBI; /* the seed's runs use Jacobi; block Jacobi is ours (docs/benchmarks.md) */
   o->selected[0] = 1;
+  o->load = 800.0;
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc, k;
     if (!strcmp(argv[i], "--backend") && more) o->backend = argv[++i];
@@ -178,6 +182,15 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       if ((k = name_index(dt_precond_names, argv[++i])) < 0)
         return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi, two_level or auto, not '%s'\n", argv[i]), -1;
       o->precond = (dt_precond_kind)k;
+    } else if (!strcmp(argv[i], "--operator") && more) {
+      const char *op = argv[++i];
+      if (strcmp(op, "assembled") && strcmp(op, "matrix_free"))
+        return fprintf(stderr, "ductile-bench: --operator is assembled or matrix_free, not '%s'\n", op), -1;
+      o->matrix_free = !strcmp(op, "matrix_free");
+    } else if (!strcmp(argv[i], "--load") && more) {
+      o->load = atof(argv[++i]);
+      if (!(o->load > 0 && o->load < 1e4))
+        return fprintf(stderr, "ductile-bench: --load is the top traction in MPa, > 0 and < 10000\n"), -1;
     } else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose")) o->verbose = 1;
     else if (!strcmp(argv[i], "--point-fields")) o->point_fields = 1;
@@ -192,7 +205,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else {
       fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
                       "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
-                      "[--precond jacobi|block_jacobi|two_level|auto] [--point-fields] [--json FILE] [--verbose]\n");
+                      "[--precond jacobi|block_jacobi|two_level|auto] [--operator assembled|matrix_free] "
+                      "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
       return -1;
     }
   }
@@ -241,6 +255,8 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "pcg_tolerance", json_real(o->pcg_tol));
   json_object_set_new(j, "pcg_forcing", json_string(dt_forcing_names[o->forcing]));
   json_object_set_new(j, "preconditioner", json_string(dt_precond_names[r->precond]));
+  json_object_set_new(j, "operator", json_string(o->matrix_free ? "matrix_free" : "assembled"));
+  json_object_set_new(j, "load_mpa", json_real(o->load));
   json_object_set_new(j, "seconds_assembly", json_real(s->seconds_assembly));
   json_object_set_new(j, "seconds_stress_and_internal_force", json_real(s->seconds_stress));
   json_object_set_new(j, "seconds_linear_solver", json_real(s->seconds_solver));
@@ -273,8 +289,9 @@ static void print_result(int k, const bench_result *r, const bench_opts *o, long
   printf("%s  n=%d  %d elements  %d DOFs  nnz %lld  backend %s (%s)%s\n", cubes[k].name, cubes[k].n,
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
-  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s)\n", nr, seed_gpu[k][0], s->pcg_iters,
-         dt_forcing_names[o->forcing], dt_precond_names[r->precond]);
+  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s, %s operator, load %g MPa)\n", nr, seed_gpu[k][0],
+         s->pcg_iters, dt_forcing_names[o->forcing], dt_precond_names[r->precond],
+         o->matrix_free ? "matrix-free" : "assembled", o->load);
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
          "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
@@ -287,8 +304,9 @@ static void print_result(int k, const bench_result *r, const bench_opts *o, long
     double fv = floor_spmv_bytes(r) / bw;
     printf("  copy bandwidth %.1f GB/s\n", bw / 1e9);
     if (n_asm)
-      printf("  assembly per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)\n",
-             1e3 * s->seconds_assembly / n_asm, n_asm, 1e3 * fa, s->seconds_assembly / n_asm / fa);
+      printf("  assembly per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)%s\n", 1e3 * s->seconds_assembly / n_asm,
+             n_asm, 1e3 * fa, s->seconds_assembly / n_asm / fa,
+             o->matrix_free ? " [matrix-free: element matrices stored, not assembled; floor of the assembled tangent]" : "");
     if (n_str)
       printf("  stress+f_int per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)\n",
              1e3 * s->seconds_stress / n_str, n_str, 1e3 * fs, s->seconds_stress / n_str / fs);

@@ -1,0 +1,126 @@
+/* The matrix-free operator of the CPU backend (linear.operator "matrix_free").
+ *
+ * Instead of assembling K, the tangent keeps element matrices (element_matrix.h): an element
+ * with a class (problem_classes.c) and no plastic point in the last stress update uses its
+ * class's elastic matrix; every other element gets its own, computed by the same element code
+ * as the assembled tangent and stored in a slot (slots in element order, so the store holds
+ * only the elements that need one: seed-003 Ch. 5's plastic set). y = K x is then
+ * sum_e K_e x_e, colour by colour so that the adds do not race and run in the same order for
+ * any number of threads. Dirichlet rows and columns are identity, as in the assembled tangent:
+ * x is read as zero on constrained DOFs and y there is x. The preconditioners need only the
+ * nodes' diagonal blocks, summed here from the element matrices. */
+#include <string.h>
+
+#include "../element/element_matrix.h"
+#include "cpu_impl.h"
+
+/* The matrix element e uses now. */
+static const double *element_matrix(const dt_cpu *c, int e) {
+  const dt_problem *pb = &c->pb;
+  int s = c->emat_slot[e];
+  return s >= 0 ? c->emat + (size_t)s * pb->emat_doubles : pb->class_K + (size_t)pb->elem_class[e] * pb->emat_doubles;
+}
+
+/* Slots for the elements that need their own matrix; the store grows by half again when it
+ * is too small (it never shrinks within a job). */
+static dt_status assign_slots(dt_cpu *c, dt_ctx *ctx) {
+  const dt_problem *pb = &c->pb;
+  long n = 0;
+  for (int e = 0; e < pb->n_elems; e++)
+    c->emat_slot[e] = pb->elem_class[e] < 0 || c->elem_plastic[e] ? (int)n++ : -1;
+  c->n_own = n;
+  if (n <= c->emat_cap) return DT_OK;
+  long cap = c->emat_cap + c->emat_cap / 2 > n ? c->emat_cap + c->emat_cap / 2 : n;
+  if (cap > pb->n_elems) cap = pb->n_elems;
+  dt_free(c->emat);
+  c->emat = dt_malloc(sizeof(double) * (size_t)cap * pb->emat_doubles);
+  c->emat_cap = c->emat ? cap : 0;
+  if (!c->emat)
+    return DT_ERROR(ctx, DT_ERR_NOMEM, "out of memory for %ld element matrices of the matrix-free operator (%.1f MB)",
+                    cap, 8e-6 * (double)cap * pb->emat_doubles);
+  return DT_OK;
+}
+
+/* Each node's diagonal block, summed over its elements colour by colour; constrained DOFs'
+ * rows and columns become identity. */
+static void diagonal_blocks(dt_cpu *c) {
+  const dt_problem *pb = &c->pb;
+  const double *con = c->vec[DT_VEC_CON];
+  int dpn = pb->dpn, d2 = dpn * dpn;
+  memset(c->mf_diag, 0, sizeof(double) * (size_t)pb->n_nodes * d2);
+  for (int col = 0; col < pb->n_colors; col++) {
+#pragma omp parallel for schedule(static) if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
+    for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
+      int e = pb->color_elems[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
+      const int *cn = pb->conn + pb->elem_ptr[e];
+      const double *K = element_matrix(c, e);
+      for (int A = 0; A < npe; A++) dt_emat_diag_add(npe, dpn, K, A, c->mf_diag + (size_t)cn[A] * d2);
+    }
+  }
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int a = 0; a < pb->n_nodes; a++)
+    for (int i = 0; i < dpn; i++)
+      if (con[a * dpn + i] != 0.0)
+        for (int j = 0; j < dpn; j++) {
+          double v = i == j ? 1.0 : 0.0;
+          c->mf_diag[(size_t)a * d2 + i * dpn + j] = v;
+          c->mf_diag[(size_t)a * d2 + j * dpn + i] = v;
+        }
+}
+
+dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_problem *pb = &c->pb;
+  const double *uv = c->vec[DT_VEC_UT];
+  dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp};
+  int n_failed = 0;
+  DT_TRY(assign_slots(c, ctx));
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_failed) if (pb->n_elems > DT_OMP_MIN_ELEMS)
+  for (int e = 0; e < pb->n_elems; e++) {
+    double fe[DT_ELEM_MAX_DOF], Ke[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
+    if (c->emat_slot[e] < 0) continue;
+    if (dt_cpu_element_residual(c, e, uv, &qa, fe, Ke) < 0) {
+      n_failed++;
+      continue;
+    }
+    dt_emat_pack(pb->elem_ptr[e + 1] - pb->elem_ptr[e], pb->dpn, Ke,
+                 c->emat + (size_t)c->emat_slot[e] * pb->emat_doubles);
+  }
+  DT_CHECK(n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
+  diagonal_blocks(c);
+cleanup:
+  return rc;
+}
+
+void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
+  const dt_problem *pb = &c->pb;
+  const double *free_dof = c->vec[DT_VEC_FREE];
+  int dpn = pb->dpn;
+  memset(y, 0, sizeof(double) * (size_t)pb->n_dofs);
+  for (int col = 0; col < pb->n_colors; col++) {
+#pragma omp parallel for schedule(static) if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
+    for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
+      int e = pb->color_elems[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
+      const int *cn = pb->conn + pb->elem_ptr[e];
+      const double *K = element_matrix(c, e);
+      double xe[DT_ELEM_MAX_DOF], yA[3];
+      for (int A = 0; A < npe; A++)
+        for (int i = 0; i < dpn; i++) xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;
+      for (int A = 0; A < npe; A++) {
+        dt_emat_row(npe, dpn, K, A, xe, yA);
+        for (int i = 0; i < dpn; i++) y[cn[A] * dpn + i] += yA[i];
+      }
+    }
+  }
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int i = 0; i < pb->n_dofs; i++)
+    if (free_dof[i] == 0.0) y[i] = x[i];
+}
+
+/* Host bytes of the operator beyond the vectors and state: the matrices of the elements
+ * without a class (the plastic ones come on top, as they appear), the slots and flags, the
+ * diagonal blocks. */
+double dt_cpu_mf_bytes(const dt_problem *pb) {
+  return 8.0 * ((double)dt_problem_unclassed(pb) * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) +
+         5.0 * pb->n_elems;
+}

@@ -1,0 +1,63 @@
+/* Stored element matrices of the matrix-free operator (seed-003 Ch. 4-5), shared by the CPU
+ * backend and the CUDA kernels.
+ *
+ * An element tangent K_e is symmetric, so only its node blocks K_AB with A <= B are kept
+ * (seed-003's EbE_sym keeps the upper triangle for the same reason): npe (npe + 1) / 2 blocks
+ * of dpn x dpn, pair (A, B) at dt_emat_pair, entry (i, j) of a block at [j dpn + i]
+ * (column-major, the order in which the CUDA tangent kernel forms its blocks). hex8: 36 blocks,
+ * 324 doubles instead of 576. Keeping whole diagonal blocks (not their upper triangles) keeps
+ * every block 9 consecutive doubles, which the products read without index arithmetic.
+ *
+ * y_e = K_e x_e then takes each stored block once for row A (K_AB x_B) and, off the diagonal,
+ * once more transposed for row B (K_AB^T x_A). */
+#ifndef DT_ELEMENT_MATRIX_H
+#define DT_ELEMENT_MATRIX_H
+
+#include "../hd.h"
+
+/* Stored node blocks of an element of npe nodes. */
+DT_HD static inline int dt_emat_pairs(int npe) { return npe * (npe + 1) / 2; }
+
+/* Doubles stored per element. */
+DT_HD static inline int dt_emat_doubles(int npe, int dpn) { return dt_emat_pairs(npe) * dpn * dpn; }
+
+/* Index of block (A, B), A <= B, among the stored blocks (row by row of the upper triangle). */
+DT_HD static inline int dt_emat_pair(int npe, int A, int B) { return A * npe - A * (A - 1) / 2 + (B - A); }
+
+/* Pack a full element matrix (nde x nde, row-major, nde = npe dpn, symmetric) into blocks. */
+DT_HD static inline void dt_emat_pack(int npe, int dpn, const double *Ke, double *out) {
+  int nde = npe * dpn, d2 = dpn * dpn;
+  for (int A = 0; A < npe; A++)
+    for (int B = A; B < npe; B++) {
+      double *blk = out + dt_emat_pair(npe, A, B) * d2;
+      for (int i = 0; i < dpn; i++)
+        for (int j = 0; j < dpn; j++) blk[j * dpn + i] = Ke[(A * dpn + i) * nde + B * dpn + j];
+    }
+}
+
+/* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B. */
+DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int A, const double *xe, double *yA) {
+  int d2 = dpn * dpn;
+  for (int i = 0; i < dpn; i++) yA[i] = 0.0;
+  for (int B = 0; B < npe; B++) {
+    const double *xB = xe + B * dpn;
+    if (A <= B) { /* stored block K_AB */
+      const double *blk = K + dt_emat_pair(npe, A, B) * d2;
+      for (int j = 0; j < dpn; j++)
+        for (int i = 0; i < dpn; i++) yA[i] += blk[j * dpn + i] * xB[j];
+    } else { /* K_AB = K_BA^T */
+      const double *blk = K + dt_emat_pair(npe, B, A) * d2;
+      for (int i = 0; i < dpn; i++)
+        for (int j = 0; j < dpn; j++) yA[i] += blk[i * dpn + j] * xB[j];
+    }
+  }
+}
+
+/* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
+DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int A, double *blk) {
+  const double *d = K + dt_emat_pair(npe, A, A) * dpn * dpn;
+  for (int i = 0; i < dpn; i++)
+    for (int j = 0; j < dpn; j++) blk[i * dpn + j] += d[j * dpn + i];
+}
+
+#endif
