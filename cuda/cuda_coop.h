@@ -28,6 +28,12 @@ typedef struct dt_coop_args {
   double *tan_d; /* NULL, or D per point (cuda_impl.h): then the stress kernel stores it and the
                     tangent kernel multiplies B^T D B (cuda_tangent_d.cuh) */
   double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
+  /* Matrix-free operator (NULL otherwise): the stress kernel sets each element's plastic flag;
+   * the tangent kernel stores the matrix of element k of its launch in slot k of emat
+   * (element_matrix.h, emat_doubles apart) instead of adding blocks to the tangent. */
+  unsigned char *elem_plastic;
+  double *emat;
+  int emat_doubles;
   dt_cuda_flags *flags;
   int any_mc; /* a Mohr-Coulomb material is present: the stress kernel compiled with its update */
 } dt_coop_args;

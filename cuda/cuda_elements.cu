@@ -54,8 +54,13 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.out = out;
   a.flags = c->flags;
   a.any_mc = (c->el_variants & DT_CUDA_EL_MC) != 0;
+  a.elem_plastic = c->elem_plastic;
+  a.emat = NULL; /* the tangent's matrix-free launch sets it */
+  a.emat_doubles = c->emat_doubles;
   return a;
 }
+
+int dt_cuda_coop_enabled(int uniform_type) { return use_coop_for(uniform_type); }
 
 /* Compile-time sizes when TYPE >= 0, the upper bounds for the generic kernel (TYPE = -1). */
 template <int TYPE> struct elem_size {
@@ -190,9 +195,32 @@ cleanup:
   return rc;
 }
 
+/* The matrix-free tangent: slots for the elements that need their own matrix, the cooperative
+ * tangent kernel over them in one launch (no colours: each writes only its own slot), then the
+ * nodes' diagonal blocks for the preconditioner (cuda_matrix_free.cu). */
+static dt_status tangent_matrix_free(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], NULL);
+  dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
+  int launch[2] = {0, 0};
+  DT_TRY(dt_cuda_mf_slots(c, ctx));
+  a.emat = c->emat;
+  launch[1] = (int)c->n_own;
+  k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
+  DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
+  if (c->n_own > 0)
+    DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, launch, c->own_list, 1, c->stream, ctx));
+  DT_TRY(dt_cuda_mf_diagonal(c, ctx));
+  DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
+  DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
+cleanup:
+  return rc;
+}
+
 extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
+  if (c->matrix_free) return tangent_matrix_free(c, ctx);
   dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);

@@ -1,4 +1,6 @@
-/* The cooperative tangent kernel for meshes of one element type (the common case).
+/* The cooperative tangent kernel for meshes of one element type (the common case). With the
+ * matrix-free operator (a.emat) the same kernel stores each element's blocks A <= B in its slot
+ * instead of step 4 (element_matrix.h).
  *
  * The one-thread-per-element kernels (cuda_elements.cu) keep a whole Ke (24 x 24 for hex8) in
  * per-thread local memory: 255 registers, a large stack, one block per SM. Here the work of an
@@ -19,6 +21,7 @@
 #include <limits.h>
 
 #include "../solver/element/element_kernel.h"
+#include "../solver/element/element_matrix.h"
 #include "cuda_impl.h"
 #include "cuda_coop.h"
 #include "cuda_tangent_d.cuh"
@@ -82,8 +85,10 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
     int A = t / S::NPE, B = t % S::NPE;
     double K[D2];
     tangent_points<TYPE, GEN_D>::pair(me, bbar, A, B, K);
-    int nodeA = a.conn[e * S::NPE + A];
-    boff[le][t] = ((long)a.brow_ptr[nodeA] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
+    if (a.emat) /* matrix-free: the stored blocks A <= B of slot k */
+      boff[le][t] = A <= B ? (long)k * a.emat_doubles + (long)dt_emat_pair(S::NPE, A, B) * D2 : -1;
+    else
+      boff[le][t] = ((long)a.brow_ptr[a.conn[e * S::NPE + A]] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
     for (int i = 0; i < S::DIM; i++)
       for (int j = 0; j < S::DIM; j++) kab[le][t * D2 + j * S::DIM + i] = K[i * S::DIM + j];
   }
@@ -94,6 +99,13 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
    * value's load waiting for the previous store, and 17.0 ms with each pair thread writing its
    * own block (H200, docs/bench/history.md) */
   const int PER = (S::PAIRS * D2 + S::T_TAN - 1) / S::T_TAN;
+  if (a.emat) { /* each stored value written once, nothing to add to */
+    for (int r = 0; r < PER; r++) {
+      int v = t + r * S::T_TAN;
+      if (valid && v < S::PAIRS * D2 && boff[le][v / D2] >= 0) a.emat[boff[le][v / D2] + v % D2] = kab[le][v];
+    }
+    return;
+  }
   double old[PER];
   for (int r = 0; r < PER; r++) {
     int v = t + r * S::T_TAN;

@@ -103,6 +103,18 @@ typedef struct dt_cuda {
   int *coarse_info, coarse_lwork;
   cusolverDnHandle_t dn;
   cublasHandle_t blas;
+  /* Matrix-free operator (cuda_matrix_free.cu; matrix_free = 0 and NULL without it): no
+   * assembled values; each element's class and plastic flag (written by the stress kernel),
+   * its slot in emat (-1: the class's elastic matrix serves) and the launch list of the slotted
+   * elements (own_list[slot] = element), the scan's input and scratch, each node's diagonal
+   * block (row-major), the slot count of the last assembly. */
+  int matrix_free, emat_doubles, n_classes;
+  int *elem_class, *emat_slot, *own_list, *mf_need, *mf_count;
+  unsigned char *elem_plastic;
+  double *class_K, *emat, *mf_diag;
+  long emat_cap, n_own;
+  void *scan_tmp;
+  size_t scan_tmp_bytes;
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
@@ -131,6 +143,9 @@ dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fiel
  * -1 for a mixed mesh; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants). Only those are
  * loaded, so that only their local memory is reserved (and counted in the estimate). */
 dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx);
+/* 1 if the mesh's element phases run the cooperative kernels (one element type, and
+ * DUCTILE_CUDA_ELEMENTS is not "simple"). */
+int dt_cuda_coop_enabled(int uniform_type);
 /* A Mohr-Coulomb material is present: the stress kernel compiled with its update. */
 #define DT_CUDA_EL_MC 1
 /* A material's tangent is not of the tangent form (Mohr-Coulomb's consistent tangent): the
@@ -201,6 +216,23 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx);
 void dt_cuda_coarse_destroy(dt_cuda *c);
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx);
+
+/* cuda_matrix_free.cu: the matrix-free operator (element_matrix.h). */
+dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
+size_t dt_cuda_mf_bytes(const dt_problem *pb); /* its arrays, for the estimate */
+/* Slots for the elements that need their own matrix (no class, or plastic), growing the store
+ * when needed; then *own_list and c->n_own describe the launch of the tangent kernel. */
+dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx);
+/* Each node's diagonal block from the element matrices, Dirichlet rows/columns identity. */
+dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx);
+dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+double dt_cuda_mf_spmv_bytes(const dt_cuda *c);
+dt_status dt_cuda_load_mf_kernels(int type, dt_ctx *ctx);
+/* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
+ * free and x not NULL, y[d] = x[d] where free[d] is 0 (Dirichlet rows of the operator). */
+dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,
+                                    const double *free, const double *x, double *y, cudaStream_t stream,
+                                    dt_ctx *ctx);
 
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);

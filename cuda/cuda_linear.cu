@@ -62,6 +62,7 @@ cleanup:
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double one = 1.0, zero = 0.0;
+  if (c->matrix_free) return dt_cuda_mf_apply(c, x, y, ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
                                  c->dvec[x], &zero, c->dvec[y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
                                  c->spmv_buf), ctx);
@@ -78,15 +79,17 @@ extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y
  * as dt_invert_small and k_pc_block read it. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
 k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
-           const int *__restrict__ bcol, const double *__restrict__ val, double *__restrict__ pc,
-           dt_cuda_flags *flags) {
+           const int *__restrict__ bcol, const double *__restrict__ val, const double *__restrict__ diag,
+           double *__restrict__ pc, dt_cuda_flags *flags) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[9];
   int bad = 0;
-  long k = block_index(brow_ptr, bcol, a, a);
+  long k = diag ? -1 : block_index(brow_ptr, bcol, a, a);
   for (int i = 0; i < 9; i++) blk[i] = 0.0;
-  if (k >= 0) { /* a node without a diagonal block keeps zeros: reported as bad below */
+  if (diag) /* the matrix-free operator's blocks, row-major already (cuda_matrix_free.cu) */
+    for (int i = 0; i < dpn * dpn; i++) blk[i] = diag[(long)a * dpn * dpn + i];
+  else if (k >= 0) { /* a node without a diagonal block keeps zeros: reported as bad below */
     const double *d = val + k * dpn * dpn;
     for (int i = 0; i < dpn; i++)
       for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
@@ -113,8 +116,8 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
   c->pc_kind = kind;
   DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
-  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->brow_ptr,
-                                                    c->bcol, c->val, c->pc, c->flags);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->brow_ptr, c->bcol, c->val,
+                                                    c->matrix_free ? c->mf_diag : NULL, c->pc, c->flags);
   DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
@@ -217,9 +220,11 @@ extern "C" dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_
   memset(out, 0, sizeof *out);
   snprintf(out->device, sizeof out->device, "%.127s", c->name);
   out->peak_bytes = (double)peak;
-  /* BSR: a value per nonzero, a column per block, a block row offset per node, x and y */
-  out->spmv_bytes = 8.0 * (double)c->nnz + 4.0 * (double)c->n_blocks + 4.0 * (c->n_nodes + 1.0) +
-                    16.0 * (double)c->n_dofs;
+  if (c->matrix_free)
+    out->spmv_bytes = dt_cuda_mf_spmv_bytes(c);
+  else /* BSR: a value per nonzero, a column per block, a block row offset per node, x and y */
+    out->spmv_bytes = 8.0 * (double)c->nnz + 4.0 * (double)c->n_blocks + 4.0 * (c->n_nodes + 1.0) +
+                      16.0 * (double)c->n_dofs;
   DT_TRY(dt_cuda_measure(impl, &out->copy_bandwidth, &out->spmv_seconds, ctx));
 cleanup:
   c->bytes_peak = peak;

@@ -44,8 +44,9 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += (ne + 1) * sizeof(int) * 2 + nconn * sizeof(int);           /* elem_ptr, qp_ptr, conn */
   b += ne * (sizeof(int) * 2 + sizeof(double));                    /* mat, colour list, thick */
   b += (size_t)pb->n_mats * sizeof(dt_material_params);
-  b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int) + nnz * sizeof(double); /* blocked tangent */
-  b += (ne + 1) * sizeof(int64_t) + npos * sizeof(int);            /* block positions */
+  b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int);             /* block pattern */
+  if (pb->matrix_free) b += dt_cuda_mf_bytes(pb);                  /* element matrices (cuda_matrix_free.cu) */
+  else b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) + npos * sizeof(int); /* tangent values, positions */
   b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int);            /* node incidences */
   b += (size_t)pb->n_nodes * sizeof(int);                          /* constrained nodes */
   b += nconn * (size_t)pb->dpn * sizeof(double);                   /* element forces */
@@ -53,7 +54,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */
   b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_STORED) * sizeof(double); /* per-point state, tangent form */
   b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
-  b += 2 * (n + 1) * sizeof(double) + (1u << 20);                  /* cuSPARSE SpMV buffer */
+  if (!pb->matrix_free) b += 2 * (n + 1) * sizeof(double) + (1u << 20); /* cuSPARSE SpMV buffer */
   b += dt_cuda_coarse_bytes(pb);                                   /* two-level preconditioner */
   if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D) b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512; /* allocation granularity */

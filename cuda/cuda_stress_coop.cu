@@ -69,12 +69,13 @@ k_stress_coop(dt_coop_args a, int n) {
   __shared__ coop_str_elem<TYPE> sh[EPB];
   __shared__ coop_ref<TYPE> ref;
   __shared__ int plastic;
+  __shared__ int el_plastic[EPB]; /* per element, for the matrix-free operator (a.elem_plastic) */
   int le = threadIdx.x / S::T_STR, t = threadIdx.x % S::T_STR;
   int k = blockIdx.x * EPB + le, valid = le < EPB && k < n;
   int e = valid ? k : 0;
   coop_str_elem<TYPE> &me = sh[le < EPB ? le : 0];
   if (threadIdx.x == 0) plastic = 0;
-  if (valid && t == 0) me.g.failed = 0;
+  if (valid && t == 0) me.g.failed = 0, el_plastic[le] = 0;
   /* the element's scalars, loaded now so that they arrive with the gather */
   long qp0 = (long)e * S::NQP; /* one element type: qp_ptr[e] = e * NQP */
   int mat = valid ? a.elem_mat[e] : 0, state = valid ? a.elem_state[e] : 0;
@@ -116,8 +117,10 @@ k_stress_coop(dt_coop_args a, int n) {
       me.g.failed = 1;
       atomicAdd(&a.flags->n_failed, 1);
       atomicMin(&a.flags->first_failed, e);
-    } else if (res == DT_MAT_PLASTIC)
+    } else if (res == DT_MAT_PLASTIC) {
       atomicAdd(&plastic, 1);
+      el_plastic[le] = 1;
+    }
   }
   __syncthreads();
   if (valid && t < S::NPE) { /* f_A = sum_q B_A^T sig_q, A = t (zero if a point failed) */
@@ -125,6 +128,7 @@ k_stress_coop(dt_coop_args a, int n) {
     for (int q = 0; !me.g.failed && q < S::NQP; q++)
       dt_elem_force_add(S::DIM, me.g.dNdx[q] + t * 3, bbar ? bbar + t * 3 : bbar, me.sig(q), f);
     for (int i = 0; i < S::DIM; i++) a.out[((long)e * S::NPE + t) * S::DIM + i] = f[i];
+    if (t == 0 && a.elem_plastic) a.elem_plastic[e] = (unsigned char)el_plastic[le];
   }
   __syncthreads();
   if (threadIdx.x == 0 && plastic) atomicAdd(&a.flags->n_plastic, plastic);
@@ -138,9 +142,14 @@ k_stress_coop(dt_coop_args a, int n) {
 #define GATHER_BATCH 8
 __global__ void k_fint_gather(int n_dofs, int dim, const int *__restrict__ inc_ptr,
                               const int *__restrict__ inc, const double *__restrict__ f_elem,
+                              const double *__restrict__ free, const double *__restrict__ x,
                               double *__restrict__ fint) {
   int d = blockIdx.x * blockDim.x + threadIdx.x;
   if (d >= n_dofs) return;
+  if (free && free[d] == 0.0) { /* a Dirichlet row of the matrix-free operator: identity */
+    fint[d] = x[d];
+    return;
+  }
   int node = d / dim, i = d - node * dim, k1 = inc_ptr[node + 1];
   double f = 0.0;
   for (int k = inc_ptr[node]; k < k1; k += GATHER_BATCH) {
@@ -180,8 +189,17 @@ dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elem
                                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(coop_by_type<k_stress_coop_launch>(type, ctx, a, n_elems, stream));
-  k_fint_gather<<<(n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, stream>>>(
-      n_dofs, a->dpn, inc_ptr, inc, a->out, fint);
+  DT_TRY(dt_cuda_gather_incidences(n_dofs, a->dpn, inc_ptr, inc, a->out, NULL, NULL, fint, stream, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,
+                                    const double *free, const double *x, double *y, cudaStream_t stream,
+                                    dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  k_fint_gather<<<(n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, stream>>>(n_dofs, dim, inc_ptr, inc,
+                                                                                         ye, free, x, y);
   DT_CUDA_LAUNCH_CHECK("k_fint_gather", stream, ctx);
 cleanup:
   return rc;

@@ -81,6 +81,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_field_kernels(ctx));
   DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, c->el_variants, NULL, ctx));
   if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
+  if (c->matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->uniform_type, ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
@@ -160,12 +161,13 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   UPLOAD(mats, pb->n_mats, "materials");
   UPLOAD_AS(brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
   UPLOAD_AS(bcol, node_nbr, c->n_blocks, "block columns");
-  UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
+  if (!pb->matrix_free) UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
   UPLOAD(color_elems, pb->n_elems, "colouring");
   DT_TRY(upload_incidences(c, pb, ctx));
+  if (pb->matrix_free) DT_TRY(dt_cuda_mf_upload(c, pb, ctx)); /* element matrices instead of values */
   /* State: zero vectors, matrix and per-point arrays. */
   for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(c->vec[v], nd, "solution vectors");
-  ZEROS(c->val, pb->nnz, "tangent values");
+  if (!pb->matrix_free) ZEROS(c->val, pb->nnz, "tangent values");
   ZEROS(c->con_nodes, pb->n_nodes, "constrained nodes");
   ZEROS(c->pc, nd * pb->dpn, "preconditioner");
   ZEROS(c->hist_c, nq * DT_MAT_STATE_DOUBLES, "integration point history");
@@ -179,22 +181,24 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   ZEROS(c->red, DT_CUDA_RED_DOUBLES, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
-  DT_TRY(dt_cuda_compute_positions(c, ctx));
+  if (!pb->matrix_free) DT_TRY(dt_cuda_compute_positions(c, ctx));
   if (pb->n_sub > 0) DT_TRY(dt_cuda_coarse_upload(c, pb, ctx));
 
   /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
-  DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,
-                                      pb->dpn, c->brow_ptr, c->bcol, c->val, CUSPARSE_INDEX_32I,
-                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
-                                      CUSPARSE_ORDER_COL), ctx);
   for (int v = 0; v < DT_VEC_COUNT; v++)
     DT_CUSPARSE_CHECK(cusparseCreateDnVec(&c->dvec[v], pb->n_dofs, c->vec[v], CUDA_R_64F), ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
-                                            c->dvec[DT_VEC_PCG_P], &zero, c->dvec[DT_VEC_PCG_Q],
-                                            CUDA_R_64F, DT_CUDA_SPMV_ALG, &c->spmv_buf_bytes),
-                    ctx);
-  if (c->spmv_buf_bytes)
-    DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
+  if (!pb->matrix_free) {
+    DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,
+                                        pb->dpn, c->brow_ptr, c->bcol, c->val, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
+                                        CUSPARSE_ORDER_COL), ctx);
+    DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
+                                              c->dvec[DT_VEC_PCG_P], &zero, c->dvec[DT_VEC_PCG_Q],
+                                              CUDA_R_64F, DT_CUDA_SPMV_ALG, &c->spmv_buf_bytes),
+                      ctx);
+    if (c->spmv_buf_bytes)
+      DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
+  }
   DT_TRY(load_kernels(c, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   *impl = c;
@@ -212,8 +216,12 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
           c->device, c->name, c->cc_major, c->cc_minor, c->sm_count, total_b / 1e9, free_b / 1e9);
   fprintf(f, "  device memory: %.1f MB allocated (peak %.1f MB, estimate %.1f MB incl. kernel "
           "local memory)\n", c->bytes_alloc / 1e6, c->bytes_peak / 1e6, c->estimate / 1e6);
-  fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
-          c->spmv_buf_bytes);
+  if (c->matrix_free)
+    fprintf(f, "  operator: matrix-free, %d element classes, %ld of %d elements in the store (room for %ld)\n",
+            c->n_classes, c->n_own, c->n_elems, c->emat_cap);
+  else
+    fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
+            c->spmv_buf_bytes);
   if (c->uniform_type >= 0)
     fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
             "summed per node; tangent scattered colour by colour (%d colours)\n", c->n_colors);

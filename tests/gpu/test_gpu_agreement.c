@@ -12,7 +12,10 @@
  * preconditioner (solver/coarse_space.h; the quad4 plate below too, in 2D), a plastic bar of hex8 and tet4
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * a quad4 plane-strain plate (table hardening) pulled and released, Mohr-Coulomb plates, and
- * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb). Skips (77) without a
+ * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb); several of them again
+ * with the matrix-free operator (linear.operator "matrix_free": plastic hex8 with fixed and
+ * adaptive forcing, kinematic hardening, Mohr-Coulomb with D per point, tet10, quad4, quad16,
+ * quad9 Mohr-Coulomb). Skips (77) without a
  * CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU). */
 #include "gpu_jobs.h"
@@ -163,6 +166,23 @@ static void mixed_job(sbuf *b, const char *pc) {
   sb_add(b, "}");
 }
 
+/* The job again with the matrix-free operator (its linear block names it), checked the same
+ * way: the CPU backend's matrix-free operator against the CUDA backend's. */
+static void check_job_matrix_free(const char *name, const sbuf *job) {
+  static const char key[] = "\"linear\": {";
+  const char *at = strstr(job->s, key);
+  sbuf b = {0};
+  char full[128];
+  if (!at) {
+    EXPECT(0, "%s: no linear block to add the operator to", name);
+    return;
+  }
+  sb_add(&b, "%.*s%s\"operator\": \"matrix_free\", %s", (int)(at - job->s), job->s, key, at + strlen(key));
+  snprintf(full, sizeof full, "%s matrix-free", name);
+  check_job(full, &b);
+  free(b.s);
+}
+
 int main(void) {
   if (getenv("DUCTILE_GPU_TEST_BACKEND")) g_other = getenv("DUCTILE_GPU_TEST_BACKEND");
   if (strcmp(g_other, "cpu") != 0) skip_without_device();
@@ -194,6 +214,7 @@ int main(void) {
                "\"modulus\": 10000}}",
                "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, pcs[v]);
       check_job(names[v], &b);
+      if (v != 1) check_job_matrix_free(names[v], &b); /* two_level needs the assembled operator */
       g_forcing = "fixed";
       free(b.s);
     }
@@ -214,6 +235,7 @@ int main(void) {
              "\"modulus\": 2000}, \"kinematic_modulus\": 20000}",
              "full", "", TIP_FORCE("[0, 0, -1.6]"), 2, "block_jacobi");
     check_job("hex8 kinematic", &b);
+    check_job_matrix_free("hex8 kinematic", &b); /* elements turn elastic again on reversal */
     free(b.s);
   }
   { /* Mohr-Coulomb, associative: the consistent tangent, assembled on the GPU by the
@@ -222,6 +244,7 @@ int main(void) {
     hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25}",
              "bbar", "", TIP_FORCE("[0, 0, -0.5]"), 4, "block_jacobi");
     check_job("hex8 mohr-coulomb consistent", &b);
+    check_job_matrix_free("hex8 mohr-coulomb consistent", &b); /* D per point, B-bar */
     free(b.s);
   }
   { /* Mohr-Coulomb, non-associative: the stress kernel's Mohr-Coulomb instantiation, the
@@ -258,6 +281,7 @@ int main(void) {
     sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
     sb_add(&b, "}");
     check_job("tet10 voce", &b);
+    check_job_matrix_free("tet10 voce", &b);
     free(b.s);
   }
   for (int two = 0; two < 2; two++) { /* Jacobi, then the two-level preconditioner in 2D */
@@ -279,6 +303,7 @@ int main(void) {
     sb_add(&b, k_solver_tight, two ? "two_level" : "jacobi", "fixed");
     sb_add(&b, "}");
     check_job(two ? "quad4 two-level" : "quad4 plane strain", &b);
+    if (!two) check_job_matrix_free("quad4 plane strain", &b);
     free(b.s);
   }
   { /* Mohr-Coulomb in plane strain, compressed (B-bar quad4; consistent tangent) */
@@ -310,6 +335,7 @@ int main(void) {
       sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
       sb_add(&b, "}");
       check_job(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
+      if (t >= 2) check_job_matrix_free(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
       free(b.s);
     }
   }

@@ -1,0 +1,243 @@
+/* The matrix-free operator of the CUDA backend (linear.operator "matrix_free"; seed-003
+ * Ch. 4-5, the CPU backend's cpu_matrix_free.c is the reference).
+ *
+ * No assembled tangent: element matrices (element_matrix.h, blocks A <= B) live in a store of
+ * slots. An element with a class (problem_classes.c) whose points were all elastic in the last
+ * stress update uses its class's elastic matrix; the others get a slot. Slots are numbered in
+ * element order by a scan over the elements' needs (cub, deterministic), so the store holds
+ * only the plastic set (plus elements without a class) and the tangent kernel runs over the
+ * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu).
+ *
+ * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
+ * forms its rows of K_e x_e from the element's x (read as zero on constrained DOFs) and stores
+ * them per incidence; then a thread per DOF sums its node's incidences, elements ascending
+ * (k_fint_gather), and puts x itself on constrained DOFs (the identity rows). Same bits on
+ * every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
+ * way from the element matrices at each assembly. */
+#include <cub/device/device_scan.cuh>
+
+#include "../solver/element/element_matrix.h"
+#include "cuda_coop.h"
+#include "cuda_impl.h"
+
+/* Threads per block of the element product: whole elements of NPE node threads. */
+#define MF_BLOCK 256
+
+/* The matrix element e uses; NULL for an element with neither a slot nor a class (possible
+ * only before the first assembly). */
+__device__ __forceinline__ const double *mf_matrix(const int *slot, const int *cls, const double *emat,
+                                                   const double *class_K, int emat_doubles, long e) {
+  int s = slot[e], k = cls[e];
+  if (s >= 0) return emat + (long)s * emat_doubles;
+  return k >= 0 ? class_K + (long)k * emat_doubles : (const double *)0;
+}
+
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mf_need(int n_elems, const int *__restrict__ cls, const unsigned char *__restrict__ plastic, int *__restrict__ need) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n_elems) need[e] = cls[e] < 0 || plastic[e];
+}
+
+/* After the exclusive scan of need into slot: slotted elements listed, the others -1; the
+ * last element's thread writes the count. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int *__restrict__ list,
+          int *__restrict__ count) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= n_elems) return;
+  int s = slot[e];
+  if (e == n_elems - 1) *count = s + need[e];
+  if (need[e]) list[s] = e;
+  else slot[e] = -1;
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(MF_BLOCK)
+k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
+             const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
+             const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), EPB = MF_BLOCK / NPE;
+  __shared__ double xs[EPB][NPE * DIM];
+  int le = threadIdx.x / NPE, A = threadIdx.x % NPE;
+  long e = (long)blockIdx.x * EPB + le;
+  bool valid = le < EPB && e < n_elems;
+  if (valid) {
+    long node = conn[e * NPE + A];
+    for (int i = 0; i < DIM; i++) xs[le][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+  }
+  __syncthreads();
+  if (!valid) return;
+  const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e);
+  double y[DIM];
+  if (K) dt_emat_row(NPE, DIM, K, A, xs[le], y);
+  else
+    for (int i = 0; i < DIM; i++) y[i] = 0.0;
+  for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y[i];
+}
+
+/* Node a's diagonal block: its incidences' K_AA (elements ascending), then identity rows and
+ * columns for its constrained DOFs; row-major, as k_pc_setup inverts it. */
+template <int TYPE>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ inc, const int *__restrict__ slot,
+          const int *__restrict__ cls, const double *__restrict__ emat, const double *__restrict__ class_K,
+          int emat_doubles, const double *__restrict__ con, double *__restrict__ diag) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE);
+  int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n_nodes) return;
+  double blk[DIM * DIM];
+  for (int i = 0; i < DIM * DIM; i++) blk[i] = 0.0;
+  for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
+    int e = inc[k] / NPE, A = inc[k] - e * NPE;
+    const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e);
+    if (K) dt_emat_diag_add(NPE, DIM, K, A, blk);
+  }
+  for (int i = 0; i < DIM; i++)
+    if (con[(long)a * DIM + i] != 0.0)
+      for (int j = 0; j < DIM; j++) blk[i * DIM + j] = blk[j * DIM + i] = i == j ? 1.0 : 0.0;
+  for (int i = 0; i < DIM * DIM; i++) diag[(long)a * DIM * DIM + i] = blk[i];
+}
+
+struct mf_launch {
+  template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+    dt_status rc = DT_OK;
+    const int EPB = MF_BLOCK / DT_TYPE_NPE(TYPE);
+    if (what == 0) {
+      k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
+          c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
+          c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+      DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
+    } else {
+      k_mf_diag<TYPE><<<(c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+          c->n_nodes, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat, c->class_K,
+          c->emat_doubles, c->vec[DT_VEC_CON], c->mf_diag);
+      DT_CUDA_LAUNCH_CHECK("k_mf_diag", c->stream, ctx);
+    }
+  cleanup:
+    return rc;
+  }
+};
+
+struct mf_load {
+  template <int TYPE> static dt_status go(dt_ctx *ctx) {
+    const void *k[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_diag<TYPE>};
+    return dt_cuda_load_list(k, 2, NULL, ctx);
+  }
+};
+
+dt_status dt_cuda_load_mf_kernels(int type, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const void *k[] = {(const void *)k_mf_need, (const void *)k_mf_list};
+  DT_TRY(dt_cuda_load_list(k, 2, NULL, ctx));
+  DT_TRY(coop_by_type<mf_load>(type, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(coop_by_type<mf_launch>(c->uniform_type, ctx, c, 0, x, y));
+  DT_TRY(dt_cuda_gather_incidences(c->n_dofs, c->dpn, c->node_inc_ptr, c->node_inc, c->f_elem,
+                                   c->vec[DT_VEC_FREE], c->vec[x], c->vec[y], c->stream, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx) {
+  return coop_by_type<mf_launch>(c->uniform_type, ctx, c, 1, DT_VEC_PCG_P, DT_VEC_PCG_Q);
+}
+
+/* Grow the store to hold need slots: half again as many as before, at most one per element,
+ * checked against the device's free memory first so that a job that cannot fit says so. */
+static dt_status grow_store(dt_cuda *c, long need, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t free_b = 0, total_b = 0;
+  long cap = c->emat_cap + c->emat_cap / 2 > need ? c->emat_cap + c->emat_cap / 2 : need;
+  if (cap > c->n_elems) cap = c->n_elems;
+  double want = 8.0 * (double)cap * c->emat_doubles, held = 8.0 * (double)c->emat_cap * c->emat_doubles;
+  DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
+  if (want > (double)free_b + held - (64.0 * (1 << 20))) { /* not even half again: exactly what is needed */
+    cap = need;
+    want = 8.0 * (double)cap * c->emat_doubles;
+  }
+  DT_CHECK(want <= (double)free_b + held - (64.0 * (1 << 20)), ctx, DT_ERR_DEVICE_NOMEM,
+           "the matrix-free operator needs its own matrices for %ld of %d elements (plastic or without a "
+           "class): %.2f GB, and the device has %.2f GB free (%.2f GB of it held by the store now); use the "
+           "assembled operator or a larger device",
+           need, c->n_elems, want / 1e9, ((double)free_b + held) / 1e9, held / 1e9);
+  dt_cuda_free(c, c->emat);
+  c->emat = NULL;
+  c->emat_cap = 0;
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)want, "element matrices (matrix-free)", ctx));
+  c->emat_cap = cap;
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int grid = (c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, *count = (int *)c->pinned;
+  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->elem_class, c->elem_plastic, c->mf_need);
+  DT_CUDA_LAUNCH_CHECK("k_mf_need", c->stream, ctx);
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(c->scan_tmp, c->scan_tmp_bytes, c->mf_need, c->emat_slot, c->n_elems,
+                                              c->stream), ctx);
+  k_mf_list<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->mf_need, c->emat_slot, c->own_list, c->mf_count);
+  DT_CUDA_LAUNCH_CHECK("k_mf_list", c->stream, ctx);
+  DT_TRY(dt_cuda_d2h(c, count, c->mf_count, sizeof(int), ctx)); /* 4 bytes */
+  c->n_own = *count;
+  if (c->n_own > c->emat_cap) DT_TRY(grow_store(c, c->n_own, ctx));
+cleanup:
+  return rc;
+}
+
+/* Bytes of the operator's arrays at upload (the store grows past this as elements turn plastic). */
+size_t dt_cuda_mf_bytes(const dt_problem *pb) {
+  size_t ne = (size_t)pb->n_elems, ed = (size_t)pb->emat_doubles;
+  size_t unclassed = (size_t)dt_problem_unclassed(pb);
+  size_t b = ne * (4 * sizeof(int) + 1);                                 /* class, slot, list, need, plastic */
+  b += (size_t)(pb->n_classes ? pb->n_classes : 1) * ed * sizeof(double); /* class matrices */
+  b += (unclassed ? unclassed : 1) * ed * sizeof(double);                 /* the store */
+  b += (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double);          /* diagonal blocks */
+  b += ne * sizeof(int) + (1u << 20) + sizeof(int);                      /* scan scratch (bounded), count */
+  return b;
+}
+
+dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t unclassed = (size_t)dt_problem_unclassed(pb), ne = (size_t)pb->n_elems;
+  DT_CHECK(c->uniform_type >= 0 && dt_cuda_coop_enabled(c->uniform_type), ctx, DT_ERR_UNSUPPORTED,
+           "the matrix-free operator of the cuda backend needs a mesh of one element type (this one mixes "
+           "types, or DUCTILE_CUDA_ELEMENTS=simple is set); use linear.operator \"assembled\" or the cpu backend");
+  c->matrix_free = 1;
+  c->emat_doubles = pb->emat_doubles;
+  c->n_classes = pb->n_classes;
+  UPLOAD(elem_class, ne, "element classes");
+  UPLOAD(class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, "class matrices");
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->elem_plastic, ne, "element plastic flags", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(c->elem_plastic, 0, ne, c->stream), ctx);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat_slot, ne * sizeof(int), "element matrix slots", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(c->emat_slot, 0xff, ne * sizeof(int), c->stream), ctx); /* -1: none yet */
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->own_list, ne * sizeof(int), "slotted elements", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_need, ne * sizeof(int), "element needs", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_count, sizeof(int), "slot count", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_diag, (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double),
+                       "diagonal blocks", ctx));
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum((void *)NULL, c->scan_tmp_bytes, c->mf_need, c->emat_slot,
+                                              pb->n_elems, c->stream), ctx);
+  DT_TRY(dt_cuda_alloc(c, &c->scan_tmp, c->scan_tmp_bytes ? c->scan_tmp_bytes : 1, "scan scratch", ctx));
+  c->emat_cap = (long)(unclassed ? unclassed : 1);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)c->emat_cap * pb->emat_doubles * sizeof(double),
+                       "element matrices (matrix-free)", ctx));
+cleanup:
+  return rc;
+}
+
+/* Bytes one product moves in this design: the slotted matrices and the class matrices, each
+ * element's connectivity, slot and class, x and the free mask per incidence read (x through
+ * L2 mostly: counted once per DOF), the incidence products written and read, the incidence
+ * lists, y written. */
+double dt_cuda_mf_spmv_bytes(const dt_cuda *c) {
+  double n_inc = (double)c->n_conn, nd = (double)c->n_dofs;
+  return 8.0 * ((double)c->n_own + c->n_classes) * c->emat_doubles + 4.0 * n_inc + 8.0 * c->n_elems +
+         16.0 * nd + 2.0 * 8.0 * n_inc * c->dpn + 4.0 * (n_inc + c->n_nodes) + 8.0 * nd;
+}
