@@ -85,8 +85,9 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
     int A = t / S::NPE, B = t % S::NPE;
     double K[D2];
     tangent_points<TYPE, GEN_D>::pair(me, bbar, A, B, K);
-    if (a.emat) /* matrix-free: the stored blocks A <= B of slot k */
-      boff[le][t] = A <= B ? (long)k * a.emat_doubles + (long)dt_emat_pair(S::NPE, A, B) * D2 : -1;
+    if (a.emat) /* matrix-free: the stored blocks A <= B of slot k, interleaved (dt_cuda_emat_base) */
+      boff[le][t] = A <= B ? dt_cuda_emat_base(k, a.emat_doubles) + (long)dt_emat_pair(S::NPE, A, B) * D2 * DT_EMAT_LANES
+                           : -1;
     else
       boff[le][t] = ((long)a.brow_ptr[a.conn[e * S::NPE + A]] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
     for (int i = 0; i < S::DIM; i++)
@@ -102,7 +103,8 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   if (a.emat) { /* each stored value written once, nothing to add to */
     for (int r = 0; r < PER; r++) {
       int v = t + r * S::T_TAN;
-      if (valid && v < S::PAIRS * D2 && boff[le][v / D2] >= 0) a.emat[boff[le][v / D2] + v % D2] = kab[le][v];
+      if (valid && v < S::PAIRS * D2 && boff[le][v / D2] >= 0)
+        a.emat[boff[le][v / D2] + (v % D2) * DT_EMAT_LANES] = kab[le][v];
     }
     return;
   }

@@ -255,6 +255,16 @@ __device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr
 }
 #endif
 
+/* The matrix-free store interleaves the matrices of DT_EMAT_LANES consecutive slots value by
+ * value (value v of slot s at dt_cuda_emat_base(s) + v * DT_EMAT_LANES), so that a warp whose
+ * threads take consecutive slots reads whole 32-byte sectors (cuda_matrix_free.cu). */
+#define DT_EMAT_LANES 4
+#ifdef __CUDACC__
+__host__ __device__ __forceinline__ long dt_cuda_emat_base(long slot, int emat_doubles) {
+  return (slot / DT_EMAT_LANES) * emat_doubles * DT_EMAT_LANES + slot % DT_EMAT_LANES;
+}
+#endif
+
 /* Block sum over NT threads (a multiple of 32, at most 1024; the block's size) in a fixed order
  * (warp shuffles, then one warp over the warp sums): the same bits on every run. The result is
  * valid in thread 0. */

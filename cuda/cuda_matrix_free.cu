@@ -8,9 +8,9 @@
  * only the plastic set (plus elements without a class) and the tangent kernel runs over the
  * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu).
  *
- * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
- * forms its rows of K_e x_e from the element's x (read as zero on constrained DOFs) and stores
- * them per incidence; then a thread per DOF sums its node's incidences, elements ascending
+ * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element forms
+ * K_e x_e from the element's x (read as zero on constrained DOFs), reading each stored value
+ * once, and stores it per incidence; then a thread per DOF sums its node's incidences, elements ascending
  * (k_fint_gather), and puts x itself on constrained DOFs (the identity rows). Same bits on
  * every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
  * way from the element matrices at each assembly. */
@@ -20,15 +20,17 @@
 #include "cuda_coop.h"
 #include "cuda_impl.h"
 
-/* Threads per block of the element product: whole elements of NPE node threads. */
-#define MF_BLOCK 256
+/* Threads per block of the element product: a thread per element. */
+#define MF_BLOCK 128
 
-/* The matrix element e uses; NULL for an element with neither a slot nor a class (possible
- * only before the first assembly). */
+/* The matrix element e uses and the distance between its values (the store interleaves
+ * DT_EMAT_LANES slots; a class matrix is contiguous); NULL for an element with neither a slot
+ * nor a class (possible only before the first assembly). */
 __device__ __forceinline__ const double *mf_matrix(const int *slot, const int *cls, const double *emat,
-                                                   const double *class_K, int emat_doubles, long e) {
+                                                   const double *class_K, int emat_doubles, long e, int *stride) {
   int s = slot[e], k = cls[e];
-  if (s >= 0) return emat + (long)s * emat_doubles;
+  *stride = s >= 0 ? DT_EMAT_LANES : 1;
+  if (s >= 0) return emat + dt_cuda_emat_base(s, emat_doubles);
   return k >= 0 ? class_K + (long)k * emat_doubles : (const double *)0;
 }
 
@@ -51,28 +53,31 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
   else slot[e] = -1;
 }
 
+/* A thread per element: gather x_e (zero on constrained DOFs), y_e = K_e x_e reading each stored
+ * value once (dt_emat_apply), y_e stored per incidence. Consecutive threads take consecutive
+ * elements, hence consecutive slots: each load of the store is whole sectors. */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
 k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
              const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
              const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), EPB = MF_BLOCK / NPE;
-  __shared__ double xs[EPB][NPE * DIM];
-  int le = threadIdx.x / NPE, A = threadIdx.x % NPE;
-  long e = (long)blockIdx.x * EPB + le;
-  bool valid = le < EPB && e < n_elems;
-  if (valid) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE);
+  long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= n_elems) return;
+  double xe[NPE * DIM], y[NPE * DIM];
+  for (int A = 0; A < NPE; A++) {
     long node = conn[e * NPE + A];
-    for (int i = 0; i < DIM; i++) xs[le][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+    for (int i = 0; i < DIM; i++) xe[A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
   }
-  __syncthreads();
-  if (!valid) return;
-  const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e);
-  double y[DIM];
-  if (K) dt_emat_row(NPE, DIM, K, A, xs[le], y);
+  int stride = 1;
+  const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+  if (!K)
+    for (int i = 0; i < NPE * DIM; i++) y[i] = 0.0;
+  else if (stride == 1)
+    dt_emat_apply(NPE, DIM, K, 1, xe, y); /* constant stride: indexing folds into the loads */
   else
-    for (int i = 0; i < DIM; i++) y[i] = 0.0;
-  for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y[i];
+    dt_emat_apply(NPE, DIM, K, DT_EMAT_LANES, xe, y);
+  for (int i = 0; i < NPE * DIM; i++) ye[e * NPE * DIM + i] = y[i];
 }
 
 /* Node a's diagonal block: its incidences' K_AA (elements ascending), then identity rows and
@@ -89,8 +94,9 @@ k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ 
   for (int i = 0; i < DIM * DIM; i++) blk[i] = 0.0;
   for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
     int e = inc[k] / NPE, A = inc[k] - e * NPE;
-    const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e);
-    if (K) dt_emat_diag_add(NPE, DIM, K, A, blk);
+    int stride = 1;
+    const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+    if (K) dt_emat_diag_add(NPE, DIM, K, stride, A, blk);
   }
   for (int i = 0; i < DIM; i++)
     if (con[(long)a * DIM + i] != 0.0)
@@ -101,9 +107,8 @@ k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ 
 struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
     dt_status rc = DT_OK;
-    const int EPB = MF_BLOCK / DT_TYPE_NPE(TYPE);
     if (what == 0) {
-      k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
+      k_mf_element<TYPE><<<(c->n_elems + MF_BLOCK - 1) / MF_BLOCK, MF_BLOCK, 0, c->stream>>>(
           c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
           c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
       DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
@@ -147,6 +152,11 @@ dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx) {
   return coop_by_type<mf_launch>(c->uniform_type, ctx, c, 1, DT_VEC_PCG_P, DT_VEC_PCG_Q);
 }
 
+/* Bytes of a store of cap slots (whole groups of DT_EMAT_LANES). */
+static double store_bytes(long cap, int emat_doubles) {
+  return 8.0 * (double)((cap + DT_EMAT_LANES - 1) / DT_EMAT_LANES) * DT_EMAT_LANES * emat_doubles;
+}
+
 /* Grow the store to hold need slots: half again as many as before, at most one per element,
  * checked against the device's free memory first so that a job that cannot fit says so. */
 static dt_status grow_store(dt_cuda *c, long need, dt_ctx *ctx) {
@@ -154,11 +164,11 @@ static dt_status grow_store(dt_cuda *c, long need, dt_ctx *ctx) {
   size_t free_b = 0, total_b = 0;
   long cap = c->emat_cap + c->emat_cap / 2 > need ? c->emat_cap + c->emat_cap / 2 : need;
   if (cap > c->n_elems) cap = c->n_elems;
-  double want = 8.0 * (double)cap * c->emat_doubles, held = 8.0 * (double)c->emat_cap * c->emat_doubles;
+  double want = store_bytes(cap, c->emat_doubles), held = store_bytes(c->emat_cap, c->emat_doubles);
   DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
   if (want > (double)free_b + held - (64.0 * (1 << 20))) { /* not even half again: exactly what is needed */
     cap = need;
-    want = 8.0 * (double)cap * c->emat_doubles;
+    want = store_bytes(cap, c->emat_doubles);
   }
   DT_CHECK(want <= (double)free_b + held - (64.0 * (1 << 20)), ctx, DT_ERR_DEVICE_NOMEM,
            "the matrix-free operator needs its own matrices for %ld of %d elements (plastic or without a "
@@ -196,7 +206,7 @@ size_t dt_cuda_mf_bytes(const dt_problem *pb) {
   size_t unclassed = (size_t)dt_problem_unclassed(pb);
   size_t b = ne * (4 * sizeof(int) + 1);                                 /* class, slot, list, need, plastic */
   b += (size_t)(pb->n_classes ? pb->n_classes : 1) * ed * sizeof(double); /* class matrices */
-  b += (unclassed ? unclassed : 1) * ed * sizeof(double);                 /* the store */
+  b += ((unclassed ? unclassed : 1) + DT_EMAT_LANES) * ed * sizeof(double); /* the store (whole lane groups) */
   b += (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double);          /* diagonal blocks */
   b += ne * sizeof(int) + (1u << 20) + sizeof(int);                      /* scan scratch (bounded), count */
   return b;
@@ -226,7 +236,7 @@ dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
                                               pb->n_elems, c->stream), ctx);
   DT_TRY(dt_cuda_alloc(c, &c->scan_tmp, c->scan_tmp_bytes ? c->scan_tmp_bytes : 1, "scan scratch", ctx));
   c->emat_cap = (long)(unclassed ? unclassed : 1);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)c->emat_cap * pb->emat_doubles * sizeof(double),
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)store_bytes(c->emat_cap, pb->emat_doubles),
                        "element matrices (matrix-free)", ctx));
 cleanup:
   return rc;

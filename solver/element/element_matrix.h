@@ -8,8 +8,8 @@
  * 324 doubles instead of 576. Keeping whole diagonal blocks (not their upper triangles) keeps
  * every block 9 consecutive doubles, which the products read without index arithmetic.
  *
- * y_e = K_e x_e then takes each stored block once for row A (K_AB x_B) and, off the diagonal,
- * once more transposed for row B (K_AB^T x_A). */
+ * y_e = K_e x_e then reads each stored block once, for row A (K_AB x_B) and, off the diagonal,
+ * transposed for row B (K_AB^T x_A). */
 #ifndef DT_ELEMENT_MATRIX_H
 #define DT_ELEMENT_MATRIX_H
 
@@ -35,29 +35,29 @@ DT_HD static inline void dt_emat_pack(int npe, int dpn, const double *Ke, double
     }
 }
 
-/* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B. */
-DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int A, const double *xe, double *yA) {
+/* y_e = K_e x_e (ye: npe dpn values, overwritten), reading each stored value once: block
+ * (A, B) serves row A and, off the diagonal, row B transposed. The stored values are `stride`
+ * apart (1 on the CPU; the CUDA store interleaves elements, cuda_matrix_free.cu). */
+DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int stride, const double *xe, double *ye) {
   int d2 = dpn * dpn;
-  for (int i = 0; i < dpn; i++) yA[i] = 0.0;
-  for (int B = 0; B < npe; B++) {
-    const double *xB = xe + B * dpn;
-    if (A <= B) { /* stored block K_AB */
-      const double *blk = K + dt_emat_pair(npe, A, B) * d2;
+  for (int i = 0; i < npe * dpn; i++) ye[i] = 0.0;
+  for (int A = 0; A < npe; A++)
+    for (int B = A; B < npe; B++) {
+      const double *blk = K + (long)dt_emat_pair(npe, A, B) * d2 * stride;
       for (int j = 0; j < dpn; j++)
-        for (int i = 0; i < dpn; i++) yA[i] += blk[j * dpn + i] * xB[j];
-    } else { /* K_AB = K_BA^T */
-      const double *blk = K + dt_emat_pair(npe, B, A) * d2;
-      for (int i = 0; i < dpn; i++)
-        for (int j = 0; j < dpn; j++) yA[i] += blk[i * dpn + j] * xB[j];
+        for (int i = 0; i < dpn; i++) {
+          double k = blk[(j * dpn + i) * stride]; /* (A i, B j) */
+          ye[A * dpn + i] += k * xe[B * dpn + j];
+          if (B != A) ye[B * dpn + j] += k * xe[A * dpn + i];
+        }
     }
-  }
 }
 
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
-DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int A, double *blk) {
-  const double *d = K + dt_emat_pair(npe, A, A) * dpn * dpn;
+DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A, double *blk) {
+  const double *d = K + (long)dt_emat_pair(npe, A, A) * dpn * dpn * stride;
   for (int i = 0; i < dpn; i++)
-    for (int j = 0; j < dpn; j++) blk[i * dpn + j] += d[j * dpn + i];
+    for (int j = 0; j < dpn; j++) blk[i * dpn + j] += d[(j * dpn + i) * stride];
 }
 
 #endif

@@ -60,6 +60,7 @@ typedef struct bench_result {
   dt_backend_measure meas;
   int have_meas;
   dt_precond_kind precond; /* as the model resolved it ("auto" -> two_level or block_jacobi) */
+  int n_plastic;           /* plastic points at the last Newton iteration */
 } bench_result;
 
 static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
@@ -69,7 +70,14 @@ static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
   else if (o->measure) fprintf(stderr, "ductile-bench: no measurements (bandwidth, SpMV, memory): %s\n", ctx.msg);
 }
 
+static int g_verbose; /* --verbose: print each Newton iteration */
+
+/* Records the plastic points of the last Newton iteration (the plastic fraction the operator
+ * saw); with --verbose prints every iteration. */
 static int print_newton(const dt_progress *ev, void *user) {
+  bench_result *r = user;
+  if (ev->kind == DT_EV_NEWTON_ITER) r->n_plastic = ev->n_plastic;
+  if (!g_verbose) return 0;
   if (ev->kind == DT_EV_NEWTON_ITER)
     printf("    newton %2d  residual %.3e  du/u %.3e  pcg %d (tolerance %.1e)  plastic points %d\n",
            ev->newton_iter, ev->residual, ev->du_ratio, ev->pcg_iters, ev->pcg_rtol, ev->n_plastic);
@@ -257,6 +265,8 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "preconditioner", json_string(dt_precond_names[r->precond]));
   json_object_set_new(j, "operator", json_string(o->matrix_free ? "matrix_free" : "assembled"));
   json_object_set_new(j, "load_mpa", json_real(o->load));
+  json_object_set_new(j, "plastic_points", json_integer(r->n_plastic));
+  json_object_set_new(j, "plastic_fraction", json_real(n_qp ? (double)r->n_plastic / n_qp : 0.0));
   json_object_set_new(j, "seconds_assembly", json_real(s->seconds_assembly));
   json_object_set_new(j, "seconds_stress_and_internal_force", json_real(s->seconds_stress));
   json_object_set_new(j, "seconds_linear_solver", json_real(s->seconds_solver));
@@ -289,9 +299,9 @@ static void print_result(int k, const bench_result *r, const bench_opts *o, long
   printf("%s  n=%d  %d elements  %d DOFs  nnz %lld  backend %s (%s)%s\n", cubes[k].name, cubes[k].n,
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
-  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s, %s operator, load %g MPa)\n", nr, seed_gpu[k][0],
-         s->pcg_iters, dt_forcing_names[o->forcing], dt_precond_names[r->precond],
-         o->matrix_free ? "matrix-free" : "assembled", o->load);
+  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s, %s operator, load %g MPa, %.1f%% of points plastic)\n",
+         nr, seed_gpu[k][0], s->pcg_iters, dt_forcing_names[o->forcing], dt_precond_names[r->precond],
+         o->matrix_free ? "matrix-free" : "assembled", o->load, n_qp ? 100.0 * r->n_plastic / n_qp : 0.0);
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
          "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
@@ -350,7 +360,8 @@ int main(int argc, char **argv) {
     ro.backend = o.backend;
     ro.threads = o.threads;
     ro.before_destroy = measure_hook;
-    if (o.verbose) ro.progress = print_newton;
+    g_verbose = o.verbose;
+    ro.progress = print_newton;
     ro.user = &r;
     if (dt_analysis_run(m, &ro, &r.sum, &ctx) != DT_OK) {
       fprintf(stderr, "ductile-bench: %s: %s\n", cubes[k].name, r.sum.message[0] ? r.sum.message : ctx.msg);

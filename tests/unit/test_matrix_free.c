@@ -1,9 +1,9 @@
 /* The matrix-free operator (linear.operator "matrix_free"; solver/problem_classes.c,
  * element/element_matrix.h, cpu/cpu_matrix_free.c, cuda/cuda_matrix_free.cu).
  *
- * 1. Block-symmetric storage: packing a symmetric matrix and multiplying row by row gives the
- *    dense product (to 1e-13 relative), the diagonal blocks are the dense ones (exactly), for
- *    hex8 (8 nodes x 3) and quad9 (9 nodes x 2).
+ * 1. Block-symmetric storage: packing a symmetric matrix and multiplying gives the dense
+ *    product (to 1e-13 relative), the diagonal blocks are the dense ones (exactly), for hex8
+ *    (8 nodes x 3) and quad9 (9 nodes x 2), stored contiguously and interleaved (stride 4).
  * 2. Classes: a regular box is one class with every element in it; moving one interior node
  *    leaves exactly its 8 elements without a class; the class matrix is the element code's
  *    elastic tangent of any member (exactly: the members are exact translates).
@@ -24,6 +24,7 @@
 
 static void check_storage(int npe, int dpn) {
   int nde = npe * dpn;
+  static double spread[4 * DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
   double K[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF], x[DT_ELEM_MAX_DOF], packed[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
   unsigned s = 12345u;
   for (int i = 0; i < nde; i++)
@@ -33,15 +34,21 @@ static void check_storage(int npe, int dpn) {
     }
   for (int i = 0; i < nde; i++) x[i] = sin(1.0 + i);
   dt_emat_pack(npe, dpn, K, packed);
-  for (int A = 0; A < npe; A++) {
-    double y[3], blk[9] = {0};
-    dt_emat_row(npe, dpn, packed, A, x, y);
-    for (int i = 0; i < dpn; i++) {
+  /* the same values interleaved with three other elements' (stride 4, as the CUDA store) */
+  for (int v = 0; v < dt_emat_doubles(npe, dpn); v++) spread[4 * v + 2] = packed[v];
+  for (int stride = 1; stride <= 4; stride += 3) {
+    double y[DT_ELEM_MAX_DOF];
+    dt_emat_apply(npe, dpn, stride == 1 ? packed : spread + 2, stride, x, y);
+    for (int r = 0; r < nde; r++) {
       double ref = 0.0, scale = 0.0;
-      for (int j = 0; j < nde; j++) ref += K[(A * dpn + i) * nde + j] * x[j], scale += fabs(K[(A * dpn + i) * nde + j]);
-      CHECK(fabs(y[i] - ref) <= 1e-13 * scale, "npe %d: row %d of K x is %.17g, dense %.17g", npe, A * dpn + i, y[i], ref);
+      for (int j = 0; j < nde; j++) ref += K[r * nde + j] * x[j], scale += fabs(K[r * nde + j]);
+      CHECK(fabs(y[r] - ref) <= 1e-13 * scale, "npe %d stride %d: row %d of K x is %.17g, dense %.17g", npe, stride, r,
+            y[r], ref);
     }
-    dt_emat_diag_add(npe, dpn, packed, A, blk);
+  }
+  for (int A = 0; A < npe; A++) {
+    double blk[9] = {0};
+    dt_emat_diag_add(npe, dpn, spread + 2, 4, A, blk);
     for (int i = 0; i < dpn; i++)
       for (int j = 0; j < dpn; j++)
         CHECK(blk[i * dpn + j] == K[(A * dpn + i) * nde + A * dpn + j], "npe %d: diagonal block %d (%d, %d)", npe, A, i, j);
