@@ -8,9 +8,9 @@
  * only the plastic set (plus elements without a class) and the tangent kernel runs over the
  * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu).
  *
- * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element forms
- * K_e x_e from the element's x (read as zero on constrained DOFs), reading each stored value
- * once, and stores it per incidence; then a thread per DOF sums its node's incidences, elements ascending
+ * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
+ * forms its rows of K_e x_e from the element's x (read as zero on constrained DOFs) and stores
+ * them per incidence; then a thread per DOF sums its node's incidences, elements ascending
  * (k_fint_gather), and puts x itself on constrained DOFs (the identity rows). Same bits on
  * every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
  * way from the element matrices at each assembly. */
@@ -20,8 +20,8 @@
 #include "cuda_coop.h"
 #include "cuda_impl.h"
 
-/* Threads per block of the element product: a thread per element. */
-#define MF_BLOCK 128
+/* Threads per block of the element product: whole elements of NPE node threads. */
+#define MF_BLOCK 256
 
 /* The matrix element e uses and the distance between its values (the store interleaves
  * DT_EMAT_LANES slots; a class matrix is contiguous); NULL for an element with neither a slot
@@ -53,31 +53,39 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
   else slot[e] = -1;
 }
 
-/* A thread per element: gather x_e (zero on constrained DOFs), y_e = K_e x_e reading each stored
- * value once (dt_emat_apply), y_e stored per incidence. Consecutive threads take consecutive
- * elements, hence consecutive slots: each load of the store is whole sectors. */
+/* A thread per element node (NPE threads per element, consecutive elements in consecutive
+ * thread groups): the node's x (zero on constrained DOFs) into shared memory, then its rows of
+ * K_e x_e (dt_emat_row), stored per incidence, so that a warp's stores are one contiguous run.
+ * A slotted element's blocks are read from the interleaved store: the threads of 4 consecutive
+ * slots read the same value of each in one 32-byte sector. (A thread per element, which reads
+ * each value once, ran 2x slower: 48 doubles of vectors per thread and stores 192 bytes apart;
+ * H200, docs/benchmarks.md.) */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
 k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
              const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
              const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE);
-  long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= n_elems) return;
-  double xe[NPE * DIM], y[NPE * DIM];
-  for (int A = 0; A < NPE; A++) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), EPB = MF_BLOCK / NPE;
+  __shared__ double xs[EPB][NPE * DIM];
+  int le = threadIdx.x / NPE, A = threadIdx.x % NPE;
+  long e = (long)blockIdx.x * EPB + le;
+  bool valid = le < EPB && e < n_elems;
+  if (valid) {
     long node = conn[e * NPE + A];
-    for (int i = 0; i < DIM; i++) xe[A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+    for (int i = 0; i < DIM; i++) xs[le][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
   }
+  __syncthreads();
+  if (!valid) return;
   int stride = 1;
   const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+  double y[DIM];
   if (!K)
-    for (int i = 0; i < NPE * DIM; i++) y[i] = 0.0;
+    for (int i = 0; i < DIM; i++) y[i] = 0.0;
   else if (stride == 1)
-    dt_emat_apply(NPE, DIM, K, 1, xe, y); /* constant stride: indexing folds into the loads */
+    dt_emat_row(NPE, DIM, K, 1, A, xs[le], y); /* constant strides fold into the addresses */
   else
-    dt_emat_apply(NPE, DIM, K, DT_EMAT_LANES, xe, y);
-  for (int i = 0; i < NPE * DIM; i++) ye[e * NPE * DIM + i] = y[i];
+    dt_emat_row(NPE, DIM, K, DT_EMAT_LANES, A, xs[le], y);
+  for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y[i];
 }
 
 /* Node a's diagonal block: its incidences' K_AA (elements ascending), then identity rows and
@@ -108,7 +116,8 @@ struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
     dt_status rc = DT_OK;
     if (what == 0) {
-      k_mf_element<TYPE><<<(c->n_elems + MF_BLOCK - 1) / MF_BLOCK, MF_BLOCK, 0, c->stream>>>(
+      const int EPB = MF_BLOCK / DT_TYPE_NPE(TYPE);
+      k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
           c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
           c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
       DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);

@@ -44,19 +44,24 @@ static int element_key(const dt_problem *pb, int e, double tol, int64_t *key, in
   return ext > 1e4 * tol;
 }
 
-static uint64_t hash_key(const int64_t *key, int len) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a over the key's 64-bit words */
-  for (int i = 0; i < len; i++) {
-    h ^= (uint64_t)key[i];
-    h *= 1099511628211ull;
-    h ^= h >> 29;
-  }
-  return h;
+/* Two independent 64-bit hashes of a key (FNV-1a with a final mix, two offsets): the table
+ * compares both, and every member is checked against its class's representative exactly
+ * afterwards, so a collision can only cost an element its class, never give it a wrong one. */
+static void hash_key(const int64_t *key, int len, uint64_t h[2]) {
+  h[0] = 1469598103934665603ull;
+  h[1] = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < len; i++)
+    for (int j = 0; j < 2; j++) {
+      h[j] ^= (uint64_t)key[i];
+      h[j] *= 1099511628211ull;
+      h[j] ^= h[j] >> (29 + 4 * j);
+    }
 }
 
 typedef struct class_entry {
-  int rep;   /* representative element, -1 for an empty slot */
-  int count; /* elements with its key */
+  uint64_t h[2]; /* the key's hashes */
+  int rep;       /* representative element, -1 for an empty slot */
+  int count;     /* elements with its key */
 } class_entry;
 
 static int by_count_desc(const void *pa, const void *pb) {
@@ -90,60 +95,79 @@ cleanup:
 dt_status dt_problem_build_classes(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, diag = 0.0;
-  int64_t key[4 + 3 * DT_ELEM_MAX_NODES], key2[4 + 3 * DT_ELEM_MAX_NODES];
   size_t cap = 16;
   class_entry *tab = NULL, *ranked = NULL;
-  int n_used = 0, n_ranked = 0, len = 0, len2 = 0;
+  uint64_t *hashes = NULL;
+  int n_used = 0, n_ranked = 0, *rep_of = NULL;
+  const int ne = pb->n_elems;
 
   pb->emat_doubles = dt_emat_doubles(pb->max_npe, pb->dpn);
-  DT_ALLOC(pb->elem_class, pb->n_elems, ctx, "element classes");
+  DT_ALLOC(pb->elem_class, ne, ctx, "element classes");
+  DT_ALLOC(hashes, 2 * (size_t)ne, ctx, "element key hashes");
   for (int a = 0; a < pb->n_nodes; a++)
     for (int k = 0; k < 3; k++) {
       lo[k] = fmin(lo[k], pb->x[a * 3 + k]);
       hi[k] = fmax(hi[k], pb->x[a * 3 + k]);
     }
   for (int k = 0; k < 3; k++) diag += pb->n_nodes ? (hi[k] - lo[k]) * (hi[k] - lo[k]) : 0.0;
-  double tol = DT_CLASS_TOL * (diag > 0 ? sqrt(diag) : 1.0);
-  while (cap < 2 * (size_t)pb->n_elems) cap *= 2;
+  const double tol = DT_CLASS_TOL * (diag > 0 ? sqrt(diag) : 1.0);
+  /* 1. every element's key hashes, in parallel (elem_class: 0, or -1 if too small to class) */
+#pragma omp parallel for schedule(static) if (ne > 10000)
+  for (int e = 0; e < ne; e++) {
+    int64_t key[4 + 3 * DT_ELEM_MAX_NODES];
+    int len = 0;
+    pb->elem_class[e] = element_key(pb, e, tol, key, &len) ? 0 : -1;
+    hash_key(key, len, hashes + 2 * (size_t)e);
+  }
+  /* 2. count the elements of each key; elem_class holds the table slot for now */
+  while (cap < 2 * (size_t)ne) cap *= 2;
   DT_ALLOC(tab, cap, ctx, "element class table");
   for (size_t i = 0; i < cap; i++) tab[i].rep = -1;
-  /* 1. count the elements of each key; elem_class holds the table slot for now */
-  for (int e = 0; e < pb->n_elems; e++) {
-    pb->elem_class[e] = -1;
-    if (!element_key(pb, e, tol, key, &len)) continue;
-    size_t s = hash_key(key, len) & (cap - 1);
-    for (;; s = (s + 1) & (cap - 1)) {
-      if (tab[s].rep < 0) {
-        tab[s].rep = e;
-        n_used++;
-        break;
-      }
-      element_key(pb, tab[s].rep, tol, key2, &len2);
-      if (len2 == len && !memcmp(key, key2, sizeof(int64_t) * (size_t)len)) break;
+  for (int e = 0; e < ne; e++) {
+    const uint64_t *h = hashes + 2 * (size_t)e;
+    if (pb->elem_class[e] < 0) continue;
+    size_t s = h[0] & (cap - 1);
+    while (tab[s].rep >= 0 && (tab[s].h[0] != h[0] || tab[s].h[1] != h[1])) s = (s + 1) & (cap - 1);
+    if (tab[s].rep < 0) {
+      tab[s] = (class_entry){{h[0], h[1]}, e, 0};
+      n_used++;
     }
     tab[s].count++;
     pb->elem_class[e] = (int)s;
   }
-  /* 2. the most populous keys of two or more elements become classes */
+  /* 3. the most populous keys of two or more elements become classes */
   DT_ALLOC(ranked, n_used, ctx, "element class ranking");
   for (size_t s = 0; s < cap; s++)
     if (tab[s].rep >= 0 && tab[s].count >= 2) ranked[n_ranked++] = tab[s];
   qsort(ranked, (size_t)n_ranked, sizeof *ranked, by_count_desc);
   pb->n_classes = n_ranked < DT_MAX_CLASSES ? n_ranked : DT_MAX_CLASSES;
   for (size_t s = 0; s < cap; s++) tab[s].count = -1; /* slot -> class id, -1: none */
+  DT_ALLOC(rep_of, pb->n_classes ? pb->n_classes : 1, ctx, "class representatives");
   for (int i = 0; i < pb->n_classes; i++) {
-    element_key(pb, ranked[i].rep, tol, key, &len);
-    size_t s = hash_key(key, len) & (cap - 1);
+    size_t s = ranked[i].h[0] & (cap - 1);
     while (tab[s].rep != ranked[i].rep) s = (s + 1) & (cap - 1);
     tab[s].count = i;
+    rep_of[i] = ranked[i].rep;
   }
-  for (int e = 0; e < pb->n_elems; e++)
-    if (pb->elem_class[e] >= 0) pb->elem_class[e] = tab[pb->elem_class[e]].count;
-  /* 3. each class's elastic matrix, from its representative */
+  /* 4. class ids, each member checked against its representative key for key (in parallel) */
+#pragma omp parallel for schedule(static) if (ne > 10000)
+  for (int e = 0; e < ne; e++) {
+    int64_t key[4 + 3 * DT_ELEM_MAX_NODES], key2[4 + 3 * DT_ELEM_MAX_NODES];
+    int len = 0, len2 = 0, c = pb->elem_class[e] >= 0 ? tab[pb->elem_class[e]].count : -1;
+    if (c >= 0 && e != rep_of[c]) {
+      element_key(pb, e, tol, key, &len);
+      element_key(pb, rep_of[c], tol, key2, &len2);
+      if (len != len2 || memcmp(key, key2, sizeof(int64_t) * (size_t)len)) c = -1; /* a hash collision */
+    }
+    pb->elem_class[e] = c;
+  }
+  /* 5. each class's elastic matrix, from its representative */
   DT_ALLOC(pb->class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, ctx, "class matrices");
   for (int i = 0; i < pb->n_classes; i++)
-    DT_TRY(elastic_matrix(pb, ranked[i].rep, pb->class_K + (size_t)i * pb->emat_doubles, ctx));
+    DT_TRY(elastic_matrix(pb, rep_of[i], pb->class_K + (size_t)i * pb->emat_doubles, ctx));
 cleanup:
+  dt_free(hashes);
+  dt_free(rep_of);
   dt_free(ranked);
   dt_free(tab);
   return rc;

@@ -53,6 +53,21 @@ DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int st
     }
 }
 
+/* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B, K_AB = K_BA^T below the diagonal.
+ * Written without a branch on A <= B (the block and the entry order are selected), so that
+ * the GPU threads of one element's nodes, which differ in A, do not diverge. */
+DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stride, int A, const double *xe,
+                                     double *yA) {
+  int d2 = dpn * dpn;
+  for (int i = 0; i < dpn; i++) yA[i] = 0.0;
+  for (int B = 0; B < npe; B++) {
+    int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
+    const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * d2 * stride;
+    for (int i = 0; i < dpn; i++)
+      for (int j = 0; j < dpn; j++) yA[i] += blk[(upper ? j * dpn + i : i * dpn + j) * stride] * xe[B * dpn + j];
+  }
+}
+
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
 DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A, double *blk) {
   const double *d = K + (long)dt_emat_pair(npe, A, A) * dpn * dpn * stride;

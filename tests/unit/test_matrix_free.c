@@ -39,6 +39,13 @@ static void check_storage(int npe, int dpn) {
   for (int stride = 1; stride <= 4; stride += 3) {
     double y[DT_ELEM_MAX_DOF];
     dt_emat_apply(npe, dpn, stride == 1 ? packed : spread + 2, stride, x, y);
+    for (int A = 0; A < npe; A++) { /* row by row (the GPU's product) gives the same values */
+      double yA[3];
+      dt_emat_row(npe, dpn, stride == 1 ? packed : spread + 2, stride, A, x, yA);
+      for (int i = 0; i < dpn; i++)
+        CHECK(fabs(yA[i] - y[A * dpn + i]) <= 1e-13 * fabs(y[A * dpn + i]) + 1e-300, "npe %d row %d: %.17g vs %.17g",
+              npe, A * dpn + i, yA[i], y[A * dpn + i]);
+    }
     for (int r = 0; r < nde; r++) {
       double ref = 0.0, scale = 0.0;
       for (int j = 0; j < nde; j++) ref += K[r * nde + j] * x[j], scale += fabs(K[r * nde + j]);
