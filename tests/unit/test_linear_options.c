@@ -56,12 +56,7 @@ static void check_rule(void) {
   CHECK(dt_forcing_next(&f, NAN) == DT_FORCING_ETA_MAX, "a NaN residual must not poison the tolerance");
 }
 
-typedef struct record {
-  int increments, newton, pcg;
-  double rtol_min, rtol_max;
-  double u[3 * 2000];
-  int n_nodes;
-} record;
+typedef unit_record record;
 
 static int on_progress(const dt_progress *ev, void *user) {
   record *r = user;
@@ -70,15 +65,6 @@ static int on_progress(const dt_progress *ev, void *user) {
     r->rtol_max = fmax(r->rtol_max, ev->pcg_rtol);
   }
   return 0;
-}
-
-static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
-  record *r = user;
-  r->increments++;
-  r->newton += row->newton_iters;
-  r->pcg += row->pcg_iters;
-  r->n_nodes = f->n_nodes;
-  memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
 }
 
 static dt_model *plastic_bar(void) {
@@ -109,7 +95,7 @@ static void solve(dt_forcing_kind forcing, dt_precond_kind precond, double pcg_r
   memset(r, 0, sizeof *r);
   r->rtol_min = INFINITY;
   r->rtol_max = 0.0;
-  unit_run_options(&o, on_progress, on_increment, r);
+  unit_run_options(&o, on_progress, unit_record_increment, r);
   CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s",
         forcing == DT_FORCING_ADAPTIVE ? "adaptive" : "fixed", sum.message);

@@ -123,20 +123,7 @@ static void check_classes(void) {
   dt_model_destroy(&m);
 }
 
-typedef struct record {
-  int increments, newton, pcg;
-  int n_nodes;
-  double u[3 * 2000];
-} record;
-
-static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
-  record *r = user;
-  r->increments++;
-  r->newton += row->newton_iters;
-  r->pcg += row->pcg_iters;
-  r->n_nodes = f->n_nodes;
-  memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
-}
+typedef unit_record record;
 
 static void solve(int regular, int matrix_free, dt_precond_kind pc, record *r) {
   dt_model *m = regular ? regular_box(16, 6, 4, 1) : unit_box(16, 6, 4, 1);
@@ -159,7 +146,7 @@ static void solve(int regular, int matrix_free, dt_precond_kind pc, record *r) {
   m->solver.matrix_free = matrix_free;
   CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
   memset(r, 0, sizeof *r);
-  unit_run_options(&o, NULL, on_increment, r);
+  unit_run_options(&o, NULL, unit_record_increment, r);
   CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", matrix_free ? "matrix-free" : "assembled",
         sum.message);

@@ -53,6 +53,25 @@ static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
   return m;
 }
 
+/* What a unit test keeps of a run (up to 2000 nodes): counts, the last displacements, and the
+ * range of linear tolerances (filled by the test's progress callback, if it has one). */
+typedef struct unit_record {
+  int increments, newton, pcg;
+  double rtol_min, rtol_max;
+  double u[3 * 2000];
+  int n_nodes;
+} unit_record;
+
+/* dt_increment_fn for a unit_record (user): counts and the displacements of the increment. */
+static inline void unit_record_increment(const dt_fields *f, const dt_history_row *row, void *user) {
+  unit_record *r = user;
+  r->increments++;
+  r->newton += row->newton_iters;
+  r->pcg += row->pcg_iters;
+  r->n_nodes = f->n_nodes;
+  memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
+}
+
 /* Run options of the unit tests' solves: one thread on the backend DUCTILE_BACKEND names (cpu
  * by default; the GPU machine runs the same tests with cuda), with the test's callbacks. */
 static inline void unit_run_options(dt_run_options *o, dt_progress_fn progress, dt_increment_fn on_increment,
