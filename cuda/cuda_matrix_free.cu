@@ -58,18 +58,29 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
  * K_e x_e (dt_emat_row), stored per incidence, so that a warp's stores are one contiguous run.
  * A slotted element's blocks are read from the interleaved store: the threads of 4 consecutive
  * slots read the same value of each in one 32-byte sector. (A thread per element, which reads
- * each value once, ran 2x slower: 48 doubles of vectors per thread and stores 192 bytes apart;
- * H200, docs/benchmarks.md.) */
+ * each value once, ran 1.5-2x slower, twice: 72 registers, 42% occupancy, latency-bound; H200,
+ * docs/benchmarks.md.) The product is bound by the L1/shared-memory pipe (97% busy on C3):
+ * each thread reads 72 values and 72 x entries for its 72 FMAs. */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
 k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
              const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
              const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
   const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), EPB = MF_BLOCK / NPE;
+  const int ED = NPE * (NPE + 1) / 2 * DIM * DIM; /* dt_emat_doubles, as a constant */
   __shared__ double xs[EPB][NPE * DIM];
+  __shared__ double sK[ED]; /* the class matrix of the block's first element */
+  __shared__ int c0;
   int le = threadIdx.x / NPE, A = threadIdx.x % NPE;
   long e = (long)blockIdx.x * EPB + le;
   bool valid = le < EPB && e < n_elems;
+  if (threadIdx.x == 0) c0 = cls[(long)blockIdx.x * EPB];
+  __syncthreads();
+  /* staged in shared memory, where the node threads' reads of different blocks are one
+   * wavefront; from L1 each block was a wavefront of its own (C3 elastic: 176 us against 170,
+   * Nsight Compute 05:54 and 05:57 UTC) */
+  if (c0 >= 0)
+    for (int v = threadIdx.x; v < ED; v += MF_BLOCK) sK[v] = class_K[(long)c0 * emat_doubles + v];
   if (valid) {
     long node = conn[e * NPE + A];
     for (int i = 0; i < DIM; i++) xs[le][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
@@ -82,7 +93,7 @@ k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ 
   if (!K)
     for (int i = 0; i < DIM; i++) y[i] = 0.0;
   else if (stride == 1)
-    dt_emat_row(NPE, DIM, K, 1, A, xs[le], y); /* constant strides fold into the addresses */
+    dt_emat_row(NPE, DIM, slot[e] < 0 && cls[e] == c0 ? sK : K, 1, A, xs[le], y); /* constant strides fold */
   else
     dt_emat_row(NPE, DIM, K, DT_EMAT_LANES, A, xs[le], y);
   for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y[i];

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Device check of the matrix-free operator (thread per element node on the interleaved store):
 # its tests on the CUDA backend, memcheck, then the cubes at several loads.
-B=build-cuda/dev64
+B=build-cuda/dev66
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 mkdir -p /tmp/dlib
 for pass in 1 2 3; do
@@ -29,4 +29,9 @@ for L in 300 445; do
   timeout 120 $B/ductile-bench --backend cuda --meshes C5 --precond block_jacobi --forcing fixed --operator matrix_free --load $L --json $OUT/c5_matrix_free_$L.json > /tmp/b.log 2>&1; echo "C5 $L rc=$?"
   summ $OUT/c5_matrix_free_$L.json
 done
+date -u
+echo "=== ncu, C3 elastic"
+timeout 200 ncu --kernel-name regex:"k_mf_element" --launch-skip 20 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+  $B/ductile-bench --backend cuda --meshes C3 --precond block_jacobi --operator matrix_free --load 300 > /tmp/ncu.log 2>&1; echo "rc=$?"
+grep -E "Duration|DRAM Throughput|L1/TEX Hit|Mem Busy" /tmp/ncu.log
 date -u
