@@ -179,7 +179,21 @@ static void check_job_matrix_free(const char *name, const sbuf *job) {
   }
   sb_add(&b, "%.*s%s\"operator\": \"matrix_free\", %s", (int)(at - job->s), job->s, key, at + strlen(key));
   snprintf(full, sizeof full, "%s matrix-free", name);
-  check_job(full, &b);
+  if (strcmp(g_other, "cpu") != 0 && getenv("DUCTILE_CUDA_ELEMENTS") &&
+      strcmp(getenv("DUCTILE_CUDA_ELEMENTS"), "simple") == 0) {
+    /* the operator runs the cooperative kernels only: the job is refused, saying why */
+    dt_model *m = parse_or_die(&b, full);
+    capture g = {0};
+    dt_run_summary sum;
+    dt_ctx ctx = {0};
+    dt_status rc = run_job(m, g_other, &g, NULL, NULL, &sum, &ctx);
+    EXPECT(rc != DT_OK && strstr(ctx.msg, "DUCTILE_CUDA_ELEMENTS=simple"), "%s with the simple kernels: %s", full,
+           rc == DT_OK ? "ran" : ctx.msg);
+    printf("%-22s refused with the simple kernels, as it should be\n", full);
+    capture_free(&g);
+    dt_model_destroy(&m);
+  } else
+    check_job(full, &b);
   free(b.s);
 }
 
