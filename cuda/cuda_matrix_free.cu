@@ -220,13 +220,15 @@ cleanup:
   return rc;
 }
 
-/* Bytes of the operator's arrays at upload (the store grows past this as elements turn plastic). */
+/* Bytes of the operator's arrays, the store counted for every element: it starts with room for
+ * the elements without a class and grows as elements turn plastic, so the estimate (what the
+ * daemon admits a job by, and what DUCTILE_GPU_MEMORY_LIMIT is checked against) is its worst
+ * case, and no job can outgrow its admission. */
 size_t dt_cuda_mf_bytes(const dt_problem *pb) {
   size_t ne = (size_t)pb->n_elems, ed = (size_t)pb->emat_doubles;
-  size_t unclassed = (size_t)dt_problem_unclassed(pb);
   size_t b = ne * (4 * sizeof(int) + 1);                                 /* class, slot, list, need, plastic */
   b += (size_t)(pb->n_classes ? pb->n_classes : 1) * ed * sizeof(double); /* class matrices */
-  b += ((unclassed ? unclassed : 1) + DT_EMAT_LANES) * ed * sizeof(double); /* the store (whole lane groups) */
+  b += (size_t)store_bytes((long)ne, (int)ed);                           /* the store, every element */
   b += (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double);          /* diagonal blocks */
   b += ne * sizeof(int) + (1u << 20) + sizeof(int);                      /* scan scratch (bounded), count */
   return b;

@@ -118,10 +118,9 @@ void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
     if (free_dof[i] == 0.0) y[i] = x[i];
 }
 
-/* Host bytes of the operator beyond the vectors and state: the matrices of the elements
- * without a class (the plastic ones come on top, as they appear), the slots and flags, the
- * diagonal blocks. */
+/* Host bytes of the operator beyond the vectors and state: the store's worst case (every
+ * element plastic; it starts with the elements without a class and grows), the slots and
+ * flags, the diagonal blocks. */
 double dt_cpu_mf_bytes(const dt_problem *pb) {
-  return 8.0 * ((double)dt_problem_unclassed(pb) * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) +
-         5.0 * pb->n_elems;
+  return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) + 5.0 * pb->n_elems;
 }

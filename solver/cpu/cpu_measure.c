@@ -54,8 +54,8 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   else /* CSR: a value and a column per nonzero, a row offset, x and y per row */
     out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
   dt_cpu_estimate(&c->pb, &out->peak_bytes, ctx);
-  if (c->pb.matrix_free) /* the store grew past the unclassed elements' matrices */
-    out->peak_bytes += 8.0 * (double)(c->emat_cap - dt_problem_unclassed(&c->pb)) * c->pb.emat_doubles;
+  if (c->pb.matrix_free) /* the estimate counts the whole store; what it holds is emat_cap slots */
+    out->peak_bytes -= 8.0 * (double)(c->pb.n_elems - c->emat_cap) * c->pb.emat_doubles;
   return DT_OK;
 }
 

@@ -9,23 +9,30 @@
  * resident thread. With a generous limit the job runs, and the device memory it allocated
  * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
  * admission figure), also with the two-level preconditioner, and a refusal with it says what
- * the coarse space costs and that block Jacobi does without. Skips (77) without a CUDA device. */
+ * the coarse space costs and that block Jacobi does without; and with the matrix-free operator on
+ * a box that turns fully plastic (its store grows to every element). Skips (77) without a CUDA
+ * device. */
 #include "gpu_jobs.h"
 
-static dt_model *box_job(int n) {
+/* An n^3 hex8 box pulled by dz at its top: plastic is appended to the material, solver after
+ * the steps. */
+static dt_model *box_job_with(int n, const char *plastic, double dz, const char *solver) {
   sbuf b = {0};
   dt_model *m;
   sb_add(&b, "{\"ductile\": 1, \"title\": \"memory limit\", ");
   sb_hex8_mesh(&b, n, n, n, 1.0, 1.0, 1.0);
-  sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}}], "
+  sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}%s}], "
              "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
              "\"steps\": [{\"name\": \"s\", \"increments\": 1, \"boundary\": ["
              "{\"node_set\": \"zmin\", \"fixed\": \"all\"}, "
-             "{\"node_set\": \"zmax\", \"displacement\": {\"z\": 0.001}}]}]}");
+             "{\"node_set\": \"zmax\", \"displacement\": {\"z\": %g}}]}]%s}",
+         plastic, dz, solver);
   m = parse_or_die(&b, "memory limit");
   free(b.s);
   return m;
 }
+
+static dt_model *box_job(int n) { return box_job_with(n, "", 0.001, ""); }
 
 /* The estimate in a refusal message ("needs an estimated 12.3 MB of ..."), in bytes. */
 static double refused_estimate(const char *msg) {
@@ -115,6 +122,28 @@ int main(void) {
                strstr(ctx.msg, "\"block_jacobi\""),
            "two_level refused: %s", ctx.msg);
     printf("two_level refused: %s\n", ctx.msg);
+  }
+  { /* The matrix-free operator's store grows as elements turn plastic: its estimate counts the
+     * store for every element, so a job that turns fully plastic stays within it (a larger box,
+     * so that the process peak is this job's). */
+    double est = 0.0;
+    size_t before_peak = dt_cuda_peak_bytes(NULL);
+    dt_model *p = box_job_with(30, ", \"plastic\": {\"yield_stress\": 100, \"hardening\": {\"type\": \"linear\", "
+                                   "\"modulus\": 20000}}", 0.0015,
+                               ", \"solver\": {\"linear\": {\"operator\": \"matrix_free\", "
+                               "\"preconditioner\": \"block_jacobi\"}}");
+    setenv("DUCTILE_GPU_MEMORY_LIMIT", "64G", 1);
+    dt_ctx_reset(&ctx);
+    rc = run_job(p, "cuda", NULL, NULL, NULL, &sum, &ctx);
+    EXPECT(rc == DT_OK, "matrix-free: %s", ctx.msg);
+    dt_ctx_reset(&ctx);
+    EXPECT(dt_analysis_estimate(p, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
+    EXPECT(dt_cuda_peak_bytes(NULL) > before_peak && (double)dt_cuda_peak_bytes(NULL) <= est,
+           "matrix-free, fully plastic: peak %zu bytes (before %zu), estimate %.0f", dt_cuda_peak_bytes(NULL),
+           before_peak, est);
+    printf("matrix-free, fully plastic: allocated %zu bytes at the peak, estimate %.0f bytes\n",
+           dt_cuda_peak_bytes(NULL), est);
+    dt_model_destroy(&p);
   }
   unsetenv("DUCTILE_GPU_MEMORY_LIMIT");
   dt_model_destroy(&m);
