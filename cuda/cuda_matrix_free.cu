@@ -53,50 +53,69 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
   else slot[e] = -1;
 }
 
-/* A thread per element node (NPE threads per element, consecutive elements in consecutive
- * thread groups): the node's x (zero on constrained DOFs) into shared memory, then its rows of
- * K_e x_e (dt_emat_row), stored per incidence, so that a warp's stores are one contiguous run.
+/* A thread per element node of two elements (NPE threads per element pair; the block's first
+ * and second halves are consecutive elements): the nodes' x (zero on constrained DOFs) into
+ * shared memory, then the node's rows of K_e x_e, stored per incidence. Where both elements
+ * are elastic members of the class staged in shared memory, each matrix value read serves both
+ * (dt_emat_row2): the product is bound by the L1/shared-memory pipe (97% busy on C3 with one
+ * element per thread: each thread read 72 values and 72 x entries for its 72 FMAs).
  * A slotted element's blocks are read from the interleaved store: the threads of 4 consecutive
  * slots read the same value of each in one 32-byte sector. (A thread per element, which reads
  * each value once, ran 1.5-2x slower, twice: 72 registers, 42% occupancy, latency-bound; H200,
- * docs/benchmarks.md.) The product is bound by the L1/shared-memory pipe (97% busy on C3):
- * each thread reads 72 values and 72 x entries for its 72 FMAs. */
+ * docs/benchmarks.md.) */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
 k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
              const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
              const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), EPB = MF_BLOCK / NPE;
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), PAIRS = MF_BLOCK / NPE, EPB = 2 * PAIRS;
   const int ED = NPE * (NPE + 1) / 2 * DIM * DIM; /* dt_emat_doubles, as a constant */
   __shared__ double xs[EPB][NPE * DIM];
   __shared__ double sK[ED]; /* the class matrix of the block's first element */
   __shared__ int c0;
-  int le = threadIdx.x / NPE, A = threadIdx.x % NPE;
-  long e = (long)blockIdx.x * EPB + le;
-  bool valid = le < EPB && e < n_elems;
-  if (threadIdx.x == 0) c0 = cls[(long)blockIdx.x * EPB];
+  int lp = threadIdx.x / NPE, A = threadIdx.x % NPE;
+  const long first = (long)blockIdx.x * EPB;
+  if (threadIdx.x == 0) c0 = cls[first];
   __syncthreads();
-  /* staged in shared memory, where the node threads' reads of different blocks are one
-   * wavefront; from L1 each block was a wavefront of its own (C3 elastic: 176 us against 170,
-   * Nsight Compute 05:54 and 05:57 UTC) */
   if (c0 >= 0)
     for (int v = threadIdx.x; v < ED; v += MF_BLOCK) sK[v] = class_K[(long)c0 * emat_doubles + v];
-  if (valid) {
-    long node = conn[e * NPE + A];
-    for (int i = 0; i < DIM; i++) xs[le][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+  /* the thread's two elements: lp and PAIRS + lp of the block, so that each half of the block
+   * is consecutive elements (consecutive slots in the store: whole sectors) */
+  for (int h = 0; h < 2; h++) {
+    long e = first + h * PAIRS + lp;
+    if (lp < PAIRS && e < n_elems) {
+      long node = conn[e * NPE + A];
+      for (int i = 0; i < DIM; i++)
+        xs[h * PAIRS + lp][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+    }
   }
   __syncthreads();
-  if (!valid) return;
-  int stride = 1;
-  const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
-  double y[DIM];
-  if (!K)
-    for (int i = 0; i < DIM; i++) y[i] = 0.0;
-  else if (stride == 1)
-    dt_emat_row(NPE, DIM, slot[e] < 0 && cls[e] == c0 ? sK : K, 1, A, xs[le], y); /* constant strides fold */
-  else
-    dt_emat_row(NPE, DIM, K, DT_EMAT_LANES, A, xs[le], y);
-  for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y[i];
+  if (lp >= PAIRS) return;
+  const long e0 = first + lp, e1 = e0 + PAIRS;
+  if (e0 >= n_elems) return;
+  double y0[DIM], y1[DIM];
+  /* both elastic members of the staged class: each value read serves both */
+  if (e1 < n_elems && slot[e0] < 0 && slot[e1] < 0 && cls[e0] == c0 && cls[e1] == c0 && c0 >= 0) {
+    dt_emat_row2(NPE, DIM, sK, A, xs[lp], xs[PAIRS + lp], y0, y1);
+    for (int i = 0; i < DIM; i++) {
+      ye[(e0 * NPE + A) * DIM + i] = y0[i];
+      ye[(e1 * NPE + A) * DIM + i] = y1[i];
+    }
+    return;
+  }
+  for (int h = 0; h < 2; h++) {
+    long e = e0 + h * PAIRS;
+    if (e >= n_elems) break;
+    int stride = 1;
+    const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+    if (!K)
+      for (int i = 0; i < DIM; i++) y0[i] = 0.0;
+    else if (stride == 1)
+      dt_emat_row(NPE, DIM, slot[e] < 0 && cls[e] == c0 ? sK : K, 1, A, xs[h * PAIRS + lp], y0); /* constant strides fold */
+    else
+      dt_emat_row(NPE, DIM, K, DT_EMAT_LANES, A, xs[h * PAIRS + lp], y0);
+    for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y0[i];
+  }
 }
 
 /* Node a's diagonal block: its incidences' K_AA (elements ascending), then identity rows and
@@ -127,7 +146,7 @@ struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
     dt_status rc = DT_OK;
     if (what == 0) {
-      const int EPB = MF_BLOCK / DT_TYPE_NPE(TYPE);
+      const int EPB = 2 * (MF_BLOCK / DT_TYPE_NPE(TYPE)); /* two elements per node thread */
       k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
           c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
           c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);

@@ -68,6 +68,24 @@ DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stri
   }
 }
 
+/* Row A of y = K x for two elements that share K (the GPU's product on elements of one class):
+ * each value read serves both, yA0 = (K x0)_A and yA1 = (K x1)_A. */
+DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, const double *x0, const double *x1,
+                                      double *yA0, double *yA1) {
+  int d2 = dpn * dpn;
+  for (int i = 0; i < dpn; i++) yA0[i] = yA1[i] = 0.0;
+  for (int B = 0; B < npe; B++) {
+    int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
+    const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * d2;
+    for (int i = 0; i < dpn; i++)
+      for (int j = 0; j < dpn; j++) {
+        double k = blk[upper ? j * dpn + i : i * dpn + j];
+        yA0[i] += k * x0[B * dpn + j];
+        yA1[i] += k * x1[B * dpn + j];
+      }
+  }
+}
+
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
 DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A, double *blk) {
   const double *d = K + (long)dt_emat_pair(npe, A, A) * dpn * dpn * stride;

@@ -40,8 +40,18 @@ static void check_storage(int npe, int dpn) {
     double y[DT_ELEM_MAX_DOF];
     dt_emat_apply(npe, dpn, stride == 1 ? packed : spread + 2, stride, x, y);
     for (int A = 0; A < npe; A++) { /* row by row (the GPU's product) gives the same values */
-      double yA[3];
+      double yA[3], y0[3], y1[3], x2[DT_ELEM_MAX_DOF];
       dt_emat_row(npe, dpn, stride == 1 ? packed : spread + 2, stride, A, x, yA);
+      if (stride == 1) { /* two elements sharing the matrix: each gets its own rows */
+        for (int i = 0; i < nde; i++) x2[i] = cos(2.0 + i);
+        dt_emat_row2(npe, dpn, packed, A, x, x2, y0, y1);
+        for (int i = 0; i < dpn; i++) {
+          double r1 = 0.0;
+          for (int j = 0; j < nde; j++) r1 += K[(A * dpn + i) * nde + j] * x2[j];
+          CHECK(y0[i] == yA[i] && fabs(y1[i] - r1) <= 1e-13 * (fabs(r1) + nde), "npe %d row2 %d: %.17g %.17g / %.17g",
+                npe, A * dpn + i, y0[i], y1[i], r1);
+        }
+      }
       for (int i = 0; i < dpn; i++)
         CHECK(fabs(yA[i] - y[A * dpn + i]) <= 1e-13 * fabs(y[A * dpn + i]) + 1e-300, "npe %d row %d: %.17g vs %.17g",
               npe, A * dpn + i, yA[i], y[A * dpn + i]);

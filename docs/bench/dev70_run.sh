@@ -1,7 +1,7 @@
 #!/bin/bash
 # Device check of the matrix-free operator (thread per element node on the interleaved store):
 # its tests on the CUDA backend, memcheck, then the cubes at several loads.
-B=build-cuda/dev66
+B=build-cuda/dev70
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 mkdir -p /tmp/dlib
 for pass in 1 2 3; do
@@ -12,6 +12,7 @@ echo "=== test_matrix_free (cuda)"; DUCTILE_BACKEND=cuda timeout 120 $B/test_mat
 echo "=== test_gpu_agreement"; timeout 200 $B/test_gpu_agreement > /tmp/agr.log 2>&1; echo "rc=$?"; tail -1 /tmp/agr.log
 grep -c "matrix-free" /tmp/agr.log
 cp /tmp/agr.log $OUT/agreement.log
+echo "=== test_gpu_memory_limit"; timeout 200 $B/test_gpu_memory_limit > /tmp/ml.log 2>&1; echo "rc=$?"; grep -E "matrix-free|fail" /tmp/ml.log | cut -c1-200
 echo "=== memcheck: test_matrix_free on cuda"
 DUCTILE_BACKEND=cuda timeout 200 compute-sanitizer --tool memcheck $B/test_matrix_free 2>&1 | grep -E "ERROR SUMMARY|failed|passed" | head -3
 date -u
@@ -31,7 +32,7 @@ for L in 300 445; do
 done
 date -u
 echo "=== ncu, C3 elastic"
-timeout 200 ncu --kernel-name regex:"k_mf_element" --launch-skip 20 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+timeout 200 ncu --kernel-name regex:"k_mf_element" --launch-skip 20 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
   $B/ductile-bench --backend cuda --meshes C3 --precond block_jacobi --operator matrix_free --load 300 > /tmp/ncu.log 2>&1; echo "rc=$?"
-grep -E "Duration|DRAM Throughput|L1/TEX Hit|Mem Busy" /tmp/ncu.log
+grep -E "Duration|DRAM Throughput|TEX Hit|Mem Busy|Registers Per|Achieved Occ|Compute" /tmp/ncu.log
 date -u
