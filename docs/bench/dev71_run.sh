@@ -1,7 +1,7 @@
 #!/bin/bash
 # Final device check: the GPU tests (the matrix-free operator's included) and every validation
 # script on the CUDA backend (with the CPU cross-check), memcheck, the cube benchmark.
-B=build-cuda/dev68
+B=build-cuda/dev71
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 mkdir -p /tmp/dlib
 for pass in 1 2 3; do
