@@ -69,16 +69,7 @@ static int on_progress(const dt_progress *ev, void *user) {
 
 static dt_model *plastic_bar(void) {
   dt_model *m = unit_box(24, 8, 6, 1); /* 1575 nodes */
-  dt_step *st = &m->steps[0];
-  st->n_increments = 3;
-  st->n_bc = 1;
-  st->bc = calloc(1, sizeof(dt_bc));
-  st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "xmin"), .dofs = 7u};
-  st->n_traction = 1;
-  st->traction = calloc(1, sizeof(dt_traction));
-  st->traction[0].surface = dt_model_find_surface(m, "xmax");
-  st->traction[0].t[0] = 400.0; /* tension and bending: plastic at the clamped end */
-  st->traction[0].t[2] = 60.0;
+  unit_bar_load(m);
   return m;
 }
 

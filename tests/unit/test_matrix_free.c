@@ -137,19 +137,10 @@ typedef unit_record record;
 
 static void solve(int regular, int matrix_free, dt_precond_kind pc, record *r) {
   dt_model *m = regular ? regular_box(16, 6, 4, 1) : unit_box(16, 6, 4, 1);
-  dt_step *st = &m->steps[0];
   dt_ctx ctx = {0};
   dt_run_summary sum;
   dt_run_options o;
-  st->n_increments = 3;
-  st->n_bc = 1;
-  st->bc = calloc(1, sizeof(dt_bc));
-  st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "xmin"), .dofs = 7u};
-  st->n_traction = 1;
-  st->traction = calloc(1, sizeof(dt_traction));
-  st->traction[0].surface = dt_model_find_surface(m, "xmax");
-  st->traction[0].t[0] = 400.0; /* tension and bending: plastic near the clamped end only */
-  st->traction[0].t[2] = 60.0;
+  unit_bar_load(m);
   m->solver.precond = pc;
   m->solver.pcg_rtol = 1e-12;
   m->solver.newton_rtol = 1e-8;

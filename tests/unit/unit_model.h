@@ -53,6 +53,21 @@ static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
   return m;
 }
 
+/* The unit tests' plastic bar load on a box: clamped at x = 0, pulled and bent at x = max by a
+ * traction (400, 0, 60) in 3 increments: plastic near the clamped end only. */
+static inline void unit_bar_load(dt_model *m) {
+  dt_step *st = &m->steps[0];
+  st->n_increments = 3;
+  st->n_bc = 1;
+  st->bc = calloc(1, sizeof(dt_bc));
+  st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "xmin"), .dofs = 7u};
+  st->n_traction = 1;
+  st->traction = calloc(1, sizeof(dt_traction));
+  st->traction[0].surface = dt_model_find_surface(m, "xmax");
+  st->traction[0].t[0] = 400.0;
+  st->traction[0].t[2] = 60.0;
+}
+
 /* What a unit test keeps of a run (up to 2000 nodes): counts, the last displacements, and the
  * range of linear tolerances (filled by the test's progress callback, if it has one). */
 typedef struct unit_record {
