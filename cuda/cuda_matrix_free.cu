@@ -136,9 +136,7 @@ k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ 
     const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
     if (K) dt_emat_diag_add(NPE, DIM, K, stride, A, blk);
   }
-  for (int i = 0; i < DIM; i++)
-    if (con[(long)a * DIM + i] != 0.0)
-      for (int j = 0; j < DIM; j++) blk[i * DIM + j] = blk[j * DIM + i] = i == j ? 1.0 : 0.0;
+  dt_emat_diag_dirichlet(DIM, con + (long)a * DIM, blk);
   for (int i = 0; i < DIM * DIM; i++) diag[(long)a * DIM * DIM + i] = blk[i];
 }
 

@@ -8,7 +8,7 @@
  * sum_e K_e x_e, colour by colour so that the adds do not race and run in the same order for
  * any number of threads. Dirichlet rows and columns are identity, as in the assembled tangent:
  * x is read as zero on constrained DOFs and y there is x. The preconditioners need only the
- * nodes' diagonal blocks, summed here from the element matrices. */
+ * nodes' diagonal blocks, summed here from the element matrices node by node. */
 #include <string.h>
 
 #include "../element/element_matrix.h"
@@ -41,31 +41,23 @@ static dt_status assign_slots(dt_cpu *c, dt_ctx *ctx) {
   return DT_OK;
 }
 
-/* Each node's diagonal block, summed over its elements colour by colour; constrained DOFs'
- * rows and columns become identity. */
+/* Each node's diagonal block, summed over its incidences (elements ascending: the same order
+ * for any number of threads, and the CUDA backend's k_mf_diag), constrained DOFs' rows and
+ * columns identity. */
 static void diagonal_blocks(dt_cpu *c) {
   const dt_problem *pb = &c->pb;
   const double *con = c->vec[DT_VEC_CON];
   int dpn = pb->dpn, d2 = dpn * dpn;
-  memset(c->mf_diag, 0, sizeof(double) * (size_t)pb->n_nodes * d2);
-  for (int col = 0; col < pb->n_colors; col++) {
-#pragma omp parallel for schedule(static) if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
-    for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
-      int e = pb->color_elems[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
-      const int *cn = pb->conn + pb->elem_ptr[e];
-      const double *K = element_matrix(c, e);
-      for (int A = 0; A < npe; A++) dt_emat_diag_add(npe, dpn, K, 1, A, c->mf_diag + (size_t)cn[A] * d2);
-    }
-  }
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
-  for (int a = 0; a < pb->n_nodes; a++)
-    for (int i = 0; i < dpn; i++)
-      if (con[a * dpn + i] != 0.0)
-        for (int j = 0; j < dpn; j++) {
-          double v = i == j ? 1.0 : 0.0;
-          c->mf_diag[(size_t)a * d2 + i * dpn + j] = v;
-          c->mf_diag[(size_t)a * d2 + j * dpn + i] = v;
-        }
+  for (int a = 0; a < pb->n_nodes; a++) {
+    double *blk = c->mf_diag + (size_t)a * d2;
+    for (int i = 0; i < d2; i++) blk[i] = 0.0;
+    for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++) {
+      int e = pb->node_elem[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
+      dt_emat_diag_add(npe, dpn, element_matrix(c, e), 1, pb->node_inc[k] - pb->elem_ptr[e], blk);
+    }
+    dt_emat_diag_dirichlet(dpn, con + (size_t)a * dpn, blk);
+  }
 }
 
 dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx) {
@@ -120,7 +112,8 @@ void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
 
 /* Host bytes of the operator beyond the vectors and state: the store's worst case (every
  * element plastic; it starts with the elements without a class and grows), the slots and
- * flags, the diagonal blocks. */
+ * flags, the diagonal blocks, the node incidences. */
 double dt_cpu_mf_bytes(const dt_problem *pb) {
-  return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) + 5.0 * pb->n_elems;
+  return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) + 5.0 * pb->n_elems +
+         4.0 * (pb->n_nodes + 1.0 + 2.0 * pb->elem_ptr[pb->n_elems]); /* and the node incidences */
 }

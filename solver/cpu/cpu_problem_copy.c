@@ -48,6 +48,9 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
     dst->n_classes = src->n_classes;
     DUP(elem_class, ne);
     DUP(class_K, (size_t)(src->n_classes ? src->n_classes : 1) * src->emat_doubles);
+    DUP(node_elem_ptr, src->n_nodes + 1); /* each node's incidences: its diagonal block */
+    DUP(node_elem, src->elem_ptr[ne]);
+    DUP(node_inc, src->elem_ptr[ne]);
   } else {
     DT_TRY(dt_problem_csr(src, &dst->row_ptr, &dst->col, ctx));
     DT_TRY(dt_problem_positions(src, &dst->elem_pos, ctx));
@@ -93,6 +96,9 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->color_elems);
   dt_free(pb->elem_class);
   dt_free(pb->class_K);
+  dt_free(pb->node_elem_ptr);
+  dt_free(pb->node_elem);
+  dt_free(pb->node_inc);
   dt_coarse_space_free(pb);
   memset(pb, 0, sizeof *pb);
 }

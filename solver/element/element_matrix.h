@@ -93,4 +93,13 @@ DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int
     for (int j = 0; j < dpn; j++) blk[i * dpn + j] += d[(j * dpn + i) * stride];
 }
 
+/* A node's diagonal block (row-major) with the rows and columns of its constrained DOFs
+ * (con: the node's dpn flags, nonzero where constrained) made identity, as in the assembled
+ * tangent: the matrix-free operator's preconditioner blocks on both backends. */
+DT_HD static inline void dt_emat_diag_dirichlet(int dpn, const double *con, double *blk) {
+  for (int i = 0; i < dpn; i++)
+    if (con[i] != 0.0)
+      for (int j = 0; j < dpn; j++) blk[i * dpn + j] = blk[j * dpn + i] = i == j ? 1.0 : 0.0;
+}
+
 #endif
