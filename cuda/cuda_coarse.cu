@@ -1,5 +1,6 @@
 /* The two-level preconditioner's coarse correction on the device (solver/coarse_space.h):
- *   setup, once per assembly:  E = Z^T K Z from the blocked tangent, its diagonal shifted,
+ *   setup, once per assembly:  E = Z^T K Z from the blocked tangent (or, matrix-free, from the
+ *                              element matrices: cuda_matrix_free.cu), its diagonal shifted,
  *                              factored by cuSOLVER (Cholesky), E^-1 = L^-T L^-1 by cuBLAS
  *                              (triangular solve, then syrk), mirrored into a full matrix;
  *   apply, once per PCG iteration:  y = Z^T r (a thread per node, then a block per box),
@@ -16,28 +17,10 @@
 #include <cusolverDn.h>
 
 #include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
-#include "../solver/coarse_space.h"
+#include "cuda_coarse_modes.cuh"
 
 #define COARSE_BLOCK 128
 #define COARSE_RESTRICT_BLOCK 512
-
-/* The kernels are templates on DOFs per node (DPN, and NM = 6 or 3 modes) so that the small
- * per-node arrays unroll into registers (with run-time loop bounds they went to local memory:
- * k_coarse_items took 31-42 ms on C5 that way). */
-template <int DPN> struct coarse_dims { static const int NM = DPN == 3 ? 6 : 3; };
-
-/* All of node a's masked mode values: R[i * NM + m]. */
-template <int DPN>
-__device__ __forceinline__ void node_modes(const dt_cuda_coarse_args &g, int a, double *R) {
-  const int NM = coarse_dims<DPN>::NM;
-  double d[3] = {g.node_d[3 * (long)a], g.node_d[3 * (long)a + 1], g.node_d[3 * (long)a + 2]};
-#pragma unroll
-  for (int i = 0; i < DPN; i++) {
-    double f = g.free[(long)a * DPN + i];
-#pragma unroll
-    for (int m = 0; m < NM; m++) R[i * NM + m] = f * dt_coarse_mode(DPN, m, d, i);
-  }
-}
 
 /* Pass 1: a thread per (node a, mode m); for each item of a (box t), row m of the NM x NM sum
  * over a's blocks in t of R_a^T K_ab R_b, in a's block order. */
@@ -326,9 +309,13 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
   int n = g.n_coarse, *info = (int *)c->pinned;
   long nn = (long)n * n;
   unsigned ig = (unsigned)(((long)c->n_nodes * c->n_modes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
-  if (c->dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
-  else k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
-  DT_CUDA_LAUNCH_CHECK("k_coarse_items", c->stream, ctx);
+  if (c->matrix_free) { /* no assembled blocks: the item sums from the element matrices */
+    DT_TRY(dt_cuda_mf_coarse_items(c, &g, ctx));
+  } else {
+    if (c->dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+    else k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+    DT_CUDA_LAUNCH_CHECK("k_coarse_items", c->stream, ctx);
+  }
   DT_CUDA_CHECK(cudaMemsetAsync(c->coarse_E, 0, sizeof(double) * nn, c->stream), ctx);
   k_coarse_rows<<<c->n_sub, COARSE_BLOCK, 0, c->stream>>>(g);
   DT_CUDA_LAUNCH_CHECK("k_coarse_rows", c->stream, ctx);

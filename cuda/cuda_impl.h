@@ -227,6 +227,9 @@ dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
 double dt_cuda_mf_spmv_bytes(const dt_cuda *c);
+/* The two-level preconditioner's item sums (g->P) from the element matrices, for
+ * dt_cuda_coarse_setup when there is no assembled tangent. */
+dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx);
 dt_status dt_cuda_load_mf_kernels(int type, dt_ctx *ctx);
 /* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
  * free and x not NULL, y[d] = x[d] where free[d] is 0 (Dirichlet rows of the operator). */

@@ -16,9 +16,10 @@
  * way from the element matrices at each assembly. */
 #include <cub/device/device_scan.cuh>
 
+#include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
 #include "../solver/element/element_matrix.h"
+#include "cuda_coarse_modes.cuh"
 #include "cuda_coop.h"
-#include "cuda_impl.h"
 
 /* Threads per block of the element product: whole elements of NPE node threads. */
 #define MF_BLOCK 256
@@ -140,6 +141,74 @@ k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ 
   for (int i = 0; i < DIM * DIM; i++) diag[(long)a * DIM * DIM + i] = blk[i];
 }
 
+/* The two-level preconditioner's item sums (cuda_coarse.cu's pass 1) without an assembled
+ * tangent: a thread per (node a, mode m); for each item of a (box t), row m of the sum of
+ * R_a^T K_ab R_b over the blocks K_ab of a's incident elements (elements ascending, then their
+ * nodes b in box t), which add up to the assembled tangent's blocks of a's row in t. */
+template <int TYPE>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mf_coarse_items(dt_cuda_coarse_args g, const int *__restrict__ conn, const int *__restrict__ inc_ptr,
+                  const int *__restrict__ inc, const int *__restrict__ slot, const int *__restrict__ cls,
+                  const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), NM = coarse_dims<DIM>::NM;
+  long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= (long)g.n_nodes * NM) return;
+  int a = (int)(tid / NM), m = (int)(tid % NM);
+  double Ra[DIM * NM], ra[DIM];
+  node_modes<DIM>(g, a, Ra);
+#pragma unroll
+  for (int i = 0; i < DIM; i++) ra[i] = Ra[i * NM + m];
+  for (int it = g.item_ptr[a]; it < g.item_ptr[a + 1]; it++) {
+    int t = g.item_sub[it];
+    double acc[NM];
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
+    for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
+      int e = inc[k] / NPE, A = inc[k] - e * NPE, stride = 1;
+      const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+      if (!K) continue;
+      for (int B = 0; B < NPE; B++) {
+        int b = conn[(long)e * NPE + B];
+        if (g.node_sub[b] != t) continue;
+        double kab[DIM * DIM], kr[DIM], Rb[DIM * NM]; /* kr = (R_a^T K_ab) row m */
+        dt_emat_block(NPE, DIM, K, stride, A, B, kab);
+#pragma unroll
+        for (int j = 0; j < DIM; j++) {
+          kr[j] = 0.0;
+#pragma unroll
+          for (int i = 0; i < DIM; i++) kr[j] += ra[i] * kab[i * DIM + j];
+        }
+        node_modes<DIM>(g, b, Rb);
+#pragma unroll
+        for (int mp = 0; mp < NM; mp++) {
+          double v = 0.0;
+#pragma unroll
+          for (int j = 0; j < DIM; j++) v += kr[j] * Rb[j * NM + mp];
+          acc[mp] += v;
+        }
+      }
+    }
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];
+  }
+}
+
+struct mf_coarse_launch {
+  template <int TYPE> static dt_status go(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+    dt_status rc = DT_OK;
+    long n = (long)c->n_nodes * coarse_dims<DT_TYPE_DIM(TYPE)>::NM;
+    k_mf_coarse_items<TYPE><<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
+        *g, c->conn, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles);
+    DT_CUDA_LAUNCH_CHECK("k_mf_coarse_items", c->stream, ctx);
+  cleanup:
+    return rc;
+  }
+};
+
+dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+  return coop_by_type<mf_coarse_launch>(c->uniform_type, ctx, c, g);
+}
+
 struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
     dt_status rc = DT_OK;
@@ -162,8 +231,9 @@ struct mf_launch {
 
 struct mf_load {
   template <int TYPE> static dt_status go(dt_ctx *ctx) {
-    const void *k[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_diag<TYPE>};
-    return dt_cuda_load_list(k, 2, NULL, ctx);
+    const void *k[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_diag<TYPE>,
+                       (const void *)k_mf_coarse_items<TYPE>};
+    return dt_cuda_load_list(k, 3, NULL, ctx);
   }
 };
 

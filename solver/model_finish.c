@@ -297,9 +297,6 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO, "solver: invalid preconditioner");
   FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
   FIN_CHECK(o->accel == DT_ACCEL_NONE || o->accel == DT_ACCEL_THOMAS, "solver: invalid newton acceleration");
-  FIN_CHECK(!(o->matrix_free && o->precond == DT_PC_TWO_LEVEL),
-            "solver: the two_level preconditioner needs the assembled operator; with linear.operator "
-            "\"matrix_free\" use block_jacobi or jacobi");
   FIN_CHECK((out->fields & ~DT_OUT_ALL) == 0, "output: invalid field bits 0x%x", out->fields);
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");
   for (int i = 0; i < out->n_monitors; i++) {
@@ -313,13 +310,13 @@ cleanup:
   return rc;
 }
 
-/* linear.preconditioner "auto" (the default): two_level where it pays (precond_kind.h) and the
- * operator is assembled (its coarse matrix is formed from the assembled tangent). */
+/* linear.preconditioner "auto" (the default): two_level where it pays (precond_kind.h), with
+ * either operator (the matrix-free one sums its coarse matrix from the element matrices). */
 static void resolve_precond(dt_model *m) {
   dt_solver_options *o = &m->solver;
   if (o->precond != DT_PC_AUTO) return;
   o->precond_auto = 1;
-  o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS && !o->matrix_free
+  o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS
                    ? DT_PC_TWO_LEVEL
                    : DT_PC_BLOCK_JACOBI;
 }

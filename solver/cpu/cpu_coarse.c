@@ -1,11 +1,12 @@
 /* The coarse correction of the two-level preconditioner on the CPU backend (coarse_space.h):
- * E = Z^T K Z from the CSR tangent, its Cholesky factor, and z += Z E^-1 Z^T r.
+ * E = Z^T K Z from the CSR tangent or the matrix-free operator's element matrices, its Cholesky factor, and z += Z E^-1 Z^T r.
  * Every sum runs in a fixed order (box by box, node by node, entry by entry), so results do
  * not depend on the thread count. */
 #include <math.h>
 #include <string.h>
 
 #include "../coarse_space.h"
+#include "../element/element_matrix.h"
 #include "cpu_impl.h"
 
 /* Mode values of every node, masked by FREE: R[(a * dpn + i) * NM + m] = free(a, i) * mode m
@@ -22,38 +23,64 @@ static void node_modes(const dt_cpu *c, double *R) {
   }
 }
 
+/* The rank, among the couplings of a's box, of box t (one of a's items). */
+static int item_rank(const dt_problem *pb, int a, int t) {
+  for (int it = pb->item_ptr[a]; it < pb->item_ptr[a + 1]; it++)
+    if (pb->item_sub[it] == t) return pb->item_local[it];
+  return 0; /* not reached: every neighbour's box is an item of a */
+}
+
+/* L += R_a^T K_ab R_b (NM x NM) for one block K_ab (row-major, dpn x dpn). */
+static void add_coupling(int dpn, int NM, const double *Ra, const double *kab, const double *Rb, double *L) {
+  double T[3 * 6]; /* K_ab R_b */
+  for (int i = 0; i < dpn; i++)
+    for (int mp = 0; mp < NM; mp++) {
+      double v = 0.0;
+      for (int j = 0; j < dpn; j++) v += kab[i * dpn + j] * Rb[j * NM + mp];
+      T[i * NM + mp] = v;
+    }
+  for (int m = 0; m < NM; m++)
+    for (int mp = 0; mp < NM; mp++) {
+      double v = 0.0;
+      for (int i = 0; i < dpn; i++) v += Ra[i * NM + m] * T[i * NM + mp];
+      L[m * NM + mp] += v;
+    }
+}
+
 /* Rows of E for box s: sum over its nodes a and their blocks K_ab of R_a^T K_ab R_b, into
- * local[rank of b's box among s's couplings] (NM x NM each). */
+ * local[rank of b's box among s's couplings] (NM x NM each). Assembled tangent: the blocks of
+ * a's CSR rows; matrix-free operator: each incident element's blocks (elements ascending, then
+ * the element's nodes), which sum to the same K_ab. */
 static void box_rows(const dt_cpu *c, int s, double *local) {
   const dt_problem *pb = &c->pb;
   const double *R = c->coarse_R;
   int NM = pb->n_modes, dpn = pb->dpn, nl = pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s];
+  double kab[9];
   memset(local, 0, sizeof(double) * nl * NM * NM);
   for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++) {
-    int a = pb->sub_nodes[k], first = pb->row_ptr[a * dpn];
+    int a = pb->sub_nodes[k];
     const double *Ra = R + (size_t)a * dpn * NM;
-    int nblk = (pb->row_ptr[a * dpn + 1] - first) / dpn; /* node-blocked columns, same in each row */
-    for (int blk = 0; blk < nblk; blk++) {
-      int b = pb->col[first + blk * dpn] / dpn, t = pb->node_sub[b], l = 0;
-      const double *Rb = R + (size_t)b * dpn * NM;
-      double T[3 * 6]; /* K_ab R_b */
-      for (int it = pb->item_ptr[a]; it < pb->item_ptr[a + 1]; it++)
-        if (pb->item_sub[it] == t) l = pb->item_local[it];
-      for (int i = 0; i < dpn; i++) {
-        const double *kv = c->val + pb->row_ptr[a * dpn + i] + blk * dpn;
-        for (int mp = 0; mp < NM; mp++) {
-          double v = 0.0;
-          for (int j = 0; j < dpn; j++) v += kv[j] * Rb[j * NM + mp];
-          T[i * NM + mp] = v;
+    if (pb->matrix_free) {
+      for (int ie = pb->node_elem_ptr[a]; ie < pb->node_elem_ptr[a + 1]; ie++) {
+        int e = pb->node_elem[ie], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e], A = pb->node_inc[ie] - pb->elem_ptr[e];
+        const double *Ke = dt_cpu_mf_element_matrix(c, e);
+        for (int B = 0; B < npe; B++) {
+          int b = pb->conn[pb->elem_ptr[e] + B];
+          dt_emat_block(npe, dpn, Ke, 1, A, B, kab);
+          add_coupling(dpn, NM, Ra, kab, R + (size_t)b * dpn * NM,
+                       local + (size_t)item_rank(pb, a, pb->node_sub[b]) * NM * NM);
         }
       }
-      double *L = local + (size_t)l * NM * NM;
-      for (int m = 0; m < NM; m++)
-        for (int mp = 0; mp < NM; mp++) {
-          double v = 0.0;
-          for (int i = 0; i < dpn; i++) v += Ra[i * NM + m] * T[i * NM + mp];
-          L[m * NM + mp] += v;
-        }
+      continue;
+    }
+    int first = pb->row_ptr[a * dpn];
+    int nblk = (pb->row_ptr[a * dpn + 1] - first) / dpn; /* node-blocked columns, same in each row */
+    for (int blk = 0; blk < nblk; blk++) {
+      int b = pb->col[first + blk * dpn] / dpn;
+      for (int i = 0; i < dpn; i++)
+        for (int j = 0; j < dpn; j++) kab[i * dpn + j] = c->val[pb->row_ptr[a * dpn + i] + blk * dpn + j];
+      add_coupling(dpn, NM, Ra, kab, R + (size_t)b * dpn * NM,
+                   local + (size_t)item_rank(pb, a, pb->node_sub[b]) * NM * NM);
     }
   }
 }

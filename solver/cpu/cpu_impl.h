@@ -42,6 +42,8 @@ int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa,
  * operator. */
 dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx);
 void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y);
+/* The stored matrix element e uses now (element_matrix.h layout): its slot's or its class's. */
+const double *dt_cpu_mf_element_matrix(const dt_cpu *c, int e);
 double dt_cpu_mf_bytes(const dt_problem *pb);
 
 dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,

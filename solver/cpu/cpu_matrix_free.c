@@ -14,8 +14,7 @@
 #include "../element/element_matrix.h"
 #include "cpu_impl.h"
 
-/* The matrix element e uses now. */
-static const double *element_matrix(const dt_cpu *c, int e) {
+const double *dt_cpu_mf_element_matrix(const dt_cpu *c, int e) {
   const dt_problem *pb = &c->pb;
   int s = c->emat_slot[e];
   return s >= 0 ? c->emat + (size_t)s * pb->emat_doubles : pb->class_K + (size_t)pb->elem_class[e] * pb->emat_doubles;
@@ -54,7 +53,7 @@ static void diagonal_blocks(dt_cpu *c) {
     for (int i = 0; i < d2; i++) blk[i] = 0.0;
     for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++) {
       int e = pb->node_elem[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
-      dt_emat_diag_add(npe, dpn, element_matrix(c, e), 1, pb->node_inc[k] - pb->elem_ptr[e], blk);
+      dt_emat_diag_add(npe, dpn, dt_cpu_mf_element_matrix(c, e), 1, pb->node_inc[k] - pb->elem_ptr[e], blk);
     }
     dt_emat_diag_dirichlet(dpn, con + (size_t)a * dpn, blk);
   }
@@ -94,7 +93,7 @@ void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
     for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
       int e = pb->color_elems[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
       const int *cn = pb->conn + pb->elem_ptr[e];
-      const double *K = element_matrix(c, e);
+      const double *K = dt_cpu_mf_element_matrix(c, e);
       double xe[DT_ELEM_MAX_DOF], ye[DT_ELEM_MAX_DOF];
       for (int A = 0; A < npe; A++)
         for (int i = 0; i < dpn; i++) xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;

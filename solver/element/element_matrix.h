@@ -86,6 +86,15 @@ DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, 
   }
 }
 
+/* Block K_AB for any A, B (K_BA^T below the diagonal), row-major: kab[i dpn + j] = K_(A i, B j).
+ * For the coarse matrix of the two-level preconditioner, which needs the blocks one by one. */
+DT_HD static inline void dt_emat_block(int npe, int dpn, const double *K, int stride, int A, int B, double *kab) {
+  int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
+  const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * dpn * dpn * stride;
+  for (int i = 0; i < dpn; i++)
+    for (int j = 0; j < dpn; j++) kab[i * dpn + j] = blk[(upper ? j * dpn + i : i * dpn + j) * stride];
+}
+
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
 DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A, double *blk) {
   const double *d = K + (long)dt_emat_pair(npe, A, A) * dpn * dpn * stride;

@@ -9,8 +9,9 @@
  * resident thread. With a generous limit the job runs, and the device memory it allocated
  * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
  * admission figure), also with the two-level preconditioner, and a refusal with it says what
- * the coarse space costs and that block Jacobi does without; and with the matrix-free operator on
- * a box that turns fully plastic (its store grows to every element). Skips (77) without a CUDA
+ * the coarse space costs and that block Jacobi does without; and with the matrix-free operator
+ * and the two-level preconditioner on a box that turns fully plastic (its store grows to every
+ * element). Skips (77) without a CUDA
  * device. */
 #include "gpu_jobs.h"
 
@@ -125,13 +126,13 @@ int main(void) {
   }
   { /* The matrix-free operator's store grows as elements turn plastic: its estimate counts the
      * store for every element, so a job that turns fully plastic stays within it (a larger box,
-     * so that the process peak is this job's). */
+     * so that the process peak is this job's), with the two-level preconditioner's arrays. */
     double est = 0.0;
     size_t before_peak = dt_cuda_peak_bytes(NULL);
     dt_model *p = box_job_with(30, ", \"plastic\": {\"yield_stress\": 100, \"hardening\": {\"type\": \"linear\", "
                                    "\"modulus\": 20000}}", 0.0015,
                                ", \"solver\": {\"linear\": {\"operator\": \"matrix_free\", "
-                               "\"preconditioner\": \"block_jacobi\"}}");
+                               "\"preconditioner\": \"two_level\"}}");
     setenv("DUCTILE_GPU_MEMORY_LIMIT", "64G", 1);
     dt_ctx_reset(&ctx);
     rc = run_job(p, "cuda", NULL, NULL, NULL, &sum, &ctx);
