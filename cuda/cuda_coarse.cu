@@ -41,22 +41,7 @@ template <int DPN> __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_ite
     for (int k = g.brow_ptr[a]; k < g.brow_ptr[a + 1]; k++) {
       int b = g.bcol[k];
       if (g.node_sub[b] != t) continue;
-      const double *K = g.val + (long)k * DPN * DPN; /* column-major block */
-      double kr[DPN], Rb[DPN * NM];                  /* kr = (R_a^T K_ab) row m */
-#pragma unroll
-      for (int j = 0; j < DPN; j++) {
-        kr[j] = 0.0;
-#pragma unroll
-        for (int i = 0; i < DPN; i++) kr[j] += ra[i] * K[j * DPN + i];
-      }
-      node_modes<DPN>(g, b, Rb);
-#pragma unroll
-      for (int mp = 0; mp < NM; mp++) {
-        double v = 0.0;
-#pragma unroll
-        for (int j = 0; j < DPN; j++) v += kr[j] * Rb[j * NM + mp];
-        acc[mp] += v;
-      }
+      coarse_add_block<DPN, true>(g, ra, g.val + (long)k * DPN * DPN, b, acc); /* column-major block */
     }
 #pragma unroll
     for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];

@@ -24,4 +24,28 @@ __device__ __forceinline__ void node_modes(const dt_cuda_coarse_args &g, int a, 
   }
 }
 
+/* acc[m'] += (r_a^T K_ab R_b)[m'] for one block K_ab of node a's row: ra is row m of R_a^T (its
+ * DPN values), K_ab(i, j) at kab[j DPN + i] (COL_MAJOR: the BSR tangent) or kab[i DPN + j]
+ * (dt_emat_block's order), b the block's column node. */
+template <int DPN, bool COL_MAJOR>
+__device__ __forceinline__ void coarse_add_block(const dt_cuda_coarse_args &g, const double *ra, const double *kab,
+                                                 int b, double *acc) {
+  const int NM = coarse_dims<DPN>::NM;
+  double kr[DPN], Rb[DPN * NM]; /* kr = (R_a^T K_ab) row m */
+#pragma unroll
+  for (int j = 0; j < DPN; j++) {
+    kr[j] = 0.0;
+#pragma unroll
+    for (int i = 0; i < DPN; i++) kr[j] += ra[i] * kab[COL_MAJOR ? j * DPN + i : i * DPN + j];
+  }
+  node_modes<DPN>(g, b, Rb);
+#pragma unroll
+  for (int mp = 0; mp < NM; mp++) {
+    double v = 0.0;
+#pragma unroll
+    for (int j = 0; j < DPN; j++) v += kr[j] * Rb[j * NM + mp];
+    acc[mp] += v;
+  }
+}
+
 #endif

@@ -170,22 +170,9 @@ k_mf_coarse_items(dt_cuda_coarse_args g, const int *__restrict__ conn, const int
       for (int B = 0; B < NPE; B++) {
         int b = conn[(long)e * NPE + B];
         if (g.node_sub[b] != t) continue;
-        double kab[DIM * DIM], kr[DIM], Rb[DIM * NM]; /* kr = (R_a^T K_ab) row m */
+        double kab[DIM * DIM];
         dt_emat_block(NPE, DIM, K, stride, A, B, kab);
-#pragma unroll
-        for (int j = 0; j < DIM; j++) {
-          kr[j] = 0.0;
-#pragma unroll
-          for (int i = 0; i < DIM; i++) kr[j] += ra[i] * kab[i * DIM + j];
-        }
-        node_modes<DIM>(g, b, Rb);
-#pragma unroll
-        for (int mp = 0; mp < NM; mp++) {
-          double v = 0.0;
-#pragma unroll
-          for (int j = 0; j < DIM; j++) v += kr[j] * Rb[j * NM + mp];
-          acc[mp] += v;
-        }
+        coarse_add_block<DIM, false>(g, ra, kab, b, acc);
       }
     }
 #pragma unroll
