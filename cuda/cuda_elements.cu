@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../solver/element/element_kernel.h"
+#include "../solver/element/element_matrix.h"
 #include "cuda_coop.h"
 #include "cuda_impl.h"
 
@@ -60,8 +61,6 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   return a;
 }
 
-int dt_cuda_coop_enabled(int uniform_type) { return use_coop_for(uniform_type); }
-
 /* Compile-time sizes when TYPE >= 0, the upper bounds for the generic kernel (TYPE = -1). */
 template <int TYPE> struct elem_size {
   static const int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : DT_ELEM_MAX_NODES;
@@ -100,6 +99,7 @@ k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
     int r = dt_element_residual(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
                                 a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
                                 (double *)0);
+    if (a.elem_plastic) a.elem_plastic[e] = r > 0; /* the matrix-free operator's slots */
     if (r < 0) {
       atomicAdd(&a.flags->n_failed, 1);
       atomicMin(&a.flags->first_failed, e);
@@ -137,6 +137,16 @@ k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
     atomicAdd(&a.flags->n_failed, 1);
     return;
   }
+  if (a.emat) { /* matrix-free: blocks A <= B into the element's slot, k (launched over the slot list) */
+    double *slot = a.emat + dt_cuda_emat_base(k, a.emat_doubles);
+    for (int A = 0; A < npe; A++)
+      for (int B = A; B < npe; B++) {
+        double *v = slot + (long)dt_emat_pair(npe, A, B) * dpn * dpn * DT_EMAT_LANES;
+        for (int j = 0; j < dpn; j++)
+          for (int i = 0; i < dpn; i++) v[(j * dpn + i) * DT_EMAT_LANES] = Ke[(A * dpn + i) * nde + B * dpn + j];
+      }
+    return;
+  }
   /* block (A, B) of Ke into the tangent's block of (node A, rank pos[A][B]), column-major */
   const int *cn = a.conn + a.elem_ptr[e];
   const int *pos = a.elem_pos + a.elem_pos_ptr[e];
@@ -155,11 +165,14 @@ __global__ void k_flags_reset(dt_cuda_flags *f) {
   f->bad_node = INT_MAX;
 }
 
-/* A one-thread-per-element kernel (k_tangent, or k_stress) over every colour, and loading both. */
+/* A one-thread-per-element kernel (k_tangent, or k_stress) over lists of elements (the colours,
+ * or the matrix-free operator's slotted elements as one list), and loading both. */
 template <bool TANGENT> struct simple_colours {
-  template <int TYPE> static dt_status go(const dt_cuda *c, const dt_coop_args *a, dt_ctx *ctx) {
-    return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK, DT_CUDA_BLOCK,
-                               *a, c->h_color_ptr, c->color_elems, c->n_colors, c->stream, ctx,
+  template <int TYPE>
+  static dt_status go(const dt_cuda *c, const dt_coop_args *a, const int *h_ptr, const int *elems, int n_lists,
+                      dt_ctx *ctx) {
+    return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK, DT_CUDA_BLOCK, *a, h_ptr,
+                               elems, n_lists, c->stream, ctx,
                                TANGENT ? "launch of k_tangent" : "launch of k_stress");
   }
 };
@@ -184,8 +197,9 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
   } else {
     DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
                   ctx);
-    DT_TRY((dt_by_element_type<simple_colours<false>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
-                                                             &a)));
+    DT_TRY((dt_by_element_type<simple_colours<false>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                             (const int *)c->h_color_ptr, (const int *)c->color_elems,
+                                                             c->n_colors)));
   }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   rep->n_plastic = fl->n_plastic;
@@ -195,8 +209,9 @@ cleanup:
   return rc;
 }
 
-/* The matrix-free tangent: slots for the elements that need their own matrix, the cooperative
- * tangent kernel over them in one launch (no colours: each writes only its own slot), then the
+/* The matrix-free tangent: slots for the elements that need their own matrix, the tangent kernel
+ * (cooperative, or one thread per element) over them in one launch (no colours: each writes
+ * only its own slot), then the
  * nodes' diagonal blocks for the preconditioner (cuda_matrix_free.cu). */
 static dt_status tangent_matrix_free(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -208,8 +223,11 @@ static dt_status tangent_matrix_free(dt_cuda *c, dt_ctx *ctx) {
   launch[1] = (int)c->n_own;
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  if (c->n_own > 0)
+  if (c->n_own > 0 && use_coop(c))
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, launch, c->own_list, 1, c->stream, ctx));
+  else if (c->n_own > 0)
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                            (const int *)launch, (const int *)c->own_list, 1)));
   DT_TRY(dt_cuda_mf_diagonal(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -230,8 +248,9 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
                                        c->n_colors, c->stream, ctx));
   } else
-    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c,
-                                                            &a)));
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                            (const int *)c->h_color_ptr, (const int *)c->color_elems,
+                                                            c->n_colors)));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");

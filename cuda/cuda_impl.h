@@ -143,9 +143,6 @@ dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fiel
  * -1 for a mixed mesh; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants). Only those are
  * loaded, so that only their local memory is reserved (and counted in the estimate). */
 dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx);
-/* 1 if the mesh's element phases run the cooperative kernels (one element type, and
- * DUCTILE_CUDA_ELEMENTS is not "simple"). */
-int dt_cuda_coop_enabled(int uniform_type);
 /* A Mohr-Coulomb material is present: the stress kernel compiled with its update. */
 #define DT_CUDA_EL_MC 1
 /* A material's tangent is not of the tangent form (Mohr-Coulomb's consistent tangent): the
@@ -230,7 +227,7 @@ double dt_cuda_mf_spmv_bytes(const dt_cuda *c);
 /* The two-level preconditioner's item sums (g->P) from the element matrices, for
  * dt_cuda_coarse_setup when there is no assembled tangent. */
 dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx);
-dt_status dt_cuda_load_mf_kernels(int type, dt_ctx *ctx);
+dt_status dt_cuda_load_mf_kernels(int type, int dpn, dt_ctx *ctx);
 /* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
  * free and x not NULL, y[d] = x[d] where free[d] is 0 (Dirichlet rows of the operator). */
 dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,

@@ -6,11 +6,12 @@
  * stress update uses its class's elastic matrix; the others get a slot. Slots are numbered in
  * element order by a scan over the elements' needs (cub, deterministic), so the store holds
  * only the plastic set (plus elements without a class) and the tangent kernel runs over the
- * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu).
+ * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu,
+ * or the one-thread-per-element k_tangent of cuda_elements.cu on a mesh of several types).
  *
  * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
- * forms its rows of K_e x_e from the element's x (read as zero on constrained DOFs) and stores
- * them per incidence; then a thread per DOF sums its node's incidences, elements ascending
+ * (a thread per element on a mesh of several types) forms its rows of K_e x_e from the
+ * element's x (read as zero on constrained DOFs) and stores them per incidence; then a thread per DOF sums its node's incidences, elements ascending
  * (k_fint_gather), and puts x itself on constrained DOFs (the identity rows). Same bits on
  * every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
  * way from the element matrices at each assembly. */
@@ -33,6 +34,25 @@ __device__ __forceinline__ const double *mf_matrix(const int *slot, const int *c
   *stride = s >= 0 ? DT_EMAT_LANES : 1;
   if (s >= 0) return emat + dt_cuda_emat_base(s, emat_doubles);
   return k >= 0 ? class_K + (long)k * emat_doubles : (const double *)0;
+}
+
+/* The element of incidence k (an offset into conn) and the node's place A in it: k / NPE on a
+ * mesh of one type, else a search of elem_ptr (TYPE -1: a mesh of several types). */
+template <int TYPE>
+__device__ __forceinline__ int mf_incidence(const int *elem_ptr, int n_elems, int k, int *A) {
+  if (TYPE >= 0) {
+    int e = k / DT_TYPE_NPE(TYPE);
+    *A = k - e * DT_TYPE_NPE(TYPE);
+    return e;
+  }
+  int lo = 0, hi = n_elems; /* the last e with elem_ptr[e] <= k */
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (elem_ptr[mid] <= k) lo = mid;
+    else hi = mid;
+  }
+  *A = k - elem_ptr[lo];
+  return lo;
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
@@ -119,23 +139,47 @@ k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ 
   }
 }
 
+/* The product on a mesh of several element types: a thread per element, y_e = K_e x_e stored
+ * per incidence (offsets into conn, as the gather reads them). Meshes of one type use
+ * k_mf_element. */
+template <int DIM>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_mf_element_mixed(int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ conn,
+                   const int *__restrict__ slot, const int *__restrict__ cls, const double *__restrict__ emat,
+                   const double *__restrict__ class_K, int emat_doubles, const double *__restrict__ free,
+                   const double *__restrict__ x, double *__restrict__ ye) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= n_elems) return;
+  int first = elem_ptr[e], npe = elem_ptr[e + 1] - first, stride = 1;
+  double xe[DT_ELEM_MAX_DOF], y[DT_ELEM_MAX_DOF];
+  for (int A = 0; A < npe; A++) {
+    long node = conn[first + A];
+    for (int i = 0; i < DIM; i++) xe[A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+  }
+  const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+  if (K) dt_emat_apply(npe, DIM, K, stride, xe, y);
+  else
+    for (int i = 0; i < npe * DIM; i++) y[i] = 0.0;
+  for (int i = 0; i < npe * DIM; i++) ye[(long)first * DIM + i] = y[i];
+}
+
 /* Node a's diagonal block: its incidences' K_AA (elements ascending), then identity rows and
  * columns for its constrained DOFs; row-major, as k_pc_setup inverts it. */
-template <int TYPE>
+template <int TYPE, int DIM>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ inc, const int *__restrict__ slot,
-          const int *__restrict__ cls, const double *__restrict__ emat, const double *__restrict__ class_K,
-          int emat_doubles, const double *__restrict__ con, double *__restrict__ diag) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE);
+k_mf_diag(int n_nodes, int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ inc_ptr,
+          const int *__restrict__ inc, const int *__restrict__ slot, const int *__restrict__ cls,
+          const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
+          const double *__restrict__ con, double *__restrict__ diag) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[DIM * DIM];
   for (int i = 0; i < DIM * DIM; i++) blk[i] = 0.0;
   for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
-    int e = inc[k] / NPE, A = inc[k] - e * NPE;
-    int stride = 1;
+    int A, stride = 1, e = mf_incidence<TYPE>(elem_ptr, n_elems, inc[k], &A);
+    int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : elem_ptr[e + 1] - elem_ptr[e];
     const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
-    if (K) dt_emat_diag_add(NPE, DIM, K, stride, A, blk);
+    if (K) dt_emat_diag_add(npe, DIM, K, stride, A, blk);
   }
   dt_emat_diag_dirichlet(DIM, con + (long)a * DIM, blk);
   for (int i = 0; i < DIM * DIM; i++) diag[(long)a * DIM * DIM + i] = blk[i];
@@ -145,12 +189,13 @@ k_mf_diag(int n_nodes, const int *__restrict__ inc_ptr, const int *__restrict__ 
  * tangent: a thread per (node a, mode m); for each item of a (box t), row m of the sum of
  * R_a^T K_ab R_b over the blocks K_ab of a's incident elements (elements ascending, then their
  * nodes b in box t), which add up to the assembled tangent's blocks of a's row in t. */
-template <int TYPE>
+template <int TYPE, int DIM>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_coarse_items(dt_cuda_coarse_args g, const int *__restrict__ conn, const int *__restrict__ inc_ptr,
-                  const int *__restrict__ inc, const int *__restrict__ slot, const int *__restrict__ cls,
-                  const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), NM = coarse_dims<DIM>::NM;
+k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ conn,
+                  const int *__restrict__ inc_ptr, const int *__restrict__ inc, const int *__restrict__ slot,
+                  const int *__restrict__ cls, const double *__restrict__ emat, const double *__restrict__ class_K,
+                  int emat_doubles) {
+  const int NM = coarse_dims<DIM>::NM;
   long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (tid >= (long)g.n_nodes * NM) return;
   int a = (int)(tid / NM), m = (int)(tid % NM);
@@ -164,14 +209,15 @@ k_mf_coarse_items(dt_cuda_coarse_args g, const int *__restrict__ conn, const int
 #pragma unroll
     for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
     for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
-      int e = inc[k] / NPE, A = inc[k] - e * NPE, stride = 1;
+      int A, stride = 1, e = mf_incidence<TYPE>(elem_ptr, n_elems, inc[k], &A);
+      int first = elem_ptr[e], npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : elem_ptr[e + 1] - first;
       const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
       if (!K) continue;
-      for (int B = 0; B < NPE; B++) {
-        int b = conn[(long)e * NPE + B];
+      for (int B = 0; B < npe; B++) {
+        int b = conn[first + B];
         if (g.node_sub[b] != t) continue;
         double kab[DIM * DIM];
-        dt_emat_block(NPE, DIM, K, stride, A, B, kab);
+        dt_emat_block(npe, DIM, K, stride, A, B, kab);
         coarse_add_block<DIM, false>(g, ra, kab, b, acc);
       }
     }
@@ -180,62 +226,82 @@ k_mf_coarse_items(dt_cuda_coarse_args g, const int *__restrict__ conn, const int
   }
 }
 
-struct mf_coarse_launch {
-  template <int TYPE> static dt_status go(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
-    dt_status rc = DT_OK;
-    long n = (long)c->n_nodes * coarse_dims<DT_TYPE_DIM(TYPE)>::NM;
-    k_mf_coarse_items<TYPE><<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
-        *g, c->conn, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles);
-    DT_CUDA_LAUNCH_CHECK("k_mf_coarse_items", c->stream, ctx);
-  cleanup:
-    return rc;
-  }
-};
-
-dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
-  return coop_by_type<mf_coarse_launch>(c->uniform_type, ctx, c, g);
-}
-
+/* Kernel launches of the operator for element type TYPE (-1: several types, DIM then the mesh's):
+ * what 0 the product's element part, 1 the diagonal blocks, 2 the coarse item sums (g). */
 struct mf_launch {
-  template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+    if constexpr (TYPE >= 0) return launch<TYPE, DT_TYPE_DIM(TYPE)>(c, what, x, g, ctx);
+    else return c->dpn == 3 ? launch<-1, 3>(c, what, x, g, ctx) : launch<-1, 2>(c, what, x, g, ctx);
+  }
+  template <int TYPE, int DIM>
+  static dt_status launch(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
     dt_status rc = DT_OK;
+    unsigned node_grid = (unsigned)((c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
     if (what == 0) {
-      const int EPB = 2 * (MF_BLOCK / DT_TYPE_NPE(TYPE)); /* two elements per node thread */
-      k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
-          c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
-          c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+      if constexpr (TYPE >= 0) {
+        const int EPB = 2 * (MF_BLOCK / DT_TYPE_NPE(TYPE)); /* two elements per node thread */
+        k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
+            c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
+            c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+      } else {
+        k_mf_element_mixed<DIM><<<(c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+            c->n_elems, c->elem_ptr, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
+            c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+      }
       DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
-    } else {
-      k_mf_diag<TYPE><<<(c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-          c->n_nodes, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat, c->class_K,
-          c->emat_doubles, c->vec[DT_VEC_CON], c->mf_diag);
+    } else if (what == 1) {
+      k_mf_diag<TYPE, DIM><<<node_grid, DT_CUDA_BLOCK, 0, c->stream>>>(
+          c->n_nodes, c->n_elems, c->elem_ptr, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat,
+          c->class_K, c->emat_doubles, c->vec[DT_VEC_CON], c->mf_diag);
       DT_CUDA_LAUNCH_CHECK("k_mf_diag", c->stream, ctx);
+    } else {
+      long n = (long)c->n_nodes * coarse_dims<DIM>::NM;
+      k_mf_coarse_items<TYPE, DIM><<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
+          *g, c->n_elems, c->elem_ptr, c->conn, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat,
+          c->class_K, c->emat_doubles);
+      DT_CUDA_LAUNCH_CHECK("k_mf_coarse_items", c->stream, ctx);
     }
   cleanup:
     return rc;
   }
 };
 
+static dt_status mf_by_type(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+  return dt_by_element_type<mf_launch, true>(c->uniform_type, ctx, c, what, x, g);
+}
+
+dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+  return mf_by_type(c, 2, DT_VEC_PCG_P, g, ctx);
+}
+
 struct mf_load {
-  template <int TYPE> static dt_status go(dt_ctx *ctx) {
-    const void *k[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_diag<TYPE>,
-                       (const void *)k_mf_coarse_items<TYPE>};
+  template <int TYPE, int DIM> static dt_status load(dt_ctx *ctx) {
+    const void *k[] = {NULL, (const void *)k_mf_diag<TYPE, DIM>, (const void *)k_mf_coarse_items<TYPE, DIM>};
+    if constexpr (TYPE >= 0) k[0] = (const void *)k_mf_element<TYPE>;
+    else k[0] = (const void *)k_mf_element_mixed<DIM>;
     return dt_cuda_load_list(k, 3, NULL, ctx);
+  }
+  template <int TYPE> static dt_status go(int dpn, dt_ctx *ctx) {
+    if constexpr (TYPE >= 0) return load<TYPE, DT_TYPE_DIM(TYPE)>(ctx);
+    else return dpn == 3 ? load<-1, 3>(ctx) : load<-1, 2>(ctx);
   }
 };
 
-dt_status dt_cuda_load_mf_kernels(int type, dt_ctx *ctx) {
+/* The generic kernels' local arrays (k_mf_element_mixed: 2 x DT_ELEM_MAX_DOF doubles) are far
+ * smaller than the one-thread-per-element tangent's, which the same meshes load, so the
+ * reservation the estimate counts (dt_cuda_element_local_bytes) covers them. */
+dt_status dt_cuda_load_mf_kernels(int type, int dpn, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const void *k[] = {(const void *)k_mf_need, (const void *)k_mf_list};
   DT_TRY(dt_cuda_load_list(k, 2, NULL, ctx));
-  DT_TRY(coop_by_type<mf_load>(type, ctx));
+  DT_TRY((dt_by_element_type<mf_load, true>(type, ctx, dpn)));
 cleanup:
   return rc;
 }
 
 dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  DT_TRY(coop_by_type<mf_launch>(c->uniform_type, ctx, c, 0, x, y));
+  DT_TRY(mf_by_type(c, 0, x, NULL, ctx));
   DT_TRY(dt_cuda_gather_incidences(c->n_dofs, c->dpn, c->node_inc_ptr, c->node_inc, c->f_elem,
                                    c->vec[DT_VEC_FREE], c->vec[x], c->vec[y], c->stream, ctx));
 cleanup:
@@ -243,7 +309,7 @@ cleanup:
 }
 
 dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx) {
-  return coop_by_type<mf_launch>(c->uniform_type, ctx, c, 1, DT_VEC_PCG_P, DT_VEC_PCG_Q);
+  return mf_by_type(c, 1, DT_VEC_PCG_P, NULL, ctx);
 }
 
 /* Bytes of a store of cap slots (whole groups of DT_EMAT_LANES). */
@@ -311,9 +377,6 @@ size_t dt_cuda_mf_bytes(const dt_problem *pb) {
 dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t unclassed = (size_t)dt_problem_unclassed(pb), ne = (size_t)pb->n_elems;
-  DT_CHECK(c->uniform_type >= 0 && dt_cuda_coop_enabled(c->uniform_type), ctx, DT_ERR_UNSUPPORTED,
-           "the matrix-free operator of the cuda backend needs a mesh of one element type (this one mixes "
-           "types, or DUCTILE_CUDA_ELEMENTS=simple is set); use linear.operator \"assembled\" or the cpu backend");
   c->matrix_free = 1;
   c->emat_doubles = pb->emat_doubles;
   c->n_classes = pb->n_classes;

@@ -81,7 +81,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_field_kernels(ctx));
   DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, c->el_variants, NULL, ctx));
   if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
-  if (c->matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->uniform_type, ctx));
+  if (c->matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->uniform_type, c->dpn, ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;

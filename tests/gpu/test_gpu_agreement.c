@@ -15,8 +15,9 @@
  * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb); several of them again
  * with the matrix-free operator (linear.operator "matrix_free": plastic hex8 with fixed and
  * adaptive forcing and with the two-level preconditioner, kinematic hardening, Mohr-Coulomb
- * with D per point, tet10, quad4 (also two-level), quad16, quad9 Mohr-Coulomb). Skips (77)
- * without a CUDA device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
+ * with D per point, the hex8 and tet4 bar (also two-level: the operator's one-thread-per-element
+ * path), tet10, quad4 (also two-level), quad16, quad9 Mohr-Coulomb). Skips (77) without a CUDA
+ * device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU). */
 #include "gpu_jobs.h"
 
@@ -179,21 +180,7 @@ static void check_job_matrix_free(const char *name, const sbuf *job) {
   }
   sb_add(&b, "%.*s%s\"operator\": \"matrix_free\", %s", (int)(at - job->s), job->s, key, at + strlen(key));
   snprintf(full, sizeof full, "%s matrix-free", name);
-  if (strcmp(g_other, "cpu") != 0 && getenv("DUCTILE_CUDA_ELEMENTS") &&
-      strcmp(getenv("DUCTILE_CUDA_ELEMENTS"), "simple") == 0) {
-    /* the operator runs the cooperative kernels only: the job is refused, saying why */
-    dt_model *m = parse_or_die(&b, full);
-    capture g = {0};
-    dt_run_summary sum;
-    dt_ctx ctx = {0};
-    dt_status rc = run_job(m, g_other, &g, NULL, NULL, &sum, &ctx);
-    EXPECT(rc != DT_OK && strstr(ctx.msg, "DUCTILE_CUDA_ELEMENTS=simple"), "%s with the simple kernels: %s", full,
-           rc == DT_OK ? "ran" : ctx.msg);
-    printf("%-22s refused with the simple kernels, as it should be\n", full);
-    capture_free(&g);
-    dt_model_destroy(&m);
-  } else
-    check_job(full, &b);
+  check_job(full, &b);
   free(b.s);
 }
 
@@ -274,6 +261,7 @@ int main(void) {
     sbuf b = {0};
     mixed_job(&b, two ? "two_level" : "block_jacobi");
     check_job(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic", &b);
+    check_job_matrix_free(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic", &b); /* one thread per element */
     free(b.s);
   }
   {
