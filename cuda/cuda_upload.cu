@@ -45,12 +45,13 @@ extern "C" void dt_cuda_destroy(void *impl) {
     DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
   } while (0)
 
-/* For meshes of one element type: each node's incidences e * npe + A (elements ascending, the
- * order f_int is summed in) and the element-force scratch of the stress kernel. */
+/* For meshes of one element type, and for the matrix-free operator on any mesh: each node's
+ * incidences (offsets into conn, e * npe + A on a uniform mesh; elements ascending, the order
+ * f_int and the operator's products are summed in) and the per-incidence scratch. */
 static dt_status upload_incidences(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  if (c->uniform_type < 0) goto cleanup;
-  /* incidence k of a uniform mesh is e * npe + A, the element-force slot */
+  if (c->uniform_type < 0 && !pb->matrix_free) goto cleanup;
+  /* incidence k is the element-force slot */
   UPLOAD_AS(node_inc_ptr, node_elem_ptr, pb->n_nodes + 1, "node incidences");
   UPLOAD_AS(node_inc, node_inc, c->n_conn, "node incidences");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->f_elem, sizeof(double) * (size_t)c->n_conn * pb->dpn,
