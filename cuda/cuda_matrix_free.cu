@@ -11,9 +11,9 @@
  *
  * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
  * (a thread per element on a mesh of several types) forms its rows of K_e x_e from the
- * element's x (read as zero on constrained DOFs) and stores them per incidence; then a thread per DOF sums its node's incidences, elements ascending
- * (k_fint_gather), and puts x itself on constrained DOFs (the identity rows). Same bits on
- * every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
+ * element's x (read as zero on constrained DOFs) and stores them per incidence; then a thread
+ * per DOF sums its node's incidences, elements ascending (k_fint_gather), and puts x itself on
+ * constrained DOFs (the identity rows). Same bits on every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
  * way from the element matrices at each assembly. */
 #include <cub/device/device_scan.cuh>
 
