@@ -25,27 +25,12 @@
 /* Pass 1: a thread per (node a, mode m); for each item of a (box t), row m of the NM x NM sum
  * over a's blocks in t of R_a^T K_ab R_b, in a's block order. */
 template <int DPN> __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_items(dt_cuda_coarse_args g) {
-  const int NM = coarse_dims<DPN>::NM;
-  long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (tid >= (long)g.n_nodes * NM) return;
-  int a = (int)(tid / NM), m = (int)(tid % NM);
-  double Ra[DPN * NM], ra[DPN];
-  node_modes<DPN>(g, a, Ra);
-#pragma unroll
-  for (int i = 0; i < DPN; i++) ra[i] = Ra[i * NM + m];
-  for (int it = g.item_ptr[a]; it < g.item_ptr[a + 1]; it++) {
-    int t = g.item_sub[it];
-    double acc[NM];
-#pragma unroll
-    for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
+  coarse_item_sums<DPN>(g, [&](int a, int t, const double *ra, double *acc) {
     for (int k = g.brow_ptr[a]; k < g.brow_ptr[a + 1]; k++) {
       int b = g.bcol[k];
-      if (g.node_sub[b] != t) continue;
-      coarse_add_block<DPN, true>(g, ra, g.val + (long)k * DPN * DPN, b, acc); /* column-major block */
+      if (g.node_sub[b] == t) coarse_add_block<DPN, true>(g, ra, g.val + (long)k * DPN * DPN, b, acc); /* column-major */
     }
-#pragma unroll
-    for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];
-  }
+  });
 }
 
 /* Pass 2: a block per box s; thread entries (coupled box l, m, m') sum their group of items

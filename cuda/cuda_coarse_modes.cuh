@@ -48,4 +48,27 @@ __device__ __forceinline__ void coarse_add_block(const dt_cuda_coarse_args &g, c
   }
 }
 
+/* Pass 1 of the coarse matrix for the thread's (node a, mode m), a thread per pair: for each
+ * item of a (box t), row m of the NM x NM sum of R_a^T K_ab R_b over a's blocks K_ab in t,
+ * which blocks(a, t, ra, acc) adds up (calling coarse_add_block for each), stored in g.P. */
+template <int DPN, class Blocks>
+__device__ __forceinline__ void coarse_item_sums(const dt_cuda_coarse_args &g, Blocks blocks) {
+  const int NM = coarse_dims<DPN>::NM;
+  long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= (long)g.n_nodes * NM) return;
+  int a = (int)(tid / NM), m = (int)(tid % NM);
+  double Ra[DPN * NM], ra[DPN];
+  node_modes<DPN>(g, a, Ra);
+#pragma unroll
+  for (int i = 0; i < DPN; i++) ra[i] = Ra[i * NM + m];
+  for (int it = g.item_ptr[a]; it < g.item_ptr[a + 1]; it++) {
+    double acc[NM];
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
+    blocks(a, g.item_sub[it], ra, acc);
+#pragma unroll
+    for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];
+  }
+}
+
 #endif

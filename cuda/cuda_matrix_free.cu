@@ -195,19 +195,7 @@ k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ el
                   const int *__restrict__ inc_ptr, const int *__restrict__ inc, const int *__restrict__ slot,
                   const int *__restrict__ cls, const double *__restrict__ emat, const double *__restrict__ class_K,
                   int emat_doubles) {
-  const int NM = coarse_dims<DIM>::NM;
-  long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (tid >= (long)g.n_nodes * NM) return;
-  int a = (int)(tid / NM), m = (int)(tid % NM);
-  double Ra[DIM * NM], ra[DIM];
-  node_modes<DIM>(g, a, Ra);
-#pragma unroll
-  for (int i = 0; i < DIM; i++) ra[i] = Ra[i * NM + m];
-  for (int it = g.item_ptr[a]; it < g.item_ptr[a + 1]; it++) {
-    int t = g.item_sub[it];
-    double acc[NM];
-#pragma unroll
-    for (int mp = 0; mp < NM; mp++) acc[mp] = 0.0;
+  coarse_item_sums<DIM>(g, [&](int a, int t, const double *ra, double *acc) {
     for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
       int A, stride = 1, e = mf_incidence<TYPE>(elem_ptr, n_elems, inc[k], &A);
       int first = elem_ptr[e], npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : elem_ptr[e + 1] - first;
@@ -221,9 +209,7 @@ k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ el
         coarse_add_block<DIM, false>(g, ra, kab, b, acc);
       }
     }
-#pragma unroll
-    for (int mp = 0; mp < NM; mp++) g.P[((long)it * NM + m) * NM + mp] = acc[mp];
-  }
+  });
 }
 
 /* Kernel launches of the operator for element type TYPE (-1: several types, DIM then the mesh's):
