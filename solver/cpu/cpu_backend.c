@@ -35,6 +35,7 @@ static void cpu_destroy(void *impl) {
   dt_free(c->emat_slot);
   dt_free(c->emat);
   dt_free(c->mf_diag);
+  dt_free(c->mf_inc);
   dt_cpu_problem_free(&c->pb);
   dt_free(c);
 }
@@ -72,6 +73,7 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
     DT_ALLOC(c->elem_plastic, pb->n_elems, ctx, "element plastic flags");
     DT_ALLOC(c->emat_slot, pb->n_elems, ctx, "element matrix slots");
     DT_ALLOC(c->mf_diag, (size_t)pb->n_dofs * pb->dpn, ctx, "diagonal blocks");
+    DT_ALLOC(c->mf_inc, (size_t)pb->elem_ptr[pb->n_elems] * pb->dpn, ctx, "element products per incidence");
     c->emat_cap = dt_problem_unclassed(pb);
     DT_ALLOC(c->emat, (size_t)(c->emat_cap ? c->emat_cap : 1) * pb->emat_doubles, ctx, "element matrices");
   } else

@@ -26,12 +26,14 @@ typedef struct dt_cpu {
   double *eps_c, *eps_t;
   /* Matrix-free operator (pb.matrix_free; cpu_matrix_free.c): which elements had a plastic
    * point in the last stress update, each element's slot in emat (-1: its class's elastic
-   * matrix serves), the stored matrices (element_matrix.h), each node's diagonal block. */
+   * matrix serves), the stored matrices (element_matrix.h), each node's diagonal block, the
+   * product's element results per incidence (dpn per entry of conn). */
   unsigned char *elem_plastic;
   int *emat_slot;
   double *emat;
   long emat_cap, n_own;
   double *mf_diag;
+  double *mf_inc;
   int threads;
 } dt_cpu;
 

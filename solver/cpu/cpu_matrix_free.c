@@ -5,10 +5,10 @@
  * class's elastic matrix; every other element gets its own, computed by the same element code
  * as the assembled tangent and stored in a slot (slots in element order, so the store holds
  * only the elements that need one: seed-003 Ch. 5's plastic set). y = K x is then
- * sum_e K_e x_e, colour by colour so that the adds do not race and run in the same order for
- * any number of threads. Dirichlet rows and columns are identity, as in the assembled tangent:
- * x is read as zero on constrained DOFs and y there is x. The preconditioners need only the
- * nodes' diagonal blocks, summed here from the element matrices node by node. */
+ * sum_e K_e x_e, summed node by node (dt_cpu_mf_apply), in the same order for any number of
+ * threads. Dirichlet rows and columns are identity, as in the assembled tangent: x is read as
+ * zero on constrained DOFs and y there is x. The preconditioners need the nodes' diagonal
+ * blocks and the two-level coarse matrix, summed from the element matrices node by node. */
 #include <string.h>
 
 #include "../element/element_matrix.h"
@@ -83,36 +83,42 @@ cleanup:
   return rc;
 }
 
+/* y = K x in two passes, as the CUDA backend does: each element's K_e x_e, elements in order
+ * (the store is read front to back, no colours, no barriers between them), stored per
+ * incidence; then each DOF sums its node's incidences, elements ascending (the CUDA backend's
+ * order, so both backends add the same numbers in the same order). Constrained DOFs: x is read
+ * as zero there, and y there is x (the identity rows). */
 void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
   const dt_problem *pb = &c->pb;
   const double *free_dof = c->vec[DT_VEC_FREE];
   int dpn = pb->dpn;
-  memset(y, 0, sizeof(double) * (size_t)pb->n_dofs);
-  for (int col = 0; col < pb->n_colors; col++) {
-#pragma omp parallel for schedule(static) if (pb->color_ptr[col + 1] - pb->color_ptr[col] > DT_OMP_MIN_ELEMS)
-    for (int k = pb->color_ptr[col]; k < pb->color_ptr[col + 1]; k++) {
-      int e = pb->color_elems[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
-      const int *cn = pb->conn + pb->elem_ptr[e];
-      const double *K = dt_cpu_mf_element_matrix(c, e);
-      double xe[DT_ELEM_MAX_DOF], ye[DT_ELEM_MAX_DOF];
-      for (int A = 0; A < npe; A++)
-        for (int i = 0; i < dpn; i++) xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;
-      if (npe == 8 && dpn == 3) dt_emat_apply(8, 3, K, 1, xe, ye); /* constants: unrolled, 1.7x faster (hex8, 24^3 cube) */
-      else if (npe == 4 && dpn == 2) dt_emat_apply(4, 2, K, 1, xe, ye);
-      else dt_emat_apply(npe, dpn, K, 1, xe, ye);
-      for (int A = 0; A < npe; A++)
-        for (int i = 0; i < dpn; i++) y[cn[A] * dpn + i] += ye[A * dpn + i];
-    }
+#pragma omp parallel for schedule(static) if (pb->n_elems > DT_OMP_MIN_ELEMS)
+  for (int e = 0; e < pb->n_elems; e++) {
+    int first = pb->elem_ptr[e], npe = pb->elem_ptr[e + 1] - first;
+    const int *cn = pb->conn + first;
+    const double *K = dt_cpu_mf_element_matrix(c, e);
+    double xe[DT_ELEM_MAX_DOF], *ye = c->mf_inc + (size_t)first * dpn;
+    for (int A = 0; A < npe; A++)
+      for (int i = 0; i < dpn; i++) xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;
+    if (npe == 8 && dpn == 3) dt_emat_apply(8, 3, K, 1, xe, ye); /* constants: unrolled, 1.7x faster (hex8, 24^3 cube) */
+    else if (npe == 4 && dpn == 2) dt_emat_apply(4, 2, K, 1, xe, ye);
+    else dt_emat_apply(npe, dpn, K, 1, xe, ye);
   }
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
-  for (int i = 0; i < pb->n_dofs; i++)
-    if (free_dof[i] == 0.0) y[i] = x[i];
+  for (int a = 0; a < pb->n_nodes; a++)
+    for (int i = 0; i < dpn; i++) {
+      int d = a * dpn + i;
+      double s = 0.0;
+      for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++) s += c->mf_inc[(size_t)pb->node_inc[k] * dpn + i];
+      y[d] = free_dof[d] != 0.0 ? s : x[d];
+    }
 }
 
 /* Host bytes of the operator beyond the vectors and state: the store's worst case (every
  * element plastic; it starts with the elements without a class and grows), the slots and
- * flags, the diagonal blocks, the node incidences. */
+ * flags, the diagonal blocks, the node incidences, the products per incidence. */
 double dt_cpu_mf_bytes(const dt_problem *pb) {
   return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) + 5.0 * pb->n_elems +
-         4.0 * (pb->n_nodes + 1.0 + 2.0 * pb->elem_ptr[pb->n_elems]); /* and the node incidences */
+         4.0 * (pb->n_nodes + 1.0 + 2.0 * pb->elem_ptr[pb->n_elems]) /* and the node incidences */
+         + 8.0 * (double)pb->elem_ptr[pb->n_elems] * pb->dpn;           /* the products per incidence */
 }

@@ -49,8 +49,11 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   t0 = dt_seconds();
   for (int i = 0; i < reps; i++) dt_cpu_operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx);
   out->spmv_seconds = (dt_seconds() - t0) / reps;
-  if (c->pb.matrix_free) /* the stored matrices, x and y (read, then added to per element) */
-    out->spmv_bytes = 8.0 * ((double)c->n_own * c->pb.emat_doubles + 3.0 * c->pb.n_dofs);
+  if (c->pb.matrix_free) /* the stored matrices, the products per incidence (written, then read
+                          * with the incidence lists), x, its free mask and y */
+    out->spmv_bytes = 8.0 * ((double)c->n_own * c->pb.emat_doubles + 2.0 * c->pb.elem_ptr[c->pb.n_elems] * c->pb.dpn +
+                             3.0 * c->pb.n_dofs) +
+                      4.0 * ((double)c->pb.elem_ptr[c->pb.n_elems] + c->pb.n_nodes);
   else /* CSR: a value and a column per nonzero, a row offset, x and y per row */
     out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
   dt_cpu_estimate(&c->pb, &out->peak_bytes, ctx);
