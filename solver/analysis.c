@@ -73,9 +73,13 @@ static dt_status setup(run *r, dt_ctx *ctx) {
 #endif
   t0 = dt_seconds();
   DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
-  snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
-           "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
-           r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
+  if (r->pb->matrix_free) /* no assembled matrix: its pattern's size would mislead */
+    snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points (built in %.2f s)",
+             r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp, dt_seconds() - t0);
+  else
+    snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
+             "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
+             r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
   snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs, else block_jacobi)",
            DT_PC_AUTO_MIN_DOFS);
@@ -84,12 +88,14 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
   info(r, line);
   if (r->pb->matrix_free) {
-    snprintf(line, sizeof line, "operator: matrix-free, %d classes of congruent elements share elastic matrices, "
-             "%ld elements without a class store their own (%d doubles each)", r->pb->n_classes,
-             dt_problem_unclassed(r->pb), r->pb->emat_doubles);
+    long unclassed = dt_problem_unclassed(r->pb);
+    snprintf(line, sizeof line, "operator: matrix-free, %d class%s of congruent elements (sharing an elastic matrix "
+             "each), %ld element%s without a class storing %s own (%d doubles each)", r->pb->n_classes,
+             r->pb->n_classes == 1 ? "" : "es", unclassed, unclassed == 1 ? "" : "s", unclassed == 1 ? "its" : "their",
+             r->pb->emat_doubles);
     info(r, line);
   }
-  snprintf(line, sizeof line, "nonlinear: %s, %s acceleration%s, at most %d iterations per increment",
+  snprintf(line, sizeof line, "nonlinear: %s, acceleration %s%s, at most %d iterations per increment",
            r->m->solver.tangent_constant ? "elastic tangent assembled once per increment (initial stiffness)"
                                          : "Newton with the consistent tangent",
            dt_accel_names[r->m->solver.accel],

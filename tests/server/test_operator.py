@@ -39,7 +39,7 @@ def main(binary):
             for a, m in zip(ua, um):
                 assert abs(a - m) <= 1e-9 * abs(a), (op, pc, a, m)
             assert na == nm, (op, pc, na, nm)
-            assert any("operator: matrix-free, 1 classes" in t for t in infos), infos
+            assert any("operator: matrix-free, 1 class of congruent elements" in t for t in infos), infos
             assert any(f"PCG, {pc} preconditioner" in t for t in infos), infos
             print(f"assembled and {op} with {pc}: u_z {ua[-1]:.9e} / {um[-1]:.9e}, {na} / {nm} Newton iterations")
 
