@@ -9,8 +9,6 @@
  * threads. Dirichlet rows and columns are identity, as in the assembled tangent: x is read as
  * zero on constrained DOFs and y there is x. The preconditioners need the nodes' diagonal
  * blocks and the two-level coarse matrix, summed from the element matrices node by node. */
-#include <string.h>
-
 #include "../element/element_matrix.h"
 #include "cpu_impl.h"
 
