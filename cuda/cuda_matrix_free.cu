@@ -80,10 +80,9 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
  * are elastic members of the class staged in shared memory, each matrix value read serves both
  * (dt_emat_row2): the product is bound by the L1/shared-memory pipe (97% busy on C3 with one
  * element per thread: each thread read 72 values and 72 x entries for its 72 FMAs).
- * A slotted element's blocks are read from the interleaved store: the threads of 4 consecutive
- * slots read the same value of each in one 32-byte sector. (A thread per element, which reads
- * each value once, ran 1.5-2x slower, twice: 72 registers, 42% occupancy, latency-bound; H200,
- * docs/benchmarks.md.) */
+ * Slotted elements (their own matrices) are left to k_mf_slotted. (A thread per element, which
+ * reads each value once, ran 1.5-2x slower, twice: 72 registers, 42% occupancy, latency-bound;
+ * H200, docs/benchmarks.md.) */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
 k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
@@ -129,13 +128,93 @@ k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ 
     if (e >= n_elems) break;
     int stride = 1;
     const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
+    if (stride != 1) continue; /* a slotted element: k_mf_slotted writes its rows */
     if (!K)
       for (int i = 0; i < DIM; i++) y0[i] = 0.0;
-    else if (stride == 1)
-      dt_emat_row(NPE, DIM, slot[e] < 0 && cls[e] == c0 ? sK : K, 1, A, xs[h * PAIRS + lp], y0); /* constant strides fold */
     else
-      dt_emat_row(NPE, DIM, K, DT_EMAT_LANES, A, xs[h * PAIRS + lp], y0);
+      dt_emat_row(NPE, DIM, cls[e] == c0 ? sK : K, 1, A, xs[h * PAIRS + lp], y0);
     for (int i = 0; i < DIM; i++) ye[(e * NPE + A) * DIM + i] = y0[i];
+  }
+}
+
+/* The slotted elements' part of the product (those with their own matrix: the plastic set and
+ * elements without a class), over the slots in order: 32 consecutive slots per block, a warp
+ * per pair of rows of their upper blocks (rows g and NPE - 1 - g: NPE + 1 blocks per warp, the
+ * same for every warp), a lane per slot. Each stored value is read once, by one lane, and
+ * serves row A (K_AB x_B) and, off the diagonal, row B (K_AB^T x_A); the 32 lanes of a load
+ * read the same value of 32 consecutive slots, whole sectors of the interleaved store. The
+ * warps' partial rows are added in warp order in shared memory, so the sums have a fixed
+ * order. (Before, a thread per element node read its whole row, each off-diagonal block
+ * twice: L1 97% busy, DRAM 58%, on C3 fully plastic; Nsight Compute, 08:24 UTC.) */
+template <int TYPE> struct mf_slotted_shape {
+  static const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), ND = NPE * DIM;
+  static const int WARPS = (NPE + 1) / 2, THREADS = 32 * WARPS;
+};
+
+/* Rows G_ and NPE - 1 - G_ of one slot's upper blocks into yp (compile-time indices: yp stays
+ * in registers); K: the slot's first value, xe: its x in shared memory. */
+template <int TYPE, int G_>
+__device__ __forceinline__ void mf_slot_rows(const double *__restrict__ K, const double *xe, double *yp) {
+  typedef mf_slotted_shape<TYPE> S;
+#pragma unroll
+  for (int k = 0; k < 2; k++) {
+    const int A = k == 0 ? G_ : S::NPE - 1 - G_;
+    if (k == 1 && A <= G_) break;
+#pragma unroll
+    for (int B = A; B < S::NPE; B++) {
+      const double *blk = K + (long)dt_emat_pair(S::NPE, A, B) * S::DIM * S::DIM * DT_EMAT_LANES;
+#pragma unroll
+      for (int j = 0; j < S::DIM; j++)
+#pragma unroll
+        for (int i = 0; i < S::DIM; i++) {
+          double v = blk[(j * S::DIM + i) * DT_EMAT_LANES]; /* (A i, B j) */
+          yp[A * S::DIM + i] += v * xe[B * S::DIM + j];
+          if (B != A) yp[B * S::DIM + j] += v * xe[A * S::DIM + i];
+        }
+    }
+  }
+}
+
+/* The warp's rows, g its index (warp-uniform: no divergence), as a compile-time constant. */
+template <int TYPE, int G_>
+__device__ __forceinline__ void mf_slot_rows_of(int g, const double *__restrict__ K, const double *xe, double *yp) {
+  if (g == G_) mf_slot_rows<TYPE, G_>(K, xe, yp);
+  else if constexpr (G_ + 1 < mf_slotted_shape<TYPE>::WARPS) mf_slot_rows_of<TYPE, G_ + 1>(g, K, xe, yp);
+}
+
+template <int TYPE>
+__global__ void __launch_bounds__(mf_slotted_shape<TYPE>::THREADS)
+k_mf_slotted(long n_own, const int *__restrict__ own_list, const int *__restrict__ conn,
+             const double *__restrict__ emat, int emat_doubles, const double *__restrict__ free,
+             const double *__restrict__ x, double *__restrict__ ye) {
+  typedef mf_slotted_shape<TYPE> S;
+  __shared__ double xs[32][S::ND + 1]; /* odd rows: the lanes' reads hit distinct banks */
+  __shared__ double ys[32][S::ND + 1];
+  __shared__ int es[32];
+  const int lane = threadIdx.x & 31, g = threadIdx.x >> 5;
+  const long s0 = (long)blockIdx.x * 32, s = s0 + lane;
+  if (threadIdx.x < 32) es[threadIdx.x] = s < n_own ? own_list[s] : -1;
+  __syncthreads();
+  for (int k = threadIdx.x; k < 32 * S::NPE; k += S::THREADS) {
+    int l = k / S::NPE, A = k - l * S::NPE, e = es[l];
+    if (e < 0) continue;
+    long node = conn[(long)e * S::NPE + A];
+    for (int i = 0; i < S::DIM; i++) xs[l][A * S::DIM + i] = free[node * S::DIM + i] != 0.0 ? x[node * S::DIM + i] : 0.0;
+  }
+  __syncthreads();
+  double yp[S::ND];
+#pragma unroll
+  for (int v = 0; v < S::ND; v++) yp[v] = 0.0;
+  if (s < n_own) mf_slot_rows_of<TYPE, 0>(g, emat + dt_cuda_emat_base(s, emat_doubles), xs[lane], yp);
+  for (int w = 0; w < S::WARPS; w++) { /* warp order: the same sums on every run */
+    if (g == w)
+#pragma unroll
+      for (int v = 0; v < S::ND; v++) ys[lane][v] = w == 0 ? yp[v] : ys[lane][v] + yp[v];
+    __syncthreads();
+  }
+  for (int k = threadIdx.x; k < 32 * S::ND; k += S::THREADS) {
+    int l = k / S::ND, v = k - l * S::ND, e = es[l];
+    if (e >= 0) ye[(long)e * S::ND + v] = ys[l][v];
   }
 }
 
@@ -229,6 +308,10 @@ struct mf_launch {
         k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
             c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
             c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+        DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
+        if (c->n_own > 0)
+          k_mf_slotted<TYPE><<<(unsigned)((c->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
+              c->n_own, c->own_list, c->conn, c->emat, c->emat_doubles, c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
       } else {
         k_mf_element_mixed<DIM><<<(c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
             c->n_elems, c->elem_ptr, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
@@ -263,8 +346,13 @@ dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_c
 struct mf_load {
   template <int TYPE, int DIM> static dt_status load(dt_ctx *ctx) {
     const void *k[] = {NULL, (const void *)k_mf_diag<TYPE, DIM>, (const void *)k_mf_coarse_items<TYPE, DIM>};
-    if constexpr (TYPE >= 0) k[0] = (const void *)k_mf_element<TYPE>;
-    else k[0] = (const void *)k_mf_element_mixed<DIM>;
+    if constexpr (TYPE >= 0) {
+      const void *own[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_slotted<TYPE>};
+      k[0] = own[1];
+      dt_status rc = dt_cuda_load_list(own, 1, NULL, ctx);
+      if (rc != DT_OK) return rc;
+    } else
+      k[0] = (const void *)k_mf_element_mixed<DIM>;
     return dt_cuda_load_list(k, 3, NULL, ctx);
   }
   template <int TYPE> static dt_status go(int dpn, dt_ctx *ctx) {
