@@ -55,10 +55,13 @@ __device__ __forceinline__ int mf_incidence(const int *elem_ptr, int n_elems, in
   return lo;
 }
 
+/* An element needs its own matrix without a class, or when plastic in a material whose tangent
+ * changes when it yields (dt_material_tangent_is_elastic). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_need(int n_elems, const int *__restrict__ cls, const unsigned char *__restrict__ plastic, int *__restrict__ need) {
+k_mf_need(int n_elems, const int *__restrict__ cls, const unsigned char *__restrict__ plastic,
+          const int *__restrict__ elem_mat, const dt_material_params *__restrict__ mats, int *__restrict__ need) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n_elems) need[e] = cls[e] < 0 || plastic[e];
+  if (e < n_elems) need[e] = cls[e] < 0 || (plastic[e] && !dt_material_tangent_is_elastic(&mats[elem_mat[e]]));
 }
 
 /* After the exclusive scan of need into slot: slotted elements listed, the others -1; the
@@ -421,7 +424,8 @@ cleanup:
 dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int grid = (c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, *count = (int *)c->pinned;
-  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->elem_class, c->elem_plastic, c->mf_need);
+  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->elem_class, c->elem_plastic, c->elem_mat, c->mats,
+                                                    c->mf_need);
   DT_CUDA_LAUNCH_CHECK("k_mf_need", c->stream, ctx);
   DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(c->scan_tmp, c->scan_tmp_bytes, c->mf_need, c->emat_slot, c->n_elems,
                                               c->stream), ctx);

@@ -330,9 +330,8 @@ static void resolve_nonlinear(dt_model *m) {
   int consistent = 0, mc_elastic = 0;
   for (int i = 0; i < m->n_materials; i++) {
     const dt_material_params *p = &m->materials[i].p;
-    int mc = p->plastic == DT_PLASTIC_MOHR_COULOMB;
-    consistent |= p->plastic == DT_PLASTIC_J2 || (mc && !p->mc_elastic_tangent);
-    mc_elastic |= mc && p->mc_elastic_tangent;
+    consistent |= !dt_material_tangent_is_elastic(p);
+    mc_elastic |= p->plastic == DT_PLASTIC_MOHR_COULOMB && p->mc_elastic_tangent;
   }
   o->tangent_constant = !consistent;
   if (o->accel == DT_ACCEL_AUTO) {

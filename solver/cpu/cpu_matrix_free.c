@@ -18,13 +18,16 @@ const double *dt_cpu_mf_element_matrix(const dt_cpu *c, int e) {
   return s >= 0 ? c->emat + (size_t)s * pb->emat_doubles : pb->class_K + (size_t)pb->elem_class[e] * pb->emat_doubles;
 }
 
-/* Slots for the elements that need their own matrix; the store grows by half again when it
- * is too small (it never shrinks within a job). */
+/* Slots for the elements that need their own matrix (no class, or plastic in a material whose
+ * tangent changes when it yields); the store grows by half again when it is too small (it
+ * never shrinks within a job). */
 static dt_status assign_slots(dt_cpu *c, dt_ctx *ctx) {
   const dt_problem *pb = &c->pb;
   long n = 0;
-  for (int e = 0; e < pb->n_elems; e++)
-    c->emat_slot[e] = pb->elem_class[e] < 0 || c->elem_plastic[e] ? (int)n++ : -1;
+  for (int e = 0; e < pb->n_elems; e++) {
+    int own = pb->elem_class[e] < 0 || (c->elem_plastic[e] && !dt_material_tangent_is_elastic(&pb->mats[pb->elem_mat[e]]));
+    c->emat_slot[e] = own ? (int)n++ : -1;
+  }
   c->n_own = n;
   if (n <= c->emat_cap) return DT_OK;
   long cap = c->emat_cap + c->emat_cap / 2 > n ? c->emat_cap + c->emat_cap / 2 : n;

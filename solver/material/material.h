@@ -56,6 +56,13 @@ typedef struct dt_material_params {
   int mc_elastic_tangent;  /* 1: the elastic stiffness as tangent; 0: the consistent tangent */
 } dt_material_params;
 
+/* 1 when the material's tangent is its elastic stiffness in every state (linear elastic, or
+ * Mohr-Coulomb with the elastic tangent): an element's tangent then depends on its geometry
+ * only, so the matrix-free operator keeps using its class's elastic matrix once it yields. */
+DT_HD static inline int dt_material_tangent_is_elastic(const dt_material_params *m) {
+  return m->plastic == DT_PLASTIC_NONE || (m->plastic == DT_PLASTIC_MOHR_COULOMB && m->mc_elastic_tangent);
+}
+
 /* History at one integration point, committed only when an increment converges.
  * Voigt order (xx, yy, zz, xy, xz, yz); plastic strain shears are engineering strains. */
 typedef struct dt_mat_state {

@@ -15,7 +15,7 @@
  * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb); several of them again
  * with the matrix-free operator (linear.operator "matrix_free": plastic hex8 with fixed and
  * adaptive forcing and with the two-level preconditioner, kinematic hardening, Mohr-Coulomb
- * with D per point, the hex8 and tet4 bar (also two-level: the operator's one-thread-per-element
+ * with D per point and with the elastic tangent, the hex8 and tet4 bar (also two-level: the operator's one-thread-per-element
  * path), tet10, quad4 (also two-level), quad16, quad9 Mohr-Coulomb). Skips (77) without a CUDA
  * device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU). */
@@ -255,6 +255,7 @@ int main(void) {
              "\"dilation_angle\": 10}",
              "full", "", TIP_FORCE("[0, 0, -0.7]"), 4, "block_jacobi");
     check_job("hex8 mohr-coulomb", &b);
+    check_job_matrix_free("hex8 mohr-coulomb", &b); /* elastic tangent: plastic elements keep the class matrix */
     free(b.s);
   }
   for (int two = 0; two < 2; two++) { /* the mixed mesh's upload path, also with two_level */

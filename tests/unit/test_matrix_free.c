@@ -15,11 +15,14 @@
  *    24 x 8 x 6 box); also on a regular box (one class), with Jacobi.
  * 4. Options: "auto" resolves to two_level with either operator at 107,811 DOFs.
  * 5. The two-level preconditioner: its coarse matrix summed from the element matrices gives the
- *    assembled one's M^-1 r (check_two_level), and the distorted bar's solves agree as in 3. */
+ *    assembled one's M^-1 r (check_two_level), and the distorted bar's solves agree as in 3.
+ * 6. A material whose tangent stays elastic (Mohr-Coulomb, elastic tangent): plastic elements
+ *    keep the class matrix (none stored on the CPU backend), K x as assembled. */
 #include <math.h>
 
 #include "element/element_kernel.h"
 #include "backend.h"
+#include "cpu/cpu_impl.h"
 #include "element/element_matrix.h"
 #include "problem.h"
 #include "unit_model.h"
@@ -193,10 +196,18 @@ static void check_options(void) {
   }
 }
 
-/* z = M^-1 r of the preconditioner `pc` after one stress update at a displacement that makes
- * the far half of a regular bar plastic (so both class and stored matrices are in use), on the
- * backend DUCTILE_BACKEND names; z has n_dofs values. */
-static void apply_preconditioner(int matrix_free, dt_precond_kind pc, double *z, int *n_out) {
+/* What a backend holds after one stress update at a displacement that makes the far half of a
+ * regular bar plastic (so both class and stored matrices are in use): z = M^-1 r of the
+ * preconditioner pc, kx = K r, and on the CPU backend the number of stored element matrices
+ * (-1 on others). mc: a Mohr-Coulomb material with the elastic tangent instead of J2. On the
+ * backend DUCTILE_BACKEND names; z and kx have n_dofs values. */
+typedef struct plastic_state {
+  double z[3 * 2000], kx[3 * 2000];
+  long n_own;
+  int n;
+} plastic_state;
+
+static void at_plastic_state(int matrix_free, dt_precond_kind pc, int mc, plastic_state *out) {
   const char *name = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
@@ -206,6 +217,14 @@ static void apply_preconditioner(int matrix_free, dt_precond_kind pc, double *z,
   dt_stress_report rep;
   char note[256];
   dt_model *m = regular_box(12, 6, 4, 1);
+  if (mc) { /* tensile strength 2 c cos(phi) / (1 + sin(phi)) = 115 MPa: yields where x > 0.14 */
+    dt_material_params *p = &m->materials[0].p;
+    p->plastic = DT_PLASTIC_MOHR_COULOMB;
+    p->mc_cohesion = 100.0;
+    p->mc_friction_deg = 30.0;
+    p->mc_dilation_deg = 0.0;
+    p->mc_elastic_tangent = 1;
+  }
   m->solver.matrix_free = matrix_free;
   m->solver.precond = pc;
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
@@ -215,7 +234,7 @@ static void apply_preconditioner(int matrix_free, dt_precond_kind pc, double *z,
   for (int a = 0; a < pb->n_nodes; a++) {
     double x = pb->x[3 * a];
     for (int i = 0; i < 3; i++) con[3 * a + i] = x == 0.0 ? 1.0 : 0.0; /* clamped at x = 0 */
-    u[3 * a] = 0.002 * x * x;                                           /* strain 0.004 x: yield (0.00225) past x = 0.56 */
+    u[3 * a] = 0.002 * x * x;                                           /* strain 0.004 x: J2 yields (0.00225) past x = 0.56 */
     u[3 * a + 2] = 0.001 * x * pb->x[3 * a + 1];
   }
   for (int i = 0; i < n; i++) {
@@ -234,8 +253,11 @@ static void apply_preconditioner(int matrix_free, dt_precond_kind pc, double *z,
   CHECK(ops->pc_setup(impl, pc, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->vec_set(impl, DT_VEC_R, r, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->pc_apply(impl, DT_VEC_R, DT_VEC_PCG_Z, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->vec_get(impl, DT_VEC_PCG_Z, z, &ctx) == DT_OK, "%s", ctx.msg);
-  *n_out = n;
+  CHECK(ops->vec_get(impl, DT_VEC_PCG_Z, out->z, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(ops->vec_get(impl, DT_VEC_W, out->kx, &ctx) == DT_OK, "%s", ctx.msg);
+  out->n_own = matrix_free && strcmp(ops->name, "cpu") == 0 ? ((const dt_cpu *)impl)->n_own : -1;
+  out->n = n;
   ops->destroy(impl);
   free(con);
   free(fr);
@@ -250,20 +272,40 @@ static void apply_preconditioner(int matrix_free, dt_precond_kind pc, double *z,
  * coarse correction must matter here (else the check would pass with any coarse matrix): it
  * changes M^-1 r by more than 10% against block Jacobi alone. */
 static void check_two_level(void) {
-  static double za[3 * 2000], zm[3 * 2000], zb[3 * 2000];
-  int n = 0;
+  static plastic_state a, f, b;
   double d = 0.0, dc = 0.0, s = 0.0;
-  apply_preconditioner(0, DT_PC_TWO_LEVEL, za, &n);
-  apply_preconditioner(1, DT_PC_TWO_LEVEL, zm, &n);
-  apply_preconditioner(1, DT_PC_BLOCK_JACOBI, zb, &n);
-  for (int i = 0; i < n; i++) {
-    d = fmax(d, fabs(zm[i] - za[i]));
-    dc = fmax(dc, fabs(za[i] - zb[i]));
-    s = fmax(s, fabs(za[i]));
+  at_plastic_state(0, DT_PC_TWO_LEVEL, 0, &a);
+  at_plastic_state(1, DT_PC_TWO_LEVEL, 0, &f);
+  at_plastic_state(1, DT_PC_BLOCK_JACOBI, 0, &b);
+  for (int i = 0; i < a.n; i++) {
+    d = fmax(d, fabs(f.z[i] - a.z[i]));
+    dc = fmax(dc, fabs(a.z[i] - b.z[i]));
+    s = fmax(s, fabs(a.z[i]));
   }
   printf("two_level M^-1 r: matrix-free vs assembled %.2e relative; the coarse part %.2e relative\n", d / s, dc / s);
   CHECK(d <= 1e-10 * s, "matrix-free two_level differs from assembled by %.3e relative", d / s);
   CHECK(dc >= 0.1 * s, "the coarse correction changed M^-1 r by only %.3e relative", dc / s);
+}
+
+/* A material whose tangent stays elastic when it yields (Mohr-Coulomb with the elastic
+ * tangent): plastic elements keep their class's matrix, so the CPU backend stores none, and
+ * K x is the assembled operator's (1e-12 relative). With J2 at the same displacement it must
+ * store some (else the first check proves nothing). */
+static void check_elastic_tangent_material(void) {
+  static plastic_state a, f, j;
+  double d = 0.0, s = 0.0;
+  at_plastic_state(0, DT_PC_BLOCK_JACOBI, 1, &a);
+  at_plastic_state(1, DT_PC_BLOCK_JACOBI, 1, &f);
+  at_plastic_state(1, DT_PC_BLOCK_JACOBI, 0, &j);
+  for (int i = 0; i < a.n; i++) {
+    d = fmax(d, fabs(f.kx[i] - a.kx[i]));
+    s = fmax(s, fabs(a.kx[i]));
+  }
+  printf("Mohr-Coulomb, elastic tangent: K x matrix-free vs assembled %.2e relative; stored matrices %ld (J2: %ld)\n",
+         d / s, f.n_own, j.n_own);
+  CHECK(d <= 1e-12 * s, "K x differs by %.3e relative", d / s);
+  CHECK(f.n_own <= 0 && (j.n_own < 0 || j.n_own > 0), "stored matrices: %ld with the elastic tangent, %ld with J2",
+        f.n_own, j.n_own);
 }
 
 int main(void) {
@@ -274,6 +316,7 @@ int main(void) {
   check_solves(0, DT_PC_BLOCK_JACOBI);
   check_solves(1, DT_PC_JACOBI);
   check_two_level();
+  check_elastic_tangent_material();
   check_solves(0, DT_PC_TWO_LEVEL);
   printf("matrix-free checks passed\n");
   return 0;
