@@ -312,15 +312,17 @@ struct mf_launch {
             c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
             c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
         DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
-        if (c->n_own > 0)
+        if (c->n_own > 0) {
           k_mf_slotted<TYPE><<<(unsigned)((c->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
               c->n_own, c->own_list, c->conn, c->emat, c->emat_doubles, c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+          DT_CUDA_LAUNCH_CHECK("k_mf_slotted", c->stream, ctx);
+        }
       } else {
         k_mf_element_mixed<DIM><<<(c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
             c->n_elems, c->elem_ptr, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
             c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+        DT_CUDA_LAUNCH_CHECK("k_mf_element_mixed", c->stream, ctx);
       }
-      DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
     } else if (what == 1) {
       k_mf_diag<TYPE, DIM><<<node_grid, DT_CUDA_BLOCK, 0, c->stream>>>(
           c->n_nodes, c->n_elems, c->elem_ptr, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat,
@@ -348,15 +350,15 @@ dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_c
 
 struct mf_load {
   template <int TYPE, int DIM> static dt_status load(dt_ctx *ctx) {
-    const void *k[] = {NULL, (const void *)k_mf_diag<TYPE, DIM>, (const void *)k_mf_coarse_items<TYPE, DIM>};
+    const void *k[4] = {(const void *)k_mf_diag<TYPE, DIM>, (const void *)k_mf_coarse_items<TYPE, DIM>, NULL, NULL};
     if constexpr (TYPE >= 0) {
-      const void *own[] = {(const void *)k_mf_element<TYPE>, (const void *)k_mf_slotted<TYPE>};
-      k[0] = own[1];
-      dt_status rc = dt_cuda_load_list(own, 1, NULL, ctx);
-      if (rc != DT_OK) return rc;
-    } else
-      k[0] = (const void *)k_mf_element_mixed<DIM>;
-    return dt_cuda_load_list(k, 3, NULL, ctx);
+      k[2] = (const void *)k_mf_element<TYPE>;
+      k[3] = (const void *)k_mf_slotted<TYPE>;
+      return dt_cuda_load_list(k, 4, NULL, ctx);
+    } else {
+      k[2] = (const void *)k_mf_element_mixed<DIM>;
+      return dt_cuda_load_list(k, 3, NULL, ctx);
+    }
   }
   template <int TYPE> static dt_status go(int dpn, dt_ctx *ctx) {
     if constexpr (TYPE >= 0) return load<TYPE, DT_TYPE_DIM(TYPE)>(ctx);
