@@ -103,10 +103,10 @@ k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ 
   if (c0 >= 0)
     for (int v = threadIdx.x; v < ED; v += MF_BLOCK) sK[v] = class_K[(long)c0 * emat_doubles + v];
   /* the thread's two elements: lp and PAIRS + lp of the block, so that each half of the block
-   * is consecutive elements (consecutive slots in the store: whole sectors) */
+   * is consecutive elements; slotted ones are k_mf_slotted's (it gathers their x itself) */
   for (int h = 0; h < 2; h++) {
     long e = first + h * PAIRS + lp;
-    if (lp < PAIRS && e < n_elems) {
+    if (lp < PAIRS && e < n_elems && slot[e] < 0) {
       long node = conn[e * NPE + A];
       for (int i = 0; i < DIM; i++)
         xs[h * PAIRS + lp][A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;

@@ -53,18 +53,26 @@ DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int st
     }
 }
 
-/* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B, K_AB = K_BA^T below the diagonal.
+/* Block K_AB for any A, B (K_BA^T below the diagonal), row-major: kab[i dpn + j] = K_(A i, B j).
  * Written without a branch on A <= B (the block and the entry order are selected), so that
- * the GPU threads of one element's nodes, which differ in A, do not diverge. */
+ * the GPU threads of one element's nodes, which differ in A, do not diverge. The rows of the
+ * products and the two-level coarse matrix read the blocks through it. */
+DT_HD static inline void dt_emat_block(int npe, int dpn, const double *K, int stride, int A, int B, double *kab) {
+  int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
+  const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * dpn * dpn * stride;
+  for (int i = 0; i < dpn; i++)
+    for (int j = 0; j < dpn; j++) kab[i * dpn + j] = blk[(upper ? j * dpn + i : i * dpn + j) * stride];
+}
+
+/* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B. */
 DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stride, int A, const double *xe,
                                      double *yA) {
-  int d2 = dpn * dpn;
+  double kab[9];
   for (int i = 0; i < dpn; i++) yA[i] = 0.0;
   for (int B = 0; B < npe; B++) {
-    int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
-    const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * d2 * stride;
+    dt_emat_block(npe, dpn, K, stride, A, B, kab);
     for (int i = 0; i < dpn; i++)
-      for (int j = 0; j < dpn; j++) yA[i] += blk[(upper ? j * dpn + i : i * dpn + j) * stride] * xe[B * dpn + j];
+      for (int j = 0; j < dpn; j++) yA[i] += kab[i * dpn + j] * xe[B * dpn + j];
   }
 }
 
@@ -72,27 +80,16 @@ DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stri
  * each value read serves both, yA0 = (K x0)_A and yA1 = (K x1)_A. */
 DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, const double *x0, const double *x1,
                                       double *yA0, double *yA1) {
-  int d2 = dpn * dpn;
+  double kab[9];
   for (int i = 0; i < dpn; i++) yA0[i] = yA1[i] = 0.0;
   for (int B = 0; B < npe; B++) {
-    int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
-    const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * d2;
+    dt_emat_block(npe, dpn, K, 1, A, B, kab);
     for (int i = 0; i < dpn; i++)
       for (int j = 0; j < dpn; j++) {
-        double k = blk[upper ? j * dpn + i : i * dpn + j];
-        yA0[i] += k * x0[B * dpn + j];
-        yA1[i] += k * x1[B * dpn + j];
+        yA0[i] += kab[i * dpn + j] * x0[B * dpn + j];
+        yA1[i] += kab[i * dpn + j] * x1[B * dpn + j];
       }
   }
-}
-
-/* Block K_AB for any A, B (K_BA^T below the diagonal), row-major: kab[i dpn + j] = K_(A i, B j).
- * For the coarse matrix of the two-level preconditioner, which needs the blocks one by one. */
-DT_HD static inline void dt_emat_block(int npe, int dpn, const double *K, int stride, int A, int B, double *kab) {
-  int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
-  const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * dpn * dpn * stride;
-  for (int i = 0; i < dpn; i++)
-    for (int j = 0; j < dpn; j++) kab[i * dpn + j] = blk[(upper ? j * dpn + i : i * dpn + j) * stride];
 }
 
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
