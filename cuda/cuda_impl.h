@@ -115,6 +115,10 @@ typedef struct dt_cuda {
   long emat_cap, n_own;
   void *scan_tmp;
   size_t scan_tmp_bytes;
+  /* The write-once block-row tangent (cuda_tangent_rows.cu): its class constants, NULL when the
+   * mesh is not served (the colour kernel assembles; rows_why says why). */
+  double *rows_G;
+  char rows_why[128];
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
@@ -228,6 +232,14 @@ double dt_cuda_mf_spmv_bytes(const dt_cuda *c);
  * dt_cuda_coarse_setup when there is no assembled tangent. */
 dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx);
 dt_status dt_cuda_load_mf_kernels(int type, int dpn, dt_ctx *ctx);
+/* cuda_tangent_rows.cu: the tangent of a mesh of congruent hex8 elements, block row by block
+ * row on the FP64 tensor cores. Setup decides whether the mesh is served and uploads the class
+ * constants (gradients and w det J of each point: DT_CUDA_ROWS_CONST_DOUBLES); assemble writes
+ * every tangent value once (no clear needed). */
+#define DT_CUDA_ROWS_CONST_DOUBLES (8 * 8 * 3 + 8)
+dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
+dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx);
+dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx);
 /* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
  * free and x not NULL, y[d] = x[d] where free[d] is 0 (Dirichlet rows of the operator). */
 dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,

@@ -46,7 +46,8 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += (size_t)pb->n_mats * sizeof(dt_material_params);
   b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int);             /* block pattern */
   if (pb->matrix_free) b += dt_cuda_mf_bytes(pb);                  /* element matrices (cuda_matrix_free.cu) */
-  else b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) + npos * sizeof(int); /* tangent values, positions */
+  else b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) + npos * sizeof(int) /* tangent values, positions */
+            + DT_CUDA_ROWS_CONST_DOUBLES * sizeof(double); /* block-row constants, when the mesh is served */
   b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int);            /* node incidences */
   b += (size_t)pb->n_nodes * sizeof(int);                          /* constrained nodes */
   b += nconn * (size_t)pb->dpn * sizeof(double);                   /* element forces */

@@ -83,6 +83,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, c->el_variants, NULL, ctx));
   if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
   if (c->matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->uniform_type, c->dpn, ctx));
+  if (c->rows_G) DT_TRY(dt_cuda_load_rows_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
@@ -183,6 +184,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
   if (!pb->matrix_free) DT_TRY(dt_cuda_compute_positions(c, ctx));
+  DT_TRY(dt_cuda_rows_setup(c, pb, ctx));
   if (pb->n_sub > 0) DT_TRY(dt_cuda_coarse_upload(c, pb, ctx));
 
   /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
@@ -223,9 +225,14 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
   else
     fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
             c->spmv_buf_bytes);
-  if (c->uniform_type >= 0)
+  if (c->uniform_type >= 0 && c->rows_G)
     fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
-            "summed per node; tangent scattered colour by colour (%d colours)\n", c->n_colors);
+            "summed per node; tangent written once by block rows on the FP64 tensor cores (congruent "
+            "hex8 elements)\n");
+  else if (c->uniform_type >= 0)
+    fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
+            "summed per node; tangent scattered colour by colour (%d colours%s%s)\n", c->n_colors,
+            c->matrix_free || !c->rows_why[0] ? "" : "; not by block rows: ", c->matrix_free ? "" : c->rows_why);
   else
     fprintf(f, "  element kernels: one thread per element (mixed element types), %d colours\n",
             c->n_colors);
