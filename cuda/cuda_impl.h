@@ -118,6 +118,7 @@ typedef struct dt_cuda {
   /* The write-once block-row tangent (cuda_tangent_rows.cu): its class constants, NULL when the
    * mesh is not served (the colour kernel assembles; rows_why says why). */
   double *rows_G;
+  int rows_any_kin; /* a material with kinematic hardening (the kernel then reads back stresses) */
   char rows_why[128];
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */

@@ -31,7 +31,9 @@
 #include "cuda_impl.h"
 
 #define ROWS_WARPS 4        /* block rows per block of threads */
+#ifndef ROWS_MIN_BLOCKS
 #define ROWS_MIN_BLOCKS 5   /* 96 registers: 20 warps per SM (measured best of 4, 5, 6) */
+#endif
 #define ROWS_CONGRUENT_TOL 1e-12 /* node offsets agree to this fraction of the element's size */
 
 /* D (2 doubles) += A (1) B (1) for an 8 x 4 by 4 x 8 product, FP64 tensor cores (sm_80 on). */
@@ -44,6 +46,7 @@ __device__ __forceinline__ void dmma_8x8x4(double &d0, double &d1, double a, dou
 /* Device pointers of the kernel, by value. */
 typedef struct rows_args {
   int n_nodes;
+  int any_kin; /* a material with kinematic hardening: read the back stress where its elements are */
   long stride; /* n_qp */
   const int *inc_ptr, *inc, *brow_ptr, *elem_pos, *elem_mat;
   const int64_t *elem_pos_ptr;
@@ -54,14 +57,17 @@ typedef struct rows_args {
 } rows_args;
 
 __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_rows(rows_args r) {
-  __shared__ double Cs[ROWS_WARPS][3][9][32];   /* [warp][step][ij][lane]: A fragments; later the row */
+  __shared__ double Cs[ROWS_WARPS][3][9][32];   /* [warp][step][ij][lane]: A fragments, then the blocks */
   __shared__ signed char col[ROWS_WARPS][8][32]; /* [pair][rank]: the pair's node at that rank, -1: none */
+  __shared__ double rowsum[ROWS_WARPS][32 * 9];   /* block T of the row at 9 T (odd stride: no bank conflicts) */
   const double *wJ = r.G + 8 * 8 * 3;
   int w = threadIdx.x >> 5, T = threadIdx.x & 31, p = T >> 2, c = T & 3;
   int i = blockIdx.x * ROWS_WARPS + w;
   if (i >= r.n_nodes) return; /* whole warps leave: no block-wide barrier below */
   int i0 = r.inc_ptr[i], cnt = r.inc_ptr[i + 1] - i0;
-  double out[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}; /* block T of the row */
+  double *out = &rowsum[w][9 * T]; /* block T of the row, summed over the chunks */
+#pragma unroll
+  for (int v = 0; v < 9; v++) out[v] = 0.0;
   for (int ch = 0; ch < cnt; ch += 8) {
     int valid = ch + p < cnt, e = 0, a = 0;
     if (valid) e = r.inc[i0 + ch + p] >> 3, a = r.inc[i0 + ch + p] & 7; /* e * 8 + a */
@@ -75,7 +81,7 @@ __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_ro
 #pragma unroll
       for (int k = 0; k < 6; k++) raw[h][3 + k] = valid ? r.sig_t[k * r.stride + qp] : 0.0;
     }
-    int kin = valid && r.mats[r.elem_mat[e]].H_kin != 0.0;
+    int kin = r.any_kin && valid && r.mats[r.elem_mat[e]].H_kin != 0.0;
     double acc[9][2];
 #pragma unroll
     for (int v = 0; v < 9; v++) acc[v][0] = acc[v][1] = 0.0;
@@ -147,14 +153,10 @@ __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_ro
     }
     __syncwarp();
   }
-  /* 4. the row through shared memory, consecutive lanes on consecutive values */
+  /* 4. the row, consecutive lanes on consecutive values */
   int b0 = r.brow_ptr[i], nb = r.brow_ptr[i + 1] - b0;
-  double *row = &Cs[w][0][0][0];
-  if (T < nb)
-#pragma unroll
-    for (int v = 0; v < 9; v++) row[T * 9 + v] = out[v];
   __syncwarp();
-  for (int v = T; v < nb * 9; v += 32) r.val[(long)b0 * 9 + v] = row[v];
+  for (int v = T; v < nb * 9; v += 32) r.val[(long)b0 * 9 + v] = rowsum[w][v];
 }
 
 dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx) {
@@ -209,6 +211,7 @@ dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
       for (int k = 0; k < 3; k++) h[(b * 8 + q) * 3 + k] = dNdx[b * 3 + k];
     h[8 * 8 * 3 + q] = w * detJ * pb->elem_thick[0];
   }
+  for (int i = 0; i < pb->n_mats; i++) c->rows_any_kin |= pb->mats[i].H_kin != 0.0;
   DT_TRY(dt_cuda_alloc(c, (void **)&c->rows_G, sizeof h, "tangent row constants", ctx));
   DT_TRY(dt_cuda_h2d(c, c->rows_G, h, sizeof h, ctx));
 cleanup:
@@ -217,7 +220,7 @@ cleanup:
 
 dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  rows_args r = {c->n_nodes, (long)c->n_qp, c->node_inc_ptr, c->node_inc, c->brow_ptr, c->elem_pos, c->elem_mat,
+  rows_args r = {c->n_nodes, c->rows_any_kin, (long)c->n_qp, c->node_inc_ptr, c->node_inc, c->brow_ptr, c->elem_pos, c->elem_mat,
                  c->elem_pos_ptr, c->mats, c->tan_t, c->sig_t, c->hist_t, c->rows_G, c->val};
   k_tangent_rows<<<(c->n_nodes + ROWS_WARPS - 1) / ROWS_WARPS, 32 * ROWS_WARPS, 0, c->stream>>>(r);
   DT_CUDA_LAUNCH_CHECK("k_tangent_rows", c->stream, ctx);
