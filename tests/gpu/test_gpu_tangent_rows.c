@@ -1,9 +1,9 @@
 /* The write-once block-row tangent of the CUDA backend (cuda/cuda_tangent_rows.cu) against the
  * colour kernel it replaces on meshes of congruent hex8 elements, and against the CPU backend.
  *
- * At a plastic state (a box clamped at x = 0, a displacement field that yields its far half),
- * K r through the backend interface (tangent_assemble, then operator_apply: the assembled values,
- * Dirichlet rows and columns included) must agree, relative to |K r|:
+ * At a plastic state (unit_bar_plastic_state: a box clamped at x = 0, a displacement field that
+ * yields its far half), K r through the backend interface (tangent_assemble, then operator_apply:
+ * the assembled values, Dirichlet rows and columns included) must agree, relative to |K r|:
  *   - block rows against the colour kernel (DUCTILE_CUDA_TANGENT=colour): 1e-12;
  *   - block rows against the CPU backend: 1e-12;
  * with isotropic and with kinematic hardening (the back stress enters the flow direction), and
@@ -39,10 +39,7 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
   dt_problem *pb = NULL;
-  void *impl = NULL;
-  dt_backend_options bo = {1, 0};
   dt_stress_report rep;
-  char note[256];
   dt_model *m = unit_box(NX, NY, NZ, 1);
   if (regular)
     for (int a = 0; a < m->n_nodes; a++) m->x[3 * a] -= 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
@@ -50,28 +47,8 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   if (tangent) setenv("DUCTILE_CUDA_TANGENT", tangent, 1);
   else unsetenv("DUCTILE_CUDA_TANGENT");
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
-  int n = pb->n_dofs;
-  CHECK(n <= MAX_DOFS, "%d DOFs", n);
-  double *con = calloc((size_t)n, sizeof(double)), *fr = calloc((size_t)n, sizeof(double));
-  double *u = calloc((size_t)n, sizeof(double)), *r = calloc((size_t)n, sizeof(double));
-  for (int a = 0; a < pb->n_nodes; a++) {
-    double x = pb->x[3 * a];
-    for (int i = 0; i < 3; i++) con[3 * a + i] = x == 0.0 ? 1.0 : 0.0; /* clamped at x = 0 */
-    u[3 * a] = 0.002 * x * x;                                           /* yields past x = 0.56 */
-    u[3 * a + 1] = -0.0004 * x * pb->x[3 * a + 2];
-    u[3 * a + 2] = 0.001 * x * pb->x[3 * a + 1];
-  }
-  for (int i = 0; i < n; i++) {
-    fr[i] = 1.0 - con[i];
-    r[i] = sin(0.37 * i + 1.0);
-  }
-  CHECK(dt_backend_find(name, &ops, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->problem_upload(pb, &bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK && ops->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
-        "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->stress_update(impl, DT_VEC_UT, DT_VEC_FINT, &rep, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_R, r, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(pb->n_dofs <= MAX_DOFS, "%d DOFs", pb->n_dofs);
+  void *impl = unit_bar_plastic_state(name, pb, -0.0004, &ops, &rep);
   for (int pass = 0; pass < 2; pass++) {
     CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
@@ -81,15 +58,11 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   CHECK(f != NULL, "fmemopen");
   ops->view(impl, f);
   fclose(f);
-  out->n = n;
+  out->n = pb->n_dofs;
   out->n_plastic = rep.n_plastic;
   out->n_qp = pb->n_qp;
   ops->destroy(impl);
   unsetenv("DUCTILE_CUDA_TANGENT");
-  free(con);
-  free(fr);
-  free(u);
-  free(r);
   dt_problem_destroy(&pb);
   dt_model_destroy(&m);
 }

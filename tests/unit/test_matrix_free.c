@@ -212,10 +212,7 @@ static void at_plastic_state(int matrix_free, dt_precond_kind pc, int mc, plasti
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
   dt_problem *pb = NULL;
-  void *impl = NULL;
-  dt_backend_options bo = {1, 0};
   dt_stress_report rep;
-  char note[256];
   dt_model *m = regular_box(12, 6, 4, 1);
   if (mc) { /* tensile strength 2 c cos(phi) / (1 + sin(phi)) = 115 MPa: yields where x > 0.14 */
     dt_material_params *p = &m->materials[0].p;
@@ -228,41 +225,18 @@ static void at_plastic_state(int matrix_free, dt_precond_kind pc, int mc, plasti
   m->solver.matrix_free = matrix_free;
   m->solver.precond = pc;
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
-  int n = pb->n_dofs;
-  double *con = calloc((size_t)n, sizeof(double)), *fr = calloc((size_t)n, sizeof(double));
-  double *u = calloc((size_t)n, sizeof(double)), *r = calloc((size_t)n, sizeof(double));
-  for (int a = 0; a < pb->n_nodes; a++) {
-    double x = pb->x[3 * a];
-    for (int i = 0; i < 3; i++) con[3 * a + i] = x == 0.0 ? 1.0 : 0.0; /* clamped at x = 0 */
-    u[3 * a] = 0.002 * x * x;                                           /* strain 0.004 x: J2 yields (0.00225) past x = 0.56 */
-    u[3 * a + 2] = 0.001 * x * pb->x[3 * a + 1];
-  }
-  for (int i = 0; i < n; i++) {
-    fr[i] = 1.0 - con[i];
-    r[i] = fr[i] * sin(0.37 * i + 1.0);
-  }
-  CHECK(dt_backend_find(name, &ops, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->problem_upload(pb, &bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK && ops->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
-        "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->stress_update(impl, DT_VEC_UT, DT_VEC_FINT, &rep, &ctx) == DT_OK, "%s", ctx.msg);
+  void *impl = unit_bar_plastic_state(name, pb, 0.0, &ops, &rep);
   CHECK(rep.n_plastic > 0 && rep.n_plastic < pb->n_qp, "%d of %d points plastic: want some, not all", rep.n_plastic,
         pb->n_qp);
   CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->pc_setup(impl, pc, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ops->vec_set(impl, DT_VEC_R, r, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->pc_apply(impl, DT_VEC_R, DT_VEC_PCG_Z, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->vec_get(impl, DT_VEC_PCG_Z, out->z, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->vec_get(impl, DT_VEC_W, out->kx, &ctx) == DT_OK, "%s", ctx.msg);
   out->n_own = matrix_free && strcmp(ops->name, "cpu") == 0 ? ((const dt_cpu *)impl)->n_own : -1;
-  out->n = n;
+  out->n = pb->n_dofs;
   ops->destroy(impl);
-  free(con);
-  free(fr);
-  free(u);
-  free(r);
   dt_problem_destroy(&pb);
   dt_model_destroy(&m);
 }

@@ -3,13 +3,16 @@
 #ifndef DT_UNIT_MODEL_H
 #define DT_UNIT_MODEL_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "mesh_box.h"
 #include "model.h"
+#include "problem.h"
 
 #define CHECK(cond, ...)                                                                        \
   do {                                                                                          \
@@ -85,6 +88,45 @@ static inline void unit_record_increment(const dt_fields *f, const dt_history_ro
   r->pcg += row->pcg_iters;
   r->n_nodes = f->n_nodes;
   memcpy(r->u, f->u, sizeof(double) * 3 * f->n_nodes);
+}
+
+/* The operator tests' plastic state of a bar, uploaded to backend `name` with one stress
+ * update: clamped at x = 0 (DT_VEC_CON, DT_VEC_FREE), u_x = 0.002 x^2 (a strain of 0.004 x: J2
+ * yields past x = 0.56), u_y = uy_xz x z, u_z = 0.001 x y in DT_VEC_UT, and DT_VEC_R a fixed
+ * vector, zero on the clamped DOFs. Returns the backend's state (ops->destroy frees it). */
+static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz,
+                                           const dt_backend_ops **ops, dt_stress_report *rep) {
+  dt_ctx ctx = {0};
+  void *impl = NULL;
+  dt_backend_options bo = {1, 0};
+  char note[256];
+  int n = pb->n_dofs;
+  double *con = calloc((size_t)n, sizeof(double)), *fr = calloc((size_t)n, sizeof(double));
+  double *u = calloc((size_t)n, sizeof(double)), *r = calloc((size_t)n, sizeof(double));
+  CHECK(con && fr && u && r, "out of memory");
+  for (int a = 0; a < pb->n_nodes; a++) {
+    double x = pb->x[3 * a];
+    for (int i = 0; i < 3; i++) con[3 * a + i] = x == 0.0 ? 1.0 : 0.0;
+    u[3 * a] = 0.002 * x * x;
+    u[3 * a + 1] = uy_xz * x * pb->x[3 * a + 2];
+    u[3 * a + 2] = 0.001 * x * pb->x[3 * a + 1];
+  }
+  for (int i = 0; i < n; i++) {
+    fr[i] = 1.0 - con[i];
+    r[i] = fr[i] * sin(0.37 * i + 1.0);
+  }
+  CHECK(dt_backend_find(name, ops, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK((*ops)->problem_upload(pb, &bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK((*ops)->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK && (*ops)->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
+        "%s", ctx.msg);
+  CHECK((*ops)->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK((*ops)->stress_update(impl, DT_VEC_UT, DT_VEC_FINT, rep, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK((*ops)->vec_set(impl, DT_VEC_R, r, &ctx) == DT_OK, "%s", ctx.msg);
+  free(con);
+  free(fr);
+  free(u);
+  free(r);
+  return impl;
 }
 
 /* Run options of the unit tests' solves: one thread on the backend DUCTILE_BACKEND names (cpu
