@@ -1,19 +1,28 @@
-/* Probe (not part of the build): the hex8 tangent of a mesh of congruent elements assembled
- * write-once by a row gather, on Kiran's cubes C1-C5 with a synthetic plastic state.
+/* Probe (not part of the build), 2026-11-25: the hex8 tangent of a mesh of congruent elements
+ * assembled write-once, on Kiran's cubes C1-C5 with a synthetic plastic state, each variant
+ * checked against a host assembly (C1: max |difference| / max |value|) and against NaN-filled
+ * values (every value written), timed against the byte floor of ductile-bench. The kernels, in
+ * the order they were tried (numbers: C5 on the H100 unless marked; all runs in
+ * probe_tangent_gather_2026-11-25.log, the design table in docs/benchmarks.md):
+ *   k_state + k_gather   a thread per block row, upper blocks and transposes, 16.5 ms (H200)
+ *   k_rows               a thread per (row, element), 7.9 ms
+ *   k_rows2              the same, class constants as immediate operands, 67.6 ms
+ *   k_rows3              k_rows with the next point's state prefetched, 8.4-9.5 ms
+ *   k_rows_mma<SKIP>     a warp per row on the FP64 tensor cores, 7.3 ms (SKIP: timing ablations)
+ *   k_rows_mma_c         + the A fragments formed once, 6.5 ms
+ *   k_rows_mma_h         + by halves of the points, the row written through shared memory,
+ *                          4.7 ms: the design of cuda/cuda_tangent_rows.cu
+ * main() runs the variants its loop names (now the last); the others stay for reference.
  *
  * For elements that are translated copies of one element (one class), the gradients g_a at
  * each point are constants, and with D = K 1x1 + 2 mu I_dev - gam n x n (the tangent form)
  * the block (a, b) of an element is
  *   K_e[a,b] = K Xbar_ab + sum_q mu_q Z_qab - sum_q gam_q (N_q gh_qa)(N_q gh_qb)^T
  * with Xbar_ab = sum_q wJ_q g_a g_b^T, Z_qab = wJ_q (g_b g_a^T - 2/3 g_a g_b^T + (g_a.g_b) I),
- * gh = sqrt(wJ) g, N_q the flow direction as a 3 x 3 tensor. A pre-pass turns the stress
- * kernel's per-point arrays (K, mu, gam; trial stress) into mu, gam, n per point, component-
- * and point-major (lanes on consecutive elements read consecutive doubles); then a thread per
- * block row sums, for each block (i, j >= i) of its row, the terms of the elements that hold
- * both nodes (elements ascending: a fixed order) and writes the block and its transpose once.
- * No colours, no clear of the values, no read-modify-write.
+ * gh = sqrt(wJ) g, N_q the flow direction as a 3 x 3 tensor (the first kernels' form; the
+ * tensor-core kernels write it as sum over (q, k) of C[ij][(q,k)] g_b^q[k]).
  *
- *   nvcc -O3 -arch=sm_90 -o probe docs/bench/probe_tangent_gather.cu && ./probe
+ *   nvcc -O3 -arch=sm_90 -o probe docs/bench/probe_tangent_gather.cu && ./probe [first last]
  */
 #include <cuda_runtime.h>
 
