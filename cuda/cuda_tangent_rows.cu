@@ -174,6 +174,7 @@ static int rows_applicable(const dt_cuda *c, const dt_problem *pb, char *why, si
   if (env && strcmp(env, "colour") == 0) return snprintf(why, len, "DUCTILE_CUDA_TANGENT=colour"), 0;
   if (c->cc_major < 8) return snprintf(why, len, "no FP64 tensor cores (sm_%d%d)", c->cc_major, c->cc_minor), 0;
   if (c->uniform_type != DT_HEX8 || pb->dim != 3) return snprintf(why, len, "not a mesh of hex8 elements only"), 0;
+  if (pb->n_qp != 8 * pb->n_elems) return snprintf(why, len, "not 8 points per element"), 0; /* point e * 8 + q */
   if (c->el_variants & DT_CUDA_EL_D) return snprintf(why, len, "a material tangent outside the tangent form"), 0;
   const char *elements = getenv("DUCTILE_CUDA_ELEMENTS"); /* the simple kernels store no tangent form */
   if (elements && strcmp(elements, "simple") == 0) return snprintf(why, len, "DUCTILE_CUDA_ELEMENTS=simple"), 0;
