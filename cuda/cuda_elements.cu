@@ -241,13 +241,17 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   if (c->matrix_free) return tangent_matrix_free(c, ctx);
   dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
-  if (!c->rows_G) /* the colour kernels add into the values; the block rows write each once */
-    DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx);
+  if (c->rows_G) { /* written once per value from the stress kernel's state: no clearing, and no
+                      failure flags to reset or read back (the block rows evaluate no material) */
+    DT_TRY(dt_cuda_rows_assemble(c, ctx));
+    DT_TRY(dt_cuda_dirichlet(c, ctx));
+    DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+    goto cleanup;
+  }
+  DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx); /* added into */
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  if (c->rows_G) {
-    DT_TRY(dt_cuda_rows_assemble(c, ctx));
-  } else if (use_coop(c)) {
+  if (use_coop(c)) {
     DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
                                        c->n_colors, c->stream, ctx));
   } else

@@ -119,6 +119,7 @@ typedef struct dt_cuda {
    * mesh is not served (the colour kernel assembles; rows_why says why). */
   double *rows_G;
   int rows_any_kin; /* a material with kinematic hardening (the kernel then reads back stresses) */
+  int rows_grid;    /* blocks of the kernel: those resident at once, or fewer for small meshes */
   char rows_why[128];
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
   dt_cuda_flags *flags; /* device counters */

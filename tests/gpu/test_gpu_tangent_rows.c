@@ -2,8 +2,10 @@
  * colour kernel it replaces on meshes of congruent hex8 elements, and against the CPU backend.
  *
  * At a plastic state (unit_bar_plastic_state: a box clamped at x = 0, a displacement field that
- * yields its far half), K r through the backend interface (tangent_assemble, then operator_apply:
- * the assembled values, Dirichlet rows and columns included) must agree, relative to |K r|:
+ * yields its far half) and at an elastic one (the same field scaled by 0.01: every element takes
+ * the kernel's elastic path, K = mu Z + (K - 2/3 mu) X from class sums), K r through the backend
+ * interface (tangent_assemble, then operator_apply: the assembled values, Dirichlet rows and
+ * columns included) must agree, relative to |K r|:
  *   - block rows against the colour kernel (DUCTILE_CUDA_TANGENT=colour): 1e-12;
  *   - block rows against the CPU backend: 1e-12;
  * with isotropic and with kinematic hardening (the back stress enters the flow direction), and
@@ -32,10 +34,10 @@ typedef struct kr_result {
   char view[2048];
 } kr_result;
 
-/* K r at the plastic state on backend `name` (the CUDA tangent path as DUCTILE_CUDA_TANGENT
- * says: NULL for the default); regular: the box without unit_box's distortion; kinematic: half
- * of the hardening kinematic. */
-static void k_times_r(const char *name, const char *tangent, int regular, int kinematic, kr_result *out) {
+/* K r at the plastic state (elastic: scaled to stay elastic) on backend `name` (the CUDA tangent
+ * path as DUCTILE_CUDA_TANGENT says: NULL for the default); regular: the box without unit_box's
+ * distortion; kinematic: half of the hardening kinematic. */
+static void k_times_r(const char *name, const char *tangent, int regular, int kinematic, int elastic, kr_result *out) {
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
   dt_problem *pb = NULL;
@@ -48,7 +50,7 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   else unsetenv("DUCTILE_CUDA_TANGENT");
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(pb->n_dofs <= MAX_DOFS, "%d DOFs", pb->n_dofs);
-  void *impl = unit_bar_plastic_state(name, pb, -0.0004, &ops, &rep);
+  void *impl = unit_bar_plastic_state(name, pb, -0.0004, elastic ? 0.01 : 1.0, &ops, &rep);
   for (int pass = 0; pass < 2; pass++) {
     CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
@@ -74,14 +76,18 @@ static double rel_diff(const double *a, const double *b, int n) {
   return d / s;
 }
 
-static void check_case(int regular, int kinematic) {
+static void check_case(int regular, int kinematic, int elastic) {
   static kr_result rows, colour, cpu;
-  const char *what = regular ? (kinematic ? "regular box, kinematic" : "regular box") : "distorted box";
-  k_times_r("cuda", NULL, regular, kinematic, &rows);
-  k_times_r("cuda", "colour", regular, kinematic, &colour);
-  k_times_r("cpu", NULL, regular, kinematic, &cpu);
-  CHECK(rows.n_plastic > 0 && rows.n_plastic < rows.n_qp, "%s: %d of %d points plastic: want some, not all", what,
-        rows.n_plastic, rows.n_qp);
+  const char *what = elastic ? "regular box, elastic"
+                             : regular ? (kinematic ? "regular box, kinematic" : "regular box") : "distorted box";
+  k_times_r("cuda", NULL, regular, kinematic, elastic, &rows);
+  k_times_r("cuda", "colour", regular, kinematic, elastic, &colour);
+  k_times_r("cpu", NULL, regular, kinematic, elastic, &cpu);
+  if (elastic)
+    CHECK(rows.n_plastic == 0, "%s: %d of %d points plastic: want none", what, rows.n_plastic, rows.n_qp);
+  else
+    CHECK(rows.n_plastic > 0 && rows.n_plastic < rows.n_qp, "%s: %d of %d points plastic: want some, not all", what,
+          rows.n_plastic, rows.n_qp);
   CHECK(strstr(colour.view, "DUCTILE_CUDA_TANGENT=colour") != NULL, "%s: the view does not say the colour kernel "
         "was asked for:\n%s", what, colour.view);
   if (regular)
@@ -103,9 +109,10 @@ int main(void) {
     printf("SKIP: %s\n", why);
     return 77;
   }
-  check_case(1, 0);
-  check_case(1, 1);
-  check_case(0, 0);
+  check_case(1, 0, 0);
+  check_case(1, 1, 0);
+  check_case(1, 0, 1);
+  check_case(0, 0, 0);
   printf("block-row tangent checks passed\n");
   return 0;
 }

@@ -225,7 +225,7 @@ static void at_plastic_state(int matrix_free, dt_precond_kind pc, int mc, plasti
   m->solver.matrix_free = matrix_free;
   m->solver.precond = pc;
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
-  void *impl = unit_bar_plastic_state(name, pb, 0.0, &ops, &rep);
+  void *impl = unit_bar_plastic_state(name, pb, 0.0, 1.0, &ops, &rep);
   CHECK(rep.n_plastic > 0 && rep.n_plastic < pb->n_qp, "%d of %d points plastic: want some, not all", rep.n_plastic,
         pb->n_qp);
   CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);

@@ -92,9 +92,10 @@ static inline void unit_record_increment(const dt_fields *f, const dt_history_ro
 
 /* The operator tests' plastic state of a bar, uploaded to backend `name` with one stress
  * update: clamped at x = 0 (DT_VEC_CON, DT_VEC_FREE), u_x = 0.002 x^2 (a strain of 0.004 x: J2
- * yields past x = 0.56), u_y = uy_xz x z, u_z = 0.001 x y in DT_VEC_UT, and DT_VEC_R a fixed
- * vector, zero on the clamped DOFs. Returns the backend's state (ops->destroy frees it). */
-static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz,
+ * yields past x = 0.56), u_y = uy_xz x z, u_z = 0.001 x y in DT_VEC_UT, all times scale (1: the
+ * plastic state; 0.01 keeps every point elastic), and DT_VEC_R a fixed vector, zero on the
+ * clamped DOFs. Returns the backend's state (ops->destroy frees it). */
+static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz, double scale,
                                            const dt_backend_ops **ops, dt_stress_report *rep) {
   dt_ctx ctx = {0};
   void *impl = NULL;
@@ -107,9 +108,9 @@ static inline void *unit_bar_plastic_state(const char *name, const dt_problem *p
   for (int a = 0; a < pb->n_nodes; a++) {
     double x = pb->x[3 * a];
     for (int i = 0; i < 3; i++) con[3 * a + i] = x == 0.0 ? 1.0 : 0.0;
-    u[3 * a] = 0.002 * x * x;
-    u[3 * a + 1] = uy_xz * x * pb->x[3 * a + 2];
-    u[3 * a + 2] = 0.001 * x * pb->x[3 * a + 1];
+    u[3 * a] = scale * 0.002 * x * x;
+    u[3 * a + 1] = scale * uy_xz * x * pb->x[3 * a + 2];
+    u[3 * a + 2] = scale * 0.001 * x * pb->x[3 * a + 1];
   }
   for (int i = 0; i < n; i++) {
     fr[i] = 1.0 - con[i];
