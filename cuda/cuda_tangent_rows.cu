@@ -106,7 +106,12 @@ __device__ __forceinline__ double rows_cv(const rows_point &P, int ii, int jj, i
   return cv;
 }
 
-#define ROWS_STAGE 74 /* doubles per value of the staged blocks (below) */
+/* The chunk's blocks are staged value-major, [v][block], so that a lane stores its two blocks
+ * (p, 2c), (p, 2c + 1) with one 16-byte store per value, the warp's stores contiguous. Block
+ * p * 8 + b; the zero blocks 64 and 72 (added for a rank the pair lacks) sit in the half of the
+ * banks the 8 blocks of pair pp do not use (pp odd: 64, even: 72), so the reads never conflict.
+ * A value's row: 64 blocks, zero, pad, zero, pad (an even count, for 16-byte stores). */
+#define ROWS_STAGE 74
 
 /* The blocks of one chunk (up to 8 incidences of the row, lane 4p + c for incidence p and its
  * points 2c, 2c + 1), staged: lane 4p + c stores blocks (p, 2c) and (p, 2c + 1), value v (column-
@@ -143,12 +148,6 @@ __device__ __forceinline__ void rows_chunk_stage(const rows_args &r, int ent, in
     for (int ii = 0; ii < 3; ii++)
       *(double2 *)(dst + (jj * 3 + ii) * ROWS_STAGE) = make_double2(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1]);
 }
-
-/* The chunk's blocks are staged value-major, [v][block], so that a lane stores its two blocks
- * (p, 2c), (p, 2c + 1) with one 16-byte store per value, the warp's stores contiguous. Block
- * p * 8 + b; the zero blocks 64 and 72 (added for a rank the pair lacks) sit in the half of the
- * banks the 8 blocks of pair pp do not use (pp odd: 64, even: 72), so the reads never conflict. */
-/* (ROWS_STAGE: 64 blocks, zero, pad, zero, pad: even, for 16-byte rows) */
 
 /* The state of a lane's two points, in registers, and the ranks of its pair's nodes. */
 struct rows_state {
