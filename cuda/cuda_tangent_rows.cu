@@ -18,8 +18,9 @@
  * and (p, 2c + 1); staged in shared memory, they are summed into the row's blocks with elements
  * in incidence order (ascending: a fixed order, so repeated runs are bit-identical) and the row
  * is written once, contiguously: no colours, no clearing of the values, no read-modify-write.
- * Nodes with more than 8 elements take several chunks. The warps of the grid (as many as fit on
- * the device at once) stride over the rows, loading the next row's indices while one computes.
+ * (Nodes with more than 8 elements, coincident copies, keep the colour kernel.) The warps of the
+ * grid (as many as fit on the device at once) stride over the rows, loading the next row's
+ * indices while one computes.
  *
  * On Kiran's cube C5 this took the assembly from 10.40 ms (colour scatter) to 4.8 ms on an H100
  * and 3.8 ms on an H200 (docs/benchmarks.md, "The assembly target", with the designs tried; the
@@ -34,8 +35,8 @@
 
 #define ROWS_WARPS 4        /* block rows per block of threads */
 #ifndef ROWS_MIN_BLOCKS
-#define ROWS_MIN_BLOCKS 4   /* 128 registers: 16 warps per SM (measured best of 3, 4, 5, 6: at 5 the
-                               spills cost more than the warps gain) */
+#define ROWS_MIN_BLOCKS 4   /* 128 registers, no spill: 16 warps per SM (5 blocks, 96 registers and
+                               72 B of spill, measured the same; 3 and 6 slower) */
 #endif
 #define ROWS_CONGRUENT_TOL 1e-12 /* node offsets agree to this fraction of the element's size */
 
@@ -113,7 +114,7 @@ __device__ __forceinline__ double rows_cv(const rows_point &P, int ii, int jj, i
  * A value's row: 64 blocks, zero, pad, zero, pad (an even count, for 16-byte stores). */
 #define ROWS_STAGE 74
 
-/* The blocks of one chunk (up to 8 incidences of the row, lane 4p + c for incidence p and its
+/* The blocks of one chunk (the row's incidences, at most 8, lane 4p + c for incidence p and its
  * points 2c, 2c + 1), staged: lane 4p + c stores blocks (p, 2c) and (p, 2c + 1), value v (column-
  * major, as dt_bsr_block) at stage[v * ROWS_STAGE + p * 8 + 2c]. The products run over 9 ij and
  * 6 steps (h, k) of m8n8k4, the K dimension ordered so that in step (h, k) the A entry of lane
@@ -155,7 +156,7 @@ struct rows_state {
   int2 rank;
 };
 
-/* Loads one chunk's state (one element type: the element's positions start at e * 64). The
+/* Loads the chunk's state (one element type: the element's positions start at e * 64). The
  * lane's two points are adjacent: one 16-byte load per component, the 4 lanes of an element
  * reading its 64 contiguous bytes. */
 __device__ __forceinline__ void rows_load(const rows_args &r, int ent, int c, rows_state &S) {
@@ -170,8 +171,8 @@ __device__ __forceinline__ void rows_load(const rows_args &r, int ent, int c, ro
   }
 }
 
-/* One chunk of a row (up to 8 of its incidences, ent for lane 4p + c's incidence p, its state in
- * S) added into the row's blocks: lane T holds block T in out. */
+/* The chunk of a row (its incidences, ent for lane 4p + c's incidence p, its state in S) summed
+ * into the row's blocks: lane T holds block T in out. */
 __device__ __forceinline__ void rows_chunk(const rows_args &r, int ent, int T, const rows_state &S, double *stage,
                                            long long *col, double out[9]) {
   int p = T >> 2, c = T & 3;
@@ -197,7 +198,7 @@ __device__ __forceinline__ void rows_chunk(const rows_args &r, int ent, int T, c
 }
 
 /* A row's indices: its incidences from i0 (cnt of them), its blocks from b0 (nb), and this lane's
- * incidence in its first chunk. */
+ * incidence (-1 past cnt). */
 struct rows_index {
   int i, i0, cnt, b0, nb, ent;
 };
@@ -227,12 +228,9 @@ __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_ro
     double out[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}; /* block T of the row (in registers: row sums in
                                                    shared memory took L1 from the state loads: C5
                                                    5.4 -> 6.4 ms on the H100) */
-    for (int ch = 0; ch < x.cnt; ch += 8) { /* more than one chunk: nodes with more than 8 elements */
-      int ent = ch == 0 ? x.ent : ch + p < x.cnt ? r.inc[x.i0 + ch + p] : -1;
-      rows_state S;
-      rows_load(r, ent, T & 3, S);
-      rows_chunk(r, ent, T, S, stage, col[w], out);
-    }
+    rows_state S; /* a node has at most 8 elements (rows_applicable): one chunk */
+    rows_load(r, x.ent, T & 3, S);
+    rows_chunk(r, x.ent, T, S, stage, col[w], out);
     if (y.i < r.n_nodes) y.ent = p < y.cnt ? r.inc[y.i0 + p] : -1;
     /* the row through shared memory, consecutive lanes on consecutive values */
     if (T < x.nb)
@@ -262,9 +260,13 @@ static int rows_applicable(const dt_cuda *c, const dt_problem *pb, char *why, si
   if (c->el_variants & DT_CUDA_EL_D) return snprintf(why, len, "a material tangent outside the tangent form"), 0;
   const char *elements = getenv("DUCTILE_CUDA_ELEMENTS"); /* the simple kernels store no tangent form */
   if (elements && strcmp(elements, "simple") == 0) return snprintf(why, len, "DUCTILE_CUDA_ELEMENTS=simple"), 0;
-  for (int k = 0; k < pb->n_nodes; k++)
+  for (int k = 0; k < pb->n_nodes; k++) {
     if (pb->node_nbr_ptr[k + 1] - pb->node_nbr_ptr[k] > 32)
       return snprintf(why, len, "node %d has more than 32 neighbours", k), 0;
+    if (pb->node_elem_ptr[k + 1] - pb->node_elem_ptr[k] > 8) /* a warp's 8 incidences; only coincident
+                                                               copies give a box node more */
+      return snprintf(why, len, "node %d has more than 8 elements", k), 0;
+  }
   const int *c0 = pb->conn;
   double size = 0.0;
   for (int a = 1; a < 8; a++)
