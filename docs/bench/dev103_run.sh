@@ -1,10 +1,4 @@
 #!/bin/bash
-# The final block-row tangent (one chunk per row), on the lent GPU: the cubes, two-level + adaptive and the seed's
-# configuration, and the colour kernel in the same session.
-B=build-cuda/d94
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-source docs/bench/device_env.sh $B/ductile-bench
-timeout 150 $B/ductile-bench --backend cuda --meshes all --precond two_level --forcing adaptive --json $OUT/final_two_level_adaptive.json > /dev/null 2>&1; echo "bench rc=$?"; summ $OUT/final_two_level_adaptive.json
-timeout 200 $B/ductile-bench --backend cuda --meshes all --precond block_jacobi --forcing fixed --json $OUT/final_seed.json > /dev/null 2>&1; echo "bench rc=$?"; summ $OUT/final_seed.json
-DUCTILE_CUDA_TANGENT=colour timeout 150 $B/ductile-bench --backend cuda --meshes all --precond two_level --forcing adaptive --json $OUT/colour.json > /dev/null 2>&1; echo "bench rc=$?"; summ $OUT/colour.json
-date -u
+# The final block-row tangent (commit c573c27: one chunk per row) through dev101_run.sh's
+# benchmarks, from the binaries carried in build-cuda/d94.
+B=build-cuda/d94 exec bash docs/bench/dev101_run.sh

@@ -4,7 +4,7 @@
 # check (gpu_checks.sh), then the cubes, two-level + adaptive and the seed's configuration, and
 # the colour kernel in the same session. Binaries built here (Release), carried in
 # build-cuda/d92 with the libraries the device lacks.
-B=build-cuda/d92
+B=${B:-build-cuda/d92} # the folder carried (dev104_run.sh names another)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 source docs/bench/device_env.sh $B/ductiled
 source docs/bench/gpu_checks.sh
