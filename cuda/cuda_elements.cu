@@ -235,19 +235,24 @@ cleanup:
   return rc;
 }
 
+/* The block rows write every value once from the stress kernel's state: no clearing, and no
+ * failure flags to reset or read back (they evaluate no material). */
+static dt_status tangent_rows(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(dt_cuda_rows_assemble(c, ctx));
+  DT_TRY(dt_cuda_dirichlet(c, ctx));
+  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+cleanup:
+  return rc;
+}
+
 extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   if (c->matrix_free) return tangent_matrix_free(c, ctx);
+  if (c->rows_G) return tangent_rows(c, ctx);
   dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
-  if (c->rows_G) { /* written once per value from the stress kernel's state: no clearing, and no
-                      failure flags to reset or read back (the block rows evaluate no material) */
-    DT_TRY(dt_cuda_rows_assemble(c, ctx));
-    DT_TRY(dt_cuda_dirichlet(c, ctx));
-    DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
-    goto cleanup;
-  }
   DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx); /* added into */
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);

@@ -59,9 +59,11 @@ typedef struct rows_args {
   double *val;
 } rows_args;
 
-/* The flow direction of dt_j2_flow_direction with one reciprocal square root: FP64 sqrt and
- * division are each a multi-instruction sequence with a slow path, and every point's n is formed
- * once per row of its element (8 times). Agrees with the host's to rounding. */
+/* dt_j2_flow_direction with one reciprocal square root for its 1 / |xi|: FP64 sqrt and division
+ * are each a multi-instruction sequence with a slow path, and the block rows form every point's
+ * n once per row of its element (8 times). Kept apart from the shared function because the colour
+ * kernel's results (and the jobs whose convergence is decided at the last bit, such as the GPU
+ * daemon test's collapsing job) stay as they were; agrees with it to rounding. */
 __device__ __forceinline__ void rows_flow_direction(const double sig[6], const double beta[6], double n[6]) {
   double xi[6];
   dt_voigt_dev(sig, xi);

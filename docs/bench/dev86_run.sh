@@ -4,32 +4,8 @@
 # Binaries built here (Release) and carried in build-cuda/d86 with the libraries the device lacks.
 B=build-cuda/d86
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-mkdir -p /tmp/dlib
-for pass in 1 2 3; do
-  for l in $(LD_LIBRARY_PATH=/tmp/dlib ldd $B/ductiled | awk '/not found/ {print $1}'); do cp $B/lib/$l /tmp/dlib/; done
-done
-export LD_LIBRARY_PATH=/tmp/dlib
-echo "=== daemon on the GPU"; timeout 200 python3 tests/server/test_daemon_gpu.py $B/ductiled > /tmp/daemon.log 2>&1; echo "daemon rc=$?"; tail -2 /tmp/daemon.log
-echo "=== operator test on the GPU daemon"; timeout 200 python3 tests/server/test_operator.py $B/ductiled > /tmp/op.log 2>&1; echo "rc=$?"; tail -4 /tmp/op.log | cut -c1-200
-for t in test_gpu_memory_limit test_gpu_agreement test_gpu_transfers; do
-  echo "=== $t"; timeout 150 $B/$t > /tmp/$t.log 2>&1; echo "rc=$?"; tail -1 /tmp/$t.log | cut -c1-250
-done
-echo "=== agreement, simple kernels"; DUCTILE_CUDA_ELEMENTS=simple timeout 150 $B/test_gpu_agreement > /tmp/as.log 2>&1; echo "rc=$?"; tail -1 /tmp/as.log
-echo "=== test_matrix_free (cuda)"; DUCTILE_BACKEND=cuda timeout 120 $B/test_matrix_free > /tmp/mf.log 2>&1; echo "rc=$?"; tail -1 /tmp/mf.log | cut -c1-200
-date -u
-export DUCTILE_CROSS_CHECK_CPU=1
-for s in tests/validation/val_*.py; do
-  n=$(basename $s .py)
-  case $n in val_footing|val_cantilever|val_patch) continue;; esac
-  timeout 120 python3 $s --solver $B/ductile-solve --backend cuda > /tmp/v.log 2>&1; echo "$n rc=$? $(grep -c 'cross-check' /tmp/v.log) cross-checks $(grep -o 'FAILED.*' /tmp/v.log | cut -c1-150)"
-done
-unset DUCTILE_CROSS_CHECK_CPU
-date -u
-summ() { python3 -c "
-import json,sys
-for r in json.load(open(sys.argv[1])):
-    print('%s %s %g MPa %s %s N%d P%d after %.3f s asm %.2f ms (floor x%.2f) stress x%.2f spmv %.3f ms (%.0f%% of copy) peak %.2f GB' % (r['mesh'], r['operator'], r['load_mpa'], r['preconditioner'], r['pcg_forcing'], r['newton_iterations'], r['pcg_iterations'], r['seconds_after_upload'], 1e3*r['assembly_per_call_seconds'], r['assembly_per_call_seconds']/r['assembly_floor_seconds'], r['stress_per_call_seconds']/r['stress_floor_seconds'], 1e3*r['spmv_seconds'], 100*r['spmv_floor_seconds']/r['spmv_seconds'], r['peak_bytes']/1e9))
-" $1; }
+source docs/bench/device_env.sh $B/ductiled
+source docs/bench/gpu_checks.sh # (as run then, inline)
 timeout 150 $B/ductile-bench --backend cuda --meshes all --precond two_level --forcing adaptive --json $OUT/h100_two_level_adaptive.json > /dev/null 2>&1; echo "bench rc=$?"; summ $OUT/h100_two_level_adaptive.json
 timeout 200 $B/ductile-bench --backend cuda --meshes all --precond block_jacobi --forcing fixed --json $OUT/h100_seed.json > /dev/null 2>&1; echo "bench rc=$?"; summ $OUT/h100_seed.json
 date -u

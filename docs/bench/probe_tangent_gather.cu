@@ -12,7 +12,8 @@
  *   k_rows_mma_c         + the A fragments formed once, 6.5 ms
  *   k_rows_mma_h         + by halves of the points, the row written through shared memory,
  *                          4.7 ms: the design of cuda/cuda_tangent_rows.cu
- * main() runs the variants its loop names (now the last); the others stay for reference.
+ * main() runs variant 13 (the last) unless told otherwise; 7-11 are timing ablations whose values
+ * are not meant to be right.
  *
  * For elements that are translated copies of one element (one class), the gradients g_a at
  * each point are constants, and with D = K 1x1 + 2 mu I_dev - gam n x n (the tangent form)
@@ -22,7 +23,8 @@
  * gh = sqrt(wJ) g, N_q the flow direction as a 3 x 3 tensor (the first kernels' form; the
  * tensor-core kernels write it as sum over (q, k) of C[ij][(q,k)] g_b^q[k]).
  *
- *   nvcc -O3 -arch=sm_90 -o probe docs/bench/probe_tangent_gather.cu && ./probe [first last]
+ *   nvcc -O3 -arch=sm_90 -o probe docs/bench/probe_tangent_gather.cu && ./probe [first last [v [vlast]]]
+ * (meshes first .. last, 0 .. 4 for C1 .. C5; variants v .. vlast; the host check runs on C1)
  */
 #include <cuda_runtime.h>
 
@@ -162,6 +164,16 @@ static void constants(double h, std::vector<double> &gh, std::vector<double> &Z,
       }
 }
 
+/* The flow direction without back stress: n = s' / |s'| (s' the deviator of s, Voigt
+ * xx yy zz xy xz yz), on the device and in the host reference. */
+__host__ __device__ inline void probe_flow(const double s_in[6], double n[6]) {
+  double s[6], p = (s_in[0] + s_in[1] + s_in[2]) / 3.0;
+  for (int k = 0; k < 6; k++) s[k] = s_in[k] - (k < 3 ? p : 0.0);
+  double nrm = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + 2.0 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
+  double r = nrm > 0 ? 1.0 / nrm : 0.0;
+  for (int k = 0; k < 6; k++) n[k] = s[k] * r;
+}
+
 /* per point: mu, gam, n (6), point-major, from the stress kernel's layout (component k of point
  * qp at [k * nqp + qp]); 32 elements x 8 points per block, transposed through shared memory */
 __global__ void __launch_bounds__(256) k_state(int ne, long nqp, const double *__restrict__ tan_t,
@@ -177,11 +189,7 @@ __global__ void __launch_bounds__(256) k_state(int ne, long nqp, const double *_
     if (gam != 0.0) {
       double s[6];
       for (int k = 0; k < 6; k++) s[k] = sig_t[k * nqp + qp];
-      double p = (s[0] + s[1] + s[2]) / 3.0;
-      s[0] -= p, s[1] -= p, s[2] -= p;
-      double nrm = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + 2.0 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
-      double r = nrm > 0 ? 1.0 / nrm : 0.0;
-      for (int k = 0; k < 6; k++) n[k] = s[k] * r;
+      probe_flow(s, n);
     }
     sh[0][q][el] = mu, sh[1][q][el] = gam;
     for (int k = 0; k < 6; k++) sh[2 + k][q][el] = n[k];
@@ -268,6 +276,75 @@ __global__ void __launch_bounds__(128) k_gather(int nn, const int *__restrict__ 
 }
 
 
+/* Helpers of the thread-per-(row, element) kernels (k_rows, k_rows2, k_rows3). */
+
+/* Thread (lr, k) of a block of 32 rows from i0: row i0 + lr's incidence k, if it has one. */
+__device__ __forceinline__ void probe_incidence(int nn, const int *__restrict__ inc_ptr, const int *__restrict__ inc,
+                                                int i, int k, int &has, int &e, int &a) {
+  has = 0, e = 0, a = 0;
+  if (i < nn) {
+    int p = inc_ptr[i] + k;
+    if (p < inc_ptr[i + 1]) has = 1, e = inc[p] >> 3, a = inc[p] & 7;
+  }
+}
+
+/* Point q's state (mu, gam, n) of the element whose state starts at s (k_state's layout). */
+__device__ __forceinline__ void load_state(const double *__restrict__ s, long ne, int q, double v[8]) {
+#pragma unroll
+  for (int c = 0; c < 8; c++) v[c] = s[(long)(c * 8 + q) * ne];
+}
+
+/* Point q's share of blocks (a, b0 .. b0 + NB - 1): mu Z - gam (N g_a)(N g_b)^T. */
+template <int NB>
+__device__ __forceinline__ void probe_point_blocks(const double cur[8], const double *__restrict__ gh,
+                                                   const double *__restrict__ Z, int a, int q, int b0, double acc[NB][9]) {
+  double mu = cur[0], gam = cur[1], n0 = cur[2], n1 = cur[3], n2 = cur[4], n3 = cur[5], n4 = cur[6], n5 = cur[7];
+  const double *ga = gh + (a * 8 + q) * 3;
+  double u[3] = {gam * (n0 * ga[0] + n3 * ga[1] + n4 * ga[2]), gam * (n3 * ga[0] + n1 * ga[1] + n5 * ga[2]),
+                 gam * (n4 * ga[0] + n5 * ga[1] + n2 * ga[2])};
+#pragma unroll
+  for (int bb = 0; bb < NB; bb++) {
+    int b = b0 + bb;
+    const double *gb = gh + (b * 8 + q) * 3, *z = Z + ((a * 8 + b) * 8 + q) * 9;
+    double w[3] = {n0 * gb[0] + n3 * gb[1] + n4 * gb[2], n3 * gb[0] + n1 * gb[1] + n5 * gb[2],
+                   n4 * gb[0] + n5 * gb[1] + n2 * gb[2]};
+#pragma unroll
+    for (int ii = 0; ii < 3; ii++)
+#pragma unroll
+      for (int jj = 0; jj < 3; jj++) acc[bb][ii * 3 + jj] += mu * z[ii * 3 + jj] - u[ii] * w[jj];
+  }
+}
+
+/* The NB blocks of each thread added into its row in shared memory, incidence k after incidence
+ * k (a fixed order), at the row ranks given (column-major, as dt_bsr_block). */
+template <int NB>
+__device__ __forceinline__ void probe_rows_add(double *rowbuf, int lr, int k, int has, const int *rank,
+                                               const double acc[NB][9]) {
+  for (int kk = 0; kk < 8; kk++) {
+    if (has && k == kk)
+#pragma unroll
+      for (int bb = 0; bb < NB; bb++) {
+        double *o = rowbuf + (lr * 27 + rank[bb]) * 9;
+#pragma unroll
+        for (int ii = 0; ii < 3; ii++)
+#pragma unroll
+          for (int jj = 0; jj < 3; jj++) o[jj * 3 + ii] += acc[bb][ii * 3 + jj];
+      }
+    __syncthreads();
+  }
+}
+
+/* Each warp writes 4 of the 32 rows, contiguously. */
+__device__ __forceinline__ void probe_rows_write(const double *rowbuf, int nn, int i0, int k, int lr,
+                                                 const int *__restrict__ brow_ptr, double *__restrict__ val) {
+  for (int r = k * 4; r < k * 4 + 4; r++) {
+    int row = i0 + r;
+    if (row >= nn) break;
+    int b0 = brow_ptr[row], nv = (brow_ptr[row + 1] - b0) * 9;
+    for (int v = lr; v < nv; v += 32) val[(long)b0 * 9 + v] = rowbuf[r * 243 + v];
+  }
+}
+
 /* A warp per incidence rank k (0..7) over 32 consecutive rows: thread (row i, k) forms block row
  * a of its element's matrix (all 8 blocks, half at a time) from the element's state, read once;
  * the 8 incidences of a row are added into the row's blocks in shared memory in k order (elements
@@ -278,12 +355,11 @@ __global__ void __launch_bounds__(256, 2) k_rows(int nn, const int *__restrict__
                                                   const double *__restrict__ gh, const double *__restrict__ Z,
                                                   const double *__restrict__ Xb, double *__restrict__ val) {
   extern __shared__ double rowbuf[]; /* 32 rows x 27 blocks x 9 */
-  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, i = i0 + lr;
-  int has = 0, e = 0, a = 0;
-  if (i < nn) {
-    int p = inc_ptr[i] + k;
-    if (p < inc_ptr[i + 1]) has = 1, e = inc[p] >> 3, a = inc[p] & 7;
-  }
+  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, has, e, a;
+  probe_incidence(nn, inc_ptr, inc, i0 + lr, k, has, e, a);
+  int rank[8];
+#pragma unroll
+  for (int b = 0; b < 8; b++) rank[b] = has ? epos[64 * (long)e + 8 * a + b] : 0;
   for (int v = threadIdx.x; v < 32 * 243; v += 256) rowbuf[v] = 0.0;
   __syncthreads();
   const double *s = st + e;
@@ -301,45 +377,14 @@ __global__ void __launch_bounds__(256, 2) k_rows(int nn, const int *__restrict__
         for (int v = 0; v < 9; v++) acc[bb][v] = K * Xb[(a * 8 + half * 4 + bb) * 9 + v];
 #pragma unroll 1
       for (int q = 0; q < 8; q++) {
-        double mu = s[(long)(0 * 8 + q) * ne], gam = s[(long)(1 * 8 + q) * ne];
-        double n0 = s[(long)(2 * 8 + q) * ne], n1 = s[(long)(3 * 8 + q) * ne], n2 = s[(long)(4 * 8 + q) * ne];
-        double n3 = s[(long)(5 * 8 + q) * ne], n4 = s[(long)(6 * 8 + q) * ne], n5 = s[(long)(7 * 8 + q) * ne];
-        const double *ga = gh + (a * 8 + q) * 3;
-        double u[3] = {gam * (n0 * ga[0] + n3 * ga[1] + n4 * ga[2]), gam * (n3 * ga[0] + n1 * ga[1] + n5 * ga[2]),
-                       gam * (n4 * ga[0] + n5 * ga[1] + n2 * ga[2])};
-#pragma unroll
-        for (int bb = 0; bb < 4; bb++) {
-          int b = half * 4 + bb;
-          const double *gb = gh + (b * 8 + q) * 3, *z = Z + ((a * 8 + b) * 8 + q) * 9;
-          double w[3] = {n0 * gb[0] + n3 * gb[1] + n4 * gb[2], n3 * gb[0] + n1 * gb[1] + n5 * gb[2],
-                         n4 * gb[0] + n5 * gb[1] + n2 * gb[2]};
-#pragma unroll
-          for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-            for (int jj = 0; jj < 3; jj++) acc[bb][ii * 3 + jj] += mu * z[ii * 3 + jj] - u[ii] * w[jj];
-        }
+        double cur[8];
+        load_state(s, ne, q, cur);
+        probe_point_blocks<4>(cur, gh, Z, a, q, half * 4, acc);
       }
     }
-    for (int kk = 0; kk < 8; kk++) {
-      if (has && k == kk)
-#pragma unroll
-        for (int bb = 0; bb < 4; bb++) {
-          double *o = rowbuf + (lr * 27 + epos[64 * (long)e + 8 * a + half * 4 + bb]) * 9;
-#pragma unroll
-          for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-            for (int jj = 0; jj < 3; jj++) o[jj * 3 + ii] += acc[bb][ii * 3 + jj];
-        }
-      __syncthreads();
-    }
+    probe_rows_add<4>(rowbuf, lr, k, has, rank + half * 4, acc);
   }
-  /* each warp writes 4 rows, contiguously */
-  for (int r = k * 4; r < k * 4 + 4; r++) {
-    int row = i0 + r;
-    if (row >= nn) break;
-    int b0 = brow_ptr[row], nv = (brow_ptr[row + 1] - b0) * 9;
-    for (int v = lr; v < nv; v += 32) val[(long)b0 * 9 + v] = rowbuf[r * 243 + v];
-  }
+  probe_rows_write(rowbuf, nn, i0, k, lr, brow_ptr, val);
 }
 
 
@@ -407,12 +452,8 @@ __global__ void __launch_bounds__(256, 2) k_rows2(int nn, const int *__restrict_
                                                    const double *__restrict__ st, const double *__restrict__ Kel, long ne,
                                                    const __grid_constant__ row_consts c, double *__restrict__ val) {
   extern __shared__ double rowbuf[]; /* 32 rows x 27 blocks x 9 */
-  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, i = i0 + lr;
-  int has = 0, e = 0, a = 0;
-  if (i < nn) {
-    int p = inc_ptr[i] + k;
-    if (p < inc_ptr[i + 1]) has = 1, e = inc[p] >> 3, a = inc[p] & 7;
-  }
+  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, has, e, a;
+  probe_incidence(nn, inc_ptr, inc, i0 + lr, k, has, e, a);
   int rank[8];
 #pragma unroll
   for (int b = 0; b < 8; b++) rank[b] = has ? epos[64 * (long)e + 8 * a + b] : 0;
@@ -427,35 +468,15 @@ __global__ void __launch_bounds__(256, 2) k_rows2(int nn, const int *__restrict_
       if (half == 0) row_blocks_any<0>(a, c, s, ne, K, acc);
       else row_blocks_any<1>(a, c, s, ne, K, acc);
     }
-    for (int kk = 0; kk < 8; kk++) {
-      if (has && k == kk)
-#pragma unroll
-        for (int bb = 0; bb < 4; bb++) {
-          double *o = rowbuf + (lr * 27 + rank[half * 4 + bb]) * 9;
-#pragma unroll
-          for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-            for (int jj = 0; jj < 3; jj++) o[jj * 3 + ii] += acc[bb][ii * 3 + jj];
-        }
-      __syncthreads();
-    }
+    probe_rows_add<4>(rowbuf, lr, k, has, rank + half * 4, acc);
   }
-  for (int r = k * 4; r < k * 4 + 4; r++) {
-    int row = i0 + r;
-    if (row >= nn) break;
-    int b0 = brow_ptr[row], nv = (brow_ptr[row + 1] - b0) * 9;
-    for (int v = lr; v < nv; v += 32) val[(long)b0 * 9 + v] = rowbuf[r * 243 + v];
-  }
+  probe_rows_write(rowbuf, nn, i0, k, lr, brow_ptr, val);
 }
 
 
 /* k_rows with the next point's state loaded while the current one is used (the loads of a
  * point otherwise wait for L2 with only 4 warps per scheduler) and the ranks read before the
  * arithmetic. */
-__device__ __forceinline__ void load_state(const double *__restrict__ s, long ne, int q, double v[8]) {
-#pragma unroll
-  for (int c = 0; c < 8; c++) v[c] = s[(long)(c * 8 + q) * ne];
-}
 template <int NB>
 __global__ void __launch_bounds__(256, 2) k_rows3(int nn, const int *__restrict__ inc_ptr, const int *__restrict__ inc,
                                                    const int *__restrict__ brow_ptr, const int *__restrict__ epos,
@@ -463,12 +484,8 @@ __global__ void __launch_bounds__(256, 2) k_rows3(int nn, const int *__restrict_
                                                    const double *__restrict__ gh, const double *__restrict__ Z,
                                                    const double *__restrict__ Xb, double *__restrict__ val) {
   extern __shared__ double rowbuf[]; /* 32 rows x 27 blocks x 9 */
-  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, i = i0 + lr;
-  int has = 0, e = 0, a = 0;
-  if (i < nn) {
-    int p = inc_ptr[i] + k;
-    if (p < inc_ptr[i + 1]) has = 1, e = inc[p] >> 3, a = inc[p] & 7;
-  }
+  int lr = threadIdx.x & 31, k = threadIdx.x >> 5, i0 = blockIdx.x * 32, has, e, a;
+  probe_incidence(nn, inc_ptr, inc, i0 + lr, k, has, e, a);
   int rank[8];
 #pragma unroll
   for (int b = 0; b < 8; b++) rank[b] = has ? epos[64 * (long)e + 8 * a + b] : 0;
@@ -489,44 +506,14 @@ __global__ void __launch_bounds__(256, 2) k_rows3(int nn, const int *__restrict_
 #pragma unroll 1
       for (int q = 0; q < 8; q++) {
         if (q < 7) load_state(s, ne, q + 1, nxt);
-        double mu = cur[0], gam = cur[1], n0 = cur[2], n1 = cur[3], n2 = cur[4], n3 = cur[5], n4 = cur[6], n5 = cur[7];
-        const double *ga = gh + (a * 8 + q) * 3;
-        double u[3] = {gam * (n0 * ga[0] + n3 * ga[1] + n4 * ga[2]), gam * (n3 * ga[0] + n1 * ga[1] + n5 * ga[2]),
-                       gam * (n4 * ga[0] + n5 * ga[1] + n2 * ga[2])};
-#pragma unroll
-        for (int bb = 0; bb < NB; bb++) {
-          int b = part * NB + bb;
-          const double *gb = gh + (b * 8 + q) * 3, *z = Z + ((a * 8 + b) * 8 + q) * 9;
-          double w[3] = {n0 * gb[0] + n3 * gb[1] + n4 * gb[2], n3 * gb[0] + n1 * gb[1] + n5 * gb[2],
-                         n4 * gb[0] + n5 * gb[1] + n2 * gb[2]};
-#pragma unroll
-          for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-            for (int jj = 0; jj < 3; jj++) acc[bb][ii * 3 + jj] += mu * z[ii * 3 + jj] - u[ii] * w[jj];
-        }
+        probe_point_blocks<NB>(cur, gh, Z, a, q, part * NB, acc);
 #pragma unroll
         for (int c = 0; c < 8; c++) cur[c] = nxt[c];
       }
     }
-    for (int kk = 0; kk < 8; kk++) {
-      if (has && k == kk)
-#pragma unroll
-        for (int bb = 0; bb < NB; bb++) {
-          double *o = rowbuf + (lr * 27 + rank[part * NB + bb]) * 9;
-#pragma unroll
-          for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-            for (int jj = 0; jj < 3; jj++) o[jj * 3 + ii] += acc[bb][ii * 3 + jj];
-        }
-      __syncthreads();
-    }
+    probe_rows_add<NB>(rowbuf, lr, k, has, rank + part * NB, acc);
   }
-  for (int r = k * 4; r < k * 4 + 4; r++) {
-    int row = i0 + r;
-    if (row >= nn) break;
-    int b0 = brow_ptr[row], nv = (brow_ptr[row + 1] - b0) * 9;
-    for (int v = lr; v < nv; v += 32) val[(long)b0 * 9 + v] = rowbuf[r * 243 + v];
-  }
+  probe_rows_write(rowbuf, nn, i0, k, lr, brow_ptr, val);
 }
 
 
@@ -544,6 +531,59 @@ __device__ __forceinline__ void dmma_f64(double &d0, double &d1, double a, doubl
                : "+d"(d0), "+d"(d1)
                : "d"(a), "d"(b));
 }
+/* One point's terms of C (all times wJ): mu g_a, (K - 2/3 mu) g_a and u = gam N g_a. */
+__device__ __forceinline__ void probe_point_terms(double K, double mu, double gam, const double n[6], const double *ga,
+                                                  double wj, double mga[3], double kga[3], double u[3]) {
+  double m = wj * mu, kk = wj * (K - 2.0 / 3.0 * mu), gg = wj * gam;
+  for (int k = 0; k < 3; k++) mga[k] = m * ga[k], kga[k] = kk * ga[k];
+  u[0] = gg * (n[0] * ga[0] + n[3] * ga[1] + n[4] * ga[2]);
+  u[1] = gg * (n[3] * ga[0] + n[1] * ga[1] + n[5] * ga[2]);
+  u[2] = gg * (n[4] * ga[0] + n[5] * ga[1] + n[2] * ga[2]);
+}
+
+/* C[ij][(q, k)] of a point from its terms (n in Voigt order xx yy zz xy xz yz). */
+__device__ __forceinline__ double probe_cv(const double u[3], const double n[6], const double mga[3], const double kga[3],
+                                           int ii, int jj, int k) {
+  const int vo[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+  double cv = -u[ii] * n[vo[jj][k]];
+  if (ii == k) cv += mga[jj];
+  if (jj == k) cv += kga[ii];
+  if (ii == jj) cv += mga[k];
+  return cv;
+}
+
+/* The blocks (p, 2c), (p, 2c + 1) of lane 4p + c staged at sb (9 doubles a block, column-major)
+ * over the warp's dead scratch, and for each pair the rank in the row of each of its columns
+ * (inv[pair][rank]: the column, -1: none; pos: the pair's 8 positions). Ends with __syncwarp. */
+__device__ __forceinline__ void probe_stage(double *sb, signed char (*inv)[32], const double acc[9][2], int T,
+                                            int valid, const int *pos) {
+  int p = T >> 2, c = T & 3;
+  double *b = sb + (p * 8 + 2 * c) * 9;
+#pragma unroll
+  for (int ii = 0; ii < 3; ii++)
+#pragma unroll
+    for (int jj = 0; jj < 3; jj++) b[jj * 3 + ii] = acc[ii * 3 + jj][0], b[9 + jj * 3 + ii] = acc[ii * 3 + jj][1];
+  for (int pp = 0; pp < 8; pp++) inv[pp][T] = -1;
+  __syncwarp();
+  if (valid) {
+    inv[p][pos[2 * c]] = (signed char)(2 * c);
+    inv[p][pos[2 * c + 1]] = (signed char)(2 * c + 1);
+  }
+  __syncwarp();
+}
+
+/* Lane T adds block T of the row over the pairs in order. */
+__device__ __forceinline__ void probe_sum(const double *sb, signed char (*inv)[32], int T, double out[9]) {
+  for (int pp = 0; pp < 8; pp++) {
+    int bcol = inv[pp][T];
+    if (bcol >= 0) {
+      const double *src = sb + (pp * 8 + bcol) * 9;
+#pragma unroll
+      for (int v = 0; v < 9; v++) out[v] += src[v];
+    }
+  }
+}
+
 #define MMA_WARPS 4
 struct mma_point { double mga[3], kga[3], u[3], n[6], pad[2]; }; /* 17 doubles: point-major rows hit distinct banks */
 template <int SKIP>
@@ -574,24 +614,12 @@ __global__ void __launch_bounds__(32 * MMA_WARPS, 4) k_rows_mma(int nn, const in
       if (gam != 0.0) {
         double sg[6];
         for (int k = 0; k < 6; k++) sg[k] = sig_t[k * nqp + qp];
-        if (SKIP & 8) {
+        if (SKIP & 8)
           for (int k = 0; k < 6; k++) n[k] = sg[k];
-        } else {
-          double pm = (sg[0] + sg[1] + sg[2]) / 3.0;
-          sg[0] -= pm, sg[1] -= pm, sg[2] -= pm;
-          double nrm = sqrt(sg[0] * sg[0] + sg[1] * sg[1] + sg[2] * sg[2] + 2.0 * (sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5]));
-          double r = nrm > 0 ? 1.0 / nrm : 0.0;
-          for (int k = 0; k < 6; k++) n[k] = sg[k] * r;
-        }
+        else
+          probe_flow(sg, n);
       }
-      const double *ga = G + (a * 8 + q) * 3;
-      double wj = wJ[q], m = wj * mu, kk = wj * (K - 2.0 / 3.0 * mu), gg = wj * gam;
-      double g0 = ga[0], g1 = ga[1], g2 = ga[2];
-      P.mga[0] = m * g0, P.mga[1] = m * g1, P.mga[2] = m * g2;
-      P.kga[0] = kk * g0, P.kga[1] = kk * g1, P.kga[2] = kk * g2;
-      P.u[0] = gg * (n[0] * g0 + n[3] * g1 + n[4] * g2);
-      P.u[1] = gg * (n[3] * g0 + n[1] * g1 + n[5] * g2);
-      P.u[2] = gg * (n[4] * g0 + n[5] * g1 + n[2] * g2);
+      probe_point_terms(K, mu, gam, n, G + (a * 8 + q) * 3, wJ[q], P.mga, P.kga, P.u);
       for (int k = 0; k < 6; k++) P.n[k] = n[k];
     }
     __syncwarp();
@@ -603,21 +631,12 @@ __global__ void __launch_bounds__(32 * MMA_WARPS, 4) k_rows_mma(int nn, const in
     for (int st = 0; st < 6; st++) {
       int idx = 4 * st + c, q = idx / 3, k = idx - 3 * q;
       const mma_point &P = pts[w][q][p];
-      /* column k of N (Voigt xx yy zz xy xz yz) */
-      double Nk0 = k == 0 ? P.n[0] : k == 1 ? P.n[3] : P.n[4];
-      double Nk1 = k == 0 ? P.n[3] : k == 1 ? P.n[1] : P.n[5];
-      double Nk2 = k == 0 ? P.n[4] : k == 1 ? P.n[5] : P.n[2];
-      double Nk[3] = {Nk0, Nk1, Nk2};
-      double u[3] = {P.u[0], P.u[1], P.u[2]}, mga[3] = {P.mga[0], P.mga[1], P.mga[2]}, kga[3] = {P.kga[0], P.kga[1], P.kga[2]};
       double bval = G[(p * 8 + q) * 3 + k]; /* B[idx][p] = g_p^q[k]: column p of G is node b = p */
 #pragma unroll
       for (int ii = 0; ii < 3; ii++)
 #pragma unroll
         for (int jj = 0; jj < 3; jj++) {
-          double cv = -u[ii] * Nk[jj];
-          if (ii == k) cv += mga[jj];
-          if (jj == k) cv += kga[ii];
-          if (ii == jj) cv += mga[k];
+          double cv = probe_cv(P.u, P.n, P.mga, P.kga, ii, jj, k);
           if (SKIP & 2) acc[ii * 3 + jj][0] += cv * bval;
           else dmma_f64(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1], cv, bval);
         }
@@ -625,29 +644,9 @@ __global__ void __launch_bounds__(32 * MMA_WARPS, 4) k_rows_mma(int nn, const in
     __syncwarp();
     /* 3. the blocks staged over the (dead) points, and for each pair the column each rank of
      * the row takes from it; then lane r sums block r of the row over the pairs in order */
-    {
-      double *sb = (double *)pts[w] + (p * 8 + 2 * c) * 9;
-#pragma unroll
-      for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-        for (int jj = 0; jj < 3; jj++) sb[jj * 3 + ii] = acc[ii * 3 + jj][0], sb[9 + jj * 3 + ii] = acc[ii * 3 + jj][1];
-      for (int pp = 0; pp < 8; pp++) inv[w][pp][T] = -1;
-      __syncwarp();
-      if (valid) {
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c]] = (signed char)(2 * c);
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c + 1]] = (signed char)(2 * c + 1);
-      }
-    }
-    __syncwarp();
+    probe_stage((double *)pts[w], inv[w], acc, T, valid, epos + 64 * (long)e + 8 * a);
     if (!(SKIP & 4))
-      for (int pp = 0; pp < 8; pp++) {
-        int bcol = inv[w][pp][T];
-        if (bcol >= 0) {
-          const double *src = (const double *)pts[w] + (pp * 8 + bcol) * 9;
-#pragma unroll
-          for (int v = 0; v < 9; v++) out[v] += src[v];
-        }
-      }
+      probe_sum((const double *)pts[w], inv[w], T, out);
     __syncwarp();
   }
   int b0 = brow_ptr[i], nb = brow_ptr[i + 1] - b0;
@@ -681,42 +680,22 @@ __global__ void __launch_bounds__(32 * MMA_WARPS_C, 5) k_rows_mma_c(int nn, cons
       int q = c + 4 * h;
       long qp = (long)e * 8 + q;
       double K = 0, mu = 0, gam = 0;
-      if (valid && !(0 & 1)) K = tan_t[qp], mu = tan_t[nqp + qp], gam = tan_t[2 * nqp + qp];
-      if (0 & 1) K = 1.0 + e, mu = 0.5, gam = 0.0;
+      if (valid) K = tan_t[qp], mu = tan_t[nqp + qp], gam = tan_t[2 * nqp + qp];
       double n[6] = {0, 0, 0, 0, 0, 0};
       if (gam != 0.0) {
         double sg[6];
         for (int k = 0; k < 6; k++) sg[k] = sig_t[k * nqp + qp];
-        if (0 & 8) {
-          for (int k = 0; k < 6; k++) n[k] = sg[k];
-        } else {
-          double pm = (sg[0] + sg[1] + sg[2]) / 3.0;
-          sg[0] -= pm, sg[1] -= pm, sg[2] -= pm;
-          double nrm = sqrt(sg[0] * sg[0] + sg[1] * sg[1] + sg[2] * sg[2] + 2.0 * (sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5]));
-          double r = nrm > 0 ? 1.0 / nrm : 0.0;
-          for (int k = 0; k < 6; k++) n[k] = sg[k] * r;
-        }
+        probe_flow(sg, n);
       }
-      const double *ga = G + (a * 8 + q) * 3;
-      double wj = wJ[q], m = wj * mu, kk = wj * (K - 2.0 / 3.0 * mu), gg = wj * gam;
-      double g0 = ga[0], g1 = ga[1], g2 = ga[2];
-      double mga[3] = {m * g0, m * g1, m * g2}, kga[3] = {kk * g0, kk * g1, kk * g2};
-      double u[3] = {gg * (n[0] * g0 + n[3] * g1 + n[4] * g2), gg * (n[3] * g0 + n[1] * g1 + n[5] * g2),
-                     gg * (n[4] * g0 + n[5] * g1 + n[2] * g2)};
-      double N[3][3] = {{n[0], n[3], n[4]}, {n[3], n[1], n[5]}, {n[4], n[5], n[2]}};
+      double mga[3], kga[3], u[3];
+      probe_point_terms(K, mu, gam, n, G + (a * 8 + q) * 3, wJ[q], mga, kga, u);
 #pragma unroll
       for (int k = 0; k < 3; k++) {
         int idx = 3 * q + k, st = idx >> 2, slot = 4 * p + (idx & 3);
 #pragma unroll
         for (int ii = 0; ii < 3; ii++)
 #pragma unroll
-          for (int jj = 0; jj < 3; jj++) {
-            double cv = -u[ii] * N[jj][k];
-            if (ii == k) cv += mga[jj];
-            if (jj == k) cv += kga[ii];
-            if (ii == jj) cv += mga[k];
-            Cs[w][st][ii * 3 + jj][slot] = cv;
-          }
+          for (int jj = 0; jj < 3; jj++) Cs[w][st][ii * 3 + jj][slot] = probe_cv(u, n, mga, kga, ii, jj, k);
       }
     }
     __syncwarp();
@@ -734,29 +713,8 @@ __global__ void __launch_bounds__(32 * MMA_WARPS_C, 5) k_rows_mma_c(int nn, cons
     __syncwarp();
     /* 3. the blocks staged over the (dead) points, and for each pair the column each rank of
      * the row takes from it; then lane r sums block r of the row over the pairs in order */
-    {
-      double *sb = (double *)Cs[w] + (p * 8 + 2 * c) * 9;
-#pragma unroll
-      for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-        for (int jj = 0; jj < 3; jj++) sb[jj * 3 + ii] = acc[ii * 3 + jj][0], sb[9 + jj * 3 + ii] = acc[ii * 3 + jj][1];
-      for (int pp = 0; pp < 8; pp++) inv[w][pp][T] = -1;
-      __syncwarp();
-      if (valid) {
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c]] = (signed char)(2 * c);
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c + 1]] = (signed char)(2 * c + 1);
-      }
-    }
-    __syncwarp();
-    if (!(0 & 4))
-      for (int pp = 0; pp < 8; pp++) {
-        int bcol = inv[w][pp][T];
-        if (bcol >= 0) {
-          const double *src = (const double *)Cs[w] + (pp * 8 + bcol) * 9;
-#pragma unroll
-          for (int v = 0; v < 9; v++) out[v] += src[v];
-        }
-      }
+    probe_stage((double *)Cs[w], inv[w], acc, T, valid, epos + 64 * (long)e + 8 * a);
+    probe_sum((const double *)Cs[w], inv[w], T, out);
     __syncwarp();
   }
   int b0 = brow_ptr[i], nb = brow_ptr[i + 1] - b0;
@@ -767,9 +725,7 @@ __global__ void __launch_bounds__(32 * MMA_WARPS_C, 5) k_rows_mma_c(int nn, cons
 }
 
 /* k_rows_mma_c in two halves of the points (A fragments for 3 steps at a time: half the shared
- * memory, twice the warps) with both points' state loaded first. Derived from: k_rows_mma with the A fragments formed in the point phase: each lane writes the 27 values
- * C[ij][(q,k)] of its two points where the lane that feeds them to the mma reads them, so a
- * step is 9 loads and 9 mma (no selects, no recomputation per step). */
+ * memory, twice the warps) with both points' state loaded first. */
 #define MMA_WARPS_H 4
 #ifndef MINB_H
 #define MINB_H 5
@@ -808,37 +764,16 @@ __global__ void __launch_bounds__(32 * MMA_WARPS_H, MINB_H) k_rows_mma_h(int nn,
       int q = c + 4 * h;
       double K = raw[h][0], mu = raw[h][1], gam = raw[h][2];
       double n[6] = {0, 0, 0, 0, 0, 0};
-      if (gam != 0.0) {
-        double sg[6];
-        for (int k = 0; k < 6; k++) sg[k] = raw[h][3 + k];
-        {
-          double pm = (sg[0] + sg[1] + sg[2]) / 3.0;
-          sg[0] -= pm, sg[1] -= pm, sg[2] -= pm;
-          double nrm = sqrt(sg[0] * sg[0] + sg[1] * sg[1] + sg[2] * sg[2] + 2.0 * (sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5]));
-          double r = nrm > 0 ? 1.0 / nrm : 0.0;
-          for (int k = 0; k < 6; k++) n[k] = sg[k] * r;
-        }
-      }
-      const double *ga = G + (a * 8 + q) * 3;
-      double wj = wJ[q], m = wj * mu, kk = wj * (K - 2.0 / 3.0 * mu), gg = wj * gam;
-      double g0 = ga[0], g1 = ga[1], g2 = ga[2];
-      double mga[3] = {m * g0, m * g1, m * g2}, kga[3] = {kk * g0, kk * g1, kk * g2};
-      double u[3] = {gg * (n[0] * g0 + n[3] * g1 + n[4] * g2), gg * (n[3] * g0 + n[1] * g1 + n[5] * g2),
-                     gg * (n[4] * g0 + n[5] * g1 + n[2] * g2)};
-      double N[3][3] = {{n[0], n[3], n[4]}, {n[3], n[1], n[5]}, {n[4], n[5], n[2]}};
+      if (gam != 0.0) probe_flow(&raw[h][3], n);
+      double mga[3], kga[3], u[3];
+      probe_point_terms(K, mu, gam, n, G + (a * 8 + q) * 3, wJ[q], mga, kga, u);
 #pragma unroll
       for (int k = 0; k < 3; k++) {
         int idx = 3 * q + k, st = idx >> 2, slot = 4 * p + (idx & 3);
 #pragma unroll
         for (int ii = 0; ii < 3; ii++)
 #pragma unroll
-          for (int jj = 0; jj < 3; jj++) {
-            double cv = -u[ii] * N[jj][k];
-            if (ii == k) cv += mga[jj];
-            if (jj == k) cv += kga[ii];
-            if (ii == jj) cv += mga[k];
-            Cs[w][st - 3 * h][ii * 3 + jj][slot] = cv;
-          }
+          for (int jj = 0; jj < 3; jj++) Cs[w][st - 3 * h][ii * 3 + jj][slot] = probe_cv(u, n, mga, kga, ii, jj, k);
       }
       __syncwarp();
       /* 2. the GEMM steps of this half */
@@ -853,29 +788,8 @@ __global__ void __launch_bounds__(32 * MMA_WARPS_H, MINB_H) k_rows_mma_h(int nn,
     }
     /* 3. the blocks staged over the (dead) points, and for each pair the column each rank of
      * the row takes from it; then lane r sums block r of the row over the pairs in order */
-    {
-      double *sb = (double *)Cs[w] + (p * 8 + 2 * c) * 9;
-#pragma unroll
-      for (int ii = 0; ii < 3; ii++)
-#pragma unroll
-        for (int jj = 0; jj < 3; jj++) sb[jj * 3 + ii] = acc[ii * 3 + jj][0], sb[9 + jj * 3 + ii] = acc[ii * 3 + jj][1];
-      for (int pp = 0; pp < 8; pp++) inv[w][pp][T] = -1;
-      __syncwarp();
-      if (valid) {
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c]] = (signed char)(2 * c);
-        inv[w][p][epos[64 * (long)e + 8 * a + 2 * c + 1]] = (signed char)(2 * c + 1);
-      }
-    }
-    __syncwarp();
-    if (!(0 & 4))
-      for (int pp = 0; pp < 8; pp++) {
-        int bcol = inv[w][pp][T];
-        if (bcol >= 0) {
-          const double *src = (const double *)Cs[w] + (pp * 8 + bcol) * 9;
-#pragma unroll
-          for (int v = 0; v < 9; v++) out[v] += src[v];
-        }
-      }
+    probe_stage((double *)Cs[w], inv[w], acc, T, valid, epos + 64 * (long)e + 8 * a);
+    probe_sum((const double *)Cs[w], inv[w], T, out);
     __syncwarp();
   }
   int b0 = brow_ptr[i], nb = brow_ptr[i + 1] - b0;
@@ -906,10 +820,7 @@ static void reference(const Mesh &m, const std::vector<double> &g, double wJ, co
       if (gam != 0) {
         double s[6];
         for (int k = 0; k < 6; k++) s[k] = sig_t[k * nqp + qp];
-        double p = (s[0] + s[1] + s[2]) / 3;
-        s[0] -= p, s[1] -= p, s[2] -= p;
-        double nrm = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + 2 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
-        for (int k = 0; k < 6; k++) n[k] = s[k] / nrm;
+        probe_flow(s, n);
       }
       double sk = wJ * (K - 2.0 / 3.0 * mu), sm = wJ * mu, sg = wJ * gam;
       for (int A = 0; A < 8; A++)
@@ -963,7 +874,8 @@ int main(int argc, char **argv) {
     cudaFree(a), cudaFree(b);
   }
   printf("copy bandwidth %.2f TB/s\n", bw / 1e12);
-  int first = argc > 1 ? atoi(argv[1]) : 0, last = argc > 2 ? atoi(argv[2]) : 4;
+  int first = argc > 1 ? atoi(argv[1]) : 0, last = argc > 2 ? atoi(argv[2]) : 4; /* meshes C1 .. C5: 0 .. 4 */
+  int vfirst = argc > 3 ? atoi(argv[3]) : 13, vlast = argc > 4 ? atoi(argv[4]) : vfirst; /* variants */
   for (int mi = first; mi <= last; mi++) {
     Mesh m;
     build(m, sizes[mi]);
@@ -1033,7 +945,7 @@ int main(int argc, char **argv) {
     double floor_s = (8.0 * 9 * nblocks + 104.0 * nqp + 288.0 * m.ne + 48.0 * m.nn) / bw;
     std::vector<double> ref;
     if (mi == 0) reference(m, g, wJ, tan_t, sig_t, ref);
-    for (int variant = 13; variant < 14; variant++) {
+    for (int variant = vfirst; variant <= vlast; variant++) {
       CK(cudaMemset(d_val, 0xff, sizeof(double) * 9 * nblocks)); /* NaN: every value must be written */
       cudaEvent_t e0, e1, e2;
       cudaEventCreate(&e0), cudaEventCreate(&e1), cudaEventCreate(&e2);
