@@ -34,7 +34,7 @@ int dt_model_elem_type_from_name(const char *name) {
   return -1;
 }
 
-const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "auto", NULL};
+const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "amg", "auto", NULL};
 const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
 const char *const dt_accel_names[] = {"auto", "none", "thomas", NULL};
 
@@ -42,7 +42,7 @@ void dt_solver_options_default(dt_solver_options *o) {
   o->newton_max_iter = 0; /* resolved by dt_model_finish */
   o->newton_rtol = 1e-6;
   o->newton_dtol = 1e-3;
-  o->pcg_max_iter = 10000;
+  o->pcg_max_iter = 0;    /* resolved by dt_model_finish (DT_PCG_MAX_ITER_*) */
   o->pcg_rtol = 1e-9;
   o->precond = DT_PC_AUTO;
   o->forcing = DT_FORCING_FIXED;

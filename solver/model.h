@@ -155,13 +155,20 @@ extern const char *const dt_accel_names[];
 #define DT_NEWTON_MAX_ITER_DEFAULT 25
 #define DT_NEWTON_MAX_ITER_ELASTIC_TANGENT 100
 
+/* linear.max_iterations when the job leaves it out: PCG's iterations grow with the square root
+ * of the condition number, about as n_dofs^(1/3) on 3D meshes, so the cap does too and is never
+ * below the fixed 10,000 it replaces (a capped solve is an inexact step or escalates: newton.c). */
+#define DT_PCG_MAX_ITER_MIN 10000
+#define DT_PCG_MAX_ITER_PER_CBRT_DOF 100
+
 typedef struct dt_solver_options {
   int newton_max_iter;     /* corrections per increment; 0 (the default) until dt_model_finish
                               resolves it (DT_NEWTON_MAX_ITER_*) */
   double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
   double newton_dtol;      /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
                               default 1e-3 (see newton.c) */
-  int pcg_max_iter;        /* default 10000 */
+  int pcg_max_iter;        /* the linear solver's cap; 0 (the default) until dt_model_finish
+                              resolves it (DT_PCG_MAX_ITER_*) */
   double pcg_rtol;         /* relative residual; default 1e-9 */
   dt_precond_kind precond; /* default auto, which dt_model_finish resolves (precond_kind.h) */
   int precond_auto;        /* 1 when precond was chosen by that rule */

@@ -340,6 +340,10 @@ static void resolve_nonlinear(dt_model *m) {
   }
   if (o->newton_max_iter == 0)
     o->newton_max_iter = mc_elastic ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
+  if (o->pcg_max_iter == 0) {
+    double cap = DT_PCG_MAX_ITER_PER_CBRT_DOF * cbrt((double)m->n_nodes * m->dim);
+    o->pcg_max_iter = cap > DT_PCG_MAX_ITER_MIN ? (int)cap : DT_PCG_MAX_ITER_MIN;
+  }
 }
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {

@@ -8,8 +8,11 @@ typedef enum dt_precond_kind {
   DT_PC_BLOCK_JACOBI = 1, /* nodal blocks (3x3 in 3D, 2x2 in 2D) */
   DT_PC_TWO_LEVEL = 2,    /* block Jacobi plus a coarse correction on the rigid-body modes of
                              boxes of nodes (coarse_space.h) */
-  DT_PC_AUTO = 3          /* the job's default: dt_model_finish replaces it by two_level for 3D
-                             models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi */
+  DT_PC_AMG = 3,          /* smoothed-aggregation multigrid with the rigid-body modes
+                             (solver/amg/amg.h); assembled operator, CPU backend */
+  DT_PC_AUTO = 4          /* the job's default: dt_model_finish replaces it by two_level for 3D
+                             models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi.
+                             Last: dt_model_finish's range check ends here */
 } dt_precond_kind;
 
 /* Where two_level starts to pay (lent H200 and its 16-core host, 2026-11-22, cubes of n^3 hex8

@@ -85,6 +85,13 @@ typedef struct dt_run_summary {
    * convergence), and cut-back increments make calls too. */
   long assembly_calls;
   long stress_calls;
+  /* What the Newton driver's robustness measures did (newton.c): linear predictors of
+   * displacement-driven increments, capped solves used as inexact steps, preconditioner
+   * escalations after a failed solve, line searches where Newton stalled. */
+  long predictor_solves;
+  long inexact_solves;
+  long pc_escalations;
+  long line_searches;
   double seconds_output;   /* per converged increment: fields downloaded, files written */
   double seconds_loads;    /* per step: loads and constraints formed and sent to the backend */
   double max_u;            /* at the last converged increment */

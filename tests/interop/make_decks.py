@@ -245,6 +245,29 @@ def deck_quad8_pe_hole():
     return s
 
 
+def deck_hex8_bracket_cycle():
+    """An L-bracket pulled, released and pulled further by a prescribed displacement, 3 steps of
+    5 fixed increments (DIRECT: CalculiX cannot cut back). The first iteration of each step used
+    to put the whole increment into the element layer at the loaded face and diverge; the
+    linear predictor must run it without a cutback, as CalculiX does."""
+    nodes, elems = hex_grid(12, 12, 2, 60.0, 60.0, 10.0)
+    elems = [e for e in elems if e[2][0] < 4 or e[2][1] < 4]  # the arms [0,20]x[0,60], [0,60]x[0,20]
+    used = {n for e in elems for n in e[1]}
+    nodes = [n for n in nodes if n[0] in used]
+    elems = [(i + 1, e[1], e[2]) for i, e in enumerate(elems)]
+    s = "*HEADING\nhex8 (C3D8) L-bracket, isotropic table: pull, release, pull further by displacement\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("TOP", select(nodes, lambda x, y, z: y == 60.0))
+    s += nset("END", select(nodes, lambda x, y, z: x == 60.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*PLASTIC\n250., 0.\n300., 0.02\n400., 0.2\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*BOUNDARY\nTOP, 1, 3\n"
+    for d in (-1.2, 0.0, -1.8):
+        s += step("*BOUNDARY\nEND, 2, 2, %g\n*NODE PRINT, NSET=END, TOTALS=NO\nRF\n" % d,
+                  "*STATIC, DIRECT\n0.2, 1.\n")
+    return s
+
+
 DECKS = {
     "hex8_elastic": deck_hex8_elastic,
     "tet10_elastic": deck_tet10_elastic,
@@ -253,6 +276,7 @@ DECKS = {
     "hex8_kinematic": deck_hex8_kinematic,
     "hex8_iso_pressure": deck_hex8_iso_pressure,
     "quad8_pe_hole": deck_quad8_pe_hole,
+    "hex8_bracket_cycle": deck_hex8_bracket_cycle,
 }
 
 if __name__ == "__main__":
