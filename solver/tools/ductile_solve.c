@@ -28,6 +28,7 @@ typedef struct cli {
   int quiet;
   const char *checkpoint;
   int resume;
+  const char *precond; /* --precond: overrides the job's linear.preconditioner */
 } cli;
 
 static void usage(FILE *f) {
@@ -36,7 +37,9 @@ static void usage(FILE *f) {
              "       ductile-solve DECK.inp -o OUTDIR [options]\n"
              "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
              "  --checkpoint FILE  write a checkpoint after every converged increment\n"
-             "  --resume           continue from FILE if it exists (completed increments are kept)\n");
+             "  --resume           continue from FILE if it exists (completed increments are kept)\n"
+             "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
+             "                     two_level, amg or auto (overrides the job or deck)\n");
 }
 
 static int parse_args(int argc, char **argv, cli *c) {
@@ -52,6 +55,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (!strcmp(a, "--device") && has_value) c->device = atoi(argv[++i]);
     else if (!strcmp(a, "--checkpoint") && has_value) c->checkpoint = argv[++i];
     else if (!strcmp(a, "--resume")) c->resume = 1;
+    else if (!strcmp(a, "--precond") && has_value) c->precond = argv[++i];
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
     else if (a[0] == '-' || c->job) {
@@ -117,6 +121,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ductile-solve: %s: %s\n", rc == DT_ERR_IO ? "cannot read the job" : "invalid job",
             ctx.msg);
     return (rc == DT_ERR_INPUT || rc == DT_ERR_IO) ? EXIT_INPUT : EXIT_FAILURE_OTHER;
+  }
+  if (c.precond && strcmp(c.precond, "auto") != 0) {
+    int k = 0;
+    while (dt_precond_names[k] && strcmp(dt_precond_names[k], c.precond) != 0) k++;
+    if (!dt_precond_names[k] || k == DT_PC_AUTO) {
+      fprintf(stderr, "ductile-solve: --precond: unknown preconditioner '%s'\n", c.precond);
+      dt_model_destroy(&m);
+      return usage(stderr), EXIT_USAGE;
+    }
+    m->solver.precond = (dt_precond_kind)k;
+    m->solver.precond_auto = 0;
   }
   memset(&opt, 0, sizeof opt);
   opt.backend = c.backend;
