@@ -1,8 +1,11 @@
 /* /v1/jobs/{id}/results...: the solver's summary.json, history.csv, the per-increment fields
- * (JSON written by the worker) and VTU files, all under <data>/jobs/<id>/out. */
+ * (JSON written by the worker) and VTU files (binary appended VTK XML), all under
+ * <data>/jobs/<id>/out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "handlers.h"
 #include "store.h"
@@ -118,6 +121,21 @@ void dt_h_result_fields(dt_req *r) {
   dt_reply_json(r, 200, o);
 }
 
+/* The solver writes VTUs in a background thread (solver/io/output.h): an increment is
+ * recorded with its VTU when the write is queued, and the file appears, complete, a moment
+ * later. Wait for it while the job is running, up to VTU_WAIT_MS; afterwards (or for a job
+ * that stopped) a missing file is "not available". */
+#define VTU_WAIT_MS 30000
+static void wait_for_vtu(dt_req *r, const char *path) {
+  const struct timespec step = {0, 50 * 1000000L};
+  char state[16];
+  struct stat sb;
+  for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0; waited += 50) {
+    if (dt_job_state(r->param[0], state, sizeof state) || strcmp(state, "running") != 0) return;
+    nanosleep(&step, NULL);
+  }
+}
+
 void dt_h_result_vtu(dt_req *r) {
   char state[16], path[4300], file[64], name[200];
   int n, has_vtu;
@@ -129,5 +147,7 @@ void dt_h_result_vtu(dt_req *r) {
   snprintf(file, sizeof file, "increment_%04d.vtu", n);
   out_path(r, path, sizeof path, file);
   snprintf(name, sizeof name, "%s-increment_%04d.vtu", r->param[0], n);
+  wait_for_vtu(r, path);
+  /* binary appended VTK XML (solver/io/output_vtu.c) */
   dt_reply_file(r, path, "application/vnd.vtk.vtu+xml", name);
 }

@@ -193,15 +193,14 @@ static int on_progress(const dt_progress *ev, void *user) {
 /* After each converged increment: fields JSON beside the VTU, then the increments row. */
 static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
   run_ctx *rc = user;
-  char path[4300], tmp[4310], vtu[4300];
-  struct stat sb;
+  char path[4300], tmp[4310];
   json_t *o = dt_fields_json(rc->m, f);
-  int has_vtu;
+  /* The solver's writer thread may still be writing the VTU: ask whether it is due, not
+   * whether it exists yet (the results handler waits for a file in flight). */
+  int has_vtu = dt_output_fields_due(rc->m, f->global_increment, f->load_factor >= 1.0);
   (void)row;
   snprintf(path, sizeof path, "%s/fields_%04d.json", rc->outdir, f->global_increment);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  snprintf(vtu, sizeof vtu, "%s/increment_%04d.vtu", rc->outdir, f->global_increment);
-  has_vtu = stat(vtu, &sb) == 0;
   if (!o || json_dump_file(o, tmp, JSON_COMPACT) != 0 || rename(tmp, path) != 0) {
     dt_log_error("job %s: cannot write %s", rc->job_id, path);
     rc->store_errors++;

@@ -234,8 +234,7 @@ static dt_status accept(run *r, int s, int inc, double lambda, int last_of_step,
   dt_fields_monitors(r->m, &r->fields, &row);
   fields_summary(r);
   if (r->out) {
-    int every = r->m->output.every > 0 ? r->m->output.every : 1;
-    int write = r->m->output.vtu && (last_of_step || r->sum->increments % every == 0);
+    int write = dt_output_fields_due(r->m, r->sum->increments, last_of_step);
     DT_TRY(dt_output_increment(r->out, r->m, &r->fields, &row, write, ctx));
   }
   if (r->opt->on_increment) r->opt->on_increment(&r->fields, &row, r->opt->user);
@@ -439,6 +438,13 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   if (!stop) snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
                       summary->steps_completed, summary->increments);
 cleanup:
+  if (r.out) { /* the last VTUs are still being written in the background: part of the run */
+    dt_ctx flush_ctx = {0};
+    double t1 = dt_seconds();
+    dt_status frc = dt_output_flush(r.out, rc == DT_OK ? ctx : &flush_ctx);
+    summary->seconds_output += dt_seconds() - t1;
+    if (rc == DT_OK) rc = frc;
+  }
   summary->seconds_assembly = r.nc.seconds_assembly;
   summary->seconds_stress = r.nc.seconds_stress;
   summary->assembly_calls = r.nc.assembly_calls;

@@ -1,5 +1,6 @@
 /* Deck output requests and controls: *NODE PRINT, *EL PRINT (tables in results.dat, CalculiX's
- * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files), *CONTROLS.
+ * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files; FREQUENCY= becomes
+ * output.every), *CONTROLS.
  *
  * Requests apply to the whole run (CalculiX keeps them for later steps too). *CONTROLS sets
  * CalculiX's own convergence criteria, which have no one-to-one counterpart in ductile: it is
@@ -86,6 +87,16 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(read_variables(p, kw, element, &bits));
   if (!p->file_seen) p->m->output.fields = 0; /* explicit requests replace the default (all fields) */
+  /* One VTU per written increment carries every requested field, so all *NODE FILE and
+   * *EL FILE requests share one frequency (output.every): the smallest, so that no request
+   * is written less often than it asks. */
+  if (p->file_seen && every != p->m->output.every) {
+    const int shared = every < p->m->output.every ? every : p->m->output.every;
+    inp_warn(p, kw->rec, "%s: FREQUENCY=%d differs from an earlier *NODE FILE / *EL FILE (%d): ductile writes all "
+             "requested fields together, every %d increment(s) and at the end of each step", kw->name, every,
+             p->m->output.every, shared);
+    every = shared;
+  }
   p->file_seen = 1;
   p->m->output.fields |= bits;
   p->m->output.every = every;

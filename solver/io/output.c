@@ -1,8 +1,9 @@
 /* The output writer: directory, history.csv, per-increment VTU + PVD, summary.json.
  *
  * This file owns the writer's lifetime and bookkeeping; the formats live in output_history.c,
- * output_vtu.c and output_summary.c. Adding an output file means: write it from
- * dt_output_increment (per increment) or dt_output_close (once), and list it in summary.json's
+ * output_vtu.c and output_summary.c, the background VTU writer in output_queue.c. Adding an
+ * output file means: write it from dt_output_increment (per increment; from the writer
+ * thread's job if it is large) or dt_output_close (once), and list it in summary.json's
  * "files" so clients find it. */
 #include "io/output_impl.h"
 #include "io/output_dat.h"
@@ -75,36 +76,37 @@ static void cache_node_sets(dt_output *o, const dt_model *m, const dt_fields *f)
   }
 }
 
-static dt_status write_fields(dt_output *o, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
+int dt_output_fields_due(const dt_model *m, int global_increment, int last_of_step) {
+  const int every = m->output.every > 0 ? m->output.every : 1;
+  return m->output.vtu && (last_of_step || global_increment % every == 0);
+}
+
+/* Snapshot what increment_<NNNN>.vtu (and its point cloud) need from f and queue the write;
+ * the writer thread rewrites results.pvd after the files, with the list as it is now. */
+static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  dt_vtu_job *j = NULL;
   char name[sizeof o->vtu[0].file];
-  char *path = NULL;
   DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
            "fields carry global increment %d; expected 1 or more", f->global_increment);
+  if (!o->mesh.built) DT_TRY(dt_vtu_mesh_build(&o->mesh, m, ctx));
+  DT_CHECK(o->mesh.n_nodes == m->n_nodes && o->mesh.n_elems == m->n_elems, ctx, DT_ERR_INTERNAL,
+           "the model changed its mesh after the first VTU was written");
+  DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
+  DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, ctx));
   snprintf(name, sizeof name, "increment_%04d.vtu", f->global_increment);
-  DT_TRY(dt_output_path(o->dir, name, &path, ctx));
-  DT_TRY(dt_vtu_write(path, m, f, ctx));
-  dt_free(path);
-  path = NULL;
-  if (f->qp_stress || f->qp_strain || f->qp_peeq) { /* raw integration-point values */
-    snprintf(name, sizeof name, "increment_%04d_points.vtu", f->global_increment);
-    DT_TRY(dt_output_path(o->dir, name, &path, ctx));
-    DT_TRY(dt_vtu_points_write(path, m, f, ctx));
-    dt_free(path);
-    path = NULL;
-    snprintf(name, sizeof name, "increment_%04d.vtu", f->global_increment);
-  }
+  /* Both buffers first, so that a failure leaves the list as it was. */
+  DT_TRY(reserve((void **)&o->vtu, &o->cap_vtu, o->n_vtu + 1, sizeof *o->vtu, ctx, "the VTU list"));
+  DT_TRY(dt_output_reserve((void **)&j->pvd, &j->cap_pvd, (size_t)(o->n_vtu + 1) * sizeof *j->pvd,
+                           ctx, "the VTU list of a write"));
   /* A repeated increment number (a rewrite) replaces its entry rather than duplicating it. */
-  if (o->n_vtu == 0 || strcmp(o->vtu[o->n_vtu - 1].file, name) != 0) {
-    DT_TRY(reserve((void **)&o->vtu, &o->cap_vtu, o->n_vtu + 1, sizeof *o->vtu, ctx, "the VTU list"));
-    o->n_vtu++;
-  }
+  if (o->n_vtu == 0 || strcmp(o->vtu[o->n_vtu - 1].file, name) != 0) o->n_vtu++;
   memcpy(o->vtu[o->n_vtu - 1].file, name, sizeof name);
   o->vtu[o->n_vtu - 1].time = f->time;
-  DT_TRY(dt_output_path(o->dir, "results.pvd", &path, ctx));
-  DT_TRY(dt_pvd_write(path, o->vtu, o->n_vtu, ctx));
+  memcpy(j->pvd, o->vtu, (size_t)o->n_vtu * sizeof *j->pvd);
+  j->n_pvd = o->n_vtu;
+  DT_TRY(dt_output_queue_submit(o, ctx));
 cleanup:
-  dt_free(path);
   return rc;
 }
 
@@ -112,6 +114,7 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
                               const dt_history_row *row, int write, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_CHECK(o != NULL && o->csv != NULL, ctx, DT_ERR_INTERNAL, "output writer is not open");
+  DT_TRY(dt_output_queue_check(o, ctx)); /* an earlier increment's VTU write failed */
   DT_CHECK(row->n_monitors == o->n_monitors, ctx, DT_ERR_INTERNAL,
            "history row has %d monitor values, the model %d monitors", row->n_monitors,
            o->n_monitors);
@@ -125,23 +128,30 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
            "cannot write history.csv in '%s': %s", o->dir, strerror(errno));
   o->rows[o->n_rows++] = *row;
   cache_node_sets(o, m, f);
-  if (write) DT_TRY(write_fields(o, m, f, ctx));
+  if (write) DT_TRY(queue_fields(o, m, f, ctx));
   DT_TRY(dt_dat_append(o->dir, m, f, ctx));
 cleanup:
   return rc;
 }
 
+dt_status dt_output_flush(dt_output *o, dt_ctx *ctx) {
+  return o ? dt_output_queue_drain(o, ctx) : DT_OK;
+}
+
 dt_status dt_output_close(dt_output **po, const dt_model *m, const dt_run_summary *s,
                           dt_ctx *ctx) {
-  dt_status rc = DT_OK;
+  dt_status rc = DT_OK, wrc;
   dt_output *o = po ? *po : NULL;
   char *path = NULL;
   if (o == NULL) return DT_OK;
+  /* The pending VTU writes first; their failure is reported, after the summary is written. */
+  wrc = dt_output_queue_stop(o, ctx);
   if (s != NULL) {
     DT_TRY(dt_output_path(o->dir, "summary.json", &path, ctx));
     DT_TRY(dt_summary_write(path, o, m, s, ctx));
   }
 cleanup:
+  if (rc == DT_OK) rc = wrc;
   /* Always release, even after a failed summary: close is the caller's last call. */
   if (o->csv && fclose(o->csv) != 0 && rc == DT_OK)
     rc = DT_ERROR(ctx, DT_ERR_IO, "cannot close history.csv in '%s': %s", o->dir, strerror(errno));
@@ -151,6 +161,7 @@ cleanup:
   dt_free(o->vtu);
   dt_free(o->set_rf);
   dt_free(o->set_u);
+  dt_vtu_mesh_free(&o->mesh);
   dt_free(o);
   *po = NULL;
   return rc;

@@ -3,14 +3,25 @@
  * A dt_output writes, inside its directory:
  *   history.csv              one row per converged increment, flushed as it is written, so a
  *                            running job's progress can be tailed;
- *   increment_<NNNN>.vtu     VTK XML UnstructuredGrid (ASCII) of the requested fields, NNNN
- *                            the run-wide converged increment number (dt_fields.global_increment);
+ *   increment_<NNNN>.vtu     VTK XML UnstructuredGrid of the requested fields, binary appended
+ *                            as ParaView writes it (raw, UInt64 headers, little-endian; layout
+ *                            in output_vtu.c), NNNN the run-wide converged increment number
+ *                            (dt_fields.global_increment);
+ *   increment_<NNNN>_points.vtu  the same increment's integration-point values, a point cloud;
  *   results.pvd              ParaView collection of every VTU written so far, rewritten whole
  *                            (write to a temporary file, then rename) so it is always valid;
  *   summary.json             written by dt_output_close: run summary, per-increment history,
  *                            and per-node-set reactions of the last increment.
  * The driver calls dt_output_open once, dt_output_increment after every converged increment,
  * and dt_output_close at the end, also after a failure (with the summary of what happened).
+ *
+ * VTU files are written by a background thread so that the next increment solves meanwhile:
+ * dt_output_increment copies the fields it writes and returns; history.csv stays synchronous.
+ * Each file appears complete (renamed into place) and results.pvd lists it only afterwards;
+ * the bytes do not depend on timing. At most two writes are pending (their copies of the
+ * fields bound the memory); beyond that dt_output_increment waits. A failed write is
+ * reported by the next dt_output_increment, dt_output_flush, dt_output_save_state or
+ * dt_output_close (DT_ERR_IO naming the file).
  *
  * Field conventions: Voigt (xx, yy, zz, xy, xz, yz) with engineering shear strains, the order
  * of results.h; the VTU arrays name their components so ParaView shows them correctly. Nodal
@@ -38,16 +49,32 @@ dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt
 /* Record one converged increment: append `row` to history.csv (numbers as %.17g, so they read
  * back exactly) and flush; remember the row for summary.json; remember, for every node set of
  * m, the total reaction (sum of f->rf) and the mean displacement (of f->u) for summary.json.
- * If write_fields is nonzero, also write increment_<NNNN>.vtu with the fields that are both
- * present in f (non-NULL) and requested in m->output.fields, and rewrite results.pvd.
- * f and row are borrowed. row->n_monitors must equal m->output.n_monitors.
- * Errors: DT_ERR_IO (names the file), DT_ERR_NOMEM, DT_ERR_INTERNAL if f does not match m. */
+ * If write_fields is nonzero, also queue increment_<NNNN>.vtu with the fields that are both
+ * present in f (non-NULL) and requested in m->output.fields (and the point cloud of the point
+ * fields present), then the rewrite of results.pvd; the files are written in the background.
+ * f and row are borrowed for the call only (what the files need is copied). The mesh of m is
+ * copied at the first VTU and must not change afterwards. row->n_monitors must equal
+ * m->output.n_monitors.
+ * Errors: DT_ERR_IO (names the file; also for an earlier increment's VTU), DT_ERR_NOMEM,
+ * DT_ERR_INTERNAL if f does not match m. */
 dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,
                               const dt_history_row *row, int write_fields, dt_ctx *ctx);
 
-/* Write summary.json from s (if s is not NULL; pass NULL to just release the writer on an
- * error path), close history.csv, free the writer and set *o to NULL. NULL-safe (o or *o).
- * The writer is freed even when an error is returned. Errors: DT_ERR_IO, DT_ERR_NOMEM. */
+/* Whether the fields (a VTU) of a converged increment are written: m->output.vtu, and the
+ * increment is the last of its step or its run-wide number global_increment is a multiple
+ * of m->output.every. The driver passes this to dt_output_increment; a caller that lists the
+ * increments with a VTU (the daemon) asks it too, since the file may still be being written
+ * when dt_output_increment has returned. */
+int dt_output_fields_due(const dt_model *m, int global_increment, int last_of_step);
+
+/* Wait until every queued VTU write is complete. NULL-safe. Errors: DT_ERR_IO (a write that
+ * failed, naming the file). */
+dt_status dt_output_flush(dt_output *o, dt_ctx *ctx);
+
+/* Wait for the pending VTU writes, write summary.json from s (if s is not NULL; pass NULL to
+ * just release the writer on an error path), close history.csv, free the writer and set *o to
+ * NULL. NULL-safe (o or *o). The writer is freed even when an error is returned.
+ * Errors: DT_ERR_IO (also a failed VTU write), DT_ERR_NOMEM. */
 dt_status dt_output_close(dt_output **o, const dt_model *m, const dt_run_summary *s,
                           dt_ctx *ctx);
 
@@ -64,11 +91,12 @@ void dt_fields_element_average(const dt_fields *f, const double *qp_values, int 
 dt_status dt_fields_nodal_average(const dt_model *m, const dt_fields *f, const double *qp_values,
                                   int ncomp, double *nodal_out, dt_ctx *ctx);
 
-/* Checkpoint support. dt_output_save_state appends the writer's bookkeeping (history rows,
- * VTU list) to f; dt_output_open_resume reopens a writer in dir from such a record, rewriting
- * history.csv and results.pvd to match it exactly (rows written after the checkpoint are
- * dropped, since those increments will be computed again). */
-dt_status dt_output_save_state(const dt_output *o, FILE *f, dt_ctx *ctx);
+/* Checkpoint support. dt_output_save_state waits for the pending VTU writes (a checkpoint
+ * never lists a file that is not complete), then appends the writer's bookkeeping (history
+ * rows, VTU list) to f; dt_output_open_resume reopens a writer in dir from such a record,
+ * rewriting history.csv and results.pvd to match it exactly (rows written after the
+ * checkpoint are dropped, since those increments will be computed again). */
+dt_status dt_output_save_state(dt_output *o, FILE *f, dt_ctx *ctx);
 dt_status dt_output_open_resume(const char *dir, const dt_model *m, FILE *state, dt_output **out,
                                 dt_ctx *ctx);
 

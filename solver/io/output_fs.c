@@ -1,4 +1,4 @@
-/* File-system helpers of the output writer: path joining, mkdir -p, atomic replace. */
+/* File-system helpers of the output writer: path joining, mkdir -p, atomic replace, buffers. */
 #include "io/output_impl.h"
 
 #include <errno.h>
@@ -66,10 +66,10 @@ cleanup:
 dt_status dt_output_write_file(const char *path, void (*write)(FILE *, const void *),
                                const void *arg, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char *tmp = NULL;
+  char tmp[4352]; /* on the stack: the writer thread does not allocate (output_queue.c) */
   FILE *fp = NULL;
-  DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
-  snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
+  DT_CHECK((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) < sizeof tmp, ctx, DT_ERR_IO,
+           "output path too long: '%s'", path);
   fp = fopen(tmp, "w");
   DT_CHECK(fp != NULL, ctx, DT_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
   write(fp, arg);
@@ -80,6 +80,20 @@ cleanup:
     fclose(fp);
     remove(tmp);
   }
-  dt_free(tmp);
+  return rc;
+}
+
+dt_status dt_output_reserve(void **p, size_t *cap, size_t bytes, dt_ctx *ctx, const char *what) {
+  dt_status rc = DT_OK;
+  void *q;
+  if (bytes <= *cap && *p != NULL) return DT_OK;
+  /* Not realloc: the old contents are not needed, and copying them would cost as much as
+   * the data itself. */
+  q = dt_malloc(bytes > 0 ? bytes : 1);
+  DT_CHECK(q != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating %s (%zu bytes)", what, bytes);
+  dt_free(*p);
+  *p = q;
+  *cap = bytes;
+cleanup:
   return rc;
 }

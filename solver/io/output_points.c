@@ -1,62 +1,44 @@
 /* Integration-point results as a VTU point cloud: one VTK_VERTEX per point, with the values
  * the material law computed there (no averaging). ParaView shows it next to the mesh VTU
- * ("Point Gaussian" representation); scripts read the raw point values from it. */
+ * ("Point Gaussian" representation); scripts read the raw point values from it. Binary
+ * appended like the mesh VTU (output_vtu.c); written by the writer thread from a job. */
 #include "io/output_impl.h"
 
-#include <errno.h>
-#include <string.h>
-
-static const char *const voigt[6] = {"XX", "YY", "ZZ", "XY", "XZ", "YZ"};
-
-static void write_cloud(FILE *fp, const dt_model *m, const dt_fields *f, const double *mises) {
-  fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-              "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n");
-  fprintf(fp, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n      <PointData>\n", f->n_qp,
-          f->n_qp);
-  if (f->qp_stress) dt_vtu_write_doubles(fp, "S", f->qp_stress, (size_t)f->n_qp, 6, voigt);
-  if (f->qp_strain) dt_vtu_write_doubles(fp, "E", f->qp_strain, (size_t)f->n_qp, 6, voigt);
-  if (f->qp_peeq) dt_vtu_write_doubles(fp, "PEEQ", f->qp_peeq, (size_t)f->n_qp, 1, NULL);
-  if (mises) dt_vtu_write_doubles(fp, "MISES", mises, (size_t)f->n_qp, 1, NULL);
-  fprintf(fp, "        <DataArray type=\"Int64\" Name=\"elem_id\" format=\"ascii\">\n");
-  for (int e = 0; e < m->n_elems; e++)
-    for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) fprintf(fp, " %lld", (long long)m->elem_id[e]);
-  fprintf(fp, "\n        </DataArray>\n        <DataArray type=\"Int32\" Name=\"point\" format=\"ascii\">\n");
-  for (int e = 0; e < m->n_elems; e++)
-    for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) fprintf(fp, " %d", q - f->qp_ptr[e] + 1);
-  fprintf(fp, "\n        </DataArray>\n      </PointData>\n      <Points>\n");
-  dt_vtu_write_doubles(fp, NULL, f->qp_x, (size_t)f->n_qp, 3, NULL);
-  fprintf(fp, "      </Points>\n      <Cells>\n        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n");
-  for (int q = 0; q < f->n_qp; q++) fprintf(fp, " %d", q);
-  fprintf(fp, "\n        </DataArray>\n        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
-  for (int q = 0; q < f->n_qp; q++) fprintf(fp, " %d", q + 1);
-  fprintf(fp, "\n        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
-  for (int q = 0; q < f->n_qp; q++) fputs(" 1", fp); /* VTK_VERTEX */
-  fprintf(fp, "\n        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
-}
-
-typedef struct cloud_job {
-  const dt_model *m;
-  const dt_fields *f;
-  const double *mises;
-} cloud_job;
-
-static void write_cloud_job(FILE *fp, const void *arg) {
-  const cloud_job *j = arg;
-  write_cloud(fp, j->m, j->f, j->mises);
-}
-
-dt_status dt_vtu_points_write(const char *path, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
+dt_status dt_vtu_points_write(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  double *mises = NULL;
-  cloud_job job;
-  DT_CHECK(f->qp_x != NULL && f->qp_ptr != NULL, ctx, DT_ERR_INTERNAL, "no integration points");
-  if (f->qp_stress) {
-    DT_ALLOC(mises, f->n_qp, ctx, "point Mises stress");
-    for (int q = 0; q < f->n_qp; q++) mises[q] = dt_mises(f->qp_stress + 6 * (size_t)q);
+  const char *const *voigt = dt_vtu_voigt_names;
+  const size_t nq = (size_t)j->n_qp;
+  dt_vtu_doc doc, *d = &doc; /* 16 kB, on the stack: the writer thread does not allocate */
+  int e, q;
+  /* The cloud's topology: point q is cell q; each point keeps its element's id and its
+   * 1-based number within the element (CalculiX's integration point numbering). */
+  for (e = 0; e < j->n_elems; e++)
+    for (q = j->qp_ptr[e]; q < j->qp_ptr[e + 1]; q++) {
+      j->cloud_elem_id[q] = g->elem_id[e];
+      j->cloud_point[q] = q - j->qp_ptr[e] + 1;
+    }
+  for (q = 0; q < j->n_qp; q++) {
+    j->cloud_conn[q] = q;
+    j->cloud_offsets[q] = (int64_t)q + 1;
+    j->cloud_types[q] = 1; /* VTK_VERTEX */
   }
-  job.m = m, job.f = f, job.mises = mises;
-  DT_TRY(dt_output_write_file(path, write_cloud_job, &job, ctx));
+  d->n = d->overflow = 0;
+  dt_vtu_doc_text(d, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n      <PointData>\n",
+                  j->n_qp, j->n_qp);
+  if (j->q_s) dt_vtu_doc_array(d, "Float64", 8, "S", 6, voigt, j->qp_stress, 6 * nq);
+  if (j->q_e) dt_vtu_doc_array(d, "Float64", 8, "E", 6, voigt, j->qp_strain, 6 * nq);
+  if (j->q_peeq) dt_vtu_doc_array(d, "Float64", 8, "PEEQ", 1, NULL, j->qp_peeq, nq);
+  if (j->q_s) dt_vtu_doc_array(d, "Float64", 8, "MISES", 1, NULL, j->qp_mises, nq);
+  dt_vtu_doc_array(d, "Int64", 8, "elem_id", 0, NULL, j->cloud_elem_id, nq);
+  dt_vtu_doc_array(d, "Int32", 4, "point", 0, NULL, j->cloud_point, nq);
+  dt_vtu_doc_text(d, "      </PointData>\n      <Points>\n");
+  dt_vtu_doc_array(d, "Float64", 8, NULL, 3, NULL, j->qp_x, 3 * nq);
+  dt_vtu_doc_text(d, "      </Points>\n      <Cells>\n");
+  dt_vtu_doc_array(d, "Int64", 8, "connectivity", 0, NULL, j->cloud_conn, nq);
+  dt_vtu_doc_array(d, "Int64", 8, "offsets", 0, NULL, j->cloud_offsets, nq);
+  dt_vtu_doc_array(d, "UInt8", 1, "types", 0, NULL, j->cloud_types, nq);
+  dt_vtu_doc_text(d, "      </Cells>\n    </Piece>\n");
+  DT_TRY(dt_vtu_doc_write(d, j->points_path, ctx));
 cleanup:
-  dt_free(mises);
   return rc;
 }

@@ -8,13 +8,18 @@
 
 #include "io/output_impl.h"
 
-dt_status dt_output_save_state(const dt_output *o, FILE *f, dt_ctx *ctx) {
+dt_status dt_output_save_state(dt_output *o, FILE *f, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   uint32_t nr = (uint32_t)o->n_rows, nv = (uint32_t)o->n_vtu;
+  int ok;
+  /* Every VTU the record lists must exist before the checkpoint that refers to it does. */
+  DT_TRY(dt_output_queue_drain(o, ctx));
   /* (fwrite with a NULL pointer is undefined even for zero items, hence the n == 0 tests) */
-  int ok = fwrite(&nr, sizeof nr, 1, f) == 1 &&
-           (nr == 0 || fwrite(o->rows, sizeof *o->rows, nr, f) == nr) &&
-           fwrite(&nv, sizeof nv, 1, f) == 1 && (nv == 0 || fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv);
-  return ok ? DT_OK : DT_ERROR(ctx, DT_ERR_IO, "cannot write the output state: %s", strerror(errno));
+  ok = fwrite(&nr, sizeof nr, 1, f) == 1 && (nr == 0 || fwrite(o->rows, sizeof *o->rows, nr, f) == nr) &&
+       fwrite(&nv, sizeof nv, 1, f) == 1 && (nv == 0 || fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv);
+  DT_CHECK(ok, ctx, DT_ERR_IO, "cannot write the output state: %s", strerror(errno));
+cleanup:
+  return rc;
 }
 
 static dt_status read_list(FILE *f, void **items, int *n, int *cap, size_t size, dt_ctx *ctx) {

@@ -1,20 +1,38 @@
-/* VTK XML UnstructuredGrid (.vtu, ASCII) of one increment, and the .pvd collection.
+/* VTK XML UnstructuredGrid (.vtu) of one increment, binary appended, and the .pvd collection.
  *
- * ASCII with %.17g keeps every double exact and the writer trivial; binary-appended base64
- * would cut the size by about 3x and can replace write_doubles() later without touching the
- * callers. Node orders of element.h (CalculiX/Abaqus) equal VTK's for every element we have:
- * hex8 (bottom 1-2-3-4, top 5-6-7-8), tet4, tet10 (mid-edges (1-2),(2-3),(3-1),(1-4),(2-4),
- * (3-4) = VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), quad4, tri3, quad8
+ * The layout is ParaView's own: the XML header lists every DataArray as format="appended"
+ * with its byte offset, and <AppendedData encoding="raw"> then holds, after a '_', each array
+ * as a UInt64 byte count (header_type="UInt64") followed by its values, little-endian. Values
+ * are the solver's doubles as they are (exact, as %.17g text would be, at 40% of its size),
+ * and writing them is one fwrite per array: formatting text, a printf per value, costs more
+ * than the solve itself on a GPU (docs/architecture.md, result output). Types:
+ * Float64 for values and coordinates, Int64 for connectivity, offsets and element ids (node
+ * indices would fit Int32, user ids would not; one type keeps readers simple), Int32 for
+ * section and point numbers, UInt8 for cell types. Readers: tests/validation/vlib.py
+ * (read_vtu) and the dashboard (clients/dashboard/src/view3d.js).
+ *
+ * Node orders of element.h (CalculiX/Abaqus) equal VTK's for every element we have: hex8
+ * (bottom 1-2-3-4, top 5-6-7-8), tet4, tet10 (mid-edges (1-2),(2-3),(3-1),(1-4),(2-4),(3-4) =
+ * VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), quad4, tri3, quad8
  * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre); so the
  * connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
  * 4 run in +x and +y (ours run around the element) and whose interior is row by row: its
  * nodes are permuted (vtk_local). To add an element type, add its VTK code below and check
- * its node order against vtkCellType.h / the VTK file-format figures. */
+ * its node order against vtkCellType.h / the VTK file-format figures.
+ *
+ * The files are written by the writer thread (output_queue.c) from a dt_vtu_job, a snapshot
+ * of the increment's fields, and the dt_vtu_mesh copied from the model once per run; the
+ * element and nodal averages are computed there too, off the solver's path. */
 #include "io/output_impl.h"
 
-#include <errno.h>
-#include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the VTU writer writes the host's bytes and declares them LittleEndian"
+#endif
+_Static_assert(sizeof(int) == 4, "int arrays are written as Int32");
+_Static_assert(sizeof(double) == 8, "double arrays are written as Float64");
 
 int dt_vtk_cell_type(int elem_type) {
   switch (elem_type) {
@@ -38,189 +56,334 @@ static int vtk_local(int elem_type, int k) {
 
 /* Names of our Voigt components, written as ComponentName attributes: ParaView's own
  * 6-component order is XX,YY,ZZ,XY,YZ,XZ, so the names keep ours unambiguous. */
-static const char *const voigt_names[6] = {"XX", "YY", "ZZ", "XY", "XZ", "YZ"};
-static const char *const xyz_names[3] = {"X", "Y", "Z"};
+const char *const dt_vtu_voigt_names[6] = {"XX", "YY", "ZZ", "XY", "XZ", "YZ"};
+const char *const dt_vtu_xyz_names[3] = {"X", "Y", "Z"};
 
-/* Derived arrays of one write: which fields go out, and their element / nodal averages. */
-typedef struct vtu_data {
-  int u, rf, s, e, peeq, mises;
-  double *qp_mises;                    /* n_qp */
-  double *n_s, *n_e, *n_peeq, *n_mises; /* nodal */
-  double *c_s, *c_e, *c_peeq, *c_mises; /* cell */
-} vtu_data;
+/* ---- the appended-data document ---------------------------------------------------------- */
 
-static void vtu_data_free(vtu_data *d) {
-  dt_free(d->qp_mises);
-  dt_free(d->n_s);
-  dt_free(d->n_e);
-  dt_free(d->n_peeq);
-  dt_free(d->n_mises);
-  dt_free(d->c_s);
-  dt_free(d->c_e);
-  dt_free(d->c_peeq);
-  dt_free(d->c_mises);
-  memset(d, 0, sizeof *d);
+static int leading_spaces(const char *s) {
+  int n = 0;
+  while (s[n] == ' ') n++;
+  return n;
 }
 
-/* Element and nodal averages of one point field. */
-static dt_status average(const dt_model *m, const dt_fields *f, const double *qp, int ncomp,
-                         double **cell, double **nodal, dt_ctx *ctx) {
+void dt_vtu_doc_text(dt_vtu_doc *d, const char *fmt, ...) {
+  va_list ap;
+  if (d->n >= DT_VTU_DOC_MAX) {
+    d->overflow = 1;
+    return;
+  }
+  memset(&d->item[d->n], 0, sizeof d->item[d->n]);
+  va_start(ap, fmt);
+  if (vsnprintf(d->item[d->n].text, sizeof d->item[d->n].text, fmt, ap) >=
+      (int)sizeof d->item[d->n].text)
+    d->overflow = 1;
+  va_end(ap);
+  d->n++;
+}
+
+void dt_vtu_doc_array(dt_vtu_doc *d, const char *type, size_t size, const char *name, int ncomp,
+                      const char *const *comp_names, const void *data, size_t n) {
+  dt_vtu_item *it;
+  if (d->n >= DT_VTU_DOC_MAX) {
+    d->overflow = 1;
+    return;
+  }
+  it = &d->item[d->n++];
+  memset(it, 0, sizeof *it);
+  it->type = type, it->size = size, it->name = name, it->ncomp = ncomp;
+  it->comp_names = comp_names, it->data = data, it->n = n;
+}
+
+/* One array's DataArray element. Arrays sit one level below the tag that opens their
+ * section (or at the level of the array before them). */
+static void write_array_tag(FILE *fp, const dt_vtu_item *it, int indent, uint64_t offset) {
+  int c;
+  fprintf(fp, "%*s<DataArray type=\"%s\"", indent, "", it->type);
+  if (it->name) fprintf(fp, " Name=\"%s\"", it->name);
+  if (it->ncomp > 0) fprintf(fp, " NumberOfComponents=\"%d\"", it->ncomp);
+  for (c = 0; it->comp_names && c < it->ncomp; c++)
+    fprintf(fp, " ComponentName%d=\"%s\"", c, it->comp_names[c]);
+  if (it->tuples > 0) fprintf(fp, " NumberOfTuples=\"%d\"", it->tuples);
+  fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
+}
+
+static void write_doc(FILE *fp, const void *arg) {
+  const dt_vtu_doc *d = arg;
+  uint64_t offset = 0;
+  int i, indent = 0;
+  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
+        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n", fp);
+  for (i = 0; i < d->n; i++) {
+    const dt_vtu_item *it = &d->item[i];
+    if (it->type == NULL) {
+      fputs(it->text, fp);
+      indent = leading_spaces(it->text) + 2;
+      continue;
+    }
+    write_array_tag(fp, it, indent, offset);
+    offset += sizeof(uint64_t) + (uint64_t)it->size * it->n;
+  }
+  fputs("  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n   _", fp);
+  /* Whole arrays at once; stdio passes large writes straight to the kernel. Short writes
+   * leave ferror set, which dt_output_commit turns into DT_ERR_IO. */
+  for (i = 0; i < d->n; i++) {
+    const dt_vtu_item *it = &d->item[i];
+    uint64_t bytes = (uint64_t)it->size * it->n;
+    if (it->type == NULL) continue;
+    fwrite(&bytes, sizeof bytes, 1, fp);
+    if (it->n > 0) fwrite(it->data, it->size, it->n, fp);
+  }
+  fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
+}
+
+dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  const size_t nc = (size_t)m->n_elems * ncomp, nn = (size_t)m->n_nodes * ncomp;
-  DT_ALLOC(*cell, nc, ctx, "element field values");
-  DT_ALLOC(*nodal, nn, ctx, "nodal field values");
-  dt_fields_element_average(f, qp, ncomp, *cell);
-  DT_TRY(dt_fields_nodal_average(m, f, qp, ncomp, *nodal, ctx));
+  DT_CHECK(!d->overflow, ctx, DT_ERR_INTERNAL, "the VTU document of '%s' has too many parts", path);
+  DT_TRY(dt_output_write_file(path, write_doc, d, ctx));
 cleanup:
   return rc;
 }
 
-static dt_status vtu_data_build(const dt_model *m, const dt_fields *f, vtu_data *d, dt_ctx *ctx) {
+/* ---- the mesh, once per run -------------------------------------------------------------- */
+
+void dt_vtu_mesh_free(dt_vtu_mesh *g) {
+  dt_free(g->x);
+  dt_free(g->elem_ptr);
+  dt_free(g->conn);
+  dt_free(g->vtk_conn);
+  dt_free(g->vtk_offsets);
+  dt_free(g->vtk_types);
+  dt_free(g->elem_id);
+  dt_free(g->section);
+  memset(g, 0, sizeof *g);
+}
+
+dt_status dt_vtu_mesh_build(dt_vtu_mesh *g, const dt_model *m, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const int ne = m->n_elems;
+  const size_t nn = (size_t)m->n_nodes, n3 = 3 * nn;
+  const size_t nc = ne > 0 ? (size_t)m->elem_ptr[ne] : 0;
+  int e, k;
+  memset(g, 0, sizeof *g);
+  for (e = 0; e < ne; e++)
+    DT_CHECK(dt_vtk_cell_type(m->elem_type[e]) > 0, ctx, DT_ERR_INTERNAL,
+             "element %d has type %d, which the VTU writer does not know", e, m->elem_type[e]);
+  g->n_nodes = m->n_nodes;
+  g->n_elems = ne;
+  DT_ALLOC(g->x, n3, ctx, "the VTU node coordinates");
+  DT_ALLOC(g->elem_ptr, ne + 1, ctx, "the VTU element offsets");
+  DT_ALLOC(g->conn, nc, ctx, "the VTU connectivity");
+  DT_ALLOC(g->vtk_conn, nc, ctx, "the VTU connectivity");
+  DT_ALLOC(g->vtk_offsets, ne, ctx, "the VTU cell offsets");
+  DT_ALLOC(g->vtk_types, ne, ctx, "the VTU cell types");
+  if (n3 > 0) memcpy(g->x, m->x, n3 * sizeof *g->x);
+  if (ne > 0) memcpy(g->elem_ptr, m->elem_ptr, (size_t)(ne + 1) * sizeof *g->elem_ptr);
+  if (nc > 0) memcpy(g->conn, m->conn, nc * sizeof *g->conn);
+  for (e = 0; e < ne; e++) {
+    for (k = 0; k < m->elem_ptr[e + 1] - m->elem_ptr[e]; k++)
+      g->vtk_conn[m->elem_ptr[e] + k] = m->conn[m->elem_ptr[e] + vtk_local(m->elem_type[e], k)];
+    /* VTK offsets are the END of each cell's connectivity: elem_ptr[1..n]. */
+    g->vtk_offsets[e] = m->elem_ptr[e + 1];
+    g->vtk_types[e] = (uint8_t)dt_vtk_cell_type(m->elem_type[e]);
+  }
+  if (m->elem_id) {
+    DT_ALLOC(g->elem_id, ne, ctx, "the VTU element ids");
+    if (ne > 0) memcpy(g->elem_id, m->elem_id, (size_t)ne * sizeof *g->elem_id);
+  }
+  if (m->elem_section) {
+    DT_ALLOC(g->section, ne, ctx, "the VTU element sections");
+    for (e = 0; e < ne; e++) g->section[e] = m->elem_section[e];
+  }
+  g->built = 1;
+cleanup:
+  if (rc != DT_OK) dt_vtu_mesh_free(g);
+  return rc;
+}
+
+/* ---- one increment: the caller's snapshot, the thread's write ---------------------------- */
+
+#define JOB_BUF(j, field, count)                                                                   \
+  DT_TRY(dt_output_reserve((void **)&(j)->field, &(j)->cap_##field,                               \
+                           (size_t)(count) * sizeof *(j)->field, ctx, "a VTU write's " #field))
+
+/* Copy n values of src into the job buffer `field`. */
+#define JOB_COPY(j, field, src, count)                                                             \
+  do {                                                                                             \
+    JOB_BUF(j, field, count);                                                                      \
+    if ((size_t)(count) > 0) memcpy((j)->field, (src), (size_t)(count) * sizeof *(j)->field);     \
+  } while (0)
+
+void dt_vtu_job_free(dt_vtu_job *j) {
+#define DT_VTU_JOB_FREE(type, name) dt_free(j->name);
+  DT_VTU_JOB_BUFFERS(DT_VTU_JOB_FREE)
+#undef DT_VTU_JOB_FREE
+  dt_free(j->path);
+  dt_free(j->points_path);
+  dt_free(j->pvd_path);
+  dt_free(j->pvd);
+  memset(j, 0, sizeof *j);
+}
+
+static dt_status job_paths(dt_vtu_job *j, const char *dir, int inc, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char name[sizeof j->pvd[0].file];
+  DT_FREE(j->path);
+  DT_FREE(j->points_path);
+  snprintf(name, sizeof name, "increment_%04d.vtu", inc);
+  DT_TRY(dt_output_path(dir, name, &j->path, ctx));
+  if (j->points) {
+    snprintf(name, sizeof name, "increment_%04d_points.vtu", inc);
+    DT_TRY(dt_output_path(dir, name, &j->points_path, ctx));
+  }
+  if (j->pvd_path == NULL) DT_TRY(dt_output_path(dir, "results.pvd", &j->pvd_path, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, const dt_fields *f,
+                          dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const unsigned want = m->output.fields;
   const int have_qp = f->qp_ptr != NULL && f->n_elems > 0;
-  int q;
-  d->u = (want & DT_OUT_U) && f->u;
-  d->rf = (want & DT_OUT_RF) && f->rf;
-  d->s = (want & DT_OUT_S) && f->qp_stress && have_qp;
-  d->e = (want & DT_OUT_E) && f->qp_strain && have_qp;
-  d->peeq = (want & DT_OUT_PEEQ) && f->qp_peeq && have_qp;
-  d->mises = (want & DT_OUT_MISES) && f->qp_stress && have_qp;
-  DT_CHECK(!(d->u || d->rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
+  const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
+  size_t nq;
+  j->has_u = (want & DT_OUT_U) && f->u;
+  j->has_rf = (want & DT_OUT_RF) && f->rf;
+  j->has_s = (want & DT_OUT_S) && f->qp_stress && have_qp;
+  j->has_e = (want & DT_OUT_E) && f->qp_strain && have_qp;
+  j->has_peeq = (want & DT_OUT_PEEQ) && f->qp_peeq && have_qp;
+  j->has_mises = (want & DT_OUT_MISES) && f->qp_stress && have_qp;
+  /* The point cloud carries whatever point fields were downloaded, as before. */
+  j->points = f->qp_stress || f->qp_strain || f->qp_peeq;
+  DT_CHECK(!(j->has_u || j->has_rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
            "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
   DT_CHECK(!have_qp || (f->n_elems == m->n_elems && f->qp_ptr[f->n_elems] == f->n_qp), ctx,
            DT_ERR_INTERNAL, "fields have %d elements and %d points, the model %d elements",
            f->n_elems, f->n_qp, m->n_elems);
-  if (d->s) DT_TRY(average(m, f, f->qp_stress, 6, &d->c_s, &d->n_s, ctx));
-  if (d->e) DT_TRY(average(m, f, f->qp_strain, 6, &d->c_e, &d->n_e, ctx));
-  if (d->peeq) DT_TRY(average(m, f, f->qp_peeq, 1, &d->c_peeq, &d->n_peeq, ctx));
-  if (d->mises) {
-    /* Mises at each point, then averaged: averaging stresses first would understate it
-     * where the stress state varies inside an element. */
-    DT_ALLOC(d->qp_mises, f->n_qp, ctx, "point von Mises stresses");
-    for (q = 0; q < f->n_qp; q++) d->qp_mises[q] = dt_mises(f->qp_stress + (size_t)6 * q);
-    DT_TRY(average(m, f, d->qp_mises, 1, &d->c_mises, &d->n_mises, ctx));
+  DT_CHECK(!j->points || (have_qp && f->qp_x != NULL), ctx, DT_ERR_INTERNAL,
+           "no integration points");
+  DT_CHECK(!j->points || m->elem_id != NULL, ctx, DT_ERR_INTERNAL,
+           "the point cloud needs the model's element ids");
+  j->n_nodes = m->n_nodes;
+  j->n_elems = m->n_elems;
+  j->n_qp = have_qp ? f->n_qp : 0;
+  nq = (size_t)j->n_qp;
+  j->time = f->time;
+  j->step = f->step;
+  j->increment = f->increment;
+  j->q_s = have_qp && f->qp_stress;
+  j->q_e = have_qp && f->qp_strain;
+  j->q_peeq = have_qp && f->qp_peeq;
+  if (j->has_u) JOB_COPY(j, u, f->u, 3 * nn);
+  if (j->has_rf) JOB_COPY(j, rf, f->rf, 3 * nn);
+  if (have_qp) JOB_COPY(j, qp_ptr, f->qp_ptr, ne + 1);
+  if (j->q_s) JOB_COPY(j, qp_stress, f->qp_stress, 6 * nq);
+  if (j->q_e) JOB_COPY(j, qp_strain, f->qp_strain, 6 * nq);
+  if (j->q_peeq) JOB_COPY(j, qp_peeq, f->qp_peeq, nq);
+  if (j->has_mises || (j->points && j->q_s)) JOB_BUF(j, qp_mises, nq);
+  if (j->has_s) {
+    JOB_BUF(j, c_s, 6 * ne);
+    JOB_BUF(j, n_s, 6 * nn);
   }
+  if (j->has_e) {
+    JOB_BUF(j, c_e, 6 * ne);
+    JOB_BUF(j, n_e, 6 * nn);
+  }
+  if (j->has_peeq) {
+    JOB_BUF(j, c_peeq, ne);
+    JOB_BUF(j, n_peeq, nn);
+  }
+  if (j->has_mises) {
+    JOB_BUF(j, c_mises, ne);
+    JOB_BUF(j, n_mises, nn);
+  }
+  if (j->has_s || j->has_e || j->has_peeq || j->has_mises) JOB_BUF(j, count, nn);
+  if (j->points) {
+    JOB_COPY(j, qp_x, f->qp_x, 3 * nq);
+    JOB_BUF(j, cloud_conn, nq);
+    JOB_BUF(j, cloud_offsets, nq);
+    JOB_BUF(j, cloud_elem_id, nq);
+    JOB_BUF(j, cloud_point, nq);
+    JOB_BUF(j, cloud_types, nq);
+  }
+  DT_TRY(job_paths(j, dir, f->global_increment, ctx));
 cleanup:
   return rc;
 }
 
-void dt_vtu_write_doubles(FILE *fp, const char *name, const double *v, size_t ntuple, int ncomp,
-                          const char *const *comp_names) {
-  size_t i;
-  int c;
-  fprintf(fp, "        <DataArray type=\"Float64\"");
-  if (name) fprintf(fp, " Name=\"%s\"", name);
-  fprintf(fp, " NumberOfComponents=\"%d\"", ncomp);
-  for (c = 0; comp_names && c < ncomp; c++) fprintf(fp, " ComponentName%d=\"%s\"", c, comp_names[c]);
-  fprintf(fp, " format=\"ascii\">\n");
-  for (i = 0; i < ntuple; i++) {
-    fputs("         ", fp);
-    for (c = 0; c < ncomp; c++) fprintf(fp, " %.17g", v[i * ncomp + c]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "        </DataArray>\n");
+/* Element means into cell, then nodal means of those into nodal. */
+static void average(const dt_vtu_mesh *g, dt_vtu_job *j, const double *qp, int ncomp,
+                    double *cell, double *nodal) {
+  dt_average_elements(j->n_elems, j->qp_ptr, qp, ncomp, cell);
+  dt_average_nodes(j->n_nodes, j->n_elems, g->elem_ptr, g->conn, j->qp_ptr, cell, ncomp, j->count,
+                   nodal);
 }
 
-static void write_point_data(FILE *fp, const dt_model *m, const dt_fields *f, const vtu_data *d) {
-  const size_t n = (size_t)m->n_nodes;
-  fprintf(fp, "      <PointData%s>\n", d->u ? " Vectors=\"U\"" : "");
-  if (d->u) dt_vtu_write_doubles(fp, "U", f->u, n, 3, xyz_names);
-  if (d->rf) dt_vtu_write_doubles(fp, "RF", f->rf, n, 3, xyz_names);
-  if (d->s) dt_vtu_write_doubles(fp, "S", d->n_s, n, 6, voigt_names);
-  if (d->e) dt_vtu_write_doubles(fp, "E", d->n_e, n, 6, voigt_names);
-  if (d->peeq) dt_vtu_write_doubles(fp, "PEEQ", d->n_peeq, n, 1, NULL);
-  if (d->mises) dt_vtu_write_doubles(fp, "MISES", d->n_mises, n, 1, NULL);
-  fprintf(fp, "      </PointData>\n");
+/* A FieldData array of one value (NumberOfTuples="1", as VTK writes field data). */
+static void field_value(dt_vtu_doc *d, const char *type, size_t size, const char *name,
+                        const void *v) {
+  dt_vtu_doc_array(d, type, size, name, 0, NULL, v, 1);
+  if (!d->overflow) d->item[d->n - 1].tuples = 1;
 }
 
-static void write_cell_data(FILE *fp, const dt_model *m, const vtu_data *d) {
-  const size_t n = (size_t)m->n_elems;
-  size_t e;
-  fprintf(fp, "      <CellData>\n");
-  if (d->s) dt_vtu_write_doubles(fp, "S", d->c_s, n, 6, voigt_names);
-  if (d->e) dt_vtu_write_doubles(fp, "E", d->c_e, n, 6, voigt_names);
-  if (d->peeq) dt_vtu_write_doubles(fp, "PEEQ", d->c_peeq, n, 1, NULL);
-  if (d->mises) dt_vtu_write_doubles(fp, "MISES", d->c_mises, n, 1, NULL);
-  if (m->elem_id) {
-    fprintf(fp, "        <DataArray type=\"Int64\" Name=\"elem_id\" format=\"ascii\">\n");
-    for (e = 0; e < n; e++) fprintf(fp, "          %lld\n", (long long)m->elem_id[e]);
-    fprintf(fp, "        </DataArray>\n");
-  }
-  if (m->elem_section) {
-    fprintf(fp, "        <DataArray type=\"Int32\" Name=\"section\" format=\"ascii\">\n");
-    for (e = 0; e < n; e++) fprintf(fp, "          %d\n", m->elem_section[e]);
-    fprintf(fp, "        </DataArray>\n");
-  }
-  fprintf(fp, "      </CellData>\n");
-}
-
-static void write_cells(FILE *fp, const dt_model *m) {
-  int e, k;
-  fprintf(fp, "      <Cells>\n        <DataArray type=\"Int64\" Name=\"connectivity\" "
-              "format=\"ascii\">\n");
-  for (e = 0; e < m->n_elems; e++) {
-    fputs("         ", fp);
-    for (k = 0; k < m->elem_ptr[e + 1] - m->elem_ptr[e]; k++)
-      fprintf(fp, " %d", m->conn[m->elem_ptr[e] + vtk_local(m->elem_type[e], k)]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "        </DataArray>\n        <DataArray type=\"Int64\" Name=\"offsets\" "
-              "format=\"ascii\">\n");
-  /* VTK offsets are the END of each cell's connectivity: elem_ptr[1..n]. */
-  for (e = 0; e < m->n_elems; e++) fprintf(fp, "          %d\n", m->elem_ptr[e + 1]);
-  fprintf(fp, "        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" "
-              "format=\"ascii\">\n");
-  for (e = 0; e < m->n_elems; e++) fprintf(fp, "          %d\n", dt_vtk_cell_type(m->elem_type[e]));
-  fprintf(fp, "        </DataArray>\n      </Cells>\n");
-}
-
-static void write_vtu(FILE *fp, const dt_model *m, const dt_fields *f, const vtu_data *d) {
-  fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-              "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n");
-  fprintf(fp, "    <FieldData>\n"
-              "      <DataArray type=\"Float64\" Name=\"TIME\" NumberOfTuples=\"1\" "
-              "format=\"ascii\">%.17g</DataArray>\n"
-              "      <DataArray type=\"Int32\" Name=\"STEP\" NumberOfTuples=\"1\" "
-              "format=\"ascii\">%d</DataArray>\n"
-              "      <DataArray type=\"Int32\" Name=\"INCREMENT\" NumberOfTuples=\"1\" "
-              "format=\"ascii\">%d</DataArray>\n    </FieldData>\n",
-          f->time, f->step, f->increment);
-  fprintf(fp, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", m->n_nodes, m->n_elems);
-  write_point_data(fp, m, f, d);
-  write_cell_data(fp, m, d);
-  fprintf(fp, "      <Points>\n");
-  dt_vtu_write_doubles(fp, NULL, m->x, (size_t)m->n_nodes, 3, NULL);
-  fprintf(fp, "      </Points>\n");
-  write_cells(fp, m);
-  fprintf(fp, "    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
-}
-
-typedef struct vtu_job {
-  const dt_model *m;
-  const dt_fields *f;
-  const vtu_data *d;
-} vtu_job;
-
-static void write_vtu_job(FILE *fp, const void *arg) {
-  const vtu_job *j = arg;
-  write_vtu(fp, j->m, j->f, j->d);
-}
-
-dt_status dt_vtu_write(const char *path, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
+static dt_status write_mesh_vtu(const dt_vtu_mesh *g, const dt_vtu_job *j, dt_ctx *ctx) {
+  const size_t nn = (size_t)g->n_nodes, ne = (size_t)g->n_elems;
+  const char *const *voigt = dt_vtu_voigt_names, *const *xyz = dt_vtu_xyz_names;
+  dt_vtu_doc doc, *d = &doc; /* 16 kB, on the stack: the writer thread does not allocate */
   dt_status rc = DT_OK;
-  vtu_data d;
-  vtu_job job;
-  int e;
-  memset(&d, 0, sizeof d);
-  for (e = 0; e < m->n_elems; e++)
-    DT_CHECK(dt_vtk_cell_type(m->elem_type[e]) > 0, ctx, DT_ERR_INTERNAL,
-             "element %d has type %d, which the VTU writer does not know", e, m->elem_type[e]);
-  DT_TRY(vtu_data_build(m, f, &d, ctx));
-  job.m = m, job.f = f, job.d = &d;
-  DT_TRY(dt_output_write_file(path, write_vtu_job, &job, ctx));
+  d->n = d->overflow = 0;
+  dt_vtu_doc_text(d, "    <FieldData>\n");
+  field_value(d, "Float64", 8, "TIME", &j->time);
+  field_value(d, "Int32", 4, "STEP", &j->step);
+  field_value(d, "Int32", 4, "INCREMENT", &j->increment);
+  dt_vtu_doc_text(d, "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n",
+                  g->n_nodes, g->n_elems);
+  dt_vtu_doc_text(d, "      <PointData%s>\n", j->has_u ? " Vectors=\"U\"" : "");
+  if (j->has_u) dt_vtu_doc_array(d, "Float64", 8, "U", 3, xyz, j->u, 3 * nn);
+  if (j->has_rf) dt_vtu_doc_array(d, "Float64", 8, "RF", 3, xyz, j->rf, 3 * nn);
+  if (j->has_s) dt_vtu_doc_array(d, "Float64", 8, "S", 6, voigt, j->n_s, 6 * nn);
+  if (j->has_e) dt_vtu_doc_array(d, "Float64", 8, "E", 6, voigt, j->n_e, 6 * nn);
+  if (j->has_peeq) dt_vtu_doc_array(d, "Float64", 8, "PEEQ", 1, NULL, j->n_peeq, nn);
+  if (j->has_mises) dt_vtu_doc_array(d, "Float64", 8, "MISES", 1, NULL, j->n_mises, nn);
+  dt_vtu_doc_text(d, "      </PointData>\n      <CellData>\n");
+  if (j->has_s) dt_vtu_doc_array(d, "Float64", 8, "S", 6, voigt, j->c_s, 6 * ne);
+  if (j->has_e) dt_vtu_doc_array(d, "Float64", 8, "E", 6, voigt, j->c_e, 6 * ne);
+  if (j->has_peeq) dt_vtu_doc_array(d, "Float64", 8, "PEEQ", 1, NULL, j->c_peeq, ne);
+  if (j->has_mises) dt_vtu_doc_array(d, "Float64", 8, "MISES", 1, NULL, j->c_mises, ne);
+  if (g->elem_id) dt_vtu_doc_array(d, "Int64", 8, "elem_id", 0, NULL, g->elem_id, ne);
+  if (g->section) dt_vtu_doc_array(d, "Int32", 4, "section", 0, NULL, g->section, ne);
+  dt_vtu_doc_text(d, "      </CellData>\n      <Points>\n");
+  dt_vtu_doc_array(d, "Float64", 8, NULL, 3, NULL, g->x, 3 * nn);
+  dt_vtu_doc_text(d, "      </Points>\n      <Cells>\n");
+  dt_vtu_doc_array(d, "Int64", 8, "connectivity", 0, NULL, g->vtk_conn,
+                   ne > 0 ? (size_t)g->elem_ptr[ne] : 0);
+  dt_vtu_doc_array(d, "Int64", 8, "offsets", 0, NULL, g->vtk_offsets, ne);
+  dt_vtu_doc_array(d, "UInt8", 1, "types", 0, NULL, g->vtk_types, ne);
+  dt_vtu_doc_text(d, "      </Cells>\n    </Piece>\n");
+  DT_TRY(dt_vtu_doc_write(d, j->path, ctx));
 cleanup:
-  vtu_data_free(&d);
+  return rc;
+}
+
+dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int q;
+  DT_CHECK(g->built && g->n_nodes == j->n_nodes && g->n_elems == j->n_elems, ctx,
+           DT_ERR_INTERNAL, "the VTU write of '%s' does not match the mesh", j->path);
+  /* Mises at each point, then averaged: averaging stresses first would understate it
+   * where the stress state varies inside an element. */
+  if (j->has_mises || (j->points && j->q_s))
+    for (q = 0; q < j->n_qp; q++) j->qp_mises[q] = dt_mises(j->qp_stress + (size_t)6 * q);
+  if (j->has_s) average(g, j, j->qp_stress, 6, j->c_s, j->n_s);
+  if (j->has_e) average(g, j, j->qp_strain, 6, j->c_e, j->n_e);
+  if (j->has_peeq) average(g, j, j->qp_peeq, 1, j->c_peeq, j->n_peeq);
+  if (j->has_mises) average(g, j, j->qp_mises, 1, j->c_mises, j->n_mises);
+  DT_TRY(write_mesh_vtu(g, j, ctx));
+  if (j->points) DT_TRY(dt_vtu_points_write(g, j, ctx));
+  /* Last: the collection lists a file only once it is complete. */
+  DT_TRY(dt_pvd_write(j->pvd_path, j->pvd, j->n_pvd, ctx));
+cleanup:
   return rc;
 }
 

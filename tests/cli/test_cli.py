@@ -11,7 +11,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation"))
+from vlib import read_vtu  # noqa: E402  (the tests' one VTU reader: binary appended)
 
 failures = []
 
@@ -48,9 +50,8 @@ def main():
         check(len(uz) == 3 and abs(uz[-1] - expect) <= 1e-8 * expect, f"u_z {uz} vs {expect}")
         check(os.path.exists(os.path.join(tmp, "res", "results.pvd")), "no results.pvd")
         # Raw integration-point values: uniform uniaxial state, PEEQ = (600 - 450) / H at all 8.
-        pts = ET.parse(os.path.join(tmp, "res", "increment_0003_points.vtu")).getroot()
-        arrays = {a.get("Name"): [float(v) for v in a.text.split()] for a in pts.iter("DataArray")
-                  if a.get("Name") in ("PEEQ", "S")}
+        pts = read_vtu(os.path.join(tmp, "res", "increment_0003_points.vtu"))["point"]
+        arrays = {k: [x for t in pts[k] for x in t] for k in ("PEEQ", "S") if k in pts}
         peeq = arrays.get("PEEQ", [])
         check(len(peeq) == 8 and all(abs(p - 150 / 66e3) <= 1e-10 for p in peeq), f"point PEEQ {peeq}")
         szz = arrays.get("S", [0.0] * 48)[2::6]

@@ -102,7 +102,8 @@ def run_session(d, work, beam, long):
     cli(d, "results", jid, "--vtu", vdir)
     files = sorted(os.listdir(vdir))
     assert files == ["increment_0001.vtu", "increment_0002.vtu", "increment_0003.vtu", "increment_0004.vtu", "results.pvd"], files
-    assert "<UnstructuredGrid>" in open(os.path.join(vdir, "increment_0004.vtu")).read()
+    with open(os.path.join(vdir, "increment_0004.vtu"), "rb") as f:  # binary appended VTU
+        assert b"<UnstructuredGrid>" in f.read()
     f = json.loads(cli(d, "results", jid, "--fields", "4").stdout)
     assert len(f["U"]) == len(f["node_ids"]) and f["MISES"] is not None
     out = os.path.join(work, "h.csv")

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Validate the output of test_io_output with an independent XML parser (stdlib only).
+"""Validate the output of test_io_output with an independent reader (stdlib only).
 
-Usage: check_vtu.py <output dir>. Parses results.pvd and every VTU it lists, and checks the
-structure a VTK reader relies on: sizes, array lengths, offsets, cell types, component names.
+Usage: check_vtu.py <output dir>. Parses results.pvd and every VTU it lists (with the tests'
+one VTU reader, tests/validation/vlib.py read_vtu_arrays, which also checks the appended
+data's offsets and sizes), and checks the structure a VTK reader relies on: sizes, array
+lengths, offsets, cell types, component names.
 """
 import os
 import sys
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation"))
+from vlib import read_vtu_arrays  # noqa: E402
 
 VTK_NODES = {12: 8, 10: 4, 24: 10, 9: 4, 5: 3}
 
@@ -16,12 +21,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def values(arr):
-    return (arr.text or "").split()
-
-
 def check_vtu(path):
-    root = ET.parse(path).getroot()
+    root, arrays = read_vtu_arrays(path)
+
+    def values(arr):
+        return arrays[arr]
+
     if root.tag != "VTKFile" or root.get("type") != "UnstructuredGrid":
         fail(f"{path}: not an UnstructuredGrid VTKFile")
     piece = root.find("UnstructuredGrid/Piece")
@@ -52,7 +57,7 @@ def check_vtu(path):
     time = root.find("UnstructuredGrid/FieldData/DataArray[@Name='TIME']")
     if time is None:
         fail(f"{path}: no TIME field data")
-    return float(time.text)
+    return values(time)[0]
 
 
 def main():

@@ -1,5 +1,6 @@
-/* The output writer end to end: history.csv, VTU, PVD and summary.json read back and compared
- * with what was written; error messages; allocation failures at every point.
+/* The output writer end to end: history.csv, VTU (binary, written by the writer thread), PVD
+ * and summary.json read back and compared with what was written; error messages; allocation
+ * failures at every point.
  * Usage: test_io_output <scratch dir>; results go to <scratch dir>/run/nested, which
  * check_vtu.py validates afterwards. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "io_fixture.h"
+#include "vtu_read.h"
 
 #define N_INC 3
 
@@ -135,73 +137,110 @@ static void check_csv(const char *dir, const dt_model *m) {
   free(text);
 }
 
-/* Values of the DataArray named `name`, searched from `from`; returns how many were read. */
-static int read_array(const char *from, const char *name, double *v, int max) {
-  char key[64];
-  const char *p;
-  char *end;
-  int n = 0;
-  snprintf(key, sizeof key, "Name=\"%s\"", name);
-  p = strstr(from, key);
-  if (p == NULL) return -1;
-  p = strchr(p, '>') + 1;
-  while (n < max) {
-    double x = strtod(p, &end);
-    if (end == p) break;
-    v[n++] = x;
-    p = end;
-  }
-  while (*p == ' ' || *p == '\n') p++;
-  CHECK(strncmp(p, "</DataArray>", 12) == 0, "array %s: more than %d values or junk", name, max);
-  return n;
+/* The array `name` of `section`, checked to be of `type` with n values. */
+static const vtu_array *get(const vtu_file *v, const char *file, const char *section,
+                            const char *name, const char *type, size_t n) {
+  const vtu_array *a = vtu_get(v, section, name);
+  CHECK(a != NULL, "%s: no %s array '%s'", file, section, name);
+  CHECK(strcmp(a->type, type) == 0 && a->nbytes == n * vtu_type_size(type),
+        "%s: %s '%s' is %s of %zu bytes, want %s of %zu values", file, section, name, a->type,
+        a->nbytes, type, n);
+  return a;
+}
+
+static double f64(const vtu_array *a, size_t i) {
+  double x;
+  memcpy(&x, a->data + 8 * i, 8);
+  return x;
+}
+
+static long long i64(const vtu_array *a, size_t i) {
+  long long x;
+  memcpy(&x, a->data + 8 * i, 8);
+  return x;
+}
+
+static int i32(const vtu_array *a, size_t i) {
+  int x;
+  memcpy(&x, a->data + 4 * i, 4);
+  return x;
+}
+
+/* The binary values are the solver's doubles themselves: compare bytes, not numbers. */
+static void same_doubles(const vtu_array *a, const double *want, size_t n, const char *what) {
+  CHECK(a->nbytes == 8 * n && memcmp(a->data, want, 8 * n) == 0, "%s differs from its input", what);
+}
+
+static void check_vtu(const char *dir, const dt_model *m, int inc) {
+  char name[64];
+  vtu_file v;
+  const vtu_array *a;
+  dt_fields f;
+  dt_ctx ctx;
+  double nodal[72];
+  int i;
+  snprintf(name, sizeof name, "increment_%04d.vtu", inc);
+  vtu_load(join(dir, name), &v); /* checks the layout: tags, offsets, sizes */
+  fix_fields(m, inc, &f);
+  dt_ctx_reset(&ctx);
+  CHECK(v.n_points == 12 && v.n_cells == 2, "%s: sizes %d %d", name, v.n_points, v.n_cells);
+  a = get(&v, name, "Cells", "connectivity", "Int64", 16);
+  for (i = 0; i < 16; i++) CHECK(i64(a, i) == m->conn[i], "%s: connectivity[%d] = %lld", name, i, i64(a, i));
+  a = get(&v, name, "Cells", "offsets", "Int64", 2);
+  CHECK(i64(a, 0) == 8 && i64(a, 1) == 16, "%s: offsets", name);
+  a = get(&v, name, "Cells", "types", "UInt8", 2);
+  CHECK(a->data[0] == 12 && a->data[1] == 12, "%s: types", name);
+  same_doubles(get(&v, name, "Points", "", "Float64", 36), m->x, 36, "Points");
+  same_doubles(get(&v, name, "PointData", "U", "Float64", 36), f.u, 36, "U");
+  same_doubles(get(&v, name, "PointData", "RF", "Float64", 36), f.rf, 36, "RF");
+  a = get(&v, name, "PointData", "S", "Float64", 72);
+  /* node 1 (x = 1) is shared: mean of the two element means */
+  CHECK(fabs(f64(a, 6 * 1 + 3) - 0.5 * (fix_elem_stress(0, 3, inc) + fix_elem_stress(1, 3, inc))) < 1e-12,
+        "%s: shared-node S_xy %.17g", name, f64(a, 9));
+  CHECK(dt_fields_nodal_average(m, &f, f.qp_stress, 6, nodal, &ctx) == DT_OK, "%s", ctx.msg);
+  same_doubles(a, nodal, 72, "nodal S (against dt_fields_nodal_average)");
+  get(&v, name, "PointData", "PEEQ", "Float64", 12);
+  get(&v, name, "PointData", "MISES", "Float64", 12);
+  CHECK(vtu_get(&v, "PointData", "E") == NULL && vtu_get(&v, "CellData", "E") == NULL,
+        "%s: E written though the fields have no strain", name);
+  a = get(&v, name, "CellData", "S", "Float64", 12);
+  CHECK(fabs(f64(a, 6) - fix_elem_stress(1, 0, inc)) < 1e-12, "%s: cell S", name);
+  a = get(&v, name, "CellData", "elem_id", "Int64", 2);
+  CHECK(i64(a, 1) == 1000000000007LL, "%s: elem_id", name);
+  a = get(&v, name, "CellData", "section", "Int32", 2);
+  CHECK(i32(a, 1) == 1, "%s: section", name);
+  same_doubles(get(&v, name, "FieldData", "TIME", "Float64", 1), &f.time, 1, "TIME");
+  a = get(&v, name, "FieldData", "STEP", "Int32", 1);
+  CHECK(i32(a, 0) == f.step, "%s: STEP", name);
+  a = get(&v, name, "FieldData", "INCREMENT", "Int32", 1);
+  CHECK(i32(a, 0) == f.increment, "%s: INCREMENT", name);
+  vtu_free(&v);
+  /* The point cloud: the raw point values, each point a vertex of its own. */
+  snprintf(name, sizeof name, "increment_%04d_points.vtu", inc);
+  vtu_load(join(dir, name), &v);
+  CHECK(v.n_points == 2 * FIX_QP && v.n_cells == 2 * FIX_QP, "%s: sizes", name);
+  same_doubles(get(&v, name, "PointData", "S", "Float64", 6 * 2 * FIX_QP), f.qp_stress, 6 * 2 * FIX_QP, "point S");
+  same_doubles(get(&v, name, "PointData", "PEEQ", "Float64", 2 * FIX_QP), f.qp_peeq, 2 * FIX_QP, "point PEEQ");
+  a = get(&v, name, "PointData", "MISES", "Float64", 2 * FIX_QP);
+  CHECK(f64(a, 3) == dt_mises(f.qp_stress + 6 * 3), "%s: point MISES", name);
+  a = get(&v, name, "PointData", "elem_id", "Int64", 2 * FIX_QP);
+  CHECK(i64(a, FIX_QP) == 1000000000007LL, "%s: point elem_id", name);
+  a = get(&v, name, "PointData", "point", "Int32", 2 * FIX_QP);
+  CHECK(i32(a, FIX_QP + 2) == 3, "%s: point numbers", name);
+  same_doubles(get(&v, name, "Points", "", "Float64", 3 * 2 * FIX_QP), f.qp_x, 3 * 2 * FIX_QP, "point coordinates");
+  a = get(&v, name, "Cells", "offsets", "Int64", 2 * FIX_QP);
+  CHECK(i64(a, 2 * FIX_QP - 1) == 2 * FIX_QP, "%s: cloud offsets", name);
+  get(&v, name, "Cells", "connectivity", "Int64", 2 * FIX_QP);
+  a = get(&v, name, "Cells", "types", "UInt8", 2 * FIX_QP);
+  CHECK(a->data[0] == 1, "%s: cloud cell type", name);
+  vtu_free(&v);
+  dt_fields_free(&f);
 }
 
 static int count(const char *s, const char *what) {
   int n = 0;
   while ((s = strstr(s, what)) != NULL) n++, s++;
   return n;
-}
-
-static void check_vtu(const char *dir, const dt_model *m, int inc) {
-  char name[64];
-  char *xml;
-  const char *pd, *cd;
-  double v[128];
-  dt_fields f;
-  int i, n;
-  snprintf(name, sizeof name, "increment_%04d.vtu", inc);
-  xml = slurp(join(dir, name));
-  fix_fields(m, inc, &f);
-  CHECK(strncmp(xml, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\"", 52) == 0,
-        "%s: bad prologue", name);
-  CHECK(strstr(xml, "</VTKFile>\n") != NULL, "%s: not closed", name);
-  CHECK(count(xml, "<DataArray") == count(xml, "</DataArray>"), "%s: unbalanced", name);
-  CHECK(strstr(xml, "NumberOfPoints=\"12\" NumberOfCells=\"2\"") != NULL, "%s: sizes", name);
-  pd = strstr(xml, "<PointData");
-  cd = strstr(xml, "<CellData");
-  CHECK(pd && cd && pd < cd, "%s: no PointData/CellData", name);
-  n = read_array(xml, "connectivity", v, 128);
-  CHECK(n == 16, "%s: connectivity has %d entries", name, n);
-  for (i = 0; i < 16; i++) CHECK(v[i] == m->conn[i], "%s: connectivity[%d] = %g", name, i, v[i]);
-  CHECK(read_array(xml, "offsets", v, 128) == 2 && v[0] == 8 && v[1] == 16, "%s: offsets", name);
-  CHECK(read_array(xml, "types", v, 128) == 2 && v[0] == 12 && v[1] == 12, "%s: types", name);
-  CHECK(read_array(pd, "U", v, 128) == 36, "%s: U size", name);
-  for (i = 0; i < 36; i++) CHECK(v[i] == f.u[i], "%s: U[%d] %.17g != %.17g", name, i, v[i], f.u[i]);
-  CHECK(read_array(pd, "RF", v, 128) == 36 && v[0] == f.rf[0] && v[35] == f.rf[35], "%s: RF", name);
-  CHECK(read_array(pd, "S", v, 128) == 72, "%s: nodal S", name);
-  /* node 1 (x = 1) is shared: mean of the two element means */
-  CHECK(fabs(v[6 * 1 + 3] - 0.5 * (fix_elem_stress(0, 3, inc) + fix_elem_stress(1, 3, inc))) < 1e-12,
-        "%s: shared-node S_xy %.17g", name, v[9]);
-  CHECK(read_array(pd, "PEEQ", v, 128) == 12 && read_array(pd, "MISES", v, 128) == 12,
-        "%s: nodal PEEQ/MISES", name);
-  CHECK(read_array(xml, "E", v, 128) == -1, "%s: E written though the fields have no strain", name);
-  CHECK(read_array(cd, "S", v, 128) == 12 && fabs(v[6] - fix_elem_stress(1, 0, inc)) < 1e-12,
-        "%s: cell S", name);
-  CHECK(read_array(cd, "elem_id", v, 128) == 2 && v[1] == 1000000000007.0, "%s: elem_id", name);
-  CHECK(read_array(cd, "section", v, 128) == 2 && v[1] == 1, "%s: section", name);
-  CHECK(read_array(xml, "TIME", v, 128) == 1 && v[0] == f.time, "%s: TIME", name);
-  dt_fields_free(&f);
-  free(xml);
 }
 
 static void check_pvd(const char *dir) {

@@ -7,7 +7,8 @@ Everything a validation script needs besides its reference solution:
   * face look-up (CalculiX face numbering) to build surfaces from a geometric predicate,
   * a job builder (plain dicts written as JSON),
   * the runner (ductile-solve in a temporary directory) and readers for summary.json,
-    history.csv and the VTU files (xml.etree).
+    history.csv and the VTU files (read_vtu: binary appended or ASCII; the one VTU reader
+    of the tests).
 
 Node and element ids are 1-based and dense: node id k is mesh.nodes[k-1].
 """
@@ -535,17 +536,81 @@ def require_ok(chk, res, what):
         chk.fail_now("%s: ductile-solve exited with %d (expected 0): %s" % (what, res.rc, res.stdout[-2000:]))
 
 
+_VTK_TYPES = {"Float64": "d", "Float32": "f", "Int64": "q", "Int32": "i", "UInt64": "Q",
+              "UInt32": "I", "Int8": "b", "UInt8": "B"}
+
+
+def read_vtu_arrays(path):
+    """The VTK XML file at path as (root, values): root is the XML header (ElementTree, the
+    appended data cut off) and values maps each DataArray element to its flat list of numbers.
+
+    The one reader of our VTU files (solver/io/output_vtu.c: binary appended, raw encoding,
+    header_type UInt64, little-endian, as ParaView writes them); ASCII arrays are read too.
+    Checks what a VTK reader relies on: each array's byte count matches its type, its offset
+    points at its block, and the blocks tile the appended data exactly."""
+    import array as _array
+    import struct as _struct
+    with open(path, "rb") as f:
+        data = f.read()
+    tag = data.find(b"<AppendedData")
+    if tag < 0:
+        root, base, raw_end = ET.fromstring(data), None, None
+    else:
+        start = data.index(b">", tag) + 1
+        under = data.index(b"_", start)
+        if data[start:under].strip():
+            raise ValueError("%s: junk before the appended data marker" % path)
+        raw_end = data.rindex(b"</AppendedData>")
+        root = ET.fromstring(data[:tag] + b"</VTKFile>")
+        base = under + 1
+        if root.get("header_type") != "UInt64" or root.get("byte_order") != "LittleEndian":
+            raise ValueError("%s: expected header_type UInt64, LittleEndian" % path)
+        head = ET.fromstring(data[tag:start] + b"</AppendedData>")
+        if head.get("encoding") != "raw":
+            raise ValueError("%s: appended data encoding %r is not supported" % (path, head.get("encoding")))
+    values, blocks = {}, []
+    for da in root.iter("DataArray"):
+        code = _VTK_TYPES[da.get("type")]
+        fmt = da.get("format", "ascii")
+        if fmt == "ascii":
+            conv = float if code in "df" else int
+            values[da] = [conv(v) for v in (da.text or "").split()]
+            continue
+        if fmt != "appended" or base is None:
+            raise ValueError("%s: DataArray %s has format %r" % (path, da.get("Name"), fmt))
+        off = base + int(da.get("offset"))
+        (nbytes,) = _struct.unpack_from("<Q", data, off)
+        arr = _array.array(code)
+        if nbytes % arr.itemsize:
+            raise ValueError("%s: %s has %d bytes, not a multiple of %d" % (path, da.get("Name"), nbytes, arr.itemsize))
+        arr.frombytes(data[off + 8:off + 8 + nbytes])
+        if sys.byteorder != "little":
+            arr.byteswap()
+        values[da] = arr.tolist()
+        blocks.append((off, off + 8 + nbytes))
+    if base is not None:
+        blocks.sort()
+        pos = base
+        for a, b in blocks:
+            if a != pos:
+                raise ValueError("%s: appended block at %d, expected %d" % (path, a - base, pos - base))
+            pos = b
+        if data[pos:raw_end].strip() or pos > raw_end:
+            raise ValueError("%s: the appended data does not end after the last array" % path)
+    return root, values
+
+
 def read_vtu(path):
     """{'point': {name: [tuple per node]}, 'cell': {name: [tuple per cell]}, 'points': [...],
-    'field': {name: value}} from a VTK XML ASCII UnstructuredGrid."""
-    root = ET.parse(path).getroot()
+    'cells': {'connectivity', 'offsets', 'types': flat lists}, 'field': {name: value}} from a
+    VTK XML UnstructuredGrid (read_vtu_arrays)."""
+    root, values = read_vtu_arrays(path)
     piece = root.find("UnstructuredGrid/Piece")
-    out = {"point": {}, "cell": {}, "field": {}}
+    out = {"point": {}, "cell": {}, "field": {}, "cells": {}}
 
     def arr(da):
         nc = int(da.get("NumberOfComponents", "1"))
-        conv = int if da.get("type", "").startswith(("Int", "UInt")) else float
-        vals = [conv(v) for v in (da.text or "").split()]
+        vals = values[da]
         return [tuple(vals[i:i + nc]) for i in range(0, len(vals), nc)]
 
     for da in piece.findall("PointData/DataArray"):
@@ -553,10 +618,12 @@ def read_vtu(path):
     for da in piece.findall("CellData/DataArray"):
         out["cell"][da.get("Name")] = arr(da)
     out["points"] = arr(piece.find("Points/DataArray"))
+    for da in piece.findall("Cells/DataArray"):
+        out["cells"][da.get("Name")] = values[da]
     fd = root.find("UnstructuredGrid/FieldData")
     if fd is not None:
         for da in fd.findall("DataArray"):
-            out["field"][da.get("Name")] = arr(da)[0][0]
+            out["field"][da.get("Name")] = values[da][0]
     return out
 
 

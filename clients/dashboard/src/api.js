@@ -60,6 +60,11 @@ export async function text(path, opts = {}) {
   return (await send(path, opts)).text();
 }
 
+// The body as an ArrayBuffer (binary files: the VTUs).
+export async function bytes(path, opts = {}) {
+  return (await send(path, opts)).arrayBuffer();
+}
+
 // Save a route's body as a file (the browser's download), with the token.
 export async function download(path, filename) {
   const blob = await (await send(path)).blob();

@@ -1,7 +1,7 @@
 // The job page: status and progress, cancel, downloads, convergence plot (residual per Newton
 // iteration, log scale, with PCG iterations), load–displacement history, 3D deformed mesh
 // coloured by von Mises stress or PEEQ, and the event log. Live from the event stream.
-import { api, download, followEvents, text } from "./api.js";
+import { api, bytes, download, followEvents, text } from "./api.js";
 import { drawPlot } from "./plot.js";
 import { el, duration, fmtNum, jobTimes, phaseTimes, progressBar, stateBadge } from "./util.js";
 import { colormap, MeshView, parseVtu } from "./view3d.js";
@@ -226,8 +226,8 @@ export function jobPage(root, ctx, id) {
     if (n === s.vtuN && view.mesh) return;
     const it = s.incs.find((x) => x.n === n);
     $.incLabel.textContent = `${n} (step ${it.step}, λ=${fmtNum(it.load_factor)})`;
-    const xml = await text(`/v1/jobs/${id}/results/increments/${n}/vtu`, { signal: abort.signal });
-    const mesh = parseVtu(xml);
+    const vtu = await bytes(`/v1/jobs/${id}/results/increments/${n}/vtu`, { signal: abort.signal });
+    const mesh = parseVtu(vtu);
     const first = !view.mesh;
     s.vtuN = n;
     view.setMesh(mesh);

@@ -1,4 +1,4 @@
-// The 3D view: parse an increment's VTU (ASCII, solver/io/output_vtu.c), extract the boundary
+// The 3D view: parse an increment's VTU (binary appended, solver/io/output_vtu.c), extract the boundary
 // faces, draw them displaced by scale × U and coloured by a nodal field (MISES, PEEQ) with
 // three.js; orbit with the mouse.
 import * as THREE from "three";
@@ -24,17 +24,60 @@ function numbers(el) {
   return out;
 }
 
-// {points: Float64Array(3n), conn, offsets, types, point: {U, MISES, PEEQ, ...}}
-export function parseVtu(xml) {
-  const doc = new DOMParser().parseFromString(xml, "application/xml");
+const TYPED = {
+  Float64: Float64Array,
+  Float32: Float32Array,
+  Int64: BigInt64Array,
+  UInt64: BigUint64Array,
+  Int32: Int32Array,
+  UInt32: Uint32Array,
+  Int8: Int8Array,
+  UInt8: Uint8Array,
+};
+
+// First index of the byte sequence pat in bytes, or -1.
+function find(bytes, pat) {
+  for (let i = bytes.indexOf(pat[0]); i >= 0 && i + pat.length <= bytes.length; i = bytes.indexOf(pat[0], i + 1)) {
+    let k = 1;
+    while (k < pat.length && bytes[i + k] === pat[k]) k++;
+    if (k === pat.length) return i;
+  }
+  return -1;
+}
+
+// {points: Float64Array(3n), conn, offsets, types, point: {U, MISES, PEEQ, ...}} from the bytes
+// (ArrayBuffer) of a VTU: binary appended as the solver writes it (raw, UInt64 block headers,
+// little-endian, like the browser), or ASCII. The XML header is parsed up to <AppendedData>;
+// each array is a UInt64 byte count then its values at base + offset, base just after the '_'.
+export function parseVtu(buf) {
+  const bytes = new Uint8Array(buf);
+  const at = find(bytes, new TextEncoder().encode("<AppendedData"));
+  const head = new TextDecoder().decode(bytes.subarray(0, at < 0 ? bytes.length : at));
+  const doc = new DOMParser().parseFromString(at < 0 ? head : `${head}</VTKFile>`, "application/xml");
   if (doc.querySelector("parsererror")) throw new Error("the VTU is not valid XML");
+  const root = doc.documentElement;
+  if (at >= 0 && (root.getAttribute("header_type") !== "UInt64" || root.getAttribute("byte_order") !== "LittleEndian"))
+    throw new Error("the VTU's appended data is not UInt64-headed little-endian");
+  const base = at < 0 ? -1 : bytes.indexOf(0x5f, at) + 1; // just after the '_'
+  const view = new DataView(buf);
+  const values = (el) => {
+    const format = el.getAttribute("format") || "ascii";
+    if (format === "ascii") return numbers(el);
+    const T = TYPED[el.getAttribute("type")];
+    if (format !== "appended" || base <= 0 || !T) throw new Error(`the VTU has an array in a form not read here (${format})`);
+    const off = base + Number(el.getAttribute("offset"));
+    const n = Number(view.getBigUint64(off, true));
+    if (off + 8 + n > bytes.length) throw new Error("the VTU is truncated");
+    const a = new T(buf.slice(off + 8, off + 8 + n)); // a copy: typed arrays need aligned starts
+    return a instanceof BigInt64Array || a instanceof BigUint64Array ? Float64Array.from(a, Number) : a;
+  };
   const piece = doc.querySelector("Piece");
   if (!piece) throw new Error("the VTU has no Piece");
-  const points = numbers(piece.querySelector("Points > DataArray"));
+  const points = values(piece.querySelector("Points > DataArray"));
   const cells = {};
-  for (const a of piece.querySelectorAll("Cells > DataArray")) cells[a.getAttribute("Name")] = numbers(a);
+  for (const a of piece.querySelectorAll("Cells > DataArray")) cells[a.getAttribute("Name")] = values(a);
   const point = {};
-  for (const a of piece.querySelectorAll("PointData > DataArray")) point[a.getAttribute("Name")] = numbers(a);
+  for (const a of piece.querySelectorAll("PointData > DataArray")) point[a.getAttribute("Name")] = values(a);
   return { points, conn: cells.connectivity, offsets: cells.offsets, types: cells.types, point };
 }
 
