@@ -26,6 +26,17 @@ static json_t *vec3(const double *v) {
   return a;
 }
 
+/* What the Newton driver's robustness measures did (newton.c). */
+static json_t *nonlinear(const dt_run_summary *s, int *err) {
+  json_t *o = json_object();
+  if (!o) return *err = 1, NULL;
+  put(o, "linear_predictors", json_integer(s->predictor_solves), err);
+  put(o, "inexact_solves", json_integer(s->inexact_solves), err);
+  put(o, "preconditioner_escalations", json_integer(s->pc_escalations), err);
+  put(o, "line_searches", json_integer(s->line_searches), err);
+  return o;
+}
+
 static json_t *timings(const dt_run_summary *s, int *err) {
   json_t *t = json_object();
   if (t == NULL) {
@@ -136,6 +147,7 @@ static json_t *summary_build(const dt_output *o, const dt_model *m, const dt_run
   put(j, "newton_iterations", json_integer(s->newton_iters), err);
   put(j, "pcg_iterations", json_integer(s->pcg_iters), err);
   put(j, "last_time", num(s->last_time), err);
+  put(j, "nonlinear", nonlinear(s, err), err);
   put(j, "timings", timings(s, err), err);
   put(j, "max_u", num(s->max_u), err);
   put(j, "max_mises", num(s->max_mises), err);
