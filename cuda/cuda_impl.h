@@ -122,6 +122,9 @@ typedef struct dt_cuda {
   int rows_grid;    /* blocks of the kernel: those resident at once, or fewer for small meshes */
   char rows_why[128];
   double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
+  /* Smoothed-aggregation AMG (cuda_amg.cu; NULL until the first pc_setup of DT_PC_AMG): the
+   * host hierarchy of solver/amg/ and its levels on the device. */
+  struct dt_cuda_amg *amg;
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
   /* accounting */
@@ -247,6 +250,20 @@ dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx);
 dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,
                                     const double *free, const double *x, double *y, cudaStream_t stream,
                                     dt_ctx *ctx);
+
+/* cuda_amg.cu: the AMG preconditioner (solver/amg/amg.h) on the device. Setup downloads the
+ * tangent's values (and, the first time, its pattern and the coordinates), builds the host
+ * hierarchy (again when the constrained DOFs change) or refreshes its values, and uploads the
+ * levels; DT_ERR_UNSUPPORTED with the matrix-free operator, DT_ERR_NOT_CONVERGED when the
+ * tangent lost stiffness (as dt_amg_create says), DT_ERR_DEVICE_NOMEM when the hierarchy does
+ * not fit (it is allocated at its first setup, outside the upload's estimate). Apply runs one
+ * V-cycle on the device, z = M^-1 r (r and z distinct). */
+dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx);
+dt_status dt_cuda_amg_apply(dt_cuda *c, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+/* The PCG solve's outcome, which decides whether the next setup refreshes the hierarchy. */
+void dt_cuda_amg_solved(dt_cuda *c, int iterations, int converged);
+void dt_cuda_amg_destroy(dt_cuda *c);
+void dt_cuda_amg_view(const dt_cuda *c, FILE *f);
 
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);

@@ -6,7 +6,8 @@
  * z_a = (K_aa)^-1 r_a with K_aa the dpn x dpn diagonal block of node a, inverted at setup by
  * the adjugate exactly as the CPU backend does (one thread per node). A singular or
  * non-positive block (or diagonal) makes the setup fail with DT_ERR_NOT_CONVERGED, which the
- * Newton driver turns into a cutback. Dirichlet: rows and columns of constrained DOFs become
+ * Newton driver turns into a cutback. AMG: cuda_amg.cu (a host-built hierarchy, a device
+ * V-cycle). Dirichlet: rows and columns of constrained DOFs become
  * identity. Only blocks in the row or the column of a constrained node change, so the pass
  * runs a warp per node with a constrained DOF (the list dt_cuda_vec_set keeps), its lanes on
  * the node's blocks: each lane sets the constrained rows of block (a, b) and the constrained
@@ -114,6 +115,11 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   int *bad = (int *)c->pinned;
   int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
+    DT_TRY(dt_cuda_amg_setup(c, ctx));
+    c->pc_kind = kind;
+    goto cleanup;
+  }
   c->pc_kind = kind;
   DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
   k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->brow_ptr, c->bcol, c->val,
@@ -155,6 +161,7 @@ k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__
 extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
+  if (c->pc_kind == DT_PC_AMG) return dt_cuda_amg_apply(c, r, z, ctx);
   if (c->pc_kind == DT_PC_JACOBI) {
     k_pc_jacobi<<<(c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
         c->n_dofs, c->pc, c->vec[r], c->vec[z]);

@@ -9,6 +9,8 @@
  *   x += a p; r -= a q; z = M^-1 r; r.r, r.z          one fused kernel, one block finishes it
  *   (two-level: z += Z E^-1 Z^T r, r.z += y.w          cuda_coarse.cu, before the block)
  *   p = z + beta p                                   one kernel
+ * With AMG (amg_pcg_solve) the V-cycle runs between the update and the next direction, and
+ * the host waits once per iteration instead of once per batch.
  * The scalars (alpha, beta, the stopping tests) are computed on the device, in a control
  * block (pcg_ctl) that the kernels read; once it says stop, the kernels of the remaining
  * queued iterations return at once (only the SpMV still runs). The host queues
@@ -36,6 +38,11 @@ typedef struct pcg_ctl {
 
 static_assert(sizeof(pcg_ctl) <= 64 && sizeof(pcg_ctl) <= 16 * sizeof(double),
               "pcg_ctl must fit the pinned buffer and its slot in the reduction scratch");
+
+/* Kinds of the fused kernels' preconditioner: 0 Jacobi, 1 block Jacobi (also two_level's
+ * first part), KIND_AMG: the V-cycle runs between kernels (cuda_amg.cu), so the kernels leave z
+ * alone (the update) or take it as given (the start). */
+#define KIND_AMG 2
 
 typedef struct pcg_args {
   int n_nodes;
@@ -72,7 +79,7 @@ __device__ __forceinline__ void store_partials(double *red, double rr, double rz
   }
 }
 
-/* x = 0; z = M^-1 r; p = z; partial sums of r.r and r.z. */
+/* x = 0; z = M^-1 r (KIND_AMG: z given); p = z; partial sums of r.r and r.z. */
 template <int KIND, int DPN>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
   double rr = 0.0, rz = 0.0;
@@ -80,7 +87,10 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
        a += (long)gridDim.x * blockDim.x) {
     double rl[DPN], zl[DPN];
     for (int i = 0; i < DPN; i++) rl[i] = g.r[a * DPN + i];
-    apply_pc<KIND, DPN>(g.pc, a, rl, zl);
+    if constexpr (KIND == KIND_AMG)
+      for (int i = 0; i < DPN; i++) zl[i] = g.z[a * DPN + i];
+    else
+      apply_pc<KIND, DPN>(g.pc, a, rl, zl);
     for (int i = 0; i < DPN; i++) {
       g.x[a * DPN + i] = 0.0;
       g.z[a * DPN + i] = zl[i];
@@ -128,11 +138,11 @@ __global__ void __launch_bounds__(DT_PCG_UPDATE_BLOCK) k_pcg_update(pcg_args g) 
       const double *m = s_m + t * DPN, *rl = s_r + (t - i); /* row i of the node's block */
       for (int j = 0; j < DPN; j++) zk += m[j] * rl[j];
       __syncthreads(); /* the next chunk overwrites s_r and s_m */
-    } else if (k < n) {
+    } else if (KIND == 0 && k < n) {
       zk = g.pc[k] * rk;
     }
     if (k < n) {
-      g.z[k] = zk;
+      if (KIND != KIND_AMG) g.z[k] = zk; /* AMG: r.z comes after the V-cycle (k_pcg_beta) */
       rr += rk * rk;
       rz += rk * zk;
     }
@@ -196,6 +206,30 @@ k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) 
   }
 }
 
+/* AMG, one block after the update: count the iteration and test convergence as k_pcg_check
+ * does; beta waits for the V-cycle (k_pcg_beta). */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pcg_rr_check(int grid, const double *red, pcg_ctl *ctl) {
+  if (ctl->stop) return;
+  double rr = dt_partials_sum(red, grid);
+  if (threadIdx.x != 0) return;
+  ctl->iterations++;
+  ctl->rr = rr;
+  if (!isfinite(rr)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (rr <= ctl->tol2 * ctl->bb) ctl->stop = 1;
+  else if (ctl->iterations >= ctl->max_iter) ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
+}
+
+/* AMG, one block after z = M^-1 r and the partials of r.z: beta = r.z / (the last r.z). */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
+  if (ctl->stop) return;
+  double rz = dt_partials_sum(red, grid);
+  if (threadIdx.x != 0) return;
+  ctl->beta = rz / ctl->rz;
+  ctl->rz = rz;
+}
+
 #define LAUNCH_FUSED(K, grid, block, ...)                                                       \
   do {                                                                                          \
     if (c->pc_kind != DT_PC_JACOBI && c->dpn == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__); \
@@ -204,6 +238,60 @@ k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) 
     else K<0, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                    \
     DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
   } while (0)
+
+#define LAUNCH_AMG(K, grid, block, ...)                                                         \
+  do {                                                                                          \
+    if (c->dpn == 3) K<KIND_AMG, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                 \
+    else K<KIND_AMG, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                             \
+    DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
+  } while (0)
+
+/* PCG with the AMG V-cycle (cuda_amg.cu) as M^-1. A V-cycle costs several SpMVs of the tangent,
+ * so none is queued past the stop: the host reads the control block once per iteration, after
+ * the convergence test and before the V-cycle that the next iteration needs, and queues
+ *   [z = M^-1 r; r.z; beta; p = z + beta p]  q = K p; p.q; alpha; x, r updates; r.r and the test
+ * (the bracket from the second iteration on), the order of the generic dt_pcg_solve. */
+static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter, dt_pcg_result *res,
+                               dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  pcg_ctl *seen = (pcg_ctl *)c->pinned;
+  int grid = dt_cuda_red_grid(c->n_nodes), dgrid = dt_cuda_red_grid(c->n_dofs);
+  int vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  int ugrid = (int)(((long)c->n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
+  if (ugrid > DT_CUDA_RED_MAX_BLOCKS) ugrid = DT_CUDA_RED_MAX_BLOCKS;
+  if (ugrid < 1) ugrid = 1;
+  DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx)); /* z = M^-1 r */
+  LAUNCH_AMG(k_pcg_init, grid, DT_CUDA_BLOCK, g);            /* x = 0, p = z, r.r, r.z */
+  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, NULL, g.ctl);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_start", c->stream, ctx);
+  for (;;) {
+    DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of an iteration */
+    if (seen->stop || seen->iterations >= max_iter) break;
+    if (seen->iterations > 0) {
+      DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx));
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.r, g.z, c->red, NULL);
+      DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+      k_pcg_beta<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+      DT_CUDA_LAUNCH_CHECK("k_pcg_beta", c->stream, ctx);
+      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, g.ctl, g.p);
+      DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
+    }
+    DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
+    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.p, g.q, c->red, NULL);
+    DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+    k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+    DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
+    LAUNCH_AMG(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
+    k_pcg_rr_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, g.ctl);
+    DT_CUDA_LAUNCH_CHECK("k_pcg_rr_check", c->stream, ctx);
+  }
+  res->iterations = seen->iterations;
+  res->reason = (dt_reason)seen->reason;
+  res->rel_residual = seen->bb > 0.0 ? sqrt(seen->rr / seen->bb) : 0.0;
+  dt_cuda_amg_solved(c, res->iterations, res->reason == DT_CONVERGED);
+cleanup:
+  return rc;
+}
 
 extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt_pcg_result *res,
                                        dt_ctx *ctx) {
@@ -225,6 +313,7 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   g.q = c->vec[DT_VEC_PCG_Q];
   g.red = c->red;
   g.ctl = (pcg_ctl *)(c->red + DT_CUDA_PCG_CTL_OFFSET);
+  if (c->pc_kind == DT_PC_AMG) return amg_pcg_solve(c, g, rtol, max_iter, res, ctx);
   const int coarse = c->pc_kind == DT_PC_TWO_LEVEL;
   const double *coarse_rz = coarse ? c->coarse_yw : NULL;
   LAUNCH_FUSED(k_pcg_init, grid, DT_CUDA_BLOCK, g);
@@ -255,13 +344,16 @@ cleanup:
   return rc;
 }
 
-/* Both preconditioner kinds and DOFs per node: the kind is chosen per solve. */
+/* Every preconditioner kind and DOFs per node: the kind is chosen per solve. */
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx) {
   const void *k[] = {(const void *)k_pcg_init<0, 2>,   (const void *)k_pcg_init<0, 3>,
                      (const void *)k_pcg_init<1, 2>,   (const void *)k_pcg_init<1, 3>,
                      (const void *)k_pcg_update<0, 2>, (const void *)k_pcg_update<0, 3>,
                      (const void *)k_pcg_update<1, 2>, (const void *)k_pcg_update<1, 3>,
+                     (const void *)k_pcg_init<2, 2>,   (const void *)k_pcg_init<2, 3>,
+                     (const void *)k_pcg_update<2, 2>, (const void *)k_pcg_update<2, 3>,
                      (const void *)k_pcg_direction,    (const void *)k_pcg_start,
-                     (const void *)k_pcg_alpha,        (const void *)k_pcg_check};
+                     (const void *)k_pcg_alpha,        (const void *)k_pcg_check,
+                     (const void *)k_pcg_rr_check,     (const void *)k_pcg_beta};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

@@ -30,6 +30,7 @@ extern "C" void dt_cuda_destroy(void *impl) {
   if (c->mat) cusparseDestroySpMat(c->mat);
   if (c->sp) cusparseDestroy(c->sp);
   dt_cuda_coarse_destroy(c);
+  dt_cuda_amg_destroy(c);
   dt_cuda_free_all(c);
   if (c->pinned) cudaFreeHost(c->pinned);
   if (c->stream) cudaStreamDestroy(c->stream);
@@ -236,6 +237,7 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
   else
     fprintf(f, "  element kernels: one thread per element (mixed element types), %d colours\n",
             c->n_colors);
+  dt_cuda_amg_view(c, f); /* nothing unless the AMG preconditioner was set up */
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
           c->h2d / 1e6, c->d2h / 1e6, c->n_copies);
 }

@@ -119,15 +119,19 @@ static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_
   dt_status rc = DT_OK;
   char line[256];
   double rel = 0.0;
-  for (int kind = stronger_pc(nc->pc_kind); kind >= 0; kind = stronger_pc(kind)) {
+  /* With nothing stronger, the same preconditioner is set up again: a backend that keeps a
+   * hierarchy from an earlier tangent (the CUDA AMG's lagged refresh) then builds it anew. */
+  int first = stronger_pc(nc->pc_kind) >= 0 ? stronger_pc(nc->pc_kind) : nc->pc_kind;
+  for (int kind = first; kind >= 0; kind = kind == nc->pc_kind ? -1 : stronger_pc(kind)) {
     dt_ctx pc_ctx = {0};
     if (nc->ops->pc_setup(nc->impl, kind, &pc_ctx) != DT_OK) {
       if (pc_ctx.code == DT_ERR_UNSUPPORTED) continue; /* not on this backend: try the next */
       return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
     }
     snprintf(line, sizeof line, "linear solver: PCG stopped at %d iterations with |r|/|b| = %.3g (%s "
-             "preconditioner); retrying with %s, which the rest of the run keeps", pr->iterations,
-             pr->rel_residual, dt_precond_names[nc->pc_kind], dt_precond_names[kind]);
+             "preconditioner); retrying with %s%s", pr->iterations, pr->rel_residual,
+             dt_precond_names[nc->pc_kind], dt_precond_names[kind],
+             kind == nc->pc_kind ? " set up again" : ", which the rest of the run keeps");
     info(nc, line);
     nc->pc_kind = kind;
     nc->pc_escalations++;

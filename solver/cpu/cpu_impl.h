@@ -2,6 +2,7 @@
 #ifndef DT_CPU_IMPL_H
 #define DT_CPU_IMPL_H
 
+#include "../amg/amg.h"
 #include "../backend.h"
 #include "../element/element_kernel.h"
 
@@ -20,6 +21,9 @@ typedef struct dt_cpu {
    * n_modes * n_sub square: L below the diagonal, L^T above it) and a coarse vector. */
   double *coarse_E, *coarse_y, *coarse_R; /* coarse_R: the masked modes, NM per DOF */
   int coarse_failed;
+  /* Algebraic multigrid (cpu_linear.c): the hierarchy over val, kept between setups and
+   * refreshed with new values while the constrained DOFs stay the same. */
+  dt_amg *amg;
   /* Per-point arrays, structure of arrays (see element_kernel.h). */
   double *hist_c, *hist_t;
   double *sig_c, *sig_t;

@@ -1,7 +1,10 @@
 /* Operator and preconditioners of the CPU backend.
  * SpMV: y = K x over the CSR values. Jacobi: z = r ./ diag(K). Block Jacobi: z_a = (K_aa)^-1 r_a
  * with K_aa the dpn x dpn diagonal block of node a, inverted once per assembly. Two-level:
- * block Jacobi plus the coarse correction of cpu_coarse.c. */
+ * block Jacobi plus the coarse correction of cpu_coarse.c. AMG: one V-cycle of the hierarchy
+ * of solver/amg/, built over the CSR tangent on the first setup and whenever the constrained
+ * DOFs change, refreshed with the new values otherwise (the aggregates and patterns depend
+ * only on the pattern, the coordinates and the constrained set). */
 #include <math.h>
 #include <string.h>
 
@@ -39,10 +42,34 @@ static void diagonal_block(const dt_problem *pb, const double *val, int a, doubl
   }
 }
 
+static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_problem *pb = &c->pb;
+  const double *con = c->vec[DT_VEC_CON];
+  dt_amg_input in = {pb->n_nodes, pb->dpn, pb->x, con, pb->row_ptr, pb->col, c->val};
+  dt_amg_options opt;
+  DT_CHECK(!pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
+           "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  if (c->amg && !dt_amg_constraints_changed(c->amg, con)) {
+    DT_TRY(dt_amg_refresh(c->amg, c->val, ctx));
+    goto cleanup;
+  }
+  dt_amg_destroy(&c->amg);
+  dt_amg_options_default(&opt);
+  DT_TRY(dt_amg_create(&in, &opt, &c->amg, ctx));
+cleanup:
+  return rc;
+}
+
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_cpu *c = impl;
   const dt_problem *pb = &c->pb;
   int dpn = pb->dpn, bad = -1;
+  if (kind == DT_PC_AMG) { /* a refused or failed setup keeps the kind in use */
+    dt_status rc = amg_setup(c, ctx);
+    if (rc == DT_OK) c->pc_kind = kind;
+    return rc;
+  }
   c->pc_kind = kind;
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
@@ -80,6 +107,11 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   const double *rv = c->vec[r];
   double *zv = c->vec[z];
   int dpn = pb->dpn;
+  if (c->pc_kind == DT_PC_AMG) {
+    if (!c->amg) return DT_ERROR(ctx, DT_ERR_INTERNAL, "the AMG preconditioner has no hierarchy (its setup failed)");
+    dt_amg_apply(c->amg, rv, zv);
+    return DT_OK;
+  }
   if (c->pc_kind == DT_PC_JACOBI) {
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
     for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];

@@ -24,15 +24,9 @@
     }                                                                                           \
   } while (0)
 
-/* A box with interior nodes moved a little (deterministic), one material, one section, one
- * empty step (callers add loads). */
-static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
-  dt_model *m = NULL;
-  dt_ctx ctx = {0};
-  CHECK(dt_model_create(&m, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(dt_mesh_box_hex8(m, nx, ny, nz, 2.0, 1.5, 1.0, &ctx) == DT_OK, "%s", ctx.msg);
-  for (int a = 0; a < m->n_nodes; a++) /* smooth distortion keeps elements valid */
-    m->x[3 * a] += 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
+/* One material (steel, elastic or J2 plastic), one solid section on the element set "all",
+ * one empty step (callers add loads): the unit tests' model around a mesh. */
+static inline void unit_model_material(dt_model *m, int plastic) {
   m->n_materials = 1;
   m->materials = calloc(1, sizeof(dt_material));
   snprintf(m->materials[0].name, DT_NAME_MAX, "steel");
@@ -53,6 +47,18 @@ static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
   m->steps = calloc(1, sizeof(dt_step));
   dt_step_default(&m->steps[0]);
   snprintf(m->steps[0].name, DT_NAME_MAX, "load");
+}
+
+/* A box with interior nodes moved a little (deterministic), one material, one section, one
+ * empty step (callers add loads). */
+static inline dt_model *unit_box(int nx, int ny, int nz, int plastic) {
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  CHECK(dt_model_create(&m, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_mesh_box_hex8(m, nx, ny, nz, 2.0, 1.5, 1.0, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int a = 0; a < m->n_nodes; a++) /* smooth distortion keeps elements valid */
+    m->x[3 * a] += 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
+  unit_model_material(m, plastic);
   return m;
 }
 
