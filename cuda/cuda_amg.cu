@@ -49,10 +49,6 @@ extern "C" {
 #include "../solver/amg/amg.h"
 }
 
-/* Must equal DT_AMG_CHEB_SAFETY of solver/amg/amg_smoother.c (not exported): the Chebyshev
- * interval's top is this times the Lanczos estimate of lambda_max(D^-1 A). test_gpu_amg's 1e-12
- * agreement with dt_amg_apply fails if the two drift apart. */
-#define DT_CUDA_AMG_CHEB_SAFETY 1.1
 #define AMG_ALIGN 256                             /* bytes: each arena piece starts aligned */
 #define AMG_BLAS_WORKSPACE ((size_t)4 << 20)      /* cuBLAS's workspace, ours to count it */
 
@@ -229,13 +225,13 @@ cleanup:
 
 /* Chebyshev smoothing of A_l x = b (amg_smoother.c, chebyshev): from x = 0 (zero) or from x;
  * with want_residual, r = b - A x on return. theta, delta: the centre and half width of
- * [hi / eig_ratio, hi], hi = DT_CUDA_AMG_CHEB_SAFETY lambda_max. */
+ * [hi / eig_ratio, hi], hi = DT_AMG_CHEB_SAFETY lambda_max. */
 static dt_status chebyshev(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   const dt_amg_options *o = &a->h->opt;
   amg_level_d *L = &a->lev[l];
-  double hi = DT_CUDA_AMG_CHEB_SAFETY * a->h->lev[l].lambda_max, lo = hi / o->eig_ratio;
+  double hi = DT_AMG_CHEB_SAFETY * a->h->lev[l].lambda_max, lo = hi / o->eig_ratio;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta, rho = 1.0 / sigma;
   amg_vec r = {L->r, l == 0 ? a->vr : NULL}, d = {L->d, l == 0 ? a->vd : NULL};
   int grid = blocks_of(L->n);

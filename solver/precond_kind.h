@@ -9,7 +9,7 @@ typedef enum dt_precond_kind {
   DT_PC_TWO_LEVEL = 2,    /* block Jacobi plus a coarse correction on the rigid-body modes of
                              boxes of nodes (coarse_space.h) */
   DT_PC_AMG = 3,          /* smoothed-aggregation multigrid with the rigid-body modes
-                             (solver/amg/amg.h); assembled operator, CPU backend */
+                             (solver/amg/amg.h); assembled operator, both backends */
   DT_PC_AUTO = 4          /* the job's default: dt_model_finish replaces it by two_level for 3D
                              models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi.
                              Last: dt_model_finish's range check ends here */
