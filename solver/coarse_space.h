@@ -5,7 +5,7 @@
  * rotations) of each box of a grid laid over the mesh, zero on constrained DOFs. Block Jacobi
  * removes the error that varies from node to node; the coarse correction removes what varies
  * only from box to box, which block Jacobi needs many iterations for (their count grows with
- * the mesh size; with boxes it grows with the box size: docs/bench/probe_two_level.py measured
+ * the mesh size; with boxes it grows with the box size: a probe (docs/benchmarks.md, decision table) measured
  * 3.5-6.3x fewer PCG iterations on a 32^3 cube). M is symmetric positive definite, so PCG
  * stays PCG. This file builds the boxes once per problem (plain arrays in dt_problem) and gives
  * the mode values (host and device); each backend forms E from its tangent and applies M. */

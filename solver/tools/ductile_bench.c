@@ -11,7 +11,7 @@
  * (bytes that must move / measured copy bandwidth), SpMV time against its floor, and the
  * backend's peak memory. Timings exclude mesh generation; "after upload" excludes setup too.
  * --json writes the same numbers, the seed's Table 3.3 row and the run's date; turn one or two
- * such files into docs/benchmarks.md's tables with scripts/bench_report.py. */
+ * such files into docs/benchmarks.md's tables with bench/lib/bench_report.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,7 +221,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   return 0;
 }
 
-/* Seed Table 3.3 for mesh k, per phase, so that reports (scripts/bench_report.py) print the
+/* Seed Table 3.3 for mesh k, per phase, so that reports (bench/lib/bench_report.py) print the
  * reference next to the measurement without a second copy of the table; null for custom sizes. */
 static json_t *seed_json(int k) {
   static const char *const key[6] = {"newton_iterations", "seconds_assembly", "seconds_stress",

@@ -4,7 +4,7 @@
 Plane strain, weightless soil, cohesion c = 10, E = 1e4, nu = 0.3; half model (symmetry at
 x = 0) of a 5 x 2.5 block (footing half-width b = 0.5: 5 B wide, 2.5 B deep), rollers on both
 sides, bottom fixed; the footing's top nodes (x <= b) pushed down by 0.05 (smooth: u_x free)
-in automatic increments of at most 1/20; quad4, B-bar (docs/bench/footing_job.py writes the
+in automatic increments of at most 1/20; quad4, B-bar (bench/mohr_coulomb/footing_job.py writes the
 job). Meshes 40 x 20 and 80 x 40 (footing 4 and 8 elements wide). Default solver settings:
 the consistent Mohr-Coulomb tangent.
 Reference: Prandtl (1920): q_u = (2 + pi) c = 51.416 for a smooth strip footing on a
@@ -25,7 +25,7 @@ import sys
 
 import vlib
 
-GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "bench", "footing_job.py")
+GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "mohr_coulomb", "footing_job.py")
 C, B_HALF = 10.0, 0.5
 Q_U = (2.0 + math.pi) * C
 

@@ -147,7 +147,7 @@ def peeq_plastic(r):
 
 def build(radii, acceleration=None, tangent=None, etype="quad4", nt=None):
     """The job on the quarter annulus of radii x nt sectors (default NT; val_quad_orders.py and
-    docs/bench/wellbore_job.py use other sizes and element types)."""
+    bench/mohr_coulomb/wellbore_job.py use other sizes and element types)."""
     nt = NT if nt is None else nt
     m = vlib.quarter_annulus(radii, nt, etype)
     rad = lambda x, y: math.hypot(x, y)
