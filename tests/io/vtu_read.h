@@ -10,7 +10,7 @@
 #define VTU_READ_MAX 64
 
 typedef struct vtu_array {
-  char section[16];            /* enclosing element: FieldData, PointData, CellData, Points, Cells */
+  char section[32];            /* enclosing element: FieldData, PointData, CellData, Points, Cells */
   char name[64];               /* "" when the array has no Name (Points) */
   char type[16];               /* Float64, Int64, Int32, UInt8 */
   int ncomp;                   /* NumberOfComponents, 1 when absent */
