@@ -197,7 +197,7 @@ dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c) {
 /* E (factored in place by cusolverDnDpotrf: L in its lower triangle) -> E^-1: X = L^-1 by a
  * triangular solve on the identity, then E^-1 = L^-T L^-1 = X^T X, mirrored. Both are cuBLAS
  * level-3 routines (tensor cores): on the H200, for n = 3072, 2.8 ms against 7.1 ms for
- * cusolverDnDpotri and the mirror, the same inverse to 1e-14 (docs/bench/probe_coarse_factor.cu). */
+ * cusolverDnDpotri and the mirror, the same inverse to 1e-14 (a probe: docs/benchmarks.md, decision table). */
 static dt_status coarse_invert_factor(dt_cuda *c, int n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const double one = 1.0, zero = 0.0;

@@ -98,7 +98,7 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
    * consecutive doubles, so a warp's accesses are a few contiguous runs), all loads first so
    * that a thread's read-modify-writes overlap: 12.8 ms on C5 against 20.7 ms with each
    * value's load waiting for the previous store, and 17.0 ms with each pair thread writing its
-   * own block (H200, docs/bench/history.md) */
+   * own block (H200, docs/benchmarks.md, decision table) */
   const int PER = (S::PAIRS * D2 + S::T_TAN - 1) / S::T_TAN;
   if (a.emat) { /* each stored value written once, nothing to add to */
     for (int r = 0; r < PER; r++) {

@@ -140,7 +140,7 @@ typedef struct dt_cuda {
 
 /* Kernel loading. CUDA loads a kernel at its first launch (lazy loading, the default since
  * CUDA 12.2), which made the first Newton iteration and the first linear solve of a job slower
- * (docs/bench/history.md). The upload loads every kernel the job can launch, each file naming its
+ * (docs/benchmarks.md, decision table). The upload loads every kernel the job can launch, each file naming its
  * own: load_kernels (cuda_upload.cu) calls the per-file lists below. */
 /* local_max (NULL: not wanted) is raised to the largest per-thread local memory of the list. */
 dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max, dt_ctx *ctx);
@@ -278,7 +278,7 @@ dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
  * at values[(brow_ptr[a] + r) dpn^2], entry (i, j) at [j dpn + i]: column-major inside the
  * block. Why blocks: cuSPARSE's BSR SpMV reads one column index per 9 values instead of one per
  * value, and with column-major blocks it ran 1.9x faster than CSR_ALG2 on the C5 pattern (H200,
- * docs/bench/history.md); the element kernels write each block as 9 consecutive doubles. */
+ * docs/benchmarks.md, decision table); the element kernels write each block as 9 consecutive doubles. */
 #ifdef __CUDACC__
 __device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr, int node, int rank,
                                                 int dpn) {

@@ -14,7 +14,7 @@
  * columns of block (b, a), found by a binary search in row b (the pattern is symmetric).
  * An entry whose row and column are both constrained is written by two warps with the same
  * value, so the result does not depend on their order. Sweeping every block row instead took
- * 123 us per assembly on C2 (H200, docs/bench/history.md). */
+ * 123 us per assembly on C2 (H200, docs/benchmarks.md, decision table). */
 #include <string.h>
 
 #include "../solver/small_matrix.h"

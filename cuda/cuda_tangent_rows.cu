@@ -23,8 +23,8 @@
  * indices while one computes.
  *
  * On Kiran's cube C5 this took the assembly from 10.40 ms (colour scatter) to 4.8 ms on an H100
- * and 3.8 ms on an H200 (docs/benchmarks.md, "The assembly target", with the designs tried; the
- * first probe is docs/bench/probe_tangent_gather.cu). Meshes this path does not serve keep the
+ * and 3.8 ms on an H200 (docs/benchmarks.md, decision table, with the designs tried and the
+ * probes behind it). Meshes this path does not serve keep the
  * colour kernel (cuda_elements_coop.cu); why, is in the backend's view. */
 #include <math.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@ typedef enum dt_precond_kind {
  * under Kiran's load, after upload): n = 24 (47k DOFs) block Jacobi is faster on both
  * backends; n = 32 (108k DOFs) two_level is, GPU 0.043 s against 0.051 s and CPU 1.01 s against
  * 1.26 s; n = 48 (353k DOFs) 0.091 s against 0.157 s and 3.80 s against 5.73 s
- * (docs/benchmarks.md, "Faster linear solves"). */
+ * (docs/benchmarks.md, decision table, "Linear solver"). */
 #define DT_PC_AUTO_MIN_DOFS 100000
 
 /* The job format's names, in dt_precond_kind order, NULL-terminated (model.c). */

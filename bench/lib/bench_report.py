@@ -318,17 +318,18 @@ def host_line(rec, name):
     parts.append("code " + (git.get("commit") or "unknown")[:7]
                  + (" plus uncommitted changes" if git.get("dirty") else ""))
     parts.append(f"file `{name}`")
-    if rec.get("note"):
-        parts.append(rec["note"])
-    elif rec.get("command"):
+    if rec.get("command") and not rec.get("note", "").startswith("converted"):
         cmd = " ".join(rec["command"]).replace(ROOT + "/", "")
         parts.append(f"command `{cmd}`")
+    if rec.get("note"):
+        parts.append(rec["note"])
     return "; ".join(p for p in parts if p)
 
 
 def unit(suite, run):
     """What a run measures, for picking the newest measurement of each: a newer file replaces an
-    older one's runs of the same unit only (a medium run does not hide the small ones)."""
+    older one's runs of the same unit only (a medium run does not hide the small ones; in `real`,
+    each code's result of a model and size is a unit of its own)."""
     if suite == "cubes":
         return run.get("backend"), run.get("configuration")
     if suite == "real":
@@ -353,7 +354,12 @@ def current_results(results):
         keep = []
         for run in rec["runs"]:
             key = (rec["suite"], rec["host"]["device_slug"], unit(rec["suite"], run))
-            if key not in seen:
+            if rec["suite"] == "real" and "results" in run:  # each code's result on its own
+                res = {k: v for k, v in run["results"].items() if (key, k) not in seen}
+                seen.update((key, k) for k in res)
+                if res:
+                    keep.append(dict(run, results=res))
+            elif key not in seen:
                 seen.add(key)
                 keep.append(run)
         if keep:

@@ -115,6 +115,17 @@ def run_child(cmd, cwd, log, env=None, limit=600.0, watch=None):
             "peak_rss_mb": round(ru.ru_maxrss / 1024.0, 1), "watch_times": times}
 
 
+_GIT = []
+
+
+def started_git():
+    """git_info() of the first call: the tree when the run started (the repository's HEAD may
+    move while a long run goes on; the binaries were built before it)."""
+    if not _GIT:
+        _GIT.append(git_info())
+    return _GIT[0]
+
+
 def tool_version(cmd, pattern=None):
     try:
         out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30).stdout
@@ -133,7 +144,7 @@ def result_path(h, when, suite):
 
 def write_result(path, suite, args, runs, h, started, extra=None):
     rec = {"schema": SCHEMA, "suite": suite, "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "finished": utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"), "host": h, "git": git_info(),
+           "finished": utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"), "host": h, "git": started_git(),
            "command": args, "runs": runs}
     if extra:
         rec.update(extra)

@@ -222,6 +222,7 @@ def main():
             ap.error("unknown model %s (%s)" % (m, ", ".join(make_real.MODELS)))
     backends = {"both": ["cpu", "cuda"], "none": []}.get(a.backend, [a.backend])
     h = common.host()
+    common.started_git()  # the tree as the run starts
     threads = a.threads or h["cores"]
     started = common.utc_now()
     path = a.out or common.result_path(h, started, "real")

@@ -190,6 +190,7 @@ def main():
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     h = common.host()
+    common.started_git()  # the tree as the run starts
     threads = a.threads or h["cores"]
     started = common.utc_now()
     path = a.out or common.result_path(h, started, a.suite)

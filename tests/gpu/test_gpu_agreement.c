@@ -53,8 +53,14 @@ static double max_diff(const double *a, const double *b, size_t n) {
  * still be bit-identical. */
 static const char *g_forcing = "fixed";
 
+/* An increment may also take one correction more or fewer on one backend when its residual
+ * lands next to the tolerance: Newton's linear predictor (solver/newton.c) forms K_t du as a
+ * directional derivative of the material update with eps = 1e-6, which carries the backends'
+ * rounding differences (sums in other orders) into the iterates 1/eps times larger, so the
+ * predictor's first correction differs at about 1e-10 instead of 1e-16. Every result must still
+ * agree to the tolerances below, and repeated CUDA runs must still be bit-identical. */
 static void compare(const char *name, const capture *cpu, const capture *g1, const capture *g2) {
-  int slack = strcmp(g_forcing, "adaptive") == 0; /* Newton corrections that may differ */
+  int slack = 1; /* Newton corrections that may differ (above) */
   EXPECT(cpu->n_inc > 0, "%s: no converged increment", name);
   EXPECT(cpu->n_inc == g1->n_inc, "%s: %d increments on cpu, %d on cuda", name, cpu->n_inc,
          g1->n_inc);
