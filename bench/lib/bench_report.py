@@ -22,6 +22,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -319,7 +320,8 @@ def host_line(rec, name):
                  + (" plus uncommitted changes" if git.get("dirty") else ""))
     parts.append(f"file `{name}`")
     if rec.get("command") and not rec.get("note", "").startswith("converted"):
-        cmd = " ".join(rec["command"]).replace(ROOT + "/", "")
+        # paths relative to the repository, wherever the run's checkout was
+        cmd = " ".join(re.sub(r"^/\S*?/(?=(bench|build|tests)/)", "", t) for t in rec["command"])
         parts.append(f"command `{cmd}`")
     if rec.get("note"):
         parts.append(rec["note"])
