@@ -246,6 +246,17 @@ k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
     DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
   } while (0)
 
+/* The launch grids of both PCG loops: per node (init), per DOF for reductions and vectors,
+ * and the update kernel's (at most DT_CUDA_RED_MAX_BLOCKS blocks, for its partial sums). */
+static void pcg_grids(const dt_cuda *c, int *grid, int *dgrid, int *vgrid, int *ugrid) {
+  *grid = dt_cuda_red_grid(c->n_nodes);
+  *dgrid = dt_cuda_red_grid(c->n_dofs);
+  *vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  *ugrid = (int)(((long)c->n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
+  if (*ugrid > DT_CUDA_RED_MAX_BLOCKS) *ugrid = DT_CUDA_RED_MAX_BLOCKS;
+  if (*ugrid < 1) *ugrid = 1;
+}
+
 /* PCG with the AMG V-cycle (cuda_amg.cu) as M^-1. A V-cycle costs several SpMVs of the tangent,
  * so none is queued past the stop: the host reads the control block once per iteration, after
  * the convergence test and before the V-cycle that the next iteration needs, and queues
@@ -255,11 +266,8 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
                                dt_ctx *ctx) {
   dt_status rc = DT_OK;
   pcg_ctl *seen = (pcg_ctl *)c->pinned;
-  int grid = dt_cuda_red_grid(c->n_nodes), dgrid = dt_cuda_red_grid(c->n_dofs);
-  int vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
-  int ugrid = (int)(((long)c->n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
-  if (ugrid > DT_CUDA_RED_MAX_BLOCKS) ugrid = DT_CUDA_RED_MAX_BLOCKS;
-  if (ugrid < 1) ugrid = 1;
+  int grid, dgrid, vgrid, ugrid;
+  pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
   DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx)); /* z = M^-1 r */
   LAUNCH_AMG(k_pcg_init, grid, DT_CUDA_BLOCK, g);            /* x = 0, p = z, r.r, r.z */
   k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, NULL, g.ctl);
@@ -298,11 +306,8 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   pcg_ctl *seen = (pcg_ctl *)c->pinned;
-  int grid = dt_cuda_red_grid(c->n_nodes), dgrid = dt_cuda_red_grid(c->n_dofs);
-  int vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
-  int ugrid = (int)(((long)c->n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
-  if (ugrid > DT_CUDA_RED_MAX_BLOCKS) ugrid = DT_CUDA_RED_MAX_BLOCKS;
-  if (ugrid < 1) ugrid = 1;
+  int grid, dgrid, vgrid, ugrid;
+  pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
   pcg_args g;
   g.n_nodes = c->n_nodes;
   g.pc = c->pc;
