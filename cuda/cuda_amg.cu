@@ -1,110 +1,38 @@
 /* The smoothed-aggregation AMG preconditioner (linear.preconditioner "amg") on the CUDA backend.
  *
- * The hierarchy is built and refreshed on the host by solver/amg/ (amg.h), which works on a
- * node-blocked scalar CSR matrix; the device keeps the tangent blocked (dt_bsr_block). So:
- *   setup  the blocked values come down (nnz doubles), and the first time the block pattern and
- *          the coordinates; the scalar CSR pattern is made once from the block pattern (row
- *          (a, i) holds the columns dpn b + j of a's neighbours b in order, as dt_problem_csr),
- *          and each setup reorders the values inside each block row (entry (i; r, j) of the
- *          CSR rows of node a is entry (j, i) of a's r-th block, column-major). The constrained
- *          mask comes down too: the hierarchy is built on the first setup and whenever the
- *          constrained set changes (dt_amg_constraints_changed), else refreshed
- *          (dt_amg_refresh: same aggregates and patterns, new values), as the CPU backend does.
- *          The levels then go up: patterns only when built, values on every setup, into one
- *          device arena allocated per structure (grown, never shrunk); the coarsest level's
- *          Cholesky factor goes up and cuBLAS turns it into X = L^-1 (a triangular solve on
- *          the identity), so that its solve is two dense products, x = X^T (X b).
- *   apply  one V-cycle on the device, the same steps in the same order as dt_amg_apply
- *          (amg_cycle.c, amg_smoother.c): on level 0 the products with A are cuSPARSE's BSR
- *          SpMV of the backend's tangent; on coarser levels, and for P and R everywhere, a CSR
- *          kernel of G lanes per row (G from the mean row length), each lane summing a
- *          strided part of the row and the lanes adding up by shuffles in a fixed order; the
- *          vector steps are the host's expressions, each product and sum rounded separately
- *          (__dmul_rn, __dadd_rn: no fused multiply-add, like the host build). Every sum has a
- *          fixed order, so two runs give the same bits; GPU and host V-cycles agree to rounding
- *          (the sums run in other orders).
- * The setup's cost is the host's: the download, the reordering and dt_amg_refresh (the
- * Galerkin products); the view reports the split (dt_cuda_amg_view). Because that costs
- * far more than a solve, a setup keeps the hierarchy (lagged refresh) while it still serves:
- * level 0's products always use the current tangent, so PCG solves the right system and only
- * the preconditioner's quality is at stake, which the iteration count measures. The hierarchy
- * is refreshed when the last solve took more than DT_CUDA_AMG_LAG_GROWTH times the iterations
- * of the first solve after the last refresh, failed (a stale smoother may no longer converge:
- * Newton then sets the preconditioner up again, newton.c), or after DT_CUDA_AMG_LAG_MAX
- * setups in a row without one; and rebuilt when the constrained set changes. On the
- * lent H100 and its 16 cores (2026-11-27), a plastic hex8 box of 119k DOFs and 9.0M nonzeros:
- * build 0.67 s on the host; per refresh, download and reorder 9 ms, dt_amg_refresh 0.27 s (its
- * products 0.22 s), upload 11 ms; one V-cycle 0.29 ms, PCG to 1e-7 in 32 iterations and 12 ms
- * (block Jacobi: 1464 iterations, 86 ms). The refresh, not the solve, bounds it. */
-#include <limits.h>
+ * The hierarchy is built on the host by solver/amg/ (amg.h), which works on a node-blocked
+ * scalar CSR matrix; the device keeps the tangent blocked (dt_bsr_block). So:
+ *   build    (the first setup, and whenever the constrained set changes:
+ *            dt_amg_constraints_changed) the blocked values come down (nnz doubles), and the
+ *            first time the block pattern and the coordinates; the scalar CSR pattern is made
+ *            once from the block pattern (row (a, i) holds the columns dpn b + j of a's
+ *            neighbours b in order, as dt_problem_csr), and the values are reordered inside
+ *            each block row (entry (i; r, j) of the CSR rows of node a is entry (j, i) of a's
+ *            r-th block, column-major). dt_amg_create builds the hierarchy; its patterns, the
+ *            maps of its refresh and its values go up into one device arena allocated per
+ *            structure (grown, never shrunk).
+ *   refresh  (every other setup: a new tangent, as the CPU backend refreshes) on the device,
+ *            cuda_amg_refresh.cu: the same steps as dt_amg_refresh, with the host's arithmetic
+ *            in the sparse products; only the coarsest matrix comes down to be factored.
+ *   coarsest its Cholesky factor goes up and cuBLAS turns it into X = L^-1 (a triangular solve
+ *            on the identity), so that its solve is two dense products, x = X^T (X b).
+ *   apply    one V-cycle on the device, the same steps in the same order as dt_amg_apply
+ *            (amg_cycle.c, amg_smoother.c): on level 0 the products with A are cuSPARSE's BSR
+ *            SpMV of the backend's tangent; on coarser levels, and for P and R everywhere, a
+ *            CSR kernel of G lanes per row (G from the mean row length), each lane summing a
+ *            strided part of the row and the lanes adding up by shuffles in a fixed order; the
+ *            vector steps are the host's expressions, each product and sum rounded separately
+ *            (__dmul_rn, __dadd_rn: no fused multiply-add, like the host build). Every sum has
+ *            a fixed order, so two runs give the same bits; GPU and host V-cycles agree to
+ *            rounding (the sums run in other orders).
+ * The view reports each setup's split (dt_cuda_amg_view). */
 #include <string.h>
 #include <time.h>
 
-#include "cuda_impl.h"
-
-#define DT_CUDA_AMG_LAG_GROWTH 1.5
-#define DT_CUDA_AMG_LAG_MAX 4
-
-extern "C" {
-#include "../solver/amg/amg.h"
-}
+#include "cuda_amg_impl.h"
 
 #define AMG_ALIGN 256                             /* bytes: each arena piece starts aligned */
 #define AMG_BLAS_WORKSPACE ((size_t)4 << 20)      /* cuBLAS's workspace, ours to count it */
-
-#define AMG_CUBLAS_CHECK(call, ctx)                                                             \
-  do {                                                                                          \
-    cublasStatus_t st_ = (call);                                                                \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-      rc = DT_ERROR((ctx), st_ == CUBLAS_STATUS_ALLOC_FAILED ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA, \
-                    "%s failed: cuBLAS status %d", #call, (int)st_);                            \
-      goto cleanup;                                                                             \
-    }                                                                                           \
-  } while (0)
-
-/* A level's CSR matrix on the device; lanes: threads per row of k_amg_csr. */
-typedef struct amg_csr_d {
-  int n_rows, nnz, lanes;
-  int *ptr, *col;
-  double *val;
-} amg_csr_d;
-
-/* Level l on the device: A (levels > 0; level 0 is the backend's tangent), P and R (all but the
- * coarsest), the smoother's inverse diagonal and the V-cycle vectors: b and x (levels > 0; on
- * level 0 the caller's r and z), the residual r and the Chebyshev direction d (all but the
- * coarsest), t (the coarsest: X b). */
-typedef struct amg_level_d {
-  int n;
-  amg_csr_d A, P, R;
-  double *dinv, *b, *x, *r, *d, *t;
-} amg_level_d;
-
-struct dt_cuda_amg {
-  dt_amg *h; /* the host hierarchy; NULL until built (and after a failed build) */
-  /* Level 0 on the host: the block pattern, the scalar CSR pattern and values (borrowed by h),
-   * the download buffer of the blocked values, the coordinates and the constrained mask. */
-  int n_nodes, dpn, n;
-  long nnz;
-  int *brow_ptr, *bcol, *row_ptr, *col;
-  double *val, *bsr, *xyz, *con;
-  /* The device hierarchy; n_levels = 0 while it does not match h. */
-  int n_levels, nc;
-  amg_level_d lev[DT_AMG_MAX_LEVELS];
-  double *coarse_F, *coarse_X; /* the coarsest factor as h stores it; X = L^-1 (column-major) */
-  void *arena;
-  size_t arena_bytes, arena_used;
-  /* cuSPARSE's views of level 0's r and d (for the BSR SpMV) and its buffer */
-  cusparseDnVecDescr_t vr, vd;
-  void *spmv_buf, *own_spmv_buf;
-  cublasHandle_t blas;
-  void *blas_work;
-  /* Lagged refresh (dt_cuda_amg_setup): the first solve's iterations after the last refresh,
-   * the last solve's (INT_MAX after a failed one), setups skipped in a row and in all. */
-  int ref_iters, last_iters, lagged_in_row, lagged;
-  /* Statistics: builds, refreshes, and the last setup's split. */
-  int builds, refreshes, last_built;
-  double s_download, s_host, s_upload;
-};
 
 static double now(void) {
   struct timespec ts;
@@ -176,8 +104,6 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_identity(int n, double *X
   if (t < (long)n * n) X[t] = t / n == t % n ? 1.0 : 0.0;
 }
 
-static int blocks_of(long threads) { return (int)((threads + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK); }
-
 static dt_status load_kernels(dt_ctx *ctx) {
   const void *k[] = {(const void *)k_amg_csr<4>,  (const void *)k_amg_csr<8>,
                      (const void *)k_amg_csr<16>, (const void *)k_amg_csr<32>,
@@ -187,11 +113,10 @@ static dt_status load_kernels(dt_ctx *ctx) {
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }
 
-/* y = alpha A x + beta y for a CSR matrix of the hierarchy. */
-static dt_status csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x, double beta, double *y,
-                          dt_ctx *ctx) {
+dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x, double beta, double *y,
+                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int grid = blocks_of((long)A->n_rows * A->lanes), n = A->n_rows;
+  int grid = amg_blocks_of((long)A->n_rows * A->lanes), n = A->n_rows;
   cudaStream_t s = c->stream;
   if (n == 0) return DT_OK;
   switch (A->lanes) {
@@ -216,7 +141,7 @@ typedef struct amg_vec {
 static dt_status spmv_A(dt_cuda *c, int l, double alpha, amg_vec x, double beta, amg_vec y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
-  if (l > 0) return csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
+  if (l > 0) return dt_cuda_amg_csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->mat, x.d, &beta, y.d,
                                  CUDA_R_64F, DT_CUDA_SPMV_ALG, a->spmv_buf), ctx);
 cleanup:
@@ -234,7 +159,7 @@ static dt_status chebyshev(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, in
   double hi = DT_AMG_CHEB_SAFETY * a->h->lev[l].lambda_max, lo = hi / o->eig_ratio;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta, rho = 1.0 / sigma;
   amg_vec r = {L->r, l == 0 ? a->vr : NULL}, d = {L->d, l == 0 ? a->vd : NULL};
-  int grid = blocks_of(L->n);
+  int grid = amg_blocks_of(L->n);
   if (!zero) DT_TRY(spmv_A(c, l, -1.0, x, 0.0, r, ctx)); /* r = -A x, b added below */
   k_amg_cheb_first<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, zero, theta, b.p, L->dinv, L->r, L->d, x.p);
   DT_CUDA_LAUNCH_CHECK("k_amg_cheb_first", c->stream, ctx);
@@ -256,7 +181,7 @@ static dt_status l1_jacobi(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, in
   dt_cuda_amg *a = c->amg;
   amg_level_d *L = &a->lev[l];
   amg_vec r = {L->r, l == 0 ? a->vr : NULL};
-  int grid = blocks_of(L->n);
+  int grid = amg_blocks_of(L->n);
   for (int s = 0; s < a->h->opt.degree; s++) {
     int first = zero && s == 0;
     if (!first) DT_TRY(spmv_A(c, l, -1.0, x, 0.0, r, ctx));
@@ -299,9 +224,9 @@ static dt_status cycle(dt_cuda *c, int l, amg_vec b, amg_vec x, dt_ctx *ctx) {
   cb.p = C->b;
   cx.p = C->x;
   DT_TRY(smooth(c, l, b, x, 1, 1, ctx));
-  DT_TRY(csr_spmv(c, &L->R, 1.0, L->r, 0.0, C->b, ctx));
+  DT_TRY(dt_cuda_amg_csr_spmv(c, &L->R, 1.0, L->r, 0.0, C->b, ctx));
   DT_TRY(cycle(c, l + 1, cb, cx, ctx));
-  DT_TRY(csr_spmv(c, &L->P, 1.0, C->x, 1.0, x.p, ctx));
+  DT_TRY(dt_cuda_amg_csr_spmv(c, &L->P, 1.0, C->x, 1.0, x.p, ctx));
   DT_TRY(smooth(c, l, b, x, 0, 0, ctx));
 cleanup:
   return rc;
@@ -335,31 +260,49 @@ static void csr_layout(dt_cuda_amg *a, amg_csr_d *D, const dt_amg_csr *H) {
 /* Every device array of the hierarchy h, carved from the arena (or counted: no arena). */
 static void layout(dt_cuda_amg *a) {
   const dt_amg *h = a->h;
+  int nl = h->n_levels;
   a->arena_used = 0;
-  for (int l = 0; l < h->n_levels; l++) {
+  for (int l = 0; l < nl; l++) {
     amg_level_d *L = &a->lev[l];
     const dt_amg_level *H = &h->lev[l];
     size_t nb = sizeof(double) * (size_t)H->n;
     memset(L, 0, sizeof *L);
     L->n = H->n;
+    if (l > 0 || nl > 1) csr_layout(a, &L->A, &H->A); /* level 0's: the refresh's scalar copy */
     if (l > 0) {
-      csr_layout(a, &L->A, &H->A);
       L->b = (double *)carve(a, nb);
       L->x = (double *)carve(a, nb);
     }
-    if (l + 1 < h->n_levels) {
-      csr_layout(a, &L->P, &H->P);
-      csr_layout(a, &L->R, &H->R);
-      L->dinv = (double *)carve(a, nb);
-      L->r = (double *)carve(a, nb);
-      L->d = (double *)carve(a, nb);
-    } else {
+    if (l + 1 == nl) {
       L->t = (double *)carve(a, nb);
+      continue;
     }
+    csr_layout(a, &L->P, &H->P);
+    csr_layout(a, &L->R, &H->R);
+    L->dinv = (double *)carve(a, nb);
+    L->r = (double *)carve(a, nb);
+    L->d = (double *)carve(a, nb);
+    L->n_a_groups = H->A.n_groups;
+    L->n_r_groups = H->R.n_groups;
+    L->a_groups = (int *)carve(a, sizeof(int) * ((size_t)H->A.n_groups + 1));
+    L->r_groups = (int *)carve(a, sizeof(int) * ((size_t)H->R.n_groups + 1));
+    L->diag_pos = (int *)carve(a, sizeof(int) * (size_t)H->n);
+    csr_layout(a, &L->Pt, &H->P_tent);
+    csr_layout(a, &L->AP, &H->AP);
+    L->pt_pos = (int *)carve(a, sizeof(int) * (size_t)L->Pt.nnz);
+    L->r_perm = (int *)carve(a, sizeof(int) * (size_t)L->P.nnz);
+    L->ac_mirror = (int *)carve(a, sizeof(int) * (size_t)h->lev[l + 1].A.row_ptr[h->lev[l + 1].n]);
   }
-  a->nc = h->lev[h->n_levels - 1].n;
+  a->nc = h->lev[nl - 1].n;
   a->coarse_F = (double *)carve(a, sizeof(double) * (size_t)a->nc * a->nc);
   a->coarse_X = (double *)carve(a, sizeof(double) * (size_t)a->nc * a->nc);
+  a->lz = a->lz_start = a->ref = NULL;
+  a->bad = NULL;
+  if (nl == 1) return; /* refreshed on the host */
+  a->lz = (double *)carve(a, sizeof(double) * 4 * (size_t)h->lev[0].n);
+  a->lz_start = (double *)carve(a, sizeof(double) * (size_t)h->lev[0].n);
+  a->ref = (double *)carve(a, sizeof(double) * (size_t)a->nc);
+  a->bad = (int *)carve(a, sizeof(int));
 }
 
 static dt_status csr_pattern_upload(dt_cuda *c, amg_csr_d *D, const dt_amg_csr *H, dt_ctx *ctx) {
@@ -401,11 +344,31 @@ static dt_status device_structure(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   layout(a); /* carve */
   for (int l = 0; l < h->n_levels; l++) {
     amg_level_d *L = &a->lev[l];
-    if (l > 0) DT_TRY(csr_pattern_upload(c, &L->A, &h->lev[l].A, ctx));
-    if (l + 1 < h->n_levels) {
-      DT_TRY(csr_pattern_upload(c, &L->P, &h->lev[l].P, ctx));
-      DT_TRY(csr_pattern_upload(c, &L->R, &h->lev[l].R, ctx));
-    }
+    const dt_amg_level *H = &h->lev[l];
+    if (l > 0 || h->n_levels > 1) DT_TRY(csr_pattern_upload(c, &L->A, &H->A, ctx));
+    if (l + 1 == h->n_levels) continue;
+    DT_TRY(csr_pattern_upload(c, &L->P, &H->P, ctx));
+    DT_TRY(csr_pattern_upload(c, &L->R, &H->R, ctx));
+    /* what the refresh needs (P_tent's values never change) */
+    DT_TRY(dt_cuda_h2d(c, L->a_groups, H->A.group_ptr, sizeof(int) * ((size_t)L->n_a_groups + 1), ctx));
+    DT_TRY(dt_cuda_h2d(c, L->r_groups, H->R.group_ptr, sizeof(int) * ((size_t)L->n_r_groups + 1), ctx));
+    DT_TRY(dt_cuda_h2d(c, L->diag_pos, H->diag_pos, sizeof(int) * (size_t)L->n, ctx));
+    DT_TRY(csr_pattern_upload(c, &L->Pt, &H->P_tent, ctx));
+    DT_TRY(dt_cuda_h2d(c, L->Pt.val, H->P_tent.val, sizeof(double) * (size_t)L->Pt.nnz, ctx));
+    DT_TRY(csr_pattern_upload(c, &L->AP, &H->AP, ctx));
+    DT_TRY(dt_cuda_h2d(c, L->pt_pos, H->pt_pos, sizeof(int) * (size_t)L->Pt.nnz, ctx));
+    DT_TRY(dt_cuda_h2d(c, L->r_perm, H->r_perm, sizeof(int) * (size_t)L->P.nnz, ctx));
+    DT_TRY(dt_cuda_h2d(c, L->ac_mirror, H->ac_mirror, sizeof(int) * (size_t)a->lev[l + 1].A.nnz, ctx));
+  }
+  if (h->n_levels > 1) {
+    double *start = (double *)dt_calloc((size_t)a->n, sizeof(double));
+    dt_free(a->ref_host);
+    a->ref_host = (double *)dt_calloc((size_t)a->nc, sizeof(double));
+    DT_CHECK(start && a->ref_host, ctx, DT_ERR_NOMEM, "out of memory for the AMG refresh's host buffers");
+    for (int i = 0; i < a->n; i++) start[i] = dt_amg_lanczos_start(i);
+    rc = dt_cuda_h2d(c, a->lz_start, start, sizeof(double) * (size_t)a->n, ctx);
+    dt_free(start);
+    if (rc != DT_OK) goto cleanup;
   }
   if (a->vr) cusparseDestroyDnVec(a->vr);
   if (a->vd) cusparseDestroyDnVec(a->vd);
@@ -418,14 +381,41 @@ cleanup:
   return rc;
 }
 
-/* The values of every level (A for l > 0, P, R, the smoother's diagonal) and the coarsest
- * level's X = L^-1: F holds h's factor, whose column-major lower triangle is L (h stores L
- * below the diagonal of a row-major array and L^T above it, which is L column by column). */
+/* val = the blocked values in the scalar CSR order (the top of the file). */
+static void reorder_values(dt_cuda_amg *a) {
+  const int dpn = a->dpn, d2 = dpn * dpn;
+#pragma omp parallel for schedule(static)
+  for (int an = 0; an < a->n_nodes; an++) {
+    long base = (long)d2 * a->brow_ptr[an];
+    int deg = a->brow_ptr[an + 1] - a->brow_ptr[an];
+    for (int i = 0; i < dpn; i++) {
+      double *row = a->val + base + (long)i * dpn * deg;
+      for (int r = 0; r < deg; r++)
+        for (int j = 0; j < dpn; j++) row[r * dpn + j] = a->bsr[base + (long)r * d2 + j * dpn + i];
+    }
+  }
+}
+
+dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  /* F holds h's factor, whose column-major lower triangle is L (h stores L below the diagonal
+   * of a row-major array and L^T above it, which is L column by column). */
+  dt_status rc = DT_OK;
+  const double one = 1.0;
+  long nn = (long)a->nc * a->nc;
+  DT_TRY(dt_cuda_h2d(c, a->coarse_F, a->h->coarse_L, sizeof(double) * (size_t)nn, ctx));
+  k_amg_identity<<<amg_blocks_of(nn), DT_CUDA_BLOCK, 0, c->stream>>>(a->nc, a->coarse_X);
+  DT_CUDA_LAUNCH_CHECK("k_amg_identity", c->stream, ctx);
+  AMG_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                               a->nc, a->nc, &one, a->coarse_F, a->nc, a->coarse_X, a->nc), ctx);
+cleanup:
+  return rc;
+}
+
+/* The host hierarchy's values up: every level's (A for l > 0, P, R, the smoother's diagonal)
+ * and the coarsest level's X = L^-1. */
 static dt_status upload_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_amg *h = a->h;
-  const double one = 1.0;
-  long nn = (long)a->nc * a->nc;
   for (int l = 0; l < h->n_levels; l++) {
     amg_level_d *L = &a->lev[l];
     const dt_amg_level *H = &h->lev[l];
@@ -435,11 +425,26 @@ static dt_status upload_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
     DT_TRY(dt_cuda_h2d(c, L->R.val, H->R.val, sizeof(double) * (size_t)L->R.nnz, ctx));
     DT_TRY(dt_cuda_h2d(c, L->dinv, H->dinv, sizeof(double) * (size_t)L->n, ctx));
   }
-  DT_TRY(dt_cuda_h2d(c, a->coarse_F, h->coarse_L, sizeof(double) * (size_t)nn, ctx));
-  k_amg_identity<<<blocks_of(nn), DT_CUDA_BLOCK, 0, c->stream>>>(a->nc, a->coarse_X);
-  DT_CUDA_LAUNCH_CHECK("k_amg_identity", c->stream, ctx);
-  AMG_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                               a->nc, a->nc, &one, a->coarse_F, a->nc, a->coarse_X, a->nc), ctx);
+  DT_TRY(dt_cuda_amg_upload_coarse(c, a, ctx));
+cleanup:
+  return rc;
+}
+
+/* The device levels' values down into h (level 0's from the tangent), for dt_amg_apply on the
+ * host with the device's hierarchy (dt_cuda_amg_host_apply). */
+static dt_status download_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg *h = a->h;
+  DT_TRY(dt_cuda_d2h(c, a->bsr, c->val, sizeof(double) * (size_t)a->nnz, ctx));
+  reorder_values(a);
+  for (int l = 0; l + 1 < h->n_levels; l++) {
+    amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
+    dt_amg_level *H = &h->lev[l];
+    DT_TRY(dt_cuda_d2h(c, h->lev[l + 1].A.val, C->A.val, sizeof(double) * (size_t)C->A.nnz, ctx));
+    DT_TRY(dt_cuda_d2h(c, H->P.val, L->P.val, sizeof(double) * (size_t)L->P.nnz, ctx));
+    DT_TRY(dt_cuda_d2h(c, H->R.val, L->R.val, sizeof(double) * (size_t)L->R.nnz, ctx));
+    DT_TRY(dt_cuda_d2h(c, H->dinv, L->dinv, sizeof(double) * (size_t)L->n, ctx));
+  }
 cleanup:
   return rc;
 }
@@ -499,26 +504,12 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
     a->spmv_buf = a->own_spmv_buf;
   }
   DT_TRY(load_kernels(ctx));
+  DT_TRY(dt_cuda_amg_load_refresh_kernels(ctx));
 cleanup:
   if (v1) cusparseDestroyDnVec(v1);
   if (v2) cusparseDestroyDnVec(v2);
   if (rc != DT_OK) dt_cuda_amg_destroy(c); /* the next setup starts over */
   return rc;
-}
-
-/* val = the blocked values in the scalar CSR order (the top of the file). */
-static void reorder_values(dt_cuda_amg *a) {
-  const int dpn = a->dpn, d2 = dpn * dpn;
-#pragma omp parallel for schedule(static)
-  for (int an = 0; an < a->n_nodes; an++) {
-    long base = (long)d2 * a->brow_ptr[an];
-    int deg = a->brow_ptr[an + 1] - a->brow_ptr[an];
-    for (int i = 0; i < dpn; i++) {
-      double *row = a->val + base + (long)i * dpn * deg;
-      for (int r = 0; r < deg; r++)
-        for (int j = 0; j < dpn; j++) row[r * dpn + j] = a->bsr[base + (long)r * d2 + j * dpn + i];
-    }
-  }
 }
 
 dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
@@ -533,11 +524,14 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
     a = c->amg;
   }
   DT_TRY(dt_cuda_d2h(c, a->con, c->vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
-  build = !a->h || a->n_levels == 0 || dt_amg_constraints_changed(a->h, a->con);
-  if (!build && a->ref_iters > 0 && a->lagged_in_row < DT_CUDA_AMG_LAG_MAX &&
-      a->last_iters <= DT_CUDA_AMG_LAG_GROWTH * a->ref_iters) {
-    a->lagged_in_row++; /* the hierarchy still serves: keep it (top of the file) */
-    a->lagged++;
+  /* a second setup on the same tangent is the caller's cue that the kept aggregates no longer
+   * serve (backend.h, pc_setup) */
+  build = !a->h || a->n_levels == 0 || a->serial == c->tangent_serial || dt_amg_constraints_changed(a->h, a->con);
+  a->serial = c->tangent_serial;
+  if (!build && a->h->n_levels > 1) { /* on the device (cuda_amg_refresh.cu) */
+    DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
+    a->refreshes++;
+    a->last_built = 0;
     goto cleanup;
   }
   DT_TRY(dt_cuda_d2h(c, a->bsr, c->val, sizeof(double) * (size_t)a->nnz, ctx));
@@ -552,7 +546,7 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
     DT_TRY(dt_amg_create(&in, &opt, &a->h, ctx));
     t2 = now();
     DT_TRY(device_structure(c, a, ctx));
-  } else {
+  } else { /* one level: the host refreshes its dense factor */
     DT_TRY(dt_amg_refresh(a->h, a->val, ctx));
     t2 = now();
   }
@@ -562,21 +556,12 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   if (build) a->builds++;
   else a->refreshes++;
   a->last_built = build;
-  a->ref_iters = 0; /* the next solve measures the fresh hierarchy */
-  a->lagged_in_row = 0;
-  a->s_download = t1 - t0;
-  a->s_host = t2 - t1;
-  a->s_upload = now() - t2;
+  a->s_values = t1 - t0;
+  a->s_levels = t2 - t1;
+  a->s_coarse = now() - t2;
 cleanup:
   if (rc != DT_OK && a && build) a->n_levels = 0; /* the next setup builds again */
   return rc;
-}
-
-void dt_cuda_amg_solved(dt_cuda *c, int iterations, int converged) {
-  dt_cuda_amg *a = c->amg;
-  if (!a) return;
-  a->last_iters = converged ? iterations : INT_MAX;
-  if (converged && a->ref_iters == 0) a->ref_iters = iterations > 0 ? iterations : 1;
 }
 
 void dt_cuda_amg_destroy(dt_cuda *c) {
@@ -597,6 +582,7 @@ void dt_cuda_amg_destroy(dt_cuda *c) {
   dt_free(a->bsr);
   dt_free(a->xyz);
   dt_free(a->con);
+  dt_free(a->ref_host);
   dt_free(a);
   c->amg = NULL;
 }
@@ -605,18 +591,28 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
   const dt_cuda_amg *a = c->amg;
   if (!a || !a->h) return;
   dt_amg_view(a->h, f);
-  fprintf(f, "  amg on the device: %.1f MB (levels 1.., P, R, vectors, coarsest X = L^-1 of %d x %d), "
-             "V-cycle on the device; %d builds, %d refreshes; last setup: download and reorder %.3f s, "
-             "host %s %.3f s, upload %.3f s\n",
-          a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_download,
-          a->last_built ? "build" : "refresh", a->s_host, a->s_upload);
+  if (a->last_built || a->h->n_levels == 1)
+    fprintf(f, "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 of %d x %d), "
+               "V-cycle on the device; %d builds, %d refreshes; last setup on the host: download and reorder "
+               "%.3f s, %s %.3f s, upload %.3f s\n",
+            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values,
+            a->last_built ? "build" : "refresh", a->s_levels, a->s_coarse);
+  else
+    fprintf(f, "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 of %d x %d), "
+               "V-cycle on the device; %d builds, %d refreshes; last refresh on the device: tangent %.4f s, "
+               "levels %.4f s, coarsest factor (host) and X %.4f s\n",
+            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels, a->s_coarse);
 }
 
-/* Test helper (test_gpu_amg): z = M^-1 r by dt_amg_apply on this backend's host hierarchy (the
- * one its device levels were uploaded from); r and z are host arrays of n_dofs. */
+/* Test helper (test_gpu_amg): z = M^-1 r by dt_amg_apply on the host with the device's
+ * hierarchy (its values downloaded into the host one); r and z are host arrays of n_dofs. */
 extern "C" dt_status dt_cuda_amg_host_apply(void *impl, const double *r, double *z, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
-  if (!c->amg || !c->amg->h) return DT_ERROR(ctx, DT_ERR_INTERNAL, "no AMG hierarchy: run pc_setup(DT_PC_AMG) first");
+  dt_status rc = DT_OK;
+  if (!c->amg || !c->amg->h || c->amg->n_levels == 0)
+    return DT_ERROR(ctx, DT_ERR_INTERNAL, "no AMG hierarchy: run pc_setup(DT_PC_AMG) first");
+  DT_TRY(download_values(c, c->amg, ctx));
   dt_amg_apply(c->amg->h, r, z);
-  return DT_OK;
+cleanup:
+  return rc;
 }

@@ -249,6 +249,7 @@ cleanup:
 extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
+  c->tangent_serial++;
   if (c->matrix_free) return tangent_matrix_free(c, ctx);
   if (c->rows_G) return tangent_rows(c, ctx);
   dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);

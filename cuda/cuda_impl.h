@@ -125,6 +125,8 @@ typedef struct dt_cuda {
   /* Smoothed-aggregation AMG (cuda_amg.cu; NULL until the first pc_setup of DT_PC_AMG): the
    * host hierarchy of solver/amg/ and its levels on the device. */
   struct dt_cuda_amg *amg;
+  /* tangent_assemble's count (a second AMG setup on the same tangent builds anew: backend.h) */
+  long tangent_serial;
   dt_cuda_flags *flags; /* device counters */
   void *pinned;         /* pinned host buffer for scalars (64 bytes) */
   /* accounting */
@@ -251,17 +253,16 @@ dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, con
                                     const double *free, const double *x, double *y, cudaStream_t stream,
                                     dt_ctx *ctx);
 
-/* cuda_amg.cu: the AMG preconditioner (solver/amg/amg.h) on the device. Setup downloads the
- * tangent's values (and, the first time, its pattern and the coordinates), builds the host
- * hierarchy (again when the constrained DOFs change) or refreshes its values, and uploads the
- * levels; DT_ERR_UNSUPPORTED with the matrix-free operator, DT_ERR_NOT_CONVERGED when the
- * tangent lost stiffness (as dt_amg_create says), DT_ERR_DEVICE_NOMEM when the hierarchy does
- * not fit (it is allocated at its first setup, outside the upload's estimate). Apply runs one
- * V-cycle on the device, z = M^-1 r (r and z distinct). */
+/* cuda_amg.cu: the AMG preconditioner (solver/amg/amg.h) on the device. Setup builds the host
+ * hierarchy from the downloaded tangent (the first time, and again when the constrained DOFs
+ * change) and uploads it, or refreshes every level's values on the device
+ * (cuda_amg_refresh.cu); DT_ERR_UNSUPPORTED with the matrix-free operator,
+ * DT_ERR_NOT_CONVERGED when the tangent lost stiffness (as dt_amg_create says),
+ * DT_ERR_DEVICE_NOMEM when the hierarchy does not fit (it is allocated at its first setup,
+ * outside the upload's estimate). Apply runs one V-cycle on the device, z = M^-1 r (r and z
+ * distinct). */
 dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_amg_apply(dt_cuda *c, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
-/* The PCG solve's outcome, which decides whether the next setup refreshes the hierarchy. */
-void dt_cuda_amg_solved(dt_cuda *c, int iterations, int converged);
 void dt_cuda_amg_destroy(dt_cuda *c);
 void dt_cuda_amg_view(const dt_cuda *c, FILE *f);
 

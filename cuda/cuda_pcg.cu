@@ -296,7 +296,6 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
   res->iterations = seen->iterations;
   res->reason = (dt_reason)seen->reason;
   res->rel_residual = seen->bb > 0.0 ? sqrt(seen->rr / seen->bb) : 0.0;
-  dt_cuda_amg_solved(c, res->iterations, res->reason == DT_CONVERGED);
 cleanup:
   return rc;
 }

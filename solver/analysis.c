@@ -294,6 +294,7 @@ static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double 
   dt_checkpoint *ck = &r->ck;
   DT_CHECK(r->o->state_get != NULL, ctx, DT_ERR_UNSUPPORTED,
            "backend %s cannot write checkpoints", r->o->name);
+  if (r->opt->before_checkpoint) r->opt->before_checkpoint(r->opt->user);
   if (!ck->vec) DT_TRY(dt_checkpoint_alloc(ck, r->pb->n_dofs, r->pb->n_qp, ctx));
   ck->model_hash = dt_model_hash(r->m);
   ck->step = s, ck->increment = inc, ck->lambda = lambda, ck->dlambda = dl;

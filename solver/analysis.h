@@ -47,6 +47,11 @@ typedef int (*dt_progress_fn)(const dt_progress *ev, void *user);
 /* Called once per converged increment with its fields and history row (borrowed). */
 typedef void (*dt_increment_fn)(const dt_fields *f, const dt_history_row *row, void *user);
 
+/* Called before each checkpoint: a caller that writes results of its own from on_increment
+ * asynchronously finishes them here, so that a checkpoint never keeps an increment whose results
+ * are not on disk (the run resumed from it does not compute that increment again). */
+typedef void (*dt_checkpoint_fn)(void *user);
+
 struct dt_backend_ops;
 /* Called once after the last increment, before the backend is destroyed (benchmarks). */
 typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void *user);
@@ -66,6 +71,7 @@ typedef struct dt_run_options {
    * results, and an INFO event says so. */
   const char *checkpoint;
   int resume;
+  dt_checkpoint_fn before_checkpoint;
 } dt_run_options;
 
 /* Estimate the memory the model needs on a backend (device memory for cuda, host memory for

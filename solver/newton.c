@@ -119,8 +119,8 @@ static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_
   dt_status rc = DT_OK;
   char line[256];
   double rel = 0.0;
-  /* With nothing stronger, the same preconditioner is set up again: a backend that keeps a
-   * hierarchy from an earlier tangent (the CUDA AMG's lagged refresh) then builds it anew. */
+  /* With nothing stronger, the same preconditioner is set up again on the same tangent, which
+   * builds an AMG hierarchy anew (aggregates from this tangent's couplings; backend.h). */
   int first = stronger_pc(nc->pc_kind) >= 0 ? stronger_pc(nc->pc_kind) : nc->pc_kind;
   for (int kind = first; kind >= 0; kind = kind == nc->pc_kind ? -1 : stronger_pc(kind)) {
     dt_ctx pc_ctx = {0};

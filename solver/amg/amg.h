@@ -148,6 +148,19 @@ dt_status dt_amg_refresh(dt_amg *h, double *val, dt_ctx *ctx);
 int dt_amg_constraints_changed(const dt_amg *h, const double *con);
 /* z = M^-1 r: one V-cycle (r and z of level 0's size, distinct). */
 void dt_amg_apply(dt_amg *h, const double *r, double *z);
+/* For a device backend that refreshes the levels' values itself (same steps, its own kernels):
+ * the coarsest level's factor from h->lev[n_levels - 1].A.val and the pivot scales ref (n of
+ * the coarsest level; NULL: computed from the host levels' P and A, amg_dense.c). Errors as
+ * dt_amg_refresh. */
+dt_status dt_amg_coarse_factor(dt_amg *h, const double *ref, dt_ctx *ctx);
+/* The pieces of the lambda_max estimate (amg_smoother.c): entry i of the Lanczos start vector
+ * (deterministic, every frequency in it), the largest eigenvalue of the k x k symmetric
+ * tridiagonal (alpha, beta) that the steps build, at most DT_AMG_LANCZOS_MAX of them, and the
+ * test that stops them at an invariant subspace (beta_j <= DT_AMG_LANCZOS_BREAK |alpha_j|). */
+#define DT_AMG_LANCZOS_MAX 64
+#define DT_AMG_LANCZOS_BREAK 1e-12
+double dt_amg_lanczos_start(int i);
+double dt_amg_ritz_max(const double *alpha, const double *beta, int k);
 /* NULL-safe; sets *h to NULL. The borrowed level-0 arrays are left alone. */
 void dt_amg_destroy(dt_amg **h);
 /* Bytes the hierarchy holds (level 0's borrowed matrix aside): the coarse matrices, P_tent,

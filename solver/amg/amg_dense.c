@@ -100,7 +100,7 @@ static void pivot_scale(const dt_amg *h, double *ref) {
       ref[F->P.col[k]] += F->P.val[k] * F->P.val[k] * F->A.val[F->diag_pos[i]];
 }
 
-dt_status dt_amg_dense_factor(dt_amg *h, dt_ctx *ctx) {
+dt_status dt_amg_coarse_factor(dt_amg *h, const double *ref, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_amg_level *L = &h->lev[h->n_levels - 1];
   const dt_amg_csr *A = &L->A;
@@ -116,7 +116,8 @@ dt_status dt_amg_dense_factor(dt_amg *h, dt_ctx *ctx) {
   memset(E, 0, sizeof(double) * (size_t)n * n);
   for (int i = 0; i < n; i++)
     for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) E[(size_t)i * n + A->col[k]] = A->val[k];
-  pivot_scale(h, h->coarse_ref);
+  if (ref) memcpy(h->coarse_ref, ref, sizeof(double) * (size_t)n);
+  else pivot_scale(h, h->coarse_ref);
   bad = cholesky(E, h->coarse_ref, null, n);
   DT_CHECK(bad < 0, ctx, DT_ERR_NOT_CONVERGED,
            "AMG: the coarsest matrix (%d DOFs) is not positive definite at DOF %d: the tangent lost stiffness", n, bad);

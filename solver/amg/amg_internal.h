@@ -90,8 +90,7 @@ void dt_amg_smoother_setup(dt_amg_level *L, const dt_amg_options *o);
 void dt_amg_smooth(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x, int zero,
                    int want_residual);
 
-/* amg_dense.c: the coarsest level's dense factor (dt_amg coarse_L) and solve. */
-dt_status dt_amg_dense_factor(dt_amg *h, dt_ctx *ctx);
+/* amg_dense.c: the coarsest level's dense solve (its factor: dt_amg_coarse_factor, amg.h). */
 void dt_amg_dense_solve(const dt_amg *h, const double *b, double *x);
 
 #endif

@@ -201,7 +201,7 @@ cleanup:
 /* The coarsest level's dense factor, timed. */
 static dt_status factor(dt_amg *h, dt_ctx *ctx) {
   double t0 = now();
-  dt_status rc = dt_amg_dense_factor(h, ctx);
+  dt_status rc = dt_amg_coarse_factor(h, NULL, ctx);
   h->seconds_factor = now() - t0;
   return rc;
 }

@@ -19,8 +19,6 @@
 
 #include "amg_internal.h"
 
-#define DT_AMG_LANCZOS_MAX 64
-
 dt_status dt_amg_diagonal(dt_amg_level *L, int find_positions, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_amg_csr *A = &L->A;
@@ -62,8 +60,7 @@ static int below(const double *alpha, const double *beta, int k, double s) {
   return cnt;
 }
 
-/* Largest eigenvalue of the tridiagonal, by bisection inside its Gershgorin bounds. */
-static double tridiag_max(const double *alpha, const double *beta, int k) {
+double dt_amg_ritz_max(const double *alpha, const double *beta, int k) {
   double lo = INFINITY, hi = -INFINITY;
   for (int i = 0; i < k; i++) {
     double rad = (i > 0 ? fabs(beta[i - 1]) : 0.0) + (i < k - 1 ? fabs(beta[i]) : 0.0);
@@ -78,8 +75,7 @@ static double tridiag_max(const double *alpha, const double *beta, int k) {
   return hi;
 }
 
-/* A deterministic start vector with every frequency in it. */
-static double start_entry(int i) {
+double dt_amg_lanczos_start(int i) {
   uint32_t h = (uint32_t)i * 2654435761u;
   h ^= h >> 15;
   h *= 2246822519u;
@@ -93,7 +89,7 @@ double dt_amg_lambda_max(dt_amg_level *L, int steps, double *partial) {
   double *v = L->r, *vp = L->d, *w = L->t, *s = L->x, *tmp;
   if (steps > DT_AMG_LANCZOS_MAX) steps = DT_AMG_LANCZOS_MAX;
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
-  for (int i = 0; i < n; i++) v[i] = start_entry(i), vp[i] = 0.0;
+  for (int i = 0; i < n; i++) v[i] = dt_amg_lanczos_start(i), vp[i] = 0.0;
   nrm = sqrt(dt_amg_dot(n, v, v, partial));
   for (int j = 0; j < steps; j++) {
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
@@ -109,13 +105,13 @@ double dt_amg_lambda_max(dt_amg_level *L, int steps, double *partial) {
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
     for (int i = 0; i < n; i++) w[i] -= alpha[j] * v[i] + b_prev * vp[i];
     beta[j] = sqrt(dt_amg_dot(n, w, w, partial));
-    if (!(beta[j] > 1e-12 * fabs(alpha[j]))) break; /* an invariant subspace: T is exact */
+    if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j]))) break; /* an invariant subspace: T is exact */
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
     for (int i = 0; i < n; i++) w[i] /= beta[j];
     tmp = vp, vp = v, v = w, w = tmp;
     b_prev = beta[j];
   }
-  return tridiag_max(alpha, beta, k);
+  return dt_amg_ritz_max(alpha, beta, k);
 }
 
 void dt_amg_smoother_setup(dt_amg_level *L, const dt_amg_options *o) {

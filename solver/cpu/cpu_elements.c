@@ -87,6 +87,7 @@ static void apply_dirichlet(const dt_problem *pb, const double *con, double *val
 dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_cpu *c = impl;
   const dt_problem *pb = &c->pb;
+  c->tangent_serial++;
   if (pb->matrix_free) return dt_cpu_mf_assemble(c, ctx);
   const double *uv = c->vec[DT_VEC_UT];
   /* Only the tangent is needed: the trial state was written by the last stress update. */

@@ -24,6 +24,9 @@ typedef struct dt_cpu {
   /* Algebraic multigrid (cpu_linear.c): the hierarchy over val, kept between setups and
    * refreshed with new values while the constrained DOFs stay the same. */
   dt_amg *amg;
+  /* tangent_assemble's count, and its value at the AMG's last setup: a second setup on the same
+   * tangent builds the hierarchy anew (backend.h, pc_setup). */
+  long tangent_serial, amg_serial;
   /* Per-point arrays, structure of arrays (see element_kernel.h). */
   double *hist_c, *hist_t;
   double *sig_c, *sig_t;

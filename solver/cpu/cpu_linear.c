@@ -50,7 +50,7 @@ static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
   dt_amg_options opt;
   DT_CHECK(!pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
            "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
-  if (c->amg && !dt_amg_constraints_changed(c->amg, con)) {
+  if (c->amg && c->amg_serial != c->tangent_serial && !dt_amg_constraints_changed(c->amg, con)) {
     DT_TRY(dt_amg_refresh(c->amg, c->val, ctx));
     goto cleanup;
   }
@@ -58,6 +58,7 @@ static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
   dt_amg_options_default(&opt);
   DT_TRY(dt_amg_create(&in, &opt, &c->amg, ctx));
 cleanup:
+  if (rc == DT_OK) c->amg_serial = c->tangent_serial;
   return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "io/import.h"
 
 enum { EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
@@ -29,6 +30,7 @@ typedef struct cli {
   const char *checkpoint;
   int resume;
   const char *precond; /* --precond: overrides the job's linear.preconditioner */
+  int view;            /* --view: the backend's state at the end (stderr) */
 } cli;
 
 static void usage(FILE *f) {
@@ -39,7 +41,15 @@ static void usage(FILE *f) {
              "  --checkpoint FILE  write a checkpoint after every converged increment\n"
              "  --resume           continue from FILE if it exists (completed increments are kept)\n"
              "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
-             "                     two_level, amg or auto (overrides the job or deck)\n");
+             "                     two_level, amg or auto (overrides the job or deck)\n"
+             "  --view             at the end, print the backend's state to stderr: device,\n"
+             "                     memory, transfers, the preconditioner (AMG levels, setup times)\n");
+}
+
+/* --view: the backend's view before it goes (analysis.h, before_destroy). */
+static void print_view(const dt_backend_ops *ops, void *impl, void *user) {
+  (void)user;
+  if (ops->view) ops->view(impl, stderr);
 }
 
 static int parse_args(int argc, char **argv, cli *c) {
@@ -57,6 +67,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (!strcmp(a, "--resume")) c->resume = 1;
     else if (!strcmp(a, "--precond") && has_value) c->precond = argv[++i];
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
+    else if (!strcmp(a, "--view")) c->view = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
     else if (a[0] == '-' || c->job) {
       fprintf(stderr, "ductile-solve: unexpected argument '%s'\n", a);
@@ -141,6 +152,7 @@ int main(int argc, char **argv) {
   opt.resume = c.resume;
   opt.outdir = c.outdir;
   opt.progress = print_progress;
+  if (c.view) opt.before_destroy = print_view;
   opt.user = &c;
   rc = dt_analysis_run(m, &opt, &sum, &ctx);
   dt_model_destroy(&m);

@@ -74,6 +74,14 @@ def main():
         check(rc != 0 and "unknown backend" in err, f"bad backend: exit {rc}, {err!r}")
         rc, out, err = run(a.solver, [cube, "-o", "r5", "--frobnicate"], tmp)
         check(rc == 64, f"unknown flag: exit {rc}")
+        # --precond and --view: the run names the preconditioner, the view its hierarchy.
+        rc, out, err = run(a.solver, [cube, "-o", "res_amg", "--backend", a.backend, "--precond", "amg", "--view"],
+                           tmp)
+        check(rc == 0, f"--precond amg --view: exit {rc}, {err!r}")
+        check("amg preconditioner" in out, f"--precond amg not reported:\n{out}")
+        check(f"backend {a.backend}" in err and "amg: 1 levels" in err, f"--view printed no hierarchy:\n{err}")
+        rc, out, err = run(a.solver, [cube, "-o", "res_bad", "--precond", "multigrid"], tmp)
+        check(rc != 0 and "unknown preconditioner 'multigrid'" in err, f"bad --precond: exit {rc}, {err!r}")
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))
         return 1

@@ -467,10 +467,16 @@ def run(args, jobdict, workdir, name, threads=None, timeout=600, extra=None):
     return res
 
 
-# Agreement with the CPU backend (CUDA issue): displacements 1e-9 and stresses 1e-8 relative to
-# their largest magnitude, the same Newton iterations per increment, the same outcome.
-CROSS_TOL_U = 1e-9
-CROSS_TOL_S = 1e-8
+# Agreement with the CPU backend: displacements and stresses within newton.force_tolerance's
+# default (1e-6) relative to their largest magnitude, Newton iterations per increment within one.
+# The backends sum in different orders, and the linear predictor of a displacement-driven
+# increment differentiates f_int by a finite step (newton.c, eps 1e-6), which magnifies those
+# last-digit differences about a millionfold: the two runs then take different, equally valid
+# Newton paths, and agree to the Newton tolerance rather than to rounding (a triaxial
+# Mohr-Coulomb case differs by 7e-8 in U; a hardening case converges one increment in 3
+# iterations on one backend and 2 on the other).
+CROSS_TOL_U = 1e-6
+CROSS_TOL_S = 1e-6
 
 
 def _max_rel_diff(a, b):
@@ -497,15 +503,13 @@ def cross_check_cpu(cmd, out, res, timeout):
         # Converged increments are compared also when both runs stop (e.g. above a limit load).
         its = [r["newton_iterations"] for r in res.history]
         ref_its = [r["newton_iterations"] for r in ref.history]
-        # A run that ends above a limit load passes near-singular tangents on its way: there a
-        # last-digit difference of PCG can flip one convergence test, so its increments may
-        # differ by one iteration (each difference is printed); completed runs must match exactly.
-        slack = 1 if res.rc == 2 else 0
+        # One iteration of slack per increment (CROSS_TOL_U above); each difference is printed.
+        slack = 1
         flips = [(k + 1, a, b) for k, (a, b) in enumerate(zip(its, ref_its)) if a != b]
         if len(its) != len(ref_its) or any(abs(a - b) > slack for _, a, b in flips):
             problems.append("Newton iterations per increment differ: %s vs cpu %s" % (its, ref_its))
         for k, a, b in flips:
-            print("note: increment %d took %d Newton iterations vs %d on cpu (run stopped at a limit load)"
+            print("note: increment %d took %d Newton iterations vs %d on cpu"
                   % (k, a, b))
         du = ds = 0.0
         files = ref.vtu_files()
