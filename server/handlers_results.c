@@ -56,6 +56,40 @@ void dt_h_result_increments(dt_req *r) {
   else dt_reply_json(r, 200, json_pack("{s:o}", "items", items));
 }
 
+/* Whether job_id is running and has announced increment n converged (progress
+ * increments_completed). */
+static int announced_running(const char *job_id, int n) {
+  json_t *j = NULL;
+  const char *state;
+  int yes;
+  if (dt_job_get(job_id, &j) != DT_STORE_OK) return 0;
+  state = json_string_value(json_object_get(j, "state"));
+  yes = state && !strcmp(state, "running") &&
+        json_integer_value(json_object_get(json_object_get(j, "progress"), "increments_completed")) >= n;
+  json_decref(j);
+  return yes;
+}
+
+/* The worker records an increment once its fields file is in place, from its writer thread
+ * (worker_fields_queue.h): a moment, or an increment or two, after the job announced it
+ * converged. For an announced increment of a running job, wait for the row up to ROW_WAIT_MS
+ * rather than answer 404; the worker records every row before the job ends, so once the job
+ * stopped one last look decides. Returns dt_job_increment_exists' code. */
+#define ROW_WAIT_MS 30000
+static int increment_wait(dt_req *r, int n, int *has_vtu) {
+  const struct timespec step = {0, 20 * 1000000L};
+  char state[16];
+  int rc = dt_job_increment_exists(r->param[0], n, has_vtu);
+  if (rc != DT_STORE_NOTFOUND || !announced_running(r->param[0], n)) return rc;
+  for (int waited = 0; waited < ROW_WAIT_MS && rc == DT_STORE_NOTFOUND; waited += 20) {
+    if (dt_job_state(r->param[0], state, sizeof state) || strcmp(state, "running") != 0)
+      return dt_job_increment_exists(r->param[0], n, has_vtu);
+    nanosleep(&step, NULL);
+    rc = dt_job_increment_exists(r->param[0], n, has_vtu);
+  }
+  return rc;
+}
+
 /* The increment number n (path parameter) with results, or reply 404; has_vtu set. */
 static int increment_or_reply(dt_req *r, int *n, int *has_vtu) {
   long long v;
@@ -64,7 +98,7 @@ static int increment_or_reply(dt_req *r, int *n, int *has_vtu) {
     dt_reply_error(r, 404, "not_found", NULL, "no increment %.32s: increments are numbered 1, 2, ...", r->param[1]);
     return -1;
   }
-  rc = dt_job_increment_exists(r->param[0], (int)v, has_vtu);
+  rc = increment_wait(r, (int)v, has_vtu);
   if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "the job has no results for increment %lld", v);
   else if (rc) dt_reply_store_error(r);
   *n = (int)v;
@@ -121,8 +155,8 @@ void dt_h_result_fields(dt_req *r) {
   dt_reply_json(r, 200, o);
 }
 
-/* The solver writes VTUs in a background thread (solver/io/output.h): an increment is
- * recorded with its VTU when the write is queued, and the file appears, complete, a moment
+/* The solver writes VTUs in a background thread (solver/io/output.h): the worker records an
+ * increment with its VTU once the write is queued, and the file appears, complete, a moment
  * later. Wait for it while the job is running, up to VTU_WAIT_MS; afterwards (or for a job
  * that stopped) a missing file is "not available". */
 #define VTU_WAIT_MS 30000

@@ -27,7 +27,7 @@
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
-#include "worker_fields.h"
+#include "worker_fields_queue.h"
 
 typedef struct worker {
   dt_server *srv;
@@ -64,6 +64,7 @@ typedef struct run_ctx {
   int stop_at_next_iteration; /* shutdown: the increment that was running has finished */
   int shutdown_stop;
   int store_errors;
+  dt_fields_queue *fields;    /* writes fields_NNNN.json and records the increments */
 } run_ctx;
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
@@ -190,25 +191,34 @@ static int on_progress(const dt_progress *ev, void *user) {
   return 0;
 }
 
-/* After each converged increment: fields JSON beside the VTU, then the increments row. */
+/* After each converged increment: the fields JSON beside the VTU, then the increments row, both
+ * from the writer thread (worker_fields_queue.h), so the next increment solves meanwhile. */
 static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
   run_ctx *rc = user;
-  char path[4300], tmp[4310];
-  json_t *o = dt_fields_json(rc->m, f);
   /* The solver's writer thread may still be writing the VTU: ask whether it is due, not
    * whether it exists yet (the results handler waits for a file in flight). */
   int has_vtu = dt_output_fields_due(rc->m, f->global_increment, f->load_factor >= 1.0);
   (void)row;
-  snprintf(path, sizeof path, "%s/fields_%04d.json", rc->outdir, f->global_increment);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (!o || json_dump_file(o, tmp, JSON_COMPACT) != 0 || rename(tmp, path) != 0) {
-    dt_log_error("job %s: cannot write %s", rc->job_id, path);
+  if (!rc->fields && dt_fields_queue_start(rc->m, rc->job_id, rc->outdir, &rc->fields) != 0) {
+    dt_log_error("job %s: cannot write fields_%04d.json: out of memory", rc->job_id, f->global_increment);
     rc->store_errors++;
+    if (dt_job_increment_record(rc->job_id, f->global_increment, f->step + 1, f->increment, f->load_factor,
+                                f->time, has_vtu))
+      rc->store_errors++;
+    return;
   }
-  json_decref(o);
-  if (dt_job_increment_record(rc->job_id, f->global_increment, f->step + 1, f->increment, f->load_factor, f->time,
-                              has_vtu))
-    rc->store_errors++;
+  dt_fields_queue_push(rc->fields, f, has_vtu);
+}
+
+/* Wait for the fields files in flight and their increments rows: before the output directory or
+ * the increments are touched again, and before the job's end is recorded. */
+static void fields_finish(run_ctx *rc) { rc->store_errors += dt_fields_queue_finish(&rc->fields); }
+
+/* Before the solver checkpoints an increment, its fields file and row are in place: the run
+ * resumed from that checkpoint does not compute it again. */
+static void fields_before_checkpoint(void *user) {
+  run_ctx *rc = user;
+  dt_fields_queue_drain(rc->fields);
 }
 
 /* Remove the files of an earlier attempt (a restart from the beginning rewrites them all). */
@@ -493,6 +503,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   opt.outdir = rc.outdir;
   opt.progress = on_progress;
   opt.on_increment = on_increment;
+  opt.before_checkpoint = fields_before_checkpoint;
   opt.user = &rc;
   /* Always resume: a fresh job has no checkpoint and starts at the beginning; a recovered one
    * continues after its last converged increment. A backend that cannot save its state would
@@ -508,11 +519,13 @@ static void run_job(worker *w, const char *job_id, int attempt) {
     snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx.msg);
     dt_log_warn("job %s: %s; starting from the beginning", job_id, msg);
     remove_checkpoint(&rc);
+    fields_finish(&rc);
     prepare_attempt(&rc, msg);
     memset(&ctx, 0, sizeof ctx);
     st = dt_analysis_run(m, &opt, &sum, &ctx);
   }
   st = wait_for_memory(&rc, m, &opt, &sum, &ctx, st);
+  fields_finish(&rc);
   flush_converged(&rc);
   pthread_mutex_lock(&w->mu);
   w->job_id[0] = '\0';

@@ -1,63 +1,187 @@
 /* Increment fields as JSON (see worker_fields.h). */
 #include "worker_fields.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "io/output.h"
+#include "json_stream.h"
 
-/* [[x, y, z], ...] of n rows, or null. */
-static json_t *rows3(const double *v, int n) {
-  json_t *a;
-  if (!v) return json_null();
-  a = json_array();
-  for (int i = 0; i < n; i++) json_array_append_new(a, json_pack("[f, f, f]", v[3 * i], v[3 * i + 1], v[3 * i + 2]));
-  return a;
+/* own[] slots */
+enum { SNAP_U, SNAP_RF, SNAP_S, SNAP_E, SNAP_PEEQ, SNAP_MISES };
+
+/* own[slot] with room for n doubles (the sizes of a job never change, so this allocates once
+ * per slot); NULL when out of memory. */
+static double *slot(dt_fields_snap *s, int which, size_t n) {
+  if (!s->own[which]) s->own[which] = malloc((n > 0 ? n : 1) * sizeof(double));
+  return s->own[which];
 }
 
-/* Element means of a point field with ncomp components: [[...], ...] or null. */
-static json_t *element_means(const dt_fields *f, const double *qp, int ncomp) {
-  json_t *a;
+/* Element means of the point field qp (ncomp per point) into own[which]; NULL if qp is NULL or
+ * out of memory (*nomem then set). */
+static const double *means(dt_fields_snap *s, const dt_fields *f, int which, const double *qp, int ncomp,
+                           int *nomem) {
   double *e;
-  if (!qp) return json_null();
-  e = calloc((size_t)f->n_elems * (size_t)ncomp + 1, sizeof *e);
-  if (!e) return json_null();
+  if (!qp) return NULL;
+  e = slot(s, which, (size_t)f->n_elems * (size_t)ncomp);
+  if (!e) {
+    *nomem = 1;
+    return NULL;
+  }
   dt_fields_element_average(f, qp, ncomp, e);
-  a = json_array();
-  for (int i = 0; i < f->n_elems; i++) {
-    json_t *row = json_array();
-    for (int c = 0; c < ncomp; c++) json_array_append_new(row, json_real(e[(size_t)i * ncomp + c]));
-    json_array_append_new(a, ncomp == 1 ? json_incref(json_array_get(row, 0)) : json_incref(row));
-    json_decref(row);
-  }
-  free(e);
-  return a;
+  return e;
 }
 
-json_t *dt_fields_json(const dt_model *model, const dt_fields *f) {
-  json_t *o = json_object(), *nodes = json_array(), *elems = json_array(), *mises = json_null();
-  for (int i = 0; i < model->n_nodes; i++) json_array_append_new(nodes, json_integer((json_int_t)model->node_id[i]));
-  for (int i = 0; i < model->n_elems; i++) json_array_append_new(elems, json_integer((json_int_t)model->elem_id[i]));
-  if (f->qp_stress) {
-    double *m = calloc((size_t)f->n_qp + 1, sizeof *m);
-    if (m) {
-      for (int q = 0; q < f->n_qp; q++) m[q] = dt_mises(f->qp_stress + 6 * q);
-      mises = element_means(f, m, 1);
-      free(m);
+static const double *copy_rows(dt_fields_snap *s, int which, const double *v, int n, int *nomem) {
+  double *c;
+  if (!v) return NULL;
+  c = slot(s, which, 3 * (size_t)n);
+  if (!c) {
+    *nomem = 1;
+    return NULL;
+  }
+  memcpy(c, v, 3 * (size_t)n * sizeof *c);
+  return c;
+}
+
+/* MISES: von Mises at each point, then the element means, as the VTU's cell data has it. */
+static const double *mises_means(dt_fields_snap *s, const dt_fields *f, int *nomem) {
+  if (!f->qp_stress) return NULL;
+  if (s->cap_qp < f->n_qp) {
+    free(s->qp_mises);
+    s->cap_qp = 0;
+    s->qp_mises = malloc(((size_t)f->n_qp + 1) * sizeof *s->qp_mises);
+    if (!s->qp_mises) {
+      *nomem = 1;
+      return NULL;
     }
+    s->cap_qp = f->n_qp;
   }
-  json_object_set_new(o, "n", json_integer(f->global_increment));
-  json_object_set_new(o, "step", json_integer(f->step + 1));
-  json_object_set_new(o, "increment", json_integer(f->increment));
-  json_object_set_new(o, "load_factor", json_real(f->load_factor));
-  json_object_set_new(o, "time", json_real(f->time));
-  json_object_set_new(o, "node_ids", nodes);
-  json_object_set_new(o, "element_ids", elems);
-  json_object_set_new(o, "U", rows3(f->u, f->n_nodes));
-  json_object_set_new(o, "RF", rows3(f->rf, f->n_nodes));
-  json_object_set_new(o, "S", element_means(f, f->qp_stress, 6));
-  json_object_set_new(o, "E", element_means(f, f->qp_strain, 6));
-  json_object_set_new(o, "PEEQ", element_means(f, f->qp_peeq, 1));
-  json_object_set_new(o, "MISES", mises);
-  return o;
+  for (int q = 0; q < f->n_qp; q++) s->qp_mises[q] = dt_mises(f->qp_stress + 6 * (size_t)q);
+  return means(s, f, SNAP_MISES, s->qp_mises, 1, nomem);
 }
 
+int dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu) {
+  int nomem = 0;
+  s->n = f->global_increment;
+  s->step = f->step + 1;
+  s->increment = f->increment;
+  s->load_factor = f->load_factor;
+  s->time = f->time;
+  s->has_vtu = has_vtu;
+  s->n_nodes = f->n_nodes;
+  s->n_elems = f->n_elems;
+  s->u = copy_rows(s, SNAP_U, f->u, f->n_nodes, &nomem);
+  s->rf = copy_rows(s, SNAP_RF, f->rf, f->n_nodes, &nomem);
+  s->s = means(s, f, SNAP_S, f->qp_stress, 6, &nomem);
+  s->e = means(s, f, SNAP_E, f->qp_strain, 6, &nomem);
+  s->peeq = means(s, f, SNAP_PEEQ, f->qp_peeq, 1, &nomem);
+  s->mises = mises_means(s, f, &nomem);
+  if (!nomem) return 0;
+  s->u = s->rf = s->s = s->e = s->peeq = s->mises = NULL;
+  return -1;
+}
+
+void dt_fields_snap_free(dt_fields_snap *s) {
+  if (!s) return;
+  for (int i = 0; i < 6; i++) free(s->own[i]);
+  free(s->qp_mises);
+  memset(s, 0, sizeof *s);
+}
+
+static void key(dt_json_stream *js, const char *k) { dt_json_stream_raw(js, k, strlen(k)); }
+
+static void ids(dt_json_stream *js, const int64_t *id, int n) {
+  dt_json_stream_raw(js, "[", 1);
+  for (int i = 0; i < n; i++) {
+    if (i) dt_json_stream_raw(js, ",", 1);
+    dt_json_stream_int(js, (long long)id[i]);
+  }
+  dt_json_stream_raw(js, "]", 1);
+}
+
+/* [[..ncomp..], ...] of n rows, or [v, ...] for ncomp 1, or null. */
+static void rows(dt_json_stream *js, const double *v, int n, int ncomp) {
+  if (!v) {
+    dt_json_stream_raw(js, "null", 4);
+    return;
+  }
+  dt_json_stream_raw(js, "[", 1);
+  for (int i = 0; i < n; i++) {
+    const double *r = v + (size_t)i * (size_t)ncomp;
+    if (i) dt_json_stream_raw(js, ",", 1);
+    if (ncomp == 1) {
+      dt_json_stream_real(js, r[0]);
+      continue;
+    }
+    dt_json_stream_raw(js, "[", 1);
+    for (int c = 0; c < ncomp; c++) {
+      if (c) dt_json_stream_raw(js, ",", 1);
+      dt_json_stream_real(js, r[c]);
+    }
+    dt_json_stream_raw(js, "]", 1);
+  }
+  dt_json_stream_raw(js, "]", 1);
+}
+
+/* The document, keys in the order json_dumps wrote them when it was built as a json_t. */
+static void document(dt_json_stream *js, const dt_model *m, const dt_fields_snap *s) {
+  key(js, "{\"n\":");
+  dt_json_stream_int(js, s->n);
+  key(js, ",\"step\":");
+  dt_json_stream_int(js, s->step);
+  key(js, ",\"increment\":");
+  dt_json_stream_int(js, s->increment);
+  key(js, ",\"load_factor\":");
+  dt_json_stream_real(js, s->load_factor);
+  key(js, ",\"time\":");
+  dt_json_stream_real(js, s->time);
+  key(js, ",\"node_ids\":");
+  ids(js, m->node_id, m->n_nodes);
+  key(js, ",\"element_ids\":");
+  ids(js, m->elem_id, m->n_elems);
+  key(js, ",\"U\":");
+  rows(js, s->u, s->n_nodes, 3);
+  key(js, ",\"RF\":");
+  rows(js, s->rf, s->n_nodes, 3);
+  key(js, ",\"S\":");
+  rows(js, s->s, s->n_elems, 6);
+  key(js, ",\"E\":");
+  rows(js, s->e, s->n_elems, 6);
+  key(js, ",\"PEEQ\":");
+  rows(js, s->peeq, s->n_elems, 1);
+  key(js, ",\"MISES\":");
+  rows(js, s->mises, s->n_elems, 1);
+  key(js, "}");
+}
+
+int dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path) {
+  char tmp[4400];
+  FILE *f;
+  dt_json_stream *js;
+  int rc = -1, err = 0;
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  js = malloc(sizeof *js); /* 64 KiB of buffer: not on the stack */
+  if (!js) return -1;
+  f = fopen(tmp, "wb");
+  if (f) {
+    dt_json_stream_init(js, f);
+    document(js, m, s);
+    rc = dt_json_stream_flush(js);
+    err = errno;
+    if (fclose(f) != 0 && rc == 0) rc = -1, err = errno;
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
+    if (rc != 0) unlink(tmp);
+  } else {
+    err = errno;
+  }
+  free(js);
+  errno = err;
+  return rc;
+}

@@ -1,0 +1,146 @@
+/* Fields JSON writer thread (see worker_fields_queue.h). */
+#include "worker_fields_queue.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "store.h"
+#include "store_jobs.h"
+#include "worker_fields.h"
+
+#define SLOTS 2
+
+struct dt_fields_queue {
+  const dt_model *m;
+  const char *job_id, *outdir;
+  dt_fields_snap slot[SLOTS];
+  int nomem[SLOTS]; /* the copy failed: record the increment without its file */
+  int head;         /* the oldest pending slot */
+  int pending;      /* slots pushed and not yet written (0 .. SLOTS) */
+  int stop;
+  int errors;
+  int threaded;
+  long delay_ms;    /* testing hook (worker_fields_queue.h) */
+  pthread_mutex_t mu;
+  pthread_cond_t pushed, done;
+  pthread_t thread;
+};
+
+/* fields_NNNN.json of slot i, then its increments row; errors counted. */
+static void write_slot(dt_fields_queue *q, int i) {
+  const dt_fields_snap *s = &q->slot[i];
+  char path[4300];
+  double t0 = dt_mono();
+  int failed = 0;
+  snprintf(path, sizeof path, "%s/fields_%04d.json", q->outdir, s->n);
+  if (q->delay_ms > 0) {
+    struct timespec ts = {q->delay_ms / 1000, (q->delay_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+  }
+  if (q->nomem[i]) {
+    dt_log_error("job %s: cannot write %s: out of memory for the copy of the fields", q->job_id, path);
+    failed++;
+  } else if (dt_fields_write(q->m, s, path) != 0) {
+    dt_log_error("job %s: cannot write %s: %s", q->job_id, path, strerror(errno));
+    failed++;
+  } else {
+    const char *kv[] = {"job", q->job_id, NULL};
+    dt_log(DT_LOG_DEBUG, NULL, kv, "fields of increment %d written in %.3f s", s->n, dt_mono() - t0);
+  }
+  /* recorded even without its file: the increment converged, and its VTU may be there */
+  if (dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time, s->has_vtu))
+    failed++;
+  pthread_mutex_lock(&q->mu);
+  q->errors += failed;
+  pthread_mutex_unlock(&q->mu);
+}
+
+static void *writer_main(void *arg) {
+  dt_fields_queue *q = arg;
+  pthread_mutex_lock(&q->mu);
+  for (;;) {
+    int i;
+    while (!q->pending && !q->stop) pthread_cond_wait(&q->pushed, &q->mu);
+    if (!q->pending) break; /* stop, and nothing left */
+    i = q->head;
+    pthread_mutex_unlock(&q->mu);
+    write_slot(q, i);
+    pthread_mutex_lock(&q->mu);
+    q->head = (q->head + 1) % SLOTS;
+    q->pending--;
+    pthread_cond_signal(&q->done);
+  }
+  pthread_mutex_unlock(&q->mu);
+  dt_store_thread_close();
+  return NULL;
+}
+
+int dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir, dt_fields_queue **out) {
+  dt_fields_queue *q = calloc(1, sizeof *q);
+  const char *delay;
+  *out = NULL;
+  if (!q) return -1;
+  q->m = m;
+  q->job_id = job_id;
+  q->outdir = outdir;
+  if ((delay = getenv("DUCTILED_TEST_FIELDS_DELAY_MS"))) q->delay_ms = strtol(delay, NULL, 10);
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->pushed, NULL);
+  pthread_cond_init(&q->done, NULL);
+  q->threaded = pthread_create(&q->thread, NULL, writer_main, q) == 0;
+  if (!q->threaded) dt_log_warn("job %s: no writer thread for the fields files: written as the job runs", job_id);
+  *out = q;
+  return 0;
+}
+
+void dt_fields_queue_push(dt_fields_queue *q, const dt_fields *f, int has_vtu) {
+  int i;
+  pthread_mutex_lock(&q->mu);
+  while (q->pending == SLOTS) pthread_cond_wait(&q->done, &q->mu);
+  i = (q->head + q->pending) % SLOTS;
+  pthread_mutex_unlock(&q->mu);
+  /* slot i is the writer's only once pending counts it: filled without the lock */
+  q->nomem[i] = dt_fields_snap_fill(&q->slot[i], f, has_vtu) != 0;
+  if (!q->threaded) {
+    write_slot(q, i);
+    return;
+  }
+  pthread_mutex_lock(&q->mu);
+  q->pending++;
+  pthread_cond_signal(&q->pushed);
+  pthread_mutex_unlock(&q->mu);
+}
+
+void dt_fields_queue_drain(dt_fields_queue *q) {
+  if (!q) return;
+  pthread_mutex_lock(&q->mu);
+  while (q->pending) pthread_cond_wait(&q->done, &q->mu);
+  pthread_mutex_unlock(&q->mu);
+}
+
+int dt_fields_queue_finish(dt_fields_queue **qp) {
+  dt_fields_queue *q = qp ? *qp : NULL;
+  int errors;
+  if (!q) return 0;
+  if (q->threaded) {
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_signal(&q->pushed);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->thread, NULL);
+  }
+  errors = q->errors;
+  for (int i = 0; i < SLOTS; i++) dt_fields_snap_free(&q->slot[i]);
+  pthread_cond_destroy(&q->pushed);
+  pthread_cond_destroy(&q->done);
+  pthread_mutex_destroy(&q->mu);
+  free(q);
+  *qp = NULL;
+  return errors;
+}
