@@ -255,7 +255,7 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
   j->has_peeq = (want & DT_OUT_PEEQ) && f->qp_peeq && have_qp;
   j->has_mises = (want & DT_OUT_MISES) && f->qp_stress && have_qp;
   /* The point cloud carries whatever point fields were downloaded, as before. */
-  j->points = f->qp_stress || f->qp_strain || f->qp_peeq;
+  j->points = m->output.points && (f->qp_stress || f->qp_strain || f->qp_peeq);
   DT_CHECK(!(j->has_u || j->has_rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
            "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
   DT_CHECK(!have_qp || (f->n_elems == m->n_elems && f->qp_ptr[f->n_elems] == f->n_qp), ctx,

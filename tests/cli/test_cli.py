@@ -36,7 +36,13 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cube = os.path.join(a.examples, "unit_cube.json")
-        rc, out, err = run(a.solver, [cube, "-o", "res", "--backend", a.backend], tmp)
+        with open(cube) as f:
+            job = json.load(f)
+        job.setdefault("output", {})["points"] = True  # the integration-point file, checked below
+        cube_points = os.path.join(tmp, "unit_cube_points.json")
+        with open(cube_points, "w") as f:
+            json.dump(job, f)
+        rc, out, err = run(a.solver, [cube_points, "-o", "res", "--backend", a.backend], tmp)
         check(rc == 0, f"unit cube: exit {rc}, stderr {err!r}")
         check("step 3/3" in out and "converged" in out, "progress lines missing:\n" + out)
         check("newton  1" in out, "Newton iterations not printed")
@@ -56,6 +62,11 @@ def main():
         check(len(peeq) == 8 and all(abs(p - 150 / 66e3) <= 1e-10 for p in peeq), f"point PEEQ {peeq}")
         szz = arrays.get("S", [0.0] * 48)[2::6]
         check(all(abs(v - 600.0) <= 1e-8 * 600 for v in szz), f"point sigma_zz {szz}")
+        # Without output.points (the default) only the main VTU is written.
+        rc, out, err = run(a.solver, [cube, "-o", "res_main", "--backend", a.backend], tmp)
+        files = sorted(os.listdir(os.path.join(tmp, "res_main")))
+        check(rc == 0 and "increment_0003.vtu" in files and not [f for f in files if f.endswith("_points.vtu")],
+              f"default output: exit {rc}, files {files}")
 
         bad = os.path.join(tmp, "bad.json")
         with open(bad, "w") as f:

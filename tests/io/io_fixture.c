@@ -58,6 +58,7 @@ void fix_model(dt_model *m) {
   fix_set(&m->nsets[2], "all", 0, 2);
   m->output.fields = DT_OUT_ALL;
   m->output.vtu = 1;
+  m->output.points = 1; /* the integration-point file too: the tests check both */
   m->output.every = 1;
   m->output.n_monitors = 2;
   m->output.monitors = xcalloc(2, sizeof *m->output.monitors);
