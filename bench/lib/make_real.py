@@ -281,6 +281,12 @@ def write_deck(path, model, size, spec, nodes, elements, nsets, elsets, bc_model
         w("RF")
         w("*EL PRINT, ELSET=HOT")
         w("PEEQ")
+        # Field output as an engineer asks for it: both codes write it every increment (ccx's
+        # .frd, ductile's VTU), so that the output's cost is part of the comparison.
+        w("*NODE FILE")
+        w("U")
+        w("*EL FILE")
+        w("S, PEEQ")
         w("*END STEP")
     return used
 

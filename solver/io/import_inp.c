@@ -121,6 +121,14 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   snprintf(p.m->title, sizeof p.m->title, "%s", path);
   DT_TRY(inp_read(&p, path, -1));
   DT_TRY(parse_records(&p));
+  if (!p.file_seen && p.m->output.vtu) {
+    /* CalculiX writes field results (.frd) only where *NODE FILE or *EL FILE asks: a deck
+     * without them gets its *NODE PRINT / *EL PRINT tables, the history and the summary, and
+     * no VTU (at 2M DOFs one increment's fields are some 250 MB). */
+    p.m->output.vtu = 0;
+    inp_warn(&p, -1, "no *NODE FILE or *EL FILE: no field files (VTU) are written, as CalculiX writes no .frd "
+                     "results without them; add e.g. *NODE FILE / U and *EL FILE / S, PEEQ to the step");
+  }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
   rc = dt_model_finish(p.m, ctx);
