@@ -30,6 +30,7 @@
 
 typedef struct run {
   const dt_model *m;
+  dt_model m_host; /* the model with "auto" chosen for a host backend (setup), when it differs */
   const dt_run_options *opt;
   dt_run_summary *sum;
   const dt_backend_ops *o;
@@ -66,6 +67,16 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   dt_backend_options bo = {r->opt->threads, r->opt->device};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
+  if (r->m->solver.precond_auto && strcmp(r->o->name, "cpu") == 0) {
+    /* "auto" differs on the host (precond_kind.h): the run sees a copy of the model's header
+     * (its arrays shared) with the host's choice */
+    dt_precond_kind host = dt_precond_auto(r->m->dim, (long)r->m->n_nodes * r->m->dim, 1);
+    if (host != r->m->solver.precond) {
+      r->m_host = *r->m;
+      r->m_host.solver.precond = host;
+      r->m = &r->m_host;
+    }
+  }
   snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
 #ifdef _OPENMP
   /* the problem is compiled with OpenMP (problem_pattern.c): with the threads the run asked for */
@@ -81,8 +92,8 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
              r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
-  snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs, else block_jacobi)",
-           DT_PC_AUTO_MIN_DOFS);
+  snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
+           "block_jacobi)", strcmp(r->o->name, "cpu") == 0 ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
   snprintf(line, sizeof line, "linear solver: PCG, %s preconditioner%s, %s tolerance %g",
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);

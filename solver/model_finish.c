@@ -312,13 +312,17 @@ cleanup:
 
 /* linear.preconditioner "auto" (the default): two_level where it pays (precond_kind.h), with
  * either operator (the matrix-free one sums its coarse matrix from the element matrices). */
+dt_precond_kind dt_precond_auto(int dim, long n_dofs, int host) {
+  return dim == 3 && n_dofs >= (host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS) ? DT_PC_TWO_LEVEL
+                                                                                        : DT_PC_BLOCK_JACOBI;
+}
+
+/* The device backend's choice; a run on the CPU backend chooses again (analysis.c, setup). */
 static void resolve_precond(dt_model *m) {
   dt_solver_options *o = &m->solver;
   if (o->precond != DT_PC_AUTO) return;
   o->precond_auto = 1;
-  o->precond = m->dim == 3 && (long)m->n_nodes * m->dim >= DT_PC_AUTO_MIN_DOFS
-                   ? DT_PC_TWO_LEVEL
-                   : DT_PC_BLOCK_JACOBI;
+  o->precond = dt_precond_auto(m->dim, (long)m->n_nodes * m->dim, 0);
 }
 
 /* What depends on the materials' tangents: when every material's tangent is its elastic

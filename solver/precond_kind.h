@@ -11,8 +11,9 @@ typedef enum dt_precond_kind {
   DT_PC_AMG = 3,          /* smoothed-aggregation multigrid with the rigid-body modes
                              (solver/amg/amg.h); assembled operator, both backends */
   DT_PC_AUTO = 4          /* the job's default: dt_model_finish replaces it by two_level for 3D
-                             models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi.
-                             Last: dt_model_finish's range check ends here */
+                             models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi, and
+                             a run on the CPU backend from DT_PC_AUTO_MIN_DOFS_HOST DOFs on
+                             (dt_precond_auto). Last: dt_model_finish's range check ends here */
 } dt_precond_kind;
 
 /* Where two_level starts to pay (lent H200 and its 16-core host, 2026-11-22, cubes of n^3 hex8
@@ -21,6 +22,17 @@ typedef enum dt_precond_kind {
  * 1.26 s; n = 48 (353k DOFs) 0.091 s against 0.157 s and 3.80 s against 5.73 s
  * (docs/benchmarks.md, decision table, "Linear solver"). */
 #define DT_PC_AUTO_MIN_DOFS 100000
+/* On the CPU backend two_level pays from far smaller models: on unstructured quadratic
+ * tetrahedra block Jacobi needs 8-20 times its PCG iterations at 25-54k DOFs (plastic plate:
+ * 30 s against 111 s at 25k DOFs, 108 s against 473 s at 54k, one core), and even on the hex8
+ * cube at 47k DOFs it was not slower (2.8 s against 3.1 s, one core; docs/job-format.md, the
+ * AMG table). Device backends keep DT_PC_AUTO_MIN_DOFS: a block Jacobi iteration there costs
+ * one fused pass, and at 50k DOFs the whole real suite ran in 1.3-4.5 s with it (H100). */
+#define DT_PC_AUTO_MIN_DOFS_HOST 20000
+
+/* What "auto" resolves to for a model of dim dimensions and n_dofs DOFs on a host (CPU,
+ * host = 1) or device backend (model_finish.c). */
+dt_precond_kind dt_precond_auto(int dim, long n_dofs, int host);
 
 /* The job format's names, in dt_precond_kind order, NULL-terminated (model.c). */
 extern const char *const dt_precond_names[];

@@ -331,7 +331,7 @@ def host_line(rec, name):
 def unit(suite, run):
     """What a run measures, for picking the newest measurement of each: a newer file replaces an
     older one's runs of the same unit only (a medium run does not hide the small ones; in `real`,
-    each code's result of a model and size is a unit of its own)."""
+    each code's result of a model and size, with each preconditioner, is a unit of its own)."""
     if suite == "cubes":
         return run.get("backend"), run.get("configuration")
     if suite == "real":
@@ -356,9 +356,9 @@ def current_results(results):
         keep = []
         for run in rec["runs"]:
             key = (rec["suite"], rec["host"]["device_slug"], unit(rec["suite"], run))
-            if rec["suite"] == "real" and "results" in run:  # each code's result on its own
-                res = {k: v for k, v in run["results"].items() if (key, k) not in seen}
-                seen.update((key, k) for k in res)
+            if rec["suite"] == "real" and "results" in run:  # each code's (and preconditioner's) own
+                res = {k: v for k, v in run["results"].items() if (key, k, v.get("preconditioner")) not in seen}
+                seen.update((key, k, v.get("preconditioner")) for k, v in res.items())
                 if res:
                     keep.append(dict(run, results=res))
             elif key not in seen:

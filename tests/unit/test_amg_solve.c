@@ -153,7 +153,8 @@ static int view_has(void *impl, const char *text) {
   return found;
 }
 
-/* 3: refresh with the same constraints, build again with new ones. */
+/* 3: refresh for a new tangent with the same constraints; build again for new constraints, and
+ * for a second setup on the same tangent (the escalation's rebuild: backend.h, pc_setup). */
 static void check_refresh(void) {
   dt_model *m = box(1, 3);
   dt_problem *pb = problem_of(m);
@@ -166,8 +167,11 @@ static void check_refresh(void) {
   impl = backend(&lc, 2);
   pcg(impl, &lc, DT_PC_AMG, 1e-8, NULL);
   CHECK(view_has(impl, "(0 refreshes)"), "a first setup must build");
+  pcg(impl, &lc, DT_PC_AMG, 1e-8, NULL); /* no new tangent: the caller asks for a rebuild */
+  CHECK(view_has(impl, "(0 refreshes)"), "a second setup on the same tangent must build again");
+  CHECK(dt_cpu_ops.tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
   pcg(impl, &lc, DT_PC_AMG, 1e-8, NULL);
-  CHECK(view_has(impl, "(1 refreshes)"), "the same constraints must refresh");
+  CHECK(view_has(impl, "(1 refreshes)"), "a new tangent with the same constraints must refresh");
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_CON, lc2.con, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_FREE, lc2.fr, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
