@@ -85,6 +85,27 @@ def main():
         check(rc != 0 and "unknown backend" in err, f"bad backend: exit {rc}, {err!r}")
         rc, out, err = run(a.solver, [cube, "-o", "r5", "--frobnicate"], tmp)
         check(rc == 64, f"unknown flag: exit {rc}")
+        # A deck's *EL PRINT of a field its *NODE FILE / *EL FILE do not ask for is still tabled
+        # (the fields a print needs are kept), and a deck without either writes no VTU.
+        deck = ("*NODE, NSET=NALL\n1, 0, 0, 0\n2, 1, 0, 0\n3, 1, 1, 0\n4, 0, 1, 0\n5, 0, 0, 1\n6, 1, 0, 1\n"
+                "7, 1, 1, 1\n8, 0, 1, 1\n*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8\n"
+                "*NSET, NSET=FIX\n1, 4, 5, 8\n*NSET, NSET=TIP\n2, 3, 6, 7\n"
+                "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+                "*STEP\n*STATIC\n0.5, 1.\n*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -1.\n"
+                "*EL PRINT, ELSET=EALL\nS\n%s*END STEP\n")
+        for name, files in (("deck_u", "*NODE FILE\nU\n"), ("deck_none", "")):
+            with open(os.path.join(tmp, name + ".inp"), "w") as f:
+                f.write(deck % files)
+            rc, out, err = run(a.solver, [name + ".inp", "-o", name, "--backend", a.backend], tmp)
+            with open(os.path.join(tmp, name, "results.dat")) as f:
+                dat = f.read()
+            rows = [l.split() for l in dat.split("stresses")[-1].splitlines()
+                    if len(l.split()) == 8 and l.split()[0].isdigit()]
+            vtus = [f for f in os.listdir(os.path.join(tmp, name)) if f.endswith(".vtu")]
+            check(rc == 0 and len(rows) == 8 and any(abs(float(r[4])) > 0 for r in rows),
+                  f"{name}: exit {rc}, *EL PRINT S rows {rows}")
+            check(bool(vtus) == bool(files), f"{name}: VTU files {vtus}")
+            check(bool(files) or "no *NODE FILE or *EL FILE" in err, f"{name}: no warning: {err!r}")
         # --precond and --view: the run names the preconditioner, the view its hierarchy.
         rc, out, err = run(a.solver, [cube, "-o", "res_amg", "--backend", a.backend, "--precond", "amg", "--view"],
                            tmp)
