@@ -34,9 +34,10 @@ static void qp_coordinates(const dt_model *m, dt_fields *f) {
 
 dt_status dt_fields_alloc(const dt_model *m, const dt_problem *pb, dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  /* The VTU's fields, what the print requests table (a *EL PRINT of a field the VTU does not
-   * carry), and the stress and PEEQ whose maxima the summary reports. */
-  unsigned want = (m->output.vtu ? m->output.fields : 0u) | DT_OUT_S | DT_OUT_PEEQ;
+  /* The requested fields (the VTU's, and the daemon's fields JSON), what the print requests
+   * table (a *EL PRINT of a field the VTU does not carry), and the stress and PEEQ whose maxima
+   * the summary reports. */
+  unsigned want = m->output.fields | DT_OUT_S | DT_OUT_PEEQ;
   for (int i = 0; i < m->output.n_prints; i++) want |= m->output.prints[i].fields;
   memset(f, 0, sizeof *f);
   f->n_nodes = m->n_nodes;

@@ -126,6 +126,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
      * without them gets its *NODE PRINT / *EL PRINT tables, the history and the summary, and
      * no VTU (at 2M DOFs one increment's fields are some 250 MB). */
     p.m->output.vtu = 0;
+    p.m->output.fields = 0; /* nothing requested: the prints and the summary say what is kept */
     inp_warn(&p, -1, "no *NODE FILE or *EL FILE: no field files (VTU) are written, as CalculiX writes no .frd "
                      "results without them; add e.g. *NODE FILE / U and *EL FILE / S, PEEQ to the step");
   }
