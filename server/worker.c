@@ -65,6 +65,7 @@ typedef struct run_ctx {
   int shutdown_stop;
   int store_errors;
   dt_fields_queue *fields;    /* writes fields_NNNN.json and records the increments */
+  int backend_recorded;       /* the job's backend is stored (from the first event naming it) */
 } run_ctx;
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
@@ -109,21 +110,6 @@ static void flush_converged(run_ctx *rc) {
                                             num(ev->residual), "plastic_points", ev->n_plastic, "percent", ev->percent));
 }
 
-/* The solver's first INFO line names its backend: "backend auto: using cpu (...)" or
- * "backend cuda". 1 and the name when text is that line. */
-static int backend_of(const char *text, char *out, size_t cap) {
-  const char *p;
-  size_t n;
-  if (!strncmp(text, "backend auto: using ", 20)) p = text + 20;
-  else if (!strncmp(text, "backend ", 8)) p = text + 8;
-  else return 0;
-  n = strcspn(p, " (:;,");
-  if (n == 0 || n >= cap) return 0;
-  memcpy(out, p, n);
-  out[n] = '\0';
-  return 1;
-}
-
 static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *rc = user;
   dt_job_progress *p = &rc->prog;
@@ -141,9 +127,10 @@ static int on_progress(const dt_progress *ev, void *user) {
       emit(rc, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", rc->attempt, "resumed", 1,
                                         "increments_kept", rc->kept, "message", ev->text ? ev->text : ""));
     } else {
-      char backend[16];
-      if (ev->text && backend_of(ev->text, backend, sizeof backend) && dt_job_set_backend(rc->job_id, backend))
-        rc->store_errors++;
+      if (ev->backend && !rc->backend_recorded) {
+        rc->backend_recorded = 1;
+        if (dt_job_set_backend(rc->job_id, ev->backend)) rc->store_errors++;
+      }
       emit(rc, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
     }
     break;
@@ -512,8 +499,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   opt.resume = 1;
   memset(&ctx, 0, sizeof ctx);
   st = dt_analysis_run(m, &opt, &sum, &ctx);
-  if ((st == DT_ERR_INPUT || st == DT_ERR_IO || st == DT_ERR_UNSUPPORTED) && rc.resuming && !rc.resumed &&
-      strstr(ctx.msg, "checkpoint")) {
+  if (sum.checkpoint_unusable && rc.resuming && !rc.resumed) {
     /* The checkpoint passed the check but could not be restored: once more, from scratch. (Other
      * errors, e.g. no device memory, fail the job as they would without a checkpoint.) */
     snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx.msg);

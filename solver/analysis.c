@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "checkpoint.h"
+#include "clock.h"
 #include "fields.h"
 #include "io/output.h"
 #include "host_arrays.h"
@@ -57,6 +58,7 @@ static void info(run *r, const char *text) {
   ev.kind = DT_EV_INFO;
   ev.n_steps = r->m->n_steps;
   ev.text = text;
+  ev.backend = r->o ? r->o->name : NULL;
   if (r->opt->progress) r->opt->progress(&ev, r->opt->user);
 }
 
@@ -436,8 +438,13 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.sum = summary;
   summary->reason = DT_CONVERGED;
   DT_TRY(setup(&r, ctx));
-  if (opt->checkpoint && opt->resume && file_exists(opt->checkpoint))
-    DT_TRY(resume(&r, &start, &first_step, ctx));
+  if (opt->checkpoint && opt->resume && file_exists(opt->checkpoint)) {
+    rc = resume(&r, &start, &first_step, ctx);
+    /* the checkpoint's own fault (unreadable, another model, a backend that cannot restore),
+     * not a lack of memory: the caller may start from the beginning instead */
+    summary->checkpoint_unusable = rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
+    if (rc != DT_OK) goto cleanup;
+  }
   else if (opt->outdir)
     DT_TRY(dt_output_open(opt->outdir, m, &r.out, ctx));
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);

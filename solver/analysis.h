@@ -39,6 +39,7 @@ typedef struct dt_progress {
   double percent;      /* overall progress 0..100 */
   const char *text;    /* INFO line or CUTBACK explanation */
   int resumed;         /* INFO: 1 when this line reports a resume from a checkpoint */
+  const char *backend; /* the backend running the analysis ("cpu", "cuda"), once chosen */
 } dt_progress;
 
 /* Return nonzero to cancel the run (it stops at the next Newton iteration, keeping the

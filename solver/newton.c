@@ -47,16 +47,10 @@
  * those seen). Each trial costs one material update, no solve. */
 #include "newton.h"
 
-#include "forcing.h"
-
 #include <math.h>
-#include <time.h>
 
-double dt_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+#include "clock.h"
+#include "forcing.h"
 
 /* Residual r = free .* (f_ext - f_int) and its relative norm. */
 static dt_status residual(dt_newton_ctx *nc, double lambda, double *rel, dt_ctx *ctx) {

@@ -45,6 +45,4 @@ typedef struct dt_newton_result {
  * saying whether it converged; DT_ERR_CANCELLED if the progress callback asked to stop. */
 dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res, dt_ctx *ctx);
 
-double dt_seconds(void);
-
 #endif

@@ -69,6 +69,8 @@ typedef struct dt_run_summary {
   dt_reason reason;        /* why the run stopped if not completed */
   char message[1024];      /* human sentence: what failed, where, at which load */
   char backend[32];
+  int checkpoint_unusable; /* the run stopped because the checkpoint to resume from could not
+                              be restored (dt_run_options, resume) */
   int steps_completed;
   int increments;          /* converged increments */
   int cutbacks;

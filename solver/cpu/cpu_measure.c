@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../newton.h"
+#include "../clock.h"
 #include "cpu_impl.h"
 
 #ifdef _OPENMP
