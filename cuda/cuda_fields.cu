@@ -79,7 +79,7 @@ extern "C" dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_field
   (void)what; /* like the CPU backend: the non-NULL arrays of f say what is wanted */
   if (f->qp_stress) DT_TRY(download_points(c, c->sig_c, c->sig_t, 6, f->qp_stress, ctx));
   if (f->qp_strain) DT_TRY(download_points(c, c->eps_c, c->eps_t, 6, f->qp_strain, ctx));
-  if (f->qp_peeq) DT_TRY(dt_cuda_d2h(c, f->qp_peeq, c->hist_c + 6 * nq, sizeof(double) * nq, ctx));
+  if (f->qp_peeq) DT_TRY(dt_cuda_d2h(c, f->qp_peeq, c->hist_c + DT_HIST_PEEQ * nq, sizeof(double) * nq, ctx));
 cleanup:
   return rc;
 }

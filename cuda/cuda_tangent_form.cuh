@@ -43,7 +43,7 @@ __device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int va
       double sig[6], beta[6] = {0, 0, 0, 0, 0, 0};
       for (int k = 0; k < 6; k++) sig[k] = a.sig_t[k * a.stride + qp];
       if (a.mats[a.elem_mat[e]].H_kin != 0.0) /* back stress stays zero without kinematic hardening */
-        for (int k = 0; k < 6; k++) beta[k] = a.hist_t[(7 + k) * a.stride + qp];
+        for (int k = 0; k < 6; k++) beta[k] = a.hist_t[(DT_HIST_BETA + k) * a.stride + qp];
       dt_j2_flow_direction(sig, beta, me.n[q]);
     }
   }

@@ -88,7 +88,7 @@ __device__ __forceinline__ void rows_point_form(const rows_args &r, long e, int 
   if (gam != 0.0) { /* plastic: n from the trial stress and back stress, as form_points */
     double beta[6] = {0, 0, 0, 0, 0, 0};
     if (kin)
-      for (int k = 0; k < 6; k++) beta[k] = r.hist_t[(7 + k) * r.stride + e * 8 + q];
+      for (int k = 0; k < 6; k++) beta[k] = r.hist_t[(DT_HIST_BETA + k) * r.stride + e * 8 + q];
     rows_flow_direction(raw + 3, beta, P.n);
   }
   const double *n = P.n;

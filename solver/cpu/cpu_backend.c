@@ -196,7 +196,7 @@ static dt_status cpu_fields_download(void *impl, unsigned what, dt_fields *f, dt
       if (f->qp_stress) f->qp_stress[q * 6 + k] = c->sig_c[k * nq + q];
       if (f->qp_strain) f->qp_strain[q * 6 + k] = c->eps_c[k * nq + q];
     }
-    if (f->qp_peeq) f->qp_peeq[q] = c->hist_c[6 * nq + q];
+    if (f->qp_peeq) f->qp_peeq[q] = c->hist_c[DT_HIST_PEEQ * nq + q];
   }
   return DT_OK;
 }

@@ -25,15 +25,15 @@ typedef struct dt_qp_arrays {
 } dt_qp_arrays;
 
 DT_HD static inline void dt_hist_load(const double *h, long stride, long q, dt_mat_state *s) {
-  for (int k = 0; k < 6; k++) s->eps_p[k] = h[k * stride + q];
-  s->p = h[6 * stride + q];
-  for (int k = 0; k < 6; k++) s->beta[k] = h[(7 + k) * stride + q];
+  for (int k = 0; k < 6; k++) s->eps_p[k] = h[(DT_HIST_EPS_P + k) * stride + q];
+  s->p = h[DT_HIST_PEEQ * stride + q];
+  for (int k = 0; k < 6; k++) s->beta[k] = h[(DT_HIST_BETA + k) * stride + q];
 }
 
 DT_HD static inline void dt_hist_store(double *h, long stride, long q, const dt_mat_state *s) {
-  for (int k = 0; k < 6; k++) h[k * stride + q] = s->eps_p[k];
-  h[6 * stride + q] = s->p;
-  for (int k = 0; k < 6; k++) h[(7 + k) * stride + q] = s->beta[k];
+  for (int k = 0; k < 6; k++) h[(DT_HIST_EPS_P + k) * stride + q] = s->eps_p[k];
+  h[DT_HIST_PEEQ * stride + q] = s->p;
+  for (int k = 0; k < 6; k++) h[(DT_HIST_BETA + k) * stride + q] = s->beta[k];
 }
 
 /* Returns the number of plastic points in the element, or -1 - (local point) if a return

@@ -72,6 +72,11 @@ typedef struct dt_mat_state {
 } dt_mat_state;
 
 #define DT_MAT_STATE_DOUBLES 13
+/* Where dt_mat_state's parts sit among a point's DT_MAT_STATE_DOUBLES history components (the
+ * backends keep them as structure of arrays: component k of point q at k * n_points + q). */
+#define DT_HIST_EPS_P 0 /* plastic strain, 6 components */
+#define DT_HIST_PEEQ 6  /* equivalent plastic strain */
+#define DT_HIST_BETA 7  /* back stress, 6 components */
 
 /* Doubles of the consistent tangent in the form of dt_tangent_form (j2.h): K, mu, gam, n[6]. */
 #define DT_TANGENT_FORM_DOUBLES 9
