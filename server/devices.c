@@ -143,16 +143,18 @@ static void human(double b, char *out, size_t len) {
   snprintf(out, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-int dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, char *msg, size_t len) {
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, dt_ctx *ctx) {
   dt_device_info dev[DT_MAX_WORKERS];
-  dt_ctx ctx;
+  dt_ctx est_ctx;
   char est[32], lim[32], total[32] = "";
   int n = devices(srv, dev), best = -1, capped;
   memset(fit, 0, sizeof *fit);
-  memset(&ctx, 0, sizeof ctx);
-  if (!srv->backend_name[0] || dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &ctx) != DT_OK) {
-    snprintf(msg, len, "no memory estimate: %s", srv->backend_name[0] ? ctx.msg : "no usable solver backend");
-    return -1;
+  memset(&est_ctx, 0, sizeof est_ctx);
+  if (!srv->backend_name[0] || dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
+    fit->estimate = 0.0;
+    snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
+             srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
+    return DT_OK;
   }
   /* The devices the workers use (the CPU backend has one device, the host, for all). */
   for (int i = 0; i < srv->cfg.n_workers; i++) {
@@ -164,17 +166,18 @@ int dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit,
   if (best >= 0) snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
   capped = srv->cfg.max_job_bytes > 0 && (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
   if (capped) fit->limit = (double)srv->cfg.max_job_bytes;
-  if (fit->limit <= 0 || fit->estimate <= fit->limit) return 0;
+  if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
   human(fit->estimate, est, sizeof est);
   human(fit->limit, lim, sizeof lim);
   if (best >= 0) human(dev[best].total_bytes, total, sizeof total);
   if (capped)
-    snprintf(msg, len, "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
-             "max_job_bytes, %s (%.0f bytes)%s%s%s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
-             best >= 0 ? "; device " : "", best >= 0 ? fit->device : "", best >= 0 ? " has " : "", best >= 0 ? total : "");
-  else
-    snprintf(msg, len, "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than the "
-             "%s (%.0f bytes) of %s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
-             device >= 0 ? "" : "the largest device, ", fit->device);
-  return 1;
+    return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
+                    "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
+                    "max_job_bytes, %s (%.0f bytes)%s%s%s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
+                    best >= 0 ? "; device " : "", best >= 0 ? fit->device : "", best >= 0 ? " has " : "",
+                    best >= 0 ? total : "");
+  return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
+                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than the "
+                  "%s (%.0f bytes) of %s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
+                  device >= 0 ? "" : "the largest device, ", fit->device);
 }

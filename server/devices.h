@@ -26,13 +26,15 @@ json_t *dt_devices_json(dt_server *srv, int gpus_only);
 size_t dt_devices_prometheus(dt_server *srv, char *buf, size_t len);
 
 typedef struct dt_fit {
-  double estimate; /* bytes the solver estimates for the job */
+  double estimate; /* bytes the solver estimates for the job (0: no estimate) */
   double limit;    /* bytes allowed: device total memory, capped by max_job_bytes */
   char device[160];
+  char no_estimate[512]; /* why no estimate could be made (estimate 0): the job goes on, and
+                            its run reports the real error */
 } dt_fit;
 /* Does model m fit? device: the worker's ordinal, or -1 for the largest device any worker
- * uses. 0: fits; 1: does not fit (message in msg); -1: no estimate (message in msg; callers
- * let the job go on, the run reports the real error). */
-int dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, char *msg, size_t len);
+ * uses. DT_OK when it fits or when no estimate can be made (fit->no_estimate says why);
+ * DT_ERR_DEVICE_NOMEM when it does not fit (the message says by how much). */
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, dt_ctx *ctx);
 
 #endif

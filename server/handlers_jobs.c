@@ -54,9 +54,11 @@ void dt_h_job_create(dt_req *r) {
   dt_spec_status st;
   dt_body_kind kind;
   dt_fit fit;
-  char dir[4200], path[4300], msg[1024], origin[128];
+  char dir[4200], path[4300], origin[128];
   json_t *doc = NULL, *out, *warnings = NULL;
-  int rc, fits;
+  dt_ctx admit;
+  dt_status fits;
+  int rc;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
   if (atomic_load(&r->srv->draining)) {
     dt_reply_error(r, 503, "shutting_down", NULL,
@@ -105,18 +107,19 @@ void dt_h_job_create(dt_req *r) {
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
-  fits = dt_devices_admit(r->srv, m, -1, &fit, msg, sizeof msg);
+  memset(&admit, 0, sizeof admit);
+  fits = dt_devices_admit(r->srv, m, -1, &fit, &admit);
   dt_model_destroy(&m);
-  if (fits == 1) {
+  if (fits != DT_OK) {
     if (kind == DT_BODY_INP) remove_tree(dir);
     json_decref(warnings);
     dt_reply_error(r, 422, "does_not_fit",
                    json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit.estimate, "limit_bytes", fit.limit, "device",
                              fit.device[0] ? fit.device : "max_job_bytes"),
-                   "%s", msg);
+                   "%s", admit.msg);
     return;
   }
-  if (fits < 0) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", msg);
+  if (fit.no_estimate[0]) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
   j.est_bytes = (long long)fit.estimate;
   if (kind == DT_BODY_JSON) {
     snprintf(path, sizeof path, "%s/job.json", dir);

@@ -472,9 +472,10 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   snprintf(rc.checkpoint, sizeof rc.checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir, job_id);
   mkdir(rc.outdir, 0755);
   /* Admission again, on this worker's device: the configuration may have changed since. */
-  if (dt_devices_admit(srv, m, w->device, &fit, msg, sizeof msg) == 1) {
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_devices_admit(srv, m, w->device, &fit, &ctx) != DT_OK) {
     remove_checkpoint(&rc);
-    fail_early(job_id, "does_not_fit", msg);
+    fail_early(job_id, "does_not_fit", ctx.msg);
     dt_model_destroy(&m);
     return;
   }
