@@ -216,20 +216,9 @@ static void begin(dt_req *r, const char *method, const char *url) {
     return;
   }
   if (i == -2) {
-    struct MHD_Response *resp;
-    char *text = NULL;
-    json_t *body = json_pack("{s:{s:s, s:s, s:{s:s}}}", "error", "code", "method_not_allowed", "message",
-                             "this method is not allowed here", "details", "allow", allow);
-    text = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    resp = MHD_create_response_from_buffer(text ? strlen(text) : 0, text ? text : (char *)"",
-                                           MHD_RESPMEM_MUST_COPY);
-    free(text);
-    if (!resp) return;
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Allow", allow);
-    dt_log(DT_LOG_INFO, r->id, NULL, "method %.16s not allowed on %.200s", method, url);
-    dt_reply_response(r, 405, resp);
+    dt_reply_header(r, "Allow", allow);
+    dt_reply_error(r, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow),
+                   "this method is not allowed here");
     return;
   }
   r->route = i;
@@ -240,15 +229,9 @@ static void begin(dt_req *r, const char *method, const char *url) {
       return;
     }
     if (a != 0) {
-      struct MHD_Response *resp;
-      static const char body[] = "{\"error\":{\"code\":\"unauthorized\",\"message\":\"missing, invalid or "
-                                 "revoked bearer token (Authorization: Bearer <token>)\",\"details\":null}}";
-      resp = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
-      if (!resp) return;
-      MHD_add_response_header(resp, "Content-Type", "application/json");
-      MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"ductile\"");
-      dt_log(DT_LOG_INFO, r->id, NULL, "unauthorized request to %.200s", url);
-      dt_reply_response(r, 401, resp);
+      dt_reply_header(r, "WWW-Authenticate", "Bearer realm=\"ductile\"");
+      dt_reply_error(r, 401, "unauthorized", NULL,
+                     "missing, invalid or revoked bearer token (Authorization: Bearer <token>)");
       return;
     }
   }

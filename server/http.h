@@ -42,6 +42,9 @@ typedef struct dt_req {
   int replied;
   int status;
   double t0;
+  /* One header the next reply carries besides the usual ones (dt_reply_header): Allow on a
+   * 405, WWW-Authenticate on a 401. Borrowed until the reply. */
+  const char *extra_name, *extra_value;
 } dt_req;
 
 typedef void (*dt_handler)(dt_req *r);
@@ -64,6 +67,8 @@ int dt_req_body_save(dt_req *r, const char *path);
 
 /* Replies (each queues exactly one response and records the status). */
 void dt_reply_json(dt_req *r, unsigned status, json_t *body /* stolen */);
+/* A header for the next reply (name and value borrowed until then). */
+void dt_reply_header(dt_req *r, const char *name, const char *value);
 void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *details /* stolen */,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text, size_t len);

@@ -25,11 +25,17 @@ void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *r
   }
   MHD_add_response_header(resp, "X-Request-Id", r->id);
   MHD_add_response_header(resp, "Cache-Control", cache_control);
+  if (r->extra_name) MHD_add_response_header(resp, r->extra_name, r->extra_value);
   if (MHD_queue_response(r->conn, status, resp) != MHD_YES)
     dt_log(DT_LOG_WARN, r->id, NULL, "could not queue the response (status %u)", status);
   MHD_destroy_response(resp);
   r->replied = 1;
   r->status = (int)status;
+}
+
+void dt_reply_header(dt_req *r, const char *name, const char *value) {
+  r->extra_name = name;
+  r->extra_value = value;
 }
 
 void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text, size_t len) {

@@ -129,6 +129,8 @@ def main(binary):
             assert r.status == status, (method, path[:80], r)
             err = r.json["error"]
             assert err["code"] == code and err["message"], (method, path[:80], r)
+            if status == 405:  # which methods are allowed: in the header and the details
+                assert r.headers.get("allow") and r.headers["allow"] == err["details"]["allow"], r.headers
             assert d.request("GET", "/v1/health").status == 200
         n_api = len(cases)
 
