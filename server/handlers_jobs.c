@@ -45,7 +45,8 @@ static void reply_spec_error(dt_req *r, dt_spec_status st, const dt_spec_error *
 
 /* POST /v1/jobs: a JSON job (inline mesh or mesh_id, see jobspec.h) or an Abaqus/CalculiX
  * deck (application/x-abaqus-inp: a whole job, stored as jobs/<id>/job.inp; *INCLUDE refused).
- * Everything is validated before the job is accepted. */
+ * Everything is validated before the job is accepted; one cleanup path removes what a refused
+ * job left (its directory, unless its row was stored). */
 void dt_h_job_create(dt_req *r) {
   static const char *const allowed[] = {"format", "filename", NULL};
   dt_job_new j;
@@ -54,11 +55,10 @@ void dt_h_job_create(dt_req *r) {
   dt_spec_status st;
   dt_body_kind kind;
   dt_fit fit;
-  char dir[4200], path[4300], origin[128];
+  char dir[4200] = "", path[4300], origin[128];
   json_t *doc = NULL, *out, *warnings = NULL;
   dt_ctx admit;
-  dt_status fits;
-  int rc;
+  int rc, stored = 0;
   if (dt_req_query_allowed_or_reply(r, allowed)) return;
   if (atomic_load(&r->srv->draining)) {
     dt_reply_error(r, 503, "shutting_down", NULL,
@@ -77,29 +77,26 @@ void dt_h_job_create(dt_req *r) {
   if (kind == DT_BODY_INP) {
     if (r->total == 0) {
       dt_reply_error(r, 400, "empty_body", NULL, "this request needs a body (the deck)");
-      return;
+      goto done;
     }
     snprintf(path, sizeof path, "%s/job.inp", dir);
     if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
-      remove_tree(dir);
       dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
-      return;
+      goto done;
     }
     warnings = json_array();
     st = dt_spec_deck_build(path, origin, warnings, &m, &se);
     if (st != DT_SPEC_OK) {
-      remove_tree(dir);
-      json_decref(warnings);
       reply_spec_error(r, st, &se, origin);
-      return;
+      goto done;
     }
   } else {
-    if (!(doc = dt_req_body_json_or_reply(r))) return;
+    if (!(doc = dt_req_body_json_or_reply(r))) goto done;
     st = dt_spec_build(doc, r->srv->data_dir, j.mesh_id, sizeof j.mesh_id, &m, &se);
     json_decref(doc);
     if (st != DT_SPEC_OK) {
       reply_spec_error(r, st, &se, NULL);
-      return;
+      goto done;
     }
   }
   j.owner_id = r->who.user_id;
@@ -108,29 +105,26 @@ void dt_h_job_create(dt_req *r) {
   snprintf(j.title, sizeof j.title, "%s", m->title);
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   memset(&admit, 0, sizeof admit);
-  fits = dt_devices_admit(r->srv, m, -1, &fit, &admit);
-  dt_model_destroy(&m);
-  if (fits != DT_OK) {
-    if (kind == DT_BODY_INP) remove_tree(dir);
-    json_decref(warnings);
+  rc = dt_devices_admit(r->srv, m, -1, &fit, &admit);
+  dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
+  if (rc != DT_OK) {
     dt_reply_error(r, 422, "does_not_fit",
                    json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit.estimate, "limit_bytes", fit.limit, "device",
                              fit.device[0] ? fit.device : "max_job_bytes"),
                    "%s", admit.msg);
-    return;
+    goto done;
   }
   if (fit.no_estimate[0]) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
   j.est_bytes = (long long)fit.estimate;
   if (kind == DT_BODY_JSON) {
     snprintf(path, sizeof path, "%s/job.json", dir);
     if (mkdir(dir, 0755) != 0 || dt_req_body_save(r, path) != 0) {
-      remove_tree(dir);
       dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the job");
-      return;
+      goto done;
     }
   }
   rc = dt_job_insert(&j, r->srv->cfg.max_queued_jobs);
-  if (rc) remove_tree(dir);
+  stored = rc == 0;
   if (rc == DT_STORE_CONFLICT)
     dt_reply_error(r, 429, "queue_full", json_pack("{s:I}", "max_queued_jobs", (json_int_t)r->srv->cfg.max_queued_jobs),
                    "the queue is full (%lld jobs waiting); try again later", r->srv->cfg.max_queued_jobs);
@@ -149,6 +143,9 @@ void dt_h_job_create(dt_req *r) {
     }
     dt_reply_json(r, 201, out);
   }
+done:
+  if (!stored) remove_tree(dir); /* a refused job leaves nothing behind */
+  dt_model_destroy(&m);
   json_decref(warnings);
 }
 
