@@ -36,7 +36,7 @@ static dt_spec_status parse(const json_t *doc, const char *origin, dt_model **mo
     snprintf(err->message, sizeof err->message, "cannot encode the job (out of memory)");
     return DT_SPEC_INTERNAL;
   }
-  rc = dt_job_parse_string(text, strlen(text), origin, model, &ctx);
+  rc = dt_parse_job_string(text, strlen(text), origin, model, &ctx);
   free(text);
   if (rc == DT_OK) return DT_SPEC_OK;
   error_from_ctx(&ctx, err);
@@ -308,7 +308,7 @@ dt_spec_status dt_spec_deck_build(const char *path, const char *origin, json_t *
 }
 
 /* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
- * dt_job_parse_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
+ * dt_parse_job_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
 static dt_spec_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path, const char *mesh_id,
                                    dt_model **model, dt_spec_error *err) {
   char tmp[4200], origin[40];
@@ -333,7 +333,7 @@ static dt_spec_status build_on_msh(json_t *job, const char *data_dir, const char
   }
   memset(&ctx, 0, sizeof ctx);
   rc = dt_gmsh_read_file(msh_path, NULL, &m, &ctx);
-  if (rc == DT_OK) rc = dt_job_parse_file_with_mesh(tmp, m, &ctx);
+  if (rc == DT_OK) rc = dt_parse_job_file_with_mesh(tmp, m, &ctx);
   unlink(tmp);
   if (rc == DT_OK) {
     *model = m;

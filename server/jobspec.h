@@ -1,9 +1,9 @@
 /* Job documents as the daemon receives them: the job format of docs/job-format.md, where the
  * "mesh" object may be replaced by "mesh_id" naming an uploaded mesh. Both the submission
  * handler (to validate completely before accepting) and the worker (to run) resolve the
- * document the same way: mesh_id -> the stored mesh, then dt_job_parse_string; a stored Gmsh
+ * document the same way: mesh_id -> the stored mesh, then dt_parse_job_string; a stored Gmsh
  * mesh (<data>/meshes/<id>.msh) is read with dt_gmsh_read_file and the job (without "mesh")
- * attached to it with dt_job_parse_file_with_mesh, as `ductile-solve mesh.msh --job job.json`.
+ * attached to it with dt_parse_job_file_with_mesh, as `ductile-solve mesh.msh --job job.json`.
  * Uploaded files keep the server's paths out of messages: they name the file by `origin`
  * (the client's file name or a default), e.g. "bracket.msh:13: element 1 must have 4 nodes". */
 #ifndef DT_SRV_JOBSPEC_H

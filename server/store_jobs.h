@@ -3,7 +3,8 @@
  *     running -> queued (only at start-up recovery, for jobs a crash or shutdown left running).
  * Every state change happens in one transaction together with its event, so the events
  * table and the state always agree. The queue order is submission order (jobs.seq); the
- * priority column and owner_id leave room for fair sharing. */
+ * priority column and owner_id leave room for fair sharing. The dt_job_* names are the jobs
+ * table's rows and operations; parsing a job file is the solver's dt_parse_job_* (job_json.h). */
 #ifndef DT_SRV_STORE_JOBS_H
 #define DT_SRV_STORE_JOBS_H
 

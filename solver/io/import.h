@@ -3,7 +3,7 @@
  * Both produce the same dt_model as the JSON job format (job_json.h), so every backend, the
  * CLI and the daemon accept them. A deck (.inp) is a complete job and is validated with
  * dt_model_finish; a Gmsh mesh holds only the mesh and its physical groups and is completed by
- * a JSON job without "mesh" (dt_job_parse_file_with_mesh). Input errors are DT_ERR_INPUT with
+ * a JSON job without "mesh" (dt_parse_job_file_with_mesh). Input errors are DT_ERR_INPUT with
  * a message "file:line: reason" (for an *INCLUDE, the included file and its line). What is
  * supported, and how names map: docs/interop.md. */
 #ifndef DT_IO_IMPORT_H
@@ -35,7 +35,7 @@ dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_m
 
 /* Pick the importer by extension: ".inp" a deck (job_path must be NULL); ".msh" a Gmsh mesh
  * completed by the JSON job at job_path (required); ".json" a job (job_path must be NULL).
- * Returns a validated model as dt_job_parse_file does. */
+ * Returns a validated model as dt_parse_job_file does. */
 dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt, dt_model **out,
                          dt_ctx *ctx);
 

@@ -159,14 +159,14 @@ dt_status dt_import_file(const char *path, const char *job_path, const dt_import
     DT_CHECK(job_path != NULL, ctx, DT_ERR_INPUT,
              "%s: a Gmsh mesh needs a JSON job for materials, sections and steps (--job loads.json)", path);
     DT_TRY(dt_gmsh_read_file(path, opt, &mesh, ctx));
-    DT_TRY(dt_job_parse_file_with_mesh(job_path, mesh, ctx));
+    DT_TRY(dt_parse_job_file_with_mesh(job_path, mesh, ctx));
     *out = mesh;
     mesh = NULL;
     goto cleanup;
   }
   DT_CHECK(job_path == NULL, ctx, DT_ERR_INPUT, "%s: --job applies to Gmsh meshes (.msh) only", path);
   if (has_ext(path, ".inp")) DT_TRY(dt_inp_parse_file(path, opt, out, ctx));
-  else DT_TRY(dt_job_parse_file(path, out, ctx));
+  else DT_TRY(dt_parse_job_file(path, out, ctx));
 cleanup:
   dt_model_destroy(&mesh);
   return rc;

@@ -73,7 +73,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_parse_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx) {
+dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_jp jp = {0};
   json_t *root = NULL;
@@ -131,14 +131,14 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_parse_file(const char *path, dt_model **out, dt_ctx *ctx) {
+dt_status dt_parse_job_file(const char *path, dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char *text = NULL;
   size_t len = 0;
 
   *out = NULL;
   DT_TRY(read_file(path, &text, &len, ctx));
-  DT_TRY(dt_job_parse_string(text, len, path, out, ctx));
+  DT_TRY(dt_parse_job_string(text, len, path, out, ctx));
 cleanup:
   dt_free(text);
   return rc;

@@ -34,7 +34,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_parse_file_with_mesh(const char *path, dt_model *mesh_model, dt_ctx *ctx) {
+dt_status dt_parse_job_file_with_mesh(const char *path, dt_model *mesh_model, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_jp jp;
   json_t *root = NULL;
@@ -48,7 +48,7 @@ dt_status dt_job_parse_file_with_mesh(const char *path, dt_model *mesh_model, dt
   jp.ctx = ctx;
   jp.m = mesh_model;
   DT_CHECK(mesh_model && mesh_model->n_materials == 0 && mesh_model->n_steps == 0, ctx, DT_ERR_INTERNAL,
-           "dt_job_parse_file_with_mesh: the model must hold a mesh only");
+           "dt_parse_job_file_with_mesh: the model must hold a mesh only");
   DT_TRY(dt_imp_read_file(path, "job file", &text, &len, ctx));
   root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
   DT_CHECK(root != NULL, ctx, DT_ERR_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);

@@ -309,7 +309,7 @@ static const char *const k_solver_tight =
 static inline dt_model *parse_or_die(const sbuf *b, const char *name) {
   dt_model *m = NULL;
   dt_ctx ctx = {0};
-  if (dt_job_parse_string(b->s, b->n, name, &m, &ctx) != DT_OK) {
+  if (dt_parse_job_string(b->s, b->n, name, &m, &ctx) != DT_OK) {
     fprintf(stderr, "%s: job does not parse: %s\n", name, ctx.msg);
     exit(1);
   }

@@ -19,7 +19,7 @@ static int check_case(const char *dir, const char *file, const char *expect) {
   dt_status rc;
 
   snprintf(path, sizeof path, "%s/%s", dir, file);
-  rc = dt_job_parse_file(path, &m, &ctx);
+  rc = dt_parse_job_file(path, &m, &ctx);
   if (rc != DT_ERR_INPUT || m != NULL) {
     fprintf(stderr, "FAIL %s: expected DT_ERR_INPUT, got %s: %s\n", file, dt_status_name(rc), ctx.msg);
     dt_model_destroy(&m);

@@ -20,7 +20,7 @@ static dt_model *load(const char *name) {
   dt_model *m = NULL;
 
   snprintf(path, sizeof path, "%s/examples/%s", DUCTILE_SOURCE_DIR, name);
-  if (dt_job_parse_file(path, &m, &ctx) != DT_OK) {
+  if (dt_parse_job_file(path, &m, &ctx) != DT_OK) {
     fprintf(stderr, "%s: %s\n", name, ctx.msg);
     failures++;
     return NULL;

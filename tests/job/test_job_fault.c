@@ -19,7 +19,7 @@ static int run(const char *name) {
     void *probe = NULL;
 
     dt_fault_malloc_countdown(n);
-    rc = dt_job_parse_file(path, &m, &ctx);
+    rc = dt_parse_job_file(path, &m, &ctx);
     /* If the countdown has not fired yet, the next allocation is number n - (used) > 0. */
     probe = dt_malloc(1);
     dt_fault_malloc_countdown(0);

@@ -16,7 +16,7 @@ static int failures = 0;
 
 static dt_model *parse(const char *text, dt_ctx *ctx) {
   dt_model *m = NULL;
-  if (dt_job_parse_string(text, strlen(text), "test.json", &m, ctx) != DT_OK)
+  if (dt_parse_job_string(text, strlen(text), "test.json", &m, ctx) != DT_OK)
     fprintf(stderr, "parse failed: %s\n", ctx->msg);
   return m;
 }
@@ -29,7 +29,7 @@ static void unit_cube_fields(void) {
                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
 
   snprintf(path, sizeof path, "%s/examples/unit_cube.json", DUCTILE_SOURCE_DIR);
-  EXPECT(dt_job_parse_file(path, &m, &ctx) == DT_OK);
+  EXPECT(dt_parse_job_file(path, &m, &ctx) == DT_OK);
   if (!m) return;
   EXPECT(m->version == 1 && strstr(m->title, "Unit cube") == m->title);
   EXPECT(m->dim == 3 && m->n_nodes == 8);
@@ -175,10 +175,10 @@ static void io_errors(void) {
   dt_ctx ctx = {0};
   dt_model *m = NULL;
 
-  EXPECT(dt_job_parse_file("/nonexistent/job.json", &m, &ctx) == DT_ERR_IO && m == NULL);
+  EXPECT(dt_parse_job_file("/nonexistent/job.json", &m, &ctx) == DT_ERR_IO && m == NULL);
   EXPECT(strstr(ctx.msg, "/nonexistent/job.json") != NULL);
   dt_ctx_reset(&ctx);
-  EXPECT(dt_job_parse_string("{\n  \"ductile\": 1,\n  \"mesh\": }", 28, NULL, &m, &ctx) == DT_ERR_INPUT);
+  EXPECT(dt_parse_job_string("{\n  \"ductile\": 1,\n  \"mesh\": }", 28, NULL, &m, &ctx) == DT_ERR_INPUT);
   EXPECT(strncmp(ctx.msg, "job:3:", 6) == 0);
 }
 
