@@ -2,7 +2,7 @@
 (--json, --csv, --vtu), meshes, cancel, and the error cases (wrong token, unknown id, server
 down, bad usage) with their messages and exit codes.
 
-usage: test_cli.py DUCTILED DUCTILE_CLI"""
+usage: test_client_cli.py DUCTILED DUCTILE_CLI"""
 import json
 import os
 import shutil
