@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include "cuda_kernels.h"
+#include "cuda_entry.h"
 
 static inline dt_status dt_cuda_error(dt_ctx *ctx, cudaError_t e, const char *call,
                                       const char *file, int line, const char *func) {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "cuda_check.h"
-#include "cuda_kernels.h"
+#include "cuda_entry.h"
 
 #define DT_CUDA_BLOCK 256         /* threads per block of every 1-D kernel */
 #define DT_CUDA_RED_MAX_BLOCKS 1024 /* reduction grid: min(ceil(n / 256), 1024) blocks */

@@ -176,7 +176,7 @@ cleanup:
   return rc;
 }
 
-/* Benchmark helper (cuda_kernels.h). */
+/* Benchmark helper (cuda_entry.h). */
 extern "C" dt_status dt_cuda_measure(void *impl, double *copy_bw, double *spmv_seconds,
                                      dt_ctx *ctx) {
   dt_status rc = DT_OK;

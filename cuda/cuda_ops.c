@@ -1,8 +1,8 @@
 /* The CUDA backend's table of operations (solver/backend.h), in C with designated
- * initializers; every entry is an extern "C" function from a .cu file (cuda_kernels.h), so C
+ * initializers; every entry is an extern "C" function from a .cu file (cuda_entry.h), so C
  * never sees a CUDA header (STYLE.md §4). The registry in solver/backend.c lists it as "cuda";
  * `available` makes "auto" fall back to the CPU backend on machines without a device. */
-#include "cuda_kernels.h"
+#include "cuda_entry.h"
 
 const dt_backend_ops dt_cuda_ops = {
     .name = "cuda",

@@ -1,5 +1,5 @@
 /* submit, status, cancel, delete, health. */
-#include "dc.h"
+#include "client.h"
 
 #include <stdio.h>
 #include <stdlib.h>

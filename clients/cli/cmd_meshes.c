@@ -1,5 +1,5 @@
 /* meshes: list, show ID, upload FILE [--name NAME], delete ID; and the mesh upload of submit. */
-#include "dc.h"
+#include "client.h"
 
 #include <curl/curl.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* results: the summary (table or --json), history.csv (--csv), VTUs into a folder (--vtu DIR,
  * with a results.pvd collection), the fields of one increment (--fields N). */
-#include "dc.h"
+#include "client.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * step, increment, Newton iteration, residual, PCG iterations, elapsed and estimated time.
  * Otherwise one line per converged increment; with `watch --json`, every event as one JSON
  * line on stdout (NDJSON). */
-#include "dc.h"
+#include "client.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * defaults. Without a token and with a loopback URL, the admin.token that a daemon on this
  * machine wrote on its first start is used: $DUCTILED_DATA_DIR, the data_dir of the daemon's
  * config ($DUCTILED_CONFIG or /etc/ductile/ductiled.conf), ./ductile-data, /var/lib/ductile. */
-#include "dc.h"
+#include "client.h"
 
 #include <ctype.h>
 #include <errno.h>

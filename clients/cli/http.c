@@ -1,6 +1,6 @@
 /* HTTP through libcurl: plain requests into a buffer, streams into a callback, and the
  * mapping of the daemon's error envelope {"error": {code, message, details}} to exit codes. */
-#include "dc.h"
+#include "client.h"
 
 #include <curl/curl.h>
 #include <stdio.h>

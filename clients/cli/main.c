@@ -1,6 +1,6 @@
 /* ductile: command-line client of ductiled. Global options may come before or after the
  * command; see usage() and docs/clients.md. */
-#include "dc.h"
+#include "client.h"
 
 #include <stdio.h>
 #include <stdlib.h>

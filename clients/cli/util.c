@@ -1,5 +1,5 @@
 /* Small helpers: files, JSON access and printing, ids. */
-#include "dc.h"
+#include "client.h"
 
 #include <errno.h>
 #include <stdio.h>

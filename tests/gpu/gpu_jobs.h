@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda_kernels.h"
+#include "cuda/cuda_entry.h"
 #include "solver/analysis.h"
 #include "solver/io/job_json.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cuda/cuda_kernels.h"
+#include "cuda/cuda_entry.h"
 #include "problem.h"
 #include "../unit/unit_model.h"
 

@@ -3,8 +3,8 @@
  * Every command returns one of the exit codes below, so scripts can tell "the server is down"
  * from "the token is wrong" from "the job failed". Messages go to stderr as
  * "ductile: <what>: <why>"; with --json, stdout carries only JSON documents. */
-#ifndef DC_H
-#define DC_H
+#ifndef DT_CLIENT_H
+#define DT_CLIENT_H
 
 #include <jansson.h>
 #include <stddef.h>

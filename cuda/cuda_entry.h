@@ -3,8 +3,8 @@
  *
  * The ops mirror dt_backend_ops (solver/backend.h); impl is the backend's private state
  * (struct dt_cuda, cuda/cuda_impl.h). Extra functions at the end serve tests and benchmarks. */
-#ifndef DT_CUDA_KERNELS_H
-#define DT_CUDA_KERNELS_H
+#ifndef DT_CUDA_ENTRY_H
+#define DT_CUDA_ENTRY_H
 
 #include <stddef.h>
 #include <stdint.h>
