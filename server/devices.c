@@ -68,7 +68,7 @@ int dt_devices_init(dt_server *srv, char *err, size_t errlen) {
     return 0;
   }
   snprintf(srv->backend_name, sizeof srv->backend_name, "%s", ops->name);
-  snprintf(srv->device_kind, sizeof srv->device_kind, "%s", strcmp(ops->name, "cpu") ? "gpu" : "cpu");
+  snprintf(srv->device_kind, sizeof srv->device_kind, "%s", ops->host ? "cpu" : "gpu");
   dt_log_info("solver backend: %s", note);
   srv->can_checkpoint = ops->state_get && ops->state_set;
   if (!srv->can_checkpoint)

@@ -69,7 +69,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   dt_backend_options bo = {r->opt->threads, r->opt->device};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
-  if (r->m->solver.precond_auto && strcmp(r->o->name, "cpu") == 0) {
+  if (r->m->solver.precond_auto && r->o->host) {
     /* "auto" differs on the host (precond_kind.h): the run sees a copy of the model's header
      * (its arrays shared) with the host's choice */
     dt_precond_kind host = dt_precond_auto(r->m->dim, (long)r->m->n_nodes * r->m->dim, 1);
@@ -95,7 +95,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
   snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
-           "block_jacobi)", strcmp(r->o->name, "cpu") == 0 ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
+           "block_jacobi)", r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
   snprintf(line, sizeof line, "linear solver: PCG, %s preconditioner%s, %s tolerance %g",
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);

@@ -84,6 +84,9 @@ typedef struct dt_backend_options {
 
 typedef struct dt_backend_ops {
   const char *name;
+  /* 1: runs on the host's cores (its memory is the host's; "auto" choices tuned for it differ,
+   * precond_kind.h); 0: a device backend. */
+  int host;
   /* Optional: 1 if this backend can run here; otherwise 0 and a reason in why. */
   int (*available)(char *why, size_t len);
   /* Optional: describe device `ordinal` without a problem; returns 0 if there is none. */

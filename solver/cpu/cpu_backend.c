@@ -214,6 +214,7 @@ static void cpu_view(void *impl, FILE *f) {
 
 const dt_backend_ops dt_cpu_ops = {
     .name = "cpu",
+    .host = 1,
     .available = NULL,
     .device_info = dt_cpu_device_info,
     .estimate = dt_cpu_estimate,

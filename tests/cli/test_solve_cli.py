@@ -106,6 +106,32 @@ def main():
                   f"{name}: exit {rc}, *EL PRINT S rows {rows}")
             check(bool(vtus) == bool(files), f"{name}: VTU files {vtus}")
             check(bool(files) or "no *NODE FILE or *EL FILE" in err, f"{name}: no warning: {err!r}")
+        # "auto" on the CPU backend: two_level from 20,000 DOFs (precond_kind.h); a 20 x 20 x 16
+        # hex8 box has 22,491 DOFs.
+        if a.backend == "cpu":
+            nx, ny, nz = 20, 20, 16
+            nid = lambda i, j, k: 1 + i + (nx + 1) * (j + (ny + 1) * k)  # noqa: E731
+            nodes = [[nid(i, j, k), float(i), float(j), float(k)]
+                     for k in range(nz + 1) for j in range(ny + 1) for i in range(nx + 1)]
+            conn = [[1 + i + nx * (j + ny * k)] + [nid(i + di, j + dj, k + dk) for dk in (0, 1)
+                                                   for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1))]
+                    for k in range(nz) for j in range(ny) for i in range(nx)]
+            box = {"ductile": 1, "title": "box for auto",
+                   "mesh": {"nodes": nodes, "elements": [{"type": "hex8", "connectivity": conn}],
+                            "node_sets": {"bottom": [nid(i, j, 0) for j in range(ny + 1) for i in range(nx + 1)],
+                                          "top": [nid(i, j, nz) for j in range(ny + 1) for i in range(nx + 1)]},
+                            "element_sets": {"all": [c[0] for c in conn]}},
+                   "materials": [{"name": "steel", "elastic": {"E": 200000.0, "nu": 0.3}}],
+                   "sections": [{"element_set": "all", "material": "steel", "kind": "solid"}],
+                   "steps": [{"name": "pull", "increments": 1,
+                              "boundary": [{"node_set": "bottom", "fixed": ["x", "y", "z"]},
+                                           {"node_set": "top", "displacement": {"z": 0.01}}]}],
+                   "output": {"vtu": False}}
+            with open(os.path.join(tmp, "box.json"), "w") as f:
+                json.dump(box, f)
+            rc, out, err = run(a.solver, ["box.json", "-o", "res_box", "--backend", "cpu", "--threads", "2"], tmp)
+            check(rc == 0 and "22491 DOFs" in out and "two_level preconditioner (auto: two_level for 3D models of at "
+                  "least 20000 DOFs on this backend" in out, f"auto on the CPU backend: exit {rc}\n{out[-800:]}{err}")
         # --precond and --view: the run names the preconditioner, the view its hierarchy.
         rc, out, err = run(a.solver, [cube, "-o", "res_amg", "--backend", a.backend, "--precond", "amg", "--view"],
                            tmp)
