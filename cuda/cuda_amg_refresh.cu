@@ -73,12 +73,12 @@ k_amg_lz_start(int n, const double *__restrict__ start, double *__restrict__ v, 
   if (i < n) v[i] = start[i], vp[i] = 0.0;
 }
 
-/* v *= scale_v; s = D^-1/2 v. */
+/* v /= nrm (1 after the first step); s = D^-1/2 v. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_lz_in(int n, double scale_v, const double *__restrict__ dinv, double *__restrict__ v, double *__restrict__ s) {
+k_amg_lz_in(int n, double nrm, const double *__restrict__ dinv, double *__restrict__ v, double *__restrict__ s) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  double vi = scale_v == 1.0 ? v[i] : v[i] / scale_v;
+  double vi = v[i] / nrm;
   v[i] = vi;
   s[i] = sqrt(dinv[i]) * vi;
 }

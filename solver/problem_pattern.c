@@ -17,10 +17,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
+#include "omp_threads.h"
 #include "problem.h"
 #include "sorted_rank.h"
 
@@ -29,23 +27,10 @@
 #define MARK_BYTES_MAX (256u << 20)
 
 static int pattern_threads(int n_nodes) {
-#ifdef _OPENMP
   size_t per = sizeof(int) * (size_t)(n_nodes > 0 ? n_nodes : 1);
   size_t cap = MARK_BYTES_MAX / per;
-  int t = omp_get_max_threads();
+  int t = dt_omp_max_threads();
   return (size_t)t > cap ? (cap > 0 ? (int)cap : 1) : t;
-#else
-  (void)n_nodes;
-  return 1;
-#endif
-}
-
-static int thread_id(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -151,7 +136,7 @@ static dt_status build_node_neighbours(dt_problem *pb, const int *ne_ptr, const 
   ptr = pb->node_nbr_ptr;
 #pragma omp parallel num_threads(threads)
   {
-    int *mark = marks + (size_t)thread_id() * n;
+    int *mark = marks + (size_t)dt_omp_thread() * n;
     for (int i = 0; i < n; i++) mark[i] = -1;
 #pragma omp for schedule(static)
     for (int a = 0; a < n; a++) ptr[a + 1] = node_neighbours(pb, ne_ptr, ne_list, a, mark, NULL);
@@ -160,7 +145,7 @@ static dt_status build_node_neighbours(dt_problem *pb, const int *ne_ptr, const 
   DT_ALLOC(pb->node_nbr, ptr[n], ctx, "node neighbours");
 #pragma omp parallel num_threads(threads)
   {
-    int *mark = marks + (size_t)thread_id() * n;
+    int *mark = marks + (size_t)dt_omp_thread() * n;
     for (int i = 0; i < n; i++) mark[i] = -1;
 #pragma omp for schedule(static)
     for (int a = 0; a < n; a++) {

@@ -47,6 +47,18 @@ def read_history(path):
     return rows
 
 
+def add_dat(rec, dat, info):
+    """The reaction-force and PEEQ histories of a .dat (ductile's results.dat or ccx's), when
+    the run wrote one: both codes' tables are read the same way."""
+    if not os.path.exists(dat):
+        return
+    res = ccxdat.read_dat(dat, info["rf_dof"])
+    rec["rf_history"] = [[round(t, 9), v] for t, v in res["rf"]]
+    rec["peeq_history"] = [[round(t, 9), v] for t, v in res["peeq"]]
+    rec["rf_final"] = res["rf"][-1][1] if res["rf"] else None
+    rec["max_peeq"] = res["peeq"][-1][1] if res["peeq"] else None
+
+
 def run_ductile(solver, d, model, info, backend, threads, limit, precond=None):
     out = os.path.join(d, "out_" + backend)
     shutil.rmtree(out, ignore_errors=True)
@@ -97,13 +109,7 @@ def run_ductile(solver, d, model, info, backend, threads, limit, precond=None):
                     "newton_iterations": sum(int(h["newton_iterations"]) for h in hist),
                     "pcg_iterations": sum(int(h["pcg_iterations"]) for h in hist),
                     "last_time": float(hist[-1]["time"]) if hist else 0.0})
-    dat = os.path.join(out, "results.dat")
-    if os.path.exists(dat):
-        res = ccxdat.read_dat(dat, info["rf_dof"])
-        rec["rf_history"] = [[round(t, 9), v] for t, v in res["rf"]]
-        rec["peeq_history"] = [[round(t, 9), v] for t, v in res["peeq"]]
-        rec["rf_final"] = res["rf"][-1][1] if res["rf"] else None
-        rec["max_peeq"] = res["peeq"][-1][1] if res["peeq"] else None
+    add_dat(rec, os.path.join(out, "results.dat"), info)
     if rec.get("max_peeq") is not None and rec.get("max_peeq_all_points") is not None:
         # the printed set (HOT) must hold the model's largest PEEQ, else the comparison misses it
         rec["max_peeq_outside_printed_set"] = rec["max_peeq_all_points"] > rec["max_peeq"] * (1 + 1e-6) + 1e-12
@@ -140,13 +146,7 @@ def run_ccx(ccx, d, model, info, threads, limit):
            "last_time": sta[-1]["time"] if sta else 0.0}
     if rec["status"] != "completed":
         rec["message"] = text.strip().splitlines()[-1][:500] if text.strip() else ""
-    dat = os.path.join(d, model + ".dat")
-    if os.path.exists(dat):
-        res = ccxdat.read_dat(dat, info["rf_dof"])
-        rec["rf_history"] = [[round(t, 9), v] for t, v in res["rf"]]
-        rec["peeq_history"] = [[round(t, 9), v] for t, v in res["peeq"]]
-        rec["rf_final"] = res["rf"][-1][1] if res["rf"] else None
-        rec["max_peeq"] = res["peeq"][-1][1] if res["peeq"] else None
+    add_dat(rec, os.path.join(d, model + ".dat"), info)
     return rec
 
 

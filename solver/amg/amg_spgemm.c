@@ -13,27 +13,8 @@
  * A_c is symmetric bit for bit. */
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
+#include "../omp_threads.h"
 #include "amg_internal.h"
-
-static int n_threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
-static int thread_id(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
 
 /* The columns of row i of A B, each once, into out (when not NULL); returns their count.
  * mark (B's columns) holds i where a column was seen in this row. */
@@ -70,7 +51,7 @@ cleanup:
 
 dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int nt = n_threads(), n = A->n_rows;
+  int nt = dt_omp_max_threads(), n = A->n_rows;
   int *mark = NULL;
   memset(C, 0, sizeof *C);
   C->n_rows = n;
@@ -81,7 +62,7 @@ dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_am
 #pragma omp parallel for schedule(dynamic, 64) if (DT_AMG_OMP_ROWS(A))
   for (int g = 0; g < A->n_groups; g++) { /* counts, into each group's first row */
     int i0 = A->group_ptr[g];
-    C->row_ptr[i0 + 1] = product_row(A, B, i0, mark + (size_t)thread_id() * B->n_cols, NULL);
+    C->row_ptr[i0 + 1] = product_row(A, B, i0, mark + (size_t)dt_omp_thread() * B->n_cols, NULL);
   }
   DT_TRY(offsets(A, C, ctx));
   DT_ALLOC(C->col, C->row_ptr[n], ctx, "AMG product columns");
@@ -91,7 +72,7 @@ dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_am
   for (int g = 0; g < A->n_groups; g++) { /* columns of the first row, copied to the others */
     int i0 = A->group_ptr[g], len = C->row_ptr[i0 + 1] - C->row_ptr[i0];
     int *first = C->col + C->row_ptr[i0];
-    product_row(A, B, i0, mark + (size_t)thread_id() * B->n_cols, first);
+    product_row(A, B, i0, mark + (size_t)dt_omp_thread() * B->n_cols, first);
     dt_amg_sort_ints(first, len);
     for (int i = i0 + 1; i < A->group_ptr[g + 1]; i++) memcpy(C->col + C->row_ptr[i], first, sizeof(int) * (size_t)len);
   }
@@ -157,12 +138,12 @@ static void numeric_group(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *
 /* C = A B, or with mirror its upper part and the rest copied across the diagonal. */
 static dt_status numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, const int *mirror, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int nt = n_threads();
+  int nt = dt_omp_max_threads();
   int *pos = NULL;
   DT_ALLOC(pos, (size_t)nt * B->n_cols, ctx, "AMG product positions");
   for (size_t j = 0; j < (size_t)nt * B->n_cols; j++) pos[j] = -1;
 #pragma omp parallel for schedule(dynamic, 64) if (DT_AMG_OMP_ROWS(A))
-  for (int g = 0; g < A->n_groups; g++) numeric_group(A, B, C, g, pos + (size_t)thread_id() * B->n_cols, mirror != NULL);
+  for (int g = 0; g < A->n_groups; g++) numeric_group(A, B, C, g, pos + (size_t)dt_omp_thread() * B->n_cols, mirror != NULL);
   if (!mirror) goto cleanup;
 #pragma omp parallel for schedule(static) if (C->row_ptr[C->n_rows] > DT_AMG_OMP_MIN_NNZ)
   for (int k = 0; k < C->row_ptr[C->n_rows]; k++)

@@ -10,10 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
+#include "../omp_threads.h"
 #include "amg_internal.h"
 
 void dt_amg_graph_free(dt_amg_graph *S) {
@@ -67,13 +64,10 @@ static int strong_row(const dt_amg_level *L, const int *dof_node, const double *
 
 dt_status dt_amg_strength(const dt_amg_level *L, double theta, dt_amg_graph *S, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int nn = L->n_nodes, nt = 1, failed = 0;
+  int nn = L->n_nodes, nt = dt_omp_max_threads(), failed = 0;
   int *dof_node = NULL, *touched = NULL;
   double *dn = NULL, *acc = NULL;
   int64_t total = 0;
-#ifdef _OPENMP
-  nt = omp_get_max_threads();
-#endif
   memset(S, 0, sizeof *S);
   S->n = nn;
   DT_ALLOC(dof_node, L->n, ctx, "AMG DOF nodes");
@@ -89,10 +83,7 @@ dt_status dt_amg_strength(const dt_amg_level *L, double theta, dt_amg_graph *S, 
   for (int pass = 0; pass < 2 && !failed; pass++) {
 #pragma omp parallel for schedule(dynamic, 256) if (L->n > DT_AMG_OMP_MIN)
     for (int a = 0; a < nn; a++) {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
+      int t = dt_omp_thread();
       double *ac = acc + (size_t)t * nn;
       int *to = touched + (size_t)t * nn;
       if (pass == 0) S->ptr[a + 1] = strong_row(L, dof_node, dn, theta, a, ac, to, NULL, NULL, S->best + a);

@@ -1,0 +1,29 @@
+/* The OpenMP thread count and the calling thread's number, 1 and 0 in a build without OpenMP:
+ * for loops that give each thread its own scratch (marker arrays, accumulators), indexed by
+ * thread number. */
+#ifndef DT_OMP_THREADS_H
+#define DT_OMP_THREADS_H
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Threads a parallel region may use (outside one). */
+static inline int dt_omp_max_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/* The calling thread's number inside a parallel region (0 outside one). */
+static inline int dt_omp_thread(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+#endif
