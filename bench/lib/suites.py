@@ -31,7 +31,8 @@ import common  # noqa: E402
 
 CUBE_MESHES = {"small": ["C1"], "medium": ["C2", "C3"], "large": ["C4", "C5"]}
 CUBE_CONFIGS = {"seed": ["--precond", "block_jacobi", "--forcing", "fixed"],
-                "two_level_adaptive": ["--precond", "two_level", "--forcing", "adaptive"]}
+                "two_level_adaptive": ["--precond", "two_level", "--forcing", "adaptive"],
+                "amg_adaptive": ["--precond", "amg", "--forcing", "adaptive"]}
 MC_DIR = os.path.join(common.ROOT, "bench", "mohr_coulomb")
 # job: (generator, {size: arguments}, what the run reports from the job's history)
 MC_JOBS = {

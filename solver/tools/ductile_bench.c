@@ -188,7 +188,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       o->forcing = (dt_forcing_kind)k;
     } else if (!strcmp(argv[i], "--precond") && more) {
       if ((k = name_index(dt_precond_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi, two_level or auto, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi, two_level, amg or auto, not '%s'\n", argv[i]), -1;
       o->precond = (dt_precond_kind)k;
     } else if (!strcmp(argv[i], "--operator") && more) {
       const char *op = argv[++i];
@@ -213,7 +213,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else {
       fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
                       "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
-                      "[--precond jacobi|block_jacobi|two_level|auto] [--operator assembled|matrix_free] "
+                      "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
                       "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
       return -1;
     }
