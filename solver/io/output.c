@@ -83,17 +83,10 @@ int dt_output_fields_due(const dt_model *m, int global_increment, int last_of_st
 
 /* Snapshot what increment_<NNNN>.vtu (and its point cloud) need from f and queue the write;
  * the writer thread rewrites results.pvd after the files, with the list as it is now. */
-static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
+/* List increment f's VTU in the collection: o->vtu and the job's copy of it. */
+static dt_status list_vtu(dt_output *o, dt_vtu_job *j, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_vtu_job *j = NULL;
   char name[sizeof o->vtu[0].file];
-  DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
-           "fields carry global increment %d; expected 1 or more", f->global_increment);
-  if (!o->mesh.built) DT_TRY(dt_vtu_mesh_build(&o->mesh, m, ctx));
-  DT_CHECK(o->mesh.n_nodes == m->n_nodes && o->mesh.n_elems == m->n_elems, ctx, DT_ERR_INTERNAL,
-           "the model changed its mesh after the first VTU was written");
-  DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
-  DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, ctx));
   snprintf(name, sizeof name, "increment_%04d.vtu", f->global_increment);
   /* Both buffers first, so that a failure leaves the list as it was. */
   DT_TRY(reserve((void **)&o->vtu, &o->cap_vtu, o->n_vtu + 1, sizeof *o->vtu, ctx, "the VTU list"));
@@ -105,6 +98,24 @@ static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *
   o->vtu[o->n_vtu - 1].time = f->time;
   memcpy(j->pvd, o->vtu, (size_t)o->n_vtu * sizeof *j->pvd);
   j->n_pvd = o->n_vtu;
+cleanup:
+  return rc;
+}
+
+/* Queue increment f's files for the writer thread: the VTUs when vtu, results.dat's blocks
+ * when dat. */
+static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, int vtu,
+                              int dat, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_vtu_job *j = NULL;
+  DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
+           "fields carry global increment %d; expected 1 or more", f->global_increment);
+  if (vtu && !o->mesh.built) DT_TRY(dt_vtu_mesh_build(&o->mesh, m, ctx));
+  DT_CHECK(!vtu || (o->mesh.n_nodes == m->n_nodes && o->mesh.n_elems == m->n_elems), ctx,
+           DT_ERR_INTERNAL, "the model changed its mesh after the first VTU was written");
+  DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
+  DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, vtu, dat, ctx));
+  if (vtu) DT_TRY(list_vtu(o, j, f, ctx));
   DT_TRY(dt_output_queue_submit(o, ctx));
 cleanup:
   return rc;
@@ -113,6 +124,7 @@ cleanup:
 dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,
                               const dt_history_row *row, int write, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  int dat;
   DT_CHECK(o != NULL && o->csv != NULL, ctx, DT_ERR_INTERNAL, "output writer is not open");
   DT_TRY(dt_output_queue_check(o, ctx)); /* an earlier increment's VTU write failed */
   DT_CHECK(row->n_monitors == o->n_monitors, ctx, DT_ERR_INTERNAL,
@@ -128,8 +140,10 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
            "cannot write history.csv in '%s': %s", o->dir, strerror(errno));
   o->rows[o->n_rows++] = *row;
   cache_node_sets(o, m, f);
-  if (write) DT_TRY(queue_fields(o, m, f, ctx));
-  DT_TRY(dt_dat_append(o->dir, m, f, ctx));
+  /* The .dat's formatting costs as much as a VTU write (a print of every point of a large
+   * element set), so both are written by the writer thread, in increment order. */
+  dat = dt_dat_due(m, f);
+  if (write || dat) DT_TRY(queue_fields(o, m, f, write, dat, ctx));
 cleanup:
   return rc;
 }

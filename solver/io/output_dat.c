@@ -99,6 +99,12 @@ static void write_request(FILE *out, const dt_model *m, const dt_fields *f, cons
     elem_block(out, m, f, &m->elsets[r->set], f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
 }
 
+int dt_dat_due(const dt_model *m, const dt_fields *f) {
+  for (int i = 0; i < m->output.n_prints; i++)
+    if (due(&m->output.prints[i], f)) return 1;
+  return 0;
+}
+
 dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char path[4096];

@@ -25,6 +25,9 @@
  * Errors: DT_ERR_IO naming the file; DT_ERR_NOMEM. */
 dt_status dt_dat_start(const char *dir, const dt_model *m, dt_ctx *ctx);
 
+/* Whether increment f prints anything: some request is due (its `every`, or a step's end). */
+int dt_dat_due(const dt_model *m, const dt_fields *f);
+
 /* Append the blocks of increment f for every request due at this increment (f borrowed).
  * A field missing from f (not requested in the output fields) is skipped. Errors: DT_ERR_IO;
  * DT_ERR_INTERNAL if a request names a set that does not exist. */

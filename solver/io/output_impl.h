@@ -21,8 +21,8 @@ typedef struct dt_pvd_entry {
   double time;
 } dt_pvd_entry;
 
-/* The mesh as the VTU files write it, copied from the model at the first VTU write: the
- * writer thread reads this, never the model (the mesh does not change during a run). */
+/* The mesh as the VTU files write it, copied from the model at the first VTU write: the VTU
+ * writes read this, not the model (the mesh does not change during a run). */
 typedef struct dt_vtu_mesh {
   int built;
   int n_nodes, n_elems;
@@ -45,17 +45,23 @@ typedef struct dt_vtu_mesh {
   X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)             \
   X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types)
 
-/* One increment's VTU files, written by the writer thread from a snapshot of its fields. */
+/* One increment's files, written by the writer thread from a snapshot of its fields: the VTU
+ * files when the increment is due for them, results.dat's blocks when a print request is due. */
 typedef struct dt_vtu_job {
+  int vtu;               /* write path, points_path and pvd_path */
+  int dat;               /* append results.dat's blocks in dir (print requests of model) */
+  const dt_model *model; /* for dat: print requests, sets and ids, unchanged during a run */
+  char *dir;             /* the output directory (results.dat) */
   char *path;            /* increment_NNNN.vtu */
   char *points_path;     /* increment_NNNN_points.vtu, or NULL: no point fields */
   char *pvd_path;        /* results.pvd, rewritten after the VTUs with the entries below */
   dt_pvd_entry *pvd;
   int n_pvd;
   size_t cap_pvd;
-  double time;
+  double time, load_factor;
   int step, increment;
   int n_nodes, n_elems, n_qp;
+  int copied_u, copied_rf;       /* u and rf copied (for the VTU or the .dat) */
   int has_u, has_rf, has_s, has_e, has_peeq, has_mises; /* arrays of the mesh VTU */
   int q_s, q_e, q_peeq;          /* point fields copied (qp_stress, qp_strain, qp_peeq) */
   int points;                    /* write the point cloud (points_path) */
@@ -135,12 +141,14 @@ DT_OUTPUT_INTERN int dt_vtk_cell_type(int elem_type);
 DT_OUTPUT_INTERN dt_status dt_vtu_mesh_build(dt_vtu_mesh *mesh, const dt_model *m, dt_ctx *ctx);
 DT_OUTPUT_INTERN void dt_vtu_mesh_free(dt_vtu_mesh *mesh);
 /* Fill job j from f: copies of the fields the files need, buffers for what the thread
- * derives, the paths of increment NNNN in dir. Runs in the caller's thread. */
+ * derives, the paths of increment NNNN in dir; vtu and dat say which files the job writes.
+ * Runs in the caller's thread. */
 DT_OUTPUT_INTERN dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m,
-                                           const dt_fields *f, dt_ctx *ctx);
+                                           const dt_fields *f, int vtu, int dat, dt_ctx *ctx);
 DT_OUTPUT_INTERN void dt_vtu_job_free(dt_vtu_job *j);
-/* Write job j: averages, increment_NNNN.vtu, the point cloud, results.pvd. Runs in the
- * writer thread (or the caller's, without one); reads only mesh and j. */
+/* Write job j: averages, increment_NNNN.vtu, the point cloud, results.pvd, then results.dat's
+ * blocks. Runs in the writer thread (or the caller's, without one); reads mesh, j and, for
+ * the .dat, the parts of j->model that do not change during a run. */
 DT_OUTPUT_INTERN dt_status dt_vtu_job_run(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
 /* The integration points of a job as a VTU point cloud (output_points.c). */
 DT_OUTPUT_INTERN dt_status dt_vtu_points_write(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);

@@ -24,6 +24,7 @@
  * of the increment's fields, and the dt_vtu_mesh copied from the model once per run; the
  * element and nodal averages are computed there too, off the solver's path. */
 #include "io/output_impl.h"
+#include "io/output_dat.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -222,6 +223,7 @@ void dt_vtu_job_free(dt_vtu_job *j) {
   dt_free(j->points_path);
   dt_free(j->pvd_path);
   dt_free(j->pvd);
+  dt_free(j->dir);
   memset(j, 0, sizeof *j);
 }
 
@@ -242,9 +244,9 @@ cleanup:
 }
 
 dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, const dt_fields *f,
-                          dt_ctx *ctx) {
+                          int vtu, int dat, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  const unsigned want = m->output.fields;
+  const unsigned want = vtu ? m->output.fields : 0u;
   const int have_qp = f->qp_ptr != NULL && f->n_elems > 0;
   const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
   size_t nq;
@@ -255,7 +257,12 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
   j->has_peeq = (want & DT_OUT_PEEQ) && f->qp_peeq && have_qp;
   j->has_mises = (want & DT_OUT_MISES) && f->qp_stress && have_qp;
   /* The point cloud carries whatever point fields were downloaded, as before. */
-  j->points = m->output.points && (f->qp_stress || f->qp_strain || f->qp_peeq);
+  j->points = vtu && m->output.points && (f->qp_stress || f->qp_strain || f->qp_peeq);
+  j->vtu = vtu;
+  j->dat = dat;
+  j->model = m;
+  j->copied_u = (j->has_u || dat) && f->u;
+  j->copied_rf = (j->has_rf || dat) && f->rf;
   DT_CHECK(!(j->has_u || j->has_rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
            "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
   DT_CHECK(!have_qp || (f->n_elems == m->n_elems && f->qp_ptr[f->n_elems] == f->n_qp), ctx,
@@ -270,13 +277,14 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
   j->n_qp = have_qp ? f->n_qp : 0;
   nq = (size_t)j->n_qp;
   j->time = f->time;
+  j->load_factor = f->load_factor;
   j->step = f->step;
   j->increment = f->increment;
   j->q_s = have_qp && f->qp_stress;
   j->q_e = have_qp && f->qp_strain;
   j->q_peeq = have_qp && f->qp_peeq;
-  if (j->has_u) JOB_COPY(j, u, f->u, 3 * nn);
-  if (j->has_rf) JOB_COPY(j, rf, f->rf, 3 * nn);
+  if (j->copied_u) JOB_COPY(j, u, f->u, 3 * nn);
+  if (j->copied_rf) JOB_COPY(j, rf, f->rf, 3 * nn);
   if (have_qp) JOB_COPY(j, qp_ptr, f->qp_ptr, ne + 1);
   if (j->q_s) JOB_COPY(j, qp_stress, f->qp_stress, 6 * nq);
   if (j->q_e) JOB_COPY(j, qp_strain, f->qp_strain, 6 * nq);
@@ -308,8 +316,32 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
     JOB_BUF(j, cloud_types, nq);
   }
   DT_TRY(job_paths(j, dir, f->global_increment, ctx));
+  if (j->dir == NULL) {
+    DT_ALLOC(j->dir, strlen(dir) + 1, ctx, "the output directory of a write");
+    memcpy(j->dir, dir, strlen(dir) + 1);
+  }
 cleanup:
   return rc;
+}
+
+/* results.dat's blocks from the job's copies, as dt_dat_append writes them from the fields. */
+static dt_status append_dat(const dt_vtu_job *j, dt_ctx *ctx) {
+  dt_fields f;
+  memset(&f, 0, sizeof f);
+  f.step = j->step;
+  f.increment = j->increment;
+  f.load_factor = j->load_factor;
+  f.time = j->time;
+  f.n_nodes = j->n_nodes;
+  f.u = j->copied_u ? j->u : NULL;
+  f.rf = j->copied_rf ? j->rf : NULL;
+  f.n_elems = j->n_elems;
+  f.n_qp = j->n_qp;
+  f.qp_ptr = j->n_qp > 0 ? j->qp_ptr : NULL;
+  f.qp_stress = j->q_s ? j->qp_stress : NULL;
+  f.qp_strain = j->q_e ? j->qp_strain : NULL;
+  f.qp_peeq = j->q_peeq ? j->qp_peeq : NULL;
+  return dt_dat_append(j->dir, j->model, &f, ctx);
 }
 
 /* Element means into cell, then nodal means of those into nodal. */
@@ -366,7 +398,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
+static dt_status write_vtus(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int q;
   DT_CHECK(g->built && g->n_nodes == j->n_nodes && g->n_elems == j->n_elems, ctx,
@@ -383,6 +415,16 @@ dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   if (j->points) DT_TRY(dt_vtu_points_write(g, j, ctx));
   /* Last: the collection lists a file only once it is complete. */
   DT_TRY(dt_pvd_write(j->pvd_path, j->pvd, j->n_pvd, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  if (j->vtu) DT_TRY(write_vtus(g, j, ctx));
+  /* The .dat after the VTUs: a failed VTU write stops the job before it, as it stops every
+   * later job. */
+  if (j->dat) DT_TRY(append_dat(j, ctx));
 cleanup:
   return rc;
 }
