@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuda_amg_impl.h"
+#include "cuda_amg_internal.h"
 
 #define AMG_ALIGN 256                             /* bytes: each arena piece starts aligned */
 #define AMG_BLAS_WORKSPACE ((size_t)4 << 20)      /* cuBLAS's workspace, ours to count it */

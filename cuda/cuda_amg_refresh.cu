@@ -21,7 +21,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "cuda_amg_impl.h"
+#include "cuda_amg_internal.h"
 
 #define AMG_WARP 32
 

@@ -16,7 +16,7 @@
  * 0.9 ms for the SpMV of C5). */
 #include <cusolverDn.h>
 
-#include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
+#include "cuda_internal.h" /* first: it declares the solver headers extern "C" */
 #include "cuda_coarse_modes.cuh"
 
 #define COARSE_BLOCK 128

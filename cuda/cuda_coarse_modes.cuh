@@ -3,8 +3,8 @@
 #ifndef DT_CUDA_COARSE_MODES_CUH
 #define DT_CUDA_COARSE_MODES_CUH
 
-#include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
-#include "../solver/coarse_space.h"
+#include "cuda_internal.h" /* first: it declares the solver headers extern "C" */
+#include "problem/coarse_space.h"
 
 /* The kernels are templates on DOFs per node (DPN, and NM = 6 or 3 modes) so that the small
  * per-node arrays unroll into registers (with run-time loop bounds they went to local memory:

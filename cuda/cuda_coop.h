@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "../solver/element/element.h"
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 /* Device pointers the element kernels (both kinds) read, passed by value. */
 typedef struct dt_coop_args {
@@ -25,7 +25,7 @@ typedef struct dt_coop_args {
   double *hist_t, *sig_t, *eps_t;
   double *tan_t; /* tangent form per point (dt_tangent_form: K, mu, gam; n is re-formed
                     from sig_t): written by the stress kernel, read by the tangent kernel */
-  double *tan_d; /* NULL, or D per point (cuda_impl.h): then the stress kernel stores it and the
+  double *tan_d; /* NULL, or D per point (cuda_internal.h): then the stress kernel stores it and the
                     tangent kernel multiplies B^T D B (cuda_tangent_d.cuh) */
   double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   /* Matrix-free operator (NULL otherwise): the stress kernel sets each element's plastic flag;

@@ -18,7 +18,7 @@
 #include "../solver/element/element_kernel.h"
 #include "../solver/element/element_matrix.h"
 #include "cuda_coop.h"
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 /* Meshes of one element type use the cooperative kernels (cuda_elements_coop.cu); mixed meshes,
  * or DUCTILE_CUDA_ELEMENTS=simple (to compare the two), the one-thread-per-element kernels. */

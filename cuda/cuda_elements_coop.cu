@@ -22,7 +22,7 @@
 
 #include "../solver/element/element_kernel.h"
 #include "../solver/element/element_matrix.h"
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 #include "cuda_coop.h"
 #include "cuda_tangent_d.cuh"
 #include "cuda_tangent_form.cuh"

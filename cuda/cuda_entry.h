@@ -2,7 +2,7 @@
  * with C types only, so that cuda_ops.c (and tests) never see CUDA headers (STYLE.md §4).
  *
  * The ops mirror dt_backend_ops (solver/backend.h); impl is the backend's private state
- * (struct dt_cuda, cuda/cuda_impl.h). Extra functions at the end serve tests and benchmarks. */
+ * (struct dt_cuda, cuda/cuda_internal.h). Extra functions at the end serve tests and benchmarks. */
 #ifndef DT_CUDA_ENTRY_H
 #define DT_CUDA_ENTRY_H
 
@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#include "solver/backend.h"
+#include "backend/backend.h"
 
 /* ops (cuda_memory.cu, cuda_upload.cu, cuda_vector.cu, cuda_elements.cu, cuda_linear.cu,
  * cuda_pcg.cu, cuda_fields.cu) */

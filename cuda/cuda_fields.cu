@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 static dt_status copy_state(dt_cuda *c, int commit, dt_ctx *ctx) {
   dt_status rc = DT_OK;

@@ -17,9 +17,9 @@
  * 123 us per assembly on C2 (H200, docs/benchmarks.md, decision table). */
 #include <string.h>
 
-#include "../solver/small_matrix.h"
-#include "../solver/sorted_rank.h"
-#include "cuda_impl.h"
+#include "core/small_matrix.h"
+#include "core/sorted_rank.h"
+#include "cuda_internal.h"
 
 /* Index in bcol of block (a, b): column b in a's sorted row (dt_sorted_rank), -1 if absent. */
 __device__ __forceinline__ long block_index(const int *__restrict__ brow_ptr, const int *__restrict__ bcol,

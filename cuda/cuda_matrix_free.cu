@@ -17,7 +17,7 @@
  * way from the element matrices at each assembly. */
 #include <cub/device/device_scan.cuh>
 
-#include "cuda_impl.h" /* first: it declares the solver headers extern "C" */
+#include "cuda_internal.h" /* first: it declares the solver headers extern "C" */
 #include "../solver/element/element_matrix.h"
 #include "cuda_coarse_modes.cuh"
 #include "cuda_coop.h"

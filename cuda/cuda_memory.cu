@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 /* Process-wide counters (several jobs may run at once in the daemon: atomic updates). */
 static unsigned long long g_h2d, g_d2h, g_copies, g_allocated_total;

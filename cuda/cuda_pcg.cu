@@ -20,7 +20,7 @@
  * dt_partials_sum in a fixed order, so two runs give the same bits; the scalars are formed as
  * the host-side PCG forms them (IEEE division and comparisons, same order). Products and sums
  * of the vector updates are rounded separately, as in the generic PCG on the CPU backend. */
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 /* Iterations queued between two reads of the control block: a wait costs about as much as
  * the vector passes of an iteration; stopping late costs at most this many SpMVs minus one. */

@@ -4,8 +4,8 @@
  * the ranks are those of dt_problem_positions (dt_sorted_rank on the same sorted lists). */
 #include <limits.h>
 
-#include "../solver/sorted_rank.h"
-#include "cuda_impl.h"
+#include "core/sorted_rank.h"
+#include "cuda_internal.h"
 
 /* A thread per element: rank of node B in node A's block row for every pair (A, B);
  * *missing: the smallest element with a pair outside the pattern (none: INT_MAX). */

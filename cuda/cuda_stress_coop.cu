@@ -22,7 +22,7 @@
 #include <limits.h>
 
 #include "../solver/element/element_kernel.h"
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 #include "cuda_coop.h"
 #include "cuda_coop_element.cuh"
 

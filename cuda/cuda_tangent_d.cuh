@@ -2,7 +2,7 @@
  * form (Mohr-Coulomb's consistent tangent, solver/material/mohr_coulomb.h): the cooperative
  * tangent kernel's second variant (cuda_elements_coop.cu).
  *
- * The stress kernel stored each point's D (its upper triangle, cuda_impl.h tan_d); here point
+ * The stress kernel stored each point's D (its upper triangle, cuda_internal.h tan_d); here point
  * threads load it, scaled by w det J t, into shared memory, and node-pair threads form
  * K_AB = sum_q B_A^T D B_B with B_A the node's 6 x 3 block (dt_elem_bnode: B-bar included, the
  * same code as the CPU backend's B). About 160 multiply-adds per pair and point, four to five

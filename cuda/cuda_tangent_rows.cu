@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "../solver/element/element_kernel.h"
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 #define ROWS_WARPS 4        /* block rows per block of threads */
 #ifndef ROWS_MIN_BLOCKS

@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 extern "C" int dt_cuda_available(char *why, size_t len) {
   int count = 0;

@@ -6,7 +6,7 @@
  * a fixed-order block sum, per-block partials, and one block summing the partials in a fixed
  * order; only the 8-byte result crosses to the host. No atomics, so every run gives the same
  * bits (the CPU backend sums in another order, so the two agree to rounding only). */
-#include "cuda_impl.h"
+#include "cuda_internal.h"
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
 k_lincomb(int n, double *o, double a, const double *x, double b, const double *y) {

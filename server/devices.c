@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "backend.h"
+#include "ductile.h"
 #include "log.h"
 
 /* The query reads /proc/meminfo or asks the driver for every device: cheap, but health and

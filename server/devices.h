@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "model.h"
+#include "ductile.h"
 #include "server.h"
 
 /* Resolve the backend, log what was chosen, expand gpus = auto, check listed ordinals.

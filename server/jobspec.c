@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 #include "handlers.h"
-#include "io/import.h"
-#include "io/job_json.h"
+#include "ductile.h"
 #include "store_meshes.h"
 
 /* "origin: path: message" -> path (the solver's message convention). */

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "model.h"
+#include "ductile.h"
 
 typedef enum { DT_SPEC_OK = 0, DT_SPEC_INVALID = 1, DT_SPEC_NO_MESH = 2, DT_SPEC_INTERNAL = 3 } dt_spec_status;
 

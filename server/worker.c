@@ -15,12 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "backend.h"
+#include "ductile.h"
 #include "bus.h"
-#include "checkpoint.h"
 #include "devices.h"
-#include "io/output.h"
 #include "jobspec.h"
 #include "log.h"
 #include "metrics.h"

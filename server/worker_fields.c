@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/output.h"
+#include "ductile.h"
 #include "json_stream.h"
 
 /* own[] slots */

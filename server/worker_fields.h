@@ -13,8 +13,7 @@
 #ifndef DT_SRV_WORKER_FIELDS_H
 #define DT_SRV_WORKER_FIELDS_H
 
-#include "model.h"
-#include "results.h"
+#include "ductile.h"
 
 typedef struct dt_fields_snap {
   int n;              /* run-wide converged increment number (dt_fields.global_increment) */

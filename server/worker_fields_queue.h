@@ -20,8 +20,7 @@
 #ifndef DT_SRV_WORKER_FIELDS_QUEUE_H
 #define DT_SRV_WORKER_FIELDS_QUEUE_H
 
-#include "model.h"
-#include "results.h"
+#include "ductile.h"
 
 typedef struct dt_fields_queue dt_fields_queue;
 

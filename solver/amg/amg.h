@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../dt_status.h"
+#include "core/dt_status.h"
 
 #define DT_AMG_MAX_LEVELS 16
 

@@ -13,7 +13,7 @@
  * A_c is symmetric bit for bit. */
 #include <string.h>
 
-#include "../omp_threads.h"
+#include "core/omp_threads.h"
 #include "amg_internal.h"
 
 /* The columns of row i of A B, each once, into out (when not NULL); returns their count.

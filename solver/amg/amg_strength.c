@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../omp_threads.h"
+#include "core/omp_threads.h"
 #include "amg_internal.h"
 
 void dt_amg_graph_free(dt_amg_graph *S) {

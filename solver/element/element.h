@@ -20,8 +20,8 @@
 #ifndef DT_ELEMENT_H
 #define DT_ELEMENT_H
 
-#include "../hd.h"
-#include "../small_matrix.h"
+#include "core/hd.h"
+#include "core/small_matrix.h"
 
 /* Element type codes, equal to DT_ELEM_HEX8.. in model.h (asserted in element_check.c). The
  * names differ from the enum's so that both headers can be included together. */

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../dt_status.h"
+#include "core/dt_status.h"
 
 /* Relative threshold on det J: an element is degenerate when det J <= DT_ELEM_DETJ_TOL * h^dim
  * somewhere, h its bounding-box size. Far above round-off (~1e-16), far below any usable

@@ -11,7 +11,7 @@
 #ifndef DT_ELEMENT_KERNEL_H
 #define DT_ELEMENT_KERNEL_H
 
-#include "../hd.h"
+#include "core/hd.h"
 #include "../material/update.h"
 #include "element.h"
 

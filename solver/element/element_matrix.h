@@ -13,7 +13,7 @@
 #ifndef DT_ELEMENT_MATRIX_H
 #define DT_ELEMENT_MATRIX_H
 
-#include "../hd.h"
+#include "core/hd.h"
 
 /* Stored node blocks of an element of npe nodes. */
 DT_HD static inline int dt_emat_pairs(int npe) { return npe * (npe + 1) / 2; }

@@ -9,7 +9,7 @@
 #ifndef DT_IO_IMPORT_H
 #define DT_IO_IMPORT_H
 
-#include "../model.h"
+#include "model/model.h"
 
 /* Receives each warning (a translation that is faithful but not exact, e.g. C3D8R read as a
  * fully integrated hex8). msg is borrowed for the call. */

@@ -9,11 +9,11 @@
 
 #include "import.h"
 
-#define DT_IMP_INTERN __attribute__((visibility("hidden")))
+#include "core/intern.h"
 
 /* Read a whole file through dt_malloc, NUL-terminated (*len excludes the NUL). DT_ERR_IO names
  * the file; `what` says what it is ("deck", "mesh"). */
-DT_IMP_INTERN dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len, dt_ctx *ctx);
+DT_INTERN dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len, dt_ctx *ctx);
 
 /* Sorted user id -> 0-based index map, rebuilt from an id array. */
 typedef struct dt_imp_idmap {
@@ -24,33 +24,33 @@ typedef struct dt_imp_idmap {
 
 /* Build from ids[0..n); on a duplicate returns 1 and sets *dup_a < *dup_b to the positions of
  * the two equal ids (rc DT_OK); allocation failure returns DT_ERR_NOMEM via rc. */
-DT_IMP_INTERN dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a, int *dup_b,
+DT_INTERN dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a, int *dup_b,
                                            dt_ctx *ctx);
-DT_IMP_INTERN int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id);
-DT_IMP_INTERN void dt_imp_idmap_free(dt_imp_idmap *map);
+DT_INTERN int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id);
+DT_INTERN void dt_imp_idmap_free(dt_imp_idmap *map);
 
 /* Make room for `need` items of `size` bytes in *p (capacity *cap, doubled as needed). */
-DT_IMP_INTERN dt_status dt_imp_reserve(void **p, int *cap, size_t need, size_t size, dt_ctx *ctx);
+DT_INTERN dt_status dt_imp_reserve(void **p, int *cap, size_t need, size_t size, dt_ctx *ctx);
 
 /* Append item to set s (growing s->items; *cap is its capacity). */
-DT_IMP_INTERN dt_status dt_imp_set_add(dt_set *s, int *cap, int item, dt_ctx *ctx);
+DT_INTERN dt_status dt_imp_set_add(dt_set *s, int *cap, int item, dt_ctx *ctx);
 /* Sort and drop repeats. */
-DT_IMP_INTERN void dt_imp_set_normalize(dt_set *s);
+DT_INTERN void dt_imp_set_normalize(dt_set *s);
 
 /* Format and send a warning, if opt has a callback. */
-DT_IMP_INTERN void dt_imp_warn(const dt_import_options *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+DT_INTERN void dt_imp_warn(const dt_import_options *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Model-side facts for importers: the element corner nodes of face f, and the orientation fix
  * (reorder nodes in place so det J > 0) used by the Gmsh importer. */
-DT_IMP_INTERN int dt_imp_face_corners(int type, int face, int *local);
+DT_INTERN int dt_imp_face_corners(int type, int face, int *local);
 /* Signed measure (area or volume, times a positive constant) of the element with node
  * coordinates X[a*3+k]: negative when the node order is inverted. */
-DT_IMP_INTERN double dt_imp_orientation(int type, const double *X);
+DT_INTERN double dt_imp_orientation(int type, const double *X);
 /* Reverse the orientation of the element's node list conn (in place). */
-DT_IMP_INTERN void dt_imp_flip(int type, int *conn);
+DT_INTERN void dt_imp_flip(int type, int *conn);
 
 /* Copy src into a DT_NAME_MAX buffer upper-cased (Abaqus names are case-insensitive). Returns 0
  * if it fits, 1 if too long or empty. */
-DT_IMP_INTERN int dt_imp_name_upper(char dst[DT_NAME_MAX], const char *src);
+DT_INTERN int dt_imp_name_upper(char dst[DT_NAME_MAX], const char *src);
 
 #endif

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../element/element.h"
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "import_gmsh_internal.h"
 
 int gm_type_info(int type, int *dim, int *dt_type, const char **name) {

@@ -9,7 +9,7 @@
 
 #include "import_common_internal.h"
 
-#define GM_INTERN DT_IMP_INTERN
+#define GM_INTERN DT_INTERN
 
 typedef struct gm_entity {
   int dim, tag;

@@ -89,7 +89,7 @@ typedef struct inp {
   int bc_new, cl_new, dl_new; /* OP=NEW already applied in this step */
 } inp;
 
-#define INP_INTERN DT_IMP_INTERN
+#define INP_INTERN DT_INTERN
 
 /* "file:line: message" as DT_ERR_INPUT for record rec. */
 INP_INTERN dt_status inp_error(inp *p, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

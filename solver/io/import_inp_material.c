@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "import_inp_internal.h"
 
 static dt_status need_material(inp *p, const inp_kw *kw) {

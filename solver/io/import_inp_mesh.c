@@ -12,7 +12,7 @@
 
 #include "../element/element.h"
 #include "../element/element_check.h"
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "import_inp_internal.h"
 
 static const struct {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "import_inp_internal.h"
 
 static dt_status in_step(inp *p, const inp_kw *kw, int want) {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../element/element.h"
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "import_common_internal.h"
 
 dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len, dt_ctx *ctx) {

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "../model.h"
+#include "model/model.h"
 
 /* Parse a job file.
  *   path: file to read; also used as the origin in messages.

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "job_json_internal.h"
 
 static const char *const material_keys[] = {"name", "elastic", "plastic", NULL};

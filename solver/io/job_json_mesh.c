@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model_internal.h"
+#include "model/model_internal.h"
 #include "job_json_internal.h"
 
 static dt_status parse_node_row(dt_jp *jp, const json_t *row, const char *path, int i) {

@@ -5,7 +5,7 @@
  * output file means: write it from dt_output_increment (per increment; from the writer
  * thread's job if it is large) or dt_output_close (once), and list it in summary.json's
  * "files" so clients find it. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 #include "io/output_dat.h"
 
 #include <errno.h>

@@ -30,8 +30,8 @@
 #ifndef DT_IO_OUTPUT_H
 #define DT_IO_OUTPUT_H
 
-#include "model.h"
-#include "results.h"
+#include "model/model.h"
+#include "core/results.h"
 
 /* Version of the layout of summary.json and history.csv; bump on incompatible change. */
 #define DT_OUTPUT_FORMAT_VERSION 1

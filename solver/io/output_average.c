@@ -3,7 +3,7 @@
  * Unweighted on purpose: each point counts the same within its element, and each element the
  * same at a shared node. This is the simple, reproducible smoothing that post-processors show
  * by default; it is not a projection, and the element values (CellData) stay the reference. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 #include <string.h>
 

@@ -18,8 +18,8 @@
 #ifndef DT_IO_OUTPUT_DAT_H
 #define DT_IO_OUTPUT_DAT_H
 
-#include "../model.h"
-#include "../results.h"
+#include "model/model.h"
+#include "core/results.h"
 
 /* Create (truncate) dir/results.dat when m has print requests; nothing otherwise.
  * Errors: DT_ERR_IO naming the file; DT_ERR_NOMEM. */

@@ -1,5 +1,5 @@
 /* File-system helpers of the output writer: path joining, mkdir -p, atomic replace, buffers. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* history.csv: one row per converged increment. Numbers are printed with %.17g so that a
  * reader gets back exactly the doubles the solver had (round trip of IEEE binary64). */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 #include <string.h>
 

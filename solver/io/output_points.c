@@ -2,7 +2,7 @@
  * the material law computed there (no averaging). ParaView shows it next to the mesh VTU
  * ("Point Gaussian" representation); scripts read the raw point values from it. Binary
  * appended like the mesh VTU (output_vtu.c); written by the writer thread from a job. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 dt_status dt_vtu_points_write(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;

@@ -9,7 +9,7 @@
  * only on I/O; the first failure is kept, later jobs are skipped (a later results.pvd would
  * list the missing file), and the failure is reported by the caller's next acquire, drain or
  * stop. If no thread can be started, jobs run in the caller: slower, but the same files. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 #include <signal.h>
 #include <string.h>

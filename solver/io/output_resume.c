@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 dt_status dt_output_save_state(dt_output *o, FILE *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;

@@ -1,7 +1,7 @@
 /* summary.json: what the run did, its history, and the node-set reactions of the last
  * increment. Built as a Jansson tree and dumped once at the end; JSON has no NaN/Inf, so
  * non-finite numbers become null rather than making the whole document invalid. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

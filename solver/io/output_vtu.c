@@ -23,7 +23,7 @@
  * The files are written by the writer thread (output_queue.c) from a dt_vtu_job, a snapshot
  * of the increment's fields, and the dt_vtu_mesh copied from the model once per run; the
  * element and nodal averages are computed there too, off the solver's path. */
-#include "io/output_impl.h"
+#include "io/output_internal.h"
 #include "io/output_dat.h"
 
 #include <stdarg.h>

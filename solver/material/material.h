@@ -10,7 +10,7 @@
 #ifndef DT_MATERIAL_H
 #define DT_MATERIAL_H
 
-#include "../hd.h"
+#include "core/hd.h"
 
 #define DT_TABLE_MAX 32 /* points in a piecewise-linear hardening table */
 

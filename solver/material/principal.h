@@ -13,7 +13,7 @@
 
 #include <math.h>
 
-#include "../hd.h"
+#include "core/hd.h"
 
 #define DT_JACOBI_MAX_SWEEPS 30
 

@@ -20,9 +20,7 @@
 
 #include <jansson.h>
 
-#include "analysis.h"
-#include "backend.h"
-#include "mesh_box.h"
+#include "ductile.h"
 
 static struct {
   const char *name;

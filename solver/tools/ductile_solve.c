@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "backend.h"
-#include "io/import.h"
+#include "ductile.h"
 
 enum { EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
 

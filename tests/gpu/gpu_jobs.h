@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cuda/cuda_entry.h"
-#include "solver/analysis.h"
+#include "analysis/analysis.h"
 #include "solver/io/job_json.h"
 
 #define SKIP_CODE 77

@@ -26,8 +26,8 @@
  * Skips (77) without a CUDA device. */
 #include "gpu_jobs.h"
 
-#include "backend.h"
-#include "problem.h"
+#include "backend/backend.h"
+#include "problem/problem.h"
 #include "../unit/unit_model.h"
 
 /* cuda/cuda_amg.cu's test helper: dt_amg_apply on the CUDA backend's host hierarchy (r, z host

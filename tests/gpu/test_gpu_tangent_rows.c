@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "cuda/cuda_entry.h"
-#include "problem.h"
+#include "problem/problem.h"
 #include "../unit/unit_model.h"
 
 #define NX 12

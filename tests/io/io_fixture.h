@@ -6,8 +6,8 @@
 #define DT_TEST_IO_FIXTURE_H
 
 #include "io/output.h"
-#include "model.h"
-#include "results.h"
+#include "model/model.h"
+#include "core/results.h"
 
 #define FIX_QP 8 /* points per element */
 

@@ -22,8 +22,8 @@
 #endif
 
 #include "amg/amg_internal.h"
-#include "backend.h"
-#include "problem.h"
+#include "backend/backend.h"
+#include "problem/problem.h"
 #include "unit_model.h"
 
 extern const dt_backend_ops dt_cpu_ops;

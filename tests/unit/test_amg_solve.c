@@ -15,9 +15,9 @@
  *    assembled operator) and the preconditioner in use stays: PCG still converges with it. */
 #include <math.h>
 
-#include "analysis.h"
-#include "backend.h"
-#include "problem.h"
+#include "analysis/analysis.h"
+#include "backend/backend.h"
+#include "problem/problem.h"
 #include "unit_model.h"
 #include "unit_tet10.h"
 

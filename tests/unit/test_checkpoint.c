@@ -5,7 +5,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "unit_model.h"
 
 typedef struct watch {

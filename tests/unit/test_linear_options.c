@@ -18,9 +18,9 @@
  *    (32^3 nodes: 98,304), two_level from there (33^3: 107,811), a named one kept. */
 #include <math.h>
 
-#include "analysis.h"
-#include "coarse_space.h"
-#include "forcing.h"
+#include "analysis/analysis.h"
+#include "problem/coarse_space.h"
+#include "analysis/forcing.h"
 #include "unit_model.h"
 
 static void check_rule(void) {

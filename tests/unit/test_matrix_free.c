@@ -21,10 +21,10 @@
 #include <math.h>
 
 #include "element/element_kernel.h"
-#include "backend.h"
-#include "cpu/cpu_impl.h"
+#include "backend/backend.h"
+#include "backend/cpu/cpu_internal.h"
 #include "element/element_matrix.h"
-#include "problem.h"
+#include "problem/problem.h"
 #include "unit_model.h"
 
 static void check_storage(int npe, int dpn) {

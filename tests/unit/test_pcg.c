@@ -4,8 +4,8 @@
  * Reference: the residual |K x - b| / |b| computed independently with operator_apply. */
 #include <math.h>
 
-#include "backend.h"
-#include "problem.h"
+#include "backend/backend.h"
+#include "problem/problem.h"
 #include "unit_model.h"
 
 extern const dt_backend_ops dt_cpu_ops;

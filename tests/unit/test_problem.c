@@ -6,8 +6,8 @@
 #include <omp.h>
 #endif
 
-#include "backend.h"
-#include "problem.h"
+#include "backend/backend.h"
+#include "problem/problem.h"
 #include "unit_model.h"
 
 extern const dt_backend_ops dt_cpu_ops;

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "backend.h"
-#include "mesh_box.h"
-#include "model.h"
-#include "problem.h"
+#include "analysis/analysis.h"
+#include "backend/backend.h"
+#include "model/mesh_box.h"
+#include "model/model.h"
+#include "problem/problem.h"
 
 #define CHECK(cond, ...)                                                                        \
   do {                                                                                          \

@@ -1,0 +1,89 @@
+/* Running an analysis: steps, increments with cutback, Newton iterations, output.
+ *
+ * dt_analysis_run compiles the model, uploads it to the chosen backend and applies the steps
+ * in sequence. Each increment is solved by Newton-Raphson (newton.c); a divergent increment is
+ * rolled back and retried with a quarter of the load increment, up to the step's cutback
+ * limit, and the run stops with a reason when no smaller increment helps (e.g. above the
+ * limit load). Progress is reported through a callback, which can also cancel the run. */
+#ifndef DT_ANALYSIS_H
+#define DT_ANALYSIS_H
+
+#include "model/model.h"
+#include "core/results.h"
+
+typedef enum dt_event_kind {
+  DT_EV_INFO = 0,          /* a line of setup information (text) */
+  DT_EV_STEP_START = 1,
+  DT_EV_INCREMENT_START = 2,
+  DT_EV_NEWTON_ITER = 3,
+  DT_EV_INCREMENT_DONE = 4,
+  DT_EV_CUTBACK = 5,
+  DT_EV_STEP_DONE = 6
+} dt_event_kind;
+
+typedef struct dt_progress {
+  dt_event_kind kind;
+  int step;            /* 0-based */
+  int n_steps;
+  const char *step_name;
+  int increment;       /* 1-based within the step */
+  double load_factor;  /* target load factor of the increment, within the step */
+  double dlambda;      /* size of the increment */
+  int newton_iter;     /* 1-based */
+  double residual;     /* relative force residual */
+  double du_ratio;     /* |correction| / |increment| */
+  int pcg_iters;       /* of this Newton iteration */
+  double pcg_rtol;     /* the relative tolerance that solve was given (forcing.h) */
+  int n_plastic;
+  dt_reason reason;    /* for CUTBACK: why */
+  double percent;      /* overall progress 0..100 */
+  const char *text;    /* INFO line or CUTBACK explanation */
+  int resumed;         /* INFO: 1 when this line reports a resume from a checkpoint */
+  const char *backend; /* the backend running the analysis ("cpu", "cuda"), once chosen */
+} dt_progress;
+
+/* Return nonzero to cancel the run (it stops at the next Newton iteration, keeping the
+ * increments already completed). */
+typedef int (*dt_progress_fn)(const dt_progress *ev, void *user);
+/* Called once per converged increment with its fields and history row (borrowed). */
+typedef void (*dt_increment_fn)(const dt_fields *f, const dt_history_row *row, void *user);
+
+/* Called before each checkpoint: a caller that writes results of its own from on_increment
+ * asynchronously finishes them here, so that a checkpoint never keeps an increment whose results
+ * are not on disk (the run resumed from it does not compute that increment again). */
+typedef void (*dt_checkpoint_fn)(void *user);
+
+struct dt_backend_ops;
+/* Called once after the last increment, before the backend is destroyed (benchmarks). */
+typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void *user);
+
+typedef struct dt_run_options {
+  const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
+  int threads;         /* CPU threads, 0 for the default */
+  int device;          /* GPU ordinal for device backends */
+  const char *outdir;  /* write VTU/CSV/JSON here; NULL: no files */
+  dt_progress_fn progress;
+  dt_increment_fn on_increment;
+  dt_backend_fn before_destroy;
+  void *user;
+  /* Checkpointing: when set, a checkpoint is written to this path after every converged
+   * increment (atomically). With resume = 1 and an existing checkpoint for this model, the
+   * run continues from it: completed increments are not recomputed, outdir keeps their
+   * results, and an INFO event says so. */
+  const char *checkpoint;
+  int resume;
+  dt_checkpoint_fn before_checkpoint;
+} dt_run_options;
+
+/* Estimate the memory the model needs on a backend (device memory for cuda, host memory for
+ * cpu) without uploading anything: compiles the problem and asks the backend. */
+dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *bytes, dt_ctx *ctx);
+
+/* Run the analysis. Returns DT_OK when every step completed; DT_ERR_NOT_CONVERGED when it
+ * stopped because an increment could not converge (summary->reason and message say why and
+ * where; results up to the last converged increment are kept); other codes for bad input,
+ * resources or cancellation. The summary is filled in every case. */
+dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
+                          dt_ctx *ctx);
+
+#endif

@@ -1,0 +1,48 @@
+/* Newton-Raphson iterations of one load increment, over the backend operations. */
+#ifndef DT_NEWTON_H
+#define DT_NEWTON_H
+
+#include "analysis.h"
+#include "backend/backend.h"
+
+/* Residual below this (relative) is accepted without the displacement test: the increment is
+ * then solved to the accuracy of the linear solver (a linear step converges in one iteration). */
+#define DT_NEWTON_RESIDUAL_FLOOR 1e-8
+
+typedef struct dt_newton_ctx {
+  const dt_backend_ops *ops;
+  void *impl;
+  const dt_solver_options *opt;
+  dt_progress_fn progress;
+  void *user;
+  dt_progress event;   /* step/increment fields pre-filled by the caller */
+  double seconds_assembly, seconds_stress, seconds_solver; /* accumulated */
+  long assembly_calls, stress_calls; /* the calls timed in seconds_assembly, seconds_stress */
+  /* Set by the caller per increment: start with the linear predictor (newton.c) because DU
+   * holds only a prescribed displacement increment, which nothing has carried inside yet. */
+  int linear_predictor;
+  int pcg_max_iter;  /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
+  int pc_kind;       /* the preconditioner in use; escalation makes it stronger for the run */
+  /* What the robustness measures did (accumulated over the run, for the summary). */
+  long predictor_solves, inexact_solves, pc_escalations, line_searches;
+} dt_newton_ctx;
+
+typedef struct dt_newton_result {
+  dt_reason reason;
+  int iterations;
+  int pcg_iterations;
+  double residual;    /* relative force residual at exit */
+  int n_plastic;
+  int failed_elem;    /* for MATERIAL_NO_CONVERGENCE: an element index, else -1 */
+} dt_newton_result;
+
+/* A capped linear solve whose residual fell below this is used as an inexact Newton step
+ * (Newton's own residual test judges it); above it the solve has failed. */
+#define DT_NEWTON_INEXACT_ACCEPT 1e-2
+
+/* Iterate on the increment ending at load factor lambda: DU holds the predictor (prescribed
+ * displacements already in place) and is corrected in place. Returns DT_OK with res->reason
+ * saying whether it converged; DT_ERR_CANCELLED if the progress callback asked to stop. */
+dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res, dt_ctx *ctx);
+
+#endif

@@ -1,0 +1,166 @@
+/* The backend interface: the heavy operations of the solver behind one table of functions.
+ *
+ * The Newton driver, load stepping and PCG (solver/newton.c, solver/pcg.c) are written once
+ * over these operations; a backend (cpu in solver/cpu/, cuda in cuda/) owns the data. Vectors
+ * live in the backend's memory and are named by dt_vec_id, so that a Newton iteration moves
+ * only scalars between host and device (dot products, counts, flags). To add a backend: fill a
+ * `static const dt_backend_ops` with designated initializers and list it in backends.def.
+ * Required ops are checked at registration; NULL optional ops fall back to generic code.
+ *
+ * Backend code includes only this header (and hd.h/material/element headers), never the
+ * model or driver internals: it reads the problem through the plain-data dt_problem. */
+#ifndef DT_BACKEND_H
+#define DT_BACKEND_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/dt_status.h"
+#include "problem/problem.h"
+#include "core/results.h"
+
+typedef enum dt_vec_id {
+  DT_VEC_U = 0,   /* committed total displacement (start of the increment) */
+  DT_VEC_DU,      /* displacement increment of the current increment */
+  DT_VEC_UT,      /* trial total displacement U + DU */
+  DT_VEC_FINT,    /* internal force of the last stress update */
+  DT_VEC_FEXT,    /* external force at the current load factor */
+  DT_VEC_F0,      /* external force at the start of the step */
+  DT_VEC_F1,      /* external force at the end of the step */
+  DT_VEC_UD0,     /* displacement at the start of the step */
+  DT_VEC_UD1,     /* prescribed displacement at the end of the step (constrained DOFs) */
+  DT_VEC_FREE,    /* 1 on free DOFs, 0 on constrained DOFs */
+  DT_VEC_CON,     /* 1 - FREE */
+  DT_VEC_R,       /* residual, right-hand side of the linear solve */
+  DT_VEC_X,       /* Newton correction, solution of the linear solve */
+  DT_VEC_W,       /* scratch */
+  DT_VEC_DU_PREV, /* the last converged increment of the step (predictor extrapolation) */
+  DT_VEC_ACCEL,   /* Thomas's acceleration: the first correction of the current pair */
+  DT_VEC_PCG_Z,   /* PCG work vectors */
+  DT_VEC_PCG_P,
+  DT_VEC_PCG_Q,
+  DT_VEC_COUNT
+} dt_vec_id;
+
+/* Committed state per integration point: history (13), stress (6), strain (6). */
+#define DT_QP_STATE_DOUBLES (DT_MAT_STATE_DOUBLES + 12)
+
+/* What a stress update reports (all reduced on the backend). */
+typedef struct dt_stress_report {
+  int n_plastic;      /* integration points in the plastic state */
+  int n_failed;       /* points whose return mapping did not converge */
+  int first_failed_elem; /* element index of one failed point, -1 if none */
+} dt_stress_report;
+
+/* Result of a linear solve. */
+typedef struct dt_pcg_result {
+  int iterations;
+  double rel_residual; /* |r| / |b| at exit */
+  dt_reason reason;    /* DT_CONVERGED, DT_DIVERGED_LINEAR_SOLVER, DT_DIVERGED_INDEFINITE, NAN */
+} dt_pcg_result;
+
+/* Measurements for benchmarks (optional op `measure`). */
+typedef struct dt_backend_measure {
+  char device[128];      /* e.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" */
+  double copy_bandwidth; /* bytes read + written per second by a large device copy */
+  double spmv_seconds;   /* mean time of one operator_apply on the current tangent */
+  double spmv_bytes;     /* bytes one operator_apply must move in this backend's matrix format
+                            (values, indices, x read, y written): the SpMV floor */
+  double peak_bytes;     /* most memory the backend held for this problem */
+} dt_backend_measure;
+
+/* A compute device as the daemon reports it (health, admission). */
+typedef struct dt_device_info {
+  int ordinal;
+  char name[128];
+  double total_bytes;
+  double free_bytes;
+} dt_device_info;
+
+typedef struct dt_backend_options {
+  int threads;      /* CPU threads (0: OpenMP default) */
+  int device;       /* GPU ordinal */
+} dt_backend_options;
+
+typedef struct dt_backend_ops {
+  const char *name;
+  /* 1: runs on the host's cores (its memory is the host's; "auto" choices tuned for it differ,
+   * precond_kind.h); 0: a device backend. */
+  int host;
+  /* Optional: 1 if this backend can run here; otherwise 0 and a reason in why. */
+  int (*available)(char *why, size_t len);
+  /* Optional: describe device `ordinal` without a problem; returns 0 if there is none. */
+  int (*device_info)(int ordinal, dt_device_info *out);
+  /* Optional: 1 if this process can no longer use device `ordinal` (a fault left its context
+   * unusable: CUDA's "sticky" errors, which only a new process clears), with the error in why;
+   * 0 if it can. */
+  int (*device_lost)(int ordinal, char *why, size_t len);
+  /* Optional: bytes of backend memory the problem would take (checked before upload). */
+  dt_status (*estimate)(const dt_problem *pb, double *bytes, dt_ctx *ctx);
+  /* Take the problem (copying what it needs: the problem may be freed afterwards). All
+   * vectors and per-point state start at zero. */
+  dt_status (*problem_upload)(const dt_problem *pb, const dt_backend_options *opt, void **impl,
+                              dt_ctx *ctx);
+  void (*destroy)(void *impl);
+  /* Host <-> backend copies of whole vectors (n_dofs doubles). */
+  dt_status (*vec_set)(void *impl, dt_vec_id v, const double *host, dt_ctx *ctx);
+  dt_status (*vec_get)(void *impl, dt_vec_id v, double *host, dt_ctx *ctx);
+  /* out = a*x + b*y (out may alias x or y). */
+  dt_status (*vec_lincomb)(void *impl, dt_vec_id out, double a, dt_vec_id x, double b, dt_vec_id y,
+                           dt_ctx *ctx);
+  /* out = x .* y (pointwise). */
+  dt_status (*vec_mul)(void *impl, dt_vec_id out, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+  /* *out = x . y */
+  dt_status (*vec_dot)(void *impl, dt_vec_id x, dt_vec_id y, double *out, dt_ctx *ctx);
+  /* Stress update at every integration point from the committed state for the total
+   * displacement u; writes the trial state and the internal force into fint. */
+  dt_status (*stress_update)(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,
+                             dt_ctx *ctx);
+  /* Consistent tangent at the trial state of the last stress update, assembled into the CSR
+   * values, then Dirichlet rows/columns (where CON is 1) replaced by identity. */
+  dt_status (*tangent_assemble)(void *impl, dt_ctx *ctx);
+  /* y = K x */
+  dt_status (*operator_apply)(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
+  /* Preconditioner of kind (precond_kind.h) for the current tangent. An AMG hierarchy is kept
+   * between tangents (values refreshed, aggregates kept) while the constrained DOFs stay the
+   * same; a second setup on the same tangent (no tangent_assemble between) builds it anew. */
+  dt_status (*pc_setup)(void *impl, int kind, dt_ctx *ctx);
+  /* z = M^-1 r */
+  dt_status (*pc_apply)(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
+  /* Optional: a fused PCG solving K X = R (generic dt_pcg_solve otherwise). */
+  dt_status (*pcg_solve)(void *impl, double rtol, int max_iter, dt_pcg_result *res, dt_ctx *ctx);
+  /* Accept the trial state as committed (increment converged) or discard it (cutback). */
+  dt_status (*state_commit)(void *impl, dt_ctx *ctx);
+  dt_status (*state_rollback)(void *impl, dt_ctx *ctx);
+  /* Copy the committed integration-point fields requested (DT_OUT_* bits) into f's arrays,
+   * which the caller allocated: qp_stress/qp_strain 6*n_qp, qp_peeq n_qp. */
+  dt_status (*fields_download)(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
+  /* Optional (checkpoints): copy the committed per-point state to the host or back, as
+   * DT_QP_STATE_DOUBLES doubles per point in structure-of-arrays order (history, stress,
+   * strain); state_set also resets the trial state to it. NULL: no checkpoints. */
+  dt_status (*state_get)(void *impl, double *host, dt_ctx *ctx);
+  dt_status (*state_set)(void *impl, const double *host, dt_ctx *ctx);
+  /* Optional, for benchmarks: copy bandwidth, SpMV time on the current tangent, peak memory. */
+  dt_status (*measure)(void *impl, dt_backend_measure *out, dt_ctx *ctx);
+  /* Optional: describe the backend and its device. */
+  void (*view)(void *impl, FILE *f);
+} dt_backend_ops;
+
+/* Find a backend by name ("cpu", "cuda") or pick one ("auto": the first compiled backend with
+ * a device, in backends.def order). note receives a line saying what was chosen and why. */
+dt_status dt_backend_find(const char *name, const dt_backend_ops **out, char *note, size_t note_len,
+                          dt_ctx *ctx);
+/* Devices of a backend ("auto": the one auto would pick): up to max entries, count in *n. */
+dt_status dt_backend_devices(const char *name, dt_device_info *out, int max, int *n, dt_ctx *ctx);
+
+/* dt_backend_ops.device_lost of backend `name` (0 for a backend without it or not found). */
+int dt_backend_device_lost(const char *name, int ordinal, char *why, size_t len);
+
+/* Check that every required op is present (registration check, STYLE.md §1). */
+dt_status dt_backend_validate(const dt_backend_ops *ops, dt_ctx *ctx);
+
+/* Generic PCG over the backend's ops: solves K X = R with X starting at 0. */
+dt_status dt_pcg_solve(const dt_backend_ops *ops, void *impl, double rtol, int max_iter,
+                       dt_pcg_result *res, dt_ctx *ctx);
+
+#endif

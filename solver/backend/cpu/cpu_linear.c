@@ -1,0 +1,132 @@
+/* Operator and preconditioners of the CPU backend.
+ * SpMV: y = K x over the CSR values. Jacobi: z = r ./ diag(K). Block Jacobi: z_a = (K_aa)^-1 r_a
+ * with K_aa the dpn x dpn diagonal block of node a, inverted once per assembly. Two-level:
+ * block Jacobi plus the coarse correction of cpu_coarse.c. AMG: one V-cycle of the hierarchy
+ * of solver/amg/, built over the CSR tangent on the first setup and whenever the constrained
+ * DOFs change, refreshed with the new values otherwise (the aggregates and patterns depend
+ * only on the pattern, the coordinates and the constrained set). */
+#include <math.h>
+#include <string.h>
+
+#include "core/small_matrix.h"
+#include "cpu_internal.h"
+
+dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  const double *xv = c->vec[x];
+  double *yv = c->vec[y];
+  if (pb->matrix_free) {
+    dt_cpu_mf_apply(c, xv, yv);
+    return DT_OK;
+  }
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int row = 0; row < pb->n_dofs; row++) {
+    double s = 0.0;
+    for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++) s += c->val[k] * xv[pb->col[k]];
+    yv[row] = s;
+  }
+  return DT_OK;
+}
+
+/* The diagonal block of node a starts at the column of DOF dpn*a in each of its rows. */
+static void diagonal_block(const dt_problem *pb, const double *val, int a, double *blk) {
+  int dpn = pb->dpn;
+  for (int i = 0; i < dpn; i++) {
+    int row = a * dpn + i;
+    for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++)
+      if (pb->col[k] == a * dpn) {
+        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = val[k + j];
+        break;
+      }
+  }
+}
+
+static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_problem *pb = &c->pb;
+  const double *con = c->vec[DT_VEC_CON];
+  dt_amg_input in = {pb->n_nodes, pb->dpn, pb->x, con, pb->row_ptr, pb->col, c->val};
+  dt_amg_options opt;
+  DT_CHECK(!pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
+           "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  if (c->amg && c->amg_serial != c->tangent_serial && !dt_amg_constraints_changed(c->amg, con)) {
+    DT_TRY(dt_amg_refresh(c->amg, c->val, ctx));
+    goto cleanup;
+  }
+  dt_amg_destroy(&c->amg);
+  dt_amg_options_default(&opt);
+  DT_TRY(dt_amg_create(&in, &opt, &c->amg, ctx));
+cleanup:
+  if (rc == DT_OK) c->amg_serial = c->tangent_serial;
+  return rc;
+}
+
+dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  int dpn = pb->dpn, bad = -1;
+  if (kind == DT_PC_AMG) { /* a refused or failed setup keeps the kind in use */
+    dt_status rc = amg_setup(c, ctx);
+    if (rc == DT_OK) c->pc_kind = kind;
+    return rc;
+  }
+  c->pc_kind = kind;
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int a = 0; a < pb->n_nodes; a++) {
+    double blk[9];
+    if (pb->matrix_free) memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
+    else diagonal_block(pb, c->val, a, blk);
+    if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
+      if (!dt_invert_small(blk, dpn)) {
+#pragma omp critical(dt_pc_bad)
+        bad = a;
+      }
+      memcpy(c->pc + (size_t)a * dpn * dpn, blk, sizeof(double) * dpn * dpn);
+    } else {
+      for (int i = 0; i < dpn; i++) {
+        double d = blk[i * dpn + i];
+        if (!(d > 0.0)) {
+#pragma omp critical(dt_pc_bad)
+          bad = a;
+        }
+        c->pc[a * dpn + i] = d > 0.0 ? 1.0 / d : 0.0;
+      }
+    }
+  }
+  if (bad >= 0)
+    return DT_ERROR(ctx, DT_ERR_NOT_CONVERGED,
+                    "the tangent has a singular or non-positive diagonal block at node index %d",
+                    bad);
+  if (kind == DT_PC_TWO_LEVEL) return dt_cpu_coarse_setup(c, ctx);
+  return DT_OK;
+}
+
+dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  const double *rv = c->vec[r];
+  double *zv = c->vec[z];
+  int dpn = pb->dpn;
+  if (c->pc_kind == DT_PC_AMG) {
+    if (!c->amg) return DT_ERROR(ctx, DT_ERR_INTERNAL, "the AMG preconditioner has no hierarchy (its setup failed)");
+    dt_amg_apply(c->amg, rv, zv);
+    return DT_OK;
+  }
+  if (c->pc_kind == DT_PC_JACOBI) {
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+    for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];
+    return DT_OK;
+  }
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int a = 0; a < pb->n_nodes; a++) {
+    const double *m = c->pc + (size_t)a * dpn * dpn;
+    for (int i = 0; i < dpn; i++) {
+      double s = 0.0;
+      for (int j = 0; j < dpn; j++) s += m[i * dpn + j] * rv[a * dpn + j];
+      zv[a * dpn + i] = s;
+    }
+  }
+  if (c->pc_kind == DT_PC_TWO_LEVEL) return dt_cpu_coarse_apply(c, rv, zv);
+  return DT_OK;
+}

@@ -1,0 +1,30 @@
+/* libductile's public interface: what the daemon, the command-line tools and other programs
+ * that run analyses include. Everything else under solver/ is private to the library (its
+ * tests read it white-box); a backend is written against backend/backend.h.
+ *
+ *   core/dt_status.h      dt_status, dt_ctx: every call that can fail returns a status and
+ *                         fills the context's message (what and where)
+ *   core/results.h        dt_fields, dt_history_row, dt_run_summary: what a run produces
+ *   model/model.h         dt_model: mesh, materials, steps, solver and output options
+ *   model/mesh_box.h      structured box meshes generated in memory (benchmarks, examples)
+ *   io/import.h           Abaqus/CalculiX decks and Gmsh meshes into a dt_model
+ *   io/job_json.h         the JSON job format (docs/job-format.md) into a dt_model
+ *   io/output.h           the result files: history.csv, VTU + PVD, results.dat, summary.json
+ *   backend/backend.h     the backend registry (dt_backend_find, names, device probes)
+ *   analysis/analysis.h   dt_analysis_run: the incremental Newton analysis of a model
+ *   analysis/checkpoint.h checkpoints of a run, to resume after a crash */
+#ifndef DUCTILE_H
+#define DUCTILE_H
+
+#include "core/dt_status.h"
+#include "core/results.h"
+#include "model/model.h"
+#include "model/mesh_box.h"
+#include "io/import.h"
+#include "io/job_json.h"
+#include "io/output.h"
+#include "backend/backend.h"
+#include "analysis/analysis.h"
+#include "analysis/checkpoint.h"
+
+#endif

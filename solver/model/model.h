@@ -1,0 +1,281 @@
+/* The model: a mesh, materials, sections, load steps and solver options, as plain data.
+ *
+ * A model is what a job file (JSON, or later Gmsh/Abaqus decks) describes, after parsing and
+ * before compiling for a backend. Everything is indexed from 0 internally; the user's node and
+ * element ids are kept for messages and output. Every array is owned by the model and freed
+ * by dt_model_destroy. Conventions (DESIGN.md §4): small strain, tension positive, consistent
+ * units, Voigt order (xx, yy, zz, xy, xz, yz) with engineering shears, node-major DOFs. */
+#ifndef DT_MODEL_H
+#define DT_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/dt_status.h"
+#include "material/material.h"
+#include "precond_kind.h"
+
+#define DT_NAME_MAX 64
+#define DT_JOB_FORMAT_VERSION 1
+
+typedef enum dt_elem_type {
+  DT_ELEM_HEX8 = 0,
+  DT_ELEM_TET4 = 1,
+  DT_ELEM_TET10 = 2,
+  DT_ELEM_QUAD4 = 3,
+  DT_ELEM_TRI3 = 4,
+  DT_ELEM_QUAD8 = 5,
+  DT_ELEM_QUAD9 = 6,
+  DT_ELEM_QUAD16 = 7,
+  DT_ELEM_NTYPES = 8
+} dt_elem_type;
+
+/* A named list of node or element indices (0-based, internal). */
+typedef struct dt_set {
+  char name[DT_NAME_MAX];
+  int n;
+  int *items;
+} dt_set;
+
+/* A named list of element faces. face[i] is the 0-based local face of elem[i] in the
+ * numbering of solver/element/element.h (which follows CalculiX/Abaqus S1.. as face 0..). */
+typedef struct dt_surface {
+  char name[DT_NAME_MAX];
+  int n;
+  int *elem;
+  int *face;
+} dt_surface;
+
+typedef struct dt_material {
+  char name[DT_NAME_MAX];
+  dt_material_params p;
+} dt_material;
+
+typedef enum dt_section_kind {
+  DT_SECTION_SOLID = 0,        /* 3D continuum */
+  DT_SECTION_PLANE_STRAIN = 1, /* 2D, unit thickness unless given */
+  DT_SECTION_PLANE_STRESS = 2  /* 2D, thickness required (default 1) */
+} dt_section_kind;
+
+typedef enum dt_formulation {
+  DT_FORM_DEFAULT = 0, /* B-bar for hex8/quad4 with a plastic material, full otherwise */
+  DT_FORM_FULL = 1,    /* full integration, standard B */
+  DT_FORM_BBAR = 2     /* mean-dilatation B-bar (hex8, quad4) */
+} dt_formulation;
+
+typedef struct dt_section {
+  char elset_name[DT_NAME_MAX];
+  int elset;        /* index into model->elsets */
+  int material;     /* index into model->materials */
+  dt_section_kind kind;
+  dt_formulation form;
+  double thickness; /* 2D sections; 1 if not given */
+} dt_section;
+
+/* DOF bits for boundary conditions: x = 1, y = 2, z = 4. */
+#define DT_DOF_X 1u
+#define DT_DOF_Y 2u
+#define DT_DOF_Z 4u
+
+/* Displacement boundary condition on a node set: for each DOF bit in `dofs`, the displacement
+ * at the end of the step is value[d] (0 for "fixed"). */
+typedef struct dt_bc {
+  int nset;
+  unsigned dofs;
+  double value[3];
+} dt_bc;
+
+/* Concentrated force on every node of a set (force per node). */
+typedef struct dt_cload {
+  int nset;
+  double f[3];
+} dt_cload;
+
+/* Pressure on a surface: force per area acting against the outward normal (Abaqus *DLOAD P). */
+typedef struct dt_pressure {
+  int surface;
+  double p;
+} dt_pressure;
+
+/* Traction vector on a surface, force per area, global axes. */
+typedef struct dt_traction {
+  int surface;
+  double t[3];
+} dt_traction;
+
+/* Body force on an element set, force per volume, global axes. */
+typedef struct dt_body_force {
+  int elset;
+  double b[3];
+} dt_body_force;
+
+/* A load step. Its BCs and loads are the complete state at the end of the step: loads ramp
+ * linearly from the state the previous step left to these values; a DOF constrained before
+ * but not here is released smoothly (its reaction ramps to the new load). */
+typedef struct dt_step {
+  char name[DT_NAME_MAX];
+  int n_bc;
+  dt_bc *bc;
+  int n_cload;
+  dt_cload *cload;
+  int n_pressure;
+  dt_pressure *pressure;
+  int n_traction;
+  dt_traction *traction;
+  int n_body;
+  dt_body_force *body;
+  int automatic;       /* 0: fixed increments; 1: automatic with cutback */
+  int n_increments;    /* fixed: number of equal increments (default 1) */
+  double inc_initial;  /* automatic: first increment as a fraction of the step (default 1) */
+  double inc_min;      /* automatic: smallest increment before giving up (default 1e-5) */
+  double inc_max;      /* automatic: largest increment (default 1) */
+  int max_cutbacks;    /* cutbacks allowed per increment (default 5, both modes) */
+} dt_step;
+
+typedef enum dt_forcing_kind {
+  DT_FORCING_FIXED = 0,   /* every Newton correction solved to pcg_rtol */
+  DT_FORCING_ADAPTIVE = 1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */
+} dt_forcing_kind;
+
+/* The job format's names, in dt_forcing_kind order, NULL-terminated (model.c). */
+extern const char *const dt_forcing_names[];
+
+/* How the corrections of an increment are combined (newton.c). */
+typedef enum dt_newton_accel {
+  DT_ACCEL_AUTO = 0,  /* thomas when a material has the elastic tangent (Mohr-Coulomb), else none */
+  DT_ACCEL_NONE = 1,  /* u += each correction (Newton; initial stiffness for Mohr-Coulomb) */
+  DT_ACCEL_THOMAS = 2 /* Thomas's acceleration of seed-000 §2.5 (eqs 6.1-6.3) */
+} dt_newton_accel;
+
+/* The job format's names, in dt_newton_accel order, NULL-terminated (model.c). */
+extern const char *const dt_accel_names[];
+
+/* newton.max_iterations when the job leaves it out: Newton converges quadratically, the
+ * initial-stiffness iteration of a Mohr-Coulomb model only linearly. */
+#define DT_NEWTON_MAX_ITER_DEFAULT 25
+#define DT_NEWTON_MAX_ITER_ELASTIC_TANGENT 100
+
+/* linear.max_iterations when the job leaves it out: PCG's iterations grow with the square root
+ * of the condition number, about as n_dofs^(1/3) on 3D meshes, so the cap does too and is never
+ * below the fixed 10,000 it replaces (a capped solve is an inexact step or escalates: newton.c). */
+#define DT_PCG_MAX_ITER_MIN 10000
+#define DT_PCG_MAX_ITER_PER_CBRT_DOF 100
+
+typedef struct dt_solver_options {
+  int newton_max_iter;     /* corrections per increment; 0 (the default) until dt_model_finish
+                              resolves it (DT_NEWTON_MAX_ITER_*) */
+  double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
+  double newton_dtol;      /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
+                              default 1e-3 (see newton.c) */
+  int pcg_max_iter;        /* the linear solver's cap; 0 (the default) until dt_model_finish
+                              resolves it (DT_PCG_MAX_ITER_*) */
+  double pcg_rtol;         /* relative residual; default 1e-9 */
+  dt_precond_kind precond; /* default auto, which dt_model_finish resolves (precond_kind.h) */
+  int precond_auto;        /* 1 when precond was chosen by that rule */
+  dt_forcing_kind forcing; /* default fixed */
+  dt_newton_accel accel;   /* default auto, which dt_model_finish resolves */
+  int accel_auto;          /* 1 when accel was chosen by that rule */
+  int matrix_free;         /* linear.operator: 0 "assembled" (the default), 1 "matrix_free": element
+                              matrices stored per element, shared by congruent elastic elements
+                              (seed-003 Ch. 5; problem_classes.c) */
+  int tangent_constant;    /* set by dt_model_finish: every material's tangent is its elastic one
+                              (elastic and Mohr-Coulomb materials), so an increment assembles
+                              and preconditions the tangent once */
+} dt_solver_options;
+
+/* Output request bits. */
+#define DT_OUT_U 1u
+#define DT_OUT_RF 2u
+#define DT_OUT_S 4u
+#define DT_OUT_E 8u
+#define DT_OUT_PEEQ 16u
+#define DT_OUT_MISES 32u
+#define DT_OUT_ALL 63u
+
+typedef enum dt_monitor_kind {
+  DT_MON_U = 0, /* mean displacement of the node set along dof */
+  DT_MON_RF = 1 /* total reaction force of the node set along dof */
+} dt_monitor_kind;
+
+typedef struct dt_monitor {
+  char name[DT_NAME_MAX];
+  dt_monitor_kind kind;
+  int nset;
+  int dof; /* 0, 1, 2 */
+} dt_monitor;
+
+/* A print request (Abaqus *NODE PRINT / *EL PRINT, read from a deck): the listed fields of a
+ * node or element set go to results.dat in CalculiX's .dat layout (solver/io/output_dat.h). */
+#define DT_MAX_PRINTS 16
+typedef struct dt_print_request {
+  int element;     /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
+  int set;         /* index into nsets or elsets */
+  unsigned fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
+  int every;       /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
+} dt_print_request;
+
+typedef struct dt_output_options {
+  unsigned fields; /* DT_OUT_* bits; default all */
+  int vtu;         /* write VTU per converged increment (default 1) */
+  int points;      /* and beside it the integration-point values, increment_NNNN_points.vtu
+                      (default 0: three times the main file's bytes on hexahedra) */
+  int every;       /* write fields every n-th increment and always at a step's end (default 1) */
+  int n_monitors;
+  dt_monitor *monitors;
+  int n_prints;    /* print requests; 0 (the default): no results.dat */
+  dt_print_request prints[DT_MAX_PRINTS];
+} dt_output_options;
+
+typedef struct dt_model {
+  int version;            /* job format version */
+  char title[256];
+  int dim;                /* 2 or 3 */
+  int n_nodes;
+  double *x;              /* 3 * n_nodes coordinates (z = 0 in 2D) */
+  int64_t *node_id;       /* user ids */
+  int n_elems;
+  unsigned char *elem_type; /* dt_elem_type per element */
+  int *elem_ptr;          /* n_elems + 1 offsets into conn */
+  int *conn;              /* 0-based node indices, element-local order of element.h */
+  int64_t *elem_id;       /* user ids */
+  int *elem_section;      /* section index per element (set by dt_model_finish) */
+  int n_nsets;
+  dt_set *nsets;
+  int n_elsets;
+  dt_set *elsets;
+  int n_surfaces;
+  dt_surface *surfaces;
+  int n_materials;
+  dt_material *materials;
+  int n_sections;
+  dt_section *sections;
+  int n_steps;
+  dt_step *steps;
+  dt_solver_options solver;
+  dt_output_options output;
+} dt_model;
+
+/* Allocate an empty model with default options. */
+dt_status dt_model_create(dt_model **out, dt_ctx *ctx);
+/* Free the model and everything it owns; NULL-safe; sets *m to NULL. */
+void dt_model_destroy(dt_model **m);
+/* Defaults for options (used by the parser before reading user values). */
+void dt_solver_options_default(dt_solver_options *o);
+void dt_step_default(dt_step *s);
+
+/* Lookups by name; return the index or -1. */
+int dt_model_find_nset(const dt_model *m, const char *name);
+int dt_model_find_elset(const dt_model *m, const char *name);
+int dt_model_find_surface(const dt_model *m, const char *name);
+int dt_model_find_material(const dt_model *m, const char *name);
+
+/* Assign each element its section, resolve the default formulation, and check everything a
+ * parser cannot see locally: every element has exactly one section, sections match element
+ * dimensions, plane stress is elastic, element geometry is valid (positive Jacobian at every
+ * integration point, no NaN), every node is used. Messages name the element/node by user id. */
+dt_status dt_model_finish(dt_model *m, dt_ctx *ctx);
+
+/* Print a short description of the model (sizes, sets, materials, steps). */
+void dt_model_view(const dt_model *m, FILE *f);
+
+#endif

@@ -1,0 +1,32 @@
+/* Helpers shared by the model, its checks and its importers (JSON today, Gmsh/Abaqus later).
+ *
+ * Element-type facts needed before any element code runs (names, node and face counts,
+ * dimension) and the material parameter check, written once so that the JSON parser can
+ * report a JSON path and dt_model_finish can report a material name for the same rule. */
+#ifndef DT_MODEL_INTERNAL_H
+#define DT_MODEL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+#include "core/intern.h"
+
+/* Element type name as written in job files ("hex8"), or NULL for an invalid type. */
+DT_INTERN const char *dt_model_elem_type_name(int type);
+/* Element type by name, or -1. */
+DT_INTERN int dt_model_elem_type_from_name(const char *name);
+/* "hex8, tet4, tet10, quad4, tri3, quad8, quad9, quad16": for messages. */
+DT_INTERN const char *dt_model_elem_type_list(void);
+/* Nodes per element, faces (edges in 2D) per element, and spatial dimension; 0 if invalid. */
+DT_INTERN int dt_model_elem_nnodes(int type);
+DT_INTERN int dt_model_elem_nfaces(int type);
+DT_INTERN int dt_model_elem_dim(int type);
+
+/* Check material parameters. Returns 0 if valid; otherwise 1, with `field` set to the offending
+ * field relative to a job file's material object (e.g. "elastic.nu") and `msg` to what is wrong
+ * (e.g. "must be < 0.5 (got 0.5)"). */
+DT_INTERN int dt_material_params_check(const dt_material_params *p, char *field, size_t nfield,
+                                             char *msg, size_t nmsg);
+
+#endif
