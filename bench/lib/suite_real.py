@@ -96,6 +96,8 @@ def run_ductile(solver, d, model, info, backend, threads, limit, precond=None):
         phases = {k: round(t[k], 3) for k in ("setup", "assembly", "stress", "solver", "output", "loads")}
         phases["other_in_analysis"] = round(t["total"] - sum(phases.values()), 3)
         phases["import_and_exit"] = round(r["wall_seconds"] - t["total"], 3)
+        if "output_download" in t:  # a part of "output", not a phase of its own
+            rec["output_download_seconds"] = round(t["output_download"], 3)
         rec.update({"status": "completed" if s["completed"] else "failed", "reason": s["reason"],
                     "message": s["message"], "increments": s["n_increments"], "cutbacks": s["cutbacks"],
                     "newton_iterations": s["newton_iterations"], "pcg_iterations": s["pcg_iterations"],

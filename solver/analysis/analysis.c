@@ -244,6 +244,7 @@ static dt_status accept(run *r, int s, int inc, double lambda, int last_of_step,
   r->fields.load_factor = lambda;
   r->fields.time = row.time;
   DT_TRY(dt_fields_download(r->m, r->o, r->impl, &r->fields, r->h1, ctx));
+  r->sum->seconds_output_download += dt_seconds() - t0;
   dt_fields_monitors(r->m, &r->fields, &row);
   fields_summary(r);
   if (r->out) {

@@ -93,6 +93,8 @@ typedef struct dt_run_summary {
   long pc_escalations;
   long line_searches;
   double seconds_output;   /* per converged increment: fields downloaded, files written */
+  double seconds_output_download; /* the part of seconds_output spent getting the fields from
+                                     the backend into host arrays */
   double seconds_loads;    /* per step: loads and constraints formed and sent to the backend */
   double max_u;            /* at the last converged increment */
   double max_mises;

@@ -49,6 +49,7 @@ static json_t *timings(const dt_run_summary *s, int *err) {
   put(t, "stress", num(s->seconds_stress), err);
   put(t, "solver", num(s->seconds_solver), err);
   put(t, "output", num(s->seconds_output), err);
+  put(t, "output_download", num(s->seconds_output_download), err);
   put(t, "loads", num(s->seconds_loads), err);
   /* how many calls the assembly and stress times cover (per-call costs for benchmarks) */
   put(t, "assembly_calls", json_integer(s->assembly_calls), err);
