@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dt_status.h"
+
 void dt_fields_free(dt_fields *f) {
   if (f == NULL) return;
   dt_free(f->u);
