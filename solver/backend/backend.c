@@ -23,6 +23,18 @@ static const dt_backend_ops *const registry[] = {
 };
 enum { N_BACKENDS = sizeof registry / sizeof registry[0] };
 
+const char *const dt_backend_names[] = {
+#define DT_BACKEND(id, name) name,
+#include "backends.def"
+#undef DT_BACKEND
+    NULL};
+
+int dt_backend_known(const char *name) {
+  for (int i = 0; name && dt_backend_names[i]; i++)
+    if (strcmp(name, dt_backend_names[i]) == 0) return 1;
+  return 0;
+}
+
 dt_status dt_backend_validate(const dt_backend_ops *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
 #define REQUIRE(op)                                                                             \
@@ -43,6 +55,8 @@ dt_status dt_backend_validate(const dt_backend_ops *o, dt_ctx *ctx) {
   REQUIRE(state_rollback);
   REQUIRE(fields_download);
 #undef REQUIRE
+  DT_CHECK(o->name != NULL && dt_backend_known(o->name), ctx, DT_ERR_INTERNAL,
+           "backend '%s' is not listed in backends.def", o->name ? o->name : "(unnamed)");
 cleanup:
   return rc;
 }

@@ -146,6 +146,12 @@ typedef struct dt_backend_ops {
   void (*view)(void *impl, FILE *f);
 } dt_backend_ops;
 
+/* The backend names of backends.def, in its order, NULL-terminated: what "backend" may say
+ * besides "auto" (job files, the command line, the daemon's configuration). */
+extern const char *const dt_backend_names[];
+/* 1 if name is one of dt_backend_names (compiled in or not), else 0. */
+int dt_backend_known(const char *name);
+
 /* Find a backend by name ("cpu", "cuda") or pick one ("auto": the first compiled backend with
  * a device, in backends.def order). note receives a line saying what was chosen and why. */
 dt_status dt_backend_find(const char *name, const dt_backend_ops **out, char *note, size_t note_len,
