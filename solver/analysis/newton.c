@@ -1,4 +1,4 @@
-/* Newton-Raphson for one increment (seed 003 Alg. 1, with our convergence tests).
+/* Newton-Raphson for one increment ([Kiran2023, Algorithm 1], with our convergence tests).
  *
  *   repeat:  u_t = u_n + du                         trial displacement
  *            f_int(u_t) by radial return from the committed state
@@ -13,8 +13,9 @@
  * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
  *
  * Models whose tangent is the elastic stiffness (Mohr-Coulomb: the initial-stiffness method of
- * seed-000 §2.5) assemble and precondition it once per increment, and by default combine the
- * corrections by Thomas's acceleration (seed-000 eqs 6.1-6.3): corrections come in pairs,
+ * [VilasBoas2020, Sec. 6.4]) assemble and precondition it once per increment, and by default
+ * combine the corrections by Thomas's acceleration ([VilasBoas2020, eqs. (6.1)-(6.3)]):
+ * corrections come in pairs,
  *     d   = K^-1 r(u)           u <- y = u + omega d   (the first one scaled)
  *     d*  = K^-1 r(y)           u <- y + d*
  *     omega <- omega + (d . d*) / (d . d),   omega = 1 at the start of the increment,

@@ -3,7 +3,7 @@
  * calloc/malloc leave the pages of a large block untouched; the first write to each page
  * faults it in: a copy from the device into a fresh 37.5 MB array (one vector of C5) took
  * 23-30 ms against 3 ms into a used one, and paging it in with all 16 threads takes 2 ms
- * (lent H200 host, 2026-11-22; docs/benchmarks.md, decision table). Arrays
+ * (a 16-core host; docs/benchmarks.md, decision table). Arrays
  * that are written on the host once per step or increment (load vectors, downloaded fields)
  * are therefore filled with dt_host_fill when they are allocated, and the CPU backend's big
  * arrays are, so that each thread first touches the part its static loops use. */

@@ -1,5 +1,5 @@
 /* J2 (von Mises) material point update, written once for the CPU backend (gcc) and the CUDA
- * kernels (nvcc); see STYLE.md §3 and seed-003 §1.2, §1.5, §1.6.
+ * kernels (nvcc); see STYLE.md §3 and [Kiran2023, Secs. 2.2, 2.6, 2.7].
  *
  * Small strain, additive split eps = eps_e + eps_p, isotropic elasticity, associated flow,
  * isotropic hardening sigma_y(p) (perfect, linear, Voce, piecewise-linear table) and linear
@@ -178,7 +178,7 @@ DT_HD static inline int dt_j2_solve_dp(const dt_material_params *m, double G, do
   return 1;
 }
 
-/* Consistent tangent for a plastic step (seed-003 §1.6, Simo-Hughes Box 3.2):
+/* Consistent tangent for a plastic step ([Kiran2023, Sec. 2.7], Simo-Hughes Box 3.2):
  * D = K 1x1 + 2G theta I_dev - 2G thetabar n x n, theta = 1 - 3G dp / q_tr,
  * thetabar = 3G / (3G + H_kin + sigma_y'(p_n+1)) - (1 - theta).
  * In engineering Voigt: I_dev = diag(1,1,1,1/2,1/2,1/2) - 1/3 1x1, and n x n uses n's tensor

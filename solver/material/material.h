@@ -4,8 +4,8 @@
  *  - J2 (von Mises) plasticity with isotropic hardening (none = perfectly plastic, linear, Voce,
  *    piecewise-linear table like CalculiX's *PLASTIC) and linear (Prager) kinematic hardening;
  *    both together give combined hardening. The update lives in j2.h.
- *  - Mohr-Coulomb, perfectly plastic, associative or not (seed-000 §1.4-1.6): cohesion, friction
- *    and dilation angles. The update lives in mohr_coulomb.h.
+ *  - Mohr-Coulomb, perfectly plastic, associative or not ([VilasBoas2020, Sec. 2.8]): cohesion,
+ *    friction and dilation angles. The update lives in mohr_coulomb.h.
  * update.h picks one per material. Plain data only: this struct is copied verbatim to the GPU. */
 #ifndef DT_MATERIAL_H
 #define DT_MATERIAL_H

@@ -1,6 +1,6 @@
-/* Mohr-Coulomb material point update, perfectly plastic, associative or not (seed-000 §1.4-1.6;
- * de Souza Neto, Peric & Owen, Computational Methods for Plasticity, Boxes 8.4 and 8.5 with no
- * hardening). Host and device code (STYLE.md §3); conventions as in j2.h: tension positive,
+/* Mohr-Coulomb material point update, perfectly plastic, associative or not ([VilasBoas2020,
+ * Sec. 2.8]; [deSouzaNeto2008, Boxes 8.4 and 8.5] with no hardening). Host and device code
+ * (STYLE.md §3); conventions as in j2.h: tension positive,
  * Voigt (xx, yy, zz, xy, xz, yz), engineering shear strains, tensor shear stresses.
  *
  * With the principal stresses sorted s1 >= s2 >= s3 the yield function is the main plane
@@ -22,8 +22,8 @@
  *    the rotation of the principal frame (dt_mc_tangent), for Newton's quadratic convergence;
  *    symmetric only for associative flow, which PCG needs; at the apex, where the stress cannot
  *    change, it is zero, and only the regularisation (DT_MC_TANGENT_REG D_e) is left;
- *  - elastic (the initial-stiffness method of seed-000 §2.5; required for psi < phi): always
- *    symmetric positive definite and never changing, so the Newton driver assembles and
+ *  - elastic (the initial-stiffness method of [VilasBoas2020, Sec. 6.4]; required for psi < phi):
+ *    always symmetric positive definite and never changing, so the Newton driver assembles and
  *    preconditions it once per increment and accelerates the iteration instead (Thomas's
  *    method, newton.c). */
 #ifndef DT_MOHR_COULOMB_H
@@ -147,7 +147,7 @@ DT_HD static inline int dt_mc_return(const dt_material_params *m, double G, doub
  * plastic flow (and, on an edge, across it), so where a mechanism forms (a homogeneous block
  * with free faces, a collapsing footing) the assembled tangent is singular and block Jacobi or
  * PCG breaks down; the thousandth of D_e keeps it positive definite at the cost of a linear
- * rate of about 1e-3 on those modes. Measured on the CPU (2026-11-22): unconfined compression of
+ * rate of about 1e-3 on those modes. Measured on the CPU backend: unconfined compression of
  * a Tresca block failed without it (indefinite tangent) and converged with it; 1e-4 / 1e-3 /
  * 1e-2 took 5 / 7 / 9 Newton iterations on the unconfined block of c = 5, phi = 20, and 9 / 10 /
  * 12 on the 120 x 64 wellbore (22 with the elastic tangent and Thomas's acceleration). */

@@ -16,8 +16,8 @@ typedef enum dt_precond_kind {
                              (dt_precond_auto). Last: dt_model_finish's range check ends here */
 } dt_precond_kind;
 
-/* Where two_level starts to pay (lent H200 and its 16-core host, 2026-11-22, cubes of n^3 hex8
- * under Kiran's load, after upload): n = 24 (47k DOFs) block Jacobi is faster on both
+/* Where two_level starts to pay (cubes of n^3 hex8 under [Kiran2023]'s load, after upload, on a
+ * GPU and its 16-core host): n = 24 (47k DOFs) block Jacobi is faster on both
  * backends; n = 32 (108k DOFs) two_level is, GPU 0.043 s against 0.051 s and CPU 1.01 s against
  * 1.26 s; n = 48 (353k DOFs) 0.091 s against 0.157 s and 3.80 s against 5.73 s
  * (docs/benchmarks.md, decision table, "Linear solver"). */
@@ -27,7 +27,8 @@ typedef enum dt_precond_kind {
  * 30 s against 111 s at 25k DOFs, 108 s against 473 s at 54k, one core), and even on the hex8
  * cube at 47k DOFs it was not slower (2.8 s against 3.1 s, one core; docs/job-format.md, the
  * AMG table). Device backends keep DT_PC_AUTO_MIN_DOFS: a block Jacobi iteration there costs
- * one fused pass, and at 50k DOFs the whole real suite ran in 1.3-4.5 s with it (H100). */
+ * one fused pass, and at 50k DOFs the whole real suite runs in 1.3-4.5 s with it on a GPU
+ * (docs/benchmarks.md, Engineering parts). */
 #define DT_PC_AUTO_MIN_DOFS_HOST 20000
 
 /* What "auto" resolves to for a model of dim dimensions and n_dofs DOFs on a host (CPU,

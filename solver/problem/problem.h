@@ -3,8 +3,8 @@
  * Built once per job on the host (dt_problem_create) and handed to a backend, which copies
  * what it needs (the CUDA backend uploads it once). Holds the DOF numbering (node-major, dpn
  * DOFs per node), per-element section data, integration-point offsets, the CSR pattern of the
- * tangent with node-blocked columns, per-element CSR positions (seed 003 §2.4: for element e,
- * entry A*npe+B is the rank of node conn[B] among the neighbours of node conn[A], so the value
+ * tangent with node-blocked columns, per-element CSR positions ([Kiran2023, Algorithm 5]: for
+ * element e, entry A*npe+B is the rank of node conn[B] among the neighbours of node conn[A], so the value
  * of DOF pair (A,a),(B,b) lives at row_ptr[dpn*nA + a] + dpn*rank + b), and a greedy element
  * colouring in which no two elements of a colour share a node (race-free scatter).
  * Plain data: backends read the fields directly and never include solver internals. */

@@ -1,6 +1,6 @@
 /* Element classes of the matrix-free operator: elements that are translated copies of each
  * other, with the same section, have the same elastic tangent, so one stored matrix serves all
- * of them while they stay elastic (seed-003 Ch. 5: on voxel meshes one K_e serves every elastic
+ * of them while they stay elastic ([Kiran2023, Ch. 5]: on voxel meshes one K_e serves every elastic
  * element; we generalise it to any mesh with repeated elements).
  *
  * Two elements are congruent when their node offsets from their first node agree to within

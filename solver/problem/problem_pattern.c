@@ -1,4 +1,4 @@
-/* The CSR pattern of the tangent and the per-element CSR positions (seed 003 §2.4).
+/* The CSR pattern of the tangent and the per-element CSR positions ([Kiran2023, Algorithm 5]).
  *
  * Node adjacency comes from element connectivity: node b is a neighbour of node a when some
  * element contains both (a is its own neighbour). Each node's neighbour list is sorted, and
@@ -55,8 +55,8 @@ static void sort_small(int *v, int n) {
 
 /* Counted with atomic adds and filled with atomic slots, so in parallel; each node's entries
  * are then sorted by incidence (conn offsets grow with the element), which makes the result
- * the same for any thread count. Sequential, this took 55 ms of the C5 setup (16-core H200
- * host), and the CUDA upload built it a second time (docs/benchmarks.md). */
+ * the same for any thread count. Sequential, this took 55 ms of the C5 setup on a 16-core host
+ * (docs/benchmarks.md). */
 dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **list_out,
                                    int **inc_out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
