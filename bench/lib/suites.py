@@ -5,7 +5,7 @@
                 configuration (block Jacobi, fixed PCG tolerance) and the fast one (two-level,
                 adaptive tolerance): per mesh the phases, each against its byte floor, and the
                 seed's Table 3.3 row. Sizes: small = C1, medium = C2 and C3, large = C4 and C5.
-  mohr_coulomb  ductile-solve on the Mohr-Coulomb jobs of bench/mohr_coulomb/: seed-000's
+  mohr_coulomb  ductile-solve on the Mohr-Coulomb jobs of bench/mohr_coulomb/: [VilasBoas2020]'s
                 wellbore, the strip footing to collapse (Prandtl), the 3D square footing.
   daemon        ductiled on loopback (tests/server/bench_load.py: N clients polling a job's
                 status; tests/server/bench_poll_impact.py: the solver's time with and without
@@ -38,7 +38,7 @@ MC_DIR = os.path.join(common.ROOT, "bench", "mohr_coulomb")
 MC_JOBS = {
     "wellbore": ("wellbore_job.py", {"tiny": ["30", "16"], "small": ["240", "128"], "medium": ["480", "256"],
                                      "large": ["960", "512"]},
-                 "seed-000's wellbore, quad4 plane strain, c = 5 MPa, phi = psi = 20 deg"),
+                 "[VilasBoas2020]'s wellbore, quad4 plane strain, c = 5 MPa, phi = psi = 20 deg"),
     "strip_footing": ("footing_job.py", {"tiny": ["20", "10"], "small": ["80", "40"], "medium": ["160", "80"],
                                          "large": ["320", "160"]},
                       "strip footing to collapse (Tresca, phi = 0), quad4 B-bar; q/c against Prandtl's 5.1416"),

@@ -37,5 +37,5 @@ m, job = wb.build(vlib.graded_radii(wb.A_IN, wb.B_OUT, n, math.sqrt(RATIO[level]
 job["solver"] = {"newton": {"force_tolerance": 1e-3, "displacement_tolerance": 0.0},
                  "linear": {"tolerance": 1e-4}}
 job["output"] = {"fields": ["U"], "vtu": False}
-job["title"] = "seed-000 level %d, p = %d (%s, %d x %d quarter)" % (level, p, ETYPE[p], n, n)
+job["title"] = "[VilasBoas2020] level %d, p = %d (%s, %d x %d quarter)" % (level, p, ETYPE[p], n, n)
 json.dump(job, sys.stdout)

@@ -6,7 +6,7 @@ acceleration) and writes no VTU.
 
   python3 wellbore_job.py NR NT [RATIO [ETYPE]] > wellbore.json
       NR rings, NT sectors; RATIO defaults to 1.08^(60/NR), the test mesh's grading ("-" for the
-      default); ETYPE quad4 (default), quad8, quad9 or quad16 (seed-000's p = 1, 2, 3).
+      default); ETYPE quad4 (default), quad8, quad9 or quad16 ([VilasBoas2020]'s p = 1, 2, 3).
 """
 import json
 import os

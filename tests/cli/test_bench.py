@@ -7,7 +7,7 @@ iteration: corrections + 1 per converged increment), the structured hex8 grid (n
 up to 27 neighbours, so nnz = 9 (3m - 2)^3 with m = n + 1 nodes per edge: exact), the byte
 counts of docs/benchmarks.md (CSR on the CPU: 12 B per value + 20 B per row; BSR on the GPU:
 8 B per value + 4 B per 3 x 3 block + 4 B per block row + 16 B per row: exact), and Kiran's
-cube (seed-003 digest §4.1): the 800 MPa step converges in 4-5 Newton iterations on C1-C5.
+cube ([Kiran2023, Sec. 3.2.1.1]): the 800 MPa step converges in 4-5 Newton iterations on C1-C5.
 """
 import argparse
 import json

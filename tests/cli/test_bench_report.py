@@ -8,7 +8,7 @@ Two inputs:
     here), and the seed columns must read n/a (custom sizes have no Table 3.3 row);
   - records with chosen numbers, to check the arithmetic and the met / not-met marks against
     issue 3's thresholds (3x floor, 70% of copy bandwidth, C5 10x faster than the seed's
-    345.25 s wall time, seed-003 Table 3.3), including values exactly at a threshold.
+    345.25 s wall time, [Kiran2023, Table 3.3]), including values exactly at a threshold.
 Bad input must exit 2 with a message naming the file. Then the `docs` form: a page with the
 markers and a results folder holding a `cubes` and a `real` result file; the section between the
 markers is rewritten from the newest file of each suite and device (the older file of the same

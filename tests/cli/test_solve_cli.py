@@ -2,7 +2,7 @@
 """ductile-solve as a program: exit codes, messages naming the culprit, progress lines, outputs.
 
 Reference: the contract in README.md (0 success, 1 invalid input, 2 no convergence, 64 usage)
-and Kiran's unit cube (seed-003 digest §4.1): u_z(top) = 5.2727...e-3 after the third step.
+and Kiran's unit cube ([Kiran2023, Sec. 3.2.1.1]): u_z(top) = 5.2727...e-3 after the third step.
 """
 import argparse
 import csv

@@ -27,7 +27,7 @@ static inline int mt_finish(const char *name) {
   return mt_failures ? 1 : 0;
 }
 
-/* Kiran unit cube steel (seed-003 §4.1), the base of every material below. */
+/* Kiran unit cube steel ([Kiran2023, Sec. 3.2.1.1]), the base of every material below. */
 static inline dt_material_params mt_base(void) {
   dt_material_params m;
   memset(&m, 0, sizeof m);

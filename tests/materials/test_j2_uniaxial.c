@@ -1,4 +1,4 @@
-/* Analytical uniaxial check, Kiran unit cube material (seed-003 §4.1): E = 200e3 MPa, nu = 0.3,
+/* Analytical uniaxial check, Kiran unit cube material ([Kiran2023, Sec. 3.2.1.1]): E = 200e3 MPa, nu = 0.3,
  * sigma_y = 450, linear isotropic H = 66e3. Uniaxial stress sigma_zz = 200, 400, 600 in three
  * committed increments (lateral strains solved so sigma_xx = sigma_yy = 0). Expected:
  * eps_z = sigma/E (+ (sigma - 450)/H once plastic), p = (sigma - 450)/H,
@@ -37,7 +37,7 @@ int main(void) {
     }
     old = st; /* commit */
   }
-  /* The tabulated values of seed-003 §4.1 for the last step. */
+  /* The tabulated values of [Kiran2023, Sec. 3.2.1.1] for the last step. */
   MT_CHECK(rel(eps[2], 5.272727272727273e-3) <= 1e-10, "final eps_z %.15e", eps[2]);
   MT_CHECK(rel(old.p, 2.272727272727273e-3) <= 1e-10, "final p %.15e", old.p);
   MT_CHECK(rel(eps[0], -2.036363636363636e-3) <= 1e-10, "final eps_x %.15e", eps[0]);

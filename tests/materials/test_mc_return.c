@@ -5,7 +5,7 @@
  *    (not the Jacobi rotations the update uses), to check yield consistency |Phi(sig)| <= 1e-7
  *    (c + |sig|) (the trigonometric solution itself keeps only about half the digits of two
  *    nearly equal roots, which every edge return has);
- *  - the main-plane closed form printed in seed-000's digest §1.6 (sigma_1 = sigma_1tr - [2G(1 +
+ *  - the main-plane closed form printed in [VilasBoas2020, Sec. 2.8] (sigma_1 = sigma_1tr - [2G(1 +
  *    sin psi / 3) + 2K sin psi] dgamma, ...) to 1e-12 relative;
  *  - the flow rule: for main-plane and edge returns the principal plastic strain increments
  *    satisfy P (1 - sin psi) = Q (1 + sin psi), P and Q the sums of the positive and negative
@@ -19,7 +19,7 @@
  *    agree to 1e-7 (no kink of the return within the step); symmetric to 1e-12; at the apex
  *    DT_MC_TANGENT_REG * D_e alone (the derivative is zero); D_e with "tangent": "elastic";
  *  - NaN input -> DT_MAT_NO_CONVERGENCE with zero stress.
- * Material: seed-000's wellbore rock (E 2000, nu 0.2, c 5, phi 20) and variants. */
+ * Material: [VilasBoas2020]'s wellbore rock (E 2000, nu 0.2, c 5, phi 20) and variants. */
 #include "mat_test_util.h"
 
 static int fd_checked = 0; /* plastic returns whose consistent tangent met finite differences */

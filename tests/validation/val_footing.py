@@ -15,7 +15,7 @@ weightless cohesive soil. Compared: the mean footing pressure q = F/b of the las
     and the finer mesh less: 0 < err(80 x 40) < err(40 x 20);
   * the limit extrapolated to h -> 0 (Richardson, first order, as the two errors show)
     2 q(80) - q(40) within 2 % of q_u.
-Measured 2026-11-22 (CPU): q/c = 5.675 (40 x 20), 5.421 (80 x 40): errors 10.4 % and 5.4 %,
+Measured on the CPU backend: q/c = 5.675 (40 x 20), 5.421 (80 x 40): errors 10.4 % and 5.4 %,
 extrapolated 5.167 (+0.5 %).
 """
 import math

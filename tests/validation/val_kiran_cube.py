@@ -5,7 +5,7 @@ Problem (same as examples' unit cube / Kiran's job): one hex8 on [0,1]^3, roller
 z=0, pressure -200, -400, -600 on the top face (negative pressure = tension), E = 200000 MPa,
 nu = 0.3, sigma_y = 450, linear hardening H = 66000, one increment per step.
 
-Reference: the analytical uniaxial-stress solution (seed-003 digest section 4.1 table):
+Reference: the analytical uniaxial-stress solution ([Kiran2023, Sec. 3.2.1.1]):
   eps_p  = max(0, (sigma - sigma_y) / H)            -> 0, 0, 150/66000 = 2.2727...e-3
   u_z    = sigma / E + eps_p                        -> 1e-3, 2e-3, 5.272727...e-3
   eps_x  = eps_y = -nu sigma / E - eps_p / 2        -> -3e-4, -6e-4, -2.036363...e-3

@@ -5,7 +5,7 @@ Seed-000 solved its wellbore with hierarchical Q_p elements of orders 1-3 (diges
 tensor-product space, (p+1)^2 Gauss points); quad4, quad9 and quad16 span the same spaces with
 Lagrange bases, quad8 is the serendipity element of CalculiX's CPE8 (3 x 3 points).
 
-1. Linear verification (seed-000 §4.3: "the expected approximation rate" under uniform
+1. Linear verification ([VilasBoas2020, Sec. 7.1, Fig. 7.2]: "the expected approximation rate" under uniform
    refinement; the thesis gives no numbers). Lame's thick cylinder in plane strain: a = 1 <= r
    <= b = 2, pressure 10 inside, 0 outside, E = 2000, nu = 0.2; quarter model with symmetry
    planes, n x n elements (rings x sectors) for n = 2, 4, 8; the higher-order nodes on the exact
@@ -15,11 +15,11 @@ Lagrange bases, quad8 is the serendipity element of CalculiX's CPE8 (3 x 3 point
        (the L-infinity rate of a smooth solution is p + 1) and at least 2.5 for quad8;
      * on the finest mesh e(quad16) < e(quad9) <= e(quad8) < e(quad4): higher order pays;
      * PCG tolerance 1e-14, so the solver's error stays far below e(quad16) (checked > 1e-11).
-2. Nonlinear verification (seed-000 §4.4): its Mohr-Coulomb wellbore (val_wellbore.py's data
+2. Nonlinear verification ([VilasBoas2020, Sec. 7.1, Fig. 7.3]): its Mohr-Coulomb wellbore (val_wellbore.py's data
    and closed form) on a coarse quarter mesh, 20 graded rings x 8 sectors, with quad4, quad9
    and quad16: the wall displacement u_r(a) against the closed form 7.7381e-4 m within 1.5 %,
    0.1 % and 0.1 % (measured: 0.94 %, 0.012 %, 0.009 %); the higher orders' errors below quad4's.
-Measured rates (CPU, 2026-11-22): quad4 1.98, quad8 3.92, quad9 3.96 (nodal superconvergence of
+Measured rates (CPU backend): quad4 1.98, quad8 3.92, quad9 3.96 (nodal superconvergence of
 the quadratics), quad16 3.64.
 """
 import math

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed-000's wellbore: Mohr-Coulomb plane-strain annulus under internal pressure, closed form.
 
-Geometry and data (seed-000 digest §4.1, §4.5: the perturbation problem the thesis solved):
+Geometry and data ([VilasBoas2020, Sec. 7.1]; [IntPointsFEM]: the perturbation problem the thesis solved):
 annulus a = 0.1 <= r <= b = 4.0 (m), E = 2000 MPa, nu = 0.2, c = 5 MPa, phi = psi = 20 deg,
 zero initial stress, pressure P_IN = 10 MPa on the hole (sigma_rr(a) = -10) and P_OUT = 0.00625 on
 the outer circle. Quarter model with u_y = 0 on y = 0 and u_x = 0 on x = 0; NR = 60 rings whose
@@ -37,16 +37,16 @@ Compared (CellData S rotated to polar components at the centroid; U at the nodes
     mean within 5 % of R (and every sector within one local ring width of R);
   * u_r at every node with r <= R (plastic zone) and with 0.3 <= r <= 2 (elastic zone) within
     0.5 % of the closed form, and at the nodes nearest r = 0.5 and r = 1.0;
-  * seed-000's published numbers as 5 % sanity bands: its repo FE export at r = 0.1
+  * [VilasBoas2020]'s published numbers as 5 % sanity bands: its repo FE export at r = 0.1
     (s_rr = -9.99271, s_tt = 2.10275, s_zz = -1.57799, u_r = 7.74525e-4; FE here: the two inner
     rings' mean over the sectors, extrapolated linearly to r = a), plastic extent 0.1624 m, and
     its Runge-Kutta table (u_r at r = 0.10039 ... 1.00012, FE interpolated linearly in r along
     each ray, mean over rays; the RK values are 1.8 % below the closed form at the wall, within
     0.2 % of it from r = 0.15 on);
   * tangent and acceleration: the job with the default Mohr-Coulomb tangent (consistent, Newton)
-    and with seed-000's method ("tangent": "elastic": initial stiffness) under
+    and with [VilasBoas2020]'s method ("tangent": "elastic": initial stiffness) under
     solver.newton.acceleration "auto" (= Thomas's for that tangent), "thomas" and "none": total
-    Newton iterations from summary.json (seed-000 §4.6: 22 vs 7-8 for one load step, where one
+    Newton iterations from summary.json ([VilasBoas2020, Sec. 7.4, Fig. 7.12]: 22 vs 7-8 for one load step, where one
     MIS iteration is two solves); Thomas must need fewer than none, auto exactly as many as
     thomas, the consistent tangent fewer than Thomas, and all runs must agree: nodal U within
     1e-5 relative to max |U|, S within 1e-5 relative to P_IN.
@@ -73,7 +73,7 @@ TOL_SAME = 1e-5
 
 SEED_WALL = {"s_rr": -9.99271, "s_tt": 2.10275, "s_zz": -1.57799}
 SEED_R = 0.1624
-# seed-000 §4.5: the repo's Runge-Kutta table (10,000 points) and its classical FE export u(0.1)
+# [IntPointsFEM]: the repo's Runge-Kutta table (10,000 points) and its classical FE export u(0.1)
 SEED_U = [(0.1, 7.74525e-4), (0.10039, 7.56685e-4), (0.11989, 6.33920e-4), (0.14017, 5.42410e-4),
           (0.14992, 5.07212e-4), (0.19984, 3.80744e-4), (0.50014, 1.52515e-4), (1.00012, 7.67359e-5)]
 
@@ -179,7 +179,7 @@ def main():
     chk.record("R_ref", round(R_REF, 6))
     runs = {}
     with vlib.TempDir(args.keep) as wd:
-        # the default (consistent tangent, Newton), then seed-000's method: the elastic tangent
+        # the default (consistent tangent, Newton), then [VilasBoas2020]'s method: the elastic tangent
         # with acceleration auto (= thomas), thomas and none
         for key, tangent, acc in (("auto", None, None), ("elastic_auto", "elastic", None),
                                   ("thomas", "elastic", "thomas"), ("none", "elastic", "none")):
@@ -254,7 +254,7 @@ def main():
     chk.le("u_r_plastic_zone_err_rel", eup, TOL_U)
     for target, (_, r, ur) in sorted(ur_at.items()):
         chk.le("u_r(%.3f)_err_rel" % r, vlib.relerr(ur, u_elastic(r)), TOL_U)
-    # seed-000 sanity bands
+    # [VilasBoas2020] sanity bands
     (r0, s0), (r1, s1) = [(sum(t[0] for t in ring[i]) / NT, [sum(t[c] for t in ring[i]) / NT for c in (1, 2, 3)])
                           for i in (0, 1)]
     wall = [s0[c] + (s1[c] - s0[c]) * (A_IN - r0) / (r1 - r0) for c in range(3)]
