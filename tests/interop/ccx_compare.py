@@ -49,27 +49,47 @@ DECKS = {  # name: (tolerance, what it covers)
 # Decks that CalculiX runs with fixed (DIRECT) increments, so it takes no cutback: ductile must not
 # take one either (summary.json "cutbacks").
 NO_CUTBACKS = {"hex8_bracket_cycle"}
-HEAD = re.compile(r"^\s*(displacements|forces|stresses) \([^)]*\)\s*for set (\S+) and time\s+(\S+)")
-ROW = {"displacements": (1, 3), "forces": (1, 3), "stresses": (2, 6)}  # key integers, values
+# Block headers of CalculiX's .dat (and ductile's results.dat). CalculiX 2.11 writes "...)forset"
+# for strains and "...pe)for set" for PEEQ, hence the optional blanks.
+HEAD = re.compile(r"^\s*(displacements|forces|stresses|strains|equivalent plastic strain) \([^)]*\)\s*for\s*set "
+                  r"(\S+) and time\s+(\S+)")
+ROW = {"displacements": (1, 3), "forces": (1, 3), "stresses": (2, 6),  # key integers, values
+       "strains": (2, 6), "equivalent plastic strain": (2, 1)}
 QUANTITY = {"displacements": "U", "forces": "RF", "stresses": "S"}
+FORTRAN_EXP = re.compile(r"^([-+]?\d*\.?\d*)([-+]\d{3})$")  # 0.1234567-100: Fortran drops the E
 
 
-def read_dat(path):
-    """[(kind, set, time, {key: values})] for every displacement, force and stress block, in file
-    order; key is the node id, or (element id, integration point) for stresses."""
+def number(text):
+    """A .dat value: also Fortran's 3-digit exponents without the E (0.1234567-100)."""
+    try:
+        return float(text)
+    except ValueError:
+        m = FORTRAN_EXP.match(text)
+        if not m:
+            raise
+        return float(m.group(1) + "e" + m.group(2))
+
+
+def read_dat(path, kinds=("displacements", "forces", "stresses")):
+    """[(kind, set, time, {key: values})] for every block of the given kinds (keys of ROW), in file
+    order; key is the node id, or (element id, integration point) for element blocks."""
     blocks, cur, kind = [], None, None
-    with open(path) as f:
+    with open(path, errors="replace") as f:
         for line in f:
             m = HEAD.match(line)
             if m:
-                cur, kind = {}, m.group(1)
-                blocks.append((kind, m.group(2).upper(), float(m.group(3)), cur))
+                cur, kind = ({}, m.group(1)) if m.group(1) in kinds else (None, None)
+                if cur is not None:
+                    blocks.append((kind, m.group(2).upper(), number(m.group(3)), cur))
                 continue
             parts = line.split()
             nk, nv = ROW[kind] if cur is not None else (0, 0)
             if cur is not None and len(parts) == nk + nv and all(p.isdigit() for p in parts[:nk]):
                 key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])
-                cur[key] = tuple(float(v) for v in parts[nk:])
+                try:
+                    cur[key] = tuple(number(v) for v in parts[nk:])
+                except ValueError:
+                    cur = None
             elif cur is not None and parts:
                 cur = None
     return blocks
