@@ -13,24 +13,30 @@
 #include "sha256.h"
 #include "store.h"
 
-int dt_random_bytes(void *buf, size_t n) {
+dt_status dt_random_bytes(void *buf, size_t n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   size_t got = 0;
   int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "cannot open /dev/urandom: %s", strerror(errno));
   while (got < n) {
     ssize_t r = read(fd, (char *)buf + got, n - got);
-    if (r <= 0 && errno != EINTR) break;
+    DT_CHECK(r > 0 || (r < 0 && errno == EINTR), ctx, DT_ERR_IO, "cannot read /dev/urandom: %s",
+             r == 0 ? "end of file" : strerror(errno));
     if (r > 0) got += (size_t)r;
   }
-  close(fd);
-  return got == n ? 0 : -1;
+cleanup:
+  if (fd >= 0) close(fd);
+  return rc;
 }
 
-int dt_random_hex(char *out, size_t nbytes) {
+dt_status dt_random_hex(char *out, size_t nbytes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   uint8_t b[64];
-  if (nbytes > sizeof b || dt_random_bytes(b, nbytes)) return -1;
+  DT_CHECK(nbytes <= sizeof b, ctx, DT_ERR_INTERNAL, "%zu random bytes asked for, at most %zu", nbytes, sizeof b);
+  DT_TRY(dt_random_bytes(b, nbytes, ctx));
   dt_hex(b, nbytes, out);
-  return 0;
+cleanup:
+  return rc;
 }
 
 int dt_ct_equal(const void *a, const void *b, size_t n) {
@@ -53,185 +59,217 @@ static int token_shape_ok(const char *t) {
 }
 
 /* Record use at most once a minute, so that authentication does not write on every request. */
-static void touch(const char *id, const char *last_used) {
+static dt_status touch(const char *id, const char *last_used, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st;
+  sqlite3_stmt *st = NULL;
   dt_now_iso(now, sizeof now);
-  if (!strncmp(now, last_used, 16)) return;
-  st = dt_stmt("UPDATE tokens SET last_used_at = ?1 WHERE id = ?2");
-  if (!st) return;
+  if (!strncmp(now, last_used, 16)) return DT_OK;
+  DT_TRY(dt_stmt("UPDATE tokens SET last_used_at = ?1 WHERE id = ?2", &st, ctx));
   dt_bind_text(st, 1, now);
   dt_bind_text(st, 2, id);
-  sqlite3_step(st);
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_run(&st, "record token use", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
 }
 
-int dt_auth_check(const char *authorization, dt_principal *p) {
+/* The token's row: accepted (p filled, *outcome DT_DONE) when its hash matches and it is not
+ * revoked; *last_used receives when it was last used. */
+static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_principal *p, char *last_used, size_t len,
+                              dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  const void *h;
+  int row;
+  DT_TRY(dt_stmt("SELECT t.hash, t.revoked_at IS NOT NULL, t.user_id, u.role, t.last_used_at "
+                 "FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find token", &row, ctx));
+  if (!row) goto cleanup;
+  h = sqlite3_column_blob(st, 0);
+  if (!h || sqlite3_column_bytes(st, 0) != 32 || !dt_ct_equal(h, hash, 32) || sqlite3_column_int(st, 1)) goto cleanup;
+  p->user_id = sqlite3_column_int64(st, 2);
+  snprintf(p->token_id, sizeof p->token_id, "%s", id);
+  snprintf(p->role, sizeof p->role, "%s", dt_col_text(st, 3));
+  snprintf(last_used, len, "%s", dt_col_text(st, 4));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   const char *tok;
   uint8_t hash[32];
-  int rc = -1, step;
-  sqlite3_stmt *st;
   char id[17], last[40] = "";
-  if (!authorization || strncasecmp(authorization, "Bearer ", 7)) return -1;
+  *outcome = DT_NOT_FOUND;
+  if (!authorization || strncasecmp(authorization, "Bearer ", 7)) return DT_OK;
   tok = authorization + 7;
   while (*tok == ' ') tok++;
-  if (!token_shape_ok(tok)) return -1;
+  if (!token_shape_ok(tok)) return DT_OK;
   memcpy(id, tok + 3, 16);
   id[16] = '\0';
   dt_sha256_buf(tok, DT_TOKEN_LEN, hash);
-  st = dt_stmt("SELECT t.hash, t.revoked_at IS NOT NULL, t.user_id, u.role, t.last_used_at "
-               "FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1");
-  if (!st) return -2;
-  dt_bind_text(st, 1, id);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
-    const void *h = sqlite3_column_blob(st, 0);
-    int ok = h && sqlite3_column_bytes(st, 0) == 32 && dt_ct_equal(h, hash, 32);
-    if (ok && !sqlite3_column_int(st, 1)) {
-      p->user_id = sqlite3_column_int64(st, 2);
-      snprintf(p->token_id, sizeof p->token_id, "%s", id);
-      snprintf(p->role, sizeof p->role, "%s", dt_col_text(st, 3));
-      snprintf(last, sizeof last, "%s", dt_col_text(st, 4));
-      rc = 0;
-    }
-  } else if (step != SQLITE_DONE) {
-    rc = -2;
-  }
-  dt_stmt_done(st);
-  if (rc == 0) touch(id, last);
+  DT_TRY(token_lookup(id, hash, p, last, sizeof last, outcome, ctx));
+  /* A missed update of last_used_at is harmless: the request goes on without it. */
+  if (*outcome == DT_DONE) (void)touch(id, last, NULL);
+cleanup:
   return rc;
 }
 
-int dt_auth_user_ensure(const char *name, long long *user_id) {
-  char now[40];
-  sqlite3_stmt *st;
-  int rc = 0;
+static int user_name_ok(const char *name) {
   size_t n = strlen(name);
-  if (n == 0 || n > 127) return -1;
+  if (n == 0 || n > 127) return 0;
   for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-    if (*p < 0x20 || *p == 0x7f) return -1;
+    if (*p < 0x20 || *p == 0x7f) return 0;
+  return 1;
+}
+
+dt_status dt_auth_user_ensure(const char *name, long long *user_id, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char now[40];
+  sqlite3_stmt *st = NULL;
+  int row;
+  DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
+           "user: expected a name of 1 to 127 bytes without control characters");
   dt_now_iso(now, sizeof now);
-  st = dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)");
-  if (!st) return -1;
+  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)", &st, ctx));
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, now);
-  if (sqlite3_step(st) != SQLITE_DONE) rc = dt_store_fail("create user");
-  dt_stmt_done(st);
-  if (rc == DT_STORE_ERR) return -1;
-  st = dt_stmt("SELECT id FROM users WHERE name = ?1");
-  if (!st) return -1;
+  DT_TRY(dt_stmt_run(&st, "create user", NULL, ctx));
+  DT_TRY(dt_stmt("SELECT id FROM users WHERE name = ?1", &st, ctx));
   dt_bind_text(st, 1, name);
-  rc = -1;
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    *user_id = sqlite3_column_int64(st, 0);
-    rc = 0;
-  }
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
+  DT_CHECK(row, ctx, DT_ERR_DB, "database error (find user): no user %s after creating it", name);
+  *user_id = sqlite3_column_int64(st, 0);
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_auth_token_create(long long user_id, const char *name, char *token, char *id) {
+dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char secret[65], now[40];
   uint8_t hash[32];
-  sqlite3_stmt *st;
-  int rc;
-  if (dt_random_hex(id, 8) || dt_random_hex(secret, 32)) return -1;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_random_hex(id, 8, ctx));
+  DT_TRY(dt_random_hex(secret, 32, ctx));
   snprintf(token, DT_TOKEN_LEN + 1, "dt_%s_%s", id, secret);
   dt_sha256_buf(token, DT_TOKEN_LEN, hash);
   dt_now_iso(now, sizeof now);
-  st = dt_stmt("INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!st) return -1;
+  DT_TRY(dt_stmt("INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)", &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int64(st, 2, user_id);
   dt_bind_text(st, 3, name);
   sqlite3_bind_blob(st, 4, hash, 32, SQLITE_TRANSIENT);
   dt_bind_text(st, 5, now);
-  rc = sqlite3_step(st) == SQLITE_DONE ? 0 : dt_store_fail("create token");
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_run(&st, "create token", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-json_t *dt_auth_token_list(void) {
-  json_t *arr = json_array();
-  sqlite3_stmt *st = dt_stmt("SELECT t.id, t.name, u.name, t.created_at, t.last_used_at, t.revoked_at "
-                             "FROM tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at, t.id");
-  int step;
-  if (!st || !arr) {
-    json_decref(arr);
-    return NULL;
-  }
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "id", dt_col_text(st, 0), "name", dt_col_text(st, 1),
-                          "user", dt_col_text(st, 2), "created_at", dt_col_text(st, 3));
-    json_object_set_new(o, "last_used_at", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null()
-                                                                                   : json_string(dt_col_text(st, 4)));
-    json_object_set_new(o, "revoked_at", sqlite3_column_type(st, 5) == SQLITE_NULL ? json_null()
-                                                                                 : json_string(dt_col_text(st, 5)));
-    json_array_append_new(arr, o);
-  }
-  dt_stmt_done(st);
-  if (step != SQLITE_DONE) {
-    json_decref(arr);
-    return NULL;
-  }
-  return arr;
+static json_t *opt_text(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
 }
 
-int dt_auth_token_revoke(const char *id) {
+dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *list = json_array();
+  int row;
+  *out = NULL;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing tokens");
+  DT_TRY(dt_stmt("SELECT t.id, t.name, u.name, t.created_at, t.last_used_at, t.revoked_at "
+                 "FROM tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at, t.id",
+                 &st, ctx));
+  for (;;) {
+    json_t *o;
+    DT_TRY(dt_stmt_row(st, "list tokens", &row, ctx));
+    if (!row) break;
+    o = json_pack("{s:s, s:s, s:s, s:s}", "id", dt_col_text(st, 0), "name", dt_col_text(st, 1), "user",
+                  dt_col_text(st, 2), "created_at", dt_col_text(st, 3));
+    json_object_set_new(o, "last_used_at", opt_text(st, 4));
+    json_object_set_new(o, "revoked_at", opt_text(st, 5));
+    json_array_append_new(list, o);
+  }
+  *out = list;
+  list = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(list);
+  return rc;
+}
+
+dt_status dt_auth_token_revoke(const char *id, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char now[40];
-  int rc;
-  sqlite3_stmt *st = dt_stmt("UPDATE tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL");
-  if (!st) return DT_STORE_ERR;
+  sqlite3_stmt *st = NULL;
+  int changes = 0;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("UPDATE tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL", &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, now);
   dt_bind_text(st, 2, id);
-  rc = sqlite3_step(st) == SQLITE_DONE ? (sqlite3_changes(dt_db()) == 1 ? 0 : DT_STORE_NOTFOUND)
-                                       : dt_store_fail("revoke token");
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_run(&st, "revoke token", &changes, ctx));
+  if (changes == 1) *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-static int write_token_file(const char *path, const char *token) {
+static dt_status write_token_file(const char *path, const char *token, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   size_t n = strlen(token);
-  int ok;
-  if (fd < 0) return -1;
-  ok = fchmod(fd, 0600) == 0 && write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-  return (close(fd) == 0 && ok) ? 0 : -1;
+  DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+  DT_CHECK(fchmod(fd, 0600) == 0 && write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0,
+           ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+cleanup:
+  if (fd >= 0 && close(fd) != 0 && rc == DT_OK)
+    rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  return rc;
 }
 
-int dt_auth_bootstrap(const char *data_dir) {
+static dt_status count_users(long long *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
+  DT_TRY(dt_stmt("SELECT COUNT(*) FROM users", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "count users", &row, ctx));
+  *n = row ? sqlite3_column_int64(st, 0) : 0;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char token[DT_TOKEN_LEN + 1], id[17], now[40], path[1200];
-  sqlite3_stmt *st = dt_stmt("SELECT COUNT(*) FROM users");
-  long long n = -1, uid;
-  if (!st) return -1;
-  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
-  dt_stmt_done(st);
-  if (n != 0) return n > 0 ? 0 : -1;
+  sqlite3_stmt *st = NULL;
+  sqlite3 *db = NULL;
+  long long n = 0;
+  DT_TRY(count_users(&n, ctx));
+  if (n > 0) goto cleanup;
   dt_now_iso(now, sizeof now);
-  if (dt_store_begin()) return -1;
-  st = dt_stmt("INSERT INTO users (name, role, created_at) VALUES ('admin', 'admin', ?1)");
-  if (!st) goto fail;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("INSERT INTO users (name, role, created_at) VALUES ('admin', 'admin', ?1)", &st, ctx));
   dt_bind_text(st, 1, now);
-  if (sqlite3_step(st) != SQLITE_DONE) {
-    dt_stmt_done(st);
-    goto fail;
-  }
-  dt_stmt_done(st);
-  uid = sqlite3_last_insert_rowid(dt_db());
-  if (dt_auth_token_create(uid, "admin (first start)", token, id)) goto fail;
+  DT_TRY(dt_stmt_run(&st, "create the admin user", NULL, ctx));
+  DT_TRY(dt_db(&db, ctx));
+  DT_TRY(dt_auth_token_create(sqlite3_last_insert_rowid(db), "admin (first start)", token, id, ctx));
   snprintf(path, sizeof path, "%s/admin.token", data_dir);
-  if (write_token_file(path, token)) {
-    dt_log_error("cannot write %s: %s", path, strerror(errno));
-    goto fail;
-  }
-  if (dt_store_commit()) goto fail;
+  DT_TRY(write_token_file(path, token, ctx));
+  DT_TRY(dt_store_commit(ctx));
   {
     const char *kv[] = {"path", path, "token_id", id, NULL};
     dt_log(DT_LOG_INFO, NULL, kv, "first start: created user admin and its token (mode 0600)");
   }
-  return 0;
-fail:
+cleanup:
+  dt_stmt_done(&st);
   dt_store_rollback();
-  return -1;
+  return rc;
 }

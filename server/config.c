@@ -7,8 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "log.h"
 #include <string.h>
+
+#include "log.h"
 
 typedef enum { K_STR, K_INT, K_LISTEN } key_kind;
 
@@ -35,7 +36,9 @@ static const key_def KEYS[] = {
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
+#ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
+#endif
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -54,55 +57,69 @@ void dt_config_defaults(dt_config *c) {
   c->max_queued_jobs = 10000;
 }
 
-static int parse_int(const char *s, long long *out) {
+static dt_status parse_int(const char *s, long long *out) {
   char *end = NULL;
   errno = 0;
   *out = strtoll(s, &end, 10);
-  return (errno == 0 && end != s && *end == '\0') ? 0 : -1;
+  return (errno == 0 && end != s && *end == '\0') ? DT_OK : DT_ERR_INPUT;
 }
 
-static int set_listen(dt_config *c, const char *v) {
+static dt_status set_listen(dt_config *c, const char *v, const char *origin, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   const char *colon = strrchr(v, ':');
-  long long port;
-  size_t hl;
-  if (!colon || parse_int(colon + 1, &port) || port < 0 || port > 65535) return -1;
-  hl = (size_t)(colon - v);
-  if (hl == 0 || hl >= sizeof c->listen_host) return -1;
+  long long port = -1;
+  size_t hl = colon ? (size_t)(colon - v) : 0;
+  DT_CHECK(colon && parse_int(colon + 1, &port) == DT_OK && port >= 0 && port <= 65535 && hl > 0 &&
+               hl < sizeof c->listen_host,
+           ctx, DT_ERR_INPUT, "%s: listen: expected ADDRESS:PORT (got \"%s\")", origin, v);
   memcpy(c->listen_host, v, hl);
   c->listen_host[hl] = '\0';
   c->port = (int)port;
-  return 0;
+cleanup:
+  return rc;
 }
 
-int dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, char *err,
-                  size_t errlen) {
-  for (size_t i = 0; i < N_KEYS; i++) {
-    const key_def *k = &KEYS[i];
-    long long v;
-    if (strcmp(k->name, key)) continue;
-    if (k->kind == K_LISTEN) {
-      if (set_listen(c, value) == 0) return 0;
-      snprintf(err, errlen, "%s: listen: expected ADDRESS:PORT (got \"%s\")", origin, value);
-      return -1;
-    }
-    if (k->kind == K_STR) {
-      if (strlen(value) >= k->size || value[0] == '\0') {
-        snprintf(err, errlen, "%s: %s: must be 1 to %zu characters", origin, key, k->size - 1);
-        return -1;
-      }
-      snprintf((char *)c + k->offset, k->size, "%s", value);
-      return 0;
-    }
-    if (parse_int(value, &v) || v < k->lo || v > k->hi) {
-      snprintf(err, errlen, "%s: %s: expected an integer from %lld to %lld (got \"%s\")", origin,
-               key, k->lo, k->hi, value);
-      return -1;
-    }
-    *(long long *)((char *)c + k->offset) = v;
-    return 0;
+/* Test hooks are the settings named test_* (DUCTILED_TEST_* in the environment); a build
+ * without DUCTILE_TEST_HOOKS refuses them (config.h). */
+static dt_status no_test_hook(const char *name, const char *prefix, const char *origin, dt_ctx *ctx) {
+#ifdef DUCTILE_TEST_HOOKS
+  (void)name, (void)prefix, (void)origin, (void)ctx;
+  return DT_OK;
+#else
+  if (strncmp(name, prefix, strlen(prefix)) != 0) return DT_OK;
+  return DT_ERROR(ctx, DT_ERR_INPUT,
+                  "%s: %s is a test hook, and this build has none (configure with -DDUCTILE_TEST_HOOKS=ON to use it)",
+                  origin, name);
+#endif
+}
+
+static dt_status set_value(dt_config *c, const key_def *k, const char *value, const char *origin, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  long long v = 0;
+  if (k->kind == K_LISTEN) return set_listen(c, value, origin, ctx);
+  if (k->kind == K_STR) {
+    DT_CHECK(strlen(value) < k->size && value[0] != '\0', ctx, DT_ERR_INPUT, "%s: %s: must be 1 to %zu characters",
+             origin, k->name, k->size - 1);
+    snprintf((char *)c + k->offset, k->size, "%s", value);
+    goto cleanup;
   }
-  snprintf(err, errlen, "%s: unknown key \"%s\"", origin, key);
-  return -1;
+  DT_CHECK(parse_int(value, &v) == DT_OK && v >= k->lo && v <= k->hi, ctx, DT_ERR_INPUT,
+           "%s: %s: expected an integer from %lld to %lld (got \"%s\")", origin, k->name, k->lo, k->hi, value);
+  *(long long *)((char *)c + k->offset) = v;
+cleanup:
+  return rc;
+}
+
+dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const key_def *k = NULL;
+  DT_TRY(no_test_hook(key, "test_", origin, ctx));
+  for (size_t i = 0; i < N_KEYS && !k; i++)
+    if (!strcmp(KEYS[i].name, key)) k = &KEYS[i];
+  DT_CHECK(k != NULL, ctx, DT_ERR_INPUT, "%s: unknown key \"%s\"", origin, key);
+  DT_TRY(set_value(c, k, value, origin, ctx));
+cleanup:
+  return rc;
 }
 
 static char *trim(char *s) {
@@ -113,79 +130,90 @@ static char *trim(char *s) {
   return s;
 }
 
-int dt_config_load_file(dt_config *c, const char *path, char *err, size_t errlen) {
-  char line[2048], origin[1100];
-  int lineno = 0, rc = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "cannot open config file '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  while (rc == 0 && fgets(line, sizeof line, f)) {
-    char *hash = strchr(line, '#'), *eq, *key;
-    lineno++;
-    if (hash) *hash = '\0';
-    key = trim(line);
-    if (!*key) continue;
-    snprintf(origin, sizeof origin, "%s:%d", path, lineno);
-    eq = strchr(key, '=');
-    if (!eq) {
-      snprintf(err, errlen, "%s: expected key = value", origin);
-      rc = -1;
-      break;
-    }
-    *eq = '\0';
-    rc = dt_config_set(c, trim(key), trim(eq + 1), origin, err, errlen);
-  }
-  fclose(f);
+/* One line of a config file: blank, a comment, or key = value. */
+static dt_status load_line(dt_config *c, char *line, const char *origin, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char *hash = strchr(line, '#'), *eq, *key;
+  if (hash) *hash = '\0';
+  key = trim(line);
+  if (!*key) return DT_OK;
+  eq = strchr(key, '=');
+  DT_CHECK(eq != NULL, ctx, DT_ERR_INPUT, "%s: expected key = value", origin);
+  *eq = '\0';
+  DT_TRY(dt_config_set(c, trim(key), trim(eq + 1), origin, ctx));
+cleanup:
   return rc;
 }
 
-int dt_config_load_env(dt_config *c, char *err, size_t errlen) {
+dt_status dt_config_load_file(dt_config *c, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char line[2048], origin[1100];
+  int lineno = 0;
+  FILE *f = fopen(path, "r");
+  DT_CHECK(f != NULL, ctx, DT_ERR_IO, "cannot open config file '%s': %s", path, strerror(errno));
+  while (fgets(line, sizeof line, f)) {
+    snprintf(origin, sizeof origin, "%s:%d", path, ++lineno);
+    DT_TRY(load_line(c, line, origin, ctx));
+  }
+cleanup:
+  if (f) fclose(f);
+  return rc;
+}
+
+extern char **environ; /* POSIX; declared by no header without _GNU_SOURCE */
+
+dt_status dt_config_load_env(dt_config *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  for (char **e = environ; e && *e; e++) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(*e, "="), *e);
+    DT_TRY(no_test_hook(name, "DUCTILED_TEST_", "environment", ctx));
+  }
   for (size_t i = 0; i < N_KEYS; i++) {
     char name[64];
     const char *v;
-    size_t j = 0;
-    j = (size_t)snprintf(name, sizeof name, "DUCTILED_");
+    size_t j = (size_t)snprintf(name, sizeof name, "DUCTILED_");
     for (const char *p = KEYS[i].name; *p && j + 1 < sizeof name; p++) name[j++] = (char)toupper((unsigned char)*p);
     name[j] = '\0';
     v = getenv(name);
-    if (v && dt_config_set(c, KEYS[i].name, v, name, err, errlen)) return -1;
+    if (v) DT_TRY(dt_config_set(c, KEYS[i].name, v, name, ctx));
   }
-  return 0;
+cleanup:
+  return rc;
 }
 
-int dt_config_finish(dt_config *c, char *err, size_t errlen) {
+/* gpus -> n_workers and worker_device. */
+static dt_status workers_from_gpus(dt_config *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char buf[128], *save = NULL, *tok;
   c->n_workers = 0;
   c->gpus_auto = !strcmp(c->gpus, "auto");
   if (c->gpus_auto || !strcmp(c->gpus, "cpu")) {
     c->n_workers = 1;
     c->worker_device[0] = -1;
-  } else {
-    snprintf(buf, sizeof buf, "%s", c->gpus);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      long long d;
-      if (parse_int(trim(tok), &d) || d < 0 || d > 255 || c->n_workers >= DT_MAX_WORKERS) {
-        snprintf(err, errlen, "gpus: expected \"auto\", \"cpu\" or up to %d GPU ordinals like "
-                 "\"0,1\" (got \"%s\")", DT_MAX_WORKERS, c->gpus);
-        return -1;
-      }
-      c->worker_device[c->n_workers++] = (int)d;
-    }
-    if (c->n_workers == 0) {
-      snprintf(err, errlen, "gpus: empty list");
-      return -1;
-    }
+    goto cleanup;
   }
+  snprintf(buf, sizeof buf, "%s", c->gpus);
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    long long d = -1;
+    DT_CHECK(parse_int(trim(tok), &d) == DT_OK && d >= 0 && d <= 255 && c->n_workers < DT_MAX_WORKERS, ctx,
+             DT_ERR_INPUT, "gpus: expected \"auto\", \"cpu\" or up to %d GPU ordinals like \"0,1\" (got \"%s\")",
+             DT_MAX_WORKERS, c->gpus);
+    c->worker_device[c->n_workers++] = (int)d;
+  }
+  DT_CHECK(c->n_workers > 0, ctx, DT_ERR_INPUT, "gpus: empty list");
+cleanup:
+  return rc;
+}
+
+dt_status dt_config_finish(dt_config *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(workers_from_gpus(c, ctx));
   if (!strcmp(c->gpus, "cpu")) snprintf(c->backend, sizeof c->backend, "cpu");
-  if (strcmp(c->backend, "auto") && strcmp(c->backend, "cpu") && strcmp(c->backend, "cuda")) {
-    snprintf(err, errlen, "backend: expected auto, cpu or cuda (got \"%s\")", c->backend);
-    return -1;
-  }
-  if (dt_log_level_parse(c->log_level) < 0) {
-    snprintf(err, errlen, "log_level: expected debug, info, warn or error (got \"%s\")", c->log_level);
-    return -1;
-  }
-  return 0;
+  DT_CHECK(!strcmp(c->backend, "auto") || !strcmp(c->backend, "cpu") || !strcmp(c->backend, "cuda"), ctx,
+           DT_ERR_INPUT, "backend: expected auto, cpu or cuda (got \"%s\")", c->backend);
+  DT_CHECK(dt_log_level_parse(c->log_level) >= 0, ctx, DT_ERR_INPUT,
+           "log_level: expected debug, info, warn or error (got \"%s\")", c->log_level);
+cleanup:
+  return rc;
 }

@@ -22,11 +22,19 @@
  *                                           <prefix>/share/ductile/dashboard and the build
  *                                           tree's clients/dashboard/dist that holds index.html
  *   log_level              info             debug, info, warn, error
- *   test_iteration_delay_ms 0               testing only: sleep per Newton iteration */
+ *   test_iteration_delay_ms 0               test hook: sleep per Newton iteration
+ *
+ * Test hooks (test_iteration_delay_ms, and the environment variable
+ * DUCTILED_TEST_FIELDS_DELAY_MS of worker_fields_queue.h) exist only in a build with
+ * DUCTILE_TEST_HOOKS (the default; a build for use turns it off). A build without them rejects
+ * their settings, from the file, the environment or the command line, with a message that says
+ * so: a daemon asked to behave as in a test does not start as if it had been. */
 #ifndef DT_SRV_CONFIG_H
 #define DT_SRV_CONFIG_H
 
 #include <stddef.h>
+
+#include "status.h"
 
 #define DT_MAX_WORKERS 16
 
@@ -46,21 +54,21 @@ typedef struct dt_config {
   long long sse_keepalive;
   long long max_queued_jobs;
   long long max_job_bytes;
+#ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
+#endif
   char log_level[16];
   char dashboard_dir[1024];
 } dt_config;
 
 void dt_config_defaults(dt_config *c);
-/* Set one key from text; origin names where it came from in messages. 0 on success; on
- * failure -1 and a message in err. */
-int dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, char *err,
-                  size_t errlen);
-/* Read a config file. */
-int dt_config_load_file(dt_config *c, const char *path, char *err, size_t errlen);
+/* Set one key from text; origin names where it came from in messages (DT_ERR_INPUT). */
+dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, dt_ctx *ctx);
+/* Read a config file (DT_ERR_IO when it cannot be opened). */
+dt_status dt_config_load_file(dt_config *c, const char *path, dt_ctx *ctx);
 /* Apply DUCTILED_* environment variables. */
-int dt_config_load_env(dt_config *c, char *err, size_t errlen);
+dt_status dt_config_load_env(dt_config *c, dt_ctx *ctx);
 /* Derive n_workers/worker_device from gpus and check consistency. */
-int dt_config_finish(dt_config *c, char *err, size_t errlen);
+dt_status dt_config_finish(dt_config *c, dt_ctx *ctx);
 
 #endif

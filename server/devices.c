@@ -53,18 +53,43 @@ static int devices(dt_server *srv, dt_device_info *out) {
   return n;
 }
 
-int dt_devices_init(dt_server *srv, char *err, size_t errlen) {
-  const dt_backend_ops *ops = NULL;
+/* Log the devices the backend reports; with gpus = auto, one worker per GPU. Ordinals listed
+ * in gpus must exist. */
+static dt_status gpu_workers(dt_server *srv, const dt_backend_ops *ops, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   dt_device_info dev[DT_MAX_WORKERS];
   dt_config *c = &srv->cfg;
-  dt_ctx ctx;
+  int n = devices(srv, dev);
+  for (int i = 0; i < n; i++)
+    dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind, dev[i].name,
+                dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
+  if (!strcmp(srv->device_kind, "cpu")) {
+    if (!c->gpus_auto && strcmp(c->gpus, "cpu"))
+      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)", c->gpus,
+                  c->n_workers);
+    goto cleanup;
+  }
+  if (c->gpus_auto && n >= 1) { /* one worker per GPU, each naming its device */
+    c->n_workers = n;
+    for (int i = 0; i < n; i++) c->worker_device[i] = i;
+  }
+  for (int i = 0; i < c->n_workers && n > 0; i++)
+    DT_CHECK(c->worker_device[i] < n, ctx, DT_ERR_INPUT,
+             "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i], ops->name, n,
+             n == 1 ? "" : "s");
+cleanup:
+  return rc;
+}
+
+dt_status dt_devices_init(dt_server *srv, dt_ctx *ctx) {
+  const dt_backend_ops *ops = NULL;
+  dt_ctx why;
   char note[512] = "";
-  int n;
-  memset(&ctx, 0, sizeof ctx);
-  if (dt_backend_find(c->backend, &ops, note, sizeof note, &ctx) != DT_OK) {
-    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", c->backend, ctx.msg);
+  memset(&why, 0, sizeof why);
+  if (dt_backend_find(srv->cfg.backend, &ops, note, sizeof note, &why) != DT_OK) {
+    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", srv->cfg.backend, why.msg);
     snprintf(srv->device_kind, sizeof srv->device_kind, "none");
-    return 0;
+    return DT_OK;
   }
   snprintf(srv->backend_name, sizeof srv->backend_name, "%s", ops->name);
   snprintf(srv->device_kind, sizeof srv->device_kind, "%s", ops->host ? "cpu" : "gpu");
@@ -73,27 +98,7 @@ int dt_devices_init(dt_server *srv, char *err, size_t errlen) {
   if (!srv->can_checkpoint)
     dt_log_warn("the %s backend cannot save its state: jobs run without checkpoints, and a job interrupted by a "
                 "crash or shutdown restarts from the beginning", ops->name);
-  n = devices(srv, dev);
-  for (int i = 0; i < n; i++)
-    dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind, dev[i].name,
-                dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
-  if (!strcmp(srv->device_kind, "cpu")) {
-    if (!c->gpus_auto && strcmp(c->gpus, "cpu"))
-      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)", c->gpus,
-                  c->n_workers);
-    return 0;
-  }
-  if (c->gpus_auto && n >= 1) { /* one worker per GPU, each naming its device */
-    c->n_workers = n;
-    for (int i = 0; i < n; i++) c->worker_device[i] = i;
-  }
-  for (int i = 0; i < c->n_workers && n > 0; i++)
-    if (c->worker_device[i] >= n) {
-      snprintf(err, errlen, "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i],
-               ops->name, n, n == 1 ? "" : "s");
-      return -1;
-    }
-  return 0;
+  return gpu_workers(srv, ops, ctx);
 }
 
 json_t *dt_devices_json(dt_server *srv, int gpus_only) {

@@ -18,8 +18,8 @@
 
 /* Resolve the backend, log what was chosen, expand gpus = auto, check listed ordinals.
  * An unusable backend is only a warning (jobs fail until it is usable); a GPU ordinal the
- * backend does not have is an error (-1, message in err). */
-int dt_devices_init(dt_server *srv, char *err, size_t errlen);
+ * backend does not have is an error (DT_ERR_INPUT). */
+dt_status dt_devices_init(dt_server *srv, dt_ctx *ctx);
 /* [{index, kind, name, memory_total, memory_free}] (free memory is at most 1 s old). */
 json_t *dt_devices_json(dt_server *srv, int gpus_only);
 /* Prometheus lines for device memory; returns the characters written (truncated to len). */

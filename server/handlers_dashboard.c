@@ -39,41 +39,48 @@ static int has_index(const char *dir) {
   return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-static int resolve_dir(const char *dir, char *out) {
+static dt_status resolve_dir(const char *dir, char *out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char tmp[PATH_MAX];
   struct stat sb;
-  if (!dir[0] || !realpath(dir, tmp) || stat(tmp, &sb) != 0 || !S_ISDIR(sb.st_mode)) return -1;
+  errno = 0;
+  DT_CHECK(dir[0] && realpath(dir, tmp) && stat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode), ctx, DT_ERR_IO,
+           "\"%s\" is not a directory (%s)", dir, strerror(errno ? errno : ENOTDIR));
   snprintf(out, PATH_MAX, "%s", tmp);
-  return 0;
+cleanup:
+  return rc;
+}
+
+/* The first of the built-in places that holds a dashboard (index.html) into srv. */
+static void find_installed(dt_server *srv) {
+  static const char *const candidates[] = {DUCTILE_INSTALL_PREFIX "/share/ductile/dashboard",
+                                           DUCTILE_BUILD_DASHBOARD_DIR};
+  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !srv->dashboard_dir[0]; i++)
+    if (resolve_dir(candidates[i], srv->dashboard_dir, NULL) != DT_OK || !has_index(srv->dashboard_dir))
+      srv->dashboard_dir[0] = '\0';
 }
 
 void dt_dashboard_init(dt_server *srv) {
   const char *env = getenv("DUCTILE_DASHBOARD_DIR"), *dir = NULL, *origin = NULL;
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
   srv->dashboard_dir[0] = '\0';
   if (env && env[0]) dir = env, origin = "DUCTILE_DASHBOARD_DIR";
   else if (srv->cfg.dashboard_dir[0]) dir = srv->cfg.dashboard_dir, origin = "dashboard_dir";
-  if (dir) {
-    if (resolve_dir(dir, srv->dashboard_dir) != 0) {
-      dt_log_warn("dashboard: %s = \"%s\" is not a directory (%s): the dashboard is not served at /", origin, dir,
-                  strerror(errno ? errno : ENOTDIR));
-      srv->dashboard_dir[0] = '\0';
-      return;
-    }
-    if (!has_index(srv->dashboard_dir))
-      dt_log_warn("dashboard: %s has no index.html (build it: cmake --build build --target dashboard)",
-                  srv->dashboard_dir);
-  } else {
-    static const char *const candidates[] = {DUCTILE_INSTALL_PREFIX "/share/ductile/dashboard",
-                                             DUCTILE_BUILD_DASHBOARD_DIR};
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !srv->dashboard_dir[0]; i++)
-      if (resolve_dir(candidates[i], srv->dashboard_dir) != 0 || !has_index(srv->dashboard_dir))
-        srv->dashboard_dir[0] = '\0';
-    if (!srv->dashboard_dir[0]) {
-      dt_log_info("dashboard: not installed (looked in %s/share/ductile/dashboard%s%s; set dashboard_dir or "
-                  "DUCTILE_DASHBOARD_DIR, or build it: cmake --build build --target dashboard)",
-                  DUCTILE_INSTALL_PREFIX, DUCTILE_BUILD_DASHBOARD_DIR[0] ? " and " : "", DUCTILE_BUILD_DASHBOARD_DIR);
-      return;
-    }
+  if (dir && resolve_dir(dir, srv->dashboard_dir, &ctx) != DT_OK) {
+    dt_log_warn("dashboard: %s = %s: the dashboard is not served at /", origin, ctx.msg);
+    srv->dashboard_dir[0] = '\0';
+    return;
+  }
+  if (dir && !has_index(srv->dashboard_dir))
+    dt_log_warn("dashboard: %s has no index.html (build it: cmake --build build --target dashboard)",
+                srv->dashboard_dir);
+  if (!dir) find_installed(srv);
+  if (!srv->dashboard_dir[0]) {
+    dt_log_info("dashboard: not installed (looked in %s/share/ductile/dashboard%s%s; set dashboard_dir or "
+                "DUCTILE_DASHBOARD_DIR, or build it: cmake --build build --target dashboard)",
+                DUCTILE_INSTALL_PREFIX, DUCTILE_BUILD_DASHBOARD_DIR[0] ? " and " : "", DUCTILE_BUILD_DASHBOARD_DIR);
+    return;
   }
   {
     const char *kv[] = {"dir", srv->dashboard_dir, NULL};
@@ -140,65 +147,68 @@ static int etag_matches(const char *header, const char *etag) {
   return !strcmp(header, "*") || strstr(header, etag) != NULL;
 }
 
+/* rel inside the dashboard directory root, opened (*fd) with its stat: a regular file whose
+ * realpath lies inside root's (a symlink out of it is not served). */
+static dt_status open_inside(const char *root, const char *rel, int *fd, struct stat *sb) {
+  dt_status rc = DT_OK;
+  char full[PATH_MAX + 128], real[PATH_MAX];
+  size_t rl = strlen(root);
+  *fd = -1;
+  snprintf(full, sizeof full, "%s/%s", root, rel);
+  DT_CHECK(root[0] && realpath(full, real) && strncmp(real, root, rl) == 0 && real[rl] == '/', NULL, DT_ERR_IO,
+           "not in the dashboard");
+  *fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  DT_CHECK(*fd >= 0 && fstat(*fd, sb) == 0 && S_ISREG(sb->st_mode), NULL, DT_ERR_IO, "not a file");
+cleanup:
+  if (rc != DT_OK && *fd >= 0) close(*fd), *fd = -1;
+  return rc;
+}
+
+/* The request's If-None-Match / If-Modified-Since match the file's validators. */
+static int not_modified(dt_req *r, const char *etag, const char *lastmod) {
+  const char *inm = dt_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+  const char *ims = dt_req_header(r, MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
+  return (inm && etag_matches(inm, etag)) || (!inm && ims && !strcmp(ims, lastmod));
+}
+
 static void serve(dt_req *r, const char *rel, const char *cache_control, int index) {
-  const char *root = r->srv->dashboard_dir;
-  char full[PATH_MAX + 128], real[PATH_MAX], etag[64], lastmod[64];
-  const char *inm, *ims;
+  char etag[64], lastmod[64];
   struct stat sb;
   struct tm tm;
   struct MHD_Response *resp;
-  size_t rl = strlen(root);
-  int fd;
-  if (!root[0]) {
+  unsigned status = 200;
+  int fd = -1;
+  if (open_inside(r->srv->dashboard_dir, rel, &fd, &sb) != DT_OK) {
     if (index) not_installed(r);
     else not_found(r);
-    return;
-  }
-  snprintf(full, sizeof full, "%s/%s", root, rel);
-  if (!realpath(full, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
-    if (index) not_installed(r);
-    else not_found(r);
-    return;
-  }
-  fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    if (fd >= 0) close(fd);
-    if (index) not_installed(r);
-    else not_found(r);
-    return;
+    goto cleanup;
   }
   snprintf(etag, sizeof etag, "\"%llx-%llx%09lx\"", (unsigned long long)sb.st_size,
            (unsigned long long)sb.st_mtim.tv_sec, (unsigned long)sb.st_mtim.tv_nsec);
   gmtime_r(&sb.st_mtim.tv_sec, &tm);
   strftime(lastmod, sizeof lastmod, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  inm = dt_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
-  ims = dt_req_header(r, MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
-  if ((inm && etag_matches(inm, etag)) || (!inm && ims && !strcmp(ims, lastmod))) {
-    close(fd);
+  if (not_modified(r, etag, lastmod)) {
+    status = 304;
     resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-    if (!resp) {
-      r->replied = 1;
-      r->status = 500;
-      return;
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
-    dt_reply_response_cached(r, 304, resp, cache_control);
-    return;
+  } else {
+    resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* takes fd */
+    if (resp) fd = -1;
   }
-  resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* takes fd */
   if (!resp) {
-    close(fd);
     dt_reply_error(r, 500, "internal", NULL, "cannot send the file");
-    return;
+    goto cleanup;
   }
-  MHD_add_response_header(resp, "Content-Type", content_type(rel));
   MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
   MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
-  MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-  MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-  if (index) MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-  dt_reply_response_cached(r, 200, resp, cache_control);
+  if (status == 200) {
+    MHD_add_response_header(resp, "Content-Type", content_type(rel));
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    if (index) MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+  }
+  dt_reply_response_cached(r, status, resp, cache_control);
+cleanup:
+  if (fd >= 0) close(fd);
 }
 
 void dt_h_dashboard_index(dt_req *r) { serve(r, "index.html", "no-cache", 1); }

@@ -2,6 +2,7 @@
  * or running job uses the mesh). An upload is the job format's mesh object (JSON, stored as
  * meshes/<id>.json) or a Gmsh .msh file (stored as meshes/<id>.msh, validated by importing
  * it); see dt_body_format_or_reply for how the format is chosen. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +15,21 @@
 #include "store.h"
 #include "store_meshes.h"
 
-static int sha256_file(const char *path, char out[65]) {
+static dt_status sha256_file(const char *path, char out[65], dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   uint8_t buf[65536], h[32];
   dt_sha256 s;
-  ssize_t n;
+  ssize_t n = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "cannot read back %s: %s", path, strerror(errno));
   dt_sha256_init(&s);
   while ((n = read(fd, buf, sizeof buf)) > 0) dt_sha256_update(&s, buf, (size_t)n);
-  close(fd);
-  if (n < 0) return -1;
+  DT_CHECK(n == 0, ctx, DT_ERR_IO, "cannot read back %s: %s", path, strerror(errno));
   dt_sha256_final(&s, h);
   dt_hex(h, 32, out);
-  return 0;
+cleanup:
+  if (fd >= 0) close(fd);
+  return rc;
 }
 
 static int name_ok(const char *s) {
@@ -37,158 +40,131 @@ static int name_ok(const char *s) {
   return 1;
 }
 
-/* A Gmsh upload: stored as meshes/<id>.msh, then validated by importing it (422 with the line). */
-static int msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin, char *path, size_t pathlen) {
-  dt_spec_error se;
-  dt_spec_status st;
-  snprintf(row->path, sizeof row->path, "meshes/%s.msh", row->id);
-  snprintf(path, pathlen, "%s/%s", r->srv->data_dir, row->path);
+/* A Gmsh upload: stored as meshes/<id>.msh (path), then validated by importing it. */
+static dt_status msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin, const char *path,
+                                     dt_spec_where *where, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   if (r->total == 0) {
     dt_reply_error(r, 400, "empty_body", NULL, "this request needs a body (the mesh)");
-    return -1;
+    return DT_ERR_INPUT;
   }
-  if (dt_req_body_save(r, path)) {
-    unlink(path);
-    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
-    return -1;
-  }
-  st = dt_spec_msh_check(path, origin, &row->dim, &row->n_nodes, &row->n_elements, &se);
-  if (st == DT_SPEC_OK) return 0;
-  unlink(path);
-  if (st == DT_SPEC_INVALID)
-    dt_reply_error(r, 422, "invalid_mesh", json_pack("{s:s, s:s, s:i}", "path", "", "file", origin, "line", se.line),
-                   "%s", se.message);
-  else
-    dt_reply_error(r, 500, "internal", NULL, "%s", se.message);
-  return -1;
+  DT_TRY(dt_req_body_save(r, path, ctx));
+  DT_TRY(dt_spec_msh_check(path, origin, &row->dim, &row->n_nodes, &row->n_elements, where, ctx));
+cleanup:
+  return rc;
+}
+
+/* A mesh object (JSON): validated, then stored as meshes/<id>.json (path). */
+static dt_status json_check_and_store(dt_req *r, dt_mesh_row *row, const char *path, dt_spec_where *where,
+                                      dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *mesh = NULL;
+  DT_TRY(dt_req_body_json_or_reply(r, &mesh));
+  DT_TRY(dt_spec_mesh_check(mesh, &row->dim, &row->n_nodes, &row->n_elements, where, ctx));
+  DT_TRY(dt_req_body_save(r, path, ctx));
+cleanup:
+  json_decref(mesh);
+  return rc;
+}
+
+/* The details of an invalid upload: the JSON path, or the file and line of a .msh. */
+static json_t *invalid_details(dt_status rc, const dt_spec_where *where, const char *file) {
+  if (rc != DT_ERR_INPUT) return NULL;
+  if (file) return json_pack("{s:s, s:s, s:i}", "path", "", "file", file, "line", where->line);
+  return json_pack("{s:s}", "path", where->path);
 }
 
 void dt_h_mesh_create(dt_req *r) {
   static const char *const allowed[] = {"name", "format", "filename", NULL};
   const char *name = dt_req_query(r, "name");
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   dt_mesh_row row;
-  dt_spec_error se;
-  dt_body_kind kind;
-  char path[4200], origin[128];
-  json_t *mesh, *out = NULL;
-  dt_spec_status st;
-  if (dt_req_query_allowed_or_reply(r, allowed)) return;
-  if (name && !name_ok(name)) {
-    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "name"),
-                   "name: 1 to 127 printable characters");
-    return;
-  }
-  if (dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin, sizeof origin, &kind)) return;
+  dt_spec_where where;
+  dt_body_kind kind = DT_BODY_JSON;
+  dt_outcome found;
+  char path[4200] = "", origin[128];
+  json_t *out = NULL;
+  int stored = 0;
+  memset(&ctx, 0, sizeof ctx);
   memset(&row, 0, sizeof row);
-  if (dt_id_new(row.id, 'm')) {
-    dt_reply_error(r, 500, "internal", NULL, "no randomness for an id");
-    return;
+  memset(&where, 0, sizeof where);
+  DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
+  if (name && !name_ok(name)) {
+    dt_reply_invalid_parameter(r, "name", "name: 1 to 127 printable characters");
+    goto cleanup;
   }
+  DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin, sizeof origin, &kind));
+  DT_TRY(dt_id_new(row.id, 'm', &ctx));
   row.owner_id = r->who.user_id;
   snprintf(row.name, sizeof row.name, "%s", name ? name : "");
   row.bytes = (long long)r->total;
-  if (kind == DT_BODY_MSH) {
-    if (msh_store_and_check(r, &row, origin, path, sizeof path)) return;
-  } else {
-    if (!(mesh = dt_req_body_json_or_reply(r))) return;
-    st = dt_spec_mesh_check(mesh, &row.dim, &row.n_nodes, &row.n_elements, &se);
-    json_decref(mesh);
-    if (st != DT_SPEC_OK) {
-      if (st == DT_SPEC_INVALID)
-        dt_reply_error(r, 422, "invalid_mesh", json_pack("{s:s}", "path", se.path), "%s", se.message);
-      else
-        dt_reply_error(r, 500, "internal", NULL, "%s", se.message);
-      return;
-    }
-    snprintf(row.path, sizeof row.path, "meshes/%s.json", row.id);
-    snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, row.path);
-    if (dt_req_body_save(r, path)) {
-      unlink(path);
-      dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
-      return;
-    }
-  }
-  if (sha256_file(path, row.sha256)) {
-    unlink(path);
-    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the mesh");
-    return;
-  }
-  if (dt_mesh_insert(&row) || dt_mesh_get(row.id, &out, NULL, 0)) {
-    unlink(path);
-    dt_reply_store_error(r);
-    return;
-  }
+  snprintf(row.path, sizeof row.path, "meshes/%s.%s", row.id, kind == DT_BODY_MSH ? "msh" : "json");
+  snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, row.path);
+  if (kind == DT_BODY_MSH) DT_TRY(msh_store_and_check(r, &row, origin, path, &where, &ctx));
+  else DT_TRY(json_check_and_store(r, &row, path, &where, &ctx));
+  DT_TRY(sha256_file(path, row.sha256, &ctx));
+  DT_TRY(dt_mesh_insert(&row, &ctx));
+  stored = 1;
+  DT_TRY(dt_mesh_get(row.id, &out, NULL, 0, &found, &ctx));
+  DT_CHECK(found == DT_DONE, &ctx, DT_ERR_INTERNAL, "mesh %s is gone right after it was stored", row.id);
   dt_reply_json(r, 201, out);
-}
-
-int dt_page_or_reply(dt_req *r, int *limit, long long *cursor) {
-  const char *l = dt_req_query(r, "limit"), *c = dt_req_query(r, "cursor");
-  long long v;
-  *limit = 100;
-  *cursor = 0;
-  if (l) {
-    if (dt_parse_count(l, 1, 1000, &v)) {
-      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "limit"),
-                     "limit: expected an integer from 1 to 1000");
-      return -1;
-    }
-    *limit = (int)v;
-  }
-  if (c) {
-    if (dt_parse_count(c, 1, (long long)1 << 62, &v)) {
-      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "cursor"),
-                     "cursor: expected the next_cursor of a previous page");
-      return -1;
-    }
-    *cursor = v;
-  }
-  return 0;
-}
-
-json_t *dt_page(json_t *items, long long next) {
-  char c[32];
-  snprintf(c, sizeof c, "%lld", next);
-  return json_pack("{s:o, s:o}", "items", items, "next_cursor", next ? json_string(c) : json_null());
+  out = NULL;
+cleanup:
+  dt_reply_status(r, rc, &ctx, "invalid_mesh", invalid_details(rc, &where, kind == DT_BODY_MSH ? origin : NULL));
+  if (!stored && path[0]) unlink(path); /* a refused mesh leaves no file behind */
+  json_decref(out);
 }
 
 void dt_h_mesh_list(dt_req *r) {
   static const char *const allowed[] = {"limit", "cursor", NULL};
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   int limit;
   long long cursor, next;
-  json_t *items;
-  if (dt_req_query_allowed_or_reply(r, allowed) || dt_page_or_reply(r, &limit, &cursor)) return;
-  if (dt_mesh_list(cursor, limit, &items, &next)) {
-    dt_reply_store_error(r);
-    return;
-  }
+  json_t *items = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
+  DT_TRY(dt_page_or_reply(r, &limit, &cursor));
+  DT_TRY(dt_mesh_list(cursor, limit, &items, &next, &ctx));
   dt_reply_json(r, 200, dt_page(items, next));
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 void dt_h_mesh_get(dt_req *r) {
-  json_t *out;
-  int rc;
-  if (dt_id_or_reply(r, r->param[0], 'm', "mesh")) return;
-  rc = dt_mesh_get(r->param[0], &out, NULL, 0);
-  if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "no mesh with this id");
-  else if (rc) dt_reply_store_error(r);
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome found;
+  json_t *out = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
+  DT_TRY(dt_mesh_get(r->param[0], &out, NULL, 0, &found, &ctx));
+  if (found == DT_NOT_FOUND) dt_reply_not_found(r, "mesh");
   else dt_reply_json(r, 200, out);
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 void dt_h_mesh_delete(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome outcome;
   char rel[64], path[4200];
-  int using = 0, rc;
-  if (dt_id_or_reply(r, r->param[0], 'm', "mesh")) return;
-  rc = dt_mesh_delete(r->param[0], rel, sizeof rel, &using);
-  if (rc == DT_STORE_NOTFOUND) {
-    dt_reply_error(r, 404, "not_found", NULL, "no mesh with this id");
-  } else if (rc == DT_STORE_CONFLICT) {
+  int using = 0;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
+  DT_TRY(dt_mesh_delete(r->param[0], rel, sizeof rel, &using, &outcome, &ctx));
+  if (outcome == DT_NOT_FOUND) {
+    dt_reply_not_found(r, "mesh");
+  } else if (outcome == DT_REFUSED) {
     dt_reply_error(r, 409, "mesh_in_use", json_pack("{s:i}", "active_jobs", using),
                    "this mesh is used by %d queued or running job(s); cancel or wait for them first", using);
-  } else if (rc) {
-    dt_reply_store_error(r);
   } else {
     snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, rel);
     unlink(path);
     dt_reply_text(r, 204, "application/json", "", 0);
   }
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }

@@ -6,19 +6,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "handlers.h"
 #include "store.h"
 #include "store_jobs.h"
 
-/* The job must exist; returns its state in state, or replies and returns -1. */
-static int job_or_reply(dt_req *r, char *state, size_t len) {
-  int rc;
-  if (dt_id_or_reply(r, r->param[0], 'j', "job")) return -1;
-  rc = dt_job_state(r->param[0], state, len);
-  if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "no job with this id");
-  else if (rc) dt_reply_store_error(r);
-  return rc ? -1 : 0;
+/* The job named by the path must exist: its state into state, or 404. */
+static dt_status job_or_reply(dt_req *r, char *state, size_t len, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_outcome found;
+  DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
+  DT_TRY(dt_job_state(r->param[0], state, len, &found, ctx));
+  if (found == DT_DONE) goto cleanup;
+  dt_reply_not_found(r, "job");
+  rc = DT_ERR_INPUT;
+cleanup:
+  return rc;
 }
 
 static void out_path(dt_req *r, char *path, size_t len, const char *file) {
@@ -26,43 +30,55 @@ static void out_path(dt_req *r, char *path, size_t len, const char *file) {
 }
 
 void dt_h_result_summary(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   char state[16], path[4300];
-  FILE *f;
-  if (job_or_reply(r, state, sizeof state)) return;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
   out_path(r, path, sizeof path, "summary.json");
-  f = fopen(path, "r");
-  if (!f && (!strcmp(state, "queued") || !strcmp(state, "running"))) {
+  if (access(path, F_OK) != 0 && dt_job_active(state))
     dt_reply_error(r, 409, "not_ready", json_pack("{s:s}", "state", state),
                    "the summary is written when the job ends (state: %s)", state);
-    return;
-  }
-  if (f) fclose(f);
-  dt_reply_file(r, path, "application/json", NULL);
+  else
+    dt_reply_file(r, path, "application/json", NULL);
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 void dt_h_result_history(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   char state[16], path[4300], name[160];
-  if (job_or_reply(r, state, sizeof state)) return;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
   out_path(r, path, sizeof path, "history.csv");
   snprintf(name, sizeof name, "%s-history.csv", r->param[0]);
   dt_reply_file(r, path, "text/csv; charset=utf-8", name);
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 void dt_h_result_increments(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   char state[16];
-  json_t *items;
-  if (job_or_reply(r, state, sizeof state)) return;
-  if (dt_job_increments(r->param[0], &items)) dt_reply_store_error(r);
-  else dt_reply_json(r, 200, json_pack("{s:o}", "items", items));
+  json_t *items = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
+  DT_TRY(dt_job_increments(r->param[0], &items, &ctx));
+  dt_reply_json(r, 200, json_pack("{s:o}", "items", items));
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 /* Whether job_id is running and has announced increment n converged (progress
- * increments_completed). */
+ * increments_completed). A store failure answers no: the caller looks once, without waiting. */
 static int announced_running(const char *job_id, int n) {
   json_t *j = NULL;
   const char *state;
+  dt_outcome found;
   int yes;
-  if (dt_job_get(job_id, &j) != DT_STORE_OK) return 0;
+  if (dt_job_get(job_id, &j, &found, NULL) != DT_OK || found != DT_DONE) return 0;
   state = json_string_value(json_object_get(j, "state"));
   yes = state && !strcmp(state, "running") &&
         json_integer_value(json_object_get(json_object_get(j, "progress"), "increments_completed")) >= n;
@@ -70,89 +86,103 @@ static int announced_running(const char *job_id, int n) {
   return yes;
 }
 
+/* Whether the job is running; a store failure answers no (the caller stops waiting). */
+static int still_running(const char *job_id) {
+  char state[16];
+  dt_outcome found;
+  return dt_job_state(job_id, state, sizeof state, &found, NULL) == DT_OK && found == DT_DONE &&
+         !strcmp(state, "running");
+}
+
 /* The worker records an increment once its fields file is in place, from its writer thread
  * (worker_fields_queue.h): a moment, or an increment or two, after the job announced it
  * converged. For an announced increment of a running job, wait for the row up to ROW_WAIT_MS
  * rather than answer 404; the worker records every row before the job ends, so once the job
- * stopped one last look decides. Returns dt_job_increment_exists' code. */
+ * stopped one last look decides. */
 #define ROW_WAIT_MS 30000
-static int increment_wait(dt_req *r, int n, int *has_vtu) {
+static dt_status increment_wait(dt_req *r, int n, int *has_vtu, dt_outcome *found, dt_ctx *ctx) {
   const struct timespec step = {0, 20 * 1000000L};
-  char state[16];
-  int rc = dt_job_increment_exists(r->param[0], n, has_vtu);
-  if (rc != DT_STORE_NOTFOUND || !announced_running(r->param[0], n)) return rc;
-  for (int waited = 0; waited < ROW_WAIT_MS && rc == DT_STORE_NOTFOUND; waited += 20) {
-    if (dt_job_state(r->param[0], state, sizeof state) || strcmp(state, "running") != 0)
-      return dt_job_increment_exists(r->param[0], n, has_vtu);
+  dt_status rc = DT_OK;
+  DT_TRY(dt_job_increment_exists(r->param[0], n, has_vtu, found, ctx));
+  if (*found == DT_DONE || !announced_running(r->param[0], n)) goto cleanup;
+  for (int waited = 0; waited < ROW_WAIT_MS && *found == DT_NOT_FOUND && still_running(r->param[0]); waited += 20) {
     nanosleep(&step, NULL);
-    rc = dt_job_increment_exists(r->param[0], n, has_vtu);
+    DT_TRY(dt_job_increment_exists(r->param[0], n, has_vtu, found, ctx));
   }
+  if (*found == DT_NOT_FOUND) DT_TRY(dt_job_increment_exists(r->param[0], n, has_vtu, found, ctx));
+cleanup:
   return rc;
 }
 
-/* The increment number n (path parameter) with results, or reply 404; has_vtu set. */
-static int increment_or_reply(dt_req *r, int *n, int *has_vtu) {
+/* The increment number n (path parameter) with results, or 404; has_vtu set. */
+static dt_status increment_or_reply(dt_req *r, int *n, int *has_vtu, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_outcome found;
   long long v;
-  int rc;
-  if (dt_parse_count(r->param[1], 1, 1000000000, &v)) {
+  if (dt_parse_count(r->param[1], 1, 1000000000, &v) != 0) {
     dt_reply_error(r, 404, "not_found", NULL, "no increment %.32s: increments are numbered 1, 2, ...", r->param[1]);
-    return -1;
+    return DT_ERR_INPUT;
   }
-  rc = increment_wait(r, (int)v, has_vtu);
-  if (rc == DT_STORE_NOTFOUND) dt_reply_error(r, 404, "not_found", NULL, "the job has no results for increment %lld", v);
-  else if (rc) dt_reply_store_error(r);
   *n = (int)v;
-  return rc ? -1 : 0;
+  DT_TRY(increment_wait(r, *n, has_vtu, &found, ctx));
+  if (found == DT_DONE) goto cleanup;
+  dt_reply_error(r, 404, "not_found", NULL, "the job has no results for increment %lld", v);
+  rc = DT_ERR_INPUT;
+cleanup:
+  return rc;
 }
 
 static const char *const FIELD_NAMES[] = {"U", "RF", "S", "E", "PEEQ", "MISES", NULL};
 
-/* ?fields=U,S keeps only those fields. */
-static int filter_fields(dt_req *r, json_t *o) {
+/* ?fields=U,S keeps only those fields of o. */
+static dt_status filter_fields_or_reply(dt_req *r, json_t *o) {
   const char *want = dt_req_query(r, "fields");
   char buf[128], *save = NULL, *tok;
   int keep[6] = {0};
-  if (!want) return 0;
+  if (!want) return DT_OK;
   snprintf(buf, sizeof buf, "%s", want);
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int found = 0;
     for (int i = 0; FIELD_NAMES[i]; i++)
       if (!strcmp(tok, FIELD_NAMES[i])) keep[i] = found = 1;
     if (!found) {
-      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "fields"),
-                     "fields: expected a comma-separated list of U, RF, S, E, PEEQ, MISES");
-      return -1;
+      dt_reply_invalid_parameter(r, "fields", "fields: expected a comma-separated list of U, RF, S, E, PEEQ, MISES");
+      return DT_ERR_INPUT;
     }
   }
   for (int i = 0; FIELD_NAMES[i]; i++)
     if (!keep[i]) json_object_del(o, FIELD_NAMES[i]);
-  return 0;
+  return DT_OK;
 }
 
 void dt_h_result_fields(dt_req *r) {
   static const char *const allowed[] = {"fields", NULL};
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   char state[16], path[4300], file[64];
   int n, has_vtu;
-  json_t *o;
-  if (dt_req_query_allowed_or_reply(r, allowed) || job_or_reply(r, state, sizeof state) ||
-      increment_or_reply(r, &n, &has_vtu))
-    return;
+  json_t *o = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
+  DT_TRY(increment_or_reply(r, &n, &has_vtu, &ctx));
   snprintf(file, sizeof file, "fields_%04d.json", n);
   out_path(r, path, sizeof path, file);
   if (!dt_req_query(r, "fields")) {
     dt_reply_file(r, path, "application/json", NULL);
-    return;
+    goto cleanup;
   }
   o = json_load_file(path, 0, NULL);
   if (!o) {
     dt_reply_error(r, 404, "not_found", NULL, "the fields of increment %d are not available", n);
-    return;
+    goto cleanup;
   }
-  if (filter_fields(r, o)) {
-    json_decref(o);
-    return;
-  }
+  DT_TRY(filter_fields_or_reply(r, o));
   dt_reply_json(r, 200, o);
+  o = NULL;
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
+  json_decref(o);
 }
 
 /* The solver writes VTUs in a background thread (solver/io/output.h): the worker records an
@@ -162,21 +192,23 @@ void dt_h_result_fields(dt_req *r) {
 #define VTU_WAIT_MS 30000
 static void wait_for_vtu(dt_req *r, const char *path) {
   const struct timespec step = {0, 50 * 1000000L};
-  char state[16];
   struct stat sb;
-  for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0; waited += 50) {
-    if (dt_job_state(r->param[0], state, sizeof state) || strcmp(state, "running") != 0) return;
+  for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0 && still_running(r->param[0]); waited += 50)
     nanosleep(&step, NULL);
-  }
 }
 
 void dt_h_result_vtu(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
   char state[16], path[4300], file[64], name[200];
   int n, has_vtu;
-  if (job_or_reply(r, state, sizeof state) || increment_or_reply(r, &n, &has_vtu)) return;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
+  DT_TRY(increment_or_reply(r, &n, &has_vtu, &ctx));
   if (!has_vtu) {
-    dt_reply_error(r, 404, "not_found", NULL, "no VTU was written for increment %d (see output.vtu and output.every)", n);
-    return;
+    dt_reply_error(r, 404, "not_found", NULL,
+                   "no VTU was written for increment %d (see output.vtu and output.every)", n);
+    goto cleanup;
   }
   snprintf(file, sizeof file, "increment_%04d.vtu", n);
   out_path(r, path, sizeof path, file);
@@ -184,4 +216,6 @@ void dt_h_result_vtu(dt_req *r) {
   wait_for_vtu(r, path);
   /* binary appended VTK XML (solver/io/output_vtu.c) */
   dt_reply_file(r, path, "application/vnd.vtk.vtu+xml", name);
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }

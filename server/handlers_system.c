@@ -4,74 +4,93 @@
 #include <string.h>
 
 #include "devices.h"
+#include "log.h"
 #include "handlers.h"
 #include "metrics.h"
 #include "store_jobs.h"
 #include "worker.h"
 
-void dt_h_health(dt_req *r) {
-  static const char *const allowed[] = {NULL};
-  json_t *counts = NULL, *body, *devices;
+/* The body of /v1/health (counts stolen). */
+static json_t *health_json(dt_server *srv, json_t *counts, long long queued) {
+  json_t *body, *devices;
   const char *first;
-  long long queued = 0;
-  if (dt_req_query_allowed_or_reply(r, allowed)) return;
-  if (dt_job_counts(&counts, &queued)) {
-    dt_reply_store_error(r);
-    return;
-  }
-  body = json_pack("{s:s, s:s, s:b, s:I, s:o, s:o, s:s}", "status", atomic_load(&r->srv->draining) ? "draining" : "ok",
-                   "version", DUCTILED_VERSION, "accepting_jobs", !atomic_load(&r->srv->draining), "queue_depth",
-                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(r->srv), "backend",
-                   r->srv->cfg.backend);
-  devices = dt_devices_json(r->srv, 0);
+  body = json_pack("{s:s, s:s, s:b, s:I, s:o, s:o, s:s}", "status", atomic_load(&srv->draining) ? "draining" : "ok",
+                   "version", DUCTILED_VERSION, "accepting_jobs", !atomic_load(&srv->draining), "queue_depth",
+                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(srv), "backend",
+                   srv->cfg.backend);
+  devices = dt_devices_json(srv, 0);
   first = json_string_value(json_object_get(json_array_get(devices, 0), "name"));
-  json_object_set_new(body, "backend_selected",
-                      r->srv->backend_name[0] ? json_string(r->srv->backend_name) : json_null());
+  json_object_set_new(body, "backend_selected", srv->backend_name[0] ? json_string(srv->backend_name) : json_null());
   /* A backend without a device query still names itself. */
-  json_object_set_new(body, "device", json_string(first                    ? first
-                                                  : r->srv->backend_name[0] ? r->srv->backend_name
-                                                                            : "unavailable"));
+  json_object_set_new(body, "device", json_string(first                  ? first
+                                                  : srv->backend_name[0] ? srv->backend_name
+                                                                         : "unavailable"));
   json_object_set_new(body, "devices", devices);
-  json_object_set_new(body, "gpus", dt_devices_json(r->srv, 1)); /* the devices of kind gpu */
+  json_object_set_new(body, "gpus", dt_devices_json(srv, 1)); /* the devices of kind gpu */
   json_object_set_new(body, "restarts",
-                      json_pack("{s:i, s:o, s:o}", "count", r->srv->restarts, "last_at",
-                                r->srv->restarts ? json_string(r->srv->last_restart_at) : json_null(), "last_reason",
-                                r->srv->restarts ? json_string(r->srv->last_restart_why) : json_null()));
+                      json_pack("{s:i, s:o, s:o}", "count", srv->restarts, "last_at",
+                                srv->restarts ? json_string(srv->last_restart_at) : json_null(), "last_reason",
+                                srv->restarts ? json_string(srv->last_restart_why) : json_null()));
   json_object_set_new(body, "max_job_bytes",
-                      r->srv->cfg.max_job_bytes > 0 ? json_integer(r->srv->cfg.max_job_bytes) : json_null());
-  dt_reply_json(r, 200, body);
+                      srv->cfg.max_job_bytes > 0 ? json_integer(srv->cfg.max_job_bytes) : json_null());
+  return body;
 }
 
-void dt_h_metrics(dt_req *r) {
-  json_t *counts = NULL, *v;
+void dt_h_health(dt_req *r) {
+  static const char *const allowed[] = {NULL};
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  json_t *counts = NULL;
+  long long queued = 0;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
+  DT_TRY(dt_job_counts(&counts, &queued, &ctx));
+  dt_reply_json(r, 200, health_json(r->srv, counts, queued));
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
+}
+
+/* The job and device gauges in Prometheus text, appended to what dt_metrics_render writes. */
+static void gauges(dt_server *srv, json_t *counts, long long queued, char *extra, size_t cap) {
   const char *state;
-  long long queued;
-  char extra[8192];
+  json_t *v;
   size_t n = 0;
-  char *text;
-  if (dt_job_counts(&counts, &queued)) {
-    dt_reply_text(r, 503, "text/plain; charset=utf-8", "store unavailable\n", 18);
-    return;
-  }
-  n += (size_t)snprintf(extra + n, sizeof extra - n,
+  n += (size_t)snprintf(extra + n, cap - n,
                         "# HELP ductile_jobs Jobs in the store, by state.\n# TYPE ductile_jobs gauge\n");
   json_object_foreach(counts, state, v) {
-    if (n < sizeof extra)
-      n += (size_t)snprintf(extra + n, sizeof extra - n, "ductile_jobs{state=\"%s\"} %lld\n", state,
+    if (n < cap)
+      n += (size_t)snprintf(extra + n, cap - n, "ductile_jobs{state=\"%s\"} %lld\n", state,
                             (long long)json_integer_value(v));
   }
-  if (n < sizeof extra)
-    n += (size_t)snprintf(extra + n, sizeof extra - n,
+  if (n < cap)
+    n += (size_t)snprintf(extra + n, cap - n,
                           "# HELP ductile_queue_depth Jobs waiting for a worker.\n# TYPE ductile_queue_depth gauge\n"
                           "ductile_queue_depth %lld\n",
                           queued);
-  if (n < sizeof extra) n += dt_devices_prometheus(r->srv, extra + n, sizeof extra - n);
-  json_decref(counts);
+  if (n < cap) dt_devices_prometheus(srv, extra + n, cap - n);
+}
+
+/* Prometheus scrapes text, so /metrics answers its failures in text too (503 for the store, as
+ * dt_reply_status would, with the cause in the log), not in the JSON envelope. */
+void dt_h_metrics(dt_req *r) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  json_t *counts = NULL;
+  long long queued;
+  char extra[8192];
+  char *text = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_job_counts(&counts, &queued, &ctx));
+  gauges(r->srv, counts, queued, extra, sizeof extra);
   text = dt_metrics_render(extra);
-  if (!text) {
-    dt_reply_text(r, 500, "text/plain; charset=utf-8", "out of memory\n", 14);
-    return;
-  }
+  DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory rendering the metrics");
   dt_reply_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+cleanup:
+  if (rc != DT_OK) {
+    dt_log(DT_LOG_ERROR, r->id, NULL, "metrics: %s", ctx.msg);
+    if (rc == DT_ERR_DB) dt_reply_text(r, 503, "text/plain; charset=utf-8", "store unavailable\n", 18);
+    else dt_reply_text(r, 500, "text/plain; charset=utf-8", "out of memory\n", 14);
+  }
+  json_decref(counts);
   free(text);
 }

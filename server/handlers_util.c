@@ -1,5 +1,6 @@
-/* Small helpers shared by the handlers: ids and counts. */
+/* Small helpers shared by the handlers: ids, counts, pages, the format of an upload. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,16 @@ int dt_id_valid(const char *id, char prefix) {
   return 1;
 }
 
-int dt_id_new(char *out, char prefix) {
+dt_status dt_id_new(char *out, char prefix, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_ctx random;
   char hex[17];
-  if (dt_random_hex(hex, 8)) return -1;
+  memset(&random, 0, sizeof random);
+  /* No randomness is the daemon's fault, not the storage's: internal (500), whatever the cause. */
+  DT_CHECK(dt_random_hex(hex, 8, &random) == DT_OK, ctx, DT_ERR_INTERNAL, "no randomness for an id: %s", random.msg);
   snprintf(out, 19, "%c-%s", prefix, hex);
-  return 0;
+cleanup:
+  return rc;
 }
 
 int dt_parse_count(const char *s, long long lo, long long hi, long long *out) {
@@ -34,10 +40,43 @@ int dt_parse_count(const char *s, long long lo, long long hi, long long *out) {
   return 0;
 }
 
-int dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what) {
-  if (dt_id_valid(id, prefix)) return 0;
-  dt_reply_error(r, 404, "not_found", NULL, "no %s with this id", what);
-  return -1;
+dt_status dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what) {
+  if (dt_id_valid(id, prefix)) return DT_OK;
+  dt_reply_not_found(r, what);
+  return DT_ERR_INPUT;
+}
+
+void dt_reply_invalid_parameter(dt_req *r, const char *parameter, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", parameter), "%s", msg);
+}
+
+dt_status dt_page_or_reply(dt_req *r, int *limit, long long *cursor) {
+  const char *l = dt_req_query(r, "limit"), *c = dt_req_query(r, "cursor");
+  long long v;
+  *limit = 100;
+  *cursor = 0;
+  if (l && dt_parse_count(l, 1, 1000, &v) != 0) {
+    dt_reply_invalid_parameter(r, "limit", "limit: expected an integer from 1 to 1000");
+    return DT_ERR_INPUT;
+  }
+  if (l) *limit = (int)v;
+  if (c && dt_parse_count(c, 1, (long long)1 << 62, &v) != 0) {
+    dt_reply_invalid_parameter(r, "cursor", "cursor: expected the next_cursor of a previous page");
+    return DT_ERR_INPUT;
+  }
+  if (c) *cursor = v;
+  return DT_OK;
+}
+
+json_t *dt_page(json_t *items, long long next) {
+  char c[32];
+  snprintf(c, sizeof c, "%lld", next);
+  return json_pack("{s:o, s:o}", "items", items, "next_cursor", next ? json_string(c) : json_null());
 }
 
 /* Base name of a client's file name, with anything but [A-Za-z0-9._-] made '_' (messages and
@@ -103,8 +142,8 @@ static int sniff(dt_req *r) {
   return DT_BODY_JSON;
 }
 
-int dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin, char *origin,
-                            size_t cap, dt_body_kind *out) {
+dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin,
+                                  char *origin, size_t cap, dt_body_kind *out) {
   static const struct {
     const char *type;
     int kind;
@@ -123,9 +162,9 @@ int dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const
   if (fmt) {
     kind = !strcmp(fmt, "json") ? DT_BODY_JSON : !strcmp(fmt, "msh") ? DT_BODY_MSH : !strcmp(fmt, "inp") ? DT_BODY_INP : 0;
     if (!(kind & allowed)) {
-      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "format"), "format: expected %s",
-                     allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
-      return -1;
+      dt_reply_invalid_parameter(r, "format", "format: expected %s",
+                                 allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
+      return DT_ERR_INPUT;
     }
   }
   if (!kind && ct) {
@@ -140,11 +179,8 @@ int dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const
                    "%s", kind == DT_BODY_MSH ? "a Gmsh mesh is not a job: upload it to /v1/meshes, then submit a job "
                                                "(JSON without \"mesh\") with its mesh_id"
                                              : "an Abaqus/CalculiX deck is a whole job: submit it to /v1/jobs");
-    return -1;
-  }
-  if (!base[0] || base[0] == '.') {
-    snprintf(origin, cap, "%s", default_origin);
+    return DT_ERR_INPUT;
   }
   *out = (dt_body_kind)kind;
-  return 0;
+  return DT_OK;
 }

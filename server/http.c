@@ -56,24 +56,28 @@ static int match(const char *pattern, const char *url, char param[2][96]) {
   return *p == '\0' && *u == '\0';
 }
 
-/* Route index for method+url; -1 with *path_known set when only the method is wrong. */
-static int find_route(const char *method, const char *url, char param[2][96], char *allow, size_t allow_len) {
-  int path_known = 0;
+/* The route for method+url (*index, path parameters in param): DT_NOT_FOUND when no route's
+ * pattern matches the path, DT_REFUSED when some do but not for this method (allow lists
+ * theirs). */
+static dt_outcome find_route(const char *method, const char *url, char param[2][96], char *allow, size_t allow_len,
+                             int *index) {
+  dt_outcome outcome = DT_NOT_FOUND;
   allow[0] = '\0';
   for (int i = 0; i < N_ROUTES; i++) {
     char tmp[2][96];
     if (!match(ROUTES[i].pattern, url, tmp)) continue;
     if (!strcmp(ROUTES[i].method, method)) {
       memcpy(param, tmp, sizeof tmp);
-      return i;
+      *index = i;
+      return DT_DONE;
     }
-    path_known = 1;
+    outcome = DT_REFUSED;
     if (strlen(allow) + 10 < allow_len) {
       if (allow[0]) strcat(allow, ", ");
       strcat(allow, ROUTES[i].method);
     }
   }
-  return path_known ? -2 : -1;
+  return outcome;
 }
 
 const char *dt_req_header(dt_req *r, const char *name) {
@@ -98,90 +102,100 @@ static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char 
   return MHD_NO;
 }
 
-int dt_req_query_allowed_or_reply(dt_req *r, const char *const *allowed) {
+dt_status dt_req_query_allowed_or_reply(dt_req *r, const char *const *allowed) {
   query_check q = {allowed, ""};
+  json_t *allow;
   MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_one, &q);
-  if (!q.bad[0]) return 0;
-  {
-    json_t *allow = json_array();
-    for (int i = 0; allowed[i]; i++) json_array_append_new(allow, json_string(allowed[i]));
-    dt_reply_error(r, 400, "unknown_parameter", json_pack("{s:s%, s:o}", "parameter", q.bad, strnlen(q.bad, 63), "allowed", allow),
-                   "unknown query parameter \"%.63s\"", q.bad);
-  }
-  return -1;
+  if (!q.bad[0]) return DT_OK;
+  allow = json_array();
+  for (int i = 0; allowed[i]; i++) json_array_append_new(allow, json_string(allowed[i]));
+  dt_reply_error(r, 400, "unknown_parameter",
+                 json_pack("{s:s%, s:o}", "parameter", q.bad, strnlen(q.bad, 63), "allowed", allow),
+                 "unknown query parameter \"%.63s\"", q.bad);
+  return DT_ERR_INPUT;
 }
 
-json_t *dt_req_body_json_or_reply(dt_req *r) {
+dt_status dt_req_body_json_or_reply(dt_req *r, json_t **out) {
   json_error_t e;
-  json_t *j;
   const size_t flags = JSON_REJECT_DUPLICATES;
+  *out = NULL;
   if (r->total == 0) {
     dt_reply_error(r, 400, "empty_body", NULL, "this request needs a JSON body");
-    return NULL;
+    return DT_ERR_INPUT;
   }
-  j = r->body ? json_loadb(r->body, r->len, flags, &e) : json_load_file(r->spool_path, flags, &e);
-  if (!j) {
-    dt_reply_error(r, 400, "invalid_json", json_pack("{s:i, s:i, s:i}", "line", e.line, "column", e.column, "position", e.position),
-                   "request body:%d:%d: %s", e.line, e.column, e.text);
-    return NULL;
-  }
-  return j;
+  *out = r->body ? json_loadb(r->body, r->len, flags, &e) : json_load_file(r->spool_path, flags, &e);
+  if (*out) return DT_OK;
+  dt_reply_error(r, 400, "invalid_json",
+                 json_pack("{s:i, s:i, s:i}", "line", e.line, "column", e.column, "position", e.position),
+                 "request body:%d:%d: %s", e.line, e.column, e.text);
+  return DT_ERR_INPUT;
 }
 
-int dt_req_body_save(dt_req *r, const char *path) {
-  if (!r->body) {
-    if (rename(r->spool_path, path) != 0) return -1;
-    r->spool_path[0] = '\0';
-    return 0;
-  }
-  {
-    char tmp[1300];
-    FILE *f;
-    int ok;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    f = fopen(tmp, "wb");
-    if (!f) return -1;
-    ok = fwrite(r->body, 1, r->len, f) == r->len;
-    ok = (fflush(f) == 0) && ok && fsync(fileno(f)) == 0;
-    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
-      unlink(tmp);
-      return -1;
-    }
-  }
-  return 0;
+/* The in-memory body into path, through path.tmp and a rename (no reader sees it partial). */
+static dt_status body_write(const dt_req *r, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char tmp[1300];
+  FILE *f;
+  int ok;
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  f = fopen(tmp, "wb");
+  DT_CHECK(f != NULL, ctx, DT_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  ok = fwrite(r->body, 1, r->len, f) == r->len;
+  ok = fflush(f) == 0 && ok && fsync(fileno(f)) == 0;
+  ok = fclose(f) == 0 && ok;
+  DT_CHECK(ok && rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+cleanup:
+  if (rc != DT_OK) unlink(tmp);
+  return rc;
 }
 
-static int spool_open(dt_req *r) {
+dt_status dt_req_body_save(dt_req *r, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  if (r->body) return body_write(r, path, ctx);
+  DT_CHECK(rename(r->spool_path, path) == 0, ctx, DT_ERR_IO, "cannot move the request body to %s: %s", path,
+           strerror(errno));
+  r->spool_path[0] = '\0';
+cleanup:
+  return rc;
+}
+
+static dt_status spool_open(dt_req *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   snprintf(r->spool_path, sizeof r->spool_path, "%s/tmp/upload-XXXXXX", r->srv->data_dir);
   r->spool_fd = mkstemp(r->spool_path);
-  if (r->spool_fd < 0) {
-    r->spool_path[0] = '\0';
-    return -1;
-  }
-  if (r->len && write(r->spool_fd, r->body, r->len) != (ssize_t)r->len) return -1;
+  if (r->spool_fd < 0) r->spool_path[0] = '\0';
+  DT_CHECK(r->spool_fd >= 0, ctx, DT_ERR_IO, "cannot create a spool file in %s/tmp: %s", r->srv->data_dir,
+           strerror(errno));
+  DT_CHECK(r->len == 0 || write(r->spool_fd, r->body, r->len) == (ssize_t)r->len, ctx, DT_ERR_IO,
+           "cannot write the spool file %s: %s", r->spool_path, strerror(errno));
   free(r->body);
   r->body = NULL;
-  return 0;
+cleanup:
+  return rc;
 }
 
-/* Keep the body in memory up to BODY_IN_MEMORY, then on disk. -1: cannot store it (507). */
-static int body_append(dt_req *r, const char *data, size_t n) {
+/* Keep the body in memory up to BODY_IN_MEMORY, then on disk. */
+static dt_status body_append(dt_req *r, const char *data, size_t n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   if (r->spool_fd < 0 && r->len + n <= BODY_IN_MEMORY) {
     if (r->len + n + 1 > r->cap) {
       size_t cap = r->cap ? r->cap : 4096;
       char *nb;
       while (cap < r->len + n + 1) cap *= 2;
       nb = realloc(r->body, cap);
-      if (!nb) return -1;
+      DT_CHECK(nb != NULL, ctx, DT_ERR_NOMEM, "out of memory for a request body of %zu bytes", r->len + n);
       r->body = nb, r->cap = cap;
     }
     memcpy(r->body + r->len, data, n);
     r->len += n;
     r->body[r->len] = '\0';
-    return 0;
+    goto cleanup;
   }
-  if (r->spool_fd < 0 && spool_open(r)) return -1;
-  return write(r->spool_fd, data, n) == (ssize_t)n ? 0 : -1;
+  if (r->spool_fd < 0) DT_TRY(spool_open(r, ctx));
+  DT_CHECK(write(r->spool_fd, data, n) == (ssize_t)n, ctx, DT_ERR_IO, "cannot write the spool file %s: %s",
+           r->spool_path, strerror(errno));
+cleanup:
+  return rc;
 }
 
 static dt_req *req_new(dt_server *srv, struct MHD_Connection *conn, const char *method, const char *url) {
@@ -206,43 +220,61 @@ static void req_free(dt_req *r) {
   free(r);
 }
 
+/* The route of the request into r->route and r->param, or 404 / 405 (with Allow). */
+static dt_status route_or_reply(dt_req *r, const char *method, const char *url) {
+  char allow[128];
+  dt_outcome outcome = find_route(method, url, r->param, allow, sizeof allow, &r->route);
+  if (outcome == DT_DONE) return DT_OK;
+  if (outcome == DT_NOT_FOUND) {
+    dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", url);
+  } else {
+    dt_reply_header(r, "Allow", allow);
+    dt_reply_error(r, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow), "this method is not allowed here");
+  }
+  return DT_ERR_INPUT;
+}
+
+/* The bearer token's principal into r->who, or 401 with WWW-Authenticate. */
+static dt_status auth_or_reply(dt_req *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_outcome outcome;
+  DT_TRY(dt_auth_check(dt_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION), &r->who, &outcome, ctx));
+  if (outcome == DT_DONE) goto cleanup;
+  dt_reply_header(r, "WWW-Authenticate", "Bearer realm=\"ductile\"");
+  dt_reply_error(r, 401, "unauthorized", NULL,
+                 "missing, invalid or revoked bearer token (Authorization: Bearer <token>)");
+  rc = DT_ERR_INPUT;
+cleanup:
+  return rc;
+}
+
+/* 413 for a body of announced bytes (-1: a chunked body that crossed the limit). */
+static void reply_too_large(dt_req *r, long long announced) {
+  char size[48] = "";
+  if (announced >= 0) snprintf(size, sizeof size, " (%lld bytes)", announced);
+  dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes),
+                 "the request body%s is larger than the limit of %lld bytes", size, r->srv->cfg.max_body_bytes);
+}
+
+/* 413 now for an announced Content-Length above max_body_bytes, before reading the body. */
+static dt_status length_or_reply(dt_req *r) {
+  const char *cl = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  long long n;
+  if (!cl || dt_parse_count(cl, 0, (long long)1 << 62, &n) != 0 || n <= r->srv->cfg.max_body_bytes) return DT_OK;
+  reply_too_large(r, n);
+  return DT_ERR_INPUT;
+}
+
 /* First call for a request: route, authenticate, check the announced size. */
 static void begin(dt_req *r, const char *method, const char *url) {
-  char allow[128];
-  const char *cl;
-  int i = find_route(method, url, r->param, allow, sizeof allow);
-  if (i == -1) {
-    dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", url);
-    return;
-  }
-  if (i == -2) {
-    dt_reply_header(r, "Allow", allow);
-    dt_reply_error(r, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow),
-                   "this method is not allowed here");
-    return;
-  }
-  r->route = i;
-  if (ROUTES[i].flags & DT_R_AUTH) {
-    int a = dt_auth_check(dt_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION), &r->who);
-    if (a == -2) {
-      dt_reply_store_error(r);
-      return;
-    }
-    if (a != 0) {
-      dt_reply_header(r, "WWW-Authenticate", "Bearer realm=\"ductile\"");
-      dt_reply_error(r, 401, "unauthorized", NULL,
-                     "missing, invalid or revoked bearer token (Authorization: Bearer <token>)");
-      return;
-    }
-  }
-  cl = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-  if (cl && (ROUTES[i].flags & DT_R_BODY)) {
-    long long n;
-    if (dt_parse_count(cl, 0, (long long)1 << 62, &n) == 0 && n > r->srv->cfg.max_body_bytes)
-      dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes),
-                     "the request body (%lld bytes) is larger than the limit of %lld bytes", n,
-                     r->srv->cfg.max_body_bytes);
-  }
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(route_or_reply(r, method, url));
+  if (ROUTES[r->route].flags & DT_R_AUTH) DT_TRY(auth_or_reply(r, &ctx));
+  if (ROUTES[r->route].flags & DT_R_BODY) DT_TRY(length_or_reply(r));
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -269,17 +301,13 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
       /* Chunked bodies have no length to refuse early; stop reading a flood outright. */
       return r->total > 4ull * (unsigned long long)srv->cfg.max_body_bytes ? MHD_NO : MHD_YES;
     }
-    if (!r->too_large && body_append(r, upload_data, n)) r->too_large = 2;
+    if (!r->too_large && r->body_rc == DT_OK) r->body_rc = body_append(r, upload_data, n, &r->body_ctx);
     return MHD_YES;
   }
   if (r->replied) return MHD_YES;
-  if (r->too_large == 1)
-    dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)srv->cfg.max_body_bytes),
-                   "the request body is larger than the limit of %lld bytes", srv->cfg.max_body_bytes);
-  else if (r->too_large == 2)
-    dt_reply_error(r, 507, "insufficient_storage", NULL, "cannot store the request body");
-  else
-    ROUTES[r->route].fn(r);
+  if (r->too_large) reply_too_large(r, -1);
+  else if (r->body_rc != DT_OK) dt_reply_status(r, r->body_rc, &r->body_ctx, NULL, NULL);
+  else ROUTES[r->route].fn(r);
   if (!r->replied) dt_reply_error(r, 500, "internal", NULL, "the handler did not reply");
   return MHD_YES;
 }
@@ -316,31 +344,46 @@ static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_ctx, e
   if (code == MHD_CONNECTION_NOTIFY_CLOSED) dt_store_thread_close();
 }
 
-int dt_http_start(dt_server *srv, char *err, size_t errlen) {
+/* The listening address of the configuration; *ipv6 set for an IPv6 one. */
+static dt_status listen_addr(const dt_config *cfg, struct sockaddr_in *a4, struct sockaddr_in6 *a6,
+                             struct sockaddr **sa, int *ipv6, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  memset(a4, 0, sizeof *a4);
+  memset(a6, 0, sizeof *a6);
+  *ipv6 = 0;
+  if (inet_pton(AF_INET, cfg->listen_host, &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons((uint16_t)cfg->port);
+    *sa = (struct sockaddr *)a4;
+    goto cleanup;
+  }
+  DT_CHECK(inet_pton(AF_INET6, cfg->listen_host, &a6->sin6_addr) == 1, ctx, DT_ERR_INPUT,
+           "listen: \"%s\" is not a numeric IPv4 or IPv6 address", cfg->listen_host);
+  a6->sin6_family = AF_INET6;
+  a6->sin6_port = htons((uint16_t)cfg->port);
+  *sa = (struct sockaddr *)a6;
+  *ipv6 = 1;
+cleanup:
+  return rc;
+}
+
+dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   struct sockaddr_in a4;
   struct sockaddr_in6 a6;
-  struct sockaddr *sa;
+  struct sockaddr *sa = NULL;
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                    MHD_USE_ERROR_LOG | MHD_USE_ITC;
   const union MHD_DaemonInfo *info;
   struct MHD_Daemon *d;
   uint8_t tag[4];
-  if (dt_random_bytes(tag, sizeof tag) == 0) snprintf(g_boot_tag, sizeof g_boot_tag, "%02x%02x%02x%02x", tag[0], tag[1], tag[2], tag[3]);
-  memset(&a4, 0, sizeof a4);
-  memset(&a6, 0, sizeof a6);
-  if (inet_pton(AF_INET, srv->cfg.listen_host, &a4.sin_addr) == 1) {
-    a4.sin_family = AF_INET;
-    a4.sin_port = htons((uint16_t)srv->cfg.port);
-    sa = (struct sockaddr *)&a4;
-  } else if (inet_pton(AF_INET6, srv->cfg.listen_host, &a6.sin6_addr) == 1) {
-    a6.sin6_family = AF_INET6;
-    a6.sin6_port = htons((uint16_t)srv->cfg.port);
-    sa = (struct sockaddr *)&a6;
-    flags |= MHD_USE_IPv6;
-  } else {
-    snprintf(err, errlen, "listen: \"%s\" is not a numeric IPv4 or IPv6 address", srv->cfg.listen_host);
-    return -1;
-  }
+  int ipv6;
+  /* The boot tag only tells the request ids of one start from another's: without randomness
+   * they have none, and the daemon starts all the same. */
+  if (dt_random_bytes(tag, sizeof tag, NULL) == DT_OK)
+    snprintf(g_boot_tag, sizeof g_boot_tag, "%02x%02x%02x%02x", tag[0], tag[1], tag[2], tag[3]);
+  DT_TRY(listen_addr(&srv->cfg, &a4, &a6, &sa, &ipv6, ctx));
+  if (ipv6) flags |= MHD_USE_IPv6;
   d = MHD_start_daemon(flags, (uint16_t)srv->cfg.port, NULL, NULL, access_cb, srv,
                        MHD_OPTION_SOCK_ADDR, sa,
                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg.connection_timeout,
@@ -350,14 +393,13 @@ int dt_http_start(dt_server *srv, char *err, size_t errlen) {
                        MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
                        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
                        MHD_OPTION_END);
-  if (!d) {
-    snprintf(err, errlen, "cannot listen on %s:%d (address in use or not available)", srv->cfg.listen_host, srv->cfg.port);
-    return -1;
-  }
+  DT_CHECK(d != NULL, ctx, DT_ERR_IO, "cannot listen on %s:%d (address in use or not available)",
+           srv->cfg.listen_host, srv->cfg.port);
   info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
   srv->port = info ? info->port : srv->cfg.port;
   srv->mhd = d;
-  return 0;
+cleanup:
+  return rc;
 }
 
 void dt_http_quiesce(dt_server *srv) {

@@ -82,8 +82,44 @@ void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *detail
   dt_reply_json(r, status, body);
 }
 
-void dt_reply_store_error(dt_req *r) {
-  dt_reply_error(r, 503, "store_unavailable", NULL, "the job store is unavailable; try again");
+/* A server-side failure in the log: ctx's message (paths, SQL), its class and where it was
+ * raised, under the request's id. */
+static void log_failure(const dt_req *r, dt_status st, const dt_ctx *ctx) {
+  char where[300];
+  const char *kv[] = {"status", dt_status_name(st), "where", where, NULL};
+  if (ctx && ctx->file) snprintf(where, sizeof where, "%s:%d %s", ctx->file, ctx->line, ctx->func ? ctx->func : "");
+  else snprintf(where, sizeof where, "unknown");
+  dt_log(DT_LOG_ERROR, r->id, kv, "%s", ctx && ctx->msg[0] ? ctx->msg : "(no message)");
+}
+
+void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *input_code, json_t *details) {
+  const char *msg = ctx && ctx->msg[0] ? ctx->msg : dt_status_name(st);
+  if (st == DT_OK || r->replied) {
+    json_decref(details);
+    return;
+  }
+  if (st == DT_ERR_INPUT && input_code) {
+    dt_reply_error(r, 422, input_code, details, "%s", msg);
+    return;
+  }
+  if (st == DT_ERR_DEVICE_NOMEM) {
+    dt_reply_error(r, 422, "does_not_fit", details, "%s", msg);
+    return;
+  }
+  json_decref(details);
+  log_failure(r, st, ctx);
+  if (st == DT_ERR_IO)
+    dt_reply_error(r, 507, "insufficient_storage", NULL,
+                   "the daemon cannot store this request's data; try again later");
+  else if (st == DT_ERR_DB)
+    dt_reply_error(r, 503, "store_unavailable", NULL, "the job store is unavailable; try again");
+  else
+    dt_reply_error(r, 500, "internal", NULL, "internal error (%s); the daemon's log has the details",
+                   dt_status_name(st));
+}
+
+void dt_reply_not_found(dt_req *r, const char *what) {
+  dt_reply_error(r, 404, "not_found", NULL, "no %s with this id", what);
 }
 
 void dt_reply_file(dt_req *r, const char *path, const char *content_type, const char *download_name) {

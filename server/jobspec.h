@@ -12,33 +12,38 @@
 #include <jansson.h>
 
 #include "ductile.h"
+#include "status.h"
 
-typedef enum { DT_SPEC_OK = 0, DT_SPEC_INVALID = 1, DT_SPEC_NO_MESH = 2, DT_SPEC_INTERNAL = 3 } dt_spec_status;
-
-typedef struct dt_spec_error {
-  char message[1100];
+/* Where in the upload a validation error is, for the reply's details. */
+typedef struct dt_spec_where {
   char path[256]; /* JSON path of the culprit when known, else "" */
   int line;       /* line in an uploaded .msh / .inp file when known, else 0 */
-} dt_spec_error;
+  int no_mesh;    /* the error is that mesh_id names no stored mesh */
+} dt_spec_where;
+
+/* Each function below returns DT_ERR_INPUT, with the solver's message in ctx and where filled,
+ * when the upload is invalid; DT_ERR_DB when the store fails; DT_ERR_INTERNAL or DT_ERR_NOMEM
+ * when the daemon cannot read or copy its own files (those are never the upload's fault). */
 
 /* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline).
  * On success *model is a validated model (caller destroys). */
-dt_spec_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, size_t mesh_id_len,
-                             dt_model **model, dt_spec_error *err);
+dt_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, size_t mesh_id_len, dt_model **model,
+                        dt_spec_where *where, dt_ctx *ctx);
 
 /* Validate an uploaded mesh object by parsing a probe job around it (one elastic material
  * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,
  * surfaces, element geometry. Fills dim, node and element counts. */
-dt_spec_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_error *err);
+dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_where *where,
+                             dt_ctx *ctx);
 
 /* Validate an uploaded Gmsh mesh file (path) by importing it; origin names it in messages. */
-dt_spec_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
-                                 dt_spec_error *err);
+dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
+                            dt_spec_where *where, dt_ctx *ctx);
 
-/* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_SPEC_INVALID
+/* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_ERR_INPUT
  * with its line): an uploaded deck must not make the daemon read files of its own. warnings
  * (may be NULL) receives the importer's warnings as strings. */
-dt_spec_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
-                                  dt_spec_error *err);
+dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
+                             dt_spec_where *where, dt_ctx *ctx);
 
 #endif

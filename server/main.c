@@ -47,112 +47,152 @@ static void usage(FILE *f) {
              "       ductiled --version\n");
 }
 
-static int mkdir_p(const char *path) {
+static dt_status mkdir_p(const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char tmp[PATH_MAX];
   snprintf(tmp, sizeof tmp, "%s", path);
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+    DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "data_dir: cannot create '%.300s': %s", tmp,
+             strerror(errno));
     *p = '/';
   }
-  return (mkdir(tmp, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+  DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "data_dir: cannot create '%.300s': %s", tmp,
+           strerror(errno));
+cleanup:
+  return rc;
 }
 
-static int prepare_data_dir(dt_server *srv, char *err, size_t errlen) {
+/* Remove the uploads a crash interrupted (<data>/tmp). */
+static void clear_tmp(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char f[PATH_MAX + 300];
+  while (d && (e = readdir(d)))
+    if (e->d_name[0] != '.') {
+      snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+      unlink(f);
+    }
+  if (d) closedir(d);
+}
+
+static dt_status prepare_data_dir(dt_server *srv, dt_ctx *ctx) {
   static const char *const subdirs[] = {"meshes", "jobs", "tmp"};
+  dt_status rc = DT_OK;
   char p[PATH_MAX + 16];
-  if (mkdir_p(srv->cfg.data_dir) || !realpath(srv->cfg.data_dir, srv->data_dir)) {
-    snprintf(err, errlen, "data_dir: cannot create '%.300s': %s", srv->cfg.data_dir, strerror(errno));
-    return -1;
-  }
+  DT_TRY(mkdir_p(srv->cfg.data_dir, ctx));
+  DT_CHECK(realpath(srv->cfg.data_dir, srv->data_dir) != NULL, ctx, DT_ERR_IO, "data_dir: cannot resolve '%.300s': %s",
+           srv->cfg.data_dir, strerror(errno));
   chmod(srv->data_dir, 0700);
   for (int i = 0; i < 3; i++) {
     snprintf(p, sizeof p, "%s/%s", srv->data_dir, subdirs[i]);
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-      snprintf(err, errlen, "cannot create '%.300s': %s", p, strerror(errno));
-      return -1;
-    }
+    DT_CHECK(mkdir(p, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "cannot create '%.300s': %s", p, strerror(errno));
   }
-  /* Uploads interrupted by a crash. */
   snprintf(p, sizeof p, "%s/tmp", srv->data_dir);
-  {
-    DIR *d = opendir(p);
-    struct dirent *e;
-    char f[PATH_MAX + 300];
-    while (d && (e = readdir(d)))
-      if (e->d_name[0] != '.') {
-        snprintf(f, sizeof f, "%s/%s", p, e->d_name);
-        unlink(f);
-      }
-    if (d) closedir(d);
-  }
-  return 0;
+  clear_tmp(p);
+cleanup:
+  return rc;
 }
 
-/* Options before the command; returns the index of the first non-option argument. */
-static int load_config(dt_server *srv, int argc, char **argv, char *err, size_t errlen) {
-  const char *file = getenv("DUCTILED_CONFIG");
+/* The command-line options before the command (--listen, --data-dir; --config was read
+ * first); *first receives the index of the first other argument. An unknown option sets
+ * *usage. */
+static dt_status options(dt_server *srv, int argc, char **argv, int *first, int *usage, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   int i;
-  dt_config_defaults(&srv->cfg);
-  for (i = 1; i + 1 < argc; i++)
-    if (!strcmp(argv[i], "--config")) file = argv[i + 1];
-  if (file && dt_config_load_file(&srv->cfg, file, err, errlen)) return -1;
-  if (dt_config_load_env(&srv->cfg, err, errlen)) return -1;
   for (i = 1; i < argc && argv[i][0] == '-'; i++) {
     const char *key = !strcmp(argv[i], "--listen") ? "listen" : !strcmp(argv[i], "--data-dir") ? "data_dir" : NULL;
     if (!strcmp(argv[i], "--config") && i + 1 < argc) {
       i++;
       continue;
     }
-    if (!key || i + 1 >= argc) {
-      snprintf(err, errlen, "unknown or incomplete option '%s'", argv[i]);
-      return -2;
-    }
-    if (dt_config_set(&srv->cfg, key, argv[++i], "command line", err, errlen)) return -1;
+    *usage = !key || i + 1 >= argc;
+    DT_CHECK(!*usage, ctx, DT_ERR_INPUT, "unknown or incomplete option '%s'", argv[i]);
+    DT_TRY(dt_config_set(&srv->cfg, key, argv[++i], "command line", ctx));
   }
-  if (dt_config_finish(&srv->cfg, err, errlen)) return -1;
+  *first = i;
+cleanup:
+  return rc;
+}
+
+/* Defaults, the config file, the environment, the command line (config.h). */
+static dt_status load_config(dt_server *srv, int argc, char **argv, int *first, int *usage, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const char *file = getenv("DUCTILED_CONFIG");
+  dt_config_defaults(&srv->cfg);
+  *usage = 0;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--config")) file = argv[i + 1];
+  if (file) DT_TRY(dt_config_load_file(&srv->cfg, file, ctx));
+  DT_TRY(dt_config_load_env(&srv->cfg, ctx));
+  DT_TRY(options(srv, argc, argv, first, usage, ctx));
+  DT_TRY(dt_config_finish(&srv->cfg, ctx));
   if (srv->cfg.sse_keepalive * 2 > srv->cfg.connection_timeout)
     srv->cfg.sse_keepalive = srv->cfg.connection_timeout / 2 > 0 ? srv->cfg.connection_timeout / 2 : 1;
   dt_log_set_level((dt_log_level)dt_log_level_parse(srv->cfg.log_level));
-  return i;
+cleanup:
+  return rc;
 }
 
-static int token_command(dt_server *srv, int argc, char **argv) {
+/* token create [--name NAME] [--user USER]: the token is printed once, on stdout. */
+static int token_create(int argc, char **argv) {
+  const char *name = "cli", *user = "admin";
+  char token[DT_TOKEN_LEN + 1], id[17];
+  long long uid = 0;
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 >= argc) return usage(stderr), EXIT_USAGE;
+    if (!strcmp(argv[i], "--name")) name = argv[i + 1];
+    else if (!strcmp(argv[i], "--user")) user = argv[i + 1];
+    else return usage(stderr), EXIT_USAGE;
+  }
+  DT_TRY(dt_auth_user_ensure(user, &uid, &ctx));
+  DT_TRY(dt_auth_token_create(uid, name, token, id, &ctx));
+  printf("%s\n", token);
+  fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot create a token: %s\n", ctx.msg);
+  return rc == DT_OK ? 0 : 1;
+}
+
+static int token_list(void) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  json_t *list = NULL;
+  char *text = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_auth_token_list(&list, &ctx));
+  text = json_dumps(list, JSON_INDENT(2));
+  DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
+  printf("%s\n", text);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the tokens: %s\n", ctx.msg);
+  json_decref(list);
+  free(text);
+  return rc == DT_OK ? 0 : 1;
+}
+
+static int token_revoke(const char *id) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome outcome = DT_NOT_FOUND;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_auth_token_revoke(id, &outcome, &ctx));
+  if (outcome == DT_DONE) fprintf(stderr, "revoked token %s\n", id);
+  else fprintf(stderr, "ductiled: no active token with this id\n");
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot revoke: %s\n", ctx.msg);
+  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
+}
+
+static int token_command(int argc, char **argv) {
   const char *sub = argc > 0 ? argv[0] : "";
-  if (!strcmp(sub, "create")) {
-    const char *name = "cli", *user = "admin";
-    char token[DT_TOKEN_LEN + 1], id[17];
-    long long uid;
-    for (int i = 1; i < argc; i += 2) {
-      if (i + 1 >= argc) return usage(stderr), EXIT_USAGE;
-      if (!strcmp(argv[i], "--name")) name = argv[i + 1];
-      else if (!strcmp(argv[i], "--user")) user = argv[i + 1];
-      else return usage(stderr), EXIT_USAGE;
-    }
-    if (dt_auth_user_ensure(user, &uid) || dt_auth_token_create(uid, name, token, id)) {
-      fprintf(stderr, "ductiled: cannot create a token (see the log above)\n");
-      return 1;
-    }
-    printf("%s\n", token);
-    fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
-    return 0;
-  }
-  if (!strcmp(sub, "list") && argc == 1) {
-    json_t *list = dt_auth_token_list();
-    char *text = list ? json_dumps(list, JSON_INDENT(2)) : NULL;
-    json_decref(list);
-    if (!text) return 1;
-    printf("%s\n", text);
-    free(text);
-    return 0;
-  }
-  if (!strcmp(sub, "revoke") && argc == 2) {
-    int rc = dt_auth_token_revoke(argv[1]);
-    if (rc == 0) fprintf(stderr, "revoked token %s\n", argv[1]);
-    else fprintf(stderr, "ductiled: %s\n", rc == -2 ? "no active token with this id" : "cannot revoke (see the log)");
-    return rc == 0 ? 0 : 1;
-  }
+  if (!strcmp(sub, "create")) return token_create(argc, argv);
+  if (!strcmp(sub, "list") && argc == 1) return token_list();
+  if (!strcmp(sub, "revoke") && argc == 2) return token_revoke(argv[1]);
   usage(stderr);
   return EXIT_USAGE;
 }
@@ -207,31 +247,40 @@ static int restart(const dt_server *srv, char **argv) {
   return 1;
 }
 
+/* Everything before the daemon listens: admin token, devices, dashboard, recovery, workers,
+ * HTTP. The exit status for a failure (the message is in ctx). */
+static dt_status start(dt_server *srv, int *exit_status, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int recovered = 0;
+  *exit_status = 1;
+  DT_TRY(dt_auth_bootstrap(srv->data_dir, ctx));
+  *exit_status = EXIT_CONFIG;
+  DT_TRY(dt_devices_init(srv, ctx));
+  *exit_status = 1;
+  dt_dashboard_init(srv);
+  DT_TRY(dt_job_recover(srv->data_dir, &recovered, ctx));
+  if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
+  DT_TRY(dt_workers_start(srv, ctx));
+  DT_TRY(dt_http_start(srv, ctx));
+cleanup:
+  return rc;
+}
+
 static int serve(dt_server *srv) {
-  char err[1024];
+  dt_ctx ctx;
   sigset_t set;
-  int sig = 0, recovered = 0;
+  int sig = 0, status = 1;
+  memset(&ctx, 0, sizeof ctx);
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread started below */
   signal(SIGPIPE, SIG_IGN);
-  if (dt_auth_bootstrap(srv->data_dir)) {
-    dt_log_error("cannot create the admin token");
-    return 1;
-  }
-  if (dt_devices_init(srv, err, sizeof err)) {
-    dt_log_error("%s", err);
-    return EXIT_CONFIG;
-  }
-  dt_dashboard_init(srv);
-  if (dt_job_recover(srv->data_dir, &recovered)) return 1;
-  if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
-  if (dt_workers_start(srv, err, sizeof err) || dt_http_start(srv, err, sizeof err)) {
-    dt_log_error("%s", err);
+  if (start(srv, &status, &ctx) != DT_OK) {
+    dt_log_error("%s", ctx.msg);
     dt_workers_stop(srv);
-    return 1;
+    return status;
   }
   {
     char port[16];
@@ -261,21 +310,21 @@ static int serve(dt_server *srv) {
 
 int main(int argc, char **argv) {
   static dt_server srv; /* the daemon's top-level state */
-  char err[1024];
-  int first;
+  dt_ctx ctx;
+  int first = 1, bad_usage = 0;
+  memset(&ctx, 0, sizeof ctx);
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
   if (argc > 1 && !strcmp(argv[1], "--version")) return printf("ductiled %s\n", DUCTILED_VERSION), 0;
-  first = load_config(&srv, argc, argv, err, sizeof err);
-  if (first < 0) {
-    fprintf(stderr, "ductiled: %s\n", err);
-    if (first == -2) usage(stderr);
-    return first == -2 ? EXIT_USAGE : EXIT_CONFIG;
+  if (load_config(&srv, argc, argv, &first, &bad_usage, &ctx) != DT_OK) {
+    fprintf(stderr, "ductiled: %s\n", ctx.msg);
+    if (bad_usage) usage(stderr);
+    return bad_usage ? EXIT_USAGE : EXIT_CONFIG;
   }
-  if (prepare_data_dir(&srv, err, sizeof err) || dt_store_init(srv.data_dir, err, sizeof err)) {
-    dt_log_error("%s", err);
+  if (prepare_data_dir(&srv, &ctx) != DT_OK || dt_store_init(srv.data_dir, &ctx) != DT_OK) {
+    dt_log_error("%s", ctx.msg);
     return 1;
   }
-  if (first < argc && !strcmp(argv[first], "token")) return token_command(&srv, argc - first - 1, argv + first + 1);
+  if (first < argc && !strcmp(argv[first], "token")) return token_command(argc - first - 1, argv + first + 1);
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;

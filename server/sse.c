@@ -32,57 +32,70 @@ static void sse_free(void *cls) {
   free(s);
 }
 
-static int set_pending(sse *s, const char *text) {
+static dt_status set_pending(sse *s, const char *text) {
   free(s->pending);
   s->pending = strdup(text);
   s->plen = s->pending ? strlen(text) : 0;
   s->poff = 0;
-  return s->pending ? 0 : -1;
+  return s->pending ? DT_OK : DT_ERR_NOMEM;
 }
 
+/* Whether the job has ended or was deleted; a store failure answers no (the stream waits). */
 static int job_finished_or_gone(const char *id) {
   char state[16];
-  int rc = dt_job_state(id, state, sizeof state);
-  if (rc == DT_STORE_NOTFOUND) return 1;
-  if (rc) return 0;
-  return !strcmp(state, "succeeded") || !strcmp(state, "failed") || !strcmp(state, "cancelled");
+  dt_outcome found;
+  if (dt_job_state(id, state, sizeof state, &found, NULL) != DT_OK) return 0;
+  return found == DT_NOT_FOUND || !dt_job_active(state);
 }
 
-/* Format the next batch of events into pending. Returns the number of events. */
-static int fetch(sse *s) {
+/* Append one event as an SSE message to buf (capacity *cap, length *n, grown as needed). */
+static dt_status append_event(char **buf, size_t *cap, size_t *n, json_t *e, long long *seq, const char **type) {
+  dt_status rc = DT_OK;
+  char *data = json_dumps(e, JSON_COMPACT | JSON_ENSURE_ASCII);
+  size_t need;
+  *type = json_string_value(json_object_get(e, "type"));
+  *seq = (long long)json_integer_value(json_object_get(e, "seq"));
+  need = (data ? strlen(data) : 2) + strlen(*type) + 64;
+  if (*n + need >= *cap) {
+    size_t c = *cap;
+    char *nb;
+    while (*n + need >= c) c *= 2;
+    nb = realloc(*buf, c);
+    DT_CHECK(nb != NULL, NULL, DT_ERR_NOMEM, "out of memory");
+    *buf = nb, *cap = c;
+  }
+  *n += (size_t)snprintf(*buf + *n, *cap - *n, "id: %lld\nevent: %s\ndata: %s\n\n", *seq, *type, data ? data : "{}");
+cleanup:
+  free(data);
+  return rc;
+}
+
+/* Format the next batch of events into pending; *count receives how many. */
+static dt_status fetch(sse *s, int *count) {
+  dt_status rc = DT_OK;
   json_t *events = NULL, *e;
   size_t i, cap = 4096, n = 0;
-  char *buf;
-  if (dt_events_list(s->job_id, s->last, 200, &events)) return -1;
-  if (json_array_size(events) == 0) {
-    json_decref(events);
-    return 0;
-  }
+  char *buf = NULL;
+  *count = 0;
+  DT_TRY(dt_events_list(s->job_id, s->last, 200, &events, NULL));
+  if (json_array_size(events) == 0) goto cleanup;
   buf = malloc(cap);
+  DT_CHECK(buf != NULL, NULL, DT_ERR_NOMEM, "out of memory");
   json_array_foreach(events, i, e) {
-    char *data = json_dumps(e, JSON_COMPACT | JSON_ENSURE_ASCII);
-    const char *type = json_string_value(json_object_get(e, "type"));
-    long long seq = (long long)json_integer_value(json_object_get(e, "seq"));
-    size_t need = (data ? strlen(data) : 2) + strlen(type) + 64;
-    if (buf && n + need >= cap) {
-      char *nb;
-      while (n + need >= cap) cap *= 2;
-      nb = realloc(buf, cap);
-      if (!nb) free(buf);
-      buf = nb;
-    }
-    if (buf) n += (size_t)snprintf(buf + n, cap - n, "id: %lld\nevent: %s\ndata: %s\n\n", seq, type, data ? data : "{}");
-    free(data);
-    s->last = seq;
+    const char *type;
+    DT_TRY(append_event(&buf, &cap, &n, e, &s->last, &type));
     if (dt_event_is_terminal(type)) s->done = 1;
   }
-  json_decref(events);
-  if (!buf) return -1;
   free(s->pending);
   s->pending = buf;
   s->plen = n;
   s->poff = 0;
-  return (int)i;
+  buf = NULL;
+  *count = (int)i;
+cleanup:
+  free(buf);
+  json_decref(events);
+  return rc;
 }
 
 static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
@@ -99,17 +112,16 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
     }
     if (s->done) return MHD_CONTENT_READER_END_OF_STREAM;
     gen = dt_bus_generation();
-    got = fetch(s);
-    if (got < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (fetch(s, &got) != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
     if (got > 0) continue;
     if (job_finished_or_gone(s->job_id)) {
       /* A terminal event may have landed between fetch and the state check: fetch once more. */
-      if (fetch(s) <= 0) s->done = 1;
+      if (fetch(s, &got) != DT_OK || got == 0) s->done = 1;
       continue;
     }
     w = dt_bus_wait(gen, s->keepalive);
     if (w < 0) return MHD_CONTENT_READER_END_OF_STREAM; /* shutting down */
-    if (w == 0 && set_pending(s, ": keep-alive\n\n")) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (w == 0 && set_pending(s, ": keep-alive\n\n") != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
   }
 }
 
@@ -118,74 +130,88 @@ static int want_sse(dt_req *r) {
   return a && strstr(a, "text/event-stream") != NULL;
 }
 
-static void start_stream(dt_req *r, long long after) {
+static dt_status start_stream(dt_req *r, long long after, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   struct MHD_Response *resp;
   sse *s = calloc(1, sizeof *s);
-  if (!s || set_pending(s, "retry: 2000\n\n")) {
-    free(s);
-    dt_reply_error(r, 500, "internal", NULL, "out of memory");
-    return;
-  }
+  DT_CHECK(s != NULL && set_pending(s, "retry: 2000\n\n") == DT_OK, ctx, DT_ERR_NOMEM,
+           "out of memory starting an event stream");
   snprintf(s->job_id, sizeof s->job_id, "%s", r->param[0]);
   s->last = after;
   s->keepalive = (double)r->srv->cfg.sse_keepalive;
   resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, s, sse_free);
-  if (!resp) {
-    sse_free(s);
-    dt_reply_error(r, 500, "internal", NULL, "cannot start the event stream");
-    return;
-  }
+  DT_CHECK(resp != NULL, ctx, DT_ERR_INTERNAL, "libmicrohttpd cannot start the event stream");
+  s = NULL; /* the response owns it */
   MHD_add_response_header(resp, "Content-Type", "text/event-stream");
   MHD_add_response_header(resp, "X-Accel-Buffering", "no");
   dt_reply_response(r, 200, resp);
+cleanup:
+  if (s) sse_free(s);
+  return rc;
 }
 
-void dt_h_job_events(dt_req *r) {
-  static const char *const allowed[] = {"after", "limit", NULL};
-  const char *a = dt_req_query(r, "after"), *last_id = dt_req_header(r, "Last-Event-ID");
-  const char *l = dt_req_query(r, "limit");
-  long long after = 0, limit = 500;
-  char state[16];
-  json_t *events;
-  int rc, done;
-  if (dt_req_query_allowed_or_reply(r, allowed) || dt_id_or_reply(r, r->param[0], 'j', "job")) return;
-  if (a && dt_parse_count(a, 0, (long long)1 << 53, &after)) {
-    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "after"),
-                   "after: expected the seq of the last event received (an integer >= 0)");
-    return;
+/* ?after= and ?limit=. */
+static dt_status cursor_or_reply(dt_req *r, long long *after, long long *limit) {
+  const char *a = dt_req_query(r, "after"), *l = dt_req_query(r, "limit");
+  *after = 0;
+  *limit = 500;
+  if (a && dt_parse_count(a, 0, (long long)1 << 53, after) != 0) {
+    dt_reply_invalid_parameter(r, "after", "after: expected the seq of the last event received (an integer >= 0)");
+    return DT_ERR_INPUT;
   }
-  if (l && dt_parse_count(l, 1, 1000, &limit)) {
-    dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "limit"),
-                   "limit: expected an integer from 1 to 1000");
-    return;
+  if (l && dt_parse_count(l, 1, 1000, limit) != 0) {
+    dt_reply_invalid_parameter(r, "limit", "limit: expected an integer from 1 to 1000");
+    return DT_ERR_INPUT;
   }
-  rc = dt_job_state(r->param[0], state, sizeof state);
-  if (rc == DT_STORE_NOTFOUND) {
-    dt_reply_error(r, 404, "not_found", NULL, "no job with this id");
-    return;
-  }
-  if (rc) {
-    dt_reply_store_error(r);
-    return;
-  }
-  if (want_sse(r)) {
-    if (last_id && dt_parse_count(last_id, 0, (long long)1 << 53, &after)) {
-      dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", "Last-Event-ID"),
-                     "Last-Event-ID: expected an event seq (an integer >= 0)");
-      return;
-    }
-    start_stream(r, after);
-    return;
-  }
-  done = !strcmp(state, "succeeded") || !strcmp(state, "failed") || !strcmp(state, "cancelled");
-  if (dt_events_list(r->param[0], after, (int)limit, &events)) {
-    dt_reply_store_error(r);
-    return;
-  }
+  return DT_OK;
+}
+
+/* A reconnecting stream's Last-Event-ID, which replaces ?after= when present. */
+static dt_status last_event_id_or_reply(dt_req *r, long long *after) {
+  const char *last_id = dt_req_header(r, "Last-Event-ID");
+  if (!last_id || dt_parse_count(last_id, 0, (long long)1 << 53, after) == 0) return DT_OK;
+  dt_reply_invalid_parameter(r, "Last-Event-ID", "Last-Event-ID: expected an event seq (an integer >= 0)");
+  return DT_ERR_INPUT;
+}
+
+/* The polling answer: events after `after`, at most limit, with where to go on from. */
+static dt_status reply_events(dt_req *r, const char *state, long long after, long long limit, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *events = NULL;
+  int done = !dt_job_active(state);
+  DT_TRY(dt_events_list(r->param[0], after, (int)limit, &events, ctx));
   if (json_array_size(events) > 0) {
     json_t *lastev = json_array_get(events, json_array_size(events) - 1);
     after = (long long)json_integer_value(json_object_get(lastev, "seq"));
     done = dt_event_is_terminal(json_string_value(json_object_get(lastev, "type")));
   }
   dt_reply_json(r, 200, json_pack("{s:o, s:I, s:b}", "events", events, "next_after", (json_int_t)after, "done", done));
+cleanup:
+  return rc;
+}
+
+void dt_h_job_events(dt_req *r) {
+  static const char *const allowed[] = {"after", "limit", NULL};
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome found;
+  long long after, limit;
+  char state[16];
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
+  DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
+  DT_TRY(cursor_or_reply(r, &after, &limit));
+  DT_TRY(dt_job_state(r->param[0], state, sizeof state, &found, &ctx));
+  if (found == DT_NOT_FOUND) {
+    dt_reply_not_found(r, "job");
+    goto cleanup;
+  }
+  if (want_sse(r)) {
+    DT_TRY(last_event_id_or_reply(r, &after));
+    DT_TRY(start_stream(r, after, &ctx));
+  } else {
+    DT_TRY(reply_events(r, state, after, limit, &ctx));
+  }
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
 }

@@ -39,26 +39,37 @@ static int configure(sqlite3 *db) {
                           "PRAGMA foreign_keys=ON;", NULL, NULL, NULL);
 }
 
-static conn *thread_conn(void) {
+static dt_status thread_conn(conn **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  conn *c;
+  pthread_once(&g_once, make_key);
+  *out = pthread_getspecific(g_key);
+  if (*out) return DT_OK;
+  c = calloc(1, sizeof *c);
+  DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory opening the database");
+  DT_CHECK(sqlite3_open_v2(g_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+               configure(c->db) == SQLITE_OK,
+           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path, c->db ? sqlite3_errmsg(c->db) : "no memory");
+  pthread_setspecific(g_key, c);
+  *out = c;
+  c = NULL;
+cleanup:
+  conn_free(c);
+  return rc;
+}
+
+dt_status dt_db(sqlite3 **db, dt_ctx *ctx) {
+  conn *c = NULL;
+  dt_status rc = thread_conn(&c, ctx);
+  *db = c ? c->db : NULL;
+  return rc;
+}
+
+const char *dt_db_message(void) {
   conn *c;
   pthread_once(&g_once, make_key);
   c = pthread_getspecific(g_key);
-  if (c) return c;
-  c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  if (sqlite3_open_v2(g_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-      configure(c->db) != SQLITE_OK) {
-    dt_log_error("cannot open the database %s: %s", g_path, c->db ? sqlite3_errmsg(c->db) : "no memory");
-    conn_free(c);
-    return NULL;
-  }
-  pthread_setspecific(g_key, c);
-  return c;
-}
-
-sqlite3 *dt_db(void) {
-  conn *c = thread_conn();
-  return c ? c->db : NULL;
+  return c ? sqlite3_errmsg(c->db) : "no connection";
 }
 
 void dt_store_thread_close(void) {
@@ -67,58 +78,75 @@ void dt_store_thread_close(void) {
   pthread_setspecific(g_key, NULL);
 }
 
-sqlite3_stmt *dt_stmt(const char *sql) {
-  conn *c = thread_conn();
-  size_t h;
-  if (!c) return NULL;
-  h = ((size_t)sql >> 3) % STMT_CACHE;
+dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  conn *c = NULL;
+  size_t h = ((size_t)sql >> 3) % STMT_CACHE;
+  *st = NULL;
+  DT_TRY(thread_conn(&c, ctx));
   for (int probe = 0; probe < STMT_CACHE; probe++, h = (h + 1) % STMT_CACHE) {
-    if (c->cache[h].sql == sql) return c->cache[h].st;
+    if (c->cache[h].sql == sql) {
+      *st = c->cache[h].st;
+      goto cleanup;
+    }
     if (c->cache[h].sql == NULL) {
       if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &c->cache[h].st, NULL) != SQLITE_OK) {
-        dt_log_error("cannot prepare SQL: %s: %.80s", sqlite3_errmsg(c->db), sql);
+        rc = DT_ERROR(ctx, DT_ERR_DB, "cannot prepare SQL: %s: %.80s", sqlite3_errmsg(c->db), sql);
         sqlite3_finalize(c->cache[h].st);
         c->cache[h].st = NULL;
-        return NULL;
+        goto cleanup;
       }
       c->cache[h].sql = sql;
-      return c->cache[h].st;
+      *st = c->cache[h].st;
+      goto cleanup;
     }
   }
-  dt_log_error("statement cache full");
-  return NULL;
+  rc = DT_ERROR(ctx, DT_ERR_INTERNAL, "the statement cache is full (%d statements)", STMT_CACHE);
+cleanup:
+  return rc;
 }
 
-void dt_stmt_done(sqlite3_stmt *st) {
-  if (!st) return;
-  sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
+void dt_stmt_done(sqlite3_stmt **st) {
+  if (!*st) return;
+  sqlite3_reset(*st);
+  sqlite3_clear_bindings(*st);
+  *st = NULL;
 }
 
-int dt_stmt_exec_done(sqlite3_stmt *st, const char *what) {
-  int rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : dt_store_fail(what);
+dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx) {
+  int step = sqlite3_step(st);
+  *row = step == SQLITE_ROW;
+  if (step == SQLITE_ROW || step == SQLITE_DONE) return DT_OK;
+  return DT_STORE_ERROR(ctx, what);
+}
+
+dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3 *db = sqlite3_db_handle(*st);
+  DT_CHECK(sqlite3_step(*st) == SQLITE_DONE, ctx, DT_ERR_DB, "database error (%s): %s", what, sqlite3_errmsg(db));
+  if (changes) *changes = sqlite3_changes(db);
+cleanup:
   dt_stmt_done(st);
   return rc;
 }
 
-static int exec(const char *sql) {
-  sqlite3 *db = dt_db();
-  if (!db) return DT_STORE_ERR;
-  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) return dt_store_fail(sql);
-  return DT_STORE_OK;
+static dt_status exec(const char *sql, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3 *db = NULL;
+  DT_TRY(dt_db(&db, ctx));
+  DT_CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, ctx, DT_ERR_DB, "database error (%s): %s", sql,
+           sqlite3_errmsg(db));
+cleanup:
+  return rc;
 }
 
-int dt_store_begin(void) { return exec("BEGIN IMMEDIATE"); }
-int dt_store_commit(void) { return exec("COMMIT"); }
+dt_status dt_store_begin(dt_ctx *ctx) { return exec("BEGIN IMMEDIATE", ctx); }
+dt_status dt_store_commit(dt_ctx *ctx) { return exec("COMMIT", ctx); }
 void dt_store_rollback(void) {
-  sqlite3 *db = dt_db();
-  if (db && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-int dt_store_fail(const char *what) {
-  sqlite3 *db = dt_db();
-  dt_log_error("database error (%s): %s", what, db ? sqlite3_errmsg(db) : "no connection");
-  return DT_STORE_ERR;
+  conn *c;
+  pthread_once(&g_once, make_key);
+  c = pthread_getspecific(g_key);
+  if (c && !sqlite3_get_autocommit(c->db)) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s) {
@@ -141,50 +169,40 @@ static int user_version(sqlite3 *db) {
 }
 
 /* Apply each migration above user_version in its own transaction, bumping the version in it. */
-static int migrate(sqlite3 *db, char *err, size_t errlen) {
+static dt_status migrate(sqlite3 *db, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   int have = user_version(db), latest = 0;
   for (const dt_migration *m = dt_migrations; m->version; m++) latest = m->version;
-  if (have < 0) {
-    snprintf(err, errlen, "cannot read the schema version: %s", sqlite3_errmsg(db));
-    return -1;
-  }
-  if (have > latest) {
-    snprintf(err, errlen, "the database has schema version %d, newer than this ductiled (%d)", have, latest);
-    return -1;
-  }
+  DT_CHECK(have >= 0, ctx, DT_ERR_DB, "cannot read the schema version: %s", sqlite3_errmsg(db));
+  DT_CHECK(have <= latest, ctx, DT_ERR_DB, "the database has schema version %d, newer than this ductiled (%d)", have,
+           latest);
   for (const dt_migration *m = dt_migrations; m->version; m++) {
     char bump[64];
     if (m->version <= have) continue;
     snprintf(bump, sizeof bump, "PRAGMA user_version=%d", m->version);
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(db, m->sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(db, bump, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-      snprintf(err, errlen, "migration %s failed: %s", m->name, sqlite3_errmsg(db));
-      sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-      return -1;
-    }
+    DT_CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+                 sqlite3_exec(db, m->sql, NULL, NULL, NULL) == SQLITE_OK &&
+                 sqlite3_exec(db, bump, NULL, NULL, NULL) == SQLITE_OK &&
+                 sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK,
+             ctx, DT_ERR_DB, "migration %s failed: %s", m->name, sqlite3_errmsg(db));
     dt_log_info("applied schema migration %s", m->name);
   }
-  return 0;
+cleanup:
+  if (rc != DT_OK && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
 }
 
-int dt_store_init(const char *data_dir, char *err, size_t errlen) {
+dt_status dt_store_init(const char *data_dir, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   sqlite3 *db = NULL;
-  int rc;
   snprintf(g_path, sizeof g_path, "%s/ductile.db", data_dir);
-  if (sqlite3_open_v2(g_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
-      SQLITE_OK) {
-    snprintf(err, errlen, "cannot open the database %s: %s", g_path, db ? sqlite3_errmsg(db) : "no memory");
-    sqlite3_close(db);
-    return -1;
-  }
-  if (configure(db) != SQLITE_OK) {
-    snprintf(err, errlen, "cannot configure the database %s: %s", g_path, sqlite3_errmsg(db));
-    sqlite3_close(db);
-    return -1;
-  }
-  rc = migrate(db, err, errlen);
+  DT_CHECK(sqlite3_open_v2(g_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) ==
+               SQLITE_OK,
+           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path, db ? sqlite3_errmsg(db) : "no memory");
+  DT_CHECK(configure(db) == SQLITE_OK, ctx, DT_ERR_DB, "cannot configure the database %s: %s", g_path,
+           sqlite3_errmsg(db));
+  DT_TRY(migrate(db, ctx));
+cleanup:
   sqlite3_close(db);
   return rc;
 }

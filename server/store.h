@@ -6,7 +6,10 @@
  * string literals). State changes use dt_store_begin (BEGIN IMMEDIATE: the write lock is
  * taken up front, so two transactions never deadlock upgrading a read lock) and commit or
  * roll back. Large data lives in files under the data directory; the database holds
- * metadata and paths. */
+ * metadata and paths.
+ *
+ * Errors follow status.h: every operation returns dt_status, DT_ERR_DB with SQLite's message in
+ * the dt_ctx when the database fails; a missing row or a refused state change is a dt_outcome. */
 #ifndef DT_SRV_STORE_H
 #define DT_SRV_STORE_H
 
@@ -14,29 +17,38 @@
 
 #include <sqlite3.h>
 
-enum { DT_STORE_OK = 0, DT_STORE_ERR = -1, DT_STORE_NOTFOUND = -2, DT_STORE_CONFLICT = -3 };
+#include "status.h"
 
 /* Set the database path (<data_dir>/ductile.db), open it, switch to WAL and apply pending
  * migrations. Called once by the main thread before other threads start. */
-int dt_store_init(const char *data_dir, char *err, size_t errlen);
+dt_status dt_store_init(const char *data_dir, dt_ctx *ctx);
 /* Close the calling thread's connection now (also done automatically at thread exit). */
 void dt_store_thread_close(void);
 
-/* The calling thread's connection, or NULL if it cannot be opened (logged). */
-sqlite3 *dt_db(void);
-/* A cached, reset statement for sql (a string literal), or NULL (logged). */
-sqlite3_stmt *dt_stmt(const char *sql);
-/* Reset st and clear its bindings (NULL-safe); call when done with a dt_stmt result. */
-void dt_stmt_done(sqlite3_stmt *st);
-/* Run a bound write statement once and release it: DT_STORE_OK when it completed, else
- * DT_STORE_ERR after logging what failed (dt_store_fail). */
-int dt_stmt_exec_done(sqlite3_stmt *st, const char *what);
+/* The calling thread's connection, opened on first use. */
+dt_status dt_db(sqlite3 **db, dt_ctx *ctx);
+/* The calling thread's connection's last error message ("no connection" without one). */
+const char *dt_db_message(void);
+/* A cached, reset statement for sql (a string literal). */
+dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx);
+/* Reset *st, clear its bindings and set *st to NULL (NULL-safe): done with a dt_stmt result,
+ * also from a cleanup label. */
+void dt_stmt_done(sqlite3_stmt **st);
+/* Step st once: *row is 1 when it produced a row, 0 when it is done; DT_ERR_DB naming what
+ * otherwise. */
+dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx);
+/* Run a bound write statement to its end and release it; changes (may be NULL) receives the
+ * rows it changed. */
+dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx);
 
-int dt_store_begin(void);
-int dt_store_commit(void);
+/* A transaction: begin, then commit; a function that begins one calls dt_store_rollback from
+ * its cleanup, which does nothing after the commit. */
+dt_status dt_store_begin(dt_ctx *ctx);
+dt_status dt_store_commit(dt_ctx *ctx);
 void dt_store_rollback(void);
-/* Log the connection's last error with a context string; returns DT_STORE_ERR. */
-int dt_store_fail(const char *what);
+
+/* Record a store failure in ctx: DT_ERR_DB, what was being done and SQLite's message. */
+#define DT_STORE_ERROR(ctx, what) DT_ERROR((ctx), DT_ERR_DB, "database error (%s): %s", (what), dt_db_message())
 
 /* Bind helpers: text NULL binds SQL NULL. */
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -5,13 +5,16 @@
 
 #include <jansson.h>
 
+#include "status.h"
+
 /* Append inside the caller's transaction (seq = jobs.last_event_seq + 1). data is borrowed
  * (NULL: {}). Does not notify the bus: the caller does after committing. */
-int dt_event_append_tx(const char *job_id, const char *type, json_t *data);
+dt_status dt_event_append_tx(const char *job_id, const char *type, json_t *data, dt_ctx *ctx);
 /* Append in a transaction of its own and notify the bus. */
-int dt_event_append(const char *job_id, const char *type, json_t *data);
+dt_status dt_event_append(const char *job_id, const char *type, json_t *data, dt_ctx *ctx);
 /* Events with seq > after (at most limit) as an array of {seq, time, type, data}. */
-int dt_events_list(const char *job_id, long long after, int limit, json_t **out);
+dt_status dt_events_list(const char *job_id, long long after, int limit, json_t **out, dt_ctx *ctx);
+/* 1 for job.succeeded, job.failed and job.cancelled. */
 int dt_event_is_terminal(const char *type);
 
 #endif

@@ -76,30 +76,39 @@ static json_t *job_json(sqlite3_stmt *st) {
   return o;
 }
 
-int dt_job_insert(const dt_job_new *j, long long max_queued) {
+/* Refuse a job when max_queued jobs wait already (*outcome DT_REFUSED), or when its mesh_id
+ * names no mesh (DT_NOT_FOUND); inside the insert's transaction. */
+static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
+  DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "count queued jobs", &row, ctx));
+  if (row && sqlite3_column_int64(st, 0) >= max_queued) *outcome = DT_REFUSED;
+  dt_stmt_done(&st);
+  if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
+  DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, j->mesh_id);
+  DT_TRY(dt_stmt_row(st, "find the job's mesh", &row, ctx));
+  if (!row) *outcome = DT_NOT_FOUND;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char now[40];
-  int rc = DT_STORE_ERR;
-  sqlite3_stmt *st;
-  json_t *ev;
-  if (dt_store_begin()) return DT_STORE_ERR;
-  st = dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'");
-  if (!st) goto fail;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) >= max_queued) rc = DT_STORE_CONFLICT;
-  dt_stmt_done(st);
-  if (rc == DT_STORE_CONFLICT) goto out;
-  if (j->mesh_id[0]) {
-    rc = DT_STORE_NOTFOUND;
-    st = dt_stmt("SELECT 1 FROM meshes WHERE id = ?1");
-    if (!st) goto fail;
-    dt_bind_text(st, 1, j->mesh_id);
-    if (sqlite3_step(st) == SQLITE_ROW) rc = DT_STORE_OK;
-    dt_stmt_done(st);
-    if (rc == DT_STORE_NOTFOUND) goto out;
-  }
+  sqlite3_stmt *st = NULL;
+  json_t *ev = NULL;
+  *outcome = DT_DONE;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(insert_allowed(j, max_queued, outcome, ctx));
+  if (*outcome != DT_DONE) goto cleanup;
   dt_now_iso(now, sizeof now);
-  st = dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes, "
-               "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)");
-  if (!st) goto fail;
+  DT_TRY(dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes, "
+                 "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)",
+                 &st, ctx));
   dt_bind_text(st, 1, j->id);
   sqlite3_bind_int64(st, 2, j->owner_id);
   dt_bind_text(st, 3, j->mesh_id[0] ? j->mesh_id : NULL);
@@ -109,205 +118,217 @@ int dt_job_insert(const dt_job_new *j, long long max_queued) {
   if (j->est_bytes > 0) sqlite3_bind_int64(st, 7, j->est_bytes);
   else sqlite3_bind_null(st, 7);
   dt_bind_text(st, 8, j->token_id[0] ? j->token_id : NULL);
-  rc = sqlite3_step(st) == SQLITE_DONE ? DT_STORE_OK : DT_STORE_ERR;
-  dt_stmt_done(st);
-  if (rc) goto fail;
+  DT_TRY(dt_stmt_run(&st, "insert job", NULL, ctx));
   ev = json_pack("{s:s}", "state", "queued");
-  rc = dt_event_append_tx(j->id, "job.queued", ev);
-  json_decref(ev);
-  if (rc || dt_store_commit()) goto fail;
+  DT_TRY(dt_event_append_tx(j->id, "job.queued", ev, ctx));
+  DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
-  return DT_STORE_OK;
-out:
+cleanup:
+  dt_stmt_done(&st);
   dt_store_rollback();
+  json_decref(ev);
   return rc;
-fail:
-  dt_store_fail("insert job");
-  dt_store_rollback();
-  return DT_STORE_ERR;
 }
 
-int dt_job_get(const char *id, json_t **out) {
-  int step, rc;
-  sqlite3_stmt *st = dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
+dt_status dt_job_get(const char *id, json_t **out, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
   *out = NULL;
-  if (!st) return DT_STORE_ERR;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
-    *out = job_json(st);
-    rc = DT_STORE_OK;
-  } else {
-    rc = step == SQLITE_DONE ? DT_STORE_NOTFOUND : dt_store_fail("get job");
-  }
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_row(st, "get job", &row, ctx));
+  if (!row) goto cleanup;
+  *out = job_json(st);
+  DT_CHECK(*out != NULL, ctx, DT_ERR_NOMEM, "out of memory describing job %s", id);
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_state(const char *id, char *state, size_t len) {
-  int step, rc;
-  sqlite3_stmt *st = dt_stmt("SELECT state FROM jobs WHERE id = ?1");
+dt_status dt_job_state(const char *id, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
   state[0] = '\0';
-  if (!st) return DT_STORE_ERR;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) snprintf(state, len, "%s", dt_col_text(st, 0));
-  rc = step == SQLITE_ROW ? DT_STORE_OK : step == SQLITE_DONE ? DT_STORE_NOTFOUND : dt_store_fail("job state");
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
+  if (!row) goto cleanup;
+  snprintf(state, len, "%s", dt_col_text(st, 0));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_list(const dt_job_filter *f, json_t **items, long long *next) {
-  int step, n = 0;
+dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *list = json_array();
   long long last = 0;
-  sqlite3_stmt *st = dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
-                             "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
-                             "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
-                             "ORDER BY seq DESC LIMIT ?8");
-  *items = json_array();
+  int n = 0, row;
+  *items = NULL;
   *next = 0;
-  if (!st || !*items) return DT_STORE_ERR;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing jobs");
+  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
+                 "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
+                 "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
+                 "ORDER BY seq DESC LIMIT ?8",
+                 &st, ctx));
   sqlite3_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->mesh_id);
   for (int i = 0; i < 5; i++) dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
   sqlite3_bind_int(st, 8, f->limit + 1);
   dt_bind_text(st, 9, f->owner);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    if (n == f->limit) {
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "list jobs", &row, ctx));
+    if (!row) break;
+    if (n == f->limit) { /* one row more than the page: there is a next page */
       *next = last;
       break;
     }
-    json_array_append_new(*items, job_json(st));
+    json_array_append_new(list, job_json(st));
     last = sqlite3_column_int64(st, 21);
     n++;
   }
-  dt_stmt_done(st);
-  if (step != SQLITE_ROW && step != SQLITE_DONE) {
-    json_decref(*items);
-    *items = NULL;
-    return dt_store_fail("list jobs");
-  }
-  return DT_STORE_OK;
+  *items = list;
+  list = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(list);
+  return rc;
 }
 
-/* Run a one-parameter UPDATE/DELETE; returns rows changed or -1. */
-static int exec1(const char *sql, const char *id) {
-  int n = -1;
-  sqlite3_stmt *st = dt_stmt(sql);
-  if (!st) return -1;
+/* Run a one-parameter UPDATE or DELETE that must change exactly one row. */
+static dt_status exec1(const char *sql, const char *id, const char *what, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int changes = 0;
+  DT_TRY(dt_stmt(sql, &st, ctx));
   dt_bind_text(st, 1, id);
-  if (sqlite3_step(st) == SQLITE_DONE) n = sqlite3_changes(dt_db());
-  dt_stmt_done(st);
-  return n;
+  DT_TRY(dt_stmt_run(&st, what, &changes, ctx));
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (%s): job %s changed %d rows, expected 1", what, id,
+           changes);
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
 }
 
-int dt_job_cancel(const char *id, int *running) {
-  char state[16];
-  int rc;
+int dt_job_active(const char *state) { return !strcmp(state, "queued") || !strcmp(state, "running"); }
+
+/* The cancellation itself, inside the transaction of dt_job_cancel; the job is active. */
+static dt_status cancel_active(const char *id, const char *state, int *running, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   json_t *ev = NULL;
-  *running = 0;
-  if (dt_store_begin()) return DT_STORE_ERR;
-  rc = dt_job_state(id, state, sizeof state);
-  if (rc) goto out;
   if (!strcmp(state, "queued")) {
-    if (exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-              "WHERE id = ?1 AND state = 'queued'", id) != 1)
-      goto fail;
+    DT_TRY(exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+                 "WHERE id = ?1 AND state = 'queued'",
+                 id, "cancel queued job", ctx));
     ev = json_pack("{s:s, s:s}", "state", "cancelled", "message", "cancelled while queued");
-    if (dt_event_append_tx(id, "job.cancelled", ev)) goto fail;
-  } else if (!strcmp(state, "running")) {
-    *running = 1;
-    if (exec1("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND state = 'running'", id) != 1) goto fail;
-    ev = json_pack("{s:s}", "message", "cancellation requested: the job stops at its next Newton iteration");
-    if (dt_event_append_tx(id, "job.cancel_requested", ev)) goto fail;
+    DT_TRY(dt_event_append_tx(id, "job.cancelled", ev, ctx));
   } else {
-    rc = DT_STORE_CONFLICT;
-    goto out;
+    *running = 1;
+    DT_TRY(exec1("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND state = 'running'", id,
+                 "request cancellation", ctx));
+    ev = json_pack("{s:s}", "message", "cancellation requested: the job stops at its next Newton iteration");
+    DT_TRY(dt_event_append_tx(id, "job.cancel_requested", ev, ctx));
   }
+cleanup:
   json_decref(ev);
-  if (dt_store_commit()) {
-    dt_store_rollback();
-    return DT_STORE_ERR;
-  }
-  dt_bus_notify();
-  return DT_STORE_OK;
-out:
-  dt_store_rollback();
   return rc;
-fail:
-  json_decref(ev);
-  dt_store_fail("cancel job");
-  dt_store_rollback();
-  return DT_STORE_ERR;
 }
 
-int dt_job_delete(const char *id) {
+dt_status dt_job_cancel(const char *id, int *running, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char state[16];
-  int rc;
-  if (dt_store_begin()) return DT_STORE_ERR;
-  rc = dt_job_state(id, state, sizeof state);
-  if (rc == DT_STORE_OK && (!strcmp(state, "queued") || !strcmp(state, "running"))) rc = DT_STORE_CONFLICT;
-  if (rc == DT_STORE_OK && exec1("DELETE FROM jobs WHERE id = ?1", id) != 1) rc = DT_STORE_ERR;
-  if (rc == DT_STORE_OK && dt_store_commit() == 0) {
-    dt_bus_notify();
-    return DT_STORE_OK;
+  *running = 0;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_job_state(id, state, sizeof state, outcome, ctx));
+  if (*outcome != DT_DONE) goto cleanup;
+  if (!dt_job_active(state)) {
+    *outcome = DT_REFUSED;
+    goto cleanup;
   }
+  DT_TRY(cancel_active(id, state, running, ctx));
+  DT_TRY(dt_store_commit(ctx));
+  dt_bus_notify();
+cleanup:
   dt_store_rollback();
   return rc;
 }
 
-int dt_job_claim(int worker, char *id, size_t idlen, int *attempt, char *mesh_id, size_t meshlen) {
-  sqlite3_stmt *st;
-  int found = 0;
-  json_t *ev;
-  id[0] = mesh_id[0] = '\0';
-  if (dt_store_begin()) return DT_STORE_ERR;
+dt_status dt_job_delete(const char *id, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char state[16];
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_job_state(id, state, sizeof state, outcome, ctx));
+  if (*outcome != DT_DONE) goto cleanup;
+  if (dt_job_active(state)) {
+    *outcome = DT_REFUSED;
+    goto cleanup;
+  }
+  DT_TRY(exec1("DELETE FROM jobs WHERE id = ?1", id, "delete job", ctx));
+  DT_TRY(dt_store_commit(ctx));
+  dt_bus_notify();
+cleanup:
+  dt_store_rollback();
+  return rc;
+}
+
+dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *ev = NULL;
+  int row, changes = 0;
+  id[0] = '\0';
+  DT_TRY(dt_store_begin(ctx));
   /* Submission order; the priority column is where fair sharing will plug in. */
-  st = dt_stmt("SELECT id, attempts + 1, mesh_id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq LIMIT 1");
-  if (!st) goto fail;
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    snprintf(id, idlen, "%s", dt_col_text(st, 0));
-    *attempt = sqlite3_column_int(st, 1);
-    snprintf(mesh_id, meshlen, "%s", dt_col_text(st, 2));
-    found = 1;
-  }
-  dt_stmt_done(st);
-  if (!found) {
-    dt_store_rollback();
-    return DT_STORE_OK;
-  }
-  st = dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
-               "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
-               "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 AND state = 'queued'");
-  if (!st) goto fail;
-  dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, worker);
-  found = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(dt_db()) == 1;
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt("SELECT id, attempts + 1 FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq LIMIT 1", &st,
+                 ctx));
+  DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
+  if (!row) goto cleanup;
+  snprintf(id, idlen, "%s", dt_col_text(st, 0));
+  *attempt = sqlite3_column_int(st, 1);
+  dt_stmt_done(&st);
   /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
    * them to what the checkpoint covers, or to none when it starts from the beginning). */
-  if (!found) goto fail;
+  DT_TRY(dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
+                 "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
+                 "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 AND state = "
+                 "'queued'",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  sqlite3_bind_int(st, 2, worker);
+  DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued", id);
   ev = json_pack("{s:s, s:i, s:i}", "state", "running", "worker", worker, "attempt", *attempt);
-  found = dt_event_append_tx(id, "job.started", ev) == 0;
-  json_decref(ev);
-  if (!found || dt_store_commit()) goto fail;
+  DT_TRY(dt_event_append_tx(id, "job.started", ev, ctx));
+  DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
-  return DT_STORE_OK;
-fail:
-  id[0] = '\0';
-  dt_store_fail("claim job");
+cleanup:
+  if (rc != DT_OK) id[0] = '\0';
+  dt_stmt_done(&st);
   dt_store_rollback();
-  return DT_STORE_ERR;
+  json_decref(ev);
+  return rc;
 }
 
-int dt_job_cancel_requested(const char *id) {
-  int v = 0;
-  sqlite3_stmt *st = dt_stmt("SELECT cancel_requested FROM jobs WHERE id = ?1");
-  if (!st) return 0;
+dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
+  *requested = 0;
+  DT_TRY(dt_stmt("SELECT cancel_requested FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
-  dt_stmt_done(st);
-  return v;
+  DT_TRY(dt_stmt_row(st, "cancel requested", &row, ctx));
+  if (row) *requested = sqlite3_column_int(st, 0);
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
 }
 
 static void bind_opt_int(sqlite3_stmt *st, int i, int v) {
@@ -315,41 +336,47 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int v) {
   else sqlite3_bind_int(st, i, v);
 }
 
-int dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data) {
-  sqlite3_stmt *st;
-  int ok;
-  if (dt_store_begin()) return DT_STORE_ERR;
-  if (p) {
-    st = dt_stmt("UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
-                 "percent = ?7, increments_done = ?8 WHERE id = ?1");
-    if (!st) goto fail;
-    dt_bind_text(st, 1, id);
-    bind_opt_int(st, 2, p->step);
-    sqlite3_bind_int(st, 3, p->n_steps);
-    bind_opt_int(st, 4, p->increment);
-    bind_opt_int(st, 5, p->newton_iter);
-    if (p->newton_iter >= 0) sqlite3_bind_double(st, 6, p->residual);
-    else sqlite3_bind_null(st, 6);
-    sqlite3_bind_double(st, 7, p->percent);
-    sqlite3_bind_int(st, 8, p->increments_done);
-    ok = sqlite3_step(st) == SQLITE_DONE;
-    dt_stmt_done(st);
-    if (!ok) goto fail;
-  }
-  if (dt_event_append_tx(id, type, data) || dt_store_commit()) goto fail;
-  dt_bus_notify();
-  return DT_STORE_OK;
-fail:
-  dt_store_fail("job progress");
-  dt_store_rollback();
-  return DT_STORE_ERR;
+static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
+                 "percent = ?7, increments_done = ?8 WHERE id = ?1",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  bind_opt_int(st, 2, p->step);
+  sqlite3_bind_int(st, 3, p->n_steps);
+  bind_opt_int(st, 4, p->increment);
+  bind_opt_int(st, 5, p->newton_iter);
+  if (p->newton_iter >= 0) sqlite3_bind_double(st, 6, p->residual);
+  else sqlite3_bind_null(st, 6);
+  sqlite3_bind_double(st, 7, p->percent);
+  sqlite3_bind_int(st, 8, p->increments_done);
+  DT_TRY(dt_stmt_run(&st, "job progress", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
 }
 
-int dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu) {
-  int rc;
-  sqlite3_stmt *st = dt_stmt("INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
-                             "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
-  if (!st) return DT_STORE_ERR;
+dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data,
+                                dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(dt_store_begin(ctx));
+  if (p) DT_TRY(progress_update(id, p, ctx));
+  DT_TRY(dt_event_append_tx(id, type, data, ctx));
+  DT_TRY(dt_store_commit(ctx));
+  dt_bus_notify();
+cleanup:
+  dt_store_rollback();
+  return rc;
+}
+
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
+                                  dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
+                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, n);
   sqlite3_bind_int(st, 3, step);
@@ -357,62 +384,68 @@ int dt_job_increment_record(const char *id, int n, int step, int inc, double lf,
   sqlite3_bind_double(st, 5, lf);
   sqlite3_bind_double(st, 6, time);
   sqlite3_bind_int(st, 7, has_vtu);
-  rc = dt_stmt_exec_done(st, "record increment");
+  DT_TRY(dt_stmt_run(&st, "record increment", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_increments_trim(const char *id, int keep) {
-  int rc;
-  sqlite3_stmt *st = dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2");
-  if (!st) return DT_STORE_ERR;
+dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2", &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, keep);
-  rc = dt_stmt_exec_done(st, "trim increments");
+  DT_TRY(dt_stmt_run(&st, "trim increments", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_set_backend(const char *id, const char *backend) {
-  int rc;
-  sqlite3_stmt *st = dt_stmt("UPDATE jobs SET backend = ?2 WHERE id = ?1 AND state = 'running'");
-  if (!st) return DT_STORE_ERR;
+dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("UPDATE jobs SET backend = ?2 WHERE id = ?1 AND state = 'running'", &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, backend);
-  rc = dt_stmt_exec_done(st, "set backend");
+  DT_TRY(dt_stmt_run(&st, "set backend", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_finish(const char *id, const char *state, const char *error_code, const char *message, const char *reason,
-                  const char *backend, json_t *timings, json_t *event_data) {
-  char type[32], *tt = timings ? json_dumps(timings, JSON_COMPACT) : NULL;
-  sqlite3_stmt *st;
-  int ok;
-  snprintf(type, sizeof type, "job.%s", state);
-  if (dt_store_begin()) {
-    free(tt);
-    return DT_STORE_ERR;
+dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char type[32], *timings = NULL;
+  sqlite3_stmt *st = NULL;
+  int changes = 0;
+  snprintf(type, sizeof type, "job.%s", end->state);
+  if (end->timings) {
+    timings = json_dumps(end->timings, JSON_COMPACT);
+    DT_CHECK(timings != NULL, ctx, DT_ERR_NOMEM, "out of memory encoding the timings of job %s", id);
   }
-  st = dt_stmt("UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), error_code = ?3, "
-               "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = 'succeeded' THEN 100 "
-               "ELSE percent END WHERE id = ?1 AND state = 'running'");
-  if (!st) goto fail;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), error_code = ?3, "
+                 "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = 'succeeded' THEN "
+                 "100 ELSE percent END WHERE id = ?1 AND state = 'running'",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
-  dt_bind_text(st, 2, state);
-  dt_bind_text(st, 3, error_code);
-  dt_bind_text(st, 4, message);
-  dt_bind_text(st, 5, reason);
-  dt_bind_text(st, 6, backend);
-  dt_bind_text(st, 7, tt);
-  ok = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(dt_db()) == 1;
-  dt_stmt_done(st);
-  if (!ok || dt_event_append_tx(id, type, event_data) || dt_store_commit()) goto fail;
-  free(tt);
+  dt_bind_text(st, 2, end->state);
+  dt_bind_text(st, 3, end->error_code);
+  dt_bind_text(st, 4, end->message);
+  dt_bind_text(st, 5, end->reason);
+  dt_bind_text(st, 6, end->backend);
+  dt_bind_text(st, 7, timings);
+  DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
+  DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
+  DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
-  return DT_STORE_OK;
-fail:
-  free(tt);
-  dt_store_fail("finish job");
+cleanup:
+  dt_stmt_done(&st);
   dt_store_rollback();
-  return DT_STORE_ERR;
+  free(timings);
+  return rc;
 }
 
 /* <data>/jobs/<id>/checkpoint.ckpt exists? With drop, remove it (nothing will resume). */
@@ -423,109 +456,141 @@ static int has_checkpoint(const char *data_dir, const char *id, int drop) {
   return !drop && access(path, F_OK) == 0;
 }
 
-int dt_job_recover(const char *data_dir, int *n) {
-  sqlite3_stmt *st;
-  char ids[64][20];
-  int cancel[64], k = 0;
-  *n = 0;
-  /* Batches of 64, each in one transaction. */
-  for (;;) {
-    k = 0;
-    if (dt_store_begin()) return DT_STORE_ERR;
-    st = dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64");
-    if (!st) goto fail;
-    while (k < 64 && sqlite3_step(st) == SQLITE_ROW) {
-      snprintf(ids[k], sizeof ids[k], "%s", dt_col_text(st, 0));
-      cancel[k++] = sqlite3_column_int(st, 1);
-    }
-    dt_stmt_done(st);
-    if (k == 0) {
-      dt_store_rollback();
-      return DT_STORE_OK;
-    }
-    for (int i = 0; i < k; i++) {
-      json_t *ev;
-      int ok, ck = has_checkpoint(data_dir, ids[i], cancel[i]);
-      if (cancel[i]) {
-        ok = exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1", ids[i]) == 1;
-        ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
-                       "cancelled: cancellation was requested before the daemon stopped");
-        ok = ok && dt_event_append_tx(ids[i], "job.cancelled", ev) == 0;
-      } else {
-        /* Queued again at its old place (seq); the worker resumes it from its checkpoint and
-         * says so in a job.resumed or job.restarted event. */
-        ok = exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", ids[i]) == 1;
-        ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
-                       ck ? "the daemon stopped while this job was running; queued again: it resumes from its checkpoint"
-                          : "the daemon stopped while this job was running; queued again: no checkpoint, it restarts "
-                            "from the beginning");
-        ok = ok && dt_event_append_tx(ids[i], "job.recovered", ev) == 0;
-      }
-      json_decref(ev);
-      if (!ok) goto fail;
-    }
-    if (dt_store_commit()) goto fail;
-    *n += k;
+/* One running job at start-up: cancelled when cancellation was requested, else queued again. */
+static dt_status recover_one(const char *data_dir, const char *id, int cancel, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *ev = NULL;
+  int ck = has_checkpoint(data_dir, id, cancel);
+  if (cancel) {
+    DT_TRY(exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+                 "WHERE id = ?1",
+                 id, "recover cancelled job", ctx));
+    ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
+                   "cancelled: cancellation was requested before the daemon stopped");
+    DT_TRY(dt_event_append_tx(id, "job.cancelled", ev, ctx));
+    goto cleanup;
   }
-fail:
-  dt_store_fail("recover jobs");
-  dt_store_rollback();
-  return DT_STORE_ERR;
+  /* Queued again at its old place (seq); the worker resumes it from its checkpoint and says so
+   * in a job.resumed or job.restarted event. */
+  DT_TRY(exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", id, "recover job", ctx));
+  ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                 ck ? "the daemon stopped while this job was running; queued again: it resumes from its checkpoint"
+                    : "the daemon stopped while this job was running; queued again: no checkpoint, it restarts "
+                      "from the beginning");
+  DT_TRY(dt_event_append_tx(id, "job.recovered", ev, ctx));
+cleanup:
+  json_decref(ev);
+  return rc;
 }
 
-int dt_job_counts(json_t **out, long long *queued) {
+#define RECOVER_BATCH 64
+
+/* Up to RECOVER_BATCH running jobs, in one transaction; *k receives how many (0: none left). */
+static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  char ids[RECOVER_BATCH][20];
+  int cancel[RECOVER_BATCH], row = 1;
+  *k = 0;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64", &st, ctx));
+  while (*k < RECOVER_BATCH) {
+    DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
+    if (!row) break;
+    snprintf(ids[*k], sizeof ids[*k], "%s", dt_col_text(st, 0));
+    cancel[(*k)++] = sqlite3_column_int(st, 1);
+  }
+  dt_stmt_done(&st);
+  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], ctx));
+  DT_TRY(dt_store_commit(ctx));
+cleanup:
+  dt_stmt_done(&st);
+  dt_store_rollback();
+  return rc;
+}
+
+dt_status dt_job_recover(const char *data_dir, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int k = 0;
+  *n = 0;
+  do {
+    DT_TRY(recover_batch(data_dir, &k, ctx));
+    *n += k;
+  } while (k > 0);
+cleanup:
+  return rc;
+}
+
+dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx) {
   static const char *const states[] = {"queued", "running", "succeeded", "failed", "cancelled"};
-  sqlite3_stmt *st = dt_stmt("SELECT state, COUNT(*) FROM jobs GROUP BY state");
-  int step;
-  *out = json_object();
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *counts = json_object();
+  int row;
+  *out = NULL;
   *queued = 0;
-  if (!st || !*out) return DT_STORE_ERR;
-  for (int i = 0; i < 5; i++) json_object_set_new(*out, states[i], json_integer(0));
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    json_object_set_new(*out, dt_col_text(st, 0), json_integer(sqlite3_column_int64(st, 1)));
+  DT_CHECK(counts != NULL, ctx, DT_ERR_NOMEM, "out of memory counting jobs");
+  for (int i = 0; i < 5; i++) json_object_set_new(counts, states[i], json_integer(0));
+  DT_TRY(dt_stmt("SELECT state, COUNT(*) FROM jobs GROUP BY state", &st, ctx));
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "count jobs", &row, ctx));
+    if (!row) break;
+    json_object_set_new(counts, dt_col_text(st, 0), json_integer(sqlite3_column_int64(st, 1)));
     if (!strcmp(dt_col_text(st, 0), "queued")) *queued = sqlite3_column_int64(st, 1);
   }
-  dt_stmt_done(st);
-  if (step != SQLITE_DONE) {
-    json_decref(*out);
-    *out = NULL;
-    return dt_store_fail("count jobs");
-  }
-  return DT_STORE_OK;
+  *out = counts;
+  counts = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(counts);
+  return rc;
 }
 
-int dt_job_increments(const char *id, json_t **out) {
-  int step;
-  sqlite3_stmt *st = dt_stmt("SELECT n, step, increment, load_factor, time, has_vtu FROM increments WHERE job_id = ?1 ORDER BY n");
-  *out = json_array();
-  if (!st || !*out) return DT_STORE_ERR;
+static json_t *increment_json(sqlite3_stmt *st, const char *id) {
+  char vtu[128];
+  int n = sqlite3_column_int(st, 0);
+  snprintf(vtu, sizeof vtu, "/v1/jobs/%s/results/increments/%d/vtu", id, n);
+  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1), "increment",
+                   sqlite3_column_int(st, 2), "load_factor", sqlite3_column_double(st, 3), "time",
+                   sqlite3_column_double(st, 4), "vtu", sqlite3_column_int(st, 5) ? json_string(vtu) : json_null());
+}
+
+dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *list = json_array();
+  int row;
+  *out = NULL;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing increments");
+  DT_TRY(dt_stmt("SELECT n, step, increment, load_factor, time, has_vtu FROM increments WHERE job_id = ?1 ORDER BY n",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    char vtu[128];
-    int n = sqlite3_column_int(st, 0);
-    snprintf(vtu, sizeof vtu, "/v1/jobs/%s/results/increments/%d/vtu", id, n);
-    json_array_append_new(*out, json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1),
-                                          "increment", sqlite3_column_int(st, 2), "load_factor",
-                                          sqlite3_column_double(st, 3), "time", sqlite3_column_double(st, 4), "vtu",
-                                          sqlite3_column_int(st, 5) ? json_string(vtu) : json_null()));
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "list increments", &row, ctx));
+    if (!row) break;
+    json_array_append_new(list, increment_json(st, id));
   }
-  dt_stmt_done(st);
-  if (step != SQLITE_DONE) {
-    json_decref(*out);
-    *out = NULL;
-    return dt_store_fail("list increments");
-  }
-  return DT_STORE_OK;
+  *out = list;
+  list = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(list);
+  return rc;
 }
 
-int dt_job_increment_exists(const char *id, int n, int *has_vtu) {
-  int step;
-  sqlite3_stmt *st = dt_stmt("SELECT has_vtu FROM increments WHERE job_id = ?1 AND n = ?2");
-  if (!st) return DT_STORE_ERR;
+dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT has_vtu FROM increments WHERE job_id = ?1 AND n = ?2", &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, n);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) *has_vtu = sqlite3_column_int(st, 0);
-  dt_stmt_done(st);
-  return step == SQLITE_ROW ? DT_STORE_OK : step == SQLITE_DONE ? DT_STORE_NOTFOUND : DT_STORE_ERR;
+  DT_TRY(dt_stmt_row(st, "find increment", &row, ctx));
+  if (!row) goto cleanup;
+  *has_vtu = sqlite3_column_int(st, 0);
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
 }

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "status.h"
+
 typedef struct dt_job_new {
   char id[20];
   long long owner_id;
@@ -28,48 +30,61 @@ typedef struct dt_job_filter {
   int limit;
 } dt_job_filter;
 
-/* Insert a queued job and its job.queued event. DT_STORE_NOTFOUND: mesh_id names no mesh;
- * DT_STORE_CONFLICT: max_queued jobs are already waiting. */
-int dt_job_insert(const dt_job_new *j, long long max_queued);
-int dt_job_get(const char *id, json_t **out);
-/* State only ("" if none): for cheap checks. DT_STORE_NOTFOUND if no such job. */
-int dt_job_state(const char *id, char *state, size_t len);
-int dt_job_list(const dt_job_filter *f, json_t **items, long long *next);
+/* 1 for queued and running: the states a job leaves by itself (0 for the finished ones). */
+int dt_job_active(const char *state);
+/* Insert a queued job and its job.queued event. *outcome: DT_NOT_FOUND when mesh_id names no
+ * mesh, DT_REFUSED when max_queued jobs are already waiting. */
+dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx);
+/* The API object of a job; *outcome DT_NOT_FOUND (and *out NULL) when there is none. */
+dt_status dt_job_get(const char *id, json_t **out, dt_outcome *outcome, dt_ctx *ctx);
+/* State only ("" if none), for cheap checks; *outcome DT_NOT_FOUND when there is no such job. */
+dt_status dt_job_state(const char *id, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx);
 /* Cancel: a queued job becomes cancelled now; a running job gets cancel_requested (the worker
- * stops it at its next Newton iteration) and *running = 1. DT_STORE_CONFLICT if finished. */
-int dt_job_cancel(const char *id, int *running);
-/* Delete a finished job (DT_STORE_CONFLICT while queued or running). */
-int dt_job_delete(const char *id);
+ * stops it at its next Newton iteration) and *running = 1. *outcome DT_REFUSED when the job
+ * has finished, DT_NOT_FOUND when there is none. */
+dt_status dt_job_cancel(const char *id, int *running, dt_outcome *outcome, dt_ctx *ctx);
+/* Delete a finished job (*outcome DT_REFUSED while it is queued or running). */
+dt_status dt_job_delete(const char *id, dt_outcome *outcome, dt_ctx *ctx);
 
 /* Worker side. Claim the oldest queued job for worker w: *id receives it (empty if none). */
-int dt_job_claim(int worker, char *id, size_t idlen, int *attempt, char *mesh_id, size_t meshlen);
-int dt_job_cancel_requested(const char *id);
+dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, dt_ctx *ctx);
+/* Whether cancellation of the job was requested (0 for a job that is not there). */
+dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx);
 /* Progress columns (NULL-able ints passed as -1) + an event, in one transaction. */
 typedef struct dt_job_progress {
   int step, n_steps, increment, newton_iter, increments_done;
   double residual, percent;
 } dt_job_progress;
-int dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data);
+dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data,
+                                dt_ctx *ctx);
 /* Record a converged increment (results on disk). */
-int dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu);
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
+                                  dt_ctx *ctx);
 /* Forget the increments after the first `keep` (a run resumed from a checkpoint of increment
  * `keep`, or 0 when it starts from the beginning). */
-int dt_job_increments_trim(const char *id, int keep);
-/* The backend a running job uses (from the solver's "backend ..." INFO line). */
-int dt_job_set_backend(const char *id, const char *backend);
-/* Finish: running -> state, with error fields (NULL when none), timings (borrowed) and the
- * terminal event data (borrowed). */
-int dt_job_finish(const char *id, const char *state, const char *error_code, const char *message,
-                  const char *reason, const char *backend, json_t *timings, json_t *event_data);
+dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx);
+/* The backend a running job uses (dt_progress.backend of the solver's first event naming it). */
+dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx);
+/* The end of a run: running -> state, with error fields (NULL when none), timings (borrowed)
+ * and the terminal event data (borrowed). */
+typedef struct dt_job_end {
+  const char *state;      /* succeeded, failed or cancelled */
+  const char *error_code; /* NULL when it succeeded */
+  const char *message, *reason, *backend;
+  json_t *timings, *event_data;
+} dt_job_end;
+dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx);
 /* The solver's checkpoint of a job: <data>/jobs/<id>/checkpoint.ckpt. */
 #define DT_CHECKPOINT_FILE "checkpoint.ckpt"
 /* Start-up: running jobs back to queued (or cancelled when cancellation was requested), with a
  * job.recovered event that says whether a checkpoint exists. *n receives how many. */
-int dt_job_recover(const char *data_dir, int *n);
+dt_status dt_job_recover(const char *data_dir, int *n, dt_ctx *ctx);
 /* {"queued": n, ...} for health and metrics; *queued receives the queue depth. */
-int dt_job_counts(json_t **out, long long *queued);
+dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx);
 /* The job's increments with results: array of {n, step, increment, load_factor, time, vtu}. */
-int dt_job_increments(const char *id, json_t **out);
-int dt_job_increment_exists(const char *id, int n, int *has_vtu);
+dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx);
+/* Whether increment n of the job has results (*outcome DT_NOT_FOUND when not), and a VTU. */
+dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome, dt_ctx *ctx);
 
 #endif

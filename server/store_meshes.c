@@ -24,12 +24,13 @@ static json_t *mesh_json(sqlite3_stmt *st) {
   return o;
 }
 
-int dt_mesh_insert(const dt_mesh_row *m) {
+dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char now[40];
-  int rc;
-  sqlite3_stmt *st = dt_stmt("INSERT INTO meshes (id, owner_id, name, path, bytes, sha256, dim, n_nodes, n_elements, "
-                             "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  if (!st) return DT_STORE_ERR;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("INSERT INTO meshes (id, owner_id, name, path, bytes, sha256, dim, n_nodes, n_elements, "
+                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                 &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, m->id);
   sqlite3_bind_int64(st, 2, m->owner_id);
@@ -41,84 +42,87 @@ int dt_mesh_insert(const dt_mesh_row *m) {
   sqlite3_bind_int(st, 8, m->n_nodes);
   sqlite3_bind_int(st, 9, m->n_elements);
   dt_bind_text(st, 10, now);
-  rc = dt_stmt_exec_done(st, "insert mesh");
+  DT_TRY(dt_stmt_run(&st, "insert mesh", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen) {
-  int step, rc;
-  sqlite3_stmt *st = dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1");
+dt_status dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
   *out = NULL;
-  if (!st) return DT_STORE_ERR;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
-    *out = mesh_json(st);
-    if (path) snprintf(path, pathlen, "%s", dt_col_text(st, 8));
-    rc = *out ? DT_STORE_OK : DT_STORE_ERR;
-  } else {
-    rc = step == SQLITE_DONE ? DT_STORE_NOTFOUND : dt_store_fail("get mesh");
-  }
-  dt_stmt_done(st);
+  DT_TRY(dt_stmt_row(st, "get mesh", &row, ctx));
+  if (!row) goto cleanup;
+  *out = mesh_json(st);
+  DT_CHECK(*out != NULL, ctx, DT_ERR_NOMEM, "out of memory describing mesh %s", id);
+  if (path) snprintf(path, pathlen, "%s", dt_col_text(st, 8));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 
-int dt_mesh_list(long long before, int limit, json_t **items, long long *next) {
-  int step, n = 0;
+dt_status dt_mesh_list(long long before, int limit, json_t **items, long long *next, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *list = json_array();
   long long last = 0;
-  sqlite3_stmt *st = dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2");
-  *items = json_array();
+  int n = 0, row;
+  *items = NULL;
   *next = 0;
-  if (!st || !*items) return DT_STORE_ERR;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing meshes");
+  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2", &st, ctx));
   sqlite3_bind_int64(st, 1, before);
   sqlite3_bind_int(st, 2, limit + 1);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    if (n == limit) {
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "list meshes", &row, ctx));
+    if (!row) break;
+    if (n == limit) { /* one row more than the page: there is a next page */
       *next = last;
       break;
     }
-    json_array_append_new(*items, mesh_json(st));
+    json_array_append_new(list, mesh_json(st));
     last = sqlite3_column_int64(st, 9);
     n++;
   }
-  dt_stmt_done(st);
-  if (step != SQLITE_ROW && step != SQLITE_DONE) {
-    json_decref(*items);
-    *items = NULL;
-    return dt_store_fail("list meshes");
-  }
-  return DT_STORE_OK;
+  *items = list;
+  list = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(list);
+  return rc;
 }
 
-int dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using) {
-  int rc = DT_STORE_NOTFOUND;
-  sqlite3_stmt *st;
+dt_status dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using, dt_outcome *outcome,
+                         dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
   *jobs_using = 0;
-  if (dt_store_begin()) return DT_STORE_ERR;
-  st = dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN ('queued', 'running')) "
-               "FROM meshes WHERE id = ?1");
-  if (!st) goto fail;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN ('queued', 'running')) "
+                 "FROM meshes WHERE id = ?1",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    snprintf(path, pathlen, "%s", dt_col_text(st, 0));
-    *jobs_using = sqlite3_column_int(st, 1);
-    rc = *jobs_using ? DT_STORE_CONFLICT : DT_STORE_OK;
-  }
-  dt_stmt_done(st);
-  if (rc == DT_STORE_OK) {
-    st = dt_stmt("DELETE FROM meshes WHERE id = ?1");
-    if (!st) goto fail;
-    dt_bind_text(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-      dt_stmt_done(st);
-      goto fail;
-    }
-    dt_stmt_done(st);
-  }
-  if (dt_store_commit()) goto fail;
-  return rc;
-fail:
-  dt_store_fail("delete mesh");
+  DT_TRY(dt_stmt_row(st, "find mesh", &row, ctx));
+  if (!row) goto cleanup;
+  snprintf(path, pathlen, "%s", dt_col_text(st, 0));
+  *jobs_using = sqlite3_column_int(st, 1);
+  *outcome = *jobs_using ? DT_REFUSED : DT_DONE;
+  dt_stmt_done(&st);
+  if (*outcome != DT_DONE) goto cleanup;
+  DT_TRY(dt_stmt("DELETE FROM meshes WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_run(&st, "delete mesh", NULL, ctx));
+  DT_TRY(dt_store_commit(ctx));
+cleanup:
+  dt_stmt_done(&st);
   dt_store_rollback();
-  return DT_STORE_ERR;
+  return rc;
 }

@@ -5,6 +5,8 @@
 
 #include <jansson.h>
 
+#include "status.h"
+
 typedef struct dt_mesh_row {
   char id[20];
   long long owner_id;
@@ -15,15 +17,16 @@ typedef struct dt_mesh_row {
   int dim, n_nodes, n_elements;
 } dt_mesh_row;
 
-int dt_mesh_insert(const dt_mesh_row *m);
-/* The API object of a mesh; DT_STORE_NOTFOUND if none. path (may be NULL) receives the
- * relative path of its file. */
-int dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen);
+dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx);
+/* The API object of a mesh (*outcome DT_NOT_FOUND and *out NULL when there is none). path
+ * (may be NULL) receives the relative path of its file. */
+dt_status dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen, dt_outcome *outcome, dt_ctx *ctx);
 /* Page of meshes, newest first, with seq < before (0: from the newest). *next is the cursor
  * of the next page (0 when this is the last). */
-int dt_mesh_list(long long before, int limit, json_t **items, long long *next);
-/* Delete unless a queued or running job uses it (DT_STORE_CONFLICT, *jobs_using set).
- * path receives the relative file path to remove. */
-int dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using);
+dt_status dt_mesh_list(long long before, int limit, json_t **items, long long *next, dt_ctx *ctx);
+/* Delete unless a queued or running job uses it (*outcome DT_REFUSED, *jobs_using set). path
+ * receives the relative file path to remove. */
+dt_status dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using, dt_outcome *outcome,
+                         dt_ctx *ctx);
 
 #endif

@@ -60,7 +60,7 @@ typedef struct run_ctx {
   dt_job_progress prog;
   int stop_at_next_iteration; /* shutdown: the increment that was running has finished */
   int shutdown_stop;
-  int store_errors;
+  int failures;               /* store accesses and writes that failed (each logged) */
   dt_fields_queue *fields;    /* writes fields_NNNN.json and records the increments */
   int backend_recorded;       /* the job's backend is stored (from the first event naming it) */
 } run_ctx;
@@ -73,103 +73,134 @@ static void sleep_ms(long ms) {
   }
 }
 
-/* Testing hook: make iterations slow, staying responsive to cancel and shutdown. */
-static void test_delay(run_ctx *rc) {
-  long left = (long)rc->w->srv->cfg.test_iteration_delay_ms;
-  while (left > 0 && !atomic_load(&rc->w->cancel) && !stopping(rc->w)) {
+#ifdef DUCTILE_TEST_HOOKS
+/* Test hook (test_iteration_delay_ms): make iterations slow, staying responsive to cancel and
+ * shutdown. */
+static void test_delay(run_ctx *run) {
+  long left = (long)run->w->srv->cfg.test_iteration_delay_ms;
+  while (left > 0 && !atomic_load(&run->w->cancel) && !stopping(run->w)) {
     long d = left < 10 ? left : 10;
     sleep_ms(d);
     left -= d;
   }
+}
+#else
+static void test_delay(run_ctx *run) { (void)run; }
+#endif
+
+/* The run's store access or a write of its files failed: logged and counted; the run goes on
+ * (its end is recorded, or the next start recovers the job). */
+static void log_run_failure(run_ctx *run, const dt_ctx *ctx) {
+  const char *kv[] = {"job", run->job_id, NULL};
+  run->failures++;
+  dt_log(DT_LOG_ERROR, NULL, kv, "worker %d: %s", run->w->index, ctx->msg);
 }
 
 /* JSON has no NaN or infinity (the seed iteration has no du_ratio; a diverging one may have
  * no residual): null instead, so that the event keeps its other fields. */
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-static void emit(run_ctx *rc, const char *type, json_t *data) {
-  if (dt_job_progress_event(rc->job_id, &rc->prog, type, data)) rc->store_errors++;
+static void emit(run_ctx *run, const char *type, json_t *data) {
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_progress_event(run->job_id, &run->prog, type, data, &ctx) != DT_OK) log_run_failure(run, &ctx);
   json_decref(data);
 }
 
+/* The backend the run uses, from the solver's first event that names it. */
+static void record_backend(run_ctx *run, const char *backend) {
+  dt_ctx ctx;
+  if (!backend || run->backend_recorded) return;
+  run->backend_recorded = 1;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_set_backend(run->job_id, backend, &ctx) != DT_OK) log_run_failure(run, &ctx);
+}
+
+/* At a step's first increment: a cancellation recorded in the store stops the job too (the
+ * handler sets the worker's flag; this covers one that raced the start of the run). */
+static void check_cancel_requested(run_ctx *run) {
+  dt_ctx ctx;
+  int requested = 0;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_cancel_requested(run->job_id, &requested, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (requested) atomic_store(&run->w->cancel, 1);
+}
+
 /* Announce the converged increment held back by on_progress. */
-static void flush_converged(run_ctx *rc) {
-  const dt_progress *ev = &rc->converged;
-  dt_job_progress *p = &rc->prog;
-  if (!rc->converged_pending) return;
-  rc->converged_pending = 0;
+static void flush_converged(run_ctx *run) {
+  const dt_progress *ev = &run->converged;
+  dt_job_progress *p = &run->prog;
+  if (!run->converged_pending) return;
+  run->converged_pending = 0;
   p->increments_done++;
   p->percent = ev->percent;
   p->residual = ev->residual;
-  emit(rc, "increment.converged", json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done,
+  emit(run, "increment.converged", json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done,
                                             "step", ev->step + 1, "increment", ev->increment, "load_factor",
                                             ev->load_factor, "newton_iterations", ev->newton_iter, "residual",
                                             num(ev->residual), "plastic_points", ev->n_plastic, "percent", ev->percent));
 }
 
 static int on_progress(const dt_progress *ev, void *user) {
-  run_ctx *rc = user;
-  dt_job_progress *p = &rc->prog;
+  run_ctx *run = user;
+  dt_job_progress *p = &run->prog;
   /* The solver writes an increment's checkpoint after reporting it converged; the event that
    * follows (next increment or step, or the end of the run) comes after the checkpoint. So
    * announcing a converged increment then means: an increment reported converged (events,
    * increments_completed) is never computed again after a crash. */
-  flush_converged(rc);
+  flush_converged(run);
   p->n_steps = ev->n_steps;
   if (ev->kind != DT_EV_INFO) p->step = ev->step + 1;
   switch (ev->kind) {
   case DT_EV_INFO:
     if (ev->resumed) {
-      rc->resumed = 1;
-      emit(rc, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", rc->attempt, "resumed", 1,
-                                        "increments_kept", rc->kept, "message", ev->text ? ev->text : ""));
+      run->resumed = 1;
+      emit(run, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
+                                        "increments_kept", run->kept, "message", ev->text ? ev->text : ""));
     } else {
-      if (ev->backend && !rc->backend_recorded) {
-        rc->backend_recorded = 1;
-        if (dt_job_set_backend(rc->job_id, ev->backend)) rc->store_errors++;
-      }
-      emit(rc, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
+      record_backend(run, ev->backend);
+      emit(run, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
     }
     break;
   case DT_EV_STEP_START:
     p->increment = p->newton_iter = -1;
-    emit(rc, "step.started", json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
+    emit(run, "step.started", json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
                                        ev->step_name ? ev->step_name : ""));
     break;
   case DT_EV_INCREMENT_START:
-    if (stopping(rc->w)) rc->stop_at_next_iteration = 1;
-    if ((ev->increment == 1 || ev->step == 0) && dt_job_cancel_requested(rc->job_id)) atomic_store(&rc->w->cancel, 1);
+    if (stopping(run->w)) run->stop_at_next_iteration = 1;
+    if (ev->increment == 1 || ev->step == 0) check_cancel_requested(run);
     p->increment = ev->increment;
     p->newton_iter = -1;
-    emit(rc, "increment.started", json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
+    emit(run, "increment.started", json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
                                             "load_factor", ev->load_factor, "dlambda", ev->dlambda));
     break;
   case DT_EV_NEWTON_ITER:
     p->newton_iter = ev->newton_iter;
     p->residual = ev->residual;
-    emit(rc, "newton.iteration",
+    emit(run, "newton.iteration",
          json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1, "increment", ev->increment,
                    "iteration", ev->newton_iter, "residual", num(ev->residual), "du_ratio", num(ev->du_ratio),
                    "pcg_iterations", ev->pcg_iters, "pcg_tolerance", num(ev->pcg_rtol), "plastic_points",
                    ev->n_plastic));
-    test_delay(rc);
-    if (rc->stop_at_next_iteration) {
-      rc->shutdown_stop = 1;
+    test_delay(run);
+    if (run->stop_at_next_iteration) {
+      run->shutdown_stop = 1;
       return 1;
     }
-    return atomic_load(&rc->w->cancel);
+    return atomic_load(&run->w->cancel);
   case DT_EV_INCREMENT_DONE:
-    rc->converged = *ev;
-    rc->converged.text = rc->converged.step_name = NULL; /* borrowed, not kept */
-    rc->converged_pending = 1;
+    run->converged = *ev;
+    run->converged.text = run->converged.step_name = NULL; /* borrowed, not kept */
+    run->converged_pending = 1;
     break;
   case DT_EV_CUTBACK:
-    emit(rc, "increment.cutback", json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment",
+    emit(run, "increment.cutback", json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment",
                                             ev->increment, "load_factor", ev->load_factor, "reason",
                                             dt_reason_name(ev->reason), "message", ev->text ? ev->text : ""));
     break;
   case DT_EV_STEP_DONE:
-    emit(rc, "step.completed", json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
+    emit(run, "step.completed", json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
     break;
   }
   return 0;
@@ -178,31 +209,34 @@ static int on_progress(const dt_progress *ev, void *user) {
 /* After each converged increment: the fields JSON beside the VTU, then the increments row, both
  * from the writer thread (worker_fields_queue.h), so the next increment solves meanwhile. */
 static void on_increment(const dt_fields *f, const dt_history_row *row, void *user) {
-  run_ctx *rc = user;
+  run_ctx *run = user;
   /* The solver's writer thread may still be writing the VTU: ask whether it is due, not
    * whether it exists yet (the results handler waits for a file in flight). */
-  int has_vtu = dt_output_fields_due(rc->m, f->global_increment, f->load_factor >= 1.0);
+  int has_vtu = dt_output_fields_due(run->m, f->global_increment, f->load_factor >= 1.0);
+  dt_ctx ctx;
   (void)row;
-  if (!rc->fields && dt_fields_queue_start(rc->m, rc->job_id, rc->outdir, &rc->fields) != 0) {
-    dt_log_error("job %s: cannot write fields_%04d.json: out of memory", rc->job_id, f->global_increment);
-    rc->store_errors++;
-    if (dt_job_increment_record(rc->job_id, f->global_increment, f->step + 1, f->increment, f->load_factor,
-                                f->time, has_vtu))
-      rc->store_errors++;
+  memset(&ctx, 0, sizeof ctx);
+  if (!run->fields && dt_fields_queue_start(run->m, run->job_id, run->outdir, &run->fields, &ctx) != DT_OK) {
+    /* no fields file for this increment, but its row: it converged, and its VTU may be there */
+    log_run_failure(run, &ctx);
+    memset(&ctx, 0, sizeof ctx);
+    if (dt_job_increment_record(run->job_id, f->global_increment, f->step + 1, f->increment, f->load_factor, f->time,
+                                has_vtu, &ctx) != DT_OK)
+      log_run_failure(run, &ctx);
     return;
   }
-  dt_fields_queue_push(rc->fields, f, has_vtu);
+  dt_fields_queue_push(run->fields, f, has_vtu);
 }
 
 /* Wait for the fields files in flight and their increments rows: before the output directory or
  * the increments are touched again, and before the job's end is recorded. */
-static void fields_finish(run_ctx *rc) { rc->store_errors += dt_fields_queue_finish(&rc->fields); }
+static void fields_finish(run_ctx *run) { run->failures += dt_fields_queue_finish(&run->fields); }
 
 /* Before the solver checkpoints an increment, its fields file and row are in place: the run
  * resumed from that checkpoint does not compute it again. */
 static void fields_before_checkpoint(void *user) {
-  run_ctx *rc = user;
-  dt_fields_queue_drain(rc->fields);
+  run_ctx *run = user;
+  dt_fields_queue_drain(run->fields);
 }
 
 /* Remove the files of an earlier attempt (a restart from the beginning rewrites them all). */
@@ -224,133 +258,153 @@ static json_t *timings_json(const dt_run_summary *s) {
                    "cutbacks", s->cutbacks);
 }
 
+/* The error code a failed job reports (its error.code in the API). */
+static const char *job_error_code(dt_status st) {
+  return st == DT_ERR_DEVICE_NOMEM ? "does_not_fit" : st == DT_ERR_INPUT ? "invalid_job" : dt_status_name(st);
+}
+
 /* Record the job's end. code: the error code, or NULL to derive it from st. */
-static void finish(run_ctx *rc, dt_status st, const char *code, const dt_run_summary *sum, const dt_ctx *ctx,
+static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum, const dt_ctx *ctx,
                    double secs) {
-  const char *state = "succeeded", *reason = NULL;
+  dt_job_end end;
+  dt_ctx store;
   char msg[1200] = "";
-  json_t *timings = timings_json(sum), *ev;
+  memset(&end, 0, sizeof end);
+  memset(&store, 0, sizeof store);
+  end.state = "succeeded";
   if (st == DT_OK) {
     snprintf(msg, sizeof msg, "%s", sum->message);
   } else if (st == DT_ERR_NOT_CONVERGED) {
-    state = "failed", code = "not_converged", reason = dt_reason_name(sum->reason);
+    end.state = "failed", code = "not_converged", end.reason = dt_reason_name(sum->reason);
     snprintf(msg, sizeof msg, "%s", sum->message);
   } else if (st == DT_ERR_CANCELLED) {
-    state = "cancelled", code = "cancelled";
+    end.state = "cancelled", code = "cancelled";
     snprintf(msg, sizeof msg, "cancelled by request; %d converged increment(s) kept", sum->increments);
   } else {
-    state = "failed";
-    if (!code)
-      code = st == DT_ERR_DEVICE_NOMEM ? "does_not_fit" : st == DT_ERR_INPUT ? "invalid_job" : dt_status_name(st);
+    end.state = "failed";
+    if (!code) code = job_error_code(st);
     snprintf(msg, sizeof msg, "%s", ctx->msg);
   }
-  ev = json_pack("{s:s, s:s, s:i}", "state", state, "message", msg, "increments_completed", sum->increments);
-  if (code) json_object_set_new(ev, "code", json_string(code));
-  if (reason) json_object_set_new(ev, "reason", json_string(reason));
-  if (dt_job_finish(rc->job_id, state, code, code ? msg : NULL, reason, sum->backend, timings, ev))
-    dt_log_error("job %s: cannot record its end (%s): it will be recovered at the next start", rc->job_id, state);
-  dt_metrics_solve(secs, state);
+  end.error_code = code;
+  end.message = code ? msg : NULL;
+  end.backend = sum->backend;
+  end.timings = timings_json(sum);
+  end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg, "increments_completed",
+                             sum->increments);
+  if (code) json_object_set_new(end.event_data, "code", json_string(code));
+  if (end.reason) json_object_set_new(end.event_data, "reason", json_string(end.reason));
+  if (dt_job_finish(run->job_id, &end, &store) != DT_OK)
+    dt_log_error("job %s: cannot record its end (%s: %s): it will be recovered at the next start", run->job_id,
+                 end.state, store.msg);
+  dt_metrics_solve(secs, end.state);
   {
-    const char *kv[] = {"job", rc->job_id, "state", state, NULL};
+    const char *kv[] = {"job", run->job_id, "state", end.state, NULL};
     dt_log(DT_LOG_INFO, NULL, kv, "job finished: %s", msg);
   }
-  json_decref(timings);
-  json_decref(ev);
+  json_decref(end.timings);
+  json_decref(end.event_data);
 }
 
-static void fail_early(const char *job_id, const char *code, const char *msg) {
-  json_t *ev = json_pack("{s:s, s:s, s:s}", "state", "failed", "code", code, "message", msg);
-  dt_job_finish(job_id, "failed", code, msg, NULL, NULL, NULL, ev);
-  json_decref(ev);
+/* The job fails before it runs (it cannot be loaded, or does not fit this worker's device). */
+static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx) {
+  dt_job_end end;
+  dt_ctx store;
+  memset(&end, 0, sizeof end);
+  memset(&store, 0, sizeof store);
+  end.state = "failed";
+  end.error_code = job_error_code(st);
+  end.message = ctx->msg;
+  end.event_data = json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
+  if (dt_job_finish(job_id, &end, &store) != DT_OK)
+    dt_log_error("job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
+                 store.msg);
+  json_decref(end.event_data);
   dt_metrics_solve(0, "failed");
 }
 
-/* The checkpoint at rc->checkpoint, if any, belongs to this model and build: how many
- * increments it holds, or -1 (none, or unusable: why says which). Reading it whole costs a
- * copy of the state once per start, and spares a run that would fail on a stale file. */
-static int checkpoint_kept(run_ctx *rc, double *percent, char *why, size_t len) {
+/* The checkpoint at run->checkpoint: how many increments it holds (*kept, -1 when there is
+ * none) and how far the job is (*percent). A checkpoint of another model or build is a failure
+ * (ctx says why), so the run starts from the beginning rather than fail on the stale file.
+ * Reading it whole costs a copy of the state once per start. */
+static dt_status checkpoint_read(run_ctx *run, int *kept, double *percent, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   dt_checkpoint ck;
-  dt_ctx ctx;
   FILE *f = NULL;
-  int kept = -1;
-  why[0] = '\0';
-  if (access(rc->checkpoint, F_OK) != 0) return -1;
+  *kept = -1;
+  if (access(run->checkpoint, F_OK) != 0) return DT_OK;
   memset(&ck, 0, sizeof ck);
-  memset(&ctx, 0, sizeof ctx);
-  if (dt_checkpoint_read(rc->checkpoint, dt_model_hash(rc->m), &ck, &f, &ctx) == DT_OK) {
-    kept = ck.counters.increments;
-    *percent = 100.0 * (ck.step + ck.lambda) / (rc->m->n_steps > 0 ? rc->m->n_steps : 1);
-  } else {
-    snprintf(why, len, "%s", ctx.msg);
+  rc = dt_checkpoint_read(run->checkpoint, dt_model_hash(run->m), &ck, &f, ctx);
+  if (rc == DT_OK) {
+    *kept = ck.counters.increments;
+    *percent = 100.0 * (ck.step + ck.lambda) / (run->m->n_steps > 0 ? run->m->n_steps : 1);
   }
   if (f) fclose(f);
   dt_checkpoint_free(&ck);
-  return kept;
+  return rc;
 }
 
-static void remove_checkpoint(const run_ctx *rc) {
+static void remove_checkpoint(const run_ctx *run) {
   char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s.tmp", rc->checkpoint);
-  unlink(rc->checkpoint);
+  snprintf(tmp, sizeof tmp, "%s.tmp", run->checkpoint);
+  unlink(run->checkpoint);
   unlink(tmp);
 }
 
-/* Before a run: resume from a usable checkpoint (keeping its increments), or start from the
- * beginning with a clean output directory; a restarted job says so in its events. */
-static void prepare_attempt(run_ctx *rc, const char *restart_why) {
-  char why[1100];
-  double percent = 0.0;
-  int kept = checkpoint_kept(rc, &percent, why, sizeof why);
-  rc->resuming = kept >= 0;
-  rc->kept = kept > 0 ? kept : 0;
-  rc->prog.increments_done = rc->kept;
-  rc->prog.percent = rc->resuming ? percent : 0.0;
-  if (dt_job_increments_trim(rc->job_id, rc->kept)) rc->store_errors++;
-  if (rc->resuming) return; /* the solver's INFO line becomes the job.resumed event */
-  if (why[0]) {
-    dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", rc->job_id, why);
-    remove_checkpoint(rc);
-  }
-  clean_dir(rc->outdir);
-  if (rc->attempt > 1 || restart_why) {
-    char msg[1300];
-    json_t *ev;
-    snprintf(msg, sizeof msg, "restarted from the beginning: %s",
-             restart_why ? restart_why : why[0] ? why : "no checkpoint");
-    ev = json_pack("{s:i, s:b, s:s}", "attempt", rc->attempt, "resumed", 0, "message", msg);
-    dt_event_append(rc->job_id, "job.restarted", ev);
-    json_decref(ev);
-  }
+/* A job.restarted event: the job starts from the beginning again, and why. */
+static void announce_restart(run_ctx *run, const char *why) {
+  char msg[1300];
+  dt_ctx ctx;
+  json_t *ev;
+  memset(&ctx, 0, sizeof ctx);
+  snprintf(msg, sizeof msg, "restarted from the beginning: %s", why);
+  ev = json_pack("{s:i, s:b, s:s}", "attempt", run->attempt, "resumed", 0, "message", msg);
+  if (dt_event_append(run->job_id, "job.restarted", ev, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  json_decref(ev);
 }
 
-/* Load and validate the stored job (job.inp, a deck; else job.json); NULL after failing the job. */
-static dt_model *load_model(dt_server *srv, const char *job_id) {
+/* Before a run: resume from a usable checkpoint (keeping its increments), or start from the
+ * beginning with a clean output directory; a restarted job says so in its events. Store
+ * failures are logged (log_run_failure) and the run goes on. */
+static void prepare_attempt(run_ctx *run, const char *restart_why) {
+  dt_ctx why, ctx;
+  double percent = 0.0;
+  int kept = -1;
+  memset(&why, 0, sizeof why);
+  memset(&ctx, 0, sizeof ctx);
+  run->resuming = checkpoint_read(run, &kept, &percent, &why) == DT_OK && kept >= 0;
+  run->kept = kept > 0 ? kept : 0;
+  run->prog.increments_done = run->kept;
+  run->prog.percent = run->resuming ? percent : 0.0;
+  if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (run->resuming) return; /* the solver's INFO line becomes the job.resumed event */
+  if (why.msg[0]) {
+    dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", run->job_id, why.msg);
+    remove_checkpoint(run);
+  }
+  clean_dir(run->outdir);
+  if (run->attempt > 1 || restart_why)
+    announce_restart(run, restart_why ? restart_why : why.msg[0] ? why.msg : "no checkpoint");
+}
+
+/* Load and validate the stored job (job.inp, a deck; else job.json). */
+static dt_status load_model(dt_server *srv, const char *job_id, dt_model **m, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char path[4200], mesh_id[20];
   json_error_t je;
-  json_t *doc;
-  dt_model *m = NULL;
-  dt_spec_error se;
+  json_t *doc = NULL;
+  dt_spec_where where;
   snprintf(path, sizeof path, "%s/jobs/%s/job.inp", srv->data_dir, job_id);
   if (access(path, F_OK) == 0) {
-    if (dt_spec_deck_build(path, "job.inp", NULL, &m, &se) != DT_SPEC_OK) {
-      fail_early(job_id, "invalid_job", se.message);
-      return NULL;
-    }
-    return m;
+    DT_TRY(dt_spec_deck_build(path, "job.inp", NULL, m, &where, ctx));
+    goto cleanup;
   }
   snprintf(path, sizeof path, "%s/jobs/%s/job.json", srv->data_dir, job_id);
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!doc) {
-    fail_early(job_id, "internal", "the stored job document cannot be read");
-    return NULL;
-  }
-  if (dt_spec_build(doc, srv->data_dir, mesh_id, sizeof mesh_id, &m, &se) != DT_SPEC_OK) {
-    json_decref(doc);
-    fail_early(job_id, "invalid_job", se.message);
-    return NULL;
-  }
+  DT_CHECK(doc != NULL, ctx, DT_ERR_INTERNAL, "the stored job document cannot be read");
+  DT_TRY(dt_spec_build(doc, srv->data_dir, mesh_id, sizeof mesh_id, m, &where, ctx));
+cleanup:
   json_decref(doc);
-  return m;
+  return rc;
 }
 
 /* Another worker on this worker's GPU (gpus = "0,0": workers share a device) runs a job and is
@@ -375,23 +429,23 @@ static int sibling(const worker *w, int waiting) {
  * and run it again, rather than fail a job that fits. Meanwhile the other workers on this GPU
  * claim no new jobs (worker_main), so the waiting one is next. A cancel ends the wait as a
  * cancelled job; a shutdown leaves the job running, to be resumed at the next start. */
-static dt_status wait_for_memory(run_ctx *rc, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
+static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
                                  dt_ctx *ctx, dt_status st) {
-  worker *w = rc->w;
+  worker *w = run->w;
   int waited = 0;
   while (st == DT_ERR_DEVICE_NOMEM && sibling(w, 0)) {
     if (!waited++) {
       char msg[1400];
       snprintf(msg, sizeof msg, "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
                w->device, ctx->msg);
-      emit(rc, "info", json_pack("{s:s}", "text", msg));
-      dt_log_info("worker %d: job %s %s", w->index, rc->job_id, msg);
+      emit(run, "info", json_pack("{s:s}", "text", msg));
+      dt_log_info("worker %d: job %s %s", w->index, run->job_id, msg);
     }
     atomic_store(&w->waiting_memory, 1);
     while (sibling(w, 0) && !atomic_load(&w->cancel) && !stopping(w)) sleep_ms(50);
     atomic_store(&w->waiting_memory, 0);
     if (atomic_load(&w->cancel) || stopping(w)) {
-      rc->shutdown_stop = !atomic_load(&w->cancel);
+      run->shutdown_stop = !atomic_load(&w->cancel);
       return DT_ERR_CANCELLED;
     }
     memset(ctx, 0, sizeof *ctx);
@@ -406,9 +460,9 @@ static dt_status wait_for_memory(run_ctx *rc, const dt_model *m, const dt_run_op
 
 /* 1 if this worker's device can no longer be used by this process (the run's CUDA error was a
  * device fault: dt_backend_ops.device_lost), with the device's error in why. */
-static int device_lost(const run_ctx *rc, const dt_run_summary *sum, char *why, size_t len) {
-  const char *backend = sum->backend[0] ? sum->backend : rc->w->srv->cfg.backend;
-  return dt_backend_device_lost(backend, rc->w->device >= 0 ? rc->w->device : 0, why, len);
+static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why, size_t len) {
+  const char *backend = sum->backend[0] ? sum->backend : run->w->srv->cfg.backend;
+  return dt_backend_device_lost(backend, run->w->device >= 0 ? run->w->device : 0, why, len);
 }
 
 /* A device fault leaves this process unable to use that GPU until it ends (and, measured on
@@ -417,135 +471,190 @@ static int device_lost(const run_ctx *rc, const dt_run_summary *sum, char *why, 
  * afresh in this process's place, where recovery queues the interrupted jobs again and they
  * resume from their checkpoints. The faulted job is left running for that recovery, unless it
  * has faulted DT_DEVICE_FAULT_ATTEMPTS times: then it fails with gpu_fault. */
-static void device_fault(run_ctx *rc, const dt_run_summary *sum, const dt_ctx *ctx, const char *lost, double secs) {
-  if (rc->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
+static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *ctx, const char *lost, double secs) {
+  if (run->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
     char msg[1400];
     json_t *ev;
     snprintf(msg, sizeof msg, "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
-             "its last checkpoint", rc->attempt, lost);
-    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt", rc->attempt,
+             "its last checkpoint", run->attempt, lost);
+    dt_ctx store;
+    memset(&store, 0, sizeof store);
+    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt", run->attempt,
                    "increments_completed", sum->increments);
-    if (dt_event_append(rc->job_id, "job.gpu_fault", ev)) rc->store_errors++;
+    if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK) log_run_failure(run, &store);
     json_decref(ev);
   } else {
     dt_ctx last = *ctx;
     snprintf(last.msg, sizeof last.msg, "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)",
-             rc->attempt, lost, ctx->msg);
-    remove_checkpoint(rc);
-    finish(rc, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
+             run->attempt, lost, ctx->msg);
+    remove_checkpoint(run);
+    finish(run, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
-  dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", rc->w->index, lost);
-  atomic_store(&rc->w->srv->workers->stop, 1);
+  dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", run->w->index, lost);
+  atomic_store(&run->w->srv->workers->stop, 1);
   dt_bus_notify();
   /* The first to ask names the restart and wakes the main thread; other workers on the faulted
    * GPU fail the same way, and an operator's SIGUSR1 may already be draining. */
-  if (!atomic_exchange(&rc->w->srv->restarting, 1)) {
-    snprintf(rc->w->srv->restart_why, sizeof rc->w->srv->restart_why, "GPU fault: %.480s", lost);
+  if (!atomic_exchange(&run->w->srv->restarting, 1)) {
+    snprintf(run->w->srv->restart_why, sizeof run->w->srv->restart_why, "GPU fault: %.480s", lost);
     kill(getpid(), SIGUSR1);
   }
 }
 
-static void run_job(worker *w, const char *job_id, int attempt) {
+/* The run's state before the solver starts: its paths and its progress so far. */
+static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m) {
   dt_server *srv = w->srv;
-  dt_model *m;
-  dt_fit fit;
+  memset(run, 0, sizeof *run);
+  run->w = w;
+  run->job_id = job_id;
+  run->m = m;
+  run->attempt = attempt;
+  run->prog.step = run->prog.increment = run->prog.newton_iter = -1;
+  run->prog.n_steps = m->n_steps;
+  snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
+  snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir, job_id);
+  mkdir(run->outdir, 0755);
+}
+
+/* The worker runs the job from now: a cancel request reaches it (dt_workers_cancel), and so does
+ * one recorded before (read under the lock, so none falls between the two). */
+static void watch(run_ctx *run) {
+  worker *w = run->w;
+  dt_ctx ctx;
+  dt_status st;
+  int requested = 0;
+  memset(&ctx, 0, sizeof ctx);
+  pthread_mutex_lock(&w->mu);
+  snprintf(w->job_id, sizeof w->job_id, "%s", run->job_id);
+  st = dt_job_cancel_requested(run->job_id, &requested, &ctx);
+  atomic_store(&w->cancel, requested);
+  pthread_mutex_unlock(&w->mu);
+  if (st != DT_OK) log_run_failure(run, &ctx);
+}
+
+static void unwatch(worker *w) {
+  pthread_mutex_lock(&w->mu);
+  w->job_id[0] = '\0';
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void run_options(run_ctx *run, dt_run_options *opt) {
+  dt_server *srv = run->w->srv;
+  memset(opt, 0, sizeof *opt);
+  opt->backend = srv->cfg.backend;
+  opt->threads = (int)srv->cfg.solver_threads;
+  opt->device = run->w->device >= 0 ? run->w->device : 0;
+  opt->outdir = run->outdir;
+  opt->progress = on_progress;
+  opt->on_increment = on_increment;
+  opt->before_checkpoint = fields_before_checkpoint;
+  opt->user = run;
+  /* Always resume: a fresh job has no checkpoint and starts at the beginning; a recovered one
+   * continues after its last converged increment. A backend that cannot save its state would
+   * fail every run with a checkpoint: run those without (and restart them after a crash). */
+  opt->checkpoint = srv->can_checkpoint ? run->checkpoint : NULL;
+  opt->resume = 1;
+}
+
+/* The analysis, run again where that helps: from the beginning when the checkpoint passed the
+ * check but could not be restored (other errors, e.g. no device memory, fail the job as they
+ * would without a checkpoint), and once another job's GPU memory is free (wait_for_memory). */
+static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
+                         dt_ctx *ctx) {
   char msg[1024];
-  run_ctx rc;
+  dt_status st = dt_analysis_run(m, opt, sum, ctx);
+  if (sum->checkpoint_unusable && run->resuming && !run->resumed) {
+    snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx->msg);
+    dt_log_warn("job %s: %s; starting from the beginning", run->job_id, msg);
+    remove_checkpoint(run);
+    fields_finish(run);
+    prepare_attempt(run, msg);
+    memset(ctx, 0, sizeof *ctx);
+    st = dt_analysis_run(m, opt, sum, ctx);
+  }
+  return wait_for_memory(run, m, opt, sum, ctx, st);
+}
+
+/* A shutdown or restart stopped the job after its last converged increment: it stays running in
+ * the store, and its checkpoint stays, so the next start resumes it there. */
+static void interrupted(run_ctx *run, const dt_run_summary *sum) {
+  dt_ctx ctx;
+  json_t *ev = json_pack("{s:i, s:s}", "increments_completed", sum->increments, "message",
+                         atomic_load(&run->w->srv->restarting)
+                             ? "the daemon is restarting: stopped after the last converged increment; the job "
+                               "resumes from its checkpoint when the daemon is back"
+                             : "the daemon is shutting down: stopped after the last converged increment; "
+                               "the job resumes from its checkpoint when the daemon starts again");
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  json_decref(ev);
+  dt_log_info("job %s interrupted by shutdown after %d increment(s)", run->job_id, sum->increments);
+}
+
+/* The run's end: interrupted (resumed at the next start), a device fault (the daemon
+ * restarts), or finished (succeeded, failed or cancelled). */
+static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx, double secs) {
+  char lost[512];
+  if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
+    interrupted(run, sum);
+  } else if (st == DT_ERR_CUDA && device_lost(run, sum, lost, sizeof lost)) {
+    device_fault(run, sum, ctx, lost, secs);
+  } else {
+    remove_checkpoint(run); /* finished: nothing will resume it */
+    finish(run, st, NULL, sum, ctx, secs);
+  }
+}
+
+static void run_job(worker *w, const char *job_id, int attempt) {
+  dt_model *m = NULL;
+  dt_fit fit;
+  run_ctx run;
   dt_run_options opt;
   dt_run_summary sum;
   dt_ctx ctx;
   dt_status st;
-  char lost[512];
   double t0 = dt_mono();
-  if (!(m = load_model(srv, job_id))) return;
-  memset(&rc, 0, sizeof rc);
-  rc.w = w;
-  rc.job_id = job_id;
-  rc.m = m;
-  rc.attempt = attempt;
-  rc.prog.step = rc.prog.increment = rc.prog.newton_iter = -1;
-  rc.prog.n_steps = m->n_steps;
-  snprintf(rc.outdir, sizeof rc.outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
-  snprintf(rc.checkpoint, sizeof rc.checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir, job_id);
-  mkdir(rc.outdir, 0755);
+  memset(&ctx, 0, sizeof ctx);
+  st = load_model(w->srv, job_id, &m, &ctx);
+  if (st != DT_OK) {
+    fail_early(job_id, st, &ctx);
+    goto cleanup;
+  }
+  run_init(&run, w, job_id, attempt, m);
   /* Admission again, on this worker's device: the configuration may have changed since. */
-  memset(&ctx, 0, sizeof ctx);
-  if (dt_devices_admit(srv, m, w->device, &fit, &ctx) != DT_OK) {
-    remove_checkpoint(&rc);
-    fail_early(job_id, "does_not_fit", ctx.msg);
-    dt_model_destroy(&m);
-    return;
+  st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
+  if (st != DT_OK) {
+    remove_checkpoint(&run);
+    fail_early(job_id, st, &ctx);
+    goto cleanup;
   }
-  prepare_attempt(&rc, NULL);
-  pthread_mutex_lock(&w->mu);
-  snprintf(w->job_id, sizeof w->job_id, "%s", job_id);
-  atomic_store(&w->cancel, dt_job_cancel_requested(job_id));
-  pthread_mutex_unlock(&w->mu);
-  memset(&opt, 0, sizeof opt);
-  opt.backend = srv->cfg.backend;
-  opt.threads = (int)srv->cfg.solver_threads;
-  opt.device = w->device >= 0 ? w->device : 0;
-  opt.outdir = rc.outdir;
-  opt.progress = on_progress;
-  opt.on_increment = on_increment;
-  opt.before_checkpoint = fields_before_checkpoint;
-  opt.user = &rc;
-  /* Always resume: a fresh job has no checkpoint and starts at the beginning; a recovered one
-   * continues after its last converged increment. A backend that cannot save its state would
-   * fail every run with a checkpoint: run those without (and restart them after a crash). */
-  opt.checkpoint = srv->can_checkpoint ? rc.checkpoint : NULL;
-  opt.resume = 1;
-  memset(&ctx, 0, sizeof ctx);
-  st = dt_analysis_run(m, &opt, &sum, &ctx);
-  if (sum.checkpoint_unusable && rc.resuming && !rc.resumed) {
-    /* The checkpoint passed the check but could not be restored: once more, from scratch. (Other
-     * errors, e.g. no device memory, fail the job as they would without a checkpoint.) */
-    snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx.msg);
-    dt_log_warn("job %s: %s; starting from the beginning", job_id, msg);
-    remove_checkpoint(&rc);
-    fields_finish(&rc);
-    prepare_attempt(&rc, msg);
-    memset(&ctx, 0, sizeof ctx);
-    st = dt_analysis_run(m, &opt, &sum, &ctx);
-  }
-  st = wait_for_memory(&rc, m, &opt, &sum, &ctx, st);
-  fields_finish(&rc);
-  flush_converged(&rc);
-  pthread_mutex_lock(&w->mu);
-  w->job_id[0] = '\0';
-  pthread_mutex_unlock(&w->mu);
-  if (st == DT_ERR_CANCELLED && rc.shutdown_stop && !atomic_load(&w->cancel)) {
-    /* The checkpoint of the last converged increment stays: the next start resumes there. */
-    json_t *ev = json_pack("{s:i, s:s}", "increments_completed", sum.increments, "message",
-                           atomic_load(&srv->restarting)
-                               ? "the daemon is restarting: stopped after the last converged increment; the job "
-                                 "resumes from its checkpoint when the daemon is back"
-                               : "the daemon is shutting down: stopped after the last converged increment; "
-                                 "the job resumes from its checkpoint when the daemon starts again");
-    dt_event_append(job_id, "job.interrupted", ev);
-    json_decref(ev);
-    dt_log_info("job %s interrupted by shutdown after %d increment(s)", job_id, sum.increments);
-  } else if (st == DT_ERR_CUDA && device_lost(&rc, &sum, lost, sizeof lost)) {
-    device_fault(&rc, &sum, &ctx, lost, dt_mono() - t0);
-  } else {
-    remove_checkpoint(&rc); /* finished: nothing will resume it */
-    finish(&rc, st, NULL, &sum, &ctx, dt_mono() - t0);
-  }
+  prepare_attempt(&run, NULL);
+  watch(&run);
+  run_options(&run, &opt);
+  st = analyse(&run, m, &opt, &sum, &ctx);
+  fields_finish(&run);
+  flush_converged(&run);
+  unwatch(w);
+  conclude(&run, st, &sum, &ctx, dt_mono() - t0);
+cleanup:
   dt_model_destroy(&m);
 }
 
 static void *worker_main(void *arg) {
   worker *w = arg;
-  char id[20], mesh_id[20];
+  char id[20];
   int attempt = 0;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
+    dt_ctx ctx;
     if (sibling(w, 1)) { /* a job on this GPU waits for memory: it goes first */
       sleep_ms(50);
       continue;
     }
-    if (dt_job_claim(w->index, id, sizeof id, &attempt, mesh_id, sizeof mesh_id) != 0) {
-      sleep_ms(500); /* store trouble: logged; retry */
+    memset(&ctx, 0, sizeof ctx);
+    if (dt_job_claim(w->index, id, sizeof id, &attempt, &ctx) != DT_OK) {
+      dt_log_error("worker %d: cannot claim a job: %s", w->index, ctx.msg);
+      sleep_ms(500); /* store trouble: retry */
       continue;
     }
     if (!id[0]) {
@@ -562,12 +671,10 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-int dt_workers_start(dt_server *srv, char *err, size_t errlen) {
+dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   dt_workers *ws = calloc(1, sizeof *ws);
-  if (!ws) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
+  DT_CHECK(ws != NULL, ctx, DT_ERR_NOMEM, "out of memory starting the workers");
   srv->workers = ws;
   ws->n = srv->cfg.n_workers;
   for (int i = 0; i < ws->n; i++) {
@@ -576,13 +683,12 @@ int dt_workers_start(dt_server *srv, char *err, size_t errlen) {
     w->index = i;
     w->device = srv->cfg.worker_device[i];
     pthread_mutex_init(&w->mu, NULL);
-    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-      snprintf(err, errlen, "cannot start worker thread %d", i);
-      return -1;
-    }
+    DT_CHECK(pthread_create(&w->thread, NULL, worker_main, w) == 0, ctx, DT_ERR_INTERNAL,
+             "cannot start worker thread %d", i);
     w->started = 1;
   }
-  return 0;
+cleanup:
+  return rc; /* on failure, dt_workers_stop stops the threads that started */
 }
 
 void dt_workers_stop(dt_server *srv) {

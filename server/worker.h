@@ -18,8 +18,9 @@
 #include <jansson.h>
 
 #include "server.h"
+#include "status.h"
 
-int dt_workers_start(dt_server *srv, char *err, size_t errlen);
+dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx);
 /* Ask running jobs to stop after their current increment and the threads to exit; wait. */
 void dt_workers_stop(dt_server *srv);
 /* A cancel for job_id was recorded: stop it now if a worker runs it. */

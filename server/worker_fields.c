@@ -64,7 +64,7 @@ static const double *mises_means(dt_fields_snap *s, const dt_fields *f, int *nom
   return means(s, f, SNAP_MISES, s->qp_mises, 1, nomem);
 }
 
-int dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu) {
+dt_status dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu, dt_ctx *ctx) {
   int nomem = 0;
   s->n = f->global_increment;
   s->step = f->step + 1;
@@ -80,9 +80,9 @@ int dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu) {
   s->e = means(s, f, SNAP_E, f->qp_strain, 6, &nomem);
   s->peeq = means(s, f, SNAP_PEEQ, f->qp_peeq, 1, &nomem);
   s->mises = mises_means(s, f, &nomem);
-  if (!nomem) return 0;
+  if (!nomem) return DT_OK;
   s->u = s->rf = s->s = s->e = s->peeq = s->mises = NULL;
-  return -1;
+  return DT_ERROR(ctx, DT_ERR_NOMEM, "out of memory copying the fields of increment %d", s->n);
 }
 
 void dt_fields_snap_free(dt_fields_snap *s) {
@@ -158,30 +158,30 @@ static void document(dt_json_stream *js, const dt_model *m, const dt_fields_snap
   key(js, "}");
 }
 
-int dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path) {
+dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char tmp[4400];
-  FILE *f;
-  dt_json_stream *js;
-  int rc = -1, err = 0;
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
+  FILE *f = NULL;
+  dt_json_stream *js = NULL;
+  int written, created = 0;
+  DT_CHECK(snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp, ctx, DT_ERR_IO, "cannot write %s: %s", path,
+           strerror(ENAMETOOLONG));
   js = malloc(sizeof *js); /* 64 KiB of buffer: not on the stack */
-  if (!js) return -1;
+  DT_CHECK(js != NULL, ctx, DT_ERR_NOMEM, "out of memory writing %s", path);
   f = fopen(tmp, "wb");
-  if (f) {
-    dt_json_stream_init(js, f);
-    document(js, m, s);
-    rc = dt_json_stream_flush(js);
-    err = errno;
-    if (fclose(f) != 0 && rc == 0) rc = -1, err = errno;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
-    if (rc != 0) unlink(tmp);
-  } else {
-    err = errno;
-  }
+  DT_CHECK(f != NULL, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  created = 1;
+  dt_json_stream_init(js, f);
+  document(js, m, s);
+  written = dt_json_stream_flush(js) == 0;
+  DT_CHECK(written, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  written = fclose(f) == 0;
+  f = NULL;
+  DT_CHECK(written, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  DT_CHECK(rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+cleanup:
+  if (f) fclose(f);
+  if (rc != DT_OK && created) unlink(tmp);
   free(js);
-  errno = err;
   return rc;
 }

@@ -14,6 +14,7 @@
 #define DT_SRV_WORKER_FIELDS_H
 
 #include "ductile.h"
+#include "status.h"
 
 typedef struct dt_fields_snap {
   int n;              /* run-wide converged increment number (dt_fields.global_increment) */
@@ -31,15 +32,13 @@ typedef struct dt_fields_snap {
 } dt_fields_snap;
 
 /* Copy from f (borrowed for the call) what the document needs into s, reusing the storage of an
- * earlier fill; s must be zeroed before its first fill. 0, or -1 when out of memory (s then
- * holds no fields). */
-int dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu);
+ * earlier fill; s must be zeroed before its first fill. DT_ERR_NOMEM leaves s without fields. */
+dt_status dt_fields_snap_fill(dt_fields_snap *s, const dt_fields *f, int has_vtu, dt_ctx *ctx);
 /* Free s's storage and zero it. NULL-safe. */
 void dt_fields_snap_free(dt_fields_snap *s);
 
 /* Write the document of s, with the node and element ids of m, to path: written to path.tmp,
- * then renamed, so a reader never sees a partial file. 0, or -1 with errno set (no file left at
- * path.tmp). */
-int dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path);
+ * then renamed, so a reader never sees a partial file. DT_ERR_IO (no file left at path.tmp). */
+dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path, dt_ctx *ctx);
 
 #endif

@@ -15,18 +15,21 @@
  *
  * Without a thread (pthread_create failed) a push writes on the caller's thread instead.
  *
- * Testing hook: the environment variable DUCTILED_TEST_FIELDS_DELAY_MS delays each file by that
- * many milliseconds, so that tests see increments announced before their files are in place. */
+ * Test hook (a build with DUCTILE_TEST_HOOKS only, config.h): the environment variable
+ * DUCTILED_TEST_FIELDS_DELAY_MS delays each file by that many milliseconds, so that tests see
+ * increments announced before their files are in place. */
 #ifndef DT_SRV_WORKER_FIELDS_QUEUE_H
 #define DT_SRV_WORKER_FIELDS_QUEUE_H
 
 #include "ductile.h"
+#include "status.h"
 
 typedef struct dt_fields_queue dt_fields_queue;
 
 /* Start the writer of a run: files go into outdir, increments are recorded for job_id. m, job_id
- * and outdir are borrowed until dt_fields_queue_finish. 0, or -1 when out of memory. */
-int dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir, dt_fields_queue **out);
+ * and outdir are borrowed until dt_fields_queue_finish. */
+dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir, dt_fields_queue **out,
+                                dt_ctx *ctx);
 
 /* Copy f (borrowed for the call) and queue its file and its increments row (has_vtu: the
  * solver writes the increment's VTU). Waits while two copies are in flight. */
@@ -37,7 +40,8 @@ void dt_fields_queue_push(dt_fields_queue *q, const dt_fields *f, int has_vtu);
 void dt_fields_queue_drain(dt_fields_queue *q);
 
 /* Wait until every pushed increment is written and recorded, stop the thread, free the queue
- * and set *q to NULL. Returns how many files or rows failed (each logged). NULL-safe. */
+ * and set *q to NULL. Returns how many files or rows failed (a count, not a status: each
+ * failure was logged as it happened, and the run went on). NULL-safe. */
 int dt_fields_queue_finish(dt_fields_queue **q);
 
 #endif

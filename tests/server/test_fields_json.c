@@ -22,6 +22,7 @@
 
 #include "io/output.h"
 #include "json_stream.h"
+#include "store_jobs.h"
 #include "worker_fields.h"
 #include "worker_fields_queue.h"
 
@@ -40,17 +41,18 @@
 static int g_rows[MAX_ROWS], g_rows_vtu[MAX_ROWS], g_n_rows, g_file_missing_at_record;
 static const char *g_dir;
 
-int dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu) {
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
+                                  dt_ctx *ctx) {
   char path[1200];
   const struct timespec slow = {0, 20 * 1000000L}; /* a slow store: pushes overtake the writer */
-  (void)id, (void)step, (void)inc, (void)lf, (void)time;
+  (void)id, (void)step, (void)inc, (void)lf, (void)time, (void)ctx;
   snprintf(path, sizeof path, "%s/fields_%04d.json", g_dir, n);
   if (access(path, F_OK) != 0) g_file_missing_at_record++;
   nanosleep(&slow, NULL);
   __atomic_store_n(&g_rows_vtu[g_n_rows], has_vtu, __ATOMIC_SEQ_CST);
   __atomic_store_n(&g_rows[g_n_rows], n, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&g_n_rows, 1, __ATOMIC_SEQ_CST);
-  return 0;
+  return DT_OK;
 }
 void dt_store_thread_close(void) {}
 void dt_log(int level, const char *req, const char *const *kv, const char *fmt, ...) {
@@ -248,12 +250,14 @@ static char *slurp(const char *path) {
 static void write_and_compare(const char *dir, fixture *x, const char *what) {
   char path[1200];
   dt_fields_snap s;
+  dt_ctx ctx;
   json_t *ref = document_ref(&x->m, &x->f);
   char *want = json_dumps(ref, JSON_COMPACT), *got;
   memset(&s, 0, sizeof s);
   snprintf(path, sizeof path, "%s/doc.json", dir);
-  CHECK(dt_fields_snap_fill(&s, &x->f, 1) == 0, "fill");
-  CHECK(dt_fields_write(&x->m, &s, path) == 0, "write %s: %s", path, strerror(errno));
+  memset(&ctx, 0, sizeof ctx);
+  CHECK(dt_fields_snap_fill(&s, &x->f, 1, &ctx) == DT_OK, "fill");
+  CHECK(dt_fields_write(&x->m, &s, path, &ctx) == DT_OK, "write %s: %s", path, ctx.msg);
   got = slurp(path);
   CHECK(!strcmp(got, want), "%s: the document differs from the json_t tree's dump", what);
   free(got);
@@ -282,7 +286,8 @@ static void test_document(const char *dir) {
   x->f.load_factor = INFINITY;
   memset(&s, 0, sizeof s);
   snprintf(path, sizeof path, "%s/nan.json", dir);
-  CHECK(dt_fields_snap_fill(&s, &x->f, 0) == 0 && dt_fields_write(&x->m, &s, path) == 0, "write nan.json");
+  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK && dt_fields_write(&x->m, &s, path, NULL) == DT_OK,
+        "write nan.json");
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   CHECK(doc != NULL, "nan.json is not JSON: %s", je.text);
   CHECK(json_is_null(json_array_get(json_array_get(json_object_get(doc, "U"), 1), 1)), "NaN not written as null");
@@ -293,7 +298,8 @@ static void test_document(const char *dir) {
   /* a directory that does not exist: an error, no file */
   snprintf(path, sizeof path, "%s/missing/doc.json", dir);
   memset(&s, 0, sizeof s);
-  CHECK(dt_fields_snap_fill(&s, &x->f, 0) == 0 && dt_fields_write(&x->m, &s, path) != 0, "write into a missing dir");
+  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK && dt_fields_write(&x->m, &s, path, NULL) != DT_OK,
+        "write into a missing dir");
   dt_fields_snap_free(&s);
   free(x);
 }
@@ -306,7 +312,7 @@ static void test_queue(const char *dir) {
   g_dir = dir;
   g_n_rows = 0;
   model_init(x);
-  CHECK(dt_fields_queue_start(&x->m, "j-test", dir, &q) == 0 && q, "start");
+  CHECK(dt_fields_queue_start(&x->m, "j-test", dir, &q, NULL) == DT_OK && q, "start");
   for (int n = 1; n <= PUSHES; n++) {
     fields_init(x, n);
     dt_fields_queue_push(q, &x->f, n % 2);
@@ -337,7 +343,7 @@ static void test_queue(const char *dir) {
   snprintf(path, sizeof path, "%s/missing", dir);
   g_dir = path;
   g_n_rows = g_file_missing_at_record = 0;
-  CHECK(dt_fields_queue_start(&x->m, "j-test", path, &q) == 0, "start");
+  CHECK(dt_fields_queue_start(&x->m, "j-test", path, &q, NULL) == DT_OK, "start");
   for (int n = 1; n <= 3; n++) {
     fields_init(x, n);
     dt_fields_queue_push(q, &x->f, 1);
