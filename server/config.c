@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ductile.h"
 #include "log.h"
 
 typedef enum { K_STR, K_INT, K_LISTEN } key_kind;
@@ -206,12 +207,23 @@ cleanup:
   return rc;
 }
 
+/* "cuda, cpu": the names of backends.def, for messages. */
+static const char *backend_list(void) {
+  static char list[128];
+  size_t n = 0;
+  list[0] = '\0';
+  for (int i = 0; dt_backend_names[i] && n < sizeof list; i++)
+    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", dt_backend_names[i]);
+  return list;
+}
+
 dt_status dt_config_finish(dt_config *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(workers_from_gpus(c, ctx));
   if (!strcmp(c->gpus, "cpu")) snprintf(c->backend, sizeof c->backend, "cpu");
-  DT_CHECK(!strcmp(c->backend, "auto") || !strcmp(c->backend, "cpu") || !strcmp(c->backend, "cuda"), ctx,
-           DT_ERR_INPUT, "backend: expected auto, cpu or cuda (got \"%s\")", c->backend);
+  DT_CHECK(!strcmp(c->backend, "auto") || dt_backend_known(c->backend), ctx, DT_ERR_INPUT,
+           "backend: expected auto or one of %s (got \"%s\")", backend_list(),
+           c->backend);
   DT_CHECK(dt_log_level_parse(c->log_level) >= 0, ctx, DT_ERR_INPUT,
            "log_level: expected debug, info, warn or error (got \"%s\")", c->log_level);
 cleanup:
