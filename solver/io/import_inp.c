@@ -66,8 +66,9 @@ static dt_status dispatch(inp *p, int rec) {
   int k = 0;
 
   DT_TRY(inp_keyword(p, rec, &kw));
-  for (k = 0; k < N_KEYWORDS && strcmp(kw.name, keywords[k].name) != 0; k++) continue;
+  for (k = 0; k < N_KEYWORDS && !inp_kw_is(kw.name, keywords[k].name); k++) continue;
   INP_CHECK(k < N_KEYWORDS, p, rec, "unsupported keyword %s (see docs/interop.md for the supported subset)", kw.name);
+  snprintf(kw.name, sizeof kw.name, "%s", keywords[k].name); /* "*ENDSTEP" is "*END STEP" from here on */
   INP_CHECK(keywords[k].where != STEP || p->step_rec >= 0, p, rec, "%s must be inside a *STEP", kw.name);
   INP_CHECK(keywords[k].where != MODEL || p->step_rec < 0, p, rec,
             "%s belongs to the model data: it must come before the first *STEP (or after *END STEP)", kw.name);
@@ -78,7 +79,15 @@ cleanup:
 
 static dt_status parse_records(inp *p) {
   dt_status rc = DT_OK;
+  int stray = 0;
 
+  /* CalculiX files lines only under the keyword they follow, so lines before the first keyword
+   * (a stray ">**" above the comments) are never read; they are skipped here too, with a
+   * warning since they may be a damaged keyword line. */
+  while (p->pos < p->n_recs && !p->recs[p->pos].keyword) stray++, p->pos++;
+  if (stray)
+    inp_warn(p, 0, "%d line(s) before the first keyword ignored, as CalculiX ignores them (this one: '%.40s')", stray,
+             p->recs[0].text);
   while (p->pos < p->n_recs) {
     int rec = p->pos++;
     INP_CHECK(p->recs[rec].keyword, p, rec, "data line where a keyword line (*KEYWORD) was expected: '%.40s'",

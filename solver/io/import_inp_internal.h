@@ -76,7 +76,7 @@ typedef struct inp {
   int step_rec;                         /* record of the open *STEP, -1 outside a step */
   int step_has_procedure;
   int file_seen;                        /* a *NODE FILE or *EL FILE was read */
-  int data_continues;                   /* the last data line ended with a comma */
+  int print_seen[2];                    /* a *NODE PRINT [0] / *EL PRINT [1] was read in this step */
 
   inp_bc *bc;
   int n_bc, cap_bc;
@@ -107,7 +107,8 @@ INP_INTERN dt_status inp_read(inp *p, const char *path, int from_rec);
 INP_INTERN void inp_free_text(inp *p);
 INP_INTERN dt_status inp_keyword(inp *p, int rec, inp_kw *kw);
 /* Next data line of the current keyword: tokens split at commas and trimmed; returns 1 and
- * advances, or 0 at the next keyword or the end. Trailing empty tokens are dropped. */
+ * advances, or 0 at the next keyword or the end. Trailing empty tokens are dropped; a line of
+ * more than INP_MAX_TOKENS fields keeps the rest, commas included, in the last token. */
 INP_INTERN int inp_data(inp *p, int *rec, char **tok, int *n);
 /* Parameter lookup (marks it used); NULL if absent. */
 INP_INTERN const char *inp_param(inp_kw *kw, const char *key);
@@ -119,6 +120,9 @@ INP_INTERN dt_status inp_int64(inp *p, int rec, const char *tok, const char *wha
 INP_INTERN int inp_is_int(const char *tok);
 /* Case-insensitive equality. */
 INP_INTERN int inp_eq(const char *a, const char *b);
+/* A keyword name as read ("*ENDSTEP", "*END  STEP") is `canonical` ("*END STEP"): blanks do not
+ * count, as CalculiX drops them. */
+INP_INTERN int inp_kw_is(const char *name, const char *canonical);
 
 /* Mesh (import_inp_mesh.c). */
 INP_INTERN dt_status inp_node(inp *p, inp_kw *kw);

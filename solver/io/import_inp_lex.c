@@ -1,10 +1,11 @@
 /* Deck lexing: files into records, *INCLUDE, comments, continued keyword lines, keyword
  * parameters and data-line tokens.
  *
- * Keywords and parameter names are case-insensitive (upper-cased here); parameter values keep
- * their case (file names), and the parser upper-cases names where Abaqus does. A keyword line
- * ending with a comma continues on the next line. Data lines are split at commas; empty
- * trailing fields (a trailing comma) are dropped. */
+ * Keywords and parameter names are case-insensitive (upper-cased here) and, as CalculiX reads
+ * them, blind to blanks: "*END STEP" is "*ENDSTEP", "N SET=" is "NSET=" (keyword names are
+ * matched with inp_kw_is). Parameter values keep their case (file names), and the parser
+ * upper-cases names where Abaqus does. A keyword line ending with a comma continues on the next
+ * line. Data lines are split at commas; empty trailing fields (a trailing comma) are dropped. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -155,7 +156,7 @@ static dt_status maybe_include(inp *p, const char *cur) {
   const char *input = NULL;
 
   DT_TRY(inp_keyword(p, rec, &kw));
-  if (strcmp(kw.name, "*INCLUDE") != 0) goto cleanup;
+  if (!inp_kw_is(kw.name, "*INCLUDE")) goto cleanup;
   input = inp_param(&kw, "INPUT");
   INP_CHECK(input && input[0], p, rec, "*INCLUDE needs INPUT=<file>");
   DT_TRY(inp_params_done(p, &kw));
@@ -207,19 +208,31 @@ void inp_free_text(inp *p) {
   p->n_files = p->n_bufs = p->n_recs = 0;
 }
 
-/* Upper-case and collapse runs of spaces: "*Solid  section" -> "*SOLID SECTION". */
-static void normalize(char *dst, size_t n, const char *src) {
+/* Upper-case and collapse runs of spaces ("*Solid  section" -> "*SOLID SECTION"), or, with
+ * `compact`, drop them ("NSET = X" -> key "NSET"): CalculiX removes every blank of a line. */
+static void normalize(char *dst, size_t n, const char *src, int compact) {
   size_t k = 0;
 
   for (; *src && k + 1 < n; src++) {
     if (isspace((unsigned char)*src)) {
-      if (k > 0 && dst[k - 1] != ' ') dst[k++] = ' ';
+      if (!compact && k > 0 && dst[k - 1] != ' ') dst[k++] = ' ';
       continue;
     }
     dst[k++] = (char)toupper((unsigned char)*src);
   }
   while (k > 0 && dst[k - 1] == ' ') k--;
   dst[k] = '\0';
+}
+
+int inp_kw_is(const char *name, const char *canonical) {
+  for (;;) {
+    while (*name == ' ') name++;
+    while (*canonical == ' ') canonical++;
+    if (toupper((unsigned char)*name) != toupper((unsigned char)*canonical)) return 0;
+    if (*name == '\0') return 1;
+    name++;
+    canonical++;
+  }
 }
 
 dt_status inp_keyword(inp *p, int rec, inp_kw *kw) {
@@ -233,7 +246,7 @@ dt_status inp_keyword(inp *p, int rec, inp_kw *kw) {
   memcpy(kw->buf, p->recs[rec].text, strlen(p->recs[rec].text) + 1);
   comma = strchr(text, ',');
   if (comma) *comma = '\0';
-  normalize(kw->name, sizeof kw->name, text);
+  normalize(kw->name, sizeof kw->name, text, 0);
   if (!comma) goto cleanup;
   s = comma + 1;
   while (s && *s) {
@@ -245,7 +258,7 @@ dt_status inp_keyword(inp *p, int rec, inp_kw *kw) {
     INP_CHECK(kw->n_params < INP_MAX_PARAMS, p, rec, "%s: too many parameters", kw->name);
     eq = strchr(key, '=');
     if (eq) *eq = '\0';
-    normalize(kw->key[kw->n_params], sizeof kw->key[0], key);
+    normalize(kw->key[kw->n_params], sizeof kw->key[0], key, 1);
     kw->value[kw->n_params] = eq ? trim(eq + 1) : eq;
     if (!eq) kw->value[kw->n_params] = key + strlen(key); /* "" */
     kw->n_params++;
@@ -281,12 +294,13 @@ int inp_data(inp *p, int *rec, char **tok, int *n) {
   s = p->recs[p->pos++].text;
   *n = 0;
   while (s && *n < INP_MAX_TOKENS) {
-    char *next = strchr(s, ',');
+    /* the last slot keeps the rest of a line with more fields than that, commas and all, so
+     * that reading it fails loudly rather than dropping fields (CalculiX allows 16) */
+    char *next = *n < INP_MAX_TOKENS - 1 ? strchr(s, ',') : NULL;
     if (next) *next++ = '\0';
     tok[(*n)++] = trim(s);
     s = next;
   }
-  p->data_continues = *n > 1 && tok[*n - 1][0] == '\0';
   while (*n > 0 && tok[*n - 1][0] == '\0') (*n)--;
   return 1;
 }

@@ -203,13 +203,18 @@ cleanup:
 dt_status inp_solid_section(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
-  const char *elset = inp_param(kw, "ELSET"), *mat = inp_param(kw, "MATERIAL");
+  const char *elset = inp_param(kw, "ELSET"), *mat = inp_param(kw, "MATERIAL"), *offset = inp_param(kw, "OFFSET");
   char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
   dt_section sec;
+  double off = 0;
   int rec = kw->rec, n = 0;
 
   memset(&sec, 0, sizeof sec);
   INP_CHECK(elset && elset[0] && mat && mat[0], p, kw->rec, "*SOLID SECTION needs ELSET=<set> and MATERIAL=<name>");
+  /* OFFSET moves a shell's or plane element's reference surface off the nodes (CalculiX
+   * expands 2D elements about it); 0, the mid-surface, is what ductile computes. */
+  if (offset) DT_TRY(inp_double(p, kw->rec, offset, "*SOLID SECTION, OFFSET", &off));
+  INP_CHECK(off == 0, p, kw->rec, "*SOLID SECTION: OFFSET=%s is not supported (only OFFSET=0, the mid-plane)", offset);
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &sec.elset));
   INP_CHECK(sec.elset >= 0, p, kw->rec, "*SOLID SECTION: unknown element set '%s'", elset);

@@ -148,13 +148,17 @@ dt_status inp_node(inp *p, inp_kw *kw) {
   dt_model *m = p->m;
   const char *nset_name = inp_param(kw, "NSET");
   char *tok[INP_MAX_TOKENS];
-  int rec = 0, n = 0, set = -1, cap = 0;
+  int rec = 0, n = 0, set = -1, cap = 0, extra = 0, first_extra = -1;
 
   DT_TRY(inp_params_done(p, kw));
   if (nset_name) DT_TRY(inp_get_nset(p, kw->rec, nset_name, 1, &set));
   while (inp_data(p, &rec, tok, &n)) {
     int i = m->n_nodes;
-    INP_CHECK(n >= 3 && n <= 4, p, rec, "*NODE: expected 'id, x, y[, z]', got %d values", n);
+    INP_CHECK(n >= 1, p, rec, "*NODE: expected 'id[, x[, y[, z]]]', got an empty line");
+    if (n > 4) { /* CalculiX reads the id and three coordinates and no further */
+      if (extra++ == 0) first_extra = rec;
+      n = 4;
+    }
     cap = p->cap_nodes;
     DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id, p->ctx));
     if (cap != p->cap_nodes) {
@@ -164,13 +168,18 @@ dt_status inp_node(inp *p, inp_kw *kw) {
       DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec, p->ctx));
     }
     DT_TRY(inp_int64(p, rec, tok[0], "*NODE id", &m->node_id[i]));
-    m->x[3 * i + 2] = 0;
-    for (int k = 1; k < n; k++) DT_TRY(inp_double(p, rec, tok[k], "*NODE coordinate", &m->x[3 * i + k - 1]));
+    /* CalculiX reads a coordinate that is missing or empty ("21, 0.75, 1.0, ,0.0") as 0 */
+    m->x[3 * i] = m->x[3 * i + 1] = m->x[3 * i + 2] = 0;
+    for (int k = 1; k < n; k++)
+      if (tok[k][0]) DT_TRY(inp_double(p, rec, tok[k], "*NODE coordinate", &m->x[3 * i + k - 1]));
     p->node_rec[i] = rec;
     m->n_nodes++;
     p->nodes_dirty = 1;
     if (set >= 0) DT_TRY(nset_add(p, set, i));
   }
+  if (extra)
+    inp_warn(p, first_extra, "*NODE: %d line(s) with more than 'id, x, y, z' (the first one here): the values after z "
+             "are not used, as CalculiX does", extra);
 cleanup:
   return rc;
 }
@@ -212,19 +221,28 @@ cleanup:
   return rc;
 }
 
-/* One element: its tokens may continue on the next data line when a line ends with a comma. */
-static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec) {
+/* One element, read as CalculiX reads it: a line with fewer nodes than the type has continues
+ * on the next data line (whether or not it ends with a comma), and node numbers beyond the
+ * type's count on the element's own line are not used (*extra counts such elements, and
+ * *first_extra names the first, for one warning per *ELEMENT block). */
+static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec, int *extra, int *first_extra) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
-  int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems, k0 = 0, r2 = 0, n2 = 0;
+  int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems, k0 = 0, r2 = 0, n2 = 0, lines = 1;
   char *more[INP_MAX_TOKENS];
 
-  while (n < npe + 1 && p->data_continues && inp_data(p, &r2, more, &n2)) {
+  while (n < npe + 1 && n > 0 && inp_data(p, &r2, more, &n2)) {
     for (int k = 0; k < n2 && n < INP_MAX_TOKENS; k++) tok[n++] = more[k];
     rec = r2;
+    lines++;
   }
-  INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d", n ? tok[0] : "?",
-            elem_types[t].name, npe, n - 1);
+  if (n > npe + 1 && lines == 1) {
+    if ((*extra)++ == 0) *first_extra = rec;
+    n = npe + 1;
+  }
+  INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d%s", n ? tok[0] : "?",
+            elem_types[t].name, npe, n > 0 ? n - 1 : 0,
+            lines > 1 ? " (a line with fewer nodes continues on the next line)" : "");
   DT_TRY(grow_elements(p, npe));
   k0 = m->elem_ptr[e];
   DT_TRY(inp_int64(p, rec, tok[0], "*ELEMENT id", &m->elem_id[e]));
@@ -254,7 +272,7 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   const char *type = inp_param(kw, "TYPE"), *elset = inp_param(kw, "ELSET");
   char *tok[INP_MAX_TOKENS];
   char list[160] = "";
-  int t = -1, set = -1, rec = 0, n = 0;
+  int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1;
 
   for (int i = 0; i < N_ELEM_TYPES; i++) {
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", elem_types[i].name);
@@ -267,7 +285,11 @@ dt_status inp_element(inp *p, inp_kw *kw) {
     inp_warn(p, kw->rec, "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8 "
              "(2x2x2 points, like C3D8): results differ from CalculiX's C3D8R");
   if (elset) DT_TRY(inp_get_elset(p, kw->rec, elset, 1, &set));
-  while (inp_data(p, &rec, tok, &n)) DT_TRY(read_element(p, t, set, tok, n, rec));
+  while (inp_data(p, &rec, tok, &n)) DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
+  if (extra)
+    inp_warn(p, first_extra, "*ELEMENT: %d element(s) of type %s list more than %d nodes on their line (the first one "
+             "here): the first %d are used, as CalculiX does", extra, elem_types[t].name,
+             dt_model_elem_nnodes(elem_types[t].type), dt_model_elem_nnodes(elem_types[t].type));
 cleanup:
   return rc;
 }

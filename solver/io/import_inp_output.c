@@ -2,7 +2,8 @@
  * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files; FREQUENCY= becomes
  * output.every), *CONTROLS.
  *
- * Requests apply to the whole run (CalculiX keeps them for later steps too). *CONTROLS sets
+ * Print requests last until a later step gives its own (inp_print); file requests apply to the
+ * whole run, since one VTU per increment carries every requested field. *CONTROLS sets
  * CalculiX's own convergence criteria, which have no one-to-one counterpart in ductile: it is
  * accepted with a warning, and ductile's tolerances (solver.newton in the JSON format) apply. */
 #include <string.h>
@@ -18,17 +19,24 @@ static const struct {
     {"PEEQ", 1, DT_OUT_PEEQ},
 };
 
-static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned *bits) {
+/* The variables of the data lines: their bits, and for print requests (vars != NULL) each one
+ * once in the order given, since CalculiX prints a request's blocks in that order. */
+static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned *bits, unsigned *vars, int *n_vars) {
   dt_status rc = DT_OK;
   char *tok[INP_MAX_TOKENS];
   int rec = kw->rec, n = 0;
 
   *bits = 0;
+  if (n_vars) *n_vars = 0;
   while (inp_data(p, &rec, tok, &n))
     for (int k = 0; k < n; k++) {
       int found = 0;
-      for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++)
-        if (variables[v].element == element && inp_eq(tok[k], variables[v].name)) *bits |= variables[v].bits, found = 1;
+      for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++) {
+        if (variables[v].element != element || !inp_eq(tok[k], variables[v].name)) continue;
+        found = 1;
+        if (vars && !(*bits & variables[v].bits)) vars[(*n_vars)++] = variables[v].bits & ~DT_OUT_MISES;
+        *bits |= variables[v].bits;
+      }
       INP_CHECK(found, p, rec, "%s: variable '%s' is not supported (%s)", kw->name, tok[k],
                 element ? "S, E, PEEQ" : "U, RF");
     }
@@ -38,39 +46,69 @@ cleanup:
   return rc;
 }
 
-static dt_status frequency(inp *p, inp_kw *kw, int *every) {
+/* FREQUENCY=n: every n-th increment; 0 (prints only, as CalculiX allows) prints nothing. */
+static dt_status frequency(inp *p, inp_kw *kw, int zero_ok, int *every) {
   dt_status rc = DT_OK;
   const char *f = inp_param(kw, "FREQUENCY");
   int64_t v = 1;
 
   if (f) DT_TRY(inp_int64(p, kw->rec, f, "FREQUENCY", &v));
-  INP_CHECK(v >= 1 && v <= 1000000, p, kw->rec, "%s: FREQUENCY must be >= 1", kw->name);
+  INP_CHECK(v >= (zero_ok ? 0 : 1) && v <= 1000000, p, kw->rec, "%s: FREQUENCY must be >= %d", kw->name,
+            zero_ok ? 0 : 1);
   *every = (int)v;
 cleanup:
   return rc;
 }
 
+/* YES (1), NO (0) or `more` (2), or an error naming the parameter; *out stays as it is when the
+ * parameter is absent. */
+static dt_status yes_no(inp *p, inp_kw *kw, const char *key, const char *more, int *out) {
+  dt_status rc = DT_OK;
+  const char *v = inp_param(kw, key);
+
+  if (!v) goto cleanup;
+  INP_CHECK(inp_eq(v, "YES") || inp_eq(v, "NO") || (more && inp_eq(v, more)), p, kw->rec,
+            "%s: %s=%s is not supported (YES%s%s or NO)", kw->name, key, v, more ? ", " : "", more ? more : "");
+  *out = inp_eq(v, "YES") ? 1 : inp_eq(v, "NO") ? 0 : 2;
+cleanup:
+  return rc;
+}
+
+/* *NODE PRINT / *EL PRINT, as CalculiX keeps them: one request per keyword, its variables in
+ * the order of the data lines, printed in the order of the keywords. The first *NODE PRINT
+ * (*EL PRINT) of a step replaces the node (element) requests of the earlier steps; a step
+ * without one keeps them. TOTALS=YES adds the sum over the set after an RF block, ONLY prints
+ * the sum instead (CalculiX's totals concern RF among the variables ductile prints: U, S, E
+ * and PEEQ blocks are printed whatever TOTALS says). GLOBAL=NO asks for the local systems of
+ * *TRANSFORM (nodes) or *ORIENTATION (elements), which ductile refuses: its results are in the
+ * global system either way, and so are CalculiX's without those keywords. */
 dt_status inp_print(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_output_options *o = &p->m->output;
-  int element = strcmp(kw->name, "*EL PRINT") == 0, set = -1, every = 1, i = 0;
-  const char *name = inp_param(kw, element ? "ELSET" : "NSET"), *totals = inp_param(kw, "TOTALS");
-  unsigned bits = 0;
+  dt_print_request r;
+  int element = strcmp(kw->name, "*EL PRINT") == 0, step = p->m->n_steps - 1, global = 1, totals = 0;
+  const char *name = inp_param(kw, element ? "ELSET" : "NSET");
 
+  memset(&r, 0, sizeof r);
+  r.element = element;
+  r.step_begin = step;
   INP_CHECK(name && name[0], p, kw->rec, "%s needs %s=<set>", kw->name, element ? "ELSET" : "NSET");
-  INP_CHECK(!totals || inp_eq(totals, "NO"), p, kw->rec, "%s: TOTALS=%s is not supported", kw->name, totals);
-  DT_TRY(frequency(p, kw, &every));
+  DT_TRY(yes_no(p, kw, "TOTALS", "ONLY", &totals));
+  r.totals = totals == 1 ? DT_TOTALS_YES : totals == 2 ? DT_TOTALS_ONLY : DT_TOTALS_NO;
+  DT_TRY(yes_no(p, kw, "GLOBAL", NULL, &global)); /* either value: see above */
+  DT_TRY(frequency(p, kw, 1, &r.every));
   DT_TRY(inp_params_done(p, kw));
-  DT_TRY(element ? inp_get_elset(p, kw->rec, name, 0, &set) : inp_get_nset(p, kw->rec, name, 0, &set));
-  INP_CHECK(set >= 0, p, kw->rec, "%s: unknown %s '%s'", kw->name, element ? "element set" : "node set", name);
-  DT_TRY(read_variables(p, kw, element, &bits));
-  for (i = 0; i < o->n_prints && !(o->prints[i].element == element && o->prints[i].set == set); i++) continue;
-  INP_CHECK(i < DT_MAX_PRINTS, p, kw->rec, "at most %d print requests are supported", DT_MAX_PRINTS);
-  if (i == o->n_prints) o->n_prints++, o->prints[i].fields = 0;
-  o->prints[i].element = element;
-  o->prints[i].set = set;
-  o->prints[i].fields |= bits;
-  o->prints[i].every = every;
+  DT_TRY(element ? inp_get_elset(p, kw->rec, name, 0, &r.set) : inp_get_nset(p, kw->rec, name, 0, &r.set));
+  INP_CHECK(r.set >= 0, p, kw->rec, "%s: unknown %s '%s'", kw->name, element ? "element set" : "node set", name);
+  DT_TRY(read_variables(p, kw, element, &r.fields, r.vars, &r.n_vars));
+  r.fields &= ~DT_OUT_MISES;
+  if (!p->print_seen[element])
+    for (int i = 0; i < o->n_prints; i++)
+      if (o->prints[i].element == element && o->prints[i].step_end == 0) o->prints[i].step_end = step;
+  p->print_seen[element] = 1;
+  if (r.every == 0) goto cleanup; /* CalculiX's FREQUENCY=0: this request prints nothing */
+  INP_CHECK(o->n_prints < DT_MAX_PRINTS, p, kw->rec, "at most %d print requests are supported", DT_MAX_PRINTS);
+  o->prints[o->n_prints++] = r;
 cleanup:
   return rc;
 }
@@ -83,9 +121,9 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
 
   INP_CHECK(!out || inp_eq(out, "2D") || inp_eq(out, "3D"), p, kw->rec, "%s: OUTPUT=%s is not supported", kw->name,
             out);
-  DT_TRY(frequency(p, kw, &every));
+  DT_TRY(frequency(p, kw, 0, &every));
   DT_TRY(inp_params_done(p, kw));
-  DT_TRY(read_variables(p, kw, element, &bits));
+  DT_TRY(read_variables(p, kw, element, &bits, NULL, NULL));
   if (!p->file_seen) p->m->output.fields = 0; /* explicit requests replace the default (all fields) */
   /* One VTU per written increment carries every requested field, so all *NODE FILE and
    * *EL FILE requests share one frequency (output.every): the smallest, so that no request

@@ -55,6 +55,7 @@ dt_status inp_step(inp *p, inp_kw *kw) {
   p->step_rec = kw->rec;
   p->step_has_procedure = 0;
   p->bc_new = p->cl_new = p->dl_new = 0;
+  p->print_seen[0] = p->print_seen[1] = 0;
 cleanup:
   return rc;
 }

@@ -7,6 +7,8 @@
  * e14.7 without scale factor (0.1000000E+01). */
 #include "io/output_dat.h"
 
+#include "element/element.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -65,6 +67,16 @@ static void node_block(FILE *out, const dt_model *m, const dt_set *s, const doub
   }
 }
 
+/* CalculiX's TOTALS line: the sum over the set, format (6x, 1p, 3(1x, e13.6)). */
+static void total_block(FILE *out, const dt_set *s, const double *v, double time) {
+  double t[3] = {0, 0, 0};
+
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < 3; k++) t[k] += v[3 * (size_t)s->items[i] + k];
+  header(out, "total force (fx,fy,fz) ", s->name, time);
+  fprintf(out, "       %13.6E %13.6E %13.6E\n", t[0], t[1], t[2]);
+}
+
 /* Integration-point block: ncomp values per point; shear_half halves components 3..5 (strain). */
 static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s, const double *v, int ncomp,
                        int shear_half, const char *what) {
@@ -80,23 +92,105 @@ static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const d
   }
 }
 
-static int due(const dt_print_request *r, const dt_fields *f) {
-  return f->load_factor >= 1.0 - 1e-12 || (r->every > 0 && f->increment % r->every == 0);
+/* The request applies to f's step: from the step that gave it until a later step gives its own. */
+static int active(const dt_print_request *r, const dt_fields *f) {
+  return f->step >= r->step_begin && (r->step_end <= 0 || f->step < r->step_end);
 }
 
-static void write_request(FILE *out, const dt_model *m, const dt_fields *f, const dt_print_request *r) {
-  if (!r->element) {
-    const dt_set *s = &m->nsets[r->set];
-    if ((r->fields & DT_OUT_U) && f->u) node_block(out, m, s, f->u, "displacements (vx,vy,vz) ", f->time);
-    if ((r->fields & DT_OUT_RF) && f->rf) node_block(out, m, s, f->rf, "forces (fx,fy,fz) ", f->time);
-    return;
+static int due(const dt_print_request *r, const dt_fields *f) {
+  return active(r, f) && (f->load_factor >= 1.0 - 1e-12 || (r->every > 0 && f->increment % r->every == 0));
+}
+
+/* The request's variables in the order it lists them (fields' bits in a fixed order when it
+ * has no list). */
+static int request_vars(const dt_print_request *r, unsigned vars[DT_PRINT_MAX_VARS]) {
+  static const unsigned order[] = {DT_OUT_U, DT_OUT_RF, DT_OUT_S, DT_OUT_E, DT_OUT_PEEQ};
+  int n = 0;
+
+  if (r->n_vars > 0) {
+    for (n = 0; n < r->n_vars && n < DT_PRINT_MAX_VARS; n++) vars[n] = r->vars[n];
+    return n;
   }
-  if ((r->fields & DT_OUT_S) && f->qp_stress)
-    elem_block(out, m, f, &m->elsets[r->set], f->qp_stress, 6, 0, "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ");
-  if ((r->fields & DT_OUT_E) && f->qp_strain)
-    elem_block(out, m, f, &m->elsets[r->set], f->qp_strain, 6, 1, "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
-  if ((r->fields & DT_OUT_PEEQ) && f->qp_peeq)
-    elem_block(out, m, f, &m->elsets[r->set], f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+    if (r->fields & order[k]) vars[n++] = order[k];
+  return n;
+}
+
+static int prints_forces(const dt_print_request *r) {
+  unsigned vars[DT_PRINT_MAX_VARS];
+  int n = request_vars(r, vars);
+
+  for (int k = 0; k < n; k++)
+    if (!r->element && vars[k] == DT_OUT_RF) return 1;
+  return 0;
+}
+
+/* CalculiX's nodal "forces" (*NODE PRINT RF): the internal force f_int = sum over elements of
+ * int B^T sigma dV at the nodes marked in `mask`, which is the reaction at a constrained DOF and
+ * the applied load at a loaded free one (up to the equilibrium residual). fields.rf carries
+ * only the reactions, and the writer thread gets no backend vector, so f_int is formed here
+ * from the converged point stresses, with the backends' element functions, rule, B-bar choice
+ * (problem.c) and 2D thickness: the same sum the backends form. Elements without a marked node
+ * are skipped, so a print on a support costs a few elements. Returns 0, or -1 when the fields
+ * do not carry the points of the model's elements. */
+static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask, double *out) {
+  for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
+  if (m->n_elems == 0) return 0;
+  if (!f->qp_ptr || !f->qp_stress || f->n_elems != m->n_elems || !m->elem_section) return -1;
+  for (int e = 0; e < m->n_elems; e++) {
+    const int type = m->elem_type[e], npe = dt_elem_nnodes(type), dim = dt_elem_dim(type);
+    const int *cn = m->conn + m->elem_ptr[e];
+    const dt_section *sec = &m->sections[m->elem_section[e]];
+    const int bbar = sec->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
+    const double thick = (m->dim == 2 && sec->thickness > 0) ? sec->thickness : 1.0;
+    double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+    double dNdx_bar[3 * DT_ELEM_MAX_NODES], vol = 0.0;
+    int touched = 0;
+
+    if (f->qp_ptr[e + 1] - f->qp_ptr[e] != dt_elem_nqp(type)) return -1;
+    for (int a = 0; a < npe; a++) touched |= mask[cn[a]];
+    if (!touched) continue;
+    for (int a = 0; a < npe; a++) memcpy(&X[3 * a], &m->x[3 * (size_t)cn[a]], 3 * sizeof(double));
+    if (bbar) dt_elem_bbar_average(type, X, dNdx_bar, &vol);
+    for (int q = 0; q < dt_elem_nqp(type); q++) {
+      const double *sig = &f->qp_stress[6 * (size_t)(f->qp_ptr[e] + q)];
+      double xi[3], w = 0.0, wdv = 0.0;
+      dt_elem_qp(type, q, xi, &w);
+      dt_elem_shape(type, xi, N, dN);
+      wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
+      for (int a = 0; a < npe; a++) {
+        double fa[3] = {0, 0, 0};
+        dt_elem_force_add(dim, &dNdx[3 * a], bbar ? &dNdx_bar[3 * a] : NULL, sig, fa);
+        for (int k = 0; k < dim; k++) out[3 * (size_t)cn[a] + k] += fa[k] * wdv;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The blocks of request r, in its order; forces: the internal forces (NULL when r prints none). */
+static void write_request(FILE *out, const dt_model *m, const dt_fields *f, const dt_print_request *r,
+                          const double *forces) {
+  unsigned vars[DT_PRINT_MAX_VARS];
+  int n = request_vars(r, vars);
+
+  for (int k = 0; k < n; k++) {
+    if (!r->element) {
+      const dt_set *s = &m->nsets[r->set];
+      if (vars[k] == DT_OUT_U) node_block(out, m, s, f->u, "displacements (vx,vy,vz) ", f->time);
+      if (vars[k] == DT_OUT_RF && r->totals != DT_TOTALS_ONLY)
+        node_block(out, m, s, forces, "forces (fx,fy,fz) ", f->time);
+      if (vars[k] == DT_OUT_RF && r->totals != DT_TOTALS_NO) total_block(out, s, forces, f->time);
+      continue;
+    }
+    const dt_set *s = &m->elsets[r->set];
+    if (vars[k] == DT_OUT_S)
+      elem_block(out, m, f, s, f->qp_stress, 6, 0, "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ");
+    if (vars[k] == DT_OUT_E)
+      elem_block(out, m, f, s, f->qp_strain, 6, 1, "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
+    if (vars[k] == DT_OUT_PEEQ)
+      elem_block(out, m, f, s, f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
+  }
 }
 
 int dt_dat_due(const dt_model *m, const dt_fields *f) {
@@ -105,26 +199,68 @@ int dt_dat_due(const dt_model *m, const dt_fields *f) {
   return 0;
 }
 
+/* The array of f a printed variable comes from (RF: the stresses it is formed from), NULL if
+ * f lacks it or the variable does not belong to a request of that kind. */
+static const void *source(const dt_fields *f, int element, unsigned var) {
+  if (!element) return var == DT_OUT_U ? (const void *)f->u : var == DT_OUT_RF ? (const void *)f->qp_stress : NULL;
+  if (!f->qp_ptr) return NULL;
+  if (var == DT_OUT_S) return f->qp_stress;
+  if (var == DT_OUT_E) return f->qp_strain;
+  return var == DT_OUT_PEEQ ? (const void *)f->qp_peeq : NULL;
+}
+
+/* Every variable request i prints must have come with the fields: a block is never dropped
+ * for lack of a field (dt_fields_alloc allocates what the requests print). */
+static dt_status check_request(const dt_model *m, const dt_fields *f, int i, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_print_request *r = &m->output.prints[i];
+  unsigned vars[DT_PRINT_MAX_VARS];
+  int n = request_vars(r, vars);
+
+  DT_CHECK(r->set >= 0 && r->set < (r->element ? m->n_elsets : m->n_nsets), ctx, DT_ERR_INTERNAL,
+           "print request %d names set %d, which does not exist", i, r->set);
+  for (int k = 0; k < n; k++)
+    DT_CHECK(source(f, r->element, vars[k]) != NULL, ctx, DT_ERR_INTERNAL,
+             "print request %d: variable 0x%x of a%s set is not in the fields", i, vars[k],
+             r->element ? "n element" : " node");
+cleanup:
+  return rc;
+}
+
 dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char path[4096];
   FILE *out = NULL;
+  unsigned char *mask = NULL;
+  double *forces = NULL;
+  int want_forces = 0;
 
   if (m->output.n_prints == 0) return DT_OK;
   for (int i = 0; i < m->output.n_prints; i++) {
-    const dt_print_request *r = &m->output.prints[i];
-    DT_CHECK(r->set >= 0 && r->set < (r->element ? m->n_elsets : m->n_nsets), ctx, DT_ERR_INTERNAL,
-             "print request %d names set %d, which does not exist", i, r->set);
-    DT_CHECK(r->element ? (f->qp_ptr != NULL || !(r->fields & (DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ))) : 1, ctx,
-             DT_ERR_INTERNAL, "print request %d: the fields carry no integration points", i);
+    if (!due(&m->output.prints[i], f)) continue;
+    DT_TRY(check_request(m, f, i, ctx));
+    want_forces |= prints_forces(&m->output.prints[i]);
+  }
+  if (want_forces) {
+    DT_ALLOC(mask, m->n_nodes, ctx, "node flags of the printed forces");
+    DT_ALLOC(forces, 3 * (size_t)m->n_nodes, ctx, "the printed nodal forces");
+    for (int i = 0; i < m->output.n_prints; i++) {
+      const dt_print_request *r = &m->output.prints[i];
+      if (!due(r, f) || !prints_forces(r)) continue;
+      for (int k = 0; k < m->nsets[r->set].n; k++) mask[m->nsets[r->set].items[k]] = 1;
+    }
+    DT_CHECK(internal_forces(m, f, mask, forces) == 0, ctx, DT_ERR_INTERNAL,
+             "the fields do not carry the point stresses of the model's elements (nodal forces)");
   }
   DT_TRY(dat_path(dir, path, sizeof path, ctx));
   out = fopen(path, "a");
   DT_CHECK(out != NULL, ctx, DT_ERR_IO, "cannot open '%s' for appending: %s", path, strerror(errno));
   for (int i = 0; i < m->output.n_prints; i++)
-    if (due(&m->output.prints[i], f)) write_request(out, m, f, &m->output.prints[i]);
+    if (due(&m->output.prints[i], f)) write_request(out, m, f, &m->output.prints[i], forces);
   DT_CHECK(!ferror(out), ctx, DT_ERR_IO, "cannot write '%s'", path);
 cleanup:
   if (out && fclose(out) != 0 && rc == DT_OK) rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write '%s'", path);
+  dt_free(mask);
+  dt_free(forces);
   return rc;
 }

@@ -205,13 +205,24 @@ typedef struct dt_monitor {
 } dt_monitor;
 
 /* A print request (Abaqus *NODE PRINT / *EL PRINT, read from a deck): the listed fields of a
- * node or element set go to results.dat in CalculiX's .dat layout (solver/io/output_dat.h). */
-#define DT_MAX_PRINTS 16
+ * node or element set go to results.dat in CalculiX's .dat layout (solver/io/output_dat.h).
+ * RF prints CalculiX's "forces": the internal nodal force at every node of the set (the
+ * reaction at a constrained DOF, the applied load at a loaded free one). */
+#define DT_MAX_PRINTS 64 /* a deck's requests over all its steps */
+#define DT_PRINT_MAX_VARS 8
+enum { DT_TOTALS_NO = 0, DT_TOTALS_YES = 1, DT_TOTALS_ONLY = 2 };
 typedef struct dt_print_request {
   int element;     /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
   int set;         /* index into nsets or elsets */
   unsigned fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
   int every;       /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
+  int n_vars;      /* the variables in the order of the request's data lines, one DT_OUT_* bit
+                      each: CalculiX prints its blocks in that order; 0: those of `fields` in
+                      the order U, RF / S, E, PEEQ */
+  unsigned vars[DT_PRINT_MAX_VARS];
+  int totals;      /* DT_TOTALS_*: *NODE PRINT, TOTALS= (the RF block's "total force") */
+  int step_begin;  /* the 0-based steps the request prints in: step_begin .. step_end - 1 */
+  int step_end;    /* (CalculiX replaces a step's requests by a later step's); 0: to the end */
 } dt_print_request;
 
 typedef struct dt_output_options {
