@@ -142,7 +142,7 @@ static dt_status spmv_A(dt_cuda *c, int l, double alpha, amg_vec x, double beta,
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   if (l > 0) return dt_cuda_amg_csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->mat, x.d, &beta, y.d,
+  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->lin.mat, x.d, &beta, y.d,
                                  CUDA_R_64F, DT_CUDA_SPMV_ALG, a->spmv_buf), ctx);
 cleanup:
   return rc;
@@ -233,7 +233,7 @@ cleanup:
 }
 
 dt_status dt_cuda_amg_apply(dt_cuda *c, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
-  amg_vec b = {c->vec[r], c->dvec[r]}, x = {c->vec[z], c->dvec[z]};
+  amg_vec b = {c->state.vec[r], c->lin.dvec[r]}, x = {c->state.vec[z], c->lin.dvec[z]};
   if (!c->amg || c->amg->n_levels == 0)
     return DT_ERROR(ctx, DT_ERR_INTERNAL, "AMG preconditioner applied before a successful setup");
   return cycle(c, 0, b, x, ctx);
@@ -435,7 +435,7 @@ cleanup:
 static dt_status download_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg *h = a->h;
-  DT_TRY(dt_cuda_d2h(c, a->bsr, c->val, sizeof(double) * (size_t)a->nnz, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
   reorder_values(a);
   for (int l = 0; l + 1 < h->n_levels; l++) {
     amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
@@ -454,18 +454,18 @@ cleanup:
 static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = (dt_cuda_amg *)dt_calloc(1, sizeof *a);
-  int dpn = c->dpn;
+  int dpn = c->problem.dpn;
   size_t buf = 0;
   const double one = 1.0, zero = 0.0;
   cusparseDnVecDescr_t v1 = NULL, v2 = NULL;
   c->amg = a;
   DT_CHECK(a != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the AMG preconditioner");
-  a->n_nodes = c->n_nodes;
+  a->n_nodes = c->problem.n_nodes;
   a->dpn = dpn;
-  a->n = c->n_dofs;
-  a->nnz = (long)c->nnz;
+  a->n = c->problem.n_dofs;
+  a->nnz = (long)c->problem.nnz;
   a->brow_ptr = (int *)dt_calloc((size_t)a->n_nodes + 1, sizeof(int));
-  a->bcol = (int *)dt_calloc((size_t)c->n_blocks + 1, sizeof(int));
+  a->bcol = (int *)dt_calloc((size_t)c->problem.n_blocks + 1, sizeof(int));
   a->row_ptr = (int *)dt_calloc((size_t)a->n + 1, sizeof(int));
   a->col = (int *)dt_calloc((size_t)a->nnz + 1, sizeof(int));
   a->val = (double *)dt_calloc((size_t)a->nnz + 1, sizeof(double));
@@ -475,9 +475,9 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
   DT_CHECK(a->brow_ptr && a->bcol && a->row_ptr && a->col && a->val && a->bsr && a->xyz && a->con, ctx,
            DT_ERR_NOMEM, "out of memory allocating the AMG preconditioner's copy of the tangent (%ld nonzeros)",
            a->nnz);
-  DT_TRY(dt_cuda_d2h(c, a->brow_ptr, c->brow_ptr, sizeof(int) * ((size_t)a->n_nodes + 1), ctx));
-  DT_TRY(dt_cuda_d2h(c, a->bcol, c->bcol, sizeof(int) * (size_t)c->n_blocks, ctx));
-  DT_TRY(dt_cuda_d2h(c, a->xyz, c->x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->brow_ptr, c->problem.brow_ptr, sizeof(int) * ((size_t)a->n_nodes + 1), ctx));
+  DT_TRY(dt_cuda_d2h(c, a->bcol, c->problem.bcol, sizeof(int) * (size_t)c->problem.n_blocks, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->xyz, c->problem.x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
   for (int an = 0; an < a->n_nodes; an++) { /* row (an, i): dpn entries per neighbour */
     int b0 = a->brow_ptr[an], deg = a->brow_ptr[an + 1] - b0;
     for (int i = 0; i < dpn; i++) {
@@ -494,11 +494,11 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
   AMG_CUBLAS_CHECK(cublasSetWorkspace(a->blas, a->blas_work, AMG_BLAS_WORKSPACE), ctx);
   /* The BSR SpMV of level 0 writes the AMG's vectors: its buffer for them (the backend's one
    * serves when large enough, as it is for ALG1). */
-  DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v1, a->n, c->vec[DT_VEC_PCG_Z], CUDA_R_64F), ctx);
-  DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v2, a->n, c->vec[DT_VEC_W], CUDA_R_64F), ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat, v1, &zero, v2,
+  DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v1, a->n, c->state.vec[DT_VEC_PCG_Z], CUDA_R_64F), ctx);
+  DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v2, a->n, c->state.vec[DT_VEC_W], CUDA_R_64F), ctx);
+  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->lin.mat, v1, &zero, v2,
                                             CUDA_R_64F, DT_CUDA_SPMV_ALG, &buf), ctx);
-  if (buf <= c->spmv_buf_bytes) a->spmv_buf = c->spmv_buf;
+  if (buf <= c->lin.spmv_buf_bytes) a->spmv_buf = c->lin.spmv_buf;
   else {
     DT_TRY(dt_cuda_alloc(c, &a->own_spmv_buf, buf, "SpMV buffer (AMG)", ctx));
     a->spmv_buf = a->own_spmv_buf;
@@ -517,24 +517,24 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   dt_cuda_amg *a = c->amg;
   double t0 = now(), t1 = 0.0, t2 = 0.0;
   int build = 0;
-  DT_CHECK(!c->matrix_free, ctx, DT_ERR_UNSUPPORTED,
+  DT_CHECK(!c->problem.matrix_free, ctx, DT_ERR_UNSUPPORTED,
            "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
   if (!a) {
     DT_TRY(create_state(c, ctx));
     a = c->amg;
   }
-  DT_TRY(dt_cuda_d2h(c, a->con, c->vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->con, c->state.vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
   /* a second setup on the same tangent is the caller's cue that the kept aggregates no longer
    * serve (backend.h, pc_setup) */
-  build = !a->h || a->n_levels == 0 || a->serial == c->tangent_serial || dt_amg_constraints_changed(a->h, a->con);
-  a->serial = c->tangent_serial;
+  build = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial || dt_amg_constraints_changed(a->h, a->con);
+  a->serial = c->lin.tangent_serial;
   if (!build && a->h->n_levels > 1) { /* on the device (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
     a->refreshes++;
     a->last_built = 0;
     goto cleanup;
   }
-  DT_TRY(dt_cuda_d2h(c, a->bsr, c->val, sizeof(double) * (size_t)a->nnz, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
   reorder_values(a);
   t1 = now();
   if (build) {

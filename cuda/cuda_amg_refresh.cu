@@ -310,8 +310,8 @@ dt_status dt_cuda_amg_refresh(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg *h = a->h;
   double t0 = now(), t1, t2;
-  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(a->n_nodes, a->dpn, c->brow_ptr, c->val,
-                                                                            a->lev[0].A.val);
+  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(a->n_nodes, a->dpn, c->problem.brow_ptr,
+                                                                            c->lin.val, a->lev[0].A.val);
   DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   t1 = now();

@@ -151,31 +151,31 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_dot(dt_cuda_coarse_arg
 
 dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c) {
   dt_cuda_coarse_args g;
-  g.dpn = c->dpn;
-  g.n_nodes = c->n_nodes;
-  g.n_sub = c->n_sub;
-  g.n_modes = c->n_modes;
-  g.n_coarse = c->n_sub * c->n_modes;
-  g.free = c->vec[DT_VEC_FREE];
-  g.node_d = c->node_d;
-  g.node_sub = c->node_sub;
-  g.sub_ptr = c->sub_ptr;
-  g.sub_nodes = c->sub_nodes;
-  g.sub_nbr_ptr = c->sub_nbr_ptr;
-  g.sub_nbr = c->sub_nbr;
-  g.item_ptr = c->item_ptr;
-  g.item_sub = c->item_sub;
-  g.item_local = c->item_local;
-  g.grp_ptr = c->grp_ptr;
-  g.grp_item = c->grp_item;
-  g.brow_ptr = c->brow_ptr;
-  g.bcol = c->bcol;
-  g.val = c->val;
-  g.P = c->coarse_P;
-  g.E = c->coarse_E;
-  g.y = c->coarse_y;
-  g.w = c->coarse_w;
-  g.yw = c->coarse_yw;
+  g.dpn = c->problem.dpn;
+  g.n_nodes = c->problem.n_nodes;
+  g.n_sub = c->coarse.n_sub;
+  g.n_modes = c->coarse.n_modes;
+  g.n_coarse = c->coarse.n_sub * c->coarse.n_modes;
+  g.free = c->state.vec[DT_VEC_FREE];
+  g.node_d = c->coarse.node_d;
+  g.node_sub = c->coarse.node_sub;
+  g.sub_ptr = c->coarse.sub_ptr;
+  g.sub_nodes = c->coarse.sub_nodes;
+  g.sub_nbr_ptr = c->coarse.sub_nbr_ptr;
+  g.sub_nbr = c->coarse.sub_nbr;
+  g.item_ptr = c->coarse.item_ptr;
+  g.item_sub = c->coarse.item_sub;
+  g.item_local = c->coarse.item_local;
+  g.grp_ptr = c->coarse.grp_ptr;
+  g.grp_item = c->coarse.grp_item;
+  g.brow_ptr = c->problem.brow_ptr;
+  g.bcol = c->problem.bcol;
+  g.val = c->lin.val;
+  g.P = c->coarse.P;
+  g.E = c->coarse.E;
+  g.y = c->coarse.y;
+  g.w = c->coarse.w;
+  g.yw = c->coarse.yw;
   return g;
 }
 
@@ -203,13 +203,13 @@ static dt_status coarse_invert_factor(dt_cuda *c, int n, dt_ctx *ctx) {
   const double one = 1.0, zero = 0.0;
   long nn = (long)n * n;
   unsigned grid = (unsigned)((nn + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
-  k_coarse_identity<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_X);
+  k_coarse_identity<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.X);
   DT_CUDA_LAUNCH_CHECK("k_coarse_identity", c->stream, ctx);
-  DT_CUBLAS_CHECK(cublasDtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                              n, n, &one, c->coarse_E, n, c->coarse_X, n), ctx);
-  DT_CUBLAS_CHECK(cublasDsyrk(c->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c->coarse_X, n, &zero,
-                              c->coarse_E, n), ctx);
-  k_coarse_mirror<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  DT_CUBLAS_CHECK(cublasDtrsm(c->coarse.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              CUBLAS_DIAG_NON_UNIT, n, n, &one, c->coarse.E, n, c->coarse.X, n), ctx);
+  DT_CUBLAS_CHECK(cublasDsyrk(c->coarse.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c->coarse.X, n, &zero,
+                              c->coarse.E, n), ctx);
+  k_coarse_mirror<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_mirror", c->stream, ctx);
 cleanup:
   return rc;
@@ -219,44 +219,44 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int n = pb->n_sub * pb->n_modes, lw = 0;
   size_t items = (size_t)pb->item_ptr[pb->n_nodes];
-  c->n_sub = pb->n_sub;
-  c->n_modes = pb->n_modes;
-  UPLOAD(sub_ptr, pb->n_sub + 1, "coarse-space boxes");
-  UPLOAD(sub_nodes, pb->n_nodes, "coarse-space box nodes");
-  UPLOAD(node_sub, pb->n_nodes, "coarse-space node boxes");
-  UPLOAD(node_d, 3 * (size_t)pb->n_nodes, "coarse-space node offsets");
-  UPLOAD(sub_nbr_ptr, pb->n_sub + 1, "coarse-space box couplings");
-  UPLOAD(sub_nbr, pb->sub_nbr_ptr[pb->n_sub], "coarse-space box couplings");
-  UPLOAD(item_ptr, pb->n_nodes + 1, "coarse-space items");
-  UPLOAD(item_sub, items, "coarse-space items");
-  UPLOAD(item_local, items, "coarse-space items");
-  UPLOAD(grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
-  UPLOAD(grp_item, items, "coarse-space item groups");
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_X, sizeof(double) * (size_t)n * n, "coarse inverse factor", ctx));
-  DT_TRY(dt_cuda_alloc(c, &c->coarse_blas_work, DT_COARSE_BLAS_WORKSPACE, "cuBLAS workspace", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));
-  c->coarse_w = c->coarse_y + n;
-  c->coarse_yw = c->coarse_w + n;
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_info, sizeof(int), "cuSOLVER status", ctx));
-  DT_CUSOLVER_CHECK(cusolverDnCreate(&c->dn), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnSetStream(c->dn, c->stream), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, &lw), ctx);
-  c->coarse_lwork = lw;
-  DT_CUBLAS_CHECK(cublasCreate(&c->blas), ctx);
-  DT_CUBLAS_CHECK(cublasSetStream(c->blas, c->stream), ctx);
-  DT_CUBLAS_CHECK(cublasSetWorkspace(c->blas, c->coarse_blas_work, DT_COARSE_BLAS_WORKSPACE), ctx);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse_work, sizeof(double) * (size_t)(c->coarse_lwork + 1),
+  c->coarse.n_sub = pb->n_sub;
+  c->coarse.n_modes = pb->n_modes;
+  UPLOAD(c->coarse, sub_ptr, pb->n_sub + 1, "coarse-space boxes");
+  UPLOAD(c->coarse, sub_nodes, pb->n_nodes, "coarse-space box nodes");
+  UPLOAD(c->coarse, node_sub, pb->n_nodes, "coarse-space node boxes");
+  UPLOAD(c->coarse, node_d, 3 * (size_t)pb->n_nodes, "coarse-space node offsets");
+  UPLOAD(c->coarse, sub_nbr_ptr, pb->n_sub + 1, "coarse-space box couplings");
+  UPLOAD(c->coarse, sub_nbr, pb->sub_nbr_ptr[pb->n_sub], "coarse-space box couplings");
+  UPLOAD(c->coarse, item_ptr, pb->n_nodes + 1, "coarse-space items");
+  UPLOAD(c->coarse, item_sub, items, "coarse-space items");
+  UPLOAD(c->coarse, item_local, items, "coarse-space items");
+  UPLOAD(c->coarse, grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
+  UPLOAD(c->coarse, grp_item, items, "coarse-space item groups");
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.X, sizeof(double) * (size_t)n * n, "coarse inverse factor", ctx));
+  DT_TRY(dt_cuda_alloc(c, &c->coarse.blas_work, DT_COARSE_BLAS_WORKSPACE, "cuBLAS workspace", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));
+  c->coarse.w = c->coarse.y + n;
+  c->coarse.yw = c->coarse.w + n;
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.info, sizeof(int), "cuSOLVER status", ctx));
+  DT_CUSOLVER_CHECK(cusolverDnCreate(&c->coarse.dn), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnSetStream(c->coarse.dn, c->stream), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, &lw), ctx);
+  c->coarse.lwork = lw;
+  DT_CUBLAS_CHECK(cublasCreate(&c->coarse.blas), ctx);
+  DT_CUBLAS_CHECK(cublasSetStream(c->coarse.blas, c->stream), ctx);
+  DT_CUBLAS_CHECK(cublasSetWorkspace(c->coarse.blas, c->coarse.blas_work, DT_COARSE_BLAS_WORKSPACE), ctx);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.work, sizeof(double) * (size_t)(c->coarse.lwork + 1),
                        "cuSOLVER workspace", ctx));
   /* Factor and invert an identity of the real size once now: CUDA loads the libraries' kernels
    * at their first launch, which otherwise fell into the first linear solve (about 0.1 s on
    * the H200), as the upload does for the backend's own kernels (load_kernels). */
-  DT_CUDA_CHECK(cudaMemsetAsync(c->coarse_E, 0, sizeof(double) * (size_t)n * n, c->stream), ctx);
-  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  DT_CUDA_CHECK(cudaMemsetAsync(c->coarse.E, 0, sizeof(double) * (size_t)n * n, c->stream), ctx);
+  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
-                                     c->coarse_lwork, c->coarse_info), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, c->coarse.work,
+                                     c->coarse.lwork, c->coarse.info), ctx);
   DT_TRY(coarse_invert_factor(c, n, ctx));
 cleanup:
   return rc;
@@ -278,25 +278,25 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
   dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
   int n = g.n_coarse, *info = (int *)c->pinned;
   long nn = (long)n * n;
-  unsigned ig = (unsigned)(((long)c->n_nodes * c->n_modes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
-  if (c->matrix_free) { /* no assembled blocks: the item sums from the element matrices */
+  unsigned ig = (unsigned)(((long)c->problem.n_nodes * c->coarse.n_modes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  if (c->problem.matrix_free) { /* no assembled blocks: the item sums from the element matrices */
     DT_TRY(dt_cuda_mf_coarse_items(c, &g, ctx));
   } else {
-    if (c->dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+    if (c->problem.dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
     else k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
     DT_CUDA_LAUNCH_CHECK("k_coarse_items", c->stream, ctx);
   }
-  DT_CUDA_CHECK(cudaMemsetAsync(c->coarse_E, 0, sizeof(double) * nn, c->stream), ctx);
-  k_coarse_rows<<<c->n_sub, COARSE_BLOCK, 0, c->stream>>>(g);
+  DT_CUDA_CHECK(cudaMemsetAsync(c->coarse.E, 0, sizeof(double) * nn, c->stream), ctx);
+  k_coarse_rows<<<c->coarse.n_sub, COARSE_BLOCK, 0, c->stream>>>(g);
   DT_CUDA_LAUNCH_CHECK("k_coarse_rows", c->stream, ctx);
-  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse_E);
+  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse_E, n, c->coarse_work,
-                                     c->coarse_lwork, c->coarse_info), ctx);
-  DT_TRY(dt_cuda_d2h(c, info, c->coarse_info, sizeof(int), ctx)); /* 4 bytes */
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, c->coarse.work,
+                                     c->coarse.lwork, c->coarse.info), ctx);
+  DT_TRY(dt_cuda_d2h(c, info, c->coarse.info, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED,
            "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
-           "the tangent lost stiffness", (*info - 1) / c->n_modes, (*info - 1) % c->n_modes);
+           "the tangent lost stiffness", (*info - 1) / c->coarse.n_modes, (*info - 1) % c->coarse.n_modes);
   /* E^-1 from the factor (coarse_invert_factor; cusolverDnDpotri took 2.5x longer, and E X = I
    * by cusolverDnDpotrs with n right-hand sides longer still, H200, 23:33 UTC) */
   DT_TRY(coarse_invert_factor(c, n, ctx));
@@ -307,15 +307,15 @@ cleanup:
 dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
-  unsigned ng = (unsigned)((c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
-  if (c->dpn == 3) k_coarse_node_products<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
+  unsigned ng = (unsigned)((c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  if (c->problem.dpn == 3) k_coarse_node_products<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
   else k_coarse_node_products<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_node_products", c->stream, ctx);
-  k_coarse_restrict<<<c->n_sub, COARSE_RESTRICT_BLOCK, 0, c->stream>>>(g, skip);
+  k_coarse_restrict<<<c->coarse.n_sub, COARSE_RESTRICT_BLOCK, 0, c->stream>>>(g, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_restrict", c->stream, ctx);
   k_coarse_solve<<<g.n_coarse, COARSE_BLOCK, 0, c->stream>>>(g, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_solve", c->stream, ctx);
-  if (c->dpn == 3) k_coarse_prolong<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
+  if (c->problem.dpn == 3) k_coarse_prolong<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
   else k_coarse_prolong<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_prolong", c->stream, ctx);
   k_coarse_dot<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(g, skip);
@@ -325,10 +325,10 @@ cleanup:
 }
 
 void dt_cuda_coarse_destroy(dt_cuda *c) {
-  if (c->dn) cusolverDnDestroy(c->dn);
-  if (c->blas) cublasDestroy(c->blas);
-  c->dn = NULL;
-  c->blas = NULL;
+  if (c->coarse.dn) cusolverDnDestroy(c->coarse.dn);
+  if (c->coarse.blas) cublasDestroy(c->coarse.blas);
+  c->coarse.dn = NULL;
+  c->coarse.blas = NULL;
 }
 
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx) {

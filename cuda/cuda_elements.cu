@@ -12,52 +12,45 @@
  * integer atomics, which are exact and order-independent. */
 #include <limits.h>
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "../solver/element/element_kernel.h"
 #include "../solver/element/element_matrix.h"
 #include "cuda_coop.h"
 #include "cuda_internal.h"
 
-/* Meshes of one element type use the cooperative kernels (cuda_elements_coop.cu); mixed meshes,
- * or DUCTILE_CUDA_ELEMENTS=simple (to compare the two), the one-thread-per-element kernels. */
-static int use_coop_for(int uniform_type) {
-  const char *env = getenv("DUCTILE_CUDA_ELEMENTS");
-  return uniform_type >= 0 && !(env && strcmp(env, "simple") == 0);
-}
-static int use_coop(const dt_cuda *c) { return use_coop_for(c->uniform_type); }
+static int use_coop(const dt_cuda *c) { return dt_cuda_use_coop(c->problem.uniform_type, c->problem.el_variants); }
 
 static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
+  const dt_cuda_problem *p = &c->problem;
+  const dt_cuda_state *s = &c->state;
   dt_coop_args a;
-  a.dpn = c->dpn;
-  a.stride = c->n_qp;
-  a.x = c->x;
-  a.elem_type = c->elem_type;
-  a.elem_state = c->elem_state;
-  a.elem_bbar = c->elem_bbar;
-  a.elem_ptr = c->elem_ptr;
-  a.conn = c->conn;
-  a.elem_mat = c->elem_mat;
-  a.qp_ptr = c->qp_ptr;
-  a.elem_thick = c->elem_thick;
-  a.mats = c->mats;
-  a.brow_ptr = c->brow_ptr;
-  a.elem_pos = c->elem_pos;
-  a.elem_pos_ptr = c->elem_pos_ptr;
+  a.dpn = p->dpn;
+  a.stride = p->n_qp;
+  a.x = p->x;
+  a.elem_type = p->elem_type;
+  a.elem_state = p->elem_state;
+  a.elem_bbar = p->elem_bbar;
+  a.elem_ptr = p->elem_ptr;
+  a.conn = p->conn;
+  a.elem_mat = p->elem_mat;
+  a.qp_ptr = p->qp_ptr;
+  a.elem_thick = p->elem_thick;
+  a.mats = p->mats;
+  a.brow_ptr = p->brow_ptr;
+  a.elem_pos = p->elem_pos;
+  a.elem_pos_ptr = p->elem_pos_ptr;
   a.u = u;
-  a.hist_c = c->hist_c;
-  a.hist_t = c->hist_t;
-  a.sig_t = c->sig_t;
-  a.eps_t = c->eps_t;
-  a.tan_t = c->tan_t;
-  a.tan_d = c->tan_d;
+  a.hist_c = s->hist_c;
+  a.hist_t = s->hist_t;
+  a.sig_t = s->sig_t;
+  a.eps_t = s->eps_t;
+  a.tan_t = s->tan_t;
+  a.tan_d = s->tan_d;
   a.out = out;
   a.flags = c->flags;
-  a.any_mc = (c->el_variants & DT_CUDA_EL_MC) != 0;
-  a.elem_plastic = c->elem_plastic;
+  a.any_mc = (p->el_variants & DT_CUDA_EL_MC) != 0;
+  a.elem_plastic = c->mf.elem_plastic;
   a.emat = NULL; /* the tangent's matrix-free launch sets it */
-  a.emat_doubles = c->emat_doubles;
+  a.emat_doubles = c->mf.emat_doubles;
   return a;
 }
 
@@ -187,19 +180,19 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
                                            dt_stress_report *rep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  dt_coop_args a = make_args(c, c->vec[u], use_coop(c) ? c->f_elem : c->vec[fint]);
+  const dt_cuda_problem *p = &c->problem;
+  dt_coop_args a = make_args(c, c->state.vec[u], use_coop(c) ? c->state.f_elem : c->state.vec[fint]);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) { /* every f_int entry written once by the node sums */
-    DT_TRY(dt_cuda_stress_coop_launch(c->uniform_type, &a, c->n_elems, c->node_inc_ptr, c->node_inc,
-                                      c->vec[fint], c->n_dofs, c->stream, ctx));
+    DT_TRY(dt_cuda_stress_coop_launch(p->uniform_type, &a, p->n_elems, p->node_inc_ptr, p->node_inc,
+                                      c->state.vec[fint], p->n_dofs, c->stream, ctx));
   } else {
-    DT_CUDA_CHECK(cudaMemsetAsync(c->vec[fint], 0, sizeof(double) * (size_t)c->n_dofs, c->stream),
-                  ctx);
-    DT_TRY((dt_by_element_type<simple_colours<false>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                             (const int *)c->h_color_ptr, (const int *)c->color_elems,
-                                                             c->n_colors)));
+    DT_CUDA_CHECK(cudaMemsetAsync(c->state.vec[fint], 0, sizeof(double) * (size_t)p->n_dofs, c->stream), ctx);
+    DT_TRY((dt_by_element_type<simple_colours<false>, true>(p->uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                             (const int *)p->h_color_ptr, (const int *)p->color_elems,
+                                                             p->n_colors)));
   }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   rep->n_plastic = fl->n_plastic;
@@ -215,19 +208,19 @@ cleanup:
  * nodes' diagonal blocks for the preconditioner (cuda_matrix_free.cu). */
 static dt_status tangent_matrix_free(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], NULL);
+  dt_coop_args a = make_args(c, c->state.vec[DT_VEC_UT], NULL);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   int launch[2] = {0, 0};
   DT_TRY(dt_cuda_mf_slots(c, ctx));
-  a.emat = c->emat;
-  launch[1] = (int)c->n_own;
+  a.emat = c->mf.emat;
+  launch[1] = (int)c->mf.n_own;
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
-  if (c->n_own > 0 && use_coop(c))
-    DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, launch, c->own_list, 1, c->stream, ctx));
-  else if (c->n_own > 0)
-    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                            (const int *)launch, (const int *)c->own_list, 1)));
+  if (c->mf.n_own > 0 && use_coop(c))
+    DT_TRY(dt_cuda_tangent_coop_launch(c->problem.uniform_type, &a, launch, c->mf.own_list, 1, c->stream, ctx));
+  else if (c->mf.n_own > 0)
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->problem.uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                            (const int *)launch, (const int *)c->mf.own_list, 1)));
   DT_TRY(dt_cuda_mf_diagonal(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -249,21 +242,22 @@ cleanup:
 extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  c->tangent_serial++;
-  if (c->matrix_free) return tangent_matrix_free(c, ctx);
-  if (c->rows_G) return tangent_rows(c, ctx);
-  dt_coop_args a = make_args(c, c->vec[DT_VEC_UT], c->val);
+  const dt_cuda_problem *p = &c->problem;
+  c->lin.tangent_serial++;
+  if (p->matrix_free) return tangent_matrix_free(c, ctx);
+  if (c->rows.G) return tangent_rows(c, ctx);
+  dt_coop_args a = make_args(c, c->state.vec[DT_VEC_UT], c->lin.val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
-  DT_CUDA_CHECK(cudaMemsetAsync(c->val, 0, sizeof(double) * (size_t)c->nnz, c->stream), ctx); /* added into */
+  DT_CUDA_CHECK(cudaMemsetAsync(c->lin.val, 0, sizeof(double) * (size_t)p->nnz, c->stream), ctx); /* added into */
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    DT_TRY(dt_cuda_tangent_coop_launch(c->uniform_type, &a, c->h_color_ptr, c->color_elems,
-                                       c->n_colors, c->stream, ctx));
+    DT_TRY(dt_cuda_tangent_coop_launch(p->uniform_type, &a, p->h_color_ptr, p->color_elems, p->n_colors, c->stream,
+                                       ctx));
   } else
-    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                            (const int *)c->h_color_ptr, (const int *)c->color_elems,
-                                                            c->n_colors)));
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(p->uniform_type, ctx, (const dt_cuda *)c, &a,
+                                                            (const int *)p->h_color_ptr, (const int *)p->color_elems,
+                                                            p->n_colors)));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -286,7 +280,7 @@ dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *l
   dt_status rc = DT_OK;
   const void *reset[] = {(const void *)k_flags_reset};
   DT_TRY(dt_cuda_load_list(reset, 1, local_max, ctx));
-  if (use_coop_for(uniform_type)) {
+  if (dt_cuda_use_coop(uniform_type, variants)) {
     DT_TRY(dt_cuda_stress_coop_load(uniform_type, variants & DT_CUDA_EL_MC, local_max, ctx));
     DT_TRY(dt_cuda_tangent_coop_load(uniform_type, variants & DT_CUDA_EL_D, local_max, ctx));
   } else

@@ -41,6 +41,7 @@ dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx);
 dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);
 dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_ctx *ctx);
 void dt_cuda_view(void *impl, FILE *f);
+void dt_cuda_describe(void *impl, char *buf, size_t len);
 dt_status dt_cuda_state_get(void *impl, double *host, dt_ctx *ctx);
 dt_status dt_cuda_state_set(void *impl, const double *host, dt_ctx *ctx);
 int dt_cuda_device_info(int ordinal, dt_device_info *out);

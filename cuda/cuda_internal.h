@@ -2,11 +2,17 @@
  *
  * Everything the Newton loop touches lives on the device for the whole job: the problem
  * (coordinates, connectivity, element data, materials, block pattern, per-element block positions,
- * colouring), the 17 solution vectors, the tangent values, the preconditioner and the per-point
+ * colouring), the solution vectors, the tangent values, the preconditioner and the per-point
  * state, structure of arrays (component k of point q at [k * n_qp + q], element_kernel.h).
  * The host keeps only sizes, the colour offsets (to launch one grid per colour) and a small
  * pinned buffer through which scalars come back. Every host<->device copy goes through
- * dt_cuda_h2d / dt_cuda_d2h, which count the bytes (STYLE.md §8). */
+ * dt_cuda_h2d / dt_cuda_d2h, which count the bytes (STYLE.md §8).
+ *
+ * struct dt_cuda holds the device, its stream and the scratch every file uses, and one member
+ * per concern, each allocated by the file that owns it: problem (cuda_upload.cu), state
+ * (cuda_vector.cu, cuda_fields.cu), lin (cuda_linear.cu), coarse (cuda_coarse.cu), mf
+ * (cuda_matrix_free.cu), rows (cuda_tangent_rows.cu), amg (cuda_amg.cu) and acct
+ * (cuda_memory.cu). */
 #ifndef DT_CUDA_INTERNAL_H
 #define DT_CUDA_INTERNAL_H
 
@@ -49,42 +55,38 @@ typedef struct dt_cuda_flags {
  * 12 bytes per stress update and per assembly, not the whole block. */
 #define DT_CUDA_ELEMENT_FLAGS_BYTES offsetof(dt_cuda_flags, bad_node)
 
-typedef struct dt_cuda {
-  int device;
-  cudaStream_t stream;
-  cusparseHandle_t sp;
-  cusparseSpMatDescr_t mat;
-  cusparseDnVecDescr_t dvec[DT_VEC_COUNT];
-  void *spmv_buf;
-  size_t spmv_buf_bytes;
-  /* sizes */
+/* The problem on the device (cuda_upload.cu), copied once at upload and read-only afterwards:
+ * sizes, the mesh and element data, materials, the block pattern (BSR: the node neighbour lists
+ * of dt_problem), the per-element block positions (computed on the device, cuda_positions.cu),
+ * the colouring (its offsets also on the host, to launch one grid per colour) and, for meshes of
+ * one element type and for the matrix-free operator, each node's element incidences
+ * (e * npe + A, elements ascending), through which f_int and the operator's products are summed
+ * node by node from the per-incidence values (dt_cuda_state f_elem). */
+typedef struct dt_cuda_problem {
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the element type when all elements share one, else -1 */
-  int el_variants;  /* DT_CUDA_EL_* bits (dt_cuda_element_variants): which element kernels */
+  int el_variants;  /* DT_CUDA_EL_* bits (dt_cuda_element_variants, and the job's kernel choice) */
+  int matrix_free;  /* linear.operator "matrix_free": no assembled values (dt_cuda_mf) */
   int64_t nnz, n_blocks, n_conn, n_pos;
   int *h_color_ptr; /* host copy of the colour offsets */
-  /* device copy of the problem */
   double *x;
   unsigned char *elem_type, *elem_state, *elem_bbar;
   int *elem_ptr, *conn, *elem_mat, *qp_ptr, *color_elems;
   double *elem_thick;
   dt_material_params *mats;
-  int *brow_ptr, *bcol; /* block pattern (BSR): the node neighbour lists of dt_problem */
+  int *brow_ptr, *bcol;
   int *elem_pos;
   int64_t *elem_pos_ptr;
-  /* Meshes of one element type: each node's element incidences (e * npe + A, elements
-   * ascending), through which f_int is summed node by node from f_elem, the element forces
-   * the stress kernel stores per incidence (cuda_stress_coop.cu) */
   int *node_inc_ptr, *node_inc;
-  double *f_elem;
+} dt_cuda_problem;
+
+/* The solution state: the DT_VEC_COUNT vectors, the constrained node list derived from DT_VEC_CON
+ * (cuda_vector.cu), and the per-point arrays (cuda_fields.cu), committed (_c) and trial (_t). */
+typedef struct dt_cuda_state {
+  double *vec[DT_VEC_COUNT];
   /* Nodes with a constrained DOF (from DT_VEC_CON, kept when it is set): the Dirichlet pass
    * works on their rows and columns only */
   int *con_nodes, n_con_nodes, *h_con_nodes;
-  /* device state */
-  double *vec[DT_VEC_COUNT];
-  double *val; /* tangent values, blocked (dt_bsr_block) */
-  double *pc;  /* inverse diagonal (kind 0) or inverse dpn x dpn nodal blocks (kind 1) */
-  int pc_kind;
   double *hist_c, *hist_t, *sig_c, *sig_t, *eps_c, *eps_t;
   double *tan_t; /* consistent tangent of the trial state as a dt_tangent_form, its first
                     DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
@@ -93,51 +95,95 @@ typedef struct dt_cuda {
   double *tan_d; /* DT_CUDA_EL_D meshes only (else NULL): the tangent D of every point's trial state,
                     its upper triangle (DT_CUDA_D_DOUBLES, row by row) per point, written by the
                     stress kernel, read by the tangent kernel (cuda_tangent_d.cuh) */
-  /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of
-   * dt_problem, the item sums, E^-1 (full, row-major), the inverse factor L^-1 (coarse_X), the
-   * coarse vectors y, w and y.w, cuSOLVER's and cuBLAS's handles and workspaces. */
+  double *f_elem; /* with node incidences (dt_cuda_problem): the element forces per incidence
+                     (dpn each), stored by the stress kernel (cuda_stress_coop.cu) and the
+                     matrix-free product, summed per node */
+} dt_cuda_state;
+
+/* The assembled operator and the preconditioner (cuda_linear.cu): the tangent values (blocked,
+ * dt_bsr_block; NULL with the matrix-free operator), cuSPARSE's descriptors of the matrix and of
+ * every vector and its SpMV buffer, the preconditioner's arrays and kind, and the count of
+ * tangent_assemble calls (a second AMG setup on the same tangent builds anew: backend.h). */
+typedef struct dt_cuda_linear {
+  double *val;
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t dvec[DT_VEC_COUNT];
+  void *spmv_buf;
+  size_t spmv_buf_bytes;
+  double *pc; /* inverse diagonal (Jacobi) or inverse dpn x dpn nodal blocks (the others) */
+  int pc_kind;
+  long tangent_serial;
+} dt_cuda_linear;
+
+/* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of dt_problem, the
+ * item sums P, E^-1 (full, row-major), the inverse factor X = L^-1, the coarse vectors y, w and
+ * y.w, cuSOLVER's and cuBLAS's handles and workspaces. */
+typedef struct dt_cuda_coarse {
   int n_sub, n_modes;
   int *sub_ptr, *sub_nodes, *node_sub, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local, *grp_ptr, *grp_item;
-  double *node_d, *coarse_P, *coarse_E, *coarse_X, *coarse_y, *coarse_w, *coarse_yw, *coarse_work;
-  void *coarse_blas_work;
-  int *coarse_info, coarse_lwork;
+  double *node_d, *P, *E, *X, *y, *w, *yw, *work;
+  void *blas_work;
+  int *info, lwork;
   cusolverDnHandle_t dn;
   cublasHandle_t blas;
-  /* Matrix-free operator (cuda_matrix_free.cu; matrix_free = 0 and NULL without it): no
-   * assembled values; each element's class and plastic flag (written by the stress kernel),
-   * its slot in emat (-1: the class's elastic matrix serves) and the launch list of the slotted
-   * elements (own_list[slot] = element), the scan's input and scratch, each node's diagonal
-   * block (row-major), the slot count of the last assembly. */
-  int matrix_free, emat_doubles, n_classes;
-  int *elem_class, *emat_slot, *own_list, *mf_need, *mf_count;
+} dt_cuda_coarse;
+
+/* Matrix-free operator (cuda_matrix_free.cu; all NULL without it): no assembled values; each
+ * element's class and plastic flag (written by the stress kernel), the class matrices, its slot
+ * in emat (-1: the class's elastic matrix serves) and the launch list of the slotted elements
+ * (own_list[slot] = element), the scan's input and scratch, each node's diagonal block
+ * (row-major), the store's size and the slot count of the last assembly. */
+typedef struct dt_cuda_mf {
+  int emat_doubles, n_classes;
+  int *elem_class, *emat_slot, *own_list, *need, *count;
   unsigned char *elem_plastic;
-  double *class_K, *emat, *mf_diag;
+  double *class_K, *emat, *diag;
   long emat_cap, n_own;
   void *scan_tmp;
   size_t scan_tmp_bytes;
-  /* The write-once block-row tangent (cuda_tangent_rows.cu): its class constants, NULL when the
-   * mesh is not served (the colour kernel assembles; rows_why says why). */
-  double *rows_G;
-  int rows_any_kin; /* a material with kinematic hardening (the kernel then reads back stresses) */
-  int rows_grid;    /* blocks of the kernel: those resident at once, or fewer for small meshes */
-  char rows_why[128];
-  double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
-  /* Smoothed-aggregation AMG (cuda_amg.cu; NULL until the first pc_setup of DT_PC_AMG): the
-   * host hierarchy of solver/amg/ and its levels on the device. */
-  struct dt_cuda_amg *amg;
-  /* tangent_assemble's count (a second AMG setup on the same tangent builds anew: backend.h) */
-  long tangent_serial;
-  dt_cuda_flags *flags; /* device counters */
-  void *pinned;         /* pinned host buffer for scalars (64 bytes) */
-  /* accounting */
+} dt_cuda_mf;
+
+/* The write-once block-row tangent (cuda_tangent_rows.cu): its class constants, NULL when the
+ * mesh is not served (the colour kernel assembles; why says why). */
+typedef struct dt_cuda_rows {
+  double *G;
+  int any_kin; /* a material with kinematic hardening (the kernel then reads back stresses) */
+  int grid;    /* blocks of the kernel: those resident at once, or fewer for small meshes */
+  char why[128];
+} dt_cuda_rows;
+
+/* Accounting (cuda_memory.cu): every live device allocation, the bytes allocated now and at the
+ * peak, the estimate checked before the upload, and the host<->device traffic. */
+typedef struct dt_cuda_acct {
   dt_cuda_alloc_rec allocs[DT_CUDA_MAX_ALLOCS];
   int n_allocs;
   size_t bytes_alloc, bytes_peak, estimate;
   unsigned long long h2d, d2h, n_copies;
-  /* device description */
+} dt_cuda_acct;
+
+/* The backend: the device, its stream and the handles and scratch every part uses, then one
+ * member per concern, each allocated by its file (every device array through dt_cuda_alloc, so
+ * dt_cuda_free_all releases them all at destroy). */
+typedef struct dt_cuda {
+  int device;
   char name[256];
   int sm_count, cc_major, cc_minor;
   size_t mem_total;
+  cudaStream_t stream;
+  cusparseHandle_t sp;
+  double *red;          /* reduction partials: 2 * DT_CUDA_RED_MAX_BLOCKS, 2 results, PCG control */
+  dt_cuda_flags *flags; /* device counters */
+  void *pinned;         /* pinned host buffer for scalars (64 bytes) */
+  dt_cuda_problem problem;
+  dt_cuda_state state;
+  dt_cuda_linear lin;
+  dt_cuda_coarse coarse;
+  dt_cuda_mf mf;
+  dt_cuda_rows rows;
+  /* Smoothed-aggregation AMG (cuda_amg.cu, cuda_amg_internal.h; NULL until the first pc_setup of
+   * DT_PC_AMG): the host hierarchy of solver/amg/ and its levels on the device. */
+  struct dt_cuda_amg *amg;
+  dt_cuda_acct acct;
 } dt_cuda;
 
 /* Kernel loading. CUDA loads a kernel at its first launch (lazy loading, the default since
@@ -160,19 +206,37 @@ dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *l
  * stress kernel stores each point's D and the tangent kernel multiplies B^T D B
  * (cuda_tangent_d.cuh); mixed meshes ask the material update for D anyway. */
 #define DT_CUDA_EL_D 2
+/* The job asks for the one-thread-per-element kernels on every mesh (solver.backend_options
+ * "elements": "simple", DT_CUDA_ELEMENTS_SIMPLE): the upload adds this bit, the materials never. */
+#define DT_CUDA_EL_SIMPLE 4
+/* Whether the element phases run the cooperative kernels (cuda_elements_coop.cu,
+ * cuda_stress_coop.cu): on meshes of one element type, unless the job asks for the
+ * one-thread-per-element kernels (to compare the two); mixed meshes always run those. */
+static inline int dt_cuda_use_coop(int uniform_type, int variants) {
+  return uniform_type >= 0 && !(variants & DT_CUDA_EL_SIMPLE);
+}
+/* The bits the materials call for (DT_CUDA_EL_MC, DT_CUDA_EL_D). */
 int dt_cuda_element_variants(const dt_problem *pb);
 #define DT_CUDA_D_DOUBLES 21 /* upper triangle of a symmetric 6 x 6 D */
 
-/* Upload problem array pb->pb_field (count items) into a new device array c->field, counted
- * (dt_cuda_alloc, dt_cuda_h2d); for functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx
- * *ctx and a cleanup label (cuda_upload.cu, cuda_coarse.cu). */
-#define UPLOAD_AS(field, pb_field, count, what)                                                 \
+/* Upload problem array pb->pb_field (count items) into a new device array dst, counted
+ * (dt_cuda_alloc, dt_cuda_h2d); UPLOAD names the same field in dt_problem and in part (a member
+ * of dt_cuda). For functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx *ctx and a cleanup
+ * label (cuda_upload.cu, cuda_coarse.cu, cuda_matrix_free.cu). */
+#define UPLOAD_AS(dst, pb_field, count, what)                                                   \
   do {                                                                                          \
     size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                       \
-    DT_TRY(dt_cuda_alloc(c, (void **)&c->field, nb_, what, ctx));                               \
-    DT_TRY(dt_cuda_h2d(c, (void *)c->field, (const void *)pb->pb_field, nb_, ctx));             \
+    DT_TRY(dt_cuda_alloc(c, (void **)&(dst), nb_, what, ctx));                                  \
+    DT_TRY(dt_cuda_h2d(c, (void *)(dst), (const void *)pb->pb_field, nb_, ctx));                \
   } while (0)
-#define UPLOAD(field, count, what) UPLOAD_AS(field, field, count, what)
+#define UPLOAD(part, field, count, what) UPLOAD_AS((part).field, field, count, what)
+/* A new device array ptr of count items, counted and set to zero (same functions as UPLOAD). */
+#define ZEROS(ptr, count, what)                                                                 \
+  do {                                                                                          \
+    size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                              \
+    DT_TRY(dt_cuda_alloc(c, (void **)&(ptr), nb_, what, ctx));                                  \
+    DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
+  } while (0)
 
 /* cuda_memory.cu */
 dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt_ctx *ctx);
@@ -186,6 +250,17 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size
 /* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
  * device when they run (cuda_elements.cu). */
 dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx);
+
+/* The parts' allocation at upload, in this order after the problem (dt_cuda_mf_upload between
+ * it and these), and their host-side teardown at destroy (device arrays go with
+ * dt_cuda_free_all). cuda_vector.cu: the vectors, the constrained node list and the
+ * per-incidence element forces; cuda_linear.cu: the tangent values, the preconditioner and
+ * cuSPARSE's descriptors (after the vectors); cuda_fields.cu: the per-point arrays. */
+dt_status dt_cuda_vectors_alloc(dt_cuda *c, dt_ctx *ctx);
+void dt_cuda_vectors_destroy(dt_cuda *c);
+dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx);
+void dt_cuda_linear_destroy(dt_cuda *c);
+dt_status dt_cuda_points_alloc(dt_cuda *c, dt_ctx *ctx);
 
 /* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
  * block for the final sums, one copy of 8 or 16 bytes back). */
@@ -220,7 +295,7 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
 size_t dt_cuda_coarse_bytes(const dt_problem *pb);
 /* E^-1 from the current tangent (after the block-Jacobi setup). */
 dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx);
-/* z += Z E^-1 Z^T r (and p, when not NULL), y.w into coarse_yw; skip: the PCG's stop flag or NULL. */
+/* z += Z E^-1 Z^T r (and p, when not NULL), y.w into coarse.yw; skip: the PCG's stop flag or NULL. */
 dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx);
 void dt_cuda_coarse_destroy(dt_cuda *c);
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx);
@@ -229,7 +304,7 @@ dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx);
 dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
 size_t dt_cuda_mf_bytes(const dt_problem *pb); /* its arrays, for the estimate */
 /* Slots for the elements that need their own matrix (no class, or plastic), growing the store
- * when needed; then *own_list and c->n_own describe the launch of the tangent kernel. */
+ * when needed; then *own_list and c->mf.n_own describe the launch of the tangent kernel. */
 dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx);
 /* Each node's diagonal block from the element matrices, Dirichlet rows/columns identity. */
 dt_status dt_cuda_mf_diagonal(dt_cuda *c, dt_ctx *ctx);
@@ -244,7 +319,8 @@ dt_status dt_cuda_load_mf_kernels(int type, int dpn, dt_ctx *ctx);
  * constants (gradients and w det J of each point: DT_CUDA_ROWS_CONST_DOUBLES); assemble writes
  * every tangent value once (no clear needed). */
 #define DT_CUDA_ROWS_CONST_DOUBLES (8 * 8 * 3 + 8)
-dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
+/* tangent: the job's choice (DT_CUDA_TANGENT_COLOUR: never served). */
+dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, dt_ctx *ctx);
 dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx);
 /* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
@@ -268,7 +344,7 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f);
 
 /* cuda_linear.cu */
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx);
-/* cuda_positions.cu: c->elem_pos allocated and computed (after conn, elem_ptr, elem_pos_ptr,
+/* cuda_positions.cu: c->problem.elem_pos allocated and computed (after conn, elem_ptr, elem_pos_ptr,
  * brow_ptr, bcol and flags are on the device); DT_ERR_INTERNAL if a pair is missing. */
 dt_status dt_cuda_compute_positions(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);

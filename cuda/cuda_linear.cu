@@ -51,22 +51,56 @@ k_dirichlet(int n_con, const int *__restrict__ con_nodes, int dpn, const int *__
 
 dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int grid = (int)(((long)c->n_con_nodes * 32 + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  int grid = (int)(((long)c->state.n_con_nodes * 32 + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
   if (grid == 0) return DT_OK;
-  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_con_nodes, c->con_nodes, c->dpn, c->brow_ptr,
-                                                     c->bcol, c->vec[DT_VEC_CON], c->val);
+  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->state.n_con_nodes, c->state.con_nodes, c->problem.dpn,
+                                                     c->problem.brow_ptr, c->problem.bcol, c->state.vec[DT_VEC_CON],
+                                                     c->lin.val);
   DT_CUDA_LAUNCH_CHECK("k_dirichlet", c->stream, ctx);
 cleanup:
   return rc;
 }
 
+/* The tangent values (zero; none with the matrix-free operator) and the preconditioner's array;
+ * cuSPARSE's descriptors: one per vector (after dt_cuda_vectors_alloc), the matrix over the
+ * block pattern, and the SpMV buffer, once. */
+dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_linear *l = &c->lin;
+  const dt_cuda_problem *p = &c->problem;
+  double one = 1.0, zero = 0.0;
+  if (!p->matrix_free) ZEROS(l->val, p->nnz, "tangent values");
+  ZEROS(l->pc, (size_t)p->n_dofs * p->dpn, "preconditioner");
+  for (int v = 0; v < DT_VEC_COUNT; v++)
+    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&l->dvec[v], p->n_dofs, c->state.vec[v], CUDA_R_64F), ctx);
+  if (p->matrix_free) goto cleanup;
+  DT_CUSPARSE_CHECK(cusparseCreateBsr(&l->mat, p->n_nodes, p->n_nodes, p->n_blocks, p->dpn, p->dpn, p->brow_ptr,
+                                      p->bcol, l->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_COL), ctx);
+  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, l->mat,
+                                            l->dvec[DT_VEC_PCG_P], &zero, l->dvec[DT_VEC_PCG_Q], CUDA_R_64F,
+                                            DT_CUDA_SPMV_ALG, &l->spmv_buf_bytes), ctx);
+  if (l->spmv_buf_bytes) DT_TRY(dt_cuda_alloc(c, &l->spmv_buf, l->spmv_buf_bytes, "SpMV buffer", ctx));
+cleanup:
+  return rc;
+}
+
+/* cuSPARSE's descriptors (the device arrays go with dt_cuda_free_all). */
+void dt_cuda_linear_destroy(dt_cuda *c) {
+  for (int v = 0; v < DT_VEC_COUNT; v++)
+    if (c->lin.dvec[v]) cusparseDestroyDnVec(c->lin.dvec[v]);
+  if (c->lin.mat) cusparseDestroySpMat(c->lin.mat);
+  memset(c->lin.dvec, 0, sizeof c->lin.dvec);
+  c->lin.mat = NULL;
+}
+
 dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double one = 1.0, zero = 0.0;
-  if (c->matrix_free) return dt_cuda_mf_apply(c, x, y, ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
-                                 c->dvec[x], &zero, c->dvec[y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
-                                 c->spmv_buf), ctx);
+  if (c->problem.matrix_free) return dt_cuda_mf_apply(c, x, y, ctx);
+  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->lin.mat,
+                                 c->lin.dvec[x], &zero, c->lin.dvec[y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
+                                 c->lin.spmv_buf), ctx);
 cleanup:
   return rc;
 }
@@ -114,22 +148,23 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   int *bad = (int *)c->pinned;
-  int grid = (c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  int grid = (c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
   if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
     DT_TRY(dt_cuda_amg_setup(c, ctx));
-    c->pc_kind = kind;
+    c->lin.pc_kind = kind;
     goto cleanup;
   }
-  c->pc_kind = kind;
+  c->lin.pc_kind = kind;
   DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
-  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_nodes, c->dpn, kind, c->brow_ptr, c->bcol, c->val,
-                                                    c->matrix_free ? c->mf_diag : NULL, c->pc, c->flags);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_nodes, c->problem.dpn, kind, c->problem.brow_ptr,
+                                                    c->problem.bcol, c->lin.val,
+                                                    c->problem.matrix_free ? c->mf.diag : NULL, c->lin.pc, c->flags);
   DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
            "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
   if (kind == DT_PC_TWO_LEVEL) {
-    DT_CHECK(c->n_sub > 0, ctx, DT_ERR_INTERNAL, "two_level preconditioner without a coarse space");
+    DT_CHECK(c->coarse.n_sub > 0, ctx, DT_ERR_INTERNAL, "two_level preconditioner without a coarse space");
     DT_TRY(dt_cuda_coarse_setup(c, ctx));
   }
 cleanup:
@@ -161,17 +196,18 @@ k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__
 extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  if (c->pc_kind == DT_PC_AMG) return dt_cuda_amg_apply(c, r, z, ctx);
-  if (c->pc_kind == DT_PC_JACOBI) {
-    k_pc_jacobi<<<(c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-        c->n_dofs, c->pc, c->vec[r], c->vec[z]);
+  if (c->lin.pc_kind == DT_PC_AMG) return dt_cuda_amg_apply(c, r, z, ctx);
+  if (c->lin.pc_kind == DT_PC_JACOBI) {
+    k_pc_jacobi<<<(c->problem.n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+        c->problem.n_dofs, c->lin.pc, c->state.vec[r], c->state.vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_jacobi", c->stream, ctx);
   } else {
-    k_pc_block<<<(c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-        c->n_nodes, c->dpn, c->pc, c->vec[r], c->vec[z]);
+    k_pc_block<<<(c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+        c->problem.n_nodes, c->problem.dpn, c->lin.pc, c->state.vec[r], c->state.vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_block", c->stream, ctx);
   }
-  if (c->pc_kind == DT_PC_TWO_LEVEL) DT_TRY(dt_cuda_coarse_apply(c, c->vec[r], c->vec[z], NULL, NULL, ctx));
+  if (c->lin.pc_kind == DT_PC_TWO_LEVEL)
+    DT_TRY(dt_cuda_coarse_apply(c, c->state.vec[r], c->state.vec[z], NULL, NULL, ctx));
 cleanup:
   return rc;
 }
@@ -183,7 +219,7 @@ extern "C" dt_status dt_cuda_measure(void *impl, double *copy_bw, double *spmv_s
   dt_cuda *c = (dt_cuda *)impl;
   cudaEvent_t t0 = NULL, t1 = NULL;
   void *buf = NULL;
-  size_t half = sizeof(double) * (size_t)c->nnz, free_b = 0, total_b = 0;
+  size_t half = sizeof(double) * (size_t)c->problem.nnz, free_b = 0, total_b = 0;
   float ms = 0.0f, best = 1e30f;
   const int reps = 20;
   *copy_bw = 0.0;
@@ -223,18 +259,18 @@ cleanup:
 extern "C" dt_status dt_cuda_measure_op(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  size_t peak = c->bytes_peak; /* the job's peak, without the measurement buffer */
+  size_t peak = c->acct.bytes_peak; /* the job's peak, without the measurement buffer */
   memset(out, 0, sizeof *out);
   snprintf(out->device, sizeof out->device, "%.127s", c->name);
   out->peak_bytes = (double)peak;
-  if (c->matrix_free)
+  if (c->problem.matrix_free)
     out->spmv_bytes = dt_cuda_mf_spmv_bytes(c);
   else /* BSR: a value per nonzero, a column per block, a block row offset per node, x and y */
-    out->spmv_bytes = 8.0 * (double)c->nnz + 4.0 * (double)c->n_blocks + 4.0 * (c->n_nodes + 1.0) +
-                      16.0 * (double)c->n_dofs;
+    out->spmv_bytes = 8.0 * (double)c->problem.nnz + 4.0 * (double)c->problem.n_blocks +
+                      4.0 * (c->problem.n_nodes + 1.0) + 16.0 * (double)c->problem.n_dofs;
   DT_TRY(dt_cuda_measure(impl, &out->copy_bandwidth, &out->spmv_seconds, ctx));
 cleanup:
-  c->bytes_peak = peak;
+  c->acct.bytes_peak = peak;
   return rc;
 }
 

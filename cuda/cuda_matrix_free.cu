@@ -299,40 +299,43 @@ k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ el
 struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
     if constexpr (TYPE >= 0) return launch<TYPE, DT_TYPE_DIM(TYPE)>(c, what, x, g, ctx);
-    else return c->dpn == 3 ? launch<-1, 3>(c, what, x, g, ctx) : launch<-1, 2>(c, what, x, g, ctx);
+    else return c->problem.dpn == 3 ? launch<-1, 3>(c, what, x, g, ctx) : launch<-1, 2>(c, what, x, g, ctx);
   }
   template <int TYPE, int DIM>
   static dt_status launch(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
     dt_status rc = DT_OK;
-    unsigned node_grid = (unsigned)((c->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+    const dt_cuda_problem *p = &c->problem;
+    const dt_cuda_mf *m = &c->mf;
+    double *const *vec = c->state.vec;
+    unsigned node_grid = (unsigned)((p->n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
     if (what == 0) {
       if constexpr (TYPE >= 0) {
         const int EPB = 2 * (MF_BLOCK / DT_TYPE_NPE(TYPE)); /* two elements per node thread */
-        k_mf_element<TYPE><<<(c->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
-            c->n_elems, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
-            c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+        k_mf_element<TYPE><<<(p->n_elems + EPB - 1) / EPB, MF_BLOCK, 0, c->stream>>>(
+            p->n_elems, p->conn, m->emat_slot, m->elem_class, m->emat, m->class_K, m->emat_doubles,
+            vec[DT_VEC_FREE], vec[x], c->state.f_elem);
         DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
-        if (c->n_own > 0) {
-          k_mf_slotted<TYPE><<<(unsigned)((c->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
-              c->n_own, c->own_list, c->conn, c->emat, c->emat_doubles, c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+        if (m->n_own > 0) {
+          k_mf_slotted<TYPE><<<(unsigned)((m->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
+              m->n_own, m->own_list, p->conn, m->emat, m->emat_doubles, vec[DT_VEC_FREE], vec[x], c->state.f_elem);
           DT_CUDA_LAUNCH_CHECK("k_mf_slotted", c->stream, ctx);
         }
       } else {
-        k_mf_element_mixed<DIM><<<(c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-            c->n_elems, c->elem_ptr, c->conn, c->emat_slot, c->elem_class, c->emat, c->class_K, c->emat_doubles,
-            c->vec[DT_VEC_FREE], c->vec[x], c->f_elem);
+        k_mf_element_mixed<DIM><<<(p->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+            p->n_elems, p->elem_ptr, p->conn, m->emat_slot, m->elem_class, m->emat, m->class_K, m->emat_doubles,
+            vec[DT_VEC_FREE], vec[x], c->state.f_elem);
         DT_CUDA_LAUNCH_CHECK("k_mf_element_mixed", c->stream, ctx);
       }
     } else if (what == 1) {
       k_mf_diag<TYPE, DIM><<<node_grid, DT_CUDA_BLOCK, 0, c->stream>>>(
-          c->n_nodes, c->n_elems, c->elem_ptr, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat,
-          c->class_K, c->emat_doubles, c->vec[DT_VEC_CON], c->mf_diag);
+          p->n_nodes, p->n_elems, p->elem_ptr, p->node_inc_ptr, p->node_inc, m->emat_slot, m->elem_class, m->emat,
+          m->class_K, m->emat_doubles, vec[DT_VEC_CON], m->diag);
       DT_CUDA_LAUNCH_CHECK("k_mf_diag", c->stream, ctx);
     } else {
-      long n = (long)c->n_nodes * coarse_dims<DIM>::NM;
+      long n = (long)p->n_nodes * coarse_dims<DIM>::NM;
       k_mf_coarse_items<TYPE, DIM><<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
-          *g, c->n_elems, c->elem_ptr, c->conn, c->node_inc_ptr, c->node_inc, c->emat_slot, c->elem_class, c->emat,
-          c->class_K, c->emat_doubles);
+          *g, p->n_elems, p->elem_ptr, p->conn, p->node_inc_ptr, p->node_inc, m->emat_slot, m->elem_class, m->emat,
+          m->class_K, m->emat_doubles);
       DT_CUDA_LAUNCH_CHECK("k_mf_coarse_items", c->stream, ctx);
     }
   cleanup:
@@ -341,7 +344,7 @@ struct mf_launch {
 };
 
 static dt_status mf_by_type(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
-  return dt_by_element_type<mf_launch, true>(c->uniform_type, ctx, c, what, x, g);
+  return dt_by_element_type<mf_launch, true>(c->problem.uniform_type, ctx, c, what, x, g);
 }
 
 dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
@@ -381,8 +384,9 @@ cleanup:
 dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(mf_by_type(c, 0, x, NULL, ctx));
-  DT_TRY(dt_cuda_gather_incidences(c->n_dofs, c->dpn, c->node_inc_ptr, c->node_inc, c->f_elem,
-                                   c->vec[DT_VEC_FREE], c->vec[x], c->vec[y], c->stream, ctx));
+  DT_TRY(dt_cuda_gather_incidences(c->problem.n_dofs, c->problem.dpn, c->problem.node_inc_ptr, c->problem.node_inc,
+                                   c->state.f_elem, c->state.vec[DT_VEC_FREE], c->state.vec[x], c->state.vec[y],
+                                   c->stream, ctx));
 cleanup:
   return rc;
 }
@@ -401,41 +405,42 @@ static double store_bytes(long cap, int emat_doubles) {
 static dt_status grow_store(dt_cuda *c, long need, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t free_b = 0, total_b = 0;
-  long cap = c->emat_cap + c->emat_cap / 2 > need ? c->emat_cap + c->emat_cap / 2 : need;
-  if (cap > c->n_elems) cap = c->n_elems;
-  double want = store_bytes(cap, c->emat_doubles), held = store_bytes(c->emat_cap, c->emat_doubles);
+  long cap = c->mf.emat_cap + c->mf.emat_cap / 2 > need ? c->mf.emat_cap + c->mf.emat_cap / 2 : need;
+  if (cap > c->problem.n_elems) cap = c->problem.n_elems;
+  double want = store_bytes(cap, c->mf.emat_doubles), held = store_bytes(c->mf.emat_cap, c->mf.emat_doubles);
   DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
   if (want > (double)free_b + held - (64.0 * (1 << 20))) { /* not even half again: exactly what is needed */
     cap = need;
-    want = store_bytes(cap, c->emat_doubles);
+    want = store_bytes(cap, c->mf.emat_doubles);
   }
   DT_CHECK(want <= (double)free_b + held - (64.0 * (1 << 20)), ctx, DT_ERR_DEVICE_NOMEM,
            "the matrix-free operator needs its own matrices for %ld of %d elements (plastic or without a "
            "class): %.2f GB, and the device has %.2f GB free (%.2f GB of it held by the store now); use the "
            "assembled operator or a larger device",
-           need, c->n_elems, want / 1e9, ((double)free_b + held) / 1e9, held / 1e9);
-  dt_cuda_free(c, c->emat);
-  c->emat = NULL;
-  c->emat_cap = 0;
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)want, "element matrices (matrix-free)", ctx));
-  c->emat_cap = cap;
+           need, c->problem.n_elems, want / 1e9, ((double)free_b + held) / 1e9, held / 1e9);
+  dt_cuda_free(c, c->mf.emat);
+  c->mf.emat = NULL;
+  c->mf.emat_cap = 0;
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat, (size_t)want, "element matrices (matrix-free)", ctx));
+  c->mf.emat_cap = cap;
 cleanup:
   return rc;
 }
 
 dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int grid = (c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, *count = (int *)c->pinned;
-  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->elem_class, c->elem_plastic, c->elem_mat, c->mats,
-                                                    c->mf_need);
+  dt_cuda_mf *m = &c->mf;
+  int n_elems = c->problem.n_elems, grid = (n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, *count = (int *)c->pinned;
+  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->elem_class, m->elem_plastic, c->problem.elem_mat,
+                                                    c->problem.mats, m->need);
   DT_CUDA_LAUNCH_CHECK("k_mf_need", c->stream, ctx);
-  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(c->scan_tmp, c->scan_tmp_bytes, c->mf_need, c->emat_slot, c->n_elems,
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(m->scan_tmp, m->scan_tmp_bytes, m->need, m->emat_slot, n_elems,
                                               c->stream), ctx);
-  k_mf_list<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_elems, c->mf_need, c->emat_slot, c->own_list, c->mf_count);
+  k_mf_list<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->need, m->emat_slot, m->own_list, m->count);
   DT_CUDA_LAUNCH_CHECK("k_mf_list", c->stream, ctx);
-  DT_TRY(dt_cuda_d2h(c, count, c->mf_count, sizeof(int), ctx)); /* 4 bytes */
-  c->n_own = *count;
-  if (c->n_own > c->emat_cap) DT_TRY(grow_store(c, c->n_own, ctx));
+  DT_TRY(dt_cuda_d2h(c, count, m->count, sizeof(int), ctx)); /* 4 bytes */
+  m->n_own = *count;
+  if (m->n_own > m->emat_cap) DT_TRY(grow_store(c, m->n_own, ctx));
 cleanup:
   return rc;
 }
@@ -457,25 +462,24 @@ size_t dt_cuda_mf_bytes(const dt_problem *pb) {
 dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t unclassed = (size_t)dt_problem_unclassed(pb), ne = (size_t)pb->n_elems;
-  c->matrix_free = 1;
-  c->emat_doubles = pb->emat_doubles;
-  c->n_classes = pb->n_classes;
-  UPLOAD(elem_class, ne, "element classes");
-  UPLOAD(class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, "class matrices");
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->elem_plastic, ne, "element plastic flags", ctx));
-  DT_CUDA_CHECK(cudaMemsetAsync(c->elem_plastic, 0, ne, c->stream), ctx);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat_slot, ne * sizeof(int), "element matrix slots", ctx));
-  DT_CUDA_CHECK(cudaMemsetAsync(c->emat_slot, 0xff, ne * sizeof(int), c->stream), ctx); /* -1: none yet */
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->own_list, ne * sizeof(int), "slotted elements", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_need, ne * sizeof(int), "element needs", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_count, sizeof(int), "slot count", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf_diag, (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double),
+  c->mf.emat_doubles = pb->emat_doubles;
+  c->mf.n_classes = pb->n_classes;
+  UPLOAD(c->mf, elem_class, ne, "element classes");
+  UPLOAD(c->mf, class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, "class matrices");
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.elem_plastic, ne, "element plastic flags", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(c->mf.elem_plastic, 0, ne, c->stream), ctx);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat_slot, ne * sizeof(int), "element matrix slots", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(c->mf.emat_slot, 0xff, ne * sizeof(int), c->stream), ctx); /* -1: none yet */
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.own_list, ne * sizeof(int), "slotted elements", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.need, ne * sizeof(int), "element needs", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.count, sizeof(int), "slot count", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.diag, (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double),
                        "diagonal blocks", ctx));
-  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum((void *)NULL, c->scan_tmp_bytes, c->mf_need, c->emat_slot,
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum((void *)NULL, c->mf.scan_tmp_bytes, c->mf.need, c->mf.emat_slot,
                                               pb->n_elems, c->stream), ctx);
-  DT_TRY(dt_cuda_alloc(c, &c->scan_tmp, c->scan_tmp_bytes ? c->scan_tmp_bytes : 1, "scan scratch", ctx));
-  c->emat_cap = (long)(unclassed ? unclassed : 1);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->emat, (size_t)store_bytes(c->emat_cap, pb->emat_doubles),
+  DT_TRY(dt_cuda_alloc(c, &c->mf.scan_tmp, c->mf.scan_tmp_bytes ? c->mf.scan_tmp_bytes : 1, "scan scratch", ctx));
+  c->mf.emat_cap = (long)(unclassed ? unclassed : 1);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat, (size_t)store_bytes(c->mf.emat_cap, pb->emat_doubles),
                        "element matrices (matrix-free)", ctx));
 cleanup:
   return rc;
@@ -486,7 +490,7 @@ cleanup:
  * L2 mostly: counted once per DOF), the incidence products written and read, the incidence
  * lists, y written. */
 double dt_cuda_mf_spmv_bytes(const dt_cuda *c) {
-  double n_inc = (double)c->n_conn, nd = (double)c->n_dofs;
-  return 8.0 * ((double)c->n_own + c->n_classes) * c->emat_doubles + 4.0 * n_inc + 8.0 * c->n_elems +
-         16.0 * nd + 2.0 * 8.0 * n_inc * c->dpn + 4.0 * (n_inc + c->n_nodes) + 8.0 * nd;
+  double n_inc = (double)c->problem.n_conn, nd = (double)c->problem.n_dofs;
+  return 8.0 * ((double)c->mf.n_own + c->mf.n_classes) * c->mf.emat_doubles + 4.0 * n_inc + 8.0 * c->problem.n_elems +
+         16.0 * nd + 2.0 * 8.0 * n_inc * c->problem.dpn + 4.0 * (n_inc + c->problem.n_nodes) + 8.0 * nd;
 }

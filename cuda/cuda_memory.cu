@@ -148,8 +148,8 @@ dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt
   cudaError_t e;
   *p = NULL;
   if (bytes == 0) bytes = 8;
-  DT_CHECK(c->n_allocs < DT_CUDA_MAX_ALLOCS, ctx, DT_ERR_INTERNAL,
-           "too many device allocations (%d)", c->n_allocs);
+  DT_CHECK(c->acct.n_allocs < DT_CUDA_MAX_ALLOCS, ctx, DT_ERR_INTERNAL,
+           "too many device allocations (%d)", c->acct.n_allocs);
   e = cudaMalloc(p, bytes);
   if (e != cudaSuccess) {
     *p = NULL;
@@ -157,15 +157,15 @@ dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt
     rc = dt_error_set(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
                       __FILE__, __LINE__, __func__,
                       "cudaMalloc of %zu bytes for %s failed: %s (%zu bytes already allocated, "
-                      "estimate %zu)", bytes, what, cudaGetErrorString(e), c->bytes_alloc,
-                      c->estimate);
+                      "estimate %zu)", bytes, what, cudaGetErrorString(e), c->acct.bytes_alloc,
+                      c->acct.estimate);
     goto cleanup;
   }
-  c->allocs[c->n_allocs].p = *p;
-  c->allocs[c->n_allocs].n = bytes;
-  c->n_allocs++;
-  c->bytes_alloc += bytes;
-  if (c->bytes_alloc > c->bytes_peak) c->bytes_peak = c->bytes_alloc;
+  c->acct.allocs[c->acct.n_allocs].p = *p;
+  c->acct.allocs[c->acct.n_allocs].n = bytes;
+  c->acct.n_allocs++;
+  c->acct.bytes_alloc += bytes;
+  if (c->acct.bytes_alloc > c->acct.bytes_peak) c->acct.bytes_peak = c->acct.bytes_alloc;
   add_u64(&g_allocated_total, bytes);
   note_live((long long)bytes);
   note_device(c->device, (long long)bytes);
@@ -175,19 +175,19 @@ cleanup:
 
 void dt_cuda_free(dt_cuda *c, void *p) {
   if (!p) return;
-  for (int i = 0; i < c->n_allocs; i++)
-    if (c->allocs[i].p == p) {
+  for (int i = 0; i < c->acct.n_allocs; i++)
+    if (c->acct.allocs[i].p == p) {
       cudaFree(p); /* errors at teardown cannot be reported; a sticky error shows elsewhere */
-      c->bytes_alloc -= c->allocs[i].n;
-      note_live(-(long long)c->allocs[i].n);
-      note_device(c->device, -(long long)c->allocs[i].n);
-      c->allocs[i] = c->allocs[--c->n_allocs];
+      c->acct.bytes_alloc -= c->acct.allocs[i].n;
+      note_live(-(long long)c->acct.allocs[i].n);
+      note_device(c->device, -(long long)c->acct.allocs[i].n);
+      c->acct.allocs[i] = c->acct.allocs[--c->acct.n_allocs];
       return;
     }
 }
 
 void dt_cuda_free_all(dt_cuda *c) {
-  while (c->n_allocs > 0) dt_cuda_free(c, c->allocs[c->n_allocs - 1].p);
+  while (c->acct.n_allocs > 0) dt_cuda_free(c, c->acct.allocs[c->acct.n_allocs - 1].p);
 }
 
 dt_status dt_cuda_h2d(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_ctx *ctx) {
@@ -195,8 +195,8 @@ dt_status dt_cuda_h2d(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
   if (bytes == 0) return DT_OK;
   DT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx); /* src may be reused on return */
-  c->h2d += bytes;
-  c->n_copies++;
+  c->acct.h2d += bytes;
+  c->acct.n_copies++;
   add_u64(&g_h2d, bytes);
   add_u64(&g_copies, 1);
 cleanup:
@@ -208,8 +208,8 @@ dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
   if (bytes == 0) return DT_OK;
   DT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream), ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
-  c->d2h += bytes;
-  c->n_copies++;
+  c->acct.d2h += bytes;
+  c->acct.n_copies++;
   add_u64(&g_d2h, bytes);
   add_u64(&g_copies, 1);
 cleanup:
@@ -219,14 +219,14 @@ cleanup:
 extern "C" void dt_cuda_transfer_stats(void *impl, unsigned long long *h2d,
                                        unsigned long long *d2h, unsigned long long *n_copies) {
   dt_cuda *c = (dt_cuda *)impl;
-  if (h2d) *h2d = c ? c->h2d : __atomic_load_n(&g_h2d, __ATOMIC_RELAXED);
-  if (d2h) *d2h = c ? c->d2h : __atomic_load_n(&g_d2h, __ATOMIC_RELAXED);
-  if (n_copies) *n_copies = c ? c->n_copies : __atomic_load_n(&g_copies, __ATOMIC_RELAXED);
+  if (h2d) *h2d = c ? c->acct.h2d : __atomic_load_n(&g_h2d, __ATOMIC_RELAXED);
+  if (d2h) *d2h = c ? c->acct.d2h : __atomic_load_n(&g_d2h, __ATOMIC_RELAXED);
+  if (n_copies) *n_copies = c ? c->acct.n_copies : __atomic_load_n(&g_copies, __ATOMIC_RELAXED);
 }
 
 extern "C" size_t dt_cuda_peak_bytes(void *impl) {
   dt_cuda *c = (dt_cuda *)impl;
-  return c ? c->bytes_peak : (size_t)__atomic_load_n(&g_peak, __ATOMIC_RELAXED);
+  return c ? c->acct.bytes_peak : (size_t)__atomic_load_n(&g_peak, __ATOMIC_RELAXED);
 }
 
 extern "C" unsigned long long dt_cuda_process_allocated_bytes(void) {

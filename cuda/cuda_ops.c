@@ -30,4 +30,5 @@ const dt_backend_ops dt_cuda_ops = {
     .state_set = dt_cuda_state_set,
     .measure = dt_cuda_measure_op,
     .view = dt_cuda_view,
+    .describe = dt_cuda_describe,
 };

@@ -232,16 +232,17 @@ k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
 
 #define LAUNCH_FUSED(K, grid, block, ...)                                                       \
   do {                                                                                          \
-    if (c->pc_kind != DT_PC_JACOBI && c->dpn == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__); \
-    else if (c->pc_kind != DT_PC_JACOBI) K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);    \
-    else if (c->dpn == 3) K<0, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                   \
+    int block_pc_ = c->lin.pc_kind != DT_PC_JACOBI, dpn_ = c->problem.dpn;                      \
+    if (block_pc_ && dpn_ == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);           \
+    else if (block_pc_) K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                   \
+    else if (dpn_ == 3) K<0, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                    \
     else K<0, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                    \
     DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
   } while (0)
 
 #define LAUNCH_AMG(K, grid, block, ...)                                                         \
   do {                                                                                          \
-    if (c->dpn == 3) K<KIND_AMG, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                 \
+    if (c->problem.dpn == 3) K<KIND_AMG, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);         \
     else K<KIND_AMG, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                             \
     DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
   } while (0)
@@ -249,10 +250,10 @@ k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
 /* The launch grids of both PCG loops: per node (init), per DOF for reductions and vectors,
  * and the update kernel's (at most DT_CUDA_RED_MAX_BLOCKS blocks, for its partial sums). */
 static void pcg_grids(const dt_cuda *c, int *grid, int *dgrid, int *vgrid, int *ugrid) {
-  *grid = dt_cuda_red_grid(c->n_nodes);
-  *dgrid = dt_cuda_red_grid(c->n_dofs);
-  *vgrid = (c->n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
-  *ugrid = (int)(((long)c->n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
+  *grid = dt_cuda_red_grid(c->problem.n_nodes);
+  *dgrid = dt_cuda_red_grid(c->problem.n_dofs);
+  *vgrid = (c->problem.n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  *ugrid = (int)(((long)c->problem.n_dofs + DT_PCG_UPDATE_BLOCK - 1) / DT_PCG_UPDATE_BLOCK);
   if (*ugrid > DT_CUDA_RED_MAX_BLOCKS) *ugrid = DT_CUDA_RED_MAX_BLOCKS;
   if (*ugrid < 1) *ugrid = 1;
 }
@@ -277,15 +278,15 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
     if (seen->stop || seen->iterations >= max_iter) break;
     if (seen->iterations > 0) {
       DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.r, g.z, c->red, NULL);
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.r, g.z, c->red, NULL);
       DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
       k_pcg_beta<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_beta", c->stream, ctx);
-      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, g.ctl, g.p);
+      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
       DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
     }
     DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.p, g.q, c->red, NULL);
+    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red, NULL);
     DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
     k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
     DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
@@ -308,18 +309,18 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   int grid, dgrid, vgrid, ugrid;
   pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
   pcg_args g;
-  g.n_nodes = c->n_nodes;
-  g.pc = c->pc;
-  g.x = c->vec[DT_VEC_X];
-  g.r = c->vec[DT_VEC_R];
-  g.z = c->vec[DT_VEC_PCG_Z];
-  g.p = c->vec[DT_VEC_PCG_P];
-  g.q = c->vec[DT_VEC_PCG_Q];
+  g.n_nodes = c->problem.n_nodes;
+  g.pc = c->lin.pc;
+  g.x = c->state.vec[DT_VEC_X];
+  g.r = c->state.vec[DT_VEC_R];
+  g.z = c->state.vec[DT_VEC_PCG_Z];
+  g.p = c->state.vec[DT_VEC_PCG_P];
+  g.q = c->state.vec[DT_VEC_PCG_Q];
   g.red = c->red;
   g.ctl = (pcg_ctl *)(c->red + DT_CUDA_PCG_CTL_OFFSET);
-  if (c->pc_kind == DT_PC_AMG) return amg_pcg_solve(c, g, rtol, max_iter, res, ctx);
-  const int coarse = c->pc_kind == DT_PC_TWO_LEVEL;
-  const double *coarse_rz = coarse ? c->coarse_yw : NULL;
+  if (c->lin.pc_kind == DT_PC_AMG) return amg_pcg_solve(c, g, rtol, max_iter, res, ctx);
+  const int coarse = c->lin.pc_kind == DT_PC_TWO_LEVEL;
+  const double *coarse_rz = coarse ? c->coarse.yw : NULL;
   LAUNCH_FUSED(k_pcg_init, grid, DT_CUDA_BLOCK, g);
   if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, g.p, NULL, ctx)); /* z = p = M^-1 r */
   k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, coarse_rz, g.ctl);
@@ -329,7 +330,7 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
     if (seen->stop || seen->iterations >= max_iter) break;
     for (int k = 0; k < DT_PCG_CHECK_EVERY; k++) {
       DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.p, g.q, c->red, &g.ctl->stop);
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red, &g.ctl->stop);
       DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
       k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
@@ -337,7 +338,7 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
       if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, NULL, &g.ctl->stop, ctx));
       k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, coarse_rz, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_check", c->stream, ctx);
-      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, g.z, g.ctl, g.p);
+      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
       DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
     }
   }

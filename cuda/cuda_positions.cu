@@ -33,9 +33,10 @@ k_elem_positions(int n_elems, const int *__restrict__ elem_ptr, const int *__res
 dt_status dt_cuda_compute_positions(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int *missing = (int *)c->pinned;
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->elem_pos, sizeof(int) * (size_t)c->n_pos, "block positions", ctx));
-  k_elem_positions<<<(c->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-      c->n_elems, c->elem_ptr, c->conn, c->elem_pos_ptr, c->brow_ptr, c->bcol, c->elem_pos, &c->flags->missing_pos);
+  dt_cuda_problem *p = &c->problem;
+  DT_TRY(dt_cuda_alloc(c, (void **)&p->elem_pos, sizeof(int) * (size_t)p->n_pos, "block positions", ctx));
+  k_elem_positions<<<(p->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+      p->n_elems, p->elem_ptr, p->conn, p->elem_pos_ptr, p->brow_ptr, p->bcol, p->elem_pos, &c->flags->missing_pos);
   DT_CUDA_LAUNCH_CHECK("k_elem_positions", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, missing, &c->flags->missing_pos, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*missing == INT_MAX, ctx, DT_ERR_INTERNAL, "CSR position missing for element %d", *missing);

@@ -27,8 +27,6 @@
  * probes behind it). Meshes this path does not serve keep the
  * colour kernel (cuda_elements_coop.cu); why, is in the backend's view. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../solver/element/element_kernel.h"
 #include "cuda_internal.h"
@@ -253,15 +251,16 @@ dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx) {
 
 /* Whether the mesh is served (else why not, in why): one class of congruent hex8 elements, the
  * tangent form, no B-bar, rows of at most 32 blocks, tensor cores. */
-static int rows_applicable(const dt_cuda *c, const dt_problem *pb, char *why, size_t len) {
-  const char *env = getenv("DUCTILE_CUDA_TANGENT");
-  if (env && strcmp(env, "colour") == 0) return snprintf(why, len, "DUCTILE_CUDA_TANGENT=colour"), 0;
+static int rows_applicable(const dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, char *why, size_t len) {
+  if (tangent == DT_CUDA_TANGENT_COLOUR) return snprintf(why, len, "solver.backend_options.tangent is \"colour\""), 0;
   if (c->cc_major < 8) return snprintf(why, len, "no FP64 tensor cores (sm_%d%d)", c->cc_major, c->cc_minor), 0;
-  if (c->uniform_type != DT_HEX8 || pb->dim != 3) return snprintf(why, len, "not a mesh of hex8 elements only"), 0;
+  if (c->problem.uniform_type != DT_HEX8 || pb->dim != 3)
+    return snprintf(why, len, "not a mesh of hex8 elements only"), 0;
   if (pb->n_qp != 8 * pb->n_elems) return snprintf(why, len, "not 8 points per element"), 0; /* point e * 8 + q */
-  if (c->el_variants & DT_CUDA_EL_D) return snprintf(why, len, "a material tangent outside the tangent form"), 0;
-  const char *elements = getenv("DUCTILE_CUDA_ELEMENTS"); /* the simple kernels store no tangent form */
-  if (elements && strcmp(elements, "simple") == 0) return snprintf(why, len, "DUCTILE_CUDA_ELEMENTS=simple"), 0;
+  if (c->problem.el_variants & DT_CUDA_EL_D)
+    return snprintf(why, len, "a material tangent outside the tangent form"), 0;
+  if (c->problem.el_variants & DT_CUDA_EL_SIMPLE) /* the simple kernels store no tangent form */
+    return snprintf(why, len, "solver.backend_options.elements is \"simple\""), 0;
   for (int k = 0; k < pb->n_nodes; k++) {
     if (pb->node_nbr_ptr[k + 1] - pb->node_nbr_ptr[k] > 32)
       return snprintf(why, len, "node %d has more than 32 neighbours", k), 0;
@@ -288,12 +287,12 @@ static int rows_applicable(const dt_cuda *c, const dt_problem *pb, char *why, si
   return 1;
 }
 
-dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
+dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double h[DT_CUDA_ROWS_CONST_DOUBLES], X[24];
   int per_sm = 0;
   long blocks, resident;
-  if (pb->matrix_free || !rows_applicable(c, pb, c->rows_why, sizeof c->rows_why)) goto cleanup;
+  if (pb->matrix_free || !rows_applicable(c, pb, tangent, c->rows.why, sizeof c->rows.why)) goto cleanup;
   /* the class constants from element 0, with the element code's shape functions and rule */
   for (int a = 0; a < 8; a++)
     for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[pb->conn[a] * 3 + k];
@@ -307,23 +306,25 @@ dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
       for (int k = 0; k < 3; k++) h[(b * 8 + q) * 3 + k] = dNdx[b * 3 + k];
     h[8 * 8 * 3 + q] = w * detJ * pb->elem_thick[0];
   }
-  for (int i = 0; i < pb->n_mats; i++) c->rows_any_kin |= pb->mats[i].H_kin != 0.0;
+  for (int i = 0; i < pb->n_mats; i++) c->rows.any_kin |= pb->mats[i].H_kin != 0.0;
   /* as many blocks as are resident at once, each warp striding over the rows (fewer for small
    * meshes: one warp per row) */
   DT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_tangent_rows, 32 * ROWS_WARPS, 0), ctx);
   blocks = (pb->n_nodes + ROWS_WARPS - 1) / ROWS_WARPS, resident = (long)(per_sm > 0 ? per_sm : 1) * c->sm_count;
-  c->rows_grid = (int)(blocks < resident ? blocks : resident);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->rows_G, sizeof h, "tangent row constants", ctx));
-  DT_TRY(dt_cuda_h2d(c, c->rows_G, h, sizeof h, ctx));
+  c->rows.grid = (int)(blocks < resident ? blocks : resident);
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->rows.G, sizeof h, "tangent row constants", ctx));
+  DT_TRY(dt_cuda_h2d(c, c->rows.G, h, sizeof h, ctx));
 cleanup:
   return rc;
 }
 
 dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  rows_args r = {c->n_nodes, c->rows_any_kin, (long)c->n_qp, c->node_inc_ptr, c->node_inc, c->brow_ptr, c->elem_pos, c->elem_mat,
-                 c->mats, c->tan_t, c->sig_t, c->hist_t, c->rows_G, c->val};
-  k_tangent_rows<<<c->rows_grid, 32 * ROWS_WARPS, 0, c->stream>>>(r);
+  const dt_cuda_problem *p = &c->problem;
+  rows_args r = {p->n_nodes, c->rows.any_kin, (long)p->n_qp, p->node_inc_ptr, p->node_inc, p->brow_ptr,
+                 p->elem_pos, p->elem_mat, p->mats, c->state.tan_t, c->state.sig_t, c->state.hist_t,
+                 c->rows.G, c->lin.val};
+  k_tangent_rows<<<c->rows.grid, 32 * ROWS_WARPS, 0, c->stream>>>(r);
   DT_CUDA_LAUNCH_CHECK("k_tangent_rows", c->stream, ctx);
 cleanup:
   return rc;

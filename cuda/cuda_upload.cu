@@ -25,38 +25,60 @@ extern "C" void dt_cuda_destroy(void *impl) {
   dt_cuda *c = (dt_cuda *)impl;
   if (!c) return;
   if (c->stream) cudaStreamSynchronize(c->stream);
-  for (int v = 0; v < DT_VEC_COUNT; v++)
-    if (c->dvec[v]) cusparseDestroyDnVec(c->dvec[v]);
-  if (c->mat) cusparseDestroySpMat(c->mat);
+  dt_cuda_linear_destroy(c);
   if (c->sp) cusparseDestroy(c->sp);
   dt_cuda_coarse_destroy(c);
   dt_cuda_amg_destroy(c);
-  dt_cuda_free_all(c);
+  dt_cuda_free_all(c); /* every device array of every part (cuda_memory.cu) */
   if (c->pinned) cudaFreeHost(c->pinned);
   if (c->stream) cudaStreamDestroy(c->stream);
-  dt_free(c->h_color_ptr);
-  dt_free(c->h_con_nodes);
+  dt_free(c->problem.h_color_ptr);
+  dt_cuda_vectors_destroy(c);
   dt_free(c);
 }
 
-#define ZEROS(ptr, count, what)                                                                 \
-  do {                                                                                          \
-    size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                              \
-    DT_TRY(dt_cuda_alloc(c, (void **)&(ptr), nb_, what, ctx));                                  \
-    DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
-  } while (0)
-
-/* For meshes of one element type, and for the matrix-free operator on any mesh: each node's
- * incidences (offsets into conn, e * npe + A on a uniform mesh; elements ascending, the order
- * f_int and the operator's products are summed in) and the per-incidence scratch. */
-static dt_status upload_incidences(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
+/* The problem's sizes, its arrays and, for meshes of one element type and for the matrix-free
+ * operator on any mesh, each node's incidences (offsets into conn, e * npe + A on a uniform
+ * mesh; elements ascending, the order f_int and the operator's products are summed in). */
+static dt_status problem_upload(dt_cuda *c, const dt_problem *pb, int type, int variants, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  if (c->uniform_type < 0 && !pb->matrix_free) goto cleanup;
-  /* incidence k is the element-force slot */
-  UPLOAD_AS(node_inc_ptr, node_elem_ptr, pb->n_nodes + 1, "node incidences");
-  UPLOAD_AS(node_inc, node_inc, c->n_conn, "node incidences");
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->f_elem, sizeof(double) * (size_t)c->n_conn * pb->dpn,
-                       "element forces", ctx));
+  dt_cuda_problem *p = &c->problem;
+  p->dim = pb->dim;
+  p->dpn = pb->dpn;
+  p->n_nodes = pb->n_nodes;
+  p->n_dofs = pb->n_dofs;
+  p->n_elems = pb->n_elems;
+  p->n_qp = pb->n_qp;
+  p->n_colors = pb->n_colors;
+  p->n_mats = pb->n_mats;
+  p->nnz = pb->nnz;
+  p->n_blocks = pb->node_nbr_ptr[pb->n_nodes];
+  p->n_conn = pb->elem_ptr[pb->n_elems];
+  p->n_pos = pb->elem_pos_ptr[pb->n_elems];
+  p->uniform_type = type;
+  p->el_variants = variants;
+  p->matrix_free = pb->matrix_free;
+  p->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
+  DT_CHECK(p->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
+  memcpy(p->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));
+  UPLOAD(c->problem, x, 3 * pb->n_nodes, "coordinates");
+  UPLOAD(c->problem, elem_type, pb->n_elems, "element types");
+  UPLOAD(c->problem, elem_state, pb->n_elems, "element stress states");
+  UPLOAD(c->problem, elem_bbar, pb->n_elems, "element formulations");
+  UPLOAD(c->problem, elem_ptr, pb->n_elems + 1, "element offsets");
+  UPLOAD(c->problem, conn, p->n_conn, "connectivity");
+  UPLOAD(c->problem, elem_mat, pb->n_elems, "element materials");
+  UPLOAD(c->problem, elem_thick, pb->n_elems, "element thicknesses");
+  UPLOAD(c->problem, qp_ptr, pb->n_elems + 1, "integration point offsets");
+  UPLOAD(c->problem, mats, pb->n_mats, "materials");
+  UPLOAD_AS(c->problem.brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
+  UPLOAD_AS(c->problem.bcol, node_nbr, p->n_blocks, "block columns");
+  if (!pb->matrix_free) UPLOAD(c->problem, elem_pos_ptr, pb->n_elems + 1, "block position offsets");
+  UPLOAD(c->problem, color_elems, pb->n_elems, "colouring");
+  if (type >= 0 || pb->matrix_free) { /* incidence k is the element-force slot (dt_cuda_state f_elem) */
+    UPLOAD_AS(c->problem.node_inc_ptr, node_elem_ptr, pb->n_nodes + 1, "node incidences");
+    UPLOAD_AS(c->problem.node_inc, node_inc, p->n_conn, "node incidences");
+  }
 cleanup:
   return rc;
 }
@@ -81,10 +103,10 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_pcg_kernels(ctx));
   DT_TRY(dt_cuda_load_linear_kernels(ctx));
   DT_TRY(dt_cuda_load_field_kernels(ctx));
-  DT_TRY(dt_cuda_load_element_kernels(c->uniform_type, c->el_variants, NULL, ctx));
-  if (c->n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
-  if (c->matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->uniform_type, c->dpn, ctx));
-  if (c->rows_G) DT_TRY(dt_cuda_load_rows_kernels(ctx));
+  DT_TRY(dt_cuda_load_element_kernels(c->problem.uniform_type, c->problem.el_variants, NULL, ctx));
+  if (c->coarse.n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
+  if (c->problem.matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->problem.uniform_type, c->problem.dpn, ctx));
+  if (c->rows.G) DT_TRY(dt_cuda_load_rows_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
@@ -102,11 +124,12 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   dt_status rc = DT_OK;
   dt_cuda *c = NULL;
   cudaDeviceProp prop;
-  size_t local_bytes = 0, estimate = 0, nq = (size_t)pb->n_qp, nd = (size_t)pb->n_dofs;
+  size_t local_bytes = 0, estimate = 0;
   int device = opt ? opt->device : 0, type = uniform_type(pb), variants = dt_cuda_element_variants(pb);
+  dt_cuda_tangent tangent = opt ? opt->cuda_tangent : DT_CUDA_TANGENT_AUTO;
   dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX, INT_MAX};
-  double one = 1.0, zero = 0.0;
   *impl = NULL;
+  if (opt && opt->cuda_elements == DT_CUDA_ELEMENTS_SIMPLE) variants |= DT_CUDA_EL_SIMPLE;
   DT_CHECK(pb->n_dofs > 0 && pb->n_elems > 0, ctx, DT_ERR_INPUT, "empty problem");
   DT_CHECK(pb->nnz < INT_MAX, ctx, DT_ERR_UNSUPPORTED,
            "the CUDA backend uses 32-bit sparse indices; %lld nonzeros is too many",
@@ -120,89 +143,29 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c = (dt_cuda *)dt_calloc(1, sizeof *c);
   DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the CUDA backend");
   c->device = device;
-  c->estimate = estimate;
+  c->acct.estimate = estimate;
   snprintf(c->name, sizeof c->name, "%s", prop.name);
   c->sm_count = prop.multiProcessorCount;
   c->cc_major = prop.major;
   c->cc_minor = prop.minor;
   c->mem_total = prop.totalGlobalMem;
-  c->dim = pb->dim;
-  c->dpn = pb->dpn;
-  c->n_nodes = pb->n_nodes;
-  c->n_dofs = pb->n_dofs;
-  c->n_elems = pb->n_elems;
-  c->n_qp = pb->n_qp;
-  c->n_colors = pb->n_colors;
-  c->n_mats = pb->n_mats;
-  c->nnz = pb->nnz;
-  c->n_blocks = pb->node_nbr_ptr[pb->n_nodes];
-  c->n_conn = pb->elem_ptr[pb->n_elems];
-  c->n_pos = pb->elem_pos_ptr[pb->n_elems];
-  c->uniform_type = type;
-  c->el_variants = variants;
-  c->h_color_ptr = (int *)dt_calloc((size_t)pb->n_colors + 1, sizeof(int));
-  DT_CHECK(c->h_color_ptr != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating colour offsets");
-  memcpy(c->h_color_ptr, pb->color_ptr, sizeof(int) * (size_t)(pb->n_colors + 1));
-  c->h_con_nodes = (int *)dt_calloc((size_t)pb->n_nodes, sizeof(int));
-  DT_CHECK(c->h_con_nodes != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the constrained node list");
-
   DT_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), ctx);
   DT_CUSPARSE_CHECK(cusparseCreate(&c->sp), ctx);
   DT_CUSPARSE_CHECK(cusparseSetStream(c->sp, c->stream), ctx);
   DT_CUDA_CHECK(cudaMallocHost(&c->pinned, 64), ctx);
 
-  /* The problem, once. */
-  UPLOAD(x, 3 * pb->n_nodes, "coordinates");
-  UPLOAD(elem_type, pb->n_elems, "element types");
-  UPLOAD(elem_state, pb->n_elems, "element stress states");
-  UPLOAD(elem_bbar, pb->n_elems, "element formulations");
-  UPLOAD(elem_ptr, pb->n_elems + 1, "element offsets");
-  UPLOAD(conn, c->n_conn, "connectivity");
-  UPLOAD(elem_mat, pb->n_elems, "element materials");
-  UPLOAD(elem_thick, pb->n_elems, "element thicknesses");
-  UPLOAD(qp_ptr, pb->n_elems + 1, "integration point offsets");
-  UPLOAD(mats, pb->n_mats, "materials");
-  UPLOAD_AS(brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
-  UPLOAD_AS(bcol, node_nbr, c->n_blocks, "block columns");
-  if (!pb->matrix_free) UPLOAD(elem_pos_ptr, pb->n_elems + 1, "block position offsets");
-  UPLOAD(color_elems, pb->n_elems, "colouring");
-  DT_TRY(upload_incidences(c, pb, ctx));
+  /* Each part allocates its own arrays; all vectors, per-point state and values start at zero. */
+  DT_TRY(problem_upload(c, pb, type, variants, ctx));
   if (pb->matrix_free) DT_TRY(dt_cuda_mf_upload(c, pb, ctx)); /* element matrices instead of values */
-  /* State: zero vectors, matrix and per-point arrays. */
-  for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(c->vec[v], nd, "solution vectors");
-  if (!pb->matrix_free) ZEROS(c->val, pb->nnz, "tangent values");
-  ZEROS(c->con_nodes, pb->n_nodes, "constrained nodes");
-  ZEROS(c->pc, nd * pb->dpn, "preconditioner");
-  ZEROS(c->hist_c, nq * DT_MAT_STATE_DOUBLES, "integration point history");
-  ZEROS(c->hist_t, nq * DT_MAT_STATE_DOUBLES, "integration point history");
-  ZEROS(c->sig_c, nq * 6, "integration point stresses");
-  ZEROS(c->sig_t, nq * 6, "integration point stresses");
-  ZEROS(c->eps_c, nq * 6, "integration point strains");
-  ZEROS(c->eps_t, nq * 6, "integration point strains");
-  ZEROS(c->tan_t, nq * DT_TANGENT_FORM_STORED, "integration point tangents");
-  if (c->el_variants & DT_CUDA_EL_D) ZEROS(c->tan_d, nq * DT_CUDA_D_DOUBLES, "integration point tangent matrices");
+  DT_TRY(dt_cuda_vectors_alloc(c, ctx));
+  DT_TRY(dt_cuda_linear_alloc(c, ctx));
+  DT_TRY(dt_cuda_points_alloc(c, ctx));
   ZEROS(c->red, DT_CUDA_RED_DOUBLES, "reduction scratch");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->flags, sizeof(dt_cuda_flags), "counters", ctx));
   DT_TRY(dt_cuda_h2d(c, c->flags, &init_flags, sizeof init_flags, ctx));
   if (!pb->matrix_free) DT_TRY(dt_cuda_compute_positions(c, ctx));
-  DT_TRY(dt_cuda_rows_setup(c, pb, ctx));
+  DT_TRY(dt_cuda_rows_setup(c, pb, tangent, ctx));
   if (pb->n_sub > 0) DT_TRY(dt_cuda_coarse_upload(c, pb, ctx));
-
-  /* cuSPARSE: the matrix and one dense descriptor per vector, the SpMV buffer once. */
-  for (int v = 0; v < DT_VEC_COUNT; v++)
-    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&c->dvec[v], pb->n_dofs, c->vec[v], CUDA_R_64F), ctx);
-  if (!pb->matrix_free) {
-    DT_CUSPARSE_CHECK(cusparseCreateBsr(&c->mat, pb->n_nodes, pb->n_nodes, c->n_blocks, pb->dpn,
-                                        pb->dpn, c->brow_ptr, c->bcol, c->val, CUSPARSE_INDEX_32I,
-                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
-                                        CUSPARSE_ORDER_COL), ctx);
-    DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat,
-                                              c->dvec[DT_VEC_PCG_P], &zero, c->dvec[DT_VEC_PCG_Q],
-                                              CUDA_R_64F, DT_CUDA_SPMV_ALG, &c->spmv_buf_bytes),
-                      ctx);
-    if (c->spmv_buf_bytes)
-      DT_TRY(dt_cuda_alloc(c, &c->spmv_buf, c->spmv_buf_bytes, "SpMV buffer", ctx));
-  }
   DT_TRY(load_kernels(c, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   *impl = c;
@@ -214,32 +177,45 @@ cleanup:
 
 extern "C" void dt_cuda_view(void *impl, FILE *f) {
   dt_cuda *c = (dt_cuda *)impl;
+  const dt_cuda_problem *p = &c->problem;
+  int coop = dt_cuda_use_coop(p->uniform_type, p->el_variants);
   size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
   fprintf(f, "backend cuda: device %d \"%s\" (sm_%d%d, %d SMs), %.1f GB total, %.1f GB free\n",
           c->device, c->name, c->cc_major, c->cc_minor, c->sm_count, total_b / 1e9, free_b / 1e9);
   fprintf(f, "  device memory: %.1f MB allocated (peak %.1f MB, estimate %.1f MB incl. kernel "
-          "local memory)\n", c->bytes_alloc / 1e6, c->bytes_peak / 1e6, c->estimate / 1e6);
-  if (c->matrix_free)
+          "local memory)\n", c->acct.bytes_alloc / 1e6, c->acct.bytes_peak / 1e6, c->acct.estimate / 1e6);
+  if (p->matrix_free)
     fprintf(f, "  operator: matrix-free, %d element classes, %ld of %d elements in the store (room for %ld)\n",
-            c->n_classes, c->n_own, c->n_elems, c->emat_cap);
+            c->mf.n_classes, c->mf.n_own, p->n_elems, c->mf.emat_cap);
   else
     fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
-            c->spmv_buf_bytes);
-  if (c->uniform_type >= 0 && c->rows_G)
+            c->lin.spmv_buf_bytes);
+  if (coop && c->rows.G)
     fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
             "summed per node; tangent written once by block rows on the FP64 tensor cores (congruent "
             "hex8 elements)\n");
-  else if (c->uniform_type >= 0)
+  else if (coop)
     fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
-            "summed per node; tangent scattered colour by colour (%d colours%s%s)\n", c->n_colors,
-            c->matrix_free || !c->rows_why[0] ? "" : "; not by block rows: ", c->matrix_free ? "" : c->rows_why);
+            "summed per node; tangent scattered colour by colour (%d colours%s%s)\n", p->n_colors,
+            p->matrix_free || !c->rows.why[0] ? "" : "; not by block rows: ", p->matrix_free ? "" : c->rows.why);
   else
-    fprintf(f, "  element kernels: one thread per element (mixed element types), %d colours\n",
-            c->n_colors);
+    fprintf(f, "  element kernels: one thread per element (%s), %d colours\n",
+            p->uniform_type < 0 ? "mixed element types" : "solver.backend_options.elements is \"simple\"",
+            p->n_colors);
   dt_cuda_amg_view(c, f); /* nothing unless the AMG preconditioner was set up */
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
-          c->h2d / 1e6, c->d2h / 1e6, c->n_copies);
+          c->acct.h2d / 1e6, c->acct.d2h / 1e6, c->acct.n_copies);
+}
+
+/* The kernels of this problem, as load_kernels and the element phases choose them. */
+extern "C" void dt_cuda_describe(void *impl, char *buf, size_t len) {
+  const dt_cuda *c = (const dt_cuda *)impl;
+  const dt_cuda_problem *p = &c->problem;
+  int coop = dt_cuda_use_coop(p->uniform_type, p->el_variants);
+  snprintf(buf, len, "element kernels %s, tangent %s",
+           coop ? "cooperative" : "one thread per element",
+           p->matrix_free ? "per element (matrix-free)" : c->rows.G ? "by block rows" : "colour by colour");
 }
 
 /* Name and memory of device `ordinal` for the daemon (health, admission); 0 if none. */

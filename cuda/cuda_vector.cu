@@ -53,21 +53,43 @@ cleanup:
 
 static int blocks(long n) { return (int)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK); }
 
+/* The vectors (zero), the constrained node list (device and host) and, with node incidences
+ * (dt_cuda_problem), the per-incidence element forces. */
+dt_status dt_cuda_vectors_alloc(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_state *s = &c->state;
+  const dt_cuda_problem *p = &c->problem;
+  s->h_con_nodes = (int *)dt_calloc((size_t)p->n_nodes, sizeof(int));
+  DT_CHECK(s->h_con_nodes != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the constrained node list");
+  if (p->node_inc) /* the slots the stress kernel and the matrix-free product fill: no zeros needed */
+    DT_TRY(dt_cuda_alloc(c, (void **)&s->f_elem, sizeof(double) * (size_t)p->n_conn * p->dpn, "element forces", ctx));
+  for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(s->vec[v], (size_t)p->n_dofs, "solution vectors");
+  ZEROS(s->con_nodes, p->n_nodes, "constrained nodes");
+cleanup:
+  return rc;
+}
+
+/* The host list (the device arrays go with dt_cuda_free_all). */
+void dt_cuda_vectors_destroy(dt_cuda *c) {
+  dt_free(c->state.h_con_nodes);
+  c->state.h_con_nodes = NULL;
+}
+
 /* Setting the constraint flags also lists the nodes with a constrained DOF, in ascending order,
  * for the Dirichlet pass of the assembly (cuda_linear.cu). */
 extern "C" dt_status dt_cuda_vec_set(void *impl, dt_vec_id v, const double *host, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  DT_TRY(dt_cuda_h2d(c, c->vec[v], host, sizeof(double) * (size_t)c->n_dofs, ctx));
+  DT_TRY(dt_cuda_h2d(c, c->state.vec[v], host, sizeof(double) * (size_t)c->problem.n_dofs, ctx));
   if (v == DT_VEC_CON) {
     int n = 0;
-    for (int a = 0; a < c->n_nodes; a++) {
+    for (int a = 0; a < c->problem.n_nodes; a++) {
       int any = 0;
-      for (int i = 0; i < c->dpn; i++) any |= host[(long)a * c->dpn + i] != 0.0;
-      if (any) c->h_con_nodes[n++] = a;
+      for (int i = 0; i < c->problem.dpn; i++) any |= host[(long)a * c->problem.dpn + i] != 0.0;
+      if (any) c->state.h_con_nodes[n++] = a;
     }
-    if (n) DT_TRY(dt_cuda_h2d(c, c->con_nodes, c->h_con_nodes, sizeof(int) * (size_t)n, ctx));
-    c->n_con_nodes = n;
+    if (n) DT_TRY(dt_cuda_h2d(c, c->state.con_nodes, c->state.h_con_nodes, sizeof(int) * (size_t)n, ctx));
+    c->state.n_con_nodes = n;
   }
 cleanup:
   return rc;
@@ -75,15 +97,15 @@ cleanup:
 
 extern "C" dt_status dt_cuda_vec_get(void *impl, dt_vec_id v, double *host, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
-  return dt_cuda_d2h(c, host, c->vec[v], sizeof(double) * (size_t)c->n_dofs, ctx);
+  return dt_cuda_d2h(c, host, c->state.vec[v], sizeof(double) * (size_t)c->problem.n_dofs, ctx);
 }
 
 extern "C" dt_status dt_cuda_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id x,
                                          double b, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  k_lincomb<<<blocks(c->n_dofs), DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[out], a,
-                                                                c->vec[x], b, c->vec[y]);
+  int n = c->problem.n_dofs;
+  k_lincomb<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], a, c->state.vec[x], b, c->state.vec[y]);
   DT_CUDA_LAUNCH_CHECK("k_lincomb", c->stream, ctx);
 cleanup:
   return rc;
@@ -93,8 +115,8 @@ extern "C" dt_status dt_cuda_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_
                                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  k_mul<<<blocks(c->n_dofs), DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[out], c->vec[x],
-                                                            c->vec[y]);
+  int n = c->problem.n_dofs;
+  k_mul<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], c->state.vec[x], c->state.vec[y]);
   DT_CUDA_LAUNCH_CHECK("k_mul", c->stream, ctx);
 cleanup:
   return rc;
@@ -104,8 +126,8 @@ extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, doubl
                                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  int grid = dt_cuda_red_grid(c->n_dofs);
-  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->n_dofs, c->vec[x], c->vec[y], c->red,
+  int grid = dt_cuda_red_grid(c->problem.n_dofs);
+  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, c->state.vec[x], c->state.vec[y], c->red,
                                                        (const int *)0);
   DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
   DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));

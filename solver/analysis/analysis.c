@@ -66,7 +66,10 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char note[512] = "", line[1024];
   double t0;
-  dt_backend_options bo = {r->opt->threads, r->opt->device};
+  dt_backend_options bo = {.threads = r->opt->threads,
+                           .device = r->opt->device,
+                           .cuda_elements = (dt_cuda_elements)r->m->solver.cuda_elements,
+                           .cuda_tangent = (dt_cuda_tangent)r->m->solver.cuda_tangent};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
   if (r->m->solver.precond_auto && r->o->host) {
@@ -119,6 +122,13 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
   snprintf(line, sizeof line, "backend %s: problem taken in %.2f s", r->o->name, dt_seconds() - t0);
   info(r, line);
+  if (r->o->describe) { /* the kernels it chose, and the job's backend_options behind the choice */
+    char kernels[256] = "";
+    r->o->describe(r->impl, kernels, sizeof kernels);
+    snprintf(line, sizeof line, "kernels: %s (backend_options: elements %s, tangent %s)", kernels,
+             dt_cuda_elements_names[r->m->solver.cuda_elements], dt_cuda_tangent_names[r->m->solver.cuda_tangent]);
+    info(r, line);
+  }
   DT_ALLOC(r->h1, r->pb->n_dofs, ctx, "host vector");
   DT_ALLOC(r->h2, r->pb->n_dofs, ctx, "host vector");
   dt_host_fill(r->h2, NULL, (size_t)r->pb->n_dofs); /* pages in now, with all threads */

@@ -77,9 +77,27 @@ typedef struct dt_device_info {
   double free_bytes;
 } dt_device_info;
 
+/* Kernel variants of the CUDA backend, for comparing its paths on one job: the job's
+ * solver.backend_options "elements" and "tangent" (docs/job-format.md), or ductile-solve's and
+ * ductile-bench's --cuda-elements and --cuda-tangent. The names are model.h's
+ * dt_cuda_elements_names and dt_cuda_tangent_names, in this order. Other backends ignore them. */
+typedef enum dt_cuda_elements {
+  DT_CUDA_ELEMENTS_AUTO = 0,  /* cooperative kernels on a mesh of one element type, else one thread
+                                 per element */
+  DT_CUDA_ELEMENTS_SIMPLE = 1 /* one thread per element on every mesh */
+} dt_cuda_elements;
+typedef enum dt_cuda_tangent {
+  DT_CUDA_TANGENT_AUTO = 0,  /* written once by block rows on a mesh of congruent hex8 elements
+                                (cuda/cuda_tangent_rows.cu), else scattered colour by colour */
+  DT_CUDA_TANGENT_COLOUR = 1 /* scattered colour by colour on every mesh */
+} dt_cuda_tangent;
+
+/* What a backend is told at problem_upload besides the problem; zero is the default of each. */
 typedef struct dt_backend_options {
   int threads;      /* CPU threads (0: OpenMP default) */
   int device;       /* GPU ordinal */
+  dt_cuda_elements cuda_elements;
+  dt_cuda_tangent cuda_tangent;
 } dt_backend_options;
 
 typedef struct dt_backend_ops {
@@ -144,6 +162,9 @@ typedef struct dt_backend_ops {
   dt_status (*measure)(void *impl, dt_backend_measure *out, dt_ctx *ctx);
   /* Optional: describe the backend and its device. */
   void (*view)(void *impl, FILE *f);
+  /* Optional: the kernels chosen for the uploaded problem, in a few words (the run prints them
+   * among its setup lines), into buf of len bytes. */
+  void (*describe)(void *impl, char *buf, size_t len);
 } dt_backend_ops;
 
 /* The backend names of backends.def, in its order, NULL-terminated: what "backend" may say

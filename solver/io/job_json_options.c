@@ -1,4 +1,5 @@
-/* "solver" (Newton and linear solver settings) and "output" (fields, VTU, monitors).
+/* "solver" (Newton and linear solver settings, backend options) and "output" (fields, VTU,
+ * monitors).
  *
  * Every field is optional; the model already holds the defaults (dt_model_create), so a
  * missing field keeps its default. */
@@ -6,13 +7,14 @@
 
 #include "job_json_internal.h"
 
-static const char *const solver_keys[] = {"newton", "linear", NULL};
+static const char *const solver_keys[] = {"newton", "linear", "backend_options", NULL};
 static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance",
                                           "acceleration", NULL};
 static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
                                           "operator", NULL};
 static const char *const methods[] = {"pcg", NULL};
 static const char *const operators[] = {"assembled", "matrix_free", NULL}; /* dt_solver_options.matrix_free */
+static const char *const backend_keys[] = {"elements", "tangent", NULL};
 
 static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {
   dt_status rc = DT_OK;
@@ -27,7 +29,7 @@ cleanup:
 dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
   dt_status rc = DT_OK;
   dt_solver_options *o = &jp->m->solver;
-  json_t *nw = NULL, *lin = NULL;
+  json_t *nw = NULL, *lin = NULL, *bk = NULL;
   char p[DT_JPATH_MAX];
   int method = 0, pc = (int)o->precond, forcing = (int)o->forcing, accel = (int)o->accel;
 
@@ -57,6 +59,13 @@ dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path) {
     o->forcing = (dt_forcing_kind)forcing;
     DT_TRY(dt_jp_get_int(jp, lin, p, "max_iterations", 0, 1, 100000000, &o->pcg_max_iter));
     DT_TRY(dt_jp_get_keyword(jp, lin, p, "operator", 0, operators, &o->matrix_free));
+  }
+  DT_TRY(dt_jp_member(jp, v, path, "backend_options", 0, &bk));
+  if (bk) { /* kernel variants of the CUDA backend (backend.h); other backends ignore them */
+    dt_jp_key(p, path, "backend_options");
+    DT_TRY(dt_jp_object(jp, bk, p, backend_keys));
+    DT_TRY(dt_jp_get_keyword(jp, bk, p, "elements", 0, dt_cuda_elements_names, &o->cuda_elements));
+    DT_TRY(dt_jp_get_keyword(jp, bk, p, "tangent", 0, dt_cuda_tangent_names, &o->cuda_tangent));
   }
 cleanup:
   return rc;

@@ -37,6 +37,8 @@ int dt_model_elem_type_from_name(const char *name) {
 const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "amg", "auto", NULL};
 const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
 const char *const dt_accel_names[] = {"auto", "none", "thomas", NULL};
+const char *const dt_cuda_elements_names[] = {"auto", "simple", NULL};
+const char *const dt_cuda_tangent_names[] = {"auto", "colour", NULL};
 
 void dt_solver_options_default(dt_solver_options *o) {
   o->newton_max_iter = 0; /* resolved by dt_model_finish */
@@ -49,6 +51,8 @@ void dt_solver_options_default(dt_solver_options *o) {
   o->accel = DT_ACCEL_AUTO;
   o->accel_auto = 0;
   o->tangent_constant = 0;
+  o->cuda_elements = 0; /* "auto" */
+  o->cuda_tangent = 0;  /* "auto" */
 }
 
 void dt_step_default(dt_step *s) {

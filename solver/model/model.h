@@ -181,7 +181,16 @@ typedef struct dt_solver_options {
   int tangent_constant;    /* set by dt_model_finish: every material's tangent is its elastic one
                               (elastic and Mohr-Coulomb materials), so an increment assembles
                               and preconditions the tangent once */
+  int cuda_elements;       /* backend_options.elements: the CUDA backend's element kernels, a
+                              dt_cuda_elements (backend/backend.h; 0 "auto", the default) */
+  int cuda_tangent;        /* backend_options.tangent: the CUDA backend's tangent assembly, a
+                              dt_cuda_tangent (0 "auto", the default) */
 } dt_solver_options;
+
+/* The job format's names of backend_options.elements and .tangent, in the order of backend.h's
+ * dt_cuda_elements and dt_cuda_tangent, NULL-terminated (model.c). */
+extern const char *const dt_cuda_elements_names[];
+extern const char *const dt_cuda_tangent_names[];
 
 /* Output request bits. */
 #define DT_OUT_U 1u

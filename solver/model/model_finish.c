@@ -391,6 +391,13 @@ cleanup:
   return rc;
 }
 
+/* Entries of a NULL-terminated names array. */
+static int name_count(const char *const *names) {
+  int n = 0;
+  while (names[n]) n++;
+  return n;
+}
+
 static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_solver_options *o = &m->solver;
@@ -404,6 +411,10 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO, "solver: invalid preconditioner");
   FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
   FIN_CHECK(o->accel == DT_ACCEL_NONE || o->accel == DT_ACCEL_THOMAS, "solver: invalid newton acceleration");
+  FIN_CHECK(o->cuda_elements >= 0 && o->cuda_elements < name_count(dt_cuda_elements_names),
+            "solver: invalid backend_options elements");
+  FIN_CHECK(o->cuda_tangent >= 0 && o->cuda_tangent < name_count(dt_cuda_tangent_names),
+            "solver: invalid backend_options tangent");
   FIN_CHECK((out->fields & ~DT_OUT_ALL) == 0, "output: invalid field bits 0x%x", out->fields);
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");
   for (int i = 0; i < out->n_monitors; i++) {

@@ -48,6 +48,7 @@ typedef struct bench_opts {
   int verbose;
   int point_fields; /* also download S, Mises and PEEQ at the points each increment */
   int matrix_free;  /* --operator matrix_free */
+  int cuda_elements, cuda_tangent; /* --cuda-elements, --cuda-tangent: solver.backend_options */
   double load;      /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
 } bench_opts;
 
@@ -115,6 +116,8 @@ static int build_cube(int n, const bench_opts *o, dt_model **out) {
   m->solver.forcing = o->forcing;
   m->solver.precond = o->precond;
   m->solver.matrix_free = o->matrix_free;
+  m->solver.cuda_elements = o->cuda_elements;
+  m->solver.cuda_tangent = o->cuda_tangent;
   m->solver.newton_rtol = 1e-6;
   m->output.fields = DT_OUT_U | DT_OUT_RF | (o->point_fields ? DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ : 0u);
   if (dt_model_finish(m, &ctx)) goto fail;
@@ -193,6 +196,14 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       if (strcmp(op, "assembled") && strcmp(op, "matrix_free"))
         return fprintf(stderr, "ductile-bench: --operator is assembled or matrix_free, not '%s'\n", op), -1;
       o->matrix_free = !strcmp(op, "matrix_free");
+    } else if (!strcmp(argv[i], "--cuda-elements") && more) {
+      if ((k = name_index(dt_cuda_elements_names, argv[++i])) < 0)
+        return fprintf(stderr, "ductile-bench: --cuda-elements is auto or simple, not '%s'\n", argv[i]), -1;
+      o->cuda_elements = k;
+    } else if (!strcmp(argv[i], "--cuda-tangent") && more) {
+      if ((k = name_index(dt_cuda_tangent_names, argv[++i])) < 0)
+        return fprintf(stderr, "ductile-bench: --cuda-tangent is auto or colour, not '%s'\n", argv[i]), -1;
+      o->cuda_tangent = k;
     } else if (!strcmp(argv[i], "--load") && more) {
       o->load = atof(argv[++i]);
       if (!(o->load > 0 && o->load < 1e4))
@@ -212,6 +223,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
                       "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
                       "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
+                      "[--cuda-elements auto|simple] [--cuda-tangent auto|colour] "
                       "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
       return -1;
     }
@@ -262,6 +274,8 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "pcg_forcing", json_string(dt_forcing_names[o->forcing]));
   json_object_set_new(j, "preconditioner", json_string(dt_precond_names[r->precond]));
   json_object_set_new(j, "operator", json_string(o->matrix_free ? "matrix_free" : "assembled"));
+  json_object_set_new(j, "cuda_elements", json_string(dt_cuda_elements_names[o->cuda_elements]));
+  json_object_set_new(j, "cuda_tangent", json_string(dt_cuda_tangent_names[o->cuda_tangent]));
   json_object_set_new(j, "load_mpa", json_real(o->load));
   json_object_set_new(j, "plastic_points", json_integer(r->n_plastic));
   json_object_set_new(j, "plastic_fraction", json_real(n_qp ? (double)r->n_plastic / n_qp : 0.0));

@@ -1,7 +1,8 @@
 /* ductile-solve: run one job file without the daemon.
  *
  *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] [--device N]
- *                 [--checkpoint FILE [--resume]] [--quiet]
+ *                 [--checkpoint FILE [--resume]] [--precond NAME] [--cuda-elements NAME]
+ *                 [--cuda-tangent NAME] [--view] [--quiet]
  *   ductile-solve DECK.inp -o OUTDIR [options]                 Abaqus/CalculiX deck
  *   ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options] Gmsh mesh + job without "mesh"
  *
@@ -28,6 +29,7 @@ typedef struct cli {
   const char *checkpoint;
   int resume;
   const char *precond; /* --precond: overrides the job's linear.preconditioner */
+  const char *cuda_elements, *cuda_tangent; /* override the job's backend_options */
   int view;            /* --view: the backend's state at the end (stderr) */
 } cli;
 
@@ -40,6 +42,12 @@ static void usage(FILE *f) {
              "  --resume           continue from FILE if it exists (completed increments are kept)\n"
              "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
              "                     two_level, amg or auto (overrides the job or deck)\n"
+             "  --cuda-elements NAME\n"
+             "                     backend_options.elements for this run: auto, or simple (the CUDA\n"
+             "                     backend's one-thread-per-element kernels on every mesh)\n"
+             "  --cuda-tangent NAME\n"
+             "                     backend_options.tangent for this run: auto, or colour (the CUDA\n"
+             "                     backend's tangent scattered colour by colour on every mesh)\n"
              "  --view             at the end, print the backend's state to stderr: device,\n"
              "                     memory, transfers, the preconditioner (AMG levels, setup times)\n");
 }
@@ -64,6 +72,8 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (!strcmp(a, "--checkpoint") && has_value) c->checkpoint = argv[++i];
     else if (!strcmp(a, "--resume")) c->resume = 1;
     else if (!strcmp(a, "--precond") && has_value) c->precond = argv[++i];
+    else if (!strcmp(a, "--cuda-elements") && has_value) c->cuda_elements = argv[++i];
+    else if (!strcmp(a, "--cuda-tangent") && has_value) c->cuda_tangent = argv[++i];
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
     else if (!strcmp(a, "--view")) c->view = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
@@ -77,6 +87,13 @@ static int parse_args(int argc, char **argv, cli *c) {
     return usage(stderr), -1;
   }
   return 1;
+}
+
+/* Index of name in a NULL-terminated list of the job format's names (model.h), or -1. */
+static int name_index(const char *const *names, const char *name) {
+  for (int k = 0; names[k]; k++)
+    if (!strcmp(names[k], name)) return k;
+  return -1;
 }
 
 static int print_progress(const dt_progress *ev, void *user) {
@@ -141,6 +158,18 @@ int main(int argc, char **argv) {
     }
     m->solver.precond = (dt_precond_kind)k;
     m->solver.precond_auto = 0;
+  }
+  if (c.cuda_elements || c.cuda_tangent) {
+    int e = c.cuda_elements ? name_index(dt_cuda_elements_names, c.cuda_elements) : m->solver.cuda_elements;
+    int t = c.cuda_tangent ? name_index(dt_cuda_tangent_names, c.cuda_tangent) : m->solver.cuda_tangent;
+    if (e < 0 || t < 0) {
+      if (e < 0) fprintf(stderr, "ductile-solve: --cuda-elements is auto or simple, not '%s'\n", c.cuda_elements);
+      else fprintf(stderr, "ductile-solve: --cuda-tangent is auto or colour, not '%s'\n", c.cuda_tangent);
+      dt_model_destroy(&m);
+      return usage(stderr), EXIT_USAGE;
+    }
+    m->solver.cuda_elements = e;
+    m->solver.cuda_tangent = t;
   }
   memset(&opt, 0, sizeof opt);
   opt.backend = c.backend;

@@ -18,7 +18,8 @@
  * with D per point and with the elastic tangent, the hex8 and tet4 bar (also two-level: the operator's one-thread-per-element
  * path), tet10, quad4 (also two-level), quad16, quad9 Mohr-Coulomb). Skips (77) without a CUDA
  * device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
- * check the jobs on a machine without a GPU). */
+ * check the jobs on a machine without a GPU); the arguments --cuda-elements simple run every
+ * job's CUDA runs with the one-thread-per-element kernels (solver.backend_options.elements). */
 #include "gpu_jobs.h"
 
 /* The Mohr-Coulomb plate's material, section and step (a 10 x 5 plate with node sets left,
@@ -90,6 +91,7 @@ static void compare(const char *name, const capture *cpu, const capture *g1, con
 }
 
 static const char *g_other = "cuda";
+static int g_cuda_elements = 0; /* --cuda-elements: backend_options.elements of every job */
 
 static void check_job(const char *name, const sbuf *job) {
   dt_model *m = parse_or_die(job, name);
@@ -99,6 +101,7 @@ static void check_job(const char *name, const sbuf *job) {
   dt_ctx ctx = {0};
   dt_status rc;
   int iters = 0;
+  m->solver.cuda_elements = g_cuda_elements; /* the CPU backend ignores it */
   if (dump) {
     char path[512];
     FILE *f;
@@ -190,7 +193,18 @@ static void check_job_matrix_free(const char *name, const sbuf *job) {
   free(b.s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--cuda-elements") == 0) {
+    for (g_cuda_elements = 0; dt_cuda_elements_names[g_cuda_elements]; g_cuda_elements++)
+      if (strcmp(dt_cuda_elements_names[g_cuda_elements], argv[2]) == 0) break;
+    if (!dt_cuda_elements_names[g_cuda_elements]) {
+      fprintf(stderr, "--cuda-elements: unknown kernels '%s'\n", argv[2]);
+      return 64;
+    }
+  } else if (argc != 1) {
+    fprintf(stderr, "usage: test_gpu_agreement [--cuda-elements auto|simple]\n");
+    return 64;
+  }
   if (getenv("DUCTILE_GPU_TEST_BACKEND")) g_other = getenv("DUCTILE_GPU_TEST_BACKEND");
   if (strcmp(g_other, "cpu") != 0) skip_without_device();
   {

@@ -5,8 +5,8 @@
  * A limit that is not a byte count is an input error.
  * The estimate counts the local memory of only the element kernels the mesh launches: for this
  * one-type mesh (cooperative kernels) it is smaller than with the one-thread-per-element
- * kernels (DUCTILE_CUDA_ELEMENTS=simple), whose whole-Ke local arrays are reserved for every
- * resident thread. With a generous limit the job runs, and the device memory it allocated
+ * kernels (solver.backend_options.elements "simple"), whose whole-Ke local arrays are reserved
+ * for every resident thread. With a generous limit the job runs, and the device memory it allocated
  * stays within the estimate made before allocation (dt_analysis_estimate, the daemon's
  * admission figure), also with the two-level preconditioner, and a refusal with it says what
  * the coarse space costs and that block Jacobi does without; and with the matrix-free operator
@@ -71,9 +71,9 @@ int main(void) {
   {
     double coop = refused_estimate(ctx.msg), simple;
     dt_ctx_reset(&ctx);
-    setenv("DUCTILE_CUDA_ELEMENTS", "simple", 1);
+    m->solver.cuda_elements = DT_CUDA_ELEMENTS_SIMPLE;
     rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
-    unsetenv("DUCTILE_CUDA_ELEMENTS");
+    m->solver.cuda_elements = DT_CUDA_ELEMENTS_AUTO;
     simple = refused_estimate(ctx.msg);
     EXPECT(rc == DT_ERR_DEVICE_NOMEM && coop > 0 && simple > coop,
            "estimate with the cooperative kernels %.3g B, with the simple ones %.3g B (%s)", coop, simple,

@@ -6,7 +6,7 @@
  * the kernel's elastic path, K = mu Z + (K - 2/3 mu) X from class sums), K r through the backend
  * interface (tangent_assemble, then operator_apply: the assembled values, Dirichlet rows and
  * columns included) must agree, relative to |K r|:
- *   - block rows against the colour kernel (DUCTILE_CUDA_TANGENT=colour): 1e-12;
+ *   - block rows against the colour kernel (backend option tangent "colour"): 1e-12;
  *   - block rows against the CPU backend: 1e-12;
  * with isotropic and with kinematic hardening (the back stress enters the flow direction), and
  * two assemblies of the same state must give the same bits. The backend's view must name the
@@ -35,9 +35,11 @@ typedef struct kr_result {
 } kr_result;
 
 /* K r at the plastic state (elastic: scaled to stay elastic) on backend `name` (the CUDA tangent
- * path as DUCTILE_CUDA_TANGENT says: NULL for the default); regular: the box without unit_box's
- * distortion; kinematic: half of the hardening kinematic. */
-static void k_times_r(const char *name, const char *tangent, int regular, int kinematic, int elastic, kr_result *out) {
+ * path as tangent says: DT_CUDA_TANGENT_AUTO for the default); regular: the box without
+ * unit_box's distortion; kinematic: half of the hardening kinematic. */
+static void k_times_r(const char *name, dt_cuda_tangent tangent, int regular, int kinematic, int elastic,
+                      kr_result *out) {
+  dt_backend_options bo = {.threads = 1, .device = 0, .cuda_tangent = tangent};
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
   dt_problem *pb = NULL;
@@ -46,11 +48,9 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   if (regular)
     for (int a = 0; a < m->n_nodes; a++) m->x[3 * a] -= 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
   if (kinematic) m->materials[0].p.H_kin = 0.5 * m->materials[0].p.H, m->materials[0].p.H *= 0.5;
-  if (tangent) setenv("DUCTILE_CUDA_TANGENT", tangent, 1);
-  else unsetenv("DUCTILE_CUDA_TANGENT");
   CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(pb->n_dofs <= MAX_DOFS, "%d DOFs", pb->n_dofs);
-  void *impl = unit_bar_plastic_state(name, pb, -0.0004, elastic ? 0.01 : 1.0, &ops, &rep);
+  void *impl = unit_bar_plastic_state_with(name, pb, -0.0004, elastic ? 0.01 : 1.0, &bo, &ops, &rep);
   for (int pass = 0; pass < 2; pass++) {
     CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
@@ -64,7 +64,6 @@ static void k_times_r(const char *name, const char *tangent, int regular, int ki
   out->n_plastic = rep.n_plastic;
   out->n_qp = pb->n_qp;
   ops->destroy(impl);
-  unsetenv("DUCTILE_CUDA_TANGENT");
   dt_problem_destroy(&pb);
   dt_model_destroy(&m);
 }
@@ -80,16 +79,16 @@ static void check_case(int regular, int kinematic, int elastic) {
   static kr_result rows, colour, cpu;
   const char *what = elastic ? "regular box, elastic"
                              : regular ? (kinematic ? "regular box, kinematic" : "regular box") : "distorted box";
-  k_times_r("cuda", NULL, regular, kinematic, elastic, &rows);
-  k_times_r("cuda", "colour", regular, kinematic, elastic, &colour);
-  k_times_r("cpu", NULL, regular, kinematic, elastic, &cpu);
+  k_times_r("cuda", DT_CUDA_TANGENT_AUTO, regular, kinematic, elastic, &rows);
+  k_times_r("cuda", DT_CUDA_TANGENT_COLOUR, regular, kinematic, elastic, &colour);
+  k_times_r("cpu", DT_CUDA_TANGENT_AUTO, regular, kinematic, elastic, &cpu);
   if (elastic)
     CHECK(rows.n_plastic == 0, "%s: %d of %d points plastic: want none", what, rows.n_plastic, rows.n_qp);
   else
     CHECK(rows.n_plastic > 0 && rows.n_plastic < rows.n_qp, "%s: %d of %d points plastic: want some, not all", what,
           rows.n_plastic, rows.n_qp);
-  CHECK(strstr(colour.view, "DUCTILE_CUDA_TANGENT=colour") != NULL, "%s: the view does not say the colour kernel "
-        "was asked for:\n%s", what, colour.view);
+  CHECK(strstr(colour.view, "backend_options.tangent is \"colour\"") != NULL,
+        "%s: the view does not say the colour kernel was asked for:\n%s", what, colour.view);
   if (regular)
     CHECK(strstr(rows.view, "written once by block rows") != NULL, "%s: block rows not used:\n%s", what, rows.view);
   else

@@ -39,7 +39,7 @@ typedef struct test_matrix {
 static void tangent(const dt_problem *pb, const double *con, test_matrix *t) {
   dt_ctx ctx = {0};
   void *impl = NULL;
-  dt_backend_options bo = {1, 0};
+  dt_backend_options bo = {.threads = 1, .device = 0};
   dt_stress_report rep;
   int n = pb->n_dofs;
   double *e = calloc((size_t)n, sizeof(double)), *k = calloc((size_t)n, sizeof(double));

@@ -57,7 +57,7 @@ static void load_case_free(load_case *lc) {
 static void *backend(const load_case *lc, int threads) {
   dt_ctx ctx = {0};
   void *impl = NULL;
-  dt_backend_options bo = {threads, 0};
+  dt_backend_options bo = {.threads = threads, .device = 0};
   dt_stress_report rep;
   CHECK(dt_cpu_ops.problem_upload(lc->pb, &bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_CON, lc->con, &ctx) == DT_OK, "%s", ctx.msg);

@@ -13,7 +13,7 @@ extern const dt_backend_ops dt_cpu_ops;
 static int solve(const dt_problem *pb, int pc_kind, double *relres) {
   dt_ctx ctx = {0};
   void *impl = NULL;
-  dt_backend_options bo = {2, 0};
+  dt_backend_options bo = {.threads = 2, .device = 0};
   dt_stress_report rep;
   dt_pcg_result res;
   int n = pb->n_dofs;

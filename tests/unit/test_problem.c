@@ -99,7 +99,7 @@ static void check_node_incidences(const dt_problem *pb) {
 static void check_tangent(const dt_problem *pb) {
   dt_ctx ctx = {0};
   void *impl = NULL;
-  dt_backend_options bo = {1, 0};
+  dt_backend_options bo = {.threads = 1, .device = 0};
   dt_stress_report rep;
   int n = pb->n_dofs;
   double *v = calloc((size_t)n, sizeof(double)), *w = calloc((size_t)n, sizeof(double));

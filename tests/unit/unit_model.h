@@ -100,12 +100,12 @@ static inline void unit_record_increment(const dt_fields *f, const dt_history_ro
  * update: clamped at x = 0 (DT_VEC_CON, DT_VEC_FREE), u_x = 0.002 x^2 (a strain of 0.004 x: J2
  * yields past x = 0.56), u_y = uy_xz x z, u_z = 0.001 x y in DT_VEC_UT, all times scale (1: the
  * plastic state; 0.01 keeps every point elastic), and DT_VEC_R a fixed vector, zero on the
- * clamped DOFs. Returns the backend's state (ops->destroy frees it). */
-static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz, double scale,
-                                           const dt_backend_ops **ops, dt_stress_report *rep) {
+ * clamped DOFs; bo: the upload's options. Returns the backend's state (ops->destroy frees it). */
+static inline void *unit_bar_plastic_state_with(const char *name, const dt_problem *pb, double uy_xz, double scale,
+                                                const dt_backend_options *bo, const dt_backend_ops **ops,
+                                                dt_stress_report *rep) {
   dt_ctx ctx = {0};
   void *impl = NULL;
-  dt_backend_options bo = {1, 0};
   char note[256];
   int n = pb->n_dofs;
   double *con = calloc((size_t)n, sizeof(double)), *fr = calloc((size_t)n, sizeof(double));
@@ -123,7 +123,7 @@ static inline void *unit_bar_plastic_state(const char *name, const dt_problem *p
     r[i] = fr[i] * sin(0.37 * i + 1.0);
   }
   CHECK(dt_backend_find(name, ops, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK((*ops)->problem_upload(pb, &bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK((*ops)->problem_upload(pb, bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK((*ops)->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK && (*ops)->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
         "%s", ctx.msg);
   CHECK((*ops)->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
@@ -134,6 +134,13 @@ static inline void *unit_bar_plastic_state(const char *name, const dt_problem *p
   free(u);
   free(r);
   return impl;
+}
+
+/* The same with one thread and the default kernels. */
+static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz, double scale,
+                                           const dt_backend_ops **ops, dt_stress_report *rep) {
+  dt_backend_options bo = {.threads = 1, .device = 0};
+  return unit_bar_plastic_state_with(name, pb, uy_xz, scale, &bo, ops, rep);
 }
 
 /* Run options of the unit tests' solves: one thread on the backend DUCTILE_BACKEND names (cpu
