@@ -74,16 +74,16 @@ cleanup:
   return rc;
 }
 
-/* The token's row: accepted (p filled, *outcome DT_DONE) when its hash matches and it is not
- * revoked; *last_used receives when it was last used. */
+/* The token's row: accepted (p filled, *outcome DT_DONE) when its hash matches, it is not
+ * revoked and its user is not disabled; *last_used receives when it was last used. */
 static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_principal *p, char *last_used, size_t len,
                               dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   const void *h;
   int row;
-  DT_TRY(dt_stmt("SELECT t.hash, t.revoked_at IS NOT NULL, t.user_id, u.role, t.last_used_at "
-                 "FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
+  DT_TRY(dt_stmt("SELECT t.hash, t.revoked_at IS NOT NULL OR u.disabled_at IS NOT NULL, t.user_id, u.role, "
+                 "t.last_used_at FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
                  &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find token", &row, ctx));
@@ -120,6 +120,24 @@ cleanup:
   return rc;
 }
 
+long long dt_principal_owner(const dt_principal *p) {
+  return strcmp(p->role, "admin") ? p->user_id : DT_ANY_OWNER;
+}
+
+dt_status dt_auth_token_active(const char *token_id, int *active, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  *active = 0;
+  DT_TRY(dt_stmt("SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id "
+                 "WHERE t.id = ?1 AND t.revoked_at IS NULL AND u.disabled_at IS NULL",
+                 &st, ctx));
+  dt_bind_text(st, 1, token_id);
+  DT_TRY(dt_stmt_row(st, "check token", active, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 static int user_name_ok(const char *name) {
   size_t n = strlen(name);
   if (n == 0 || n > 127) return 0;
@@ -128,7 +146,7 @@ static int user_name_ok(const char *name) {
   return 1;
 }
 
-dt_status dt_auth_user_ensure(const char *name, long long *user_id, dt_ctx *ctx) {
+dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
@@ -140,13 +158,62 @@ dt_status dt_auth_user_ensure(const char *name, long long *user_id, dt_ctx *ctx)
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, now);
   DT_TRY(dt_stmt_run(&st, "create user", NULL, ctx));
-  DT_TRY(dt_stmt("SELECT id FROM users WHERE name = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT id, disabled_at IS NOT NULL FROM users WHERE name = ?1", &st, ctx));
   dt_bind_text(st, 1, name);
   DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
   DT_CHECK(row, ctx, DT_ERR_DB, "database error (find user): no user %s after creating it", name);
   *user_id = sqlite3_column_int64(st, 0);
+  if (disabled) *disabled = sqlite3_column_int(st, 1);
 cleanup:
   dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char now[40];
+  sqlite3_stmt *st = NULL;
+  int changes = 0;
+  *outcome = DT_REFUSED;
+  DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
+           "user: expected a name of 1 to 127 bytes without control characters");
+  dt_now_iso(now, sizeof now);
+  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st, ctx));
+  dt_bind_text(st, 1, name);
+  dt_bind_text(st, 2, admin ? "admin" : "user");
+  dt_bind_text(st, 3, now);
+  DT_TRY(dt_stmt_run(&st, "create user", &changes, ctx));
+  if (changes == 1) *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char now[40];
+  sqlite3_stmt *st = NULL;
+  int row, changes = 0;
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("SELECT disabled_at IS NOT NULL FROM users WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
+  if (!row) goto cleanup;
+  *outcome = sqlite3_column_int(st, 0) == !!disable ? DT_REFUSED : DT_DONE;
+  dt_stmt_done(&st);
+  if (*outcome != DT_DONE) goto cleanup;
+  dt_now_iso(now, sizeof now);
+  DT_TRY(dt_stmt("UPDATE users SET disabled_at = ?2 WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  dt_bind_text(st, 2, disable ? now : NULL);
+  DT_TRY(dt_stmt_run(&st, disable ? "disable user" : "enable user", &changes, ctx));
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (disable user): user %s changed %d rows, expected 1", name,
+           changes);
+  DT_TRY(dt_store_commit(ctx));
+cleanup:
+  dt_stmt_done(&st);
+  dt_store_rollback();
   return rc;
 }
 
@@ -194,6 +261,34 @@ dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx) {
                   dt_col_text(st, 2), "created_at", dt_col_text(st, 3));
     json_object_set_new(o, "last_used_at", opt_text(st, 4));
     json_object_set_new(o, "revoked_at", opt_text(st, 5));
+    json_array_append_new(list, o);
+  }
+  *out = list;
+  list = NULL;
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(list);
+  return rc;
+}
+
+dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *list = json_array();
+  int row;
+  *out = NULL;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing users");
+  DT_TRY(dt_stmt("SELECT u.name, u.role, u.created_at, u.disabled_at, "
+                 "(SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL) "
+                 "FROM users u ORDER BY u.id",
+                 &st, ctx));
+  for (;;) {
+    json_t *o;
+    DT_TRY(dt_stmt_row(st, "list users", &row, ctx));
+    if (!row) break;
+    o = json_pack("{s:s, s:s, s:s, s:I}", "name", dt_col_text(st, 0), "role", dt_col_text(st, 1), "created_at",
+                  dt_col_text(st, 2), "tokens", (json_int_t)sqlite3_column_int64(st, 4));
+    json_object_set_new(o, "disabled_at", opt_text(st, 3));
     json_array_append_new(list, o);
   }
   *out = list;

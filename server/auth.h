@@ -3,8 +3,10 @@
  * A token is "dt_<id>_<secret>": id is 16 hex digits (public: it names the token in lists and
  * revocation), secret is 64 hex digits from /dev/urandom. The database keeps SHA-256 of the
  * whole token. A request's token is found by its id and accepted when the hash matches
- * (constant-time comparison) and the token is not revoked. Tokens belong to users; the first
- * start creates the user "admin" and its token (<data dir>/admin.token, mode 0600). */
+ * (constant-time comparison), the token is not revoked and its user is not disabled. Tokens
+ * belong to users, with a role: "admin" sees and acts on every user's jobs and meshes, "user"
+ * only on its own (dt_principal_owner). The first start creates the user "admin" (role admin)
+ * and its token (<data dir>/admin.token, mode 0600). */
 #ifndef DT_SRV_AUTH_H
 #define DT_SRV_AUTH_H
 
@@ -31,12 +33,31 @@ dt_status dt_random_hex(char *out, size_t nbytes, dt_ctx *ctx);
 int dt_ct_equal(const void *a, const void *b, size_t n);
 
 /* Check an Authorization header value: *outcome DT_DONE with p filled for a valid token,
- * DT_NOT_FOUND when it is missing, malformed, unknown or revoked (401). */
+ * DT_NOT_FOUND when it is missing, malformed, unknown or revoked, or its user is disabled
+ * (401). */
 dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome, dt_ctx *ctx);
+/* The owner the principal's lookups of jobs and meshes are limited to: its user, or
+ * DT_ANY_OWNER for an admin (status.h). */
+long long dt_principal_owner(const dt_principal *p);
+/* Whether the token still authenticates (not revoked, its user not disabled): an open event
+ * stream asks this while it lasts, since revocation and disabling come from the command line,
+ * another process. One lookup by the tokens' primary key. */
+dt_status dt_auth_token_active(const char *token_id, int *active, dt_ctx *ctx);
 
-/* The id of the user called name, created (role "user") when missing. DT_ERR_INPUT for a name
- * that is empty, longer than 127 bytes or has control characters. */
-dt_status dt_auth_user_ensure(const char *name, long long *user_id, dt_ctx *ctx);
+/* The id of the user called name, created (role "user") when missing; *disabled (may be NULL)
+ * says whether it is disabled. DT_ERR_INPUT for a name that is empty, longer than 127 bytes or
+ * has control characters. */
+dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx);
+/* Create the user name with role "admin" (admin != 0) or "user"; *outcome DT_REFUSED when a
+ * user has this name already. DT_ERR_INPUT for a bad name, as dt_auth_user_ensure. */
+dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_ctx *ctx);
+/* JSON array of the users: name, role, created_at, disabled_at (null: enabled), tokens (how
+ * many are not revoked). */
+dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
+/* Disable (disable != 0) or enable the user name: *outcome DT_NOT_FOUND when there is no such
+ * user, DT_REFUSED when it is disabled (enabled) already. Disabling takes effect on the user's
+ * next request and within a second on its open event streams (sse.c). */
+dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx);
 /* Create a token for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes. */
 dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id, dt_ctx *ctx);
 /* JSON array of the tokens (never their hashes). */

@@ -33,7 +33,12 @@ static const key_def KEYS[] = {
     {"solver_threads", K_INT, OFF(solver_threads), 0, 0, 1024},
     {"max_body_bytes", K_INT, OFF(max_body_bytes), 0, 1024, (long long)1 << 40},
     {"max_connections", K_INT, OFF(max_connections), 0, 4, 100000},
+    {"max_connections_per_client", K_INT, OFF(max_connections_per_client), 0, 1, 100000},
     {"connection_timeout", K_INT, OFF(connection_timeout), 0, 1, 86400},
+    {"header_timeout", K_INT, OFF(header_timeout), 0, 1, 3600},
+    {"body_min_rate", K_INT, OFF(body_min_rate), 0, 0, (long long)1 << 40},
+    {"rate_limit", K_INT, OFF(rate_limit), 0, 0, 1000000},
+    {"rate_burst", K_INT, OFF(rate_burst), 0, 1, 1000000},
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
@@ -53,7 +58,12 @@ void dt_config_defaults(dt_config *c) {
   snprintf(c->log_level, sizeof c->log_level, "info");
   c->max_body_bytes = 256LL << 20;
   c->max_connections = 256;
+  c->max_connections_per_client = 32;
   c->connection_timeout = 30;
+  c->header_timeout = 15;
+  c->body_min_rate = 4096;
+  c->rate_limit = 50;
+  c->rate_burst = 200;
   c->sse_keepalive = 15;
   c->max_queued_jobs = 10000;
 }

@@ -11,8 +11,24 @@
  *   backend                auto             solver backend: auto, cpu, cuda
  *   solver_threads         0                CPU backend threads (0: OpenMP default)
  *   max_body_bytes         268435456        request bodies above this get 413
- *   max_connections        256              concurrent HTTP connections
+ *   max_connections        256              concurrent HTTP connections served; a request
+ *                                           on one more gets 503 too_many_connections
+ *                                           (libmicrohttpd's own limit, at which it closes
+ *                                           new connections unanswered, is higher:
+ *                                           conn_limits.h)
+ *   max_connections_per_client 32           the same for the connections of one client
+ *                                           address
  *   connection_timeout     30               seconds of client silence before closing
+ *   header_timeout         15               seconds a connection has for a complete request
+ *                                           head, counted from its accept or its previous
+ *                                           reply: a client that trickles bytes (slowloris)
+ *                                           is closed after it, silent or not
+ *   body_min_rate          4096             bytes per second a request body must average
+ *                                           after its first header_timeout seconds (0: no
+ *                                           minimum; connection_timeout still applies)
+ *   rate_limit             50               requests per second per token (0: no limit);
+ *                                           beyond it and the burst, 429 with Retry-After
+ *   rate_burst             200              requests a token may make at once
  *   sse_keepalive          15               seconds between SSE keep-alive comments
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
@@ -50,7 +66,12 @@ typedef struct dt_config {
   long long solver_threads;
   long long max_body_bytes;
   long long max_connections;
+  long long max_connections_per_client;
   long long connection_timeout;
+  long long header_timeout;
+  long long body_min_rate;
+  long long rate_limit;
+  long long rate_burst;
   long long sse_keepalive;
   long long max_queued_jobs;
   long long max_job_bytes;

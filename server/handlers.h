@@ -6,8 +6,10 @@
  *   dt_ctx ctx;
  *   memset(&ctx, 0, sizeof ctx);
  *   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));    a bad request: replied, rc set
- *   DT_TRY(dt_job_get(r->param[0], &out, &found, &ctx));   a failure: rc and ctx set
+ *   DT_TRY(dt_job_get(r->param[0], dt_principal_owner(&r->who), &out, &found, &ctx));
+ *                                                           a failure: rc and ctx set
  *   if (found == DT_NOT_FOUND) dt_reply_not_found(r, "job"); an answer the API documents
+ *                                  (also for another user's job: isolation, status.h)
  *   else ...reply...
  * cleanup:
  *   dt_reply_status(r, rc, &ctx, NULL, NULL);   the failure's reply, unless one was sent

@@ -1,5 +1,9 @@
 /* /v1/jobs: submit (validated completely before acceptance), list with filters and pages,
- * get, cancel, delete. Events are in sse.c, results in handlers_results.c. */
+ * get, cancel, delete. Events are in sse.c, results in handlers_results.c.
+ *
+ * Isolation: a user submits jobs only on its own meshes and finds only its own jobs; an admin
+ * any (dt_principal_owner). Another user's job is "no job with this id", the 404 of an id that
+ * does not exist, found by the same lookup. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -65,7 +69,7 @@ static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_spec_wher
   dt_status rc = DT_OK;
   json_t *doc = NULL;
   DT_TRY(dt_req_body_json_or_reply(r, &doc));
-  DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_id, sizeof j->mesh_id, m, where, ctx));
+  DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_owner, j->mesh_id, sizeof j->mesh_id, m, where, ctx));
 cleanup:
   json_decref(doc);
   return rc;
@@ -136,6 +140,7 @@ void dt_h_job_create(dt_req *r) {
   }
   DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin, sizeof origin, &kind));
   DT_TRY(dt_id_new(j.id, 'j', &ctx));
+  j.mesh_owner = dt_principal_owner(&r->who);
   snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
   if (kind == DT_BODY_INP) DT_TRY(deck_model(r, dir, origin, warnings, &m, &where, &ctx));
   else DT_TRY(json_model(r, &j, &m, &where, &ctx));
@@ -162,7 +167,7 @@ void dt_h_job_create(dt_req *r) {
   }
   stored = 1;
   warning_events(r, j.id, warnings);
-  DT_TRY(dt_job_get(j.id, &out, &outcome, &ctx));
+  DT_TRY(dt_job_get(j.id, DT_ANY_OWNER, &out, &outcome, &ctx));
   DT_CHECK(outcome == DT_DONE, &ctx, DT_ERR_INTERNAL, "job %s is gone right after it was stored", j.id);
   dt_reply_json(r, 201, out);
   out = NULL;
@@ -228,6 +233,7 @@ void dt_h_job_list(dt_req *r) {
   DT_TRY(states_or_reply(r, buf, sizeof buf, &f));
   DT_TRY(dt_page_or_reply(r, &f.limit, &f.before));
   DT_TRY(job_filter_or_reply(r, &f));
+  f.owner_id = dt_principal_owner(&r->who);
   DT_TRY(dt_job_list(&f, &items, &next, &ctx));
   dt_reply_json(r, 200, dt_page(items, next));
 cleanup:
@@ -239,7 +245,7 @@ static dt_status reply_job(dt_req *r, unsigned status, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_outcome found;
   json_t *out = NULL;
-  DT_TRY(dt_job_get(r->param[0], &out, &found, ctx));
+  DT_TRY(dt_job_get(r->param[0], dt_principal_owner(&r->who), &out, &found, ctx));
   if (found == DT_NOT_FOUND) dt_reply_not_found(r, "job");
   else dt_reply_json(r, status, out);
 cleanup:
@@ -263,7 +269,7 @@ void dt_h_job_cancel(dt_req *r) {
   int running = 0;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
-  DT_TRY(dt_job_cancel(r->param[0], &running, &outcome, &ctx));
+  DT_TRY(dt_job_cancel(r->param[0], dt_principal_owner(&r->who), &running, &outcome, &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "job");
   } else if (outcome == DT_REFUSED) {
@@ -283,7 +289,7 @@ void dt_h_job_delete(dt_req *r) {
   char dir[4200];
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
-  DT_TRY(dt_job_delete(r->param[0], &outcome, &ctx));
+  DT_TRY(dt_job_delete(r->param[0], dt_principal_owner(&r->who), &outcome, &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "job");
   } else if (outcome == DT_REFUSED) {

@@ -1,7 +1,9 @@
 /* /v1/meshes: upload (validated like a job's mesh), list, get, delete (refused while a queued
  * or running job uses the mesh). An upload is the job format's mesh object (JSON, stored as
  * meshes/<id>.json) or a Gmsh .msh file (stored as meshes/<id>.msh, validated by importing
- * it); see dt_body_format_or_reply for how the format is chosen. */
+ * it); see dt_body_format_or_reply for how the format is chosen. A user lists, gets and
+ * deletes only its own meshes, an admin any (dt_principal_owner); another user's mesh is the
+ * 404 of a missing one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -106,7 +108,7 @@ void dt_h_mesh_create(dt_req *r) {
   DT_TRY(sha256_file(path, row.sha256, &ctx));
   DT_TRY(dt_mesh_insert(&row, &ctx));
   stored = 1;
-  DT_TRY(dt_mesh_get(row.id, &out, NULL, 0, &found, &ctx));
+  DT_TRY(dt_mesh_get(row.id, DT_ANY_OWNER, &out, NULL, 0, &found, &ctx));
   DT_CHECK(found == DT_DONE, &ctx, DT_ERR_INTERNAL, "mesh %s is gone right after it was stored", row.id);
   dt_reply_json(r, 201, out);
   out = NULL;
@@ -126,7 +128,7 @@ void dt_h_mesh_list(dt_req *r) {
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   DT_TRY(dt_page_or_reply(r, &limit, &cursor));
-  DT_TRY(dt_mesh_list(cursor, limit, &items, &next, &ctx));
+  DT_TRY(dt_mesh_list(dt_principal_owner(&r->who), cursor, limit, &items, &next, &ctx));
   dt_reply_json(r, 200, dt_page(items, next));
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
@@ -139,7 +141,7 @@ void dt_h_mesh_get(dt_req *r) {
   json_t *out = NULL;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
-  DT_TRY(dt_mesh_get(r->param[0], &out, NULL, 0, &found, &ctx));
+  DT_TRY(dt_mesh_get(r->param[0], dt_principal_owner(&r->who), &out, NULL, 0, &found, &ctx));
   if (found == DT_NOT_FOUND) dt_reply_not_found(r, "mesh");
   else dt_reply_json(r, 200, out);
 cleanup:
@@ -154,7 +156,7 @@ void dt_h_mesh_delete(dt_req *r) {
   int using = 0;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
-  DT_TRY(dt_mesh_delete(r->param[0], rel, sizeof rel, &using, &outcome, &ctx));
+  DT_TRY(dt_mesh_delete(r->param[0], dt_principal_owner(&r->who), rel, sizeof rel, &using, &outcome, &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "mesh");
   } else if (outcome == DT_REFUSED) {

@@ -12,12 +12,14 @@
 #include "store.h"
 #include "store_jobs.h"
 
-/* The job named by the path must exist: its state into state, or 404. */
+/* The job named by the path must exist and be the caller's (an admin's: anyone's): its state
+ * into state, or 404, the same for another user's job as for a missing one. The handlers below
+ * read the job's files and rows only after this. */
 static dt_status job_or_reply(dt_req *r, char *state, size_t len, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_outcome found;
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
-  DT_TRY(dt_job_state(r->param[0], state, len, &found, ctx));
+  DT_TRY(dt_job_state(r->param[0], dt_principal_owner(&r->who), state, len, &found, ctx));
   if (found == DT_DONE) goto cleanup;
   dt_reply_not_found(r, "job");
   rc = DT_ERR_INPUT;
@@ -78,7 +80,7 @@ static int announced_running(const char *job_id, int n) {
   const char *state;
   dt_outcome found;
   int yes;
-  if (dt_job_get(job_id, &j, &found, NULL) != DT_OK || found != DT_DONE) return 0;
+  if (dt_job_get(job_id, DT_ANY_OWNER, &j, &found, NULL) != DT_OK || found != DT_DONE) return 0;
   state = json_string_value(json_object_get(j, "state"));
   yes = state && !strcmp(state, "running") &&
         json_integer_value(json_object_get(json_object_get(j, "progress"), "increments_completed")) >= n;
@@ -90,7 +92,7 @@ static int announced_running(const char *job_id, int n) {
 static int still_running(const char *job_id) {
   char state[16];
   dt_outcome found;
-  return dt_job_state(job_id, state, sizeof state, &found, NULL) == DT_OK && found == DT_DONE &&
+  return dt_job_state(job_id, DT_ANY_OWNER, state, sizeof state, &found, NULL) == DT_OK && found == DT_DONE &&
          !strcmp(state, "running");
 }
 

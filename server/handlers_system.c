@@ -1,4 +1,9 @@
-/* GET /v1/health and GET /metrics. */
+/* GET /v1/health and GET /metrics.
+ *
+ * Both are the server's, not a user's: every user sees the queue depth, the jobs by state and
+ * the devices (how busy the server is), counts without ids or names. /v1/health's workers name
+ * the job they run only to its owner and to admins; to other users a busy worker's job_id is
+ * null. /metrics (no token, for Prometheus) has counts only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +16,12 @@
 #include "worker.h"
 
 /* The body of /v1/health (counts stolen). */
-static json_t *health_json(dt_server *srv, json_t *counts, long long queued) {
+static json_t *health_json(dt_server *srv, json_t *counts, long long queued, long long viewer) {
   json_t *body, *devices;
   const char *first;
   body = json_pack("{s:s, s:s, s:b, s:I, s:o, s:o, s:s}", "status", atomic_load(&srv->draining) ? "draining" : "ok",
                    "version", DUCTILED_VERSION, "accepting_jobs", !atomic_load(&srv->draining), "queue_depth",
-                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(srv), "backend",
+                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(srv, viewer), "backend",
                    srv->cfg.backend);
   devices = dt_devices_json(srv, 0);
   first = json_string_value(json_object_get(json_array_get(devices, 0), "name"));
@@ -45,7 +50,7 @@ void dt_h_health(dt_req *r) {
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   DT_TRY(dt_job_counts(&counts, &queued, &ctx));
-  dt_reply_json(r, 200, health_json(r->srv, counts, queued));
+  dt_reply_json(r, 200, health_json(r->srv, counts, queued, dt_principal_owner(&r->who)));
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }

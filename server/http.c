@@ -8,13 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conn_limits.h"
 #include "handlers.h"
 #include "log.h"
 #include "metrics.h"
-#include "store.h"
+#include "rate_limit.h"
 
 #define BODY_IN_MEMORY (1u << 20)
 
@@ -34,6 +36,10 @@ static const route ROUTES[] = {
 
 static atomic_ulong g_req_counter;
 static char g_boot_tag[9];
+
+void dt_http_request_id(char *out, size_t len) {
+  snprintf(out, len, "%s-%06lu", g_boot_tag, (unsigned long)atomic_fetch_add(&g_req_counter, 1) + 1);
+}
 
 /* Match url against pattern segment by segment; {x} captures one non-empty segment. */
 static int match(const char *pattern, const char *url, char param[2][96]) {
@@ -202,13 +208,15 @@ static dt_req *req_new(dt_server *srv, struct MHD_Connection *conn, const char *
   dt_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->conn = conn;
+  r->cn = dt_conn_of(conn);
+  if (r->cn) r->cn->req = r;
   r->srv = srv;
   r->method = method;
   r->spool_fd = -1;
   r->route = -1;
   r->t0 = dt_mono();
   snprintf(r->url, sizeof r->url, "%s", url);
-  snprintf(r->id, sizeof r->id, "%s-%06lu", g_boot_tag, (unsigned long)atomic_fetch_add(&g_req_counter, 1) + 1);
+  dt_http_request_id(r->id, sizeof r->id);
   return r;
 }
 
@@ -248,12 +256,91 @@ cleanup:
   return rc;
 }
 
-/* 413 for a body of announced bytes (-1: a chunked body that crossed the limit). */
+/* 503 on a connection beyond max_connections or max_connections_per_client (conn_limits.h). */
+static dt_status limits_or_reply(dt_req *r) {
+  const dt_config *cfg = &r->srv->cfg;
+  if (!r->cn || !r->cn->over) return DT_OK;
+  dt_reply_header(r, "Retry-After", "1");
+  dt_reply_error(r, 503, "too_many_connections",
+                 json_pack("{s:I, s:I}", "max_connections", (json_int_t)cfg->max_connections,
+                           "max_connections_per_client", (json_int_t)cfg->max_connections_per_client),
+                 "too many connections: this server serves %lld at once, %lld per client address; close idle "
+                 "connections or retry later",
+                 cfg->max_connections, cfg->max_connections_per_client);
+  return DT_ERR_INPUT;
+}
+
+typedef struct framing {
+  const char *length; /* the first Content-Length */
+  int lengths_differ, chunked;
+} framing;
+
+static enum MHD_Result framing_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  framing *f = cls;
+  (void)kind;
+  if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+    if (f->length && strcmp(f->length, value ? value : "")) f->lengths_differ = 1;
+    if (!f->length) f->length = value ? value : "";
+  } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+    f->chunked = 1;
+  }
+  return MHD_YES;
+}
+
+/* 400 for a request whose body's length is ambiguous: Content-Length fields that disagree, or
+ * Content-Length beside Transfer-Encoding. libmicrohttpd frames the body by one of them; a
+ * proxy in front may have framed it by the other, and the rest of the stream would then be
+ * read as another request (request smuggling). */
+static dt_status framing_or_reply(dt_req *r) {
+  framing f = {NULL, 0, 0};
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, framing_one, &f);
+  if (!f.lengths_differ && !(f.length && f.chunked)) return DT_OK;
+  dt_reply_error(r, 400, "bad_request", NULL,
+                 f.lengths_differ ? "Content-Length fields with different values"
+                                  : "Content-Length and Transfer-Encoding in one request");
+  return DT_ERR_INPUT;
+}
+
+/* 413 for a body on a route that takes none (a GET, a DELETE, /metrics, the dashboard),
+ * answered before it is read: without this a client could stream to such a route for ever. */
+static dt_status no_body_or_reply(dt_req *r) {
+  const char *cl = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  long long n = 0;
+  if (!dt_req_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
+      (!cl || (dt_parse_count(cl, 0, (long long)1 << 62, &n) == 0 && n == 0)))
+    return DT_OK;
+  dt_reply_error(r, 413, "body_too_large", json_pack("{s:i}", "max_body_bytes", 0),
+                 "%s %.200s takes no request body", r->method, r->url);
+  return DT_ERR_INPUT;
+}
+
+/* 429 with Retry-After when the token is over its request rate (rate_limit.h). */
+static dt_status rate_or_reply(dt_req *r) {
+  const dt_config *cfg = &r->srv->cfg;
+  long long wait;
+  char after[24];
+  if (dt_rate_limit_take(r->who.token_id, (int64_t)(r->t0 * 1e9), &wait)) return DT_OK;
+  snprintf(after, sizeof after, "%lld", wait);
+  dt_reply_header(r, "Retry-After", after);
+  dt_reply_error(r, 429, "rate_limited",
+                 json_pack("{s:I, s:I, s:I}", "rate_limit", (json_int_t)cfg->rate_limit, "rate_burst",
+                           (json_int_t)cfg->rate_burst, "retry_after", (json_int_t)wait),
+                 "too many requests with this token: %lld per second (bursts of %lld); retry after %lld s",
+                 cfg->rate_limit, cfg->rate_burst, wait);
+  return DT_ERR_INPUT;
+}
+
+/* 413 for a body above max_body_bytes: announced bytes, or -1 for a chunked body that crossed
+ * the limit while it arrived (answered on the socket: libmicrohttpd queues no reply then). */
 static void reply_too_large(dt_req *r, long long announced) {
-  char size[48] = "";
-  if (announced >= 0) snprintf(size, sizeof size, " (%lld bytes)", announced);
-  dt_reply_error(r, 413, "body_too_large", json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes),
-                 "the request body%s is larger than the limit of %lld bytes", size, r->srv->cfg.max_body_bytes);
+  json_t *details = json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes);
+  if (announced >= 0)
+    dt_reply_error(r, 413, "body_too_large", details,
+                   "the request body (%lld bytes) is larger than the limit of %lld bytes", announced,
+                   r->srv->cfg.max_body_bytes);
+  else
+    dt_reply_error_raw(r, 413, "body_too_large", details, "the request body is larger than the limit of %lld bytes",
+                       r->srv->cfg.max_body_bytes);
 }
 
 /* 413 now for an announced Content-Length above max_body_bytes, before reading the body. */
@@ -265,13 +352,17 @@ static dt_status length_or_reply(dt_req *r) {
   return DT_ERR_INPUT;
 }
 
-/* First call for a request: route, authenticate, check the announced size. */
+/* First call for a request, before its body: the checks of http.h, in its order. */
 static void begin(dt_req *r, const char *method, const char *url) {
   dt_status rc = DT_OK;
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
+  DT_TRY(limits_or_reply(r));
+  DT_TRY(framing_or_reply(r));
   DT_TRY(route_or_reply(r, method, url));
+  if (!(ROUTES[r->route].flags & DT_R_BODY)) DT_TRY(no_body_or_reply(r));
   if (ROUTES[r->route].flags & DT_R_AUTH) DT_TRY(auth_or_reply(r, &ctx));
+  if ((ROUTES[r->route].flags & DT_R_AUTH) && r->srv->cfg.rate_limit > 0) DT_TRY(rate_or_reply(r));
   if (ROUTES[r->route].flags & DT_R_BODY) DT_TRY(length_or_reply(r));
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
@@ -285,28 +376,34 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
   (void)version;
   if (!r) {
     r = req_new(srv, conn, method, url);
-    if (!r) return MHD_NO;
+    if (!r) {
+      dt_log_error("out of memory for a request; closing its connection");
+      return MHD_NO;
+    }
     *con_cls = r;
     begin(r, method, url);
+    dt_conn_phase(r->cn, !r->replied && (ROUTES[r->route].flags & DT_R_BODY) ? DT_CONN_BODY : DT_CONN_BUSY,
+                  (int64_t)(r->t0 * 1e9));
     return MHD_YES;
   }
   if (*upload_data_size) {
     size_t n = *upload_data_size;
     *upload_data_size = 0;
     if (r->replied) return MHD_YES;
+    /* begin refused a body on a route that takes none: whatever arrives here is not read on */
+    if (!(ROUTES[r->route].flags & DT_R_BODY)) return MHD_NO;
     r->total += n;
-    if (!(ROUTES[r->route].flags & DT_R_BODY)) return MHD_YES; /* a body where none is expected: ignored */
+    dt_conn_body(r->cn, n);
     if (r->total > (unsigned long long)srv->cfg.max_body_bytes) {
-      r->too_large = 1;
-      /* Chunked bodies have no length to refuse early; stop reading a flood outright. */
-      return r->total > 4ull * (unsigned long long)srv->cfg.max_body_bytes ? MHD_NO : MHD_YES;
+      reply_too_large(r, -1); /* a chunked body: no length to refuse it by earlier */
+      return MHD_NO;
     }
-    if (!r->too_large && r->body_rc == DT_OK) r->body_rc = body_append(r, upload_data, n, &r->body_ctx);
+    if (r->body_rc == DT_OK) r->body_rc = body_append(r, upload_data, n, &r->body_ctx);
     return MHD_YES;
   }
   if (r->replied) return MHD_YES;
-  if (r->too_large) reply_too_large(r, -1);
-  else if (r->body_rc != DT_OK) dt_reply_status(r, r->body_rc, &r->body_ctx, NULL, NULL);
+  dt_conn_phase(r->cn, DT_CONN_BUSY, dt_conn_now_ns());
+  if (r->body_rc != DT_OK) dt_reply_status(r, r->body_rc, &r->body_ctx, NULL, NULL);
   else ROUTES[r->route].fn(r);
   if (!r->replied) dt_reply_error(r, 500, "internal", NULL, "the handler did not reply");
   return MHD_YES;
@@ -326,22 +423,62 @@ static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
     dt_log(DT_LOG_INFO, r->id, kv, "request");
   }
   dt_metrics_http(r->status);
+  if (r->cn) {
+    r->cn->req = NULL;
+    dt_conn_phase(r->cn, DT_CONN_WAIT_HEAD, dt_conn_now_ns()); /* the next request's head is due */
+  }
   req_free(r);
   *con_cls = NULL;
 }
 
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
   char msg[512];
+  int known;
   (void)cls;
   vsnprintf(msg, sizeof msg, fmt, ap);
   msg[strcspn(msg, "\n")] = '\0';
-  dt_log(DT_LOG_WARN, NULL, NULL, "libmicrohttpd: %s", msg);
+  /* The errors libmicrohttpd answers itself have their own line with the request id
+   * (http_mhd_errors.c), which also refuses their queueing, and so has a connection the
+   * access handler ends (a body refused while it arrives, out of memory for a request): what
+   * libmicrohttpd says of them is detail. */
+  known = strstr(msg, "Error processing request") || strstr(msg, "failed to queue error response") ||
+          strstr(msg, "Application reported internal error");
+  dt_log(known ? DT_LOG_DEBUG : DT_LOG_WARN, NULL, NULL, "libmicrohttpd: %s", msg);
 }
 
-/* Connection threads use SQLite through thread-local connections; close them as threads end. */
+/* Each connection's entry in the connection limits (conn_limits.h), as its socket context.
+ * (Its thread's SQLite connection is closed by the store's thread-exit destructor: libmicrohttpd
+ * reports a closed connection on its polling thread, after the connection's thread has ended.) */
 static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_ctx, enum MHD_ConnectionNotificationCode code) {
-  (void)cls, (void)conn, (void)socket_ctx;
-  if (code == MHD_CONNECTION_NOTIFY_CLOSED) dt_store_thread_close();
+  (void)cls;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) *socket_ctx = dt_conn_opened(conn);
+  else if (code == MHD_CONNECTION_NOTIFY_CLOSED) dt_conn_closed(*socket_ctx);
+}
+
+/* libmicrohttpd's decoding of %XX in the path and the query (it calls this after splitting the
+ * query), except %00: a NUL would end the C string the handlers get and cut a path or value
+ * short (/v1/jobs/j-...%00/cancel acting on the job), so it stays the three characters "%00",
+ * which no route, id or parameter accepts. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s) {
+  char *rd = s, *wr = s;
+  (void)cls, (void)conn;
+  while (*rd) {
+    int hi = rd[0] == '%' ? hex_digit(rd[1]) : -1, lo = hi >= 0 ? hex_digit(rd[2]) : -1;
+    if (lo >= 0 && (hi | lo) != 0) {
+      *wr++ = (char)(hi << 4 | lo);
+      rd += 3;
+    } else {
+      *wr++ = *rd++;
+    }
+  }
+  *wr = '\0';
+  return (size_t)(wr - s);
 }
 
 /* The listening address of the configuration; *ipv6 set for an IPv6 one. */
@@ -377,18 +514,26 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
   const union MHD_DaemonInfo *info;
   struct MHD_Daemon *d;
   uint8_t tag[4];
-  int ipv6;
+  int ipv6, limits_started = 0;
   /* The boot tag only tells the request ids of one start from another's: without randomness
    * they have none, and the daemon starts all the same. */
   if (dt_random_bytes(tag, sizeof tag, NULL) == DT_OK)
     snprintf(g_boot_tag, sizeof g_boot_tag, "%02x%02x%02x%02x", tag[0], tag[1], tag[2], tag[3]);
   DT_TRY(listen_addr(&srv->cfg, &a4, &a6, &sa, &ipv6, ctx));
   if (ipv6) flags |= MHD_USE_IPv6;
+  DT_TRY(dt_http_errors_init(srv->cfg.max_body_bytes, ctx));
+  dt_rate_limit_init(srv->cfg.rate_limit, srv->cfg.rate_burst);
+  DT_TRY(dt_conn_limits_start(&srv->cfg, ctx));
+  limits_started = 1;
+  /* libmicrohttpd's limits sit above max_connections and max_connections_per_client (it closes
+   * connections beyond its own unanswered; ours get 503, conn_limits.h). */
   d = MHD_start_daemon(flags, (uint16_t)srv->cfg.port, NULL, NULL, access_cb, srv,
                        MHD_OPTION_SOCK_ADDR, sa,
                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg.connection_timeout,
-                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg.max_connections,
+                       MHD_OPTION_CONNECTION_LIMIT, dt_conn_hard_limit(&srv->cfg),
+                       MHD_OPTION_PER_IP_CONNECTION_LIMIT, dt_conn_hard_limit_per_client(&srv->cfg),
                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                       MHD_OPTION_UNESCAPE_CALLBACK, unescape, srv,
                        MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
                        MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
                        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
@@ -399,6 +544,7 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
   srv->port = info ? info->port : srv->cfg.port;
   srv->mhd = d;
 cleanup:
+  if (rc != DT_OK && limits_started) dt_conn_limits_stop();
   return rc;
 }
 
@@ -410,6 +556,9 @@ void dt_http_quiesce(dt_server *srv) {
 }
 
 void dt_http_stop(dt_server *srv) {
-  if (srv->mhd) MHD_stop_daemon(srv->mhd);
+  if (srv->mhd) {
+    MHD_stop_daemon(srv->mhd);
+    dt_conn_limits_stop();
+  }
   srv->mhd = NULL;
 }

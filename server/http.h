@@ -3,13 +3,34 @@
  * Threading: MHD_USE_THREAD_PER_CONNECTION with an internal polling thread. A thread per
  * connection lets an SSE stream block (on a condition variable, with timeouts) inside its
  * content reader without stalling other clients, which a fixed pool of event-loop threads
- * cannot do without suspend/resume bookkeeping; the number of threads is bounded by
- * max_connections, and slow or silent clients are dropped after connection_timeout.
+ * cannot do without suspend/resume bookkeeping; the number of threads is bounded by the
+ * connection limits, and silent clients are dropped after connection_timeout, slow ones at
+ * header_timeout and body_min_rate (conn_limits.h).
  * Handlers only read and write the store and queue work (STYLE.md §10): no solving here.
  *
  * Each request gets a dt_req: its id (X-Request-Id, and req= in the logs), route, path
  * parameters, principal and body. Bodies up to 1 MiB stay in memory; larger ones are spooled
- * to <data>/tmp; beyond max_body_bytes the request gets 413. */
+ * to <data>/tmp; beyond max_body_bytes the request gets 413.
+ *
+ * Before a handler runs, in this order: a connection over the connection limits gets 503
+ * too_many_connections (conn_limits.h); ambiguous framing (two different Content-Length
+ * values, or Content-Length with Transfer-Encoding) gets 400 bad_request; no route is 404 or
+ * 405; a body on a route that takes none gets 413 (max_body_bytes 0); no valid token is 401;
+ * a token over its request rate gets 429 rate_limited with Retry-After (rate_limit.h); an
+ * announced body above max_body_bytes gets 413. Each of these replies goes out before the body
+ * is read, and libmicrohttpd then closes the connection without reading it. A chunked body
+ * that crosses max_body_bytes is answered 413 while it arrives (dt_reply_error_raw).
+ *
+ * Every error reply is the JSON envelope, those libmicrohttpd makes by itself too (a request
+ * it cannot parse: 400, 413, 414, 431, 505): it has no option for their body, and it queues
+ * them through its public MHD_queue_response, which http_mhd_errors.c defines in the
+ * executable (the dynamic linker binds the library's call to it) to send the envelope instead
+ * of the library's HTML. The daemon's own replies call the library's function directly
+ * (dt_http_queue). A libmicrohttpd linked statically, or built to bind its own calls
+ * internally, would keep its HTML for these; tests/server/test_http_errors.py checks this
+ * build. A request line that is not HTTP at all (no method, target and version) is closed
+ * without a reply: libmicrohttpd makes none. `%00` in a path or query is left encoded
+ * (http.c), so it never cuts a path short. */
 #ifndef DT_SRV_HTTP_H
 #define DT_SRV_HTTP_H
 
@@ -23,10 +44,13 @@
 #include "server.h"
 #include "status.h"
 
+struct dt_conn;
+
 enum { DT_R_AUTH = 1, DT_R_BODY = 2 };
 
 typedef struct dt_req {
   struct MHD_Connection *conn;
+  struct dt_conn *cn; /* the connection's limits and deadlines (conn_limits.h); may be NULL */
   dt_server *srv;
   char id[32];
   const char *method;
@@ -39,7 +63,6 @@ typedef struct dt_req {
   int spool_fd;
   char spool_path[PATH_MAX + 64];
   unsigned long long total;
-  int too_large;       /* the body crossed max_body_bytes (413) */
   dt_status body_rc;   /* the body could not be kept (memory, spool file): its failure */
   dt_ctx body_ctx;
   int replied;
@@ -57,6 +80,15 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx);
 /* Stop accepting connections (existing ones finish). */
 void dt_http_quiesce(dt_server *srv);
 void dt_http_stop(dt_server *srv);
+
+/* A fresh request id (X-Request-Id) into out (32 bytes). */
+void dt_http_request_id(char *out, size_t len);
+/* libmicrohttpd's MHD_queue_response itself, past the daemon's definition of that name that
+ * turns libmicrohttpd's own error pages into the JSON envelope (http_mhd_errors.c). */
+enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *resp);
+/* Find libmicrohttpd's MHD_queue_response; max_body_bytes goes in the details of its 413s.
+ * DT_ERR_INTERNAL when the library's function cannot be found (a static libmicrohttpd). */
+dt_status dt_http_errors_init(long long max_body_bytes, dt_ctx *ctx);
 
 /* Request helpers. */
 const char *dt_req_header(dt_req *r, const char *name);
@@ -79,6 +111,22 @@ void dt_reply_header(dt_req *r, const char *name, const char *value);
  * itself (404 not_found, 409 job_finished, ...); failures go through dt_reply_status. */
 void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *details /* stolen */,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The error envelope as compact JSON text (malloc'ed; NULL when out of memory), and its log
+ * line under the request id (ERROR for 5xx but 505 and too_many_connections, INFO otherwise). */
+char *dt_error_json(const char *code, json_t *details /* stolen */, const char *msg);
+void dt_error_log(const char *req_id, unsigned status, const char *code, const char *msg);
+/* A complete reply with the JSON text json written on the connection's socket directly, with
+ * Connection: close, where libmicrohttpd cannot send it; then what the client still sends is
+ * read and dropped for up to a second (closing a socket with unread data resets it, which can
+ * destroy the reply unread). The caller then has libmicrohttpd close the connection. Only for
+ * a connection with nothing of its own on the way out: while a request's head or body
+ * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue). */
+void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id, const char *json);
+/* The error envelope through dt_reply_raw, for a request whose body is still arriving: a
+ * chunked body that crosses max_body_bytes. libmicrohttpd takes a response only before the
+ * body or after all of it; the access handler returns MHD_NO after this. */
+void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details /* stolen */,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The reply for a failure: the one mapping from dt_status to HTTP status and error code.
  *   DT_ERR_INPUT         422 input_code (what the request carried is invalid: invalid_job,
  *                        invalid_mesh, mesh_not_found), ctx's message

@@ -75,17 +75,17 @@ cleanup:
   return rc;
 }
 
-/* mesh_id of doc: a well-formed id of a stored mesh, whose file (relative to the data
+/* mesh_id of doc: a well-formed id of a stored mesh of owner, whose file (relative to the data
  * directory) rel receives. */
-static dt_status mesh_ref(const json_t *mid, char *mesh_id, size_t mesh_id_len, char *rel, size_t rel_len,
-                          dt_spec_where *where, dt_ctx *ctx) {
+static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, size_t mesh_id_len, char *rel,
+                          size_t rel_len, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *meta = NULL;
   dt_outcome found;
   DT_CHECK(json_is_string(mid) && dt_id_valid(json_string_value(mid), 'm'), ctx, DT_ERR_INPUT,
            "job: mesh_id: expected a mesh id like \"m-0123456789abcdef\"");
   snprintf(mesh_id, mesh_id_len, "%s", json_string_value(mid));
-  DT_TRY(dt_mesh_get(mesh_id, &meta, rel, rel_len, &found, ctx));
+  DT_TRY(dt_mesh_get(mesh_id, owner, &meta, rel, rel_len, &found, ctx));
   where->no_mesh = found == DT_NOT_FOUND;
   DT_CHECK(!where->no_mesh, ctx, DT_ERR_INPUT, "job: mesh_id: no mesh \"%s\"", mesh_id);
 cleanup:
@@ -146,8 +146,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, size_t mesh_id_len, dt_model **model,
-                        dt_spec_where *where, dt_ctx *ctx) {
+dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner, char *mesh_id,
+                        size_t mesh_id_len, dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *copy = NULL, *mid;
   char rel[64], path[4200];
@@ -165,7 +165,7 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, 
     rc = DT_ERROR(ctx, DT_ERR_INPUT, "job: mesh_id: give either \"mesh\" or \"mesh_id\", not both");
     goto cleanup;
   }
-  DT_TRY(mesh_ref(mid, mesh_id, mesh_id_len, rel, sizeof rel, where, ctx));
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, where, ctx));
   snprintf(path, sizeof path, "%s/%s", data_dir, rel);
   copy = json_copy((json_t *)doc);
   DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM, "out of memory");

@@ -25,10 +25,11 @@ typedef struct dt_spec_where {
  * when the upload is invalid; DT_ERR_DB when the store fails; DT_ERR_INTERNAL or DT_ERR_NOMEM
  * when the daemon cannot read or copy its own files (those are never the upload's fault). */
 
-/* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline).
- * On success *model is a validated model (caller destroys). */
-dt_status dt_spec_build(const json_t *doc, const char *data_dir, char *mesh_id, size_t mesh_id_len, dt_model **model,
-                        dt_spec_where *where, dt_ctx *ctx);
+/* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline),
+ * which must belong to mesh_owner (DT_ANY_OWNER: any user): another user's mesh is "no mesh",
+ * as a missing one (where->no_mesh). On success *model is a validated model (caller destroys). */
+dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner, char *mesh_id,
+                        size_t mesh_id_len, dt_model **model, dt_spec_where *where, dt_ctx *ctx);
 
 /* Validate an uploaded mesh object by parsing a probe job around it (one elastic material
  * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,

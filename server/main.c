@@ -4,6 +4,9 @@
  *   ductiled [OPTIONS] token create [--name NAME] [--user USER]
  *   ductiled [OPTIONS] token list
  *   ductiled [OPTIONS] token revoke ID
+ *   ductiled [OPTIONS] admin user add NAME [--admin]
+ *   ductiled [OPTIONS] admin user list
+ *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  *
  * Start-up: configuration, data directory, store (migrations), first-start admin token,
@@ -44,6 +47,8 @@ enum { EXIT_USAGE = 64, EXIT_CONFIG = 78 };
 static void usage(FILE *f) {
   fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
              "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | token revoke ID\n"
+             "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
+             "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
              "       ductiled --version\n");
 }
 
@@ -140,6 +145,7 @@ static int token_create(int argc, char **argv) {
   const char *name = "cli", *user = "admin";
   char token[DT_TOKEN_LEN + 1], id[17];
   long long uid = 0;
+  int disabled = 0;
   dt_status rc = DT_OK;
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
@@ -149,7 +155,9 @@ static int token_create(int argc, char **argv) {
     else if (!strcmp(argv[i], "--user")) user = argv[i + 1];
     else return usage(stderr), EXIT_USAGE;
   }
-  DT_TRY(dt_auth_user_ensure(user, &uid, &ctx));
+  DT_TRY(dt_auth_user_ensure(user, &uid, &disabled, &ctx));
+  /* A token of a disabled user would never authenticate: say so rather than print it. */
+  DT_CHECK(!disabled, &ctx, DT_ERR_INPUT, "user %s is disabled (ductiled admin user enable %s)", user, user);
   DT_TRY(dt_auth_token_create(uid, name, token, id, &ctx));
   printf("%s\n", token);
   fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
@@ -193,6 +201,76 @@ static int token_command(int argc, char **argv) {
   if (!strcmp(sub, "create")) return token_create(argc, argv);
   if (!strcmp(sub, "list") && argc == 1) return token_list();
   if (!strcmp(sub, "revoke") && argc == 2) return token_revoke(argv[1]);
+  usage(stderr);
+  return EXIT_USAGE;
+}
+
+/* admin user add NAME [--admin] (--admin may also come first): role user, or admin. */
+static int user_add(int argc, char **argv) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome outcome = DT_REFUSED;
+  const char *name = NULL;
+  int admin = 0;
+  memset(&ctx, 0, sizeof ctx);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--admin") && !admin) admin = 1;
+    else if (argv[i][0] != '-' && !name) name = argv[i];
+    else return usage(stderr), EXIT_USAGE;
+  }
+  if (!name) return usage(stderr), EXIT_USAGE;
+  DT_TRY(dt_auth_user_add(name, admin, &outcome, &ctx));
+  if (outcome == DT_DONE)
+    fprintf(stderr, "created user %s (role %s); give it a token with: ductiled token create --user %s\n", name,
+            admin ? "admin" : "user", name);
+  else fprintf(stderr, "ductiled: a user named %s exists already\n", name);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot create the user: %s\n", ctx.msg);
+  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
+}
+
+static int user_list(void) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  json_t *list = NULL;
+  char *text = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_auth_user_list(&list, &ctx));
+  text = json_dumps(list, JSON_INDENT(2));
+  DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
+  printf("%s\n", text);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the users: %s\n", ctx.msg);
+  json_decref(list);
+  free(text);
+  return rc == DT_OK ? 0 : 1;
+}
+
+/* admin user disable|enable NAME: a running daemon applies it to the user's next request and
+ * ends its open event streams within a second (sse.c). */
+static int user_disable(const char *name, int disable) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome outcome = DT_NOT_FOUND;
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(dt_auth_user_disable(name, disable, &outcome, &ctx));
+  if (outcome == DT_DONE) fprintf(stderr, "%s user %s\n", disable ? "disabled" : "enabled", name);
+  else if (outcome == DT_REFUSED)
+    fprintf(stderr, "ductiled: user %s is %s already\n", name, disable ? "disabled" : "enabled");
+  else fprintf(stderr, "ductiled: no user named %s\n", name);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot %s the user: %s\n", disable ? "disable" : "enable", ctx.msg);
+  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
+}
+
+/* admin user ...: argv[0] is "user". */
+static int admin_command(int argc, char **argv) {
+  const char *sub = argc > 1 ? argv[1] : "";
+  if (argc < 1 || strcmp(argv[0], "user")) return usage(stderr), EXIT_USAGE;
+  if (!strcmp(sub, "add")) return user_add(argc - 1, argv + 1);
+  if (!strcmp(sub, "list") && argc == 2) return user_list();
+  if (!strcmp(sub, "disable") && argc == 3) return user_disable(argv[2], 1);
+  if (!strcmp(sub, "enable") && argc == 3) return user_disable(argv[2], 0);
   usage(stderr);
   return EXIT_USAGE;
 }
@@ -325,6 +403,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (first < argc && !strcmp(argv[first], "token")) return token_command(argc - first - 1, argv + first + 1);
+  if (first < argc && !strcmp(argv[first], "admin")) return admin_command(argc - first - 1, argv + first + 1);
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;

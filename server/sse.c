@@ -1,29 +1,45 @@
 /* GET /v1/jobs/{id}/events: Server-Sent Events (Accept: text/event-stream) or polling JSON.
  *
  * The stream replays the job's events after Last-Event-ID (or ?after=), then follows new
- * ones: the content reader waits on the bus with a timeout (a keep-alive comment each
- * sse_keepalive seconds, which also detects departed clients) and re-reads the events table,
+ * ones: the content reader waits on the bus with a timeout and re-reads the events table,
  * which is the only source of truth, so nothing is lost or duplicated: every event is sent
  * once, in seq order, with "id: <seq>". The stream ends after the terminal event
- * (job.succeeded, job.failed, job.cancelled), when the job is deleted, or at shutdown.
- * Blocking in the reader is fine because each connection has its own thread (http.h). */
+ * (job.succeeded, job.failed, job.cancelled), when the job is deleted, at shutdown, or when
+ * the token that opened it stops authenticating (revoked, or its user disabled): then a comment
+ * line says so and the response ends with its closing chunk, and a reconnecting client gets
+ * 401. Blocking in the reader is fine because each connection has its own thread (http.h).
+ *
+ * Timers, per stream: a keep-alive comment goes out sse_keepalive seconds after the stream
+ * last sent anything (which also detects departed clients, and keeps a stream of a job that
+ * waits in the queue inside connection_timeout); the bus wakes every stream on every job's
+ * events, and those wake-ups must not postpone it. The token is checked again every
+ * AUTH_RECHECK_S seconds: revocation and disabling are written by the command line, another
+ * process, which cannot wake the stream. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus.h"
 #include "handlers.h"
+#include "log.h"
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
 
+#define AUTH_RECHECK_S 1.0
+
 typedef struct sse {
   char job_id[96];
+  char token_id[17];    /* the token that opened the stream */
   long long last;
   char *pending;
   size_t plen, poff;
   int done;
-  double keepalive;
+  double keepalive;     /* seconds of silence before a keep-alive comment */
+  double sent_at;       /* dt_mono() when the stream last handed bytes to MHD */
+  double auth_at;       /* dt_mono() of the next check of the token */
+  int looked;           /* the store was read at bus generation seen and had nothing new */
+  unsigned long seen;
 } sse;
 
 static void sse_free(void *cls) {
@@ -44,7 +60,7 @@ static dt_status set_pending(sse *s, const char *text) {
 static int job_finished_or_gone(const char *id) {
   char state[16];
   dt_outcome found;
-  if (dt_job_state(id, state, sizeof state, &found, NULL) != DT_OK) return 0;
+  if (dt_job_state(id, DT_ANY_OWNER, state, sizeof state, &found, NULL) != DT_OK) return 0;
   return found == DT_NOT_FOUND || !dt_job_active(state);
 }
 
@@ -98,30 +114,68 @@ cleanup:
   return rc;
 }
 
+/* Whether the stream's token still authenticates; a store failure answers yes (the stream
+ * goes on, and the next check decides). */
+static int token_active(const sse *s) {
+  int active = 1;
+  if (dt_auth_token_active(s->token_id, &active, NULL) != DT_OK) return 1;
+  return active;
+}
+
+/* New events into pending, or the end of the stream when the job has ended; nothing when the
+ * bus generation gen is the one already looked at (nothing changed since). */
+static dt_status look(sse *s, unsigned long gen) {
+  dt_status rc = DT_OK;
+  int got = 0;
+  if (s->looked && gen == s->seen) goto cleanup;
+  DT_TRY(fetch(s, &got));
+  if (got > 0) goto cleanup; /* more may follow: look again before waiting */
+  if (job_finished_or_gone(s->job_id)) {
+    /* A terminal event may have landed between fetch and the state check: fetch once more. */
+    DT_TRY(fetch(s, &got));
+    if (got == 0) s->done = 1;
+    goto cleanup;
+  }
+  s->looked = 1;
+  s->seen = gen;
+cleanup:
+  return rc;
+}
+
 static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
   sse *s = cls;
   (void)pos;
   for (;;) {
     unsigned long gen;
-    int w, got;
+    double now, due;
     if (s->poff < s->plen) {
       size_t n = s->plen - s->poff < max ? s->plen - s->poff : max;
       memcpy(out, s->pending + s->poff, n);
       s->poff += n;
+      s->sent_at = dt_mono();
       return (ssize_t)n;
     }
     if (s->done) return MHD_CONTENT_READER_END_OF_STREAM;
+    if (dt_mono() >= s->auth_at) {
+      s->auth_at = dt_mono() + AUTH_RECHECK_S;
+      if (!token_active(s)) {
+        s->done = 1;
+        if (set_pending(s, ": stream closed: the token was revoked or its user disabled\n\n") != DT_OK)
+          return MHD_CONTENT_READER_END_OF_STREAM;
+        continue;
+      }
+    }
     gen = dt_bus_generation();
-    if (fetch(s, &got) != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
-    if (got > 0) continue;
-    if (job_finished_or_gone(s->job_id)) {
-      /* A terminal event may have landed between fetch and the state check: fetch once more. */
-      if (fetch(s, &got) != DT_OK || got == 0) s->done = 1;
+    if (look(s, gen) != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (s->poff < s->plen || s->done) continue;
+    now = dt_mono();
+    due = s->sent_at + s->keepalive;
+    if (now >= due) {
+      if (set_pending(s, ": keep-alive\n\n") != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
       continue;
     }
-    w = dt_bus_wait(gen, s->keepalive);
-    if (w < 0) return MHD_CONTENT_READER_END_OF_STREAM; /* shutting down */
-    if (w == 0 && set_pending(s, ": keep-alive\n\n") != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (s->auth_at < due) due = s->auth_at;
+    if (due > now && dt_bus_wait(gen, due - now) < 0) return MHD_CONTENT_READER_END_OF_STREAM; /* shutting down */
   }
 }
 
@@ -137,8 +191,11 @@ static dt_status start_stream(dt_req *r, long long after, dt_ctx *ctx) {
   DT_CHECK(s != NULL && set_pending(s, "retry: 2000\n\n") == DT_OK, ctx, DT_ERR_NOMEM,
            "out of memory starting an event stream");
   snprintf(s->job_id, sizeof s->job_id, "%s", r->param[0]);
+  snprintf(s->token_id, sizeof s->token_id, "%s", r->who.token_id);
   s->last = after;
   s->keepalive = (double)r->srv->cfg.sse_keepalive;
+  s->sent_at = dt_mono();
+  s->auth_at = s->sent_at + AUTH_RECHECK_S;
   resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, s, sse_free);
   DT_CHECK(resp != NULL, ctx, DT_ERR_INTERNAL, "libmicrohttpd cannot start the event stream");
   s = NULL; /* the response owns it */
@@ -201,7 +258,7 @@ void dt_h_job_events(dt_req *r) {
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
   DT_TRY(cursor_or_reply(r, &after, &limit));
-  DT_TRY(dt_job_state(r->param[0], state, sizeof state, &found, &ctx));
+  DT_TRY(dt_job_state(r->param[0], dt_principal_owner(&r->who), state, sizeof state, &found, &ctx));
   if (found == DT_NOT_FOUND) {
     dt_reply_not_found(r, "job");
     goto cleanup;

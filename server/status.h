@@ -23,4 +23,10 @@ typedef enum dt_outcome {
                        a path does not take this method */
 } dt_outcome;
 
+/* Lookups of jobs and meshes take the owner their row must have: a request's principal's user,
+ * or DT_ANY_OWNER for an admin and for the daemon's own work. A row of another user is
+ * DT_NOT_FOUND, exactly like a missing one, so the API answers the same 404 for both and ids
+ * cannot be probed (dt_principal_owner, auth.h). User ids start at 1. */
+#define DT_ANY_OWNER 0LL
+
 #endif

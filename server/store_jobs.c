@@ -77,7 +77,7 @@ static json_t *job_json(sqlite3_stmt *st) {
 }
 
 /* Refuse a job when max_queued jobs wait already (*outcome DT_REFUSED), or when its mesh_id
- * names no mesh (DT_NOT_FOUND); inside the insert's transaction. */
+ * names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's transaction. */
 static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
@@ -87,8 +87,9 @@ static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_ou
   if (row && sqlite3_column_int64(st, 0) >= max_queued) *outcome = DT_REFUSED;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
-  DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, j->mesh_id);
+  sqlite3_bind_int64(st, 2, j->mesh_owner);
   DT_TRY(dt_stmt_row(st, "find the job's mesh", &row, ctx));
   if (!row) *outcome = DT_NOT_FOUND;
 cleanup:
@@ -130,14 +131,15 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_get(const char *id, json_t **out, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, id);
+  sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get job", &row, ctx));
   if (!row) goto cleanup;
   *out = job_json(st);
@@ -148,14 +150,15 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_state(const char *id, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_state(const char *id, long long owner, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   state[0] = '\0';
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, id);
+  sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
   if (!row) goto cleanup;
   snprintf(state, len, "%s", dt_col_text(st, 0));
@@ -174,11 +177,21 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
   *items = NULL;
   *next = 0;
   DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing jobs");
-  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
-                 "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
-                 "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
-                 "ORDER BY seq DESC LIMIT ?8",
-                 &st, ctx));
+  /* A user's page is a range of the index jobs_owner (owner_id, seq), not a scan of everyone's
+   * jobs; an admin's walks seq. */
+  if (f->owner_id != DT_ANY_OWNER)
+    DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE owner_id = ?10 AND (?1 = 0 OR seq < ?1) "
+                   "AND (?2 IS NULL OR mesh_id = ?2) AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
+                   "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
+                   "ORDER BY seq DESC LIMIT ?8",
+                   &st, ctx));
+  else
+    DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
+                   "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
+                   "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
+                   "ORDER BY seq DESC LIMIT ?8",
+                   &st, ctx));
+  if (f->owner_id != DT_ANY_OWNER) sqlite3_bind_int64(st, 10, f->owner_id);
   sqlite3_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->mesh_id);
   for (int i = 0; i < 5; i++) dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
@@ -242,12 +255,12 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_cancel(const char *id, int *running, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   *running = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, state, sizeof state, outcome, ctx));
+  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (!dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -261,11 +274,11 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_delete(const char *id, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, state, sizeof state, outcome, ctx));
+  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -279,7 +292,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, dt_ctx *ctx) {
+dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   json_t *ev = NULL;
@@ -287,12 +300,14 @@ dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, dt_ctx 
   id[0] = '\0';
   DT_TRY(dt_store_begin(ctx));
   /* Submission order; the priority column is where fair sharing will plug in. */
-  DT_TRY(dt_stmt("SELECT id, attempts + 1 FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq LIMIT 1", &st,
-                 ctx));
+  DT_TRY(dt_stmt("SELECT id, attempts + 1, owner_id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq "
+                 "LIMIT 1",
+                 &st, ctx));
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
   if (!row) goto cleanup;
   snprintf(id, idlen, "%s", dt_col_text(st, 0));
   *attempt = sqlite3_column_int(st, 1);
+  *owner_id = sqlite3_column_int64(st, 2);
   dt_stmt_done(&st);
   /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
    * them to what the checkpoint covers, or to none when it starts from the beginning). */

@@ -7,7 +7,9 @@
 #include "log.h"
 #include "store.h"
 
-#define MESH_COLS "id, name, bytes, sha256, dim, n_nodes, n_elements, created_at, path, seq"
+#define MESH_COLS \
+  "id, name, bytes, sha256, dim, n_nodes, n_elements, created_at, path, seq, " \
+  "(SELECT name FROM users WHERE users.id = meshes.owner_id)"
 
 static json_t *mesh_json(sqlite3_stmt *st) {
   const char *id = dt_col_text(st, 0);
@@ -21,6 +23,7 @@ static json_t *mesh_json(sqlite3_stmt *st) {
     json_object_set_new(o, "format", json_string(n > 4 && !strcmp(path + n - 4, ".msh") ? "msh" : "json"));
   }
   json_object_set_new(o, "name", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, 1)));
+  json_object_set_new(o, "owner", json_string(dt_col_text(st, 10)));
   return o;
 }
 
@@ -48,14 +51,16 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_get(const char *id, json_t **out, char *path, size_t pathlen, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_mesh_get(const char *id, long long owner, json_t **out, char *path, size_t pathlen, dt_outcome *outcome,
+                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, id);
+  sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get mesh", &row, ctx));
   if (!row) goto cleanup;
   *out = mesh_json(st);
@@ -67,7 +72,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_list(long long before, int limit, json_t **items, long long *next, dt_ctx *ctx) {
+dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   json_t *list = json_array();
@@ -76,9 +81,16 @@ dt_status dt_mesh_list(long long before, int limit, json_t **items, long long *n
   *items = NULL;
   *next = 0;
   DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing meshes");
-  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2", &st, ctx));
+  /* A user's page is a range of the index meshes_owner (owner_id, seq); an admin's walks seq. */
+  if (owner != DT_ANY_OWNER)
+    DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE owner_id = ?3 AND (?1 = 0 OR seq < ?1) "
+                   "ORDER BY seq DESC LIMIT ?2",
+                   &st, ctx));
+  else
+    DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2", &st, ctx));
   sqlite3_bind_int64(st, 1, before);
   sqlite3_bind_int(st, 2, limit + 1);
+  if (owner != DT_ANY_OWNER) sqlite3_bind_int64(st, 3, owner);
   for (;;) {
     DT_TRY(dt_stmt_row(st, "list meshes", &row, ctx));
     if (!row) break;
@@ -98,8 +110,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_using, dt_outcome *outcome,
-                         dt_ctx *ctx) {
+dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pathlen, int *jobs_using,
+                         dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
@@ -107,9 +119,10 @@ dt_status dt_mesh_delete(const char *id, char *path, size_t pathlen, int *jobs_u
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_store_begin(ctx));
   DT_TRY(dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN ('queued', 'running')) "
-                 "FROM meshes WHERE id = ?1",
+                 "FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)",
                  &st, ctx));
   dt_bind_text(st, 1, id);
+  sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "find mesh", &row, ctx));
   if (!row) goto cleanup;
   snprintf(path, pathlen, "%s", dt_col_text(st, 0));

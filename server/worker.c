@@ -32,8 +32,9 @@ typedef struct worker {
   int device;
   pthread_t thread;
   int started;
-  pthread_mutex_t mu;   /* guards job_id */
+  pthread_mutex_t mu;   /* guards job_id and job_owner */
   char job_id[20];
+  long long job_owner;  /* the user of the job claimed last: /v1/health names job_id only to it */
   atomic_int cancel;
   atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
 } worker;
@@ -401,7 +402,8 @@ static dt_status load_model(dt_server *srv, const char *job_id, dt_model **m, dt
   snprintf(path, sizeof path, "%s/jobs/%s/job.json", srv->data_dir, job_id);
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   DT_CHECK(doc != NULL, ctx, DT_ERR_INTERNAL, "the stored job document cannot be read");
-  DT_TRY(dt_spec_build(doc, srv->data_dir, mesh_id, sizeof mesh_id, m, &where, ctx));
+  /* The job was checked against its owner's meshes when it was accepted. */
+  DT_TRY(dt_spec_build(doc, srv->data_dir, DT_ANY_OWNER, mesh_id, sizeof mesh_id, m, &where, ctx));
 cleanup:
   json_decref(doc);
   return rc;
@@ -644,6 +646,7 @@ static void *worker_main(void *arg) {
   worker *w = arg;
   char id[20];
   int attempt = 0;
+  long long owner = 0;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
@@ -652,7 +655,7 @@ static void *worker_main(void *arg) {
       continue;
     }
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_claim(w->index, id, sizeof id, &attempt, &ctx) != DT_OK) {
+    if (dt_job_claim(w->index, id, sizeof id, &attempt, &owner, &ctx) != DT_OK) {
       dt_log_error("worker %d: cannot claim a job: %s", w->index, ctx.msg);
       sleep_ms(500); /* store trouble: retry */
       continue;
@@ -665,6 +668,9 @@ static void *worker_main(void *arg) {
       const char *kv[] = {"job", id, NULL};
       dt_log(DT_LOG_INFO, NULL, kv, "worker %d: running job (attempt %d)", w->index, attempt);
     }
+    pthread_mutex_lock(&w->mu);
+    w->job_owner = owner;
+    pthread_mutex_unlock(&w->mu);
     run_job(w, id, attempt);
   }
   dt_store_thread_close();
@@ -714,17 +720,19 @@ void dt_workers_cancel(dt_server *srv, const char *job_id) {
   }
 }
 
-json_t *dt_workers_describe(dt_server *srv) {
+json_t *dt_workers_describe(dt_server *srv, long long viewer) {
   dt_workers *ws = srv->workers;
   json_t *a = json_array();
   if (!ws) return a;
   for (int i = 0; i < ws->n; i++) {
     worker *w = &ws->w[i];
     json_t *o;
+    int shown;
     pthread_mutex_lock(&w->mu);
+    shown = w->job_id[0] && (viewer == DT_ANY_OWNER || viewer == w->job_owner);
     o = json_pack("{s:i, s:o, s:s, s:b, s:o}", "index", i, "device", w->device >= 0 ? json_integer(w->device) : json_null(),
                   "backend", srv->cfg.backend, "busy", w->job_id[0] != 0, "job_id",
-                  w->job_id[0] ? json_string(w->job_id) : json_null());
+                  shown ? json_string(w->job_id) : json_null());
     pthread_mutex_unlock(&w->mu);
     json_array_append_new(a, o);
   }

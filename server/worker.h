@@ -25,7 +25,8 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx);
 void dt_workers_stop(dt_server *srv);
 /* A cancel for job_id was recorded: stop it now if a worker runs it. */
 void dt_workers_cancel(dt_server *srv, const char *job_id);
-/* [{index, device, busy, job_id}] for /v1/health. */
-json_t *dt_workers_describe(dt_server *srv);
+/* [{index, device, busy, job_id}] for /v1/health, as the user viewer sees it: job_id only for
+ * its own jobs (null for another user's, which stays busy); every job_id for DT_ANY_OWNER. */
+json_t *dt_workers_describe(dt_server *srv, long long viewer);
 
 #endif

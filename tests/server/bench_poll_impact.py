@@ -54,7 +54,7 @@ def main():
     ap.add_argument("--interval", type=float, default=0.1, help="seconds between one client's polls (0: as fast as possible)")
     a = ap.parse_args()
     cpus = sorted(os.sched_getaffinity(0))
-    env = {"DUCTILED_LOG_LEVEL": "warn", "DUCTILED_SOLVER_THREADS": "1"}
+    env = {"DUCTILED_LOG_LEVEL": "warn", "DUCTILED_SOLVER_THREADS": "1", "DUCTILED_RATE_LIMIT": "0"}  # unthrottled polling
     with started(a.binary, env) as d:
         if len(cpus) >= 2:
             os.sched_setaffinity(d.proc.pid, {cpus[0]})  # daemon: HTTP threads + solver
