@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up, build and run every test that runs without a GPU (this is what CI runs).
+# Set up, check the formatting, build and run every test that runs without a GPU (this is what
+# CI runs).
 #  1. a Release build with warnings as errors (CUDA included when nvcc is present), full ctest;
 #  2. an AddressSanitizer/UBSan build running every test not labelled slow (invalid input,
 #     parser, unit, small validation cases).
@@ -9,6 +10,7 @@ bash scripts/setup-debian.sh
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
+bash scripts/check-format.sh
 JOBS=$(nproc)
 cmake -S . -B build/ci -DCMAKE_BUILD_TYPE=Release -DDUCTILE_WERROR=ON
 cmake --build build/ci -j "$JOBS"

@@ -32,7 +32,8 @@ cleanup:
 dt_status dt_random_hex(char *out, size_t nbytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   uint8_t b[64];
-  DT_CHECK(nbytes <= sizeof b, ctx, DT_ERR_INTERNAL, "%zu random bytes asked for, at most %zu", nbytes, sizeof b);
+  DT_CHECK(nbytes <= sizeof b, ctx, DT_ERR_INTERNAL, "%zu random bytes asked for, at most %zu",
+           nbytes, sizeof b);
   DT_TRY(dt_random_bytes(b, nbytes, ctx));
   dt_hex(b, nbytes, out);
 cleanup:
@@ -76,20 +77,23 @@ cleanup:
 
 /* The token's row: accepted (p filled, *outcome DT_DONE) when its hash matches, it is not
  * revoked and its user is not disabled; *last_used receives when it was last used. */
-static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_principal *p, char *last_used, size_t len,
-                              dt_outcome *outcome, dt_ctx *ctx) {
+static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_principal *p,
+                              char *last_used, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   const void *h;
   int row;
-  DT_TRY(dt_stmt("SELECT t.hash, t.revoked_at IS NOT NULL OR u.disabled_at IS NOT NULL, t.user_id, u.role, "
-                 "t.last_used_at FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
-                 &st, ctx));
+  DT_TRY(dt_stmt(
+      "SELECT t.hash, t.revoked_at IS NOT NULL OR u.disabled_at IS NOT NULL, t.user_id, u.role, "
+      "t.last_used_at FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
+      &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find token", &row, ctx));
   if (!row) goto cleanup;
   h = sqlite3_column_blob(st, 0);
-  if (!h || sqlite3_column_bytes(st, 0) != 32 || !dt_ct_equal(h, hash, 32) || sqlite3_column_int(st, 1)) goto cleanup;
+  if (!h || sqlite3_column_bytes(st, 0) != 32 || !dt_ct_equal(h, hash, 32) ||
+      sqlite3_column_int(st, 1))
+    goto cleanup;
   p->user_id = sqlite3_column_int64(st, 2);
   snprintf(p->token_id, sizeof p->token_id, "%s", id);
   snprintf(p->role, sizeof p->role, "%s", dt_col_text(st, 3));
@@ -100,7 +104,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const char *tok;
   uint8_t hash[32];
@@ -154,7 +159,8 @@ dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disable
   DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
            "user: expected a name of 1 to 127 bytes without control characters");
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)", &st, ctx));
+  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)",
+                 &st, ctx));
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, now);
   DT_TRY(dt_stmt_run(&st, "create user", NULL, ctx));
@@ -178,7 +184,8 @@ dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_
   DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
            "user: expected a name of 1 to 127 bytes without control characters");
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st, ctx));
+  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st,
+                 ctx));
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, admin ? "admin" : "user");
   dt_bind_text(st, 3, now);
@@ -208,8 +215,8 @@ dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcom
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, disable ? now : NULL);
   DT_TRY(dt_stmt_run(&st, disable ? "disable user" : "enable user", &changes, ctx));
-  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (disable user): user %s changed %d rows, expected 1", name,
-           changes);
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB,
+           "database error (disable user): user %s changed %d rows, expected 1", name, changes);
   DT_TRY(dt_store_commit(ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -217,7 +224,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id, dt_ctx *ctx) {
+dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id,
+                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char secret[65], now[40];
   uint8_t hash[32];
@@ -227,7 +235,9 @@ dt_status dt_auth_token_create(long long user_id, const char *name, char *token,
   snprintf(token, DT_TOKEN_LEN + 1, "dt_%s_%s", id, secret);
   dt_sha256_buf(token, DT_TOKEN_LEN, hash);
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)", &st, ctx));
+  DT_TRY(dt_stmt(
+      "INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)", &st,
+      ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int64(st, 2, user_id);
   dt_bind_text(st, 3, name);
@@ -257,8 +267,8 @@ dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx) {
     json_t *o;
     DT_TRY(dt_stmt_row(st, "list tokens", &row, ctx));
     if (!row) break;
-    o = json_pack("{s:s, s:s, s:s, s:s}", "id", dt_col_text(st, 0), "name", dt_col_text(st, 1), "user",
-                  dt_col_text(st, 2), "created_at", dt_col_text(st, 3));
+    o = json_pack("{s:s, s:s, s:s, s:s}", "id", dt_col_text(st, 0), "name", dt_col_text(st, 1),
+                  "user", dt_col_text(st, 2), "created_at", dt_col_text(st, 3));
     json_object_set_new(o, "last_used_at", opt_text(st, 4));
     json_object_set_new(o, "revoked_at", opt_text(st, 5));
     json_array_append_new(list, o);
@@ -286,8 +296,9 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx) {
     json_t *o;
     DT_TRY(dt_stmt_row(st, "list users", &row, ctx));
     if (!row) break;
-    o = json_pack("{s:s, s:s, s:s, s:I}", "name", dt_col_text(st, 0), "role", dt_col_text(st, 1), "created_at",
-                  dt_col_text(st, 2), "tokens", (json_int_t)sqlite3_column_int64(st, 4));
+    o = json_pack("{s:s, s:s, s:s, s:I}", "name", dt_col_text(st, 0), "role", dt_col_text(st, 1),
+                  "created_at", dt_col_text(st, 2), "tokens",
+                  (json_int_t)sqlite3_column_int64(st, 4));
     json_object_set_new(o, "disabled_at", opt_text(st, 3));
     json_array_append_new(list, o);
   }
@@ -305,7 +316,8 @@ dt_status dt_auth_token_revoke(const char *id, dt_outcome *outcome, dt_ctx *ctx)
   sqlite3_stmt *st = NULL;
   int changes = 0;
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("UPDATE tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL", &st, ctx));
+  DT_TRY(
+      dt_stmt("UPDATE tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL", &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, now);
   dt_bind_text(st, 2, id);
@@ -321,7 +333,8 @@ static dt_status write_token_file(const char *path, const char *token, dt_ctx *c
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   size_t n = strlen(token);
   DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "cannot create %s: %s", path, strerror(errno));
-  DT_CHECK(fchmod(fd, 0600) == 0 && write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0,
+  DT_CHECK(fchmod(fd, 0600) == 0 && write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1 &&
+               fsync(fd) == 0,
            ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 cleanup:
   if (fd >= 0 && close(fd) != 0 && rc == DT_OK)
@@ -351,11 +364,13 @@ dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx) {
   if (n > 0) goto cleanup;
   dt_now_iso(now, sizeof now);
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("INSERT INTO users (name, role, created_at) VALUES ('admin', 'admin', ?1)", &st, ctx));
+  DT_TRY(dt_stmt("INSERT INTO users (name, role, created_at) VALUES ('admin', 'admin', ?1)", &st,
+                 ctx));
   dt_bind_text(st, 1, now);
   DT_TRY(dt_stmt_run(&st, "create the admin user", NULL, ctx));
   DT_TRY(dt_db(&db, ctx));
-  DT_TRY(dt_auth_token_create(sqlite3_last_insert_rowid(db), "admin (first start)", token, id, ctx));
+  DT_TRY(
+      dt_auth_token_create(sqlite3_last_insert_rowid(db), "admin (first start)", token, id, ctx));
   snprintf(path, sizeof path, "%s/admin.token", data_dir);
   DT_TRY(write_token_file(path, token, ctx));
   DT_TRY(dt_store_commit(ctx));

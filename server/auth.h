@@ -35,7 +35,8 @@ int dt_ct_equal(const void *a, const void *b, size_t n);
 /* Check an Authorization header value: *outcome DT_DONE with p filled for a valid token,
  * DT_NOT_FOUND when it is missing, malformed, unknown or revoked, or its user is disabled
  * (401). */
-dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_auth_check(const char *authorization, dt_principal *p, dt_outcome *outcome,
+                        dt_ctx *ctx);
 /* The owner the principal's lookups of jobs and meshes are limited to: its user, or
  * DT_ANY_OWNER for an admin (status.h). */
 long long dt_principal_owner(const dt_principal *p);
@@ -59,7 +60,8 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
  * next request and within a second on its open event streams (sse.c). */
 dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx);
 /* Create a token for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes. */
-dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id, dt_ctx *ctx);
+dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id,
+                               dt_ctx *ctx);
 /* JSON array of the tokens (never their hashes). */
 dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx);
 /* Revoke by id (*outcome DT_NOT_FOUND when no active token has it). */

@@ -92,36 +92,41 @@ cleanup:
 
 /* Test hooks are the settings named test_* (DUCTILED_TEST_* in the environment); a build
  * without DUCTILE_TEST_HOOKS refuses them (config.h). */
-static dt_status no_test_hook(const char *name, const char *prefix, const char *origin, dt_ctx *ctx) {
+static dt_status no_test_hook(const char *name, const char *prefix, const char *origin,
+                              dt_ctx *ctx) {
 #ifdef DUCTILE_TEST_HOOKS
   (void)name, (void)prefix, (void)origin, (void)ctx;
   return DT_OK;
 #else
   if (strncmp(name, prefix, strlen(prefix)) != 0) return DT_OK;
   return DT_ERROR(ctx, DT_ERR_INPUT,
-                  "%s: %s is a test hook, and this build has none (configure with -DDUCTILE_TEST_HOOKS=ON to use it)",
+                  "%s: %s is a test hook, and this build has none (configure with "
+                  "-DDUCTILE_TEST_HOOKS=ON to use it)",
                   origin, name);
 #endif
 }
 
-static dt_status set_value(dt_config *c, const key_def *k, const char *value, const char *origin, dt_ctx *ctx) {
+static dt_status set_value(dt_config *c, const key_def *k, const char *value, const char *origin,
+                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   long long v = 0;
   if (k->kind == K_LISTEN) return set_listen(c, value, origin, ctx);
   if (k->kind == K_STR) {
-    DT_CHECK(strlen(value) < k->size && value[0] != '\0', ctx, DT_ERR_INPUT, "%s: %s: must be 1 to %zu characters",
-             origin, k->name, k->size - 1);
+    DT_CHECK(strlen(value) < k->size && value[0] != '\0', ctx, DT_ERR_INPUT,
+             "%s: %s: must be 1 to %zu characters", origin, k->name, k->size - 1);
     snprintf((char *)c + k->offset, k->size, "%s", value);
     goto cleanup;
   }
   DT_CHECK(parse_int(value, &v) == DT_OK && v >= k->lo && v <= k->hi, ctx, DT_ERR_INPUT,
-           "%s: %s: expected an integer from %lld to %lld (got \"%s\")", origin, k->name, k->lo, k->hi, value);
+           "%s: %s: expected an integer from %lld to %lld (got \"%s\")", origin, k->name, k->lo,
+           k->hi, value);
   *(long long *)((char *)c + k->offset) = v;
 cleanup:
   return rc;
 }
 
-dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, dt_ctx *ctx) {
+dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const key_def *k = NULL;
   DT_TRY(no_test_hook(key, "test_", origin, ctx));
@@ -184,7 +189,8 @@ dt_status dt_config_load_env(dt_config *c, dt_ctx *ctx) {
     char name[64];
     const char *v;
     size_t j = (size_t)snprintf(name, sizeof name, "DUCTILED_");
-    for (const char *p = KEYS[i].name; *p && j + 1 < sizeof name; p++) name[j++] = (char)toupper((unsigned char)*p);
+    for (const char *p = KEYS[i].name; *p && j + 1 < sizeof name; p++)
+      name[j++] = (char)toupper((unsigned char)*p);
     name[j] = '\0';
     v = getenv(name);
     if (v) DT_TRY(dt_config_set(c, KEYS[i].name, v, name, ctx));
@@ -207,8 +213,10 @@ static dt_status workers_from_gpus(dt_config *c, dt_ctx *ctx) {
   snprintf(buf, sizeof buf, "%s", c->gpus);
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     long long d = -1;
-    DT_CHECK(parse_int(trim(tok), &d) == DT_OK && d >= 0 && d <= 255 && c->n_workers < DT_MAX_WORKERS, ctx,
-             DT_ERR_INPUT, "gpus: expected \"auto\", \"cpu\" or up to %d GPU ordinals like \"0,1\" (got \"%s\")",
+    DT_CHECK(parse_int(trim(tok), &d) == DT_OK && d >= 0 && d <= 255 &&
+                 c->n_workers < DT_MAX_WORKERS,
+             ctx, DT_ERR_INPUT,
+             "gpus: expected \"auto\", \"cpu\" or up to %d GPU ordinals like \"0,1\" (got \"%s\")",
              DT_MAX_WORKERS, c->gpus);
     c->worker_device[c->n_workers++] = (int)d;
   }
@@ -232,8 +240,7 @@ dt_status dt_config_finish(dt_config *c, dt_ctx *ctx) {
   DT_TRY(workers_from_gpus(c, ctx));
   if (!strcmp(c->gpus, "cpu")) snprintf(c->backend, sizeof c->backend, "cpu");
   DT_CHECK(!strcmp(c->backend, "auto") || dt_backend_known(c->backend), ctx, DT_ERR_INPUT,
-           "backend: expected auto or one of %s (got \"%s\")", backend_list(),
-           c->backend);
+           "backend: expected auto or one of %s (got \"%s\")", backend_list(), c->backend);
   DT_CHECK(dt_log_level_parse(c->log_level) >= 0, ctx, DT_ERR_INPUT,
            "log_level: expected debug, info, warn or error (got \"%s\")", c->log_level);
 cleanup:

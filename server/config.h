@@ -84,7 +84,8 @@ typedef struct dt_config {
 
 void dt_config_defaults(dt_config *c);
 /* Set one key from text; origin names where it came from in messages (DT_ERR_INPUT). */
-dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin, dt_ctx *ctx);
+dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin,
+                        dt_ctx *ctx);
 /* Read a config file (DT_ERR_IO when it cannot be opened). */
 dt_status dt_config_load_file(dt_config *c, const char *path, dt_ctx *ctx);
 /* Apply DUCTILED_* environment variables. */

@@ -18,7 +18,7 @@
 typedef struct limits {
   dt_conn *conns;
   unsigned cap;
-  long long served;     /* connections within the limits */
+  long long served; /* connections within the limits */
   long long max_served, max_per_client;
   int64_t header_ns;
   long long body_min_rate;
@@ -46,23 +46,28 @@ int64_t dt_conn_now_ns(void) {
 }
 
 dt_conn *dt_conn_of(struct MHD_Connection *conn) {
-  const union MHD_ConnectionInfo *i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   return i ? i->socket_context : NULL;
 }
 
 /* The client's address as family + 16 bytes (IPv4 in the first 4). */
 static void client_addr(struct MHD_Connection *conn, int *family, unsigned char addr[16]) {
-  const union MHD_ConnectionInfo *i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   memset(addr, 0, 16);
   *family = 0;
   if (!i || !i->client_addr) return;
   *family = i->client_addr->sa_family;
-  if (*family == AF_INET) memcpy(addr, &((const struct sockaddr_in *)i->client_addr)->sin_addr, 4);
-  else if (*family == AF_INET6) memcpy(addr, &((const struct sockaddr_in6 *)i->client_addr)->sin6_addr, 16);
+  if (*family == AF_INET)
+    memcpy(addr, &((const struct sockaddr_in *)i->client_addr)->sin_addr, 4);
+  else if (*family == AF_INET6)
+    memcpy(addr, &((const struct sockaddr_in6 *)i->client_addr)->sin6_addr, 16);
 }
 
 dt_conn *dt_conn_opened(struct MHD_Connection *conn) {
-  const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  const union MHD_ConnectionInfo *fd =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
   dt_conn *c = NULL;
   unsigned char addr[16];
   int family;
@@ -105,10 +110,12 @@ void dt_conn_closed(dt_conn *c) {
 static int late(const dt_conn *c, int64_t now) {
   int phase = atomic_load_explicit(&c->phase, memory_order_acquire);
   int64_t since = atomic_load_explicit(&c->since_ns, memory_order_relaxed);
-  if (phase == DT_CONN_WAIT_HEAD) return now - since > (c->over ? OVER_GRACE_NS : g_lim.header_ns) ? 1 : 0;
+  if (phase == DT_CONN_WAIT_HEAD)
+    return now - since > (c->over ? OVER_GRACE_NS : g_lim.header_ns) ? 1 : 0;
   if (phase == DT_CONN_BODY && g_lim.body_min_rate > 0) {
     double allowed = (double)g_lim.header_ns * 1e-9 +
-                     (double)atomic_load_explicit(&c->body_bytes, memory_order_relaxed) / (double)g_lim.body_min_rate;
+                     (double)atomic_load_explicit(&c->body_bytes, memory_order_relaxed) /
+                         (double)g_lim.body_min_rate;
     return (double)(now - since) * 1e-9 > allowed ? 2 : 0;
   }
   return 0;
@@ -128,9 +135,12 @@ static void sweep(closed_count *n) {
     if (!c->in_use || c->reaped || c->fd < 0 || !(why = late(c, now))) continue;
     shutdown(c->fd, SHUT_RDWR);
     c->reaped = 1;
-    if (c->over) n->over++;
-    else if (why == 1) n->head++;
-    else n->body++;
+    if (c->over)
+      n->over++;
+    else if (why == 1)
+      n->head++;
+    else
+      n->body++;
   }
 }
 
@@ -141,7 +151,8 @@ static void log_closed(const closed_count *n) {
   snprintf(body, sizeof body, "%u", n->body);
   snprintf(over, sizeof over, "%u", n->over);
   dt_log(DT_LOG_INFO, NULL, kv,
-         "closed connections: no request head within %lld s, a body slower than %lld bytes/s, or over the "
+         "closed connections: no request head within %lld s, a body slower than %lld bytes/s, or "
+         "over the "
          "connection limits without a request",
          (long long)(g_lim.header_ns / 1000000000LL), g_lim.body_min_rate);
 }
@@ -174,7 +185,8 @@ dt_status dt_conn_limits_start(const dt_config *cfg, dt_ctx *ctx) {
   int err;
   g_lim.cap = dt_conn_hard_limit(cfg);
   g_lim.conns = calloc(g_lim.cap, sizeof *g_lim.conns);
-  DT_CHECK(g_lim.conns != NULL, ctx, DT_ERR_NOMEM, "out of memory for %u connection entries", g_lim.cap);
+  DT_CHECK(g_lim.conns != NULL, ctx, DT_ERR_NOMEM, "out of memory for %u connection entries",
+           g_lim.cap);
   for (unsigned i = 0; i < g_lim.cap; i++) g_lim.conns[i].fd = -1;
   g_lim.served = 0;
   g_lim.max_served = cfg->max_connections;
@@ -188,7 +200,8 @@ dt_status dt_conn_limits_start(const dt_config *cfg, dt_ctx *ctx) {
   pthread_condattr_destroy(&ca);
   g_lim.cv_ready = 1;
   err = pthread_create(&g_lim.reaper, NULL, reaper_main, NULL);
-  DT_CHECK(err == 0, ctx, DT_ERR_INTERNAL, "cannot start the connection reaper thread: %s", strerror(err));
+  DT_CHECK(err == 0, ctx, DT_ERR_INTERNAL, "cannot start the connection reaper thread: %s",
+           strerror(err));
   g_lim.reaper_started = 1;
 cleanup:
   if (rc != DT_OK) dt_conn_limits_stop();

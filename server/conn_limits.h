@@ -33,14 +33,14 @@
 typedef struct dt_conn {
   /* Set on accept, under the table's mutex, before the connection's thread exists. */
   int in_use;
-  int over;        /* beyond a soft limit: its requests get 503 */
+  int over; /* beyond a soft limit: its requests get 503 */
   int fd;
   int family;
   unsigned char addr[16];
-  int reaped;      /* the reaper has shut it down */
+  int reaped; /* the reaper has shut it down */
   /* The connection's thread writes these; the reaper reads them. */
-  _Atomic int phase;          /* DT_CONN_* */
-  _Atomic int64_t since_ns;   /* when the phase began (monotonic) */
+  _Atomic int phase;        /* DT_CONN_* */
+  _Atomic int64_t since_ns; /* when the phase began (monotonic) */
   _Atomic uint64_t body_bytes;
   /* The request being served (struct dt_req *), for replies libmicrohttpd makes by itself;
    * touched only by the connection's thread. */

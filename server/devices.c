@@ -37,7 +37,8 @@ static int devices(dt_server *srv, dt_device_info *out) {
   if (g_n < 0 || dt_mono() - g_when > 1.0) {
     dt_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    if (!srv->backend_name[0] || dt_backend_devices(srv->backend_name, g_dev, DT_MAX_WORKERS, &g_n, &ctx) != DT_OK)
+    if (!srv->backend_name[0] ||
+        dt_backend_devices(srv->backend_name, g_dev, DT_MAX_WORKERS, &g_n, &ctx) != DT_OK)
       g_n = 0;
     if (g_n > 0 && !strcmp(srv->device_kind, "cpu")) {
       char model[200], name[128];
@@ -61,12 +62,12 @@ static dt_status gpu_workers(dt_server *srv, const dt_backend_ops *ops, dt_ctx *
   dt_config *c = &srv->cfg;
   int n = devices(srv, dev);
   for (int i = 0; i < n; i++)
-    dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind, dev[i].name,
-                dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
+    dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind,
+                dev[i].name, dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
   if (!strcmp(srv->device_kind, "cpu")) {
     if (!c->gpus_auto && strcmp(c->gpus, "cpu"))
-      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)", c->gpus,
-                  c->n_workers);
+      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)",
+                  c->gpus, c->n_workers);
     goto cleanup;
   }
   if (c->gpus_auto && n >= 1) { /* one worker per GPU, each naming its device */
@@ -75,8 +76,8 @@ static dt_status gpu_workers(dt_server *srv, const dt_backend_ops *ops, dt_ctx *
   }
   for (int i = 0; i < c->n_workers && n > 0; i++)
     DT_CHECK(c->worker_device[i] < n, ctx, DT_ERR_INPUT,
-             "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i], ops->name, n,
-             n == 1 ? "" : "s");
+             "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i],
+             ops->name, n, n == 1 ? "" : "s");
 cleanup:
   return rc;
 }
@@ -87,7 +88,8 @@ dt_status dt_devices_init(dt_server *srv, dt_ctx *ctx) {
   char note[512] = "";
   memset(&why, 0, sizeof why);
   if (dt_backend_find(srv->cfg.backend, &ops, note, sizeof note, &why) != DT_OK) {
-    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)", srv->cfg.backend, why.msg);
+    dt_log_warn("solver backend \"%s\" is not usable: %s (jobs will fail until it is)",
+                srv->cfg.backend, why.msg);
     snprintf(srv->device_kind, sizeof srv->device_kind, "none");
     return DT_OK;
   }
@@ -96,8 +98,10 @@ dt_status dt_devices_init(dt_server *srv, dt_ctx *ctx) {
   dt_log_info("solver backend: %s", note);
   srv->can_checkpoint = ops->state_get && ops->state_set;
   if (!srv->can_checkpoint)
-    dt_log_warn("the %s backend cannot save its state: jobs run without checkpoints, and a job interrupted by a "
-                "crash or shutdown restarts from the beginning", ops->name);
+    dt_log_warn("the %s backend cannot save its state: jobs run without checkpoints, and a job "
+                "interrupted by a "
+                "crash or shutdown restarts from the beginning",
+                ops->name);
   return gpu_workers(srv, ops, ctx);
 }
 
@@ -107,8 +111,9 @@ json_t *dt_devices_json(dt_server *srv, int gpus_only) {
   json_t *a = json_array();
   if (gpus_only && strcmp(srv->device_kind, "gpu")) return a;
   for (int i = 0; i < n; i++)
-    json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:I, s:I}", "index", i, "kind", srv->device_kind, "name",
-                                       dev[i].name, "memory_total", (json_int_t)dev[i].total_bytes, "memory_free",
+    json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:I, s:I}", "index", i, "kind",
+                                       srv->device_kind, "name", dev[i].name, "memory_total",
+                                       (json_int_t)dev[i].total_bytes, "memory_free",
                                        (json_int_t)dev[i].free_bytes));
   return a;
 }
@@ -128,14 +133,18 @@ size_t dt_devices_prometheus(dt_server *srv, char *buf, size_t len) {
   int n = devices(srv, dev);
   size_t k = 0;
   char name[300];
-  k += (size_t)snprintf(buf, len, "# HELP ductile_device_memory_bytes Memory of each compute device (the host for the "
-                                  "cpu backend), total and free.\n# TYPE ductile_device_memory_bytes gauge\n");
+  k += (size_t)snprintf(
+      buf, len,
+      "# HELP ductile_device_memory_bytes Memory of each compute device (the host for the "
+      "cpu backend), total and free.\n# TYPE ductile_device_memory_bytes gauge\n");
   for (int i = 0; i < n && k < len; i++) {
     label(name, sizeof name, dev[i].name);
-    k += (size_t)snprintf(buf + k, len - k,
-                          "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"total\"} %.0f\n"
-                          "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"free\"} %.0f\n",
-                          i, srv->device_kind, name, dev[i].total_bytes, i, srv->device_kind, name, dev[i].free_bytes);
+    k += (size_t)snprintf(
+        buf + k, len - k,
+        "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"total\"} %.0f\n"
+        "ductile_device_memory_bytes{device=\"%d\",kind=\"%s\",name=\"%s\",state=\"free\"} %.0f\n",
+        i, srv->device_kind, name, dev[i].total_bytes, i, srv->device_kind, name,
+        dev[i].free_bytes);
   }
   return k < len ? k : len - 1;
 }
@@ -147,14 +156,16 @@ static void human(double b, char *out, size_t len) {
   snprintf(out, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, dt_ctx *ctx) {
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit,
+                           dt_ctx *ctx) {
   dt_device_info dev[DT_MAX_WORKERS];
   dt_ctx est_ctx;
   char est[32], lim[32], total[32] = "";
   int n = devices(srv, dev), best = -1, capped;
   memset(fit, 0, sizeof *fit);
   memset(&est_ctx, 0, sizeof est_ctx);
-  if (!srv->backend_name[0] || dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
+  if (!srv->backend_name[0] ||
+      dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
     fit->estimate = 0.0;
     snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
              srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
@@ -162,26 +173,33 @@ dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit
   }
   /* The devices the workers use (the CPU backend has one device, the host, for all). */
   for (int i = 0; i < srv->cfg.n_workers; i++) {
-    int d = strcmp(srv->device_kind, "gpu") || srv->cfg.worker_device[i] < 0 ? 0 : srv->cfg.worker_device[i];
+    int d = strcmp(srv->device_kind, "gpu") || srv->cfg.worker_device[i] < 0
+                ? 0
+                : srv->cfg.worker_device[i];
     if (d >= n || (device >= 0 && d != device)) continue;
     if (best < 0 || dev[d].total_bytes > dev[best].total_bytes) best = d;
   }
   fit->limit = best >= 0 ? dev[best].total_bytes : 0.0;
-  if (best >= 0) snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
-  capped = srv->cfg.max_job_bytes > 0 && (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
+  if (best >= 0)
+    snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
+  capped = srv->cfg.max_job_bytes > 0 &&
+           (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
   if (capped) fit->limit = (double)srv->cfg.max_job_bytes;
   if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
   human(fit->estimate, est, sizeof est);
   human(fit->limit, lim, sizeof lim);
   if (best >= 0) human(dev[best].total_bytes, total, sizeof total);
   if (capped)
-    return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
-                    "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
-                    "max_job_bytes, %s (%.0f bytes)%s%s%s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
-                    best >= 0 ? "; device " : "", best >= 0 ? fit->device : "", best >= 0 ? " has " : "",
-                    best >= 0 ? total : "");
+    return DT_ERROR(
+        ctx, DT_ERR_DEVICE_NOMEM,
+        "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
+        "max_job_bytes, %s (%.0f bytes)%s%s%s%s",
+        est, fit->estimate, srv->backend_name, lim, fit->limit, best >= 0 ? "; device " : "",
+        best >= 0 ? fit->device : "", best >= 0 ? " has " : "", best >= 0 ? total : "");
   return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
-                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than the "
-                  "%s (%.0f bytes) of %s%s", est, fit->estimate, srv->backend_name, lim, fit->limit,
+                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, "
+                  "more than the "
+                  "%s (%.0f bytes) of %s%s",
+                  est, fit->estimate, srv->backend_name, lim, fit->limit,
                   device >= 0 ? "" : "the largest device, ", fit->device);
 }

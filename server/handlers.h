@@ -56,7 +56,8 @@ typedef enum { DT_BODY_JSON = 1, DT_BODY_MSH = 2, DT_BODY_INP = 4 } dt_body_kind
  * through to the hints. allowed is a mask of dt_body_kind; a known format not allowed here
  * gets 415, a bad ?format= 400 (both replied, DT_ERR_INPUT returned). origin (cap >= 64)
  * receives the file name used in messages: the hint's base name made safe, or default_origin. */
-dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin,
-                                  char *origin, size_t cap, dt_body_kind *out);
+dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
+                                  const char *default_origin, char *origin, size_t cap,
+                                  dt_body_kind *out);
 
 #endif

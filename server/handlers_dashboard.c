@@ -44,8 +44,8 @@ static dt_status resolve_dir(const char *dir, char *out, dt_ctx *ctx) {
   char tmp[PATH_MAX];
   struct stat sb;
   errno = 0;
-  DT_CHECK(dir[0] && realpath(dir, tmp) && stat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode), ctx, DT_ERR_IO,
-           "\"%s\" is not a directory (%s)", dir, strerror(errno ? errno : ENOTDIR));
+  DT_CHECK(dir[0] && realpath(dir, tmp) && stat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode), ctx,
+           DT_ERR_IO, "\"%s\" is not a directory (%s)", dir, strerror(errno ? errno : ENOTDIR));
   snprintf(out, PATH_MAX, "%s", tmp);
 cleanup:
   return rc;
@@ -56,7 +56,8 @@ static void find_installed(dt_server *srv) {
   static const char *const candidates[] = {DUCTILE_INSTALL_PREFIX "/share/ductile/dashboard",
                                            DUCTILE_BUILD_DASHBOARD_DIR};
   for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !srv->dashboard_dir[0]; i++)
-    if (resolve_dir(candidates[i], srv->dashboard_dir, NULL) != DT_OK || !has_index(srv->dashboard_dir))
+    if (resolve_dir(candidates[i], srv->dashboard_dir, NULL) != DT_OK ||
+        !has_index(srv->dashboard_dir))
       srv->dashboard_dir[0] = '\0';
 }
 
@@ -65,21 +66,26 @@ void dt_dashboard_init(dt_server *srv) {
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   srv->dashboard_dir[0] = '\0';
-  if (env && env[0]) dir = env, origin = "DUCTILE_DASHBOARD_DIR";
-  else if (srv->cfg.dashboard_dir[0]) dir = srv->cfg.dashboard_dir, origin = "dashboard_dir";
+  if (env && env[0])
+    dir = env, origin = "DUCTILE_DASHBOARD_DIR";
+  else if (srv->cfg.dashboard_dir[0])
+    dir = srv->cfg.dashboard_dir, origin = "dashboard_dir";
   if (dir && resolve_dir(dir, srv->dashboard_dir, &ctx) != DT_OK) {
     dt_log_warn("dashboard: %s = %s: the dashboard is not served at /", origin, ctx.msg);
     srv->dashboard_dir[0] = '\0';
     return;
   }
   if (dir && !has_index(srv->dashboard_dir))
-    dt_log_warn("dashboard: %s has no index.html (build it: cmake --build build --target dashboard)",
-                srv->dashboard_dir);
+    dt_log_warn(
+        "dashboard: %s has no index.html (build it: cmake --build build --target dashboard)",
+        srv->dashboard_dir);
   if (!dir) find_installed(srv);
   if (!srv->dashboard_dir[0]) {
-    dt_log_info("dashboard: not installed (looked in %s/share/ductile/dashboard%s%s; set dashboard_dir or "
-                "DUCTILE_DASHBOARD_DIR, or build it: cmake --build build --target dashboard)",
-                DUCTILE_INSTALL_PREFIX, DUCTILE_BUILD_DASHBOARD_DIR[0] ? " and " : "", DUCTILE_BUILD_DASHBOARD_DIR);
+    dt_log_info(
+        "dashboard: not installed (looked in %s/share/ductile/dashboard%s%s; set dashboard_dir or "
+        "DUCTILE_DASHBOARD_DIR, or build it: cmake --build build --target dashboard)",
+        DUCTILE_INSTALL_PREFIX, DUCTILE_BUILD_DASHBOARD_DIR[0] ? " and " : "",
+        DUCTILE_BUILD_DASHBOARD_DIR);
     return;
   }
   {
@@ -91,13 +97,20 @@ void dt_dashboard_init(dt_server *srv) {
 static const char *content_type(const char *name) {
   static const struct {
     const char *ext, *type;
-  } types[] = {{".html", "text/html; charset=utf-8"},     {".js", "text/javascript; charset=utf-8"},
-               {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-               {".svg", "image/svg+xml"},                  {".png", "image/png"},
-               {".json", "application/json"},              {".wasm", "application/wasm"},
-               {".ico", "image/x-icon"},                   {".map", "application/json"},
-               {".txt", "text/plain; charset=utf-8"},      {".webmanifest", "application/manifest+json"},
-               {".woff2", "font/woff2"},                   {".jpg", "image/jpeg"}};
+  } types[] = {{".html", "text/html; charset=utf-8"},
+               {".js", "text/javascript; charset=utf-8"},
+               {".mjs", "text/javascript; charset=utf-8"},
+               {".css", "text/css; charset=utf-8"},
+               {".svg", "image/svg+xml"},
+               {".png", "image/png"},
+               {".json", "application/json"},
+               {".wasm", "application/wasm"},
+               {".ico", "image/x-icon"},
+               {".map", "application/json"},
+               {".txt", "text/plain; charset=utf-8"},
+               {".webmanifest", "application/manifest+json"},
+               {".woff2", "font/woff2"},
+               {".jpg", "image/jpeg"}};
   const char *dot = strrchr(name, '.');
   if (dot)
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
@@ -110,18 +123,22 @@ static int name_ok(const char *s) {
   size_t n = strlen(s);
   if (n == 0 || n > 95 || s[0] == '.') return 0;
   for (const char *p = s; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-          *p == '_' || *p == '-' || *p == '~'))
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+          *p == '.' || *p == '_' || *p == '-' || *p == '~'))
       return 0;
   return 1;
 }
 
-static void not_found(dt_req *r) { dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", r->url); }
+static void not_found(dt_req *r) {
+  dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", r->url);
+}
 
 static void not_installed(dt_req *r) {
   static const char page[] =
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ductile: dashboard not "
-      "installed</title></head>\n<body style=\"font-family: sans-serif; max-width: 44em; margin: 3em auto\">\n"
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ductile: dashboard "
+      "not "
+      "installed</title></head>\n<body style=\"font-family: sans-serif; max-width: 44em; margin: "
+      "3em auto\">\n"
       "<h1>The ductile dashboard is not installed</h1>\n"
       "<p>ductiled serves the web dashboard at <code>/</code> from the directory in "
       "<code>DUCTILE_DASHBOARD_DIR</code> or the config key <code>dashboard_dir</code>, else from "
@@ -132,7 +149,8 @@ static void not_installed(dt_req *r) {
       "DUCTILE_DASHBOARD_DIR=build/clients/dashboard/dist ductiled</pre>\n"
       "<p>The API is at <code>/v1</code> (see docs/api.md); the command-line client is "
       "<code>ductile</code>.</p>\n</body></html>\n";
-  struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof page - 1, (void *)page, MHD_RESPMEM_PERSISTENT);
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(sizeof page - 1, (void *)page, MHD_RESPMEM_PERSISTENT);
   if (!resp) {
     r->replied = 1;
     r->status = 500;
@@ -155,8 +173,8 @@ static dt_status open_inside(const char *root, const char *rel, int *fd, struct 
   size_t rl = strlen(root);
   *fd = -1;
   snprintf(full, sizeof full, "%s/%s", root, rel);
-  DT_CHECK(root[0] && realpath(full, real) && strncmp(real, root, rl) == 0 && real[rl] == '/', NULL, DT_ERR_IO,
-           "not in the dashboard");
+  DT_CHECK(root[0] && realpath(full, real) && strncmp(real, root, rl) == 0 && real[rl] == '/', NULL,
+           DT_ERR_IO, "not in the dashboard");
   *fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   DT_CHECK(*fd >= 0 && fstat(*fd, sb) == 0 && S_ISREG(sb->st_mode), NULL, DT_ERR_IO, "not a file");
 cleanup:
@@ -179,8 +197,10 @@ static void serve(dt_req *r, const char *rel, const char *cache_control, int ind
   unsigned status = 200;
   int fd = -1;
   if (open_inside(r->srv->dashboard_dir, rel, &fd, &sb) != DT_OK) {
-    if (index) not_installed(r);
-    else not_found(r);
+    if (index)
+      not_installed(r);
+    else
+      not_found(r);
     goto cleanup;
   }
   snprintf(etag, sizeof etag, "\"%llx-%llx%09lx\"", (unsigned long long)sb.st_size,

@@ -30,26 +30,30 @@ static void remove_tree(const char *dir) {
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) remove_tree(p);
-    else unlink(p);
+    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+      remove_tree(p);
+    else
+      unlink(p);
   }
   closedir(d);
   rmdir(dir);
 }
 
 /* The details of a refused job: where the document is wrong, or the memory estimate. */
-static json_t *refusal_details(dt_status rc, const dt_spec_where *where, const char *file, const dt_fit *fit) {
+static json_t *refusal_details(dt_status rc, const dt_spec_where *where, const char *file,
+                               const dt_fit *fit) {
   if (rc == DT_ERR_DEVICE_NOMEM)
-    return json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit->estimate, "limit_bytes", fit->limit, "device",
-                     fit->device[0] ? fit->device : "max_job_bytes");
+    return json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit->estimate, "limit_bytes", fit->limit,
+                     "device", fit->device[0] ? fit->device : "max_job_bytes");
   if (rc != DT_ERR_INPUT) return NULL;
-  if (file) return json_pack("{s:s, s:s, s:i}", "path", where->path, "file", file, "line", where->line);
+  if (file)
+    return json_pack("{s:s, s:s, s:i}", "path", where->path, "file", file, "line", where->line);
   return json_pack("{s:s}", "path", where->path);
 }
 
 /* A deck (application/x-abaqus-inp): stored as <dir>/job.inp, then imported. */
-static dt_status deck_model(dt_req *r, const char *dir, const char *origin, json_t *warnings, dt_model **m,
-                            dt_spec_where *where, dt_ctx *ctx) {
+static dt_status deck_model(dt_req *r, const char *dir, const char *origin, json_t *warnings,
+                            dt_model **m, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char path[4300];
   if (r->total == 0) {
@@ -65,11 +69,13 @@ cleanup:
 }
 
 /* A JSON job: validated from the body; stored (as <dir>/job.json) only once admitted. */
-static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_spec_where *where, dt_ctx *ctx) {
+static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_spec_where *where,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *doc = NULL;
   DT_TRY(dt_req_body_json_or_reply(r, &doc));
-  DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_owner, j->mesh_id, sizeof j->mesh_id, m, where, ctx));
+  DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_owner, j->mesh_id, sizeof j->mesh_id, m,
+                       where, ctx));
 cleanup:
   json_decref(doc);
   return rc;
@@ -101,15 +107,18 @@ static void warning_events(dt_req *r, const char *job_id, json_t *warnings) {
 }
 
 static void reply_shutting_down(dt_req *r) {
-  dt_reply_error(r, 503, "shutting_down", NULL,
-                 atomic_load(&r->srv->restarting)
-                     ? "the daemon is restarting and accepts no new jobs until it is back (seconds): retry"
-                     : "the daemon is shutting down and accepts no new jobs");
+  dt_reply_error(
+      r, 503, "shutting_down", NULL,
+      atomic_load(&r->srv->restarting)
+          ? "the daemon is restarting and accepts no new jobs until it is back (seconds): retry"
+          : "the daemon is shutting down and accepts no new jobs");
 }
 
 static void reply_queue_full(dt_req *r) {
-  dt_reply_error(r, 429, "queue_full", json_pack("{s:I}", "max_queued_jobs", (json_int_t)r->srv->cfg.max_queued_jobs),
-                 "the queue is full (%lld jobs waiting); try again later", r->srv->cfg.max_queued_jobs);
+  dt_reply_error(r, 429, "queue_full",
+                 json_pack("{s:I}", "max_queued_jobs", (json_int_t)r->srv->cfg.max_queued_jobs),
+                 "the queue is full (%lld jobs waiting); try again later",
+                 r->srv->cfg.max_queued_jobs);
 }
 
 /* POST /v1/jobs: a JSON job (inline mesh or mesh_id, see jobspec.h) or an Abaqus/CalculiX
@@ -138,12 +147,15 @@ void dt_h_job_create(dt_req *r) {
     reply_shutting_down(r);
     goto cleanup;
   }
-  DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin, sizeof origin, &kind));
+  DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin,
+                                 sizeof origin, &kind));
   DT_TRY(dt_id_new(j.id, 'j', &ctx));
   j.mesh_owner = dt_principal_owner(&r->who);
   snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
-  if (kind == DT_BODY_INP) DT_TRY(deck_model(r, dir, origin, warnings, &m, &where, &ctx));
-  else DT_TRY(json_model(r, &j, &m, &where, &ctx));
+  if (kind == DT_BODY_INP)
+    DT_TRY(deck_model(r, dir, origin, warnings, &m, &where, &ctx));
+  else
+    DT_TRY(json_model(r, &j, &m, &where, &ctx));
   j.owner_id = r->who.user_id;
   snprintf(j.token_id, sizeof j.token_id, "%s", r->who.token_id);
   j.n_steps = m->n_steps;
@@ -151,7 +163,8 @@ void dt_h_job_create(dt_req *r) {
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
-  if (fit.no_estimate[0]) dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
+  if (fit.no_estimate[0])
+    dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
   j.est_bytes = (long long)fit.estimate;
   if (kind == DT_BODY_JSON) DT_TRY(json_store(r, dir, &ctx));
   DT_TRY(dt_job_insert(&j, r->srv->cfg.max_queued_jobs, &outcome, &ctx));
@@ -168,7 +181,8 @@ void dt_h_job_create(dt_req *r) {
   stored = 1;
   warning_events(r, j.id, warnings);
   DT_TRY(dt_job_get(j.id, DT_ANY_OWNER, &out, &outcome, &ctx));
-  DT_CHECK(outcome == DT_DONE, &ctx, DT_ERR_INTERNAL, "job %s is gone right after it was stored", j.id);
+  DT_CHECK(outcome == DT_DONE, &ctx, DT_ERR_INTERNAL, "job %s is gone right after it was stored",
+           j.id);
   dt_reply_json(r, 201, out);
   out = NULL;
 cleanup:
@@ -192,9 +206,10 @@ static dt_status states_or_reply(dt_req *r, char *buf, size_t len, dt_job_filter
     int ok = 0;
     for (int i = 0; i < 5; i++) ok |= !strcmp(tok, valid[i]);
     if (!ok || n >= 5) {
-      dt_reply_invalid_parameter(r, "state",
-                                 "state: expected a comma-separated list of queued, running, succeeded, failed, "
-                                 "cancelled");
+      dt_reply_invalid_parameter(
+          r, "state",
+          "state: expected a comma-separated list of queued, running, succeeded, failed, "
+          "cancelled");
       return DT_ERR_INPUT;
     }
     f->states[n++] = tok;
@@ -246,8 +261,10 @@ static dt_status reply_job(dt_req *r, unsigned status, dt_ctx *ctx) {
   dt_outcome found;
   json_t *out = NULL;
   DT_TRY(dt_job_get(r->param[0], dt_principal_owner(&r->who), &out, &found, ctx));
-  if (found == DT_NOT_FOUND) dt_reply_not_found(r, "job");
-  else dt_reply_json(r, status, out);
+  if (found == DT_NOT_FOUND)
+    dt_reply_not_found(r, "job");
+  else
+    dt_reply_json(r, status, out);
 cleanup:
   return rc;
 }

@@ -43,8 +43,8 @@ static int name_ok(const char *s) {
 }
 
 /* A Gmsh upload: stored as meshes/<id>.msh (path), then validated by importing it. */
-static dt_status msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin, const char *path,
-                                     dt_spec_where *where, dt_ctx *ctx) {
+static dt_status msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin,
+                                     const char *path, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   if (r->total == 0) {
     dt_reply_error(r, 400, "empty_body", NULL, "this request needs a body (the mesh)");
@@ -57,8 +57,8 @@ cleanup:
 }
 
 /* A mesh object (JSON): validated, then stored as meshes/<id>.json (path). */
-static dt_status json_check_and_store(dt_req *r, dt_mesh_row *row, const char *path, dt_spec_where *where,
-                                      dt_ctx *ctx) {
+static dt_status json_check_and_store(dt_req *r, dt_mesh_row *row, const char *path,
+                                      dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *mesh = NULL;
   DT_TRY(dt_req_body_json_or_reply(r, &mesh));
@@ -96,24 +96,29 @@ void dt_h_mesh_create(dt_req *r) {
     dt_reply_invalid_parameter(r, "name", "name: 1 to 127 printable characters");
     goto cleanup;
   }
-  DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin, sizeof origin, &kind));
+  DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin,
+                                 sizeof origin, &kind));
   DT_TRY(dt_id_new(row.id, 'm', &ctx));
   row.owner_id = r->who.user_id;
   snprintf(row.name, sizeof row.name, "%s", name ? name : "");
   row.bytes = (long long)r->total;
   snprintf(row.path, sizeof row.path, "meshes/%s.%s", row.id, kind == DT_BODY_MSH ? "msh" : "json");
   snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, row.path);
-  if (kind == DT_BODY_MSH) DT_TRY(msh_store_and_check(r, &row, origin, path, &where, &ctx));
-  else DT_TRY(json_check_and_store(r, &row, path, &where, &ctx));
+  if (kind == DT_BODY_MSH)
+    DT_TRY(msh_store_and_check(r, &row, origin, path, &where, &ctx));
+  else
+    DT_TRY(json_check_and_store(r, &row, path, &where, &ctx));
   DT_TRY(sha256_file(path, row.sha256, &ctx));
   DT_TRY(dt_mesh_insert(&row, &ctx));
   stored = 1;
   DT_TRY(dt_mesh_get(row.id, DT_ANY_OWNER, &out, NULL, 0, &found, &ctx));
-  DT_CHECK(found == DT_DONE, &ctx, DT_ERR_INTERNAL, "mesh %s is gone right after it was stored", row.id);
+  DT_CHECK(found == DT_DONE, &ctx, DT_ERR_INTERNAL, "mesh %s is gone right after it was stored",
+           row.id);
   dt_reply_json(r, 201, out);
   out = NULL;
 cleanup:
-  dt_reply_status(r, rc, &ctx, "invalid_mesh", invalid_details(rc, &where, kind == DT_BODY_MSH ? origin : NULL));
+  dt_reply_status(r, rc, &ctx, "invalid_mesh",
+                  invalid_details(rc, &where, kind == DT_BODY_MSH ? origin : NULL));
   if (!stored && path[0]) unlink(path); /* a refused mesh leaves no file behind */
   json_decref(out);
 }
@@ -142,8 +147,10 @@ void dt_h_mesh_get(dt_req *r) {
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
   DT_TRY(dt_mesh_get(r->param[0], dt_principal_owner(&r->who), &out, NULL, 0, &found, &ctx));
-  if (found == DT_NOT_FOUND) dt_reply_not_found(r, "mesh");
-  else dt_reply_json(r, 200, out);
+  if (found == DT_NOT_FOUND)
+    dt_reply_not_found(r, "mesh");
+  else
+    dt_reply_json(r, 200, out);
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
@@ -156,12 +163,14 @@ void dt_h_mesh_delete(dt_req *r) {
   int using = 0;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'm', "mesh"));
-  DT_TRY(dt_mesh_delete(r->param[0], dt_principal_owner(&r->who), rel, sizeof rel, &using, &outcome, &ctx));
+  DT_TRY(dt_mesh_delete(r->param[0], dt_principal_owner(&r->who), rel, sizeof rel, &using, &outcome,
+                        &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "mesh");
   } else if (outcome == DT_REFUSED) {
-    dt_reply_error(r, 409, "mesh_in_use", json_pack("{s:i}", "active_jobs", using),
-                   "this mesh is used by %d queued or running job(s); cancel or wait for them first", using);
+    dt_reply_error(
+        r, 409, "mesh_in_use", json_pack("{s:i}", "active_jobs", using),
+        "this mesh is used by %d queued or running job(s); cancel or wait for them first", using);
   } else {
     snprintf(path, sizeof path, "%s/%s", r->srv->data_dir, rel);
     unlink(path);

@@ -83,7 +83,8 @@ static int announced_running(const char *job_id, int n) {
   if (dt_job_get(job_id, DT_ANY_OWNER, &j, &found, NULL) != DT_OK || found != DT_DONE) return 0;
   state = json_string_value(json_object_get(j, "state"));
   yes = state && !strcmp(state, "running") &&
-        json_integer_value(json_object_get(json_object_get(j, "progress"), "increments_completed")) >= n;
+        json_integer_value(
+            json_object_get(json_object_get(j, "progress"), "increments_completed")) >= n;
   json_decref(j);
   return yes;
 }
@@ -92,8 +93,8 @@ static int announced_running(const char *job_id, int n) {
 static int still_running(const char *job_id) {
   char state[16];
   dt_outcome found;
-  return dt_job_state(job_id, DT_ANY_OWNER, state, sizeof state, &found, NULL) == DT_OK && found == DT_DONE &&
-         !strcmp(state, "running");
+  return dt_job_state(job_id, DT_ANY_OWNER, state, sizeof state, &found, NULL) == DT_OK &&
+         found == DT_DONE && !strcmp(state, "running");
 }
 
 /* The worker records an increment once its fields file is in place, from its writer thread
@@ -107,7 +108,8 @@ static dt_status increment_wait(dt_req *r, int n, int *has_vtu, dt_outcome *foun
   dt_status rc = DT_OK;
   DT_TRY(dt_job_increment_exists(r->param[0], n, has_vtu, found, ctx));
   if (*found == DT_DONE || !announced_running(r->param[0], n)) goto cleanup;
-  for (int waited = 0; waited < ROW_WAIT_MS && *found == DT_NOT_FOUND && still_running(r->param[0]); waited += 20) {
+  for (int waited = 0; waited < ROW_WAIT_MS && *found == DT_NOT_FOUND && still_running(r->param[0]);
+       waited += 20) {
     nanosleep(&step, NULL);
     DT_TRY(dt_job_increment_exists(r->param[0], n, has_vtu, found, ctx));
   }
@@ -122,7 +124,8 @@ static dt_status increment_or_reply(dt_req *r, int *n, int *has_vtu, dt_ctx *ctx
   dt_outcome found;
   long long v;
   if (dt_parse_count(r->param[1], 1, 1000000000, &v) != 0) {
-    dt_reply_error(r, 404, "not_found", NULL, "no increment %.32s: increments are numbered 1, 2, ...", r->param[1]);
+    dt_reply_error(r, 404, "not_found", NULL,
+                   "no increment %.32s: increments are numbered 1, 2, ...", r->param[1]);
     return DT_ERR_INPUT;
   }
   *n = (int)v;
@@ -148,7 +151,8 @@ static dt_status filter_fields_or_reply(dt_req *r, json_t *o) {
     for (int i = 0; FIELD_NAMES[i]; i++)
       if (!strcmp(tok, FIELD_NAMES[i])) keep[i] = found = 1;
     if (!found) {
-      dt_reply_invalid_parameter(r, "fields", "fields: expected a comma-separated list of U, RF, S, E, PEEQ, MISES");
+      dt_reply_invalid_parameter(
+          r, "fields", "fields: expected a comma-separated list of U, RF, S, E, PEEQ, MISES");
       return DT_ERR_INPUT;
     }
   }
@@ -195,7 +199,8 @@ cleanup:
 static void wait_for_vtu(dt_req *r, const char *path) {
   const struct timespec step = {0, 50 * 1000000L};
   struct stat sb;
-  for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0 && still_running(r->param[0]); waited += 50)
+  for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0 && still_running(r->param[0]);
+       waited += 50)
     nanosleep(&step, NULL);
 }
 

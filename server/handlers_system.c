@@ -19,25 +19,30 @@
 static json_t *health_json(dt_server *srv, json_t *counts, long long queued, long long viewer) {
   json_t *body, *devices;
   const char *first;
-  body = json_pack("{s:s, s:s, s:b, s:I, s:o, s:o, s:s}", "status", atomic_load(&srv->draining) ? "draining" : "ok",
-                   "version", DUCTILED_VERSION, "accepting_jobs", !atomic_load(&srv->draining), "queue_depth",
-                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(srv, viewer), "backend",
-                   srv->cfg.backend);
+  body = json_pack("{s:s, s:s, s:b, s:I, s:o, s:o, s:s}", "status",
+                   atomic_load(&srv->draining) ? "draining" : "ok", "version", DUCTILED_VERSION,
+                   "accepting_jobs", !atomic_load(&srv->draining), "queue_depth",
+                   (json_int_t)queued, "jobs", counts, "workers", dt_workers_describe(srv, viewer),
+                   "backend", srv->cfg.backend);
   devices = dt_devices_json(srv, 0);
   first = json_string_value(json_object_get(json_array_get(devices, 0), "name"));
-  json_object_set_new(body, "backend_selected", srv->backend_name[0] ? json_string(srv->backend_name) : json_null());
+  json_object_set_new(body, "backend_selected",
+                      srv->backend_name[0] ? json_string(srv->backend_name) : json_null());
   /* A backend without a device query still names itself. */
-  json_object_set_new(body, "device", json_string(first                  ? first
-                                                  : srv->backend_name[0] ? srv->backend_name
-                                                                         : "unavailable"));
+  json_object_set_new(body, "device",
+                      json_string(first                  ? first
+                                  : srv->backend_name[0] ? srv->backend_name
+                                                         : "unavailable"));
   json_object_set_new(body, "devices", devices);
   json_object_set_new(body, "gpus", dt_devices_json(srv, 1)); /* the devices of kind gpu */
   json_object_set_new(body, "restarts",
                       json_pack("{s:i, s:o, s:o}", "count", srv->restarts, "last_at",
-                                srv->restarts ? json_string(srv->last_restart_at) : json_null(), "last_reason",
+                                srv->restarts ? json_string(srv->last_restart_at) : json_null(),
+                                "last_reason",
                                 srv->restarts ? json_string(srv->last_restart_why) : json_null()));
   json_object_set_new(body, "max_job_bytes",
-                      srv->cfg.max_job_bytes > 0 ? json_integer(srv->cfg.max_job_bytes) : json_null());
+                      srv->cfg.max_job_bytes > 0 ? json_integer(srv->cfg.max_job_bytes)
+                                                 : json_null());
   return body;
 }
 
@@ -60,18 +65,20 @@ static void gauges(dt_server *srv, json_t *counts, long long queued, char *extra
   const char *state;
   json_t *v;
   size_t n = 0;
-  n += (size_t)snprintf(extra + n, cap - n,
-                        "# HELP ductile_jobs Jobs in the store, by state.\n# TYPE ductile_jobs gauge\n");
+  n += (size_t)snprintf(
+      extra + n, cap - n,
+      "# HELP ductile_jobs Jobs in the store, by state.\n# TYPE ductile_jobs gauge\n");
   json_object_foreach(counts, state, v) {
     if (n < cap)
       n += (size_t)snprintf(extra + n, cap - n, "ductile_jobs{state=\"%s\"} %lld\n", state,
                             (long long)json_integer_value(v));
   }
   if (n < cap)
-    n += (size_t)snprintf(extra + n, cap - n,
-                          "# HELP ductile_queue_depth Jobs waiting for a worker.\n# TYPE ductile_queue_depth gauge\n"
-                          "ductile_queue_depth %lld\n",
-                          queued);
+    n += (size_t)snprintf(
+        extra + n, cap - n,
+        "# HELP ductile_queue_depth Jobs waiting for a worker.\n# TYPE ductile_queue_depth gauge\n"
+        "ductile_queue_depth %lld\n",
+        queued);
   if (n < cap) dt_devices_prometheus(srv, extra + n, cap - n);
 }
 
@@ -93,8 +100,10 @@ void dt_h_metrics(dt_req *r) {
 cleanup:
   if (rc != DT_OK) {
     dt_log(DT_LOG_ERROR, r->id, NULL, "metrics: %s", ctx.msg);
-    if (rc == DT_ERR_DB) dt_reply_text(r, 503, "text/plain; charset=utf-8", "store unavailable\n", 18);
-    else dt_reply_text(r, 500, "text/plain; charset=utf-8", "out of memory\n", 14);
+    if (rc == DT_ERR_DB)
+      dt_reply_text(r, 503, "text/plain; charset=utf-8", "store unavailable\n", 18);
+    else
+      dt_reply_text(r, 500, "text/plain; charset=utf-8", "out of memory\n", 14);
   }
   json_decref(counts);
   free(text);

@@ -21,7 +21,8 @@ dt_status dt_id_new(char *out, char prefix, dt_ctx *ctx) {
   char hex[17];
   memset(&random, 0, sizeof random);
   /* No randomness is the daemon's fault, not the storage's: internal (500), whatever the cause. */
-  DT_CHECK(dt_random_hex(hex, 8, &random) == DT_OK, ctx, DT_ERR_INTERNAL, "no randomness for an id: %s", random.msg);
+  DT_CHECK(dt_random_hex(hex, 8, &random) == DT_OK, ctx, DT_ERR_INTERNAL,
+           "no randomness for an id: %s", random.msg);
   snprintf(out, 19, "%c-%s", prefix, hex);
 cleanup:
   return rc;
@@ -52,7 +53,8 @@ void dt_reply_invalid_parameter(dt_req *r, const char *parameter, const char *fm
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", parameter), "%s", msg);
+  dt_reply_error(r, 400, "invalid_parameter", json_pack("{s:s}", "parameter", parameter), "%s",
+                 msg);
 }
 
 dt_status dt_page_or_reply(dt_req *r, int *limit, long long *cursor) {
@@ -76,7 +78,8 @@ dt_status dt_page_or_reply(dt_req *r, int *limit, long long *cursor) {
 json_t *dt_page(json_t *items, long long next) {
   char c[32];
   snprintf(c, sizeof c, "%lld", next);
-  return json_pack("{s:o, s:o}", "items", items, "next_cursor", next ? json_string(c) : json_null());
+  return json_pack("{s:o, s:o}", "items", items, "next_cursor",
+                   next ? json_string(c) : json_null());
 }
 
 /* Base name of a client's file name, with anything but [A-Za-z0-9._-] made '_' (messages and
@@ -87,8 +90,8 @@ static void safe_name(const char *hint, char *out, size_t cap) {
   if (b2 && (!b || b2 > b)) b = b2;
   b = b ? b + 1 : hint;
   for (; *b && k + 1 < cap && k < 100; b++)
-    out[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9') || *b == '.' ||
-                *b == '-' || *b == '_')
+    out[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9') ||
+                *b == '.' || *b == '-' || *b == '_')
                    ? *b
                    : '_';
   out[k] = '\0';
@@ -142,25 +145,32 @@ static int sniff(dt_req *r) {
   return DT_BODY_JSON;
 }
 
-dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint, const char *default_origin,
-                                  char *origin, size_t cap, dt_body_kind *out) {
+dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
+                                  const char *default_origin, char *origin, size_t cap,
+                                  dt_body_kind *out) {
   static const struct {
     const char *type;
     int kind;
-  } types[] = {{"application/json", DT_BODY_JSON},           {"application/x-gmsh-msh", DT_BODY_MSH},
-               {"application/x-gmsh", DT_BODY_MSH},          {"application/x-abaqus-inp", DT_BODY_INP},
+  } types[] = {{"application/json", DT_BODY_JSON},
+               {"application/x-gmsh-msh", DT_BODY_MSH},
+               {"application/x-gmsh", DT_BODY_MSH},
+               {"application/x-abaqus-inp", DT_BODY_INP},
                {"application/x-calculix-inp", DT_BODY_INP}};
   const char *fmt = dt_req_query(r, "format"), *ct = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
   const char *fname = dt_req_query(r, "filename"), *hint;
   char cdname[128], base[128];
   int kind = 0;
-  hint = fname ? fname : disposition_name(dt_req_header(r, "Content-Disposition"), cdname, sizeof cdname);
+  hint = fname ? fname
+               : disposition_name(dt_req_header(r, "Content-Disposition"), cdname, sizeof cdname);
   if (!hint) hint = name_hint;
   base[0] = '\0';
   if (hint) safe_name(hint, base, sizeof base);
   snprintf(origin, cap, "%s", base[0] && base[0] != '.' ? base : default_origin);
   if (fmt) {
-    kind = !strcmp(fmt, "json") ? DT_BODY_JSON : !strcmp(fmt, "msh") ? DT_BODY_MSH : !strcmp(fmt, "inp") ? DT_BODY_INP : 0;
+    kind = !strcmp(fmt, "json")  ? DT_BODY_JSON
+           : !strcmp(fmt, "msh") ? DT_BODY_MSH
+           : !strcmp(fmt, "inp") ? DT_BODY_INP
+                                 : 0;
     if (!(kind & allowed)) {
       dt_reply_invalid_parameter(r, "format", "format: expected %s",
                                  allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
@@ -175,10 +185,12 @@ dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
   if (!kind) kind = ext_kind(hint);
   if (!kind) kind = sniff(r);
   if (!(kind & allowed)) {
-    dt_reply_error(r, 415, "unsupported_media_type", json_pack("{s:s}", "format", kind == DT_BODY_MSH ? "msh" : "inp"),
-                   "%s", kind == DT_BODY_MSH ? "a Gmsh mesh is not a job: upload it to /v1/meshes, then submit a job "
-                                               "(JSON without \"mesh\") with its mesh_id"
-                                             : "an Abaqus/CalculiX deck is a whole job: submit it to /v1/jobs");
+    dt_reply_error(r, 415, "unsupported_media_type",
+                   json_pack("{s:s}", "format", kind == DT_BODY_MSH ? "msh" : "inp"), "%s",
+                   kind == DT_BODY_MSH
+                       ? "a Gmsh mesh is not a job: upload it to /v1/meshes, then submit a job "
+                         "(JSON without \"mesh\") with its mesh_id"
+                       : "an Abaqus/CalculiX deck is a whole job: submit it to /v1/jobs");
     return DT_ERR_INPUT;
   }
   *out = (dt_body_kind)kind;

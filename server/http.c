@@ -38,7 +38,8 @@ static atomic_ulong g_req_counter;
 static char g_boot_tag[9];
 
 void dt_http_request_id(char *out, size_t len) {
-  snprintf(out, len, "%s-%06lu", g_boot_tag, (unsigned long)atomic_fetch_add(&g_req_counter, 1) + 1);
+  snprintf(out, len, "%s-%06lu", g_boot_tag,
+           (unsigned long)atomic_fetch_add(&g_req_counter, 1) + 1);
 }
 
 /* Match url against pattern segment by segment; {x} captures one non-empty segment. */
@@ -65,8 +66,8 @@ static int match(const char *pattern, const char *url, char param[2][96]) {
 /* The route for method+url (*index, path parameters in param): DT_NOT_FOUND when no route's
  * pattern matches the path, DT_REFUSED when some do but not for this method (allow lists
  * theirs). */
-static dt_outcome find_route(const char *method, const char *url, char param[2][96], char *allow, size_t allow_len,
-                             int *index) {
+static dt_outcome find_route(const char *method, const char *url, char param[2][96], char *allow,
+                             size_t allow_len, int *index) {
   dt_outcome outcome = DT_NOT_FOUND;
   allow[0] = '\0';
   for (int i = 0; i < N_ROUTES; i++) {
@@ -99,7 +100,8 @@ typedef struct query_check {
   char bad[64];
 } query_check;
 
-static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value) {
   query_check *q = cls;
   (void)kind, (void)value;
   for (int i = 0; q->allowed[i]; i++)
@@ -129,11 +131,13 @@ dt_status dt_req_body_json_or_reply(dt_req *r, json_t **out) {
     dt_reply_error(r, 400, "empty_body", NULL, "this request needs a JSON body");
     return DT_ERR_INPUT;
   }
-  *out = r->body ? json_loadb(r->body, r->len, flags, &e) : json_load_file(r->spool_path, flags, &e);
+  *out =
+      r->body ? json_loadb(r->body, r->len, flags, &e) : json_load_file(r->spool_path, flags, &e);
   if (*out) return DT_OK;
-  dt_reply_error(r, 400, "invalid_json",
-                 json_pack("{s:i, s:i, s:i}", "line", e.line, "column", e.column, "position", e.position),
-                 "request body:%d:%d: %s", e.line, e.column, e.text);
+  dt_reply_error(
+      r, 400, "invalid_json",
+      json_pack("{s:i, s:i, s:i}", "line", e.line, "column", e.column, "position", e.position),
+      "request body:%d:%d: %s", e.line, e.column, e.text);
   return DT_ERR_INPUT;
 }
 
@@ -149,7 +153,8 @@ static dt_status body_write(const dt_req *r, const char *path, dt_ctx *ctx) {
   ok = fwrite(r->body, 1, r->len, f) == r->len;
   ok = fflush(f) == 0 && ok && fsync(fileno(f)) == 0;
   ok = fclose(f) == 0 && ok;
-  DT_CHECK(ok && rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  DT_CHECK(ok && rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot write %s: %s", path,
+           strerror(errno));
 cleanup:
   if (rc != DT_OK) unlink(tmp);
   return rc;
@@ -158,8 +163,8 @@ cleanup:
 dt_status dt_req_body_save(dt_req *r, const char *path, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   if (r->body) return body_write(r, path, ctx);
-  DT_CHECK(rename(r->spool_path, path) == 0, ctx, DT_ERR_IO, "cannot move the request body to %s: %s", path,
-           strerror(errno));
+  DT_CHECK(rename(r->spool_path, path) == 0, ctx, DT_ERR_IO,
+           "cannot move the request body to %s: %s", path, strerror(errno));
   r->spool_path[0] = '\0';
 cleanup:
   return rc;
@@ -170,8 +175,8 @@ static dt_status spool_open(dt_req *r, dt_ctx *ctx) {
   snprintf(r->spool_path, sizeof r->spool_path, "%s/tmp/upload-XXXXXX", r->srv->data_dir);
   r->spool_fd = mkstemp(r->spool_path);
   if (r->spool_fd < 0) r->spool_path[0] = '\0';
-  DT_CHECK(r->spool_fd >= 0, ctx, DT_ERR_IO, "cannot create a spool file in %s/tmp: %s", r->srv->data_dir,
-           strerror(errno));
+  DT_CHECK(r->spool_fd >= 0, ctx, DT_ERR_IO, "cannot create a spool file in %s/tmp: %s",
+           r->srv->data_dir, strerror(errno));
   DT_CHECK(r->len == 0 || write(r->spool_fd, r->body, r->len) == (ssize_t)r->len, ctx, DT_ERR_IO,
            "cannot write the spool file %s: %s", r->spool_path, strerror(errno));
   free(r->body);
@@ -189,7 +194,8 @@ static dt_status body_append(dt_req *r, const char *data, size_t n, dt_ctx *ctx)
       char *nb;
       while (cap < r->len + n + 1) cap *= 2;
       nb = realloc(r->body, cap);
-      DT_CHECK(nb != NULL, ctx, DT_ERR_NOMEM, "out of memory for a request body of %zu bytes", r->len + n);
+      DT_CHECK(nb != NULL, ctx, DT_ERR_NOMEM, "out of memory for a request body of %zu bytes",
+               r->len + n);
       r->body = nb, r->cap = cap;
     }
     memcpy(r->body + r->len, data, n);
@@ -198,13 +204,14 @@ static dt_status body_append(dt_req *r, const char *data, size_t n, dt_ctx *ctx)
     goto cleanup;
   }
   if (r->spool_fd < 0) DT_TRY(spool_open(r, ctx));
-  DT_CHECK(write(r->spool_fd, data, n) == (ssize_t)n, ctx, DT_ERR_IO, "cannot write the spool file %s: %s",
-           r->spool_path, strerror(errno));
+  DT_CHECK(write(r->spool_fd, data, n) == (ssize_t)n, ctx, DT_ERR_IO,
+           "cannot write the spool file %s: %s", r->spool_path, strerror(errno));
 cleanup:
   return rc;
 }
 
-static dt_req *req_new(dt_server *srv, struct MHD_Connection *conn, const char *method, const char *url) {
+static dt_req *req_new(dt_server *srv, struct MHD_Connection *conn, const char *method,
+                       const char *url) {
   dt_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->conn = conn;
@@ -237,7 +244,8 @@ static dt_status route_or_reply(dt_req *r, const char *method, const char *url) 
     dt_reply_error(r, 404, "not_found", NULL, "no such resource: %.200s", url);
   } else {
     dt_reply_header(r, "Allow", allow);
-    dt_reply_error(r, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow), "this method is not allowed here");
+    dt_reply_error(r, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow),
+                   "this method is not allowed here");
   }
   return DT_ERR_INPUT;
 }
@@ -261,12 +269,13 @@ static dt_status limits_or_reply(dt_req *r) {
   const dt_config *cfg = &r->srv->cfg;
   if (!r->cn || !r->cn->over) return DT_OK;
   dt_reply_header(r, "Retry-After", "1");
-  dt_reply_error(r, 503, "too_many_connections",
-                 json_pack("{s:I, s:I}", "max_connections", (json_int_t)cfg->max_connections,
-                           "max_connections_per_client", (json_int_t)cfg->max_connections_per_client),
-                 "too many connections: this server serves %lld at once, %lld per client address; close idle "
-                 "connections or retry later",
-                 cfg->max_connections, cfg->max_connections_per_client);
+  dt_reply_error(
+      r, 503, "too_many_connections",
+      json_pack("{s:I, s:I}", "max_connections", (json_int_t)cfg->max_connections,
+                "max_connections_per_client", (json_int_t)cfg->max_connections_per_client),
+      "too many connections: this server serves %lld at once, %lld per client address; close idle "
+      "connections or retry later",
+      cfg->max_connections, cfg->max_connections_per_client);
   return DT_ERR_INPUT;
 }
 
@@ -275,7 +284,8 @@ typedef struct framing {
   int lengths_differ, chunked;
 } framing;
 
-static enum MHD_Result framing_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+static enum MHD_Result framing_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value) {
   framing *f = cls;
   (void)kind;
   if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
@@ -322,11 +332,12 @@ static dt_status rate_or_reply(dt_req *r) {
   if (dt_rate_limit_take(r->who.token_id, (int64_t)(r->t0 * 1e9), &wait)) return DT_OK;
   snprintf(after, sizeof after, "%lld", wait);
   dt_reply_header(r, "Retry-After", after);
-  dt_reply_error(r, 429, "rate_limited",
-                 json_pack("{s:I, s:I, s:I}", "rate_limit", (json_int_t)cfg->rate_limit, "rate_burst",
-                           (json_int_t)cfg->rate_burst, "retry_after", (json_int_t)wait),
-                 "too many requests with this token: %lld per second (bursts of %lld); retry after %lld s",
-                 cfg->rate_limit, cfg->rate_burst, wait);
+  dt_reply_error(
+      r, 429, "rate_limited",
+      json_pack("{s:I, s:I, s:I}", "rate_limit", (json_int_t)cfg->rate_limit, "rate_burst",
+                (json_int_t)cfg->rate_burst, "retry_after", (json_int_t)wait),
+      "too many requests with this token: %lld per second (bursts of %lld); retry after %lld s",
+      cfg->rate_limit, cfg->rate_burst, wait);
   return DT_ERR_INPUT;
 }
 
@@ -336,10 +347,11 @@ static void reply_too_large(dt_req *r, long long announced) {
   json_t *details = json_pack("{s:I}", "max_body_bytes", (json_int_t)r->srv->cfg.max_body_bytes);
   if (announced >= 0)
     dt_reply_error(r, 413, "body_too_large", details,
-                   "the request body (%lld bytes) is larger than the limit of %lld bytes", announced,
-                   r->srv->cfg.max_body_bytes);
+                   "the request body (%lld bytes) is larger than the limit of %lld bytes",
+                   announced, r->srv->cfg.max_body_bytes);
   else
-    dt_reply_error_raw(r, 413, "body_too_large", details, "the request body is larger than the limit of %lld bytes",
+    dt_reply_error_raw(r, 413, "body_too_large", details,
+                       "the request body is larger than the limit of %lld bytes",
                        r->srv->cfg.max_body_bytes);
 }
 
@@ -347,7 +359,8 @@ static void reply_too_large(dt_req *r, long long announced) {
 static dt_status length_or_reply(dt_req *r) {
   const char *cl = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
   long long n;
-  if (!cl || dt_parse_count(cl, 0, (long long)1 << 62, &n) != 0 || n <= r->srv->cfg.max_body_bytes) return DT_OK;
+  if (!cl || dt_parse_count(cl, 0, (long long)1 << 62, &n) != 0 || n <= r->srv->cfg.max_body_bytes)
+    return DT_OK;
   reply_too_large(r, n);
   return DT_ERR_INPUT;
 }
@@ -368,9 +381,9 @@ cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
-static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                                 const char *version, const char *upload_data, size_t *upload_data_size,
-                                 void **con_cls) {
+static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+                                 const char *method, const char *version, const char *upload_data,
+                                 size_t *upload_data_size, void **con_cls) {
   dt_server *srv = cls;
   dt_req *r = *con_cls;
   (void)version;
@@ -382,7 +395,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
     }
     *con_cls = r;
     begin(r, method, url);
-    dt_conn_phase(r->cn, !r->replied && (ROUTES[r->route].flags & DT_R_BODY) ? DT_CONN_BODY : DT_CONN_BUSY,
+    dt_conn_phase(r->cn,
+                  !r->replied && (ROUTES[r->route].flags & DT_R_BODY) ? DT_CONN_BODY : DT_CONN_BUSY,
                   (int64_t)(r->t0 * 1e9));
     return MHD_YES;
   }
@@ -403,20 +417,34 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
   }
   if (r->replied) return MHD_YES;
   dt_conn_phase(r->cn, DT_CONN_BUSY, dt_conn_now_ns());
-  if (r->body_rc != DT_OK) dt_reply_status(r, r->body_rc, &r->body_ctx, NULL, NULL);
-  else ROUTES[r->route].fn(r);
+  if (r->body_rc != DT_OK)
+    dt_reply_status(r, r->body_rc, &r->body_ctx, NULL, NULL);
+  else
+    ROUTES[r->route].fn(r);
   if (!r->replied) dt_reply_error(r, 500, "internal", NULL, "the handler did not reply");
   return MHD_YES;
 }
 
-static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe) {
+static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
   dt_req *r = *con_cls;
   (void)cls, (void)conn;
   if (!r) return;
   {
     char st[8], ms[32], bytes[32];
-    const char *kv[] = {"method", r->method, "path", r->url, "status", st, "ms", ms, "bytes_in", bytes,
-                        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : "ended", "aborted", NULL};
+    const char *kv[] = {"method",
+                        r->method,
+                        "path",
+                        r->url,
+                        "status",
+                        st,
+                        "ms",
+                        ms,
+                        "bytes_in",
+                        bytes,
+                        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : "ended",
+                        "aborted",
+                        NULL};
     snprintf(st, sizeof st, "%d", r->status);
     snprintf(ms, sizeof ms, "%.2f", 1e3 * (dt_mono() - r->t0));
     snprintf(bytes, sizeof bytes, "%llu", r->total);
@@ -447,7 +475,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
    * (http_mhd_errors.c), which also refuses their queueing, and so has a connection the
    * access handler ends (a body refused while it arrives, out of memory for a request): what
    * libmicrohttpd says of them is detail. */
-  known = strstr(msg, "Error processing request") || strstr(msg, "failed to queue error response") ||
+  known = strstr(msg, "Error processing request") ||
+          strstr(msg, "failed to queue error response") ||
           strstr(msg, "Application reported internal error");
   dt_log(known ? DT_LOG_DEBUG : DT_LOG_WARN, NULL, NULL, "libmicrohttpd: %s", msg);
 }
@@ -455,10 +484,13 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
 /* Each connection's entry in the connection limits (conn_limits.h), as its socket context.
  * (Its thread's SQLite connection is closed by the store's thread-exit destructor: libmicrohttpd
  * reports a closed connection on its polling thread, after the connection's thread has ended.) */
-static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_ctx, enum MHD_ConnectionNotificationCode code) {
+static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                    enum MHD_ConnectionNotificationCode code) {
   (void)cls;
-  if (code == MHD_CONNECTION_NOTIFY_STARTED) *socket_ctx = dt_conn_opened(conn);
-  else if (code == MHD_CONNECTION_NOTIFY_CLOSED) dt_conn_closed(*socket_ctx);
+  if (code == MHD_CONNECTION_NOTIFY_STARTED)
+    *socket_ctx = dt_conn_opened(conn);
+  else if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+    dt_conn_closed(*socket_ctx);
 }
 
 /* libmicrohttpd's decoding of %XX in the path and the query (it calls this after splitting the
@@ -528,16 +560,13 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
   /* libmicrohttpd's limits sit above max_connections and max_connections_per_client (it closes
    * connections beyond its own unanswered; ours get 503, conn_limits.h). */
   d = MHD_start_daemon(flags, (uint16_t)srv->cfg.port, NULL, NULL, access_cb, srv,
-                       MHD_OPTION_SOCK_ADDR, sa,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg.connection_timeout,
-                       MHD_OPTION_CONNECTION_LIMIT, dt_conn_hard_limit(&srv->cfg),
-                       MHD_OPTION_PER_IP_CONNECTION_LIMIT, dt_conn_hard_limit_per_client(&srv->cfg),
-                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-                       MHD_OPTION_UNESCAPE_CALLBACK, unescape, srv,
-                       MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
-                       MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
-                       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
-                       MHD_OPTION_END);
+                       MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_TIMEOUT,
+                       (unsigned)srv->cfg.connection_timeout, MHD_OPTION_CONNECTION_LIMIT,
+                       dt_conn_hard_limit(&srv->cfg), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                       dt_conn_hard_limit_per_client(&srv->cfg), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                       (size_t)(64 * 1024), MHD_OPTION_UNESCAPE_CALLBACK, unescape, srv,
+                       MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv, MHD_OPTION_NOTIFY_CONNECTION,
+                       conn_cb, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_END);
   DT_CHECK(d != NULL, ctx, DT_ERR_IO, "cannot listen on %s:%d (address in use or not available)",
            srv->cfg.listen_host, srv->cfg.port);
   info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

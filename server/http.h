@@ -54,16 +54,16 @@ typedef struct dt_req {
   dt_server *srv;
   char id[32];
   const char *method;
-  char url[256];      /* truncated copy, for logs */
-  int route;          /* index in routes.def, -1 when none */
-  char param[2][96];  /* path parameters in pattern order */
+  char url[256];     /* truncated copy, for logs */
+  int route;         /* index in routes.def, -1 when none */
+  char param[2][96]; /* path parameters in pattern order */
   dt_principal who;
-  char *body;         /* in-memory body (NUL-terminated), or NULL when spooled */
+  char *body; /* in-memory body (NUL-terminated), or NULL when spooled */
   size_t len, cap;
   int spool_fd;
   char spool_path[PATH_MAX + 64];
   unsigned long long total;
-  dt_status body_rc;   /* the body could not be kept (memory, spool file): its failure */
+  dt_status body_rc; /* the body could not be kept (memory, spool file): its failure */
   dt_ctx body_ctx;
   int replied;
   int status;
@@ -85,7 +85,8 @@ void dt_http_stop(dt_server *srv);
 void dt_http_request_id(char *out, size_t len);
 /* libmicrohttpd's MHD_queue_response itself, past the daemon's definition of that name that
  * turns libmicrohttpd's own error pages into the JSON envelope (http_mhd_errors.c). */
-enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *resp);
+enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status,
+                              struct MHD_Response *resp);
 /* Find libmicrohttpd's MHD_queue_response; max_body_bytes goes in the details of its 413s.
  * DT_ERR_INTERNAL when the library's function cannot be found (a static libmicrohttpd). */
 dt_status dt_http_errors_init(long long max_body_bytes, dt_ctx *ctx);
@@ -121,7 +122,8 @@ void dt_error_log(const char *req_id, unsigned status, const char *code, const c
  * destroy the reply unread). The caller then has libmicrohttpd close the connection. Only for
  * a connection with nothing of its own on the way out: while a request's head or body
  * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue). */
-void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id, const char *json);
+void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
+                  const char *json);
 /* The error envelope through dt_reply_raw, for a request whose body is still arriving: a
  * chunked body that crosses max_body_bytes. libmicrohttpd takes a response only before the
  * body or after all of it; the access handler returns MHD_NO after this. */
@@ -138,15 +140,19 @@ void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *de
  * message: ctx's names server paths and SQL, so it goes to the log, with where it was raised
  * and the request id. Does nothing for DT_OK or a request that has its reply already (a
  * *_or_reply helper answered), so a handler calls it unconditionally from its cleanup. */
-void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *input_code, json_t *details);
+void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *input_code,
+                     json_t *details);
 /* 404 not_found, "no <what> with this id": a job or mesh that is not there. */
 void dt_reply_not_found(dt_req *r, const char *what);
-void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text, size_t len);
+void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text,
+                   size_t len);
 /* A file: 404 not_found when it does not exist. */
-void dt_reply_file(dt_req *r, const char *path, const char *content_type, const char *download_name);
+void dt_reply_file(dt_req *r, const char *path, const char *content_type,
+                   const char *download_name);
 /* Queue a prepared response with the common headers (takes the reference). */
 void dt_reply_response(dt_req *r, unsigned status, struct MHD_Response *resp);
 /* The same with another Cache-Control than no-store (static files of the dashboard). */
-void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp, const char *cache_control);
+void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp,
+                              const char *cache_control);
 
 #endif

@@ -29,13 +29,15 @@ dt_status dt_http_errors_init(long long max_body_bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   void *sym = dlsym(RTLD_NEXT, "MHD_queue_response");
   g_max_body_bytes = max_body_bytes;
-  DT_CHECK(sym != NULL, ctx, DT_ERR_INTERNAL, "libmicrohttpd's MHD_queue_response not found: %s", dlerror());
+  DT_CHECK(sym != NULL, ctx, DT_ERR_INTERNAL, "libmicrohttpd's MHD_queue_response not found: %s",
+           dlerror());
   memcpy(&g_queue, &sym, sizeof g_queue); /* POSIX: a dlsym result may be a function */
 cleanup:
   return rc;
 }
 
-enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *resp) {
+enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status,
+                              struct MHD_Response *resp) {
   return g_queue(conn, status, resp);
 }
 
@@ -43,22 +45,20 @@ enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status, stru
 static const char *describe(unsigned status, const char **msg) {
   switch (status) {
   case 400:
-    *msg = "malformed HTTP request (request line, header syntax, Host, Content-Length or chunked encoding)";
+    *msg = "malformed HTTP request (request line, header syntax, Host, Content-Length or chunked "
+           "encoding)";
     return "bad_request";
   case 413:
     *msg = "the request body's announced size or a chunk size is beyond any limit";
     return "body_too_large";
-  case 414:
-    *msg = "the request line is too long";
-    return "uri_too_long";
-  case 431:
-    *msg = "the request's header fields are too large";
-    return "headers_too_large";
+  case 414: *msg = "the request line is too long"; return "uri_too_long";
+  case 431: *msg = "the request's header fields are too large"; return "headers_too_large";
   case 505:
     *msg = "HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)";
     return "http_version_not_supported";
   default:
-    *msg = status >= 500 ? "internal error of the HTTP layer" : "the HTTP request cannot be processed";
+    *msg =
+        status >= 500 ? "internal error of the HTTP layer" : "the HTTP request cannot be processed";
     return status >= 500 ? "internal" : "bad_request";
   }
 }
@@ -69,16 +69,23 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *connection, unsigned i
   dt_conn *cn;
   dt_req *r;
   char id[32], *text;
-  if (!g_queue || status_code < 400) return g_queue ? g_queue(connection, status_code, response) : MHD_NO;
+  if (!g_queue || status_code < 400)
+    return g_queue ? g_queue(connection, status_code, response) : MHD_NO;
   code = describe(status_code, &msg);
   cn = dt_conn_of(connection);
   r = cn ? cn->req : NULL; /* the request, when its head was complete (a bad chunk) */
-  if (r) snprintf(id, sizeof id, "%s", r->id);
-  else dt_http_request_id(id, sizeof id);
+  if (r)
+    snprintf(id, sizeof id, "%s", r->id);
+  else
+    dt_http_request_id(id, sizeof id);
   dt_error_log(id, status_code, code, msg);
-  text = dt_error_json(
-      code, status_code == 413 ? json_pack("{s:I}", "max_body_bytes", (json_int_t)g_max_body_bytes) : NULL, msg);
-  if (!text) return g_queue(connection, status_code, response); /* out of memory: the library's page */
+  text = dt_error_json(code,
+                       status_code == 413
+                           ? json_pack("{s:I}", "max_body_bytes", (json_int_t)g_max_body_bytes)
+                           : NULL,
+                       msg);
+  if (!text)
+    return g_queue(connection, status_code, response); /* out of memory: the library's page */
   /* Written on the socket rather than queued: libmicrohttpd 0.9.75 writes the header block of
    * an error it raises while it parses the request's header fields (a bad Content-Length) a
    * second time when the reply is queued. Refusing the queue makes it close the connection. */

@@ -18,14 +18,15 @@
 #include "log.h"
 
 /* The reply when even the error envelope cannot be encoded (out of memory). */
-static const char OOM_JSON[] =
-    "{\"error\":{\"code\":\"internal\",\"message\":\"cannot encode the response\",\"details\":null}}";
+static const char OOM_JSON[] = "{\"error\":{\"code\":\"internal\",\"message\":\"cannot encode the "
+                               "response\",\"details\":null}}";
 
 void dt_reply_response(dt_req *r, unsigned status, struct MHD_Response *resp) {
   dt_reply_response_cached(r, status, resp, "no-store");
 }
 
-void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp, const char *cache_control) {
+void dt_reply_response_cached(dt_req *r, unsigned status, struct MHD_Response *resp,
+                              const char *cache_control) {
   if (r->replied) {
     dt_log(DT_LOG_ERROR, r->id, NULL, "second reply dropped (status %u)", status);
     MHD_destroy_response(resp);
@@ -46,8 +47,10 @@ void dt_reply_header(dt_req *r, const char *name, const char *value) {
   r->extra_value = value;
 }
 
-void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text, size_t len) {
-  struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+void dt_reply_text(dt_req *r, unsigned status, const char *content_type, const char *text,
+                   size_t len) {
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
   if (!resp) {
     r->replied = 1; /* nothing we can send; MHD closes the connection */
     r->status = 500;
@@ -70,10 +73,11 @@ void dt_reply_json(dt_req *r, unsigned status, json_t *body) {
 
 char *dt_error_json(const char *code, json_t *details, const char *msg) {
   char *text;
-  json_t *body = json_pack("{s:{s:s, s:s%, s:o}}", "error", "code", code, "message", msg, strlen(msg),
-                           "details", details ? details : json_null());
+  json_t *body = json_pack("{s:{s:s, s:s%, s:o}}", "error", "code", code, "message", msg,
+                           strlen(msg), "details", details ? details : json_null());
   if (!body) { /* message not UTF-8 (it may quote user input): send it without the text */
-    body = json_pack("{s:{s:s, s:s, s:n}}", "error", "code", code, "message", "(message not UTF-8)", "details");
+    body = json_pack("{s:{s:s, s:s, s:n}}", "error", "code", code, "message", "(message not UTF-8)",
+                     "details");
   }
   text = body ? json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
   json_decref(body);
@@ -89,7 +93,8 @@ void dt_error_log(const char *req_id, unsigned status, const char *code, const c
   dt_log(status >= 500 && !client ? DT_LOG_ERROR : DT_LOG_INFO, req_id, kv, "%s", msg);
 }
 
-void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *details, const char *fmt, ...) {
+void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *details, const char *fmt,
+                    ...) {
   char msg[1200], *text;
   va_list ap;
   va_start(ap, fmt);
@@ -130,8 +135,10 @@ static int send_all(int fd, const char *buf, size_t len, int64_t deadline_ns) {
 #define DRAIN_NS (1000 * 1000000LL)
 #define DRAIN_BYTES (16u << 20)
 
-void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id, const char *json) {
-  const union MHD_ConnectionInfo *fdi = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
+                  const char *json) {
+  const union MHD_ConnectionInfo *fdi =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
   const char *reason = MHD_get_reason_phrase_for(status);
   int64_t deadline = dt_conn_now_ns() + DRAIN_NS;
   char head[512], date[64];
@@ -142,11 +149,14 @@ void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_
   if (fd < 0) return;
   gmtime_r(&now, &tm);
   strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  n = snprintf(head, sizeof head,
-               "HTTP/1.1 %u %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: application/json\r\n"
-               "X-Request-Id: %s\r\nCache-Control: no-store\r\nContent-Length: %zu\r\n\r\n",
-               status, reason && reason[0] ? reason : "Error", date, req_id, strlen(json));
-  if (send_all(fd, head, (size_t)n, deadline) != 0 || send_all(fd, json, strlen(json), deadline) != 0) return;
+  n = snprintf(
+      head, sizeof head,
+      "HTTP/1.1 %u %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: application/json\r\n"
+      "X-Request-Id: %s\r\nCache-Control: no-store\r\nContent-Length: %zu\r\n\r\n",
+      status, reason && reason[0] ? reason : "Error", date, req_id, strlen(json));
+  if (send_all(fd, head, (size_t)n, deadline) != 0 ||
+      send_all(fd, json, strlen(json), deadline) != 0)
+    return;
   shutdown(fd, SHUT_WR);
   while (drained < DRAIN_BYTES) {
     char buf[65536];
@@ -161,7 +171,8 @@ void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_
   }
 }
 
-void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details, const char *fmt, ...) {
+void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details,
+                        const char *fmt, ...) {
   char msg[1200], *text;
   va_list ap;
   va_start(ap, fmt);
@@ -180,12 +191,15 @@ void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *de
 static void log_failure(const dt_req *r, dt_status st, const dt_ctx *ctx) {
   char where[300];
   const char *kv[] = {"status", dt_status_name(st), "where", where, NULL};
-  if (ctx && ctx->file) snprintf(where, sizeof where, "%s:%d %s", ctx->file, ctx->line, ctx->func ? ctx->func : "");
-  else snprintf(where, sizeof where, "unknown");
+  if (ctx && ctx->file)
+    snprintf(where, sizeof where, "%s:%d %s", ctx->file, ctx->line, ctx->func ? ctx->func : "");
+  else
+    snprintf(where, sizeof where, "unknown");
   dt_log(DT_LOG_ERROR, r->id, kv, "%s", ctx && ctx->msg[0] ? ctx->msg : "(no message)");
 }
 
-void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *input_code, json_t *details) {
+void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *input_code,
+                     json_t *details) {
   const char *msg = ctx && ctx->msg[0] ? ctx->msg : dt_status_name(st);
   if (st == DT_OK || r->replied) {
     json_decref(details);
@@ -207,15 +221,16 @@ void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *inp
   else if (st == DT_ERR_DB)
     dt_reply_error(r, 503, "store_unavailable", NULL, "the job store is unavailable; try again");
   else
-    dt_reply_error(r, 500, "internal", NULL, "internal error (%s); the daemon's log has the details",
-                   dt_status_name(st));
+    dt_reply_error(r, 500, "internal", NULL,
+                   "internal error (%s); the daemon's log has the details", dt_status_name(st));
 }
 
 void dt_reply_not_found(dt_req *r, const char *what) {
   dt_reply_error(r, 404, "not_found", NULL, "no %s with this id", what);
 }
 
-void dt_reply_file(dt_req *r, const char *path, const char *content_type, const char *download_name) {
+void dt_reply_file(dt_req *r, const char *path, const char *content_type,
+                   const char *download_name) {
   struct stat sb;
   struct MHD_Response *resp;
   int fd = open(path, O_RDONLY | O_CLOEXEC);

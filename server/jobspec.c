@@ -58,11 +58,13 @@ static dt_status import_failed(dt_status st, dt_ctx *importer, const char *path,
                                dt_spec_where *where, dt_ctx *ctx) {
   size_t ol = strlen(origin);
   replace_all(importer->msg, sizeof importer->msg, path, origin);
-  if (!strncmp(importer->msg, origin, ol) && importer->msg[ol] == ':') where->line = atoi(importer->msg + ol + 1);
+  if (!strncmp(importer->msg, origin, ol) && importer->msg[ol] == ':')
+    where->line = atoi(importer->msg + ol + 1);
   return raise_solver_error(st, importer->msg, ctx);
 }
 
-static dt_status parse(const json_t *doc, const char *origin, dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
+static dt_status parse(const json_t *doc, const char *origin, dt_model **model,
+                       dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK, st;
   dt_ctx parser;
   char *text = json_dumps(doc, JSON_COMPACT);
@@ -77,8 +79,8 @@ cleanup:
 
 /* mesh_id of doc: a well-formed id of a stored mesh of owner, whose file (relative to the data
  * directory) rel receives. */
-static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, size_t mesh_id_len, char *rel,
-                          size_t rel_len, dt_spec_where *where, dt_ctx *ctx) {
+static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, size_t mesh_id_len,
+                          char *rel, size_t rel_len, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *meta = NULL;
   dt_outcome found;
@@ -96,8 +98,9 @@ cleanup:
 
 /* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
  * dt_parse_job_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
-static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path, const char *mesh_id,
-                              dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
+static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path,
+                              const char *mesh_id, dt_model **model, dt_spec_where *where,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK, st;
   char tmp[4200], origin[40];
   dt_model *m = NULL;
@@ -109,7 +112,8 @@ static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh
   snprintf(origin, sizeof origin, "%s.msh", mesh_id);
   fd = mkstemp(tmp);
   if (fd < 0) tmp[0] = '\0';
-  DT_CHECK(fd >= 0 && (f = fdopen(fd, "w")) != NULL, ctx, DT_ERR_INTERNAL, "cannot write a temporary file");
+  DT_CHECK(fd >= 0 && (f = fdopen(fd, "w")) != NULL, ctx, DT_ERR_INTERNAL,
+           "cannot write a temporary file");
   fd = -1; /* f owns it */
   written = json_dumpf(job, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) == 0;
   written = fclose(f) == 0 && written;
@@ -134,27 +138,30 @@ cleanup:
 }
 
 /* A job without "mesh" on a stored mesh object (<data>/meshes/<id>.json): the mesh goes in. */
-static dt_status build_on_json_mesh(json_t *job, const char *path, const char *mesh_id, dt_model **model,
-                                    dt_spec_where *where, dt_ctx *ctx) {
+static dt_status build_on_json_mesh(json_t *job, const char *path, const char *mesh_id,
+                                    dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_error_t je;
   json_t *mesh = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   DT_CHECK(mesh != NULL, ctx, DT_ERR_INTERNAL, "cannot read mesh %s: %s", mesh_id, je.text);
-  DT_CHECK(json_object_set_new(job, "mesh", mesh) == 0, ctx, DT_ERR_NOMEM, "out of memory"); /* mesh taken */
+  DT_CHECK(json_object_set_new(job, "mesh", mesh) == 0, ctx, DT_ERR_NOMEM,
+           "out of memory"); /* mesh taken */
   DT_TRY(parse(job, "job", model, where, ctx));
 cleanup:
   return rc;
 }
 
-dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner, char *mesh_id,
-                        size_t mesh_id_len, dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
+dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner,
+                        char *mesh_id, size_t mesh_id_len, dt_model **model, dt_spec_where *where,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *copy = NULL, *mid;
   char rel[64], path[4200];
   *model = NULL;
   mesh_id[0] = '\0';
   memset(where, 0, sizeof *where);
-  DT_CHECK(json_is_object(doc), ctx, DT_ERR_INPUT, "job: expected a JSON object (the job document)");
+  DT_CHECK(json_is_object(doc), ctx, DT_ERR_INPUT,
+           "job: expected a JSON object (the job document)");
   mid = json_object_get(doc, "mesh_id");
   if (!mid) {
     DT_TRY(parse(doc, "job", model, where, ctx));
@@ -168,9 +175,12 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
   DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, where, ctx));
   snprintf(path, sizeof path, "%s/%s", data_dir, rel);
   copy = json_copy((json_t *)doc);
-  DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM, "out of memory");
-  if (ends_with(rel, ".msh")) DT_TRY(build_on_msh(copy, data_dir, path, mesh_id, model, where, ctx));
-  else DT_TRY(build_on_json_mesh(copy, path, mesh_id, model, where, ctx));
+  DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM,
+           "out of memory");
+  if (ends_with(rel, ".msh"))
+    DT_TRY(build_on_msh(copy, data_dir, path, mesh_id, model, where, ctx));
+  else
+    DT_TRY(build_on_json_mesh(copy, path, mesh_id, model, where, ctx));
 cleanup:
   json_decref(copy);
   return rc;
@@ -196,15 +206,16 @@ static json_t *all_element_ids(const json_t *mesh, const char **kind) {
   return ids;
 }
 
-dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_where *where,
-                             dt_ctx *ctx) {
+dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements,
+                             dt_spec_where *where, dt_ctx *ctx) {
   static const char probe_set[] = "__ductiled_probe_all";
   dt_status rc = DT_OK;
   const char *kind;
   json_t *m = NULL, *sets, *job = NULL, *ids = NULL;
   dt_model *model = NULL;
   memset(where, 0, sizeof *where);
-  DT_CHECK(json_is_object(mesh), ctx, DT_ERR_INPUT, "mesh: expected a JSON object with nodes and elements");
+  DT_CHECK(json_is_object(mesh), ctx, DT_ERR_INPUT,
+           "mesh: expected a JSON object with nodes and elements");
   m = json_deep_copy(mesh);
   ids = all_element_ids(mesh, &kind);
   DT_CHECK(m != NULL && ids != NULL, ctx, DT_ERR_NOMEM, "out of memory");
@@ -216,9 +227,9 @@ dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_
   }
   if (!sets) json_object_set_new(m, "element_sets", sets = json_object());
   if (json_is_object(sets) && json_array_size(ids) > 0) json_object_set(sets, probe_set, ids);
-  job = json_pack("{s:i, s:o, s:[{s:s, s:{s:f, s:f}}], s:[{s:s, s:s, s:s}], s:[{}]}", "ductile", 1, "mesh", m,
-                  "materials", "name", "probe", "elastic", "E", 1.0, "nu", 0.25, "sections", "element_set", probe_set,
-                  "material", "probe", "kind", kind, "steps");
+  job = json_pack("{s:i, s:o, s:[{s:s, s:{s:f, s:f}}], s:[{s:s, s:s, s:s}], s:[{}]}", "ductile", 1,
+                  "mesh", m, "materials", "name", "probe", "elastic", "E", 1.0, "nu", 0.25,
+                  "sections", "element_set", probe_set, "material", "probe", "kind", kind, "steps");
   m = NULL; /* the job holds it */
   DT_CHECK(job != NULL, ctx, DT_ERR_NOMEM, "out of memory");
   DT_TRY(parse(job, "upload", &model, where, ctx));
@@ -235,8 +246,8 @@ cleanup:
 
 /* ---- uploaded Gmsh meshes and Abaqus/CalculiX decks ---- */
 
-dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
-                            dt_spec_where *where, dt_ctx *ctx) {
+dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes,
+                            int *n_elements, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK, st;
   dt_model *m = NULL;
   dt_ctx importer;
@@ -250,7 +261,8 @@ dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int 
   *dim = m->dim;
   *n_nodes = m->n_nodes;
   *n_elements = m->n_elems;
-  DT_CHECK(*n_elements > 0, ctx, DT_ERR_INPUT, "%s: no elements of a supported type (see docs/interop.md)", origin);
+  DT_CHECK(*n_elements > 0, ctx, DT_ERR_INPUT,
+           "%s: no elements of a supported type (see docs/interop.md)", origin);
 cleanup:
   dt_model_destroy(&m);
   return rc;
@@ -301,8 +313,8 @@ static void on_warning(const char *msg, void *user) {
   if (w->list && json_array_size(w->list) < 100) json_array_append_new(w->list, json_string(text));
 }
 
-dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
-                             dt_spec_where *where, dt_ctx *ctx) {
+dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings,
+                             dt_model **model, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK, st;
   dt_import_options opt;
   warn_sink sink = {warnings, path, origin};
@@ -314,7 +326,8 @@ dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warni
   if (include > 0) {
     where->line = include;
     rc = DT_ERROR(ctx, DT_ERR_INPUT,
-                  "%s:%d: *INCLUDE is not allowed in an uploaded deck (the daemon reads no files named by an upload): "
+                  "%s:%d: *INCLUDE is not allowed in an uploaded deck (the daemon reads no files "
+                  "named by an upload): "
                   "put the included lines into the deck",
                   origin, include);
     goto cleanup;

@@ -28,23 +28,24 @@ typedef struct dt_spec_where {
 /* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline),
  * which must belong to mesh_owner (DT_ANY_OWNER: any user): another user's mesh is "no mesh",
  * as a missing one (where->no_mesh). On success *model is a validated model (caller destroys). */
-dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner, char *mesh_id,
-                        size_t mesh_id_len, dt_model **model, dt_spec_where *where, dt_ctx *ctx);
+dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner,
+                        char *mesh_id, size_t mesh_id_len, dt_model **model, dt_spec_where *where,
+                        dt_ctx *ctx);
 
 /* Validate an uploaded mesh object by parsing a probe job around it (one elastic material
  * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,
  * surfaces, element geometry. Fills dim, node and element counts. */
-dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements, dt_spec_where *where,
-                             dt_ctx *ctx);
+dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements,
+                             dt_spec_where *where, dt_ctx *ctx);
 
 /* Validate an uploaded Gmsh mesh file (path) by importing it; origin names it in messages. */
-dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes, int *n_elements,
-                            dt_spec_where *where, dt_ctx *ctx);
+dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes,
+                            int *n_elements, dt_spec_where *where, dt_ctx *ctx);
 
 /* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_ERR_INPUT
  * with its line): an uploaded deck must not make the daemon read files of its own. warnings
  * (may be NULL) receives the importer's warnings as strings. */
-dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings, dt_model **model,
-                             dt_spec_where *where, dt_ctx *ctx);
+dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings,
+                             dt_model **model, dt_spec_where *where, dt_ctx *ctx);
 
 #endif

@@ -21,7 +21,7 @@
 #define DT_JSON_REAL_MAX 32
 
 typedef struct dt_json_stream {
-  FILE *f;      /* borrowed; the caller opens and closes it */
+  FILE *f; /* borrowed; the caller opens and closes it */
   char buf[1 << 16];
   size_t n;
   int err;

@@ -23,8 +23,9 @@ void dt_now_iso(char *buf, unsigned len) {
   clock_gettime(CLOCK_REALTIME, &ts);
   gmtime_r(&ts.tv_sec, &tm);
   /* Fields clamped to their ranges so that the compiler can bound the length (<= 24 + NUL). */
-  snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100,
-           tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, (int)(ts.tv_nsec / 1000000) % 1000);
+  snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (tm.tm_year + 1900) % 10000,
+           (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100,
+           tm.tm_sec % 100, (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
 double dt_mono(void) {
@@ -40,7 +41,8 @@ static size_t put_value(char *out, size_t pos, size_t cap, const char *s) {
   for (const char *p = s; *p; p++)
     if (*p == ' ' || *p == '"' || *p == '=' || (unsigned char)*p < 0x20 || *p == 0x7f) quote = 1;
   if (quote && pos + 1 < cap) out[pos++] = '"';
-  for (const unsigned char *p = (const unsigned char *)s; *p && pos + 6 < cap && n < 300; p++, n++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p && pos + 6 < cap && n < 300;
+       p++, n++) {
     if (*p == '"' || *p == '\\') {
       out[pos++] = '\\';
       out[pos++] = (char)*p;

@@ -6,7 +6,12 @@
 #ifndef DT_SRV_LOG_H
 #define DT_SRV_LOG_H
 
-typedef enum dt_log_level { DT_LOG_DEBUG = 0, DT_LOG_INFO = 1, DT_LOG_WARN = 2, DT_LOG_ERROR = 3 } dt_log_level;
+typedef enum dt_log_level {
+  DT_LOG_DEBUG = 0,
+  DT_LOG_INFO = 1,
+  DT_LOG_WARN = 2,
+  DT_LOG_ERROR = 3
+} dt_log_level;
 
 void dt_log_set_level(dt_log_level level);
 /* Parse "debug", "info", "warn", "error"; -1 if unknown. */

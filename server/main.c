@@ -46,7 +46,8 @@ enum { EXIT_USAGE = 64, EXIT_CONFIG = 78 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
-             "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | token revoke ID\n"
+             "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | "
+             "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
              "       ductiled --version\n");
@@ -59,12 +60,12 @@ static dt_status mkdir_p(const char *path, dt_ctx *ctx) {
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "data_dir: cannot create '%.300s': %s", tmp,
-             strerror(errno));
+    DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO,
+             "data_dir: cannot create '%.300s': %s", tmp, strerror(errno));
     *p = '/';
   }
-  DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "data_dir: cannot create '%.300s': %s", tmp,
-           strerror(errno));
+  DT_CHECK(mkdir(tmp, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO,
+           "data_dir: cannot create '%.300s': %s", tmp, strerror(errno));
 cleanup:
   return rc;
 }
@@ -87,12 +88,13 @@ static dt_status prepare_data_dir(dt_server *srv, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char p[PATH_MAX + 16];
   DT_TRY(mkdir_p(srv->cfg.data_dir, ctx));
-  DT_CHECK(realpath(srv->cfg.data_dir, srv->data_dir) != NULL, ctx, DT_ERR_IO, "data_dir: cannot resolve '%.300s': %s",
-           srv->cfg.data_dir, strerror(errno));
+  DT_CHECK(realpath(srv->cfg.data_dir, srv->data_dir) != NULL, ctx, DT_ERR_IO,
+           "data_dir: cannot resolve '%.300s': %s", srv->cfg.data_dir, strerror(errno));
   chmod(srv->data_dir, 0700);
   for (int i = 0; i < 3; i++) {
     snprintf(p, sizeof p, "%s/%s", srv->data_dir, subdirs[i]);
-    DT_CHECK(mkdir(p, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "cannot create '%.300s': %s", p, strerror(errno));
+    DT_CHECK(mkdir(p, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "cannot create '%.300s': %s",
+             p, strerror(errno));
   }
   snprintf(p, sizeof p, "%s/tmp", srv->data_dir);
   clear_tmp(p);
@@ -103,11 +105,14 @@ cleanup:
 /* The command-line options before the command (--listen, --data-dir; --config was read
  * first); *first receives the index of the first other argument. An unknown option sets
  * *usage. */
-static dt_status options(dt_server *srv, int argc, char **argv, int *first, int *usage, dt_ctx *ctx) {
+static dt_status options(dt_server *srv, int argc, char **argv, int *first, int *usage,
+                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int i;
   for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-    const char *key = !strcmp(argv[i], "--listen") ? "listen" : !strcmp(argv[i], "--data-dir") ? "data_dir" : NULL;
+    const char *key = !strcmp(argv[i], "--listen")     ? "listen"
+                      : !strcmp(argv[i], "--data-dir") ? "data_dir"
+                                                       : NULL;
     if (!strcmp(argv[i], "--config") && i + 1 < argc) {
       i++;
       continue;
@@ -122,7 +127,8 @@ cleanup:
 }
 
 /* Defaults, the config file, the environment, the command line (config.h). */
-static dt_status load_config(dt_server *srv, int argc, char **argv, int *first, int *usage, dt_ctx *ctx) {
+static dt_status load_config(dt_server *srv, int argc, char **argv, int *first, int *usage,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const char *file = getenv("DUCTILED_CONFIG");
   dt_config_defaults(&srv->cfg);
@@ -134,7 +140,8 @@ static dt_status load_config(dt_server *srv, int argc, char **argv, int *first, 
   DT_TRY(options(srv, argc, argv, first, usage, ctx));
   DT_TRY(dt_config_finish(&srv->cfg, ctx));
   if (srv->cfg.sse_keepalive * 2 > srv->cfg.connection_timeout)
-    srv->cfg.sse_keepalive = srv->cfg.connection_timeout / 2 > 0 ? srv->cfg.connection_timeout / 2 : 1;
+    srv->cfg.sse_keepalive =
+        srv->cfg.connection_timeout / 2 > 0 ? srv->cfg.connection_timeout / 2 : 1;
   dt_log_set_level((dt_log_level)dt_log_level_parse(srv->cfg.log_level));
 cleanup:
   return rc;
@@ -151,13 +158,17 @@ static int token_create(int argc, char **argv) {
   memset(&ctx, 0, sizeof ctx);
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc) return usage(stderr), EXIT_USAGE;
-    if (!strcmp(argv[i], "--name")) name = argv[i + 1];
-    else if (!strcmp(argv[i], "--user")) user = argv[i + 1];
-    else return usage(stderr), EXIT_USAGE;
+    if (!strcmp(argv[i], "--name"))
+      name = argv[i + 1];
+    else if (!strcmp(argv[i], "--user"))
+      user = argv[i + 1];
+    else
+      return usage(stderr), EXIT_USAGE;
   }
   DT_TRY(dt_auth_user_ensure(user, &uid, &disabled, &ctx));
   /* A token of a disabled user would never authenticate: say so rather than print it. */
-  DT_CHECK(!disabled, &ctx, DT_ERR_INPUT, "user %s is disabled (ductiled admin user enable %s)", user, user);
+  DT_CHECK(!disabled, &ctx, DT_ERR_INPUT, "user %s is disabled (ductiled admin user enable %s)",
+           user, user);
   DT_TRY(dt_auth_token_create(uid, name, token, id, &ctx));
   printf("%s\n", token);
   fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
@@ -189,8 +200,10 @@ static int token_revoke(const char *id) {
   dt_outcome outcome = DT_NOT_FOUND;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_auth_token_revoke(id, &outcome, &ctx));
-  if (outcome == DT_DONE) fprintf(stderr, "revoked token %s\n", id);
-  else fprintf(stderr, "ductiled: no active token with this id\n");
+  if (outcome == DT_DONE)
+    fprintf(stderr, "revoked token %s\n", id);
+  else
+    fprintf(stderr, "ductiled: no active token with this id\n");
 cleanup:
   if (rc != DT_OK) fprintf(stderr, "ductiled: cannot revoke: %s\n", ctx.msg);
   return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
@@ -214,16 +227,21 @@ static int user_add(int argc, char **argv) {
   int admin = 0;
   memset(&ctx, 0, sizeof ctx);
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--admin") && !admin) admin = 1;
-    else if (argv[i][0] != '-' && !name) name = argv[i];
-    else return usage(stderr), EXIT_USAGE;
+    if (!strcmp(argv[i], "--admin") && !admin)
+      admin = 1;
+    else if (argv[i][0] != '-' && !name)
+      name = argv[i];
+    else
+      return usage(stderr), EXIT_USAGE;
   }
   if (!name) return usage(stderr), EXIT_USAGE;
   DT_TRY(dt_auth_user_add(name, admin, &outcome, &ctx));
   if (outcome == DT_DONE)
-    fprintf(stderr, "created user %s (role %s); give it a token with: ductiled token create --user %s\n", name,
-            admin ? "admin" : "user", name);
-  else fprintf(stderr, "ductiled: a user named %s exists already\n", name);
+    fprintf(stderr,
+            "created user %s (role %s); give it a token with: ductiled token create --user %s\n",
+            name, admin ? "admin" : "user", name);
+  else
+    fprintf(stderr, "ductiled: a user named %s exists already\n", name);
 cleanup:
   if (rc != DT_OK) fprintf(stderr, "ductiled: cannot create the user: %s\n", ctx.msg);
   return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
@@ -254,12 +272,15 @@ static int user_disable(const char *name, int disable) {
   dt_outcome outcome = DT_NOT_FOUND;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_auth_user_disable(name, disable, &outcome, &ctx));
-  if (outcome == DT_DONE) fprintf(stderr, "%s user %s\n", disable ? "disabled" : "enabled", name);
+  if (outcome == DT_DONE)
+    fprintf(stderr, "%s user %s\n", disable ? "disabled" : "enabled", name);
   else if (outcome == DT_REFUSED)
     fprintf(stderr, "ductiled: user %s is %s already\n", name, disable ? "disabled" : "enabled");
-  else fprintf(stderr, "ductiled: no user named %s\n", name);
+  else
+    fprintf(stderr, "ductiled: no user named %s\n", name);
 cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot %s the user: %s\n", disable ? "disable" : "enable", ctx.msg);
+  if (rc != DT_OK)
+    fprintf(stderr, "ductiled: cannot %s the user: %s\n", disable ? "disable" : "enable", ctx.msg);
   return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
 }
 
@@ -278,7 +299,8 @@ static int admin_command(int argc, char **argv) {
 /* The restarts in place before this start (0 for a fresh start), from what restart() left in
  * the environment; removed from it, so only restart() passes them on. */
 static void restart_history(dt_server *srv) {
-  const char *n = getenv("DUCTILED_INTERNAL_RESTARTS"), *at = getenv("DUCTILED_INTERNAL_RESTART_AT");
+  const char *n = getenv("DUCTILED_INTERNAL_RESTARTS"),
+             *at = getenv("DUCTILED_INTERNAL_RESTART_AT");
   const char *why = getenv("DUCTILED_INTERNAL_RESTART_WHY");
   if (n && at && why) {
     srv->restarts = atoi(n);
@@ -316,12 +338,12 @@ static int restart(const dt_server *srv, char **argv) {
     struct timespec now0 = {0, 0};
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
-    while (sigtimedwait(&usr1, NULL, &now0) == SIGUSR1) {
-    }
+    while (sigtimedwait(&usr1, NULL, &now0) == SIGUSR1) {}
   }
   dt_log_info("restarting (%s)", why);
   execv("/proc/self/exe", argv);
-  dt_log_error("cannot restart (%s): exiting with status 1 (deploy/ductiled.service restarts it)", strerror(errno));
+  dt_log_error("cannot restart (%s): exiting with status 1 (deploy/ductiled.service restarts it)",
+               strerror(errno));
   return 1;
 }
 
@@ -362,19 +384,20 @@ static int serve(dt_server *srv) {
   }
   {
     char port[16];
-    const char *kv[] = {"address", srv->cfg.listen_host, "port", port, "data_dir", srv->data_dir, "version",
-                        DUCTILED_VERSION, NULL};
+    const char *kv[] = {"address", srv->cfg.listen_host, "port", port, "data_dir", srv->data_dir,
+                        "version", DUCTILED_VERSION,     NULL};
     snprintf(port, sizeof port, "%d", srv->port);
     dt_log(DT_LOG_INFO, NULL, kv, "listening");
   }
-  while (sigwait(&set, &sig) != 0) {
-  }
+  while (sigwait(&set, &sig) != 0) {}
   if (sig == SIGUSR1) {
     atomic_store(&srv->restarting, 1);
-    dt_log_info("received SIGUSR1 (sent by an operator, or by a worker whose GPU faulted): draining (running "
+    dt_log_info("received SIGUSR1 (sent by an operator, or by a worker whose GPU faulted): "
+                "draining (running "
                 "increments finish), then restarting");
   } else
-    dt_log_info("received %s: draining (running increments finish, then exit)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    dt_log_info("received %s: draining (running increments finish, then exit)",
+                sig == SIGTERM ? "SIGTERM" : "SIGINT");
   atomic_store(&srv->draining, 1);
   dt_http_quiesce(srv);
   dt_workers_stop(srv);
@@ -392,7 +415,8 @@ int main(int argc, char **argv) {
   int first = 1, bad_usage = 0;
   memset(&ctx, 0, sizeof ctx);
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
-  if (argc > 1 && !strcmp(argv[1], "--version")) return printf("ductiled %s\n", DUCTILED_VERSION), 0;
+  if (argc > 1 && !strcmp(argv[1], "--version"))
+    return printf("ductiled %s\n", DUCTILED_VERSION), 0;
   if (load_config(&srv, argc, argv, &first, &bad_usage, &ctx) != DT_OK) {
     fprintf(stderr, "ductiled: %s\n", ctx.msg);
     if (bad_usage) usage(stderr);
@@ -402,8 +426,10 @@ int main(int argc, char **argv) {
     dt_log_error("%s", ctx.msg);
     return 1;
   }
-  if (first < argc && !strcmp(argv[first], "token")) return token_command(argc - first - 1, argv + first + 1);
-  if (first < argc && !strcmp(argv[first], "admin")) return admin_command(argc - first - 1, argv + first + 1);
+  if (first < argc && !strcmp(argv[first], "token"))
+    return token_command(argc - first - 1, argv + first + 1);
+  if (first < argc && !strcmp(argv[first], "admin"))
+    return admin_command(argc - first - 1, argv + first + 1);
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;

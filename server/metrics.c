@@ -72,13 +72,17 @@ char *dt_metrics_render(const char *extra) {
     if (v) add(&b, "ductile_http_requests_total{code=\"%d\"} %lu\n", s, v);
   }
   pthread_mutex_lock(&g_mu);
-  add(&b, "# HELP ductile_solve_seconds Wall time of finished solves.\n# TYPE ductile_solve_seconds histogram\n");
-  for (size_t i = 0; i < NB; i++) add(&b, "ductile_solve_seconds_bucket{le=\"%g\"} %lu\n", BUCKETS[i], g_solve_bucket[i]);
+  add(&b, "# HELP ductile_solve_seconds Wall time of finished solves.\n# TYPE "
+          "ductile_solve_seconds histogram\n");
+  for (size_t i = 0; i < NB; i++)
+    add(&b, "ductile_solve_seconds_bucket{le=\"%g\"} %lu\n", BUCKETS[i], g_solve_bucket[i]);
   add(&b, "ductile_solve_seconds_bucket{le=\"+Inf\"} %lu\n", g_solve_count);
-  add(&b, "ductile_solve_seconds_sum %.6f\nductile_solve_seconds_count %lu\n", g_solve_sum, g_solve_count);
+  add(&b, "ductile_solve_seconds_sum %.6f\nductile_solve_seconds_count %lu\n", g_solve_sum,
+      g_solve_count);
   add(&b, "# HELP ductile_jobs_finished_total Jobs finished since start, by outcome.\n"
           "# TYPE ductile_jobs_finished_total counter\n");
-  for (int i = 0; i < 3; i++) add(&b, "ductile_jobs_finished_total{state=\"%s\"} %lu\n", OUTCOMES[i], g_outcome[i]);
+  for (int i = 0; i < 3; i++)
+    add(&b, "ductile_jobs_finished_total{state=\"%s\"} %lu\n", OUTCOMES[i], g_outcome[i]);
   pthread_mutex_unlock(&g_mu);
   if (extra) add(&b, "%s", extra);
   if (b.oom) {

@@ -13,7 +13,7 @@ typedef struct slot {
 } slot;
 
 static slot g_slots[SLOTS];
-static int64_t g_interval_ns; /* 1 s / rate; 0: no limit */
+static int64_t g_interval_ns;  /* 1 s / rate; 0: no limit */
 static int64_t g_tolerance_ns; /* how far ahead of now the schedule may run: burst intervals */
 
 void dt_rate_limit_init(long long rate, long long burst) {
@@ -74,6 +74,7 @@ int dt_rate_limit_take(const char *token_id, int64_t now_ns, long long *retry_af
       if (*retry_after_s < 1) *retry_after_s = 1;
       return 0;
     }
-  } while (!atomic_compare_exchange_weak_explicit(&s->tat, &tat, next, memory_order_relaxed, memory_order_relaxed));
+  } while (!atomic_compare_exchange_weak_explicit(&s->tat, &tat, next, memory_order_relaxed,
+                                                  memory_order_relaxed));
   return 1;
 }

@@ -18,7 +18,8 @@ static const uint32_t K[64] = {
 static void block(dt_sha256 *s, const uint8_t *p) {
   uint32_t w[64], a, b, c, d, e, f, g, h;
   for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+           p[4 * i + 3];
   for (int i = 16; i < 64; i++) {
     uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
     uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);

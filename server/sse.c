@@ -30,15 +30,15 @@
 
 typedef struct sse {
   char job_id[96];
-  char token_id[17];    /* the token that opened the stream */
+  char token_id[17]; /* the token that opened the stream */
   long long last;
   char *pending;
   size_t plen, poff;
   int done;
-  double keepalive;     /* seconds of silence before a keep-alive comment */
-  double sent_at;       /* dt_mono() when the stream last handed bytes to MHD */
-  double auth_at;       /* dt_mono() of the next check of the token */
-  int looked;           /* the store was read at bus generation seen and had nothing new */
+  double keepalive; /* seconds of silence before a keep-alive comment */
+  double sent_at;   /* dt_mono() when the stream last handed bytes to MHD */
+  double auth_at;   /* dt_mono() of the next check of the token */
+  int looked;       /* the store was read at bus generation seen and had nothing new */
   unsigned long seen;
 } sse;
 
@@ -65,7 +65,8 @@ static int job_finished_or_gone(const char *id) {
 }
 
 /* Append one event as an SSE message to buf (capacity *cap, length *n, grown as needed). */
-static dt_status append_event(char **buf, size_t *cap, size_t *n, json_t *e, long long *seq, const char **type) {
+static dt_status append_event(char **buf, size_t *cap, size_t *n, json_t *e, long long *seq,
+                              const char **type) {
   dt_status rc = DT_OK;
   char *data = json_dumps(e, JSON_COMPACT | JSON_ENSURE_ASCII);
   size_t need;
@@ -80,7 +81,8 @@ static dt_status append_event(char **buf, size_t *cap, size_t *n, json_t *e, lon
     DT_CHECK(nb != NULL, NULL, DT_ERR_NOMEM, "out of memory");
     *buf = nb, *cap = c;
   }
-  *n += (size_t)snprintf(*buf + *n, *cap - *n, "id: %lld\nevent: %s\ndata: %s\n\n", *seq, *type, data ? data : "{}");
+  *n += (size_t)snprintf(*buf + *n, *cap - *n, "id: %lld\nevent: %s\ndata: %s\n\n", *seq, *type,
+                         data ? data : "{}");
 cleanup:
   free(data);
   return rc;
@@ -160,7 +162,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
       s->auth_at = dt_mono() + AUTH_RECHECK_S;
       if (!token_active(s)) {
         s->done = 1;
-        if (set_pending(s, ": stream closed: the token was revoked or its user disabled\n\n") != DT_OK)
+        if (set_pending(s, ": stream closed: the token was revoked or its user disabled\n\n") !=
+            DT_OK)
           return MHD_CONTENT_READER_END_OF_STREAM;
         continue;
       }
@@ -175,7 +178,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
       continue;
     }
     if (s->auth_at < due) due = s->auth_at;
-    if (due > now && dt_bus_wait(gen, due - now) < 0) return MHD_CONTENT_READER_END_OF_STREAM; /* shutting down */
+    if (due > now && dt_bus_wait(gen, due - now) < 0)
+      return MHD_CONTENT_READER_END_OF_STREAM; /* shutting down */
   }
 }
 
@@ -213,7 +217,8 @@ static dt_status cursor_or_reply(dt_req *r, long long *after, long long *limit) 
   *after = 0;
   *limit = 500;
   if (a && dt_parse_count(a, 0, (long long)1 << 53, after) != 0) {
-    dt_reply_invalid_parameter(r, "after", "after: expected the seq of the last event received (an integer >= 0)");
+    dt_reply_invalid_parameter(
+        r, "after", "after: expected the seq of the last event received (an integer >= 0)");
     return DT_ERR_INPUT;
   }
   if (l && dt_parse_count(l, 1, 1000, limit) != 0) {
@@ -227,12 +232,14 @@ static dt_status cursor_or_reply(dt_req *r, long long *after, long long *limit) 
 static dt_status last_event_id_or_reply(dt_req *r, long long *after) {
   const char *last_id = dt_req_header(r, "Last-Event-ID");
   if (!last_id || dt_parse_count(last_id, 0, (long long)1 << 53, after) == 0) return DT_OK;
-  dt_reply_invalid_parameter(r, "Last-Event-ID", "Last-Event-ID: expected an event seq (an integer >= 0)");
+  dt_reply_invalid_parameter(r, "Last-Event-ID",
+                             "Last-Event-ID: expected an event seq (an integer >= 0)");
   return DT_ERR_INPUT;
 }
 
 /* The polling answer: events after `after`, at most limit, with where to go on from. */
-static dt_status reply_events(dt_req *r, const char *state, long long after, long long limit, dt_ctx *ctx) {
+static dt_status reply_events(dt_req *r, const char *state, long long after, long long limit,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *events = NULL;
   int done = !dt_job_active(state);
@@ -242,7 +249,9 @@ static dt_status reply_events(dt_req *r, const char *state, long long after, lon
     after = (long long)json_integer_value(json_object_get(lastev, "seq"));
     done = dt_event_is_terminal(json_string_value(json_object_get(lastev, "type")));
   }
-  dt_reply_json(r, 200, json_pack("{s:o, s:I, s:b}", "events", events, "next_after", (json_int_t)after, "done", done));
+  dt_reply_json(r, 200,
+                json_pack("{s:o, s:I, s:b}", "events", events, "next_after", (json_int_t)after,
+                          "done", done));
 cleanup:
   return rc;
 }

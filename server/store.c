@@ -19,7 +19,7 @@ typedef struct conn {
   } cache[STMT_CACHE];
 } conn;
 
-static char g_path[1100];          /* set once by dt_store_init before threads start */
+static char g_path[1100]; /* set once by dt_store_init before threads start */
 static pthread_key_t g_key;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -35,8 +35,10 @@ static void make_key(void) { pthread_key_create(&g_key, conn_free); }
 
 static int configure(sqlite3 *db) {
   sqlite3_busy_timeout(db, 10000);
-  return sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                          "PRAGMA foreign_keys=ON;", NULL, NULL, NULL);
+  return sqlite3_exec(db,
+                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                      "PRAGMA foreign_keys=ON;",
+                      NULL, NULL, NULL);
 }
 
 static dt_status thread_conn(conn **out, dt_ctx *ctx) {
@@ -47,9 +49,11 @@ static dt_status thread_conn(conn **out, dt_ctx *ctx) {
   if (*out) return DT_OK;
   c = calloc(1, sizeof *c);
   DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory opening the database");
-  DT_CHECK(sqlite3_open_v2(g_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+  DT_CHECK(sqlite3_open_v2(g_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+                   SQLITE_OK &&
                configure(c->db) == SQLITE_OK,
-           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path, c->db ? sqlite3_errmsg(c->db) : "no memory");
+           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path,
+           c->db ? sqlite3_errmsg(c->db) : "no memory");
   pthread_setspecific(g_key, c);
   *out = c;
   c = NULL;
@@ -90,7 +94,8 @@ dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx) {
       goto cleanup;
     }
     if (c->cache[h].sql == NULL) {
-      if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &c->cache[h].st, NULL) != SQLITE_OK) {
+      if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &c->cache[h].st, NULL) !=
+          SQLITE_OK) {
         rc = DT_ERROR(ctx, DT_ERR_DB, "cannot prepare SQL: %s: %.80s", sqlite3_errmsg(c->db), sql);
         sqlite3_finalize(c->cache[h].st);
         c->cache[h].st = NULL;
@@ -123,7 +128,8 @@ dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx)
 dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = sqlite3_db_handle(*st);
-  DT_CHECK(sqlite3_step(*st) == SQLITE_DONE, ctx, DT_ERR_DB, "database error (%s): %s", what, sqlite3_errmsg(db));
+  DT_CHECK(sqlite3_step(*st) == SQLITE_DONE, ctx, DT_ERR_DB, "database error (%s): %s", what,
+           sqlite3_errmsg(db));
   if (changes) *changes = sqlite3_changes(db);
 cleanup:
   dt_stmt_done(st);
@@ -134,8 +140,8 @@ static dt_status exec(const char *sql, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = NULL;
   DT_TRY(dt_db(&db, ctx));
-  DT_CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, ctx, DT_ERR_DB, "database error (%s): %s", sql,
-           sqlite3_errmsg(db));
+  DT_CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, ctx, DT_ERR_DB,
+           "database error (%s): %s", sql, sqlite3_errmsg(db));
 cleanup:
   return rc;
 }
@@ -150,8 +156,10 @@ void dt_store_rollback(void) {
 }
 
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s) {
-  if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-  else sqlite3_bind_null(st, i);
+  if (s)
+    sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(st, i);
 }
 
 const char *dt_col_text(sqlite3_stmt *st, int i) {
@@ -162,7 +170,8 @@ const char *dt_col_text(sqlite3_stmt *st, int i) {
 static int user_version(sqlite3 *db) {
   sqlite3_stmt *st = NULL;
   int v = -1;
-  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
     v = sqlite3_column_int(st, 0);
   sqlite3_finalize(st);
   return v;
@@ -174,8 +183,8 @@ static dt_status migrate(sqlite3 *db, dt_ctx *ctx) {
   int have = user_version(db), latest = 0;
   for (const dt_migration *m = dt_migrations; m->version; m++) latest = m->version;
   DT_CHECK(have >= 0, ctx, DT_ERR_DB, "cannot read the schema version: %s", sqlite3_errmsg(db));
-  DT_CHECK(have <= latest, ctx, DT_ERR_DB, "the database has schema version %d, newer than this ductiled (%d)", have,
-           latest);
+  DT_CHECK(have <= latest, ctx, DT_ERR_DB,
+           "the database has schema version %d, newer than this ductiled (%d)", have, latest);
   for (const dt_migration *m = dt_migrations; m->version; m++) {
     char bump[64];
     if (m->version <= have) continue;
@@ -196,11 +205,13 @@ dt_status dt_store_init(const char *data_dir, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = NULL;
   snprintf(g_path, sizeof g_path, "%s/ductile.db", data_dir);
-  DT_CHECK(sqlite3_open_v2(g_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) ==
-               SQLITE_OK,
-           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path, db ? sqlite3_errmsg(db) : "no memory");
-  DT_CHECK(configure(db) == SQLITE_OK, ctx, DT_ERR_DB, "cannot configure the database %s: %s", g_path,
-           sqlite3_errmsg(db));
+  DT_CHECK(sqlite3_open_v2(g_path, &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           NULL) == SQLITE_OK,
+           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path,
+           db ? sqlite3_errmsg(db) : "no memory");
+  DT_CHECK(configure(db) == SQLITE_OK, ctx, DT_ERR_DB, "cannot configure the database %s: %s",
+           g_path, sqlite3_errmsg(db));
   DT_TRY(migrate(db, ctx));
 cleanup:
   sqlite3_close(db);

@@ -48,7 +48,8 @@ dt_status dt_store_commit(dt_ctx *ctx);
 void dt_store_rollback(void);
 
 /* Record a store failure in ctx: DT_ERR_DB, what was being done and SQLite's message. */
-#define DT_STORE_ERROR(ctx, what) DT_ERROR((ctx), DT_ERR_DB, "database error (%s): %s", (what), dt_db_message())
+#define DT_STORE_ERROR(ctx, what)                                                                  \
+  DT_ERROR((ctx), DT_ERR_DB, "database error (%s): %s", (what), dt_db_message())
 
 /* Bind helpers: text NULL binds SQL NULL. */
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -9,7 +9,8 @@
 #include "store.h"
 
 int dt_event_is_terminal(const char *type) {
-  return !strcmp(type, "job.succeeded") || !strcmp(type, "job.failed") || !strcmp(type, "job.cancelled");
+  return !strcmp(type, "job.succeeded") || !strcmp(type, "job.failed") ||
+         !strcmp(type, "job.cancelled");
 }
 
 dt_status dt_event_append_tx(const char *job_id, const char *type, json_t *data, dt_ctx *ctx) {
@@ -18,8 +19,9 @@ dt_status dt_event_append_tx(const char *job_id, const char *type, json_t *data,
   long long seq;
   int row;
   sqlite3_stmt *st = NULL;
-  DT_TRY(dt_stmt("UPDATE jobs SET last_event_seq = last_event_seq + 1 WHERE id = ?1 RETURNING last_event_seq", &st,
-                 ctx));
+  DT_TRY(dt_stmt(
+      "UPDATE jobs SET last_event_seq = last_event_seq + 1 WHERE id = ?1 RETURNING last_event_seq",
+      &st, ctx));
   dt_bind_text(st, 1, job_id);
   DT_TRY(dt_stmt_row(st, "next event seq", &row, ctx));
   DT_CHECK(row, ctx, DT_ERR_DB, "database error (next event seq): no job %s", job_id);
@@ -28,7 +30,8 @@ dt_status dt_event_append_tx(const char *job_id, const char *type, json_t *data,
   text = data ? json_dumps(data, JSON_COMPACT | JSON_ENSURE_ASCII) : strdup("{}");
   DT_CHECK(text != NULL, ctx, DT_ERR_NOMEM, "out of memory encoding a %s event", type);
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT INTO events (job_id, seq, ts, type, data) VALUES (?1, ?2, ?3, ?4, ?5)", &st, ctx));
+  DT_TRY(dt_stmt("INSERT INTO events (job_id, seq, ts, type, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                 &st, ctx));
   dt_bind_text(st, 1, job_id);
   sqlite3_bind_int64(st, 2, seq);
   dt_bind_text(st, 3, now);
@@ -52,15 +55,17 @@ cleanup:
   return rc;
 }
 
-dt_status dt_events_list(const char *job_id, long long after, int limit, json_t **out, dt_ctx *ctx) {
+dt_status dt_events_list(const char *job_id, long long after, int limit, json_t **out,
+                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *arr = json_array();
   sqlite3_stmt *st = NULL;
   int row = 1;
   *out = NULL;
   DT_CHECK(arr != NULL, ctx, DT_ERR_NOMEM, "out of memory listing events");
-  DT_TRY(dt_stmt("SELECT seq, ts, type, data FROM events WHERE job_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3", &st,
-                 ctx));
+  DT_TRY(dt_stmt(
+      "SELECT seq, ts, type, data FROM events WHERE job_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+      &st, ctx));
   dt_bind_text(st, 1, job_id);
   sqlite3_bind_int64(st, 2, after);
   sqlite3_bind_int(st, 3, limit);
@@ -69,8 +74,9 @@ dt_status dt_events_list(const char *job_id, long long after, int limit, json_t 
     DT_TRY(dt_stmt_row(st, "list events", &row, ctx));
     if (!row) break;
     data = json_loads(dt_col_text(st, 3), 0, NULL);
-    json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:o}", "seq", (json_int_t)sqlite3_column_int64(st, 0),
-                                         "time", dt_col_text(st, 1), "type", dt_col_text(st, 2), "data",
+    json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:o}", "seq",
+                                         (json_int_t)sqlite3_column_int64(st, 0), "time",
+                                         dt_col_text(st, 1), "type", dt_col_text(st, 2), "data",
                                          data ? data : json_object()));
   }
   *out = arr;

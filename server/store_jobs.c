@@ -11,22 +11,27 @@
 #include "store.h"
 #include "store_events.h"
 
-#define JOB_COLS                                                                                      \
-  "id, state, title, mesh_id, created_at, started_at, finished_at, attempts, cancel_requested, n_steps, " \
-  "step, increment, newton_iter, residual, percent, increments_done, backend, error_code, message, "      \
-  "reason, timings, seq, (julianday(started_at) - julianday(created_at)) * 86400.0, "                    \
-  "(julianday(COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at)) * 86400.0, " \
-  "est_device_bytes, (SELECT name FROM users WHERE users.id = jobs.owner_id), "                        \
+#define JOB_COLS                                                                                   \
+  "id, state, title, mesh_id, created_at, started_at, finished_at, attempts, cancel_requested, "   \
+  "n_steps, "                                                                                      \
+  "step, increment, newton_iter, residual, percent, increments_done, backend, error_code, "        \
+  "message, "                                                                                      \
+  "reason, timings, seq, (julianday(started_at) - julianday(created_at)) * 86400.0, "              \
+  "(julianday(COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - "                    \
+  "julianday(started_at)) * 86400.0, "                                                             \
+  "est_device_bytes, (SELECT name FROM users WHERE users.id = jobs.owner_id), "                    \
   "(SELECT name FROM tokens WHERE tokens.id = jobs.token_id)"
 
 static json_t *opt_text(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
 }
 static json_t *opt_int(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, i));
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
+                                                   : json_integer(sqlite3_column_int64(st, i));
 }
 static json_t *opt_real(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
+                                                   : json_real(sqlite3_column_double(st, i));
 }
 
 static json_t *job_json(sqlite3_stmt *st) {
@@ -55,7 +60,8 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(progress, "percent", json_real(sqlite3_column_double(st, 14)));
   json_object_set_new(progress, "increments_completed", json_integer(sqlite3_column_int(st, 15)));
   json_object_set_new(o, "progress", progress);
-  timings = sqlite3_column_type(st, 20) == SQLITE_NULL ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
+  timings =
+      sqlite3_column_type(st, 20) == SQLITE_NULL ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
   if (!json_is_object(timings)) {
     json_decref(timings);
     timings = json_object();
@@ -64,8 +70,8 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(timings, "run_seconds", opt_real(st, 23));
   json_object_set_new(o, "timings", timings);
   if (sqlite3_column_type(st, 17) != SQLITE_NULL)
-    err = json_pack("{s:s, s:s, s:o}", "code", dt_col_text(st, 17), "message", dt_col_text(st, 18), "reason",
-                    opt_text(st, 19));
+    err = json_pack("{s:s, s:s, s:o}", "code", dt_col_text(st, 17), "message", dt_col_text(st, 18),
+                    "reason", opt_text(st, 19));
   json_object_set_new(o, "error", err ? err : json_null());
   links = json_object();
   snprintf(link, sizeof link, "/v1/jobs/%s/events", id);
@@ -78,7 +84,8 @@ static json_t *job_json(sqlite3_stmt *st) {
 
 /* Refuse a job when max_queued jobs wait already (*outcome DT_REFUSED), or when its mesh_id
  * names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's transaction. */
-static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx) {
+static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
+                                dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
@@ -97,7 +104,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
@@ -107,7 +115,8 @@ dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *o
   DT_TRY(insert_allowed(j, max_queued, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, est_device_bytes, "
+  DT_TRY(dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, "
+                 "est_device_bytes, "
                  "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)",
                  &st, ctx));
   dt_bind_text(st, 1, j->id);
@@ -116,8 +125,10 @@ dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *o
   dt_bind_text(st, 4, j->title[0] ? j->title : NULL);
   dt_bind_text(st, 5, now);
   sqlite3_bind_int(st, 6, j->n_steps);
-  if (j->est_bytes > 0) sqlite3_bind_int64(st, 7, j->est_bytes);
-  else sqlite3_bind_null(st, 7);
+  if (j->est_bytes > 0)
+    sqlite3_bind_int64(st, 7, j->est_bytes);
+  else
+    sqlite3_bind_null(st, 7);
   dt_bind_text(st, 8, j->token_id[0] ? j->token_id : NULL);
   DT_TRY(dt_stmt_run(&st, "insert job", NULL, ctx));
   ev = json_pack("{s:s}", "state", "queued");
@@ -131,13 +142,15 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome,
+                     dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
+  DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st,
+                 ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get job", &row, ctx));
@@ -150,7 +163,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_state(const char *id, long long owner, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
+                       dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
@@ -180,13 +194,15 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
   /* A user's page is a range of the index jobs_owner (owner_id, seq), not a scan of everyone's
    * jobs; an admin's walks seq. */
   if (f->owner_id != DT_ANY_OWNER)
-    DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE owner_id = ?10 AND (?1 = 0 OR seq < ?1) "
-                   "AND (?2 IS NULL OR mesh_id = ?2) AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
-                   "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
-                   "ORDER BY seq DESC LIMIT ?8",
-                   &st, ctx));
+    DT_TRY(dt_stmt(
+        "SELECT " JOB_COLS " FROM jobs WHERE owner_id = ?10 AND (?1 = 0 OR seq < ?1) "
+        "AND (?2 IS NULL OR mesh_id = ?2) AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
+        "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
+        "ORDER BY seq DESC LIMIT ?8",
+        &st, ctx));
   else
-    DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
+    DT_TRY(dt_stmt("SELECT " JOB_COLS
+                   " FROM jobs WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR mesh_id = ?2) "
                    "AND (?3 IS NULL OR state IN (?3, ?4, ?5, ?6, ?7)) "
                    "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
                    "ORDER BY seq DESC LIMIT ?8",
@@ -194,7 +210,8 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
   if (f->owner_id != DT_ANY_OWNER) sqlite3_bind_int64(st, 10, f->owner_id);
   sqlite3_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->mesh_id);
-  for (int i = 0; i < 5; i++) dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
+  for (int i = 0; i < 5; i++)
+    dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
   sqlite3_bind_int(st, 8, f->limit + 1);
   dt_bind_text(st, 9, f->owner);
   for (;;) {
@@ -224,30 +241,34 @@ static dt_status exec1(const char *sql, const char *id, const char *what, dt_ctx
   DT_TRY(dt_stmt(sql, &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_run(&st, what, &changes, ctx));
-  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (%s): job %s changed %d rows, expected 1", what, id,
-           changes);
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (%s): job %s changed %d rows, expected 1",
+           what, id, changes);
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-int dt_job_active(const char *state) { return !strcmp(state, "queued") || !strcmp(state, "running"); }
+int dt_job_active(const char *state) {
+  return !strcmp(state, "queued") || !strcmp(state, "running");
+}
 
 /* The cancellation itself, inside the transaction of dt_job_cancel; the job is active. */
 static dt_status cancel_active(const char *id, const char *state, int *running, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *ev = NULL;
   if (!strcmp(state, "queued")) {
-    DT_TRY(exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-                 "WHERE id = ?1 AND state = 'queued'",
-                 id, "cancel queued job", ctx));
+    DT_TRY(exec1(
+        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+        "WHERE id = ?1 AND state = 'queued'",
+        id, "cancel queued job", ctx));
     ev = json_pack("{s:s, s:s}", "state", "cancelled", "message", "cancelled while queued");
     DT_TRY(dt_event_append_tx(id, "job.cancelled", ev, ctx));
   } else {
     *running = 1;
     DT_TRY(exec1("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND state = 'running'", id,
                  "request cancellation", ctx));
-    ev = json_pack("{s:s}", "message", "cancellation requested: the job stops at its next Newton iteration");
+    ev = json_pack("{s:s}", "message",
+                   "cancellation requested: the job stops at its next Newton iteration");
     DT_TRY(dt_event_append_tx(id, "job.cancel_requested", ev, ctx));
   }
 cleanup:
@@ -255,7 +276,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   *running = 0;
@@ -292,7 +314,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id, dt_ctx *ctx) {
+dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id,
+                       dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   json_t *ev = NULL;
@@ -300,7 +323,8 @@ dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long lo
   id[0] = '\0';
   DT_TRY(dt_store_begin(ctx));
   /* Submission order; the priority column is where fair sharing will plug in. */
-  DT_TRY(dt_stmt("SELECT id, attempts + 1, owner_id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq "
+  DT_TRY(dt_stmt("SELECT id, attempts + 1, owner_id FROM jobs WHERE state = 'queued' ORDER BY "
+                 "priority DESC, seq "
                  "LIMIT 1",
                  &st, ctx));
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
@@ -311,15 +335,18 @@ dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long lo
   dt_stmt_done(&st);
   /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
    * them to what the checkpoint covers, or to none when it starts from the beginning). */
-  DT_TRY(dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
-                 "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
-                 "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 AND state = "
-                 "'queued'",
-                 &st, ctx));
+  DT_TRY(
+      dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
+              "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
+              "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 "
+              "AND state = "
+              "'queued'",
+              &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, worker);
   DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
-  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued", id);
+  DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued",
+           id);
   ev = json_pack("{s:s, s:i, s:i}", "state", "running", "worker", worker, "attempt", *attempt);
   DT_TRY(dt_event_append_tx(id, "job.started", ev, ctx));
   DT_TRY(dt_store_commit(ctx));
@@ -347,23 +374,28 @@ cleanup:
 }
 
 static void bind_opt_int(sqlite3_stmt *st, int i, int v) {
-  if (v < 0) sqlite3_bind_null(st, i);
-  else sqlite3_bind_int(st, i, v);
+  if (v < 0)
+    sqlite3_bind_null(st, i);
+  else
+    sqlite3_bind_int(st, i, v);
 }
 
 static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  DT_TRY(dt_stmt("UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
-                 "percent = ?7, increments_done = ?8 WHERE id = ?1",
-                 &st, ctx));
+  DT_TRY(dt_stmt(
+      "UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
+      "percent = ?7, increments_done = ?8 WHERE id = ?1",
+      &st, ctx));
   dt_bind_text(st, 1, id);
   bind_opt_int(st, 2, p->step);
   sqlite3_bind_int(st, 3, p->n_steps);
   bind_opt_int(st, 4, p->increment);
   bind_opt_int(st, 5, p->newton_iter);
-  if (p->newton_iter >= 0) sqlite3_bind_double(st, 6, p->residual);
-  else sqlite3_bind_null(st, 6);
+  if (p->newton_iter >= 0)
+    sqlite3_bind_double(st, 6, p->residual);
+  else
+    sqlite3_bind_null(st, 6);
   sqlite3_bind_double(st, 7, p->percent);
   sqlite3_bind_int(st, 8, p->increments_done);
   DT_TRY(dt_stmt_run(&st, "job progress", NULL, ctx));
@@ -372,8 +404,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data,
-                                dt_ctx *ctx) {
+dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type,
+                                json_t *data, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(dt_store_begin(ctx));
   if (p) DT_TRY(progress_update(id, p, ctx));
@@ -385,13 +417,14 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
-                                  dt_ctx *ctx) {
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
+                                  int has_vtu, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  DT_TRY(dt_stmt("INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
-                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                 &st, ctx));
+  DT_TRY(dt_stmt(
+      "INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
+      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+      &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int(st, 2, n);
   sqlite3_bind_int(st, 3, step);
@@ -437,11 +470,14 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   snprintf(type, sizeof type, "job.%s", end->state);
   if (end->timings) {
     timings = json_dumps(end->timings, JSON_COMPACT);
-    DT_CHECK(timings != NULL, ctx, DT_ERR_NOMEM, "out of memory encoding the timings of job %s", id);
+    DT_CHECK(timings != NULL, ctx, DT_ERR_NOMEM, "out of memory encoding the timings of job %s",
+             id);
   }
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), error_code = ?3, "
-                 "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = 'succeeded' THEN "
+  DT_TRY(dt_stmt("UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                 "error_code = ?3, "
+                 "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
+                 "'succeeded' THEN "
                  "100 ELSE percent END WHERE id = ?1 AND state = 'running'",
                  &st, ctx));
   dt_bind_text(st, 1, id);
@@ -477,9 +513,10 @@ static dt_status recover_one(const char *data_dir, const char *id, int cancel, d
   json_t *ev = NULL;
   int ck = has_checkpoint(data_dir, id, cancel);
   if (cancel) {
-    DT_TRY(exec1("UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-                 "WHERE id = ?1",
-                 id, "recover cancelled job", ctx));
+    DT_TRY(exec1(
+        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+        "WHERE id = ?1",
+        id, "recover cancelled job", ctx));
     ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
                    "cancelled: cancellation was requested before the daemon stopped");
     DT_TRY(dt_event_append_tx(id, "job.cancelled", ev, ctx));
@@ -489,8 +526,10 @@ static dt_status recover_one(const char *data_dir, const char *id, int cancel, d
    * in a job.resumed or job.restarted event. */
   DT_TRY(exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", id, "recover job", ctx));
   ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
-                 ck ? "the daemon stopped while this job was running; queued again: it resumes from its checkpoint"
-                    : "the daemon stopped while this job was running; queued again: no checkpoint, it restarts "
+                 ck ? "the daemon stopped while this job was running; queued again: it resumes "
+                      "from its checkpoint"
+                    : "the daemon stopped while this job was running; queued again: no checkpoint, "
+                      "it restarts "
                       "from the beginning");
   DT_TRY(dt_event_append_tx(id, "job.recovered", ev, ctx));
 cleanup:
@@ -508,7 +547,9 @@ static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
   int cancel[RECOVER_BATCH], row = 1;
   *k = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64", &st, ctx));
+  DT_TRY(
+      dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64",
+              &st, ctx));
   while (*k < RECOVER_BATCH) {
     DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
     if (!row) break;
@@ -565,9 +606,10 @@ static json_t *increment_json(sqlite3_stmt *st, const char *id) {
   char vtu[128];
   int n = sqlite3_column_int(st, 0);
   snprintf(vtu, sizeof vtu, "/v1/jobs/%s/results/increments/%d/vtu", id, n);
-  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1), "increment",
-                   sqlite3_column_int(st, 2), "load_factor", sqlite3_column_double(st, 3), "time",
-                   sqlite3_column_double(st, 4), "vtu", sqlite3_column_int(st, 5) ? json_string(vtu) : json_null());
+  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1),
+                   "increment", sqlite3_column_int(st, 2), "load_factor",
+                   sqlite3_column_double(st, 3), "time", sqlite3_column_double(st, 4), "vtu",
+                   sqlite3_column_int(st, 5) ? json_string(vtu) : json_null());
 }
 
 dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx) {
@@ -577,7 +619,8 @@ dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx) {
   int row;
   *out = NULL;
   DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing increments");
-  DT_TRY(dt_stmt("SELECT n, step, increment, load_factor, time, has_vtu FROM increments WHERE job_id = ?1 ORDER BY n",
+  DT_TRY(dt_stmt("SELECT n, step, increment, load_factor, time, has_vtu FROM increments WHERE "
+                 "job_id = ?1 ORDER BY n",
                  &st, ctx));
   dt_bind_text(st, 1, id);
   for (;;) {
@@ -593,7 +636,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome,
+                                  dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;

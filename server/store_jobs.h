@@ -15,8 +15,8 @@
 typedef struct dt_job_new {
   char id[20];
   long long owner_id;
-  char token_id[17]; /* the submitting token ("" unknown) */
-  char mesh_id[20]; /* "" for an inline mesh */
+  char token_id[17];    /* the submitting token ("" unknown) */
+  char mesh_id[20];     /* "" for an inline mesh */
   long long mesh_owner; /* the owner mesh_id must have (DT_ANY_OWNER: any; an admin's job) */
   char title[256];
   int n_steps;
@@ -36,25 +36,30 @@ typedef struct dt_job_filter {
 int dt_job_active(const char *state);
 /* Insert a queued job and its job.queued event. *outcome: DT_NOT_FOUND when mesh_id names no
  * mesh of mesh_owner, DT_REFUSED when max_queued jobs are already waiting. */
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
+                        dt_ctx *ctx);
 /* The functions that take an owner find a job only when it belongs to that user
  * (DT_ANY_OWNER: any user's): another user's job is DT_NOT_FOUND, like a missing one. The check
  * is part of the job's lookup by its unique id, no query of its own. */
 /* The API object of a job; *outcome DT_NOT_FOUND (and *out NULL) when there is none. */
-dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome,
+                     dt_ctx *ctx);
 /* State only ("" if none), for cheap checks; *outcome DT_NOT_FOUND when there is no such job. */
-dt_status dt_job_state(const char *id, long long owner, char *state, size_t len, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
+                       dt_outcome *outcome, dt_ctx *ctx);
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx);
 /* Cancel: a queued job becomes cancelled now; a running job gets cancel_requested (the worker
  * stops it at its next Newton iteration) and *running = 1. *outcome DT_REFUSED when the job
  * has finished, DT_NOT_FOUND when there is none. */
-dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome,
+                        dt_ctx *ctx);
 /* Delete a finished job (*outcome DT_REFUSED while it is queued or running). */
 dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt_ctx *ctx);
 
 /* Worker side. Claim the oldest queued job for worker w: *id receives it (empty if none),
  * *owner_id its owner. */
-dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id, dt_ctx *ctx);
+dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id,
+                       dt_ctx *ctx);
 /* Whether cancellation of the job was requested (0 for a job that is not there). */
 dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx);
 /* Progress columns (NULL-able ints passed as -1) + an event, in one transaction. */
@@ -62,11 +67,11 @@ typedef struct dt_job_progress {
   int step, n_steps, increment, newton_iter, increments_done;
   double residual, percent;
 } dt_job_progress;
-dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type, json_t *data,
-                                dt_ctx *ctx);
+dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type,
+                                json_t *data, dt_ctx *ctx);
 /* Record a converged increment (results on disk). */
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
-                                  dt_ctx *ctx);
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
+                                  int has_vtu, dt_ctx *ctx);
 /* Forget the increments after the first `keep` (a run resumed from a checkpoint of increment
  * `keep`, or 0 when it starts from the beginning). */
 dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx);
@@ -91,6 +96,7 @@ dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx);
 /* The job's increments with results: array of {n, step, increment, load_factor, time, vtu}. */
 dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx);
 /* Whether increment n of the job has results (*outcome DT_NOT_FOUND when not), and a VTU. */
-dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome,
+                                  dt_ctx *ctx);
 
 #endif

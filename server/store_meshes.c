@@ -7,22 +7,25 @@
 #include "log.h"
 #include "store.h"
 
-#define MESH_COLS \
-  "id, name, bytes, sha256, dim, n_nodes, n_elements, created_at, path, seq, " \
+#define MESH_COLS                                                                                  \
+  "id, name, bytes, sha256, dim, n_nodes, n_elements, created_at, path, seq, "                     \
   "(SELECT name FROM users WHERE users.id = meshes.owner_id)"
 
 static json_t *mesh_json(sqlite3_stmt *st) {
   const char *id = dt_col_text(st, 0);
   json_t *o = json_pack("{s:s, s:I, s:s, s:i, s:i, s:i, s:s}", "id", id, "bytes",
-                        (json_int_t)sqlite3_column_int64(st, 2), "sha256", dt_col_text(st, 3), "dim",
-                        sqlite3_column_int(st, 4), "n_nodes", sqlite3_column_int(st, 5), "n_elements",
-                        sqlite3_column_int(st, 6), "created_at", dt_col_text(st, 7));
+                        (json_int_t)sqlite3_column_int64(st, 2), "sha256", dt_col_text(st, 3),
+                        "dim", sqlite3_column_int(st, 4), "n_nodes", sqlite3_column_int(st, 5),
+                        "n_elements", sqlite3_column_int(st, 6), "created_at", dt_col_text(st, 7));
   {
     const char *path = dt_col_text(st, 8);
     size_t n = path ? strlen(path) : 0;
-    json_object_set_new(o, "format", json_string(n > 4 && !strcmp(path + n - 4, ".msh") ? "msh" : "json"));
+    json_object_set_new(o, "format",
+                        json_string(n > 4 && !strcmp(path + n - 4, ".msh") ? "msh" : "json"));
   }
-  json_object_set_new(o, "name", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, 1)));
+  json_object_set_new(o, "name",
+                      sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null()
+                                                                : json_string(dt_col_text(st, 1)));
   json_object_set_new(o, "owner", json_string(dt_col_text(st, 10)));
   return o;
 }
@@ -31,9 +34,10 @@ dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
-  DT_TRY(dt_stmt("INSERT INTO meshes (id, owner_id, name, path, bytes, sha256, dim, n_nodes, n_elements, "
-                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                 &st, ctx));
+  DT_TRY(dt_stmt(
+      "INSERT INTO meshes (id, owner_id, name, path, bytes, sha256, dim, n_nodes, n_elements, "
+      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+      &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, m->id);
   sqlite3_bind_int64(st, 2, m->owner_id);
@@ -51,14 +55,15 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_get(const char *id, long long owner, json_t **out, char *path, size_t pathlen, dt_outcome *outcome,
-                      dt_ctx *ctx) {
+dt_status dt_mesh_get(const char *id, long long owner, json_t **out, char *path, size_t pathlen,
+                      dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
+  DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
   sqlite3_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get mesh", &row, ctx));
@@ -72,7 +77,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **items, long long *next, dt_ctx *ctx) {
+dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **items,
+                       long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   json_t *list = json_array();
@@ -87,7 +93,9 @@ dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **it
                    "ORDER BY seq DESC LIMIT ?2",
                    &st, ctx));
   else
-    DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2", &st, ctx));
+    DT_TRY(dt_stmt("SELECT " MESH_COLS
+                   " FROM meshes WHERE ?1 = 0 OR seq < ?1 ORDER BY seq DESC LIMIT ?2",
+                   &st, ctx));
   sqlite3_bind_int64(st, 1, before);
   sqlite3_bind_int(st, 2, limit + 1);
   if (owner != DT_ANY_OWNER) sqlite3_bind_int64(st, 3, owner);
@@ -110,15 +118,16 @@ cleanup:
   return rc;
 }
 
-dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pathlen, int *jobs_using,
-                         dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pathlen,
+                         int *jobs_using, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
   *jobs_using = 0;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN ('queued', 'running')) "
+  DT_TRY(dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN "
+                 "('queued', 'running')) "
                  "FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)",
                  &st, ctx));
   dt_bind_text(st, 1, id);

@@ -22,14 +22,15 @@ dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx);
  * user's); another user's mesh is DT_NOT_FOUND, like a missing one. */
 /* The API object of a mesh (*outcome DT_NOT_FOUND and *out NULL when there is none). path
  * (may be NULL) receives the relative path of its file. */
-dt_status dt_mesh_get(const char *id, long long owner, json_t **out, char *path, size_t pathlen, dt_outcome *outcome,
-                      dt_ctx *ctx);
+dt_status dt_mesh_get(const char *id, long long owner, json_t **out, char *path, size_t pathlen,
+                      dt_outcome *outcome, dt_ctx *ctx);
 /* Page of the owner's meshes, newest first, with seq < before (0: from the newest). *next is
  * the cursor of the next page (0 when this is the last). */
-dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **items, long long *next, dt_ctx *ctx);
+dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **items,
+                       long long *next, dt_ctx *ctx);
 /* Delete unless a queued or running job uses it (*outcome DT_REFUSED, *jobs_using set). path
  * receives the relative file path to remove. */
-dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pathlen, int *jobs_using,
-                         dt_outcome *outcome, dt_ctx *ctx);
+dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pathlen,
+                         int *jobs_using, dt_outcome *outcome, dt_ctx *ctx);
 
 #endif

@@ -32,9 +32,9 @@ typedef struct worker {
   int device;
   pthread_t thread;
   int started;
-  pthread_mutex_t mu;   /* guards job_id and job_owner */
+  pthread_mutex_t mu; /* guards job_id and job_owner */
   char job_id[20];
-  long long job_owner;  /* the user of the job claimed last: /v1/health names job_id only to it */
+  long long job_owner; /* the user of the job claimed last: /v1/health names job_id only to it */
   atomic_int cancel;
   atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
 } worker;
@@ -53,25 +53,24 @@ typedef struct run_ctx {
   char outdir[4200];
   char checkpoint[4200];
   int attempt;
-  int resuming;               /* a usable checkpoint was found before the run */
-  int resumed;                /* the solver reported that it resumed from it */
-  int kept;                   /* increments the checkpoint holds */
-  dt_progress converged;      /* an increment converged but not announced yet ... */
-  int converged_pending;      /* ... until its checkpoint exists (see on_progress) */
+  int resuming;          /* a usable checkpoint was found before the run */
+  int resumed;           /* the solver reported that it resumed from it */
+  int kept;              /* increments the checkpoint holds */
+  dt_progress converged; /* an increment converged but not announced yet ... */
+  int converged_pending; /* ... until its checkpoint exists (see on_progress) */
   dt_job_progress prog;
   int stop_at_next_iteration; /* shutdown: the increment that was running has finished */
   int shutdown_stop;
-  int failures;               /* store accesses and writes that failed (each logged) */
-  dt_fields_queue *fields;    /* writes fields_NNNN.json and records the increments */
-  int backend_recorded;       /* the job's backend is stored (from the first event naming it) */
+  int failures;            /* store accesses and writes that failed (each logged) */
+  dt_fields_queue *fields; /* writes fields_NNNN.json and records the increments */
+  int backend_recorded;    /* the job's backend is stored (from the first event naming it) */
 } run_ctx;
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 #ifdef DUCTILE_TEST_HOOKS
@@ -104,7 +103,8 @@ static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 static void emit(run_ctx *run, const char *type, json_t *data) {
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_progress_event(run->job_id, &run->prog, type, data, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_job_progress_event(run->job_id, &run->prog, type, data, &ctx) != DT_OK)
+    log_run_failure(run, &ctx);
   json_decref(data);
 }
 
@@ -136,10 +136,11 @@ static void flush_converged(run_ctx *run) {
   p->increments_done++;
   p->percent = ev->percent;
   p->residual = ev->residual;
-  emit(run, "increment.converged", json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done,
-                                            "step", ev->step + 1, "increment", ev->increment, "load_factor",
-                                            ev->load_factor, "newton_iterations", ev->newton_iter, "residual",
-                                            num(ev->residual), "plastic_points", ev->n_plastic, "percent", ev->percent));
+  emit(run, "increment.converged",
+       json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done, "step",
+                 ev->step + 1, "increment", ev->increment, "load_factor", ev->load_factor,
+                 "newton_iterations", ev->newton_iter, "residual", num(ev->residual),
+                 "plastic_points", ev->n_plastic, "percent", ev->percent));
 }
 
 static int on_progress(const dt_progress *ev, void *user) {
@@ -156,8 +157,9 @@ static int on_progress(const dt_progress *ev, void *user) {
   case DT_EV_INFO:
     if (ev->resumed) {
       run->resumed = 1;
-      emit(run, "job.resumed", json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
-                                        "increments_kept", run->kept, "message", ev->text ? ev->text : ""));
+      emit(run, "job.resumed",
+           json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
+                     "increments_kept", run->kept, "message", ev->text ? ev->text : ""));
     } else {
       record_backend(run, ev->backend);
       emit(run, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
@@ -165,25 +167,27 @@ static int on_progress(const dt_progress *ev, void *user) {
     break;
   case DT_EV_STEP_START:
     p->increment = p->newton_iter = -1;
-    emit(run, "step.started", json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
-                                       ev->step_name ? ev->step_name : ""));
+    emit(run, "step.started",
+         json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
+                   ev->step_name ? ev->step_name : ""));
     break;
   case DT_EV_INCREMENT_START:
     if (stopping(run->w)) run->stop_at_next_iteration = 1;
     if (ev->increment == 1 || ev->step == 0) check_cancel_requested(run);
     p->increment = ev->increment;
     p->newton_iter = -1;
-    emit(run, "increment.started", json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
-                                            "load_factor", ev->load_factor, "dlambda", ev->dlambda));
+    emit(run, "increment.started",
+         json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
+                   "load_factor", ev->load_factor, "dlambda", ev->dlambda));
     break;
   case DT_EV_NEWTON_ITER:
     p->newton_iter = ev->newton_iter;
     p->residual = ev->residual;
     emit(run, "newton.iteration",
-         json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1, "increment", ev->increment,
-                   "iteration", ev->newton_iter, "residual", num(ev->residual), "du_ratio", num(ev->du_ratio),
-                   "pcg_iterations", ev->pcg_iters, "pcg_tolerance", num(ev->pcg_rtol), "plastic_points",
-                   ev->n_plastic));
+         json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1, "increment",
+                   ev->increment, "iteration", ev->newton_iter, "residual", num(ev->residual),
+                   "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters, "pcg_tolerance",
+                   num(ev->pcg_rtol), "plastic_points", ev->n_plastic));
     test_delay(run);
     if (run->stop_at_next_iteration) {
       run->shutdown_stop = 1;
@@ -196,12 +200,14 @@ static int on_progress(const dt_progress *ev, void *user) {
     run->converged_pending = 1;
     break;
   case DT_EV_CUTBACK:
-    emit(run, "increment.cutback", json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment",
-                                            ev->increment, "load_factor", ev->load_factor, "reason",
-                                            dt_reason_name(ev->reason), "message", ev->text ? ev->text : ""));
+    emit(run, "increment.cutback",
+         json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment", ev->increment,
+                   "load_factor", ev->load_factor, "reason", dt_reason_name(ev->reason), "message",
+                   ev->text ? ev->text : ""));
     break;
   case DT_EV_STEP_DONE:
-    emit(run, "step.completed", json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
+    emit(run, "step.completed",
+         json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
     break;
   }
   return 0;
@@ -217,12 +223,13 @@ static void on_increment(const dt_fields *f, const dt_history_row *row, void *us
   dt_ctx ctx;
   (void)row;
   memset(&ctx, 0, sizeof ctx);
-  if (!run->fields && dt_fields_queue_start(run->m, run->job_id, run->outdir, &run->fields, &ctx) != DT_OK) {
+  if (!run->fields &&
+      dt_fields_queue_start(run->m, run->job_id, run->outdir, &run->fields, &ctx) != DT_OK) {
     /* no fields file for this increment, but its row: it converged, and its VTU may be there */
     log_run_failure(run, &ctx);
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_increment_record(run->job_id, f->global_increment, f->step + 1, f->increment, f->load_factor, f->time,
-                                has_vtu, &ctx) != DT_OK)
+    if (dt_job_increment_record(run->job_id, f->global_increment, f->step + 1, f->increment,
+                                f->load_factor, f->time, has_vtu, &ctx) != DT_OK)
       log_run_failure(run, &ctx);
     return;
   }
@@ -251,22 +258,24 @@ static void clean_dir(const char *dir) {
 }
 
 static json_t *timings_json(const dt_run_summary *s) {
-  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total", s->seconds_total, "setup",
-                   s->seconds_setup, "assembly", s->seconds_assembly, "stress_update", s->seconds_stress,
-                   "linear_solver", s->seconds_solver, "output", s->seconds_output, "loads", s->seconds_loads,
-                   "increments", s->increments,
-                   "newton_iterations", (json_int_t)s->newton_iters, "pcg_iterations", (json_int_t)s->pcg_iters,
-                   "cutbacks", s->cutbacks);
+  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total",
+                   s->seconds_total, "setup", s->seconds_setup, "assembly", s->seconds_assembly,
+                   "stress_update", s->seconds_stress, "linear_solver", s->seconds_solver, "output",
+                   s->seconds_output, "loads", s->seconds_loads, "increments", s->increments,
+                   "newton_iterations", (json_int_t)s->newton_iters, "pcg_iterations",
+                   (json_int_t)s->pcg_iters, "cutbacks", s->cutbacks);
 }
 
 /* The error code a failed job reports (its error.code in the API). */
 static const char *job_error_code(dt_status st) {
-  return st == DT_ERR_DEVICE_NOMEM ? "does_not_fit" : st == DT_ERR_INPUT ? "invalid_job" : dt_status_name(st);
+  return st == DT_ERR_DEVICE_NOMEM ? "does_not_fit"
+         : st == DT_ERR_INPUT      ? "invalid_job"
+                                   : dt_status_name(st);
 }
 
 /* Record the job's end. code: the error code, or NULL to derive it from st. */
-static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum, const dt_ctx *ctx,
-                   double secs) {
+static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
+                   const dt_ctx *ctx, double secs) {
   dt_job_end end;
   dt_ctx store;
   char msg[1200] = "";
@@ -280,7 +289,8 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
     snprintf(msg, sizeof msg, "%s", sum->message);
   } else if (st == DT_ERR_CANCELLED) {
     end.state = "cancelled", code = "cancelled";
-    snprintf(msg, sizeof msg, "cancelled by request; %d converged increment(s) kept", sum->increments);
+    snprintf(msg, sizeof msg, "cancelled by request; %d converged increment(s) kept",
+             sum->increments);
   } else {
     end.state = "failed";
     if (!code) code = job_error_code(st);
@@ -290,13 +300,13 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   end.message = code ? msg : NULL;
   end.backend = sum->backend;
   end.timings = timings_json(sum);
-  end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg, "increments_completed",
-                             sum->increments);
+  end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg,
+                             "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
   if (end.reason) json_object_set_new(end.event_data, "reason", json_string(end.reason));
   if (dt_job_finish(run->job_id, &end, &store) != DT_OK)
-    dt_log_error("job %s: cannot record its end (%s: %s): it will be recovered at the next start", run->job_id,
-                 end.state, store.msg);
+    dt_log_error("job %s: cannot record its end (%s: %s): it will be recovered at the next start",
+                 run->job_id, end.state, store.msg);
   dt_metrics_solve(secs, end.state);
   {
     const char *kv[] = {"job", run->job_id, "state", end.state, NULL};
@@ -315,10 +325,12 @@ static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx) {
   end.state = "failed";
   end.error_code = job_error_code(st);
   end.message = ctx->msg;
-  end.event_data = json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
+  end.event_data =
+      json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
   if (dt_job_finish(job_id, &end, &store) != DT_OK)
-    dt_log_error("job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
-                 store.msg);
+    dt_log_error(
+        "job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
+        store.msg);
   json_decref(end.event_data);
   dt_metrics_solve(0, "failed");
 }
@@ -379,7 +391,8 @@ static void prepare_attempt(run_ctx *run, const char *restart_why) {
   if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) log_run_failure(run, &ctx);
   if (run->resuming) return; /* the solver's INFO line becomes the job.resumed event */
   if (why.msg[0]) {
-    dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", run->job_id, why.msg);
+    dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", run->job_id,
+                why.msg);
     remove_checkpoint(run);
   }
   clean_dir(run->outdir);
@@ -431,14 +444,15 @@ static int sibling(const worker *w, int waiting) {
  * and run it again, rather than fail a job that fits. Meanwhile the other workers on this GPU
  * claim no new jobs (worker_main), so the waiting one is next. A cancel ends the wait as a
  * cancelled job; a shutdown leaves the job running, to be resumed at the next start. */
-static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
-                                 dt_ctx *ctx, dt_status st) {
+static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_options *opt,
+                                 dt_run_summary *sum, dt_ctx *ctx, dt_status st) {
   worker *w = run->w;
   int waited = 0;
   while (st == DT_ERR_DEVICE_NOMEM && sibling(w, 0)) {
     if (!waited++) {
       char msg[1400];
-      snprintf(msg, sizeof msg, "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
+      snprintf(msg, sizeof msg,
+               "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
                w->device, ctx->msg);
       emit(run, "info", json_pack("{s:s}", "text", msg));
       dt_log_info("worker %d: job %s %s", w->index, run->job_id, msg);
@@ -473,26 +487,32 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
  * afresh in this process's place, where recovery queues the interrupted jobs again and they
  * resume from their checkpoints. The faulted job is left running for that recovery, unless it
  * has faulted DT_DEVICE_FAULT_ATTEMPTS times: then it fails with gpu_fault. */
-static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *ctx, const char *lost, double secs) {
+static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *ctx,
+                         const char *lost, double secs) {
   if (run->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
     char msg[1400];
     json_t *ev;
-    snprintf(msg, sizeof msg, "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
-             "its last checkpoint", run->attempt, lost);
+    snprintf(msg, sizeof msg,
+             "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
+             "its last checkpoint",
+             run->attempt, lost);
     dt_ctx store;
     memset(&store, 0, sizeof store);
-    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt", run->attempt,
-                   "increments_completed", sum->increments);
-    if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK) log_run_failure(run, &store);
+    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt",
+                   run->attempt, "increments_completed", sum->increments);
+    if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK)
+      log_run_failure(run, &store);
     json_decref(ev);
   } else {
     dt_ctx last = *ctx;
-    snprintf(last.msg, sizeof last.msg, "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)",
-             run->attempt, lost, ctx->msg);
+    snprintf(last.msg, sizeof last.msg,
+             "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)", run->attempt,
+             lost, ctx->msg);
     remove_checkpoint(run);
     finish(run, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
-  dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon", run->w->index, lost);
+  dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon",
+               run->w->index, lost);
   atomic_store(&run->w->srv->workers->stop, 1);
   dt_bus_notify();
   /* The first to ask names the restart and wakes the main thread; other workers on the faulted
@@ -514,7 +534,8 @@ static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, c
   run->prog.step = run->prog.increment = run->prog.newton_iter = -1;
   run->prog.n_steps = m->n_steps;
   snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
-  snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir, job_id);
+  snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
+           job_id);
   mkdir(run->outdir, 0755);
 }
 
@@ -561,8 +582,8 @@ static void run_options(run_ctx *run, dt_run_options *opt) {
 /* The analysis, run again where that helps: from the beginning when the checkpoint passed the
  * check but could not be restored (other errors, e.g. no device memory, fail the job as they
  * would without a checkpoint), and once another job's GPU memory is free (wait_for_memory). */
-static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *opt, dt_run_summary *sum,
-                         dt_ctx *ctx) {
+static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *opt,
+                         dt_run_summary *sum, dt_ctx *ctx) {
   char msg[1024];
   dt_status st = dt_analysis_run(m, opt, sum, ctx);
   if (sum->checkpoint_unusable && run->resuming && !run->resumed) {
@@ -581,21 +602,24 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
  * the store, and its checkpoint stays, so the next start resumes it there. */
 static void interrupted(run_ctx *run, const dt_run_summary *sum) {
   dt_ctx ctx;
-  json_t *ev = json_pack("{s:i, s:s}", "increments_completed", sum->increments, "message",
-                         atomic_load(&run->w->srv->restarting)
-                             ? "the daemon is restarting: stopped after the last converged increment; the job "
-                               "resumes from its checkpoint when the daemon is back"
-                             : "the daemon is shutting down: stopped after the last converged increment; "
-                               "the job resumes from its checkpoint when the daemon starts again");
+  json_t *ev = json_pack(
+      "{s:i, s:s}", "increments_completed", sum->increments, "message",
+      atomic_load(&run->w->srv->restarting)
+          ? "the daemon is restarting: stopped after the last converged increment; the job "
+            "resumes from its checkpoint when the daemon is back"
+          : "the daemon is shutting down: stopped after the last converged increment; "
+            "the job resumes from its checkpoint when the daemon starts again");
   memset(&ctx, 0, sizeof ctx);
-  if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK)
+    log_run_failure(run, &ctx);
   json_decref(ev);
   dt_log_info("job %s interrupted by shutdown after %d increment(s)", run->job_id, sum->increments);
 }
 
 /* The run's end: interrupted (resumed at the next start), a device fault (the daemon
  * restarts), or finished (succeeded, failed or cancelled). */
-static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx, double secs) {
+static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx,
+                     double secs) {
   char lost[512];
   if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
     interrupted(run, sum);
@@ -730,8 +754,9 @@ json_t *dt_workers_describe(dt_server *srv, long long viewer) {
     int shown;
     pthread_mutex_lock(&w->mu);
     shown = w->job_id[0] && (viewer == DT_ANY_OWNER || viewer == w->job_owner);
-    o = json_pack("{s:i, s:o, s:s, s:b, s:o}", "index", i, "device", w->device >= 0 ? json_integer(w->device) : json_null(),
-                  "backend", srv->cfg.backend, "busy", w->job_id[0] != 0, "job_id",
+    o = json_pack("{s:i, s:o, s:s, s:b, s:o}", "index", i, "device",
+                  w->device >= 0 ? json_integer(w->device) : json_null(), "backend",
+                  srv->cfg.backend, "busy", w->job_id[0] != 0, "job_id",
                   shown ? json_string(w->job_id) : json_null());
     pthread_mutex_unlock(&w->mu);
     json_array_append_new(a, o);

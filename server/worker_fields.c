@@ -22,8 +22,8 @@ static double *slot(dt_fields_snap *s, int which, size_t n) {
 
 /* Element means of the point field qp (ncomp per point) into own[which]; NULL if qp is NULL or
  * out of memory (*nomem then set). */
-static const double *means(dt_fields_snap *s, const dt_fields *f, int which, const double *qp, int ncomp,
-                           int *nomem) {
+static const double *means(dt_fields_snap *s, const dt_fields *f, int which, const double *qp,
+                           int ncomp, int *nomem) {
   double *e;
   if (!qp) return NULL;
   e = slot(s, which, (size_t)f->n_elems * (size_t)ncomp);
@@ -158,14 +158,15 @@ static void document(dt_json_stream *js, const dt_model *m, const dt_fields_snap
   key(js, "}");
 }
 
-dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path, dt_ctx *ctx) {
+dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path,
+                          dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char tmp[4400];
   FILE *f = NULL;
   dt_json_stream *js = NULL;
   int written, created = 0;
-  DT_CHECK(snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp, ctx, DT_ERR_IO, "cannot write %s: %s", path,
-           strerror(ENAMETOOLONG));
+  DT_CHECK(snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp, ctx, DT_ERR_IO,
+           "cannot write %s: %s", path, strerror(ENAMETOOLONG));
   js = malloc(sizeof *js); /* 64 KiB of buffer: not on the stack */
   DT_CHECK(js != NULL, ctx, DT_ERR_NOMEM, "out of memory writing %s", path);
   f = fopen(tmp, "wb");

@@ -17,11 +17,11 @@
 #include "status.h"
 
 typedef struct dt_fields_snap {
-  int n;              /* run-wide converged increment number (dt_fields.global_increment) */
-  int step;           /* 1-based */
-  int increment;      /* 1-based within the step */
+  int n;         /* run-wide converged increment number (dt_fields.global_increment) */
+  int step;      /* 1-based */
+  int increment; /* 1-based within the step */
   double load_factor, time;
-  int has_vtu;        /* the solver writes this increment's VTU (recorded with the increment) */
+  int has_vtu; /* the solver writes this increment's VTU (recorded with the increment) */
   int n_nodes, n_elems;
   const double *u, *rf;       /* 3 per node, or NULL: not among this increment's fields */
   const double *s, *e;        /* element means, 6 per element, or NULL */
@@ -39,6 +39,7 @@ void dt_fields_snap_free(dt_fields_snap *s);
 
 /* Write the document of s, with the node and element ids of m, to path: written to path.tmp,
  * then renamed, so a reader never sees a partial file. DT_ERR_IO (no file left at path.tmp). */
-dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path, dt_ctx *ctx);
+dt_status dt_fields_write(const dt_model *m, const dt_fields_snap *s, const char *path,
+                          dt_ctx *ctx);
 
 #endif

@@ -26,7 +26,7 @@ struct dt_fields_queue {
   int errors;
   int threaded;
 #ifdef DUCTILE_TEST_HOOKS
-  long delay_ms;    /* test hook (worker_fields_queue.h) */
+  long delay_ms; /* test hook (worker_fields_queue.h) */
 #endif
   pthread_mutex_t mu;
   pthread_cond_t pushed, done;
@@ -36,8 +36,7 @@ struct dt_fields_queue {
 #ifdef DUCTILE_TEST_HOOKS
 static void test_delay(const dt_fields_queue *q) {
   struct timespec ts = {q->delay_ms / 1000, (q->delay_ms % 1000) * 1000000L};
-  while (q->delay_ms > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (q->delay_ms > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 #else
 static void test_delay(const dt_fields_queue *q) { (void)q; }
@@ -59,19 +58,21 @@ static void write_slot(dt_fields_queue *q, int i) {
   memset(&ctx, 0, sizeof ctx);
   snprintf(path, sizeof path, "%s/fields_%04d.json", q->outdir, s->n);
   test_delay(q);
-  st = q->nomem[i] ? DT_ERROR(&ctx, DT_ERR_NOMEM, "cannot write %s: out of memory for the copy of the fields", path)
+  st = q->nomem[i] ? DT_ERROR(&ctx, DT_ERR_NOMEM,
+                              "cannot write %s: out of memory for the copy of the fields", path)
                    : dt_fields_write(q->m, s, path, &ctx);
   if (st == DT_OK) {
     const char *kv[] = {"job", q->job_id, NULL};
-    dt_log(DT_LOG_DEBUG, NULL, kv, "fields of increment %d written in %.3f s", s->n, dt_mono() - t0);
+    dt_log(DT_LOG_DEBUG, NULL, kv, "fields of increment %d written in %.3f s", s->n,
+           dt_mono() - t0);
   } else {
     log_failure(q, &ctx);
     failed++;
     memset(&ctx, 0, sizeof ctx);
   }
   /* recorded even without its file: the increment converged, and its VTU may be there */
-  if (dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time, s->has_vtu, &ctx) !=
-      DT_OK) {
+  if (dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time,
+                              s->has_vtu, &ctx) != DT_OK) {
     log_failure(q, &ctx);
     failed++;
   }
@@ -100,12 +101,13 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir, dt_fields_queue **out,
-                                dt_ctx *ctx) {
+dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir,
+                                dt_fields_queue **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_fields_queue *q = calloc(1, sizeof *q);
   *out = NULL;
-  DT_CHECK(q != NULL, ctx, DT_ERR_NOMEM, "cannot write the fields files of job %s: out of memory", job_id);
+  DT_CHECK(q != NULL, ctx, DT_ERR_NOMEM, "cannot write the fields files of job %s: out of memory",
+           job_id);
   q->m = m;
   q->job_id = job_id;
   q->outdir = outdir;
@@ -119,7 +121,8 @@ dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const cha
   pthread_cond_init(&q->pushed, NULL);
   pthread_cond_init(&q->done, NULL);
   q->threaded = pthread_create(&q->thread, NULL, writer_main, q) == 0;
-  if (!q->threaded) dt_log_warn("job %s: no writer thread for the fields files: written as the job runs", job_id);
+  if (!q->threaded)
+    dt_log_warn("job %s: no writer thread for the fields files: written as the job runs", job_id);
   *out = q;
 cleanup:
   return rc;
@@ -132,7 +135,8 @@ void dt_fields_queue_push(dt_fields_queue *q, const dt_fields *f, int has_vtu) {
   i = (q->head + q->pending) % SLOTS;
   pthread_mutex_unlock(&q->mu);
   /* slot i is the writer's only once pending counts it: filled without the lock */
-  q->nomem[i] = dt_fields_snap_fill(&q->slot[i], f, has_vtu, NULL) != DT_OK; /* reported by write_slot */
+  q->nomem[i] =
+      dt_fields_snap_fill(&q->slot[i], f, has_vtu, NULL) != DT_OK; /* reported by write_slot */
   if (!q->threaded) {
     write_slot(q, i);
     return;

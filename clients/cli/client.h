@@ -12,25 +12,25 @@
 /* Exit codes (docs/clients.md). */
 enum {
   DC_EXIT_OK = 0,
-  DC_EXIT_JOB = 1,       /* the job ended failed or cancelled (submit --wait, watch, status --wait) */
-  DC_EXIT_USAGE = 2,     /* bad command line or config file */
-  DC_EXIT_CONNECT = 3,   /* the server cannot be reached (down, refused, timeout, DNS) */
-  DC_EXIT_AUTH = 4,      /* 401: no token, or a wrong or revoked one */
-  DC_EXIT_NOTFOUND = 5,  /* 404: unknown job, mesh or increment */
-  DC_EXIT_REJECTED = 6,  /* 400, 405, 409, 413, 415, 422, 429: the request was refused */
-  DC_EXIT_SERVER = 7,    /* 5xx, or an answer the client does not understand */
-  DC_EXIT_LOCAL = 8      /* a local file cannot be read or written */
+  DC_EXIT_JOB = 1,     /* the job ended failed or cancelled (submit --wait, watch, status --wait) */
+  DC_EXIT_USAGE = 2,   /* bad command line or config file */
+  DC_EXIT_CONNECT = 3, /* the server cannot be reached (down, refused, timeout, DNS) */
+  DC_EXIT_AUTH = 4,    /* 401: no token, or a wrong or revoked one */
+  DC_EXIT_NOTFOUND = 5, /* 404: unknown job, mesh or increment */
+  DC_EXIT_REJECTED = 6, /* 400, 405, 409, 413, 415, 422, 429: the request was refused */
+  DC_EXIT_SERVER = 7,   /* 5xx, or an answer the client does not understand */
+  DC_EXIT_LOCAL = 8     /* a local file cannot be read or written */
 };
 
 /* Where the settings came from, for messages ("token from DUCTILE_TOKEN"). */
 typedef struct dc_settings {
-  char url[1024];        /* base URL without a trailing slash, e.g. http://127.0.0.1:8080 */
+  char url[1024]; /* base URL without a trailing slash, e.g. http://127.0.0.1:8080 */
   char token[512];
   char url_from[256];
   char token_from[1280];
-  long timeout;          /* seconds for ordinary requests (0: none) */
-  int json;              /* --json: machine output on stdout */
-  int quiet;             /* --quiet: no progress output */
+  long timeout; /* seconds for ordinary requests (0: none) */
+  int json;     /* --json: machine output on stdout */
+  int quiet;    /* --quiet: no progress output */
 } dc_settings;
 
 /* config.c: flags > environment > config file > defaults; the token last falls back to the
@@ -40,8 +40,8 @@ int dc_settings_resolve(dc_settings *s, const char *flag_url, const char *flag_t
 
 /* http.c */
 typedef struct dc_resp {
-  long status;           /* HTTP status; 0 if no answer */
-  char *body;            /* NUL-terminated; owned (free()) */
+  long status; /* HTTP status; 0 if no answer */
+  char *body;  /* NUL-terminated; owned (free()) */
   size_t len;
   char ctype[128];
 } dc_resp;
@@ -85,7 +85,8 @@ int dc_cmd_meshes(const dc_settings *s, int argc, char **argv);
 int dc_cmd_health(const dc_settings *s, int argc, char **argv);
 /* Upload a mesh file: .msh (application/x-gmsh-msh), a mesh object or a whole job (its
  * "mesh"). name NULL: the file name. id gets the new id; *out (may be NULL) the Mesh document. */
-int dc_upload_mesh(const dc_settings *s, const char *path, const char *name, char *id, size_t cap, json_t **out);
+int dc_upload_mesh(const dc_settings *s, const char *path, const char *name, char *id, size_t cap,
+                   json_t **out);
 /* Follow a job to its end (SSE, reconnecting; progress bar on a terminal). Returns the exit
  * code for its final state; *final (may be NULL) gets the final job document. */
 int dc_watch_job(const dc_settings *s, const char *job_id, json_t **final);

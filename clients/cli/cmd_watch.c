@@ -16,10 +16,10 @@ typedef struct watch {
   char line[1 << 16];
   size_t line_len;
   char event[64];
-  char *data;          /* the event's data lines */
+  char *data; /* the event's data lines */
   size_t data_len;
   long last_id;
-  int done;            /* terminal event seen */
+  int done; /* terminal event seen */
   int tty, ndjson;
   double t0, percent;
   long n_steps, step, increment, iteration, pcg;
@@ -36,9 +36,12 @@ static double now_s(void) {
 }
 
 static void fmt_time(double s, char *out, size_t cap) {
-  if (s < 0 || s > 1e7) snprintf(out, cap, "--:--");
-  else if (s < 3600) snprintf(out, cap, "%02d:%02d", (int)s / 60, (int)s % 60);
-  else snprintf(out, cap, "%d:%02d:%02d", (int)s / 3600, ((int)s / 60) % 60, (int)s % 60);
+  if (s < 0 || s > 1e7)
+    snprintf(out, cap, "--:--");
+  else if (s < 3600)
+    snprintf(out, cap, "%02d:%02d", (int)s / 60, (int)s % 60);
+  else
+    snprintf(out, cap, "%d:%02d:%02d", (int)s / 3600, ((int)s / 60) % 60, (int)s % 60);
 }
 
 static void draw_bar(watch *w) {
@@ -49,8 +52,10 @@ static void draw_bar(watch *w) {
   bar[30] = '\0';
   fmt_time(elapsed, el, sizeof el);
   fmt_time(w->percent > 0.5 ? elapsed * (100 - w->percent) / w->percent : -1, eta, sizeof eta);
-  fprintf(stderr, "\r[%s] %5.1f%%  step %ld/%ld  inc %ld  it %ld  res %.2e  pcg %ld  %s eta %s \033[K", bar,
-          w->percent, w->step, w->n_steps, w->increment, w->iteration, w->residual, w->pcg, el, eta);
+  fprintf(stderr,
+          "\r[%s] %5.1f%%  step %ld/%ld  inc %ld  it %ld  res %.2e  pcg %ld  %s eta %s \033[K", bar,
+          w->percent, w->step, w->n_steps, w->increment, w->iteration, w->residual, w->pcg, el,
+          eta);
   fflush(stderr);
   w->bar_shown = 1;
 }
@@ -82,7 +87,9 @@ static void on_event(watch *w, const char *type, json_t *ev) {
   } else if (strcmp(type, "increment.converged") == 0) {
     w->percent = dc_jnum(d, "percent", w->percent);
     if (!w->tty && !w->s->quiet && !w->s->json)
-      fprintf(stderr, "increment %.0f converged (step %.0f, increment %.0f, %.0f Newton iterations, residual %.3e): %.1f%%\n",
+      fprintf(stderr,
+              "increment %.0f converged (step %.0f, increment %.0f, %.0f Newton iterations, "
+              "residual %.3e): %.1f%%\n",
               dc_jnum(d, "n", 0), dc_jnum(d, "step", 0), dc_jnum(d, "increment", 0),
               dc_jnum(d, "newton_iterations", 0), dc_jnum(d, "residual", 0), w->percent);
   } else if (strncmp(type, "job.", 4) == 0 || strcmp(type, "increment.cutback") == 0) {
@@ -211,7 +218,8 @@ int dc_watch_job(const dc_settings *s, const char *job_id, json_t **final) {
   if (!s->quiet && !s->json) {
     const json_t *e = json_object_get(job, "error");
     fprintf(stderr, "%s %s", job_id, dc_jstr(job, "state", "?"));
-    if (json_is_object(e)) fprintf(stderr, ": %s: %s", dc_jstr(e, "code", ""), dc_jstr(e, "message", ""));
+    if (json_is_object(e))
+      fprintf(stderr, ": %s: %s", dc_jstr(e, "code", ""), dc_jstr(e, "message", ""));
     fputc('\n', stderr);
   }
   if (final) {

@@ -59,7 +59,8 @@ static int read_token_file(const char *path, char *out, size_t cap) {
 static int is_loopback_url(const char *url) {
   const char *h = strstr(url, "://");
   h = h ? h + 3 : url;
-  return strncmp(h, "127.", 4) == 0 || strncmp(h, "localhost", 9) == 0 || strncmp(h, "[::1]", 5) == 0;
+  return strncmp(h, "127.", 4) == 0 || strncmp(h, "localhost", 9) == 0 ||
+         strncmp(h, "[::1]", 5) == 0;
 }
 
 static int try_token_dir(dc_settings *s, const char *dir, const char *why) {
@@ -76,16 +77,20 @@ static void auto_token(dc_settings *s) {
   const char *dconf = getenv("DUCTILED_CONFIG");
   if (try_token_dir(s, getenv("DUCTILED_DATA_DIR"), "DUCTILED_DATA_DIR") == 0) return;
   if (!dconf || !dconf[0]) dconf = "/etc/ductile/ductiled.conf";
-  if (conf_get(dconf, "data_dir", dir, sizeof dir) == 1 && try_token_dir(s, dir, dconf) == 0) return;
+  if (conf_get(dconf, "data_dir", dir, sizeof dir) == 1 && try_token_dir(s, dir, dconf) == 0)
+    return;
   if (try_token_dir(s, "./ductile-data", "the daemon's default data directory") == 0) return;
   (void)try_token_dir(s, "/var/lib/ductile", "the packaged daemon's data directory");
 }
 
 static int default_config_path(char *out, size_t cap) {
   const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-  if (xdg && xdg[0]) snprintf(out, cap, "%s/ductile/client.conf", xdg);
-  else if (home && home[0]) snprintf(out, cap, "%s/.config/ductile/client.conf", home);
-  else return -1;
+  if (xdg && xdg[0])
+    snprintf(out, cap, "%s/ductile/client.conf", xdg);
+  else if (home && home[0])
+    snprintf(out, cap, "%s/.config/ductile/client.conf", home);
+  else
+    return -1;
   return 0;
 }
 
@@ -94,8 +99,10 @@ static int apply_config(dc_settings *s, const char *flag_config) {
   char path[1024], v[1024];
   const char *env = getenv("DUCTILE_CONFIG");
   int explicit = 1, rc;
-  if (flag_config) snprintf(path, sizeof path, "%s", flag_config);
-  else if (env && env[0]) snprintf(path, sizeof path, "%s", env);
+  if (flag_config)
+    snprintf(path, sizeof path, "%s", flag_config);
+  else if (env && env[0])
+    snprintf(path, sizeof path, "%s", env);
   else {
     explicit = 0;
     if (default_config_path(path, sizeof path) != 0) return 0;

@@ -43,13 +43,14 @@ static void connect_error(const dc_settings *s, CURLcode cc, const char *errbuf)
   fprintf(stderr, "ductile: cannot reach the server at %s (url from %s): %s\n", s->url, s->url_from,
           errbuf[0] ? errbuf : curl_easy_strerror(cc));
   if (cc == CURLE_COULDNT_CONNECT)
-    fprintf(stderr, "ductile: is ductiled running? Start it with `ductiled`, or set --url / DUCTILE_URL\n");
+    fprintf(stderr,
+            "ductile: is ductiled running? Start it with `ductiled`, or set --url / DUCTILE_URL\n");
 }
 
 /* A handle with URL, method, auth header and body set; *hdrs must be freed by the caller. */
-static CURL *make_handle(const dc_settings *s, const char *method, const char *path, const char *ctype,
-                         const char *body, size_t body_len, const char *const *extra,
-                         struct curl_slist **hdrs, char *errbuf) {
+static CURL *make_handle(const dc_settings *s, const char *method, const char *path,
+                         const char *ctype, const char *body, size_t body_len,
+                         const char *const *extra, struct curl_slist **hdrs, char *errbuf) {
   char url[2048], line[700];
   CURL *h = curl_easy_init();
   if (!h) return NULL;
@@ -122,21 +123,31 @@ int dc_report_http_error(const dc_settings *s, const dc_resp *r, const char *wha
   const char *code = dc_jstr(err, "code", "http_error");
   const char *msg = dc_jstr(err, "message", NULL);
   int rc;
-  if (r->status == 401) rc = DC_EXIT_AUTH;
-  else if (r->status == 404) rc = DC_EXIT_NOTFOUND;
-  else if (r->status >= 400 && r->status < 500) rc = DC_EXIT_REJECTED;
-  else rc = DC_EXIT_SERVER;
-  if (msg) fprintf(stderr, "ductile: %s: %s (HTTP %ld %s)\n", what, msg, r->status, code);
-  else fprintf(stderr, "ductile: %s: the server answered HTTP %ld%s%.200s\n", what, r->status,
-               r->len ? ": " : "", r->len ? r->body : "");
+  if (r->status == 401)
+    rc = DC_EXIT_AUTH;
+  else if (r->status == 404)
+    rc = DC_EXIT_NOTFOUND;
+  else if (r->status >= 400 && r->status < 500)
+    rc = DC_EXIT_REJECTED;
+  else
+    rc = DC_EXIT_SERVER;
+  if (msg)
+    fprintf(stderr, "ductile: %s: %s (HTTP %ld %s)\n", what, msg, r->status, code);
+  else
+    fprintf(stderr, "ductile: %s: the server answered HTTP %ld%s%.200s\n", what, r->status,
+            r->len ? ": " : "", r->len ? r->body : "");
   if (r->status == 401) {
-    if (s->token[0]) fprintf(stderr, "ductile: the token (from %s) was refused: check --token / DUCTILE_TOKEN\n", s->token_from);
-    else fprintf(stderr, "ductile: no token: pass --token, set DUCTILE_TOKEN, or run on the daemon's machine "
-                         "(its admin.token is found there)\n");
+    if (s->token[0])
+      fprintf(stderr, "ductile: the token (from %s) was refused: check --token / DUCTILE_TOKEN\n",
+              s->token_from);
+    else
+      fprintf(stderr,
+              "ductile: no token: pass --token, set DUCTILE_TOKEN, or run on the daemon's machine "
+              "(its admin.token is found there)\n");
   }
   if (s->json) {
-    json_t *o = json_pack("{s:{s:s,s:s,s:I}}", "error", "code", code, "message", msg ? msg : "", "status",
-                          (json_int_t)r->status);
+    json_t *o = json_pack("{s:{s:s,s:s,s:I}}", "error", "code", code, "message", msg ? msg : "",
+                          "status", (json_int_t)r->status);
     dc_print_json(o);
     json_decref(o);
   }
@@ -171,8 +182,8 @@ typedef struct stream_ctx {
   dc_chunk_fn cb;
   void *user;
   CURL *h;
-  buf err;      /* the body of a non-2xx answer */
-  int checked;  /* status looked at */
+  buf err;     /* the body of a non-2xx answer */
+  int checked; /* status looked at */
   int ok;
   int stopped;
 } stream_ctx;
