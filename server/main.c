@@ -177,22 +177,25 @@ cleanup:
   return rc == DT_OK ? 0 : 1;
 }
 
-static int token_list(void) {
+/* Print what list() returns as indented JSON: `ductiled token list`, `admin user list`. */
+static int print_list(dt_status (*list)(json_t **out, dt_ctx *ctx), const char *what) {
   dt_status rc = DT_OK;
   dt_ctx ctx;
-  json_t *list = NULL;
+  json_t *items = NULL;
   char *text = NULL;
   memset(&ctx, 0, sizeof ctx);
-  DT_TRY(dt_auth_token_list(&list, &ctx));
-  text = json_dumps(list, JSON_INDENT(2));
+  DT_TRY(list(&items, &ctx));
+  text = json_dumps(items, JSON_INDENT(2));
   DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
   printf("%s\n", text);
 cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the tokens: %s\n", ctx.msg);
-  json_decref(list);
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the %s: %s\n", what, ctx.msg);
+  json_decref(items);
   free(text);
   return rc == DT_OK ? 0 : 1;
 }
+
+static int token_list(void) { return print_list(dt_auth_token_list, "tokens"); }
 
 static int token_revoke(const char *id) {
   dt_status rc = DT_OK;
@@ -247,22 +250,7 @@ cleanup:
   return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
 }
 
-static int user_list(void) {
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  json_t *list = NULL;
-  char *text = NULL;
-  memset(&ctx, 0, sizeof ctx);
-  DT_TRY(dt_auth_user_list(&list, &ctx));
-  text = json_dumps(list, JSON_INDENT(2));
-  DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
-  printf("%s\n", text);
-cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the users: %s\n", ctx.msg);
-  json_decref(list);
-  free(text);
-  return rc == DT_OK ? 0 : 1;
-}
+static int user_list(void) { return print_list(dt_auth_user_list, "users"); }
 
 /* admin user disable|enable NAME: a running daemon applies it to the user's next request and
  * ends its open event streams within a second (sse.c). */
