@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed" >&2; exit 1; }
-FOLDERS=(server clients)
+FOLDERS=(server clients solver/amg solver/core solver/tools tests/server tests/unit tests/job tests/cli tests/materials tests/clients)
 mapfile -t files < <(git ls-files -- "${FOLDERS[@]/%//*.c}" "${FOLDERS[@]/%//*.h}" "${FOLDERS[@]/%//*.cu}" \
                                      "${FOLDERS[@]/%//*.cuh}")
 if ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/check-format.$$; then

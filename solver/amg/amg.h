@@ -66,36 +66,36 @@ typedef enum dt_amg_smoother_kind {
 } dt_amg_smoother_kind;
 
 typedef struct dt_amg_options {
-  double theta;       /* strength threshold (0: every coupling is strong) */
+  double theta; /* strength threshold (0: every coupling is strong) */
   dt_amg_smoother_kind smoother;
-  int degree;         /* Chebyshev degree, or l1-Jacobi sweeps, per smoothing */
-  double eig_ratio;   /* Chebyshev: lower end of the damped interval, lambda_max / eig_ratio */
-  int max_coarse;     /* coarsen until a level has at most this many DOFs */
-  int max_levels;     /* at most DT_AMG_MAX_LEVELS */
-  int lanczos_steps;  /* steps of the lambda_max(D^-1 A) estimate */
+  int degree;        /* Chebyshev degree, or l1-Jacobi sweeps, per smoothing */
+  double eig_ratio;  /* Chebyshev: lower end of the damped interval, lambda_max / eig_ratio */
+  int max_coarse;    /* coarsen until a level has at most this many DOFs */
+  int max_levels;    /* at most DT_AMG_MAX_LEVELS */
+  int lanczos_steps; /* steps of the lambda_max(D^-1 A) estimate */
 } dt_amg_options;
 
 /* One level l: A_l and, except on the coarsest level, the transfer to level l + 1. */
 typedef struct dt_amg_level {
-  int n;           /* DOFs (rows of A) */
-  int n_nodes;     /* level 0: mesh nodes; level l > 0: the aggregates of level l - 1 */
-  int *node_ptr;   /* n_nodes + 1: the DOFs of node a are node_ptr[a] .. node_ptr[a + 1] - 1 */
-  dt_amg_csr A;    /* level 0: the caller's matrix (borrowed) */
-  double *B;       /* n x n_modes, row-major: the near-null space on this level */
-  int *diag_pos;   /* n: the position of a_ii in A */
-  double *dinv;    /* n: 1 / a_ii (Chebyshev) or 1 / sum_j |a_ij| (l1-Jacobi) */
+  int n;             /* DOFs (rows of A) */
+  int n_nodes;       /* level 0: mesh nodes; level l > 0: the aggregates of level l - 1 */
+  int *node_ptr;     /* n_nodes + 1: the DOFs of node a are node_ptr[a] .. node_ptr[a + 1] - 1 */
+  dt_amg_csr A;      /* level 0: the caller's matrix (borrowed) */
+  double *B;         /* n x n_modes, row-major: the near-null space on this level */
+  int *diag_pos;     /* n: the position of a_ii in A */
+  double *dinv;      /* n: 1 / a_ii (Chebyshev) or 1 / sum_j |a_ij| (l1-Jacobi) */
   double lambda_max; /* Lanczos estimate of lambda_max(D^-1 A), D the point diagonal (not on
                         the coarsest level, which is solved exactly) */
   /* Transfer to level l + 1 (empty on the coarsest level). */
-  int *agg;        /* n_nodes: each node's aggregate (a node of level l + 1), -1 for none */
+  int *agg;          /* n_nodes: each node's aggregate (a node of level l + 1), -1 for none */
   dt_amg_csr P_tent; /* n x n_{l+1}: the aggregates' orthonormal bases */
-  dt_amg_csr P;    /* (I - omega D^-1 A) P_tent; its pattern is that of A P_tent */
-  dt_amg_csr R;    /* P^T, explicit */
-  dt_amg_csr AP;   /* A P, kept for the Galerkin product's refresh */
-  int *pt_pos;     /* per P_tent entry: its position in P */
-  int *r_perm;     /* per P entry: its position in R */
-  int *ac_mirror;  /* per entry of A_{l+1}: its transpose's position where it is copied, or -1 */
-  double omega;    /* 4 / (3 lambda_max) */
+  dt_amg_csr P;      /* (I - omega D^-1 A) P_tent; its pattern is that of A P_tent */
+  dt_amg_csr R;      /* P^T, explicit */
+  dt_amg_csr AP;     /* A P, kept for the Galerkin product's refresh */
+  int *pt_pos;       /* per P_tent entry: its position in P */
+  int *r_perm;       /* per P entry: its position in R */
+  int *ac_mirror;    /* per entry of A_{l+1}: its transpose's position where it is copied, or -1 */
+  double omega;      /* 4 / (3 lambda_max) */
   /* V-cycle vectors (n each): right-hand side and solution (levels > 0), residual, Chebyshev
    * direction, product. */
   double *b, *x, *r, *d, *t;
@@ -109,9 +109,9 @@ typedef struct dt_amg {
   /* Coarsest level: A as a dense n x n matrix, factored in place: the Cholesky factor L below
    * the diagonal and L^T above it (row-major), so both triangular solves read rows. */
   double *coarse_L;
-  double *coarse_ref;  /* the scale of each coarsest pivot (amg_dense.c) */
-  unsigned char *con;  /* level 0's constrained DOFs at build time */
-  double *chunks;      /* partial sums of the fixed-chunk dot products */
+  double *coarse_ref; /* the scale of each coarsest pivot (amg_dense.c) */
+  unsigned char *con; /* level 0's constrained DOFs at build time */
+  double *chunks;     /* partial sums of the fixed-chunk dot products */
   int n_chunks;
   /* Statistics. */
   int builds, refreshes;
@@ -125,10 +125,10 @@ typedef struct dt_amg {
 /* Level 0 as the caller holds it. The DOFs of node a are dpn*a .. dpn*a + dpn - 1; rows and
  * columns of constrained DOFs are identity (backend.h, tangent_assemble). */
 typedef struct dt_amg_input {
-  int n_nodes, dpn;       /* dpn = 2 or 3 */
-  const double *x;        /* 3 coordinates per node */
-  const double *con;      /* n_nodes * dpn: nonzero on constrained DOFs */
-  int *row_ptr, *col;     /* the matrix (borrowed until dt_amg_destroy) */
+  int n_nodes, dpn;   /* dpn = 2 or 3 */
+  const double *x;    /* 3 coordinates per node */
+  const double *con;  /* n_nodes * dpn: nonzero on constrained DOFs */
+  int *row_ptr, *col; /* the matrix (borrowed until dt_amg_destroy) */
   double *val;
 } dt_amg_input;
 
@@ -139,7 +139,8 @@ void dt_amg_options_default(dt_amg_options *o);
  * DT_ERR_NOT_CONVERGED when a diagonal entry is not positive or the coarsest matrix is not
  * positive definite (the tangent lost stiffness), DT_ERR_NOMEM, DT_ERR_UNSUPPORTED for a
  * product too large for int32 indices. */
-dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_amg **out, dt_ctx *ctx);
+dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_amg **out,
+                        dt_ctx *ctx);
 /* New values of level 0's matrix (same pattern, val borrowed): recompute the smoothed
  * prolongators, Galerkin products, smoothers and the coarse factor; keep the aggregates,
  * P_tent and the patterns. Errors as dt_amg_create. */

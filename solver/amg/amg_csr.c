@@ -66,8 +66,9 @@ cleanup:
 
 /* Rows i0 .. i0 + gs - 1 of y = alpha A x + beta y, which share their columns; inlined with a
  * constant gs, so the sums stay in registers. */
-static inline __attribute__((always_inline)) void spmv_rows(const dt_amg_csr *A, int i0, int gs, double alpha,
-                                                            const double *x, double beta, double *y) {
+static inline __attribute__((always_inline)) void spmv_rows(const dt_amg_csr *A, int i0, int gs,
+                                                            double alpha, const double *x,
+                                                            double beta, double *y) {
   int len = A->row_ptr[i0 + 1] - A->row_ptr[i0];
   const int *col = A->col + A->row_ptr[i0];
   const double *v[DT_AMG_GROUP_MAX];
@@ -77,7 +78,8 @@ static inline __attribute__((always_inline)) void spmv_rows(const dt_amg_csr *A,
     double xk = x[col[k]];
     for (int d = 0; d < gs; d++) s[d] += v[d][k] * xk;
   }
-  for (int d = 0; d < gs; d++) y[i0 + d] = beta == 0.0 ? alpha * s[d] : alpha * s[d] + beta * y[i0 + d];
+  for (int d = 0; d < gs; d++)
+    y[i0 + d] = beta == 0.0 ? alpha * s[d] : alpha * s[d] + beta * y[i0 + d];
 }
 
 /* Long rows (coarse levels, R) go group by group: each column index and x entry is read once

@@ -20,6 +20,4 @@ static void cycle(dt_amg *h, int l, const double *b, double *x) {
   dt_amg_smooth(L, &h->opt, b, x, 0, 0);
 }
 
-void dt_amg_apply(dt_amg *h, const double *r, double *z) {
-  cycle(h, 0, r, z);
-}
+void dt_amg_apply(dt_amg *h, const double *r, double *z) { cycle(h, 0, r, z); }

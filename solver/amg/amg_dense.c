@@ -87,7 +87,8 @@ static int cholesky(double *E, const double *ref, unsigned char *null, int n) {
 
 /* ref_j = sum_i P_ij^2 a_ii over the level above, or the coarsest A's own diagonal. */
 static void pivot_scale(const dt_amg *h, double *ref) {
-  const dt_amg_level *C = &h->lev[h->n_levels - 1], *F = h->n_levels > 1 ? &h->lev[h->n_levels - 2] : NULL;
+  const dt_amg_level *C = &h->lev[h->n_levels - 1],
+                     *F = h->n_levels > 1 ? &h->lev[h->n_levels - 2] : NULL;
   if (!F) {
     for (int j = 0; j < C->n; j++)
       for (int k = C->A.row_ptr[j]; k < C->A.row_ptr[j + 1]; k++)
@@ -115,12 +116,17 @@ dt_status dt_amg_coarse_factor(dt_amg *h, const double *ref, dt_ctx *ctx) {
   E = h->coarse_L;
   memset(E, 0, sizeof(double) * (size_t)n * n);
   for (int i = 0; i < n; i++)
-    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) E[(size_t)i * n + A->col[k]] = A->val[k];
-  if (ref) memcpy(h->coarse_ref, ref, sizeof(double) * (size_t)n);
-  else pivot_scale(h, h->coarse_ref);
+    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      E[(size_t)i * n + A->col[k]] = A->val[k];
+  if (ref)
+    memcpy(h->coarse_ref, ref, sizeof(double) * (size_t)n);
+  else
+    pivot_scale(h, h->coarse_ref);
   bad = cholesky(E, h->coarse_ref, null, n);
   DT_CHECK(bad < 0, ctx, DT_ERR_NOT_CONVERGED,
-           "AMG: the coarsest matrix (%d DOFs) is not positive definite at DOF %d: the tangent lost stiffness", n, bad);
+           "AMG: the coarsest matrix (%d DOFs) is not positive definite at DOF %d: the tangent "
+           "lost stiffness",
+           n, bad);
   for (int i = 0; i < n; i++)
     for (int k = i + 1; k < n; k++) E[(size_t)i * n + k] = E[(size_t)k * n + i];
 cleanup:

@@ -14,7 +14,8 @@
 #define DT_AMG_OMP_MIN 50000
 #define DT_AMG_OMP_MIN_NNZ 2000000
 /* Whether a loop over matrix A's rows runs in parallel. */
-#define DT_AMG_OMP_ROWS(A) ((A)->n_rows > DT_AMG_OMP_MIN || (A)->row_ptr[(A)->n_rows] > DT_AMG_OMP_MIN_NNZ)
+#define DT_AMG_OMP_ROWS(A)                                                                         \
+  ((A)->n_rows > DT_AMG_OMP_MIN || (A)->row_ptr[(A)->n_rows] > DT_AMG_OMP_MIN_NNZ)
 
 /* Fixed chunk of the deterministic dot products. */
 #define DT_AMG_CHUNK 4096
@@ -22,8 +23,8 @@
 /* The graph of strong couplings between a level's nodes (no self loops). */
 typedef struct dt_amg_graph {
   int n;
-  int *ptr; /* n + 1 */
-  int *adj; /* each node's strong neighbours, ascending */
+  int *ptr;  /* n + 1 */
+  int *adj;  /* each node's strong neighbours, ascending */
   double *w; /* the coupling's strength |A_ab| / sqrt(|A_aa| |A_bb|) */
   int *best; /* n: each node's most strongly coupled other node, strong or not (-1: none) */
 } dt_amg_graph;
@@ -41,13 +42,15 @@ void dt_amg_spmv(const dt_amg_csr *A, double alpha, const double *x, double beta
 /* amg_spgemm.c */
 /* The pattern of C = A B (each row's columns ascending, A's row groups); C->val allocated,
  * not set. */
-dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, dt_ctx *ctx);
+dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C,
+                                 dt_ctx *ctx);
 /* C->val = A B on C's pattern (from dt_amg_spgemm_symbolic of the same patterns). */
-dt_status dt_amg_spgemm_numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, dt_ctx *ctx);
+dt_status dt_amg_spgemm_numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C,
+                                dt_ctx *ctx);
 /* Ac->val = R AP for a symmetric product: the upper part computed, the rest copied through
  * mirror (dt_amg_mirror of Ac's pattern). */
-dt_status dt_amg_galerkin_numeric(const dt_amg_csr *R, const dt_amg_csr *AP, dt_amg_csr *Ac, const int *mirror,
-                                  dt_ctx *ctx);
+dt_status dt_amg_galerkin_numeric(const dt_amg_csr *R, const dt_amg_csr *AP, dt_amg_csr *Ac,
+                                  const int *mirror, dt_ctx *ctx);
 /* For each entry of C left of its row group's first column: the position of its transpose
  * (-1 elsewhere). DT_ERR_INTERNAL if C's pattern is not symmetric. */
 dt_status dt_amg_mirror(const dt_amg_csr *C, int **mirror, dt_ctx *ctx);

@@ -108,8 +108,10 @@ static dt_status tentative_positions(dt_amg_level *F, dt_ctx *ctx) {
       int lo = P->row_ptr[i], hi = P->row_ptr[i + 1] - 1;
       while (lo < hi) { /* columns ascending */
         int mid = (lo + hi) / 2;
-        if (P->col[mid] < Pt->col[k]) lo = mid + 1;
-        else hi = mid;
+        if (P->col[mid] < Pt->col[k])
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       DT_CHECK(lo <= hi && P->col[lo] == Pt->col[k], ctx, DT_ERR_INTERNAL,
                "AMG: P_tent's entry (%d, %d) is not in P's pattern", i, Pt->col[k]);
@@ -188,7 +190,8 @@ static dt_status level_values(dt_amg *h, int l, int first, dt_ctx *ctx) {
   double t0 = now(), t1;
   DT_TRY(dt_amg_diagonal(F, first, ctx));
   F->lambda_max = dt_amg_lambda_max(F, h->opt.lanczos_steps, h->chunks);
-  DT_CHECK(F->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED, "AMG: lambda_max(D^-1 A) = %g on level %d", F->lambda_max, l);
+  DT_CHECK(F->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED,
+           "AMG: lambda_max(D^-1 A) = %g on level %d", F->lambda_max, l);
   t1 = now();
   if (l + 1 < h->n_levels) DT_TRY(transfer_values(h, l, ctx));
   h->seconds_products += now() - t1;
@@ -206,12 +209,14 @@ static dt_status factor(dt_amg *h, dt_ctx *ctx) {
   return rc;
 }
 
-dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_amg **out, dt_ctx *ctx) {
+dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_amg **out,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg *h = NULL;
   double t0 = now(), t1;
   int max_levels = opt->max_levels < DT_AMG_MAX_LEVELS ? opt->max_levels : DT_AMG_MAX_LEVELS;
-  DT_CHECK(in->dpn == 2 || in->dpn == 3, ctx, DT_ERR_INPUT, "AMG needs 2 or 3 DOFs per node, not %d", in->dpn);
+  DT_CHECK(in->dpn == 2 || in->dpn == 3, ctx, DT_ERR_INPUT,
+           "AMG needs 2 or 3 DOFs per node, not %d", in->dpn);
   DT_ALLOC(h, 1, ctx, "AMG hierarchy");
   h->opt = *opt;
   h->dpn = h->dim = in->dpn;
@@ -260,7 +265,9 @@ int dt_amg_constraints_changed(const dt_amg *h, const double *con) {
 
 /* Bytes of one CSR matrix's arrays (its groups aside). */
 static double csr_bytes(const dt_amg_csr *A) {
-  return A->row_ptr ? (A->n_rows + 1.0) * sizeof(int) + A->row_ptr[A->n_rows] * (sizeof(int) + sizeof(double)) : 0.0;
+  return A->row_ptr ? (A->n_rows + 1.0) * sizeof(int) +
+                          A->row_ptr[A->n_rows] * (sizeof(int) + sizeof(double))
+                    : 0.0;
 }
 
 double dt_amg_bytes(const dt_amg *h) {
@@ -268,8 +275,8 @@ double dt_amg_bytes(const dt_amg *h) {
   int nc = h->lev[h->n_levels - 1].n;
   for (int l = 0; l < h->n_levels; l++) {
     const dt_amg_level *L = &h->lev[l];
-    b += (l > 0 ? csr_bytes(&L->A) : 0.0) + csr_bytes(&L->P_tent) + csr_bytes(&L->P) + csr_bytes(&L->R) +
-         csr_bytes(&L->AP);
+    b += (l > 0 ? csr_bytes(&L->A) : 0.0) + csr_bytes(&L->P_tent) + csr_bytes(&L->P) +
+         csr_bytes(&L->R) + csr_bytes(&L->AP);
     b += L->n * (7.0 + h->n_modes) * sizeof(double); /* dinv, 5 cycle vectors, B */
   }
   return b + (double)nc * nc * sizeof(double);
@@ -278,18 +285,27 @@ double dt_amg_bytes(const dt_amg *h) {
 void dt_amg_view(const dt_amg *h, FILE *f) {
   double nnz0 = h->lev[0].A.row_ptr[h->lev[0].n], nnz = 0.0, rows = 0.0;
   static const char *smoothers[] = {"Chebyshev", "l1-Jacobi"};
-  for (int l = 0; l < h->n_levels; l++) nnz += h->lev[l].A.row_ptr[h->lev[l].n], rows += h->lev[l].n;
-  fprintf(f, "amg: %d levels, operator complexity %.2f, grid complexity %.2f, %.0f MB; %s smoother of degree %d, "
-             "strength theta %.3g, coarsest solved densely; setup %.3f s, last refresh %.3f s (%d refreshes)\n",
-          h->n_levels, nnz / nnz0, rows / h->lev[0].n, dt_amg_bytes(h) / 1e6, smoothers[h->opt.smoother], h->opt.degree,
-          h->opt.theta, h->seconds_build, h->seconds_refresh, h->refreshes);
-  fprintf(f, "  last setup: structure %.3f s, smoothers %.3f s, products %.3f s, coarse factor %.3f s\n",
-          h->seconds_structure, h->seconds_smoothers, h->seconds_products, h->seconds_factor);
+  for (int l = 0; l < h->n_levels; l++)
+    nnz += h->lev[l].A.row_ptr[h->lev[l].n], rows += h->lev[l].n;
+  fprintf(f,
+          "amg: %d levels, operator complexity %.2f, grid complexity %.2f, %.0f MB; %s smoother of "
+          "degree %d, "
+          "strength theta %.3g, coarsest solved densely; setup %.3f s, last refresh %.3f s (%d "
+          "refreshes)\n",
+          h->n_levels, nnz / nnz0, rows / h->lev[0].n, dt_amg_bytes(h) / 1e6,
+          smoothers[h->opt.smoother], h->opt.degree, h->opt.theta, h->seconds_build,
+          h->seconds_refresh, h->refreshes);
+  fprintf(
+      f,
+      "  last setup: structure %.3f s, smoothers %.3f s, products %.3f s, coarse factor %.3f s\n",
+      h->seconds_structure, h->seconds_smoothers, h->seconds_products, h->seconds_factor);
   for (int l = 0; l < h->n_levels; l++) {
     const dt_amg_level *L = &h->lev[l];
-    fprintf(f, "  level %d: %d DOFs on %d nodes, %d nonzeros (%.1f per row)", l, L->n, L->n_nodes, L->A.row_ptr[L->n],
-            (double)L->A.row_ptr[L->n] / (L->n ? L->n : 1));
-    if (l + 1 < h->n_levels) fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f\n", L->lambda_max, L->omega);
-    else fprintf(f, ", dense Cholesky\n");
+    fprintf(f, "  level %d: %d DOFs on %d nodes, %d nonzeros (%.1f per row)", l, L->n, L->n_nodes,
+            L->A.row_ptr[L->n], (double)L->A.row_ptr[L->n] / (L->n ? L->n : 1));
+    if (l + 1 < h->n_levels)
+      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f\n", L->lambda_max, L->omega);
+    else
+      fprintf(f, ", dense Cholesky\n");
   }
 }

@@ -29,7 +29,8 @@ dt_status dt_amg_diagonal(dt_amg_level *L, int find_positions, dt_ctx *ctx) {
       L->diag_pos[i] = -1;
       for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1] && L->diag_pos[i] < 0; k++)
         if (A->col[k] == i) L->diag_pos[i] = k;
-      DT_CHECK(L->diag_pos[i] >= 0, ctx, DT_ERR_INTERNAL, "AMG: row %d of a level's matrix has no diagonal entry", i);
+      DT_CHECK(L->diag_pos[i] >= 0, ctx, DT_ERR_INTERNAL,
+               "AMG: row %d of a level's matrix has no diagonal entry", i);
     }
   }
   if (!L->dinv) DT_ALLOC(L->dinv, L->n, ctx, "AMG smoother");
@@ -43,7 +44,8 @@ dt_status dt_amg_diagonal(dt_amg_level *L, int find_positions, dt_ctx *ctx) {
     }
   }
   DT_CHECK(bad < 0, ctx, DT_ERR_NOT_CONVERGED,
-           "AMG: the matrix has a non-positive diagonal entry (row %d of a level of %d rows)", bad, L->n);
+           "AMG: the matrix has a non-positive diagonal entry (row %d of a level of %d rows)", bad,
+           L->n);
 cleanup:
   return rc;
 }
@@ -69,8 +71,10 @@ double dt_amg_ritz_max(const double *alpha, const double *beta, int k) {
   }
   for (int it = 0; it < 200 && hi - lo > 1e-12 * fmax(fabs(lo), fabs(hi)); it++) {
     double mid = 0.5 * (lo + hi);
-    if (below(alpha, beta, k, mid) == k) hi = mid;
-    else lo = mid;
+    if (below(alpha, beta, k, mid) == k)
+      hi = mid;
+    else
+      lo = mid;
   }
   return hi;
 }
@@ -105,7 +109,8 @@ double dt_amg_lambda_max(dt_amg_level *L, int steps, double *partial) {
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
     for (int i = 0; i < n; i++) w[i] -= alpha[j] * v[i] + b_prev * vp[i];
     beta[j] = sqrt(dt_amg_dot(n, w, w, partial));
-    if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j]))) break; /* an invariant subspace: T is exact */
+    if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j])))
+      break; /* an invariant subspace: T is exact */
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
     for (int i = 0; i < n; i++) w[i] /= beta[j];
     tmp = vp, vp = v, v = w, w = tmp;
@@ -125,8 +130,8 @@ void dt_amg_smoother_setup(dt_amg_level *L, const dt_amg_options *o) {
   }
 }
 
-static void chebyshev(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x, int zero,
-                      int want_residual) {
+static void chebyshev(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x,
+                      int zero, int want_residual) {
   int n = L->n;
   double hi = DT_AMG_CHEB_SAFETY * L->lambda_max, lo = hi / o->eig_ratio;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta, rho = 1.0 / sigma;
@@ -156,15 +161,16 @@ static void chebyshev(dt_amg_level *L, const dt_amg_options *o, const double *b,
   for (int i = 0; i < n; i++) r[i] -= t[i];
 }
 
-static void l1_jacobi(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x, int zero,
-                      int want_residual) {
+static void l1_jacobi(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x,
+                      int zero, int want_residual) {
   int n = L->n;
   double *r = L->r;
   for (int s = 0; s < o->degree; s++) {
     int first = zero && s == 0;
     if (!first) dt_amg_spmv(&L->A, -1.0, x, 0.0, r);
 #pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
-    for (int i = 0; i < n; i++) x[i] = first ? L->dinv[i] * b[i] : x[i] + L->dinv[i] * (b[i] + r[i]);
+    for (int i = 0; i < n; i++)
+      x[i] = first ? L->dinv[i] * b[i] : x[i] + L->dinv[i] * (b[i] + r[i]);
   }
   if (!want_residual) return;
   dt_amg_spmv(&L->A, -1.0, x, 0.0, r);
@@ -174,6 +180,8 @@ static void l1_jacobi(dt_amg_level *L, const dt_amg_options *o, const double *b,
 
 void dt_amg_smooth(dt_amg_level *L, const dt_amg_options *o, const double *b, double *x, int zero,
                    int want_residual) {
-  if (o->smoother == DT_AMG_L1_JACOBI) l1_jacobi(L, o, b, x, zero, want_residual);
-  else chebyshev(L, o, b, x, zero, want_residual);
+  if (o->smoother == DT_AMG_L1_JACOBI)
+    l1_jacobi(L, o, b, x, zero, want_residual);
+  else
+    chebyshev(L, o, b, x, zero, want_residual);
 }

@@ -41,7 +41,8 @@ static dt_status offsets(const dt_amg_csr *A, dt_amg_csr *C, dt_ctx *ctx) {
     int cnt = C->row_ptr[A->group_ptr[g] + 1];
     for (int i = A->group_ptr[g]; i < A->group_ptr[g + 1]; i++) {
       nnz += cnt;
-      DT_CHECK(nnz < INT32_MAX, ctx, DT_ERR_UNSUPPORTED, "an AMG product has more than 2^31 nonzeros");
+      DT_CHECK(nnz < INT32_MAX, ctx, DT_ERR_UNSUPPORTED,
+               "an AMG product has more than 2^31 nonzeros");
       C->row_ptr[i + 1] = (int)nnz;
     }
   }
@@ -49,7 +50,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, dt_ctx *ctx) {
+dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C,
+                                 dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int nt = dt_omp_max_threads(), n = A->n_rows;
   int *mark = NULL;
@@ -74,7 +76,8 @@ dt_status dt_amg_spgemm_symbolic(const dt_amg_csr *A, const dt_amg_csr *B, dt_am
     int *first = C->col + C->row_ptr[i0];
     product_row(A, B, i0, mark + (size_t)dt_omp_thread() * B->n_cols, first);
     dt_amg_sort_ints(first, len);
-    for (int i = i0 + 1; i < A->group_ptr[g + 1]; i++) memcpy(C->col + C->row_ptr[i], first, sizeof(int) * (size_t)len);
+    for (int i = i0 + 1; i < A->group_ptr[g + 1]; i++)
+      memcpy(C->col + C->row_ptr[i], first, sizeof(int) * (size_t)len);
   }
   DT_TRY(dt_amg_csr_copy_groups(C, A, ctx));
 cleanup:
@@ -85,8 +88,9 @@ cleanup:
 
 /* cv[d] += a[d] B_r from entry m0 on, for the gs rows of a group (pos: each column's offset in
  * their list). */
-static inline __attribute__((always_inline)) void accumulate(const dt_amg_csr *B, int r, int m0, const int *pos,
-                                                             int gs, const double *a, double **cv) {
+static inline __attribute__((always_inline)) void accumulate(const dt_amg_csr *B, int r, int m0,
+                                                             const int *pos, int gs,
+                                                             const double *a, double **cv) {
   for (int m = m0; m < B->row_ptr[r + 1]; m++) {
     int j = pos[B->col[m]];
     double b = B->val[m];
@@ -99,8 +103,10 @@ static int first_at_least(const dt_amg_csr *B, int r, int lo) {
   int a = B->row_ptr[r], b = B->row_ptr[r + 1];
   while (a < b) {
     int mid = (a + b) / 2;
-    if (B->col[mid] < lo) a = mid + 1;
-    else b = mid;
+    if (B->col[mid] < lo)
+      a = mid + 1;
+    else
+      b = mid;
   }
   return a;
 }
@@ -108,7 +114,8 @@ static int first_at_least(const dt_amg_csr *B, int r, int lo) {
 /* C's rows of group g = A's rows of g times B; pos (B's columns, -1 outside the row) maps a
  * column to its offset in the group's shared column list. upper: only the columns from the
  * group's first row on (the rest is mirrored by the caller). */
-static void numeric_group(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, int g, int *pos, int upper) {
+static void numeric_group(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, int g, int *pos,
+                          int upper) {
   int i0 = A->group_ptr[g], gs = A->group_ptr[g + 1] - i0;
   int len = C->row_ptr[i0 + 1] - C->row_ptr[i0], alen = A->row_ptr[i0 + 1] - A->row_ptr[i0];
   const int *ccol = C->col + C->row_ptr[i0], *acol = A->col + A->row_ptr[i0];
@@ -136,14 +143,16 @@ static void numeric_group(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *
 }
 
 /* C = A B, or with mirror its upper part and the rest copied across the diagonal. */
-static dt_status numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, const int *mirror, dt_ctx *ctx) {
+static dt_status numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, const int *mirror,
+                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int nt = dt_omp_max_threads();
   int *pos = NULL;
   DT_ALLOC(pos, (size_t)nt * B->n_cols, ctx, "AMG product positions");
   for (size_t j = 0; j < (size_t)nt * B->n_cols; j++) pos[j] = -1;
 #pragma omp parallel for schedule(dynamic, 64) if (DT_AMG_OMP_ROWS(A))
-  for (int g = 0; g < A->n_groups; g++) numeric_group(A, B, C, g, pos + (size_t)dt_omp_thread() * B->n_cols, mirror != NULL);
+  for (int g = 0; g < A->n_groups; g++)
+    numeric_group(A, B, C, g, pos + (size_t)dt_omp_thread() * B->n_cols, mirror != NULL);
   if (!mirror) goto cleanup;
 #pragma omp parallel for schedule(static) if (C->row_ptr[C->n_rows] > DT_AMG_OMP_MIN_NNZ)
   for (int k = 0; k < C->row_ptr[C->n_rows]; k++)
@@ -153,12 +162,13 @@ cleanup:
   return rc;
 }
 
-dt_status dt_amg_spgemm_numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C, dt_ctx *ctx) {
+dt_status dt_amg_spgemm_numeric(const dt_amg_csr *A, const dt_amg_csr *B, dt_amg_csr *C,
+                                dt_ctx *ctx) {
   return numeric(A, B, C, NULL, ctx);
 }
 
-dt_status dt_amg_galerkin_numeric(const dt_amg_csr *R, const dt_amg_csr *AP, dt_amg_csr *Ac, const int *mirror,
-                                  dt_ctx *ctx) {
+dt_status dt_amg_galerkin_numeric(const dt_amg_csr *R, const dt_amg_csr *AP, dt_amg_csr *Ac,
+                                  const int *mirror, dt_ctx *ctx) {
   return numeric(R, AP, Ac, mirror, ctx);
 }
 
@@ -167,8 +177,10 @@ static int find(const dt_amg_csr *C, int i, int j) {
   int a = C->row_ptr[i], b = C->row_ptr[i + 1];
   while (a < b) {
     int mid = (a + b) / 2;
-    if (C->col[mid] < j) a = mid + 1;
-    else b = mid;
+    if (C->col[mid] < j)
+      a = mid + 1;
+    else
+      b = mid;
   }
   return a < C->row_ptr[i + 1] && C->col[a] == j ? a : -1;
 }
@@ -187,7 +199,8 @@ dt_status dt_amg_mirror(const dt_amg_csr *C, int **mirror_out, dt_ctx *ctx) {
           bad = i;
         }
       }
-  DT_CHECK(bad < 0, ctx, DT_ERR_INTERNAL, "AMG: the coarse matrix's pattern is not symmetric (row %d)", bad);
+  DT_CHECK(bad < 0, ctx, DT_ERR_INTERNAL,
+           "AMG: the coarse matrix's pattern is not symmetric (row %d)", bad);
   *mirror_out = mirror;
   mirror = NULL;
 cleanup:

@@ -37,8 +37,8 @@ static void diagonal_norms(const dt_amg_level *L, const int *dof_node, double *d
 /* Node a's strong neighbours, ascending, into adj/w (when not NULL), and its most strongly
  * coupled other node into *best (first on ties; -1 for none); returns the count.
  * acc (one per node, -1 where unseen) sums |A_ab|_F^2; touched lists the b seen. */
-static int strong_row(const dt_amg_level *L, const int *dof_node, const double *dn, double theta, int a,
-                      double *acc, int *touched, int *adj, double *w, int *best) {
+static int strong_row(const dt_amg_level *L, const int *dof_node, const double *dn, double theta,
+                      int a, double *acc, int *touched, int *adj, double *w, int *best) {
   const dt_amg_csr *A = &L->A;
   int seen = 0, cnt = 0;
   for (int i = L->node_ptr[a]; i < L->node_ptr[a + 1]; i++)
@@ -86,8 +86,11 @@ dt_status dt_amg_strength(const dt_amg_level *L, double theta, dt_amg_graph *S, 
       int t = dt_omp_thread();
       double *ac = acc + (size_t)t * nn;
       int *to = touched + (size_t)t * nn;
-      if (pass == 0) S->ptr[a + 1] = strong_row(L, dof_node, dn, theta, a, ac, to, NULL, NULL, S->best + a);
-      else strong_row(L, dof_node, dn, theta, a, ac, to, S->adj + S->ptr[a], S->w + S->ptr[a], S->best + a);
+      if (pass == 0)
+        S->ptr[a + 1] = strong_row(L, dof_node, dn, theta, a, ac, to, NULL, NULL, S->best + a);
+      else
+        strong_row(L, dof_node, dn, theta, a, ac, to, S->adj + S->ptr[a], S->w + S->ptr[a],
+                   S->best + a);
     }
     if (pass == 1) break;
     for (int a = 0; a < nn; a++) {
@@ -98,7 +101,8 @@ dt_status dt_amg_strength(const dt_amg_level *L, double theta, dt_amg_graph *S, 
     S->w = dt_malloc(sizeof(double) * (size_t)(total ? total : 1));
     failed = !S->adj || !S->w;
   }
-  DT_CHECK(!failed, ctx, DT_ERR_NOMEM, "out of memory for the AMG strength graph (%lld edges)", (long long)total);
+  DT_CHECK(!failed, ctx, DT_ERR_NOMEM, "out of memory for the AMG strength graph (%lld edges)",
+           (long long)total);
 cleanup:
   dt_free(dof_node);
   dt_free(dn);

@@ -35,7 +35,8 @@ void dt_amg_rigid_modes(int n_nodes, int dpn, const double *x, const double *con
       m[0][5] = p[2], m[2][5] = -p[0]; /* about y */
     }
     for (int i = 0; i < dpn; i++)
-      for (int j = 0; j < nm; j++) B[((size_t)a * dpn + i) * nm + j] = con[a * dpn + i] != 0.0 ? 0.0 : m[i][j];
+      for (int j = 0; j < nm; j++)
+        B[((size_t)a * dpn + i) * nm + j] = con[a * dpn + i] != 0.0 ? 0.0 : m[i][j];
   }
 }
 
@@ -66,8 +67,8 @@ static int thin_qr(int m, int nm, double *M, double *R) {
 
 /* Aggregate members (node order) and the rows of Q: aggregate g's rows are
  * row_ptr[g] .. row_ptr[g + 1] - 1, and DOF i's row is qrow[i]. */
-static dt_status aggregate_rows(const dt_amg_level *F, int n_agg, int *mem_ptr, int *members, int *row_ptr,
-                                int *qrow, dt_ctx *ctx) {
+static dt_status aggregate_rows(const dt_amg_level *F, int n_agg, int *mem_ptr, int *members,
+                                int *row_ptr, int *qrow, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int *next = NULL;
   DT_ALLOC(next, n_agg + 1, ctx, "AMG aggregate lists");
@@ -105,7 +106,8 @@ static dt_status coarse_nodes(dt_amg_level *F, int n_agg, const int *kept, int n
   DT_ALLOC(C->B, (size_t)C->n * nm, ctx, "AMG coarse near-null space");
   for (int g = 0; g < n_agg; g++) /* B_c's rows of g: R_g */
     if (renum[g] >= 0)
-      memcpy(C->B + (size_t)C->node_ptr[renum[g]] * nm, Rg + (size_t)g * nm * nm, sizeof(double) * kept[g] * nm);
+      memcpy(C->B + (size_t)C->node_ptr[renum[g]] * nm, Rg + (size_t)g * nm * nm,
+             sizeof(double) * kept[g] * nm);
   for (int a = 0; a < F->n_nodes; a++)
     if (F->agg[a] >= 0) F->agg[a] = renum[F->agg[a]];
 cleanup:

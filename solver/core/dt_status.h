@@ -12,16 +12,16 @@
 
 typedef enum dt_status {
   DT_OK = 0,
-  DT_ERR_INPUT = 1,        /* the job, mesh or options are invalid; message names the culprit */
-  DT_ERR_NOMEM = 2,        /* host allocation failed */
-  DT_ERR_DEVICE_NOMEM = 3, /* the job does not fit in device memory */
-  DT_ERR_CUDA = 4,         /* a CUDA/cuSPARSE/cuBLAS call failed */
-  DT_ERR_IO = 5,           /* reading or writing a file failed */
-  DT_ERR_DB = 6,           /* the job store failed (daemon) */
-  DT_ERR_UNSUPPORTED = 7,  /* valid request that this build or backend cannot serve */
-  DT_ERR_NOT_CONVERGED = 8,/* the analysis stopped: no convergence (see dt_reason for why) */
-  DT_ERR_CANCELLED = 9,    /* the caller asked to stop */
-  DT_ERR_INTERNAL = 10     /* a bug: an invariant did not hold */
+  DT_ERR_INPUT = 1,         /* the job, mesh or options are invalid; message names the culprit */
+  DT_ERR_NOMEM = 2,         /* host allocation failed */
+  DT_ERR_DEVICE_NOMEM = 3,  /* the job does not fit in device memory */
+  DT_ERR_CUDA = 4,          /* a CUDA/cuSPARSE/cuBLAS call failed */
+  DT_ERR_IO = 5,            /* reading or writing a file failed */
+  DT_ERR_DB = 6,            /* the job store failed (daemon) */
+  DT_ERR_UNSUPPORTED = 7,   /* valid request that this build or backend cannot serve */
+  DT_ERR_NOT_CONVERGED = 8, /* the analysis stopped: no convergence (see dt_reason for why) */
+  DT_ERR_CANCELLED = 9,     /* the caller asked to stop */
+  DT_ERR_INTERNAL = 10      /* a bug: an invariant did not hold */
 } dt_status;
 
 typedef struct dt_ctx {
@@ -44,30 +44,31 @@ void dt_ctx_prefix(dt_ctx *ctx, const char *prefix);
 /* Short name of a status class, e.g. "input" for DT_ERR_INPUT. */
 const char *dt_status_name(dt_status code);
 
-#define DT_ERROR(ctx, code, ...) dt_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define DT_ERROR(ctx, code, ...)                                                                   \
+  dt_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* User error: if cond fails, record the message, set rc and jump to cleanup. */
-#define DT_CHECK(cond, ctx, code, ...)                                                            \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      rc = DT_ERROR((ctx), (code), __VA_ARGS__);                                                \
-      goto cleanup;                                                                             \
-    }                                                                                           \
+#define DT_CHECK(cond, ctx, code, ...)                                                             \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      rc = DT_ERROR((ctx), (code), __VA_ARGS__);                                                   \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 /* Call that returns dt_status: on failure keep its status in rc and jump to cleanup. */
-#define DT_TRY(expr)                                                                            \
-  do {                                                                                          \
-    rc = (expr);                                                                                \
-    if (rc != DT_OK) goto cleanup;                                                              \
+#define DT_TRY(expr)                                                                               \
+  do {                                                                                             \
+    rc = (expr);                                                                                   \
+    if (rc != DT_OK) goto cleanup;                                                                 \
   } while (0)
 
 /* Allocation that jumps to cleanup with DT_ERR_NOMEM, naming what was being allocated. */
-#define DT_ALLOC(ptr, count, ctx, what)                                                         \
-  do {                                                                                          \
-    (ptr) = dt_calloc(((size_t)(count) != 0) ? (size_t)(count) : 1, sizeof(*(ptr)));                   \
-    DT_CHECK((ptr) != NULL, (ctx), DT_ERR_NOMEM, "out of memory allocating %s (%zu items)",      \
-             (what), (size_t)(count));                                                          \
+#define DT_ALLOC(ptr, count, ctx, what)                                                            \
+  do {                                                                                             \
+    (ptr) = dt_calloc(((size_t)(count) != 0) ? (size_t)(count) : 1, sizeof(*(ptr)));               \
+    DT_CHECK((ptr) != NULL, (ctx), DT_ERR_NOMEM, "out of memory allocating %s (%zu items)",        \
+             (what), (size_t)(count));                                                             \
   } while (0)
 
 /* All solver allocation goes through these, so tests can inject failures (STYLE.md §13).
@@ -78,10 +79,10 @@ void *dt_realloc(void *p, size_t n);
 void dt_free(void *p);
 void dt_fault_malloc_countdown(long n);
 /* Free *p and set it to NULL (NULL-safe). */
-#define DT_FREE(p)                                                                              \
-  do {                                                                                          \
-    dt_free(p);                                                                                 \
-    (p) = NULL;                                                                                 \
+#define DT_FREE(p)                                                                                 \
+  do {                                                                                             \
+    dt_free(p);                                                                                    \
+    (p) = NULL;                                                                                    \
   } while (0)
 
 #endif

@@ -8,7 +8,9 @@ void dt_host_fill(double *dst, const double *src, size_t n) {
 #pragma omp parallel for schedule(static) if (n > DT_HOST_PARALLEL_MIN)
   for (long k = 0; k < nchunks; k++) {
     size_t first = (size_t)k * CHUNK, len = n - first < CHUNK ? n - first : CHUNK;
-    if (src) memcpy(dst + first, src + first, sizeof(double) * len);
-    else memset(dst + first, 0, sizeof(double) * len);
+    if (src)
+      memcpy(dst + first, src + first, sizeof(double) * len);
+    else
+      memset(dst + first, 0, sizeof(double) * len);
   }
 }

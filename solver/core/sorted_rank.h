@@ -12,9 +12,12 @@ DT_HD static inline int dt_sorted_rank(const int *list, int n, int b) {
   int lo = 0, hi = n - 1;
   while (lo <= hi) {
     int mid = (lo + hi) >> 1;
-    if (list[mid] < b) lo = mid + 1;
-    else if (list[mid] > b) hi = mid - 1;
-    else return mid;
+    if (list[mid] < b)
+      lo = mid + 1;
+    else if (list[mid] > b)
+      hi = mid - 1;
+    else
+      return mid;
   }
   return -1;
 }

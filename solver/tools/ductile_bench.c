@@ -30,12 +30,10 @@ enum { N_CUBES = 5, CUSTOM = 5 };
 
 /* Seed Table 3.3 (Tesla K40c), seconds: NR, assembly, stress, internal force, solver, wall.
  * The last row (custom sizes) has no reference. */
-static const double seed_gpu[N_CUBES + 1][6] = {{4, 0.71, 0.08, 0.06, 6.08, 10.23},
-                                            {5, 1.80, 0.19, 0.16, 16.53, 23.04},
-                                            {5, 3.47, 0.38, 0.32, 46.27, 57.05},
-                                            {5, 6.67, 0.73, 0.63, 132.61, 152.85},
-                                            {5, 11.17, 1.29, 1.09, 313.74, 345.25},
-                                            {0, 0, 0, 0, 0, 0}};
+static const double seed_gpu[N_CUBES + 1][6] = {
+    {4, 0.71, 0.08, 0.06, 6.08, 10.23},     {5, 1.80, 0.19, 0.16, 16.53, 23.04},
+    {5, 3.47, 0.38, 0.32, 46.27, 57.05},    {5, 6.67, 0.73, 0.63, 132.61, 152.85},
+    {5, 11.17, 1.29, 1.09, 313.74, 345.25}, {0, 0, 0, 0, 0, 0}};
 
 typedef struct bench_opts {
   const char *backend;
@@ -49,7 +47,7 @@ typedef struct bench_opts {
   int point_fields; /* also download S, Mises and PEEQ at the points each increment */
   int matrix_free;  /* --operator matrix_free */
   int cuda_elements, cuda_tangent; /* --cuda-elements, --cuda-tangent: solver.backend_options */
-  double load;      /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
+  double load; /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
 } bench_opts;
 
 typedef struct bench_result {
@@ -65,8 +63,10 @@ typedef struct bench_result {
 static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
   bench_result *r = user;
   dt_ctx ctx = {0};
-  if (o->measure && o->measure(impl, &r->meas, &ctx) == DT_OK) r->have_meas = 1;
-  else if (o->measure) fprintf(stderr, "ductile-bench: no measurements (bandwidth, SpMV, memory): %s\n", ctx.msg);
+  if (o->measure && o->measure(impl, &r->meas, &ctx) == DT_OK)
+    r->have_meas = 1;
+  else if (o->measure)
+    fprintf(stderr, "ductile-bench: no measurements (bandwidth, SpMV, memory): %s\n", ctx.msg);
 }
 
 static int g_verbose; /* --verbose: print each Newton iteration */
@@ -100,8 +100,8 @@ static int build_cube(int n, const bench_opts *o, dt_model **out) {
   st->traction = calloc(1, sizeof *st->traction);
   if (!m->materials || !m->sections || !st->bc || !st->traction) goto fail;
   snprintf(m->materials[0].name, DT_NAME_MAX, "kiran");
-  m->materials[0].p = (dt_material_params){.E = 200e3, .nu = 0.3, .plastic = 1, .iso = DT_ISO_LINEAR,
-                                           .sigma_y0 = 450.0, .H = 66e3};
+  m->materials[0].p = (dt_material_params){
+      .E = 200e3, .nu = 0.3, .plastic = 1, .iso = DT_ISO_LINEAR, .sigma_y0 = 450.0, .H = 66e3};
   snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
   m->sections[0].elset = dt_model_find_elset(m, "all");
   m->sections[0].kind = DT_SECTION_SOLID;
@@ -111,7 +111,8 @@ static int build_cube(int n, const bench_opts *o, dt_model **out) {
   st->n_bc = 1;
   st->bc[0] = (dt_bc){.nset = dt_model_find_nset(m, "zmin"), .dofs = 7u};
   st->n_traction = 1;
-  st->traction[0] = (dt_traction){.surface = dt_model_find_surface(m, "zmax"), .t = {0, 0, o->load}};
+  st->traction[0] =
+      (dt_traction){.surface = dt_model_find_surface(m, "zmax"), .t = {0, 0, o->load}};
   m->solver.pcg_rtol = o->pcg_tol;
   m->solver.forcing = o->forcing;
   m->solver.precond = o->precond;
@@ -119,7 +120,8 @@ static int build_cube(int n, const bench_opts *o, dt_model **out) {
   m->solver.cuda_elements = o->cuda_elements;
   m->solver.cuda_tangent = o->cuda_tangent;
   m->solver.newton_rtol = 1e-6;
-  m->output.fields = DT_OUT_U | DT_OUT_RF | (o->point_fields ? DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ : 0u);
+  m->output.fields =
+      DT_OUT_U | DT_OUT_RF | (o->point_fields ? DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ : 0u);
   if (dt_model_finish(m, &ctx)) goto fail;
   *out = m;
   return 0;
@@ -132,8 +134,8 @@ fail:
 /* Time after upload outside the timed phases, loads and output: residual norms, predictor,
  * commit, step bookkeeping. */
 static double seconds_other(const dt_run_summary *s) {
-  return s->seconds_total - s->seconds_setup - s->seconds_assembly - s->seconds_stress - s->seconds_solver -
-         s->seconds_loads - s->seconds_output;
+  return s->seconds_total - s->seconds_setup - s->seconds_assembly - s->seconds_stress -
+         s->seconds_solver - s->seconds_loads - s->seconds_output;
 }
 
 /* Bytes that must move per call (see docs/benchmarks.md for the derivation). */
@@ -175,56 +177,78 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = "auto";
   o->pcg_tol = 1e-7;
-  o->precond = DT_PC_BLOCK_JACOBI; /* the seed's runs use Jacobi; block Jacobi is ours (docs/benchmarks.md) */
+  o->precond =
+      DT_PC_BLOCK_JACOBI; /* the seed's runs use Jacobi; block Jacobi is ours (docs/benchmarks.md) */
   o->selected[0] = 1;
   o->load = 800.0;
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc, k;
-    if (!strcmp(argv[i], "--backend") && more) o->backend = argv[++i];
-    else if (!strcmp(argv[i], "--threads") && more) o->threads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--pcg-tol") && more) o->pcg_tol = atof(argv[++i]);
+    if (!strcmp(argv[i], "--backend") && more)
+      o->backend = argv[++i];
+    else if (!strcmp(argv[i], "--threads") && more)
+      o->threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--pcg-tol") && more)
+      o->pcg_tol = atof(argv[++i]);
     else if (!strcmp(argv[i], "--forcing") && more) {
       if ((k = name_index(dt_forcing_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --forcing is fixed or adaptive, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr, "ductile-bench: --forcing is fixed or adaptive, not '%s'\n",
+                       argv[i]),
+               -1;
       o->forcing = (dt_forcing_kind)k;
     } else if (!strcmp(argv[i], "--precond") && more) {
       if ((k = name_index(dt_precond_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --precond is jacobi, block_jacobi, two_level, amg or auto, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr,
+                       "ductile-bench: --precond is jacobi, block_jacobi, two_level, amg or auto, "
+                       "not '%s'\n",
+                       argv[i]),
+               -1;
       o->precond = (dt_precond_kind)k;
     } else if (!strcmp(argv[i], "--operator") && more) {
       const char *op = argv[++i];
       if (strcmp(op, "assembled") && strcmp(op, "matrix_free"))
-        return fprintf(stderr, "ductile-bench: --operator is assembled or matrix_free, not '%s'\n", op), -1;
+        return fprintf(stderr, "ductile-bench: --operator is assembled or matrix_free, not '%s'\n",
+                       op),
+               -1;
       o->matrix_free = !strcmp(op, "matrix_free");
     } else if (!strcmp(argv[i], "--cuda-elements") && more) {
       if ((k = name_index(dt_cuda_elements_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --cuda-elements is auto or simple, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr, "ductile-bench: --cuda-elements is auto or simple, not '%s'\n",
+                       argv[i]),
+               -1;
       o->cuda_elements = k;
     } else if (!strcmp(argv[i], "--cuda-tangent") && more) {
       if ((k = name_index(dt_cuda_tangent_names, argv[++i])) < 0)
-        return fprintf(stderr, "ductile-bench: --cuda-tangent is auto or colour, not '%s'\n", argv[i]), -1;
+        return fprintf(stderr, "ductile-bench: --cuda-tangent is auto or colour, not '%s'\n",
+                       argv[i]),
+               -1;
       o->cuda_tangent = k;
     } else if (!strcmp(argv[i], "--load") && more) {
       o->load = atof(argv[++i]);
       if (!(o->load > 0 && o->load < 1e4))
-        return fprintf(stderr, "ductile-bench: --load is the top traction in MPa, > 0 and < 10000\n"), -1;
-    } else if (!strcmp(argv[i], "--json") && more) o->json = argv[++i];
-    else if (!strcmp(argv[i], "--verbose")) o->verbose = 1;
-    else if (!strcmp(argv[i], "--point-fields")) o->point_fields = 1;
+        return fprintf(stderr,
+                       "ductile-bench: --load is the top traction in MPa, > 0 and < 10000\n"),
+               -1;
+    } else if (!strcmp(argv[i], "--json") && more)
+      o->json = argv[++i];
+    else if (!strcmp(argv[i], "--verbose"))
+      o->verbose = 1;
+    else if (!strcmp(argv[i], "--point-fields"))
+      o->point_fields = 1;
     else if (!strcmp(argv[i], "--n") && more) { /* a custom cube size, for quick checks */
       memset(o->selected, 0, sizeof o->selected);
       cubes[CUSTOM].n = atoi(argv[++i]);
       o->selected[CUSTOM] = cubes[CUSTOM].n > 0;
-    }
-    else if (!strcmp(argv[i], "--meshes") && more) {
+    } else if (!strcmp(argv[i], "--meshes") && more) {
       memset(o->selected, 0, sizeof o->selected);
       if (parse_meshes(argv[++i], o->selected)) return -1;
     } else {
-      fprintf(stderr, "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
-                      "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
-                      "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
-                      "[--cuda-elements auto|simple] [--cuda-tangent auto|colour] "
-                      "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
+      fprintf(
+          stderr,
+          "usage: ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,..|all] "
+          "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
+          "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
+          "[--cuda-elements auto|simple] [--cuda-tangent auto|colour] "
+          "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
       return -1;
     }
   }
@@ -234,8 +258,9 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
 /* Seed Table 3.3 for mesh k, per phase, so that reports (bench/lib/bench_report.py) print the
  * reference next to the measurement without a second copy of the table; null for custom sizes. */
 static json_t *seed_json(int k) {
-  static const char *const key[6] = {"newton_iterations", "seconds_assembly", "seconds_stress",
-                                     "seconds_internal_force", "seconds_linear_solver", "seconds_wall"};
+  static const char *const key[6] = {"newton_iterations",     "seconds_assembly",
+                                     "seconds_stress",        "seconds_internal_force",
+                                     "seconds_linear_solver", "seconds_wall"};
   json_t *j;
   if (k == CUSTOM) return json_null();
   j = json_object();
@@ -256,7 +281,8 @@ static void context_json(json_t *j, const bench_opts *o) {
   json_object_set_new(j, "point_fields", json_boolean(o->point_fields));
 }
 
-static json_t *result_json(int k, const bench_result *r, const bench_opts *o, long n_qp, long n_nodes) {
+static json_t *result_json(int k, const bench_result *r, const bench_opts *o, long n_qp,
+                           long n_nodes) {
   const dt_run_summary *s = &r->sum;
   long nr = s->newton_iters, n_asm = s->assembly_calls, n_str = s->stress_calls;
   double bw = r->have_meas ? r->meas.copy_bandwidth : 0.0;
@@ -292,43 +318,53 @@ static json_t *result_json(int k, const bench_result *r, const bench_opts *o, lo
   json_object_set_new(j, "spmv_seconds", json_real(r->have_meas ? r->meas.spmv_seconds : 0.0));
   json_object_set_new(j, "spmv_bytes", json_real(floor_spmv_bytes(r)));
   json_object_set_new(j, "spmv_floor_seconds", json_real(bw > 0 ? floor_spmv_bytes(r) / bw : 0.0));
-  json_object_set_new(j, "assembly_per_call_seconds", json_real(n_asm ? s->seconds_assembly / n_asm : 0.0));
-  json_object_set_new(j, "assembly_floor_seconds", json_real(bw > 0 ? floor_assembly_bytes(r, n_qp, n_nodes) / bw : 0.0));
-  json_object_set_new(j, "stress_per_call_seconds", json_real(n_str ? s->seconds_stress / n_str : 0.0));
+  json_object_set_new(j, "assembly_per_call_seconds",
+                      json_real(n_asm ? s->seconds_assembly / n_asm : 0.0));
+  json_object_set_new(j, "assembly_floor_seconds",
+                      json_real(bw > 0 ? floor_assembly_bytes(r, n_qp, n_nodes) / bw : 0.0));
+  json_object_set_new(j, "stress_per_call_seconds",
+                      json_real(n_str ? s->seconds_stress / n_str : 0.0));
   json_object_set_new(j, "assembly_calls", json_integer(n_asm));
   json_object_set_new(j, "stress_calls", json_integer(n_str));
-  json_object_set_new(j, "stress_floor_seconds", json_real(bw > 0 ? floor_stress_bytes(r, n_qp, n_nodes) / bw : 0.0));
+  json_object_set_new(j, "stress_floor_seconds",
+                      json_real(bw > 0 ? floor_stress_bytes(r, n_qp, n_nodes) / bw : 0.0));
   json_object_set_new(j, "peak_bytes", json_real(r->have_meas ? r->meas.peak_bytes : 0.0));
   json_object_set_new(j, "seed_k40c_wall_seconds", json_real(seed_gpu[k][5]));
   json_object_set_new(j, "seed_k40c", seed_json(k));
   return j;
 }
 
-static void print_result(int k, const bench_result *r, const bench_opts *o, long n_qp, long n_nodes) {
+static void print_result(int k, const bench_result *r, const bench_opts *o, long n_qp,
+                         long n_nodes) {
   const dt_run_summary *s = &r->sum;
   long nr = s->newton_iters, n_asm = s->assembly_calls, n_str = s->stress_calls;
   double bw = r->have_meas ? r->meas.copy_bandwidth : 0.0;
   printf("%s  n=%d  %d elements  %d DOFs  nnz %lld  backend %s (%s)%s\n", cubes[k].name, cubes[k].n,
          r->n_elems, r->n_dofs, r->nnz, s->backend, r->have_meas ? r->meas.device : "?",
          s->completed ? "" : "  NOT CONVERGED");
-  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s, %s operator, load %g MPa, %.1f%% of points plastic)\n",
-         nr, seed_gpu[k][0], s->pcg_iters, dt_forcing_names[o->forcing], dt_precond_names[r->precond],
-         o->matrix_free ? "matrix-free" : "assembled", o->load, n_qp ? 100.0 * r->n_plastic / n_qp : 0.0);
+  printf("  Newton %ld (seed %g)  PCG %ld (%s tolerance, %s, %s operator, load %g MPa, %.1f%% of "
+         "points plastic)\n",
+         nr, seed_gpu[k][0], s->pcg_iters, dt_forcing_names[o->forcing],
+         dt_precond_names[r->precond], o->matrix_free ? "matrix-free" : "assembled", o->load,
+         n_qp ? 100.0 * r->n_plastic / n_qp : 0.0);
   if (k == CUSTOM) printf("  (custom size: no seed reference)\n");
   printf("  seconds: assembly %.3f  stress+f_int %.3f  linear solver %.3f  setup %.3f  total %.3f  "
-         "after upload %.3f  (seed K40c wall %.2f)\n", s->seconds_assembly, s->seconds_stress,
-         s->seconds_solver, s->seconds_setup, s->seconds_total, s->seconds_total - s->seconds_setup,
-         seed_gpu[k][5]);
+         "after upload %.3f  (seed K40c wall %.2f)\n",
+         s->seconds_assembly, s->seconds_stress, s->seconds_solver, s->seconds_setup,
+         s->seconds_total, s->seconds_total - s->seconds_setup, seed_gpu[k][5]);
   printf("  seconds: loads %.3f  output %.3f  other %.3f\n", s->seconds_loads, s->seconds_output,
          seconds_other(s));
   if (bw > 0) {
-    double fa = floor_assembly_bytes(r, n_qp, n_nodes) / bw, fs = floor_stress_bytes(r, n_qp, n_nodes) / bw;
+    double fa = floor_assembly_bytes(r, n_qp, n_nodes) / bw,
+           fs = floor_stress_bytes(r, n_qp, n_nodes) / bw;
     double fv = floor_spmv_bytes(r) / bw;
     printf("  copy bandwidth %.1f GB/s\n", bw / 1e9);
     if (n_asm)
-      printf("  assembly per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)%s\n", 1e3 * s->seconds_assembly / n_asm,
-             n_asm, 1e3 * fa, s->seconds_assembly / n_asm / fa,
-             o->matrix_free ? " [matrix-free: element matrices stored, not assembled; floor of the assembled tangent]" : "");
+      printf("  assembly per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)%s\n",
+             1e3 * s->seconds_assembly / n_asm, n_asm, 1e3 * fa, s->seconds_assembly / n_asm / fa,
+             o->matrix_free ? " [matrix-free: element matrices stored, not assembled; floor of the "
+                              "assembled tangent]"
+                            : "");
     if (n_str)
       printf("  stress+f_int per call %.3f ms (%ld calls), floor %.3f ms (%.2fx)\n",
              1e3 * s->seconds_stress / n_str, n_str, 1e3 * fs, s->seconds_stress / n_str / fs);
@@ -366,7 +402,7 @@ int main(int argc, char **argv) {
     n_qp = 8L * m->n_elems;
     {
       long nn = cubes[k].n + 1; /* nnz of a structured hex grid: sum over nodes of 9 * neighbours */
-      long line = 3 * nn - 2; /* sum over a line of (neighbours along the line) */
+      long line = 3 * nn - 2;   /* sum over a line of (neighbours along the line) */
       r.nnz = 9LL * line * line * line;
     }
     ro.backend = o.backend;
@@ -376,7 +412,8 @@ int main(int argc, char **argv) {
     ro.progress = print_newton;
     ro.user = &r;
     if (dt_analysis_run(m, &ro, &r.sum, &ctx) != DT_OK) {
-      fprintf(stderr, "ductile-bench: %s: %s\n", cubes[k].name, r.sum.message[0] ? r.sum.message : ctx.msg);
+      fprintf(stderr, "ductile-bench: %s: %s\n", cubes[k].name,
+              r.sum.message[0] ? r.sum.message : ctx.msg);
       failures++;
     }
     print_result(k, &r, &o, n_qp, n_nodes);

@@ -30,26 +30,27 @@ typedef struct cli {
   int resume;
   const char *precond; /* --precond: overrides the job's linear.preconditioner */
   const char *cuda_elements, *cuda_tangent; /* override the job's backend_options */
-  int view;            /* --view: the backend's state at the end (stderr) */
+  int view;                                 /* --view: the backend's state at the end (stderr) */
 } cli;
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
-             "                     [--device N] [--checkpoint FILE [--resume]] [--quiet]\n"
-             "       ductile-solve DECK.inp -o OUTDIR [options]\n"
-             "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
-             "  --checkpoint FILE  write a checkpoint after every converged increment\n"
-             "  --resume           continue from FILE if it exists (completed increments are kept)\n"
-             "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
-             "                     two_level, amg or auto (overrides the job or deck)\n"
-             "  --cuda-elements NAME\n"
-             "                     backend_options.elements for this run: auto, or simple (the CUDA\n"
-             "                     backend's one-thread-per-element kernels on every mesh)\n"
-             "  --cuda-tangent NAME\n"
-             "                     backend_options.tangent for this run: auto, or colour (the CUDA\n"
-             "                     backend's tangent scattered colour by colour on every mesh)\n"
-             "  --view             at the end, print the backend's state to stderr: device,\n"
-             "                     memory, transfers, the preconditioner (AMG levels, setup times)\n");
+  fprintf(f,
+          "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
+          "                     [--device N] [--checkpoint FILE [--resume]] [--quiet]\n"
+          "       ductile-solve DECK.inp -o OUTDIR [options]\n"
+          "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
+          "  --checkpoint FILE  write a checkpoint after every converged increment\n"
+          "  --resume           continue from FILE if it exists (completed increments are kept)\n"
+          "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
+          "                     two_level, amg or auto (overrides the job or deck)\n"
+          "  --cuda-elements NAME\n"
+          "                     backend_options.elements for this run: auto, or simple (the CUDA\n"
+          "                     backend's one-thread-per-element kernels on every mesh)\n"
+          "  --cuda-tangent NAME\n"
+          "                     backend_options.tangent for this run: auto, or colour (the CUDA\n"
+          "                     backend's tangent scattered colour by colour on every mesh)\n"
+          "  --view             at the end, print the backend's state to stderr: device,\n"
+          "                     memory, transfers, the preconditioner (AMG levels, setup times)\n");
 }
 
 /* --view: the backend's view before it goes (analysis.h, before_destroy). */
@@ -64,26 +65,41 @@ static int parse_args(int argc, char **argv, cli *c) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_value = i + 1 < argc;
-    if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_value) c->outdir = argv[++i];
-    else if (!strcmp(a, "--backend") && has_value) c->backend = argv[++i];
-    else if (!strcmp(a, "--job") && has_value) c->loads = argv[++i];
-    else if (!strcmp(a, "--threads") && has_value) c->threads = atoi(argv[++i]);
-    else if (!strcmp(a, "--device") && has_value) c->device = atoi(argv[++i]);
-    else if (!strcmp(a, "--checkpoint") && has_value) c->checkpoint = argv[++i];
-    else if (!strcmp(a, "--resume")) c->resume = 1;
-    else if (!strcmp(a, "--precond") && has_value) c->precond = argv[++i];
-    else if (!strcmp(a, "--cuda-elements") && has_value) c->cuda_elements = argv[++i];
-    else if (!strcmp(a, "--cuda-tangent") && has_value) c->cuda_tangent = argv[++i];
-    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
-    else if (!strcmp(a, "--view")) c->view = 1;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
+    if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_value)
+      c->outdir = argv[++i];
+    else if (!strcmp(a, "--backend") && has_value)
+      c->backend = argv[++i];
+    else if (!strcmp(a, "--job") && has_value)
+      c->loads = argv[++i];
+    else if (!strcmp(a, "--threads") && has_value)
+      c->threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--device") && has_value)
+      c->device = atoi(argv[++i]);
+    else if (!strcmp(a, "--checkpoint") && has_value)
+      c->checkpoint = argv[++i];
+    else if (!strcmp(a, "--resume"))
+      c->resume = 1;
+    else if (!strcmp(a, "--precond") && has_value)
+      c->precond = argv[++i];
+    else if (!strcmp(a, "--cuda-elements") && has_value)
+      c->cuda_elements = argv[++i];
+    else if (!strcmp(a, "--cuda-tangent") && has_value)
+      c->cuda_tangent = argv[++i];
+    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+      c->quiet = 1;
+    else if (!strcmp(a, "--view"))
+      c->view = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+      return usage(stdout), 0;
     else if (a[0] == '-' || c->job) {
       fprintf(stderr, "ductile-solve: unexpected argument '%s'\n", a);
       return usage(stderr), -1;
-    } else c->job = a;
+    } else
+      c->job = a;
   }
   if (!c->job || !c->outdir) {
-    fprintf(stderr, "ductile-solve: %s\n", !c->job ? "no job file given" : "no output directory (-o)");
+    fprintf(stderr, "ductile-solve: %s\n",
+            !c->job ? "no job file given" : "no output directory (-o)");
     return usage(stderr), -1;
   }
   return 1;
@@ -115,7 +131,8 @@ static int print_progress(const dt_progress *ev, void *user) {
     break;
   case DT_EV_INCREMENT_DONE:
     printf("  increment %d converged: load factor %.6g, %d Newton iterations, residual %.2e "
-           "(%.1f%%)\n", ev->increment, ev->load_factor, ev->newton_iter, ev->residual, ev->percent);
+           "(%.1f%%)\n",
+           ev->increment, ev->load_factor, ev->newton_iter, ev->residual, ev->percent);
     break;
   case DT_EV_CUTBACK:
     printf("  increment %d did not converge (%s): cutting back\n", ev->increment, ev->text);
@@ -144,8 +161,8 @@ int main(int argc, char **argv) {
   rc = dt_import_file(c.job, c.loads, &iopt, &m, &ctx);
   if (rc != DT_OK) {
     /* An unreadable job file is the user's input problem too (exit 1), like an invalid one. */
-    fprintf(stderr, "ductile-solve: %s: %s\n", rc == DT_ERR_IO ? "cannot read the job" : "invalid job",
-            ctx.msg);
+    fprintf(stderr, "ductile-solve: %s: %s\n",
+            rc == DT_ERR_IO ? "cannot read the job" : "invalid job", ctx.msg);
     return (rc == DT_ERR_INPUT || rc == DT_ERR_IO) ? EXIT_INPUT : EXIT_FAILURE_OTHER;
   }
   if (c.precond && strcmp(c.precond, "auto") != 0) {
@@ -160,11 +177,17 @@ int main(int argc, char **argv) {
     m->solver.precond_auto = 0;
   }
   if (c.cuda_elements || c.cuda_tangent) {
-    int e = c.cuda_elements ? name_index(dt_cuda_elements_names, c.cuda_elements) : m->solver.cuda_elements;
-    int t = c.cuda_tangent ? name_index(dt_cuda_tangent_names, c.cuda_tangent) : m->solver.cuda_tangent;
+    int e = c.cuda_elements ? name_index(dt_cuda_elements_names, c.cuda_elements)
+                            : m->solver.cuda_elements;
+    int t =
+        c.cuda_tangent ? name_index(dt_cuda_tangent_names, c.cuda_tangent) : m->solver.cuda_tangent;
     if (e < 0 || t < 0) {
-      if (e < 0) fprintf(stderr, "ductile-solve: --cuda-elements is auto or simple, not '%s'\n", c.cuda_elements);
-      else fprintf(stderr, "ductile-solve: --cuda-tangent is auto or colour, not '%s'\n", c.cuda_tangent);
+      if (e < 0)
+        fprintf(stderr, "ductile-solve: --cuda-elements is auto or simple, not '%s'\n",
+                c.cuda_elements);
+      else
+        fprintf(stderr, "ductile-solve: --cuda-tangent is auto or colour, not '%s'\n",
+                c.cuda_tangent);
       dt_model_destroy(&m);
       return usage(stderr), EXIT_USAGE;
     }
@@ -185,8 +208,8 @@ int main(int argc, char **argv) {
   dt_model_destroy(&m);
   if (rc == DT_OK) {
     printf("completed: %d increments, %ld Newton iterations, %ld PCG iterations, %.3f s; "
-           "results in %s\n", sum.increments, sum.newton_iters, sum.pcg_iters, sum.seconds_total,
-           c.outdir);
+           "results in %s\n",
+           sum.increments, sum.newton_iters, sum.pcg_iters, sum.seconds_total, c.outdir);
     return 0;
   }
   if (rc == DT_ERR_NOT_CONVERGED) {

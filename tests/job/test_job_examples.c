@@ -6,12 +6,12 @@
 #include "io/job_json.h"
 
 static int failures = 0;
-#define EXPECT(cond)                                                                             \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                        \
-      failures++;                                                                                \
-    }                                                                                            \
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                          \
+      failures++;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 static dt_model *load(const char *name) {
@@ -83,7 +83,8 @@ static void footing(void) {
   dt_model *m = load("footing_mohr_coulomb.json");
   if (!m) return;
   EXPECT(m->dim == 2 && m->n_nodes == 231 && m->n_elems == 200);
-  EXPECT(m->materials[0].p.plastic == DT_PLASTIC_MOHR_COULOMB && m->materials[0].p.mc_cohesion == 10);
+  EXPECT(m->materials[0].p.plastic == DT_PLASTIC_MOHR_COULOMB &&
+         m->materials[0].p.mc_cohesion == 10);
   EXPECT(m->materials[0].p.mc_friction_deg == 20 && m->materials[0].p.mc_dilation_deg == 20);
   EXPECT(!m->materials[0].p.mc_elastic_tangent && m->materials[0].p.mc_sin_phi > 0.3420 &&
          m->materials[0].p.mc_sin_phi < 0.3421);

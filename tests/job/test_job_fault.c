@@ -28,7 +28,8 @@ static int run(const char *name) {
       return 1;
     }
     if (rc != DT_OK && (rc != DT_ERR_NOMEM || m != NULL)) {
-      fprintf(stderr, "%s: N=%ld: expected DT_ERR_NOMEM, got %s: %s\n", name, n, dt_status_name(rc), ctx.msg);
+      fprintf(stderr, "%s: N=%ld: expected DT_ERR_NOMEM, got %s: %s\n", name, n, dt_status_name(rc),
+              ctx.msg);
       dt_model_destroy(&m);
       dt_free(probe);
       return 1;

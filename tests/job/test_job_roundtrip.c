@@ -6,12 +6,12 @@
 #include "io/job_json.h"
 
 static int failures = 0;
-#define EXPECT(cond)                                                                             \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                        \
-      failures++;                                                                                \
-    }                                                                                            \
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                          \
+      failures++;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 static dt_model *parse(const char *text, dt_ctx *ctx) {
@@ -42,8 +42,10 @@ static void unit_cube_fields(void) {
   for (int a = 0; a < 8; a++) EXPECT(m->conn[a] == a);
   EXPECT(m->elem_section[0] == 0);
   /* sets, in file order, stored sorted and 0-based */
-  EXPECT(m->n_nsets == 4 && strcmp(m->nsets[0].name, "x0") == 0 && strcmp(m->nsets[3].name, "top") == 0);
-  EXPECT(m->nsets[0].n == 4 && m->nsets[0].items[0] == 0 && m->nsets[0].items[1] == 3 && m->nsets[0].items[3] == 7);
+  EXPECT(m->n_nsets == 4 && strcmp(m->nsets[0].name, "x0") == 0 &&
+         strcmp(m->nsets[3].name, "top") == 0);
+  EXPECT(m->nsets[0].n == 4 && m->nsets[0].items[0] == 0 && m->nsets[0].items[1] == 3 &&
+         m->nsets[0].items[3] == 7);
   EXPECT(m->nsets[3].n == 4 && m->nsets[3].items[0] == 4 && m->nsets[3].items[3] == 7);
   EXPECT(dt_model_find_nset(m, "z0") == 2 && dt_model_find_nset(m, "Z0") == -1);
   EXPECT(m->n_elsets == 1 && strcmp(m->elsets[0].name, "all") == 0 && m->elsets[0].n == 1);
@@ -52,8 +54,10 @@ static void unit_cube_fields(void) {
   EXPECT(m->surfaces[0].n == 1 && m->surfaces[0].elem[0] == 0 && m->surfaces[0].face[0] == 1);
   /* material */
   EXPECT(m->n_materials == 1 && dt_model_find_material(m, "steel") == 0);
-  EXPECT(m->materials[0].p.E == 200000 && m->materials[0].p.nu == 0.3 && m->materials[0].p.plastic == 1);
-  EXPECT(m->materials[0].p.iso == DT_ISO_LINEAR && m->materials[0].p.sigma_y0 == 450 && m->materials[0].p.H == 66000);
+  EXPECT(m->materials[0].p.E == 200000 && m->materials[0].p.nu == 0.3 &&
+         m->materials[0].p.plastic == 1);
+  EXPECT(m->materials[0].p.iso == DT_ISO_LINEAR && m->materials[0].p.sigma_y0 == 450 &&
+         m->materials[0].p.H == 66000);
   EXPECT(m->materials[0].p.H_kin == 0);
   /* section */
   EXPECT(m->n_sections == 1 && m->sections[0].elset == 0 && m->sections[0].material == 0);
@@ -67,18 +71,21 @@ static void unit_cube_fields(void) {
     snprintf(name, sizeof name, "p%d", 200 * (s + 1));
     EXPECT(strcmp(st->name, name) == 0);
     EXPECT(!st->automatic && st->n_increments == 1 && st->max_cutbacks == 5);
-    EXPECT(st->n_bc == 3 && st->n_cload == 0 && st->n_pressure == 0 && st->n_traction == 1 && st->n_body == 0);
+    EXPECT(st->n_bc == 3 && st->n_cload == 0 && st->n_pressure == 0 && st->n_traction == 1 &&
+           st->n_body == 0);
     for (int b = 0; b < 3 && b < st->n_bc; b++) {
       EXPECT(st->bc[b].nset == b && st->bc[b].dofs == (1u << b));
       EXPECT(st->bc[b].value[0] == 0 && st->bc[b].value[1] == 0 && st->bc[b].value[2] == 0);
     }
-    EXPECT(st->traction[0].surface == 0 && st->traction[0].t[0] == 0 && st->traction[0].t[2] == 200.0 * (s + 1));
+    EXPECT(st->traction[0].surface == 0 && st->traction[0].t[0] == 0 &&
+           st->traction[0].t[2] == 200.0 * (s + 1));
   }
   /* options */
   EXPECT(m->solver.newton_max_iter == 25 && m->solver.precond == DT_PC_BLOCK_JACOBI);
   EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1);
   EXPECT(m->output.n_monitors == 2);
-  EXPECT(strcmp(m->output.monitors[0].name, "uz_top") == 0 && m->output.monitors[0].kind == DT_MON_U);
+  EXPECT(strcmp(m->output.monitors[0].name, "uz_top") == 0 &&
+         m->output.monitors[0].kind == DT_MON_U);
   EXPECT(m->output.monitors[0].nset == 3 && m->output.monitors[0].dof == 2);
   EXPECT(m->output.monitors[1].kind == DT_MON_RF && m->output.monitors[1].nset == 2);
   dt_model_destroy(&m);
@@ -91,13 +98,16 @@ static void unit_cube_fields(void) {
 static const char *minimal_2d =
     "{\"ductile\": 1, \"mesh\": {\"nodes\": [[10, 0, 0], [11, 1, 0], [12, 1, 1], [13, 0, 1]],"
     " \"elements\": [{\"type\": \"quad4\", \"connectivity\": [[7, 10, 11, 12, 13]]}],"
-    " \"node_sets\": {\"bot\": [11, 10, 10], \"all\": {\"generate\": [10, 13]}, \"odd\": {\"generate\": [11, 13, 2]}},"
+    " \"node_sets\": {\"bot\": [11, 10, 10], \"all\": {\"generate\": [10, 13]}, \"odd\": "
+    "{\"generate\": [11, 13, 2]}},"
     " \"element_sets\": {\"e\": [7]}},"
     " \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 1, \"nu\": 0}}],"
-    " \"sections\": [{\"element_set\": \"e\", \"material\": \"m\", \"kind\": \"plane_stress\", \"thickness\": 0.5}],"
+    " \"sections\": [{\"element_set\": \"e\", \"material\": \"m\", \"kind\": \"plane_stress\", "
+    "\"thickness\": 0.5}],"
     " \"steps\": [{\"boundary\": [{\"node_set\": \"bot\", \"fixed\": \"all\"}],"
     "             \"loads\": [{\"type\": \"force\", \"node_set\": \"odd\", \"value\": [1, 2]},"
-    "                         {\"type\": \"body\", \"element_set\": \"e\", \"value\": [0, -1, 0]}]}]}";
+    "                         {\"type\": \"body\", \"element_set\": \"e\", \"value\": [0, -1, "
+    "0]}]}]}";
 
 static void defaults(void) {
   dt_ctx ctx = {0};
@@ -107,7 +117,8 @@ static void defaults(void) {
     return;
   }
   EXPECT(m->dim == 2 && m->title[0] == '\0');
-  EXPECT(m->nsets[0].n == 2 && m->nsets[0].items[0] == 0 && m->nsets[0].items[1] == 1); /* sorted, unique */
+  EXPECT(m->nsets[0].n == 2 && m->nsets[0].items[0] == 0 &&
+         m->nsets[0].items[1] == 1); /* sorted, unique */
   EXPECT(m->nsets[1].n == 4 && m->nsets[2].n == 2 && m->nsets[2].items[1] == 3);
   EXPECT(m->sections[0].form == DT_FORM_FULL && m->sections[0].thickness == 0.5);
   EXPECT(!m->materials[0].p.plastic);
@@ -115,14 +126,18 @@ static void defaults(void) {
   EXPECT(!m->steps[0].automatic && m->steps[0].n_increments == 1 && m->steps[0].inc_initial == 1);
   EXPECT(m->steps[0].inc_min == 1e-5 && m->steps[0].inc_max == 1 && m->steps[0].max_cutbacks == 5);
   EXPECT(m->steps[0].bc[0].dofs == 3u);
-  EXPECT(m->steps[0].cload[0].f[0] == 1 && m->steps[0].cload[0].f[1] == 2 && m->steps[0].cload[0].f[2] == 0);
+  EXPECT(m->steps[0].cload[0].f[0] == 1 && m->steps[0].cload[0].f[1] == 2 &&
+         m->steps[0].cload[0].f[2] == 0);
   EXPECT(m->steps[0].body[0].b[1] == -1);
-  EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 && m->solver.newton_dtol == 1e-3);
+  EXPECT(m->solver.newton_max_iter == 25 && m->solver.newton_rtol == 1e-6 &&
+         m->solver.newton_dtol == 1e-3);
   /* "auto": block Jacobi for a 2D model (precond_kind.h) */
-  EXPECT(m->solver.pcg_max_iter == 10000 && m->solver.pcg_rtol == 1e-9 && m->solver.precond == DT_PC_BLOCK_JACOBI);
+  EXPECT(m->solver.pcg_max_iter == 10000 && m->solver.pcg_rtol == 1e-9 &&
+         m->solver.precond == DT_PC_BLOCK_JACOBI);
   EXPECT(m->solver.precond_auto == 1);
   EXPECT(m->solver.forcing == DT_FORCING_FIXED);
-  EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1 && m->output.n_monitors == 0);
+  EXPECT(m->output.fields == DT_OUT_ALL && m->output.vtu == 1 && m->output.every == 1 &&
+         m->output.n_monitors == 0);
   dt_model_destroy(&m);
 }
 
@@ -132,7 +147,8 @@ static void adaptive_forcing(void) {
   char text[2048];
   size_t n = strlen(minimal_2d) - 1; /* drop the closing brace */
   dt_model *m;
-  snprintf(text, sizeof text, "%.*s, \"solver\": {\"linear\": {\"forcing\": \"adaptive\", \"tolerance\": 1e-8}}}",
+  snprintf(text, sizeof text,
+           "%.*s, \"solver\": {\"linear\": {\"forcing\": \"adaptive\", \"tolerance\": 1e-8}}}",
            (int)n, minimal_2d);
   m = parse(text, &ctx);
   if (!m) {
@@ -144,8 +160,8 @@ static void adaptive_forcing(void) {
   /* the preconditioner's names: "auto" (the default) and a named one */
   for (int k = 0; k < 2; k++) {
     dt_ctx_reset(&ctx);
-    snprintf(text, sizeof text, "%.*s, \"solver\": {\"linear\": {\"preconditioner\": \"%s\"}}}", (int)n,
-             minimal_2d, k ? "two_level" : "auto");
+    snprintf(text, sizeof text, "%.*s, \"solver\": {\"linear\": {\"preconditioner\": \"%s\"}}}",
+             (int)n, minimal_2d, k ? "two_level" : "auto");
     m = parse(text, &ctx);
     if (!m) {
       failures++;
@@ -168,7 +184,8 @@ static void create_defaults(void) {
   if (m) EXPECT(dt_model_finish(m, &ctx) == DT_ERR_INPUT && strstr(ctx.msg, "no nodes"));
   dt_model_destroy(&m);
   dt_step_default(&s);
-  EXPECT(s.n_increments == 1 && s.inc_initial == 1 && s.inc_min == 1e-5 && s.inc_max == 1 && s.max_cutbacks == 5);
+  EXPECT(s.n_increments == 1 && s.inc_initial == 1 && s.inc_min == 1e-5 && s.inc_max == 1 &&
+         s.max_cutbacks == 5);
 }
 
 static void io_errors(void) {
@@ -178,7 +195,8 @@ static void io_errors(void) {
   EXPECT(dt_parse_job_file("/nonexistent/job.json", &m, &ctx) == DT_ERR_IO && m == NULL);
   EXPECT(strstr(ctx.msg, "/nonexistent/job.json") != NULL);
   dt_ctx_reset(&ctx);
-  EXPECT(dt_parse_job_string("{\n  \"ductile\": 1,\n  \"mesh\": }", 28, NULL, &m, &ctx) == DT_ERR_INPUT);
+  EXPECT(dt_parse_job_string("{\n  \"ductile\": 1,\n  \"mesh\": }", 28, NULL, &m, &ctx) ==
+         DT_ERR_INPUT);
   EXPECT(strncmp(ctx.msg, "job:3:", 6) == 0);
 }
 

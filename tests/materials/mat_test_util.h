@@ -12,14 +12,14 @@
 
 static int mt_failures = 0;
 
-#define MT_CHECK(cond, ...)                                                                    \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                        \
-      fprintf(stderr, __VA_ARGS__);                                                            \
-      fprintf(stderr, "\n");                                                                   \
-      mt_failures++;                                                                           \
-    }                                                                                          \
+#define MT_CHECK(cond, ...)                                                                        \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      mt_failures++;                                                                               \
+    }                                                                                              \
   } while (0)
 
 static inline int mt_finish(const char *name) {
@@ -42,14 +42,22 @@ static inline dt_material_params mt_base(void) {
 }
 
 enum {
-  MT_ELASTIC, MT_PERFECT, MT_LINEAR, MT_VOCE, MT_TABLE, MT_KIN, MT_VOCE_KIN, MT_TABLE_KIN,
-  MT_LINEAR_KIN, MT_COUNT
+  MT_ELASTIC,
+  MT_PERFECT,
+  MT_LINEAR,
+  MT_VOCE,
+  MT_TABLE,
+  MT_KIN,
+  MT_VOCE_KIN,
+  MT_TABLE_KIN,
+  MT_LINEAR_KIN,
+  MT_COUNT
 };
 
 static inline const char *mt_name(int k) {
-  static const char *names[MT_COUNT] = {"elastic", "perfect",  "linear iso",    "voce",
-                                        "table",   "kinematic", "voce+kinematic", "table+kinematic",
-                                        "linear+kinematic"};
+  static const char *names[MT_COUNT] = {"elastic",        "perfect",         "linear iso",
+                                        "voce",           "table",           "kinematic",
+                                        "voce+kinematic", "table+kinematic", "linear+kinematic"};
   return names[k];
 }
 
@@ -67,14 +75,34 @@ static inline dt_material_params mt_material(int k) {
   switch (k) {
   case MT_ELASTIC: m.plastic = 0; break;
   case MT_PERFECT: break;
-  case MT_LINEAR: m.iso = DT_ISO_LINEAR; m.H = 66e3; break;
-  case MT_VOCE: m.iso = DT_ISO_VOCE; m.H = 2e3; m.voce_Q = 200.0; m.voce_b = 300.0; break;
+  case MT_LINEAR:
+    m.iso = DT_ISO_LINEAR;
+    m.H = 66e3;
+    break;
+  case MT_VOCE:
+    m.iso = DT_ISO_VOCE;
+    m.H = 2e3;
+    m.voce_Q = 200.0;
+    m.voce_b = 300.0;
+    break;
   case MT_TABLE: mt_set_table(&m); break;
   case MT_KIN: m.H_kin = 20e3; break;
   case MT_VOCE_KIN:
-    m.iso = DT_ISO_VOCE; m.H = 2e3; m.voce_Q = 200.0; m.voce_b = 300.0; m.H_kin = 15e3; break;
-  case MT_TABLE_KIN: mt_set_table(&m); m.H_kin = 10e3; break;
-  case MT_LINEAR_KIN: m.iso = DT_ISO_LINEAR; m.H = 30e3; m.H_kin = 36e3; break;
+    m.iso = DT_ISO_VOCE;
+    m.H = 2e3;
+    m.voce_Q = 200.0;
+    m.voce_b = 300.0;
+    m.H_kin = 15e3;
+    break;
+  case MT_TABLE_KIN:
+    mt_set_table(&m);
+    m.H_kin = 10e3;
+    break;
+  case MT_LINEAR_KIN:
+    m.iso = DT_ISO_LINEAR;
+    m.H = 30e3;
+    m.H_kin = 36e3;
+    break;
   }
   return m;
 }
@@ -111,7 +139,8 @@ static inline int mt_fd_tangent(const dt_material_params *m, int ss, const doubl
     if (m->iso == DT_ISO_TABLE) {
       int k;
       for (k = 0; k < m->table_n; k++)
-        if ((pp - m->table_p[k]) * (pm - m->table_p[k]) <= 0.0 && status == DT_MAT_PLASTIC) return 1;
+        if ((pp - m->table_p[k]) * (pm - m->table_p[k]) <= 0.0 && status == DT_MAT_PLASTIC)
+          return 1;
     }
     for (i = 0; i < 6; i++) Dfd[i * 6 + j] = (sp[i] - sm[i]) / (2.0 * h);
   }
@@ -136,7 +165,8 @@ static inline void mt_solve3(const double A[9], const double b[3], double x[3]) 
     memcpy(M, A, sizeof M);
     for (i = 0; i < 3; i++) M[i * 3 + c] = b[i];
     x[c] = (M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) +
-            M[2] * (M[3] * M[7] - M[4] * M[6])) / det;
+            M[2] * (M[3] * M[7] - M[4] * M[6])) /
+           det;
   }
 }
 
@@ -144,8 +174,9 @@ static inline void mt_solve3(const double A[9], const double b[3], double x[3]) 
  * residual (sig_x, sig_y, sig_z - target) when stress_control, or (sig_x, sig_y, eps_z - target)
  * otherwise; shears stay 0. eps (in: start, out: solution), new state and stress come back.
  * Returns the last update status, or -1 if Newton did not converge; *iters gets the count. */
-static inline int mt_uniaxial(const dt_material_params *m, const dt_mat_state *old, int stress_control,
-                              double target, double eps[6], dt_mat_state *st, double sig[6], int *iters) {
+static inline int mt_uniaxial(const dt_material_params *m, const dt_mat_state *old,
+                              int stress_control, double target, double eps[6], dt_mat_state *st,
+                              double sig[6], int *iters) {
   double D[36], A[9], r[3], dx[3], scale = fabs(target) > 1.0 ? fabs(target) : 1.0;
   int it, i, j, res = -1;
   if (!stress_control) scale = m->sigma_y0 > 1.0 ? m->sigma_y0 : 1.0;

@@ -27,18 +27,21 @@ static void check_yield_surface(int k) {
       dt_voigt_dev(sig, dev);
       for (i = 0; i < 6; i++) rel_s[i] = dev[i] - st.beta[i]; /* xi = s - beta */
       q = sqrt(1.5 * dt_voigt_ddot(rel_s, rel_s));
-      MT_CHECK(fabs(q - sy) <= 1e-10 * sy, "%s step %d: q(sig-beta) = %.15g, sigma_y(p) = %.15g", mt_name(k), step,
-               q, sy);
-      for (i = 0; i < 6; i++) deps[i] = (st.eps_p[i] - old.eps_p[i]) * (i < 3 ? 1.0 : 0.5); /* tensor */
+      MT_CHECK(fabs(q - sy) <= 1e-10 * sy, "%s step %d: q(sig-beta) = %.15g, sigma_y(p) = %.15g",
+               mt_name(k), step, q, sy);
+      for (i = 0; i < 6; i++)
+        deps[i] = (st.eps_p[i] - old.eps_p[i]) * (i < 3 ? 1.0 : 0.5); /* tensor */
       tr = deps[0] + deps[1] + deps[2];
       dnorm = sqrt(dt_voigt_ddot(deps, deps));
-      MT_CHECK(fabs(tr) <= 1e-14 * (dnorm + 1e-300), "%s step %d: tr(deps_p) = %g", mt_name(k), step, tr);
+      MT_CHECK(fabs(tr) <= 1e-14 * (dnorm + 1e-300), "%s step %d: tr(deps_p) = %g", mt_name(k),
+               step, tr);
       /* |deps_p| = sqrt(3/2) dp, and deps_p parallel to the final xi (radial return). */
       dd = st.p - old.p;
-      MT_CHECK(fabs(dnorm - sqrt(1.5) * dd) <= 1e-12 * dnorm, "%s step %d: |deps_p| != sqrt(3/2) dp", mt_name(k), step);
+      MT_CHECK(fabs(dnorm - sqrt(1.5) * dd) <= 1e-12 * dnorm,
+               "%s step %d: |deps_p| != sqrt(3/2) dp", mt_name(k), step);
       cosang = dt_voigt_ddot(deps, rel_s) / (dnorm * sqrt(dt_voigt_ddot(rel_s, rel_s)));
-      MT_CHECK(dd == 0.0 || fabs(cosang - 1.0) <= 1e-12, "%s step %d: flow not normal (cos %.15g)", mt_name(k), step,
-               cosang);
+      MT_CHECK(dd == 0.0 || fabs(cosang - 1.0) <= 1e-12, "%s step %d: flow not normal (cos %.15g)",
+               mt_name(k), step, cosang);
       MT_CHECK(dt_mises_voigt(sig) > 0.0, "mises");
     }
     old = st;
@@ -60,11 +63,13 @@ static void check_uniaxial_curve(int k) {
     if (res == DT_MAT_PLASTIC) {
       double want = dt_yield_stress(&m, st.p, NULL) + m.H_kin * st.p;
       nplastic++;
-      MT_CHECK(fabs(sig[2] - want) <= 1e-10 * want, "%s curve step %d: sig_zz %.15g, sigma_y(p) + Hk p = %.15g",
-               mt_name(k), step, sig[2], want);
-      MT_CHECK(fabs(st.eps_p[2] - st.p) <= 1e-12 * st.p, "%s curve: eps_p_zz %.15g != p %.15g", mt_name(k),
-               st.eps_p[2], st.p);
-      MT_CHECK(fabs(eps[2] - sig[2] / m.E - st.p) <= 1e-12 * eps[2], "%s curve: eps_z != sig/E + p", mt_name(k));
+      MT_CHECK(fabs(sig[2] - want) <= 1e-10 * want,
+               "%s curve step %d: sig_zz %.15g, sigma_y(p) + Hk p = %.15g", mt_name(k), step,
+               sig[2], want);
+      MT_CHECK(fabs(st.eps_p[2] - st.p) <= 1e-12 * st.p, "%s curve: eps_p_zz %.15g != p %.15g",
+               mt_name(k), st.eps_p[2], st.p);
+      MT_CHECK(fabs(eps[2] - sig[2] / m.E - st.p) <= 1e-12 * eps[2], "%s curve: eps_z != sig/E + p",
+               mt_name(k));
     }
     old = st;
   }
@@ -78,9 +83,11 @@ static void check_yield_functions(void) {
   s = dt_yield_stress(&t, 0.0, &ds);
   MT_CHECK(s == 450.0 && fabs(ds - 35000.0) < 1e-9, "table at 0: %g slope %g", s, ds);
   s = dt_yield_stress(&t, 0.001, &ds);
-  MT_CHECK(fabs(s - 485.0) < 1e-12 && fabs(ds - 35000.0) < 1e-9, "table at 0.001: %g slope %g", s, ds);
+  MT_CHECK(fabs(s - 485.0) < 1e-12 && fabs(ds - 35000.0) < 1e-9, "table at 0.001: %g slope %g", s,
+           ds);
   s = dt_yield_stress(&t, 0.002, &ds); /* breakpoint: right-hand slope */
-  MT_CHECK(fabs(s - 520.0) < 1e-12 && fabs(ds - 50.0 / 0.003) < 1e-9, "table at 0.002: %g slope %g", s, ds);
+  MT_CHECK(fabs(s - 520.0) < 1e-12 && fabs(ds - 50.0 / 0.003) < 1e-9, "table at 0.002: %g slope %g",
+           s, ds);
   s = dt_yield_stress(&t, 0.02, &ds);
   MT_CHECK(fabs(s - 605.0) < 1e-12 && fabs(ds - 500.0) < 1e-9, "table at 0.02: %g slope %g", s, ds);
   s = dt_yield_stress(&t, 0.5, &ds);
@@ -89,7 +96,8 @@ static void check_yield_functions(void) {
   s = dt_yield_stress(&t, 0.01, &ds);
   MT_CHECK(s == 450.0 && ds == 0.0, "one-point table: %g slope %g", s, ds);
   s = dt_yield_stress(&v, 0.01, &ds); /* 450 + 2e3 p + 200 (1 - e^{-300 p}) */
-  MT_CHECK(fabs(s - (450.0 + 20.0 + 200.0 * (1.0 - exp(-3.0)))) < 1e-12 && fabs(ds - (2e3 + 6e4 * exp(-3.0))) < 1e-9,
+  MT_CHECK(fabs(s - (450.0 + 20.0 + 200.0 * (1.0 - exp(-3.0)))) < 1e-12 &&
+               fabs(ds - (2e3 + 6e4 * exp(-3.0))) < 1e-9,
            "voce at 0.01: %g slope %g", s, ds);
 }
 
@@ -109,11 +117,14 @@ static void check_bauschinger(int k) {
   MT_CHECK(srev < 0.0, "%s bauschinger: reverse yield %g not compressive", mt_name(k), srev);
   memcpy(e2, eps, sizeof e2);
   res = mt_uniaxial(&m, &loaded, 1, srev + delta, e2, &st, sig, NULL);
-  MT_CHECK(res == DT_MAT_ELASTIC, "%s bauschinger: elastic at sigma_max - 2 sy + d (got %d)", mt_name(k), res);
+  MT_CHECK(res == DT_MAT_ELASTIC, "%s bauschinger: elastic at sigma_max - 2 sy + d (got %d)",
+           mt_name(k), res);
   memcpy(e2, eps, sizeof e2);
   res = mt_uniaxial(&m, &loaded, 1, srev - delta, e2, &st, sig, NULL);
-  MT_CHECK(res == DT_MAT_PLASTIC, "%s bauschinger: not plastic at sigma_max - 2 sy - d (got %d)", mt_name(k), res);
-  MT_CHECK(st.eps_p[2] < loaded.eps_p[2], "%s bauschinger: reverse flow not compressive", mt_name(k));
+  MT_CHECK(res == DT_MAT_PLASTIC, "%s bauschinger: not plastic at sigma_max - 2 sy - d (got %d)",
+           mt_name(k), res);
+  MT_CHECK(st.eps_p[2] < loaded.eps_p[2], "%s bauschinger: reverse flow not compressive",
+           mt_name(k));
 }
 
 int main(void) {

@@ -7,7 +7,8 @@
 static void check_failed(const char *what, int res, const double sig[6], const double D[36],
                          const dt_mat_state *old, const dt_mat_state *st, int check_D) {
   int i;
-  MT_CHECK(res == DT_MAT_NO_CONVERGENCE, "%s: status %d, expected DT_MAT_NO_CONVERGENCE", what, res);
+  MT_CHECK(res == DT_MAT_NO_CONVERGENCE, "%s: status %d, expected DT_MAT_NO_CONVERGENCE", what,
+           res);
   for (i = 0; i < 6; i++) MT_CHECK(sig[i] == 0.0, "%s: sig[%d] = %g, expected 0", what, i, sig[i]);
   MT_CHECK(memcmp(old, st, sizeof *st) == 0, "%s: new_state differs from old_state", what);
   if (check_D)
@@ -80,8 +81,8 @@ static void check_softening_table(void) {
   if (res == DT_MAT_PLASTIC) {
     double dev[6], sy = dt_yield_stress(&m, st.p, NULL);
     dt_voigt_dev(sig, dev);
-    MT_CHECK(fabs(dt_mises_voigt(dev) - sy) <= 1e-10 * sy, "mild softening: q %.15g != sigma_y %.15g",
-             dt_mises_voigt(dev), sy);
+    MT_CHECK(fabs(dt_mises_voigt(dev) - sy) <= 1e-10 * sy,
+             "mild softening: q %.15g != sigma_y %.15g", dt_mises_voigt(dev), sy);
   }
 }
 

@@ -18,8 +18,8 @@ static void axpy(double a, const double x[6], const double y[6], double out[6]) 
 }
 
 /* Compare the returned tangent with FD at eps from `old`; expect status `want`. */
-static void check_point(const dt_material_params *m, int ss, const double eps[6], const dt_mat_state *old,
-                        int want, const char *what, const char *mat) {
+static void check_point(const dt_material_params *m, int ss, const double eps[6],
+                        const dt_mat_state *old, int want, const char *what, const char *mat) {
   double sig[6], D[36], Dfd[36], De[36], err;
   dt_mat_state st;
   int res = dt_material_update(m, ss, eps, old, &st, sig, D);
@@ -34,7 +34,8 @@ static void check_point(const dt_material_params *m, int ss, const double eps[6]
   if (want == DT_MAT_ELASTIC) {
     dt_elastic_matrix(m, ss, De);
     err = mt_rel_err(D, De);
-    MT_CHECK(err <= 1e-15, "%s / %s: elastic tangent differs from elastic matrix (%.3e)", mat, what, err);
+    MT_CHECK(err <= 1e-15, "%s / %s: elastic tangent differs from elastic matrix (%.3e)", mat, what,
+             err);
   }
   { /* the compact form the CUDA backend stores reproduces D (plane stress: the xx, yy, xy
        rows and columns, the only ones 2D elements use) */
@@ -47,8 +48,8 @@ static void check_point(const dt_material_params *m, int ss, const double eps[6]
       double n2[6];
       dt_j2_flow_direction(sig2, st2.beta, n2);
       for (i = 0; i < 6; i++)
-        MT_CHECK(fabs(n2[i] - tf.n[i]) <= 1e-14, "%s / %s: re-formed n[%d] %.17g differs from %.17g", mat,
-                 what, i, n2[i], tf.n[i]);
+        MT_CHECK(fabs(n2[i] - tf.n[i]) <= 1e-14,
+                 "%s / %s: re-formed n[%d] %.17g differs from %.17g", mat, what, i, n2[i], tf.n[i]);
     }
     dt_tangent_form_expand(&tf, Df);
     for (i = 0; i < 6; i++)
@@ -56,16 +57,16 @@ static void check_point(const dt_material_params *m, int ss, const double eps[6]
         int used = ss != DT_STATE_PLANE_STRESS || ((i < 2 || i == 3) && (j < 2 || j == 3));
         if (used)
           MT_CHECK(fabs(Df[i * 6 + j] - D[i * 6 + j]) <= 1e-13 * mt_fro(D, 36),
-                   "%s / %s: tangent form entry (%d,%d) %.17g differs from D %.17g", mat, what, i, j,
-                   Df[i * 6 + j], D[i * 6 + j]);
+                   "%s / %s: tangent form entry (%d,%d) %.17g differs from D %.17g", mat, what, i,
+                   j, Df[i * 6 + j], D[i * 6 + j]);
       }
   }
   {
     int i, j;
     for (i = 0; i < 6; i++)
       for (j = 0; j < i; j++)
-        MT_CHECK(fabs(D[i * 6 + j] - D[j * 6 + i]) <= 1e-12 * mt_fro(D, 36), "%s / %s: D not symmetric at (%d,%d)",
-                 mat, what, i, j);
+        MT_CHECK(fabs(D[i * 6 + j] - D[j * 6 + i]) <= 1e-12 * mt_fro(D, 36),
+                 "%s / %s: D not symmetric at (%d,%d)", mat, what, i, j);
   }
 }
 
@@ -90,7 +91,8 @@ static void check_material(int k, int ss) {
   MT_CHECK(res == plastic, "%s: building the pre-hardened state gave status %d", name, res);
   if (m.plastic) {
     MT_CHECK(pre.p > 0.0, "%s: pre-hardened state has p = %g", name, pre.p);
-    if (m.H_kin > 0.0) MT_CHECK(mt_fro(pre.beta, 6) > 0.0, "%s: no back stress after plastic step", name);
+    if (m.H_kin > 0.0)
+      MT_CHECK(mt_fro(pre.beta, 6) > 0.0, "%s: no back stress after plastic step", name);
   }
   axpy(3e-3, DIR1, eps1, eps);
   check_point(&m, ss, eps, &pre, plastic, "plastic from pre-hardened", name);
@@ -111,17 +113,22 @@ static void check_plane_stress(void) {
   mt_zero_state(&st);
   for (k = 0; k < 2; k++) { /* m->plastic is ignored in plane stress */
     m.plastic = k;
-    check_point(&m, DT_STATE_PLANE_STRESS, eps, &st, DT_MAT_ELASTIC, "plane stress", k ? "plastic flag" : "elastic");
+    check_point(&m, DT_STATE_PLANE_STRESS, eps, &st, DT_MAT_ELASTIC, "plane stress",
+                k ? "plastic flag" : "elastic");
   }
   res = dt_material_update(&m, DT_STATE_PLANE_STRESS, eps, &st, &st, sig, D);
   MT_CHECK(res == DT_MAT_ELASTIC, "plane stress status %d", res);
   /* sig_xx = Ebar (eps_xx + nu eps_yy), sig_yy = Ebar (nu eps_xx + eps_yy), tau = G gamma */
-  MT_CHECK(fabs(sig[0] - Ebar * (eps[0] + nu * eps[1])) <= 1e-12 * Ebar * 1e-3, "plane stress sig_xx %g", sig[0]);
-  MT_CHECK(fabs(sig[1] - Ebar * (nu * eps[0] + eps[1])) <= 1e-12 * Ebar * 1e-3, "plane stress sig_yy %g", sig[1]);
+  MT_CHECK(fabs(sig[0] - Ebar * (eps[0] + nu * eps[1])) <= 1e-12 * Ebar * 1e-3,
+           "plane stress sig_xx %g", sig[0]);
+  MT_CHECK(fabs(sig[1] - Ebar * (nu * eps[0] + eps[1])) <= 1e-12 * Ebar * 1e-3,
+           "plane stress sig_yy %g", sig[1]);
   MT_CHECK(fabs(sig[3] - G * eps[3]) <= 1e-12 * G * 1e-3, "plane stress tau_xy %g", sig[3]);
-  MT_CHECK(sig[2] == 0.0 && sig[4] == 0.0 && sig[5] == 0.0, "plane stress out-of-plane stress nonzero");
+  MT_CHECK(sig[2] == 0.0 && sig[4] == 0.0 && sig[5] == 0.0,
+           "plane stress out-of-plane stress nonzero");
   for (k = 0; k < 6; k++)
-    MT_CHECK(D[2 * 6 + k] == 0.0 && D[k * 6 + 2] == 0.0 && D[4 * 6 + k] == 0.0 && D[5 * 6 + k] == 0.0,
+    MT_CHECK(D[2 * 6 + k] == 0.0 && D[k * 6 + 2] == 0.0 && D[4 * 6 + k] == 0.0 &&
+                 D[5 * 6 + k] == 0.0,
              "plane stress D has zz/xz/yz entries (k=%d)", k);
 }
 
@@ -139,8 +146,9 @@ static void check_elastic_stress(void) {
     dt_elastic_stress(&m, states[s], eps, got);
     for (i = 0; i < 6; i++) scale = fmax(scale, fabs(want[i]));
     for (i = 0; i < 6; i++)
-      MT_CHECK(fabs(got[i] - want[i]) <= 1e-14 * scale, "elastic stress, state %d, component %d: %.17g, D_e eps %.17g",
-               states[s], i, got[i], want[i]);
+      MT_CHECK(fabs(got[i] - want[i]) <= 1e-14 * scale,
+               "elastic stress, state %d, component %d: %.17g, D_e eps %.17g", states[s], i, got[i],
+               want[i]);
   }
 }
 
@@ -154,7 +162,8 @@ static void check_plane_strain(void) {
   ra = dt_material_update(&m, DT_STATE_3D, eps, &s0, &a, sa, Da);
   rb = dt_material_update(&m, DT_STATE_PLANE_STRAIN, eps, &s0, &b, sb, Db);
   MT_CHECK(ra == DT_MAT_PLASTIC && rb == ra, "plane strain status %d vs 3D %d", rb, ra);
-  MT_CHECK(memcmp(sa, sb, sizeof sa) == 0 && memcmp(Da, Db, sizeof Da) == 0 && memcmp(&a, &b, sizeof a) == 0,
+  MT_CHECK(memcmp(sa, sb, sizeof sa) == 0 && memcmp(Da, Db, sizeof Da) == 0 &&
+               memcmp(&a, &b, sizeof a) == 0,
            "plane strain differs from the 3D law");
 }
 

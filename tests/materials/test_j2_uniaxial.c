@@ -22,16 +22,20 @@ int main(void) {
     double s = load[step], p = s > 450.0 ? (s - 450.0) / m.H : 0.0;
     double ez = s / m.E + p, ex = -m.nu * s / m.E - 0.5 * p;
     res = mt_uniaxial(&m, &old, 1, s, eps, &st, sig, &iters);
-    MT_CHECK(res == (step < 2 ? DT_MAT_ELASTIC : DT_MAT_PLASTIC), "step %d: status %d", step + 1, res);
-    MT_CHECK(iters <= (step < 2 ? 1 : 3), "step %d: %d Newton iterations (tangent not consistent?)", step + 1,
-             iters);
-    MT_CHECK(rel(eps[2], ez) <= 1e-10, "step %d: eps_z = %.15e, expected %.15e", step + 1, eps[2], ez);
-    MT_CHECK(rel(eps[0], ex) <= 1e-10 && rel(eps[1], ex) <= 1e-10, "step %d: eps_x = %.15e eps_y = %.15e, expected %.15e",
-             step + 1, eps[0], eps[1], ex);
+    MT_CHECK(res == (step < 2 ? DT_MAT_ELASTIC : DT_MAT_PLASTIC), "step %d: status %d", step + 1,
+             res);
+    MT_CHECK(iters <= (step < 2 ? 1 : 3), "step %d: %d Newton iterations (tangent not consistent?)",
+             step + 1, iters);
+    MT_CHECK(rel(eps[2], ez) <= 1e-10, "step %d: eps_z = %.15e, expected %.15e", step + 1, eps[2],
+             ez);
+    MT_CHECK(rel(eps[0], ex) <= 1e-10 && rel(eps[1], ex) <= 1e-10,
+             "step %d: eps_x = %.15e eps_y = %.15e, expected %.15e", step + 1, eps[0], eps[1], ex);
     if (p > 0.0) {
       MT_CHECK(rel(st.p, p) <= 1e-10, "step %d: p = %.15e, expected %.15e", step + 1, st.p, p);
-      MT_CHECK(rel(st.eps_p[2], p) <= 1e-10, "step %d: eps_p_zz = %.15e, expected %.15e", step + 1, st.eps_p[2], p);
-      MT_CHECK(rel(st.eps_p[0], -0.5 * p) <= 1e-10, "step %d: eps_p_xx = %.15e", step + 1, st.eps_p[0]);
+      MT_CHECK(rel(st.eps_p[2], p) <= 1e-10, "step %d: eps_p_zz = %.15e, expected %.15e", step + 1,
+               st.eps_p[2], p);
+      MT_CHECK(rel(st.eps_p[0], -0.5 * p) <= 1e-10, "step %d: eps_p_xx = %.15e", step + 1,
+               st.eps_p[0]);
     } else {
       MT_CHECK(st.p == 0.0, "step %d: p = %g while elastic", step + 1, st.p);
     }

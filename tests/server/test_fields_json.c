@@ -26,14 +26,14 @@
 #include "worker_fields.h"
 #include "worker_fields_queue.h"
 
-#define CHECK(cond, ...)                                                                     \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
-      fprintf(stderr, __VA_ARGS__);                                                          \
-      fputc('\n', stderr);                                                                   \
-      exit(1);                                                                               \
-    }                                                                                        \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                     \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* Stubs of the daemon's store and log: the rows recorded, in order. */
@@ -41,8 +41,8 @@
 static int g_rows[MAX_ROWS], g_rows_vtu[MAX_ROWS], g_n_rows, g_file_missing_at_record;
 static const char *g_dir;
 
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time, int has_vtu,
-                                  dt_ctx *ctx) {
+dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
+                                  int has_vtu, dt_ctx *ctx) {
   char path[1200];
   const struct timespec slow = {0, 20 * 1000000L}; /* a slow store: pushes overtake the writer */
   (void)id, (void)step, (void)inc, (void)lf, (void)time, (void)ctx;
@@ -82,7 +82,8 @@ static void check_real(double v) {
   ref = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
   dt_json_real_text(v, mine);
   CHECK(!strcmp(mine, ref), "%a: written as %s, Jansson writes %s", v, mine, ref);
-  CHECK(strtod(mine, NULL) == v && signbit(strtod(mine, NULL)) == signbit(v), "%a: %s does not read back", v, mine);
+  CHECK(strtod(mine, NULL) == v && signbit(strtod(mine, NULL)) == signbit(v),
+        "%a: %s does not read back", v, mine);
   free(ref);
   json_decref(j);
   g_reals++;
@@ -92,9 +93,26 @@ static void check_real(double v) {
  * (where the exponent of %.17g and the carry of its rounding change), integers, the range
  * limits of the integer path, subnormals. */
 static void test_reals(void) {
-  static const double edge[] = {0.0, -0.0, 1.0, -1.0, 0.1, 0.5, 1e-11, 9.999999999999999e-12, 1e-12, 1e17,
-                                9.9999999999999998e16, 1e16, 1e-4, 9.9999999999999999e-5, 1e-5, 123456789.0,
-                                5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, -4.9406564584124654e-324};
+  static const double edge[] = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                0.1,
+                                0.5,
+                                1e-11,
+                                9.999999999999999e-12,
+                                1e-12,
+                                1e17,
+                                9.9999999999999998e16,
+                                1e16,
+                                1e-4,
+                                9.9999999999999999e-5,
+                                1e-5,
+                                123456789.0,
+                                5e-324,
+                                2.2250738585072014e-308,
+                                1.7976931348623157e308,
+                                -4.9406564584124654e-324};
   for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) check_real(edge[i]);
   for (int i = 0; i < 300000; i++) {
     uint64_t b = rnd();
@@ -148,8 +166,10 @@ static json_t *means_ref(const dt_fields *f, const double *qp, int ncomp) {
 
 static json_t *document_ref(const dt_model *m, const dt_fields *f) {
   json_t *o = json_object(), *nodes = json_array(), *elems = json_array(), *mises = json_null();
-  for (int i = 0; i < m->n_nodes; i++) json_array_append_new(nodes, json_integer((json_int_t)m->node_id[i]));
-  for (int i = 0; i < m->n_elems; i++) json_array_append_new(elems, json_integer((json_int_t)m->elem_id[i]));
+  for (int i = 0; i < m->n_nodes; i++)
+    json_array_append_new(nodes, json_integer((json_int_t)m->node_id[i]));
+  for (int i = 0; i < m->n_elems; i++)
+    json_array_append_new(elems, json_integer((json_int_t)m->elem_id[i]));
   if (f->qp_stress) {
     double *q = calloc((size_t)f->n_qp + 1, sizeof *q);
     for (int k = 0; k < f->n_qp; k++) q[k] = dt_mises(f->qp_stress + 6 * k);
@@ -286,11 +306,13 @@ static void test_document(const char *dir) {
   x->f.load_factor = INFINITY;
   memset(&s, 0, sizeof s);
   snprintf(path, sizeof path, "%s/nan.json", dir);
-  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK && dt_fields_write(&x->m, &s, path, NULL) == DT_OK,
+  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK &&
+            dt_fields_write(&x->m, &s, path, NULL) == DT_OK,
         "write nan.json");
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   CHECK(doc != NULL, "nan.json is not JSON: %s", je.text);
-  CHECK(json_is_null(json_array_get(json_array_get(json_object_get(doc, "U"), 1), 1)), "NaN not written as null");
+  CHECK(json_is_null(json_array_get(json_array_get(json_object_get(doc, "U"), 1), 1)),
+        "NaN not written as null");
   CHECK(json_is_null(json_object_get(doc, "load_factor")), "infinity not written as null");
   CHECK(json_array_size(json_object_get(doc, "U")) == NN, "U rows");
   json_decref(doc);
@@ -298,7 +320,8 @@ static void test_document(const char *dir) {
   /* a directory that does not exist: an error, no file */
   snprintf(path, sizeof path, "%s/missing/doc.json", dir);
   memset(&s, 0, sizeof s);
-  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK && dt_fields_write(&x->m, &s, path, NULL) != DT_OK,
+  CHECK(dt_fields_snap_fill(&s, &x->f, 0, NULL) == DT_OK &&
+            dt_fields_write(&x->m, &s, path, NULL) != DT_OK,
         "write into a missing dir");
   dt_fields_snap_free(&s);
   free(x);
@@ -317,18 +340,20 @@ static void test_queue(const char *dir) {
     fields_init(x, n);
     dt_fields_queue_push(q, &x->f, n % 2);
     /* at most two in flight: the one before the last is written and recorded */
-    CHECK(__atomic_load_n(&g_n_rows, __ATOMIC_SEQ_CST) >= n - 2, "push %d returned with %d recorded", n,
-          g_n_rows);
+    CHECK(__atomic_load_n(&g_n_rows, __ATOMIC_SEQ_CST) >= n - 2,
+          "push %d returned with %d recorded", n, g_n_rows);
     memset(x->u, 0xff, sizeof x->u); /* the writer must have copied the fields */
     memset(x->s, 0xff, sizeof x->s);
   }
   CHECK(dt_fields_queue_finish(&q) == 0 && q == NULL, "finish: errors");
   CHECK(g_n_rows == PUSHES, "%d rows recorded, expected %d", g_n_rows, PUSHES);
-  CHECK(g_file_missing_at_record == 0, "%d rows recorded before their file", g_file_missing_at_record);
+  CHECK(g_file_missing_at_record == 0, "%d rows recorded before their file",
+        g_file_missing_at_record);
   for (int n = 1; n <= PUSHES; n++) {
     json_t *doc;
     json_error_t je;
-    CHECK(g_rows[n - 1] == n && g_rows_vtu[n - 1] == n % 2, "row %d is increment %d", n, g_rows[n - 1]);
+    CHECK(g_rows[n - 1] == n && g_rows_vtu[n - 1] == n % 2, "row %d is increment %d", n,
+          g_rows[n - 1]);
     snprintf(path, sizeof path, "%s/fields_%04d.json", dir, n);
     snprintf(bad, sizeof bad, "%s.tmp", path);
     CHECK(access(bad, F_OK) != 0, "%s left behind", bad);
@@ -360,6 +385,7 @@ int main(int argc, char **argv) {
   test_reals();
   test_document(dir);
   test_queue(dir);
-  printf("%ld reals as Jansson writes them; documents byte for byte; queue order and bounds: ok\n", g_reals);
+  printf("%ld reals as Jansson writes them; documents byte for byte; queue order and bounds: ok\n",
+         g_reals);
   return 0;
 }

@@ -55,7 +55,8 @@ static void tangent(const dt_problem *pb, const double *con, test_matrix *t) {
   for (int j = 0; j < n; j++) {
     e[j] = 1.0;
     CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_PCG_P, e, &ctx) == DT_OK, "%s", ctx.msg);
-    CHECK(dt_cpu_ops.operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, &ctx) == DT_OK, "%s", ctx.msg);
+    CHECK(dt_cpu_ops.operator_apply(impl, DT_VEC_PCG_P, DT_VEC_PCG_Q, &ctx) == DT_OK, "%s",
+          ctx.msg);
     CHECK(dt_cpu_ops.vec_get(impl, DT_VEC_PCG_Q, k, &ctx) == DT_OK, "%s", ctx.msg);
     for (int i = 0; i < n; i++)
       for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; p++)
@@ -95,7 +96,8 @@ static dt_amg *hierarchy(const test_matrix *t, int threads) {
 static double *dense(const dt_amg_csr *A) {
   double *D = calloc((size_t)A->n_rows * A->n_cols, sizeof(double));
   for (int i = 0; i < A->n_rows; i++)
-    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) D[(size_t)i * A->n_cols + A->col[k]] += A->val[k];
+    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      D[(size_t)i * A->n_cols + A->col[k]] += A->val[k];
   return D;
 }
 
@@ -115,7 +117,8 @@ static void check_tentative(const dt_amg *h, int l) {
   for (int i = 0; i < F->n; i++) {
     for (int j = 0; j < nm; j++) {
       double s = 0.0;
-      for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++) s += Pt->val[k] * C->B[(size_t)Pt->col[k] * nm + j];
+      for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++)
+        s += Pt->val[k] * C->B[(size_t)Pt->col[k] * nm + j];
       err = fmax(err, fabs(s - F->B[(size_t)i * nm + j]));
     }
     for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++)
@@ -141,9 +144,10 @@ static void check_smoothing(const dt_amg *h, int l) {
       s = Pt[(size_t)i * nc + j] - F->omega * s / A[(size_t)i * n + i];
       err = fmax(err, fabs(s - P[(size_t)i * nc + j]));
     }
-  CHECK(fabs(F->omega * F->lambda_max - 4.0 / 3.0) < 1e-14, "level %d: omega %g, lambda_max %g", l, F->omega,
-        F->lambda_max);
-  CHECK(err <= 1e-12 * max_abs(Pt, (size_t)n * nc), "level %d: P differs from (I - omega D^-1 A) P_tent by %g", l, err);
+  CHECK(fabs(F->omega * F->lambda_max - 4.0 / 3.0) < 1e-14, "level %d: omega %g, lambda_max %g", l,
+        F->omega, F->lambda_max);
+  CHECK(err <= 1e-12 * max_abs(Pt, (size_t)n * nc),
+        "level %d: P differs from (I - omega D^-1 A) P_tent by %g", l, err);
   free(A);
   free(Pt);
   free(P);
@@ -154,13 +158,16 @@ static void check_galerkin(const dt_amg *h, int l) {
   const dt_amg_level *F = &h->lev[l], *C = &h->lev[l + 1];
   const dt_amg_csr *P = &F->P, *R = &F->R;
   int n = F->n, nc = C->n;
-  double *A = dense(&F->A), *Pd = dense(P), *Ac = dense(&C->A), *AP = calloc((size_t)n * nc, sizeof(double));
+  double *A = dense(&F->A), *Pd = dense(P), *Ac = dense(&C->A),
+         *AP = calloc((size_t)n * nc, sizeof(double));
   double *absAP = calloc((size_t)n * nc, sizeof(double)), scale = 0.0, sym = 0.0, diff = 0.0;
-  CHECK(R->row_ptr[nc] == P->row_ptr[n], "level %d: R has %d entries, P %d", l, R->row_ptr[nc], P->row_ptr[n]);
+  CHECK(R->row_ptr[nc] == P->row_ptr[n], "level %d: R has %d entries, P %d", l, R->row_ptr[nc],
+        P->row_ptr[n]);
   for (int i = 0; i < n; i++)
     for (int k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
       int j = P->col[k], found = 0;
-      for (int m = R->row_ptr[j]; m < R->row_ptr[j + 1]; m++) found |= R->col[m] == i && R->val[m] == P->val[k];
+      for (int m = R->row_ptr[j]; m < R->row_ptr[j + 1]; m++)
+        found |= R->col[m] == i && R->val[m] == P->val[k];
       CHECK(found, "level %d: P(%d, %d) = %.17g is not R(%d, %d)", l, i, j, P->val[k], j, i);
     }
   for (int i = 0; i < n; i++) /* AP = A P and |A| |P|, dense */
@@ -184,7 +191,8 @@ static void check_galerkin(const dt_amg *h, int l) {
       sym = fmax(sym, fabs(Ac[(size_t)a * nc + b] - Ac[(size_t)b * nc + a]));
     }
   CHECK(sym <= 1e-12 * scale, "level %d: A_c is not symmetric: %g (max %g)", l + 1, sym, scale);
-  CHECK(diff <= 1e-12 * scale, "level %d: A_c differs from P^T A P by %g (max %g)", l + 1, diff, scale);
+  CHECK(diff <= 1e-12 * scale, "level %d: A_c differs from P^T A P by %g (max %g)", l + 1, diff,
+        scale);
   free(A);
   free(Pd);
   free(Ac);
@@ -198,10 +206,12 @@ static void check_null_space(const dt_amg *h) {
   for (int l = 1; l < h->n_levels; l++) {
     const dt_amg_level *L = &h->lev[l];
     double *AB = calloc((size_t)L->n * nm, sizeof(double));
-    double an = max_abs(h->lev[0].A.val, (size_t)h->lev[0].A.row_ptr[h->lev[0].n]), bn = max_abs(L->B, (size_t)L->n * nm);
+    double an = max_abs(h->lev[0].A.val, (size_t)h->lev[0].A.row_ptr[h->lev[0].n]),
+           bn = max_abs(L->B, (size_t)L->n * nm);
     for (int i = 0; i < L->n; i++)
       for (int k = L->A.row_ptr[i]; k < L->A.row_ptr[i + 1]; k++)
-        for (int j = 0; j < nm; j++) AB[(size_t)i * nm + j] += L->A.val[k] * L->B[(size_t)L->A.col[k] * nm + j];
+        for (int j = 0; j < nm; j++)
+          AB[(size_t)i * nm + j] += L->A.val[k] * L->B[(size_t)L->A.col[k] * nm + j];
     double r = max_abs(AB, (size_t)L->n * nm);
     CHECK(r <= 1e-10 * an * bn, "level %d: |A_c B_c| = %g, |A_0| %g, |B_c| %g", l, r, an, bn);
     free(AB);
@@ -214,7 +224,8 @@ static void check_aggregates(const dt_amg *h, const double *con) {
   for (int a = 0; a < L->n_nodes; a++) {
     int free_dofs = 0;
     for (int i = L->node_ptr[a]; i < L->node_ptr[a + 1]; i++) free_dofs += con[i] == 0.0;
-    CHECK((L->agg[a] >= 0) == (free_dofs > 0), "node %d: %d free DOFs, aggregate %d", a, free_dofs, L->agg[a]);
+    CHECK((L->agg[a] >= 0) == (free_dofs > 0), "node %d: %d free DOFs, aggregate %d", a, free_dofs,
+          L->agg[a]);
   }
 }
 
@@ -227,7 +238,8 @@ static void check_refresh(dt_amg *h, test_matrix *t) {
   dt_ctx ctx = {0};
   const dt_amg_level *L1 = &h->lev[1];
   size_t nnz1 = (size_t)L1->A.row_ptr[L1->n], nnzp = (size_t)h->lev[0].P.row_ptr[h->lev[0].n];
-  double *ac = malloc(sizeof(double) * nnz1), *p = malloc(sizeof(double) * nnzp), err = 0.0, pe = 0.0;
+  double *ac = malloc(sizeof(double) * nnz1), *p = malloc(sizeof(double) * nnzp), err = 0.0,
+         pe = 0.0;
   memcpy(ac, L1->A.val, sizeof(double) * nnz1);
   memcpy(p, h->lev[0].P.val, sizeof(double) * nnzp);
   CHECK(dt_amg_refresh(h, t->val, &ctx) == DT_OK, "%s", ctx.msg);
@@ -248,13 +260,16 @@ static void check_refresh(dt_amg *h, test_matrix *t) {
 /* 7: the same hierarchy and cycle with 1 and 2 threads; M symmetric positive definite. */
 static void check_cycle(dt_amg *h1, dt_amg *h2, int n) {
   double *u = malloc(sizeof(double) * n), *v = malloc(sizeof(double) * n);
-  double *mu = malloc(sizeof(double) * n), *mv = malloc(sizeof(double) * n), *mu2 = malloc(sizeof(double) * n);
+  double *mu = malloc(sizeof(double) * n), *mv = malloc(sizeof(double) * n),
+         *mu2 = malloc(sizeof(double) * n);
   double umv = 0.0, vmu = 0.0, umu = 0.0, uu = 0.0;
-  CHECK(h1->n_levels == h2->n_levels, "%d levels with 1 thread, %d with 2", h1->n_levels, h2->n_levels);
+  CHECK(h1->n_levels == h2->n_levels, "%d levels with 1 thread, %d with 2", h1->n_levels,
+        h2->n_levels);
   for (int l = 0; l < h1->n_levels; l++) {
     const dt_amg_level *a = &h1->lev[l], *b = &h2->lev[l];
     CHECK(a->n == b->n && a->A.row_ptr[a->n] == b->A.row_ptr[b->n], "level %d differs in size", l);
-    CHECK(same_doubles(a->A.val, b->A.val, (size_t)a->A.row_ptr[a->n]), "level %d: A differs with 2 threads", l);
+    CHECK(same_doubles(a->A.val, b->A.val, (size_t)a->A.row_ptr[a->n]),
+          "level %d: A differs with 2 threads", l);
   }
   for (int i = 0; i < n; i++) u[i] = sin(0.37 * i + 1.0), v[i] = cos(0.11 * i * i + 0.3);
   dt_amg_apply(h1, u, mu);
@@ -264,8 +279,10 @@ static void check_cycle(dt_amg *h1, dt_amg *h2, int n) {
 #endif
   dt_amg_apply(h2, u, mu2);
   CHECK(same_doubles(mu, mu2, (size_t)n), "the V-cycle differs with 2 threads");
-  for (int i = 0; i < n; i++) umv += u[i] * mv[i], vmu += v[i] * mu[i], umu += u[i] * mu[i], uu += u[i] * u[i];
-  CHECK(fabs(umv - vmu) <= 1e-12 * sqrt(fabs(umv * vmu)) + 1e-300, "u.Mv = %.17g, v.Mu = %.17g", umv, vmu);
+  for (int i = 0; i < n; i++)
+    umv += u[i] * mv[i], vmu += v[i] * mu[i], umu += u[i] * mu[i], uu += u[i] * u[i];
+  CHECK(fabs(umv - vmu) <= 1e-12 * sqrt(fabs(umv * vmu)) + 1e-300, "u.Mv = %.17g, v.Mu = %.17g",
+        umv, vmu);
   CHECK(umu > 0.0, "u.Mu = %g", umu);
   free(u);
   free(v);
@@ -306,7 +323,8 @@ static dt_model *quad4_box(int nx, int ny) {
       m->elem_type[e] = DT_ELEM_QUAD4;
       m->elem_ptr[e + 1] = 4 * (e + 1);
       m->elem_id[e] = e + 1;
-      m->conn[4 * e] = a, m->conn[4 * e + 1] = a + 1, m->conn[4 * e + 2] = a + nx + 2, m->conn[4 * e + 3] = a + nx + 1;
+      m->conn[4 * e] = a, m->conn[4 * e + 1] = a + 1, m->conn[4 * e + 2] = a + nx + 2,
+                  m->conn[4 * e + 3] = a + nx + 1;
       m->elsets[0].items[e] = e;
     }
   unit_model_material(m, 0);
@@ -343,12 +361,14 @@ static void check_model(dt_model *m, const char *name) {
       check_smoothing(h1, l);
       check_galerkin(h1, l);
     }
-    if (supported) check_aggregates(h1, con);
-    else check_null_space(h1);
+    if (supported)
+      check_aggregates(h1, con);
+    else
+      check_null_space(h1);
     check_cycle(h1, h2, pb->n_dofs);
     check_refresh(h1, &t);
-    printf("%s, %s: %d levels, %d -> %d DOFs\n", name, supported ? "supported" : "free", h1->n_levels,
-           h1->lev[0].n, h1->lev[h1->n_levels - 1].n);
+    printf("%s, %s: %d levels, %d -> %d DOFs\n", name, supported ? "supported" : "free",
+           h1->n_levels, h1->lev[0].n, h1->lev[h1->n_levels - 1].n);
     dt_amg_destroy(&h1);
     dt_amg_destroy(&h2);
     CHECK(h1 == NULL, "destroy leaves the handle set");

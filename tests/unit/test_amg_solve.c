@@ -74,8 +74,8 @@ static int pcg(void *impl, const load_case *lc, int kind, double rtol, double *x
   CHECK(dt_cpu_ops.pc_setup(impl, kind, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_R, lc->b, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_pcg_solve(&dt_cpu_ops, impl, rtol, 20000, &res, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(res.reason == DT_CONVERGED, "%s: PCG reason %d after %d iterations (|r|/|b| %g)", dt_precond_names[kind],
-        res.reason, res.iterations, res.rel_residual);
+  CHECK(res.reason == DT_CONVERGED, "%s: PCG reason %d after %d iterations (|r|/|b| %g)",
+        dt_precond_names[kind], res.reason, res.iterations, res.rel_residual);
   if (x) CHECK(dt_cpu_ops.vec_get(impl, DT_VEC_X, x, &ctx) == DT_OK, "%s", ctx.msg);
   return res.iterations;
 }
@@ -119,9 +119,10 @@ static void check_convergence(int tet, const int n[3]) {
       pcg(impl, &lc, DT_PC_BLOCK_JACOBI, 1e-11, xb);
       one = backend(&lc, 1); /* from here on one thread, until the next upload asks for two */
       pcg(one, &lc, DT_PC_AMG, 1e-11, x1);
-      CHECK(rel_diff(xa, xb, pb->n_dofs) < 1e-6, "%s: amg and block Jacobi solutions differ by %g", name,
-            rel_diff(xa, xb, pb->n_dofs));
-      CHECK(!memcmp(xa, x1, sizeof(double) * pb->n_dofs), "%s: the amg solution differs with 1 and 2 threads", name);
+      CHECK(rel_diff(xa, xb, pb->n_dofs) < 1e-6, "%s: amg and block Jacobi solutions differ by %g",
+            name, rel_diff(xa, xb, pb->n_dofs));
+      CHECK(!memcmp(xa, x1, sizeof(double) * pb->n_dofs),
+            "%s: the amg solution differs with 1 and 2 threads", name);
       dt_cpu_ops.destroy(one);
       free(xa);
       free(xb);
@@ -134,7 +135,8 @@ static void check_convergence(int tet, const int n[3]) {
     dt_problem_destroy(&pb);
     dt_model_destroy(&m);
   }
-  for (int k = 0; k < 3; k++) CHECK(its[k] <= 40, "%s: %d amg iterations on refinement %d", name, its[k], n[k]);
+  for (int k = 0; k < 3; k++)
+    CHECK(its[k] <= 40, "%s: %d amg iterations on refinement %d", name, its[k], n[k]);
   CHECK(its[2] <= 1.5 * its[0], "%s: amg iterations grow from %d to %d", name, its[0], its[2]);
   CHECK(8 * its[2] <= bj, "%s: amg %d iterations, block Jacobi %d", name, its[2], bj);
 }
@@ -178,8 +180,8 @@ static void check_refresh(void) {
   pcg(impl, &lc2, DT_PC_AMG, 1e-11, xa);
   CHECK(view_has(impl, "(0 refreshes)"), "new constraints must build again");
   pcg(impl, &lc2, DT_PC_BLOCK_JACOBI, 1e-11, xb);
-  CHECK(rel_diff(xa, xb, pb->n_dofs) < 1e-6, "after new constraints, amg and block Jacobi differ by %g",
-        rel_diff(xa, xb, pb->n_dofs));
+  CHECK(rel_diff(xa, xb, pb->n_dofs) < 1e-6,
+        "after new constraints, amg and block Jacobi differ by %g", rel_diff(xa, xb, pb->n_dofs));
   printf("refresh: kept with the same constraints, rebuilt with new ones\n");
   dt_cpu_ops.destroy(impl);
   load_case_free(&lc);
@@ -203,7 +205,8 @@ static void plastic_run(dt_precond_kind pc, unit_record *r) {
   memset(r, 0, sizeof *r);
   unit_run_options(&o, NULL, unit_record_increment, r);
   CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", dt_precond_names[pc], sum.message);
+  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", dt_precond_names[pc],
+        sum.message);
   dt_model_destroy(&m);
 }
 
@@ -213,10 +216,13 @@ static void check_plastic(void) {
   double du = 0.0, umax = 0.0;
   plastic_run(DT_PC_AMG, &amg);
   plastic_run(DT_PC_BLOCK_JACOBI, &bj);
-  for (int i = 0; i < 3 * bj.n_nodes; i++) du = fmax(du, fabs(amg.u[i] - bj.u[i])), umax = fmax(umax, fabs(bj.u[i]));
-  printf("plastic bar: Newton %d (block_jacobi %d), PCG %d (block_jacobi %d), displacements differ by %.1e\n",
+  for (int i = 0; i < 3 * bj.n_nodes; i++)
+    du = fmax(du, fabs(amg.u[i] - bj.u[i])), umax = fmax(umax, fabs(bj.u[i]));
+  printf("plastic bar: Newton %d (block_jacobi %d), PCG %d (block_jacobi %d), displacements differ "
+         "by %.1e\n",
          amg.newton, bj.newton, amg.pcg, bj.pcg, du / umax);
-  CHECK(amg.newton == bj.newton, "Newton iterations: amg %d, block Jacobi %d", amg.newton, bj.newton);
+  CHECK(amg.newton == bj.newton, "Newton iterations: amg %d, block Jacobi %d", amg.newton,
+        bj.newton);
   CHECK(du <= 1e-6 * umax, "displacements differ by %g of %g", du, umax);
   CHECK(4 * amg.pcg <= bj.pcg, "PCG iterations: amg %d, block Jacobi %d", amg.pcg, bj.pcg);
 }
@@ -234,10 +240,12 @@ static void check_matrix_free(void) {
   load_case_init(&lc, pb, 0);
   impl = backend(&lc, 1);
   CHECK(dt_cpu_ops.pc_setup(impl, DT_PC_BLOCK_JACOBI, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(dt_cpu_ops.pc_setup(impl, DT_PC_AMG, &ctx) == DT_ERR_UNSUPPORTED && strstr(ctx.msg, "assembled"),
+  CHECK(dt_cpu_ops.pc_setup(impl, DT_PC_AMG, &ctx) == DT_ERR_UNSUPPORTED &&
+            strstr(ctx.msg, "assembled"),
         "amg with the matrix-free operator: %s", ctx.msg);
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_R, lc.b, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(dt_pcg_solve(&dt_cpu_ops, impl, 1e-8, 5000, &res, &ctx) == DT_OK && res.reason == DT_CONVERGED,
+  CHECK(dt_pcg_solve(&dt_cpu_ops, impl, 1e-8, 5000, &res, &ctx) == DT_OK &&
+            res.reason == DT_CONVERGED,
         "block Jacobi after the refused amg: reason %d", res.reason);
   printf("matrix-free: amg refused (%s), block Jacobi kept\n", ctx.msg);
   dt_cpu_ops.destroy(impl);

@@ -17,16 +17,23 @@
 /* One hex8 pulled at its top; solver: the job's "solver" members. */
 static dt_status parse(const char *solver, dt_model **m, dt_ctx *ctx) {
   char job[2048];
-  snprintf(job, sizeof job,
-           "{\"ductile\": 1, \"title\": \"backend options\", \"mesh\": {\"nodes\": [[1, 0, 0, 0], [2, 1, 0, 0], "
-           "[3, 1, 1, 0], [4, 0, 1, 0], [5, 0, 0, 1], [6, 1, 0, 1], [7, 1, 1, 1], [8, 0, 1, 1]], \"elements\": "
-           "[{\"type\": \"hex8\", \"connectivity\": [[1, 1, 2, 3, 4, 5, 6, 7, 8]]}], \"node_sets\": {\"bottom\": "
-           "[1, 2, 3, 4], \"top\": [5, 6, 7, 8]}, \"element_sets\": {\"all\": [1]}}, \"materials\": [{\"name\": "
-           "\"m\", \"elastic\": {\"E\": 1000, \"nu\": 0.3}}], \"sections\": [{\"element_set\": \"all\", "
-           "\"material\": \"m\", \"kind\": \"solid\"}], \"steps\": [{\"name\": \"s\", \"boundary\": [{\"node_set\": "
-           "\"bottom\", \"fixed\": \"all\"}, {\"node_set\": \"top\", \"displacement\": {\"z\": 0.01}}]}], "
-           "\"solver\": {%s}}",
-           solver);
+  snprintf(
+      job, sizeof job,
+      "{\"ductile\": 1, \"title\": \"backend options\", \"mesh\": {\"nodes\": [[1, 0, 0, 0], [2, "
+      "1, 0, 0], "
+      "[3, 1, 1, 0], [4, 0, 1, 0], [5, 0, 0, 1], [6, 1, 0, 1], [7, 1, 1, 1], [8, 0, 1, 1]], "
+      "\"elements\": "
+      "[{\"type\": \"hex8\", \"connectivity\": [[1, 1, 2, 3, 4, 5, 6, 7, 8]]}], \"node_sets\": "
+      "{\"bottom\": "
+      "[1, 2, 3, 4], \"top\": [5, 6, 7, 8]}, \"element_sets\": {\"all\": [1]}}, \"materials\": "
+      "[{\"name\": "
+      "\"m\", \"elastic\": {\"E\": 1000, \"nu\": 0.3}}], \"sections\": [{\"element_set\": \"all\", "
+      "\"material\": \"m\", \"kind\": \"solid\"}], \"steps\": [{\"name\": \"s\", \"boundary\": "
+      "[{\"node_set\": "
+      "\"bottom\", \"fixed\": \"all\"}, {\"node_set\": \"top\", \"displacement\": {\"z\": "
+      "0.01}}]}], "
+      "\"solver\": {%s}}",
+      solver);
   *m = NULL;
   return dt_parse_job_string(job, strlen(job), "backend options", m, ctx);
 }
@@ -35,26 +42,33 @@ static void check_parse(void) {
   dt_model *m = NULL;
   dt_ctx ctx = {0};
   CHECK(parse("", &m, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(m->solver.cuda_elements == DT_CUDA_ELEMENTS_AUTO && m->solver.cuda_tangent == DT_CUDA_TANGENT_AUTO,
+  CHECK(m->solver.cuda_elements == DT_CUDA_ELEMENTS_AUTO &&
+            m->solver.cuda_tangent == DT_CUDA_TANGENT_AUTO,
         "defaults %d, %d", m->solver.cuda_elements, m->solver.cuda_tangent);
   dt_model_destroy(&m);
-  CHECK(parse("\"backend_options\": {\"elements\": \"simple\", \"tangent\": \"colour\"}", &m, &ctx) == DT_OK, "%s",
-        ctx.msg);
-  CHECK(m->solver.cuda_elements == DT_CUDA_ELEMENTS_SIMPLE && m->solver.cuda_tangent == DT_CUDA_TANGENT_COLOUR,
+  CHECK(parse("\"backend_options\": {\"elements\": \"simple\", \"tangent\": \"colour\"}", &m,
+              &ctx) == DT_OK,
+        "%s", ctx.msg);
+  CHECK(m->solver.cuda_elements == DT_CUDA_ELEMENTS_SIMPLE &&
+            m->solver.cuda_tangent == DT_CUDA_TANGENT_COLOUR,
         "read %d, %d", m->solver.cuda_elements, m->solver.cuda_tangent);
   CHECK(!strcmp(dt_cuda_elements_names[m->solver.cuda_elements], "simple") &&
             !strcmp(dt_cuda_tangent_names[m->solver.cuda_tangent], "colour"),
         "the names are not in the enums' order");
   dt_model_destroy(&m);
   dt_ctx_reset(&ctx);
-  CHECK(parse("\"backend_options\": {\"elements\": \"coop\"}", &m, &ctx) == DT_ERR_INPUT, "an unknown value is accepted");
-  CHECK(strstr(ctx.msg, "solver.backend_options.elements") && strstr(ctx.msg, "auto, simple"), "message: %s", ctx.msg);
+  CHECK(parse("\"backend_options\": {\"elements\": \"coop\"}", &m, &ctx) == DT_ERR_INPUT,
+        "an unknown value is accepted");
+  CHECK(strstr(ctx.msg, "solver.backend_options.elements") && strstr(ctx.msg, "auto, simple"),
+        "message: %s", ctx.msg);
   dt_model_destroy(&m);
   dt_ctx_reset(&ctx);
-  CHECK(parse("\"backend_options\": {\"kernels\": \"simple\"}", &m, &ctx) == DT_ERR_INPUT, "an unknown key is accepted");
+  CHECK(parse("\"backend_options\": {\"kernels\": \"simple\"}", &m, &ctx) == DT_ERR_INPUT,
+        "an unknown key is accepted");
   CHECK(strstr(ctx.msg, "backend_options") != NULL, "message: %s", ctx.msg);
   dt_model_destroy(&m);
-  printf("parsing: defaults auto, \"simple\" and \"colour\" read, unknown values and keys refused\n");
+  printf(
+      "parsing: defaults auto, \"simple\" and \"colour\" read, unknown values and keys refused\n");
 }
 
 typedef struct run_record {
@@ -86,7 +100,8 @@ static void solve(dt_cuda_elements elements, dt_cuda_tangent tangent, run_record
   CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
   memset(rr, 0, sizeof *rr);
   unit_run_options(&o, on_progress, on_increment, rr);
-  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK && sum.completed, "%s %s", ctx.msg, sum.message);
+  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK && sum.completed, "%s %s", ctx.msg,
+        sum.message);
   dt_model_destroy(&m);
 }
 
@@ -96,8 +111,8 @@ static void check_runs(void) {
   double du = 0.0, umax = 0.0;
   solve(DT_CUDA_ELEMENTS_AUTO, DT_CUDA_TANGENT_AUTO, &dflt);
   solve(DT_CUDA_ELEMENTS_SIMPLE, DT_CUDA_TANGENT_COLOUR, &chosen);
-  CHECK(dflt.r.increments == chosen.r.increments && dflt.r.n_nodes == chosen.r.n_nodes, "%d and %d increments",
-        dflt.r.increments, chosen.r.increments);
+  CHECK(dflt.r.increments == chosen.r.increments && dflt.r.n_nodes == chosen.r.n_nodes,
+        "%d and %d increments", dflt.r.increments, chosen.r.increments);
   for (int i = 0; i < 3 * dflt.r.n_nodes; i++) {
     du = fmax(du, fabs(chosen.r.u[i] - dflt.r.u[i]));
     umax = fmax(umax, fabs(dflt.r.u[i]));
@@ -105,20 +120,24 @@ static void check_runs(void) {
   if (!strcmp(backend, "cpu")) {
     CHECK(memcmp(dflt.r.u, chosen.r.u, sizeof(double) * 3 * (size_t)dflt.r.n_nodes) == 0,
           "the CPU backend's results change with the CUDA kernel choices");
-    CHECK(!dflt.kernels[0] && !chosen.kernels[0], "a kernels line on the CPU backend: %s", chosen.kernels);
+    CHECK(!dflt.kernels[0] && !chosen.kernels[0], "a kernels line on the CPU backend: %s",
+          chosen.kernels);
   } else {
     /* the agreement test (tests/gpu) holds each path to 1e-9 of the CPU backend */
-    CHECK(du <= 1e-8 * umax, "simple kernels and colour tangent differ from the defaults by %.3e (max |u| %.3e)", du,
+    CHECK(du <= 1e-8 * umax,
+          "simple kernels and colour tangent differ from the defaults by %.3e (max |u| %.3e)", du,
           umax);
     CHECK(strstr(dflt.kernels, "element kernels cooperative") &&
               strstr(dflt.kernels, "backend_options: elements auto, tangent auto"),
           "default run: %s", dflt.kernels);
-    CHECK(strstr(chosen.kernels, "element kernels one thread per element, tangent colour by colour") &&
+    CHECK(strstr(chosen.kernels,
+                 "element kernels one thread per element, tangent colour by colour") &&
               strstr(chosen.kernels, "backend_options: elements simple, tangent colour"),
           "simple and colour: %s", chosen.kernels);
   }
   printf("%s: %d increments; simple and colour against the defaults: |du|/|u| %.2e%s%s\n", backend,
-         dflt.r.increments, umax > 0 ? du / umax : 0.0, chosen.kernels[0] ? "; " : "", chosen.kernels);
+         dflt.r.increments, umax > 0 ? du / umax : 0.0, chosen.kernels[0] ? "; " : "",
+         chosen.kernels);
 }
 
 int main(void) {

@@ -50,7 +50,8 @@ static dt_model *two_step_model(double load) {
   return m;
 }
 
-static dt_status run(dt_model *m, const char *dir, const char *ck, int resume, watch *w, dt_ctx *ctx) {
+static dt_status run(dt_model *m, const char *dir, const char *ck, int resume, watch *w,
+                     dt_ctx *ctx) {
   dt_run_summary sum;
   dt_run_options o;
   unit_run_options(&o, on_progress, on_increment, w);

@@ -32,7 +32,8 @@ static void check_rule(void) {
 
   o.forcing = DT_FORCING_FIXED;
   dt_forcing_start(&f, &o);
-  CHECK(dt_forcing_next(&f, 1.0) == 1e-9 && dt_forcing_next(&f, 1e-3) == 1e-9, "fixed must not vary");
+  CHECK(dt_forcing_next(&f, 1.0) == 1e-9 && dt_forcing_next(&f, 1e-3) == 1e-9,
+        "fixed must not vary");
 
   o.forcing = DT_FORCING_ADAPTIVE;
   dt_forcing_start(&f, &o);
@@ -53,7 +54,8 @@ static void check_rule(void) {
   dt_forcing_next(&f, 1.0);
   CHECK(dt_forcing_next(&f, 1e-2) == 1e-3, "below linear.tolerance"); /* 9e-5 would be */
   dt_forcing_start(&f, &o);
-  CHECK(dt_forcing_next(&f, NAN) == DT_FORCING_ETA_MAX, "a NaN residual must not poison the tolerance");
+  CHECK(dt_forcing_next(&f, NAN) == DT_FORCING_ETA_MAX,
+        "a NaN residual must not poison the tolerance");
 }
 
 typedef unit_record record;
@@ -108,8 +110,10 @@ static void check_boxes(void) {
   dt_ctx ctx = {0};
   int *seen;
   m->solver.precond = DT_PC_TWO_LEVEL;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(pb->n_sub >= DT_COARSE_MIN_BOXES / 2 && pb->n_modes == 6, "%d boxes, %d modes", pb->n_sub, pb->n_modes);
+  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s",
+        ctx.msg);
+  CHECK(pb->n_sub >= DT_COARSE_MIN_BOXES / 2 && pb->n_modes == 6, "%d boxes, %d modes", pb->n_sub,
+        pb->n_modes);
   seen = calloc((size_t)pb->n_nodes, sizeof(int));
   for (int s = 0; s < pb->n_sub; s++)
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++) {
@@ -120,14 +124,16 @@ static void check_boxes(void) {
   for (int a = 0; a < pb->n_nodes; a++) {
     int s = pb->node_sub[a], own = 0;
     CHECK(seen[a] == 1, "node %d in no box", a);
-    for (int n = pb->node_nbr_ptr[a]; n < pb->node_nbr_ptr[a + 1]; n++) { /* every row block's box is an item */
+    for (int n = pb->node_nbr_ptr[a]; n < pb->node_nbr_ptr[a + 1];
+         n++) { /* every row block's box is an item */
       int t = pb->node_sub[pb->node_nbr[n]], found = 0;
       for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) found |= pb->item_sub[i] == t;
       CHECK(found, "node %d couples to box %d, which is not among its items", a, t);
     }
     for (int i = pb->item_ptr[a]; i < pb->item_ptr[a + 1]; i++) {
       own |= pb->item_sub[i] == s;
-      CHECK(pb->sub_nbr[pb->sub_nbr_ptr[s] + pb->item_local[i]] == pb->item_sub[i], "item rank of node %d", a);
+      CHECK(pb->sub_nbr[pb->sub_nbr_ptr[s] + pb->item_local[i]] == pb->item_sub[i],
+            "item rank of node %d", a);
     }
     CHECK(own, "node %d's own box is not among its items", a);
   }
@@ -165,7 +171,8 @@ static void check_auto(void) {
   CHECK(finished_precond(33, -1, &by_rule) == DT_PC_TWO_LEVEL && by_rule, "auto at 107,811 DOFs");
   CHECK(finished_precond(33, DT_PC_BLOCK_JACOBI, &by_rule) == DT_PC_BLOCK_JACOBI && !by_rule,
         "a named preconditioner is kept");
-  CHECK(finished_precond(8, DT_PC_TWO_LEVEL, &by_rule) == DT_PC_TWO_LEVEL && !by_rule, "two_level named on a small mesh");
+  CHECK(finished_precond(8, DT_PC_TWO_LEVEL, &by_rule) == DT_PC_TWO_LEVEL && !by_rule,
+        "two_level named on a small mesh");
   printf("auto: block_jacobi at 98,304 DOFs, two_level at 107,811\n");
 }
 
@@ -177,24 +184,33 @@ int main(void) {
   solve(DT_FORCING_FIXED, DT_PC_BLOCK_JACOBI, 1e-10, &fixed);
   solve(DT_FORCING_ADAPTIVE, DT_PC_BLOCK_JACOBI, 1e-10, &adaptive);
   d = max_rel_diff(&adaptive, &fixed);
-  printf("fixed: %d Newton, %d PCG; adaptive: %d Newton, %d PCG, tolerances %.1e..%.1e; |du|/|u| %.2e\n",
-         fixed.newton, fixed.pcg, adaptive.newton, adaptive.pcg, adaptive.rtol_min, adaptive.rtol_max, d);
-  CHECK(fixed.rtol_min == 1e-10 && fixed.rtol_max == 1e-10, "fixed used %g..%g", fixed.rtol_min, fixed.rtol_max);
-  CHECK(adaptive.rtol_min >= 1e-10 && adaptive.rtol_max == DT_FORCING_ETA_MAX && adaptive.rtol_min < 1e-2,
+  printf("fixed: %d Newton, %d PCG; adaptive: %d Newton, %d PCG, tolerances %.1e..%.1e; |du|/|u| "
+         "%.2e\n",
+         fixed.newton, fixed.pcg, adaptive.newton, adaptive.pcg, adaptive.rtol_min,
+         adaptive.rtol_max, d);
+  CHECK(fixed.rtol_min == 1e-10 && fixed.rtol_max == 1e-10, "fixed used %g..%g", fixed.rtol_min,
+        fixed.rtol_max);
+  CHECK(adaptive.rtol_min >= 1e-10 && adaptive.rtol_max == DT_FORCING_ETA_MAX &&
+            adaptive.rtol_min < 1e-2,
         "adaptive tolerances %g..%g", adaptive.rtol_min, adaptive.rtol_max);
   CHECK(d <= 1e-6, "adaptive differs from fixed by %.3e relative", d);
-  CHECK(4 * adaptive.pcg <= 3 * fixed.pcg, "adaptive PCG %d against fixed %d", adaptive.pcg, fixed.pcg);
-  CHECK(adaptive.newton <= fixed.newton + 2 * 3, "adaptive Newton %d against fixed %d", adaptive.newton,
-        fixed.newton);
+  CHECK(4 * adaptive.pcg <= 3 * fixed.pcg, "adaptive PCG %d against fixed %d", adaptive.pcg,
+        fixed.pcg);
+  CHECK(adaptive.newton <= fixed.newton + 2 * 3, "adaptive Newton %d against fixed %d",
+        adaptive.newton, fixed.newton);
 
   check_boxes();
   solve(DT_FORCING_FIXED, DT_PC_TWO_LEVEL, 1e-10, &two);
   solve(DT_FORCING_ADAPTIVE, DT_PC_TWO_LEVEL, 1e-10, &two_adaptive);
-  printf("two-level: %d Newton, %d PCG (block Jacobi %d), |du|/|u| %.2e; with adaptive: %d PCG (%d)\n", two.newton,
-         two.pcg, fixed.pcg, max_rel_diff(&two, &fixed), two_adaptive.pcg, adaptive.pcg);
-  CHECK(max_rel_diff(&two, &fixed) <= 1e-6, "two-level differs from block Jacobi by %.3e", max_rel_diff(&two, &fixed));
-  CHECK(two.newton == fixed.newton, "two-level: %d Newton iterations, block Jacobi %d", two.newton, fixed.newton);
-  CHECK(4 * two.pcg <= 3 * fixed.pcg, "two-level PCG %d against block Jacobi %d", two.pcg, fixed.pcg);
+  printf(
+      "two-level: %d Newton, %d PCG (block Jacobi %d), |du|/|u| %.2e; with adaptive: %d PCG (%d)\n",
+      two.newton, two.pcg, fixed.pcg, max_rel_diff(&two, &fixed), two_adaptive.pcg, adaptive.pcg);
+  CHECK(max_rel_diff(&two, &fixed) <= 1e-6, "two-level differs from block Jacobi by %.3e",
+        max_rel_diff(&two, &fixed));
+  CHECK(two.newton == fixed.newton, "two-level: %d Newton iterations, block Jacobi %d", two.newton,
+        fixed.newton);
+  CHECK(4 * two.pcg <= 3 * fixed.pcg, "two-level PCG %d against block Jacobi %d", two.pcg,
+        fixed.pcg);
   CHECK(max_rel_diff(&two_adaptive, &fixed) <= 1e-6 && 4 * two_adaptive.pcg <= 3 * adaptive.pcg,
         "two-level with adaptive: PCG %d against %d, |du|/|u| %.3e", two_adaptive.pcg, adaptive.pcg,
         max_rel_diff(&two_adaptive, &fixed));

@@ -30,7 +30,8 @@
 static void check_storage(int npe, int dpn) {
   int nde = npe * dpn;
   static double spread[4 * DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
-  double K[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF], x[DT_ELEM_MAX_DOF], packed[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
+  double K[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF], x[DT_ELEM_MAX_DOF],
+      packed[DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF];
   unsigned s = 12345u;
   for (int i = 0; i < nde; i++)
     for (int j = 0; j <= i; j++) {
@@ -53,19 +54,19 @@ static void check_storage(int npe, int dpn) {
         for (int i = 0; i < dpn; i++) {
           double r1 = 0.0;
           for (int j = 0; j < nde; j++) r1 += K[(A * dpn + i) * nde + j] * x2[j];
-          CHECK(y0[i] == yA[i] && fabs(y1[i] - r1) <= 1e-13 * (fabs(r1) + nde), "npe %d row2 %d: %.17g %.17g / %.17g",
-                npe, A * dpn + i, y0[i], y1[i], r1);
+          CHECK(y0[i] == yA[i] && fabs(y1[i] - r1) <= 1e-13 * (fabs(r1) + nde),
+                "npe %d row2 %d: %.17g %.17g / %.17g", npe, A * dpn + i, y0[i], y1[i], r1);
         }
       }
       for (int i = 0; i < dpn; i++)
-        CHECK(fabs(yA[i] - y[A * dpn + i]) <= 1e-13 * fabs(y[A * dpn + i]) + 1e-300, "npe %d row %d: %.17g vs %.17g",
-              npe, A * dpn + i, yA[i], y[A * dpn + i]);
+        CHECK(fabs(yA[i] - y[A * dpn + i]) <= 1e-13 * fabs(y[A * dpn + i]) + 1e-300,
+              "npe %d row %d: %.17g vs %.17g", npe, A * dpn + i, yA[i], y[A * dpn + i]);
     }
     for (int r = 0; r < nde; r++) {
       double ref = 0.0, scale = 0.0;
       for (int j = 0; j < nde; j++) ref += K[r * nde + j] * x[j], scale += fabs(K[r * nde + j]);
-      CHECK(fabs(y[r] - ref) <= 1e-13 * scale, "npe %d stride %d: row %d of K x is %.17g, dense %.17g", npe, stride, r,
-            y[r], ref);
+      CHECK(fabs(y[r] - ref) <= 1e-13 * scale,
+            "npe %d stride %d: row %d of K x is %.17g, dense %.17g", npe, stride, r, y[r], ref);
     }
   }
   for (int A = 0; A < npe; A++) {
@@ -75,15 +76,17 @@ static void check_storage(int npe, int dpn) {
       dt_emat_block(npe, dpn, spread + 2, 4, A, B, kab);
       for (int i = 0; i < dpn; i++)
         for (int j = 0; j < dpn; j++)
-          CHECK(kab[i * dpn + j] == K[(A * dpn + i) * nde + B * dpn + j], "npe %d: block (%d, %d) entry (%d, %d)", npe,
-                A, B, i, j);
+          CHECK(kab[i * dpn + j] == K[(A * dpn + i) * nde + B * dpn + j],
+                "npe %d: block (%d, %d) entry (%d, %d)", npe, A, B, i, j);
     }
     dt_emat_diag_add(npe, dpn, spread + 2, 4, A, blk);
     for (int i = 0; i < dpn; i++)
       for (int j = 0; j < dpn; j++)
-        CHECK(blk[i * dpn + j] == K[(A * dpn + i) * nde + A * dpn + j], "npe %d: diagonal block %d (%d, %d)", npe, A, i, j);
+        CHECK(blk[i * dpn + j] == K[(A * dpn + i) * nde + A * dpn + j],
+              "npe %d: diagonal block %d (%d, %d)", npe, A, i, j);
   }
-  CHECK(dt_emat_doubles(8, 3) == 324, "hex8 stores %d doubles, want 324 (36 blocks of 9)", dt_emat_doubles(8, 3));
+  CHECK(dt_emat_doubles(8, 3) == 324, "hex8 stores %d doubles, want 324 (36 blocks of 9)",
+        dt_emat_doubles(8, 3));
   printf("storage npe %d x %d: %d of %d doubles\n", npe, dpn, dt_emat_doubles(npe, dpn), nde * nde);
 }
 
@@ -92,7 +95,8 @@ static dt_problem *matrix_free_problem(dt_model *m) {
   dt_ctx ctx = {0};
   m->solver.matrix_free = 1;
   m->solver.precond = DT_PC_BLOCK_JACOBI;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s",
+        ctx.msg);
   return pb;
 }
 
@@ -107,18 +111,21 @@ static dt_model *regular_box(int nx, int ny, int nz, int plastic) {
 static void check_classes(void) {
   dt_model *m = regular_box(6, 5, 4, 0);
   dt_problem *pb = matrix_free_problem(m);
-  CHECK(pb->n_classes == 1 && dt_problem_unclassed(pb) == 0, "regular box: %d classes, %ld unclassed",
-        pb->n_classes, dt_problem_unclassed(pb));
+  CHECK(pb->n_classes == 1 && dt_problem_unclassed(pb) == 0,
+        "regular box: %d classes, %ld unclassed", pb->n_classes, dt_problem_unclassed(pb));
   /* the class matrix is the elastic tangent of element 17, packed */
   {
     int e = 17, npe = 8;
-    double X[24], ue[24] = {0}, fe[24], Ke[576], packed[324], scratch[8 * (2 * DT_MAT_STATE_DOUBLES + 12)] = {0};
-    dt_qp_arrays qa = {scratch, scratch + 8 * DT_MAT_STATE_DOUBLES, scratch + 16 * DT_MAT_STATE_DOUBLES,
+    double X[24], ue[24] = {0}, fe[24], Ke[576], packed[324],
+                  scratch[8 * (2 * DT_MAT_STATE_DOUBLES + 12)] = {0};
+    dt_qp_arrays qa = {scratch, scratch + 8 * DT_MAT_STATE_DOUBLES,
+                       scratch + 16 * DT_MAT_STATE_DOUBLES,
                        scratch + 16 * DT_MAT_STATE_DOUBLES + 48, 8};
     for (int a = 0; a < npe; a++)
       for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[pb->conn[pb->elem_ptr[e] + a] * 3 + k];
-    CHECK(dt_element_residual(pb->elem_type[e], X, ue, &pb->mats[0], pb->elem_state[e], pb->elem_bbar[e],
-                              pb->elem_thick[e], &qa, 0, fe, Ke) == 0, "element 17 at zero strain is elastic");
+    CHECK(dt_element_residual(pb->elem_type[e], X, ue, &pb->mats[0], pb->elem_state[e],
+                              pb->elem_bbar[e], pb->elem_thick[e], &qa, 0, fe, Ke) == 0,
+          "element 17 at zero strain is elastic");
     dt_emat_pack(npe, 3, Ke, packed);
     double d = 0.0, s = 0.0;
     for (int i = 0; i < 324; i++) {
@@ -131,15 +138,18 @@ static void check_classes(void) {
   dt_model_destroy(&m);
 
   m = regular_box(6, 5, 4, 0);
-  int moved = (2 * 6 + 2) * 7 + 2; /* node (2, 2, 2) of the 7 x 6 x 5 grid: interior, in 8 elements */
+  int moved =
+      (2 * 6 + 2) * 7 + 2; /* node (2, 2, 2) of the 7 x 6 x 5 grid: interior, in 8 elements */
   m->x[3 * moved] += 0.01;
   pb = matrix_free_problem(m);
-  CHECK(pb->n_classes == 1 && dt_problem_unclassed(pb) == 8, "one node moved: %d classes, %ld unclassed (want 1, 8)",
-        pb->n_classes, dt_problem_unclassed(pb));
+  CHECK(pb->n_classes == 1 && dt_problem_unclassed(pb) == 8,
+        "one node moved: %d classes, %ld unclassed (want 1, 8)", pb->n_classes,
+        dt_problem_unclassed(pb));
   for (int e = 0; e < pb->n_elems; e++) {
     int has = 0;
     for (int k = pb->elem_ptr[e]; k < pb->elem_ptr[e + 1]; k++) has |= pb->conn[k] == moved;
-    CHECK((pb->elem_class[e] < 0) == has, "element %d: class %d, holds the moved node: %d", e, pb->elem_class[e], has);
+    CHECK((pb->elem_class[e] < 0) == has, "element %d: class %d, holds the moved node: %d", e,
+          pb->elem_class[e], has);
   }
   printf("classes: regular box 1 class; one node moved: its 8 elements unclassed\n");
   dt_problem_destroy(&pb);
@@ -162,8 +172,8 @@ static void solve(int regular, int matrix_free, dt_precond_kind pc, record *r) {
   memset(r, 0, sizeof *r);
   unit_run_options(&o, NULL, unit_record_increment, r);
   CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", matrix_free ? "matrix-free" : "assembled",
-        sum.message);
+  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s",
+        matrix_free ? "matrix-free" : "assembled", sum.message);
   dt_model_destroy(&m);
 }
 
@@ -177,17 +187,20 @@ static void check_solves(int regular, dt_precond_kind pc) {
     umax = fmax(umax, fabs(assembled.u[i]));
   }
   printf("%s box, %s: Newton %d / %d, PCG %d / %d (assembled / matrix-free), |du|/|u| %.2e\n",
-         regular ? "regular" : "distorted", dt_precond_names[pc], assembled.newton, mf.newton, assembled.pcg, mf.pcg,
-         du / umax);
+         regular ? "regular" : "distorted", dt_precond_names[pc], assembled.newton, mf.newton,
+         assembled.pcg, mf.pcg, du / umax);
   CHECK(du <= 1e-9 * umax, "matrix-free differs from assembled by %.3e relative", du / umax);
-  CHECK(mf.newton == assembled.newton, "Newton %d matrix-free, %d assembled", mf.newton, assembled.newton);
-  CHECK(50 * abs(mf.pcg - assembled.pcg) <= assembled.pcg, "PCG %d matrix-free, %d assembled", mf.pcg, assembled.pcg);
+  CHECK(mf.newton == assembled.newton, "Newton %d matrix-free, %d assembled", mf.newton,
+        assembled.newton);
+  CHECK(50 * abs(mf.pcg - assembled.pcg) <= assembled.pcg, "PCG %d matrix-free, %d assembled",
+        mf.pcg, assembled.pcg);
 }
 
 static void check_options(void) {
   for (int mf = 0; mf < 2; mf++) {
     dt_ctx ctx = {0};
-    dt_model *m = unit_box(32, 32, 32, 0); /* 33^3 nodes: 107,811 DOFs, where auto picks two_level */
+    dt_model *m =
+        unit_box(32, 32, 32, 0); /* 33^3 nodes: 107,811 DOFs, where auto picks two_level */
     m->solver.matrix_free = mf;
     CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(m->solver.precond == DT_PC_TWO_LEVEL, "auto with%s matrix_free gave %s", mf ? "" : "out",
@@ -224,10 +237,11 @@ static void at_plastic_state(int matrix_free, dt_precond_kind pc, int mc, plasti
   }
   m->solver.matrix_free = matrix_free;
   m->solver.precond = pc;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s",
+        ctx.msg);
   void *impl = unit_bar_plastic_state(name, pb, 0.0, 1.0, &ops, &rep);
-  CHECK(rep.n_plastic > 0 && rep.n_plastic < pb->n_qp, "%d of %d points plastic: want some, not all", rep.n_plastic,
-        pb->n_qp);
+  CHECK(rep.n_plastic > 0 && rep.n_plastic < pb->n_qp,
+        "%d of %d points plastic: want some, not all", rep.n_plastic, pb->n_qp);
   CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->pc_setup(impl, pc, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(ops->pc_apply(impl, DT_VEC_R, DT_VEC_PCG_Z, &ctx) == DT_OK, "%s", ctx.msg);
@@ -256,7 +270,9 @@ static void check_two_level(void) {
     dc = fmax(dc, fabs(a.z[i] - b.z[i]));
     s = fmax(s, fabs(a.z[i]));
   }
-  printf("two_level M^-1 r: matrix-free vs assembled %.2e relative; the coarse part %.2e relative\n", d / s, dc / s);
+  printf(
+      "two_level M^-1 r: matrix-free vs assembled %.2e relative; the coarse part %.2e relative\n",
+      d / s, dc / s);
   CHECK(d <= 1e-10 * s, "matrix-free two_level differs from assembled by %.3e relative", d / s);
   CHECK(dc >= 0.1 * s, "the coarse correction changed M^-1 r by only %.3e relative", dc / s);
 }
@@ -275,11 +291,12 @@ static void check_elastic_tangent_material(void) {
     d = fmax(d, fabs(f.kx[i] - a.kx[i]));
     s = fmax(s, fabs(a.kx[i]));
   }
-  printf("Mohr-Coulomb, elastic tangent: K x matrix-free vs assembled %.2e relative; stored matrices %ld (J2: %ld)\n",
+  printf("Mohr-Coulomb, elastic tangent: K x matrix-free vs assembled %.2e relative; stored "
+         "matrices %ld (J2: %ld)\n",
          d / s, f.n_own, j.n_own);
   CHECK(d <= 1e-12 * s, "K x differs by %.3e relative", d / s);
-  CHECK(f.n_own <= 0 && (j.n_own < 0 || j.n_own > 0), "stored matrices: %ld with the elastic tangent, %ld with J2",
-        f.n_own, j.n_own);
+  CHECK(f.n_own <= 0 && (j.n_own < 0 || j.n_own > 0),
+        "stored matrices: %ld with the elastic tangent, %ld with J2", f.n_own, j.n_own);
 }
 
 int main(void) {

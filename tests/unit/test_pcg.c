@@ -29,7 +29,8 @@ static int solve(const dt_problem *pb, int pc_kind, double *relres) {
   CHECK(dt_cpu_ops.pc_setup(impl, pc_kind, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.vec_set(impl, DT_VEC_R, b, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_pcg_solve(&dt_cpu_ops, impl, 1e-10, 5000, &res, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(res.reason == DT_CONVERGED, "PCG reason %d after %d iterations", res.reason, res.iterations);
+  CHECK(res.reason == DT_CONVERGED, "PCG reason %d after %d iterations", res.reason,
+        res.iterations);
   CHECK(dt_cpu_ops.operator_apply(impl, DT_VEC_X, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK(dt_cpu_ops.vec_get(impl, DT_VEC_W, r, &ctx) == DT_OK, "%s", ctx.msg);
   for (int i = 0; i < n; i++) {

@@ -58,7 +58,8 @@ static void check_colouring(const dt_problem *pb) {
       }
     }
   }
-  for (int e = 0; e < pb->n_elems; e++) CHECK(count[e] == 1, "element %d coloured %d times", e, count[e]);
+  for (int e = 0; e < pb->n_elems; e++)
+    CHECK(count[e] == 1, "element %d coloured %d times", e, count[e]);
   free(seen);
   free(count);
 }
@@ -74,20 +75,24 @@ static void check_node_incidences(const dt_problem *pb) {
   int *ptr = NULL, *list = NULL, *inc = NULL;
   int *seen = calloc((size_t)pb->elem_ptr[pb->n_elems], sizeof(int));
   CHECK(dt_problem_node_elements(pb, &ptr, &list, &inc, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(ptr[pb->n_nodes] == pb->elem_ptr[pb->n_elems], "%d entries for %d incidences", ptr[pb->n_nodes],
-        pb->elem_ptr[pb->n_elems]);
+  CHECK(ptr[pb->n_nodes] == pb->elem_ptr[pb->n_elems], "%d entries for %d incidences",
+        ptr[pb->n_nodes], pb->elem_ptr[pb->n_elems]);
   for (int a = 0; a < pb->n_nodes; a++)
     for (int k = ptr[a]; k < ptr[a + 1]; k++) {
-      CHECK(pb->conn[inc[k]] == a, "node %d: incidence %d holds node %d", a, inc[k], pb->conn[inc[k]]);
+      CHECK(pb->conn[inc[k]] == a, "node %d: incidence %d holds node %d", a, inc[k],
+            pb->conn[inc[k]]);
       CHECK(inc[k] >= pb->elem_ptr[list[k]] && inc[k] < pb->elem_ptr[list[k] + 1],
             "node %d: incidence %d is not in element %d", a, inc[k], list[k]);
       CHECK(k == ptr[a] || list[k] > list[k - 1], "node %d: elements not ascending", a);
       seen[inc[k]]++;
     }
-  for (int k = 0; k < pb->elem_ptr[pb->n_elems]; k++) CHECK(seen[k] == 1, "incidence %d seen %d times", k, seen[k]);
+  for (int k = 0; k < pb->elem_ptr[pb->n_elems]; k++)
+    CHECK(seen[k] == 1, "incidence %d seen %d times", k, seen[k]);
   /* the problem keeps the map its pattern was built from: the same one */
-  CHECK(same_ints(pb->node_elem_ptr, ptr, pb->n_nodes + 1), "the problem's node-element offsets differ");
-  CHECK(same_ints(pb->node_elem, list, ptr[pb->n_nodes]), "the problem's node-element lists differ");
+  CHECK(same_ints(pb->node_elem_ptr, ptr, pb->n_nodes + 1),
+        "the problem's node-element offsets differ");
+  CHECK(same_ints(pb->node_elem, list, ptr[pb->n_nodes]),
+        "the problem's node-element lists differ");
   CHECK(same_ints(pb->node_inc, inc, ptr[pb->n_nodes]), "the problem's node incidences differ");
   dt_free(ptr);
   dt_free(list);
@@ -112,7 +117,8 @@ static void check_tangent(const dt_problem *pb) {
     for (int a = 0; a < pb->n_nodes; a++) {
       const double *x = pb->x + 3 * a;
       double r[3] = {0, 0, 0};
-      if (mode < 3) r[mode] = 1.0;
+      if (mode < 3)
+        r[mode] = 1.0;
       else { /* rotation about axis mode-3: omega x x */
         int ax = mode - 3, p = (ax + 1) % 3, q = (ax + 2) % 3;
         r[p] = -x[q], r[q] = x[p];
@@ -123,7 +129,8 @@ static void check_tangent(const dt_problem *pb) {
     CHECK(dt_cpu_ops.operator_apply(impl, DT_VEC_X, DT_VEC_R, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(dt_cpu_ops.vec_get(impl, DT_VEC_R, w, &ctx) == DT_OK, "%s", ctx.msg);
     for (int i = 0; i < n; i++) rmax = fmax(rmax, fabs(w[i]));
-    CHECK(rmax < 1e-9 * 200000.0 /* E: scale of K entries */, "rigid mode %d not in the null space: |K r| = %g", mode, rmax);
+    CHECK(rmax < 1e-9 * 200000.0 /* E: scale of K entries */,
+          "rigid mode %d not in the null space: |K r| = %g", mode, rmax);
   }
   /* Symmetry: K e_j gives column j; compare the dense matrix with its transpose. */
   double *K = calloc((size_t)n * n, sizeof(double));
@@ -146,7 +153,6 @@ static void check_tangent(const dt_problem *pb) {
   free(w);
 }
 
-
 /* The pattern is built in parallel (problem_pattern.c): 1 and 4 threads must give the same
  * node-element map, neighbour lists, element positions and scalar CSR, int for int. */
 static void check_thread_independence(void) {
@@ -166,13 +172,16 @@ static void check_thread_independence(void) {
   omp_set_num_threads(saved);
   CHECK(pb[0]->nnz == pb[1]->nnz, "nnz %lld with 1 thread, %lld with 4", (long long)pb[0]->nnz,
         (long long)pb[1]->nnz);
-  CHECK(same_ints(pb[0]->node_elem_ptr, pb[1]->node_elem_ptr, pb[0]->n_nodes + 1), "node-element offsets differ");
+  CHECK(same_ints(pb[0]->node_elem_ptr, pb[1]->node_elem_ptr, pb[0]->n_nodes + 1),
+        "node-element offsets differ");
   CHECK(same_ints(pb[0]->node_elem, pb[1]->node_elem, pb[0]->node_elem_ptr[pb[0]->n_nodes]),
         "node-element lists differ");
   CHECK(same_ints(pb[0]->node_inc, pb[1]->node_inc, pb[0]->node_elem_ptr[pb[0]->n_nodes]),
         "node incidences differ");
-  CHECK(same_ints(pb[0]->node_nbr_ptr, pb[1]->node_nbr_ptr, pb[0]->n_nodes + 1), "neighbour offsets differ");
-  CHECK(same_ints(pb[0]->node_nbr, pb[1]->node_nbr, pb[0]->node_nbr_ptr[pb[0]->n_nodes]), "neighbour lists differ");
+  CHECK(same_ints(pb[0]->node_nbr_ptr, pb[1]->node_nbr_ptr, pb[0]->n_nodes + 1),
+        "neighbour offsets differ");
+  CHECK(same_ints(pb[0]->node_nbr, pb[1]->node_nbr, pb[0]->node_nbr_ptr[pb[0]->n_nodes]),
+        "neighbour lists differ");
   CHECK(same_ints(pos[0], pos[1], pb[0]->elem_pos_ptr[pb[0]->n_elems]), "element positions differ");
   CHECK(same_ints(row_ptr[0], row_ptr[1], pb[0]->n_dofs + 1), "CSR row offsets differ");
   CHECK(same_ints(col[0], col[1], pb[0]->nnz), "CSR columns differ");

@@ -14,14 +14,14 @@
 #include "model/model.h"
 #include "problem/problem.h"
 
-#define CHECK(cond, ...)                                                                        \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                  \
-      fprintf(stderr, __VA_ARGS__);                                                             \
-      fprintf(stderr, "\n");                                                                    \
-      exit(1);                                                                                  \
-    }                                                                                           \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                     \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* One material (steel, elastic or J2 plastic), one solid section on the element set "all",
@@ -87,7 +87,8 @@ typedef struct unit_record {
 } unit_record;
 
 /* dt_increment_fn for a unit_record (user): counts and the displacements of the increment. */
-static inline void unit_record_increment(const dt_fields *f, const dt_history_row *row, void *user) {
+static inline void unit_record_increment(const dt_fields *f, const dt_history_row *row,
+                                         void *user) {
   unit_record *r = user;
   r->increments++;
   r->newton += row->newton_iters;
@@ -101,9 +102,10 @@ static inline void unit_record_increment(const dt_fields *f, const dt_history_ro
  * yields past x = 0.56), u_y = uy_xz x z, u_z = 0.001 x y in DT_VEC_UT, all times scale (1: the
  * plastic state; 0.01 keeps every point elastic), and DT_VEC_R a fixed vector, zero on the
  * clamped DOFs; bo: the upload's options. Returns the backend's state (ops->destroy frees it). */
-static inline void *unit_bar_plastic_state_with(const char *name, const dt_problem *pb, double uy_xz, double scale,
-                                                const dt_backend_options *bo, const dt_backend_ops **ops,
-                                                dt_stress_report *rep) {
+static inline void *unit_bar_plastic_state_with(const char *name, const dt_problem *pb,
+                                                double uy_xz, double scale,
+                                                const dt_backend_options *bo,
+                                                const dt_backend_ops **ops, dt_stress_report *rep) {
   dt_ctx ctx = {0};
   void *impl = NULL;
   char note[256];
@@ -124,7 +126,8 @@ static inline void *unit_bar_plastic_state_with(const char *name, const dt_probl
   }
   CHECK(dt_backend_find(name, ops, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK((*ops)->problem_upload(pb, bo, &impl, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK((*ops)->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK && (*ops)->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
+  CHECK((*ops)->vec_set(impl, DT_VEC_FREE, fr, &ctx) == DT_OK &&
+            (*ops)->vec_set(impl, DT_VEC_CON, con, &ctx) == DT_OK,
         "%s", ctx.msg);
   CHECK((*ops)->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
   CHECK((*ops)->stress_update(impl, DT_VEC_UT, DT_VEC_FINT, rep, &ctx) == DT_OK, "%s", ctx.msg);
@@ -137,16 +140,17 @@ static inline void *unit_bar_plastic_state_with(const char *name, const dt_probl
 }
 
 /* The same with one thread and the default kernels. */
-static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz, double scale,
-                                           const dt_backend_ops **ops, dt_stress_report *rep) {
+static inline void *unit_bar_plastic_state(const char *name, const dt_problem *pb, double uy_xz,
+                                           double scale, const dt_backend_ops **ops,
+                                           dt_stress_report *rep) {
   dt_backend_options bo = {.threads = 1, .device = 0};
   return unit_bar_plastic_state_with(name, pb, uy_xz, scale, &bo, ops, rep);
 }
 
 /* Run options of the unit tests' solves: one thread on the backend DUCTILE_BACKEND names (cpu
  * by default; the GPU machine runs the same tests with cuda), with the test's callbacks. */
-static inline void unit_run_options(dt_run_options *o, dt_progress_fn progress, dt_increment_fn on_increment,
-                                    void *user) {
+static inline void unit_run_options(dt_run_options *o, dt_progress_fn progress,
+                                    dt_increment_fn on_increment, void *user) {
   memset(o, 0, sizeof *o);
   o->backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
   o->threads = 1;

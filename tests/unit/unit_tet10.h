@@ -30,7 +30,8 @@ static inline void unit_tet10_element(int nx, int ny, int ci, int cj, int ck, in
     conn[a] = unit_tet10_node(nx, ny, 2 * (ci + v[a][0]), 2 * (cj + v[a][1]), 2 * (ck + v[a][2]));
   for (int m = 0; m < 6; m++) {
     int h[3];
-    for (int d = 0; d < 3; d++) h[d] = 2 * ((d == 0 ? ci : d == 1 ? cj : ck)) + v[e0[m]][d] + v[e1[m]][d];
+    for (int d = 0; d < 3; d++)
+      h[d] = 2 * ((d == 0 ? ci : d == 1 ? cj : ck)) + v[e0[m]][d] + v[e1[m]][d];
     conn[4 + m] = unit_tet10_node(nx, ny, h[0], h[1], h[2]);
   }
 }
@@ -51,7 +52,8 @@ static inline dt_model *unit_box_tet10(int nx, int ny, int nz, int plastic) {
   m->elem_id = calloc((size_t)m->n_elems, sizeof(int64_t));
   m->nsets = calloc(2, sizeof(dt_set));
   m->elsets = calloc(1, sizeof(dt_set));
-  CHECK(m->x && m->node_id && m->elem_type && m->elem_ptr && m->conn && m->elem_id && m->nsets && m->elsets,
+  CHECK(m->x && m->node_id && m->elem_type && m->elem_ptr && m->conn && m->elem_id && m->nsets &&
+            m->elsets,
         "out of memory");
   m->n_nsets = 2;
   snprintf(m->nsets[0].name, DT_NAME_MAX, "xmin");
