@@ -298,7 +298,7 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
            "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
            "the tangent lost stiffness", (*info - 1) / c->coarse.n_modes, (*info - 1) % c->coarse.n_modes);
   /* E^-1 from the factor (coarse_invert_factor; cusolverDnDpotri took 2.5x longer, and E X = I
-   * by cusolverDnDpotrs with n right-hand sides longer still, H200, 23:33 UTC) */
+   * by cusolverDnDpotrs with n right-hand sides longer still, H200) */
   DT_TRY(coarse_invert_factor(c, n, ctx));
 cleanup:
   return rc;

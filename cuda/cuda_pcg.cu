@@ -104,8 +104,8 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_pcg_init(pcg_args g) {
 
 /* x += alpha p; r -= alpha q; z = M^-1 r; partial sums of r.r and r.z.
  * A thread per DOF, so that every vector access is coalesced. A thread per node, as before,
- * read and wrote dpn-strided: 140 us for the 358 MB of a C5 iteration (Nsight Compute, H200,
- * 2026-11-21), 53% of the DRAM peak. A block takes chunks of DT_PCG_UPDATE_BLOCK consecutive
+ * read and wrote dpn-strided: 140 us for the 358 MB of a C5 iteration (Nsight Compute, H200),
+ * 53% of the DRAM peak. A block takes chunks of DT_PCG_UPDATE_BLOCK consecutive
  * DOFs, whole nodes for dpn 2 and 3; with block Jacobi a DOF's z needs the new residuals of its
  * node's other DOFs, so the chunk's residuals and its nodes' blocks of M^-1 (read coalesced)
  * meet in shared memory. Products and sums as in apply_pc, in the same order. */

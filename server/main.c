@@ -305,7 +305,7 @@ static void restart_history(dt_server *srv) {
 
 /* Start afresh (SIGUSR1: an operator's, or a worker's after a GPU fault): the same executable,
  * arguments and environment, in this process's place (serve has closed the store and the
- * listening socket; the CUDA driver's descriptors close on exec). Measured on the lent H200: a
+ * listening socket; the CUDA driver's descriptors close on exec). Measured on an H200: a
  * CUDA context that faulted stays unusable, cudaDeviceReset included, while the program that
  * execv starts uses the GPU. */
 static int restart(const dt_server *srv, char **argv) {

@@ -482,7 +482,7 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
 }
 
 /* A device fault leaves this process unable to use that GPU until it ends (and, measured on
- * the lent two-H200 machine, the other GPUs as well), so the daemon restarts: every worker stops claiming jobs and stops after its
+ * a two-H200 machine, the other GPUs as well), so the daemon restarts: every worker stops claiming jobs and stops after its
  * running increment, as at shutdown, and the main thread (SIGUSR1, main.c) starts the daemon
  * afresh in this process's place, where recovery queues the interrupted jobs again and they
  * resume from their checkpoints. The faulted job is left running for that recovery, unless it

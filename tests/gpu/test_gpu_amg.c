@@ -16,7 +16,7 @@
  *     the aggregation is a discontinuous function of the values, and on the regular box many
  *     couplings are exactly as strong as others (translated copies of elements), a tie that the
  *     two backends' tangents, equal to rounding, break differently; the hierarchies then differ
- *     (other aggregates: M^-1 r differed by 8e-3 between the backends on the lent H100, while
+ *     (other aggregates: M^-1 r differed by 8e-3 between the backends on an H100, while
  *     the device V-cycle still matched dt_amg_apply on its own hierarchy to 1e-15).
  * (b) Jobs with linear.preconditioner "amg" (a plastic hex8 bar bent by a tip displacement and
  *     released, 3 levels; a quad4 plane-strain plate, 2 levels) on cpu and twice on cuda: the same

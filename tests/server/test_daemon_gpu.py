@@ -39,7 +39,7 @@ where it shows one, the CUDA backend must be the one chosen.
   faults on each of its attempts fails after the third with code gpu_fault, and the daemon,
   restarted again, runs the next job on the GPU. With several GPUs, a fault on one while another
   runs a job: one restart; CUDA refuses the whole process any further work after such a fault
-  (measured on the lent two-H200 machine: the job on the other GPU failed the same way), so the
+  (measured on a two-H200 machine: the job on the other GPU failed the same way), so the
   other job gets job.gpu_fault too, or job.interrupted ("restarting") if the drain stops it
   first; both resume from their checkpoints with bit-identical results."""
 import json
