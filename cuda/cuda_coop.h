@@ -60,20 +60,41 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
  * constants, for array sizes in the kernels' templates). */
 #define DT_TYPE_NPE(T)                                                                           \
   ((T) == DT_HEX8 ? 8 : (T) == DT_TET4 ? 4 : (T) == DT_TET10 ? 10 : (T) == DT_QUAD4 ? 4        \
-   : (T) == DT_QUAD8 ? 8 : (T) == DT_QUAD9 ? 9 : (T) == DT_QUAD16 ? 16 : 3)
+   : (T) == DT_QUAD8 ? 8 : (T) == DT_QUAD9 ? 9 : (T) == DT_QUAD16 ? 16                         \
+   : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20 : 3)
 #define DT_TYPE_NQP(T)                                                                           \
   ((T) == DT_HEX8 ? 8 : (T) == DT_TET10 ? 4 : (T) == DT_QUAD4 ? 4                              \
-   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9 : (T) == DT_QUAD16 ? 16 : 1)
-#define DT_TYPE_DIM(T) (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10) ? 3 : 2)
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9 : (T) == DT_QUAD16 ? 16 : (T) == DT_HEX20 ? 27    \
+   : (T) == DT_HEX20R ? 8 : 1)
+#define DT_TYPE_DIM(T)                                                                           \
+  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R) ? 3 : 2)
+
+/* The kernel type of a mesh (dt_cuda_problem.uniform_type) where no per-type kernels serve it:
+ * the generic one-thread-per-element instantiation, which reads each element's type, with local
+ * arrays for elements of at most DT_CUDA_GENERIC_DOF DOFs (every type but the 20-node
+ * hexahedra: 32 DOFs, the size it had before those came), or of any type (the 20-node
+ * hexahedra's 60 DOFs: 3.5 times the local memory, which every resident thread reserves, so
+ * only meshes that have them pay for it). The 20-node hexahedra have no kernels of their own:
+ * the cooperative kernels' shared scratch for 20 nodes and 27 points exceeds the 48 kB of
+ * static shared memory, and a per-type instantiation of the generic kernel would need the same
+ * local memory. */
+#define DT_CUDA_GENERIC (-1)
+#define DT_CUDA_GENERIC_LARGE (-2)
+#define DT_CUDA_GENERIC_DOF 32
+/* Whether element type t has kernels of its own (a case in dt_by_element_type). */
+static inline int dt_cuda_type_has_kernels(int t) {
+  return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R;
+}
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
- * constant. Any other type (a mixed mesh's -1): the generic instantiation go<-1> where GENERIC
- * (the one-thread-per-element kernels have one), else an error (the cooperative kernels exist
- * per type only). */
+ * constant. Any other kernel type: a generic instantiation where GENERIC (the
+ * one-thread-per-element kernels have them), go<-1> for DT_CUDA_GENERIC and go<-2> for anything
+ * else (DT_CUDA_GENERIC_LARGE, or a type without kernels of its own: arrays large enough for
+ * every type), else an error (the cooperative kernels exist per type only). */
 template <bool GENERIC> struct dt_other_type {
   template <class L, class... Args> static dt_status go(int type, dt_ctx *ctx, Args... args) {
-    (void)type;
-    return L::template go<-1>(args..., ctx);
+    if (type == DT_CUDA_GENERIC) return L::template go<DT_CUDA_GENERIC>(args..., ctx);
+    return L::template go<DT_CUDA_GENERIC_LARGE>(args..., ctx);
   }
 };
 template <> struct dt_other_type<false> {

@@ -5,11 +5,12 @@
  * One thread per element, 256 threads per block, one launch per colour: no two elements of a
  * colour share a node, so the scatters (fint and tangent values) use plain += without atomics,
  * and the sums happen in the same order on every run (bit-identical results). Each thread
- * calls dt_element_residual (solver/element/element_kernel.h), the routine the CPU backend
+ * calls dt_element_residual_ws (solver/element/element_kernel.h), the routine the CPU backend
  * calls, so both evaluate the same element and material code. When all elements share one
  * type the kernels are instantiated for it (compile-time sizes and loop bounds); otherwise a
- * generic instantiation reads the type per element. Counters (plastic points, failures) are
- * integer atomics, which are exact and order-independent. */
+ * generic instantiation reads the type per element, with local arrays for the element types
+ * the mesh can have (cuda_coop.h, DT_CUDA_GENERIC and DT_CUDA_GENERIC_LARGE). Counters
+ * (plastic points, failures) are integer atomics, which are exact and order-independent. */
 #include <limits.h>
 
 #include "../solver/element/element_kernel.h"
@@ -54,11 +55,20 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   return a;
 }
 
-/* Compile-time sizes when TYPE >= 0, the upper bounds for the generic kernel (TYPE = -1). */
+/* Compile-time sizes when TYPE >= 0; the upper bounds of the generic kernels' element types:
+ * DT_CUDA_GENERIC_DOF DOFs (16 nodes) for DT_CUDA_GENERIC, every type for
+ * DT_CUDA_GENERIC_LARGE. */
 template <int TYPE> struct elem_size {
-  static const int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : DT_ELEM_MAX_NODES;
-  static const int nde = TYPE >= 0 ? npe * DT_TYPE_DIM(TYPE) : DT_ELEM_MAX_DOF;
+  static const int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : TYPE == DT_CUDA_GENERIC ? 16 : DT_ELEM_MAX_NODES;
+  static const int nde = TYPE >= 0 ? npe * DT_TYPE_DIM(TYPE) : TYPE == DT_CUDA_GENERIC ? DT_CUDA_GENERIC_DOF
+                                                                                       : DT_ELEM_MAX_DOF;
 };
+
+/* dt_element_residual_ws's arrays, sized for TYPE (declared in the kernel: separate locals). */
+#define RESIDUAL_WORK(TYPE, w)                                                                               \
+  double w##_N[elem_size<TYPE>::npe], w##_dN[3 * elem_size<TYPE>::npe], w##_dNdx[3 * elem_size<TYPE>::npe];  \
+  double w##_bar[3 * elem_size<TYPE>::npe], w##_B[6 * elem_size<TYPE>::nde], w##_DB[6 * elem_size<TYPE>::nde]; \
+  dt_residual_work w = {w##_N, w##_dN, w##_dNdx, w##_bar, w##_B, w##_DB}
 
 template <int TYPE>
 __device__ __forceinline__ void gather(const dt_coop_args &a, int e, int type, int dpn, double *X,
@@ -82,6 +92,7 @@ k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
     int type = TYPE >= 0 ? TYPE : a.elem_type[e];
     int dpn = TYPE >= 0 ? dt_elem_dim(TYPE) : a.dpn;
     double X[NPE * 3], ue[NDE], fe[NDE];
+    RESIDUAL_WORK(TYPE, ws);
     dt_qp_arrays qa;
     qa.hist_c = a.hist_c;
     qa.hist_t = a.hist_t;
@@ -89,9 +100,9 @@ k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
     qa.eps_t = a.eps_t;
     qa.stride = a.stride;
     gather<TYPE>(a, e, type, dpn, X, ue);
-    int r = dt_element_residual(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
-                                a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
-                                (double *)0);
+    int r = dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
+                                   a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
+                                   (double *)0, &ws);
     if (a.elem_plastic) a.elem_plastic[e] = r > 0; /* the matrix-free operator's slots */
     if (r < 0) {
       atomicAdd(&a.flags->n_failed, 1);
@@ -118,6 +129,7 @@ k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
   int dpn = TYPE >= 0 ? dt_elem_dim(TYPE) : a.dpn;
   int npe = dt_elem_nnodes(type), nde = npe * dpn;
   double X[NPE * 3], ue[NDE], fe[NDE], Ke[NDE * NDE];
+  RESIDUAL_WORK(TYPE, ws);
   dt_qp_arrays qa;
   qa.hist_c = a.hist_c; /* only the tangent: the trial state came from the stress update */
   qa.hist_t = (double *)0;
@@ -125,8 +137,8 @@ k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
   qa.eps_t = (double *)0;
   qa.stride = a.stride;
   gather<TYPE>(a, e, type, dpn, X, ue);
-  if (dt_element_residual(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
-                          a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke) < 0) {
+  if (dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
+                             a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke, &ws) < 0) {
     atomicAdd(&a.flags->n_failed, 1);
     return;
   }
@@ -275,7 +287,7 @@ int dt_cuda_element_variants(const dt_problem *pb) {
 
 /* The kernels the element phases of this mesh launch: the cooperative pair of its element
  * type (in the variants asked for), or the one-thread-per-element
- * pair (of its type, or generic for a mixed mesh). */
+ * pair (of its type, or generic: a mixed mesh, or a type without kernels of its own). */
 dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const void *reset[] = {(const void *)k_flags_reset};
@@ -291,8 +303,9 @@ cleanup:
 
 /* Local memory is reserved for every thread the device can hold once a kernel that needs it
  * runs: per-thread size x resident threads. Only the kernels this mesh launches count: the
- * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200),
- * the cooperative kernels of a one-type mesh almost none. */
+ * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200 for
+ * elements of up to 32 DOFs, about 3.5 times that with 20-node hexahedra), the cooperative
+ * kernels of a one-type mesh almost none. */
 dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int sms = 0, threads = 0;

@@ -64,7 +64,9 @@ typedef struct dt_cuda_flags {
  * node by node from the per-incidence values (dt_cuda_state f_elem). */
 typedef struct dt_cuda_problem {
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
-  int uniform_type; /* the element type when all elements share one, else -1 */
+  int uniform_type; /* the kernel type (cuda_coop.h): the element type when all elements share
+                       one that has kernels of its own, else a generic instantiation (negative:
+                       DT_CUDA_GENERIC, or DT_CUDA_GENERIC_LARGE with 20-node hexahedra) */
   int el_variants;  /* DT_CUDA_EL_* bits (dt_cuda_element_variants, and the job's kernel choice) */
   int matrix_free;  /* linear.operator "matrix_free": no assembled values (dt_cuda_mf) */
   int64_t nnz, n_blocks, n_conn, n_pos;
@@ -196,9 +198,10 @@ dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vect
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
 dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
 dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fields.cu */
-/* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its one element type, or
- * -1 for a mixed mesh; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants). Only those are
- * loaded, so that only their local memory is reserved (and counted in the estimate). */
+/* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its kernel type, one
+ * element type or a generic one; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants).
+ * Only those are loaded, so that only their local memory is reserved (and counted in the
+ * estimate). */
 dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx);
 /* A Mohr-Coulomb material is present: the stress kernel compiled with its update. */
 #define DT_CUDA_EL_MC 1
@@ -210,8 +213,9 @@ dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *l
  * "elements": "simple", DT_CUDA_ELEMENTS_SIMPLE): the upload adds this bit, the materials never. */
 #define DT_CUDA_EL_SIMPLE 4
 /* Whether the element phases run the cooperative kernels (cuda_elements_coop.cu,
- * cuda_stress_coop.cu): on meshes of one element type, unless the job asks for the
- * one-thread-per-element kernels (to compare the two); mixed meshes always run those. */
+ * cuda_stress_coop.cu): on meshes of one element type that has them, unless the job asks for
+ * the one-thread-per-element kernels (to compare the two); mixed meshes and the 20-node
+ * hexahedra always run those. */
 static inline int dt_cuda_use_coop(int uniform_type, int variants) {
   return uniform_type >= 0 && !(variants & DT_CUDA_EL_SIMPLE);
 }

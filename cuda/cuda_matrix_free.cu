@@ -7,10 +7,11 @@
  * element order by a scan over the elements' needs (cub, deterministic), so the store holds
  * only the plastic set (plus elements without a class) and the tangent kernel runs over the
  * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu,
- * or the one-thread-per-element k_tangent of cuda_elements.cu on a mesh of several types).
+ * or the one-thread-per-element k_tangent of cuda_elements.cu on a mesh of several types or of
+ * 20-node hexahedra).
  *
  * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
- * (a thread per element on a mesh of several types) forms its rows of K_e x_e from the
+ * (a thread per element on a mesh of a generic kernel type) forms its rows of K_e x_e from the
  * element's x (read as zero on constrained DOFs) and stores them per incidence; then a thread
  * per DOF sums its node's incidences, elements ascending (k_fint_gather), and puts x itself on
  * constrained DOFs (the identity rows). Same bits on every run. The nodes' diagonal blocks, which the preconditioners need, are summed the same
@@ -37,7 +38,7 @@ __device__ __forceinline__ const double *mf_matrix(const int *slot, const int *c
 }
 
 /* The element of incidence k (an offset into conn) and the node's place A in it: k / NPE on a
- * mesh of one type, else a search of elem_ptr (TYPE -1: a mesh of several types). */
+ * mesh of one type, else a search of elem_ptr (TYPE < 0: a generic kernel type, cuda_coop.h). */
 template <int TYPE>
 __device__ __forceinline__ int mf_incidence(const int *elem_ptr, int n_elems, int k, int *A) {
   if (TYPE >= 0) {
@@ -294,8 +295,8 @@ k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ el
   });
 }
 
-/* Kernel launches of the operator for element type TYPE (-1: several types, DIM then the mesh's):
- * what 0 the product's element part, 1 the diagonal blocks, 2 the coarse item sums (g). */
+/* Kernel launches of the operator for element type TYPE (< 0: a generic kernel type, DIM then
+ * the mesh's): what 0 the product's element part, 1 the diagonal blocks, 2 the coarse item sums (g). */
 struct mf_launch {
   template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
     if constexpr (TYPE >= 0) return launch<TYPE, DT_TYPE_DIM(TYPE)>(c, what, x, g, ctx);

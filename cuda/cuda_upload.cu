@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "cuda_coop.h"
 
 extern "C" int dt_cuda_available(char *why, size_t len) {
   int count = 0;
@@ -112,11 +113,17 @@ cleanup:
   return rc;
 }
 
-/* The mesh's one element type, or -1 when it mixes types. */
+/* The mesh's kernel type (cuda_coop.h): its one element type where that type has kernels of
+ * its own, else the generic instantiation whose local arrays hold its largest element. */
 static int uniform_type(const dt_problem *pb) {
-  for (int e = 1; e < pb->n_elems; e++)
-    if (pb->elem_type[e] != pb->elem_type[0]) return -1;
-  return pb->elem_type[0];
+  int uniform = 1, max_dof = 0;
+  for (int e = 0; e < pb->n_elems; e++) {
+    int t = pb->elem_type[e], nde = dt_elem_ndof(t);
+    uniform &= t == pb->elem_type[0];
+    max_dof = nde > max_dof ? nde : max_dof;
+  }
+  if (pb->n_elems > 0 && uniform && dt_cuda_type_has_kernels(pb->elem_type[0])) return pb->elem_type[0];
+  return max_dof <= DT_CUDA_GENERIC_DOF ? DT_CUDA_GENERIC : DT_CUDA_GENERIC_LARGE;
 }
 
 extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_options *opt,
@@ -201,7 +208,9 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
             p->matrix_free || !c->rows.why[0] ? "" : "; not by block rows: ", p->matrix_free ? "" : c->rows.why);
   else
     fprintf(f, "  element kernels: one thread per element (%s), %d colours\n",
-            p->uniform_type < 0 ? "mixed element types" : "solver.backend_options.elements is \"simple\"",
+            p->uniform_type >= 0 ? "solver.backend_options.elements is \"simple\""
+            : p->uniform_type == DT_CUDA_GENERIC ? "mixed element types"
+                                                 : "20-node hexahedra: no cooperative kernels, 60-DOF local arrays",
             p->n_colors);
   dt_cuda_amg_view(c, f); /* nothing unless the AMG preconditioner was set up */
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",

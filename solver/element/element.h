@@ -6,11 +6,12 @@
  * (model.h is host-only, so it is not included; element_check.c asserts the values match).
  *
  * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
- * (C3D8, C3D4, C3D10, CPE4, CPE3, CPE8); faces are numbered from 0 (S1 is face 0). The
- * Lagrange quadrilaterals of orders 2 and 3 (quad9, quad16: seed-000's Q_p spaces, which
- * Abaqus and CalculiX lack) follow Gmsh: corners, then the edge nodes edge by edge in the
- * edge's direction, then the interior nodes (quad16's counterclockwise from the one nearest
- * node 1). Derivative arrays
+ * (C3D8, C3D4, C3D10, C3D20, C3D20R, CPE4, CPE3, CPE8); faces are numbered from 0 (S1 is
+ * face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges 1-2,
+ * 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The Lagrange quadrilaterals of
+ * orders 2 and 3 (quad9, quad16: seed-000's Q_p spaces, which Abaqus and CalculiX lack)
+ * follow Gmsh: corners, then the edge nodes edge by edge in the edge's direction, then the
+ * interior nodes (quad16's counterclockwise from the one nearest node 1). Derivative arrays
  * are node-major with three slots per node, dN[a*3+k] = dN_a/dxi_k, the third slot 0 in 2D.
  * Strains use Voigt order (xx, yy, zz, xy, xz, yz) with engineering shears and node-major DOFs.
  *
@@ -33,12 +34,16 @@
 #define DT_QUAD8 5  /* serendipity, CalculiX CPE8 */
 #define DT_QUAD9 6  /* biquadratic Lagrange (Q2) */
 #define DT_QUAD16 7 /* bicubic Lagrange (Q3) */
-#define DT_NTYPES 8
+#define DT_HEX20 8  /* serendipity hexahedron, 3x3x3 points (CalculiX C3D20) */
+#define DT_HEX20R 9 /* the same element, 2x2x2 points (CalculiX C3D20R) */
+#define DT_NTYPES 10
 
-/* Upper bounds over all types, for fixed-size local arrays in kernels. */
-#define DT_ELEM_MAX_NODES 16
-#define DT_ELEM_MAX_QP 16
-#define DT_ELEM_MAX_DOF 32
+/* Upper bounds over all types, for fixed-size local arrays in kernels (hex20: 20 nodes, 60
+ * DOFs, 27 points). Kernels that serve only some types size their arrays by those types
+ * (the CUDA kernels' compile-time sizes, cuda/cuda_coop.h), not by these. */
+#define DT_ELEM_MAX_NODES 20
+#define DT_ELEM_MAX_QP 27
+#define DT_ELEM_MAX_DOF 60
 #define DT_FACE_MAX_NODES 8
 #define DT_FACE_MAX_QP 9
 
@@ -53,9 +58,14 @@ DT_HD static inline int dt_elem_nnodes(int type) {
   case DT_QUAD8: return 8;
   case DT_QUAD9: return 9;
   case DT_QUAD16: return 16;
+  case DT_HEX20:
+  case DT_HEX20R: return 20;
   }
   return 0;
 }
+
+/* The 20-node hexahedra, full (hex20) and reduced (hex20r) integration: one element, two rules. */
+DT_HD static inline int dt_elem_is_hex20(int type) { return type == DT_HEX20 || type == DT_HEX20R; }
 
 /* Quadrilaterals of any order: reference square [-1,1]^2, corners are nodes 0-3. */
 DT_HD static inline int dt_elem_is_quad(int type) {
@@ -63,7 +73,9 @@ DT_HD static inline int dt_elem_is_quad(int type) {
 }
 
 /* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices. */
-DT_HD static inline int dt_elem_is_tensor(int type) { return type == DT_HEX8 || dt_elem_is_quad(type); }
+DT_HD static inline int dt_elem_is_tensor(int type) {
+  return type == DT_HEX8 || dt_elem_is_hex20(type) || dt_elem_is_quad(type);
+}
 
 /* Spatial dimension = displacement DOFs per node: 3 for solids, 2 for plane elements. */
 DT_HD static inline int dt_elem_dim(int type) {

@@ -17,11 +17,12 @@
 
 /* Check the element of type `type` (model.h dt_elem_type) with node coordinates X[a*3+k]:
  * all used coordinates finite, and det J > DT_ELEM_DETJ_TOL * h^dim at every integration
- * point of the full rule and, for hex8 and the quadrilaterals, at every node. On failure returns
+ * point of the element's rule and, for the types on a reference cube or square (hex8, the
+ * 20-node hexahedra, the quadrilaterals), at every node. On failure returns
  * DT_ERR_INPUT with a message in ctx naming user_elem_id; DT_OK otherwise. */
 dt_status dt_elem_check_geometry(int type, const double *X, int64_t user_elem_id, dt_ctx *ctx);
 
-/* Volume by the full rule, sum_q det J_q w_q (area per unit thickness for 2D types). */
+/* Volume by the element's rule, sum_q det J_q w_q (area per unit thickness for 2D types). */
 double dt_elem_volume(int type, const double *X);
 
 #endif

@@ -4,7 +4,9 @@
  * whose right-hand normal points INTO solid elements, so dt_face_point flips it; edges of 2D
  * elements are listed counterclockwise and their outward normal is the tangent turned
  * clockwise. Face nodes are given in face-local order; a tet10 face is a 6-node triangle
- * (corners, then midsides 1-2, 2-3, 3-1), a hex8 face a 4-node quad, a 2D edge 2 nodes; the
+ * (corners, then midsides 1-2, 2-3, 3-1), a hex8 face a 4-node quad, a face of the 20-node
+ * hexahedra an 8-node quad (the hex8 face's corners, then the mid-edge nodes of its edges
+ * 1-2, 2-3, 3-4, 4-1, CalculiX's C3D20 faces), a 2D edge 2 nodes; the
  * edges of the higher-order quadrilaterals list their ends, then their inner nodes in the
  * edge's direction (3 nodes on quad8/quad9, 4 on quad16). */
 #ifndef DT_ELEMENT_FACE_H
@@ -14,10 +16,12 @@
 #error "include element/element.h instead of element_face.h"
 #endif
 
-/* Faces per element: hex8 6, tets 4, quadrilaterals 4 edges, tri3 3 edges. */
+/* Faces per element: hexahedra 6, tets 4, quadrilaterals 4 edges, tri3 3 edges. */
 DT_HD static inline int dt_elem_nfaces(int type) {
   switch (type) {
-  case DT_HEX8: return 6;
+  case DT_HEX8:
+  case DT_HEX20:
+  case DT_HEX20R: return 6;
   case DT_TET4: return 4;
   case DT_TET10: return 4;
   case DT_QUAD4:
@@ -34,6 +38,8 @@ DT_HD static inline int dt_face_nnodes(int type, int face) {
   (void)face; /* part of the signature for future mixed-face types (wedges, pyramids) */
   switch (type) {
   case DT_HEX8: return 4;
+  case DT_HEX20:
+  case DT_HEX20R: return 8;
   case DT_TET4: return 3;
   case DT_TET10: return 6;
   case DT_QUAD4: return 2;
@@ -50,6 +56,9 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   /* hex8 S1..S6 = (1,2,3,4) (5,8,7,6) (1,5,6,2) (2,6,7,3) (3,7,8,4) (4,8,5,1) */
   const int hex[6][4] = {{0, 1, 2, 3}, {4, 7, 6, 5}, {0, 4, 5, 1},
                          {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}};
+  /* hex20: the same corners, then the mid-edge nodes, S1 = (1,2,3,4, 9,10,11,12) .. */
+  const int hex20[6][4] = {{8, 9, 10, 11}, {15, 14, 13, 12}, {16, 12, 17, 8},
+                           {17, 13, 18, 9}, {18, 14, 19, 10}, {19, 15, 16, 11}};
   /* tet S1..S4 = (1,2,3) (1,4,2) (2,4,3) (3,4,1), then tet10 midsides of edges 1-2, 2-3, 3-1 */
   const int tet[4][6] = {{0, 1, 2, 4, 5, 6}, {0, 3, 1, 7, 8, 4},
                          {1, 3, 2, 8, 9, 5}, {2, 3, 0, 9, 7, 6}};
@@ -58,6 +67,8 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   for (a = 0; a < n; a++) {
     switch (type) {
     case DT_HEX8: local[a] = hex[face][a]; break;
+    case DT_HEX20:
+    case DT_HEX20R: local[a] = a < 4 ? hex[face][a] : hex20[face][a - 4]; break;
     case DT_TET4:
     case DT_TET10: local[a] = tet[face][a]; break;
     case DT_QUAD4: local[a] = (face + a) % 4; break; /* edge k = (k, k+1) */
@@ -78,6 +89,8 @@ DT_HD static inline void dt_face_shape(int type, const double st[2], double *Nf,
   xi[2] = 0.0;
   switch (type) {
   case DT_HEX8: sub = DT_QUAD4; n = 4; break; /* bilinear quad in (s, t) */
+  case DT_HEX20:
+  case DT_HEX20R: sub = DT_QUAD8; n = 8; break; /* serendipity quad8 in (s, t) */
   case DT_TET4: sub = DT_TRI3; n = 3; break;  /* linear triangle */
   case DT_TET10: /* quadratic triangle: L_i (2 L_i - 1), then 4 L_i L_j on edges 0-1, 1-2, 2-0 */
   {

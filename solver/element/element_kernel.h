@@ -36,19 +36,30 @@ DT_HD static inline void dt_hist_store(double *h, long stride, long q, const dt_
   for (int k = 0; k < 6; k++) h[(DT_HIST_BETA + k) * stride + q] = s->beta[k];
 }
 
+/* The per-point arrays of dt_element_residual_ws, each of its own length so that a GPU kernel
+ * of a few element types sizes them by those types rather than by the largest type (local
+ * memory is reserved for every resident thread), and separate so that the compiler drops those
+ * a kernel never touches (D B without a tangent) or keeps in registers those it indexes by
+ * constants: N[npe], dN, dNdx, dNdx_bar[3 npe], B and DB[6 nde], npe and nde at least the
+ * element's nodes and DOFs. */
+typedef struct dt_residual_work {
+  double *N, *dN, *dNdx, *dNdx_bar, *B, *DB;
+} dt_residual_work;
+
 /* Returns the number of plastic points in the element, or -1 - (local point) if a return
- * mapping failed. qp0 is the index of the element's first point in the per-point arrays. */
-DT_HD static inline int dt_element_residual(int type, const double *X, const double *ue,
-                                            const dt_material_params *mat, int stress_state,
-                                            int bbar, double thick, const dt_qp_arrays *qa,
-                                            long qp0, double *fe, double *Ke) {
-  double N[DT_ELEM_MAX_NODES], dN[DT_ELEM_MAX_NODES * 3], dNdx[DT_ELEM_MAX_NODES * 3];
-  double dNdx_bar[DT_ELEM_MAX_NODES * 3], B[6 * DT_ELEM_MAX_DOF], D[36], DB[6 * DT_ELEM_MAX_DOF];
-  double xi[3], w, vol, eps[6], sig[6];
-  dt_mat_state old_s, new_s;
+ * mapping failed. qp0 is the index of the element's first point in the per-point arrays.
+ * ws: the per-point arrays (dt_residual_work). */
+DT_HD static inline int dt_element_residual_ws(int type, const double *X, const double *ue,
+                                               const dt_material_params *mat, int stress_state,
+                                               int bbar, double thick, const dt_qp_arrays *qa,
+                                               long qp0, double *fe, double *Ke,
+                                               const dt_residual_work *ws) {
   int npe = dt_elem_nnodes(type), dpn = dt_elem_dim(type), nde = npe * dpn;
+  double *N = ws->N, *dN = ws->dN, *dNdx = ws->dNdx, *dNdx_bar = ws->dNdx_bar, *B = ws->B, *DB = ws->DB;
+  double xi[3], w, vol, eps[6], sig[6], D[36];
+  dt_mat_state old_s, new_s;
   int n_plastic = 0;
-  if (bbar) dt_elem_bbar_average(type, X, dNdx_bar, &vol);
+  if (bbar) dt_elem_bbar_average_in(type, X, N, dN, dNdx, dNdx_bar, &vol);
   for (int i = 0; i < nde; i++) fe[i] = 0.0;
   if (Ke)
     for (int i = 0; i < nde * nde; i++) Ke[i] = 0.0;
@@ -94,6 +105,17 @@ DT_HD static inline int dt_element_residual(int type, const double *X, const dou
       }
   }
   return n_plastic;
+}
+
+/* dt_element_residual_ws with arrays for any element type (the CPU backend's loops). */
+DT_HD static inline int dt_element_residual(int type, const double *X, const double *ue,
+                                            const dt_material_params *mat, int stress_state,
+                                            int bbar, double thick, const dt_qp_arrays *qa,
+                                            long qp0, double *fe, double *Ke) {
+  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+  double dNdx_bar[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF], DB[6 * DT_ELEM_MAX_DOF];
+  dt_residual_work ws = {N, dN, dNdx, dNdx_bar, B, DB};
+  return dt_element_residual_ws(type, X, ue, mat, stress_state, bbar, thick, qa, qp0, fe, Ke, &ws);
 }
 
 #endif

@@ -125,13 +125,14 @@ DT_HD static inline void dt_elem_bmatrix(int type, const double *dNdx, const dou
   }
 }
 
-/* Volume-averaged gradients dNdx_bar[a*3+j] = (1/V) int dN_a/dx_j dV over the full rule, and
- * the volume V (area per unit thickness in 2D). Leaves dNdx_bar zero when V <= 0. */
-DT_HD static inline void dt_elem_bbar_average(int type, const double *X, double *dNdx_bar,
-                                              double *volume) {
+/* Volume-averaged gradients dNdx_bar[a*3+j] = (1/V) int dN_a/dx_j dV over the element's rule,
+ * and the volume V (area per unit thickness in 2D). Leaves dNdx_bar zero when V <= 0. N, dN,
+ * dNdx: scratch of the element's nodes (1, 3, 3 per node), the caller's own (a GPU kernel's are
+ * sized by its element types). */
+DT_HD static inline void dt_elem_bbar_average_in(int type, const double *X, double *N, double *dN,
+                                                 double *dNdx, double *dNdx_bar, double *volume) {
   const int n = dt_elem_nnodes(type), nqp = dt_elem_nqp(type);
   double xi[3], w, det, V = 0.0;
-  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
   int q, k;
   for (k = 0; k < 3 * n; k++) dNdx_bar[k] = 0.0;
   for (q = 0; q < nqp; q++) {
@@ -143,6 +144,13 @@ DT_HD static inline void dt_elem_bbar_average(int type, const double *X, double 
   }
   *volume = V;
   for (k = 0; k < 3 * n; k++) dNdx_bar[k] = V > 0.0 ? dNdx_bar[k] / V : 0.0;
+}
+
+/* dt_elem_bbar_average_in with scratch for any element type. */
+DT_HD static inline void dt_elem_bbar_average(int type, const double *X, double *dNdx_bar,
+                                              double *volume) {
+  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+  dt_elem_bbar_average_in(type, X, N, dN, dNdx, dNdx_bar, volume);
 }
 
 #endif

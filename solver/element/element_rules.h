@@ -1,5 +1,6 @@
-/* Quadrature rules of the element library: the full rule of each element type and the rule
- * of its faces. Include element/element.h, not this file.
+/* Quadrature rules of the element library: the rule of each element type (the full rule, or
+ * for hex20r the reduced one) and the rule of its faces. Include element/element.h, not this
+ * file.
  *
  * Degrees are what the rule integrates exactly: per parametric direction for the tensor
  * Gauss rules (hex, quad, edges), total degree for the simplex rules (tet, tri). The tests in
@@ -38,11 +39,16 @@ DT_HD static inline int dt_quad_gauss_n(int type) {
   return (type == DT_QUAD8 || type == DT_QUAD9) ? 3 : type == DT_QUAD16 ? 4 : 0;
 }
 
-/* Integration points of the full rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1,
- * quad8 and quad9 3x3, quad16 4x4. */
+/* Integration points of the element's rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1,
+ * quad8 and quad9 3x3, quad16 4x4, hex20 3x3x3 (C3D20), hex20r 2x2x2 (C3D20R: the reduced
+ * rule, one order below the full one, which CalculiX recommends for plasticity since it
+ * constrains the nearly incompressible plastic flow less; with two or more elements through
+ * every dimension its spurious zero-energy modes do not propagate). */
 DT_HD static inline int dt_elem_nqp(int type) {
   switch (type) {
   case DT_HEX8: return 8;
+  case DT_HEX20: return 27;
+  case DT_HEX20R: return 8;
   case DT_TET4: return 1;
   case DT_TET10: return 4;
   case DT_QUAD4: return 4;
@@ -54,10 +60,12 @@ DT_HD static inline int dt_elem_nqp(int type) {
   return 0;
 }
 
-/* Polynomial degree integrated exactly by dt_elem_qp (per direction for hex8 and quads). */
+/* Polynomial degree integrated exactly by dt_elem_qp (per direction for the tensor rules). */
 DT_HD static inline int dt_elem_qp_degree(int type) {
   switch (type) {
   case DT_HEX8: return 3;
+  case DT_HEX20: return 5;
+  case DT_HEX20R: return 3;
   case DT_TET4: return 1;
   case DT_TET10: return 2;
   case DT_QUAD4: return 3;
@@ -77,7 +85,7 @@ DT_HD static inline void dt_gauss2_point(int dim, int q, double xi[3]) {
   for (k = 0; k < dim; k++) xi[k] = ((q >> k) & 1) ? DT_GAUSS2_X : -DT_GAUSS2_X;
 }
 
-/* Integration point q of the full rule: reference coordinates xi and weight w. The weights
+/* Integration point q of the element's rule: reference coordinates xi and weight w. The weights
  * sum to the reference measure (8 for the cube, 1/6 for the tet, 4, 1/2 in 2D). */
 DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   /* tet10: 4-point degree-2 rule, barycentric (b,a,a,a) and permutations,
@@ -86,8 +94,17 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   xi[0] = xi[1] = xi[2] = 0.0;
   *w = 0.0;
   switch (type) {
-  case DT_HEX8: dt_gauss2_point(3, q, xi); *w = 1.0; break;
+  case DT_HEX8:
+  case DT_HEX20R: dt_gauss2_point(3, q, xi); *w = 1.0; break;
   case DT_QUAD4: dt_gauss2_point(2, q, xi); *w = 1.0; break;
+  case DT_HEX20: { /* 3 x 3 x 3 Gauss, first direction fastest (CalculiX's order) */
+    double w0, w1, w2;
+    xi[0] = dt_gauss_1d(3, q % 3, &w0);
+    xi[1] = dt_gauss_1d(3, (q / 3) % 3, &w1);
+    xi[2] = dt_gauss_1d(3, q / 9, &w2);
+    *w = w0 * w1 * w2;
+    break;
+  }
   case DT_TET4: xi[0] = xi[1] = xi[2] = 0.25; *w = 1.0 / 6.0; break;
   case DT_TRI3: xi[0] = xi[1] = 1.0 / 3.0; *w = 0.5; break;
   case DT_QUAD8:
@@ -109,14 +126,18 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   }
 }
 
-/* Points of the face rule (same for every face of a type): quad faces 2x2 Gauss, tri3 faces
- * 3 points (degree 2), tri6 faces of tet10 6 points (degree 4, so a quadratic shape function
- * times a curved face's quadratic Jacobian is exact), edges of 2D types 2-point Gauss, 3-point
+/* Points of the face rule (same for every face of a type): quad faces 2x2 Gauss, the 8-node
+ * quad faces of the 20-node hexahedra 3x3 (a quadratic shape function times the area element
+ * of a curved face, as CalculiX integrates them), tri3 faces 3 points (degree 2), tri6 faces
+ * of tet10 6 points (degree 4, so a quadratic shape function times a curved face's quadratic
+ * Jacobian is exact), edges of 2D types 2-point Gauss, 3-point
  * on the quadratic edges of quad8/quad9 and 4-point on quad16's cubic ones (shape function
  * times a curved edge's length element: degree 3 and 5). */
 DT_HD static inline int dt_face_nqp(int type) {
   switch (type) {
   case DT_HEX8: return 4;
+  case DT_HEX20:
+  case DT_HEX20R: return 9;
   case DT_TET4: return 3;
   case DT_TET10: return 6;
   case DT_QUAD4: return 2;
@@ -132,6 +153,8 @@ DT_HD static inline int dt_face_nqp(int type) {
 DT_HD static inline int dt_face_qp_degree(int type) {
   switch (type) {
   case DT_HEX8: return 3;
+  case DT_HEX20:
+  case DT_HEX20R: return 5;
   case DT_TET4: return 2;
   case DT_TET10: return 4;
   case DT_QUAD4: return 3;
@@ -154,6 +177,12 @@ DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
   *w = 0.0;
   switch (type) {
   case DT_HEX8: dt_gauss2_point(2, q, xi); st[0] = xi[0]; st[1] = xi[1]; *w = 1.0; break;
+  case DT_HEX20:
+  case DT_HEX20R: /* 3 x 3 Gauss, first direction fastest */
+    st[0] = dt_gauss_1d(3, q % 3, &xi[0]);
+    st[1] = dt_gauss_1d(3, q / 3, &xi[1]);
+    *w = xi[0] * xi[1];
+    break;
   case DT_QUAD4:
   case DT_TRI3: st[0] = q ? DT_GAUSS2_X : -DT_GAUSS2_X; *w = 1.0; break;
   case DT_QUAD8:

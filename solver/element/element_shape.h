@@ -1,8 +1,8 @@
 /* Shape functions of the element library. Include element/element.h, not this file.
  *
  * N[a] and dN[a*3+k] = dN_a/dxi_k at reference point xi; 2D types leave dN[a*3+2] = 0.
- * Reference domains: hex8 [-1,1]^3, the quadrilaterals [-1,1]^2, tets and tri3 the unit
- * simplex in natural coordinates with node 1 at the origin. */
+ * Reference domains: hex8 and the 20-node hexahedra [-1,1]^3, the quadrilaterals [-1,1]^2,
+ * tets and tri3 the unit simplex in natural coordinates with node 1 at the origin. */
 #ifndef DT_ELEMENT_SHAPE_H
 #define DT_ELEMENT_SHAPE_H
 
@@ -15,6 +15,15 @@
 DT_HD static inline void dt_tet10_edge(int m, int *i, int *j) {
   const int e0[6] = {0, 1, 2, 0, 1, 2};
   const int e1[6] = {1, 2, 0, 3, 3, 3};
+  *i = e0[m];
+  *j = e1[m];
+}
+
+/* Corner ends (0-based) of the 20-node hexahedron's mid-edge node 8 + m: edges 1-2, 2-3, 3-4,
+ * 4-1 (bottom), 5-6, 6-7, 7-8, 8-5 (top), 1-5, 2-6, 3-7, 4-8 (vertical), 1-based. */
+DT_HD static inline void dt_hex20_edge(int m, int *i, int *j) {
+  const int e0[12] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3};
+  const int e1[12] = {1, 2, 3, 0, 5, 6, 7, 4, 4, 5, 6, 7};
   *i = e0[m];
   *j = e1[m];
 }
@@ -52,6 +61,17 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   xi[0] = xi[1] = xi[2] = 0.0;
   switch (type) {
   case DT_HEX8: xi[0] = sx[a]; xi[1] = sy[a]; xi[2] = sz[a]; break;
+  case DT_HEX20:
+  case DT_HEX20R:
+    if (a < 8) {
+      xi[0] = sx[a], xi[1] = sy[a], xi[2] = sz[a];
+      break;
+    }
+    dt_hex20_edge(a - 8, &i, &j); /* mid-edge node: halfway between the edge's corners */
+    xi[0] = 0.5 * (sx[i] + sx[j]);
+    xi[1] = 0.5 * (sy[i] + sy[j]);
+    xi[2] = 0.5 * (sz[i] + sz[j]);
+    break;
   case DT_QUAD4: xi[0] = sx[a]; xi[1] = sy[a]; break;
   case DT_QUAD8:
   case DT_QUAD9:
@@ -187,6 +207,35 @@ DT_HD static inline void dt_quad8_shape(const double xi[3], double *N, double *d
   }
 }
 
+/* Serendipity hex20 (C3D20) with node a at s = xi_a:
+ *   corners    N = (1 + x s_x)(1 + y s_y)(1 + z s_z)(x s_x + y s_y + z s_z - 2) / 8,
+ *   mid-edges  N = prod_k h_k / 4, h_k = 1 - xi_k^2 along the edge (s_k = 0), else 1 + xi_k s_k. */
+DT_HD static inline void dt_hex20_shape(const double xi[3], double *N, double *dN) {
+  double s[3], f[3], df[3];
+  int a, k;
+  for (a = 0; a < 20; a++) {
+    dt_elem_node_xi(DT_HEX20, a, s);
+    if (a < 8) {
+      double g = xi[0] * s[0] + xi[1] * s[1] + xi[2] * s[2] - 2.0;
+      for (k = 0; k < 3; k++) f[k] = 1.0 + xi[k] * s[k];
+      N[a] = 0.125 * f[0] * f[1] * f[2] * g;
+      /* d/dxi_k: s_k (prod_{l != k} f_l) (g + f_k) / 8 */
+      dN[a * 3 + 0] = 0.125 * s[0] * f[1] * f[2] * (g + f[0]);
+      dN[a * 3 + 1] = 0.125 * s[1] * f[0] * f[2] * (g + f[1]);
+      dN[a * 3 + 2] = 0.125 * s[2] * f[0] * f[1] * (g + f[2]);
+      continue;
+    }
+    for (k = 0; k < 3; k++) {
+      f[k] = s[k] == 0.0 ? 1.0 - xi[k] * xi[k] : 1.0 + xi[k] * s[k];
+      df[k] = s[k] == 0.0 ? -2.0 * xi[k] : s[k];
+    }
+    N[a] = 0.25 * f[0] * f[1] * f[2];
+    dN[a * 3 + 0] = 0.25 * df[0] * f[1] * f[2];
+    dN[a * 3 + 1] = 0.25 * f[0] * df[1] * f[2];
+    dN[a * 3 + 2] = 0.25 * f[0] * f[1] * df[2];
+  }
+}
+
 /* Shape functions N[a] and reference derivatives dN[a*3+k] at xi. */
 DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, double *dN) {
   switch (type) {
@@ -198,6 +247,8 @@ DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, 
   case DT_QUAD8: dt_quad8_shape(xi, N, dN); break;
   case DT_QUAD9:
   case DT_QUAD16: dt_quad_lagrange_shape(type, xi, N, dN); break;
+  case DT_HEX20:
+  case DT_HEX20R: dt_hex20_shape(xi, N, dN); break;
   }
 }
 

@@ -96,6 +96,7 @@ static dt_status parse_records(inp *p) {
   }
   INP_CHECK(p->step_rec < 0, p, p->step_rec, "the deck ends inside this *STEP: *END STEP is missing (truncated file?)");
   DT_TRY(inp_materials_done(p));
+  DT_TRY(inp_sections_done(p));
 cleanup:
   return rc;
 }
@@ -113,6 +114,8 @@ static void inp_free(inp *p) {
   dt_free(p->elem_rec);
   dt_free(p->elem_kind);
   dt_free(p->density);
+  dt_free(p->sec_material);
+  dt_free(p->sec_rec);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx) {

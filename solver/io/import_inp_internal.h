@@ -71,6 +71,8 @@ typedef struct inp {
   dt_imp_idmap nodes, elems;
   int nodes_dirty, elems_dirty;
   double *density;                      /* per material; 0 if not given */
+  char (*sec_material)[DT_NAME_MAX];    /* per section: its material's name (upper case) */
+  int *sec_rec;                         /* per section: the record of its *SOLID SECTION */
   int material;                         /* material being defined (-1: none) */
   int plastic_rec, cyclic_rec;          /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
   int step_rec;                         /* record of the open *STEP, -1 outside a step */
@@ -151,6 +153,9 @@ INP_INTERN dt_status inp_cyclic(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_density(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_solid_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_materials_done(inp *p);
+/* Every section's material by name, at each *STEP and at the end of the deck: CalculiX reads
+ * the whole deck first, so a *SOLID SECTION may name a material defined after it. */
+INP_INTERN dt_status inp_sections_done(inp *p);
 
 /* Steps, loads and output requests (import_inp_step.c). */
 INP_INTERN dt_status inp_boundary(inp *p, inp_kw *kw);

@@ -7,7 +7,8 @@
  * one line; the slope is the kinematic modulus. HARDENING=COMBINED takes the kinematic part
  * from *PLASTIC and the isotropic part from *CYCLIC HARDENING, as CalculiX does. A section's
  * kind (solid, plane strain, plane stress) follows from its elements' types; the formulation
- * is always full integration, the faithful translation of C3D8/CPE4 (docs/interop.md). */
+ * is always full, the faithful translation of C3D8/CPE4: standard B with each type's own rule,
+ * so C3D20R, read as the type hex20r, keeps its reduced rule (docs/interop.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,6 +185,21 @@ cleanup:
   return rc;
 }
 
+dt_status inp_sections_done(inp *p) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+
+  for (int s = 0; s < m->n_sections; s++) {
+    if (m->sections[s].material >= 0) continue;
+    m->sections[s].material = dt_model_find_material(m, p->sec_material[s]);
+    INP_CHECK(m->sections[s].material >= 0, p, p->sec_rec[s],
+              "*SOLID SECTION: unknown material '%s' (no *MATERIAL of that name in the model data)",
+              p->sec_material[s]);
+  }
+cleanup:
+  return rc;
+}
+
 /* The kind implied by the elements of set s; all must agree. */
 static dt_status section_kind(inp *p, int rec, int s, dt_section_kind *kind) {
   dt_status rc = DT_OK;
@@ -207,7 +223,7 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
   char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
   dt_section sec;
   double off = 0;
-  int rec = kw->rec, n = 0;
+  int rec = kw->rec, n = 0, cap = 0;
 
   memset(&sec, 0, sizeof sec);
   INP_CHECK(elset && elset[0] && mat && mat[0], p, kw->rec, "*SOLID SECTION needs ELSET=<set> and MATERIAL=<name>");
@@ -219,8 +235,9 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
   DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &sec.elset));
   INP_CHECK(sec.elset >= 0, p, kw->rec, "*SOLID SECTION: unknown element set '%s'", elset);
   snprintf(sec.elset_name, DT_NAME_MAX, "%s", m->elsets[sec.elset].name);
-  INP_CHECK(!dt_imp_name_upper(up, mat) && (sec.material = dt_model_find_material(m, up)) >= 0, p, kw->rec,
-            "*SOLID SECTION: unknown material '%s' (materials must be defined before use)", mat);
+  INP_CHECK(!dt_imp_name_upper(up, mat), p, kw->rec, "*SOLID SECTION: material names must have 1 to %d characters",
+            DT_NAME_MAX - 1);
+  sec.material = -1; /* by name in inp_sections_done: the material may come later in the deck */
   DT_TRY(section_kind(p, kw->rec, sec.elset, &sec.kind));
   sec.form = DT_FORM_FULL;
   sec.thickness = 1.0;
@@ -231,8 +248,17 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
     INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)", sec.thickness);
   }
   INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*SOLID SECTION: unexpected second data line");
+  cap = p->cap_sections;
   DT_TRY(dt_imp_reserve((void **)&m->sections, &p->cap_sections, (size_t)m->n_sections + 1, sizeof *m->sections,
                         p->ctx));
+  if (cap != p->cap_sections) {
+    int c = cap;
+    DT_TRY(dt_imp_reserve((void **)&p->sec_material, &c, (size_t)p->cap_sections, sizeof *p->sec_material, p->ctx));
+    c = cap;
+    DT_TRY(dt_imp_reserve((void **)&p->sec_rec, &c, (size_t)p->cap_sections, sizeof *p->sec_rec, p->ctx));
+  }
+  memcpy(p->sec_material[m->n_sections], up, DT_NAME_MAX);
+  p->sec_rec[m->n_sections] = kw->rec;
   m->sections[m->n_sections++] = sec;
 cleanup:
   return rc;

@@ -47,6 +47,7 @@ dt_status inp_step(inp *p, inp_kw *kw) {
             "*STEP: NLGEOM is not supported (ductile is a small-strain solver)");
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_materials_done(p));
+  DT_TRY(inp_sections_done(p));
   DT_TRY(dt_imp_reserve((void **)&m->steps, &p->cap_steps, (size_t)m->n_steps + 1, sizeof *m->steps, p->ctx));
   s = &m->steps[m->n_steps++];
   dt_step_default(s);

@@ -145,10 +145,11 @@ void dt_imp_warn(const dt_import_options *opt, const char *fmt, ...) {
 }
 
 int dt_imp_face_corners(int type, int face, int *local) {
-  int all[8], n = dt_face_nnodes(type, face);
+  int all[DT_FACE_MAX_NODES], n = dt_face_nnodes(type, face);
 
   dt_face_local_nodes(type, face, all);
   if (type == DT_ELEM_TET10) n = 3; /* corners only: matching ignores midside nodes */
+  if (type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R) n = 4;
   if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16) n = 2; /* edge ends */
   memcpy(local, all, (size_t)n * sizeof *local);
   return n;
@@ -176,7 +177,9 @@ double dt_imp_orientation(int type, const double *X) {
   case DT_ELEM_QUAD16: return area2(P(0), P(1), P(2)) + area2(P(0), P(2), P(3)); /* corners */
   case DT_ELEM_TET4:
   case DT_ELEM_TET10: return vol6(P(0), P(1), P(2), P(3));
-  case DT_ELEM_HEX8: /* the hex's 5-tet split: the sum has the sign of the orientation */
+  case DT_ELEM_HEX8:
+  case DT_ELEM_HEX20:
+  case DT_ELEM_HEX20R: /* the corners' 5-tet split: the sum has the sign of the orientation */
     return vol6(P(0), P(1), P(3), P(4)) + vol6(P(1), P(2), P(3), P(6)) + vol6(P(1), P(4), P(6), P(5)) +
            vol6(P(3), P(6), P(4), P(7)) + vol6(P(1), P(3), P(4), P(6));
   default: return 0;
@@ -185,12 +188,14 @@ double dt_imp_orientation(int type, const double *X) {
 }
 
 void dt_imp_flip(int type, int *c) {
-  int t[16];
+  int t[DT_ELEM_MAX_NODES];
   static const int tet10[10] = {0, 2, 1, 3, 6, 5, 4, 7, 9, 8};
   /* quadrilaterals mirrored about the diagonal 1-3 (xi <-> eta; element.h's node order) */
   static const int quad9[9] = {0, 3, 2, 1, 7, 6, 5, 4, 8};
   static const int quad16[16] = {0, 3, 2, 1, 11, 10, 9, 8, 7, 6, 5, 4, 12, 15, 14, 13};
   static const int hex8[8] = {4, 5, 6, 7, 0, 1, 2, 3};
+  /* hex20: top and bottom swapped, their edges with them; the vertical edges keep their nodes */
+  static const int hex20[20] = {4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 16, 17, 18, 19};
   int n = dt_model_elem_nnodes(type);
 
   memcpy(t, c, (size_t)n * sizeof *c);
@@ -210,6 +215,10 @@ void dt_imp_flip(int type, int *c) {
     break;
   case DT_ELEM_HEX8:
     for (int a = 0; a < 8; a++) c[a] = t[hex8[a]];
+    break;
+  case DT_ELEM_HEX20:
+  case DT_ELEM_HEX20R:
+    for (int a = 0; a < 20; a++) c[a] = t[hex20[a]];
     break;
   default: break;
   }

@@ -156,7 +156,7 @@ cleanup:
 
 static const char *const section_keys[] = {"element_set", "material", "kind", "formulation", "thickness", NULL};
 static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress", NULL};
-static const char *const formulations[] = {"auto", "full", "bbar", NULL};
+static const char *const formulations[] = {"auto", "full", "bbar", "reduced", NULL};
 
 /* "a", "b", ... for "unknown X (defined: ...)"; at most a few hundred characters. */
 static void list_names(char *dst, size_t n, const char *first, size_t stride, int count) {
@@ -189,7 +189,7 @@ static dt_status parse_section(dt_jp *jp, const json_t *v, const char *path, dt_
   DT_TRY(dt_jp_get_keyword(jp, v, path, "kind", 1, section_kinds, &kind));
   s->kind = (dt_section_kind)kind;
   DT_TRY(dt_jp_get_keyword(jp, v, path, "formulation", 0, formulations, &form));
-  s->form = (dt_formulation)form; /* auto, full, bbar map to DT_FORM_DEFAULT, FULL, BBAR */
+  s->form = (dt_formulation)form; /* auto, full, bbar, reduced map to DT_FORM_DEFAULT, FULL, BBAR, REDUCED */
   s->thickness = 1.0;
   DT_TRY(dt_jp_member(jp, v, path, "thickness", 0, &t));
   dt_jp_key(p, path, "thickness");

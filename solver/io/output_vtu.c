@@ -13,7 +13,10 @@
  *
  * Node orders of element.h (CalculiX/Abaqus) equal VTK's for every element we have: hex8
  * (bottom 1-2-3-4, top 5-6-7-8), tet4, tet10 (mid-edges (1-2),(2-3),(3-1),(1-4),(2-4),(3-4) =
- * VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), quad4, tri3, quad8
+ * VTK_QUADRATIC_TETRA's (0,1),(1,2),(2,0),(0,3),(1,3),(2,3)), hex20 and hex20r (mid-edges
+ * (1-2),(2-3),(3-4),(4-1),(5-6),(6-7),(7-8),(8-5),(1-5),(2-6),(3-7),(4-8) =
+ * VTK_QUADRATIC_HEXAHEDRON's (0,1),(1,2),(2,3),(3,0),(4,5),(5,6),(6,7),(7,4),(0,4),(1,5),(2,6),
+ * (3,7)), quad4, tri3, quad8
  * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre); so the
  * connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
  * 4 run in +x and +y (ours run around the element) and whose interior is row by row: its
@@ -45,6 +48,8 @@ int dt_vtk_cell_type(int elem_type) {
   case DT_ELEM_QUAD8: return 23; /* VTK_QUADRATIC_QUAD */
   case DT_ELEM_QUAD9: return 28; /* VTK_BIQUADRATIC_QUAD */
   case DT_ELEM_QUAD16: return 70; /* VTK_LAGRANGE_QUADRILATERAL */
+  case DT_ELEM_HEX20:
+  case DT_ELEM_HEX20R: return 25; /* VTK_QUADRATIC_HEXAHEDRON */
   }
   return -1;
 }

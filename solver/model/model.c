@@ -18,6 +18,7 @@ static const struct {
     [DT_ELEM_TET10] = {"tet10", 10, 4, 3}, [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
     [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},    [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
     [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},  [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
+    [DT_ELEM_HEX20] = {"hex20", 20, 6, 3}, [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
 };
 
 static int elem_type_valid(int type) { return type >= 0 && type < DT_ELEM_NTYPES; }
@@ -26,7 +27,9 @@ const char *dt_model_elem_type_name(int type) { return elem_type_valid(type) ? e
 int dt_model_elem_nnodes(int type) { return elem_type_valid(type) ? elem_info[type].nnodes : 0; }
 int dt_model_elem_nfaces(int type) { return elem_type_valid(type) ? elem_info[type].nfaces : 0; }
 int dt_model_elem_dim(int type) { return elem_type_valid(type) ? elem_info[type].dim : 0; }
-const char *dt_model_elem_type_list(void) { return "hex8, tet4, tet10, quad4, tri3, quad8, quad9, quad16"; }
+const char *dt_model_elem_type_list(void) {
+  return "hex8, tet4, tet10, hex20, hex20r, quad4, tri3, quad8, quad9, quad16";
+}
 
 int dt_model_elem_type_from_name(const char *name) {
   for (int t = 0; t < DT_ELEM_NTYPES; t++)
@@ -144,7 +147,7 @@ int dt_model_find_material(const dt_model *m, const char *name) {
 }
 
 static const char *form_name(dt_formulation f) {
-  return f == DT_FORM_BBAR ? "bbar" : f == DT_FORM_FULL ? "full" : "default";
+  return f == DT_FORM_BBAR ? "bbar" : f == DT_FORM_FULL ? "full" : f == DT_FORM_REDUCED ? "reduced" : "default";
 }
 
 static const char *kind_name(dt_section_kind k) {

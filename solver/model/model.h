@@ -27,7 +27,9 @@ typedef enum dt_elem_type {
   DT_ELEM_QUAD8 = 5,
   DT_ELEM_QUAD9 = 6,
   DT_ELEM_QUAD16 = 7,
-  DT_ELEM_NTYPES = 8
+  DT_ELEM_HEX20 = 8,  /* 20-node serendipity hexahedron, 3x3x3 points (C3D20) */
+  DT_ELEM_HEX20R = 9, /* the same element, 2x2x2 points (C3D20R) */
+  DT_ELEM_NTYPES = 10
 } dt_elem_type;
 
 /* A named list of node or element indices (0-based, internal). */
@@ -60,7 +62,9 @@ typedef enum dt_section_kind {
 typedef enum dt_formulation {
   DT_FORM_DEFAULT = 0, /* B-bar for hex8/quad4 with a plastic material, full otherwise */
   DT_FORM_FULL = 1,    /* full integration, standard B */
-  DT_FORM_BBAR = 2     /* mean-dilatation B-bar (hex8, quad4) */
+  DT_FORM_BBAR = 2,    /* mean-dilatation B-bar (hex8, quad4) */
+  DT_FORM_REDUCED = 3  /* reduced integration: dt_model_finish makes the section's hex20
+                          elements hex20r (a Gmsh mesh has no other way to ask for them) */
 } dt_formulation;
 
 typedef struct dt_section {

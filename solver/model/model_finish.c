@@ -25,6 +25,8 @@ _Static_assert(DT_TRI3 == DT_ELEM_TRI3, "element.h type codes must match model.h
 _Static_assert(DT_QUAD8 == DT_ELEM_QUAD8, "element.h type codes must match model.h");
 _Static_assert(DT_QUAD9 == DT_ELEM_QUAD9, "element.h type codes must match model.h");
 _Static_assert(DT_QUAD16 == DT_ELEM_QUAD16, "element.h type codes must match model.h");
+_Static_assert(DT_HEX20 == DT_ELEM_HEX20, "element.h type codes must match model.h");
+_Static_assert(DT_HEX20R == DT_ELEM_HEX20R, "element.h type codes must match model.h");
 _Static_assert(DT_NTYPES == DT_ELEM_NTYPES, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
@@ -37,6 +39,8 @@ static const char *type_name(int type) {
   case DT_QUAD8: return "quad8";
   case DT_QUAD9: return "quad9";
   case DT_QUAD16: return "quad16";
+  case DT_HEX20: return "hex20";
+  case DT_HEX20R: return "hex20r";
   }
   return "unknown";
 }
@@ -64,8 +68,10 @@ static double detj_at(int type, const double *X, const double xi[3]) {
   return dt_elem_gradients(type, X, dN, dNdx);
 }
 
-/* Smallest det J over the integration points and, for hex8 and the quadrilaterals, the nodes
- * (a bilinear map folds first at a corner; a higher-order one can fold at any node).
+/* Smallest det J over the integration points and, for the types on a reference cube or square
+ * (hex8, the 20-node hexahedra, the quadrilaterals), the nodes (a bilinear map folds first at a
+ * corner; a higher-order one can fold at any node: a mid-edge node moved past the quarter
+ * point of its edge inverts the element at the corner it approaches, between the points).
  * *where is "integration point" or "node", *index 1-based. */
 static double min_detj(int type, const double *X, const char **where, int *index) {
   const int nqp = dt_elem_nqp(type);
@@ -247,6 +253,16 @@ cleanup:
 }
 
 static int form_supports_bbar(int type) { return type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4; }
+static int form_supports_reduced(int type) { return type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R; }
+
+/* The reduced formulation: the section's hex20 elements become hex20r (the type carries the
+ * rule, so the backends need no formulation flag for it); the elements are the section's own,
+ * since assign_sections gave every element one section. */
+static void apply_reduced(dt_model *m, const dt_section *sec) {
+  const dt_set *set = &m->elsets[sec->elset];
+  for (int i = 0; i < set->n; i++)
+    if (m->elem_type[set->items[i]] == DT_ELEM_HEX20) m->elem_type[set->items[i]] = DT_ELEM_HEX20R;
+}
 
 /* Kind vs dimension, plane stress elastic only, thickness, and the default formulation: B-bar
  * when a section has hex8/quad4 elements, a plastic material and a solid/plane-strain kind. */
@@ -256,7 +272,7 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
   for (int s = 0; s < m->n_sections; s++) {
     dt_section *sec = &m->sections[s];
     const dt_material *mat = &m->materials[sec->material];
-    int has_bbar_type = 0;
+    int has_bbar_type = 0, has_reduced_type = 0;
     FIN_CHECK(sec->kind == DT_SECTION_SOLID || sec->kind == DT_SECTION_PLANE_STRAIN ||
                   sec->kind == DT_SECTION_PLANE_STRESS, "section %d: invalid kind %d", s, (int)sec->kind);
     FIN_CHECK(isfinite(sec->thickness) && sec->thickness > 0, "section %d (element set \"%s\"): thickness must be > 0",
@@ -273,6 +289,7 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
                 want3d ? "solid" : sec->kind == DT_SECTION_PLANE_STRAIN ? "plane_strain" : "plane_stress",
                 want3d ? "2D elements need a plane_strain or plane_stress section" : "3D elements need a solid section");
       has_bbar_type |= form_supports_bbar(t);
+      has_reduced_type |= form_supports_reduced(t);
     }
     FIN_CHECK(sec->form != DT_FORM_BBAR || has_bbar_type,
               "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements", s, sec->elset_name);
@@ -281,6 +298,10 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
     FIN_CHECK(!(sec->form == DT_FORM_BBAR && sec->kind == DT_SECTION_PLANE_STRESS),
               "section %d (element set \"%s\"): the bbar formulation is for solid and plane_strain sections, "
               "not plane_stress (use full)", s, sec->elset_name);
+    FIN_CHECK(sec->form != DT_FORM_REDUCED || has_reduced_type,
+              "section %d (element set \"%s\"): the reduced formulation needs hex20 elements (it makes them hex20r)", s,
+              sec->elset_name);
+    if (sec->form == DT_FORM_REDUCED) apply_reduced(m, sec);
     if (sec->form == DT_FORM_DEFAULT)
       sec->form = has_bbar_type && mat->p.plastic && sec->kind != DT_SECTION_PLANE_STRESS ? DT_FORM_BBAR : DT_FORM_FULL;
   }

@@ -1,6 +1,7 @@
 /* dt_elem_check_geometry: accepts valid (distorted) elements of every type; rejects an
- * inverted hex8 (mirrored, and with two nodes swapped), a flat tet4, a folded quad4 and NaN
- * coordinates, with messages that name the element. Also dt_elem_volume. */
+ * inverted hex8 (mirrored, and with two nodes swapped), a flat tet4, a folded quad4, a hex20
+ * whose mid-edge node lies past the quarter point of its edge and NaN coordinates, with
+ * messages that name the element. Also dt_elem_volume, on a curved hex20 too. */
 #include <string.h>
 
 #include "elem_test.h"
@@ -24,6 +25,42 @@ static void unit_cube(double *X) {
     dt_elem_node_xi(DT_HEX8, a, X + a * 3);
     for (k = 0; k < 3; k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
   }
+}
+
+/* The unit cube [0,1]^3 as a 20-node hexahedron of type `type`. */
+static void unit_cube20(int type, double *X) {
+  int a, k;
+  for (a = 0; a < 20; a++) {
+    dt_elem_node_xi(type, a, X + a * 3);
+    for (k = 0; k < 3; k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
+  }
+}
+
+/* The unit cube with mid-edge node 9 (edge 1-2, at (1/2, 0, 0)) moved to (1/2, -d, 0): the
+ * displacement u = -d e_y N_9 is a rank-one change of the map, det(I + grad u) = 1 + div u, so
+ * the volume is 1 + the flux of u through the face y = 0, d int_{y=0} N_9 dA = d/3 (on that face
+ * N_9 is quad8's mid-edge function, a third of the face's area); det J is of degree 2 per
+ * direction in the reference coordinates, so both rules integrate it exactly. A mid-edge node
+ * moved along its edge past the quarter point inverts the element at the corner it approaches
+ * (dx/dxi there = 2 x_m - 1/2 along the edge): rejected, at that corner node. */
+static void check_hex20(int type) {
+  const double d = 0.3;
+  double X[3 * DT_ELEM_MAX_NODES];
+  dt_ctx ctx;
+  unit_cube20(type, X);
+  EXPECT(fabs(dt_elem_volume(type, X) - 1.0) < 1e-14, "%s unit cube volume %.17g", elem_names[type],
+         dt_elem_volume(type, X));
+  X[8 * 3 + 1] = -d;
+  dt_ctx_reset(&ctx);
+  EXPECT(dt_elem_check_geometry(type, X, 5, &ctx) == DT_OK, "%s: curved element rejected: %s", elem_names[type],
+         ctx.msg);
+  EXPECT(fabs(dt_elem_volume(type, X) - (1.0 + d / 3.0)) < 1e-14, "%s curved cube volume %.17g, expected %.17g",
+         elem_names[type], dt_elem_volume(type, X), 1.0 + d / 3.0);
+  unit_cube20(type, X);
+  X[8 * 3 + 0] = 0.2; /* node 9 at a fifth of edge 1-2 */
+  expect_rejected(type == DT_HEX20 ? "hex20 past the quarter point" : "hex20r past the quarter point", type, X,
+                  type == DT_HEX20 ? "(hex20) is inverted or degenerate" : "(hex20r) is inverted or degenerate");
+  expect_rejected("hex20 past the quarter point", type, X, "at local node 1 ");
 }
 
 static void swap_nodes(double *X, int a, int b) {
@@ -75,5 +112,7 @@ int main(void) {
          dt_elem_volume(DT_TET10, X));
   X[4 * 3 + 1] = NAN;
   expect_rejected("NaN coordinate", DT_TET10, X, "node coordinates are not finite");
+  check_hex20(DT_HEX20);
+  check_hex20(DT_HEX20R);
   return elem_test_result("test_elem_check");
 }

@@ -1,6 +1,7 @@
 /* Faces: unit-cube, reference-tet and unit-square areas and outward normals; on distorted
  * elements the face area vectors of each element sum to zero (closed surface) and every face
- * normal points away from the element's centroid; face shape functions sum to one. */
+ * normal points away from the element's centroid; face shape functions sum to one; the
+ * consistent shares of a uniform load on the flat faces of the quadratic elements. */
 #include "elem_test.h"
 
 /* Area vector sum_q nda and the weighted shape sums sum_q Nf_a |nda| of one face. */
@@ -63,6 +64,26 @@ static void check_tet10_face_shares(void) {
            "tet10 face: int N_%d dA = %.17g (area %g)", a, Nsum[a], A);
 }
 
+/* Flat faces of the 20-node hexahedra (unit cube): the consistent shares int N_a dA of a
+ * uniform load on an 8-node serendipity face are -A/12 at the corners and A/3 at the mid-edge
+ * nodes (they sum to A; the corners pull against the load), on every face. */
+static void check_hex20_face_shares(int type) {
+  double X[3 * DT_ELEM_MAX_NODES], area[3], Nsum[DT_FACE_MAX_NODES];
+  int a, k, f;
+  for (a = 0; a < 20; a++) {
+    dt_elem_node_xi(type, a, X + a * 3);
+    for (k = 0; k < 3; k++) X[a * 3 + k] = 0.5 * (X[a * 3 + k] + 1.0);
+  }
+  for (f = 0; f < 6; f++) {
+    face_integrals(type, f, X, area, Nsum);
+    for (a = 0; a < 8; a++) {
+      double want = a < 4 ? -1.0 / 12.0 : 1.0 / 3.0;
+      EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s face S%d: int N_%d dA = %.17g, expected %.17g", elem_names[type],
+             f + 1, a, Nsum[a], want);
+    }
+  }
+}
+
 /* Straight edges of the higher-order quadrilaterals: the consistent shares int N_a ds of a
  * unit traction are Simpson's 1/6, 1/6, 4/6 of the length (quad8, quad9: ends, then the mid
  * node) and the 3/8 rule's 1/8, 1/8, 3/8, 3/8 (quad16); the reference: Newton-Cotes weights. */
@@ -120,6 +141,8 @@ int main(void) {
   const double tri[9] = {0, -1, 0, 1, 1, 0, -1, 0, 0};
   int type, t;
   check_reference(DT_HEX8, hex);
+  check_reference(DT_HEX20, hex);
+  check_reference(DT_HEX20R, hex);
   check_reference(DT_TET4, tet);
   check_reference(DT_TET10, tet);
   check_reference(DT_QUAD4, quad);
@@ -128,6 +151,8 @@ int main(void) {
   check_reference(DT_QUAD9, quad);
   check_reference(DT_QUAD16, quad);
   check_tet10_face_shares();
+  check_hex20_face_shares(DT_HEX20);
+  check_hex20_face_shares(DT_HEX20R);
   check_quad_edge_shares(DT_QUAD8);
   check_quad_edge_shares(DT_QUAD9);
   check_quad_edge_shares(DT_QUAD16);

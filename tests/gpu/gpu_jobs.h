@@ -227,6 +227,60 @@ static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {
 #undef GID
 }
 
+/* nx*ny*nz 20-node hexahedra of `type` ("hex20" or "hex20r") on [0,lx]x[0,ly]x[0,lz], element.h's
+ * node order; node sets xmin xmax ymin zmin zmax (corner and mid-edge nodes) and element set all.
+ * Nodes live on the doubled grid (corners and mid-edges only, no face or cell centres). */
+static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int nz, double lx, double ly, double lz) {
+  static const int edge[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                  {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  const int mx = 2 * nx + 1, my = 2 * ny + 1, mz = 2 * nz + 1, nn = mx * my * mz;
+  const char *names[5] = {"xmin", "xmax", "ymin", "zmin", "zmax"};
+  int e = 0, first = 1;
+#define HID(i, j, k) (1 + (i) + mx * ((j) + my * (k)))
+  /* a doubled-grid point is a node when at most one of its coordinates is odd */
+#define HNODE(i, j, k) ((i) % 2 + (j) % 2 + (k) % 2 <= 1)
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int g = 0; g < nn; g++) {
+    int i = g % mx, j = (g / mx) % my, k = g / (mx * my);
+    if (!HNODE(i, j, k)) continue;
+    sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", first ? "" : ",", g + 1, lx * i / (mx - 1), ly * j / (my - 1),
+           lz * k / (mz - 1));
+    first = 0;
+  }
+  sb_add(b, "], \"elements\": [{\"type\": \"%s\", \"connectivity\": [", type);
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++) {
+        int p[8][3];
+        for (int a = 0; a < 8; a++) {
+          p[a][0] = 2 * (i + corner[a][0]), p[a][1] = 2 * (j + corner[a][1]), p[a][2] = 2 * (k + corner[a][2]);
+        }
+        sb_add(b, "%s[%d", e ? "," : "", e + 1);
+        for (int a = 0; a < 8; a++) sb_add(b, ",%d", HID(p[a][0], p[a][1], p[a][2]));
+        for (int m = 0; m < 12; m++) {
+          const int *u = p[edge[m][0]], *v = p[edge[m][1]];
+          sb_add(b, ",%d", HID((u[0] + v[0]) / 2, (u[1] + v[1]) / 2, (u[2] + v[2]) / 2));
+        }
+        sb_add(b, "]");
+        e++;
+      }
+  sb_add(b, "]}], \"node_sets\": {");
+  for (int s = 0; s < 5; s++) {
+    int n = 0;
+    sb_add(b, "%s\"%s\": [", s ? ", " : "", names[s]);
+    for (int g = 0; g < nn; g++) {
+      int i = g % mx, j = (g / mx) % my, k = g / (mx * my);
+      int on = s == 0 ? i == 0 : s == 1 ? i == mx - 1 : s == 2 ? j == 0 : s == 3 ? k == 0 : k == mz - 1;
+      if (on && HNODE(i, j, k)) sb_add(b, "%s%d", n++ ? "," : "", g + 1);
+    }
+    sb_add(b, "]");
+  }
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+#undef HNODE
+#undef HID
+}
+
 /* nx*ny quad4 on [0,lx]x[0,ly]; node sets left right bottom. */
 static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) {
 #define QID(i, j) (1 + (i) + (nx + 1) * (j))

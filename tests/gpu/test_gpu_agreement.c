@@ -12,12 +12,14 @@
  * preconditioner (solver/coarse_space.h; the quad4 plate below too, in 2D), a plastic bar of hex8 and tet4
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * a quad4 plane-strain plate (table hardening) pulled and released, Mohr-Coulomb plates, and
- * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb); several of them again
- * with the matrix-free operator (linear.operator "matrix_free": plastic hex8 with fixed and
- * adaptive forcing and with the two-level preconditioner, kinematic hardening, Mohr-Coulomb
- * with D per point and with the elastic tangent, the hex8 and tet4 bar (also two-level: the operator's one-thread-per-element
- * path), tet10, quad4 (also two-level), quad16, quad9 Mohr-Coulomb). Skips (77) without a CUDA
- * device. DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
+ * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb), plastic bars of hex20
+ * and hex20r (the one-thread-per-element kernels with 60-DOF arrays; hex20r also two-level);
+ * several of them again with the matrix-free operator (linear.operator "matrix_free": plastic
+ * hex8 with fixed and adaptive forcing and with the two-level preconditioner, kinematic
+ * hardening, Mohr-Coulomb with D per point and with the elastic tangent, the hex8 and tet4 bar
+ * (also two-level: the operator's one-thread-per-element path), tet10, quad4 (also two-level),
+ * quad16, quad9 Mohr-Coulomb, hex20, hex20r). Skips (77) without a CUDA device.
+ * DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU); the arguments --cuda-elements simple run every
  * job's CUDA runs with the one-thread-per-element kernels (solver.backend_options.elements). */
 #include "gpu_jobs.h"
@@ -172,6 +174,23 @@ static void mixed_job(sbuf *b, const char *pc) {
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -1.6]") "]}, "
             "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
             "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.05]") "]}], ");
+  sb_add(b, k_solver_tight, pc, "fixed");
+  sb_add(b, "}");
+}
+
+/* A plastic bar of 20-node hexahedra (type "hex20" or "hex20r"), 6 x 2 x 2 elements (two through
+ * the section: with one, hex20r's spurious mode propagates), fixed at x = 0, bent by a force on
+ * every node of the tip (21 nodes: about the hex8 bar's total) and released. */
+static void hex20_job(sbuf *b, const char *type, const char *pc) {
+  sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, %s\", ", type);
+  sb_hex20_mesh(b, type, 6, 2, 2, 6.0, 1.0, 1.0);
+  sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+            "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 10000}}}], "
+            "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+            "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.7]") "]}, "
+            "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
+            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.02]") "]}], ");
   sb_add(b, k_solver_tight, pc, "fixed");
   sb_add(b, "}");
 }
@@ -359,6 +378,17 @@ int main(int argc, char **argv) {
       sb_add(&b, "}");
       check_job(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
       if (t >= 2) check_job_matrix_free(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
+      free(b.s);
+    }
+  }
+  { /* the 20-node hexahedra: the generic one-thread-per-element kernels with 60-DOF arrays */
+    static const char *const types[2] = {"hex20", "hex20r"}, *const pcs[2] = {"block_jacobi", "two_level"};
+    static const char *const names[2] = {"hex20 plastic", "hex20r two-level"};
+    for (int t = 0; t < 2; t++) {
+      sbuf b = {0};
+      hex20_job(&b, types[t], pcs[t]);
+      check_job(names[t], &b);
+      check_job_matrix_free(names[t], &b);
       free(b.s);
     }
   }

@@ -45,6 +45,9 @@ DECKS = {  # name: (tolerance, what it covers)
                             "RF and S too"),
     "hex8_bracket_cycle": (1e-2, "C3D8 L-bracket, isotropic table, pull / release / pull further by prescribed "
                                  "displacement (3 steps of 5 DIRECT increments); RF too; no cutback"),
+    "hex20_elastic": (1e-6, "C3D20, elastic, end force + face pressure; RF and S (27 points) too"),
+    "hex20r_iso": (1e-2, "C3D20R, isotropic table, pressure (10 DIRECT increments), unload (OP=NEW); RF and S "
+                         "(8 points) too"),
 }
 # Decks that CalculiX runs with fixed (DIRECT) increments, so it takes no cutback: ductile must not
 # take one either (summary.json "cutbacks").

@@ -9,7 +9,7 @@ Every deck is
      ductile's importer lists (solver/io/import_inp_mesh.c) and every material option is *ELASTIC
      (isotropic), *PLASTIC, *CYCLIC HARDENING or *DENSITY. Otherwise the first failing criterion,
      in that order, is the reason ("procedure *FREQUENCY", "NLGEOM", "thermal *TEMPERATURE",
-     "contact *CONTACT PAIR", "element C3D20R", "material *EXPANSION"); every failing criterion
+     "contact *CONTACT PAIR", "element B32R", "material *EXPANSION"); every failing criterion
      is kept as a blocker too. The keywords and element types ductile's importer does not know
      (solver/io/import_inp.c's table) are listed as the deck's "needs".
   2. run with ductile-solve --backend cpu in a temporary copy (the deck, uncompressed, and the
@@ -64,7 +64,8 @@ RTOL = 1e-3
 
 # ductile's importer: element types (import_inp_mesh.c) and keywords (import_inp.c); read from
 # the source when it is there so the scope follows the importer, else these copies.
-ELEMENTS_FALLBACK = ["C3D8", "C3D8R", "C3D4", "C3D10", "CPE4", "CPS4", "CPE3", "CPS3", "CPE8", "CPS8"]
+ELEMENTS_FALLBACK = ["C3D8", "C3D8R", "C3D4", "C3D10", "C3D20", "C3D20R", "CPE4", "CPS4", "CPE3", "CPS3", "CPE8",
+                     "CPS8"]
 KEYWORDS_FALLBACK = ["*HEADING", "*NODE", "*ELEMENT", "*NSET", "*ELSET", "*SURFACE", "*MATERIAL", "*ELASTIC",
                      "*PLASTIC", "*CYCLIC HARDENING", "*DENSITY", "*SOLID SECTION", "*BOUNDARY", "*STEP", "*STATIC",
                      "*CLOAD", "*DLOAD", "*CONTROLS", "*NODE PRINT", "*EL PRINT", "*NODE FILE", "*EL FILE",

@@ -10,6 +10,14 @@ solve. Every plate solution is checked (summary.json): the reaction on symx bala
 pressure on "load" (100 x 20: the edges' 2-, 3- and 4-node pressure loads add up), and the
 displacement of "corner" agrees within 0.1 % between the higher-order meshes and within 2 %
 with the linear triangles' (which differ from them by about 0.8 %).
+The bracket is also meshed with 20-node hexahedra (bracket_hex.geo: extruded quadrangles of
+order 2, incomplete: Gmsh's type 17 with its own mid-edge node order), in format 4.1 ASCII and
+2.2 binary: each must import to the same model, of hex20 only, and solve, with full and with
+reduced integration (section "formulation": "reduced", which makes them hex20r). Both balance
+the pressure on "loaded" (10 x 10 x 20) by the reaction on "fixed", their mean displacements of
+"loaded" agree within 1 % (they differ by about 0.25 %), and the reduced run's VTU has
+VTK_QUADRATIC_HEXAHEDRON cells (type 25) whose mid-edge nodes lie at the midpoints of VTK's
+edges (the bracket's faces are flat), the check of VTK's node order.
 gmsh must be on PATH (CI installs Debian's gmsh): missing gmsh is a failure."""
 import argparse
 import json
@@ -20,6 +28,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "validation"))
+import vlib  # noqa: E402  (read_vtu)
+
 FORMATS = [("msh41", []), ("msh41", ["-bin"]), ("msh22", []), ("msh22", ["-bin"])]
 QUADS = "Mesh.RecombineAll = 1; Mesh.SubdivisionAlgorithm = 1;"
 VARIANTS = [  # (name, .geo, gmsh dimension, extra options, formats, the only element type expected)
@@ -31,7 +42,11 @@ VARIANTS = [  # (name, .geo, gmsh dimension, extra options, formats, the only el
      [("msh41", []), ("msh22", ["-bin"])], "quad9"),
     ("plate_quad16", "plate_hole.geo", "-2", ["-order", "3", "-string", QUADS],
      [("msh41", []), ("msh22", ["-bin"])], "quad16"),
+    ("bracket_hex20", "bracket_hex.geo", "-3", ["-order", "2", "-string", "Mesh.SecondOrderIncomplete = 1;"],
+     [("msh41", []), ("msh22", ["-bin"])], "hex20"),
 ]
+# VTK_QUADRATIC_HEXAHEDRON: its mid-edge nodes 8..19 on these corner pairs (vtkQuadraticHexahedron).
+VTK_HEX20_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
 STEEL = [{"name": "steel", "elastic": {"E": 210000, "nu": 0.3}}]
 JOBS = {
     "plate": {"ductile": 1, "title": "plate with a hole", "materials": STEEL,
@@ -66,6 +81,51 @@ def check_plate(summary, name, corners):
             ok = False
     print("%s %s: reaction %.10g, corner u %s" % (
         "checked" if ok else "FAIL:", os.path.basename(os.path.dirname(summary)), rx, ["%.6g" % c for c in u]))
+    return ok
+
+
+def check_hex20(args, msh, job):
+    """The hex20 bracket solved again with reduced integration and a VTU: see the top."""
+    with open(job) as f:
+        j = json.load(f)
+    j["sections"][0]["formulation"] = "reduced"
+    j["output"] = {"vtu": True}
+    job_r = job.replace(".json", "_reduced.json")
+    with open(job_r, "w") as f:
+        json.dump(j, f)
+    p = subprocess.run([args.solver, msh, "--job", job_r, "-o", msh + ".reduced", "--backend", "cpu", "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        print("FAIL: %s: the reduced run did not solve: %s" % (msh, p.stdout[-800:]))
+        return False
+    ok, u = True, {}
+    for kind, out in (("full", msh + ".out"), ("reduced", msh + ".reduced")):
+        with open(os.path.join(out, "summary.json")) as f:
+            sets = json.load(f)["node_sets"]
+        rx, u[kind] = sets["fixed"]["RF"][0], sets["loaded"]["U_mean"]
+        if abs(rx - 10 * 10 * 20) > 1e-6 * 2000:
+            print("FAIL: %s %s: the reaction on fixed is %.10g, not 2000 (the pressure load)" % (msh, kind, rx))
+            ok = False
+    err = max(abs(a - b) for a, b in zip(u["full"], u["reduced"])) / max(abs(b) for b in u["full"])
+    if err > 1e-2:
+        print("FAIL: %s: full and reduced mean displacements of loaded differ by %.2g" % (msh, err))
+        ok = False
+    v = vlib.read_vtu(os.path.join(msh + ".reduced", "increment_0001.vtu"))
+    conn, offs, types, pts = v["cells"]["connectivity"], v["cells"]["offsets"], v["cells"]["types"], v["points"]
+    if set(types) != {25}:
+        print("FAIL: %s: VTU cell types %s, expected 25 (VTK_QUADRATIC_HEXAHEDRON)" % (msh, sorted(set(types))))
+        ok = False
+    worst = 0.0
+    for c in range(len(offs)):
+        cell = conn[offs[c] - 20:offs[c]]
+        for m, (a, b) in enumerate(VTK_HEX20_EDGES):
+            mid = [(pts[cell[a]][k] + pts[cell[b]][k]) / 2 for k in range(3)]
+            worst = max(worst, max(abs(mid[k] - pts[cell[8 + m]][k]) for k in range(3)))
+    if worst > 1e-9:
+        print("FAIL: %s: a VTU mid-edge node is %.3g off its VTK edge's midpoint" % (msh, worst))
+        ok = False
+    print("%s %s: reaction balances the pressure (full, reduced), displacements differ by %.2g, VTU order ok" % (
+        "checked" if ok else "FAIL:", os.path.basename(msh), err))
     return ok
 
 
@@ -119,6 +179,8 @@ def main():
             failed |= not ok
             if ok and geo == "plate":
                 failed |= not check_plate(os.path.join(msh + ".out", "summary.json"), name, corners)
+            if ok and only == "hex20":
+                failed |= not check_hex20(args, msh, job)
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0
 

@@ -31,6 +31,28 @@ def hex_grid(nx, ny, nz, lx, ly, lz):
     return nodes, elems
 
 
+HEX20_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+
+
+def hex20_grid(nx, ny, nz, lx, ly, lz):
+    """hex_grid's elements as C3D20: mid-edge nodes at the edge midpoints, shared, numbered
+    after the corner nodes; elements (id, conn, (i, j, k))."""
+    nodes, hexes = hex_grid(nx, ny, nz, lx, ly, lz)
+    xyz = {n[0]: n[1:] for n in nodes}
+    mid, nxt, elems = {}, len(nodes) + 1, []
+    for e, c, ijk in hexes:
+        c20 = list(c)
+        for a, b in HEX20_EDGES:
+            key = (min(c[a], c[b]), max(c[a], c[b]))
+            if key not in mid:
+                mid[key] = nxt
+                xyz[nxt] = tuple((xyz[c[a]][i] + xyz[c[b]][i]) / 2 for i in range(3))
+                nxt += 1
+            c20.append(mid[key])
+        elems.append((e, c20, ijk))
+    return [(k, *xyz[k]) for k in sorted(xyz)], elems
+
+
 def tet10_grid(nx, ny, nz, lx, ly, lz):
     """Each hex split into 6 Kuhn tets (positive orientation), with shared mid-edge nodes."""
     nodes, hexes = hex_grid(nx, ny, nz, lx, ly, lz)
@@ -121,8 +143,12 @@ def node_block(nodes):
 
 
 def elem_block(etype, elems):
+    """At most 16 values per data line, as Abaqus and CalculiX read them: a 20-node element
+    continues on a second line."""
     lines = ["*ELEMENT, TYPE=%s, ELSET=EALL" % etype]
-    lines += [", ".join(str(v) for v in [e[0]] + list(e[1])) for e in elems]
+    for e in elems:
+        v = [str(x) for x in [e[0]] + list(e[1])]
+        lines += [", ".join(v[k:k + 16]) + ("," if k + 16 < len(v) else "") for k in range(0, len(v), 16)]
     return "\n".join(lines) + "\n"
 
 
@@ -151,6 +177,38 @@ def deck_hex8_elastic():
     s += "*SURFACE, NAME=STOP\nTOP, S2\n"
     s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
     s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -50.\n*DLOAD\nTOP, P2, 2.\n")
+    return s
+
+
+def deck_hex20_elastic():
+    nodes, elems = hex20_grid(4, 1, 1, 8.0, 2.0, 2.0)
+    s = "*HEADING\nhex20 (C3D20) elastic cantilever: end force and pressure on the top\n"
+    s += node_block(nodes) + elem_block("C3D20", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 8.0))
+    s += "*SURFACE, NAME=STOP\nEALL, S2\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -20.\n*DLOAD\nEALL, P2, 2.\n"
+              "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
+def deck_hex20r_iso():
+    """C3D20R, the element CalculiX recommends for plasticity: a beam two elements through its
+    section (with one, the reduced rule's spurious mode propagates along the row), loaded by
+    pressure until the root yields through a good part of its depth, then unloaded; fixed
+    increments for both solvers."""
+    nodes, elems = hex20_grid(6, 2, 2, 6.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex20r (C3D20R) isotropic hardening beam under pressure, then unloaded\n"
+    s += node_block(nodes) + elem_block("C3D20R", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    out = "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*DLOAD\nTOP, P2, 16.\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*DLOAD, OP=NEW\n" + out, "*STATIC, DIRECT\n0.25, 1.\n")
     return s
 
 
@@ -277,6 +335,8 @@ DECKS = {
     "hex8_iso_pressure": deck_hex8_iso_pressure,
     "quad8_pe_hole": deck_quad8_pe_hole,
     "hex8_bracket_cycle": deck_hex8_bracket_cycle,
+    "hex20_elastic": deck_hex20_elastic,
+    "hex20r_iso": deck_hex20r_iso,
 }
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Malformed decks and meshes give errors with file, line and reason; and the deck features
 that have no CalculiX counterpart in the cross-check (*INCLUDE, continuation lines, GENERATE,
-comments, lower-case keywords, C3D8R) are read. Each case runs ductile-solve and checks the exit
+comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines) are read. Each case runs ductile-solve and checks the exit
 code and that stderr contains the expected text (file:line: reason)."""
 import argparse
 import os
@@ -24,6 +24,13 @@ MAT = "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n*SOLID SECTION, ELSET=EALL,
 SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
 STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
 GOOD = HEX + ELEM + SETS + MAT + STEP
+# the unit cube as a 20-node hexahedron: mid-edge nodes 9-20 on edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8,
+# 8-5, 1-5, 2-6, 3-7, 4-8; an element's 21 values on two data lines, as CalculiX writes them
+HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
+    [(.5, 0, 0), (1, .5, 0), (.5, 1, 0), (0, .5, 0), (.5, 0, 1), (1, .5, 1), (.5, 1, 1), (0, .5, 1),
+     (0, 0, .5), (1, 0, .5), (1, 1, .5), (0, 1, .5)]))
+ELEM20 = "*ELEMENT, TYPE=C3D20R, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,\n16, 17, 18, 19, 20\n"
+GOOD20 = HEX20 + ELEM20 + SETS + MAT + STEP
 
 # (name, files {name: text}, main file, expected exit code, expected text in the output)
 CASES = [
@@ -43,8 +50,19 @@ CASES = [
      "d.inp:11: element 1 (hex8) is inverted"),
     ("truncated_deck", {"d.inp": GOOD[:GOOD.index("*END STEP")]}, "d.inp", 1,
      "d.inp:20: the deck ends inside this *STEP: *END STEP is missing"),
-    ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D20R,")}, "d.inp", 1,
-     "d.inp:10: *ELEMENT: element type C3D20R is not supported"),
+    ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D6,")}, "d.inp", 1,
+     "d.inp:10: *ELEMENT: element type C3D6 is not supported"),
+    ("c3d20_short", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D20,")}, "d.inp", 1,
+     "d.inp:11: *ELEMENT: element 1 (C3D20) must have 20 nodes, got 8"),
+    ("c3d20r_inverted", {"d.inp": GOOD20.replace("1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,\n16,",
+                                                 "1, 5, 6, 7, 8, 1, 2, 3, 4, 13, 14, 15, 16, 9, 10, 11,\n12,")},
+     "d.inp", 1, "d.inp:24: element 1 (hex20r) is inverted"),
+    ("c3d20_ok", {"d.inp": GOOD20.replace("TYPE=C3D20R", "TYPE=C3D20")}, "d.inp", 0, "completed"),
+    # a section may name a material defined after it, as CalculiX reads the whole deck first
+    ("material_after_section", {"d.inp": HEX + ELEM + SETS + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+                                "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n" + STEP}, "d.inp", 0, "completed"),
+    ("unknown_section_material", {"d.inp": GOOD.replace("ELSET=EALL, MATERIAL=STEEL", "ELSET=EALL, MATERIAL=STEAL")},
+     "d.inp", 1, "d.inp:19: *SOLID SECTION: unknown material 'STEAL'"),
     ("nlgeom", {"d.inp": GOOD.replace("*STEP\n", "*STEP, NLGEOM\n")}, "d.inp", 1,
      "d.inp:20: *STEP: NLGEOM is not supported"),
     ("include_error_line", {"d.inp": HEX + "*INCLUDE, INPUT=elems.inp\n" + SETS + MAT + STEP,

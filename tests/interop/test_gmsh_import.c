@@ -10,7 +10,16 @@
  * elements, 11 numbered counterclockwise and 12 clockwise, with 3- or 4-node boundary lines.
  * Checks the exact imported connectivity (element 12 turned counterclockwise), every node at
  * its place in the element (Gmsh's order = element.h's), the (element, face) pairs and nodes
- * of the boundary groups. */
+ * of the boundary groups.
+ *
+ *   test_gmsh_import hex20 FILE.msh...
+ * tests/interop/msh/hex20_v41.msh and hex20_v22.msh: two unit-cube 20-node hexahedra (Gmsh type
+ * 17, Gmsh's node order, whose mid-edge nodes differ from CalculiX's), element 11 as Gmsh
+ * orients it, element 12 inverted (its top face first), and the 8-node quadrangle faces x = 0
+ * ("left") and x = 2 ("right"). Checks that both import as hex20, every node where element.h's
+ * node order puts it (the trilinear map of the corners at its reference point: so the mid-edge
+ * nodes were permuted and element 12 turned), det J positive at the points and nodes, and each
+ * group one outward face of unit area whose 8 nodes lie on its plane. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +56,8 @@ static int find(const char *name, const void *arr, size_t stride, int n) {
 static void signature(const dt_model *m, char *sig, size_t n) {
   static const char *const names[DT_ELEM_NTYPES] = {
       [DT_ELEM_HEX8] = "hex8",   [DT_ELEM_TET4] = "tet4",   [DT_ELEM_TET10] = "tet10", [DT_ELEM_QUAD4] = "quad4",
-      [DT_ELEM_TRI3] = "tri3",   [DT_ELEM_QUAD8] = "quad8", [DT_ELEM_QUAD9] = "quad9", [DT_ELEM_QUAD16] = "quad16"};
+      [DT_ELEM_TRI3] = "tri3",   [DT_ELEM_QUAD8] = "quad8", [DT_ELEM_QUAD9] = "quad9", [DT_ELEM_QUAD16] = "quad16",
+      [DT_ELEM_HEX20] = "hex20", [DT_ELEM_HEX20R] = "hex20r"};
   int count[DT_ELEM_NTYPES] = {0};
   size_t k = (size_t)snprintf(sig, n, "dim %d nodes %d elems %d", m->dim, m->n_nodes, m->n_elems);
   for (int e = 0; e < m->n_elems; e++) count[m->elem_type[e]]++;
@@ -265,6 +275,68 @@ static int check_tables(void) {
   return 0;
 }
 
+/* ---- hex20: the hand-written 20-node hexahedra ---- */
+
+/* Element e: every node at the trilinear map of its corners at the node's reference point. */
+static int check_hex20_elem(const dt_model *m, const char *file, int e) {
+  const int *c = &m->conn[m->elem_ptr[e]];
+  double xi[3];
+  for (int a = 0; a < 20; a++) {
+    dt_elem_node_xi(DT_HEX20, a, xi);
+    for (int k = 0; k < 3; k++) {
+      double x = 0.0;
+      for (int b = 0; b < 8; b++) {
+        double s[3], w = 0.125;
+        dt_elem_node_xi(DT_HEX8, b, s);
+        for (int l = 0; l < 3; l++) w *= 1.0 + s[l] * xi[l];
+        x += w * m->x[3 * c[b] + k];
+      }
+      if (fabs(x - m->x[3 * c[a] + k]) > 1e-12) return qfail_at(file, "a node is off its place in the hex20: local node", a);
+    }
+  }
+  return 0;
+}
+
+/* Group "left" (x = 0, outward -x) or "right" (x = 2, outward +x): one face, unit area. */
+static int check_hex20_group(const dt_model *m, const char *file, const char *name, double x0, double nx) {
+  int si = find(name, m->surfaces, sizeof *m->surfaces, m->n_surfaces), local[DT_FACE_MAX_NODES];
+  double Xf[3 * DT_FACE_MAX_NODES], Nf[DT_FACE_MAX_NODES], nda[3], area[3] = {0, 0, 0};
+  const dt_surface *s = si < 0 ? NULL : &m->surfaces[si];
+  if (!s || s->n != 1) return fail(file, "a boundary surface is missing or has more than one face");
+  int e = s->elem[0], type = m->elem_type[e], nf = dt_face_nnodes(type, s->face[0]);
+  const int *c = &m->conn[m->elem_ptr[e]];
+  if (nf != 8) return qfail(file, "nodes on a hex20 face", nf, 8);
+  dt_face_local_nodes(type, s->face[0], local);
+  for (int a = 0; a < nf; a++) {
+    for (int k = 0; k < 3; k++) Xf[3 * a + k] = m->x[3 * c[local[a]] + k];
+    if (Xf[3 * a] != x0) return qfail_at(file, "a face node is off the group's plane: face node", a);
+  }
+  for (int q = 0; q < dt_face_nqp(type); q++) {
+    dt_face_point(type, s->face[0], q, Xf, Nf, nda);
+    for (int k = 0; k < 3; k++) area[k] += nda[k];
+  }
+  if (fabs(area[0] - nx) > 1e-12 || fabs(area[1]) > 1e-12 || fabs(area[2]) > 1e-12)
+    return fail(file, "a boundary face's area vector is not the outward unit normal");
+  return 0;
+}
+
+static int check_hex20(const char *file) {
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  int rc = 0;
+  if (dt_gmsh_read_file(file, NULL, &m, &ctx) != DT_OK) return fail(file, ctx.msg);
+  if (m->dim != 3 || m->n_elems != 2 || m->n_nodes != 32) rc = fail(file, "wrong dimension or counts");
+  for (int e = 0; !rc && e < m->n_elems; e++)
+    if (m->elem_type[e] != DT_ELEM_HEX20) rc = qfail(file, "element type", m->elem_type[e], DT_ELEM_HEX20);
+  if (!rc) rc = check_geometry(m, file);
+  for (int e = 0; !rc && e < m->n_elems; e++) rc = check_hex20_elem(m, file, e);
+  if (!rc) rc = check_hex20_group(m, file, "left", 0.0, -1.0);
+  if (!rc) rc = check_hex20_group(m, file, "right", 2.0, 1.0);
+  if (!rc) printf("%s: 2 hex20 (one turned), faces left and right: ok\n", file);
+  dt_model_destroy(&m);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   static const char *plate_nsets[] = {"plate", "symx", "symy", "load", "corner", NULL};
   static const char *plate_surfs[] = {"symx", "symy", "load", NULL};
@@ -273,7 +345,13 @@ int main(int argc, char **argv) {
   char first[2048] = "", sig[2048];
   int plate = 0;
 
-  if (argc < 3) return fprintf(stderr, "usage: test_gmsh_import plate|bracket|quads FILE.msh...\n"), 64;
+  if (argc < 3) return fprintf(stderr, "usage: test_gmsh_import plate|bracket|quads|hex20 FILE.msh...\n"), 64;
+  if (strcmp(argv[1], "hex20") == 0) {
+    for (int i = 2; i < argc; i++)
+      if (check_hex20(argv[i])) return 1;
+    printf("PASS\n");
+    return 0;
+  }
   if (strcmp(argv[1], "quads") == 0) {
     if (check_tables()) return 1;
     for (int i = 2; i < argc; i++)

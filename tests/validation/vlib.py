@@ -146,7 +146,8 @@ class Mesh:
         return nodes, [{"type": t, "connectivity": c} for t, c in blocks.items()]
 
 
-CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad9": 4, "quad16": 4}
+CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad9": 4, "quad16": 4,
+           "hex20": 8, "hex20r": 8}
 # CalculiX face numbering (corner nodes, 1-based local numbers).
 FACES = {
     "hex8": [(1, 2, 3, 4), (5, 8, 7, 6), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1)],
@@ -157,11 +158,17 @@ FACES = {
 }
 for _t in ("quad8", "quad9", "quad16"):
     FACES[_t] = FACES["quad4"]
+FACES["hex20"] = FACES["hex20r"] = FACES["hex8"]
 # Faces with their midside nodes (for boundary node detection).
 FACES_ALL = dict(FACES)
 FACES_ALL["tet10"] = [(1, 2, 3, 5, 6, 7), (1, 4, 2, 8, 9, 5), (2, 4, 3, 9, 10, 6), (3, 4, 1, 10, 8, 7)]
 FACES_ALL["quad8"] = FACES_ALL["quad9"] = [(1, 2, 5), (2, 3, 6), (3, 4, 7), (4, 1, 8)]
 FACES_ALL["quad16"] = [(1, 2, 5, 6), (2, 3, 7, 8), (3, 4, 9, 10), (4, 1, 11, 12)]
+FACES_ALL["hex20"] = FACES_ALL["hex20r"] = [(1, 2, 3, 4, 9, 10, 11, 12), (5, 8, 7, 6, 16, 15, 14, 13),
+                                            (1, 5, 6, 2, 17, 13, 18, 9), (2, 6, 7, 3, 18, 14, 19, 10),
+                                            (3, 7, 8, 4, 19, 15, 20, 11), (4, 8, 5, 1, 20, 16, 17, 12)]
+# The 20-node hexahedra's mid-edge nodes 9..20 (CalculiX C3D20): on these corner pairs.
+HEX20_EDGES = [(1, 2), (2, 3), (3, 4), (4, 1), (5, 6), (6, 7), (7, 8), (8, 5), (1, 5), (2, 6), (3, 7), (4, 8)]
 
 # Local nodes of the higher-order quadrilaterals as (i, j) on the p + 1 points per direction
 # (solver/element/element.h: corners, edge nodes edge by edge in the edge's direction, interior;
@@ -254,6 +261,29 @@ def tet4_to_tet10(m4):
     return m
 
 
+def hex8_to_hex20(m8, etype="hex20"):
+    """The hex8 mesh m8 as hex20 (or hex20r): mid-edge nodes at the current (possibly distorted)
+    edge midpoints, shared between neighbours. Element k keeps m8's element k."""
+    m = Mesh(3)
+    m.nodes = list(m8.nodes)
+    mid = {}
+    for t, conn in m8.elems:
+        c20 = list(conn)
+        for a, b in HEX20_EDGES:
+            na, nb = conn[a - 1], conn[b - 1]
+            key = (min(na, nb), max(na, nb))
+            if key not in mid:
+                pa, pb = m.nodes[na - 1], m.nodes[nb - 1]
+                mid[key] = m.add_node(*[(pa[k] + pb[k]) / 2 for k in range(3)])
+            c20.append(mid[key])
+        m.elems.append((etype, c20))
+    return m
+
+
+def box_hex20(nx, ny, nz, lx=1.0, ly=1.0, lz=1.0, etype="hex20"):
+    return hex8_to_hex20(box_hex8(nx, ny, nz, lx, ly, lz), etype)
+
+
 def rect_quad4(nx, ny, lx=1.0, ly=1.0):
     m = Mesh(2)
 
@@ -331,7 +361,7 @@ def distort(mesh, amount, seed, boundary):
 
 
 def element_measure(mesh, t, conn):
-    """Signed volume (3D, tets) or area (2D) sanity check; for hex8 and quads the min corner measure."""
+    """Signed volume (3D, tets) or area (2D) sanity check; for hexahedra and quads the min corner measure."""
     X = [mesh.nodes[a - 1] for a in conn]
     if t in ("tet4", "tet10"):
         return tet_volume(X[:4])
@@ -343,7 +373,7 @@ def element_measure(mesh, t, conn):
             p, q, r = X[a], X[(a + 1) % 4], X[(a + 3) % 4]
             v.append((q[0] - p[0]) * (r[1] - p[1]) - (r[0] - p[0]) * (q[1] - p[1]))
         return min(v)
-    if t == "hex8":  # corner tetrahedra: all positive for a valid hex
+    if t in ("hex8", "hex20", "hex20r"):  # corner tetrahedra: all positive for a valid hex
         nb = {0: (1, 3, 4), 1: (2, 0, 5), 2: (3, 1, 6), 3: (0, 2, 7), 4: (7, 5, 0), 5: (4, 6, 1),
               6: (5, 7, 2), 7: (6, 4, 3)}
         return min(tet_volume([X[a], X[nb[a][0]], X[nb[a][1]], X[nb[a][2]]]) for a in range(8))

@@ -9,6 +9,8 @@ const FACES = {
   12: [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]],
   10: [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
   24: [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
+  // hex20, hex20r (VTK_QUADRATIC_HEXAHEDRON): drawn by their corners, as hex8
+  25: [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]],
   9: [[0, 1, 2, 3]],
   5: [[0, 1, 2]],
   // quad8, quad9, quad16 (quadratic and Lagrange quads): drawn by their corners
