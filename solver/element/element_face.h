@@ -66,11 +66,12 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   int a;
   for (a = 0; a < n; a++) {
     switch (type) {
-    case DT_HEX8: local[a] = hex[face][a]; break;
+    /* The bounds repeat dt_face_nnodes for the compiler, which cannot tie n to the type. */
+    case DT_HEX8: local[a] = a < 4 ? hex[face][a] : 0; break;
     case DT_HEX20:
-    case DT_HEX20R: local[a] = a < 4 ? hex[face][a] : hex20[face][a - 4]; break;
+    case DT_HEX20R: local[a] = a < 4 ? hex[face][a] : hex20[face][(a - 4) & 3]; break;
     case DT_TET4:
-    case DT_TET10: local[a] = tet[face][a]; break;
+    case DT_TET10: local[a] = a < 6 ? tet[face][a] : 0; break;
     case DT_QUAD4: local[a] = (face + a) % 4; break; /* edge k = (k, k+1) */
     case DT_QUAD8:
     case DT_QUAD9: local[a] = a < 2 ? (face + a) % 4 : 4 + face; break; /* then its mid node */
