@@ -31,8 +31,8 @@
 
 #include "cuda_amg_internal.h"
 
-#define AMG_ALIGN 256                             /* bytes: each arena piece starts aligned */
-#define AMG_BLAS_WORKSPACE ((size_t)4 << 20)      /* cuBLAS's workspace, ours to count it */
+#define AMG_ALIGN 256                        /* bytes: each arena piece starts aligned */
+#define AMG_BLAS_WORKSPACE ((size_t)4 << 20) /* cuBLAS's workspace, ours to count it */
 
 static double now(void) {
   struct timespec ts;
@@ -45,8 +45,9 @@ static double now(void) {
  * takes part in the shuffles (rows past the end sum zero). */
 template <int G>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_csr(int n, const int *__restrict__ ptr, const int *__restrict__ col, const double *__restrict__ val,
-          double alpha, const double *__restrict__ x, double beta, double *__restrict__ y) {
+    k_amg_csr(int n, const int *__restrict__ ptr, const int *__restrict__ col,
+              const double *__restrict__ val, double alpha, const double *__restrict__ x,
+              double beta, double *__restrict__ y) {
   long row = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
   int lane = threadIdx.x % G;
   double s = 0.0;
@@ -54,14 +55,16 @@ k_amg_csr(int n, const int *__restrict__ ptr, const int *__restrict__ col, const
     for (int k = ptr[row] + lane; k < ptr[row + 1]; k += G) s = fma(val[k], x[col[k]], s);
   for (int off = G / 2; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off, G);
   if (row < n && lane == 0)
-    y[row] = beta == 0.0 ? __dmul_rn(alpha, s) : __dadd_rn(__dmul_rn(alpha, s), __dmul_rn(beta, y[row]));
+    y[row] =
+        beta == 0.0 ? __dmul_rn(alpha, s) : __dadd_rn(__dmul_rn(alpha, s), __dmul_rn(beta, y[row]));
 }
 
 /* Chebyshev's first step (amg_smoother.c): r = b (zero) or b + r (r holding -A x);
  * d = D^-1 r / theta; x = d (zero) or x + d. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_cheb_first(int n, int zero, double theta, const double *__restrict__ b, const double *__restrict__ dinv,
-                 double *__restrict__ r, double *__restrict__ d, double *__restrict__ x) {
+    k_amg_cheb_first(int n, int zero, double theta, const double *__restrict__ b,
+                     const double *__restrict__ dinv, double *__restrict__ r,
+                     double *__restrict__ d, double *__restrict__ x) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double ri = zero ? b[i] : __dadd_rn(b[i], r[i]);
@@ -73,8 +76,8 @@ k_amg_cheb_first(int n, int zero, double theta, const double *__restrict__ b, co
 
 /* Chebyshev's later steps, after r -= A d: d = c1 d + c2 D^-1 r; x += d. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_cheb_step(int n, double c1, double c2, const double *__restrict__ dinv, const double *__restrict__ r,
-                double *__restrict__ d, double *__restrict__ x) {
+    k_amg_cheb_step(int n, double c1, double c2, const double *__restrict__ dinv,
+                    const double *__restrict__ r, double *__restrict__ d, double *__restrict__ x) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double di = __dadd_rn(__dmul_rn(c1, d[i]), __dmul_rn(__dmul_rn(c2, dinv[i]), r[i]));
@@ -84,16 +87,17 @@ k_amg_cheb_step(int n, double c1, double c2, const double *__restrict__ dinv, co
 
 /* l1-Jacobi sweep: x = D_l1^-1 b (first sweep from zero) or x + D_l1^-1 (b + r), r = -A x. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_jacobi(int n, int first, const double *__restrict__ b, const double *__restrict__ dinv,
-             const double *__restrict__ r, double *__restrict__ x) {
+    k_amg_jacobi(int n, int first, const double *__restrict__ b, const double *__restrict__ dinv,
+                 const double *__restrict__ r, double *__restrict__ x) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  x[i] = first ? __dmul_rn(dinv[i], b[i]) : __dadd_rn(x[i], __dmul_rn(dinv[i], __dadd_rn(b[i], r[i])));
+  x[i] =
+      first ? __dmul_rn(dinv[i], b[i]) : __dadd_rn(x[i], __dmul_rn(dinv[i], __dadd_rn(b[i], r[i])));
 }
 
 /* r += b (the l1-Jacobi residual, r holding -A x). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_add(int n, const double *__restrict__ b, double *__restrict__ r) {
+    k_amg_add(int n, const double *__restrict__ b, double *__restrict__ r) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) r[i] = __dadd_rn(r[i], b[i]);
 }
@@ -105,25 +109,31 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_identity(int n, double *X
 }
 
 static dt_status load_kernels(dt_ctx *ctx) {
-  const void *k[] = {(const void *)k_amg_csr<4>,  (const void *)k_amg_csr<8>,
-                     (const void *)k_amg_csr<16>, (const void *)k_amg_csr<32>,
-                     (const void *)k_amg_cheb_first, (const void *)k_amg_cheb_step,
-                     (const void *)k_amg_jacobi,  (const void *)k_amg_add,
-                     (const void *)k_amg_identity};
+  const void *k[] = {
+      (const void *)k_amg_csr<4>,  (const void *)k_amg_csr<8>,     (const void *)k_amg_csr<16>,
+      (const void *)k_amg_csr<32>, (const void *)k_amg_cheb_first, (const void *)k_amg_cheb_step,
+      (const void *)k_amg_jacobi,  (const void *)k_amg_add,        (const void *)k_amg_identity};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }
 
-dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x, double beta, double *y,
-                               dt_ctx *ctx) {
+dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x,
+                               double beta, double *y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int grid = amg_blocks_of((long)A->n_rows * A->lanes), n = A->n_rows;
   cudaStream_t s = c->stream;
   if (n == 0) return DT_OK;
   switch (A->lanes) {
-  case 4: k_amg_csr<4><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y); break;
-  case 8: k_amg_csr<8><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y); break;
-  case 16: k_amg_csr<16><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y); break;
-  default: k_amg_csr<32><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y);
+  case 4:
+    k_amg_csr<4><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y);
+    break;
+  case 8:
+    k_amg_csr<8><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y);
+    break;
+  case 16:
+    k_amg_csr<16><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y);
+    break;
+  default:
+    k_amg_csr<32><<<grid, DT_CUDA_BLOCK, 0, s>>>(n, A->ptr, A->col, A->val, alpha, x, beta, y);
   }
   DT_CUDA_LAUNCH_CHECK("k_amg_csr", c->stream, ctx);
 cleanup:
@@ -138,12 +148,14 @@ typedef struct amg_vec {
 
 /* y = alpha A_l x + beta y: level 0 through cuSPARSE's BSR SpMV of the tangent (the operator's
  * product), coarser levels through k_amg_csr. */
-static dt_status spmv_A(dt_cuda *c, int l, double alpha, amg_vec x, double beta, amg_vec y, dt_ctx *ctx) {
+static dt_status spmv_A(dt_cuda *c, int l, double alpha, amg_vec x, double beta, amg_vec y,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   if (l > 0) return dt_cuda_amg_csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->lin.mat, x.d, &beta, y.d,
-                                 CUDA_R_64F, DT_CUDA_SPMV_ALG, a->spmv_buf), ctx);
+  DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->lin.mat, x.d,
+                                 &beta, y.d, CUDA_R_64F, DT_CUDA_SPMV_ALG, a->spmv_buf),
+                    ctx);
 cleanup:
   return rc;
 }
@@ -151,7 +163,8 @@ cleanup:
 /* Chebyshev smoothing of A_l x = b (amg_smoother.c, chebyshev): from x = 0 (zero) or from x;
  * with want_residual, r = b - A x on return. theta, delta: the centre and half width of
  * [hi / eig_ratio, hi], hi = DT_AMG_CHEB_SAFETY lambda_max. */
-static dt_status chebyshev(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual, dt_ctx *ctx) {
+static dt_status chebyshev(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual,
+                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   const dt_amg_options *o = &a->h->opt;
@@ -161,7 +174,8 @@ static dt_status chebyshev(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, in
   amg_vec r = {L->r, l == 0 ? a->vr : NULL}, d = {L->d, l == 0 ? a->vd : NULL};
   int grid = amg_blocks_of(L->n);
   if (!zero) DT_TRY(spmv_A(c, l, -1.0, x, 0.0, r, ctx)); /* r = -A x, b added below */
-  k_amg_cheb_first<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, zero, theta, b.p, L->dinv, L->r, L->d, x.p);
+  k_amg_cheb_first<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, zero, theta, b.p, L->dinv, L->r,
+                                                          L->d, x.p);
   DT_CUDA_LAUNCH_CHECK("k_amg_cheb_first", c->stream, ctx);
   for (int k = 1; k < o->degree; k++) {
     double rho_new = 1.0 / (2.0 * sigma - rho), c1 = rho_new * rho, c2 = 2.0 * rho_new / delta;
@@ -176,7 +190,8 @@ cleanup:
 }
 
 /* l1-Jacobi smoothing (amg_smoother.c, l1_jacobi): `degree` sweeps. */
-static dt_status l1_jacobi(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual, dt_ctx *ctx) {
+static dt_status l1_jacobi(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual,
+                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   amg_level_d *L = &a->lev[l];
@@ -196,8 +211,10 @@ cleanup:
   return rc;
 }
 
-static dt_status smooth(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual, dt_ctx *ctx) {
-  if (c->amg->h->opt.smoother == DT_AMG_L1_JACOBI) return l1_jacobi(c, l, b, x, zero, want_residual, ctx);
+static dt_status smooth(dt_cuda *c, int l, amg_vec b, amg_vec x, int zero, int want_residual,
+                        dt_ctx *ctx) {
+  if (c->amg->h->opt.smoother == DT_AMG_L1_JACOBI)
+    return l1_jacobi(c, l, b, x, zero, want_residual, ctx);
   return chebyshev(c, l, b, x, zero, want_residual, ctx);
 }
 
@@ -207,8 +224,12 @@ static dt_status coarse_solve(dt_cuda *c, const double *b, double *x, dt_ctx *ct
   dt_cuda_amg *a = c->amg;
   double *t = a->lev[a->n_levels - 1].t;
   const double one = 1.0, zero = 0.0;
-  AMG_CUBLAS_CHECK(cublasDgemv(a->blas, CUBLAS_OP_N, a->nc, a->nc, &one, a->coarse_X, a->nc, b, 1, &zero, t, 1), ctx);
-  AMG_CUBLAS_CHECK(cublasDgemv(a->blas, CUBLAS_OP_T, a->nc, a->nc, &one, a->coarse_X, a->nc, t, 1, &zero, x, 1), ctx);
+  AMG_CUBLAS_CHECK(
+      cublasDgemv(a->blas, CUBLAS_OP_N, a->nc, a->nc, &one, a->coarse_X, a->nc, b, 1, &zero, t, 1),
+      ctx);
+  AMG_CUBLAS_CHECK(
+      cublasDgemv(a->blas, CUBLAS_OP_T, a->nc, a->nc, &one, a->coarse_X, a->nc, t, 1, &zero, x, 1),
+      ctx);
 cleanup:
   return rc;
 }
@@ -332,11 +353,12 @@ static dt_status device_structure(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
     rc = dt_cuda_alloc(c, &a->arena, need, "the AMG hierarchy", ctx);
     if (rc == DT_ERR_DEVICE_NOMEM) {
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
-      rc = DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
-                    "the AMG preconditioner's hierarchy (%d levels, %.1f MB, allocated at its first setup, "
-                    "outside the job's memory estimate) does not fit: %.1f MB free on the device; "
-                    "linear.preconditioner \"two_level\" or \"block_jacobi\" needs less",
-                    h->n_levels, need / 1e6, free_b / 1e6);
+      rc = DT_ERROR(
+          ctx, DT_ERR_DEVICE_NOMEM,
+          "the AMG preconditioner's hierarchy (%d levels, %.1f MB, allocated at its first setup, "
+          "outside the job's memory estimate) does not fit: %.1f MB free on the device; "
+          "linear.preconditioner \"two_level\" or \"block_jacobi\" needs less",
+          h->n_levels, need / 1e6, free_b / 1e6);
     }
     if (rc != DT_OK) goto cleanup;
     a->arena_bytes = need;
@@ -350,21 +372,25 @@ static dt_status device_structure(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
     DT_TRY(csr_pattern_upload(c, &L->P, &H->P, ctx));
     DT_TRY(csr_pattern_upload(c, &L->R, &H->R, ctx));
     /* what the refresh needs (P_tent's values never change) */
-    DT_TRY(dt_cuda_h2d(c, L->a_groups, H->A.group_ptr, sizeof(int) * ((size_t)L->n_a_groups + 1), ctx));
-    DT_TRY(dt_cuda_h2d(c, L->r_groups, H->R.group_ptr, sizeof(int) * ((size_t)L->n_r_groups + 1), ctx));
+    DT_TRY(dt_cuda_h2d(c, L->a_groups, H->A.group_ptr, sizeof(int) * ((size_t)L->n_a_groups + 1),
+                       ctx));
+    DT_TRY(dt_cuda_h2d(c, L->r_groups, H->R.group_ptr, sizeof(int) * ((size_t)L->n_r_groups + 1),
+                       ctx));
     DT_TRY(dt_cuda_h2d(c, L->diag_pos, H->diag_pos, sizeof(int) * (size_t)L->n, ctx));
     DT_TRY(csr_pattern_upload(c, &L->Pt, &H->P_tent, ctx));
     DT_TRY(dt_cuda_h2d(c, L->Pt.val, H->P_tent.val, sizeof(double) * (size_t)L->Pt.nnz, ctx));
     DT_TRY(csr_pattern_upload(c, &L->AP, &H->AP, ctx));
     DT_TRY(dt_cuda_h2d(c, L->pt_pos, H->pt_pos, sizeof(int) * (size_t)L->Pt.nnz, ctx));
     DT_TRY(dt_cuda_h2d(c, L->r_perm, H->r_perm, sizeof(int) * (size_t)L->P.nnz, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->ac_mirror, H->ac_mirror, sizeof(int) * (size_t)a->lev[l + 1].A.nnz, ctx));
+    DT_TRY(
+        dt_cuda_h2d(c, L->ac_mirror, H->ac_mirror, sizeof(int) * (size_t)a->lev[l + 1].A.nnz, ctx));
   }
   if (h->n_levels > 1) {
     double *start = (double *)dt_calloc((size_t)a->n, sizeof(double));
     dt_free(a->ref_host);
     a->ref_host = (double *)dt_calloc((size_t)a->nc, sizeof(double));
-    DT_CHECK(start && a->ref_host, ctx, DT_ERR_NOMEM, "out of memory for the AMG refresh's host buffers");
+    DT_CHECK(start && a->ref_host, ctx, DT_ERR_NOMEM,
+             "out of memory for the AMG refresh's host buffers");
     for (int i = 0; i < a->n; i++) start[i] = dt_amg_lanczos_start(i);
     rc = dt_cuda_h2d(c, a->lz_start, start, sizeof(double) * (size_t)a->n, ctx);
     dt_free(start);
@@ -405,8 +431,10 @@ dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   DT_TRY(dt_cuda_h2d(c, a->coarse_F, a->h->coarse_L, sizeof(double) * (size_t)nn, ctx));
   k_amg_identity<<<amg_blocks_of(nn), DT_CUDA_BLOCK, 0, c->stream>>>(a->nc, a->coarse_X);
   DT_CUDA_LAUNCH_CHECK("k_amg_identity", c->stream, ctx);
-  AMG_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                               a->nc, a->nc, &one, a->coarse_F, a->nc, a->coarse_X, a->nc), ctx);
+  AMG_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                               CUBLAS_DIAG_NON_UNIT, a->nc, a->nc, &one, a->coarse_F, a->nc,
+                               a->coarse_X, a->nc),
+                   ctx);
 cleanup:
   return rc;
 }
@@ -472,10 +500,12 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
   a->bsr = (double *)dt_calloc((size_t)a->nnz + 1, sizeof(double));
   a->xyz = (double *)dt_calloc(3 * (size_t)a->n_nodes, sizeof(double));
   a->con = (double *)dt_calloc((size_t)a->n, sizeof(double));
-  DT_CHECK(a->brow_ptr && a->bcol && a->row_ptr && a->col && a->val && a->bsr && a->xyz && a->con, ctx,
-           DT_ERR_NOMEM, "out of memory allocating the AMG preconditioner's copy of the tangent (%ld nonzeros)",
+  DT_CHECK(a->brow_ptr && a->bcol && a->row_ptr && a->col && a->val && a->bsr && a->xyz && a->con,
+           ctx, DT_ERR_NOMEM,
+           "out of memory allocating the AMG preconditioner's copy of the tangent (%ld nonzeros)",
            a->nnz);
-  DT_TRY(dt_cuda_d2h(c, a->brow_ptr, c->problem.brow_ptr, sizeof(int) * ((size_t)a->n_nodes + 1), ctx));
+  DT_TRY(dt_cuda_d2h(c, a->brow_ptr, c->problem.brow_ptr, sizeof(int) * ((size_t)a->n_nodes + 1),
+                     ctx));
   DT_TRY(dt_cuda_d2h(c, a->bcol, c->problem.bcol, sizeof(int) * (size_t)c->problem.n_blocks, ctx));
   DT_TRY(dt_cuda_d2h(c, a->xyz, c->problem.x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
   for (int an = 0; an < a->n_nodes; an++) { /* row (an, i): dpn entries per neighbour */
@@ -496,9 +526,12 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
    * serves when large enough, as it is for ALG1). */
   DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v1, a->n, c->state.vec[DT_VEC_PCG_Z], CUDA_R_64F), ctx);
   DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v2, a->n, c->state.vec[DT_VEC_W], CUDA_R_64F), ctx);
-  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->lin.mat, v1, &zero, v2,
-                                            CUDA_R_64F, DT_CUDA_SPMV_ALG, &buf), ctx);
-  if (buf <= c->lin.spmv_buf_bytes) a->spmv_buf = c->lin.spmv_buf;
+  DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                            c->lin.mat, v1, &zero, v2, CUDA_R_64F, DT_CUDA_SPMV_ALG,
+                                            &buf),
+                    ctx);
+  if (buf <= c->lin.spmv_buf_bytes)
+    a->spmv_buf = c->lin.spmv_buf;
   else {
     DT_TRY(dt_cuda_alloc(c, &a->own_spmv_buf, buf, "SpMV buffer (AMG)", ctx));
     a->spmv_buf = a->own_spmv_buf;
@@ -517,8 +550,9 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   dt_cuda_amg *a = c->amg;
   double t0 = now(), t1 = 0.0, t2 = 0.0;
   int build = 0;
-  DT_CHECK(!c->problem.matrix_free, ctx, DT_ERR_UNSUPPORTED,
-           "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  DT_CHECK(
+      !c->problem.matrix_free, ctx, DT_ERR_UNSUPPORTED,
+      "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
   if (!a) {
     DT_TRY(create_state(c, ctx));
     a = c->amg;
@@ -526,7 +560,8 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_d2h(c, a->con, c->state.vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
   /* a second setup on the same tangent is the caller's cue that the kept aggregates no longer
    * serve (backend.h, pc_setup) */
-  build = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial || dt_amg_constraints_changed(a->h, a->con);
+  build = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial ||
+          dt_amg_constraints_changed(a->h, a->con);
   a->serial = c->lin.tangent_serial;
   if (!build && a->h->n_levels > 1) { /* on the device (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
@@ -553,8 +588,10 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(upload_values(c, a, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   a->n_levels = a->h->n_levels;
-  if (build) a->builds++;
-  else a->refreshes++;
+  if (build)
+    a->builds++;
+  else
+    a->refreshes++;
   a->last_built = build;
   a->s_values = t1 - t0;
   a->s_levels = t2 - t1;
@@ -592,16 +629,23 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
   if (!a || !a->h) return;
   dt_amg_view(a->h, f);
   if (a->last_built || a->h->n_levels == 1)
-    fprintf(f, "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 of %d x %d), "
-               "V-cycle on the device; %d builds, %d refreshes; last setup on the host: download and reorder "
-               "%.3f s, %s %.3f s, upload %.3f s\n",
+    fprintf(f,
+            "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
+            "of %d x %d), "
+            "V-cycle on the device; %d builds, %d refreshes; last setup on the host: download and "
+            "reorder "
+            "%.3f s, %s %.3f s, upload %.3f s\n",
             a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values,
             a->last_built ? "build" : "refresh", a->s_levels, a->s_coarse);
   else
-    fprintf(f, "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 of %d x %d), "
-               "V-cycle on the device; %d builds, %d refreshes; last refresh on the device: tangent %.4f s, "
-               "levels %.4f s, coarsest factor (host) and X %.4f s\n",
-            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels, a->s_coarse);
+    fprintf(f,
+            "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
+            "of %d x %d), "
+            "V-cycle on the device; %d builds, %d refreshes; last refresh on the device: tangent "
+            "%.4f s, "
+            "levels %.4f s, coarsest factor (host) and X %.4f s\n",
+            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels,
+            a->s_coarse);
 }
 
 /* Test helper (test_gpu_amg): z = M^-1 r by dt_amg_apply on the host with the device's

@@ -11,14 +11,14 @@ extern "C" {
 #include "../solver/amg/amg.h"
 }
 
-#define AMG_CUBLAS_CHECK(call, ctx)                                                             \
-  do {                                                                                          \
-    cublasStatus_t st_ = (call);                                                                \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-      rc = DT_ERROR((ctx), st_ == CUBLAS_STATUS_ALLOC_FAILED ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA, \
-                    "%s failed: cuBLAS status %d", #call, (int)st_);                            \
-      goto cleanup;                                                                             \
-    }                                                                                           \
+#define AMG_CUBLAS_CHECK(call, ctx)                                                                \
+  do {                                                                                             \
+    cublasStatus_t st_ = (call);                                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                            \
+      rc = DT_ERROR((ctx), st_ == CUBLAS_STATUS_ALLOC_FAILED ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,  \
+                    "%s failed: cuBLAS status %d", #call, (int)st_);                               \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 /* A level's CSR matrix on the device; lanes: threads per row of k_amg_csr. */
@@ -75,12 +75,14 @@ struct dt_cuda_amg {
   double s_values, s_levels, s_coarse;
 };
 
-static inline int amg_blocks_of(long threads) { return (int)((threads + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK); }
+static inline int amg_blocks_of(long threads) {
+  return (int)((threads + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+}
 
 /* cuda_amg.cu */
 /* y = alpha A x + beta y for a CSR matrix of the hierarchy. */
-dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x, double beta, double *y,
-                               dt_ctx *ctx);
+dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, const double *x,
+                               double beta, double *y, dt_ctx *ctx);
 /* The coarsest level's factor (h->coarse_L) up to the device and X = L^-1 from it. */
 dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
 

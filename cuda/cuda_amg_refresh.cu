@@ -34,8 +34,8 @@ static double now(void) {
 /* Level 0's scalar CSR values from the blocked tangent: row (a, i), entry r dpn + j of node
  * a's r-th neighbour is entry (i, j) of its block, stored at j dpn + i (column-major). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_unblock(int n_nodes, int dpn, const int *__restrict__ brow_ptr, const double *__restrict__ bsr,
-              double *__restrict__ val) {
+    k_amg_unblock(int n_nodes, int dpn, const int *__restrict__ brow_ptr,
+                  const double *__restrict__ bsr, double *__restrict__ val) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n_nodes * dpn) return;
   int a = t / dpn, i = t % dpn, d2 = dpn * dpn, b0 = brow_ptr[a], deg = brow_ptr[a + 1] - b0;
@@ -47,8 +47,8 @@ k_amg_unblock(int n_nodes, int dpn, const int *__restrict__ brow_ptr, const doub
 
 /* dinv = 1 / a_ii (0 where a_ii <= 0, whose first row goes to *bad). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_dinv(int n, const double *__restrict__ val, const int *__restrict__ diag_pos, double *__restrict__ dinv,
-           int *bad) {
+    k_amg_dinv(int n, const double *__restrict__ val, const int *__restrict__ diag_pos,
+               double *__restrict__ dinv, int *bad) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double a = val[diag_pos[i]];
@@ -58,7 +58,8 @@ k_amg_dinv(int n, const double *__restrict__ val, const int *__restrict__ diag_p
 
 /* l1-Jacobi's inverse diagonal: 1 / sum_j |a_ij|. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_l1(int n, const int *__restrict__ ptr, const double *__restrict__ val, double *__restrict__ dinv) {
+    k_amg_l1(int n, const int *__restrict__ ptr, const double *__restrict__ val,
+             double *__restrict__ dinv) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double s = 0.0;
@@ -68,14 +69,16 @@ k_amg_l1(int n, const int *__restrict__ ptr, const double *__restrict__ val, dou
 
 /* Lanczos: v = start, vp = 0. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_lz_start(int n, const double *__restrict__ start, double *__restrict__ v, double *__restrict__ vp) {
+    k_amg_lz_start(int n, const double *__restrict__ start, double *__restrict__ v,
+                   double *__restrict__ vp) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) v[i] = start[i], vp[i] = 0.0;
 }
 
 /* v /= nrm (1 after the first step); s = D^-1/2 v. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_lz_in(int n, double nrm, const double *__restrict__ dinv, double *__restrict__ v, double *__restrict__ s) {
+    k_amg_lz_in(int n, double nrm, const double *__restrict__ dinv, double *__restrict__ v,
+                double *__restrict__ s) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double vi = v[i] / nrm;
@@ -85,21 +88,22 @@ k_amg_lz_in(int n, double nrm, const double *__restrict__ dinv, double *__restri
 
 /* w = D^-1/2 w. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_lz_out(int n, const double *__restrict__ dinv, double *__restrict__ w) {
+    k_amg_lz_out(int n, const double *__restrict__ dinv, double *__restrict__ w) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) w[i] *= sqrt(dinv[i]);
 }
 
 /* w -= alpha v + beta vp. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_lz_orth(int n, double alpha, double beta, const double *__restrict__ v, const double *__restrict__ vp,
-              double *__restrict__ w) {
+    k_amg_lz_orth(int n, double alpha, double beta, const double *__restrict__ v,
+                  const double *__restrict__ vp, double *__restrict__ w) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) w[i] -= alpha * v[i] + beta * vp[i];
 }
 
 /* w /= beta. */
-__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_lz_div(int n, double beta, double *__restrict__ w) {
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+    k_amg_lz_div(int n, double beta, double *__restrict__ w) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) w[i] /= beta;
 }
@@ -108,8 +112,10 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_lz_div(int n, double beta
 __device__ __forceinline__ int lower_bound(const int *__restrict__ col, int lo, int hi, int key) {
   while (lo < hi) {
     int mid = (lo + hi) >> 1;
-    if (col[mid] < key) lo = mid + 1;
-    else hi = mid;
+    if (col[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -118,11 +124,13 @@ __device__ __forceinline__ int lower_bound(const int *__restrict__ col, int lo, 
  * one column list; C's rows of the group share one list too). upper: only the columns from the
  * group's first row on (the rest is mirrored afterwards). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_spgemm(int n_groups, const int *__restrict__ groups, const int *__restrict__ aptr, const int *__restrict__ acol,
-             const double *__restrict__ aval, const int *__restrict__ bptr, const int *__restrict__ bcol,
-             const double *__restrict__ bval, const int *__restrict__ cptr, const int *__restrict__ ccol, double *cval,
-             int upper) {
-  int g = (int)(((long)blockIdx.x * blockDim.x + threadIdx.x) / AMG_WARP), lane = threadIdx.x % AMG_WARP;
+    k_amg_spgemm(int n_groups, const int *__restrict__ groups, const int *__restrict__ aptr,
+                 const int *__restrict__ acol, const double *__restrict__ aval,
+                 const int *__restrict__ bptr, const int *__restrict__ bcol,
+                 const double *__restrict__ bval, const int *__restrict__ cptr,
+                 const int *__restrict__ ccol, double *cval, int upper) {
+  int g = (int)(((long)blockIdx.x * blockDim.x + threadIdx.x) / AMG_WARP),
+      lane = threadIdx.x % AMG_WARP;
   if (g >= n_groups) return; /* the whole warp */
   int i0 = groups[g], gs = groups[g + 1] - i0, c0 = cptr[i0], len = cptr[i0 + 1] - c0;
   int alen = aptr[i0 + 1] - aptr[i0];
@@ -155,8 +163,9 @@ k_amg_spgemm(int n_groups, const int *__restrict__ groups, const int *__restrict
 
 /* P = P_tent - omega D^-1 (A P_tent), P holding A P_tent on entry. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_prolong(int n, double omega, const double *__restrict__ dinv, const int *__restrict__ pptr, double *pval,
-              const int *__restrict__ tptr, const double *__restrict__ tval, const int *__restrict__ pt_pos) {
+    k_amg_prolong(int n, double omega, const double *__restrict__ dinv,
+                  const int *__restrict__ pptr, double *pval, const int *__restrict__ tptr,
+                  const double *__restrict__ tval, const int *__restrict__ pt_pos) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double s = -omega * dinv[i];
@@ -166,14 +175,15 @@ k_amg_prolong(int n, double omega, const double *__restrict__ dinv, const int *_
 
 /* to[map[k]] = from[k] (R's values from P's). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_scatter(int nnz, const double *__restrict__ from, const int *__restrict__ map, double *__restrict__ to) {
+    k_amg_scatter(int nnz, const double *__restrict__ from, const int *__restrict__ map,
+                  double *__restrict__ to) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < nnz) to[map[k]] = from[k];
 }
 
 /* The entries left of each row group's first column from their transposes. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_mirror(int nnz, const int *__restrict__ mirror, double *val) {
+    k_amg_mirror(int nnz, const int *__restrict__ mirror, double *val) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < nnz && mirror[k] >= 0) val[k] = val[mirror[k]];
 }
@@ -181,31 +191,35 @@ k_amg_mirror(int nnz, const int *__restrict__ mirror, double *val) {
 /* ref_j = sum_i P_ij^2 a_ii over the level above (amg_dense.c), along row j of R = P^T, whose
  * columns i ascend as the host's sum does. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_amg_pivot_ref(int n, const int *__restrict__ rptr, const int *__restrict__ rcol, const double *__restrict__ rval,
-                const double *__restrict__ aval, const int *__restrict__ diag_pos, double *__restrict__ ref) {
+    k_amg_pivot_ref(int n, const int *__restrict__ rptr, const int *__restrict__ rcol,
+                    const double *__restrict__ rval, const double *__restrict__ aval,
+                    const int *__restrict__ diag_pos, double *__restrict__ ref) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   double s = 0.0;
-  for (int k = rptr[j]; k < rptr[j + 1]; k++) s = __dadd_rn(s, __dmul_rn(__dmul_rn(rval[k], rval[k]), aval[diag_pos[rcol[k]]]));
+  for (int k = rptr[j]; k < rptr[j + 1]; k++)
+    s = __dadd_rn(s, __dmul_rn(__dmul_rn(rval[k], rval[k]), aval[diag_pos[rcol[k]]]));
   ref[j] = s;
 }
 
 dt_status dt_cuda_amg_load_refresh_kernels(dt_ctx *ctx) {
-  const void *k[] = {(const void *)k_amg_unblock, (const void *)k_amg_dinv,     (const void *)k_amg_l1,
-                     (const void *)k_amg_lz_start, (const void *)k_amg_lz_in,   (const void *)k_amg_lz_out,
-                     (const void *)k_amg_lz_orth, (const void *)k_amg_lz_div,   (const void *)k_amg_spgemm,
-                     (const void *)k_amg_prolong, (const void *)k_amg_scatter,  (const void *)k_amg_mirror,
-                     (const void *)k_amg_pivot_ref};
+  const void *k[] = {
+      (const void *)k_amg_unblock,  (const void *)k_amg_dinv,    (const void *)k_amg_l1,
+      (const void *)k_amg_lz_start, (const void *)k_amg_lz_in,   (const void *)k_amg_lz_out,
+      (const void *)k_amg_lz_orth,  (const void *)k_amg_lz_div,  (const void *)k_amg_spgemm,
+      (const void *)k_amg_prolong,  (const void *)k_amg_scatter, (const void *)k_amg_mirror,
+      (const void *)k_amg_pivot_ref};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }
 
 /* C = A B (A's row groups), or with mirror the Galerkin product's upper part, mirrored. */
-static dt_status spgemm(dt_cuda *c, const amg_csr_d *A, int n_groups, const int *groups, const amg_csr_d *B,
-                        amg_csr_d *C, const int *mirror, dt_ctx *ctx) {
+static dt_status spgemm(dt_cuda *c, const amg_csr_d *A, int n_groups, const int *groups,
+                        const amg_csr_d *B, amg_csr_d *C, const int *mirror, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   if (n_groups == 0) return DT_OK;
   k_amg_spgemm<<<amg_blocks_of((long)n_groups * AMG_WARP), DT_CUDA_BLOCK, 0, c->stream>>>(
-      n_groups, groups, A->ptr, A->col, A->val, B->ptr, B->col, B->val, C->ptr, C->col, C->val, mirror != NULL);
+      n_groups, groups, A->ptr, A->col, A->val, B->ptr, B->col, B->val, C->ptr, C->col, C->val,
+      mirror != NULL);
   DT_CUDA_LAUNCH_CHECK("k_amg_spgemm", c->stream, ctx);
   if (!mirror || C->nnz == 0) goto cleanup;
   k_amg_mirror<<<amg_blocks_of(C->nnz), DT_CUDA_BLOCK, 0, c->stream>>>(C->nnz, mirror, C->val);
@@ -214,7 +228,8 @@ cleanup:
   return rc;
 }
 
-static dt_status dot(dt_cuda_amg *a, int n, const double *x, const double *y, double *out, dt_ctx *ctx) {
+static dt_status dot(dt_cuda_amg *a, int n, const double *x, const double *y, double *out,
+                     dt_ctx *ctx) {
   dt_status rc = DT_OK;
   AMG_CUBLAS_CHECK(cublasDdot(a->blas, n, x, 1, y, 1, out), ctx);
 cleanup:
@@ -245,7 +260,8 @@ static dt_status lambda_max(dt_cuda *c, dt_cuda_amg *a, int l, double *out, dt_c
     DT_CUDA_LAUNCH_CHECK("k_amg_lz_orth", c->stream, ctx);
     DT_TRY(dot(a, n, w, w, &beta[j], ctx));
     beta[j] = sqrt(beta[j]);
-    if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j]))) break; /* an invariant subspace: T is exact */
+    if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j])))
+      break; /* an invariant subspace: T is exact */
     k_amg_lz_div<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, beta[j], w);
     DT_CUDA_LAUNCH_CHECK("k_amg_lz_div", c->stream, ctx);
     tmp = vp, vp = v, v = w, w = tmp;
@@ -267,16 +283,19 @@ static dt_status level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
   DT_CUDA_LAUNCH_CHECK("k_amg_dinv", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, &bad, a->bad, sizeof bad, ctx));
   DT_CHECK(bad == INT_MAX, ctx, DT_ERR_NOT_CONVERGED,
-           "AMG: the matrix has a non-positive diagonal entry (row %d of a level of %d rows)", bad, L->n);
+           "AMG: the matrix has a non-positive diagonal entry (row %d of a level of %d rows)", bad,
+           L->n);
   DT_TRY(lambda_max(c, a, l, &H->lambda_max, ctx));
-  DT_CHECK(H->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED, "AMG: lambda_max(D^-1 A) = %g on level %d", H->lambda_max, l);
+  DT_CHECK(H->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED,
+           "AMG: lambda_max(D^-1 A) = %g on level %d", H->lambda_max, l);
   H->omega = 4.0 / (3.0 * H->lambda_max);
   DT_TRY(spgemm(c, &L->A, L->n_a_groups, L->a_groups, &L->Pt, &L->P, NULL, ctx));
-  k_amg_prolong<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, H->omega, L->dinv, L->P.ptr, L->P.val, L->Pt.ptr,
-                                                       L->Pt.val, L->pt_pos);
+  k_amg_prolong<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, H->omega, L->dinv, L->P.ptr, L->P.val,
+                                                       L->Pt.ptr, L->Pt.val, L->pt_pos);
   DT_CUDA_LAUNCH_CHECK("k_amg_prolong", c->stream, ctx);
   if (L->P.nnz > 0) {
-    k_amg_scatter<<<amg_blocks_of(L->P.nnz), DT_CUDA_BLOCK, 0, c->stream>>>(L->P.nnz, L->P.val, L->r_perm, L->R.val);
+    k_amg_scatter<<<amg_blocks_of(L->P.nnz), DT_CUDA_BLOCK, 0, c->stream>>>(L->P.nnz, L->P.val,
+                                                                            L->r_perm, L->R.val);
     DT_CUDA_LAUNCH_CHECK("k_amg_scatter", c->stream, ctx);
   }
   DT_TRY(spgemm(c, &L->A, L->n_a_groups, L->a_groups, &L->P, &L->AP, NULL, ctx));
@@ -295,8 +314,8 @@ static dt_status coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int nl = a->h->n_levels;
   amg_level_d *F = &a->lev[nl - 2], *C = &a->lev[nl - 1];
-  k_amg_pivot_ref<<<amg_blocks_of(C->n), DT_CUDA_BLOCK, 0, c->stream>>>(C->n, F->R.ptr, F->R.col, F->R.val, F->A.val,
-                                                                        F->diag_pos, a->ref);
+  k_amg_pivot_ref<<<amg_blocks_of(C->n), DT_CUDA_BLOCK, 0, c->stream>>>(
+      C->n, F->R.ptr, F->R.col, F->R.val, F->A.val, F->diag_pos, a->ref);
   DT_CUDA_LAUNCH_CHECK("k_amg_pivot_ref", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, a->ref_host, a->ref, sizeof(double) * (size_t)C->n, ctx));
   DT_TRY(dt_cuda_d2h(c, a->h->lev[nl - 1].A.val, C->A.val, sizeof(double) * (size_t)C->A.nnz, ctx));
@@ -310,8 +329,8 @@ dt_status dt_cuda_amg_refresh(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg *h = a->h;
   double t0 = now(), t1, t2;
-  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(a->n_nodes, a->dpn, c->problem.brow_ptr,
-                                                                            c->lin.val, a->lev[0].A.val);
+  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(
+      a->n_nodes, a->dpn, c->problem.brow_ptr, c->lin.val, a->lev[0].A.val);
   DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   t1 = now();

@@ -27,22 +27,22 @@ static inline dt_status dt_cusparse_error(dt_ctx *ctx, cusparseStatus_t s, const
                       cusparseGetErrorString(s), (int)s);
 }
 
-#define DT_CUDA_CHECK(call, ctx)                                                                \
-  do {                                                                                          \
-    cudaError_t dt_e_ = (call);                                                                 \
-    if (dt_e_ != cudaSuccess) {                                                                 \
-      rc = dt_cuda_error((ctx), dt_e_, #call, __FILE__, __LINE__, __func__);                    \
-      goto cleanup;                                                                             \
-    }                                                                                           \
+#define DT_CUDA_CHECK(call, ctx)                                                                   \
+  do {                                                                                             \
+    cudaError_t dt_e_ = (call);                                                                    \
+    if (dt_e_ != cudaSuccess) {                                                                    \
+      rc = dt_cuda_error((ctx), dt_e_, #call, __FILE__, __LINE__, __func__);                       \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
-#define DT_CUSPARSE_CHECK(call, ctx)                                                            \
-  do {                                                                                          \
-    cusparseStatus_t dt_s_ = (call);                                                            \
-    if (dt_s_ != CUSPARSE_STATUS_SUCCESS) {                                                     \
-      rc = dt_cusparse_error((ctx), dt_s_, #call, __FILE__, __LINE__, __func__);                \
-      goto cleanup;                                                                             \
-    }                                                                                           \
+#define DT_CUSPARSE_CHECK(call, ctx)                                                               \
+  do {                                                                                             \
+    cusparseStatus_t dt_s_ = (call);                                                               \
+    if (dt_s_ != CUSPARSE_STATUS_SUCCESS) {                                                        \
+      rc = dt_cusparse_error((ctx), dt_s_, #call, __FILE__, __LINE__, __func__);                   \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 #ifdef NDEBUG
@@ -52,14 +52,14 @@ static inline dt_status dt_cusparse_error(dt_ctx *ctx, cusparseStatus_t s, const
 #endif
 
 /* what: a string literal naming the kernel. */
-#define DT_CUDA_LAUNCH_CHECK(what, stream, ctx)                                                 \
-  do {                                                                                          \
-    cudaError_t dt_e_ = cudaGetLastError();                                                     \
-    if (dt_e_ == cudaSuccess && DT_CUDA_SYNC_LAUNCHES) dt_e_ = cudaStreamSynchronize(stream);   \
-    if (dt_e_ != cudaSuccess) {                                                                 \
-      rc = dt_cuda_error((ctx), dt_e_, "launch of " what, __FILE__, __LINE__, __func__);        \
-      goto cleanup;                                                                             \
-    }                                                                                           \
+#define DT_CUDA_LAUNCH_CHECK(what, stream, ctx)                                                    \
+  do {                                                                                             \
+    cudaError_t dt_e_ = cudaGetLastError();                                                        \
+    if (dt_e_ == cudaSuccess && DT_CUDA_SYNC_LAUNCHES) dt_e_ = cudaStreamSynchronize(stream);      \
+    if (dt_e_ != cudaSuccess) {                                                                    \
+      rc = dt_cuda_error((ctx), dt_e_, "launch of " what, __FILE__, __LINE__, __func__);           \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 #endif

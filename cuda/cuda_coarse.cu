@@ -24,11 +24,13 @@
 
 /* Pass 1: a thread per (node a, mode m); for each item of a (box t), row m of the NM x NM sum
  * over a's blocks in t of R_a^T K_ab R_b, in a's block order. */
-template <int DPN> __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_items(dt_cuda_coarse_args g) {
+template <int DPN>
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_items(dt_cuda_coarse_args g) {
   coarse_item_sums<DPN>(g, [&](int a, int t, const double *ra, double *acc) {
     for (int k = g.brow_ptr[a]; k < g.brow_ptr[a + 1]; k++) {
       int b = g.bcol[k];
-      if (g.node_sub[b] == t) coarse_add_block<DPN, true>(g, ra, g.val + (long)k * DPN * DPN, b, acc); /* column-major */
+      if (g.node_sub[b] == t)
+        coarse_add_block<DPN, true>(g, ra, g.val + (long)k * DPN * DPN, b, acc); /* column-major */
     }
   });
 }
@@ -73,7 +75,7 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_shift(int n, double *E
  * order (a thread per node was far faster than a block per box looping over the coordinates). */
 template <int DPN>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_coarse_node_products(dt_cuda_coarse_args g, const double *__restrict__ r, const int *skip) {
+    k_coarse_node_products(dt_cuda_coarse_args g, const double *__restrict__ r, const int *skip) {
   const int NM = coarse_dims<DPN>::NM;
   if (skip && *skip) return;
   int a = blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,7 +94,8 @@ k_coarse_node_products(dt_cuda_coarse_args g, const double *__restrict__ r, cons
   for (int m = 0; m < NM; m++) g.P[(long)a * NM + m] = acc[m];
 }
 
-__global__ void __launch_bounds__(COARSE_RESTRICT_BLOCK) k_coarse_restrict(dt_cuda_coarse_args g, const int *skip) {
+__global__ void __launch_bounds__(COARSE_RESTRICT_BLOCK)
+    k_coarse_restrict(dt_cuda_coarse_args g, const int *skip) {
   if (skip && *skip) return;
   int s = blockIdx.x, NM = g.n_modes;
   double acc[6] = {0, 0, 0, 0, 0, 0};
@@ -107,7 +110,8 @@ __global__ void __launch_bounds__(COARSE_RESTRICT_BLOCK) k_coarse_restrict(dt_cu
 }
 
 /* w = E^-1 y: a block per row. */
-__global__ void __launch_bounds__(COARSE_BLOCK) k_coarse_solve(dt_cuda_coarse_args g, const int *skip) {
+__global__ void __launch_bounds__(COARSE_BLOCK)
+    k_coarse_solve(dt_cuda_coarse_args g, const int *skip) {
   if (skip && *skip) return;
   int i = blockIdx.x, n = g.n_coarse;
   const double *row = g.E + (long)i * n;
@@ -121,7 +125,8 @@ __global__ void __launch_bounds__(COARSE_BLOCK) k_coarse_solve(dt_cuda_coarse_ar
  * y.w, the coarse part of r.z. */
 template <int DPN>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_coarse_prolong(dt_cuda_coarse_args g, double *__restrict__ z, double *__restrict__ p, const int *skip) {
+    k_coarse_prolong(dt_cuda_coarse_args g, double *__restrict__ z, double *__restrict__ p,
+                     const int *skip) {
   const int NM = coarse_dims<DPN>::NM;
   if (skip && *skip) return;
   int a = blockIdx.x * blockDim.x + threadIdx.x;
@@ -141,7 +146,8 @@ k_coarse_prolong(dt_cuda_coarse_args g, double *__restrict__ z, double *__restri
   }
 }
 
-__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_coarse_dot(dt_cuda_coarse_args g, const int *skip) {
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+    k_coarse_dot(dt_cuda_coarse_args g, const int *skip) {
   if (skip && *skip) return;
   double acc = 0.0;
   for (int k = threadIdx.x; k < g.n_coarse; k += DT_CUDA_BLOCK) acc += g.y[k] * g.w[k];
@@ -179,16 +185,17 @@ dt_cuda_coarse_args dt_cuda_coarse_args_of(const dt_cuda *c) {
   return g;
 }
 
-#define DT_CUSOLVER_CHECK(call, ctx)                                                            \
-  do {                                                                                          \
-    cusolverStatus_t st_ = (call);                                                              \
-    DT_CHECK(st_ == CUSOLVER_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuSOLVER status %d", #call, \
-             (int)st_);                                                                         \
+#define DT_CUSOLVER_CHECK(call, ctx)                                                               \
+  do {                                                                                             \
+    cusolverStatus_t st_ = (call);                                                                 \
+    DT_CHECK(st_ == CUSOLVER_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuSOLVER status %d",    \
+             #call, (int)st_);                                                                     \
   } while (0)
-#define DT_CUBLAS_CHECK(call, ctx)                                                              \
-  do {                                                                                          \
-    cublasStatus_t st_ = (call);                                                                \
-    DT_CHECK(st_ == CUBLAS_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuBLAS status %d", #call, (int)st_); \
+#define DT_CUBLAS_CHECK(call, ctx)                                                                 \
+  do {                                                                                             \
+    cublasStatus_t st_ = (call);                                                                   \
+    DT_CHECK(st_ == CUBLAS_STATUS_SUCCESS, ctx, DT_ERR_CUDA, "%s failed: cuBLAS status %d", #call, \
+             (int)st_);                                                                            \
   } while (0)
 
 /* cuBLAS's workspace, ours so that the memory estimate and the peak count it. */
@@ -206,9 +213,11 @@ static dt_status coarse_invert_factor(dt_cuda *c, int n, dt_ctx *ctx) {
   k_coarse_identity<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.X);
   DT_CUDA_LAUNCH_CHECK("k_coarse_identity", c->stream, ctx);
   DT_CUBLAS_CHECK(cublasDtrsm(c->coarse.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                              CUBLAS_DIAG_NON_UNIT, n, n, &one, c->coarse.E, n, c->coarse.X, n), ctx);
-  DT_CUBLAS_CHECK(cublasDsyrk(c->coarse.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c->coarse.X, n, &zero,
-                              c->coarse.E, n), ctx);
+                              CUBLAS_DIAG_NON_UNIT, n, n, &one, c->coarse.E, n, c->coarse.X, n),
+                  ctx);
+  DT_CUBLAS_CHECK(cublasDsyrk(c->coarse.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one,
+                              c->coarse.X, n, &zero, c->coarse.E, n),
+                  ctx);
   k_coarse_mirror<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_mirror", c->stream, ctx);
 cleanup:
@@ -232,31 +241,40 @@ dt_status dt_cuda_coarse_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   UPLOAD(c->coarse, item_local, items, "coarse-space items");
   UPLOAD(c->coarse, grp_ptr, pb->sub_nbr_ptr[pb->n_sub] + 1, "coarse-space item groups");
   UPLOAD(c->coarse, grp_item, items, "coarse-space item groups");
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.P, sizeof(double) * items * 36, "coarse-space item sums", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.E, sizeof(double) * (size_t)n * n, "coarse matrix", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.X, sizeof(double) * (size_t)n * n, "coarse inverse factor", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.P, sizeof(double) * items * 36,
+                       "coarse-space item sums", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.E, sizeof(double) * (size_t)n * n, "coarse matrix",
+                       ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.X, sizeof(double) * (size_t)n * n,
+                       "coarse inverse factor", ctx));
   DT_TRY(dt_cuda_alloc(c, &c->coarse.blas_work, DT_COARSE_BLAS_WORKSPACE, "cuBLAS workspace", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.y, sizeof(double) * (size_t)(2 * n + 2), "coarse vectors", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.y, sizeof(double) * (size_t)(2 * n + 2),
+                       "coarse vectors", ctx));
   c->coarse.w = c->coarse.y + n;
   c->coarse.yw = c->coarse.w + n;
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.info, sizeof(int), "cuSOLVER status", ctx));
   DT_CUSOLVER_CHECK(cusolverDnCreate(&c->coarse.dn), ctx);
   DT_CUSOLVER_CHECK(cusolverDnSetStream(c->coarse.dn, c->stream), ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, &lw), ctx);
+  DT_CUSOLVER_CHECK(
+      cusolverDnDpotrf_bufferSize(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, &lw),
+      ctx);
   c->coarse.lwork = lw;
   DT_CUBLAS_CHECK(cublasCreate(&c->coarse.blas), ctx);
   DT_CUBLAS_CHECK(cublasSetStream(c->coarse.blas, c->stream), ctx);
-  DT_CUBLAS_CHECK(cublasSetWorkspace(c->coarse.blas, c->coarse.blas_work, DT_COARSE_BLAS_WORKSPACE), ctx);
+  DT_CUBLAS_CHECK(cublasSetWorkspace(c->coarse.blas, c->coarse.blas_work, DT_COARSE_BLAS_WORKSPACE),
+                  ctx);
   DT_TRY(dt_cuda_alloc(c, (void **)&c->coarse.work, sizeof(double) * (size_t)(c->coarse.lwork + 1),
                        "cuSOLVER workspace", ctx));
   /* Factor and invert an identity of the real size once now: CUDA loads the libraries' kernels
    * at their first launch, which otherwise fell into the first linear solve (about 0.1 s on
    * the H200), as the upload does for the backend's own kernels (load_kernels). */
   DT_CUDA_CHECK(cudaMemsetAsync(c->coarse.E, 0, sizeof(double) * (size_t)n * n, c->stream), ctx);
-  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
+  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+      n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, c->coarse.work,
-                                     c->coarse.lwork, c->coarse.info), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n,
+                                     c->coarse.work, c->coarse.lwork, c->coarse.info),
+                    ctx);
   DT_TRY(coarse_invert_factor(c, n, ctx));
 cleanup:
   return rc;
@@ -265,12 +283,15 @@ cleanup:
 /* Bytes dt_cuda_coarse_upload allocates (for the estimate made before any allocation); the
  * cuSOLVER workspace is known only with a handle: budgeted at 256 doubles per coarse DOF. */
 size_t dt_cuda_coarse_bytes(const dt_problem *pb) {
-  size_t n = (size_t)pb->n_sub * pb->n_modes, items = pb->n_sub ? (size_t)pb->item_ptr[pb->n_nodes] : 0;
+  size_t n = (size_t)pb->n_sub * pb->n_modes,
+         items = pb->n_sub ? (size_t)pb->item_ptr[pb->n_nodes] : 0;
   if (!pb->n_sub) return 0;
-  return sizeof(int) * (2 * ((size_t)pb->n_sub + 1) + 2 * (size_t)pb->n_nodes + (size_t)pb->sub_nbr_ptr[pb->n_sub] +
-                        (size_t)pb->n_nodes + 1 + 3 * items + (size_t)pb->sub_nbr_ptr[pb->n_sub] + 1) +
-         sizeof(double) * (3 * (size_t)pb->n_nodes + 36 * items + 2 * n * n + 2 * n + 2 + 256 * n + 1) + sizeof(int) +
-         DT_COARSE_BLAS_WORKSPACE + 13 * 512;
+  return sizeof(int) * (2 * ((size_t)pb->n_sub + 1) + 2 * (size_t)pb->n_nodes +
+                        (size_t)pb->sub_nbr_ptr[pb->n_sub] + (size_t)pb->n_nodes + 1 + 3 * items +
+                        (size_t)pb->sub_nbr_ptr[pb->n_sub] + 1) +
+         sizeof(double) *
+             (3 * (size_t)pb->n_nodes + 36 * items + 2 * n * n + 2 * n + 2 + 256 * n + 1) +
+         sizeof(int) + DT_COARSE_BLAS_WORKSPACE + 13 * 512;
 }
 
 dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
@@ -278,25 +299,32 @@ dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx) {
   dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
   int n = g.n_coarse, *info = (int *)c->pinned;
   long nn = (long)n * n;
-  unsigned ig = (unsigned)(((long)c->problem.n_nodes * c->coarse.n_modes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+  unsigned ig = (unsigned)(((long)c->problem.n_nodes * c->coarse.n_modes + DT_CUDA_BLOCK - 1) /
+                           DT_CUDA_BLOCK);
   if (c->problem.matrix_free) { /* no assembled blocks: the item sums from the element matrices */
     DT_TRY(dt_cuda_mf_coarse_items(c, &g, ctx));
   } else {
-    if (c->problem.dpn == 3) k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
-    else k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+    if (c->problem.dpn == 3)
+      k_coarse_items<3><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
+    else
+      k_coarse_items<2><<<ig, DT_CUDA_BLOCK, 0, c->stream>>>(g);
     DT_CUDA_LAUNCH_CHECK("k_coarse_items", c->stream, ctx);
   }
   DT_CUDA_CHECK(cudaMemsetAsync(c->coarse.E, 0, sizeof(double) * nn, c->stream), ctx);
   k_coarse_rows<<<c->coarse.n_sub, COARSE_BLOCK, 0, c->stream>>>(g);
   DT_CUDA_LAUNCH_CHECK("k_coarse_rows", c->stream, ctx);
-  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->coarse.E);
+  k_coarse_shift<<<(n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+      n, c->coarse.E);
   DT_CUDA_LAUNCH_CHECK("k_coarse_shift", c->stream, ctx);
-  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n, c->coarse.work,
-                                     c->coarse.lwork, c->coarse.info), ctx);
+  DT_CUSOLVER_CHECK(cusolverDnDpotrf(c->coarse.dn, CUBLAS_FILL_MODE_LOWER, n, c->coarse.E, n,
+                                     c->coarse.work, c->coarse.lwork, c->coarse.info),
+                    ctx);
   DT_TRY(dt_cuda_d2h(c, info, c->coarse.info, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*info == 0, ctx, DT_ERR_NOT_CONVERGED,
-           "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
-           "the tangent lost stiffness", (*info - 1) / c->coarse.n_modes, (*info - 1) % c->coarse.n_modes);
+           "the coarse matrix of the two-level preconditioner is not positive definite (box %d, "
+           "mode %d): "
+           "the tangent lost stiffness",
+           (*info - 1) / c->coarse.n_modes, (*info - 1) % c->coarse.n_modes);
   /* E^-1 from the factor (coarse_invert_factor; cusolverDnDpotri took 2.5x longer, and E X = I
    * by cusolverDnDpotrs with n right-hand sides longer still, H200) */
   DT_TRY(coarse_invert_factor(c, n, ctx));
@@ -304,19 +332,24 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx) {
+dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip,
+                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_coarse_args g = dt_cuda_coarse_args_of(c);
   unsigned ng = (unsigned)((c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
-  if (c->problem.dpn == 3) k_coarse_node_products<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
-  else k_coarse_node_products<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
+  if (c->problem.dpn == 3)
+    k_coarse_node_products<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
+  else
+    k_coarse_node_products<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, r, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_node_products", c->stream, ctx);
   k_coarse_restrict<<<c->coarse.n_sub, COARSE_RESTRICT_BLOCK, 0, c->stream>>>(g, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_restrict", c->stream, ctx);
   k_coarse_solve<<<g.n_coarse, COARSE_BLOCK, 0, c->stream>>>(g, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_solve", c->stream, ctx);
-  if (c->problem.dpn == 3) k_coarse_prolong<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
-  else k_coarse_prolong<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
+  if (c->problem.dpn == 3)
+    k_coarse_prolong<3><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
+  else
+    k_coarse_prolong<2><<<ng, DT_CUDA_BLOCK, 0, c->stream>>>(g, z, p, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_prolong", c->stream, ctx);
   k_coarse_dot<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(g, skip);
   DT_CUDA_LAUNCH_CHECK("k_coarse_dot", c->stream, ctx);
@@ -332,11 +365,18 @@ void dt_cuda_coarse_destroy(dt_cuda *c) {
 }
 
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx) {
-  const void *k[] = {(const void *)k_coarse_items<3>,         (const void *)k_coarse_items<2>,
-                     (const void *)k_coarse_node_products<3>, (const void *)k_coarse_node_products<2>,
-                     (const void *)k_coarse_prolong<3>,       (const void *)k_coarse_prolong<2>,
-                     (const void *)k_coarse_rows,             (const void *)k_coarse_shift,
-                     (const void *)k_coarse_mirror,           (const void *)k_coarse_identity,           (const void *)k_coarse_restrict,
-                     (const void *)k_coarse_solve,            (const void *)k_coarse_dot};
+  const void *k[] = {(const void *)k_coarse_items<3>,
+                     (const void *)k_coarse_items<2>,
+                     (const void *)k_coarse_node_products<3>,
+                     (const void *)k_coarse_node_products<2>,
+                     (const void *)k_coarse_prolong<3>,
+                     (const void *)k_coarse_prolong<2>,
+                     (const void *)k_coarse_rows,
+                     (const void *)k_coarse_shift,
+                     (const void *)k_coarse_mirror,
+                     (const void *)k_coarse_identity,
+                     (const void *)k_coarse_restrict,
+                     (const void *)k_coarse_solve,
+                     (const void *)k_coarse_dot};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }

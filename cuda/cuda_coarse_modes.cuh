@@ -28,8 +28,8 @@ __device__ __forceinline__ void node_modes(const dt_cuda_coarse_args &g, int a, 
  * DPN values), K_ab(i, j) at kab[j DPN + i] (COL_MAJOR: the BSR tangent) or kab[i DPN + j]
  * (dt_emat_block's order), b the block's column node. */
 template <int DPN, bool COL_MAJOR>
-__device__ __forceinline__ void coarse_add_block(const dt_cuda_coarse_args &g, const double *ra, const double *kab,
-                                                 int b, double *acc) {
+__device__ __forceinline__ void coarse_add_block(const dt_cuda_coarse_args &g, const double *ra,
+                                                 const double *kab, int b, double *acc) {
   const int NM = coarse_dims<DPN>::NM;
   double kr[DPN], Rb[DPN * NM]; /* kr = (R_a^T K_ab) row m */
 #pragma unroll

@@ -27,7 +27,7 @@ typedef struct dt_coop_args {
                     from sig_t): written by the stress kernel, read by the tangent kernel */
   double *tan_d; /* NULL, or D per point (cuda_internal.h): then the stress kernel stores it and the
                     tangent kernel multiplies B^T D B (cuda_tangent_d.cuh) */
-  double *out; /* fint (stress) or tangent values (tangent, dt_bsr_block) */
+  double *out;   /* fint (stress) or tangent values (tangent, dt_bsr_block) */
   /* Matrix-free operator (NULL otherwise): the stress kernel sets each element's plastic flag;
    * the tangent kernel stores the matrix of element k of its launch in slot k of emat
    * (element_matrix.h, emat_doubles apart) instead of adding blocks to the tangent. */
@@ -47,9 +47,9 @@ dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int
 /* The stress kernel runs over all elements in one launch (out = the element forces, dpn per
  * incidence), then the forces are summed node by node into fint through the incidence lists
  * (cuda_stress_coop.cu). */
-dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems, const int *inc_ptr,
-                                     const int *inc, double *fint, int n_dofs, cudaStream_t stream,
-                                     dt_ctx *ctx);
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems,
+                                     const int *inc_ptr, const int *inc, double *fint, int n_dofs,
+                                     cudaStream_t stream, dt_ctx *ctx);
 
 /* Load the kernels of `type` now (dt_cuda_load_list): the stress kernel (with Mohr-Coulomb's
  * update when mc), and the tangent kernel of the tangent form or, with d_tangent, of D per point. */
@@ -58,16 +58,29 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
 
 /* Compile-time facts of an element type (dt_elem_nnodes, dt_elem_nqp, dt_elem_dim as
  * constants, for array sizes in the kernels' templates). */
-#define DT_TYPE_NPE(T)                                                                           \
-  ((T) == DT_HEX8 ? 8 : (T) == DT_TET4 ? 4 : (T) == DT_TET10 ? 10 : (T) == DT_QUAD4 ? 4        \
-   : (T) == DT_QUAD8 ? 8 : (T) == DT_QUAD9 ? 9 : (T) == DT_QUAD16 ? 16                         \
-   : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20 : 3)
-#define DT_TYPE_NQP(T)                                                                           \
-  ((T) == DT_HEX8 ? 8 : (T) == DT_TET10 ? 4 : (T) == DT_QUAD4 ? 4                              \
-   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9 : (T) == DT_QUAD16 ? 16 : (T) == DT_HEX20 ? 27    \
-   : (T) == DT_HEX20R ? 8 : 1)
-#define DT_TYPE_DIM(T)                                                                           \
-  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R) ? 3 : 2)
+#define DT_TYPE_NPE(T)                                                                             \
+  ((T) == DT_HEX8                          ? 8                                                     \
+   : (T) == DT_TET4                        ? 4                                                     \
+   : (T) == DT_TET10                       ? 10                                                    \
+   : (T) == DT_QUAD4                       ? 4                                                     \
+   : (T) == DT_QUAD8                       ? 8                                                     \
+   : (T) == DT_QUAD9                       ? 9                                                     \
+   : (T) == DT_QUAD16                      ? 16                                                    \
+   : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20                                                    \
+                                           : 3)
+#define DT_TYPE_NQP(T)                                                                             \
+  ((T) == DT_HEX8                         ? 8                                                      \
+   : (T) == DT_TET10                      ? 4                                                      \
+   : (T) == DT_QUAD4                      ? 4                                                      \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9                                                      \
+   : (T) == DT_QUAD16                     ? 16                                                     \
+   : (T) == DT_HEX20                      ? 27                                                     \
+   : (T) == DT_HEX20R                     ? 8                                                      \
+                                          : 1)
+#define DT_TYPE_DIM(T)                                                                             \
+  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R)    \
+       ? 3                                                                                         \
+       : 2)
 
 /* The kernel type of a mesh (dt_cuda_problem.uniform_type) where no per-type kernels serve it:
  * the generic one-thread-per-element instantiation, which reads each element's type, with local
@@ -99,7 +112,8 @@ template <bool GENERIC> struct dt_other_type {
 };
 template <> struct dt_other_type<false> {
   template <class L, class... Args> static dt_status go(int type, dt_ctx *ctx, Args...) {
-    return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative element kernel for element type %d", type);
+    return DT_ERROR(ctx, DT_ERR_INTERNAL, "no cooperative element kernel for element type %d",
+                    type);
   }
 };
 template <class L, bool GENERIC, class... Args>
@@ -117,7 +131,8 @@ static dt_status dt_by_element_type(int type, dt_ctx *ctx, Args... args) {
   return dt_other_type<GENERIC>::template go<L>(type, ctx, args...);
 }
 /* The cooperative kernels' dispatch, for a mesh of one element type. */
-template <class L, class... Args> static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {
+template <class L, class... Args>
+static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {
   return dt_by_element_type<L, false>(type, ctx, args...);
 }
 

@@ -23,7 +23,7 @@ template <int TYPE> struct coop_elem {
   double X[S::NPE * 3];
   double ue[S::NPE * 3];
   double dNdx[S::NQP][S::NPE * 3 + 1]; /* odd row length: point threads hit distinct banks */
-  double dv[S::NQP];   /* w det J */
+  double dv[S::NQP];                   /* w det J */
   double bbar[S::NPE * 3];
   double vol;
   int failed;

@@ -18,7 +18,9 @@
 #include "cuda_coop.h"
 #include "cuda_internal.h"
 
-static int use_coop(const dt_cuda *c) { return dt_cuda_use_coop(c->problem.uniform_type, c->problem.el_variants); }
+static int use_coop(const dt_cuda *c) {
+  return dt_cuda_use_coop(c->problem.uniform_type, c->problem.el_variants);
+}
 
 static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   const dt_cuda_problem *p = &c->problem;
@@ -59,15 +61,20 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
  * DT_CUDA_GENERIC_DOF DOFs (16 nodes) for DT_CUDA_GENERIC, every type for
  * DT_CUDA_GENERIC_LARGE. */
 template <int TYPE> struct elem_size {
-  static const int npe = TYPE >= 0 ? DT_TYPE_NPE(TYPE) : TYPE == DT_CUDA_GENERIC ? 16 : DT_ELEM_MAX_NODES;
-  static const int nde = TYPE >= 0 ? npe * DT_TYPE_DIM(TYPE) : TYPE == DT_CUDA_GENERIC ? DT_CUDA_GENERIC_DOF
-                                                                                       : DT_ELEM_MAX_DOF;
+  static const int npe = TYPE >= 0                 ? DT_TYPE_NPE(TYPE)
+                         : TYPE == DT_CUDA_GENERIC ? 16
+                                                   : DT_ELEM_MAX_NODES;
+  static const int nde = TYPE >= 0                 ? npe * DT_TYPE_DIM(TYPE)
+                         : TYPE == DT_CUDA_GENERIC ? DT_CUDA_GENERIC_DOF
+                                                   : DT_ELEM_MAX_DOF;
 };
 
 /* dt_element_residual_ws's arrays, sized for TYPE (declared in the kernel: separate locals). */
-#define RESIDUAL_WORK(TYPE, w)                                                                               \
-  double w##_N[elem_size<TYPE>::npe], w##_dN[3 * elem_size<TYPE>::npe], w##_dNdx[3 * elem_size<TYPE>::npe];  \
-  double w##_bar[3 * elem_size<TYPE>::npe], w##_B[6 * elem_size<TYPE>::nde], w##_DB[6 * elem_size<TYPE>::nde]; \
+#define RESIDUAL_WORK(TYPE, w)                                                                     \
+  double w##_N[elem_size<TYPE>::npe], w##_dN[3 * elem_size<TYPE>::npe],                            \
+      w##_dNdx[3 * elem_size<TYPE>::npe];                                                          \
+  double w##_bar[3 * elem_size<TYPE>::npe], w##_B[6 * elem_size<TYPE>::nde],                       \
+      w##_DB[6 * elem_size<TYPE>::nde];                                                            \
   dt_residual_work w = {w##_N, w##_dN, w##_dNdx, w##_bar, w##_B, w##_DB}
 
 template <int TYPE>
@@ -84,7 +91,7 @@ __device__ __forceinline__ void gather(const dt_coop_args &a, int e, int type, i
 
 template <int TYPE>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
+    k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
   const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
   int k = blockIdx.x * blockDim.x + threadIdx.x, np = 0;
   if (k < n) {
@@ -100,9 +107,9 @@ k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
     qa.eps_t = a.eps_t;
     qa.stride = a.stride;
     gather<TYPE>(a, e, type, dpn, X, ue);
-    int r = dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
-                                   a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
-                                   (double *)0, &ws);
+    int r =
+        dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
+                               a.elem_thick[e], &qa, a.qp_ptr[e], fe, (double *)0, &ws);
     if (a.elem_plastic) a.elem_plastic[e] = r > 0; /* the matrix-free operator's slots */
     if (r < 0) {
       atomicAdd(&a.flags->n_failed, 1);
@@ -120,7 +127,7 @@ k_stress(dt_coop_args a, const int *__restrict__ elems, int n) {
 
 template <int TYPE>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
+    k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
   const int NPE = elem_size<TYPE>::npe, NDE = elem_size<TYPE>::nde;
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
@@ -148,7 +155,8 @@ k_tangent(dt_coop_args a, const int *__restrict__ elems, int n) {
       for (int B = A; B < npe; B++) {
         double *v = slot + (long)dt_emat_pair(npe, A, B) * dpn * dpn * DT_EMAT_LANES;
         for (int j = 0; j < dpn; j++)
-          for (int i = 0; i < dpn; i++) v[(j * dpn + i) * DT_EMAT_LANES] = Ke[(A * dpn + i) * nde + B * dpn + j];
+          for (int i = 0; i < dpn; i++)
+            v[(j * dpn + i) * DT_EMAT_LANES] = Ke[(A * dpn + i) * nde + B * dpn + j];
       }
     return;
   }
@@ -174,10 +182,10 @@ __global__ void k_flags_reset(dt_cuda_flags *f) {
  * or the matrix-free operator's slotted elements as one list), and loading both. */
 template <bool TANGENT> struct simple_colours {
   template <int TYPE>
-  static dt_status go(const dt_cuda *c, const dt_coop_args *a, const int *h_ptr, const int *elems, int n_lists,
-                      dt_ctx *ctx) {
-    return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK, DT_CUDA_BLOCK, *a, h_ptr,
-                               elems, n_lists, c->stream, ctx,
+  static dt_status go(const dt_cuda *c, const dt_coop_args *a, const int *h_ptr, const int *elems,
+                      int n_lists, dt_ctx *ctx) {
+    return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK,
+                               DT_CUDA_BLOCK, *a, h_ptr, elems, n_lists, c->stream, ctx,
                                TANGENT ? "launch of k_tangent" : "launch of k_stress");
   }
 };
@@ -193,7 +201,8 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   const dt_cuda_problem *p = &c->problem;
-  dt_coop_args a = make_args(c, c->state.vec[u], use_coop(c) ? c->state.f_elem : c->state.vec[fint]);
+  dt_coop_args a =
+      make_args(c, c->state.vec[u], use_coop(c) ? c->state.f_elem : c->state.vec[fint]);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
@@ -201,10 +210,11 @@ extern "C" dt_status dt_cuda_stress_update(void *impl, dt_vec_id u, dt_vec_id fi
     DT_TRY(dt_cuda_stress_coop_launch(p->uniform_type, &a, p->n_elems, p->node_inc_ptr, p->node_inc,
                                       c->state.vec[fint], p->n_dofs, c->stream, ctx));
   } else {
-    DT_CUDA_CHECK(cudaMemsetAsync(c->state.vec[fint], 0, sizeof(double) * (size_t)p->n_dofs, c->stream), ctx);
-    DT_TRY((dt_by_element_type<simple_colours<false>, true>(p->uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                             (const int *)p->h_color_ptr, (const int *)p->color_elems,
-                                                             p->n_colors)));
+    DT_CUDA_CHECK(
+        cudaMemsetAsync(c->state.vec[fint], 0, sizeof(double) * (size_t)p->n_dofs, c->stream), ctx);
+    DT_TRY((dt_by_element_type<simple_colours<false>, true>(
+        p->uniform_type, ctx, (const dt_cuda *)c, &a, (const int *)p->h_color_ptr,
+        (const int *)p->color_elems, p->n_colors)));
   }
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   rep->n_plastic = fl->n_plastic;
@@ -229,10 +239,12 @@ static dt_status tangent_matrix_free(dt_cuda *c, dt_ctx *ctx) {
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (c->mf.n_own > 0 && use_coop(c))
-    DT_TRY(dt_cuda_tangent_coop_launch(c->problem.uniform_type, &a, launch, c->mf.own_list, 1, c->stream, ctx));
+    DT_TRY(dt_cuda_tangent_coop_launch(c->problem.uniform_type, &a, launch, c->mf.own_list, 1,
+                                       c->stream, ctx));
   else if (c->mf.n_own > 0)
-    DT_TRY((dt_by_element_type<simple_colours<true>, true>(c->problem.uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                            (const int *)launch, (const int *)c->mf.own_list, 1)));
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(
+        c->problem.uniform_type, ctx, (const dt_cuda *)c, &a, (const int *)launch,
+        (const int *)c->mf.own_list, 1)));
   DT_TRY(dt_cuda_mf_diagonal(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -260,16 +272,17 @@ extern "C" dt_status dt_cuda_tangent_assemble(void *impl, dt_ctx *ctx) {
   if (c->rows.G) return tangent_rows(c, ctx);
   dt_coop_args a = make_args(c, c->state.vec[DT_VEC_UT], c->lin.val);
   dt_cuda_flags *fl = (dt_cuda_flags *)c->pinned;
-  DT_CUDA_CHECK(cudaMemsetAsync(c->lin.val, 0, sizeof(double) * (size_t)p->nnz, c->stream), ctx); /* added into */
+  DT_CUDA_CHECK(cudaMemsetAsync(c->lin.val, 0, sizeof(double) * (size_t)p->nnz, c->stream),
+                ctx); /* added into */
   k_flags_reset<<<1, 1, 0, c->stream>>>(c->flags);
   DT_CUDA_LAUNCH_CHECK("k_flags_reset", c->stream, ctx);
   if (use_coop(c)) {
-    DT_TRY(dt_cuda_tangent_coop_launch(p->uniform_type, &a, p->h_color_ptr, p->color_elems, p->n_colors, c->stream,
-                                       ctx));
+    DT_TRY(dt_cuda_tangent_coop_launch(p->uniform_type, &a, p->h_color_ptr, p->color_elems,
+                                       p->n_colors, c->stream, ctx));
   } else
-    DT_TRY((dt_by_element_type<simple_colours<true>, true>(p->uniform_type, ctx, (const dt_cuda *)c, &a,
-                                                            (const int *)p->h_color_ptr, (const int *)p->color_elems,
-                                                            p->n_colors)));
+    DT_TRY((dt_by_element_type<simple_colours<true>, true>(
+        p->uniform_type, ctx, (const dt_cuda *)c, &a, (const int *)p->h_color_ptr,
+        (const int *)p->color_elems, p->n_colors)));
   DT_TRY(dt_cuda_dirichlet(c, ctx));
   DT_TRY(dt_cuda_d2h(c, fl, c->flags, DT_CUDA_ELEMENT_FLAGS_BYTES, ctx));
   DT_CHECK(fl->n_failed == 0, ctx, DT_ERR_INTERNAL, "tangent at a failed material point");
@@ -288,7 +301,8 @@ int dt_cuda_element_variants(const dt_problem *pb) {
 /* The kernels the element phases of this mesh launch: the cooperative pair of its element
  * type (in the variants asked for), or the one-thread-per-element
  * pair (of its type, or generic: a mixed mesh, or a type without kernels of its own). */
-dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx) {
+dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max,
+                                       dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const void *reset[] = {(const void *)k_flags_reset};
   DT_TRY(dt_cuda_load_list(reset, 1, local_max, ctx));
@@ -306,7 +320,8 @@ cleanup:
  * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200 for
  * elements of up to 32 DOFs, about 3.5 times that with 20-node hexahedra), the cooperative
  * kernels of a one-type mesh almost none. */
-dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx) {
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes,
+                                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int sms = 0, threads = 0;
   size_t worst = 0;

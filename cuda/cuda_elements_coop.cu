@@ -33,22 +33,26 @@ template <int TYPE> struct tangent_scratch<TYPE, true> { typedef d_elem<TYPE> ty
 
 /* The point preparation and the pair product of each variant. */
 template <int TYPE, bool GEN_D> struct tangent_points {
-  static __device__ __forceinline__ void go(const dt_coop_args &a, int e, int valid, int bbar, int t,
-                                            form_elem<TYPE> &me) {
+  static __device__ __forceinline__ void go(const dt_coop_args &a, int e, int valid, int bbar,
+                                            int t, form_elem<TYPE> &me) {
     form_points<TYPE, coop_shape<TYPE>::T_TAN>(a, e, valid, bbar, t, me);
   }
-  static __device__ __forceinline__ void pair(const form_elem<TYPE> &me, int bbar, int A, int B, double *K) {
-    if (bbar) form_pair<TYPE, true>(me, A, B, K);
-    else form_pair<TYPE, false>(me, A, B, K);
+  static __device__ __forceinline__ void pair(const form_elem<TYPE> &me, int bbar, int A, int B,
+                                              double *K) {
+    if (bbar)
+      form_pair<TYPE, true>(me, A, B, K);
+    else
+      form_pair<TYPE, false>(me, A, B, K);
   }
 };
 template <int TYPE> struct tangent_points<TYPE, true> {
-  static __device__ __forceinline__ void go(const dt_coop_args &a, int e, int valid, int bbar, int t,
-                                            d_elem<TYPE> &me) {
+  static __device__ __forceinline__ void go(const dt_coop_args &a, int e, int valid, int bbar,
+                                            int t, d_elem<TYPE> &me) {
     (void)bbar;
     d_points<TYPE, coop_shape<TYPE>::T_TAN>(a, e, valid, t, me);
   }
-  static __device__ __forceinline__ void pair(const d_elem<TYPE> &me, int bbar, int A, int B, double *K) {
+  static __device__ __forceinline__ void pair(const d_elem<TYPE> &me, int bbar, int A, int B,
+                                              double *K) {
     d_pair<TYPE>(me, bbar, A, B, K);
   }
 };
@@ -61,12 +65,14 @@ template <int TYPE> struct tangent_points<TYPE, true> {
 #endif
 template <int TYPE> struct tangent_launch_bounds {
   static const int threads = coop_shape<TYPE>::EPB_TAN * coop_shape<TYPE>::T_TAN;
-  static const int min_blocks = threads <= 128 ? DT_TANGENT_MIN_BLOCKS : DT_TANGENT_MIN_BLOCKS * 128 / threads;
+  static const int min_blocks =
+      threads <= 128 ? DT_TANGENT_MIN_BLOCKS : DT_TANGENT_MIN_BLOCKS * 128 / threads;
 };
 
 template <int TYPE, bool GEN_D>
-__global__ void __launch_bounds__(tangent_launch_bounds<TYPE>::threads, tangent_launch_bounds<TYPE>::min_blocks)
-k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
+__global__ void __launch_bounds__(tangent_launch_bounds<TYPE>::threads,
+                                  tangent_launch_bounds<TYPE>::min_blocks)
+    k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
   typedef typename tangent_scratch<TYPE, GEN_D>::type E;
   const int D2 = S::DIM * S::DIM;
@@ -86,10 +92,12 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
     double K[D2];
     tangent_points<TYPE, GEN_D>::pair(me, bbar, A, B, K);
     if (a.emat) /* matrix-free: the stored blocks A <= B of slot k, interleaved (dt_cuda_emat_base) */
-      boff[le][t] = A <= B ? dt_cuda_emat_base(k, a.emat_doubles) + (long)dt_emat_pair(S::NPE, A, B) * D2 * DT_EMAT_LANES
+      boff[le][t] = A <= B ? dt_cuda_emat_base(k, a.emat_doubles) +
+                                 (long)dt_emat_pair(S::NPE, A, B) * D2 * DT_EMAT_LANES
                            : -1;
     else
-      boff[le][t] = ((long)a.brow_ptr[a.conn[e * S::NPE + A]] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
+      boff[le][t] =
+          ((long)a.brow_ptr[a.conn[e * S::NPE + A]] + a.elem_pos[a.elem_pos_ptr[e] + t]) * D2;
     for (int i = 0; i < S::DIM; i++)
       for (int j = 0; j < S::DIM; j++) kab[le][t * D2 + j * S::DIM + i] = K[i * S::DIM + j];
   }
@@ -121,26 +129,30 @@ k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
 
 struct k_tangent_coop_launch {
   template <int TYPE>
-  static dt_status go(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems, int n_colors,
-                      cudaStream_t stream, dt_ctx *ctx) {
+  static dt_status go(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems,
+                      int n_colors, cudaStream_t stream, dt_ctx *ctx) {
     typedef coop_shape<TYPE> S;
     if (a->tan_d)
-      return coop_launch_colours(k_tangent_coop<TYPE, true>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a, h_color_ptr,
-                                 color_elems, n_colors, stream, ctx, "launch of k_tangent_coop (D per point)");
-    return coop_launch_colours(k_tangent_coop<TYPE, false>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a, h_color_ptr,
-                               color_elems, n_colors, stream, ctx, "launch of k_tangent_coop");
+      return coop_launch_colours(k_tangent_coop<TYPE, true>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a,
+                                 h_color_ptr, color_elems, n_colors, stream, ctx,
+                                 "launch of k_tangent_coop (D per point)");
+    return coop_launch_colours(k_tangent_coop<TYPE, false>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a,
+                               h_color_ptr, color_elems, n_colors, stream, ctx,
+                               "launch of k_tangent_coop");
   }
 };
 
 dt_status dt_cuda_tangent_coop_launch(int type, const dt_coop_args *a, const int *h_color_ptr,
                                       const int *color_elems, int n_colors, cudaStream_t stream,
                                       dt_ctx *ctx) {
-  return coop_by_type<k_tangent_coop_launch>(type, ctx, a, h_color_ptr, color_elems, n_colors, stream);
+  return coop_by_type<k_tangent_coop_launch>(type, ctx, a, h_color_ptr, color_elems, n_colors,
+                                             stream);
 }
 
 struct k_tangent_coop_load {
   template <int TYPE> static dt_status go(int d_tangent, size_t *local_max, dt_ctx *ctx) {
-    const void *k[] = {d_tangent ? (const void *)k_tangent_coop<TYPE, true> : (const void *)k_tangent_coop<TYPE, false>};
+    const void *k[] = {d_tangent ? (const void *)k_tangent_coop<TYPE, true>
+                                 : (const void *)k_tangent_coop<TYPE, false>};
     return dt_cuda_load_list(k, 1, local_max, ctx);
   }
 };

@@ -71,7 +71,8 @@ extern "C" dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx) {
 }
 
 /* out[q * ncomp + k] = src[k * nq + q]: the point-major layout of the host fields. */
-__global__ void k_soa_to_points(const double *__restrict__ src, int ncomp, long nq, double *__restrict__ out) {
+__global__ void k_soa_to_points(const double *__restrict__ src, int ncomp, long nq,
+                                double *__restrict__ out) {
   long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < nq * ncomp) out[i] = src[(i % ncomp) * nq + i / ncomp];
 }
@@ -83,30 +84,34 @@ __global__ void k_soa_to_points(const double *__restrict__ src, int ncomp, long 
  * (trial == committed after a commit, as the CPU backend keeps it): one copy straight into
  * the caller's array, with no host scratch to page in and no host loop (C5's stress field:
  * 584 MB). */
-static dt_status download_points(dt_cuda *c, const double *src, double *trial, int ncomp, double *out,
-                                 dt_ctx *ctx) {
+static dt_status download_points(dt_cuda *c, const double *src, double *trial, int ncomp,
+                                 double *out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   long nq = c->problem.n_qp, n = nq * ncomp;
   if (n == 0) return DT_OK;
-  k_soa_to_points<<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
-      src, ncomp, nq, trial);
+  k_soa_to_points<<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0,
+                    c->stream>>>(src, ncomp, nq, trial);
   DT_CUDA_LAUNCH_CHECK("k_soa_to_points", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, out, trial, sizeof(double) * (size_t)n, ctx));
-  DT_CUDA_CHECK(cudaMemcpyAsync(trial, src, sizeof(double) * (size_t)n, cudaMemcpyDeviceToDevice, c->stream),
-                ctx);
+  DT_CUDA_CHECK(
+      cudaMemcpyAsync(trial, src, sizeof(double) * (size_t)n, cudaMemcpyDeviceToDevice, c->stream),
+      ctx);
 cleanup:
   return rc;
 }
 
-extern "C" dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f,
-                                             dt_ctx *ctx) {
+extern "C" dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   size_t nq = (size_t)c->problem.n_qp;
   (void)what; /* like the CPU backend: the non-NULL arrays of f say what is wanted */
-  if (f->qp_stress) DT_TRY(download_points(c, c->state.sig_c, c->state.sig_t, 6, f->qp_stress, ctx));
-  if (f->qp_strain) DT_TRY(download_points(c, c->state.eps_c, c->state.eps_t, 6, f->qp_strain, ctx));
-  if (f->qp_peeq) DT_TRY(dt_cuda_d2h(c, f->qp_peeq, c->state.hist_c + DT_HIST_PEEQ * nq, sizeof(double) * nq, ctx));
+  if (f->qp_stress)
+    DT_TRY(download_points(c, c->state.sig_c, c->state.sig_t, 6, f->qp_stress, ctx));
+  if (f->qp_strain)
+    DT_TRY(download_points(c, c->state.eps_c, c->state.eps_t, 6, f->qp_strain, ctx));
+  if (f->qp_peeq)
+    DT_TRY(
+        dt_cuda_d2h(c, f->qp_peeq, c->state.hist_c + DT_HIST_PEEQ * nq, sizeof(double) * nq, ctx));
 cleanup:
   return rc;
 }
@@ -124,8 +129,10 @@ extern "C" dt_status dt_cuda_state_get(void *impl, double *host, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   size_t nq = (size_t)c->problem.n_qp;
   DT_TRY(dt_cuda_d2h(c, host, c->state.hist_c, sizeof(double) * nq * DT_MAT_STATE_DOUBLES, ctx));
-  DT_TRY(dt_cuda_d2h(c, host + nq * DT_MAT_STATE_DOUBLES, c->state.sig_c, sizeof(double) * nq * 6, ctx));
-  DT_TRY(dt_cuda_d2h(c, host + nq * (DT_MAT_STATE_DOUBLES + 6), c->state.eps_c, sizeof(double) * nq * 6, ctx));
+  DT_TRY(dt_cuda_d2h(c, host + nq * DT_MAT_STATE_DOUBLES, c->state.sig_c, sizeof(double) * nq * 6,
+                     ctx));
+  DT_TRY(dt_cuda_d2h(c, host + nq * (DT_MAT_STATE_DOUBLES + 6), c->state.eps_c,
+                     sizeof(double) * nq * 6, ctx));
 cleanup:
   return rc;
 }
@@ -135,8 +142,10 @@ extern "C" dt_status dt_cuda_state_set(void *impl, const double *host, dt_ctx *c
   dt_cuda *c = (dt_cuda *)impl;
   size_t nq = (size_t)c->problem.n_qp;
   DT_TRY(dt_cuda_h2d(c, c->state.hist_c, host, sizeof(double) * nq * DT_MAT_STATE_DOUBLES, ctx));
-  DT_TRY(dt_cuda_h2d(c, c->state.sig_c, host + nq * DT_MAT_STATE_DOUBLES, sizeof(double) * nq * 6, ctx));
-  DT_TRY(dt_cuda_h2d(c, c->state.eps_c, host + nq * (DT_MAT_STATE_DOUBLES + 6), sizeof(double) * nq * 6, ctx));
+  DT_TRY(dt_cuda_h2d(c, c->state.sig_c, host + nq * DT_MAT_STATE_DOUBLES, sizeof(double) * nq * 6,
+                     ctx));
+  DT_TRY(dt_cuda_h2d(c, c->state.eps_c, host + nq * (DT_MAT_STATE_DOUBLES + 6),
+                     sizeof(double) * nq * 6, ctx));
   DT_TRY(copy_state(c, 0, ctx)); /* trial = committed */
 cleanup:
   return rc;

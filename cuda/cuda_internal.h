@@ -29,12 +29,12 @@
 #include "cuda_check.h"
 #include "cuda_entry.h"
 
-#define DT_CUDA_BLOCK 256         /* threads per block of every 1-D kernel */
+#define DT_CUDA_BLOCK 256           /* threads per block of every 1-D kernel */
 #define DT_CUDA_RED_MAX_BLOCKS 1024 /* reduction grid: min(ceil(n / 256), 1024) blocks */
 /* reduction scratch: two sets of partials, two results, then the PCG control block */
 #define DT_CUDA_PCG_CTL_OFFSET (2 * DT_CUDA_RED_MAX_BLOCKS + 2)
 #define DT_CUDA_RED_DOUBLES (DT_CUDA_PCG_CTL_OFFSET + 16)
-#define DT_CUDA_MAX_ALLOCS 128 /* 16 more with the two-level preconditioner */
+#define DT_CUDA_MAX_ALLOCS 128                  /* 16 more with the two-level preconditioner */
 #define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_BSR_ALG1 /* same bits on every run (test_gpu_agreement) */
 #define DT_CUDA_SPMV_ALG_NAME "BSR (dpn x dpn column-major blocks), CUSPARSE_SPMV_BSR_ALG1"
 
@@ -94,7 +94,8 @@ typedef struct dt_cuda_state {
                     DT_TANGENT_FORM_STORED components (K, mu, gam) per point, written by the
                     cooperative stress kernel, read by the cooperative tangent kernel, which
                     re-forms n from sig_t (dt_j2_flow_direction) */
-  double *tan_d; /* DT_CUDA_EL_D meshes only (else NULL): the tangent D of every point's trial state,
+  double
+      *tan_d; /* DT_CUDA_EL_D meshes only (else NULL): the tangent D of every point's trial state,
                     its upper triangle (DT_CUDA_D_DOUBLES, row by row) per point, written by the
                     stress kernel, read by the tangent kernel (cuda_tangent_d.cuh) */
   double *f_elem; /* with node incidences (dt_cuda_problem): the element forces per incidence
@@ -122,7 +123,8 @@ typedef struct dt_cuda_linear {
  * y.w, cuSOLVER's and cuBLAS's handles and workspaces. */
 typedef struct dt_cuda_coarse {
   int n_sub, n_modes;
-  int *sub_ptr, *sub_nodes, *node_sub, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local, *grp_ptr, *grp_item;
+  int *sub_ptr, *sub_nodes, *node_sub, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local,
+      *grp_ptr, *grp_item;
   double *node_d, *P, *E, *X, *y, *w, *yw, *work;
   void *blas_work;
   int *info, lwork;
@@ -194,15 +196,16 @@ typedef struct dt_cuda {
  * own: load_kernels (cuda_upload.cu) calls the per-file lists below. */
 /* local_max (NULL: not wanted) is raised to the largest per-thread local memory of the list. */
 dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max, dt_ctx *ctx);
-dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx);                 /* cuda_vector.cu */
-dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);                    /* cuda_pcg.cu */
-dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx);                 /* cuda_linear.cu */
-dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);                  /* cuda_fields.cu */
+dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx); /* cuda_vector.cu */
+dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);    /* cuda_pcg.cu */
+dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx); /* cuda_linear.cu */
+dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);  /* cuda_fields.cu */
 /* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its kernel type, one
  * element type or a generic one; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants).
  * Only those are loaded, so that only their local memory is reserved (and counted in the
  * estimate). */
-dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max, dt_ctx *ctx);
+dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *local_max,
+                                       dt_ctx *ctx);
 /* A Mohr-Coulomb material is present: the stress kernel compiled with its update. */
 #define DT_CUDA_EL_MC 1
 /* A material's tangent is not of the tangent form (Mohr-Coulomb's consistent tangent): the
@@ -227,19 +230,19 @@ int dt_cuda_element_variants(const dt_problem *pb);
  * (dt_cuda_alloc, dt_cuda_h2d); UPLOAD names the same field in dt_problem and in part (a member
  * of dt_cuda). For functions with a dt_cuda *c, a dt_problem *pb, a dt_ctx *ctx and a cleanup
  * label (cuda_upload.cu, cuda_coarse.cu, cuda_matrix_free.cu). */
-#define UPLOAD_AS(dst, pb_field, count, what)                                                   \
-  do {                                                                                          \
-    size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                       \
-    DT_TRY(dt_cuda_alloc(c, (void **)&(dst), nb_, what, ctx));                                  \
-    DT_TRY(dt_cuda_h2d(c, (void *)(dst), (const void *)pb->pb_field, nb_, ctx));                \
+#define UPLOAD_AS(dst, pb_field, count, what)                                                      \
+  do {                                                                                             \
+    size_t nb_ = sizeof(*pb->pb_field) * (size_t)(count);                                          \
+    DT_TRY(dt_cuda_alloc(c, (void **)&(dst), nb_, what, ctx));                                     \
+    DT_TRY(dt_cuda_h2d(c, (void *)(dst), (const void *)pb->pb_field, nb_, ctx));                   \
   } while (0)
 #define UPLOAD(part, field, count, what) UPLOAD_AS((part).field, field, count, what)
 /* A new device array ptr of count items, counted and set to zero (same functions as UPLOAD). */
-#define ZEROS(ptr, count, what)                                                                 \
-  do {                                                                                          \
-    size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                              \
-    DT_TRY(dt_cuda_alloc(c, (void **)&(ptr), nb_, what, ctx));                                  \
-    DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                              \
+#define ZEROS(ptr, count, what)                                                                    \
+  do {                                                                                             \
+    size_t nb_ = sizeof(*(ptr)) * (size_t)(count);                                                 \
+    DT_TRY(dt_cuda_alloc(c, (void **)&(ptr), nb_, what, ctx));                                     \
+    DT_CUDA_CHECK(cudaMemsetAsync((ptr), 0, nb_, c->stream), ctx);                                 \
   } while (0)
 
 /* cuda_memory.cu */
@@ -250,10 +253,12 @@ dt_status dt_cuda_h2d(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_c
 dt_status dt_cuda_d2h(dt_cuda *c, void *dst, const void *src, size_t bytes, dt_ctx *ctx);
 /* Compare the estimate (plus extra bytes known only on the device) with what the device
  * and DUCTILE_GPU_MEMORY_LIMIT allow; DT_ERR_DEVICE_NOMEM with the sizes when it cannot fit. */
-dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx);
+dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate,
+                            dt_ctx *ctx);
 /* Bytes of local memory the element kernels of a mesh (uniform_type as above) reserve on this
  * device when they run (cuda_elements.cu). */
-dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes, dt_ctx *ctx);
+dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes,
+                                      dt_ctx *ctx);
 
 /* The parts' allocation at upload, in this order after the problem (dt_cuda_mf_upload between
  * it and these), and their host-side teardown at destroy (device arrays go with
@@ -288,7 +293,8 @@ __global__ void k_dot_partial(int n, const double *__restrict__ x, const double 
 typedef struct dt_cuda_coarse_args {
   int dpn, n_nodes, n_sub, n_modes, n_coarse;
   const double *free, *node_d;
-  const int *node_sub, *sub_ptr, *sub_nodes, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub, *item_local;
+  const int *node_sub, *sub_ptr, *sub_nodes, *sub_nbr_ptr, *sub_nbr, *item_ptr, *item_sub,
+      *item_local;
   const int *grp_ptr, *grp_item;
   const int *brow_ptr, *bcol;
   const double *val;
@@ -300,7 +306,8 @@ size_t dt_cuda_coarse_bytes(const dt_problem *pb);
 /* E^-1 from the current tangent (after the block-Jacobi setup). */
 dt_status dt_cuda_coarse_setup(dt_cuda *c, dt_ctx *ctx);
 /* z += Z E^-1 Z^T r (and p, when not NULL), y.w into coarse.yw; skip: the PCG's stop flag or NULL. */
-dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip, dt_ctx *ctx);
+dt_status dt_cuda_coarse_apply(dt_cuda *c, const double *r, double *z, double *p, const int *skip,
+                               dt_ctx *ctx);
 void dt_cuda_coarse_destroy(dt_cuda *c);
 dt_status dt_cuda_load_coarse_kernels(dt_ctx *ctx);
 
@@ -324,14 +331,15 @@ dt_status dt_cuda_load_mf_kernels(int type, int dpn, dt_ctx *ctx);
  * every tangent value once (no clear needed). */
 #define DT_CUDA_ROWS_CONST_DOUBLES (8 * 8 * 3 + 8)
 /* tangent: the job's choice (DT_CUDA_TANGENT_COLOUR: never served). */
-dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, dt_ctx *ctx);
+dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent,
+                             dt_ctx *ctx);
 dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx);
 dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx);
 /* cuda_stress_coop.cu: y[d] = the sum of node d's incidences of ye (elements ascending); with
  * free and x not NULL, y[d] = x[d] where free[d] is 0 (Dirichlet rows of the operator). */
-dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,
-                                    const double *free, const double *x, double *y, cudaStream_t stream,
-                                    dt_ctx *ctx);
+dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc,
+                                    const double *ye, const double *free, const double *x,
+                                    double *y, cudaStream_t stream, dt_ctx *ctx);
 
 /* cuda_amg.cu: the AMG preconditioner (solver/amg/amg.h) on the device. Setup builds the host
  * hierarchy from the downloaded tangent (the first time, and again when the constrained DOFs
@@ -361,8 +369,8 @@ dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
  * value, and with column-major blocks it ran 1.9x faster than CSR_ALG2 on the C5 pattern (H200,
  * docs/benchmarks.md, decision table); the element kernels write each block as 9 consecutive doubles. */
 #ifdef __CUDACC__
-__device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr, int node, int rank,
-                                                int dpn) {
+__device__ __forceinline__ double *dt_bsr_block(double *val, const int *brow_ptr, int node,
+                                                int rank, int dpn) {
   return val + ((long)brow_ptr[node] + rank) * dpn * dpn;
 }
 #endif

@@ -22,28 +22,30 @@
 #include "cuda_internal.h"
 
 /* Index in bcol of block (a, b): column b in a's sorted row (dt_sorted_rank), -1 if absent. */
-__device__ __forceinline__ long block_index(const int *__restrict__ brow_ptr, const int *__restrict__ bcol,
-                                            int a, int b) {
+__device__ __forceinline__ long block_index(const int *__restrict__ brow_ptr,
+                                            const int *__restrict__ bcol, int a, int b) {
   int r = dt_sorted_rank(bcol + brow_ptr[a], brow_ptr[a + 1] - brow_ptr[a], b);
   return r < 0 ? -1 : (long)brow_ptr[a] + r;
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_dirichlet(int n_con, const int *__restrict__ con_nodes, int dpn, const int *__restrict__ brow_ptr,
-            const int *__restrict__ bcol, const double *__restrict__ con, double *__restrict__ val) {
+    k_dirichlet(int n_con, const int *__restrict__ con_nodes, int dpn,
+                const int *__restrict__ brow_ptr, const int *__restrict__ bcol,
+                const double *__restrict__ con, double *__restrict__ val) {
   long w = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   int lane = threadIdx.x % 32;
   if (w >= n_con) return;
   const int a = con_nodes[w], d2 = dpn * dpn;
   for (int k = brow_ptr[a] + lane; k < brow_ptr[a + 1]; k += 32) {
     int b = bcol[k];
-    double *row_blk = val + (long)k * d2;                                  /* block (a, b) */
-    double *col_blk = val + block_index(brow_ptr, bcol, b, a) * d2; /* (b, a): the pattern is symmetric */
+    double *row_blk = val + (long)k * d2; /* block (a, b) */
+    double *col_blk =
+        val + block_index(brow_ptr, bcol, b, a) * d2; /* (b, a): the pattern is symmetric */
     for (int i = 0; i < dpn; i++) {
       if (con[a * dpn + i] == 0.0) continue;
       for (int j = 0; j < dpn; j++) {
-        row_blk[j * dpn + i] = a * dpn + i == b * dpn + j ? 1.0 : 0.0;  /* row a*dpn+i */
-        col_blk[i * dpn + j] = b * dpn + j == a * dpn + i ? 1.0 : 0.0;  /* column a*dpn+i */
+        row_blk[j * dpn + i] = a * dpn + i == b * dpn + j ? 1.0 : 0.0; /* row a*dpn+i */
+        col_blk[i * dpn + j] = b * dpn + j == a * dpn + i ? 1.0 : 0.0; /* column a*dpn+i */
       }
     }
   }
@@ -53,9 +55,9 @@ dt_status dt_cuda_dirichlet(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int grid = (int)(((long)c->state.n_con_nodes * 32 + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
   if (grid == 0) return DT_OK;
-  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->state.n_con_nodes, c->state.con_nodes, c->problem.dpn,
-                                                     c->problem.brow_ptr, c->problem.bcol, c->state.vec[DT_VEC_CON],
-                                                     c->lin.val);
+  k_dirichlet<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(
+      c->state.n_con_nodes, c->state.con_nodes, c->problem.dpn, c->problem.brow_ptr,
+      c->problem.bcol, c->state.vec[DT_VEC_CON], c->lin.val);
   DT_CUDA_LAUNCH_CHECK("k_dirichlet", c->stream, ctx);
 cleanup:
   return rc;
@@ -72,15 +74,20 @@ dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx) {
   if (!p->matrix_free) ZEROS(l->val, p->nnz, "tangent values");
   ZEROS(l->pc, (size_t)p->n_dofs * p->dpn, "preconditioner");
   for (int v = 0; v < DT_VEC_COUNT; v++)
-    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&l->dvec[v], p->n_dofs, c->state.vec[v], CUDA_R_64F), ctx);
+    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&l->dvec[v], p->n_dofs, c->state.vec[v], CUDA_R_64F),
+                      ctx);
   if (p->matrix_free) goto cleanup;
-  DT_CUSPARSE_CHECK(cusparseCreateBsr(&l->mat, p->n_nodes, p->n_nodes, p->n_blocks, p->dpn, p->dpn, p->brow_ptr,
-                                      p->bcol, l->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_COL), ctx);
+  DT_CUSPARSE_CHECK(cusparseCreateBsr(&l->mat, p->n_nodes, p->n_nodes, p->n_blocks, p->dpn, p->dpn,
+                                      p->brow_ptr, p->bcol, l->val, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
+                                      CUSPARSE_ORDER_COL),
+                    ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, l->mat,
-                                            l->dvec[DT_VEC_PCG_P], &zero, l->dvec[DT_VEC_PCG_Q], CUDA_R_64F,
-                                            DT_CUDA_SPMV_ALG, &l->spmv_buf_bytes), ctx);
-  if (l->spmv_buf_bytes) DT_TRY(dt_cuda_alloc(c, &l->spmv_buf, l->spmv_buf_bytes, "SpMV buffer", ctx));
+                                            l->dvec[DT_VEC_PCG_P], &zero, l->dvec[DT_VEC_PCG_Q],
+                                            CUDA_R_64F, DT_CUDA_SPMV_ALG, &l->spmv_buf_bytes),
+                    ctx);
+  if (l->spmv_buf_bytes)
+    DT_TRY(dt_cuda_alloc(c, &l->spmv_buf, l->spmv_buf_bytes, "SpMV buffer", ctx));
 cleanup:
   return rc;
 }
@@ -99,8 +106,9 @@ dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   double one = 1.0, zero = 0.0;
   if (c->problem.matrix_free) return dt_cuda_mf_apply(c, x, y, ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->lin.mat,
-                                 c->lin.dvec[x], &zero, c->lin.dvec[y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
-                                 c->lin.spmv_buf), ctx);
+                                 c->lin.dvec[x], &zero, c->lin.dvec[y], CUDA_R_64F,
+                                 DT_CUDA_SPMV_ALG, c->lin.spmv_buf),
+                    ctx);
 cleanup:
   return rc;
 }
@@ -113,9 +121,9 @@ extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y
  * sorted, so a binary search), then invert it or take the inverse diagonal. blk is row-major,
  * as dt_invert_small and k_pc_block read it. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
-           const int *__restrict__ bcol, const double *__restrict__ val, const double *__restrict__ diag,
-           double *__restrict__ pc, dt_cuda_flags *flags) {
+    k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
+               const int *__restrict__ bcol, const double *__restrict__ val,
+               const double *__restrict__ diag, double *__restrict__ pc, dt_cuda_flags *flags) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[9];
@@ -156,15 +164,16 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   }
   c->lin.pc_kind = kind;
   DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
-  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_nodes, c->problem.dpn, kind, c->problem.brow_ptr,
-                                                    c->problem.bcol, c->lin.val,
-                                                    c->problem.matrix_free ? c->mf.diag : NULL, c->lin.pc, c->flags);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(
+      c->problem.n_nodes, c->problem.dpn, kind, c->problem.brow_ptr, c->problem.bcol, c->lin.val,
+      c->problem.matrix_free ? c->mf.diag : NULL, c->lin.pc, c->flags);
   DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
   DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
            "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
   if (kind == DT_PC_TWO_LEVEL) {
-    DT_CHECK(c->coarse.n_sub > 0, ctx, DT_ERR_INTERNAL, "two_level preconditioner without a coarse space");
+    DT_CHECK(c->coarse.n_sub > 0, ctx, DT_ERR_INTERNAL,
+             "two_level preconditioner without a coarse space");
     DT_TRY(dt_cuda_coarse_setup(c, ctx));
   }
 cleanup:
@@ -172,15 +181,15 @@ cleanup:
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pc_jacobi(int n, const double *__restrict__ pc, const double *__restrict__ r,
-            double *__restrict__ z) {
+    k_pc_jacobi(int n, const double *__restrict__ pc, const double *__restrict__ r,
+                double *__restrict__ z) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) z[i] = pc[i] * r[i];
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__restrict__ r,
-           double *__restrict__ z) {
+    k_pc_block(int n_nodes, int dpn, const double *__restrict__ pc, const double *__restrict__ r,
+               double *__restrict__ z) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   const double *m = pc + (long)a * dpn * dpn;
@@ -198,12 +207,13 @@ extern "C" dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_c
   dt_cuda *c = (dt_cuda *)impl;
   if (c->lin.pc_kind == DT_PC_AMG) return dt_cuda_amg_apply(c, r, z, ctx);
   if (c->lin.pc_kind == DT_PC_JACOBI) {
-    k_pc_jacobi<<<(c->problem.n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-        c->problem.n_dofs, c->lin.pc, c->state.vec[r], c->state.vec[z]);
+    k_pc_jacobi<<<(c->problem.n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0,
+                  c->stream>>>(c->problem.n_dofs, c->lin.pc, c->state.vec[r], c->state.vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_jacobi", c->stream, ctx);
   } else {
-    k_pc_block<<<(c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-        c->problem.n_nodes, c->problem.dpn, c->lin.pc, c->state.vec[r], c->state.vec[z]);
+    k_pc_block<<<(c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0,
+                 c->stream>>>(c->problem.n_nodes, c->problem.dpn, c->lin.pc, c->state.vec[r],
+                              c->state.vec[z]);
     DT_CUDA_LAUNCH_CHECK("k_pc_block", c->stream, ctx);
   }
   if (c->lin.pc_kind == DT_PC_TWO_LEVEL)
@@ -233,8 +243,8 @@ extern "C" dt_status dt_cuda_measure(void *impl, double *copy_bw, double *spmv_s
   DT_CUDA_CHECK(cudaMemsetAsync(buf, 0, 2 * half, c->stream), ctx);
   for (int i = 0; i < 6; i++) { /* first one warms up */
     DT_CUDA_CHECK(cudaEventRecord(t0, c->stream), ctx);
-    DT_CUDA_CHECK(cudaMemcpyAsync((char *)buf + half, buf, half, cudaMemcpyDeviceToDevice,
-                                  c->stream), ctx);
+    DT_CUDA_CHECK(
+        cudaMemcpyAsync((char *)buf + half, buf, half, cudaMemcpyDeviceToDevice, c->stream), ctx);
     DT_CUDA_CHECK(cudaEventRecord(t1, c->stream), ctx);
     DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
     DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);

@@ -29,8 +29,9 @@
 /* The matrix element e uses and the distance between its values (the store interleaves
  * DT_EMAT_LANES slots; a class matrix is contiguous); NULL for an element with neither a slot
  * nor a class (possible only before the first assembly). */
-__device__ __forceinline__ const double *mf_matrix(const int *slot, const int *cls, const double *emat,
-                                                   const double *class_K, int emat_doubles, long e, int *stride) {
+__device__ __forceinline__ const double *mf_matrix(const int *slot, const int *cls,
+                                                   const double *emat, const double *class_K,
+                                                   int emat_doubles, long e, int *stride) {
   int s = slot[e], k = cls[e];
   *stride = s >= 0 ? DT_EMAT_LANES : 1;
   if (s >= 0) return emat + dt_cuda_emat_base(s, emat_doubles);
@@ -49,8 +50,10 @@ __device__ __forceinline__ int mf_incidence(const int *elem_ptr, int n_elems, in
   int lo = 0, hi = n_elems; /* the last e with elem_ptr[e] <= k */
   while (hi - lo > 1) {
     int mid = (lo + hi) / 2;
-    if (elem_ptr[mid] <= k) lo = mid;
-    else hi = mid;
+    if (elem_ptr[mid] <= k)
+      lo = mid;
+    else
+      hi = mid;
   }
   *A = k - elem_ptr[lo];
   return lo;
@@ -59,23 +62,27 @@ __device__ __forceinline__ int mf_incidence(const int *elem_ptr, int n_elems, in
 /* An element needs its own matrix without a class, or when plastic in a material whose tangent
  * changes when it yields (dt_material_tangent_is_elastic). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_need(int n_elems, const int *__restrict__ cls, const unsigned char *__restrict__ plastic,
-          const int *__restrict__ elem_mat, const dt_material_params *__restrict__ mats, int *__restrict__ need) {
+    k_mf_need(int n_elems, const int *__restrict__ cls, const unsigned char *__restrict__ plastic,
+              const int *__restrict__ elem_mat, const dt_material_params *__restrict__ mats,
+              int *__restrict__ need) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n_elems) need[e] = cls[e] < 0 || (plastic[e] && !dt_material_tangent_is_elastic(&mats[elem_mat[e]]));
+  if (e < n_elems)
+    need[e] = cls[e] < 0 || (plastic[e] && !dt_material_tangent_is_elastic(&mats[elem_mat[e]]));
 }
 
 /* After the exclusive scan of need into slot: slotted elements listed, the others -1; the
  * last element's thread writes the count. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int *__restrict__ list,
-          int *__restrict__ count) {
+    k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot,
+              int *__restrict__ list, int *__restrict__ count) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= n_elems) return;
   int s = slot[e];
   if (e == n_elems - 1) *count = s + need[e];
-  if (need[e]) list[s] = e;
-  else slot[e] = -1;
+  if (need[e])
+    list[s] = e;
+  else
+    slot[e] = -1;
 }
 
 /* A thread per element node of two elements (NPE threads per element pair; the block's first
@@ -89,10 +96,13 @@ k_mf_list(int n_elems, const int *__restrict__ need, int *__restrict__ slot, int
  * H200, docs/benchmarks.md.) */
 template <int TYPE>
 __global__ void __launch_bounds__(MF_BLOCK)
-k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot, const int *__restrict__ cls,
-             const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
-             const double *__restrict__ free, const double *__restrict__ x, double *__restrict__ ye) {
-  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), PAIRS = MF_BLOCK / NPE, EPB = 2 * PAIRS;
+    k_mf_element(int n_elems, const int *__restrict__ conn, const int *__restrict__ slot,
+                 const int *__restrict__ cls, const double *__restrict__ emat,
+                 const double *__restrict__ class_K, int emat_doubles,
+                 const double *__restrict__ free, const double *__restrict__ x,
+                 double *__restrict__ ye) {
+  const int NPE = DT_TYPE_NPE(TYPE), DIM = DT_TYPE_DIM(TYPE), PAIRS = MF_BLOCK / NPE,
+            EPB = 2 * PAIRS;
   const int ED = NPE * (NPE + 1) / 2 * DIM * DIM; /* dt_emat_doubles, as a constant */
   __shared__ double xs[EPB][NPE * DIM];
   __shared__ double sK[ED]; /* the class matrix of the block's first element */
@@ -158,7 +168,8 @@ template <int TYPE> struct mf_slotted_shape {
 /* Rows G_ and NPE - 1 - G_ of one slot's upper blocks into yp (compile-time indices: yp stays
  * in registers); K: the slot's first value, xe: its x in shared memory. */
 template <int TYPE, int G_>
-__device__ __forceinline__ void mf_slot_rows(const double *__restrict__ K, const double *xe, double *yp) {
+__device__ __forceinline__ void mf_slot_rows(const double *__restrict__ K, const double *xe,
+                                             double *yp) {
   typedef mf_slotted_shape<TYPE> S;
 #pragma unroll
   for (int k = 0; k < 2; k++) {
@@ -181,16 +192,19 @@ __device__ __forceinline__ void mf_slot_rows(const double *__restrict__ K, const
 
 /* The warp's rows, g its index (warp-uniform: no divergence), as a compile-time constant. */
 template <int TYPE, int G_>
-__device__ __forceinline__ void mf_slot_rows_of(int g, const double *__restrict__ K, const double *xe, double *yp) {
-  if (g == G_) mf_slot_rows<TYPE, G_>(K, xe, yp);
-  else if constexpr (G_ + 1 < mf_slotted_shape<TYPE>::WARPS) mf_slot_rows_of<TYPE, G_ + 1>(g, K, xe, yp);
+__device__ __forceinline__ void mf_slot_rows_of(int g, const double *__restrict__ K,
+                                                const double *xe, double *yp) {
+  if (g == G_)
+    mf_slot_rows<TYPE, G_>(K, xe, yp);
+  else if constexpr (G_ + 1 < mf_slotted_shape<TYPE>::WARPS)
+    mf_slot_rows_of<TYPE, G_ + 1>(g, K, xe, yp);
 }
 
 template <int TYPE>
 __global__ void __launch_bounds__(mf_slotted_shape<TYPE>::THREADS)
-k_mf_slotted(long n_own, const int *__restrict__ own_list, const int *__restrict__ conn,
-             const double *__restrict__ emat, int emat_doubles, const double *__restrict__ free,
-             const double *__restrict__ x, double *__restrict__ ye) {
+    k_mf_slotted(long n_own, const int *__restrict__ own_list, const int *__restrict__ conn,
+                 const double *__restrict__ emat, int emat_doubles, const double *__restrict__ free,
+                 const double *__restrict__ x, double *__restrict__ ye) {
   typedef mf_slotted_shape<TYPE> S;
   __shared__ double xs[32][S::ND + 1]; /* odd rows: the lanes' reads hit distinct banks */
   __shared__ double ys[32][S::ND + 1];
@@ -203,13 +217,15 @@ k_mf_slotted(long n_own, const int *__restrict__ own_list, const int *__restrict
     int l = k / S::NPE, A = k - l * S::NPE, e = es[l];
     if (e < 0) continue;
     long node = conn[(long)e * S::NPE + A];
-    for (int i = 0; i < S::DIM; i++) xs[l][A * S::DIM + i] = free[node * S::DIM + i] != 0.0 ? x[node * S::DIM + i] : 0.0;
+    for (int i = 0; i < S::DIM; i++)
+      xs[l][A * S::DIM + i] = free[node * S::DIM + i] != 0.0 ? x[node * S::DIM + i] : 0.0;
   }
   __syncthreads();
   double yp[S::ND];
 #pragma unroll
   for (int v = 0; v < S::ND; v++) yp[v] = 0.0;
-  if (s < n_own) mf_slot_rows_of<TYPE, 0>(g, emat + dt_cuda_emat_base(s, emat_doubles), xs[lane], yp);
+  if (s < n_own)
+    mf_slot_rows_of<TYPE, 0>(g, emat + dt_cuda_emat_base(s, emat_doubles), xs[lane], yp);
   for (int w = 0; w < S::WARPS; w++) { /* warp order: the same sums on every run */
     if (g == w)
 #pragma unroll
@@ -227,20 +243,23 @@ k_mf_slotted(long n_own, const int *__restrict__ own_list, const int *__restrict
  * k_mf_element. */
 template <int DIM>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_element_mixed(int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ conn,
-                   const int *__restrict__ slot, const int *__restrict__ cls, const double *__restrict__ emat,
-                   const double *__restrict__ class_K, int emat_doubles, const double *__restrict__ free,
-                   const double *__restrict__ x, double *__restrict__ ye) {
+    k_mf_element_mixed(int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ conn,
+                       const int *__restrict__ slot, const int *__restrict__ cls,
+                       const double *__restrict__ emat, const double *__restrict__ class_K,
+                       int emat_doubles, const double *__restrict__ free,
+                       const double *__restrict__ x, double *__restrict__ ye) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= n_elems) return;
   int first = elem_ptr[e], npe = elem_ptr[e + 1] - first, stride = 1;
   double xe[DT_ELEM_MAX_DOF], y[DT_ELEM_MAX_DOF];
   for (int A = 0; A < npe; A++) {
     long node = conn[first + A];
-    for (int i = 0; i < DIM; i++) xe[A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
+    for (int i = 0; i < DIM; i++)
+      xe[A * DIM + i] = free[node * DIM + i] != 0.0 ? x[node * DIM + i] : 0.0;
   }
   const double *K = mf_matrix(slot, cls, emat, class_K, emat_doubles, e, &stride);
-  if (K) dt_emat_apply(npe, DIM, K, stride, xe, y);
+  if (K)
+    dt_emat_apply(npe, DIM, K, stride, xe, y);
   else
     for (int i = 0; i < npe * DIM; i++) y[i] = 0.0;
   for (int i = 0; i < npe * DIM; i++) ye[(long)first * DIM + i] = y[i];
@@ -250,10 +269,11 @@ k_mf_element_mixed(int n_elems, const int *__restrict__ elem_ptr, const int *__r
  * columns for its constrained DOFs; row-major, as k_pc_setup inverts it. */
 template <int TYPE, int DIM>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_diag(int n_nodes, int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ inc_ptr,
-          const int *__restrict__ inc, const int *__restrict__ slot, const int *__restrict__ cls,
-          const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
-          const double *__restrict__ con, double *__restrict__ diag) {
+    k_mf_diag(int n_nodes, int n_elems, const int *__restrict__ elem_ptr,
+              const int *__restrict__ inc_ptr, const int *__restrict__ inc,
+              const int *__restrict__ slot, const int *__restrict__ cls,
+              const double *__restrict__ emat, const double *__restrict__ class_K, int emat_doubles,
+              const double *__restrict__ con, double *__restrict__ diag) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[DIM * DIM];
@@ -274,10 +294,11 @@ k_mf_diag(int n_nodes, int n_elems, const int *__restrict__ elem_ptr, const int 
  * nodes b in box t), which add up to the assembled tangent's blocks of a's row in t. */
 template <int TYPE, int DIM>
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ elem_ptr, const int *__restrict__ conn,
-                  const int *__restrict__ inc_ptr, const int *__restrict__ inc, const int *__restrict__ slot,
-                  const int *__restrict__ cls, const double *__restrict__ emat, const double *__restrict__ class_K,
-                  int emat_doubles) {
+    k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ elem_ptr,
+                      const int *__restrict__ conn, const int *__restrict__ inc_ptr,
+                      const int *__restrict__ inc, const int *__restrict__ slot,
+                      const int *__restrict__ cls, const double *__restrict__ emat,
+                      const double *__restrict__ class_K, int emat_doubles) {
   coarse_item_sums<DIM>(g, [&](int a, int t, const double *ra, double *acc) {
     for (int k = inc_ptr[a]; k < inc_ptr[a + 1]; k++) {
       int A, stride = 1, e = mf_incidence<TYPE>(elem_ptr, n_elems, inc[k], &A);
@@ -298,12 +319,18 @@ k_mf_coarse_items(dt_cuda_coarse_args g, int n_elems, const int *__restrict__ el
 /* Kernel launches of the operator for element type TYPE (< 0: a generic kernel type, DIM then
  * the mesh's): what 0 the product's element part, 1 the diagonal blocks, 2 the coarse item sums (g). */
 struct mf_launch {
-  template <int TYPE> static dt_status go(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
-    if constexpr (TYPE >= 0) return launch<TYPE, DT_TYPE_DIM(TYPE)>(c, what, x, g, ctx);
-    else return c->problem.dpn == 3 ? launch<-1, 3>(c, what, x, g, ctx) : launch<-1, 2>(c, what, x, g, ctx);
+  template <int TYPE>
+  static dt_status go(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g,
+                      dt_ctx *ctx) {
+    if constexpr (TYPE >= 0)
+      return launch<TYPE, DT_TYPE_DIM(TYPE)>(c, what, x, g, ctx);
+    else
+      return c->problem.dpn == 3 ? launch<-1, 3>(c, what, x, g, ctx)
+                                 : launch<-1, 2>(c, what, x, g, ctx);
   }
   template <int TYPE, int DIM>
-  static dt_status launch(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+  static dt_status launch(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g,
+                          dt_ctx *ctx) {
     dt_status rc = DT_OK;
     const dt_cuda_problem *p = &c->problem;
     const dt_cuda_mf *m = &c->mf;
@@ -317,26 +344,30 @@ struct mf_launch {
             vec[DT_VEC_FREE], vec[x], c->state.f_elem);
         DT_CUDA_LAUNCH_CHECK("k_mf_element", c->stream, ctx);
         if (m->n_own > 0) {
-          k_mf_slotted<TYPE><<<(unsigned)((m->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
-              m->n_own, m->own_list, p->conn, m->emat, m->emat_doubles, vec[DT_VEC_FREE], vec[x], c->state.f_elem);
+          k_mf_slotted<TYPE>
+              <<<(unsigned)((m->n_own + 31) / 32), mf_slotted_shape<TYPE>::THREADS, 0, c->stream>>>(
+                  m->n_own, m->own_list, p->conn, m->emat, m->emat_doubles, vec[DT_VEC_FREE],
+                  vec[x], c->state.f_elem);
           DT_CUDA_LAUNCH_CHECK("k_mf_slotted", c->stream, ctx);
         }
       } else {
-        k_mf_element_mixed<DIM><<<(p->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
-            p->n_elems, p->elem_ptr, p->conn, m->emat_slot, m->elem_class, m->emat, m->class_K, m->emat_doubles,
-            vec[DT_VEC_FREE], vec[x], c->state.f_elem);
+        k_mf_element_mixed<DIM>
+            <<<(p->n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+                p->n_elems, p->elem_ptr, p->conn, m->emat_slot, m->elem_class, m->emat, m->class_K,
+                m->emat_doubles, vec[DT_VEC_FREE], vec[x], c->state.f_elem);
         DT_CUDA_LAUNCH_CHECK("k_mf_element_mixed", c->stream, ctx);
       }
     } else if (what == 1) {
       k_mf_diag<TYPE, DIM><<<node_grid, DT_CUDA_BLOCK, 0, c->stream>>>(
-          p->n_nodes, p->n_elems, p->elem_ptr, p->node_inc_ptr, p->node_inc, m->emat_slot, m->elem_class, m->emat,
-          m->class_K, m->emat_doubles, vec[DT_VEC_CON], m->diag);
+          p->n_nodes, p->n_elems, p->elem_ptr, p->node_inc_ptr, p->node_inc, m->emat_slot,
+          m->elem_class, m->emat, m->class_K, m->emat_doubles, vec[DT_VEC_CON], m->diag);
       DT_CUDA_LAUNCH_CHECK("k_mf_diag", c->stream, ctx);
     } else {
       long n = (long)p->n_nodes * coarse_dims<DIM>::NM;
-      k_mf_coarse_items<TYPE, DIM><<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
-          *g, p->n_elems, p->elem_ptr, p->conn, p->node_inc_ptr, p->node_inc, m->emat_slot, m->elem_class, m->emat,
-          m->class_K, m->emat_doubles);
+      k_mf_coarse_items<TYPE, DIM>
+          <<<(unsigned)((n + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK), DT_CUDA_BLOCK, 0, c->stream>>>(
+              *g, p->n_elems, p->elem_ptr, p->conn, p->node_inc_ptr, p->node_inc, m->emat_slot,
+              m->elem_class, m->emat, m->class_K, m->emat_doubles);
       DT_CUDA_LAUNCH_CHECK("k_mf_coarse_items", c->stream, ctx);
     }
   cleanup:
@@ -344,7 +375,8 @@ struct mf_launch {
   }
 };
 
-static dt_status mf_by_type(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g, dt_ctx *ctx) {
+static dt_status mf_by_type(dt_cuda *c, int what, dt_vec_id x, const dt_cuda_coarse_args *g,
+                            dt_ctx *ctx) {
   return dt_by_element_type<mf_launch, true>(c->problem.uniform_type, ctx, c, what, x, g);
 }
 
@@ -354,7 +386,8 @@ dt_status dt_cuda_mf_coarse_items(dt_cuda *c, const dt_cuda_coarse_args *g, dt_c
 
 struct mf_load {
   template <int TYPE, int DIM> static dt_status load(dt_ctx *ctx) {
-    const void *k[4] = {(const void *)k_mf_diag<TYPE, DIM>, (const void *)k_mf_coarse_items<TYPE, DIM>, NULL, NULL};
+    const void *k[4] = {(const void *)k_mf_diag<TYPE, DIM>,
+                        (const void *)k_mf_coarse_items<TYPE, DIM>, NULL, NULL};
     if constexpr (TYPE >= 0) {
       k[2] = (const void *)k_mf_element<TYPE>;
       k[3] = (const void *)k_mf_slotted<TYPE>;
@@ -365,8 +398,10 @@ struct mf_load {
     }
   }
   template <int TYPE> static dt_status go(int dpn, dt_ctx *ctx) {
-    if constexpr (TYPE >= 0) return load<TYPE, DT_TYPE_DIM(TYPE)>(ctx);
-    else return dpn == 3 ? load<-1, 3>(ctx) : load<-1, 2>(ctx);
+    if constexpr (TYPE >= 0)
+      return load<TYPE, DT_TYPE_DIM(TYPE)>(ctx);
+    else
+      return dpn == 3 ? load<-1, 3>(ctx) : load<-1, 2>(ctx);
   }
 };
 
@@ -385,9 +420,9 @@ cleanup:
 dt_status dt_cuda_mf_apply(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(mf_by_type(c, 0, x, NULL, ctx));
-  DT_TRY(dt_cuda_gather_incidences(c->problem.n_dofs, c->problem.dpn, c->problem.node_inc_ptr, c->problem.node_inc,
-                                   c->state.f_elem, c->state.vec[DT_VEC_FREE], c->state.vec[x], c->state.vec[y],
-                                   c->stream, ctx));
+  DT_TRY(dt_cuda_gather_incidences(c->problem.n_dofs, c->problem.dpn, c->problem.node_inc_ptr,
+                                   c->problem.node_inc, c->state.f_elem, c->state.vec[DT_VEC_FREE],
+                                   c->state.vec[x], c->state.vec[y], c->stream, ctx));
 cleanup:
   return rc;
 }
@@ -406,23 +441,29 @@ static double store_bytes(long cap, int emat_doubles) {
 static dt_status grow_store(dt_cuda *c, long need, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t free_b = 0, total_b = 0;
-  long cap = c->mf.emat_cap + c->mf.emat_cap / 2 > need ? c->mf.emat_cap + c->mf.emat_cap / 2 : need;
+  long cap =
+      c->mf.emat_cap + c->mf.emat_cap / 2 > need ? c->mf.emat_cap + c->mf.emat_cap / 2 : need;
   if (cap > c->problem.n_elems) cap = c->problem.n_elems;
-  double want = store_bytes(cap, c->mf.emat_doubles), held = store_bytes(c->mf.emat_cap, c->mf.emat_doubles);
+  double want = store_bytes(cap, c->mf.emat_doubles),
+         held = store_bytes(c->mf.emat_cap, c->mf.emat_doubles);
   DT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b), ctx);
-  if (want > (double)free_b + held - (64.0 * (1 << 20))) { /* not even half again: exactly what is needed */
+  if (want > (double)free_b + held -
+                 (64.0 * (1 << 20))) { /* not even half again: exactly what is needed */
     cap = need;
     want = store_bytes(cap, c->mf.emat_doubles);
   }
   DT_CHECK(want <= (double)free_b + held - (64.0 * (1 << 20)), ctx, DT_ERR_DEVICE_NOMEM,
-           "the matrix-free operator needs its own matrices for %ld of %d elements (plastic or without a "
-           "class): %.2f GB, and the device has %.2f GB free (%.2f GB of it held by the store now); use the "
+           "the matrix-free operator needs its own matrices for %ld of %d elements (plastic or "
+           "without a "
+           "class): %.2f GB, and the device has %.2f GB free (%.2f GB of it held by the store "
+           "now); use the "
            "assembled operator or a larger device",
            need, c->problem.n_elems, want / 1e9, ((double)free_b + held) / 1e9, held / 1e9);
   dt_cuda_free(c, c->mf.emat);
   c->mf.emat = NULL;
   c->mf.emat_cap = 0;
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat, (size_t)want, "element matrices (matrix-free)", ctx));
+  DT_TRY(
+      dt_cuda_alloc(c, (void **)&c->mf.emat, (size_t)want, "element matrices (matrix-free)", ctx));
   c->mf.emat_cap = cap;
 cleanup:
   return rc;
@@ -431,13 +472,16 @@ cleanup:
 dt_status dt_cuda_mf_slots(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_mf *m = &c->mf;
-  int n_elems = c->problem.n_elems, grid = (n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, *count = (int *)c->pinned;
-  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->elem_class, m->elem_plastic, c->problem.elem_mat,
-                                                    c->problem.mats, m->need);
+  int n_elems = c->problem.n_elems, grid = (n_elems + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK,
+      *count = (int *)c->pinned;
+  k_mf_need<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->elem_class, m->elem_plastic,
+                                                   c->problem.elem_mat, c->problem.mats, m->need);
   DT_CUDA_LAUNCH_CHECK("k_mf_need", c->stream, ctx);
-  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(m->scan_tmp, m->scan_tmp_bytes, m->need, m->emat_slot, n_elems,
-                                              c->stream), ctx);
-  k_mf_list<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->need, m->emat_slot, m->own_list, m->count);
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(m->scan_tmp, m->scan_tmp_bytes, m->need, m->emat_slot,
+                                              n_elems, c->stream),
+                ctx);
+  k_mf_list<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n_elems, m->need, m->emat_slot, m->own_list,
+                                                   m->count);
   DT_CUDA_LAUNCH_CHECK("k_mf_list", c->stream, ctx);
   DT_TRY(dt_cuda_d2h(c, count, m->count, sizeof(int), ctx)); /* 4 bytes */
   m->n_own = *count;
@@ -452,11 +496,11 @@ cleanup:
  * case, and no job can outgrow its admission. */
 size_t dt_cuda_mf_bytes(const dt_problem *pb) {
   size_t ne = (size_t)pb->n_elems, ed = (size_t)pb->emat_doubles;
-  size_t b = ne * (4 * sizeof(int) + 1);                                 /* class, slot, list, need, plastic */
+  size_t b = ne * (4 * sizeof(int) + 1); /* class, slot, list, need, plastic */
   b += (size_t)(pb->n_classes ? pb->n_classes : 1) * ed * sizeof(double); /* class matrices */
-  b += (size_t)store_bytes((long)ne, (int)ed);                           /* the store, every element */
-  b += (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double);          /* diagonal blocks */
-  b += ne * sizeof(int) + (1u << 20) + sizeof(int);                      /* scan scratch (bounded), count */
+  b += (size_t)store_bytes((long)ne, (int)ed);                   /* the store, every element */
+  b += (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double); /* diagonal blocks */
+  b += ne * sizeof(int) + (1u << 20) + sizeof(int);              /* scan scratch (bounded), count */
   return b;
 }
 
@@ -466,21 +510,28 @@ dt_status dt_cuda_mf_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   c->mf.emat_doubles = pb->emat_doubles;
   c->mf.n_classes = pb->n_classes;
   UPLOAD(c->mf, elem_class, ne, "element classes");
-  UPLOAD(c->mf, class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, "class matrices");
+  UPLOAD(c->mf, class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles,
+         "class matrices");
   DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.elem_plastic, ne, "element plastic flags", ctx));
   DT_CUDA_CHECK(cudaMemsetAsync(c->mf.elem_plastic, 0, ne, c->stream), ctx);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat_slot, ne * sizeof(int), "element matrix slots", ctx));
-  DT_CUDA_CHECK(cudaMemsetAsync(c->mf.emat_slot, 0xff, ne * sizeof(int), c->stream), ctx); /* -1: none yet */
+  DT_TRY(
+      dt_cuda_alloc(c, (void **)&c->mf.emat_slot, ne * sizeof(int), "element matrix slots", ctx));
+  DT_CUDA_CHECK(cudaMemsetAsync(c->mf.emat_slot, 0xff, ne * sizeof(int), c->stream),
+                ctx); /* -1: none yet */
   DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.own_list, ne * sizeof(int), "slotted elements", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.need, ne * sizeof(int), "element needs", ctx));
   DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.count, sizeof(int), "slot count", ctx));
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.diag, (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double),
-                       "diagonal blocks", ctx));
-  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum((void *)NULL, c->mf.scan_tmp_bytes, c->mf.need, c->mf.emat_slot,
-                                              pb->n_elems, c->stream), ctx);
-  DT_TRY(dt_cuda_alloc(c, &c->mf.scan_tmp, c->mf.scan_tmp_bytes ? c->mf.scan_tmp_bytes : 1, "scan scratch", ctx));
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.diag,
+                       (size_t)pb->n_nodes * pb->dpn * pb->dpn * sizeof(double), "diagonal blocks",
+                       ctx));
+  DT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum((void *)NULL, c->mf.scan_tmp_bytes, c->mf.need,
+                                              c->mf.emat_slot, pb->n_elems, c->stream),
+                ctx);
+  DT_TRY(dt_cuda_alloc(c, &c->mf.scan_tmp, c->mf.scan_tmp_bytes ? c->mf.scan_tmp_bytes : 1,
+                       "scan scratch", ctx));
   c->mf.emat_cap = (long)(unclassed ? unclassed : 1);
-  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat, (size_t)store_bytes(c->mf.emat_cap, pb->emat_doubles),
+  DT_TRY(dt_cuda_alloc(c, (void **)&c->mf.emat,
+                       (size_t)store_bytes(c->mf.emat_cap, pb->emat_doubles),
                        "element matrices (matrix-free)", ctx));
 cleanup:
   return rc;
@@ -492,6 +543,7 @@ cleanup:
  * lists, y written. */
 double dt_cuda_mf_spmv_bytes(const dt_cuda *c) {
   double n_inc = (double)c->problem.n_conn, nd = (double)c->problem.n_dofs;
-  return 8.0 * ((double)c->mf.n_own + c->mf.n_classes) * c->mf.emat_doubles + 4.0 * n_inc + 8.0 * c->problem.n_elems +
-         16.0 * nd + 2.0 * 8.0 * n_inc * c->problem.dpn + 4.0 * (n_inc + c->problem.n_nodes) + 8.0 * nd;
+  return 8.0 * ((double)c->mf.n_own + c->mf.n_classes) * c->mf.emat_doubles + 4.0 * n_inc +
+         8.0 * c->problem.n_elems + 16.0 * nd + 2.0 * 8.0 * n_inc * c->problem.dpn +
+         4.0 * (n_inc + c->problem.n_nodes) + 8.0 * nd;
 }

@@ -28,9 +28,8 @@ static void note_live(long long delta) {
   unsigned long long live =
       __atomic_add_fetch(&g_live, (unsigned long long)delta, __ATOMIC_RELAXED);
   unsigned long long peak = __atomic_load_n(&g_peak, __ATOMIC_RELAXED);
-  while (live > peak &&
-         !__atomic_compare_exchange_n(&g_peak, &peak, live, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
+  while (live > peak && !__atomic_compare_exchange_n(&g_peak, &peak, live, 0, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED)) {}
 }
 
 /* Every device array the backend allocates, in bytes; keep in step with cuda_upload.cu. */
@@ -39,26 +38,32 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   size_t nconn = (size_t)pb->elem_ptr[pb->n_elems];
   size_t npos = (size_t)pb->elem_pos_ptr[pb->n_elems];
   size_t nnz = (size_t)pb->nnz, nblk = (size_t)pb->node_nbr_ptr[pb->n_nodes], b = 0;
-  b += 3 * (size_t)pb->n_nodes * sizeof(double);                   /* coordinates */
-  b += ne * 3;                                                     /* type, state, bbar */
-  b += (ne + 1) * sizeof(int) * 2 + nconn * sizeof(int);           /* elem_ptr, qp_ptr, conn */
-  b += ne * (sizeof(int) * 2 + sizeof(double));                    /* mat, colour list, thick */
+  b += 3 * (size_t)pb->n_nodes * sizeof(double);         /* coordinates */
+  b += ne * 3;                                           /* type, state, bbar */
+  b += (ne + 1) * sizeof(int) * 2 + nconn * sizeof(int); /* elem_ptr, qp_ptr, conn */
+  b += ne * (sizeof(int) * 2 + sizeof(double));          /* mat, colour list, thick */
   b += (size_t)pb->n_mats * sizeof(dt_material_params);
-  b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int);             /* block pattern */
-  if (pb->matrix_free) b += dt_cuda_mf_bytes(pb);                  /* element matrices (cuda_matrix_free.cu) */
-  else b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) + npos * sizeof(int) /* tangent values, positions */
-            + DT_CUDA_ROWS_CONST_DOUBLES * sizeof(double); /* block-row constants, when the mesh is served */
-  b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int);            /* node incidences */
-  b += (size_t)pb->n_nodes * sizeof(int);                          /* constrained nodes */
-  b += nconn * (size_t)pb->dpn * sizeof(double);                   /* element forces */
-  b += (size_t)DT_VEC_COUNT * n * sizeof(double);                  /* solution vectors */
-  b += n * (size_t)pb->dpn * sizeof(double);                       /* preconditioner */
-  b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_STORED) * sizeof(double); /* per-point state, tangent form */
+  b += ((size_t)pb->n_nodes + 1 + nblk) * sizeof(int); /* block pattern */
+  if (pb->matrix_free)
+    b += dt_cuda_mf_bytes(pb); /* element matrices (cuda_matrix_free.cu) */
+  else
+    b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) +
+         npos * sizeof(int) /* tangent values, positions */
+         + DT_CUDA_ROWS_CONST_DOUBLES *
+               sizeof(double); /* block-row constants, when the mesh is served */
+  b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int); /* node incidences */
+  b += (size_t)pb->n_nodes * sizeof(int);               /* constrained nodes */
+  b += nconn * (size_t)pb->dpn * sizeof(double);        /* element forces */
+  b += (size_t)DT_VEC_COUNT * n * sizeof(double);       /* solution vectors */
+  b += n * (size_t)pb->dpn * sizeof(double);            /* preconditioner */
+  b += nq * (2 * DT_MAT_STATE_DOUBLES + 4 * 6 + DT_TANGENT_FORM_STORED) *
+       sizeof(double); /* per-point state, tangent form */
   b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
   if (!pb->matrix_free) b += 2 * (n + 1) * sizeof(double) + (1u << 20); /* cuSPARSE SpMV buffer */
-  b += dt_cuda_coarse_bytes(pb);                                   /* two-level preconditioner */
-  if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D) b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
-  b += (size_t)DT_CUDA_MAX_ALLOCS * 512; /* allocation granularity */
+  b += dt_cuda_coarse_bytes(pb); /* two-level preconditioner */
+  if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D)
+    b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
+  b += (size_t)DT_CUDA_MAX_ALLOCS * 512;          /* allocation granularity */
   *bytes = b;
   return DT_OK;
 }
@@ -71,10 +76,14 @@ static int parse_limit(const char *s, size_t *out) {
   v = strtod(s, &end);
   if (end == s || !(v >= 0)) return 0;
   switch (*end) {
-  case 'k': case 'K': v *= 1024.0, end++; break;
-  case 'm': case 'M': v *= 1024.0 * 1024.0, end++; break;
-  case 'g': case 'G': v *= 1024.0 * 1024.0 * 1024.0, end++; break;
-  case 't': case 'T': v *= 1024.0 * 1024.0 * 1024.0 * 1024.0, end++; break;
+  case 'k':
+  case 'K': v *= 1024.0, end++; break;
+  case 'm':
+  case 'M': v *= 1024.0 * 1024.0, end++; break;
+  case 'g':
+  case 'G': v *= 1024.0 * 1024.0 * 1024.0, end++; break;
+  case 't':
+  case 'T': v *= 1024.0 * 1024.0 * 1024.0 * 1024.0, end++; break;
   default: break;
   }
   if (*end == 'B' || *end == 'b') end++;
@@ -84,23 +93,31 @@ static int parse_limit(const char *s, size_t *out) {
 }
 
 static void human_bytes(double b, char *buf, size_t len) {
-  if (b >= 1e9) snprintf(buf, len, "%.1f GB", b / 1e9);
-  else if (b >= 1e6) snprintf(buf, len, "%.1f MB", b / 1e6);
-  else snprintf(buf, len, "%.1f kB", b / 1e3);
+  if (b >= 1e9)
+    snprintf(buf, len, "%.1f GB", b / 1e9);
+  else if (b >= 1e6)
+    snprintf(buf, len, "%.1f MB", b / 1e6);
+  else
+    snprintf(buf, len, "%.1f kB", b / 1e3);
 }
 
 static void human_count(double v, char *buf, size_t len) {
-  if (v >= 1e6) snprintf(buf, len, "%.1f M", v / 1e6);
-  else if (v >= 1e3) snprintf(buf, len, "%.1f k", v / 1e3);
-  else snprintf(buf, len, "%.0f", v);
+  if (v >= 1e6)
+    snprintf(buf, len, "%.1f M", v / 1e6);
+  else if (v >= 1e3)
+    snprintf(buf, len, "%.1f k", v / 1e3);
+  else
+    snprintf(buf, len, "%.0f", v);
 }
 
-dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate, dt_ctx *ctx) {
+dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size_t *estimate,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t need = 0, free_b = 0, total_b = 0, limit = 0, avail, margin, held = 0;
   const char *env = getenv("DUCTILE_GPU_MEMORY_LIMIT");
   int has_limit = 0, limit_binds = 0;
-  char s_need[32], s_avail[32], s_dofs[32], s_nnz[32], s_qp[32], s_coarse[32], why[160], coarse[160] = "";
+  char s_need[32], s_avail[32], s_dofs[32], s_nnz[32], s_qp[32], s_coarse[32], why[160],
+      coarse[160] = "";
   DT_CHECK(env == NULL || *env == '\0' || parse_limit(env, &limit), ctx, DT_ERR_INPUT,
            "DUCTILE_GPU_MEMORY_LIMIT=\"%s\" is not a byte count (examples: 4000000000, 512M, 4G)",
            env);
@@ -123,7 +140,8 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size
   human_count((double)pb->nnz, s_nnz, sizeof s_nnz);
   human_count(pb->n_qp, s_qp, sizeof s_qp);
   if (limit_binds && held)
-    snprintf(why, sizeof why, "limit DUCTILE_GPU_MEMORY_LIMIT=%s, of which other jobs on GPU %d hold %.1f MB", env,
+    snprintf(why, sizeof why,
+             "limit DUCTILE_GPU_MEMORY_LIMIT=%s, of which other jobs on GPU %d hold %.1f MB", env,
              device, held / 1e6);
   else if (limit_binds)
     snprintf(why, sizeof why, "limit DUCTILE_GPU_MEMORY_LIMIT=%s", env);
@@ -132,8 +150,10 @@ dt_status dt_cuda_check_fit(const dt_problem *pb, int device, size_t extra, size
              free_b / 1e9, total_b / 1e9);
   if (pb->n_sub > 0) { /* two_level, named or chosen by "auto": say what it costs */
     human_bytes((double)dt_cuda_coarse_bytes(pb), s_coarse, sizeof s_coarse);
-    snprintf(coarse, sizeof coarse, "; %s of it is the two-level preconditioner's, which "
-             "linear.preconditioner \"block_jacobi\" does without", s_coarse);
+    snprintf(coarse, sizeof coarse,
+             "; %s of it is the two-level preconditioner's, which "
+             "linear.preconditioner \"block_jacobi\" does without",
+             s_coarse);
   }
   rc = DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
                 "the job needs an estimated %s of GPU memory but only %s are available (%s): "
@@ -157,8 +177,8 @@ dt_status dt_cuda_alloc(dt_cuda *c, void **p, size_t bytes, const char *what, dt
     rc = dt_error_set(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
                       __FILE__, __LINE__, __func__,
                       "cudaMalloc of %zu bytes for %s failed: %s (%zu bytes already allocated, "
-                      "estimate %zu)", bytes, what, cudaGetErrorString(e), c->acct.bytes_alloc,
-                      c->acct.estimate);
+                      "estimate %zu)",
+                      bytes, what, cudaGetErrorString(e), c->acct.bytes_alloc, c->acct.estimate);
     goto cleanup;
   }
   c->acct.allocs[c->acct.n_allocs].p = *p;
@@ -216,8 +236,8 @@ cleanup:
   return rc;
 }
 
-extern "C" void dt_cuda_transfer_stats(void *impl, unsigned long long *h2d,
-                                       unsigned long long *d2h, unsigned long long *n_copies) {
+extern "C" void dt_cuda_transfer_stats(void *impl, unsigned long long *h2d, unsigned long long *d2h,
+                                       unsigned long long *n_copies) {
   dt_cuda *c = (dt_cuda *)impl;
   if (h2d) *h2d = c ? c->acct.h2d : __atomic_load_n(&g_h2d, __ATOMIC_RELAXED);
   if (d2h) *d2h = c ? c->acct.d2h : __atomic_load_n(&g_d2h, __ATOMIC_RELAXED);

@@ -151,7 +151,8 @@ __global__ void __launch_bounds__(DT_PCG_UPDATE_BLOCK) k_pcg_update(pcg_args g) 
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_direction(int n, const double *__restrict__ z, const pcg_ctl *ctl, double *__restrict__ p) {
+    k_pcg_direction(int n, const double *__restrict__ z, const pcg_ctl *ctl,
+                    double *__restrict__ p) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (ctl->stop) return;
   if (i < n) p[i] = __dadd_rn(z[i], __dmul_rn(ctl->beta, p[i]));
@@ -160,7 +161,8 @@ k_pcg_direction(int n, const double *__restrict__ z, const pcg_ctl *ctl, double 
 /* One block after k_pcg_init: b.b and r.z, and the tests before the first iteration; sets up
  * the whole control block (nothing goes host->device inside a Newton iteration). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_start(int grid, const double *red, double tol2, int max_iter, const double *coarse_rz, pcg_ctl *ctl) {
+    k_pcg_start(int grid, const double *red, double tol2, int max_iter, const double *coarse_rz,
+                pcg_ctl *ctl) {
   double bb = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
   if (threadIdx.x != 0) return;
   if (coarse_rz) rz += *coarse_rz; /* two-level: r.z = r.(B^-1 r) + y.w */
@@ -171,35 +173,43 @@ k_pcg_start(int grid, const double *red, double tol2, int max_iter, const double
   ctl->iterations = 0;
   ctl->reason = DT_CONVERGED;
   ctl->stop = 1; /* unless an iteration is needed; b.b = 0: x = 0 solves it */
-  if (!isfinite(bb)) ctl->reason = DT_DIVERGED_NAN;
+  if (!isfinite(bb))
+    ctl->reason = DT_DIVERGED_NAN;
   else if (bb > 0.0 && ctl->max_iter <= 0)
     ctl->reason = bb > ctl->tol2 * bb ? DT_DIVERGED_LINEAR_SOLVER : DT_CONVERGED;
-  else if (bb > 0.0) ctl->stop = 0;
+  else if (bb > 0.0)
+    ctl->stop = 0;
 }
 
 /* One block after q = K p and the partials of p.q: alpha, or stop on NaN / indefinite. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_alpha(int grid, const double *red, pcg_ctl *ctl) {
+    k_pcg_alpha(int grid, const double *red, pcg_ctl *ctl) {
   if (ctl->stop) return;
   double pq = dt_partials_sum(red, grid);
   if (threadIdx.x != 0) return;
-  if (!isfinite(pq)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
-  else if (pq <= 0.0) ctl->reason = DT_DIVERGED_INDEFINITE, ctl->stop = 1;
-  else ctl->alpha = ctl->rz / pq;
+  if (!isfinite(pq))
+    ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (pq <= 0.0)
+    ctl->reason = DT_DIVERGED_INDEFINITE, ctl->stop = 1;
+  else
+    ctl->alpha = ctl->rz / pq;
 }
 
 /* One block after the update: count the iteration, test convergence, beta. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) {
+    k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) {
   if (ctl->stop) return;
   double rr = dt_partials_sum(red, grid), rz = dt_partials_sum(red + DT_CUDA_RED_MAX_BLOCKS, grid);
   if (threadIdx.x != 0) return;
   if (coarse_rz) rz += *coarse_rz;
   ctl->iterations++;
   ctl->rr = rr;
-  if (!isfinite(rr)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
-  else if (rr <= ctl->tol2 * ctl->bb) ctl->stop = 1;
-  else if (ctl->iterations >= ctl->max_iter) ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
+  if (!isfinite(rr))
+    ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (rr <= ctl->tol2 * ctl->bb)
+    ctl->stop = 1;
+  else if (ctl->iterations >= ctl->max_iter)
+    ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
   else {
     ctl->beta = rz / ctl->rz;
     ctl->rz = rz;
@@ -209,20 +219,23 @@ k_pcg_check(int grid, const double *red, const double *coarse_rz, pcg_ctl *ctl) 
 /* AMG, one block after the update: count the iteration and test convergence as k_pcg_check
  * does; beta waits for the V-cycle (k_pcg_beta). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_rr_check(int grid, const double *red, pcg_ctl *ctl) {
+    k_pcg_rr_check(int grid, const double *red, pcg_ctl *ctl) {
   if (ctl->stop) return;
   double rr = dt_partials_sum(red, grid);
   if (threadIdx.x != 0) return;
   ctl->iterations++;
   ctl->rr = rr;
-  if (!isfinite(rr)) ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
-  else if (rr <= ctl->tol2 * ctl->bb) ctl->stop = 1;
-  else if (ctl->iterations >= ctl->max_iter) ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
+  if (!isfinite(rr))
+    ctl->reason = DT_DIVERGED_NAN, ctl->stop = 1;
+  else if (rr <= ctl->tol2 * ctl->bb)
+    ctl->stop = 1;
+  else if (ctl->iterations >= ctl->max_iter)
+    ctl->reason = DT_DIVERGED_LINEAR_SOLVER, ctl->stop = 1;
 }
 
 /* AMG, one block after z = M^-1 r and the partials of r.z: beta = r.z / (the last r.z). */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
+    k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
   if (ctl->stop) return;
   double rz = dt_partials_sum(red, grid);
   if (threadIdx.x != 0) return;
@@ -230,21 +243,27 @@ k_pcg_beta(int grid, const double *red, pcg_ctl *ctl) {
   ctl->rz = rz;
 }
 
-#define LAUNCH_FUSED(K, grid, block, ...)                                                       \
-  do {                                                                                          \
-    int block_pc_ = c->lin.pc_kind != DT_PC_JACOBI, dpn_ = c->problem.dpn;                      \
-    if (block_pc_ && dpn_ == 3) K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);           \
-    else if (block_pc_) K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                   \
-    else if (dpn_ == 3) K<0, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                    \
-    else K<0, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                    \
-    DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
+#define LAUNCH_FUSED(K, grid, block, ...)                                                          \
+  do {                                                                                             \
+    int block_pc_ = c->lin.pc_kind != DT_PC_JACOBI, dpn_ = c->problem.dpn;                         \
+    if (block_pc_ && dpn_ == 3)                                                                    \
+      K<1, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                         \
+    else if (block_pc_)                                                                            \
+      K<1, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                         \
+    else if (dpn_ == 3)                                                                            \
+      K<0, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                         \
+    else                                                                                           \
+      K<0, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                         \
+    DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                      \
   } while (0)
 
-#define LAUNCH_AMG(K, grid, block, ...)                                                         \
-  do {                                                                                          \
-    if (c->problem.dpn == 3) K<KIND_AMG, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);         \
-    else K<KIND_AMG, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                             \
-    DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                   \
+#define LAUNCH_AMG(K, grid, block, ...)                                                            \
+  do {                                                                                             \
+    if (c->problem.dpn == 3)                                                                       \
+      K<KIND_AMG, 3><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                  \
+    else                                                                                           \
+      K<KIND_AMG, 2><<<grid, block, 0, c->stream>>>(__VA_ARGS__);                                  \
+    DT_CUDA_LAUNCH_CHECK(#K, c->stream, ctx);                                                      \
   } while (0)
 
 /* The launch grids of both PCG loops: per node (init), per DOF for reductions and vectors,
@@ -263,8 +282,8 @@ static void pcg_grids(const dt_cuda *c, int *grid, int *dgrid, int *vgrid, int *
  * the convergence test and before the V-cycle that the next iteration needs, and queues
  *   [z = M^-1 r; r.z; beta; p = z + beta p]  q = K p; p.q; alpha; x, r updates; r.r and the test
  * (the bracket from the second iteration on), the order of the generic dt_pcg_solve. */
-static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter, dt_pcg_result *res,
-                               dt_ctx *ctx) {
+static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter,
+                               dt_pcg_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   pcg_ctl *seen = (pcg_ctl *)c->pinned;
   int grid, dgrid, vgrid, ugrid;
@@ -278,7 +297,8 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
     if (seen->stop || seen->iterations >= max_iter) break;
     if (seen->iterations > 0) {
       DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.r, g.z, c->red, NULL);
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.r, g.z, c->red,
+                                                            NULL);
       DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
       k_pcg_beta<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_beta", c->stream, ctx);
@@ -286,7 +306,8 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
       DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
     }
     DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red, NULL);
+    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red,
+                                                          NULL);
     DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
     k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
     DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
@@ -323,14 +344,16 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   const double *coarse_rz = coarse ? c->coarse.yw : NULL;
   LAUNCH_FUSED(k_pcg_init, grid, DT_CUDA_BLOCK, g);
   if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, g.p, NULL, ctx)); /* z = p = M^-1 r */
-  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, coarse_rz, g.ctl);
+  k_pcg_start<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(grid, c->red, rtol * rtol, max_iter, coarse_rz,
+                                                  g.ctl);
   DT_CUDA_LAUNCH_CHECK("k_pcg_start", c->stream, ctx);
   for (;;) {
     DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of a batch */
     if (seen->stop || seen->iterations >= max_iter) break;
     for (int k = 0; k < DT_PCG_CHECK_EVERY; k++) {
       DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red, &g.ctl->stop);
+      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red,
+                                                            &g.ctl->stop);
       DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
       k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
       DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);

@@ -49,8 +49,10 @@ static_assert(sizeof(coop_str_elem<DT_HEX8>) / 8 % 16 == 8, "hex8 element scratc
  * memory (48 kB, 45 kB of it for the element scratch and the reference table) holds: quad16's
  * 16-point scratch (8 kB per element) fits 4, every other type its 128 / T_STR. */
 template <int TYPE> struct stress_epb {
-  static const int BY_THREADS = 128 / coop_shape<TYPE>::T_STR > 0 ? 128 / coop_shape<TYPE>::T_STR : 1;
-  static const int BY_SHARED = (int)((45 * 1024 - sizeof(coop_ref<TYPE>)) / sizeof(coop_str_elem<TYPE>));
+  static const int BY_THREADS =
+      128 / coop_shape<TYPE>::T_STR > 0 ? 128 / coop_shape<TYPE>::T_STR : 1;
+  static const int BY_SHARED =
+      (int)((45 * 1024 - sizeof(coop_ref<TYPE>)) / sizeof(coop_str_elem<TYPE>));
   static const int value = BY_THREADS < BY_SHARED ? BY_THREADS : BY_SHARED;
 };
 static_assert(stress_epb<DT_HEX8>::value == 16, "hex8: 16 elements per stress block (tuned)");
@@ -62,8 +64,8 @@ static_assert(stress_epb<DT_QUAD16>::value == 4, "quad16: 4 elements per stress 
 #endif
 
 template <int TYPE, bool MC>
-__global__ void __launch_bounds__(stress_epb<TYPE>::value * coop_shape<TYPE>::T_STR, DT_STRESS_MIN_BLOCKS)
-k_stress_coop(dt_coop_args a, int n) {
+__global__ void __launch_bounds__(stress_epb<TYPE>::value *coop_shape<TYPE>::T_STR,
+                                  DT_STRESS_MIN_BLOCKS) k_stress_coop(dt_coop_args a, int n) {
   typedef coop_shape<TYPE> S;
   const int EPB = stress_epb<TYPE>::value;
   __shared__ coop_str_elem<TYPE> sh[EPB];
@@ -82,7 +84,8 @@ k_stress_coop(dt_coop_args a, int n) {
   double thick = valid ? a.elem_thick[e] : 0.0;
   dt_mat_state old_s; /* the committed history, loaded now: it arrives during the geometry */
   if (valid && t < S::NQP) dt_hist_load(a.hist_c, a.stride, qp0 + t, &old_s);
-  static_assert(S::T_STR >= S::NPE && S::T_STR >= S::NQP, "at most one node and one point per thread");
+  static_assert(S::T_STR >= S::NPE && S::T_STR >= S::NQP,
+                "at most one node and one point per thread");
   coop_geometry<TYPE, S::T_STR>(a, e, valid, t, me.g, ref);
   const double *bbar = valid && a.elem_bbar[e] ? me.g.bbar : (const double *)0;
   if (valid && t < S::NQP) { /* the thread's point */
@@ -92,10 +95,13 @@ k_stress_coop(dt_coop_args a, int n) {
     dt_mat_state new_s;
     dt_tangent_form tf;
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
-      dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3, eps);
+      dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3,
+                         eps);
     double Dq[36]; /* the point's D, for meshes that assemble B^T D B (a.tan_d) */
-    int res = MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, a.tan_d ? Dq : (double *)0, &tf)
-                 : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
+    int res =
+        MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig,
+                                     a.tan_d ? Dq : (double *)0, &tf)
+           : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
       for (int c = 0; c < 6; c++) {
@@ -173,33 +179,34 @@ struct k_stress_coop_launch {
     const int EPB = stress_epb<TYPE>::value;
     dt_status rc = DT_OK;
     if (a->any_mc)
-      k_stress_coop<TYPE, true><<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(
-          *a, n_elems);
+      k_stress_coop<TYPE, true>
+          <<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(*a, n_elems);
     else
-      k_stress_coop<TYPE, false><<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(
-          *a, n_elems);
+      k_stress_coop<TYPE, false>
+          <<<(n_elems + EPB - 1) / EPB, EPB * S::T_STR, 0, stream>>>(*a, n_elems);
     DT_CUDA_LAUNCH_CHECK("k_stress_coop", stream, ctx);
   cleanup:
     return rc;
   }
 };
 
-dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems, const int *inc_ptr,
-                                     const int *inc, double *fint, int n_dofs, cudaStream_t stream,
-                                     dt_ctx *ctx) {
+dt_status dt_cuda_stress_coop_launch(int type, const dt_coop_args *a, int n_elems,
+                                     const int *inc_ptr, const int *inc, double *fint, int n_dofs,
+                                     cudaStream_t stream, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(coop_by_type<k_stress_coop_launch>(type, ctx, a, n_elems, stream));
-  DT_TRY(dt_cuda_gather_incidences(n_dofs, a->dpn, inc_ptr, inc, a->out, NULL, NULL, fint, stream, ctx));
+  DT_TRY(dt_cuda_gather_incidences(n_dofs, a->dpn, inc_ptr, inc, a->out, NULL, NULL, fint, stream,
+                                   ctx));
 cleanup:
   return rc;
 }
 
-dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc, const double *ye,
-                                    const double *free, const double *x, double *y, cudaStream_t stream,
-                                    dt_ctx *ctx) {
+dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, const int *inc,
+                                    const double *ye, const double *free, const double *x,
+                                    double *y, cudaStream_t stream, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  k_fint_gather<<<(n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, stream>>>(n_dofs, dim, inc_ptr, inc,
-                                                                                         ye, free, x, y);
+  k_fint_gather<<<(n_dofs + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, stream>>>(
+      n_dofs, dim, inc_ptr, inc, ye, free, x, y);
   DT_CUDA_LAUNCH_CHECK("k_fint_gather", stream, ctx);
 cleanup:
   return rc;
@@ -207,7 +214,8 @@ cleanup:
 
 struct k_stress_coop_load {
   template <int TYPE> static dt_status go(int mc, size_t *local_max, dt_ctx *ctx) {
-    const void *k[] = {mc ? (const void *)k_stress_coop<TYPE, true> : (const void *)k_stress_coop<TYPE, false>,
+    const void *k[] = {mc ? (const void *)k_stress_coop<TYPE, true>
+                          : (const void *)k_stress_coop<TYPE, false>,
                        (const void *)k_fint_gather};
     return dt_cuda_load_list(k, 2, local_max, ctx);
   }

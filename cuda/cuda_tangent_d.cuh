@@ -32,7 +32,8 @@ __device__ __forceinline__ int d_index(int r, int c) {
 /* After coop_geometry: each point's D, scaled; t: thread in the element, T threads per element.
  * Ends with __syncthreads. */
 template <int TYPE, int T>
-__device__ __forceinline__ void d_points(const dt_coop_args &a, int e, int valid, int t, d_elem<TYPE> &me) {
+__device__ __forceinline__ void d_points(const dt_coop_args &a, int e, int valid, int t,
+                                         d_elem<TYPE> &me) {
   typedef coop_shape<TYPE> S;
   for (int c = t; valid && c < S::NQP * DT_CUDA_D_DOUBLES; c += T) {
     int q = c / DT_CUDA_D_DOUBLES, k = c % DT_CUDA_D_DOUBLES;

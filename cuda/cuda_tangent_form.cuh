@@ -22,8 +22,8 @@ template <int TYPE> struct form_elem {
 /* After coop_geometry: each point's form, scaled, and the w_A of plastic points; t: thread in
  * the element, T threads per element. Ends with __syncthreads. */
 template <int TYPE, int T>
-__device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int valid, int bbar, int t,
-                                            form_elem<TYPE> &me) {
+__device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int valid, int bbar,
+                                            int t, form_elem<TYPE> &me) {
   typedef coop_shape<TYPE> S;
   for (int q = t; valid && q < S::NQP; q += T) {
     long qp = (long)e * S::NQP + q; /* one element type: qp_ptr[e] = e * NQP */
@@ -34,7 +34,8 @@ __device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int va
     if (gam != 0.0) { /* plastic: n from the trial stress and back stress (dt_j2_flow_direction) */
       double sig[6], beta[6] = {0, 0, 0, 0, 0, 0};
       for (int k = 0; k < 6; k++) sig[k] = a.sig_t[k * a.stride + qp];
-      if (a.mats[a.elem_mat[e]].H_kin != 0.0) /* back stress stays zero without kinematic hardening */
+      if (a.mats[a.elem_mat[e]].H_kin !=
+          0.0) /* back stress stays zero without kinematic hardening */
         for (int k = 0; k < 6; k++) beta[k] = a.hist_t[(DT_HIST_BETA + k) * a.stride + qp];
       dt_j2_flow_direction(sig, beta, me.n[q]);
     }
@@ -51,8 +52,9 @@ __device__ __forceinline__ void form_points(const dt_coop_args &a, int e, int va
 
 /* K_AB (DIM x DIM, row-major) summed over the points. */
 template <int TYPE, bool BBAR>
-__device__ __forceinline__ void form_pair(const form_elem<TYPE> &me, int A, int B,
-                                          double Kp[coop_shape<TYPE>::DIM * coop_shape<TYPE>::DIM]) {
+__device__ __forceinline__ void
+form_pair(const form_elem<TYPE> &me, int A, int B,
+          double Kp[coop_shape<TYPE>::DIM * coop_shape<TYPE>::DIM]) {
   typedef coop_shape<TYPE> S;
   const int DIM = S::DIM;
   const double *hA = me.g.bbar + A * 3, *hB = me.g.bbar + B * 3;

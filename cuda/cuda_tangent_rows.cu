@@ -31,9 +31,10 @@
 #include "../solver/element/element_kernel.h"
 #include "cuda_internal.h"
 
-#define ROWS_WARPS 4        /* block rows per block of threads */
+#define ROWS_WARPS 4 /* block rows per block of threads */
 #ifndef ROWS_MIN_BLOCKS
-#define ROWS_MIN_BLOCKS 4   /* 128 registers, no spill: 16 warps per SM (5 blocks, 96 registers and
+#define ROWS_MIN_BLOCKS                                                                            \
+  4 /* 128 registers, no spill: 16 warps per SM (5 blocks, 96 registers and
                                72 B of spill, measured the same; 3 and 6 slower) */
 #endif
 #define ROWS_CONGRUENT_TOL 1e-12 /* node offsets agree to this fraction of the element's size */
@@ -62,7 +63,8 @@ typedef struct rows_args {
  * n once per row of its element (8 times). Kept apart from the shared function because the colour
  * kernel's results (and the jobs whose convergence is decided at the last bit, such as the GPU
  * daemon test's collapsing job) stay as they were; agrees with it to rounding. */
-__device__ __forceinline__ void rows_flow_direction(const double sig[6], const double beta[6], double n[6]) {
+__device__ __forceinline__ void rows_flow_direction(const double sig[6], const double beta[6],
+                                                    double n[6]) {
   double xi[6];
   dt_voigt_dev(sig, xi);
 #pragma unroll
@@ -78,8 +80,8 @@ struct rows_point {
   double mga[3], kga[3], u[3], n[6];
 };
 
-__device__ __forceinline__ void rows_point_form(const rows_args &r, long e, int a, int q, int kin, const double raw[9],
-                                                rows_point &P) {
+__device__ __forceinline__ void rows_point_form(const rows_args &r, long e, int a, int q, int kin,
+                                                const double raw[9], rows_point &P) {
   const double *wJ = r.G + 8 * 8 * 3, *ga = r.G + (a * 8 + q) * 3;
   double K = raw[0], mu = raw[1], gam = raw[2];
   for (int k = 0; k < 6; k++) P.n[k] = 0.0;
@@ -90,7 +92,8 @@ __device__ __forceinline__ void rows_point_form(const rows_args &r, long e, int 
     rows_flow_direction(raw + 3, beta, P.n);
   }
   const double *n = P.n;
-  double m = wJ[q] * mu, kk = wJ[q] * (K - 2.0 / 3.0 * mu), gg = wJ[q] * gam; /* 0 past the row's incidences */
+  double m = wJ[q] * mu, kk = wJ[q] * (K - 2.0 / 3.0 * mu),
+         gg = wJ[q] * gam; /* 0 past the row's incidences */
   for (int k = 0; k < 3; k++) P.mga[k] = m * ga[k], P.kga[k] = kk * ga[k];
   P.u[0] = gg * (n[0] * ga[0] + n[3] * ga[1] + n[4] * ga[2]);
   P.u[1] = gg * (n[3] * ga[0] + n[1] * ga[1] + n[5] * ga[2]);
@@ -99,7 +102,8 @@ __device__ __forceinline__ void rows_point_form(const rows_args &r, long e, int 
 
 /* C[ij][(q, k)] of the point: wJ [mu d_ik ga_j + (K - 2/3 mu) ga_i d_jk + mu d_ij ga_k - gam (N ga)_i N_jk] */
 __device__ __forceinline__ double rows_cv(const rows_point &P, int ii, int jj, int k) {
-  const int vo[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}}; /* N_jk in Voigt order xx yy zz xy xz yz */
+  const int vo[3][3] = {
+      {0, 3, 4}, {3, 1, 5}, {4, 5, 2}}; /* N_jk in Voigt order xx yy zz xy xz yz */
   double cv = -P.u[ii] * P.n[vo[jj][k]];
   if (ii == k) cv += P.mga[jj];
   if (jj == k) cv += P.kga[ii];
@@ -120,8 +124,8 @@ __device__ __forceinline__ double rows_cv(const rows_point &P, int ii, int jj, i
  * 6 steps (h, k) of m8n8k4, the K dimension ordered so that in step (h, k) the A entry of lane
  * 4p + c is its own point's C_p[ij][(2c + h, k)] and its B entry the constant g_p^(2c+h)[k]: no
  * lane needs another's values. */
-__device__ __forceinline__ void rows_chunk_stage(const rows_args &r, int ent, int p, int c, const double raw[2][9],
-                                                 double *stage) {
+__device__ __forceinline__ void rows_chunk_stage(const rows_args &r, int ent, int p, int c,
+                                                 const double raw[2][9], double *stage) {
   int valid = ent >= 0, a = ent & 7; /* ent = e * 8 + a, -1 past the row's incidences */
   long e = ent >> 3;
   double *dst = stage + p * 8 + 2 * c;
@@ -140,14 +144,16 @@ __device__ __forceinline__ void rows_chunk_stage(const rows_args &r, int ent, in
 #pragma unroll
       for (int ii = 0; ii < 3; ii++)
 #pragma unroll
-        for (int jj = 0; jj < 3; jj++) dmma_8x8x4(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1], rows_cv(P, ii, jj, k), b);
+        for (int jj = 0; jj < 3; jj++)
+          dmma_8x8x4(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1], rows_cv(P, ii, jj, k), b);
     }
   }
 #pragma unroll
   for (int jj = 0; jj < 3; jj++)
 #pragma unroll
     for (int ii = 0; ii < 3; ii++)
-      *(double2 *)(dst + (jj * 3 + ii) * ROWS_STAGE) = make_double2(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1]);
+      *(double2 *)(dst + (jj * 3 + ii) * ROWS_STAGE) =
+          make_double2(acc[ii * 3 + jj][0], acc[ii * 3 + jj][1]);
 }
 
 /* The state of a lane's two points, in registers, and the ranks of its pair's nodes. */
@@ -161,25 +167,29 @@ struct rows_state {
  * reading its 64 contiguous bytes. */
 __device__ __forceinline__ void rows_load(const rows_args &r, int ent, int c, rows_state &S) {
   int valid = ent >= 0;
-  long e = ent >> 3, a = ent & 7, qp = e * 8 + 2 * c; /* even: n_qp = 8 n_elems keeps it 16-byte aligned */
+  long e = ent >> 3, a = ent & 7,
+       qp = e * 8 + 2 * c; /* even: n_qp = 8 n_elems keeps it 16-byte aligned */
   S.rank = valid ? *(const int2 *)(r.elem_pos + e * 64 + a * 8 + 2 * c) : make_int2(0, 0);
 #pragma unroll
   for (int k = 0; k < 9; k++) {
-    double2 v = valid ? *(const double2 *)((k < 3 ? r.tan_t + k * r.stride : r.sig_t + (k - 3) * r.stride) + qp)
-                      : make_double2(0.0, 0.0);
+    double2 v =
+        valid ? *(const double2 *)((k < 3 ? r.tan_t + k * r.stride : r.sig_t + (k - 3) * r.stride) +
+                                   qp)
+              : make_double2(0.0, 0.0);
     S.raw[0][k] = v.x, S.raw[1][k] = v.y;
   }
 }
 
 /* The chunk of a row (its incidences, ent for lane 4p + c's incidence p, its state in S) summed
  * into the row's blocks: lane T holds block T in out. */
-__device__ __forceinline__ void rows_chunk(const rows_args &r, int ent, int T, const rows_state &S, double *stage,
-                                           long long *col, double out[9]) {
+__device__ __forceinline__ void rows_chunk(const rows_args &r, int ent, int T, const rows_state &S,
+                                           double *stage, long long *col, double out[9]) {
   int p = T >> 2, c = T & 3;
   rows_chunk_stage(r, ent, p, c, S.raw, stage);
   /* each pair's node at each rank of the row; then lane T adds block T of the pairs in order
    * (elements ascending: the same bits on every run), a pair without that rank adding a zero block */
-  if (T < 18) stage[(T >> 1) * ROWS_STAGE + 64 + 8 * (T & 1)] = 0.0; /* (the row buffer overlays them) */
+  if (T < 18)
+    stage[(T >> 1) * ROWS_STAGE + 64 + 8 * (T & 1)] = 0.0; /* (the row buffer overlays them) */
   col[T] = -1;
   __syncwarp();
   if (ent >= 0) {
@@ -205,8 +215,11 @@ struct rows_index {
 
 __device__ __forceinline__ void rows_index_load(const rows_args &r, int i, rows_index &x) {
   x.i = i;
-  if (i < r.n_nodes) x.i0 = r.inc_ptr[i], x.cnt = r.inc_ptr[i + 1] - x.i0, x.b0 = r.brow_ptr[i], x.nb = r.brow_ptr[i + 1] - x.b0;
-  else x.i0 = x.cnt = x.b0 = x.nb = 0;
+  if (i < r.n_nodes)
+    x.i0 = r.inc_ptr[i], x.cnt = r.inc_ptr[i + 1] - x.i0, x.b0 = r.brow_ptr[i],
+    x.nb = r.brow_ptr[i + 1] - x.b0;
+  else
+    x.i0 = x.cnt = x.b0 = x.nb = 0;
   x.ent = -1;
 }
 
@@ -214,8 +227,10 @@ __device__ __forceinline__ void rows_index_load(const rows_args &r, int i, rows_
  * the next row's indices are loaded while a row computes, so a row waits for memory once, for
  * its state. */
 __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_rows(rows_args r) {
-  __shared__ __align__(16) double Cs[ROWS_WARPS][9 * ROWS_STAGE]; /* [warp]: the chunk's blocks; the row */
-  __shared__ long long col[ROWS_WARPS][32]; /* [rank]: byte p, pair p's node at that rank (-1: none) */
+  __shared__ __align__(
+      16) double Cs[ROWS_WARPS][9 * ROWS_STAGE]; /* [warp]: the chunk's blocks; the row */
+  __shared__ long long col[ROWS_WARPS]
+                          [32]; /* [rank]: byte p, pair p's node at that rank (-1: none) */
   int w = threadIdx.x >> 5, T = threadIdx.x & 31, p = T >> 2;
   int stride = gridDim.x * ROWS_WARPS;
   rows_index x, y; /* this row, the next */
@@ -225,10 +240,11 @@ __global__ void __launch_bounds__(32 * ROWS_WARPS, ROWS_MIN_BLOCKS) k_tangent_ro
   x.ent = p < x.cnt ? r.inc[x.i0 + p] : -1;
   for (;;) {
     rows_index_load(r, x.i + stride, y); /* the next row's indices while this one computes */
-    double out[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}; /* block T of the row (in registers: row sums in
+    double out[9] = {0, 0, 0, 0, 0,
+                     0, 0, 0, 0}; /* block T of the row (in registers: row sums in
                                                    shared memory took L1 from the state loads: C5
                                                    5.4 -> 6.4 ms on the H100) */
-    rows_state S; /* a node has at most 8 elements (rows_applicable): one chunk */
+    rows_state S;                 /* a node has at most 8 elements (rows_applicable): one chunk */
     rows_load(r, x.ent, T & 3, S);
     rows_chunk(r, x.ent, T, S, stage, col[w], out);
     if (y.i < r.n_nodes) y.ent = p < y.cnt ? r.inc[y.i0 + p] : -1;
@@ -251,12 +267,16 @@ dt_status dt_cuda_load_rows_kernels(dt_ctx *ctx) {
 
 /* Whether the mesh is served (else why not, in why): one class of congruent hex8 elements, the
  * tangent form, no B-bar, rows of at most 32 blocks, tensor cores. */
-static int rows_applicable(const dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, char *why, size_t len) {
-  if (tangent == DT_CUDA_TANGENT_COLOUR) return snprintf(why, len, "solver.backend_options.tangent is \"colour\""), 0;
-  if (c->cc_major < 8) return snprintf(why, len, "no FP64 tensor cores (sm_%d%d)", c->cc_major, c->cc_minor), 0;
+static int rows_applicable(const dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent,
+                           char *why, size_t len) {
+  if (tangent == DT_CUDA_TANGENT_COLOUR)
+    return snprintf(why, len, "solver.backend_options.tangent is \"colour\""), 0;
+  if (c->cc_major < 8)
+    return snprintf(why, len, "no FP64 tensor cores (sm_%d%d)", c->cc_major, c->cc_minor), 0;
   if (c->problem.uniform_type != DT_HEX8 || pb->dim != 3)
     return snprintf(why, len, "not a mesh of hex8 elements only"), 0;
-  if (pb->n_qp != 8 * pb->n_elems) return snprintf(why, len, "not 8 points per element"), 0; /* point e * 8 + q */
+  if (pb->n_qp != 8 * pb->n_elems)
+    return snprintf(why, len, "not 8 points per element"), 0; /* point e * 8 + q */
   if (c->problem.el_variants & DT_CUDA_EL_D)
     return snprintf(why, len, "a material tangent outside the tangent form"), 0;
   if (c->problem.el_variants & DT_CUDA_EL_SIMPLE) /* the simple kernels store no tangent form */
@@ -264,22 +284,26 @@ static int rows_applicable(const dt_cuda *c, const dt_problem *pb, dt_cuda_tange
   for (int k = 0; k < pb->n_nodes; k++) {
     if (pb->node_nbr_ptr[k + 1] - pb->node_nbr_ptr[k] > 32)
       return snprintf(why, len, "node %d has more than 32 neighbours", k), 0;
-    if (pb->node_elem_ptr[k + 1] - pb->node_elem_ptr[k] > 8) /* a warp's 8 incidences; only coincident
+    if (pb->node_elem_ptr[k + 1] - pb->node_elem_ptr[k] >
+        8) /* a warp's 8 incidences; only coincident
                                                                copies give a box node more */
       return snprintf(why, len, "node %d has more than 8 elements", k), 0;
   }
   const int *c0 = pb->conn;
   double size = 0.0;
   for (int a = 1; a < 8; a++)
-    for (int k = 0; k < 3; k++) size = fmax(size, fabs(pb->x[c0[a] * 3 + k] - pb->x[c0[0] * 3 + k]));
+    for (int k = 0; k < 3; k++)
+      size = fmax(size, fabs(pb->x[c0[a] * 3 + k] - pb->x[c0[0] * 3 + k]));
   for (int e = 0; e < pb->n_elems; e++) {
     const int *ce = pb->conn + 8 * (size_t)e;
     if (pb->elem_bbar[e]) return snprintf(why, len, "element %d uses B-bar", e), 0;
-    if (pb->elem_pos_ptr[e] != 64 * (int64_t)e) /* the kernel finds an element's positions at e * 64 */
+    if (pb->elem_pos_ptr[e] !=
+        64 * (int64_t)e) /* the kernel finds an element's positions at e * 64 */
       return snprintf(why, len, "element %d's block positions are not at 64 e", e), 0;
     for (int a = 1; a < 8; a++)
       for (int k = 0; k < 3; k++) {
-        double de = pb->x[ce[a] * 3 + k] - pb->x[ce[0] * 3 + k], d0 = pb->x[c0[a] * 3 + k] - pb->x[c0[0] * 3 + k];
+        double de = pb->x[ce[a] * 3 + k] - pb->x[ce[0] * 3 + k],
+               d0 = pb->x[c0[a] * 3 + k] - pb->x[c0[0] * 3 + k];
         if (!(fabs(de - d0) <= ROWS_CONGRUENT_TOL * size))
           return snprintf(why, len, "element %d is not a translated copy of element 0", e), 0;
       }
@@ -287,12 +311,14 @@ static int rows_applicable(const dt_cuda *c, const dt_problem *pb, dt_cuda_tange
   return 1;
 }
 
-dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent, dt_ctx *ctx) {
+dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent tangent,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double h[DT_CUDA_ROWS_CONST_DOUBLES], X[24];
   int per_sm = 0;
   long blocks, resident;
-  if (pb->matrix_free || !rows_applicable(c, pb, tangent, c->rows.why, sizeof c->rows.why)) goto cleanup;
+  if (pb->matrix_free || !rows_applicable(c, pb, tangent, c->rows.why, sizeof c->rows.why))
+    goto cleanup;
   /* the class constants from element 0, with the element code's shape functions and rule */
   for (int a = 0; a < 8; a++)
     for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[pb->conn[a] * 3 + k];
@@ -301,7 +327,8 @@ dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent t
     dt_elem_qp(DT_HEX8, q, xi, &w);
     dt_elem_shape(DT_HEX8, xi, N, dN);
     double detJ = dt_elem_gradients(DT_HEX8, X, dN, dNdx);
-    DT_CHECK(detJ > 0.0, ctx, DT_ERR_INPUT, "element 0 has a non-positive Jacobian at point %d", q + 1);
+    DT_CHECK(detJ > 0.0, ctx, DT_ERR_INPUT, "element 0 has a non-positive Jacobian at point %d",
+             q + 1);
     for (int b = 0; b < 8; b++)
       for (int k = 0; k < 3; k++) h[(b * 8 + q) * 3 + k] = dNdx[b * 3 + k];
     h[8 * 8 * 3 + q] = w * detJ * pb->elem_thick[0];
@@ -309,8 +336,11 @@ dt_status dt_cuda_rows_setup(dt_cuda *c, const dt_problem *pb, dt_cuda_tangent t
   for (int i = 0; i < pb->n_mats; i++) c->rows.any_kin |= pb->mats[i].H_kin != 0.0;
   /* as many blocks as are resident at once, each warp striding over the rows (fewer for small
    * meshes: one warp per row) */
-  DT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_tangent_rows, 32 * ROWS_WARPS, 0), ctx);
-  blocks = (pb->n_nodes + ROWS_WARPS - 1) / ROWS_WARPS, resident = (long)(per_sm > 0 ? per_sm : 1) * c->sm_count;
+  DT_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_tangent_rows, 32 * ROWS_WARPS, 0),
+      ctx);
+  blocks = (pb->n_nodes + ROWS_WARPS - 1) / ROWS_WARPS,
+  resident = (long)(per_sm > 0 ? per_sm : 1) * c->sm_count;
   c->rows.grid = (int)(blocks < resident ? blocks : resident);
   DT_TRY(dt_cuda_alloc(c, (void **)&c->rows.G, sizeof h, "tangent row constants", ctx));
   DT_TRY(dt_cuda_h2d(c, c->rows.G, h, sizeof h, ctx));
@@ -321,9 +351,9 @@ cleanup:
 dt_status dt_cuda_rows_assemble(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_cuda_problem *p = &c->problem;
-  rows_args r = {p->n_nodes, c->rows.any_kin, (long)p->n_qp, p->node_inc_ptr, p->node_inc, p->brow_ptr,
-                 p->elem_pos, p->elem_mat, p->mats, c->state.tan_t, c->state.sig_t, c->state.hist_t,
-                 c->rows.G, c->lin.val};
+  rows_args r = {p->n_nodes,     c->rows.any_kin, (long)p->n_qp, p->node_inc_ptr, p->node_inc,
+                 p->brow_ptr,    p->elem_pos,     p->elem_mat,   p->mats,         c->state.tan_t,
+                 c->state.sig_t, c->state.hist_t, c->rows.G,     c->lin.val};
   k_tangent_rows<<<c->rows.grid, 32 * ROWS_WARPS, 0, c->stream>>>(r);
   DT_CUDA_LAUNCH_CHECK("k_tangent_rows", c->stream, ctx);
 cleanup:

@@ -41,7 +41,8 @@ extern "C" void dt_cuda_destroy(void *impl) {
 /* The problem's sizes, its arrays and, for meshes of one element type and for the matrix-free
  * operator on any mesh, each node's incidences (offsets into conn, e * npe + A on a uniform
  * mesh; elements ascending, the order f_int and the operator's products are summed in). */
-static dt_status problem_upload(dt_cuda *c, const dt_problem *pb, int type, int variants, dt_ctx *ctx) {
+static dt_status problem_upload(dt_cuda *c, const dt_problem *pb, int type, int variants,
+                                dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_problem *p = &c->problem;
   p->dim = pb->dim;
@@ -76,7 +77,8 @@ static dt_status problem_upload(dt_cuda *c, const dt_problem *pb, int type, int 
   UPLOAD_AS(c->problem.bcol, node_nbr, p->n_blocks, "block columns");
   if (!pb->matrix_free) UPLOAD(c->problem, elem_pos_ptr, pb->n_elems + 1, "block position offsets");
   UPLOAD(c->problem, color_elems, pb->n_elems, "colouring");
-  if (type >= 0 || pb->matrix_free) { /* incidence k is the element-force slot (dt_cuda_state f_elem) */
+  if (type >= 0 ||
+      pb->matrix_free) { /* incidence k is the element-force slot (dt_cuda_state f_elem) */
     UPLOAD_AS(c->problem.node_inc_ptr, node_elem_ptr, pb->n_nodes + 1, "node incidences");
     UPLOAD_AS(c->problem.node_inc, node_inc, p->n_conn, "node incidences");
   }
@@ -106,7 +108,8 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_load_field_kernels(ctx));
   DT_TRY(dt_cuda_load_element_kernels(c->problem.uniform_type, c->problem.el_variants, NULL, ctx));
   if (c->coarse.n_sub > 0) DT_TRY(dt_cuda_load_coarse_kernels(ctx));
-  if (c->problem.matrix_free) DT_TRY(dt_cuda_load_mf_kernels(c->problem.uniform_type, c->problem.dpn, ctx));
+  if (c->problem.matrix_free)
+    DT_TRY(dt_cuda_load_mf_kernels(c->problem.uniform_type, c->problem.dpn, ctx));
   if (c->rows.G) DT_TRY(dt_cuda_load_rows_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
@@ -122,7 +125,8 @@ static int uniform_type(const dt_problem *pb) {
     uniform &= t == pb->elem_type[0];
     max_dof = nde > max_dof ? nde : max_dof;
   }
-  if (pb->n_elems > 0 && uniform && dt_cuda_type_has_kernels(pb->elem_type[0])) return pb->elem_type[0];
+  if (pb->n_elems > 0 && uniform && dt_cuda_type_has_kernels(pb->elem_type[0]))
+    return pb->elem_type[0];
   return max_dof <= DT_CUDA_GENERIC_DOF ? DT_CUDA_GENERIC : DT_CUDA_GENERIC_LARGE;
 }
 
@@ -132,7 +136,8 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   dt_cuda *c = NULL;
   cudaDeviceProp prop;
   size_t local_bytes = 0, estimate = 0;
-  int device = opt ? opt->device : 0, type = uniform_type(pb), variants = dt_cuda_element_variants(pb);
+  int device = opt ? opt->device : 0, type = uniform_type(pb),
+      variants = dt_cuda_element_variants(pb);
   dt_cuda_tangent tangent = opt ? opt->cuda_tangent : DT_CUDA_TANGENT_AUTO;
   dt_cuda_flags init_flags = {0, 0, INT_MAX, INT_MAX, INT_MAX};
   *impl = NULL;
@@ -163,7 +168,8 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
 
   /* Each part allocates its own arrays; all vectors, per-point state and values start at zero. */
   DT_TRY(problem_upload(c, pb, type, variants, ctx));
-  if (pb->matrix_free) DT_TRY(dt_cuda_mf_upload(c, pb, ctx)); /* element matrices instead of values */
+  if (pb->matrix_free)
+    DT_TRY(dt_cuda_mf_upload(c, pb, ctx)); /* element matrices instead of values */
   DT_TRY(dt_cuda_vectors_alloc(c, ctx));
   DT_TRY(dt_cuda_linear_alloc(c, ctx));
   DT_TRY(dt_cuda_points_alloc(c, ctx));
@@ -190,27 +196,36 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
   fprintf(f, "backend cuda: device %d \"%s\" (sm_%d%d, %d SMs), %.1f GB total, %.1f GB free\n",
           c->device, c->name, c->cc_major, c->cc_minor, c->sm_count, total_b / 1e9, free_b / 1e9);
-  fprintf(f, "  device memory: %.1f MB allocated (peak %.1f MB, estimate %.1f MB incl. kernel "
-          "local memory)\n", c->acct.bytes_alloc / 1e6, c->acct.bytes_peak / 1e6, c->acct.estimate / 1e6);
+  fprintf(f,
+          "  device memory: %.1f MB allocated (peak %.1f MB, estimate %.1f MB incl. kernel "
+          "local memory)\n",
+          c->acct.bytes_alloc / 1e6, c->acct.bytes_peak / 1e6, c->acct.estimate / 1e6);
   if (p->matrix_free)
-    fprintf(f, "  operator: matrix-free, %d element classes, %ld of %d elements in the store (room for %ld)\n",
+    fprintf(f,
+            "  operator: matrix-free, %d element classes, %ld of %d elements in the store (room "
+            "for %ld)\n",
             c->mf.n_classes, c->mf.n_own, p->n_elems, c->mf.emat_cap);
   else
     fprintf(f, "  SpMV: cuSPARSE generic API, %s, buffer %zu bytes\n", DT_CUDA_SPMV_ALG_NAME,
             c->lin.spmv_buf_bytes);
   if (coop && c->rows.G)
-    fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
-            "summed per node; tangent written once by block rows on the FP64 tensor cores (congruent "
-            "hex8 elements)\n");
+    fprintf(
+        f,
+        "  element kernels: cooperative (threads per element); stress in element order, f_int "
+        "summed per node; tangent written once by block rows on the FP64 tensor cores (congruent "
+        "hex8 elements)\n");
   else if (coop)
-    fprintf(f, "  element kernels: cooperative (threads per element); stress in element order, f_int "
-            "summed per node; tangent scattered colour by colour (%d colours%s%s)\n", p->n_colors,
-            p->matrix_free || !c->rows.why[0] ? "" : "; not by block rows: ", p->matrix_free ? "" : c->rows.why);
+    fprintf(f,
+            "  element kernels: cooperative (threads per element); stress in element order, f_int "
+            "summed per node; tangent scattered colour by colour (%d colours%s%s)\n",
+            p->n_colors, p->matrix_free || !c->rows.why[0] ? "" : "; not by block rows: ",
+            p->matrix_free ? "" : c->rows.why);
   else
     fprintf(f, "  element kernels: one thread per element (%s), %d colours\n",
             p->uniform_type >= 0 ? "solver.backend_options.elements is \"simple\""
-            : p->uniform_type == DT_CUDA_GENERIC ? "mixed element types"
-                                                 : "20-node hexahedra: no cooperative kernels, 60-DOF local arrays",
+            : p->uniform_type == DT_CUDA_GENERIC
+                ? "mixed element types"
+                : "20-node hexahedra: no cooperative kernels, 60-DOF local arrays",
             p->n_colors);
   dt_cuda_amg_view(c, f); /* nothing unless the AMG preconditioner was set up */
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",
@@ -224,7 +239,9 @@ extern "C" void dt_cuda_describe(void *impl, char *buf, size_t len) {
   int coop = dt_cuda_use_coop(p->uniform_type, p->el_variants);
   snprintf(buf, len, "element kernels %s, tangent %s",
            coop ? "cooperative" : "one thread per element",
-           p->matrix_free ? "per element (matrix-free)" : c->rows.G ? "by block rows" : "colour by colour");
+           p->matrix_free ? "per element (matrix-free)"
+           : c->rows.G    ? "by block rows"
+                          : "colour by colour");
 }
 
 /* Name and memory of device `ordinal` for the daemon (health, admission); 0 if none. */

@@ -9,20 +9,20 @@
 #include "cuda_internal.h"
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_lincomb(int n, double *o, double a, const double *x, double b, const double *y) {
+    k_lincomb(int n, double *o, double a, const double *x, double b, const double *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) o[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i])); /* o may alias x, y */
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_mul(int n, double *o, const double *x, const double *y) {
+    k_mul(int n, double *o, const double *x, const double *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) o[i] = __dmul_rn(x[i], y[i]);
 }
 
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
-              double *__restrict__ partial, const int *skip) {
+    k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
+                  double *__restrict__ partial, const int *skip) {
   double s = 0.0;
   if (skip && *skip) return; /* the device-side PCG has stopped (cuda_pcg.cu) */
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -32,8 +32,7 @@ k_dot_partial(int n, const double *__restrict__ x, const double *__restrict__ y,
 }
 
 /* One block: result[s] = sum of the grid partials of set s, in a fixed order. */
-__global__ void __launch_bounds__(DT_CUDA_BLOCK)
-k_reduce_finish(int grid, int nsum, double *red) {
+__global__ void __launch_bounds__(DT_CUDA_BLOCK) k_reduce_finish(int grid, int nsum, double *red) {
   for (int set = 0; set < nsum; set++) {
     double s = dt_partials_sum(red + set * DT_CUDA_RED_MAX_BLOCKS, grid);
     if (threadIdx.x == 0) red[2 * DT_CUDA_RED_MAX_BLOCKS + set] = s;
@@ -60,9 +59,11 @@ dt_status dt_cuda_vectors_alloc(dt_cuda *c, dt_ctx *ctx) {
   dt_cuda_state *s = &c->state;
   const dt_cuda_problem *p = &c->problem;
   s->h_con_nodes = (int *)dt_calloc((size_t)p->n_nodes, sizeof(int));
-  DT_CHECK(s->h_con_nodes != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the constrained node list");
+  DT_CHECK(s->h_con_nodes != NULL, ctx, DT_ERR_NOMEM,
+           "out of memory allocating the constrained node list");
   if (p->node_inc) /* the slots the stress kernel and the matrix-free product fill: no zeros needed */
-    DT_TRY(dt_cuda_alloc(c, (void **)&s->f_elem, sizeof(double) * (size_t)p->n_conn * p->dpn, "element forces", ctx));
+    DT_TRY(dt_cuda_alloc(c, (void **)&s->f_elem, sizeof(double) * (size_t)p->n_conn * p->dpn,
+                         "element forces", ctx));
   for (int v = 0; v < DT_VEC_COUNT; v++) ZEROS(s->vec[v], (size_t)p->n_dofs, "solution vectors");
   ZEROS(s->con_nodes, p->n_nodes, "constrained nodes");
 cleanup:
@@ -88,7 +89,9 @@ extern "C" dt_status dt_cuda_vec_set(void *impl, dt_vec_id v, const double *host
       for (int i = 0; i < c->problem.dpn; i++) any |= host[(long)a * c->problem.dpn + i] != 0.0;
       if (any) c->state.h_con_nodes[n++] = a;
     }
-    if (n) DT_TRY(dt_cuda_h2d(c, c->state.con_nodes, c->state.h_con_nodes, sizeof(int) * (size_t)n, ctx));
+    if (n)
+      DT_TRY(
+          dt_cuda_h2d(c, c->state.con_nodes, c->state.h_con_nodes, sizeof(int) * (size_t)n, ctx));
     c->state.n_con_nodes = n;
   }
 cleanup:
@@ -100,12 +103,13 @@ extern "C" dt_status dt_cuda_vec_get(void *impl, dt_vec_id v, double *host, dt_c
   return dt_cuda_d2h(c, host, c->state.vec[v], sizeof(double) * (size_t)c->problem.n_dofs, ctx);
 }
 
-extern "C" dt_status dt_cuda_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id x,
-                                         double b, dt_vec_id y, dt_ctx *ctx) {
+extern "C" dt_status dt_cuda_vec_lincomb(void *impl, dt_vec_id out, double a, dt_vec_id x, double b,
+                                         dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   int n = c->problem.n_dofs;
-  k_lincomb<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], a, c->state.vec[x], b, c->state.vec[y]);
+  k_lincomb<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], a, c->state.vec[x], b,
+                                                        c->state.vec[y]);
   DT_CUDA_LAUNCH_CHECK("k_lincomb", c->stream, ctx);
 cleanup:
   return rc;
@@ -116,7 +120,8 @@ extern "C" dt_status dt_cuda_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   int n = c->problem.n_dofs;
-  k_mul<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], c->state.vec[x], c->state.vec[y]);
+  k_mul<<<blocks(n), DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[out], c->state.vec[x],
+                                                    c->state.vec[y]);
   DT_CUDA_LAUNCH_CHECK("k_mul", c->stream, ctx);
 cleanup:
   return rc;
@@ -127,8 +132,8 @@ extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, doubl
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
   int grid = dt_cuda_red_grid(c->problem.n_dofs);
-  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, c->state.vec[x], c->state.vec[y], c->red,
-                                                       (const int *)0);
+  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, c->state.vec[x],
+                                                       c->state.vec[y], c->red, (const int *)0);
   DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
   DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));
 cleanup:

@@ -1,11 +1,10 @@
 #!/bin/bash
 # Check that the C and CUDA sources follow .clang-format (STYLE.md, "Mechanics"); CI runs it.
-# Fix a file with `clang-format -i FILE`. The folders listed are those already formatted; a
-# folder joins the list in the commit that formats it.
+# Fix a file with `clang-format -i FILE`. Every tracked C, CUDA and header file is checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed" >&2; exit 1; }
-FOLDERS=(server clients solver/amg solver/core solver/tools tests/server tests/unit tests/job tests/cli tests/materials tests/clients)
+FOLDERS=(.)
 mapfile -t files < <(git ls-files -- "${FOLDERS[@]/%//*.c}" "${FOLDERS[@]/%//*.h}" "${FOLDERS[@]/%//*.cu}" \
                                      "${FOLDERS[@]/%//*.cuh}")
 if ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/check-format.$$; then

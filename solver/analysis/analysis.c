@@ -90,33 +90,43 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   t0 = dt_seconds();
   DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
   if (r->pb->matrix_free) /* no assembled matrix: its pattern's size would mislead */
-    snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points (built in %.2f s)",
-             r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp, dt_seconds() - t0);
+    snprintf(line, sizeof line,
+             "problem: %dD, %d nodes, %d DOFs, %d elements, %d points (built in %.2f s)",
+             r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
+             dt_seconds() - t0);
   else
-    snprintf(line, sizeof line, "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
-             "CSR nnz %lld, %d colours (built in %.2f s)", r->pb->dim, r->pb->n_nodes, r->pb->n_dofs,
-             r->pb->n_elems, r->pb->n_qp, (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
+    snprintf(line, sizeof line,
+             "problem: %dD, %d nodes, %d DOFs, %d elements, %d points, "
+             "CSR nnz %lld, %d colours (built in %.2f s)",
+             r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
+             (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
-  snprintf(note, sizeof note, " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
-           "block_jacobi)", r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
+  snprintf(note, sizeof note,
+           " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
+           "block_jacobi)",
+           r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
   snprintf(line, sizeof line, "linear solver: PCG, %s preconditioner%s, %s tolerance %g",
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
   info(r, line);
   if (r->pb->matrix_free) {
     long unclassed = dt_problem_unclassed(r->pb);
-    snprintf(line, sizeof line, "operator: matrix-free, %d class%s of congruent elements (sharing an elastic matrix "
-             "each), %ld element%s without a class storing %s own (%d doubles each)", r->pb->n_classes,
-             r->pb->n_classes == 1 ? "" : "es", unclassed, unclassed == 1 ? "" : "s", unclassed == 1 ? "its" : "their",
-             r->pb->emat_doubles);
+    snprintf(line, sizeof line,
+             "operator: matrix-free, %d class%s of congruent elements (sharing an elastic matrix "
+             "each), %ld element%s without a class storing %s own (%d doubles each)",
+             r->pb->n_classes, r->pb->n_classes == 1 ? "" : "es", unclassed,
+             unclassed == 1 ? "" : "s", unclassed == 1 ? "its" : "their", r->pb->emat_doubles);
     info(r, line);
   }
-  snprintf(line, sizeof line, "nonlinear: %s, acceleration %s%s, at most %d iterations per increment",
-           r->m->solver.tangent_constant ? "elastic tangent assembled once per increment (initial stiffness)"
-                                         : "Newton with the consistent tangent",
-           dt_accel_names[r->m->solver.accel],
-           r->m->solver.accel_auto ? " (auto: thomas with a Mohr-Coulomb elastic tangent, else none)" : "",
-           r->m->solver.newton_max_iter);
+  snprintf(
+      line, sizeof line, "nonlinear: %s, acceleration %s%s, at most %d iterations per increment",
+      r->m->solver.tangent_constant
+          ? "elastic tangent assembled once per increment (initial stiffness)"
+          : "Newton with the consistent tangent",
+      dt_accel_names[r->m->solver.accel],
+      r->m->solver.accel_auto ? " (auto: thomas with a Mohr-Coulomb elastic tangent, else none)"
+                              : "",
+      r->m->solver.newton_max_iter);
   info(r, line);
   t0 = dt_seconds();
   DT_TRY(r->o->problem_upload(r->pb, &bo, &r->impl, ctx));
@@ -126,7 +136,8 @@ static dt_status setup(run *r, dt_ctx *ctx) {
     char kernels[256] = "";
     r->o->describe(r->impl, kernels, sizeof kernels);
     snprintf(line, sizeof line, "kernels: %s (backend_options: elements %s, tangent %s)", kernels,
-             dt_cuda_elements_names[r->m->solver.cuda_elements], dt_cuda_tangent_names[r->m->solver.cuda_tangent]);
+             dt_cuda_elements_names[r->m->solver.cuda_elements],
+             dt_cuda_tangent_names[r->m->solver.cuda_tangent]);
     info(r, line);
   }
   DT_ALLOC(r->h1, r->pb->n_dofs, ctx, "host vector");
@@ -134,7 +145,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   dt_host_fill(r->h2, NULL, (size_t)r->pb->n_dofs); /* pages in now, with all threads */
   DT_TRY(dt_fields_alloc(r->m, r->pb, &r->fields, ctx));
 #pragma omp parallel for schedule(static) if (r->pb->n_dofs > DT_HOST_PARALLEL_MIN)
-  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0; /* pages in h1 on all threads too */
+  for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0;  /* pages in h1 on all threads too */
   DT_TRY(r->o->vec_set(r->impl, DT_VEC_FREE, r->h1, ctx)); /* before step 1: all free, f = 0 */
   r->nc.ops = r->o;
   r->nc.impl = r->impl;
@@ -211,15 +222,20 @@ cleanup:
 static void fields_summary(run *r) {
   const dt_fields *f = &r->fields;
   double max_u = 0.0, max_mises = 0.0, max_peeq = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : max_u) if (f->n_nodes > DT_HOST_PARALLEL_MIN / 3)
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(max                                                                                  \
+              : max_u) if (f->n_nodes > DT_HOST_PARALLEL_MIN / 3)
   for (int a = 0; a < f->n_nodes; a++) {
     double u = sqrt(f->u[3 * a] * f->u[3 * a] + f->u[3 * a + 1] * f->u[3 * a + 1] +
                     f->u[3 * a + 2] * f->u[3 * a + 2]);
     if (u > max_u) max_u = u;
   }
-#pragma omp parallel for schedule(static) reduction(max : max_mises, max_peeq) if (f->n_qp > DT_HOST_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(max                                                                                  \
+              : max_mises, max_peeq) if (f->n_qp > DT_HOST_PARALLEL_MIN)
   for (int q = 0; q < f->n_qp; q++) {
-    if (f->qp_stress && dt_mises(f->qp_stress + 6 * q) > max_mises) max_mises = dt_mises(f->qp_stress + 6 * q);
+    if (f->qp_stress && dt_mises(f->qp_stress + 6 * q) > max_mises)
+      max_mises = dt_mises(f->qp_stress + 6 * q);
     if (f->qp_peeq && f->qp_peeq[q] > max_peeq) max_peeq = f->qp_peeq[q];
   }
   r->sum->max_u = max_u;
@@ -276,7 +292,8 @@ static void describe_failure(run *r, int s, double lambda, double dlambda, int c
              (long long)r->m->elem_id[nr->failed_elem]);
   snprintf(r->sum->message, sizeof r->sum->message,
            "no convergence in step %d \"%s\" at load factor %.6g of the step (increment %.3g "
-           "after %d cutbacks in a row; no smaller one is allowed): %s%s. The last converged state is at "
+           "after %d cutbacks in a row; no smaller one is allowed): %s%s. The last converged state "
+           "is at "
            "load factor %.6g. If the load exceeds what the structure can carry (limit load, "
            "collapse mechanism), no smaller increment can help.",
            s + 1, st->name, lambda + dlambda, dlambda, cutbacks, dt_reason_name(nr->reason), where,
@@ -316,8 +333,8 @@ static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double 
                                   dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_checkpoint *ck = &r->ck;
-  DT_CHECK(r->o->state_get != NULL, ctx, DT_ERR_UNSUPPORTED,
-           "backend %s cannot write checkpoints", r->o->name);
+  DT_CHECK(r->o->state_get != NULL, ctx, DT_ERR_UNSUPPORTED, "backend %s cannot write checkpoints",
+           r->o->name);
   if (r->opt->before_checkpoint) r->opt->before_checkpoint(r->opt->user);
   if (!ck->vec) DT_TRY(dt_checkpoint_alloc(ck, r->pb->n_dofs, r->pb->n_qp, ctx));
   ck->model_hash = dt_model_hash(r->m);
@@ -327,7 +344,8 @@ static dt_status write_checkpoint(run *r, int s, int inc, double lambda, double 
   for (int i = 0; i < DT_CK_NVEC; i++)
     DT_TRY(r->o->vec_get(r->impl, checkpoint_vectors[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
   DT_TRY(r->o->state_get(r->impl, ck->qp, ctx));
-  DT_TRY(dt_checkpoint_write(r->opt->checkpoint, ck, r->out ? save_output_state : NULL, r->out, ctx));
+  DT_TRY(
+      dt_checkpoint_write(r->opt->checkpoint, ck, r->out ? save_output_state : NULL, r->out, ctx));
 cleanup:
   return rc;
 }
@@ -396,10 +414,10 @@ static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx)
   FILE *f = NULL;
   char line[256];
   DT_TRY(dt_checkpoint_read(r->opt->checkpoint, dt_model_hash(r->m), ck, &f, ctx));
-  DT_CHECK(ck->n_dofs == r->pb->n_dofs && ck->n_qp == r->pb->n_qp && ck->step < r->m->n_steps,
-           ctx, DT_ERR_INPUT, "checkpoint '%s' does not match the model's size", r->opt->checkpoint);
-  DT_CHECK(r->o->state_set != NULL, ctx, DT_ERR_UNSUPPORTED, "backend %s cannot restore checkpoints",
-           r->o->name);
+  DT_CHECK(ck->n_dofs == r->pb->n_dofs && ck->n_qp == r->pb->n_qp && ck->step < r->m->n_steps, ctx,
+           DT_ERR_INPUT, "checkpoint '%s' does not match the model's size", r->opt->checkpoint);
+  DT_CHECK(r->o->state_set != NULL, ctx, DT_ERR_UNSUPPORTED,
+           "backend %s cannot restore checkpoints", r->o->name);
   for (int i = 0; i < DT_CK_NVEC; i++)
     DT_TRY(r->o->vec_set(r->impl, checkpoint_vectors[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
   DT_TRY(r->o->state_set(r->impl, ck->qp, ctx));
@@ -415,8 +433,10 @@ static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx)
   first->increment = first->mid_step ? ck->increment : 0;
   *first_step = first->mid_step ? ck->step : ck->step + 1;
   r->resumed = 1;
-  snprintf(line, sizeof line, "resumed from checkpoint: step %d at load factor %.6g, %d increments "
-           "kept (not recomputed)", ck->step + 1, ck->lambda, ck->counters.increments);
+  snprintf(line, sizeof line,
+           "resumed from checkpoint: step %d at load factor %.6g, %d increments "
+           "kept (not recomputed)",
+           ck->step + 1, ck->lambda, ck->counters.increments);
   dt_progress ev;
   memset(&ev, 0, sizeof ev);
   ev.kind = DT_EV_INFO;
@@ -453,10 +473,10 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
     rc = resume(&r, &start, &first_step, ctx);
     /* the checkpoint's own fault (unreadable, another model, a backend that cannot restore),
      * not a lack of memory: the caller may start from the beginning instead */
-    summary->checkpoint_unusable = rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
+    summary->checkpoint_unusable =
+        rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
     if (rc != DT_OK) goto cleanup;
-  }
-  else if (opt->outdir)
+  } else if (opt->outdir)
     DT_TRY(dt_output_open(opt->outdir, m, &r.out, ctx));
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
@@ -465,8 +485,9 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
     memset(&start, 0, sizeof start);
   }
   summary->completed = !stop;
-  if (!stop) snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
-                      summary->steps_completed, summary->increments);
+  if (!stop)
+    snprintf(summary->message, sizeof summary->message, "completed %d step(s), %d increments",
+             summary->steps_completed, summary->increments);
 cleanup:
   if (r.out) { /* the last VTUs are still being written in the background: part of the run */
     dt_ctx flush_ctx = {0};

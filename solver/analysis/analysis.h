@@ -12,7 +12,7 @@
 #include "core/results.h"
 
 typedef enum dt_event_kind {
-  DT_EV_INFO = 0,          /* a line of setup information (text) */
+  DT_EV_INFO = 0, /* a line of setup information (text) */
   DT_EV_STEP_START = 1,
   DT_EV_INCREMENT_START = 2,
   DT_EV_NEWTON_ITER = 3,
@@ -23,17 +23,17 @@ typedef enum dt_event_kind {
 
 typedef struct dt_progress {
   dt_event_kind kind;
-  int step;            /* 0-based */
+  int step; /* 0-based */
   int n_steps;
   const char *step_name;
-  int increment;       /* 1-based within the step */
-  double load_factor;  /* target load factor of the increment, within the step */
-  double dlambda;      /* size of the increment */
-  int newton_iter;     /* 1-based */
-  double residual;     /* relative force residual */
-  double du_ratio;     /* |correction| / |increment| */
-  int pcg_iters;       /* of this Newton iteration */
-  double pcg_rtol;     /* the relative tolerance that solve was given (forcing.h) */
+  int increment;      /* 1-based within the step */
+  double load_factor; /* target load factor of the increment, within the step */
+  double dlambda;     /* size of the increment */
+  int newton_iter;    /* 1-based */
+  double residual;    /* relative force residual */
+  double du_ratio;    /* |correction| / |increment| */
+  int pcg_iters;      /* of this Newton iteration */
+  double pcg_rtol;    /* the relative tolerance that solve was given (forcing.h) */
   int n_plastic;
   dt_reason reason;    /* for CUTBACK: why */
   double percent;      /* overall progress 0..100 */

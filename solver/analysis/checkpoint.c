@@ -14,7 +14,7 @@
 
 typedef struct ck_header {
   char magic[8];
-  uint32_t layout;      /* sizeof of the raw structs in the file, combined */
+  uint32_t layout; /* sizeof of the raw structs in the file, combined */
   uint32_t pad;
   uint64_t model_hash;
   int32_t n_dofs, n_qp, step, increment;
@@ -74,8 +74,8 @@ static int write_all(FILE *f, const void *p, size_t size, size_t n) {
 }
 
 dt_status dt_checkpoint_write(const char *path, const dt_checkpoint *ck,
-                              dt_status (*save_output)(void *arg, FILE *f, dt_ctx *ctx),
-                              void *arg, dt_ctx *ctx) {
+                              dt_status (*save_output)(void *arg, FILE *f, dt_ctx *ctx), void *arg,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char tmp[4096];
   FILE *f = NULL;
@@ -97,7 +97,8 @@ dt_status dt_checkpoint_write(const char *path, const dt_checkpoint *ck,
   if (save_output) DT_TRY(save_output(arg, f, ctx));
   DT_CHECK(fflush(f) == 0 && fsync(fileno(f)) == 0, ctx, DT_ERR_IO,
            "cannot flush checkpoint '%s': %s", tmp, strerror(errno));
-  DT_CHECK(fclose(f) == 0, ctx, DT_ERR_IO, "cannot close checkpoint '%s': %s", tmp, strerror(errno));
+  DT_CHECK(fclose(f) == 0, ctx, DT_ERR_IO, "cannot close checkpoint '%s': %s", tmp,
+           strerror(errno));
   f = NULL;
   DT_CHECK(rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot rename checkpoint to '%s': %s", path,
            strerror(errno));

@@ -53,7 +53,8 @@ dt_status dt_fields_alloc(const dt_model *m, const dt_problem *pb, dt_fields *f,
   DT_ALLOC(f->qp_ptr, m->n_elems + 1, ctx, "point offsets");
   memcpy(f->qp_ptr, pb->qp_ptr, sizeof(int) * (m->n_elems + 1));
   DT_ALLOC(f->qp_x, 3 * (size_t)pb->n_qp, ctx, "point coordinates");
-  if (want & (DT_OUT_S | DT_OUT_MISES)) DT_ALLOC(f->qp_stress, 6 * (size_t)pb->n_qp, ctx, "stress field");
+  if (want & (DT_OUT_S | DT_OUT_MISES))
+    DT_ALLOC(f->qp_stress, 6 * (size_t)pb->n_qp, ctx, "stress field");
   if (want & DT_OUT_E) DT_ALLOC(f->qp_strain, 6 * (size_t)pb->n_qp, ctx, "strain field");
   if (want & DT_OUT_PEEQ) DT_ALLOC(f->qp_peeq, pb->n_qp, ctx, "plastic strain field");
   qp_coordinates(m, f);

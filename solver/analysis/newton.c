@@ -74,7 +74,8 @@ cleanup:
 }
 
 /* Solve K c = r to relative residual rtol into X with the backend's fused PCG if it has one. */
-static dt_status linear_solve(dt_newton_ctx *nc, double rtol, int max_iter, dt_pcg_result *pr, dt_ctx *ctx) {
+static dt_status linear_solve(dt_newton_ctx *nc, double rtol, int max_iter, dt_pcg_result *pr,
+                              dt_ctx *ctx) {
   const dt_backend_ops *o = nc->ops;
   if (o->pcg_solve) return o->pcg_solve(nc->impl, rtol, max_iter, pr, ctx);
   return dt_pcg_solve(o, nc->impl, rtol, max_iter, pr, ctx);
@@ -110,7 +111,8 @@ static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx
 /* A failed solve retried with the next stronger preconditioner the backend has (kept for the
  * run) and twice the cap; R is formed again (PCG consumed it). *pr is the retry's result, or
  * unchanged when no stronger preconditioner is available. */
-static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_result *pr, dt_ctx *ctx) {
+static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_result *pr,
+                          dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char line[256];
   double rel = 0.0;
@@ -121,11 +123,14 @@ static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_
     dt_ctx pc_ctx = {0};
     if (nc->ops->pc_setup(nc->impl, kind, &pc_ctx) != DT_OK) {
       if (pc_ctx.code == DT_ERR_UNSUPPORTED) continue; /* not on this backend: try the next */
-      return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
+      return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s",
+                          pc_ctx.msg);
     }
-    snprintf(line, sizeof line, "linear solver: PCG stopped at %d iterations with |r|/|b| = %.3g (%s "
-             "preconditioner); retrying with %s%s", pr->iterations, pr->rel_residual,
-             dt_precond_names[nc->pc_kind], dt_precond_names[kind],
+    snprintf(line, sizeof line,
+             "linear solver: PCG stopped at %d iterations with |r|/|b| = %.3g (%s "
+             "preconditioner); retrying with %s%s",
+             pr->iterations, pr->rel_residual, dt_precond_names[nc->pc_kind],
+             dt_precond_names[kind],
              kind == nc->pc_kind ? " set up again" : ", which the rest of the run keeps");
     info(nc, line);
     nc->pc_kind = kind;
@@ -149,7 +154,8 @@ typedef struct accel_state {
 #define THOMAS_OMEGA_MAX 10.0
 
 /* du += the solve's correction X, as the acceleration says; *step_sq = |applied change|^2. */
-static dt_status apply_correction(dt_newton_ctx *nc, accel_state *ac, double *step_sq, dt_ctx *ctx) {
+static dt_status apply_correction(dt_newton_ctx *nc, accel_state *ac, double *step_sq,
+                                  dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
@@ -178,8 +184,8 @@ cleanup:
 
 /* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. A
  * constant tangent is assembled and preconditioned on the increment's first correction only. */
-static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_state *ac, dt_newton_result *res,
-                         double *du_ratio, dt_reason *reason, dt_ctx *ctx) {
+static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_state *ac,
+                         dt_newton_result *res, double *du_ratio, dt_reason *reason, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
@@ -249,8 +255,8 @@ static dt_status linearised_force(dt_newton_ctx *nc, dt_stress_report *rep, dt_c
   DT_TRY(o->stress_update(im, DT_VEC_UT, DT_VEC_FINT, rep, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_UT, 1.0, DT_VEC_U, PREDICTOR_EPS, DT_VEC_DU, ctx));
   DT_TRY(o->stress_update(im, DT_VEC_UT, DT_VEC_W, rep, ctx));
-  DT_TRY(o->vec_lincomb(im, DT_VEC_FINT, 1.0 - 1.0 / PREDICTOR_EPS, DT_VEC_FINT, 1.0 / PREDICTOR_EPS, DT_VEC_W,
-                        ctx));
+  DT_TRY(o->vec_lincomb(im, DT_VEC_FINT, 1.0 - 1.0 / PREDICTOR_EPS, DT_VEC_FINT,
+                        1.0 / PREDICTOR_EPS, DT_VEC_W, ctx));
   nc->seconds_stress += dt_seconds() - t0;
   nc->stress_calls += 2;
 cleanup:
@@ -260,8 +266,8 @@ cleanup:
 /* Scale the last correction (X, applied in full) back to the first of 1/2, 1/4 that brings the
  * residual below rel_prev, else to the scale with the smallest residual; *rel and *du_ratio
  * follow. The material state and FINT end at the scale kept. */
-static dt_status line_search(dt_newton_ctx *nc, double lambda, double rel_prev, double *rel, double *du_ratio,
-                             dt_stress_report *rep, dt_ctx *ctx) {
+static dt_status line_search(dt_newton_ctx *nc, double lambda, double rel_prev, double *rel,
+                             double *du_ratio, dt_stress_report *rep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = nc->ops;
   void *im = nc->impl;
@@ -305,7 +311,8 @@ static int is_diverging(const residual_history *h) {
   return h->n >= 6 && h->last[0] > h->last[1] && h->last[1] > h->last[2] && h->last[2] > h->last[3];
 }
 
-dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res, dt_ctx *ctx) {
+dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double du_ratio = INFINITY, rel_prev = INFINITY;
   int predictor = nc->linear_predictor, thomas = nc->opt->accel == DT_ACCEL_THOMAS;
@@ -325,8 +332,10 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
     dt_reason why = DT_CONVERGED;
     double rel = 0.0;
     int linearised = predictor && it == 1;
-    if (linearised) DT_TRY(linearised_force(nc, &rep, ctx));
-    else DT_TRY(update(nc, &rep, ctx));
+    if (linearised)
+      DT_TRY(linearised_force(nc, &rep, ctx));
+    else
+      DT_TRY(update(nc, &rep, ctx));
     res->iterations = it - 1; /* corrections (linear solves) so far, the seed's NR count */
     res->n_plastic = rep.n_plastic;
     if (rep.n_failed) {

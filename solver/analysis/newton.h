@@ -15,14 +15,14 @@ typedef struct dt_newton_ctx {
   const dt_solver_options *opt;
   dt_progress_fn progress;
   void *user;
-  dt_progress event;   /* step/increment fields pre-filled by the caller */
+  dt_progress event; /* step/increment fields pre-filled by the caller */
   double seconds_assembly, seconds_stress, seconds_solver; /* accumulated */
   long assembly_calls, stress_calls; /* the calls timed in seconds_assembly, seconds_stress */
   /* Set by the caller per increment: start with the linear predictor (newton.c) because DU
    * holds only a prescribed displacement increment, which nothing has carried inside yet. */
   int linear_predictor;
-  int pcg_max_iter;  /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
-  int pc_kind;       /* the preconditioner in use; escalation makes it stronger for the run */
+  int pcg_max_iter; /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
+  int pc_kind;      /* the preconditioner in use; escalation makes it stronger for the run */
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
 } dt_newton_ctx;
@@ -31,9 +31,9 @@ typedef struct dt_newton_result {
   dt_reason reason;
   int iterations;
   int pcg_iterations;
-  double residual;    /* relative force residual at exit */
+  double residual; /* relative force residual at exit */
   int n_plastic;
-  int failed_elem;    /* for MATERIAL_NO_CONVERGENCE: an element index, else -1 */
+  int failed_elem; /* for MATERIAL_NO_CONVERGENCE: an element index, else -1 */
 } dt_newton_result;
 
 /* A capped linear solve whose residual fell below this is used as an inexact Newton step

@@ -37,7 +37,7 @@ int dt_backend_known(const char *name) {
 
 dt_status dt_backend_validate(const dt_backend_ops *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-#define REQUIRE(op)                                                                             \
+#define REQUIRE(op)                                                                                \
   DT_CHECK(o->op != NULL, ctx, DT_ERR_INTERNAL, "backend %s has no method " #op, o->name)
   REQUIRE(problem_upload);
   REQUIRE(destroy);

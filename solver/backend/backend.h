@@ -47,8 +47,8 @@ typedef enum dt_vec_id {
 
 /* What a stress update reports (all reduced on the backend). */
 typedef struct dt_stress_report {
-  int n_plastic;      /* integration points in the plastic state */
-  int n_failed;       /* points whose return mapping did not converge */
+  int n_plastic;         /* integration points in the plastic state */
+  int n_failed;          /* points whose return mapping did not converge */
   int first_failed_elem; /* element index of one failed point, -1 if none */
 } dt_stress_report;
 
@@ -94,8 +94,8 @@ typedef enum dt_cuda_tangent {
 
 /* What a backend is told at problem_upload besides the problem; zero is the default of each. */
 typedef struct dt_backend_options {
-  int threads;      /* CPU threads (0: OpenMP default) */
-  int device;       /* GPU ordinal */
+  int threads; /* CPU threads (0: OpenMP default) */
+  int device;  /* GPU ordinal */
   dt_cuda_elements cuda_elements;
   dt_cuda_tangent cuda_tangent;
 } dt_backend_options;

@@ -4,4 +4,3 @@
 #include <math.h>
 
 #include "element.h"
-

@@ -57,11 +57,11 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   const int hex[6][4] = {{0, 1, 2, 3}, {4, 7, 6, 5}, {0, 4, 5, 1},
                          {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}};
   /* hex20: the same corners, then the mid-edge nodes, S1 = (1,2,3,4, 9,10,11,12) .. */
-  const int hex20[6][4] = {{8, 9, 10, 11}, {15, 14, 13, 12}, {16, 12, 17, 8},
+  const int hex20[6][4] = {{8, 9, 10, 11},  {15, 14, 13, 12}, {16, 12, 17, 8},
                            {17, 13, 18, 9}, {18, 14, 19, 10}, {19, 15, 16, 11}};
   /* tet S1..S4 = (1,2,3) (1,4,2) (2,4,3) (3,4,1), then tet10 midsides of edges 1-2, 2-3, 3-1 */
-  const int tet[4][6] = {{0, 1, 2, 4, 5, 6}, {0, 3, 1, 7, 8, 4},
-                         {1, 3, 2, 8, 9, 5}, {2, 3, 0, 9, 7, 6}};
+  const int tet[4][6] = {
+      {0, 1, 2, 4, 5, 6}, {0, 3, 1, 7, 8, 4}, {1, 3, 2, 8, 9, 5}, {2, 3, 0, 9, 7, 6}};
   const int n = dt_face_nnodes(type, face);
   int a;
   for (a = 0; a < n; a++) {
@@ -89,10 +89,19 @@ DT_HD static inline void dt_face_shape(int type, const double st[2], double *Nf,
   xi[1] = st[1];
   xi[2] = 0.0;
   switch (type) {
-  case DT_HEX8: sub = DT_QUAD4; n = 4; break; /* bilinear quad in (s, t) */
+  case DT_HEX8:
+    sub = DT_QUAD4;
+    n = 4;
+    break; /* bilinear quad in (s, t) */
   case DT_HEX20:
-  case DT_HEX20R: sub = DT_QUAD8; n = 8; break; /* serendipity quad8 in (s, t) */
-  case DT_TET4: sub = DT_TRI3; n = 3; break;  /* linear triangle */
+  case DT_HEX20R:
+    sub = DT_QUAD8;
+    n = 8;
+    break; /* serendipity quad8 in (s, t) */
+  case DT_TET4:
+    sub = DT_TRI3;
+    n = 3;
+    break;       /* linear triangle */
   case DT_TET10: /* quadratic triangle: L_i (2 L_i - 1), then 4 L_i L_j on edges 0-1, 1-2, 2-0 */
   {
     const double L[3] = {1.0 - st[0] - st[1], st[0], st[1]};

@@ -55,7 +55,8 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
                                                long qp0, double *fe, double *Ke,
                                                const dt_residual_work *ws) {
   int npe = dt_elem_nnodes(type), dpn = dt_elem_dim(type), nde = npe * dpn;
-  double *N = ws->N, *dN = ws->dN, *dNdx = ws->dNdx, *dNdx_bar = ws->dNdx_bar, *B = ws->B, *DB = ws->DB;
+  double *N = ws->N, *dN = ws->dN, *dNdx = ws->dNdx, *dNdx_bar = ws->dNdx_bar, *B = ws->B,
+         *DB = ws->DB;
   double xi[3], w, vol, eps[6], sig[6], D[36];
   dt_mat_state old_s, new_s;
   int n_plastic = 0;

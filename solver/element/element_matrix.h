@@ -22,7 +22,9 @@ DT_HD static inline int dt_emat_pairs(int npe) { return npe * (npe + 1) / 2; }
 DT_HD static inline int dt_emat_doubles(int npe, int dpn) { return dt_emat_pairs(npe) * dpn * dpn; }
 
 /* Index of block (A, B), A <= B, among the stored blocks (row by row of the upper triangle). */
-DT_HD static inline int dt_emat_pair(int npe, int A, int B) { return A * npe - A * (A - 1) / 2 + (B - A); }
+DT_HD static inline int dt_emat_pair(int npe, int A, int B) {
+  return A * npe - A * (A - 1) / 2 + (B - A);
+}
 
 /* Pack a full element matrix (nde x nde, row-major, nde = npe dpn, symmetric) into blocks. */
 DT_HD static inline void dt_emat_pack(int npe, int dpn, const double *Ke, double *out) {
@@ -38,7 +40,8 @@ DT_HD static inline void dt_emat_pack(int npe, int dpn, const double *Ke, double
 /* y_e = K_e x_e (ye: npe dpn values, overwritten), reading each stored value once: block
  * (A, B) serves row A and, off the diagonal, row B transposed. The stored values are `stride`
  * apart (1 on the CPU; the CUDA store interleaves elements, cuda_matrix_free.cu). */
-DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int stride, const double *xe, double *ye) {
+DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int stride,
+                                       const double *xe, double *ye) {
   int d2 = dpn * dpn;
   for (int i = 0; i < npe * dpn; i++) ye[i] = 0.0;
   for (int A = 0; A < npe; A++)
@@ -57,16 +60,18 @@ DT_HD static inline void dt_emat_apply(int npe, int dpn, const double *K, int st
  * Written without a branch on A <= B (the block and the entry order are selected), so that
  * the GPU threads of one element's nodes, which differ in A, do not diverge. The rows of the
  * products and the two-level coarse matrix read the blocks through it. */
-DT_HD static inline void dt_emat_block(int npe, int dpn, const double *K, int stride, int A, int B, double *kab) {
+DT_HD static inline void dt_emat_block(int npe, int dpn, const double *K, int stride, int A, int B,
+                                       double *kab) {
   int lo = A < B ? A : B, hi = A < B ? B : A, upper = A <= B;
   const double *blk = K + (long)dt_emat_pair(npe, lo, hi) * dpn * dpn * stride;
   for (int i = 0; i < dpn; i++)
-    for (int j = 0; j < dpn; j++) kab[i * dpn + j] = blk[(upper ? j * dpn + i : i * dpn + j) * stride];
+    for (int j = 0; j < dpn; j++)
+      kab[i * dpn + j] = blk[(upper ? j * dpn + i : i * dpn + j) * stride];
 }
 
 /* Row A of y_e = K_e x_e: yA (dpn values) = sum_B K_AB x_B. */
-DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stride, int A, const double *xe,
-                                     double *yA) {
+DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stride, int A,
+                                     const double *xe, double *yA) {
   double kab[9];
   for (int i = 0; i < dpn; i++) yA[i] = 0.0;
   for (int B = 0; B < npe; B++) {
@@ -78,8 +83,8 @@ DT_HD static inline void dt_emat_row(int npe, int dpn, const double *K, int stri
 
 /* Row A of y = K x for two elements that share K (the GPU's product on elements of one class):
  * each value read serves both, yA0 = (K x0)_A and yA1 = (K x1)_A. */
-DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, const double *x0, const double *x1,
-                                      double *yA0, double *yA1) {
+DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, const double *x0,
+                                      const double *x1, double *yA0, double *yA1) {
   double kab[9];
   for (int i = 0; i < dpn; i++) yA0[i] = yA1[i] = 0.0;
   for (int B = 0; B < npe; B++) {
@@ -93,7 +98,8 @@ DT_HD static inline void dt_emat_row2(int npe, int dpn, const double *K, int A, 
 }
 
 /* Diagonal block K_AA, row-major (as dt_invert_small reads it), added into blk. */
-DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A, double *blk) {
+DT_HD static inline void dt_emat_diag_add(int npe, int dpn, const double *K, int stride, int A,
+                                          double *blk) {
   const double *d = K + (long)dt_emat_pair(npe, A, A) * dpn * dpn * stride;
   for (int i = 0; i < dpn; i++)
     for (int j = 0; j < dpn; j++) blk[i * dpn + j] += d[(j * dpn + i) * stride];

@@ -18,7 +18,7 @@
 /* Point i of the n-point Gauss-Legendre rule on [-1, 1] (n = 1..4, exact to degree 2n - 1),
  * ascending, and its weight. */
 DT_HD static inline double dt_gauss_1d(int n, int i, double *w) {
-  const double g3 = 0.77459666924148337704;                         /* sqrt(3/5) */
+  const double g3 = 0.77459666924148337704;                                /* sqrt(3/5) */
   const double g4a = 0.33998104358485626480, g4b = 0.86113631159405257522; /* 4-point abscissae */
   const double w4a = 0.65214515486254614263, w4b = 0.34785484513745385737;
   switch (n) {
@@ -95,8 +95,14 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   *w = 0.0;
   switch (type) {
   case DT_HEX8:
-  case DT_HEX20R: dt_gauss2_point(3, q, xi); *w = 1.0; break;
-  case DT_QUAD4: dt_gauss2_point(2, q, xi); *w = 1.0; break;
+  case DT_HEX20R:
+    dt_gauss2_point(3, q, xi);
+    *w = 1.0;
+    break;
+  case DT_QUAD4:
+    dt_gauss2_point(2, q, xi);
+    *w = 1.0;
+    break;
   case DT_HEX20: { /* 3 x 3 x 3 Gauss, first direction fastest (CalculiX's order) */
     double w0, w1, w2;
     xi[0] = dt_gauss_1d(3, q % 3, &w0);
@@ -105,8 +111,14 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
     *w = w0 * w1 * w2;
     break;
   }
-  case DT_TET4: xi[0] = xi[1] = xi[2] = 0.25; *w = 1.0 / 6.0; break;
-  case DT_TRI3: xi[0] = xi[1] = 1.0 / 3.0; *w = 0.5; break;
+  case DT_TET4:
+    xi[0] = xi[1] = xi[2] = 0.25;
+    *w = 1.0 / 6.0;
+    break;
+  case DT_TRI3:
+    xi[0] = xi[1] = 1.0 / 3.0;
+    *w = 0.5;
+    break;
   case DT_QUAD8:
   case DT_QUAD9:
   case DT_QUAD16: { /* n x n Gauss, first direction fastest like dt_gauss2_point */
@@ -176,7 +188,12 @@ DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
   st[0] = st[1] = 0.0;
   *w = 0.0;
   switch (type) {
-  case DT_HEX8: dt_gauss2_point(2, q, xi); st[0] = xi[0]; st[1] = xi[1]; *w = 1.0; break;
+  case DT_HEX8:
+    dt_gauss2_point(2, q, xi);
+    st[0] = xi[0];
+    st[1] = xi[1];
+    *w = 1.0;
+    break;
   case DT_HEX20:
   case DT_HEX20R: /* 3 x 3 Gauss, first direction fastest */
     st[0] = dt_gauss_1d(3, q % 3, &xi[0]);
@@ -184,7 +201,10 @@ DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
     *w = xi[0] * xi[1];
     break;
   case DT_QUAD4:
-  case DT_TRI3: st[0] = q ? DT_GAUSS2_X : -DT_GAUSS2_X; *w = 1.0; break;
+  case DT_TRI3:
+    st[0] = q ? DT_GAUSS2_X : -DT_GAUSS2_X;
+    *w = 1.0;
+    break;
   case DT_QUAD8:
   case DT_QUAD9:
   case DT_QUAD16: st[0] = dt_gauss_1d(dt_face_nqp(type), q, w); break;

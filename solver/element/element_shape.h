@@ -60,7 +60,11 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   int i, j, k;
   xi[0] = xi[1] = xi[2] = 0.0;
   switch (type) {
-  case DT_HEX8: xi[0] = sx[a]; xi[1] = sy[a]; xi[2] = sz[a]; break;
+  case DT_HEX8:
+    xi[0] = sx[a];
+    xi[1] = sy[a];
+    xi[2] = sz[a];
+    break;
   case DT_HEX20:
   case DT_HEX20R:
     if (a < 8) {
@@ -72,7 +76,10 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
     xi[1] = 0.5 * (sy[i] + sy[j]);
     xi[2] = 0.5 * (sz[i] + sz[j]);
     break;
-  case DT_QUAD4: xi[0] = sx[a]; xi[1] = sy[a]; break;
+  case DT_QUAD4:
+    xi[0] = sx[a];
+    xi[1] = sy[a];
+    break;
   case DT_QUAD8:
   case DT_QUAD9:
   case DT_QUAD16: {
@@ -166,7 +173,8 @@ DT_HD static inline void dt_lagrange_1d(int p, double x, double *l, double *dl) 
 }
 
 /* Tensor-product Lagrange quadrilateral of order p (quad9, quad16): N_a = l_i(xi) l_j(eta). */
-DT_HD static inline void dt_quad_lagrange_shape(int type, const double xi[3], double *N, double *dN) {
+DT_HD static inline void dt_quad_lagrange_shape(int type, const double xi[3], double *N,
+                                                double *dN) {
   const int p = dt_quad_order(type), n = dt_elem_nnodes(type);
   double lx[4], dlx[4], ly[4], dly[4];
   int a, i, j;

@@ -24,8 +24,8 @@ DT_HD static inline void dt_form_scales(double wt, double K, double mu, double g
 }
 
 /* w_A = n^T Bbar_A of a plastic point: g = dN_A/dx, h its B-bar average (g without B-bar). */
-DT_HD static inline void dt_form_w(const double n[6], const double g[3], const double h[3], int bbar,
-                                   double w[3]) {
+DT_HD static inline void dt_form_w(const double n[6], const double g[3], const double h[3],
+                                   int bbar, double w[3]) {
   double tr3 = bbar ? (n[0] + n[1] + n[2]) / 3.0 : 0.0;
   w[0] = n[0] * g[0] + n[3] * g[1] + n[4] * g[2] + tr3 * (h[0] - g[0]);
   w[1] = n[3] * g[0] + n[1] * g[1] + n[5] * g[2] + tr3 * (h[1] - g[1]);
@@ -45,8 +45,10 @@ DT_HD static inline void dt_form_add_point(int dim, int bbar, const double s[4],
     for (j = 0; j < dim; j++) {
       double v = sm * gA[j] * gB[i];
       if (i == j) v += sm * dot;
-      if (bbar) v += sk * hA[i] * hB[j] - s[3] * gA[i] * gB[j];
-      else v += sk * gA[i] * gB[j];
+      if (bbar)
+        v += sk * hA[i] * hB[j] - s[3] * gA[i] * gB[j];
+      else
+        v += sk * gA[i] * gB[j];
       Kp[i * dim + j] += v;
     }
   if (sg != 0.0)

@@ -25,18 +25,20 @@ typedef struct dt_import_options {
  *   opt:  may be NULL.
  *   out:  on success a new model owned by the caller (dt_model_destroy); NULL on failure.
  * Errors: DT_ERR_IO (cannot open a file), DT_ERR_INPUT ("file:line: reason"), DT_ERR_NOMEM. */
-dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx);
+dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx);
 
 /* Read a Gmsh mesh (format 4.1 or 2.2, ASCII or binary): nodes, the supported elements of the
  * highest dimension present, and physical groups as sets and surfaces (docs/interop.md). The
  * model is NOT finished: it has no materials, sections or steps; elements are reoriented to
  * positive Jacobians. out as above. Errors: DT_ERR_IO, DT_ERR_INPUT, DT_ERR_NOMEM. */
-dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx);
+dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx);
 
 /* Pick the importer by extension: ".inp" a deck (job_path must be NULL); ".msh" a Gmsh mesh
  * completed by the JSON job at job_path (required); ".json" a job (job_path must be NULL).
  * Returns a validated model as dt_parse_job_file does. */
-dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt, dt_model **out,
-                         dt_ctx *ctx);
+dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt,
+                         dt_model **out, dt_ctx *ctx);
 
 #endif

@@ -13,7 +13,8 @@
 
 /* Read a whole file through dt_malloc, NUL-terminated (*len excludes the NUL). DT_ERR_IO names
  * the file; `what` says what it is ("deck", "mesh"). */
-DT_INTERN dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len, dt_ctx *ctx);
+DT_INTERN dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len,
+                                     dt_ctx *ctx);
 
 /* Sorted user id -> 0-based index map, rebuilt from an id array. */
 typedef struct dt_imp_idmap {
@@ -24,8 +25,8 @@ typedef struct dt_imp_idmap {
 
 /* Build from ids[0..n); on a duplicate returns 1 and sets *dup_a < *dup_b to the positions of
  * the two equal ids (rc DT_OK); allocation failure returns DT_ERR_NOMEM via rc. */
-DT_INTERN dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a, int *dup_b,
-                                           dt_ctx *ctx);
+DT_INTERN dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a,
+                                       int *dup_b, dt_ctx *ctx);
 DT_INTERN int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id);
 DT_INTERN void dt_imp_idmap_free(dt_imp_idmap *map);
 
@@ -38,7 +39,8 @@ DT_INTERN dt_status dt_imp_set_add(dt_set *s, int *cap, int item, dt_ctx *ctx);
 DT_INTERN void dt_imp_set_normalize(dt_set *s);
 
 /* Format and send a warning, if opt has a callback. */
-DT_INTERN void dt_imp_warn(const dt_import_options *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+DT_INTERN void dt_imp_warn(const dt_import_options *opt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Model-side facts for importers: the element corner nodes of face f, and the orientation fix
  * (reorder nodes in place so det J > 0) used by the Gmsh importer. */

@@ -24,16 +24,26 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
     int type, npe, dim, dt;
     const char *name;
   } t[] = {
-      {1, 2, 1, -1, "2-node line"},           {2, 3, 2, DT_ELEM_TRI3, "3-node triangle"},
-      {3, 4, 2, DT_ELEM_QUAD4, "4-node quadrangle"}, {4, 4, 3, DT_ELEM_TET4, "4-node tetrahedron"},
-      {5, 8, 3, DT_ELEM_HEX8, "8-node hexahedron"}, {6, 6, 3, -1, "6-node prism"},
-      {7, 5, 3, -1, "5-node pyramid"},         {8, 3, 1, -1, "3-node line"},
-      {9, 6, 2, -1, "6-node triangle"},        {10, 9, 2, DT_ELEM_QUAD9, "9-node quadrangle"},
-      {11, 10, 3, DT_ELEM_TET10, "10-node tetrahedron"}, {12, 27, 3, -1, "27-node hexahedron"},
-      {13, 18, 3, -1, "18-node prism"},        {14, 14, 3, -1, "14-node pyramid"},
-      {15, 1, 0, -1, "point"},                 {16, 8, 2, DT_ELEM_QUAD8, "8-node quadrangle"},
-      {17, 20, 3, DT_ELEM_HEX20, "20-node hexahedron"},   {18, 15, 3, -1, "15-node prism"},
-      {19, 13, 3, -1, "13-node pyramid"},     {26, 4, 1, -1, "4-node line"},
+      {1, 2, 1, -1, "2-node line"},
+      {2, 3, 2, DT_ELEM_TRI3, "3-node triangle"},
+      {3, 4, 2, DT_ELEM_QUAD4, "4-node quadrangle"},
+      {4, 4, 3, DT_ELEM_TET4, "4-node tetrahedron"},
+      {5, 8, 3, DT_ELEM_HEX8, "8-node hexahedron"},
+      {6, 6, 3, -1, "6-node prism"},
+      {7, 5, 3, -1, "5-node pyramid"},
+      {8, 3, 1, -1, "3-node line"},
+      {9, 6, 2, -1, "6-node triangle"},
+      {10, 9, 2, DT_ELEM_QUAD9, "9-node quadrangle"},
+      {11, 10, 3, DT_ELEM_TET10, "10-node tetrahedron"},
+      {12, 27, 3, -1, "27-node hexahedron"},
+      {13, 18, 3, -1, "18-node prism"},
+      {14, 14, 3, -1, "14-node pyramid"},
+      {15, 1, 0, -1, "point"},
+      {16, 8, 2, DT_ELEM_QUAD8, "8-node quadrangle"},
+      {17, 20, 3, DT_ELEM_HEX20, "20-node hexahedron"},
+      {18, 15, 3, -1, "15-node prism"},
+      {19, 13, 3, -1, "13-node pyramid"},
+      {26, 4, 1, -1, "4-node line"},
       {36, 16, 2, DT_ELEM_QUAD16, "16-node quadrangle"},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -68,9 +78,10 @@ static dt_status model_dim(gm *g, int *dim) {
     if (g->elem_dim[e] != *dim) continue;
     gm_type_info(g->elem_type[e], &t, &t, &name);
     g->line = g->elem_line[e];
-    GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)", (long long)g->elem_tag[e],
-             g->elem_type[e], name, *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node and 20-node hexahedra" :
-             "2D: 3-node triangles, 4-, 8-, 9- and 16-node quadrangles");
+    GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)",
+             (long long)g->elem_tag[e], g->elem_type[e], name,
+             *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node and 20-node hexahedra"
+                       : "2D: 3-node triangles, 4-, 8-, 9- and 16-node quadrangles");
   }
 cleanup:
   return rc;
@@ -92,8 +103,8 @@ static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
     for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
       int i = dt_imp_idmap_find(nodes, g->elem_nodes[j]);
       g->line = g->elem_line[e];
-      GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist", (long long)g->elem_tag[e],
-               (long long)g->elem_nodes[j]);
+      GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist",
+               (long long)g->elem_tag[e], (long long)g->elem_nodes[j]);
       if (g->elem_dim[e] == dim) used[i] = 1;
     }
   for (int i = 0; i < g->n_nodes; i++) n += used[i];
@@ -116,7 +127,8 @@ static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
     if (g->elem_dim[e] != dim) continue;
     npe = gm_type_info(g->elem_type[e], &d, &t, &name);
     c = &m->conn[m->elem_ptr[k]];
-    for (int j = 0; j < npe; j++) c[gmsh_local(t, j)] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + j]);
+    for (int j = 0; j < npe; j++)
+      c[gmsh_local(t, j)] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + j]);
     for (int j = 0; j < npe; j++) memcpy(&X[3 * j], &m->x[3 * c[j]], 3 * sizeof(double));
     if (dt_imp_orientation(t, X) < 0) dt_imp_flip(t, c);
     m->elem_type[k] = (unsigned char)t;
@@ -181,13 +193,16 @@ static const face_rec *find_face(const face_rec *f, int n, const int *key) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2, c = memcmp(f[mid].key, key, sizeof f[mid].key) == 0 ? 0 : 1;
     if (c == 0) {
-      while (mid > 0 && memcmp(f[mid - 1].key, key, sizeof f[mid].key) == 0) mid--; /* the first match */
+      while (mid > 0 && memcmp(f[mid - 1].key, key, sizeof f[mid].key) == 0)
+        mid--; /* the first match */
       return &f[mid];
     }
     c = 0;
     for (int k = 0; k < 4 && c == 0; k++) c = (f[mid].key[k] > key[k]) - (f[mid].key[k] < key[k]);
-    if (c < 0) lo = mid + 1;
-    else hi = mid - 1;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return NULL;
 }
@@ -254,7 +269,8 @@ static dt_status group_of(gm *g, dt_model *m, groups *G, int dim, int tag, int *
   return rc;
 }
 
-static dt_status add_nodes(gm *g, dt_model *m, groups *G, int gi, int e, const dt_imp_idmap *nodes) {
+static dt_status add_nodes(gm *g, dt_model *m, groups *G, int gi, int e,
+                           const dt_imp_idmap *nodes) {
   dt_status rc = DT_OK;
 
   for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
@@ -273,21 +289,25 @@ static dt_status add_face(gm *g, dt_model *m, groups *G, int gi, int e, const fa
   const char *name = m->nsets[G->nset[gi]].name;
   const face_rec *hit = NULL;
   dt_surface *sf = NULL;
-  int key[4], nc = m->dim == 3 ? (g->elem_type[e] == 3 || g->elem_type[e] == 10 || g->elem_type[e] == 16 ? 4 : 3) : 2;
+  int key[4],
+      nc = m->dim == 3
+               ? (g->elem_type[e] == 3 || g->elem_type[e] == 10 || g->elem_type[e] == 16 ? 4 : 3)
+               : 2;
   int cap = 0;
 
   for (int k = 0; k < nc; k++) key[k] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + k]);
   sort_key(key, nc);
   hit = find_face(f, nf, key);
-  GM_CHECK(hit != NULL, g, "physical group \"%s\": element %lld is not a face of any %dD element", name,
-           (long long)g->elem_tag[e], m->dim);
+  GM_CHECK(hit != NULL, g, "physical group \"%s\": element %lld is not a face of any %dD element",
+           name, (long long)g->elem_tag[e], m->dim);
   if (G->surface[gi] < 0) {
     G->surface[gi] = m->n_surfaces++;
     memcpy(m->surfaces[G->surface[gi]].name, name, DT_NAME_MAX);
   }
   sf = &m->surfaces[G->surface[gi]];
   cap = G->surf_cap[G->surface[gi]];
-  DT_TRY(dt_imp_reserve((void **)&sf->elem, &G->surf_cap[G->surface[gi]], (size_t)sf->n + 1, sizeof(int), g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&sf->elem, &G->surf_cap[G->surface[gi]], (size_t)sf->n + 1,
+                        sizeof(int), g->ctx));
   DT_TRY(dt_imp_reserve((void **)&sf->face, &cap, (size_t)sf->n + 1, sizeof(int), g->ctx));
   sf->elem[sf->n] = hit->elem;
   sf->face[sf->n++] = hit->face;
@@ -345,11 +365,13 @@ cleanup:
 
 static void gm_free(gm *g) {
   dt_free(g->buf), dt_free(g->node_tag), dt_free(g->x), dt_free(g->elem_tag), dt_free(g->elem_type);
-  dt_free(g->elem_ent), dt_free(g->elem_dim), dt_free(g->elem_line), dt_free(g->elem_ptr), dt_free(g->elem_nodes);
+  dt_free(g->elem_ent), dt_free(g->elem_dim), dt_free(g->elem_line), dt_free(g->elem_ptr),
+      dt_free(g->elem_nodes);
   dt_free(g->ents), dt_free(g->ent_phys), dt_free(g->groups);
 }
 
-dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx) {
+dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
   gm g;
   dt_model *m = NULL;

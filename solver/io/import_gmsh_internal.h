@@ -28,19 +28,19 @@ typedef struct gm {
   dt_ctx *ctx;
   char *buf;
   size_t len, pos;
-  int line;     /* current line, for messages */
-  int version;  /* 2 or 4 */
+  int line;    /* current line, for messages */
+  int version; /* 2 or 4 */
   int binary;
   int n_nodes, cap_nodes;
   int64_t *node_tag;
   double *x;
   int n_elems, cap_elems, cap_en;
   int64_t *elem_tag;
-  int *elem_type;    /* Gmsh element type */
-  int *elem_ent;     /* 4.1: entity tag; 2.2: physical tag (0 for none) */
-  int *elem_dim;     /* dimension of the element */
-  int *elem_line;    /* line, for messages */
-  int *elem_ptr;     /* offsets into elem_nodes (n_elems + 1) */
+  int *elem_type; /* Gmsh element type */
+  int *elem_ent;  /* 4.1: entity tag; 2.2: physical tag (0 for none) */
+  int *elem_dim;  /* dimension of the element */
+  int *elem_line; /* line, for messages */
+  int *elem_ptr;  /* offsets into elem_nodes (n_elems + 1) */
   int64_t *elem_nodes;
   gm_entity *ents;
   int n_ents, cap_ents;
@@ -52,12 +52,12 @@ typedef struct gm {
 
 /* "file:line: message" as DT_ERR_INPUT. */
 GM_INTERN dt_status gm_error(gm *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define GM_CHECK(cond, g, ...)                                                                   \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      rc = gm_error((g), __VA_ARGS__);                                                           \
-      goto cleanup;                                                                              \
-    }                                                                                            \
+#define GM_CHECK(cond, g, ...)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      rc = gm_error((g), __VA_ARGS__);                                                             \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 /* Element type facts: nodes, dimension, the ductile type (-1 if it cannot be a domain element)

@@ -19,12 +19,13 @@ dt_status gm_error(gm *g, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return dt_error_set(g->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s:%d: %s", g->path, g->line, msg);
+  return dt_error_set(g->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s:%d: %s", g->path,
+                      g->line, msg);
 }
 
 static void skip_space(gm *g, int stop_at_newline) {
-  while (g->pos < g->len && (g->buf[g->pos] == ' ' || g->buf[g->pos] == '\t' || g->buf[g->pos] == '\r' ||
-                             g->buf[g->pos] == '\n')) {
+  while (g->pos < g->len && (g->buf[g->pos] == ' ' || g->buf[g->pos] == '\t' ||
+                             g->buf[g->pos] == '\r' || g->buf[g->pos] == '\n')) {
     if (g->buf[g->pos] == '\n') {
       if (stop_at_newline) return;
       g->line++;
@@ -56,7 +57,8 @@ static dt_status read_i64(gm *g, const char *what, int64_t *out) {
   dt_status rc = DT_OK;
   char tok[64], *end = NULL;
 
-  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file reading %s (truncated file?)", what);
+  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file reading %s (truncated file?)",
+           what);
   *out = strtoll(tok, &end, 10);
   GM_CHECK(*end == '\0', g, "%s: expected an integer, got '%s'", what, tok);
 cleanup:
@@ -78,7 +80,8 @@ static dt_status read_f64(gm *g, const char *what, double *out) {
   dt_status rc = DT_OK;
   char tok[64], *end = NULL;
 
-  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file reading %s (truncated file?)", what);
+  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file reading %s (truncated file?)",
+           what);
   *out = strtod(tok, &end);
   GM_CHECK(*end == '\0', g, "%s: expected a number, got '%s'", what, tok);
 cleanup:
@@ -88,7 +91,8 @@ cleanup:
 static dt_status bin(gm *g, void *dst, size_t n, const char *what) {
   dt_status rc = DT_OK;
 
-  GM_CHECK(g->len - g->pos >= n, g, "unexpected end of file in the binary data of %s (truncated file?)", what);
+  GM_CHECK(g->len - g->pos >= n, g,
+           "unexpected end of file in the binary data of %s (truncated file?)", what);
   memcpy(dst, g->buf + g->pos, n);
   g->pos += n;
 cleanup:
@@ -128,8 +132,10 @@ static dt_status expect_end(gm *g, const char *section) {
   char tok[64], want[64];
 
   snprintf(want, sizeof want, "$End%s", section + 1);
-  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file: %s is missing (truncated file?)", want);
-  GM_CHECK(strcmp(tok, want) == 0, g, "expected %s, got '%.40s' (wrong count in %s?)", want, tok, section);
+  GM_CHECK(token(g, tok, sizeof tok), g, "unexpected end of file: %s is missing (truncated file?)",
+           want);
+  GM_CHECK(strcmp(tok, want) == 0, g, "expected %s, got '%.40s' (wrong count in %s?)", want, tok,
+           section);
 cleanup:
   return rc;
 }
@@ -142,8 +148,10 @@ static dt_status mesh_format(gm *g) {
   DT_TRY(read_f64(g, "$MeshFormat version", &version));
   DT_TRY(read_int(g, "$MeshFormat file type", &type));
   DT_TRY(read_int(g, "$MeshFormat data size", &size));
-  GM_CHECK(version == 4.1 || version == 2.2, g, "Gmsh format %g is not supported (4.1 or 2.2: gmsh -format msh41 or "
-           "msh22)", version);
+  GM_CHECK(version == 4.1 || version == 2.2, g,
+           "Gmsh format %g is not supported (4.1 or 2.2: gmsh -format msh41 or "
+           "msh22)",
+           version);
   GM_CHECK(size == 8, g, "data size %d is not supported (8)", size);
   g->version = version == 4.1 ? 4 : 2;
   g->binary = type == 1;
@@ -164,7 +172,8 @@ static dt_status physical_names(gm *g) {
 
   DT_TRY(read_int(g, "$PhysicalNames count", &n));
   GM_CHECK(n >= 0 && n < 1000000, g, "invalid number of physical names %d", n);
-  DT_TRY(dt_imp_reserve((void **)&g->groups, &g->cap_groups, (size_t)n + 1, sizeof *g->groups, g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&g->groups, &g->cap_groups, (size_t)n + 1, sizeof *g->groups,
+                        g->ctx));
   for (int i = 0; i < n; i++) {
     gm_group *gr = &g->groups[g->n_groups];
     size_t k = 0;
@@ -187,13 +196,14 @@ cleanup:
 static dt_status add_entity(gm *g, int dim, int tag, int n_phys) {
   dt_status rc = DT_OK;
 
-  DT_TRY(dt_imp_reserve((void **)&g->ents, &g->cap_ents, (size_t)g->n_ents + 1, sizeof *g->ents, g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&g->ents, &g->cap_ents, (size_t)g->n_ents + 1, sizeof *g->ents,
+                        g->ctx));
   g->ents[g->n_ents].dim = dim;
   g->ents[g->n_ents].tag = tag;
   g->ents[g->n_ents].n_phys = n_phys;
   g->ents[g->n_ents++].phys0 = g->n_ent_phys;
-  DT_TRY(dt_imp_reserve((void **)&g->ent_phys, &g->cap_ent_phys, (size_t)g->n_ent_phys + (size_t)n_phys + 1,
-                        sizeof *g->ent_phys, g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&g->ent_phys, &g->cap_ent_phys,
+                        (size_t)g->n_ent_phys + (size_t)n_phys + 1, sizeof *g->ent_phys, g->ctx));
 cleanup:
   return rc;
 }
@@ -229,11 +239,13 @@ static dt_status grow_nodes(gm *g, int64_t more) {
   dt_status rc = DT_OK;
   int cap = g->cap_nodes, c = 0;
 
-  GM_CHECK(more >= 0 && g->n_nodes + more < INT32_MAX / 3, g, "invalid number of nodes %lld", (long long)more);
-  DT_TRY(dt_imp_reserve((void **)&g->node_tag, &g->cap_nodes, (size_t)(g->n_nodes + more), sizeof *g->node_tag,
-                        g->ctx));
+  GM_CHECK(more >= 0 && g->n_nodes + more < INT32_MAX / 3, g, "invalid number of nodes %lld",
+           (long long)more);
+  DT_TRY(dt_imp_reserve((void **)&g->node_tag, &g->cap_nodes, (size_t)(g->n_nodes + more),
+                        sizeof *g->node_tag, g->ctx));
   c = cap;
-  if (cap != g->cap_nodes) DT_TRY(dt_imp_reserve((void **)&g->x, &c, 3 * (size_t)g->cap_nodes, sizeof *g->x, g->ctx));
+  if (cap != g->cap_nodes)
+    DT_TRY(dt_imp_reserve((void **)&g->x, &c, 3 * (size_t)g->cap_nodes, sizeof *g->x, g->ctx));
 cleanup:
   return rc;
 }
@@ -251,7 +263,8 @@ static dt_status nodes_v4(gm *g) {
     DT_TRY(num(g, 0, "node block entity", &etag));
     DT_TRY(num(g, 0, "node block parametric flag", &par));
     DT_TRY(num(g, 1, "node block size", &n));
-    GM_CHECK(n >= 0 && first + n <= hdr[1], g, "node block of %lld nodes exceeds the %lld announced", (long long)n,
+    GM_CHECK(n >= 0 && first + n <= hdr[1], g,
+             "node block of %lld nodes exceeds the %lld announced", (long long)n,
              (long long)hdr[1]);
     for (int64_t i = 0; i < n; i++) DT_TRY(num(g, 1, "node tag", &g->node_tag[first + i]));
     for (int64_t i = 0; i < n; i++) {
@@ -260,7 +273,8 @@ static dt_status nodes_v4(gm *g) {
     }
     g->n_nodes += (int)n;
   }
-  GM_CHECK(g->n_nodes == hdr[1], g, "$Nodes announced %lld nodes but holds %d", (long long)hdr[1], g->n_nodes);
+  GM_CHECK(g->n_nodes == hdr[1], g, "$Nodes announced %lld nodes but holds %d", (long long)hdr[1],
+           g->n_nodes);
   DT_TRY(expect_end(g, "$Nodes"));
 cleanup:
   return rc;
@@ -294,7 +308,8 @@ static dt_status grow_elems(gm *g, int npe) {
   dt_status rc = DT_OK;
   int cap = g->cap_elems, c = 0;
 
-  DT_TRY(dt_imp_reserve((void **)&g->elem_tag, &g->cap_elems, (size_t)g->n_elems + 1, sizeof *g->elem_tag, g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&g->elem_tag, &g->cap_elems, (size_t)g->n_elems + 1,
+                        sizeof *g->elem_tag, g->ctx));
   if (cap != g->cap_elems) {
     int *const *arrs[] = {&g->elem_type, &g->elem_ent, &g->elem_dim, &g->elem_line};
     for (size_t a = 0; a < 4; a++) {
@@ -302,17 +317,20 @@ static dt_status grow_elems(gm *g, int npe) {
       DT_TRY(dt_imp_reserve((void **)arrs[a], &c, (size_t)g->cap_elems, sizeof(int), g->ctx));
     }
     c = cap ? cap + 1 : 0;
-    DT_TRY(dt_imp_reserve((void **)&g->elem_ptr, &c, (size_t)g->cap_elems + 1, sizeof(int), g->ctx));
+    DT_TRY(
+        dt_imp_reserve((void **)&g->elem_ptr, &c, (size_t)g->cap_elems + 1, sizeof(int), g->ctx));
   }
   if (g->n_elems == 0) g->elem_ptr[0] = 0;
-  DT_TRY(dt_imp_reserve((void **)&g->elem_nodes, &g->cap_en, (size_t)g->elem_ptr[g->n_elems] + (size_t)npe,
-                        sizeof *g->elem_nodes, g->ctx));
+  DT_TRY(dt_imp_reserve((void **)&g->elem_nodes, &g->cap_en,
+                        (size_t)g->elem_ptr[g->n_elems] + (size_t)npe, sizeof *g->elem_nodes,
+                        g->ctx));
 cleanup:
   return rc;
 }
 
 /* One element of Gmsh type `type`: its tag and nodes are read by the caller's mode. */
-static dt_status element(gm *g, int type, int dim, int ent, int64_t tag, const int64_t *nodes, int npe) {
+static dt_status element(gm *g, int type, int dim, int ent, int64_t tag, const int64_t *nodes,
+                         int npe) {
   dt_status rc = DT_OK;
   int e = g->n_elems;
 
@@ -346,8 +364,8 @@ static dt_status line_nodes(gm *g, int64_t tag, int npe, int64_t *nodes) {
   int k = 0;
 
   for (k = 0; k < npe && more_on_line(g); k++) DT_TRY(read_i64(g, "element node", &nodes[k]));
-  GM_CHECK(k == npe && !more_on_line(g), g, "element %lld must have %d nodes, got %s%d", (long long)tag, npe,
-           k == npe ? "more than " : "", k);
+  GM_CHECK(k == npe && !more_on_line(g), g, "element %lld must have %d nodes, got %s%d",
+           (long long)tag, npe, k == npe ? "more than " : "", k);
 cleanup:
   return rc;
 }
@@ -368,11 +386,13 @@ static dt_status elements_v4(gm *g) {
       DT_TRY(num(g, 1, "element tag", &tag));
       if (g->binary)
         for (int k = 0; k < npe; k++) DT_TRY(bin_int(g, 8, "element node", &nodes[k]));
-      else DT_TRY(line_nodes(g, tag, npe, nodes));
+      else
+        DT_TRY(line_nodes(g, tag, npe, nodes));
       DT_TRY(element(g, (int)type, dim, (int)etag, tag, nodes, npe));
     }
   }
-  GM_CHECK(g->n_elems == hdr[1], g, "$Elements announced %lld elements but holds %d", (long long)hdr[1], g->n_elems);
+  GM_CHECK(g->n_elems == hdr[1], g, "$Elements announced %lld elements but holds %d",
+           (long long)hdr[1], g->n_elems);
   DT_TRY(expect_end(g, "$Elements"));
 cleanup:
   return rc;
@@ -391,7 +411,8 @@ static dt_status elements_v2(gm *g) {
     if (g->binary) {
       DT_TRY(bin(g, hdr, sizeof hdr, "$Elements"));
       DT_TRY(known_type(g, hdr[0], &npe, &dim));
-      GM_CHECK(hdr[1] > 0 && hdr[1] <= n - i && hdr[2] >= 0 && hdr[2] < 64, g, "malformed binary element block");
+      GM_CHECK(hdr[1] > 0 && hdr[1] <= n - i && hdr[2] >= 0 && hdr[2] < 64, g,
+               "malformed binary element block");
       for (int j = 0; j < hdr[1]; j++, i++) {
         DT_TRY(bin(g, &v, 4, "$Elements"));
         tag = v;
@@ -412,7 +433,8 @@ static dt_status elements_v2(gm *g) {
     DT_TRY(read_i64(g, "element type", &type));
     DT_TRY(known_type(g, (int)type, &npe, &dim));
     DT_TRY(read_i64(g, "number of element tags", &nt));
-    GM_CHECK(nt >= 0 && nt < 64, g, "element %lld: invalid number of tags %lld", (long long)tag, (long long)nt);
+    GM_CHECK(nt >= 0 && nt < 64, g, "element %lld: invalid number of tags %lld", (long long)tag,
+             (long long)nt);
     phys = 0;
     for (int64_t k = 0; k < nt; k++) {
       DT_TRY(read_i64(g, "element tag", &t));
@@ -435,8 +457,10 @@ static dt_status skip_section(gm *g, const char *name) {
 
   snprintf(want, sizeof want, "\n$End%s", name + 1);
   n = strlen(want);
-  while (g->pos + n <= g->len && memcmp(g->buf + g->pos, want, n) != 0) g->line += g->buf[g->pos++] == '\n';
-  GM_CHECK(g->pos + n <= g->len, g, "unexpected end of file: $End%s is missing (truncated file?)", name + 1);
+  while (g->pos + n <= g->len && memcmp(g->buf + g->pos, want, n) != 0)
+    g->line += g->buf[g->pos++] == '\n';
+  GM_CHECK(g->pos + n <= g->len, g, "unexpected end of file: $End%s is missing (truncated file?)",
+           name + 1);
   g->pos += n;
   g->line++;
 cleanup:
@@ -451,21 +475,26 @@ dt_status gm_read_sections(gm *g) {
   g->line = 1;
   while (token(g, tok, sizeof tok)) {
     GM_CHECK(tok[0] == '$', g, "expected a section ($Name), got '%.40s'", tok);
-    GM_CHECK(g->version || strcmp(tok, "$MeshFormat") == 0, g, "the file must start with $MeshFormat (not a Gmsh "
+    GM_CHECK(g->version || strcmp(tok, "$MeshFormat") == 0, g,
+             "the file must start with $MeshFormat (not a Gmsh "
              "mesh?)");
     if (g->binary && g->version == 4 && g->pos < g->len && g->buf[g->pos] == '\n' &&
         (!strcmp(tok, "$Entities") || !strcmp(tok, "$Nodes") || !strcmp(tok, "$Elements")))
       g->pos++, g->line++; /* binary data starts right after the section's line */
-    if (strcmp(tok, "$MeshFormat") == 0) DT_TRY(mesh_format(g));
-    else if (strcmp(tok, "$PhysicalNames") == 0) DT_TRY(physical_names(g));
-    else if (strcmp(tok, "$Entities") == 0 && g->version == 4) DT_TRY(entities(g));
+    if (strcmp(tok, "$MeshFormat") == 0)
+      DT_TRY(mesh_format(g));
+    else if (strcmp(tok, "$PhysicalNames") == 0)
+      DT_TRY(physical_names(g));
+    else if (strcmp(tok, "$Entities") == 0 && g->version == 4)
+      DT_TRY(entities(g));
     else if (strcmp(tok, "$Nodes") == 0) {
       DT_TRY(g->version == 4 ? nodes_v4(g) : nodes_v2(g));
       have_nodes = 1;
     } else if (strcmp(tok, "$Elements") == 0) {
       DT_TRY(g->version == 4 ? elements_v4(g) : elements_v2(g));
       have_elems = 1;
-    } else DT_TRY(skip_section(g, tok));
+    } else
+      DT_TRY(skip_section(g, tok));
   }
   GM_CHECK(g->version, g, "empty file: not a Gmsh mesh");
   GM_CHECK(have_nodes && have_elems, g, "unexpected end of file: no %s section (truncated file?)",

@@ -67,11 +67,16 @@ static dt_status dispatch(inp *p, int rec) {
 
   DT_TRY(inp_keyword(p, rec, &kw));
   for (k = 0; k < N_KEYWORDS && !inp_kw_is(kw.name, keywords[k].name); k++) continue;
-  INP_CHECK(k < N_KEYWORDS, p, rec, "unsupported keyword %s (see docs/interop.md for the supported subset)", kw.name);
-  snprintf(kw.name, sizeof kw.name, "%s", keywords[k].name); /* "*ENDSTEP" is "*END STEP" from here on */
-  INP_CHECK(keywords[k].where != STEP || p->step_rec >= 0, p, rec, "%s must be inside a *STEP", kw.name);
-  INP_CHECK(keywords[k].where != MODEL || p->step_rec < 0, p, rec,
-            "%s belongs to the model data: it must come before the first *STEP (or after *END STEP)", kw.name);
+  INP_CHECK(k < N_KEYWORDS, p, rec,
+            "unsupported keyword %s (see docs/interop.md for the supported subset)", kw.name);
+  snprintf(kw.name, sizeof kw.name, "%s",
+           keywords[k].name); /* "*ENDSTEP" is "*END STEP" from here on */
+  INP_CHECK(keywords[k].where != STEP || p->step_rec >= 0, p, rec, "%s must be inside a *STEP",
+            kw.name);
+  INP_CHECK(
+      keywords[k].where != MODEL || p->step_rec < 0, p, rec,
+      "%s belongs to the model data: it must come before the first *STEP (or after *END STEP)",
+      kw.name);
   DT_TRY(keywords[k].fn(p, &kw));
 cleanup:
   return rc;
@@ -86,15 +91,18 @@ static dt_status parse_records(inp *p) {
    * warning since they may be a damaged keyword line. */
   while (p->pos < p->n_recs && !p->recs[p->pos].keyword) stray++, p->pos++;
   if (stray)
-    inp_warn(p, 0, "%d line(s) before the first keyword ignored, as CalculiX ignores them (this one: '%.40s')", stray,
-             p->recs[0].text);
+    inp_warn(
+        p, 0,
+        "%d line(s) before the first keyword ignored, as CalculiX ignores them (this one: '%.40s')",
+        stray, p->recs[0].text);
   while (p->pos < p->n_recs) {
     int rec = p->pos++;
-    INP_CHECK(p->recs[rec].keyword, p, rec, "data line where a keyword line (*KEYWORD) was expected: '%.40s'",
-              p->recs[rec].text);
+    INP_CHECK(p->recs[rec].keyword, p, rec,
+              "data line where a keyword line (*KEYWORD) was expected: '%.40s'", p->recs[rec].text);
     DT_TRY(dispatch(p, rec));
   }
-  INP_CHECK(p->step_rec < 0, p, p->step_rec, "the deck ends inside this *STEP: *END STEP is missing (truncated file?)");
+  INP_CHECK(p->step_rec < 0, p, p->step_rec,
+            "the deck ends inside this *STEP: *END STEP is missing (truncated file?)");
   DT_TRY(inp_materials_done(p));
   DT_TRY(inp_sections_done(p));
 cleanup:
@@ -118,7 +126,8 @@ static void inp_free(inp *p) {
   dt_free(p->sec_rec);
 }
 
-dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out, dt_ctx *ctx) {
+dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
   inp p;
   int ctx_clean = !ctx || ctx->code == DT_OK;
@@ -139,8 +148,10 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
      * no VTU (at 2M DOFs one increment's fields are some 250 MB). */
     p.m->output.vtu = 0;
     p.m->output.fields = 0; /* nothing requested: the prints and the summary say what is kept */
-    inp_warn(&p, -1, "no *NODE FILE or *EL FILE: no field files (VTU) are written, as CalculiX writes no .frd "
-                     "results without them; add e.g. *NODE FILE / U and *EL FILE / S, PEEQ to the step");
+    inp_warn(
+        &p, -1,
+        "no *NODE FILE or *EL FILE: no field files (VTU) are written, as CalculiX writes no .frd "
+        "results without them; add e.g. *NODE FILE / U and *EL FILE / S, PEEQ to the step");
   }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
@@ -161,24 +172,29 @@ static int has_ext(const char *path, const char *ext) {
   return n > e && inp_eq(path + n - e, ext);
 }
 
-dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt, dt_model **out,
-                         dt_ctx *ctx) {
+dt_status dt_import_file(const char *path, const char *job_path, const dt_import_options *opt,
+                         dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_model *mesh = NULL;
 
   *out = NULL;
   if (has_ext(path, ".msh")) {
-    DT_CHECK(job_path != NULL, ctx, DT_ERR_INPUT,
-             "%s: a Gmsh mesh needs a JSON job for materials, sections and steps (--job loads.json)", path);
+    DT_CHECK(
+        job_path != NULL, ctx, DT_ERR_INPUT,
+        "%s: a Gmsh mesh needs a JSON job for materials, sections and steps (--job loads.json)",
+        path);
     DT_TRY(dt_gmsh_read_file(path, opt, &mesh, ctx));
     DT_TRY(dt_parse_job_file_with_mesh(job_path, mesh, ctx));
     *out = mesh;
     mesh = NULL;
     goto cleanup;
   }
-  DT_CHECK(job_path == NULL, ctx, DT_ERR_INPUT, "%s: --job applies to Gmsh meshes (.msh) only", path);
-  if (has_ext(path, ".inp")) DT_TRY(dt_inp_parse_file(path, opt, out, ctx));
-  else DT_TRY(dt_parse_job_file(path, out, ctx));
+  DT_CHECK(job_path == NULL, ctx, DT_ERR_INPUT, "%s: --job applies to Gmsh meshes (.msh) only",
+           path);
+  if (has_ext(path, ".inp"))
+    DT_TRY(dt_inp_parse_file(path, opt, out, ctx));
+  else
+    DT_TRY(dt_parse_job_file(path, out, ctx));
 cleanup:
   dt_model_destroy(&mesh);
   return rc;

@@ -22,13 +22,13 @@ typedef struct inp_rec {
 } inp_rec;
 
 typedef struct inp_kw {
-  char name[48];                  /* upper case, single spaces: "*SOLID SECTION" */
-  int rec;                        /* record index, for messages */
+  char name[48]; /* upper case, single spaces: "*SOLID SECTION" */
+  int rec;       /* record index, for messages */
   int n_params;
-  char key[INP_MAX_PARAMS][32];   /* upper case */
-  char *value[INP_MAX_PARAMS];    /* trimmed, case kept; "" for a key without '=' */
-  unsigned used;                  /* bit i: params[i] was read by the handler */
-  char buf[2048];                 /* the parsed copy of the line */
+  char key[INP_MAX_PARAMS][32]; /* upper case */
+  char *value[INP_MAX_PARAMS];  /* trimmed, case kept; "" for a key without '=' */
+  unsigned used;                /* bit i: params[i] was read by the handler */
+  char buf[2048];               /* the parsed copy of the line */
 } inp_kw;
 
 /* Propagated step state (Abaqus semantics), one entry per (target, DOF) or target. */
@@ -56,29 +56,30 @@ typedef struct inp {
   dt_ctx *ctx;
   char **files; /* file names (owned) */
   int n_files, cap_files;
-  char **bufs;  /* file contents and joined lines (owned) */
+  char **bufs; /* file contents and joined lines (owned) */
   int n_bufs, cap_bufs;
   inp_rec *recs;
   int n_recs, cap_recs;
-  int pos;      /* next record */
+  int pos; /* next record */
   int include_depth;
 
   dt_model *m;
-  int cap_nodes, cap_elems, cap_conn, cap_nsets, cap_elsets, cap_surfaces, cap_materials, cap_sections, cap_steps;
+  int cap_nodes, cap_elems, cap_conn, cap_nsets, cap_elsets, cap_surfaces, cap_materials,
+      cap_sections, cap_steps;
   int *nset_cap, *elset_cap, *surf_cap; /* capacity of each set's item array */
   int *node_rec, *elem_rec;             /* record of each node/element definition */
   unsigned char *elem_kind;             /* dt_section_kind implied by each element's type */
   dt_imp_idmap nodes, elems;
   int nodes_dirty, elems_dirty;
-  double *density;                      /* per material; 0 if not given */
-  char (*sec_material)[DT_NAME_MAX];    /* per section: its material's name (upper case) */
-  int *sec_rec;                         /* per section: the record of its *SOLID SECTION */
-  int material;                         /* material being defined (-1: none) */
-  int plastic_rec, cyclic_rec;          /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
-  int step_rec;                         /* record of the open *STEP, -1 outside a step */
+  double *density;                   /* per material; 0 if not given */
+  char (*sec_material)[DT_NAME_MAX]; /* per section: its material's name (upper case) */
+  int *sec_rec;                      /* per section: the record of its *SOLID SECTION */
+  int material;                      /* material being defined (-1: none) */
+  int plastic_rec, cyclic_rec;       /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
+  int step_rec;                      /* record of the open *STEP, -1 outside a step */
   int step_has_procedure;
-  int file_seen;                        /* a *NODE FILE or *EL FILE was read */
-  int print_seen[2];                    /* a *NODE PRINT [0] / *EL PRINT [1] was read in this step */
+  int file_seen;     /* a *NODE FILE or *EL FILE was read */
+  int print_seen[2]; /* a *NODE PRINT [0] / *EL PRINT [1] was read in this step */
 
   inp_bc *bc;
   int n_bc, cap_bc;
@@ -94,15 +95,17 @@ typedef struct inp {
 #define INP_INTERN DT_INTERN
 
 /* "file:line: message" as DT_ERR_INPUT for record rec. */
-INP_INTERN dt_status inp_error(inp *p, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#define INP_CHECK(cond, p, rec, ...)                                                             \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      rc = inp_error((p), (rec), __VA_ARGS__);                                                   \
-      goto cleanup;                                                                              \
-    }                                                                                            \
+INP_INTERN dt_status inp_error(inp *p, int rec, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define INP_CHECK(cond, p, rec, ...)                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      rc = inp_error((p), (rec), __VA_ARGS__);                                                     \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
-INP_INTERN void inp_warn(inp *p, int rec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+INP_INTERN void inp_warn(inp *p, int rec, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Lexing (import_inp_lex.c). */
 INP_INTERN dt_status inp_read(inp *p, const char *path, int from_rec);

@@ -24,9 +24,10 @@ dt_status inp_error(inp *p, int rec, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (rec < 0 || rec >= p->n_recs) return dt_error_set(p->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s: %s", p->path, msg);
-  return dt_error_set(p->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s:%d: %s", p->files[p->recs[rec].file],
-                      p->recs[rec].line, msg);
+  if (rec < 0 || rec >= p->n_recs)
+    return dt_error_set(p->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s: %s", p->path, msg);
+  return dt_error_set(p->ctx, DT_ERR_INPUT, __FILE__, __LINE__, __func__, "%s:%d: %s",
+                      p->files[p->recs[rec].file], p->recs[rec].line, msg);
 }
 
 void inp_warn(inp *p, int rec, const char *fmt, ...) {
@@ -36,8 +37,10 @@ void inp_warn(inp *p, int rec, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (rec >= 0 && rec < p->n_recs) dt_imp_warn(p->opt, "%s:%d: %s", p->files[p->recs[rec].file], p->recs[rec].line, msg);
-  else dt_imp_warn(p->opt, "%s: %s", p->path, msg);
+  if (rec >= 0 && rec < p->n_recs)
+    dt_imp_warn(p->opt, "%s:%d: %s", p->files[p->recs[rec].file], p->recs[rec].line, msg);
+  else
+    dt_imp_warn(p->opt, "%s: %s", p->path, msg);
 }
 
 int inp_eq(const char *a, const char *b) {
@@ -58,7 +61,8 @@ static char *trim(char *s) {
 static dt_status keep_buffer(inp *p, char *buf) {
   dt_status rc = DT_OK;
 
-  rc = dt_imp_reserve((void **)&p->bufs, &p->cap_bufs, (size_t)p->n_bufs + 1, sizeof *p->bufs, p->ctx);
+  rc = dt_imp_reserve((void **)&p->bufs, &p->cap_bufs, (size_t)p->n_bufs + 1, sizeof *p->bufs,
+                      p->ctx);
   if (rc != DT_OK) {
     dt_free(buf);
     return rc;
@@ -71,7 +75,8 @@ static dt_status add_file(inp *p, const char *name, int *out) {
   dt_status rc = DT_OK;
   char *copy = NULL;
 
-  DT_TRY(dt_imp_reserve((void **)&p->files, &p->cap_files, (size_t)p->n_files + 1, sizeof *p->files, p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&p->files, &p->cap_files, (size_t)p->n_files + 1, sizeof *p->files,
+                        p->ctx));
   DT_ALLOC(copy, strlen(name) + 1, p->ctx, "a file name");
   memcpy(copy, name, strlen(name) + 1);
   p->files[p->n_files] = copy;
@@ -83,7 +88,8 @@ cleanup:
 static dt_status add_rec(inp *p, char *text, int file, int line) {
   dt_status rc = DT_OK;
 
-  DT_TRY(dt_imp_reserve((void **)&p->recs, &p->cap_recs, (size_t)p->n_recs + 1, sizeof *p->recs, p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&p->recs, &p->cap_recs, (size_t)p->n_recs + 1, sizeof *p->recs,
+                        p->ctx));
   p->recs[p->n_recs].text = text;
   p->recs[p->n_recs].file = file;
   p->recs[p->n_recs].line = line;
@@ -94,7 +100,8 @@ cleanup:
 }
 
 /* Join a keyword line ending with ',' with the lines that continue it. *next is advanced. */
-static dt_status join_continued(inp *p, char *first, char **next, char *end, char **out, int *lines) {
+static dt_status join_continued(inp *p, char *first, char **next, char *end, char **out,
+                                int *lines) {
   dt_status rc = DT_OK;
   size_t n = strlen(first), cap = n + 1;
   char *j = NULL, *nj = NULL;
@@ -105,13 +112,15 @@ static dt_status join_continued(inp *p, char *first, char **next, char *end, cha
     char *line = *next, *nl = memchr(line, '\n', (size_t)(end - line)), *t = NULL;
     t = line;
     while (t < end && *t != '\n' && isspace((unsigned char)*t)) t++;
-    if (t == end || *t == '\n' || (*t == '*' && t[1] != '*')) break; /* not a continuation: leave it */
+    if (t == end || *t == '\n' || (*t == '*' && t[1] != '*'))
+      break; /* not a continuation: leave it */
     if (nl) *nl = '\0';
     *next = nl ? nl + 1 : end;
     (*lines)++;
     t = trim(line);
     if (t[0] == '*' && t[1] == '*') continue;
-    DT_CHECK((nj = dt_realloc(j, cap + strlen(t) + 1)) != NULL, p->ctx, DT_ERR_NOMEM, "out of memory joining lines");
+    DT_CHECK((nj = dt_realloc(j, cap + strlen(t) + 1)) != NULL, p->ctx, DT_ERR_NOMEM,
+             "out of memory joining lines");
     j = nj;
     cap += strlen(t) + 1;
     memcpy(j + n, t, strlen(t) + 1);
@@ -137,8 +146,8 @@ static dt_status include_file(inp *p, int rec, const char *cur, const char *name
   f = fopen(full, "rb");
   INP_CHECK(f != NULL, p, rec, "*INCLUDE: cannot open '%s': %s", full, strerror(errno));
   fclose(f);
-  INP_CHECK(p->include_depth < INP_MAX_INCLUDE_DEPTH, p, rec, "*INCLUDE nested more than %d deep (a file includes itself?)",
-            INP_MAX_INCLUDE_DEPTH);
+  INP_CHECK(p->include_depth < INP_MAX_INCLUDE_DEPTH, p, rec,
+            "*INCLUDE nested more than %d deep (a file includes itself?)", INP_MAX_INCLUDE_DEPTH);
   p->include_depth++;
   rc = inp_read(p, full, rec);
   p->include_depth--;
@@ -241,8 +250,8 @@ dt_status inp_keyword(inp *p, int rec, inp_kw *kw) {
 
   memset(kw, 0, sizeof *kw);
   kw->rec = rec;
-  INP_CHECK(strlen(p->recs[rec].text) < sizeof kw->buf, p, rec, "keyword line longer than %zu characters",
-            sizeof kw->buf - 1);
+  INP_CHECK(strlen(p->recs[rec].text) < sizeof kw->buf, p, rec,
+            "keyword line longer than %zu characters", sizeof kw->buf - 1);
   memcpy(kw->buf, p->recs[rec].text, strlen(p->recs[rec].text) + 1);
   comma = strchr(text, ',');
   if (comma) *comma = '\0';
@@ -280,8 +289,8 @@ dt_status inp_params_done(inp *p, const inp_kw *kw) {
   dt_status rc = DT_OK;
 
   for (int i = 0; i < kw->n_params; i++)
-    INP_CHECK(kw->used & (1u << i), p, kw->rec, "unsupported parameter %s on %s (see docs/interop.md)", kw->key[i],
-              kw->name);
+    INP_CHECK(kw->used & (1u << i), p, kw->rec,
+              "unsupported parameter %s on %s (see docs/interop.md)", kw->key[i], kw->name);
 cleanup:
   return rc;
 }
@@ -311,8 +320,8 @@ dt_status inp_double(inp *p, int rec, const char *tok, const char *what, double 
 
   errno = 0;
   *out = strtod(tok, &end);
-  INP_CHECK(tok[0] != '\0' && end && *end == '\0' && errno != ERANGE, p, rec, "%s: expected a number, got '%s'", what,
-            tok);
+  INP_CHECK(tok[0] != '\0' && end && *end == '\0' && errno != ERANGE, p, rec,
+            "%s: expected a number, got '%s'", what, tok);
 cleanup:
   return rc;
 }

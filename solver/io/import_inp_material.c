@@ -31,15 +31,16 @@ dt_status inp_material(inp *p, inp_kw *kw) {
   char up[DT_NAME_MAX];
   int cap = p->cap_materials;
 
-  INP_CHECK(name && !dt_imp_name_upper(up, name), p, kw->rec, "*MATERIAL needs NAME=<name> of 1 to %d characters",
-            DT_NAME_MAX - 1);
+  INP_CHECK(name && !dt_imp_name_upper(up, name), p, kw->rec,
+            "*MATERIAL needs NAME=<name> of 1 to %d characters", DT_NAME_MAX - 1);
   DT_TRY(inp_params_done(p, kw));
   INP_CHECK(dt_model_find_material(m, up) < 0, p, kw->rec, "material %s is defined twice", up);
   DT_TRY(inp_materials_done(p));
-  DT_TRY(dt_imp_reserve((void **)&m->materials, &p->cap_materials, (size_t)m->n_materials + 1, sizeof *m->materials,
-                        p->ctx));
-  if (cap != p->cap_materials) DT_TRY(dt_imp_reserve((void **)&p->density, &cap, (size_t)p->cap_materials,
-                                                     sizeof *p->density, p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->materials, &p->cap_materials, (size_t)m->n_materials + 1,
+                        sizeof *m->materials, p->ctx));
+  if (cap != p->cap_materials)
+    DT_TRY(dt_imp_reserve((void **)&p->density, &cap, (size_t)p->cap_materials, sizeof *p->density,
+                          p->ctx));
   memset(&m->materials[m->n_materials], 0, sizeof *m->materials);
   memcpy(m->materials[m->n_materials].name, up, DT_NAME_MAX);
   p->density[m->n_materials] = 0;
@@ -61,11 +62,13 @@ dt_status inp_elastic(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   mp = &p->m->materials[p->material].p;
   INP_CHECK(inp_data(p, &rec, tok, &n), p, rec, "*ELASTIC needs a data line 'E, nu'");
-  INP_CHECK(n == 2, p, rec, "*ELASTIC: expected 'E, nu' (temperature-dependent data is not supported), got %d values",
-            n);
+  INP_CHECK(
+      n == 2, p, rec,
+      "*ELASTIC: expected 'E, nu' (temperature-dependent data is not supported), got %d values", n);
   DT_TRY(inp_double(p, rec, tok[0], "*ELASTIC E", &mp->E));
   DT_TRY(inp_double(p, rec, tok[1], "*ELASTIC nu", &mp->nu));
-  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*ELASTIC: only one data line is supported (no temperature tables)");
+  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec,
+            "*ELASTIC: only one data line is supported (no temperature tables)");
 cleanup:
   return rc;
 }
@@ -78,31 +81,39 @@ static dt_status read_table(inp *p, const inp_kw *kw, double *s, double *ep, int
 
   *count = 0;
   while (inp_data(p, &rec, tok, &n)) {
-    INP_CHECK(n == 2, p, rec, "%s: expected 'yield stress, plastic strain' (temperature-dependent tables are not "
-              "supported), got %d values", kw->name, n);
-    INP_CHECK(*count < DT_TABLE_MAX, p, rec, "%s: at most %d points are supported", kw->name, DT_TABLE_MAX);
+    INP_CHECK(n == 2, p, rec,
+              "%s: expected 'yield stress, plastic strain' (temperature-dependent tables are not "
+              "supported), got %d values",
+              kw->name, n);
+    INP_CHECK(*count < DT_TABLE_MAX, p, rec, "%s: at most %d points are supported", kw->name,
+              DT_TABLE_MAX);
     DT_TRY(inp_double(p, rec, tok[0], "yield stress", &s[*count]));
     DT_TRY(inp_double(p, rec, tok[1], "plastic strain", &ep[*count]));
-    INP_CHECK(*count > 0 || ep[0] == 0, p, rec, "%s: the first point must be at plastic strain 0 (got %g)", kw->name,
-              ep[0]);
-    INP_CHECK(*count == 0 || ep[*count] > ep[*count - 1], p, rec, "%s: plastic strains must increase", kw->name);
+    INP_CHECK(*count > 0 || ep[0] == 0, p, rec,
+              "%s: the first point must be at plastic strain 0 (got %g)", kw->name, ep[0]);
+    INP_CHECK(*count == 0 || ep[*count] > ep[*count - 1], p, rec,
+              "%s: plastic strains must increase", kw->name);
     (*count)++;
   }
-  INP_CHECK(*count > 0, p, rec, "%s needs at least one data line 'yield stress, plastic strain'", kw->name);
+  INP_CHECK(*count > 0, p, rec, "%s needs at least one data line 'yield stress, plastic strain'",
+            kw->name);
 cleanup:
   return rc;
 }
 
 /* Linear kinematic hardening from a table: the slope, which must be one for every segment. */
-static dt_status kinematic_slope(inp *p, const inp_kw *kw, const double *s, const double *ep, int n, double *H) {
+static dt_status kinematic_slope(inp *p, const inp_kw *kw, const double *s, const double *ep, int n,
+                                 double *H) {
   dt_status rc = DT_OK;
 
   *H = n > 1 ? (s[1] - s[0]) / (ep[1] - ep[0]) : 0;
   for (int i = 2; i < n; i++) {
     double h = (s[i] - s[i - 1]) / (ep[i] - ep[i - 1]);
     INP_CHECK(fabs(h - *H) <= 1e-9 * fabs(*H) + 1e-300, p, kw->rec,
-              "%s: ductile supports linear kinematic hardening only: the table must be a straight line (slopes %g "
-              "and %g); give two points", kw->name, *H, h);
+              "%s: ductile supports linear kinematic hardening only: the table must be a straight "
+              "line (slopes %g "
+              "and %g); give two points",
+              kw->name, *H, h);
   }
 cleanup:
   return rc;
@@ -124,11 +135,13 @@ dt_status inp_plastic(inp *p, inp_kw *kw) {
   int n = 0;
 
   DT_TRY(need_material(p, kw));
-  INP_CHECK(!h || inp_eq(h, "ISOTROPIC") || inp_eq(h, "KINEMATIC") || inp_eq(h, "COMBINED"), p, kw->rec,
-            "*PLASTIC: HARDENING=%s is not supported (ISOTROPIC, KINEMATIC or COMBINED)", h);
+  INP_CHECK(!h || inp_eq(h, "ISOTROPIC") || inp_eq(h, "KINEMATIC") || inp_eq(h, "COMBINED"), p,
+            kw->rec, "*PLASTIC: HARDENING=%s is not supported (ISOTROPIC, KINEMATIC or COMBINED)",
+            h);
   DT_TRY(inp_params_done(p, kw));
   mp = &p->m->materials[p->material].p;
-  INP_CHECK(!mp->plastic, p, kw->rec, "*PLASTIC given twice for material %s", p->m->materials[p->material].name);
+  INP_CHECK(!mp->plastic, p, kw->rec, "*PLASTIC given twice for material %s",
+            p->m->materials[p->material].name);
   DT_TRY(read_table(p, kw, s, ep, &n));
   mp->plastic = 1;
   if (!h || inp_eq(h, "ISOTROPIC")) {
@@ -151,7 +164,8 @@ dt_status inp_cyclic(inp *p, inp_kw *kw) {
 
   DT_TRY(need_material(p, kw));
   DT_TRY(inp_params_done(p, kw));
-  INP_CHECK(p->plastic_rec >= 0, p, kw->rec, "*CYCLIC HARDENING must follow *PLASTIC, HARDENING=COMBINED");
+  INP_CHECK(p->plastic_rec >= 0, p, kw->rec,
+            "*CYCLIC HARDENING must follow *PLASTIC, HARDENING=COMBINED");
   mp = &p->m->materials[p->material].p;
   DT_TRY(read_table(p, kw, s, ep, &n));
   set_isotropic(mp, s, ep, n);
@@ -167,7 +181,8 @@ dt_status inp_density(inp *p, inp_kw *kw) {
 
   DT_TRY(need_material(p, kw));
   DT_TRY(inp_params_done(p, kw));
-  INP_CHECK(inp_data(p, &rec, tok, &n) && n == 1, p, rec, "*DENSITY: expected one value (the density)");
+  INP_CHECK(inp_data(p, &rec, tok, &n) && n == 1, p, rec,
+            "*DENSITY: expected one value (the density)");
   DT_TRY(inp_double(p, rec, tok[0], "*DENSITY", &p->density[p->material]));
   INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*DENSITY: only one data line is supported");
 cleanup:
@@ -179,7 +194,8 @@ dt_status inp_materials_done(inp *p) {
   dt_status rc = DT_OK;
 
   INP_CHECK(p->plastic_rec < 0, p, p->plastic_rec,
-            "*PLASTIC, HARDENING=COMBINED needs a *CYCLIC HARDENING table (the isotropic part) in the same material");
+            "*PLASTIC, HARDENING=COMBINED needs a *CYCLIC HARDENING table (the isotropic part) in "
+            "the same material");
   p->material = -1;
 cleanup:
   return rc;
@@ -209,9 +225,10 @@ static dt_status section_kind(inp *p, int rec, int s, dt_section_kind *kind) {
   INP_CHECK(set->n > 0, p, rec, "*SOLID SECTION: element set %s is empty", set->name);
   *kind = (dt_section_kind)p->elem_kind[set->items[0]];
   for (int i = 1; i < set->n; i++)
-    INP_CHECK(p->elem_kind[set->items[i]] == *kind, p, rec,
-              "*SOLID SECTION: element set %s mixes %s and %s elements: give each kind its own section", set->name,
-              names[*kind], names[p->elem_kind[set->items[i]]]);
+    INP_CHECK(
+        p->elem_kind[set->items[i]] == *kind, p, rec,
+        "*SOLID SECTION: element set %s mixes %s and %s elements: give each kind its own section",
+        set->name, names[*kind], names[p->elem_kind[set->items[i]]]);
 cleanup:
   return rc;
 }
@@ -219,43 +236,50 @@ cleanup:
 dt_status inp_solid_section(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
-  const char *elset = inp_param(kw, "ELSET"), *mat = inp_param(kw, "MATERIAL"), *offset = inp_param(kw, "OFFSET");
+  const char *elset = inp_param(kw, "ELSET"), *mat = inp_param(kw, "MATERIAL"),
+             *offset = inp_param(kw, "OFFSET");
   char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
   dt_section sec;
   double off = 0;
   int rec = kw->rec, n = 0, cap = 0;
 
   memset(&sec, 0, sizeof sec);
-  INP_CHECK(elset && elset[0] && mat && mat[0], p, kw->rec, "*SOLID SECTION needs ELSET=<set> and MATERIAL=<name>");
+  INP_CHECK(elset && elset[0] && mat && mat[0], p, kw->rec,
+            "*SOLID SECTION needs ELSET=<set> and MATERIAL=<name>");
   /* OFFSET moves a shell's or plane element's reference surface off the nodes (CalculiX
    * expands 2D elements about it); 0, the mid-surface, is what ductile computes. */
   if (offset) DT_TRY(inp_double(p, kw->rec, offset, "*SOLID SECTION, OFFSET", &off));
-  INP_CHECK(off == 0, p, kw->rec, "*SOLID SECTION: OFFSET=%s is not supported (only OFFSET=0, the mid-plane)", offset);
+  INP_CHECK(off == 0, p, kw->rec,
+            "*SOLID SECTION: OFFSET=%s is not supported (only OFFSET=0, the mid-plane)", offset);
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &sec.elset));
   INP_CHECK(sec.elset >= 0, p, kw->rec, "*SOLID SECTION: unknown element set '%s'", elset);
   snprintf(sec.elset_name, DT_NAME_MAX, "%s", m->elsets[sec.elset].name);
-  INP_CHECK(!dt_imp_name_upper(up, mat), p, kw->rec, "*SOLID SECTION: material names must have 1 to %d characters",
-            DT_NAME_MAX - 1);
+  INP_CHECK(!dt_imp_name_upper(up, mat), p, kw->rec,
+            "*SOLID SECTION: material names must have 1 to %d characters", DT_NAME_MAX - 1);
   sec.material = -1; /* by name in inp_sections_done: the material may come later in the deck */
   DT_TRY(section_kind(p, kw->rec, sec.elset, &sec.kind));
   sec.form = DT_FORM_FULL;
   sec.thickness = 1.0;
   if (inp_data(p, &rec, tok, &n) && n > 0) {
-    INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec, "*SOLID SECTION: a data line (thickness) applies to 2D "
+    INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
+              "*SOLID SECTION: a data line (thickness) applies to 2D "
               "elements only");
     DT_TRY(inp_double(p, rec, tok[0], "*SOLID SECTION thickness", &sec.thickness));
-    INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)", sec.thickness);
+    INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)",
+              sec.thickness);
   }
   INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*SOLID SECTION: unexpected second data line");
   cap = p->cap_sections;
-  DT_TRY(dt_imp_reserve((void **)&m->sections, &p->cap_sections, (size_t)m->n_sections + 1, sizeof *m->sections,
-                        p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->sections, &p->cap_sections, (size_t)m->n_sections + 1,
+                        sizeof *m->sections, p->ctx));
   if (cap != p->cap_sections) {
     int c = cap;
-    DT_TRY(dt_imp_reserve((void **)&p->sec_material, &c, (size_t)p->cap_sections, sizeof *p->sec_material, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&p->sec_material, &c, (size_t)p->cap_sections,
+                          sizeof *p->sec_material, p->ctx));
     c = cap;
-    DT_TRY(dt_imp_reserve((void **)&p->sec_rec, &c, (size_t)p->cap_sections, sizeof *p->sec_rec, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&p->sec_rec, &c, (size_t)p->cap_sections, sizeof *p->sec_rec,
+                          p->ctx));
   }
   memcpy(p->sec_material[m->n_sections], up, DT_NAME_MAX);
   p->sec_rec[m->n_sections] = kw->rec;

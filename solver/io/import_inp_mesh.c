@@ -20,22 +20,29 @@ static const struct {
   int type;
   dt_section_kind kind;
 } elem_types[] = {
-    {"C3D8", DT_ELEM_HEX8, DT_SECTION_SOLID},          {"C3D8R", DT_ELEM_HEX8, DT_SECTION_SOLID},
-    {"C3D4", DT_ELEM_TET4, DT_SECTION_SOLID},          {"C3D10", DT_ELEM_TET10, DT_SECTION_SOLID},
-    {"C3D20", DT_ELEM_HEX20, DT_SECTION_SOLID},        {"C3D20R", DT_ELEM_HEX20R, DT_SECTION_SOLID},
-    {"CPE4", DT_ELEM_QUAD4, DT_SECTION_PLANE_STRAIN}, {"CPS4", DT_ELEM_QUAD4, DT_SECTION_PLANE_STRESS},
-    {"CPE3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRAIN},  {"CPS3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRESS},
-    {"CPE8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRAIN}, {"CPS8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRESS},
+    {"C3D8", DT_ELEM_HEX8, DT_SECTION_SOLID},
+    {"C3D8R", DT_ELEM_HEX8, DT_SECTION_SOLID},
+    {"C3D4", DT_ELEM_TET4, DT_SECTION_SOLID},
+    {"C3D10", DT_ELEM_TET10, DT_SECTION_SOLID},
+    {"C3D20", DT_ELEM_HEX20, DT_SECTION_SOLID},
+    {"C3D20R", DT_ELEM_HEX20R, DT_SECTION_SOLID},
+    {"CPE4", DT_ELEM_QUAD4, DT_SECTION_PLANE_STRAIN},
+    {"CPS4", DT_ELEM_QUAD4, DT_SECTION_PLANE_STRESS},
+    {"CPE3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRAIN},
+    {"CPS3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRESS},
+    {"CPE8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRAIN},
+    {"CPS8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRESS},
 };
 #define N_ELEM_TYPES ((int)(sizeof elem_types / sizeof elem_types[0]))
 
-static dt_status rebuild(inp *p, dt_imp_idmap *map, const int64_t *ids, int n, const int *recs, const char *what) {
+static dt_status rebuild(inp *p, dt_imp_idmap *map, const int64_t *ids, int n, const int *recs,
+                         const char *what) {
   dt_status rc = DT_OK;
   int a = -1, b = -1;
 
   DT_TRY(dt_imp_idmap_build(map, ids, n, &a, &b, p->ctx));
-  INP_CHECK(a < 0, p, recs[b], "%s %lld is defined twice (also at line %d of %s)", what, (long long)ids[b],
-            p->recs[recs[a]].line, p->files[p->recs[recs[a]].file]);
+  INP_CHECK(a < 0, p, recs[b], "%s %lld is defined twice (also at line %d of %s)", what,
+            (long long)ids[b], p->recs[recs[a]].line, p->files[p->recs[recs[a]].file]);
 cleanup:
   return rc;
 }
@@ -43,10 +50,12 @@ cleanup:
 dt_status inp_node_index(inp *p, int rec, int64_t id, int *out) {
   dt_status rc = DT_OK;
 
-  if (p->nodes_dirty) DT_TRY(rebuild(p, &p->nodes, p->m->node_id, p->m->n_nodes, p->node_rec, "node"));
+  if (p->nodes_dirty)
+    DT_TRY(rebuild(p, &p->nodes, p->m->node_id, p->m->n_nodes, p->node_rec, "node"));
   p->nodes_dirty = 0;
   *out = dt_imp_idmap_find(&p->nodes, id);
-  INP_CHECK(*out >= 0, p, rec, "node %lld does not exist (nodes must be defined by *NODE before they are used)",
+  INP_CHECK(*out >= 0, p, rec,
+            "node %lld does not exist (nodes must be defined by *NODE before they are used)",
             (long long)id);
 cleanup:
   return rc;
@@ -55,24 +64,27 @@ cleanup:
 dt_status inp_elem_index(inp *p, int rec, int64_t id, int *out) {
   dt_status rc = DT_OK;
 
-  if (p->elems_dirty) DT_TRY(rebuild(p, &p->elems, p->m->elem_id, p->m->n_elems, p->elem_rec, "element"));
+  if (p->elems_dirty)
+    DT_TRY(rebuild(p, &p->elems, p->m->elem_id, p->m->n_elems, p->elem_rec, "element"));
   p->elems_dirty = 0;
   *out = dt_imp_idmap_find(&p->elems, id);
-  INP_CHECK(*out >= 0, p, rec, "element %lld does not exist (elements must be defined by *ELEMENT before they are "
-            "used)", (long long)id);
+  INP_CHECK(*out >= 0, p, rec,
+            "element %lld does not exist (elements must be defined by *ELEMENT before they are "
+            "used)",
+            (long long)id);
 cleanup:
   return rc;
 }
 
-static dt_status get_set(inp *p, int rec, const char *name, int create, int *out, dt_set **sets, int *n, int *cap,
-                         int **item_cap, const char *what) {
+static dt_status get_set(inp *p, int rec, const char *name, int create, int *out, dt_set **sets,
+                         int *n, int *cap, int **item_cap, const char *what) {
   dt_status rc = DT_OK;
   char up[DT_NAME_MAX];
   int cap_before = *cap;
 
   *out = -1;
-  INP_CHECK(!dt_imp_name_upper(up, name), p, rec, "%s names must have 1 to %d characters (got '%s')", what,
-            DT_NAME_MAX - 1, name);
+  INP_CHECK(!dt_imp_name_upper(up, name), p, rec,
+            "%s names must have 1 to %d characters (got '%s')", what, DT_NAME_MAX - 1, name);
   for (int i = 0; i < *n; i++)
     if (strcmp((*sets)[i].name, up) == 0) {
       *out = i;
@@ -93,16 +105,21 @@ cleanup:
 }
 
 dt_status inp_get_nset(inp *p, int rec, const char *name, int create, int *out) {
-  return get_set(p, rec, name, create, out, &p->m->nsets, &p->m->n_nsets, &p->cap_nsets, &p->nset_cap, "node set");
+  return get_set(p, rec, name, create, out, &p->m->nsets, &p->m->n_nsets, &p->cap_nsets,
+                 &p->nset_cap, "node set");
 }
 
 dt_status inp_get_elset(inp *p, int rec, const char *name, int create, int *out) {
-  return get_set(p, rec, name, create, out, &p->m->elsets, &p->m->n_elsets, &p->cap_elsets, &p->elset_cap,
-                 "element set");
+  return get_set(p, rec, name, create, out, &p->m->elsets, &p->m->n_elsets, &p->cap_elsets,
+                 &p->elset_cap, "element set");
 }
 
-static dt_status nset_add(inp *p, int s, int node) { return dt_imp_set_add(&p->m->nsets[s], &p->nset_cap[s], node, p->ctx); }
-static dt_status elset_add(inp *p, int s, int e) { return dt_imp_set_add(&p->m->elsets[s], &p->elset_cap[s], e, p->ctx); }
+static dt_status nset_add(inp *p, int s, int node) {
+  return dt_imp_set_add(&p->m->nsets[s], &p->nset_cap[s], node, p->ctx);
+}
+static dt_status elset_add(inp *p, int s, int e) {
+  return dt_imp_set_add(&p->m->elsets[s], &p->elset_cap[s], e, p->ctx);
+}
 
 dt_status inp_target_nset(inp *p, int rec, const char *tok, int *out) {
   dt_status rc = DT_OK;
@@ -161,12 +178,14 @@ dt_status inp_node(inp *p, inp_kw *kw) {
       n = 4;
     }
     cap = p->cap_nodes;
-    DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id,
+                          p->ctx));
     if (cap != p->cap_nodes) {
       int c = cap;
       DT_TRY(dt_imp_reserve((void **)&m->x, &c, 3 * (size_t)p->cap_nodes, sizeof *m->x, p->ctx));
       c = cap;
-      DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec, p->ctx));
+      DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec,
+                            p->ctx));
     }
     DT_TRY(inp_int64(p, rec, tok[0], "*NODE id", &m->node_id[i]));
     /* CalculiX reads a coordinate that is missing or empty ("21, 0.75, 1.0, ,0.0") as 0 */
@@ -179,8 +198,11 @@ dt_status inp_node(inp *p, inp_kw *kw) {
     if (set >= 0) DT_TRY(nset_add(p, set, i));
   }
   if (extra)
-    inp_warn(p, first_extra, "*NODE: %d line(s) with more than 'id, x, y, z' (the first one here): the values after z "
-             "are not used, as CalculiX does", extra);
+    inp_warn(
+        p, first_extra,
+        "*NODE: %d line(s) with more than 'id, x, y, z' (the first one here): the values after z "
+        "are not used, as CalculiX does",
+        extra);
 cleanup:
   return rc;
 }
@@ -190,20 +212,23 @@ static dt_status grow_elements(inp *p, int npe) {
   dt_model *m = p->m;
   int ne = m->n_elems, cap = p->cap_elems, c = 0;
 
-  DT_TRY(dt_imp_reserve((void **)&m->elem_id, &p->cap_elems, (size_t)ne + 1, sizeof *m->elem_id, p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->elem_id, &p->cap_elems, (size_t)ne + 1, sizeof *m->elem_id,
+                        p->ctx));
   if (cap != p->cap_elems) {
     c = cap;
     DT_TRY(dt_imp_reserve((void **)&m->elem_type, &c, (size_t)p->cap_elems, 1, p->ctx));
     c = cap;
     DT_TRY(dt_imp_reserve((void **)&p->elem_kind, &c, (size_t)p->cap_elems, 1, p->ctx));
     c = cap;
-    DT_TRY(dt_imp_reserve((void **)&p->elem_rec, &c, (size_t)p->cap_elems, sizeof *p->elem_rec, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&p->elem_rec, &c, (size_t)p->cap_elems, sizeof *p->elem_rec,
+                          p->ctx));
     c = cap ? cap + 1 : 0;
-    DT_TRY(dt_imp_reserve((void **)&m->elem_ptr, &c, (size_t)p->cap_elems + 1, sizeof *m->elem_ptr, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&m->elem_ptr, &c, (size_t)p->cap_elems + 1, sizeof *m->elem_ptr,
+                          p->ctx));
   }
   if (ne == 0) m->elem_ptr[0] = 0;
-  DT_TRY(dt_imp_reserve((void **)&m->conn, &p->cap_conn, (size_t)m->elem_ptr[ne] + (size_t)npe, sizeof *m->conn,
-                        p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->conn, &p->cap_conn, (size_t)m->elem_ptr[ne] + (size_t)npe,
+                        sizeof *m->conn, p->ctx));
 cleanup:
   return rc;
 }
@@ -216,8 +241,10 @@ static dt_status check_geometry(inp *p, int rec, int e) {
   double X[3 * DT_ELEM_MAX_NODES];
   int k0 = m->elem_ptr[e];
 
-  for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++) memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
-  INP_CHECK(dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &tmp) == DT_OK, p, rec, "%s", tmp.msg);
+  for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++)
+    memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
+  INP_CHECK(dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &tmp) == DT_OK, p, rec, "%s",
+            tmp.msg);
 cleanup:
   return rc;
 }
@@ -226,10 +253,12 @@ cleanup:
  * on the next data line (whether or not it ends with a comma), and node numbers beyond the
  * type's count on the element's own line are not used (*extra counts such elements, and
  * *first_extra names the first, for one warning per *ELEMENT block). */
-static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec, int *extra, int *first_extra) {
+static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec, int *extra,
+                              int *first_extra) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
-  int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems, k0 = 0, r2 = 0, n2 = 0, lines = 1;
+  int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems, k0 = 0, r2 = 0, n2 = 0,
+      lines = 1;
   char *more[INP_MAX_TOKENS];
 
   while (n < npe + 1 && n > 0 && inp_data(p, &r2, more, &n2)) {
@@ -241,8 +270,8 @@ static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec
     if ((*extra)++ == 0) *first_extra = rec;
     n = npe + 1;
   }
-  INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d%s", n ? tok[0] : "?",
-            elem_types[t].name, npe, n > 0 ? n - 1 : 0,
+  INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d%s",
+            n ? tok[0] : "?", elem_types[t].name, npe, n > 0 ? n - 1 : 0,
             lines > 1 ? " (a line with fewer nodes continues on the next line)" : "");
   DT_TRY(grow_elements(p, npe));
   k0 = m->elem_ptr[e];
@@ -276,21 +305,30 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1;
 
   for (int i = 0; i < N_ELEM_TYPES; i++) {
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", elem_types[i].name);
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+             elem_types[i].name);
     if (type && inp_eq(type, elem_types[i].name)) t = i;
   }
-  INP_CHECK(type && type[0], p, kw->rec, "*ELEMENT needs TYPE=<element type> (supported: %s)", list);
-  INP_CHECK(t >= 0, p, kw->rec, "*ELEMENT: element type %s is not supported (supported: %s)", type, list);
+  INP_CHECK(type && type[0], p, kw->rec, "*ELEMENT needs TYPE=<element type> (supported: %s)",
+            list);
+  INP_CHECK(t >= 0, p, kw->rec, "*ELEMENT: element type %s is not supported (supported: %s)", type,
+            list);
   DT_TRY(inp_params_done(p, kw));
   if (strcmp(elem_types[t].name, "C3D8R") == 0)
-    inp_warn(p, kw->rec, "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8 "
-             "(2x2x2 points, like C3D8): results differ from CalculiX's C3D8R");
+    inp_warn(
+        p, kw->rec,
+        "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8 "
+        "(2x2x2 points, like C3D8): results differ from CalculiX's C3D8R");
   if (elset) DT_TRY(inp_get_elset(p, kw->rec, elset, 1, &set));
-  while (inp_data(p, &rec, tok, &n)) DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
+  while (inp_data(p, &rec, tok, &n))
+    DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
   if (extra)
-    inp_warn(p, first_extra, "*ELEMENT: %d element(s) of type %s list more than %d nodes on their line (the first one "
-             "here): the first %d are used, as CalculiX does", extra, elem_types[t].name,
-             dt_model_elem_nnodes(elem_types[t].type), dt_model_elem_nnodes(elem_types[t].type));
+    inp_warn(
+        p, first_extra,
+        "*ELEMENT: %d element(s) of type %s list more than %d nodes on their line (the first one "
+        "here): the first %d are used, as CalculiX does",
+        extra, elem_types[t].name, dt_model_elem_nnodes(elem_types[t].type),
+        dt_model_elem_nnodes(elem_types[t].type));
 cleanup:
   return rc;
 }
@@ -299,10 +337,12 @@ cleanup:
 static dt_status generate_range(inp *p, int rec, char **tok, int n, int64_t r[3]) {
   dt_status rc = DT_OK;
 
-  INP_CHECK(n == 2 || n == 3, p, rec, "GENERATE: expected 'first, last[, increment]', got %d values", n);
+  INP_CHECK(n == 2 || n == 3, p, rec,
+            "GENERATE: expected 'first, last[, increment]', got %d values", n);
   r[2] = 1;
   for (int k = 0; k < n; k++) DT_TRY(inp_int64(p, rec, tok[k], "GENERATE", &r[k]));
-  INP_CHECK(r[2] >= 1 && r[1] >= r[0], p, rec, "GENERATE: need last >= first and increment >= 1 (got %lld, %lld, %lld)",
+  INP_CHECK(r[2] >= 1 && r[1] >= r[0], p, rec,
+            "GENERATE: need last >= first and increment >= 1 (got %lld, %lld, %lld)",
             (long long)r[0], (long long)r[1], (long long)r[2]);
 cleanup:
   return rc;
@@ -318,7 +358,8 @@ static dt_status read_set(inp *p, inp_kw *kw, int nodes) {
 
   INP_CHECK(name && name[0], p, kw->rec, "%s needs %s=<name>", kw->name, key);
   DT_TRY(inp_params_done(p, kw));
-  DT_TRY(nodes ? inp_get_nset(p, kw->rec, name, 1, &set) : inp_get_elset(p, kw->rec, name, 1, &set));
+  DT_TRY(nodes ? inp_get_nset(p, kw->rec, name, 1, &set)
+               : inp_get_elset(p, kw->rec, name, 1, &set));
   while (inp_data(p, &rec, tok, &n)) {
     if (generate) {
       DT_TRY(generate_range(p, rec, tok, n, r));
@@ -331,9 +372,10 @@ static dt_status read_set(inp *p, inp_kw *kw, int nodes) {
     for (int k = 0; k < n; k++) {
       if (tok[k][0] == '\0') continue;
       if (!inp_is_int(tok[k])) {
-        DT_TRY(nodes ? inp_get_nset(p, rec, tok[k], 0, &other) : inp_get_elset(p, rec, tok[k], 0, &other));
-        INP_CHECK(other >= 0, p, rec, "%s %s: unknown %s '%s' (not an id nor a defined set)", kw->name, name,
-                  nodes ? "node set" : "element set", tok[k]);
+        DT_TRY(nodes ? inp_get_nset(p, rec, tok[k], 0, &other)
+                     : inp_get_elset(p, rec, tok[k], 0, &other));
+        INP_CHECK(other >= 0, p, rec, "%s %s: unknown %s '%s' (not an id nor a defined set)",
+                  kw->name, name, nodes ? "node set" : "element set", tok[k]);
         for (int i = 0, cnt = (nodes ? p->m->nsets : p->m->elsets)[other].n; i < cnt; i++) {
           idx = (nodes ? p->m->nsets : p->m->elsets)[other].items[i];
           DT_TRY(nodes ? nset_add(p, set, idx) : elset_add(p, set, idx));
@@ -359,14 +401,16 @@ dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *ou
   int cap_before = p->cap_surfaces;
 
   *out = -1;
-  INP_CHECK(!dt_imp_name_upper(up, name), p, rec, "surface names must have 1 to %d characters", DT_NAME_MAX - 1);
+  INP_CHECK(!dt_imp_name_upper(up, name), p, rec, "surface names must have 1 to %d characters",
+            DT_NAME_MAX - 1);
   *out = dt_model_find_surface(m, up);
   if (*out >= 0 || !create) goto cleanup;
-  DT_TRY(dt_imp_reserve((void **)&m->surfaces, &p->cap_surfaces, (size_t)m->n_surfaces + 1, sizeof *m->surfaces,
-                        p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->surfaces, &p->cap_surfaces, (size_t)m->n_surfaces + 1,
+                        sizeof *m->surfaces, p->ctx));
   if (p->cap_surfaces != cap_before) {
     int c = cap_before;
-    DT_TRY(dt_imp_reserve((void **)&p->surf_cap, &c, (size_t)p->cap_surfaces, sizeof *p->surf_cap, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&p->surf_cap, &c, (size_t)p->cap_surfaces, sizeof *p->surf_cap,
+                          p->ctx));
   }
   memset(&m->surfaces[m->n_surfaces], 0, sizeof *m->surfaces);
   memcpy(m->surfaces[m->n_surfaces].name, up, DT_NAME_MAX);
@@ -386,7 +430,8 @@ dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int fac
     int e = set->items[i], cap = p->surf_cap[surface], nf = dt_model_elem_nfaces(m->elem_type[e]);
     INP_CHECK(face >= 0 && face < nf, p, rec, "element %lld (%s) has faces S1 to S%d, not S%d",
               (long long)m->elem_id[e], dt_model_elem_type_name(m->elem_type[e]), nf, face + 1);
-    DT_TRY(dt_imp_reserve((void **)&sf->elem, &p->surf_cap[surface], (size_t)sf->n + 1, sizeof *sf->elem, p->ctx));
+    DT_TRY(dt_imp_reserve((void **)&sf->elem, &p->surf_cap[surface], (size_t)sf->n + 1,
+                          sizeof *sf->elem, p->ctx));
     DT_TRY(dt_imp_reserve((void **)&sf->face, &cap, (size_t)sf->n + 1, sizeof *sf->face, p->ctx));
     sf->elem[sf->n] = e;
     sf->face[sf->n++] = face;
@@ -413,7 +458,8 @@ dt_status inp_surface(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_get_surface(p, kw->rec, name, 1, &s));
   while (inp_data(p, &rec, tok, &n)) {
-    INP_CHECK(n == 2, p, rec, "*SURFACE: expected 'element or element set, S<n>', got %d values", n);
+    INP_CHECK(n == 2, p, rec, "*SURFACE: expected 'element or element set, S<n>', got %d values",
+              n);
     face = face_label(tok[1]);
     INP_CHECK(face >= 0, p, rec, "*SURFACE: expected a face label S1..S6, got '%s'", tok[1]);
     DT_TRY(inp_target_elset(p, rec, tok[0], &set));

@@ -15,13 +15,14 @@ static const struct {
   int element;
   unsigned bits;
 } variables[] = {
-    {"U", 0, DT_OUT_U}, {"RF", 0, DT_OUT_RF}, {"S", 1, DT_OUT_S | DT_OUT_MISES}, {"E", 1, DT_OUT_E},
-    {"PEEQ", 1, DT_OUT_PEEQ},
+    {"U", 0, DT_OUT_U}, {"RF", 0, DT_OUT_RF},     {"S", 1, DT_OUT_S | DT_OUT_MISES},
+    {"E", 1, DT_OUT_E}, {"PEEQ", 1, DT_OUT_PEEQ},
 };
 
 /* The variables of the data lines: their bits, and for print requests (vars != NULL) each one
  * once in the order given, since CalculiX prints a request's blocks in that order. */
-static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned *bits, unsigned *vars, int *n_vars) {
+static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned *bits,
+                                unsigned *vars, int *n_vars) {
   dt_status rc = DT_OK;
   char *tok[INP_MAX_TOKENS];
   int rec = kw->rec, n = 0;
@@ -34,7 +35,8 @@ static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned 
       for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++) {
         if (variables[v].element != element || !inp_eq(tok[k], variables[v].name)) continue;
         found = 1;
-        if (vars && !(*bits & variables[v].bits)) vars[(*n_vars)++] = variables[v].bits & ~DT_OUT_MISES;
+        if (vars && !(*bits & variables[v].bits))
+          vars[(*n_vars)++] = variables[v].bits & ~DT_OUT_MISES;
         *bits |= variables[v].bits;
       }
       INP_CHECK(found, p, rec, "%s: variable '%s' is not supported (%s)", kw->name, tok[k],
@@ -53,8 +55,8 @@ static dt_status frequency(inp *p, inp_kw *kw, int zero_ok, int *every) {
   int64_t v = 1;
 
   if (f) DT_TRY(inp_int64(p, kw->rec, f, "FREQUENCY", &v));
-  INP_CHECK(v >= (zero_ok ? 0 : 1) && v <= 1000000, p, kw->rec, "%s: FREQUENCY must be >= %d", kw->name,
-            zero_ok ? 0 : 1);
+  INP_CHECK(v >= (zero_ok ? 0 : 1) && v <= 1000000, p, kw->rec, "%s: FREQUENCY must be >= %d",
+            kw->name, zero_ok ? 0 : 1);
   *every = (int)v;
 cleanup:
   return rc;
@@ -68,7 +70,8 @@ static dt_status yes_no(inp *p, inp_kw *kw, const char *key, const char *more, i
 
   if (!v) goto cleanup;
   INP_CHECK(inp_eq(v, "YES") || inp_eq(v, "NO") || (more && inp_eq(v, more)), p, kw->rec,
-            "%s: %s=%s is not supported (YES%s%s or NO)", kw->name, key, v, more ? ", " : "", more ? more : "");
+            "%s: %s=%s is not supported (YES%s%s or NO)", kw->name, key, v, more ? ", " : "",
+            more ? more : "");
   *out = inp_eq(v, "YES") ? 1 : inp_eq(v, "NO") ? 0 : 2;
 cleanup:
   return rc;
@@ -86,7 +89,8 @@ dt_status inp_print(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_output_options *o = &p->m->output;
   dt_print_request r;
-  int element = strcmp(kw->name, "*EL PRINT") == 0, step = p->m->n_steps - 1, global = 1, totals = 0;
+  int element = strcmp(kw->name, "*EL PRINT") == 0, step = p->m->n_steps - 1, global = 1,
+      totals = 0;
   const char *name = inp_param(kw, element ? "ELSET" : "NSET");
 
   memset(&r, 0, sizeof r);
@@ -98,16 +102,20 @@ dt_status inp_print(inp *p, inp_kw *kw) {
   DT_TRY(yes_no(p, kw, "GLOBAL", NULL, &global)); /* either value: see above */
   DT_TRY(frequency(p, kw, 1, &r.every));
   DT_TRY(inp_params_done(p, kw));
-  DT_TRY(element ? inp_get_elset(p, kw->rec, name, 0, &r.set) : inp_get_nset(p, kw->rec, name, 0, &r.set));
-  INP_CHECK(r.set >= 0, p, kw->rec, "%s: unknown %s '%s'", kw->name, element ? "element set" : "node set", name);
+  DT_TRY(element ? inp_get_elset(p, kw->rec, name, 0, &r.set)
+                 : inp_get_nset(p, kw->rec, name, 0, &r.set));
+  INP_CHECK(r.set >= 0, p, kw->rec, "%s: unknown %s '%s'", kw->name,
+            element ? "element set" : "node set", name);
   DT_TRY(read_variables(p, kw, element, &r.fields, r.vars, &r.n_vars));
   r.fields &= ~DT_OUT_MISES;
   if (!p->print_seen[element])
     for (int i = 0; i < o->n_prints; i++)
-      if (o->prints[i].element == element && o->prints[i].step_end == 0) o->prints[i].step_end = step;
+      if (o->prints[i].element == element && o->prints[i].step_end == 0)
+        o->prints[i].step_end = step;
   p->print_seen[element] = 1;
   if (r.every == 0) goto cleanup; /* CalculiX's FREQUENCY=0: this request prints nothing */
-  INP_CHECK(o->n_prints < DT_MAX_PRINTS, p, kw->rec, "at most %d print requests are supported", DT_MAX_PRINTS);
+  INP_CHECK(o->n_prints < DT_MAX_PRINTS, p, kw->rec, "at most %d print requests are supported",
+            DT_MAX_PRINTS);
   o->prints[o->n_prints++] = r;
 cleanup:
   return rc;
@@ -119,20 +127,23 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
   const char *out = inp_param(kw, "OUTPUT");
   unsigned bits = 0;
 
-  INP_CHECK(!out || inp_eq(out, "2D") || inp_eq(out, "3D"), p, kw->rec, "%s: OUTPUT=%s is not supported", kw->name,
-            out);
+  INP_CHECK(!out || inp_eq(out, "2D") || inp_eq(out, "3D"), p, kw->rec,
+            "%s: OUTPUT=%s is not supported", kw->name, out);
   DT_TRY(frequency(p, kw, 0, &every));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(read_variables(p, kw, element, &bits, NULL, NULL));
-  if (!p->file_seen) p->m->output.fields = 0; /* explicit requests replace the default (all fields) */
+  if (!p->file_seen)
+    p->m->output.fields = 0; /* explicit requests replace the default (all fields) */
   /* One VTU per written increment carries every requested field, so all *NODE FILE and
    * *EL FILE requests share one frequency (output.every): the smallest, so that no request
    * is written less often than it asks. */
   if (p->file_seen && every != p->m->output.every) {
     const int shared = every < p->m->output.every ? every : p->m->output.every;
-    inp_warn(p, kw->rec, "%s: FREQUENCY=%d differs from an earlier *NODE FILE / *EL FILE (%d): ductile writes all "
-             "requested fields together, every %d increment(s) and at the end of each step", kw->name, every,
-             p->m->output.every, shared);
+    inp_warn(
+        p, kw->rec,
+        "%s: FREQUENCY=%d differs from an earlier *NODE FILE / *EL FILE (%d): ductile writes all "
+        "requested fields together, every %d increment(s) and at the end of each step",
+        kw->name, every, p->m->output.every, shared);
     every = shared;
   }
   p->file_seen = 1;
@@ -151,8 +162,11 @@ dt_status inp_controls(inp *p, inp_kw *kw) {
   inp_param(kw, "RESET");
   DT_TRY(inp_params_done(p, kw));
   while (inp_data(p, &rec, tok, &n)) continue;
-  inp_warn(p, kw->rec, "*CONTROLS (CalculiX convergence criteria) is not translated: ductile's Newton tolerances "
-           "apply (force residual %g of the force scale)", p->m->solver.newton_rtol);
+  inp_warn(
+      p, kw->rec,
+      "*CONTROLS (CalculiX convergence criteria) is not translated: ductile's Newton tolerances "
+      "apply (force residual %g of the force scale)",
+      p->m->solver.newton_rtol);
 cleanup:
   return rc;
 }

@@ -16,8 +16,10 @@
 static dt_status in_step(inp *p, const inp_kw *kw, int want) {
   dt_status rc = DT_OK;
 
-  INP_CHECK((p->step_rec >= 0) == want, p, kw->rec, want ? "%s must be inside a *STEP" :
-            "%s belongs to the model data: it must come before the first *STEP", kw->name);
+  INP_CHECK((p->step_rec >= 0) == want, p, kw->rec,
+            want ? "%s must be inside a *STEP"
+                 : "%s belongs to the model data: it must come before the first *STEP",
+            kw->name);
 cleanup:
   return rc;
 }
@@ -28,9 +30,11 @@ static dt_status op_new(inp *p, const inp_kw *kw, int *out) {
 
   *out = 0;
   if (!op) goto cleanup;
-  INP_CHECK(inp_eq(op, "MOD") || inp_eq(op, "NEW"), p, kw->rec, "%s: OP=%s is not supported (MOD or NEW)", kw->name, op);
+  INP_CHECK(inp_eq(op, "MOD") || inp_eq(op, "NEW"), p, kw->rec,
+            "%s: OP=%s is not supported (MOD or NEW)", kw->name, op);
   *out = inp_eq(op, "NEW");
-  INP_CHECK(!*out || p->step_rec >= 0, p, kw->rec, "%s: OP=NEW applies inside a *STEP only", kw->name);
+  INP_CHECK(!*out || p->step_rec >= 0, p, kw->rec, "%s: OP=NEW applies inside a *STEP only",
+            kw->name);
 cleanup:
   return rc;
 }
@@ -41,14 +45,18 @@ dt_status inp_step(inp *p, inp_kw *kw) {
   const char *nlgeom = inp_param(kw, "NLGEOM"), *name = inp_param(kw, "NAME");
   dt_step *s = NULL;
 
-  inp_param(kw, "INC"); /* CalculiX's maximum number of increments: ductile's cutback rules apply instead */
-  INP_CHECK(p->step_rec < 0, p, kw->rec, "*STEP inside a *STEP: *END STEP is missing before this line");
+  inp_param(
+      kw,
+      "INC"); /* CalculiX's maximum number of increments: ductile's cutback rules apply instead */
+  INP_CHECK(p->step_rec < 0, p, kw->rec,
+            "*STEP inside a *STEP: *END STEP is missing before this line");
   INP_CHECK(!nlgeom || inp_eq(nlgeom, "NO"), p, kw->rec,
             "*STEP: NLGEOM is not supported (ductile is a small-strain solver)");
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_materials_done(p));
   DT_TRY(inp_sections_done(p));
-  DT_TRY(dt_imp_reserve((void **)&m->steps, &p->cap_steps, (size_t)m->n_steps + 1, sizeof *m->steps, p->ctx));
+  DT_TRY(dt_imp_reserve((void **)&m->steps, &p->cap_steps, (size_t)m->n_steps + 1, sizeof *m->steps,
+                        p->ctx));
   s = &m->steps[m->n_steps++];
   dt_step_default(s);
   snprintf(s->name, DT_NAME_MAX, "STEP-%d", m->n_steps);
@@ -94,7 +102,8 @@ dt_status inp_static(inp *p, inp_kw *kw) {
   s->inc_min = v[2] > 0 ? v[2] / v[1] : fmin(1e-5, s->inc_initial);
   s->inc_max = v[3] > 0 ? fmin(v[3] / v[1], 1.0) : 1.0;
   INP_CHECK(s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max, p, rec,
-            "*STATIC: need minimum <= initial <= maximum increment (got %g, %g, %g)", v[2], v[0], v[3]);
+            "*STATIC: need minimum <= initial <= maximum increment (got %g, %g, %g)", v[2], v[0],
+            v[3]);
 cleanup:
   return rc;
 }
@@ -109,12 +118,14 @@ static dt_status check_dof(inp *p, int rec, const char *kw, int d, double value,
   dt_status rc = DT_OK;
 
   *use = 0;
-  INP_CHECK(d >= 1 && d <= 6, p, rec, "%s: degree of freedom %d is not supported (1-3: displacements)", kw, d);
+  INP_CHECK(d >= 1 && d <= 6, p, rec,
+            "%s: degree of freedom %d is not supported (1-3: displacements)", kw, d);
   if (d <= 3 && !(d == 3 && model_is_2d(p))) {
     *use = 1;
     goto cleanup;
   }
-  INP_CHECK(value == 0, p, rec, "%s: degree of freedom %d does not exist on %s elements (nonzero value %g)", kw, d,
+  INP_CHECK(value == 0, p, rec,
+            "%s: degree of freedom %d does not exist on %s elements (nonzero value %g)", kw, d,
             model_is_2d(p) ? "2D continuum" : "continuum", value);
 cleanup:
   return rc;
@@ -153,18 +164,21 @@ static dt_status boundary_line(inp *p, int rec, char **tok, int n) {
   int first = 0, last = 0, nset = -1, use = 0;
   double value = 0;
 
-  INP_CHECK(n >= 2 && n <= 4, p, rec, "*BOUNDARY: expected 'node or node set, first DOF[, last DOF[, value]]'");
+  INP_CHECK(n >= 2 && n <= 4, p, rec,
+            "*BOUNDARY: expected 'node or node set, first DOF[, last DOF[, value]]'");
   DT_TRY(inp_target_nset(p, rec, tok[0], &nset));
   if (n == 2 && !inp_is_int(tok[1])) {
-    INP_CHECK(typed_bc(tok[1], &first, &last), p, rec, "*BOUNDARY: unknown boundary type '%s' (ENCASTRE, PINNED, "
-              "XSYMM, YSYMM, ZSYMM, or DOF numbers)", tok[1]);
+    INP_CHECK(typed_bc(tok[1], &first, &last), p, rec,
+              "*BOUNDARY: unknown boundary type '%s' (ENCASTRE, PINNED, "
+              "XSYMM, YSYMM, ZSYMM, or DOF numbers)",
+              tok[1]);
   } else {
     DT_TRY(inp_int64(p, rec, tok[1], "*BOUNDARY first DOF", &a));
     b = a;
     if (n >= 3 && tok[2][0]) DT_TRY(inp_int64(p, rec, tok[2], "*BOUNDARY last DOF", &b));
     if (n == 4) DT_TRY(inp_double(p, rec, tok[3], "*BOUNDARY value", &value));
-    INP_CHECK(a >= 1 && b >= a && b <= 11, p, rec, "*BOUNDARY: invalid DOF range %lld to %lld", (long long)a,
-              (long long)b);
+    INP_CHECK(a >= 1 && b >= a && b <= 11, p, rec, "*BOUNDARY: invalid DOF range %lld to %lld",
+              (long long)a, (long long)b);
     first = (int)a, last = (int)b;
   }
   for (int d = first; d <= last; d++) {
@@ -181,7 +195,8 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
   char *tok[INP_MAX_TOKENS];
   int rec = 0, n = 0, fresh = 0, k = 0;
 
-  INP_CHECK(!type || inp_eq(type, "DISPLACEMENT"), p, kw->rec, "*BOUNDARY: TYPE=%s is not supported", type);
+  INP_CHECK(!type || inp_eq(type, "DISPLACEMENT"), p, kw->rec,
+            "*BOUNDARY: TYPE=%s is not supported", type);
   DT_TRY(op_new(p, kw, &fresh));
   DT_TRY(inp_params_done(p, kw));
   if (fresh && !p->bc_new) {
@@ -215,7 +230,8 @@ dt_status inp_cload_kw(inp *p, inp_kw *kw) {
     if (!use) continue;
     for (i = 0; i < p->n_cl && !(p->cl[i].nset == nset && p->cl[i].dof == d - 1); i++) continue;
     if (i == p->n_cl) {
-      DT_TRY(dt_imp_reserve((void **)&p->cl, &p->cap_cl, (size_t)p->n_cl + 1, sizeof *p->cl, p->ctx));
+      DT_TRY(
+          dt_imp_reserve((void **)&p->cl, &p->cap_cl, (size_t)p->n_cl + 1, sizeof *p->cl, p->ctx));
       p->cl[p->n_cl].nset = nset, p->cl[p->n_cl++].dof = (int)d - 1;
     }
     p->cl[i].value = v;
@@ -230,7 +246,8 @@ static dt_status dload_pressure(inp *p, int rec, char **tok, int n, int face) {
   int elset = -1, s = -1, i = 0;
   double v = 0;
 
-  INP_CHECK(n == 3, p, rec, "*DLOAD: expected 'element or element set, P<n>, value', got %d values", n);
+  INP_CHECK(n == 3, p, rec, "*DLOAD: expected 'element or element set, P<n>, value', got %d values",
+            n);
   DT_TRY(inp_double(p, rec, tok[2], "*DLOAD pressure", &v));
   DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
   snprintf(name, sizeof name, "_P%d_%.48s", face + 1, p->m->elsets[elset].name);
@@ -255,7 +272,8 @@ static dt_status dload_grav(inp *p, int rec, char **tok, int n) {
             "*DLOAD GRAV: expected 'element set, GRAV, magnitude, x, y, z', got %d values", n);
   DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
   DT_TRY(inp_double(p, rec, tok[2], "*DLOAD GRAV magnitude", &g));
-  for (int k = 3; k < n; k++) DT_TRY(inp_double(p, rec, tok[k], "*DLOAD GRAV direction", &dir[k - 3]));
+  for (int k = 3; k < n; k++)
+    DT_TRY(inp_double(p, rec, tok[k], "*DLOAD GRAV direction", &dir[k - 3]));
   len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
   INP_CHECK(len > 0, p, rec, "*DLOAD GRAV: the direction must not be zero");
   for (i = 0; i < p->n_gr && p->gr[i].elset != elset; i++) continue;
@@ -263,7 +281,8 @@ static dt_status dload_grav(inp *p, int rec, char **tok, int n) {
     DT_TRY(dt_imp_reserve((void **)&p->gr, &p->cap_gr, (size_t)p->n_gr + 1, sizeof *p->gr, p->ctx));
     p->gr[p->n_gr++].elset = elset;
   }
-  for (int k = 0; k < 3; k++) p->gr[i].g[k] = g * dir[k] / len; /* CalculiX normalises the direction */
+  for (int k = 0; k < 3; k++)
+    p->gr[i].g[k] = g * dir[k] / len; /* CalculiX normalises the direction */
 cleanup:
   return rc;
 }

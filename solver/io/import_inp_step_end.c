@@ -32,7 +32,8 @@ static dt_status intersect(inp *p, int rec, int a, int s, int *out) {
   if (m->elsets[set].n == 0) {
     int cap = 0;
     for (int i = 0; i < m->elsets[a].n; i++)
-      if (in[m->elsets[a].items[i]]) DT_TRY(dt_imp_set_add(&m->elsets[set], &cap, m->elsets[a].items[i], p->ctx));
+      if (in[m->elsets[a].items[i]])
+        DT_TRY(dt_imp_set_add(&m->elsets[set], &cap, m->elsets[a].items[i], p->ctx));
     p->elset_cap[set] = cap;
   }
   *out = set;
@@ -46,7 +47,8 @@ static dt_status write_body(inp *p, int rec, dt_step *st) {
   dt_model *m = p->m;
   int n = 0, set = -1;
 
-  DT_ALLOC(st->body, (size_t)p->n_gr * (size_t)(m->n_sections ? m->n_sections : 1), p->ctx, "body forces");
+  DT_ALLOC(st->body, (size_t)p->n_gr * (size_t)(m->n_sections ? m->n_sections : 1), p->ctx,
+           "body forces");
   for (int i = 0; i < p->n_gr; i++)
     for (int s = 0; s < m->n_sections; s++) {
       double rho = p->density[m->sections[s].material];
@@ -83,7 +85,8 @@ static dt_status write_step(inp *p, int rec, dt_step *st) {
   }
   st->n_cload = nc;
   DT_ALLOC(st->pressure, p->n_pr, p->ctx, "pressures");
-  for (int i = 0; i < p->n_pr; i++) st->pressure[i].surface = p->pr[i].surface, st->pressure[i].p = p->pr[i].value;
+  for (int i = 0; i < p->n_pr; i++)
+    st->pressure[i].surface = p->pr[i].surface, st->pressure[i].p = p->pr[i].value;
   st->n_pressure = p->n_pr;
   DT_TRY(write_body(p, rec, st));
 cleanup:

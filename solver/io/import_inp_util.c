@@ -14,7 +14,8 @@
 #include "model/model_internal.h"
 #include "import_common_internal.h"
 
-dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len, dt_ctx *ctx) {
+dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len,
+                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   FILE *f = NULL;
   size_t cap = 1 << 16, n = 0, got = 0;
@@ -27,7 +28,8 @@ dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_
     n += got;
     if (n < cap - 1) continue;
     DT_CHECK(cap < ((size_t)1 << 40), ctx, DT_ERR_INPUT, "%s: the file is too large", path);
-    DT_CHECK((nb = dt_realloc(b, 2 * cap)) != NULL, ctx, DT_ERR_NOMEM, "out of memory reading %s", path);
+    DT_CHECK((nb = dt_realloc(b, 2 * cap)) != NULL, ctx, DT_ERR_NOMEM, "out of memory reading %s",
+             path);
     b = nb;
     cap *= 2;
   }
@@ -53,7 +55,8 @@ static int id_pos_cmp(const void *a, const void *b) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a, int *dup_b, dt_ctx *ctx) {
+dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *dup_a, int *dup_b,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   id_pos *tmp = NULL;
 
@@ -67,7 +70,8 @@ dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *
   for (int i = 0; i < n; i++) {
     map->id[i] = tmp[i].id;
     map->index[i] = tmp[i].pos;
-    if (i > 0 && tmp[i].id == tmp[i - 1].id && *dup_a < 0) *dup_a = tmp[i - 1].pos, *dup_b = tmp[i].pos;
+    if (i > 0 && tmp[i].id == tmp[i - 1].id && *dup_a < 0)
+      *dup_a = tmp[i - 1].pos, *dup_b = tmp[i].pos;
   }
   map->n = n;
 cleanup:
@@ -81,8 +85,10 @@ int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (map->id[mid] == id) return map->index[mid];
-    if (map->id[mid] < id) lo = mid + 1;
-    else hi = mid - 1;
+    if (map->id[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -150,7 +156,8 @@ int dt_imp_face_corners(int type, int face, int *local) {
   dt_face_local_nodes(type, face, all);
   if (type == DT_ELEM_TET10) n = 3; /* corners only: matching ignores midside nodes */
   if (type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R) n = 4;
-  if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16) n = 2; /* edge ends */
+  if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16)
+    n = 2; /* edge ends */
   memcpy(local, all, (size_t)n * sizeof *local);
   return n;
 }
@@ -160,7 +167,8 @@ static double vol6(const double *a, const double *b, const double *c, const doub
   double u[3], v[3], w[3];
 
   for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
-  return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) + u[2] * (v[0] * w[1] - v[1] * w[0]);
+  return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+         u[2] * (v[0] * w[1] - v[1] * w[0]);
 }
 
 static double area2(const double *a, const double *b, const double *c) {
@@ -180,8 +188,9 @@ double dt_imp_orientation(int type, const double *X) {
   case DT_ELEM_HEX8:
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R: /* the corners' 5-tet split: the sum has the sign of the orientation */
-    return vol6(P(0), P(1), P(3), P(4)) + vol6(P(1), P(2), P(3), P(6)) + vol6(P(1), P(4), P(6), P(5)) +
-           vol6(P(3), P(6), P(4), P(7)) + vol6(P(1), P(3), P(4), P(6));
+    return vol6(P(0), P(1), P(3), P(4)) + vol6(P(1), P(2), P(3), P(6)) +
+           vol6(P(1), P(4), P(6), P(5)) + vol6(P(3), P(6), P(4), P(7)) +
+           vol6(P(1), P(3), P(4), P(6));
   default: return 0;
   }
 #undef P
@@ -195,7 +204,8 @@ void dt_imp_flip(int type, int *c) {
   static const int quad16[16] = {0, 3, 2, 1, 11, 10, 9, 8, 7, 6, 5, 4, 12, 15, 14, 13};
   static const int hex8[8] = {4, 5, 6, 7, 0, 1, 2, 3};
   /* hex20: top and bottom swapped, their edges with them; the vertical edges keep their nodes */
-  static const int hex20[20] = {4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 16, 17, 18, 19};
+  static const int hex20[20] = {4,  5,  6, 7, 0,  1,  2,  3,  12, 13,
+                                14, 15, 8, 9, 10, 11, 16, 17, 18, 19};
   int n = dt_model_elem_nnodes(type);
 
   memcpy(t, c, (size_t)n * sizeof *c);
@@ -228,7 +238,7 @@ int dt_imp_name_upper(char dst[DT_NAME_MAX], const char *src) {
   size_t n = strlen(src);
 
   if (n == 0 || n >= DT_NAME_MAX) return 1;
-  for (size_t i = 0; i <= n; i++) dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
+  for (size_t i = 0; i <= n; i++)
+    dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
   return 0;
 }
-

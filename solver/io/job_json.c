@@ -13,7 +13,7 @@
 
 #include "job_json_internal.h"
 
-static const char *const top_keys[] = {"ductile", "title", "mesh", "materials", "sections",
+static const char *const top_keys[] = {"ductile", "title",  "mesh",   "materials", "sections",
                                        "steps",   "solver", "output", NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
@@ -41,8 +41,8 @@ static dt_status parse_parts(dt_jp *jp, const json_t *root) {
             dt_jp_type_name(v));
   version = (int)json_integer_value(v);
   DT_JCHECK(json_integer_value(v) == DT_JOB_FORMAT_VERSION, jp, "ductile",
-            "unsupported job format version %lld (this build reads version %d)", (long long)json_integer_value(v),
-            DT_JOB_FORMAT_VERSION);
+            "unsupported job format version %lld (this build reads version %d)",
+            (long long)json_integer_value(v), DT_JOB_FORMAT_VERSION);
   m->version = version;
   DT_TRY(dt_jp_member(jp, root, "", "title", 0, &v));
   if (v) DT_TRY(dt_jp_string(jp, v, "title", &title));
@@ -73,7 +73,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx) {
+dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, dt_model **out,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_jp jp = {0};
   json_t *root = NULL;
@@ -84,8 +85,8 @@ dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, 
   jp.origin = origin ? origin : "job";
   jp.ctx = ctx;
   root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
-  DT_CHECK(root != NULL, ctx, DT_ERR_INPUT, "%s:%d:%d: %s%s", jp.origin, err.line, err.column, err.text,
-           syntax_hint(err.text));
+  DT_CHECK(root != NULL, ctx, DT_ERR_INPUT, "%s:%d:%d: %s%s", jp.origin, err.line, err.column,
+           err.text, syntax_hint(err.text));
   DT_TRY(dt_model_create(&jp.m, ctx));
   DT_TRY(parse_parts(&jp, root));
   rc = dt_model_finish(jp.m, ctx);
@@ -117,7 +118,8 @@ static dt_status read_file(const char *path, char **buf, size_t *len, dt_ctx *ct
     n += got;
     if (n < cap) continue;
     DT_CHECK(cap < ((size_t)1 << 40), ctx, DT_ERR_INPUT, "%s: the job file is too large", path);
-    DT_CHECK((nb = dt_realloc(b, 2 * cap)) != NULL, ctx, DT_ERR_NOMEM, "out of memory reading %s", path);
+    DT_CHECK((nb = dt_realloc(b, 2 * cap)) != NULL, ctx, DT_ERR_NOMEM, "out of memory reading %s",
+             path);
     b = nb;
     cap *= 2;
   }

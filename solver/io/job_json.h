@@ -22,7 +22,8 @@ dt_status dt_parse_job_file(const char *path, dt_model **out, dt_ctx *ctx);
  *   text, len: the JSON text (need not be NUL-terminated).
  *   origin:    name used in messages (a file name, "request body"); NULL means "job".
  *   out:       as for dt_parse_job_file. */
-dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, dt_model **out, dt_ctx *ctx);
+dt_status dt_parse_job_string(const char *text, size_t len, const char *origin, dt_model **out,
+                              dt_ctx *ctx);
 
 /* Complete a mesh-only model (e.g. from dt_gmsh_read_file) with a job file that has no "mesh":
  * its materials, sections, steps, solver and output options refer to the mesh's sets and

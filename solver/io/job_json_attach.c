@@ -11,8 +11,8 @@
 #include "job_json.h"
 #include "job_json_internal.h"
 
-static const char *const attach_keys[] = {"ductile", "title", "materials", "sections", "steps", "solver", "output",
-                                          NULL};
+static const char *const attach_keys[] = {"ductile", "title",  "materials", "sections",
+                                          "steps",   "solver", "output",    NULL};
 
 static dt_status parse_attached(dt_jp *jp, const json_t *root) {
   dt_status rc = DT_OK;
@@ -47,13 +47,15 @@ dt_status dt_parse_job_file_with_mesh(const char *path, dt_model *mesh_model, dt
   jp.origin = path;
   jp.ctx = ctx;
   jp.m = mesh_model;
-  DT_CHECK(mesh_model && mesh_model->n_materials == 0 && mesh_model->n_steps == 0, ctx, DT_ERR_INTERNAL,
-           "dt_parse_job_file_with_mesh: the model must hold a mesh only");
+  DT_CHECK(mesh_model && mesh_model->n_materials == 0 && mesh_model->n_steps == 0, ctx,
+           DT_ERR_INTERNAL, "dt_parse_job_file_with_mesh: the model must hold a mesh only");
   DT_TRY(dt_imp_read_file(path, "job file", &text, &len, ctx));
   root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
   DT_CHECK(root != NULL, ctx, DT_ERR_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
-  DT_TRY(dt_idmap_build(&jp, &jp.nodes, mesh_model->node_id, mesh_model->n_nodes, "mesh.nodes", "node"));
-  DT_TRY(dt_idmap_build(&jp, &jp.elems, mesh_model->elem_id, mesh_model->n_elems, "mesh.elements", "element"));
+  DT_TRY(dt_idmap_build(&jp, &jp.nodes, mesh_model->node_id, mesh_model->n_nodes, "mesh.nodes",
+                        "node"));
+  DT_TRY(dt_idmap_build(&jp, &jp.elems, mesh_model->elem_id, mesh_model->n_elems, "mesh.elements",
+                        "element"));
   DT_TRY(parse_attached(&jp, root));
   rc = dt_model_finish(mesh_model, ctx);
   if (rc != DT_OK && ctx_clean) dt_ctx_prefix(ctx, path);

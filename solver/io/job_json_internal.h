@@ -21,8 +21,8 @@
 /* Sorted user id -> 0-based index map. */
 typedef struct dt_idmap {
   int n;
-  int64_t *id;  /* sorted ascending */
-  int *index;   /* index[i] belongs to id[i] */
+  int64_t *id; /* sorted ascending */
+  int *index;  /* index[i] belongs to id[i] */
 } dt_idmap;
 
 typedef struct dt_jp {
@@ -34,15 +34,16 @@ typedef struct dt_jp {
 } dt_jp;
 
 /* Record "origin: path: message" as DT_ERR_INPUT. */
-DT_INTERN dt_status dt_jp_error(dt_jp *jp, const char *path, const char *file, int line, const char *func,
-                                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+DT_INTERN dt_status dt_jp_error(dt_jp *jp, const char *path, const char *file, int line,
+                                const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 #define DT_JERR(jp, path, ...) dt_jp_error((jp), (path), __FILE__, __LINE__, __func__, __VA_ARGS__)
-#define DT_JCHECK(cond, jp, path, ...)                                                           \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      rc = DT_JERR((jp), (path), __VA_ARGS__);                                                   \
-      goto cleanup;                                                                              \
-    }                                                                                            \
+#define DT_JCHECK(cond, jp, path, ...)                                                             \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      rc = DT_JERR((jp), (path), __VA_ARGS__);                                                     \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 /* Child paths: "parent.key" (or "key" at the root) and "parent[i]". dst has DT_JPATH_MAX bytes. */
@@ -53,38 +54,43 @@ DT_INTERN void dt_jp_index(char *dst, const char *parent, size_t i);
 DT_INTERN const char *dt_jp_type_name(const json_t *v);
 
 /* Value checks: each reports a wrong type as "expected ..., got ...". */
-DT_INTERN dt_status dt_jp_object(dt_jp *jp, const json_t *v, const char *path, const char *const *allowed);
-DT_INTERN dt_status dt_jp_array(dt_jp *jp, const json_t *v, const char *path, size_t min, size_t max, int *n);
+DT_INTERN dt_status dt_jp_object(dt_jp *jp, const json_t *v, const char *path,
+                                 const char *const *allowed);
+DT_INTERN dt_status dt_jp_array(dt_jp *jp, const json_t *v, const char *path, size_t min,
+                                size_t max, int *n);
 DT_INTERN dt_status dt_jp_number(dt_jp *jp, const json_t *v, const char *path, double *out);
-DT_INTERN dt_status dt_jp_integer(dt_jp *jp, const json_t *v, const char *path, int64_t lo, int64_t hi,
-                                     int64_t *out);
-DT_INTERN dt_status dt_jp_int(dt_jp *jp, const json_t *v, const char *path, int lo, int hi, int *out);
+DT_INTERN dt_status dt_jp_integer(dt_jp *jp, const json_t *v, const char *path, int64_t lo,
+                                  int64_t hi, int64_t *out);
+DT_INTERN dt_status dt_jp_int(dt_jp *jp, const json_t *v, const char *path, int lo, int hi,
+                              int *out);
 DT_INTERN dt_status dt_jp_bool(dt_jp *jp, const json_t *v, const char *path, int *out);
 DT_INTERN dt_status dt_jp_string(dt_jp *jp, const json_t *v, const char *path, const char **out);
 DT_INTERN dt_status dt_jp_name(dt_jp *jp, const json_t *v, const char *path, char out[DT_NAME_MAX]);
 /* A string that must be one of words (NULL-terminated); *out is its index. */
-DT_INTERN dt_status dt_jp_keyword(dt_jp *jp, const json_t *v, const char *path, const char *const *words, int *out);
+DT_INTERN dt_status dt_jp_keyword(dt_jp *jp, const json_t *v, const char *path,
+                                  const char *const *words, int *out);
 /* A vector of 2 (2D models only) or 3 numbers; z = 0 when 2 are given. */
 DT_INTERN dt_status dt_jp_vector(dt_jp *jp, const json_t *v, const char *path, double out[3]);
 
 /* Object members. With required = 0, a missing member leaves *out unchanged (the default) and
  * *v (for dt_jp_member) NULL. `path` is the object's path. */
-DT_INTERN dt_status dt_jp_member(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                                    json_t **v);
-DT_INTERN dt_status dt_jp_get_number(dt_jp *jp, const json_t *obj, const char *path, const char *key,
-                                        int required, double *out);
-DT_INTERN dt_status dt_jp_get_int(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                                     int lo, int hi, int *out);
-DT_INTERN dt_status dt_jp_get_bool(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
+DT_INTERN dt_status dt_jp_member(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                                 int required, json_t **v);
+DT_INTERN dt_status dt_jp_get_number(dt_jp *jp, const json_t *obj, const char *path,
+                                     const char *key, int required, double *out);
+DT_INTERN dt_status dt_jp_get_int(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                                  int required, int lo, int hi, int *out);
+DT_INTERN dt_status dt_jp_get_bool(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                                   int required, int *out);
+DT_INTERN dt_status dt_jp_get_name(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                                   int required, char out[DT_NAME_MAX]);
+DT_INTERN dt_status dt_jp_get_keyword(dt_jp *jp, const json_t *obj, const char *path,
+                                      const char *key, int required, const char *const *words,
                                       int *out);
-DT_INTERN dt_status dt_jp_get_name(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                                      char out[DT_NAME_MAX]);
-DT_INTERN dt_status dt_jp_get_keyword(dt_jp *jp, const json_t *obj, const char *path, const char *key,
-                                         int required, const char *const *words, int *out);
 
 /* Id maps. Build reports duplicates as "<path>[i]: duplicate <what> id N (also at [j])". */
-DT_INTERN dt_status dt_idmap_build(dt_jp *jp, dt_idmap *map, const int64_t *ids, int n, const char *path,
-                                      const char *what);
+DT_INTERN dt_status dt_idmap_build(dt_jp *jp, dt_idmap *map, const int64_t *ids, int n,
+                                   const char *path, const char *what);
 DT_INTERN int dt_idmap_find(const dt_idmap *map, int64_t id);
 DT_INTERN void dt_idmap_free(dt_idmap *map);
 

@@ -13,11 +13,14 @@
 
 static const char *const material_keys[] = {"name", "elastic", "plastic", NULL};
 static const char *const elastic_keys[] = {"E", "nu", NULL};
-static const char *const criteria[] = {"von_mises", "mohr_coulomb", NULL}; /* dt_plastic_criterion - 1 */
-static const char *const plastic_keys[] = {"criterion", "yield_stress", "hardening", "kinematic_modulus", NULL};
-static const char *const mohr_coulomb_keys[] = {"criterion", "cohesion", "friction_angle", "dilation_angle",
-                                                "tangent", NULL};
-static const char *const mc_tangents[] = {"consistent", "elastic", NULL}; /* mc_elastic_tangent 0, 1 */
+static const char *const criteria[] = {"von_mises", "mohr_coulomb",
+                                       NULL}; /* dt_plastic_criterion - 1 */
+static const char *const plastic_keys[] = {"criterion", "yield_stress", "hardening",
+                                           "kinematic_modulus", NULL};
+static const char *const mohr_coulomb_keys[] = {"criterion",      "cohesion", "friction_angle",
+                                                "dilation_angle", "tangent",  NULL};
+static const char *const mc_tangents[] = {"consistent", "elastic",
+                                          NULL}; /* mc_elastic_tangent 0, 1 */
 static const char *const hardening_types[] = {"perfect", "linear", "voce", "table", NULL};
 static const char *const hardening_keys[][5] = {
     [DT_ISO_PERFECT] = {"type", NULL},
@@ -49,7 +52,8 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_hardening(dt_jp *jp, const json_t *h, const char *path, dt_material_params *p) {
+static dt_status parse_hardening(dt_jp *jp, const json_t *h, const char *path,
+                                 dt_material_params *p) {
   dt_status rc = DT_OK;
 
   DT_JCHECK(json_is_object(h), jp, path, "expected an object, got %s", dt_jp_type_name(h));
@@ -71,7 +75,8 @@ cleanup:
 /* Mohr-Coulomb: cohesion, friction angle, dilation angle (default: the friction angle), tangent
  * (default: consistent for associative flow, elastic otherwise; the rules are in
  * dt_material_params_check). */
-static dt_status parse_mohr_coulomb(dt_jp *jp, const json_t *pl, const char *path, dt_material_params *p) {
+static dt_status parse_mohr_coulomb(dt_jp *jp, const json_t *pl, const char *path,
+                                    dt_material_params *p) {
   dt_status rc = DT_OK;
 
   DT_TRY(dt_jp_object(jp, pl, path, mohr_coulomb_keys));
@@ -86,7 +91,8 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_plastic(dt_jp *jp, const json_t *pl, const char *path, dt_material_params *p) {
+static dt_status parse_plastic(dt_jp *jp, const json_t *pl, const char *path,
+                               dt_material_params *p) {
   dt_status rc = DT_OK;
   json_t *h = NULL, *ys = NULL;
   char hp[DT_JPATH_MAX];
@@ -103,8 +109,9 @@ static dt_status parse_plastic(dt_jp *jp, const json_t *pl, const char *path, dt
   if (h) DT_TRY(parse_hardening(jp, h, hp, p));
   DT_TRY(dt_jp_member(jp, pl, path, "yield_stress", p->iso != DT_ISO_TABLE, &ys));
   dt_jp_key(hp, path, "yield_stress");
-  DT_JCHECK(!(ys && p->iso == DT_ISO_TABLE), jp, hp,
-            "not allowed with a table hardening: the first table point gives the initial yield stress");
+  DT_JCHECK(
+      !(ys && p->iso == DT_ISO_TABLE), jp, hp,
+      "not allowed with a table hardening: the first table point gives the initial yield stress");
   if (ys) DT_TRY(dt_jp_number(jp, ys, hp, &p->sigma_y0));
   DT_TRY(dt_jp_get_number(jp, pl, path, "kinematic_modulus", 0, &p->H_kin));
 cleanup:
@@ -154,7 +161,8 @@ cleanup:
   return rc;
 }
 
-static const char *const section_keys[] = {"element_set", "material", "kind", "formulation", "thickness", NULL};
+static const char *const section_keys[] = {"element_set", "material",  "kind",
+                                           "formulation", "thickness", NULL};
 static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress", NULL};
 static const char *const formulations[] = {"auto", "full", "bbar", "reduced", NULL};
 
@@ -164,7 +172,8 @@ static void list_names(char *dst, size_t n, const char *first, size_t stride, in
 
   dst[0] = '\0';
   for (int i = 0; i < count && used + 4 < n; i++)
-    used += (size_t)snprintf(dst + used, n - used, "%s\"%s\"", i ? ", " : "", first + (size_t)i * stride);
+    used += (size_t)snprintf(dst + used, n - used, "%s\"%s\"", i ? ", " : "",
+                             first + (size_t)i * stride);
   if (count == 0) snprintf(dst, n, "none");
 }
 
@@ -189,11 +198,13 @@ static dt_status parse_section(dt_jp *jp, const json_t *v, const char *path, dt_
   DT_TRY(dt_jp_get_keyword(jp, v, path, "kind", 1, section_kinds, &kind));
   s->kind = (dt_section_kind)kind;
   DT_TRY(dt_jp_get_keyword(jp, v, path, "formulation", 0, formulations, &form));
-  s->form = (dt_formulation)form; /* auto, full, bbar, reduced map to DT_FORM_DEFAULT, FULL, BBAR, REDUCED */
+  s->form = (dt_formulation)
+      form; /* auto, full, bbar, reduced map to DT_FORM_DEFAULT, FULL, BBAR, REDUCED */
   s->thickness = 1.0;
   DT_TRY(dt_jp_member(jp, v, path, "thickness", 0, &t));
   dt_jp_key(p, path, "thickness");
-  DT_JCHECK(!t || s->kind != DT_SECTION_SOLID, jp, p, "applies to plane_strain and plane_stress sections only");
+  DT_JCHECK(!t || s->kind != DT_SECTION_SOLID, jp, p,
+            "applies to plane_strain and plane_stress sections only");
   DT_TRY(dt_jp_get_number(jp, v, path, "thickness", 0, &s->thickness));
   DT_JCHECK(s->thickness > 0, jp, p, "must be > 0 (got %g)", s->thickness);
 cleanup:

@@ -16,7 +16,8 @@ static dt_status parse_node_row(dt_jp *jp, const json_t *row, const char *path, 
   char p[DT_JPATH_MAX];
   int n = 0;
 
-  DT_JCHECK(json_is_array(row), jp, path, "expected an array [id, x, y, z], got %s", dt_jp_type_name(row));
+  DT_JCHECK(json_is_array(row), jp, path, "expected an array [id, x, y, z], got %s",
+            dt_jp_type_name(row));
   n = (int)json_array_size(row);
   DT_JCHECK(n == 3 || n == 4, jp, path, "expected [id, x, y] or [id, x, y, z] (got %d entries)", n);
   dt_jp_index(p, path, 0);
@@ -54,7 +55,8 @@ cleanup:
 static const char *const block_keys[] = {"type", "connectivity", NULL};
 
 /* First pass over the element blocks: types, sizes, and a single dimension for the model. */
-static dt_status count_elements(dt_jp *jp, const json_t *blocks, const char *path, int *n_elems, int *n_conn) {
+static dt_status count_elements(dt_jp *jp, const json_t *blocks, const char *path, int *n_elems,
+                                int *n_conn) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX], tp[DT_JPATH_MAX];
   const char *type_name = NULL;
@@ -71,18 +73,21 @@ static dt_status count_elements(dt_jp *jp, const json_t *blocks, const char *pat
     dt_jp_key(tp, p, "type");
     DT_TRY(dt_jp_string(jp, v, tp, &type_name));
     t = dt_model_elem_type_from_name(type_name);
-    DT_JCHECK(t >= 0, jp, tp, "unknown element type \"%s\" (supported: %s)", type_name, dt_model_elem_type_list());
+    DT_JCHECK(t >= 0, jp, tp, "unknown element type \"%s\" (supported: %s)", type_name,
+              dt_model_elem_type_list());
     DT_JCHECK(dim == 0 || dt_model_elem_dim(t) == dim, jp, tp,
-              "%s is a %dD element but %s[%d] is %dD: a model is either 2D or 3D", type_name, dt_model_elem_dim(t),
-              path, first, dim);
+              "%s is a %dD element but %s[%d] is %dD: a model is either 2D or 3D", type_name,
+              dt_model_elem_dim(t), path, first, dim);
     if (dim == 0) dim = dt_model_elem_dim(t), first = (int)b;
     DT_TRY(dt_jp_member(jp, blk, p, "connectivity", 1, &v));
     dt_jp_key(tp, p, "connectivity");
     DT_TRY(dt_jp_array(jp, v, tp, 1, (size_t)INT32_MAX, &rows));
     ne += rows;
     nc += (int64_t)rows * dt_model_elem_nnodes(t);
-    DT_JCHECK(ne < INT32_MAX && nc < INT32_MAX, jp, path, "too many elements for this build (limit %d nodes in "
-              "all connectivities)", INT32_MAX);
+    DT_JCHECK(ne < INT32_MAX && nc < INT32_MAX, jp, path,
+              "too many elements for this build (limit %d nodes in "
+              "all connectivities)",
+              INT32_MAX);
   }
   jp->m->dim = dim;
   *n_elems = (int)ne;
@@ -91,7 +96,8 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_element_row(dt_jp *jp, const json_t *row, const char *path, int type, int e) {
+static dt_status parse_element_row(dt_jp *jp, const json_t *row, const char *path, int type,
+                                   int e) {
   dt_status rc = DT_OK;
   dt_model *m = jp->m;
   char p[DT_JPATH_MAX];
@@ -99,8 +105,9 @@ static dt_status parse_element_row(dt_jp *jp, const json_t *row, const char *pat
   int64_t nid = 0;
 
   DT_JCHECK(json_is_array(row) && json_array_size(row) == (size_t)npe + 1, jp, path,
-            "expected [element id, %d node ids] for %s, got %s of %zu entries", npe, dt_model_elem_type_name(type),
-            json_is_array(row) ? "an array" : dt_jp_type_name(row), json_is_array(row) ? json_array_size(row) : 0);
+            "expected [element id, %d node ids] for %s, got %s of %zu entries", npe,
+            dt_model_elem_type_name(type), json_is_array(row) ? "an array" : dt_jp_type_name(row),
+            json_is_array(row) ? json_array_size(row) : 0);
   dt_jp_index(p, path, 0);
   DT_TRY(dt_jp_integer(jp, json_array_get(row, 0), p, 0, DT_JP_ID_MAX, &m->elem_id[e]));
   m->elem_type[e] = (unsigned char)type;
@@ -111,8 +118,9 @@ static dt_status parse_element_row(dt_jp *jp, const json_t *row, const char *pat
     m->conn[k0 + a] = dt_idmap_find(&jp->nodes, nid);
     DT_JCHECK(m->conn[k0 + a] >= 0, jp, p, "node id %lld does not exist", (long long)nid);
     for (int b = 0; b < a; b++)
-      DT_JCHECK(m->conn[k0 + b] != m->conn[k0 + a], jp, p, "node id %lld appears twice in element %lld",
-                (long long)nid, (long long)m->elem_id[e]);
+      DT_JCHECK(m->conn[k0 + b] != m->conn[k0 + a], jp, p,
+                "node id %lld appears twice in element %lld", (long long)nid,
+                (long long)m->elem_id[e]);
   }
 cleanup:
   return rc;
@@ -167,8 +175,8 @@ static void set_normalize(dt_set *s) {
 
 static const char *const generate_keys[] = {"generate", NULL};
 
-static dt_status parse_generate(dt_jp *jp, const json_t *v, const char *path, const dt_idmap *map, const char *what,
-                                dt_set *s) {
+static dt_status parse_generate(dt_jp *jp, const json_t *v, const char *path, const dt_idmap *map,
+                                const char *what, dt_set *s) {
   dt_status rc = DT_OK;
   json_t *g = NULL;
   char gp[DT_JPATH_MAX], p[DT_JPATH_MAX];
@@ -183,9 +191,11 @@ static dt_status parse_generate(dt_jp *jp, const json_t *v, const char *path, co
     dt_jp_index(p, gp, (size_t)k);
     DT_TRY(dt_jp_integer(jp, json_array_get(g, (size_t)k), p, k == 2 ? 1 : 0, DT_JP_ID_MAX, &r[k]));
   }
-  DT_JCHECK(r[1] >= r[0], jp, gp, "last (%lld) must be >= first (%lld)", (long long)r[1], (long long)r[0]);
+  DT_JCHECK(r[1] >= r[0], jp, gp, "last (%lld) must be >= first (%lld)", (long long)r[1],
+            (long long)r[0]);
   count = (r[1] - r[0]) / r[2] + 1;
-  DT_JCHECK(count <= map->n, jp, gp, "generates %lld %s ids but the mesh has only %d", (long long)count, what, map->n);
+  DT_JCHECK(count <= map->n, jp, gp, "generates %lld %s ids but the mesh has only %d",
+            (long long)count, what, map->n);
   DT_ALLOC(s->items, count, jp->ctx, "a set");
   s->n = (int)count;
   for (int64_t i = 0; i < count; i++) {
@@ -197,8 +207,8 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_set(dt_jp *jp, const json_t *v, const char *path, const dt_idmap *map, const char *what,
-                           dt_set *s) {
+static dt_status parse_set(dt_jp *jp, const json_t *v, const char *path, const dt_idmap *map,
+                           const char *what, dt_set *s) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
   int n = 0;
@@ -207,8 +217,9 @@ static dt_status parse_set(dt_jp *jp, const json_t *v, const char *path, const d
   if (json_is_object(v)) {
     DT_TRY(parse_generate(jp, v, path, map, what, s));
   } else {
-    DT_JCHECK(json_is_array(v), jp, path, "expected an array of %s ids or {\"generate\": [first, last, step]}, got %s",
-              what, dt_jp_type_name(v));
+    DT_JCHECK(json_is_array(v), jp, path,
+              "expected an array of %s ids or {\"generate\": [first, last, step]}, got %s", what,
+              dt_jp_type_name(v));
     DT_TRY(dt_jp_array(jp, v, path, 1, (size_t)INT32_MAX, &n));
     DT_ALLOC(s->items, n, jp->ctx, "a set");
     s->n = n;
@@ -225,8 +236,8 @@ cleanup:
 }
 
 /* "node_sets" / "element_sets": {"name": definition, ...}. */
-static dt_status parse_sets(dt_jp *jp, const json_t *mesh, const char *mpath, const char *key, const dt_idmap *map,
-                            const char *what, dt_set **sets, int *n_sets) {
+static dt_status parse_sets(dt_jp *jp, const json_t *mesh, const char *mpath, const char *key,
+                            const dt_idmap *map, const char *what, dt_set **sets, int *n_sets) {
   dt_status rc = DT_OK;
   json_t *obj = NULL, *v = NULL;
   const char *name = NULL;
@@ -236,12 +247,13 @@ static dt_status parse_sets(dt_jp *jp, const json_t *mesh, const char *mpath, co
   DT_TRY(dt_jp_member(jp, mesh, mpath, key, 0, &obj));
   if (obj == NULL) goto cleanup;
   dt_jp_key(path, mpath, key);
-  DT_JCHECK(json_is_object(obj), jp, path, "expected an object {\"name\": [ids...]}, got %s", dt_jp_type_name(obj));
+  DT_JCHECK(json_is_object(obj), jp, path, "expected an object {\"name\": [ids...]}, got %s",
+            dt_jp_type_name(obj));
   DT_ALLOC(*sets, json_object_size(obj), jp->ctx, "sets");
   json_object_foreach(obj, name, v) {
     dt_jp_key(p, path, name);
-    DT_JCHECK(name[0] != '\0' && strlen(name) < DT_NAME_MAX, jp, p, "set names must have 1 to %d characters",
-              DT_NAME_MAX - 1);
+    DT_JCHECK(name[0] != '\0' && strlen(name) < DT_NAME_MAX, jp, p,
+              "set names must have 1 to %d characters", DT_NAME_MAX - 1);
     snprintf((*sets)[i].name, DT_NAME_MAX, "%s", name);
     *n_sets = ++i;
     DT_TRY(parse_set(jp, v, p, map, what, &(*sets)[i - 1]));
@@ -259,7 +271,8 @@ static dt_status parse_face(dt_jp *jp, const json_t *row, const char *path, dt_s
   int e = 0, nf = 0, face = 0;
   char *end = NULL;
 
-  DT_JCHECK(json_is_array(row) && json_array_size(row) == 2, jp, path, "expected [element id, \"S<n>\"]");
+  DT_JCHECK(json_is_array(row) && json_array_size(row) == 2, jp, path,
+            "expected [element id, \"S<n>\"]");
   dt_jp_index(p, path, 0);
   DT_TRY(dt_jp_integer(jp, json_array_get(row, 0), p, 0, DT_JP_ID_MAX, &id));
   e = dt_idmap_find(&jp->elems, id);
@@ -267,8 +280,10 @@ static dt_status parse_face(dt_jp *jp, const json_t *row, const char *path, dt_s
   dt_jp_index(p, path, 1);
   DT_TRY(dt_jp_string(jp, json_array_get(row, 1), p, &label));
   nf = dt_model_elem_nfaces(m->elem_type[e]);
-  if (label[0] == 'S' && label[1] >= '1' && label[1] <= '9') face = (int)strtol(label + 1, &end, 10);
-  DT_JCHECK(end && *end == '\0' && face >= 1 && face <= nf, jp, p, "%s element %lld has faces S1 to S%d (got \"%s\")",
+  if (label[0] == 'S' && label[1] >= '1' && label[1] <= '9')
+    face = (int)strtol(label + 1, &end, 10);
+  DT_JCHECK(end && *end == '\0' && face >= 1 && face <= nf, jp, p,
+            "%s element %lld has faces S1 to S%d (got \"%s\")",
             dt_model_elem_type_name(m->elem_type[e]), (long long)id, nf, label);
   sf->elem[i] = e;
   sf->face[i] = face - 1;
@@ -292,8 +307,8 @@ static dt_status parse_surfaces(dt_jp *jp, const json_t *mesh, const char *mpath
   json_object_foreach(obj, name, v) {
     dt_surface *sf = &m->surfaces[m->n_surfaces++];
     dt_jp_key(p, path, name);
-    DT_JCHECK(name[0] != '\0' && strlen(name) < DT_NAME_MAX, jp, p, "surface names must have 1 to %d characters",
-              DT_NAME_MAX - 1);
+    DT_JCHECK(name[0] != '\0' && strlen(name) < DT_NAME_MAX, jp, p,
+              "surface names must have 1 to %d characters", DT_NAME_MAX - 1);
     snprintf(sf->name, DT_NAME_MAX, "%s", name);
     DT_TRY(dt_jp_array(jp, v, p, 1, (size_t)INT32_MAX, &n));
     DT_ALLOC(sf->elem, n, jp->ctx, "surface faces");
@@ -308,7 +323,8 @@ cleanup:
   return rc;
 }
 
-static const char *const mesh_keys[] = {"nodes", "elements", "node_sets", "element_sets", "surfaces", NULL};
+static const char *const mesh_keys[] = {"nodes",        "elements", "node_sets",
+                                        "element_sets", "surfaces", NULL};
 
 dt_status dt_jp_mesh(dt_jp *jp, const json_t *mesh, const char *path) {
   dt_status rc = DT_OK;
@@ -318,7 +334,8 @@ dt_status dt_jp_mesh(dt_jp *jp, const json_t *mesh, const char *path) {
   DT_TRY(parse_nodes(jp, mesh, path));
   DT_TRY(parse_elements(jp, mesh, path));
   DT_TRY(parse_sets(jp, mesh, path, "node_sets", &jp->nodes, "node", &m->nsets, &m->n_nsets));
-  DT_TRY(parse_sets(jp, mesh, path, "element_sets", &jp->elems, "element", &m->elsets, &m->n_elsets));
+  DT_TRY(
+      parse_sets(jp, mesh, path, "element_sets", &jp->elems, "element", &m->elsets, &m->n_elsets));
   DT_TRY(parse_surfaces(jp, mesh, path));
 cleanup:
   return rc;

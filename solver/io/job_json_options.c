@@ -8,20 +8,23 @@
 #include "job_json_internal.h"
 
 static const char *const solver_keys[] = {"newton", "linear", "backend_options", NULL};
-static const char *const newton_keys[] = {"max_iterations", "force_tolerance", "displacement_tolerance",
-                                          "acceleration", NULL};
-static const char *const linear_keys[] = {"method", "preconditioner", "tolerance", "forcing", "max_iterations",
-                                          "operator", NULL};
+static const char *const newton_keys[] = {"max_iterations", "force_tolerance",
+                                          "displacement_tolerance", "acceleration", NULL};
+static const char *const linear_keys[] = {
+    "method", "preconditioner", "tolerance", "forcing", "max_iterations", "operator", NULL};
 static const char *const methods[] = {"pcg", NULL};
-static const char *const operators[] = {"assembled", "matrix_free", NULL}; /* dt_solver_options.matrix_free */
+static const char *const operators[] = {"assembled", "matrix_free",
+                                        NULL}; /* dt_solver_options.matrix_free */
 static const char *const backend_keys[] = {"elements", "tangent", NULL};
 
-static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x, int zero_ok) {
+static dt_status check_tolerance(dt_jp *jp, const char *path, const char *key, double x,
+                                 int zero_ok) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
 
   dt_jp_key(p, path, key);
-  DT_JCHECK((zero_ok ? x >= 0 : x > 0) && x < 1, jp, p, "must be %s and < 1 (got %g)", zero_ok ? ">= 0" : "> 0", x);
+  DT_JCHECK((zero_ok ? x >= 0 : x > 0) && x < 1, jp, p, "must be %s and < 1 (got %g)",
+            zero_ok ? ">= 0" : "> 0", x);
 cleanup:
   return rc;
 }
@@ -72,7 +75,8 @@ cleanup:
 }
 
 static const char *const output_keys[] = {"fields", "vtu", "points", "every", "monitors", NULL};
-static const char *const field_names[] = {"U", "RF", "S", "E", "PEEQ", "MISES", NULL}; /* DT_OUT_* bit order */
+static const char *const field_names[] = {"U",    "RF",    "S", "E",
+                                          "PEEQ", "MISES", NULL}; /* DT_OUT_* bit order */
 static const char *const monitor_keys[] = {"name", "node_set", "quantity", "component", NULL};
 static const char *const quantities[] = {"U", "RF", NULL}; /* dt_monitor_kind order */
 static const char *const axes[] = {"x", "y", "z", NULL};
@@ -93,7 +97,8 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_monitor(dt_jp *jp, const json_t *v, const char *path, int i, dt_monitor *mon) {
+static dt_status parse_monitor(dt_jp *jp, const json_t *v, const char *path, int i,
+                               dt_monitor *mon) {
   dt_status rc = DT_OK;
   const dt_model *m = jp->m;
   char set[DT_NAME_MAX], p[DT_JPATH_MAX];
@@ -102,8 +107,8 @@ static dt_status parse_monitor(dt_jp *jp, const json_t *v, const char *path, int
   DT_TRY(dt_jp_object(jp, v, path, monitor_keys));
   DT_TRY(dt_jp_get_name(jp, v, path, "name", 1, mon->name));
   for (int j = 0; j < i; j++)
-    DT_JCHECK(strcmp(m->output.monitors[j].name, mon->name) != 0, jp, path, "duplicate monitor name \"%s\"",
-              mon->name);
+    DT_JCHECK(strcmp(m->output.monitors[j].name, mon->name) != 0, jp, path,
+              "duplicate monitor name \"%s\"", mon->name);
   DT_TRY(dt_jp_get_name(jp, v, path, "node_set", 1, set));
   mon->nset = dt_model_find_nset(m, set);
   dt_jp_key(p, path, "node_set");

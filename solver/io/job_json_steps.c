@@ -44,14 +44,16 @@ static dt_status parse_increments(dt_jp *jp, const json_t *v, const char *path, 
   DT_TRY(dt_jp_get_number(jp, v, path, "initial", 0, &s->inc_initial));
   DT_TRY(dt_jp_get_number(jp, v, path, "min", 0, &s->inc_min));
   DT_TRY(dt_jp_get_number(jp, v, path, "max", 0, &s->inc_max));
-  DT_JCHECK(s->inc_min > 0 && s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max && s->inc_max <= 1, jp,
-            path, "need 0 < min <= initial <= max <= 1 (got min %g, initial %g, max %g)", s->inc_min, s->inc_initial,
-            s->inc_max);
+  DT_JCHECK(s->inc_min > 0 && s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max &&
+                s->inc_max <= 1,
+            jp, path, "need 0 < min <= initial <= max <= 1 (got min %g, initial %g, max %g)",
+            s->inc_min, s->inc_initial, s->inc_max);
 cleanup:
   return rc;
 }
 
-static dt_status find_nset(dt_jp *jp, const json_t *obj, const char *path, const char *key, int *out) {
+static dt_status find_nset(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                           int *out) {
   dt_status rc = DT_OK;
   char name[DT_NAME_MAX], p[DT_JPATH_MAX];
 
@@ -73,7 +75,8 @@ static dt_status parse_fixed(dt_jp *jp, const json_t *v, const char *path, dt_bc
     bc->dofs = jp->m->dim == 3 ? 7u : 3u;
     goto cleanup;
   }
-  DT_JCHECK(json_is_array(v), jp, path, "expected \"all\" or an array of axes (\"x\", \"y\", \"z\"), got %s",
+  DT_JCHECK(json_is_array(v), jp, path,
+            "expected \"all\" or an array of axes (\"x\", \"y\", \"z\"), got %s",
             json_is_string(v) ? "another string" : dt_jp_type_name(v));
   DT_TRY(dt_jp_array(jp, v, path, 1, 3, &n));
   for (int i = 0; i < n; i++) {
@@ -269,8 +272,8 @@ dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path) {
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(parse_step(jp, json_array_get(v, (size_t)i), p, i, &m->steps[i]));
     for (int j = 0; j < i; j++)
-      DT_JCHECK(strcmp(m->steps[j].name, m->steps[i].name) != 0, jp, p, "duplicate step name \"%s\"",
-                m->steps[i].name);
+      DT_JCHECK(strcmp(m->steps[j].name, m->steps[i].name) != 0, jp, p,
+                "duplicate step name \"%s\"", m->steps[i].name);
   }
 cleanup:
   return rc;

@@ -11,8 +11,8 @@
 
 #include "job_json_internal.h"
 
-dt_status dt_jp_error(dt_jp *jp, const char *path, const char *file, int line, const char *func, const char *fmt,
-                      ...) {
+dt_status dt_jp_error(dt_jp *jp, const char *path, const char *file, int line, const char *func,
+                      const char *fmt, ...) {
   char msg[768];
   va_list ap;
 
@@ -20,7 +20,8 @@ dt_status dt_jp_error(dt_jp *jp, const char *path, const char *file, int line, c
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (path && path[0])
-    return dt_error_set(jp->ctx, DT_ERR_INPUT, file, line, func, "%s: %s: %s", jp->origin, path, msg);
+    return dt_error_set(jp->ctx, DT_ERR_INPUT, file, line, func, "%s: %s: %s", jp->origin, path,
+                        msg);
   return dt_error_set(jp->ctx, DT_ERR_INPUT, file, line, func, "%s: %s", jp->origin, msg);
 }
 
@@ -31,7 +32,9 @@ void dt_jp_key(char *dst, const char *parent, const char *key) {
     snprintf(dst, DT_JPATH_MAX, "%s", key);
 }
 
-void dt_jp_index(char *dst, const char *parent, size_t i) { snprintf(dst, DT_JPATH_MAX, "%s[%zu]", parent, i); }
+void dt_jp_index(char *dst, const char *parent, size_t i) {
+  snprintf(dst, DT_JPATH_MAX, "%s[%zu]", parent, i);
+}
 
 const char *dt_jp_type_name(const json_t *v) {
   switch (json_typeof(v)) {
@@ -40,7 +43,8 @@ const char *dt_jp_type_name(const json_t *v) {
   case JSON_STRING: return "a string";
   case JSON_INTEGER: return "an integer";
   case JSON_REAL: return "a number";
-  case JSON_TRUE: case JSON_FALSE: return "a boolean";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a boolean";
   case JSON_NULL: return "null";
   }
   return "an unknown value";
@@ -74,15 +78,16 @@ cleanup:
   return rc;
 }
 
-dt_status dt_jp_array(dt_jp *jp, const json_t *v, const char *path, size_t min, size_t max, int *n) {
+dt_status dt_jp_array(dt_jp *jp, const json_t *v, const char *path, size_t min, size_t max,
+                      int *n) {
   dt_status rc = DT_OK;
   size_t len = 0;
 
   DT_JCHECK(json_is_array(v), jp, path, "expected an array, got %s", dt_jp_type_name(v));
   len = json_array_size(v);
   if (max > (size_t)INT32_MAX) max = (size_t)INT32_MAX;
-  DT_JCHECK(len >= min, jp, path, min == 1 ? "must not be empty" : "must have at least %zu entries (got %zu)", min,
-            len);
+  DT_JCHECK(len >= min, jp, path,
+            min == 1 ? "must not be empty" : "must have at least %zu entries (got %zu)", min, len);
   DT_JCHECK(len <= max, jp, path, "must have at most %zu entries (got %zu)", max, len);
   if (n) *n = (int)len;
 cleanup:
@@ -99,7 +104,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_jp_integer(dt_jp *jp, const json_t *v, const char *path, int64_t lo, int64_t hi, int64_t *out) {
+dt_status dt_jp_integer(dt_jp *jp, const json_t *v, const char *path, int64_t lo, int64_t hi,
+                        int64_t *out) {
   dt_status rc = DT_OK;
   int64_t x = 0;
 
@@ -112,8 +118,8 @@ dt_status dt_jp_integer(dt_jp *jp, const json_t *v, const char *path, int64_t lo
     DT_JCHECK(json_is_integer(v), jp, path, "expected an integer, got %s", dt_jp_type_name(v));
     x = (int64_t)json_integer_value(v);
   }
-  DT_JCHECK(x >= lo && x <= hi, jp, path, "must be between %lld and %lld (got %lld)", (long long)lo, (long long)hi,
-            (long long)x);
+  DT_JCHECK(x >= lo && x <= hi, jp, path, "must be between %lld and %lld (got %lld)", (long long)lo,
+            (long long)hi, (long long)x);
   *out = x;
 cleanup:
   return rc;
@@ -153,13 +159,15 @@ dt_status dt_jp_name(dt_jp *jp, const json_t *v, const char *path, char out[DT_N
 
   DT_TRY(dt_jp_string(jp, v, path, &s));
   DT_JCHECK(s[0] != '\0', jp, path, "must not be empty");
-  DT_JCHECK(strlen(s) < DT_NAME_MAX, jp, path, "names are limited to %d characters", DT_NAME_MAX - 1);
+  DT_JCHECK(strlen(s) < DT_NAME_MAX, jp, path, "names are limited to %d characters",
+            DT_NAME_MAX - 1);
   snprintf(out, DT_NAME_MAX, "%s", s);
 cleanup:
   return rc;
 }
 
-dt_status dt_jp_keyword(dt_jp *jp, const json_t *v, const char *path, const char *const *words, int *out) {
+dt_status dt_jp_keyword(dt_jp *jp, const json_t *v, const char *path, const char *const *words,
+                        int *out) {
   dt_status rc = DT_OK;
   const char *s = NULL;
   char list[256];
@@ -181,20 +189,24 @@ dt_status dt_jp_vector(dt_jp *jp, const json_t *v, const char *path, double out[
   char p[DT_JPATH_MAX];
   int n = 0, dim = jp->m->dim;
 
-  DT_JCHECK(json_is_array(v), jp, path, "expected an array of %d numbers, got %s", dim, dt_jp_type_name(v));
+  DT_JCHECK(json_is_array(v), jp, path, "expected an array of %d numbers, got %s", dim,
+            dt_jp_type_name(v));
   n = (int)json_array_size(v);
-  DT_JCHECK(n == 3 || (n == 2 && dim == 2), jp, path, "expected %s numbers (got %d)", dim == 3 ? "3" : "2 or 3", n);
+  DT_JCHECK(n == 3 || (n == 2 && dim == 2), jp, path, "expected %s numbers (got %d)",
+            dim == 3 ? "3" : "2 or 3", n);
   out[2] = 0;
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(dt_jp_number(jp, json_array_get(v, (size_t)i), p, &out[i]));
   }
-  DT_JCHECK(dim == 3 || out[2] == 0, jp, path, "the z component must be 0 in a 2D model (got %g)", out[2]);
+  DT_JCHECK(dim == 3 || out[2] == 0, jp, path, "the z component must be 0 in a 2D model (got %g)",
+            out[2]);
 cleanup:
   return rc;
 }
 
-dt_status dt_jp_member(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required, json_t **v) {
+dt_status dt_jp_member(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                       int required, json_t **v) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
 
@@ -208,38 +220,39 @@ cleanup:
 }
 
 /* Shared body of the dt_jp_get_* getters: fetch the member, build its path, run the check. */
-#define GET_MEMBER(check_call)                                                                   \
-  dt_status rc = DT_OK;                                                                          \
-  json_t *v = NULL;                                                                              \
-  char p[DT_JPATH_MAX];                                                                          \
-  DT_TRY(dt_jp_member(jp, obj, path, key, required, &v));                                        \
-  if (v == NULL) goto cleanup;                                                                   \
-  dt_jp_key(p, path, key);                                                                       \
-  DT_TRY(check_call);                                                                            \
-  cleanup:                                                                                       \
+#define GET_MEMBER(check_call)                                                                     \
+  dt_status rc = DT_OK;                                                                            \
+  json_t *v = NULL;                                                                                \
+  char p[DT_JPATH_MAX];                                                                            \
+  DT_TRY(dt_jp_member(jp, obj, path, key, required, &v));                                          \
+  if (v == NULL) goto cleanup;                                                                     \
+  dt_jp_key(p, path, key);                                                                         \
+  DT_TRY(check_call);                                                                              \
+  cleanup:                                                                                         \
   return rc
 
-dt_status dt_jp_get_number(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                           double *out) {
+dt_status dt_jp_get_number(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                           int required, double *out) {
   GET_MEMBER(dt_jp_number(jp, v, p, out));
 }
 
-dt_status dt_jp_get_int(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required, int lo,
-                        int hi, int *out) {
+dt_status dt_jp_get_int(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                        int required, int lo, int hi, int *out) {
   GET_MEMBER(dt_jp_int(jp, v, p, lo, hi, out));
 }
 
-dt_status dt_jp_get_bool(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required, int *out) {
+dt_status dt_jp_get_bool(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                         int required, int *out) {
   GET_MEMBER(dt_jp_bool(jp, v, p, out));
 }
 
-dt_status dt_jp_get_name(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                         char out[DT_NAME_MAX]) {
+dt_status dt_jp_get_name(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                         int required, char out[DT_NAME_MAX]) {
   GET_MEMBER(dt_jp_name(jp, v, p, out));
 }
 
-dt_status dt_jp_get_keyword(dt_jp *jp, const json_t *obj, const char *path, const char *key, int required,
-                            const char *const *words, int *out) {
+dt_status dt_jp_get_keyword(dt_jp *jp, const json_t *obj, const char *path, const char *key,
+                            int required, const char *const *words, int *out) {
   GET_MEMBER(dt_jp_keyword(jp, v, p, words, out));
 }
 
@@ -254,7 +267,8 @@ static int pair_cmp(const void *a, const void *b) {
   return x->index - y->index;
 }
 
-dt_status dt_idmap_build(dt_jp *jp, dt_idmap *map, const int64_t *ids, int n, const char *path, const char *what) {
+dt_status dt_idmap_build(dt_jp *jp, dt_idmap *map, const int64_t *ids, int n, const char *path,
+                         const char *what) {
   dt_status rc = DT_OK;
   id_pair *pairs = NULL;
 

@@ -104,8 +104,8 @@ cleanup:
 
 /* Queue increment f's files for the writer thread: the VTUs when vtu, results.dat's blocks
  * when dat. */
-static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, int vtu,
-                              int dat, dt_ctx *ctx) {
+static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, int vtu, int dat,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_vtu_job *j = NULL;
   DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
@@ -134,8 +134,8 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
            "the model changed its node sets after the output was opened");
   DT_CHECK((f->u == NULL && f->rf == NULL) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
            "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
-  DT_TRY(reserve((void **)&o->rows, &o->cap_rows, o->n_rows + 1, sizeof *o->rows, ctx,
-                 "the history"));
+  DT_TRY(
+      reserve((void **)&o->rows, &o->cap_rows, o->n_rows + 1, sizeof *o->rows, ctx, "the history"));
   DT_CHECK(dt_history_write_row(o->csv, row) == 0, ctx, DT_ERR_IO,
            "cannot write history.csv in '%s': %s", o->dir, strerror(errno));
   o->rows[o->n_rows++] = *row;
@@ -152,8 +152,7 @@ dt_status dt_output_flush(dt_output *o, dt_ctx *ctx) {
   return o ? dt_output_queue_drain(o, ctx) : DT_OK;
 }
 
-dt_status dt_output_close(dt_output **po, const dt_model *m, const dt_run_summary *s,
-                          dt_ctx *ctx) {
+dt_status dt_output_close(dt_output **po, const dt_model *m, const dt_run_summary *s, dt_ctx *ctx) {
   dt_status rc = DT_OK, wrc;
   dt_output *o = po ? *po : NULL;
   char *path = NULL;

@@ -75,8 +75,7 @@ dt_status dt_output_flush(dt_output *o, dt_ctx *ctx);
  * just release the writer on an error path), close history.csv, free the writer and set *o to
  * NULL. NULL-safe (o or *o). The writer is freed even when an error is returned.
  * Errors: DT_ERR_IO (also a failed VTU write), DT_ERR_NOMEM. */
-dt_status dt_output_close(dt_output **o, const dt_model *m, const dt_run_summary *s,
-                          dt_ctx *ctx);
+dt_status dt_output_close(dt_output **o, const dt_model *m, const dt_run_summary *s, dt_ctx *ctx);
 
 /* Element means of an integration-point field: elem_out[e*ncomp + c] is the unweighted mean
  * over the points qp_ptr[e] .. qp_ptr[e+1]-1 of qp_values[q*ncomp + c] (0 for an element

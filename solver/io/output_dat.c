@@ -19,7 +19,8 @@
 static dt_status dat_path(const char *dir, char *path, size_t n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
 
-  DT_CHECK((size_t)snprintf(path, n, "%s/%s", dir, DAT_NAME) < n, ctx, DT_ERR_IO, "output path too long: %s", dir);
+  DT_CHECK((size_t)snprintf(path, n, "%s/%s", dir, DAT_NAME) < n, ctx, DT_ERR_IO,
+           "output path too long: %s", dir);
 cleanup:
   return rc;
 }
@@ -49,7 +50,8 @@ static void fortran_e(char *buf, size_t n, double v) {
     mant = v / pow(10.0, e);
     if (fabs(mant) >= 0.99999999995) mant /= 10, e++; /* rounding to 7 digits reached 1 */
   }
-  snprintf(buf, n, "%s0.%07.0fE%c%02d", mant < 0 ? "-" : " ", fabs(mant) * 1e7, e < 0 ? '-' : '+', e < 0 ? -e : e);
+  snprintf(buf, n, "%s0.%07.0fE%c%02d", mant < 0 ? "-" : " ", fabs(mant) * 1e7, e < 0 ? '-' : '+',
+           e < 0 ? -e : e);
 }
 
 static void header(FILE *out, const char *what, const char *set, double time) {
@@ -59,11 +61,13 @@ static void header(FILE *out, const char *what, const char *set, double time) {
   fprintf(out, "\n %sfor set %s and time %s\n\n", what, set, t);
 }
 
-static void node_block(FILE *out, const dt_model *m, const dt_set *s, const double *v, const char *what, double time) {
+static void node_block(FILE *out, const dt_model *m, const dt_set *s, const double *v,
+                       const char *what, double time) {
   header(out, what, s->name, time);
   for (int i = 0; i < s->n; i++) {
     const double *x = &v[3 * (size_t)s->items[i]];
-    fprintf(out, "%10lld %13.6E %13.6E %13.6E\n", (long long)m->node_id[s->items[i]], x[0], x[1], x[2]);
+    fprintf(out, "%10lld %13.6E %13.6E %13.6E\n", (long long)m->node_id[s->items[i]], x[0], x[1],
+            x[2]);
   }
 }
 
@@ -78,15 +82,16 @@ static void total_block(FILE *out, const dt_set *s, const double *v, double time
 }
 
 /* Integration-point block: ncomp values per point; shear_half halves components 3..5 (strain). */
-static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s, const double *v, int ncomp,
-                       int shear_half, const char *what) {
+static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s,
+                       const double *v, int ncomp, int shear_half, const char *what) {
   header(out, what, s->name, f->time);
   for (int i = 0; i < s->n; i++) {
     int e = s->items[i];
     for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) {
       fprintf(out, "%10lld %3d", (long long)m->elem_id[e], q - f->qp_ptr[e] + 1);
       for (int c = 0; c < ncomp; c++)
-        fprintf(out, " %13.6E", v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0));
+        fprintf(out, " %13.6E",
+                v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0));
       fprintf(out, "\n");
     }
   }
@@ -98,7 +103,8 @@ static int active(const dt_print_request *r, const dt_fields *f) {
 }
 
 static int due(const dt_print_request *r, const dt_fields *f) {
-  return active(r, f) && (f->load_factor >= 1.0 - 1e-12 || (r->every > 0 && f->increment % r->every == 0));
+  return active(r, f) &&
+         (f->load_factor >= 1.0 - 1e-12 || (r->every > 0 && f->increment % r->every == 0));
 }
 
 /* The request's variables in the order it lists them (fields' bits in a fixed order when it
@@ -133,7 +139,8 @@ static int prints_forces(const dt_print_request *r) {
  * (problem.c) and 2D thickness: the same sum the backends form. Elements without a marked node
  * are skipped, so a print on a support costs a few elements. Returns 0, or -1 when the fields
  * do not carry the points of the model's elements. */
-static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask, double *out) {
+static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
+                           double *out) {
   for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
   if (m->n_elems == 0) return 0;
   if (!f->qp_ptr || !f->qp_stress || f->n_elems != m->n_elems || !m->elem_section) return -1;
@@ -143,7 +150,8 @@ static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned
     const dt_section *sec = &m->sections[m->elem_section[e]];
     const int bbar = sec->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
     const double thick = (m->dim == 2 && sec->thickness > 0) ? sec->thickness : 1.0;
-    double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+    double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES],
+        dNdx[3 * DT_ELEM_MAX_NODES];
     double dNdx_bar[3 * DT_ELEM_MAX_NODES], vol = 0.0;
     int touched = 0;
 
@@ -169,8 +177,8 @@ static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned
 }
 
 /* The blocks of request r, in its order; forces: the internal forces (NULL when r prints none). */
-static void write_request(FILE *out, const dt_model *m, const dt_fields *f, const dt_print_request *r,
-                          const double *forces) {
+static void write_request(FILE *out, const dt_model *m, const dt_fields *f,
+                          const dt_print_request *r, const double *forces) {
   unsigned vars[DT_PRINT_MAX_VARS];
   int n = request_vars(r, vars);
 
@@ -185,9 +193,11 @@ static void write_request(FILE *out, const dt_model *m, const dt_fields *f, cons
     }
     const dt_set *s = &m->elsets[r->set];
     if (vars[k] == DT_OUT_S)
-      elem_block(out, m, f, s, f->qp_stress, 6, 0, "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ");
+      elem_block(out, m, f, s, f->qp_stress, 6, 0,
+                 "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ");
     if (vars[k] == DT_OUT_E)
-      elem_block(out, m, f, s, f->qp_strain, 6, 1, "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
+      elem_block(out, m, f, s, f->qp_strain, 6, 1,
+                 "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
     if (vars[k] == DT_OUT_PEEQ)
       elem_block(out, m, f, s, f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
   }
@@ -202,7 +212,10 @@ int dt_dat_due(const dt_model *m, const dt_fields *f) {
 /* The array of f a printed variable comes from (RF: the stresses it is formed from), NULL if
  * f lacks it or the variable does not belong to a request of that kind. */
 static const void *source(const dt_fields *f, int element, unsigned var) {
-  if (!element) return var == DT_OUT_U ? (const void *)f->u : var == DT_OUT_RF ? (const void *)f->qp_stress : NULL;
+  if (!element)
+    return var == DT_OUT_U    ? (const void *)f->u
+           : var == DT_OUT_RF ? (const void *)f->qp_stress
+                              : NULL;
   if (!f->qp_ptr) return NULL;
   if (var == DT_OUT_S) return f->qp_stress;
   if (var == DT_OUT_E) return f->qp_strain;
@@ -254,12 +267,14 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
   }
   DT_TRY(dat_path(dir, path, sizeof path, ctx));
   out = fopen(path, "a");
-  DT_CHECK(out != NULL, ctx, DT_ERR_IO, "cannot open '%s' for appending: %s", path, strerror(errno));
+  DT_CHECK(out != NULL, ctx, DT_ERR_IO, "cannot open '%s' for appending: %s", path,
+           strerror(errno));
   for (int i = 0; i < m->output.n_prints; i++)
     if (due(&m->output.prints[i], f)) write_request(out, m, f, &m->output.prints[i], forces);
   DT_CHECK(!ferror(out), ctx, DT_ERR_IO, "cannot write '%s'", path);
 cleanup:
-  if (out && fclose(out) != 0 && rc == DT_OK) rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write '%s'", path);
+  if (out && fclose(out) != 0 && rc == DT_OK)
+    rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write '%s'", path);
   dt_free(mask);
   dt_free(forces);
   return rc;

@@ -56,8 +56,8 @@ dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path, dt_c
   int cerr = fclose(f);
   DT_CHECK(!werr && cerr == 0, ctx, DT_ERR_IO, "cannot write '%s': %s", path,
            cerr ? strerror(errno) : "write error");
-  DT_CHECK(rename(tmp_path, path) == 0, ctx, DT_ERR_IO, "cannot rename '%s' to '%s': %s",
-           tmp_path, path, strerror(errno));
+  DT_CHECK(rename(tmp_path, path) == 0, ctx, DT_ERR_IO, "cannot rename '%s' to '%s': %s", tmp_path,
+           path, strerror(errno));
 cleanup:
   if (rc != DT_OK) remove(tmp_path);
   return rc;

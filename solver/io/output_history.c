@@ -19,7 +19,8 @@ static int write_csv_field(FILE *f, const char *s) {
 int dt_history_write_header(FILE *f, const dt_model *m) {
   int i, err = 0;
   err |= fputs("step,increment,time,load_factor,newton_iterations,pcg_iterations,residual,"
-               "cutbacks,plastic_points", f) == EOF;
+               "cutbacks,plastic_points",
+               f) == EOF;
   for (i = 0; i < m->output.n_monitors; i++) err |= write_csv_field(f, m->output.monitors[i].name);
   err |= fputc('\n', f) == EOF;
   err |= fflush(f) != 0;

@@ -26,24 +26,26 @@ typedef struct dt_pvd_entry {
 typedef struct dt_vtu_mesh {
   int built;
   int n_nodes, n_elems;
-  double *x;                  /* 3 * n_nodes */
-  int *elem_ptr, *conn;       /* the model's, for nodal averages */
-  int64_t *vtk_conn;          /* connectivity in VTK's node order */
-  int64_t *vtk_offsets;       /* end of each cell in vtk_conn */
+  double *x;            /* 3 * n_nodes */
+  int *elem_ptr, *conn; /* the model's, for nodal averages */
+  int64_t *vtk_conn;    /* connectivity in VTK's node order */
+  int64_t *vtk_offsets; /* end of each cell in vtk_conn */
   uint8_t *vtk_types;
-  int64_t *elem_id;           /* NULL if the model has none */
-  int32_t *section;           /* NULL if the model has none */
+  int64_t *elem_id; /* NULL if the model has none */
+  int32_t *section; /* NULL if the model has none */
 } dt_vtu_mesh;
 
 /* The buffers of a VTU job: (type, name). Inputs are copies of the dt_fields arrays; the rest
  * are derived by the writer thread, in buffers the caller allocated, so the thread itself never
  * allocates (it can fail only on I/O). Buffers are reused from one increment to the next. */
-#define DT_VTU_JOB_BUFFERS(X)                                                                    \
-  X(double, u) X(double, rf) X(int, qp_ptr) X(double, qp_x) X(double, qp_stress)                \
-  X(double, qp_strain) X(double, qp_peeq) X(double, qp_mises) X(double, n_s) X(double, n_e)     \
-  X(double, n_peeq) X(double, n_mises) X(double, c_s) X(double, c_e) X(double, c_peeq)          \
-  X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)             \
+/* clang-format off */
+#define DT_VTU_JOB_BUFFERS(X)                                                                      \
+  X(double, u) X(double, rf) X(int, qp_ptr) X(double, qp_x) X(double, qp_stress)                  \
+  X(double, qp_strain) X(double, qp_peeq) X(double, qp_mises) X(double, n_s) X(double, n_e)       \
+  X(double, n_peeq) X(double, n_mises) X(double, c_s) X(double, c_e) X(double, c_peeq)            \
+  X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)               \
   X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types)
+/* clang-format on */
 
 /* One increment's files, written by the writer thread from a snapshot of its fields: the VTU
  * files when the increment is due for them, results.dat's blocks when a print request is due. */
@@ -61,11 +63,13 @@ typedef struct dt_vtu_job {
   double time, load_factor;
   int step, increment;
   int n_nodes, n_elems, n_qp;
-  int copied_u, copied_rf;       /* u and rf copied (for the VTU or the .dat) */
+  int copied_u, copied_rf; /* u and rf copied (for the VTU or the .dat) */
   int has_u, has_rf, has_s, has_e, has_peeq, has_mises; /* arrays of the mesh VTU */
-  int q_s, q_e, q_peeq;          /* point fields copied (qp_stress, qp_strain, qp_peeq) */
-  int points;                    /* write the point cloud (points_path) */
-#define DT_VTU_JOB_FIELD(type, name) type *name; size_t cap_##name;
+  int q_s, q_e, q_peeq; /* point fields copied (qp_stress, qp_strain, qp_peeq) */
+  int points;           /* write the point cloud (points_path) */
+#define DT_VTU_JOB_FIELD(type, name)                                                               \
+  type *name;                                                                                      \
+  size_t cap_##name;
   DT_VTU_JOB_BUFFERS(DT_VTU_JOB_FIELD)
 #undef DT_VTU_JOB_FIELD
 } dt_vtu_job;
@@ -74,16 +78,16 @@ typedef struct dt_vtu_job {
  * slots job[(head + i) % N], i < count, are queued (job[head] is being written); the caller
  * fills the next slot without the lock, since the thread never reads a slot outside that range. */
 typedef struct dt_output_queue {
-  int init;               /* mu and cv initialised */
-  int started;            /* thread running */
-  int sync;               /* no thread could be started: jobs run in the caller */
+  int init;    /* mu and cv initialised */
+  int started; /* thread running */
+  int sync;    /* no thread could be started: jobs run in the caller */
   pthread_t thread;
   pthread_mutex_t mu;
-  pthread_cond_t cv;      /* signalled on every change of count or stop */
+  pthread_cond_t cv; /* signalled on every change of count or stop */
   dt_vtu_job job[DT_OUTPUT_MAX_PENDING];
   int head, count, stop;
   const dt_vtu_mesh *mesh;
-  dt_status err;          /* the first failed write; later jobs are skipped */
+  dt_status err; /* the first failed write; later jobs are skipped */
   dt_ctx err_ctx;
 } dt_output_queue;
 
@@ -93,33 +97,31 @@ struct dt_output {
   int n_monitors;
   dt_history_row *rows; /* every row given so far, for summary.json */
   int n_rows, cap_rows;
-  dt_pvd_entry *vtu;    /* every VTU queued so far, for results.pvd and summary.json */
+  dt_pvd_entry *vtu; /* every VTU queued so far, for results.pvd and summary.json */
   int n_vtu, cap_vtu;
-  int n_sets;           /* node sets of the model at open */
-  double *set_rf;       /* 3 * n_sets total reaction of the last increment */
-  double *set_u;        /* 3 * n_sets mean displacement of the last increment */
-  int have_rf, have_u;  /* whether the last increment carried rf / u */
+  int n_sets;          /* node sets of the model at open */
+  double *set_rf;      /* 3 * n_sets total reaction of the last increment */
+  double *set_u;       /* 3 * n_sets mean displacement of the last increment */
+  int have_rf, have_u; /* whether the last increment carried rf / u */
   dt_vtu_mesh mesh;
   dt_output_queue q;
 };
 
 /* "dir/name" in a new dt_malloc'ed string (*out), or DT_ERR_NOMEM. */
-DT_INTERN dt_status dt_output_path(const char *dir, const char *name, char **out,
-                                          dt_ctx *ctx);
+DT_INTERN dt_status dt_output_path(const char *dir, const char *name, char **out, dt_ctx *ctx);
 /* mkdir -p; DT_ERR_IO names the component that could not be created. */
 DT_INTERN dt_status dt_output_mkdirs(const char *dir, dt_ctx *ctx);
 /* Close f (opened on tmp_path) and rename tmp_path to path, so readers never see a partial
  * file; any earlier write error on f also fails. Removes tmp_path on failure. */
-DT_INTERN dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path,
-                                            dt_ctx *ctx);
+DT_INTERN dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path, dt_ctx *ctx);
 
 /* Write a whole file through write(fp, arg) into "<path>.tmp", then rename it over path
  * (dt_output_commit): readers never see a partial file. */
 DT_INTERN dt_status dt_output_write_file(const char *path, void (*write)(FILE *, const void *),
-                                                const void *arg, dt_ctx *ctx);
+                                         const void *arg, dt_ctx *ctx);
 /* Grow *p to at least `bytes` bytes (contents not kept); *cap is its size in bytes. */
 DT_INTERN dt_status dt_output_reserve(void **p, size_t *cap, size_t bytes, dt_ctx *ctx,
-                                             const char *what);
+                                      const char *what);
 
 /* history.csv */
 DT_INTERN int dt_history_write_header(FILE *f, const dt_model *m);
@@ -129,10 +131,10 @@ DT_INTERN int dt_history_write_row(FILE *f, const dt_history_row *row);
  * element means as dt_fields_element_average; nodal means of those element means as
  * dt_fields_nodal_average, with count (n_nodes ints) as scratch. */
 DT_INTERN void dt_average_elements(int n_elems, const int *qp_ptr, const double *qp_values,
-                                          int ncomp, double *elem_out);
-DT_INTERN void dt_average_nodes(int n_nodes, int n_elems, const int *elem_ptr,
-                                       const int *conn, const int *qp_ptr, const double *elem,
-                                       int ncomp, int *count, double *nodal_out);
+                                   int ncomp, double *elem_out);
+DT_INTERN void dt_average_nodes(int n_nodes, int n_elems, const int *elem_ptr, const int *conn,
+                                const int *qp_ptr, const double *elem, int ncomp, int *count,
+                                double *nodal_out);
 
 /* VTU (binary appended, output_vtu.c) */
 DT_INTERN int dt_vtk_cell_type(int elem_type);
@@ -144,7 +146,7 @@ DT_INTERN void dt_vtu_mesh_free(dt_vtu_mesh *mesh);
  * derives, the paths of increment NNNN in dir; vtu and dat say which files the job writes.
  * Runs in the caller's thread. */
 DT_INTERN dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m,
-                                           const dt_fields *f, int vtu, int dat, dt_ctx *ctx);
+                                    const dt_fields *f, int vtu, int dat, dt_ctx *ctx);
 DT_INTERN void dt_vtu_job_free(dt_vtu_job *j);
 /* Write job j: averages, increment_NNNN.vtu, the point cloud, results.pvd, then results.dat's
  * blocks. Runs in the writer thread (or the caller's, without one); reads mesh, j and, for
@@ -152,33 +154,32 @@ DT_INTERN void dt_vtu_job_free(dt_vtu_job *j);
 DT_INTERN dt_status dt_vtu_job_run(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
 /* The integration points of a job as a VTU point cloud (output_points.c). */
 DT_INTERN dt_status dt_vtu_points_write(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
-DT_INTERN dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n,
-                                        dt_ctx *ctx);
+DT_INTERN dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n, dt_ctx *ctx);
 
 /* An appended-data VTU document: XML text and arrays in file order. The arrays are written
  * raw after the XML, each as a UInt64 byte count and its values, at the offsets the XML
  * states; the data pointers are borrowed until dt_vtu_doc_write returns. */
 #define DT_VTU_DOC_MAX 64
 typedef struct dt_vtu_item {
-  char text[192];             /* XML, when array.data is unused (type NULL) */
-  const char *type;           /* VTK type name ("Float64", ...), NULL for text */
-  const char *name;           /* NULL: no Name attribute */
-  int ncomp;                  /* NumberOfComponents attribute if > 0 */
-  int tuples;                 /* NumberOfTuples attribute if > 0 (FieldData) */
+  char text[192];   /* XML, when array.data is unused (type NULL) */
+  const char *type; /* VTK type name ("Float64", ...), NULL for text */
+  const char *name; /* NULL: no Name attribute */
+  int ncomp;        /* NumberOfComponents attribute if > 0 */
+  int tuples;       /* NumberOfTuples attribute if > 0 (FieldData) */
   const char *const *comp_names;
   const void *data;
-  size_t size, n;             /* bytes per value, values */
+  size_t size, n; /* bytes per value, values */
 } dt_vtu_item;
 typedef struct dt_vtu_doc {
   dt_vtu_item item[DT_VTU_DOC_MAX];
   int n;
-  int overflow;               /* more items than DT_VTU_DOC_MAX were added (a bug) */
+  int overflow; /* more items than DT_VTU_DOC_MAX were added (a bug) */
 } dt_vtu_doc;
 DT_INTERN void dt_vtu_doc_text(dt_vtu_doc *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-DT_INTERN void dt_vtu_doc_array(dt_vtu_doc *d, const char *type, size_t size,
-                                       const char *name, int ncomp,
-                                       const char *const *comp_names, const void *data, size_t n);
+DT_INTERN void dt_vtu_doc_array(dt_vtu_doc *d, const char *type, size_t size, const char *name,
+                                int ncomp, const char *const *comp_names, const void *data,
+                                size_t n);
 /* Write the document to path (atomically, dt_output_write_file). */
 DT_INTERN dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx);
 DT_INTERN extern const char *const dt_vtu_voigt_names[6];
@@ -198,8 +199,7 @@ DT_INTERN dt_status dt_output_queue_drain(dt_output *o, dt_ctx *ctx);
 DT_INTERN dt_status dt_output_queue_stop(dt_output *o, dt_ctx *ctx);
 
 /* summary.json */
-DT_INTERN dt_status dt_summary_write(const char *path, const dt_output *o,
-                                            const dt_model *m, const dt_run_summary *s,
-                                            dt_ctx *ctx);
+DT_INTERN dt_status dt_summary_write(const char *path, const dt_output *o, const dt_model *m,
+                                     const dt_run_summary *s, dt_ctx *ctx);
 
 #endif

@@ -97,8 +97,10 @@ dt_status dt_output_queue_submit(dt_output *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_output_queue *q = &o->q;
   if (!q->started && !q->sync) {
-    if (start_thread(o) == 0) q->started = 1;
-    else q->sync = 1;
+    if (start_thread(o) == 0)
+      q->started = 1;
+    else
+      q->sync = 1;
   }
   if (q->sync) { /* the slot acquire gave is job[head], since nothing else is ever queued */
     dt_ctx jctx;

@@ -15,8 +15,10 @@ dt_status dt_output_save_state(dt_output *o, FILE *f, dt_ctx *ctx) {
   /* Every VTU the record lists must exist before the checkpoint that refers to it does. */
   DT_TRY(dt_output_queue_drain(o, ctx));
   /* (fwrite with a NULL pointer is undefined even for zero items, hence the n == 0 tests) */
-  ok = fwrite(&nr, sizeof nr, 1, f) == 1 && (nr == 0 || fwrite(o->rows, sizeof *o->rows, nr, f) == nr) &&
-       fwrite(&nv, sizeof nv, 1, f) == 1 && (nv == 0 || fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv);
+  ok = fwrite(&nr, sizeof nr, 1, f) == 1 &&
+       (nr == 0 || fwrite(o->rows, sizeof *o->rows, nr, f) == nr) &&
+       fwrite(&nv, sizeof nv, 1, f) == 1 &&
+       (nv == 0 || fwrite(o->vtu, sizeof *o->vtu, nv, f) == nv);
   DT_CHECK(ok, ctx, DT_ERR_IO, "cannot write the output state: %s", strerror(errno));
 cleanup:
   return rc;

@@ -171,8 +171,8 @@ dt_status dt_summary_write(const char *path, const dt_output *o, const dt_model 
   DT_ALLOC(tmp, strlen(path) + 5, ctx, "a temporary file name");
   snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
   errno = 0;
-  DT_CHECK(json_dump_file(j, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0, ctx,
-           DT_ERR_IO, "cannot write '%s': %s", tmp, errno ? strerror(errno) : "write error");
+  DT_CHECK(json_dump_file(j, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0, ctx, DT_ERR_IO,
+           "cannot write '%s': %s", tmp, errno ? strerror(errno) : "write error");
   if (rename(tmp, path) != 0) {
     rc = DT_ERROR(ctx, DT_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     remove(tmp);

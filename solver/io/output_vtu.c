@@ -40,13 +40,13 @@ _Static_assert(sizeof(double) == 8, "double arrays are written as Float64");
 
 int dt_vtk_cell_type(int elem_type) {
   switch (elem_type) {
-  case DT_ELEM_HEX8: return 12;  /* VTK_HEXAHEDRON */
-  case DT_ELEM_TET4: return 10;  /* VTK_TETRA */
-  case DT_ELEM_TET10: return 24; /* VTK_QUADRATIC_TETRA */
-  case DT_ELEM_QUAD4: return 9;  /* VTK_QUAD */
-  case DT_ELEM_TRI3: return 5;   /* VTK_TRIANGLE */
-  case DT_ELEM_QUAD8: return 23; /* VTK_QUADRATIC_QUAD */
-  case DT_ELEM_QUAD9: return 28; /* VTK_BIQUADRATIC_QUAD */
+  case DT_ELEM_HEX8: return 12;   /* VTK_HEXAHEDRON */
+  case DT_ELEM_TET4: return 10;   /* VTK_TETRA */
+  case DT_ELEM_TET10: return 24;  /* VTK_QUADRATIC_TETRA */
+  case DT_ELEM_QUAD4: return 9;   /* VTK_QUAD */
+  case DT_ELEM_TRI3: return 5;    /* VTK_TRIANGLE */
+  case DT_ELEM_QUAD8: return 23;  /* VTK_QUADRATIC_QUAD */
+  case DT_ELEM_QUAD9: return 28;  /* VTK_BIQUADRATIC_QUAD */
   case DT_ELEM_QUAD16: return 70; /* VTK_LAGRANGE_QUADRILATERAL */
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R: return 25; /* VTK_QUADRATIC_HEXAHEDRON */
@@ -119,7 +119,8 @@ static void write_doc(FILE *fp, const void *arg) {
   uint64_t offset = 0;
   int i, indent = 0;
   fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n", fp);
+        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n",
+        fp);
   for (i = 0; i < d->n; i++) {
     const dt_vtu_item *it = &d->item[i];
     if (it->type == NULL) {
@@ -210,14 +211,14 @@ cleanup:
 /* ---- one increment: the caller's snapshot, the thread's write ---------------------------- */
 
 #define JOB_BUF(j, field, count)                                                                   \
-  DT_TRY(dt_output_reserve((void **)&(j)->field, &(j)->cap_##field,                               \
+  DT_TRY(dt_output_reserve((void **)&(j)->field, &(j)->cap_##field,                                \
                            (size_t)(count) * sizeof *(j)->field, ctx, "a VTU write's " #field))
 
 /* Copy n values of src into the job buffer `field`. */
 #define JOB_COPY(j, field, src, count)                                                             \
   do {                                                                                             \
     JOB_BUF(j, field, count);                                                                      \
-    if ((size_t)(count) > 0) memcpy((j)->field, (src), (size_t)(count) * sizeof *(j)->field);     \
+    if ((size_t)(count) > 0) memcpy((j)->field, (src), (size_t)(count) * sizeof *(j)->field);      \
   } while (0)
 
 void dt_vtu_job_free(dt_vtu_job *j) {
@@ -350,8 +351,8 @@ static dt_status append_dat(const dt_vtu_job *j, dt_ctx *ctx) {
 }
 
 /* Element means into cell, then nodal means of those into nodal. */
-static void average(const dt_vtu_mesh *g, dt_vtu_job *j, const double *qp, int ncomp,
-                    double *cell, double *nodal) {
+static void average(const dt_vtu_mesh *g, dt_vtu_job *j, const double *qp, int ncomp, double *cell,
+                    double *nodal) {
   dt_average_elements(j->n_elems, j->qp_ptr, qp, ncomp, cell);
   dt_average_nodes(j->n_nodes, j->n_elems, g->elem_ptr, g->conn, j->qp_ptr, cell, ncomp, j->count,
                    nodal);
@@ -406,8 +407,8 @@ cleanup:
 static dt_status write_vtus(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int q;
-  DT_CHECK(g->built && g->n_nodes == j->n_nodes && g->n_elems == j->n_elems, ctx,
-           DT_ERR_INTERNAL, "the VTU write of '%s' does not match the mesh", j->path);
+  DT_CHECK(g->built && g->n_nodes == j->n_nodes && g->n_elems == j->n_elems, ctx, DT_ERR_INTERNAL,
+           "the VTU write of '%s' does not match the mesh", j->path);
   /* Mises at each point, then averaged: averaging stresses first would understate it
    * where the stress state varies inside an element. */
   if (j->has_mises || (j->points && j->q_s))

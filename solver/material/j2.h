@@ -25,8 +25,8 @@
 
 #include "material.h"
 
-#define DT_J2_TOL 1.0e-12   /* local Newton: |residual| <= tol * q_trial */
-#define DT_J2_MAX_ITER 50   /* local Newton iterations before DT_MAT_NO_CONVERGENCE */
+#define DT_J2_TOL 1.0e-12 /* local Newton: |residual| <= tol * q_trial */
+#define DT_J2_MAX_ITER 50 /* local Newton iterations before DT_MAT_NO_CONVERGENCE */
 
 /* True for a finite double. Written with comparisons only (NaN compares false) so it needs
  * neither isfinite (a macro in C, a function in C++) nor <float.h>. */
@@ -94,7 +94,8 @@ DT_HD static inline double dt_mises_voigt(const double s[6]) {
  * 3D and plane strain: lambda 1x1 + 2G I with I = diag(1,1,1,1/2,1/2,1/2) in engineering Voigt.
  * Plane stress: Ebar = E/(1-nu^2) in [xx,yy] block [[1, nu], [nu, 1]] Ebar, xy diagonal G, and
  * zero zz/xz/yz rows and columns (sigma_zz = 0, out-of-plane shears absent in 2D). */
-DT_HD static inline void dt_elastic_matrix(const dt_material_params *m, int stress_state, double D[36]) {
+DT_HD static inline void dt_elastic_matrix(const dt_material_params *m, int stress_state,
+                                           double D[36]) {
   double G = dt_shear_modulus(m), lam = dt_bulk_modulus(m) - 2.0 * G / 3.0, Ebar;
   int i, j;
   for (i = 0; i < 36; i++) D[i] = 0.0;
@@ -116,8 +117,8 @@ DT_HD static inline void dt_elastic_matrix(const dt_material_params *m, int stre
 /* sig = D_e eps for the isotropic stiffness of dt_elastic_matrix, written out: the same
  * numbers as dt_j2_matvec with that D, without building the 36 entries (on the GPU the update
  * then keeps no 6 x 6 array live; only the CPU asks for D itself). */
-DT_HD static inline void dt_elastic_stress(const dt_material_params *m, int stress_state, const double e[6],
-                                           double sig[6]) {
+DT_HD static inline void dt_elastic_stress(const dt_material_params *m, int stress_state,
+                                           const double e[6], double sig[6]) {
   double G = dt_shear_modulus(m), lam = dt_bulk_modulus(m) - 2.0 * G / 3.0;
   if (stress_state == DT_STATE_PLANE_STRESS) {
     double Ebar = m->E / (1.0 - m->nu * m->nu);
@@ -151,8 +152,8 @@ DT_HD static inline void dt_j2_matvec(const double D[36], const double x[6], dou
  * -sigma_y(p_n + hi) < 0 whenever the yield stress stays positive, so a root is bracketed even
  * for tables with kinks or softening; a step leaving the bracket is replaced by bisection.
  * Returns 0 and *dp on success, 1 on failure (no bracket, no convergence, non-finite). */
-DT_HD static inline int dt_j2_solve_dp(const dt_material_params *m, double G, double p_n, double q_tr,
-                                       double *dp) {
+DT_HD static inline int dt_j2_solve_dp(const dt_material_params *m, double G, double p_n,
+                                       double q_tr, double *dp) {
   double c = 3.0 * G + m->H_kin, tol = DT_J2_TOL * q_tr;
   double lo = 0.0, hi = q_tr / c, x = 0.0, g, dg, slope = 0.0, xn;
   int it;
@@ -169,8 +170,11 @@ DT_HD static inline int dt_j2_solve_dp(const dt_material_params *m, double G, do
       *dp = x;
       return 0;
     }
-    if (g > 0.0) lo = x; else hi = x; /* g decreases through the root */
-    dg = -c - slope;                  /* g'(x) */
+    if (g > 0.0)
+      lo = x;
+    else
+      hi = x;        /* g decreases through the root */
+    dg = -c - slope; /* g'(x) */
     xn = (dg < 0.0) ? x - g / dg : lo - 1.0;
     if (!(xn > lo && xn < hi)) xn = 0.5 * (lo + hi);
     x = xn;
@@ -210,7 +214,8 @@ typedef struct dt_tangent_form {
  * sigma_y / q_tr > 0), so xi / |xi| is the update's n to rounding. The CUDA backend stores
  * only K, mu and gam per point and re-forms n from the stress it stores anyway: 48 bytes less
  * written per point and Newton iteration. */
-DT_HD static inline void dt_j2_flow_direction(const double sig[6], const double beta[6], double n[6]) {
+DT_HD static inline void dt_j2_flow_direction(const double sig[6], const double beta[6],
+                                              double n[6]) {
   double xi[6], nrm;
   int i;
   dt_voigt_dev(sig, xi);
@@ -239,7 +244,8 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
   int i;
   t->mu = dt_shear_modulus(m);
   t->K = dt_bulk_modulus(m);
-  if (stress_state == DT_STATE_PLANE_STRESS) t->K = m->E / (1.0 - m->nu * m->nu) - 4.0 * t->mu / 3.0;
+  if (stress_state == DT_STATE_PLANE_STRESS)
+    t->K = m->E / (1.0 - m->nu * m->nu) - 4.0 * t->mu / 3.0;
   t->gam = 0.0;
   for (i = 0; i < 6; i++) t->n[i] = 0.0;
 }
@@ -248,19 +254,22 @@ DT_HD static inline void dt_tangent_form_elastic(const dt_material_params *m, in
  * the committed history kept and the elastic tangent; a failed point also gets zero stress (finite
  * for the assembly; the caller cuts the increment). Returns the status to return. */
 DT_HD static inline int dt_material_point_elastic(const dt_material_params *m, int stress_state,
-                                                  const dt_mat_state *old_state, dt_mat_state *new_state,
-                                                  double D[36], dt_tangent_form *form, int result) {
+                                                  const dt_mat_state *old_state,
+                                                  dt_mat_state *new_state, double D[36],
+                                                  dt_tangent_form *form, int result) {
   *new_state = *old_state;
   if (D) dt_elastic_matrix(m, stress_state, D);
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return result;
 }
 DT_HD static inline int dt_material_point_failed(const dt_material_params *m, int stress_state,
-                                                 const dt_mat_state *old_state, dt_mat_state *new_state,
-                                                 double sig[6], double D[36], dt_tangent_form *form) {
+                                                 const dt_mat_state *old_state,
+                                                 dt_mat_state *new_state, double sig[6],
+                                                 double D[36], dt_tangent_form *form) {
   int i;
   for (i = 0; i < 6; i++) sig[i] = 0.0;
-  return dt_material_point_elastic(m, stress_state, old_state, new_state, D, form, DT_MAT_NO_CONVERGENCE);
+  return dt_material_point_elastic(m, stress_state, old_state, new_state, D, form,
+                                   DT_MAT_NO_CONVERGENCE);
 }
 
 /* J2 material point update (update.h chooses it for J2 and elastic materials).
@@ -281,9 +290,10 @@ DT_HD static inline int dt_material_point_failed(const dt_material_params *m, in
  * assembly before the caller reduces the status and cuts the increment.
  *   form          the same tangent as a dt_tangent_form, or NULL to skip (the CUDA stress
  *                 kernel asks for the form only, with D NULL). */
-DT_HD static inline int dt_j2_update_form(const dt_material_params *m, int stress_state, const double eps[6],
-                                          const dt_mat_state *old_state, dt_mat_state *new_state,
-                                          double sig[6], double D[36], dt_tangent_form *form) {
+DT_HD static inline int dt_j2_update_form(const dt_material_params *m, int stress_state,
+                                          const double eps[6], const dt_mat_state *old_state,
+                                          dt_mat_state *new_state, double sig[6], double D[36],
+                                          dt_tangent_form *form) {
   dt_mat_state st = *old_state; /* local copy: new_state may alias old_state */
   double ee[6], xi[6], n[6], sig_tr[6];
   double G = dt_shear_modulus(m), K = dt_bulk_modulus(m);
@@ -303,21 +313,21 @@ DT_HD static inline int dt_j2_update_form(const dt_material_params *m, int stres
   if (stress_state == DT_STATE_PLANE_STRESS || !m->plastic) goto elastic;
 
   dt_voigt_dev(sig_tr, xi);
-  for (i = 0; i < 6; i++) xi[i] -= st.beta[i];   /* xi = s_tr - beta_n */
-  q_tr = sqrt(1.5 * dt_voigt_ddot(xi, xi));       /* q_tr = sqrt(3/2 xi:xi) */
+  for (i = 0; i < 6; i++) xi[i] -= st.beta[i]; /* xi = s_tr - beta_n */
+  q_tr = sqrt(1.5 * dt_voigt_ddot(xi, xi));    /* q_tr = sqrt(3/2 xi:xi) */
   sy = dt_yield_stress(m, st.p, 0);
   if (!dt_j2_finite(q_tr) || !dt_j2_finite(sy)) goto fail;
-  if (q_tr - sy <= 0.0) goto elastic;             /* f_trial = q_tr - sigma_y(p_n) <= 0 */
+  if (q_tr - sy <= 0.0) goto elastic; /* f_trial = q_tr - sigma_y(p_n) <= 0 */
 
   if (dt_j2_solve_dp(m, G, st.p, q_tr, &dp)) goto fail;
-  nrm = 1.0 / (sqrt(2.0 / 3.0) * q_tr);           /* 1 / |xi|, |xi| = sqrt(2/3) q_tr */
-  for (i = 0; i < 6; i++) n[i] = xi[i] * nrm;     /* n = xi / |xi| */
-  ratio = sqrt(1.5) * dp;                         /* deps_p = sqrt(3/2) dp n (tensor) */
+  nrm = 1.0 / (sqrt(2.0 / 3.0) * q_tr);       /* 1 / |xi|, |xi| = sqrt(2/3) q_tr */
+  for (i = 0; i < 6; i++) n[i] = xi[i] * nrm; /* n = xi / |xi| */
+  ratio = sqrt(1.5) * dp;                     /* deps_p = sqrt(3/2) dp n (tensor) */
   for (i = 0; i < 6; i++) {
     double de = ratio * n[i];
-    st.eps_p[i] += (i < 3 ? 1.0 : 2.0) * de;      /* engineering shears in eps_p */
-    st.beta[i] += (2.0 / 3.0) * m->H_kin * de;    /* beta += 2/3 H_kin deps_p */
-    sig[i] = sig_tr[i] - 2.0 * G * de;            /* sig = sig_tr - 2G deps_p */
+    st.eps_p[i] += (i < 3 ? 1.0 : 2.0) * de;   /* engineering shears in eps_p */
+    st.beta[i] += (2.0 / 3.0) * m->H_kin * de; /* beta += 2/3 H_kin deps_p */
+    sig[i] = sig_tr[i] - 2.0 * G * de;         /* sig = sig_tr - 2G deps_p */
   }
   st.p += dp;
   result = DT_MAT_PLASTIC;

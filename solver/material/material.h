@@ -18,7 +18,8 @@ typedef enum dt_iso_hardening {
   DT_ISO_PERFECT = 0, /* sigma_y(p) = sigma_y0 */
   DT_ISO_LINEAR = 1,  /* sigma_y(p) = sigma_y0 + H p */
   DT_ISO_VOCE = 2,    /* sigma_y(p) = sigma_y0 + H p + Q (1 - exp(-b p)) */
-  DT_ISO_TABLE = 3    /* sigma_y(p) piecewise linear through (table_p[i], table_s[i]), constant after */
+  DT_ISO_TABLE =
+      3 /* sigma_y(p) piecewise linear through (table_p[i], table_s[i]), constant after */
 } dt_iso_hardening;
 
 /* How the 3D law is used by a 2D section (plane strain is the 3D law with eps_zz = 0). */
@@ -30,37 +31,38 @@ typedef enum dt_stress_state {
 
 /* dt_material_params.plastic */
 typedef enum dt_plastic_criterion {
-  DT_PLASTIC_NONE = 0,          /* linear elastic */
-  DT_PLASTIC_J2 = 1,            /* von Mises */
-  DT_PLASTIC_MOHR_COULOMB = 2   /* Mohr-Coulomb (its tangent is the elastic one, see update.h) */
+  DT_PLASTIC_NONE = 0,        /* linear elastic */
+  DT_PLASTIC_J2 = 1,          /* von Mises */
+  DT_PLASTIC_MOHR_COULOMB = 2 /* Mohr-Coulomb (its tangent is the elastic one, see update.h) */
 } dt_plastic_criterion;
 
 typedef struct dt_material_params {
-  double E;          /* Young's modulus */
-  double nu;         /* Poisson's ratio */
-  int plastic;       /* dt_plastic_criterion: 0 linear elastic, else the yield criterion */
-  int iso;           /* dt_iso_hardening */
-  double sigma_y0;   /* initial yield stress */
-  double H;          /* linear isotropic hardening modulus (LINEAR and VOCE) */
-  double voce_Q;     /* Voce saturation stress increment */
-  double voce_b;     /* Voce rate */
-  int table_n;       /* points in the table (TABLE), >= 1; table_p[0] must be 0 */
+  double E;        /* Young's modulus */
+  double nu;       /* Poisson's ratio */
+  int plastic;     /* dt_plastic_criterion: 0 linear elastic, else the yield criterion */
+  int iso;         /* dt_iso_hardening */
+  double sigma_y0; /* initial yield stress */
+  double H;        /* linear isotropic hardening modulus (LINEAR and VOCE) */
+  double voce_Q;   /* Voce saturation stress increment */
+  double voce_b;   /* Voce rate */
+  int table_n;     /* points in the table (TABLE), >= 1; table_p[0] must be 0 */
   double table_p[DT_TABLE_MAX]; /* equivalent plastic strain, strictly increasing */
   double table_s[DT_TABLE_MAX]; /* yield stress at table_p */
-  double H_kin;      /* linear kinematic hardening modulus (Prager), 0 for none */
+  double H_kin;                 /* linear kinematic hardening modulus (Prager), 0 for none */
   /* Mohr-Coulomb: as given, and the sines/cosines the update uses (dt_material_params_derive) */
-  double mc_cohesion;      /* c > 0 */
-  double mc_friction_deg;  /* phi, 0 <= phi < 90 degrees */
-  double mc_dilation_deg;  /* psi, 0 <= psi <= phi degrees */
+  double mc_cohesion;     /* c > 0 */
+  double mc_friction_deg; /* phi, 0 <= phi < 90 degrees */
+  double mc_dilation_deg; /* psi, 0 <= psi <= phi degrees */
   double mc_sin_phi, mc_cos_phi, mc_sin_psi;
-  int mc_elastic_tangent;  /* 1: the elastic stiffness as tangent; 0: the consistent tangent */
+  int mc_elastic_tangent; /* 1: the elastic stiffness as tangent; 0: the consistent tangent */
 } dt_material_params;
 
 /* 1 when the material's tangent is its elastic stiffness in every state (linear elastic, or
  * Mohr-Coulomb with the elastic tangent): an element's tangent then depends on its geometry
  * only, so the matrix-free operator keeps using its class's elastic matrix once it yields. */
 DT_HD static inline int dt_material_tangent_is_elastic(const dt_material_params *m) {
-  return m->plastic == DT_PLASTIC_NONE || (m->plastic == DT_PLASTIC_MOHR_COULOMB && m->mc_elastic_tangent);
+  return m->plastic == DT_PLASTIC_NONE ||
+         (m->plastic == DT_PLASTIC_MOHR_COULOMB && m->mc_elastic_tangent);
 }
 
 /* History at one integration point, committed only when an increment converges.

@@ -74,14 +74,16 @@ DT_HD static inline void dt_mc_plane(int i, int j, double sin_angle, double out[
 
 /* T = I - sum_ab DN_a (A^-1)_ab F_b^T over the active planes (one or two): d sig / d sig_trial in
  * principal space for a return to a plane or an edge (de Souza Neto et al., eqs 8.75-8.76). */
-DT_HD static inline void dt_mc_return_derivative(int n, const double *DN0, const double *DN1, const double *F0,
-                                                 const double *F1, const double Ainv[4], double T[9]) {
+DT_HD static inline void dt_mc_return_derivative(int n, const double *DN0, const double *DN1,
+                                                 const double *F0, const double *F1,
+                                                 const double Ainv[4], double T[9]) {
   int i, j;
   for (i = 0; i < 3; i++)
     for (j = 0; j < 3; j++) {
       double v = (i == j) ? 1.0 : 0.0;
       v -= DN0[i] * Ainv[0] * F0[j];
-      if (n == 2) v -= DN0[i] * Ainv[1] * F1[j] + DN1[i] * Ainv[2] * F0[j] + DN1[i] * Ainv[3] * F1[j];
+      if (n == 2)
+        v -= DN0[i] * Ainv[1] * F1[j] + DN1[i] * Ainv[2] * F0[j] + DN1[i] * Ainv[3] * F1[j];
       T[i * 3 + j] = v;
     }
 }
@@ -89,7 +91,8 @@ DT_HD static inline void dt_mc_return_derivative(int n, const double *DN0, const
 /* The return in principal space: s (sorted trial values) in, projected values out; T (may be
  * NULL) gets d s_projected / d s_trial for plane and edge returns. Returns 0 elastic, 1 plastic
  * (main plane or edge), 2 apex, -1 no admissible return. */
-DT_HD static inline int dt_mc_return(const dt_material_params *m, double G, double lam, double s[3], double *T) {
+DT_HD static inline int dt_mc_return(const dt_material_params *m, double G, double lam, double s[3],
+                                     double *T) {
   double sphi = m->mc_sin_phi, spsi = m->mc_sin_psi, c2 = 2.0 * m->mc_cohesion * m->mc_cos_phi;
   double scale = fabs(s[0]) + fabs(s[2]) + m->mc_cohesion, tol = DT_MC_TOL * scale;
   double Fa[3], Na[3], DNa[3], Fb[3], Nb[3], DNb[3], t[3];
@@ -151,8 +154,9 @@ DT_HD static inline int dt_mc_return(const dt_material_params *m, double G, doub
  * a Tresca block failed without it (indefinite tangent) and converged with it; 1e-4 / 1e-3 /
  * 1e-2 took 5 / 7 / 9 Newton iterations on the unconfined block of c = 5, phi = 20, and 9 / 10 /
  * 12 on the 120 x 64 wellbore (22 with the elastic tangent and Thomas's acceleration). */
-DT_HD static inline void dt_mc_tangent(double G, double lam, const double s_tr[3], const double s[3],
-                                       const double T[9], const double V[9], double D[36]) {
+DT_HD static inline void dt_mc_tangent(double G, double lam, const double s_tr[3],
+                                       const double s[3], const double T[9], const double V[9],
+                                       double D[36]) {
   double C[9], M[3][6], S[6], f, gap, scale = fabs(s_tr[0]) + fabs(s_tr[2]);
   int i, j, k, a, b;
   for (i = 0; i < 3; i++)
@@ -177,8 +181,9 @@ DT_HD static inline void dt_mc_tangent(double G, double lam, const double s_tr[3
   for (i = 0; i < 3; i++)
     for (j = i + 1; j < 3; j++) {
       gap = s_tr[i] - s_tr[j];
-      f = fabs(gap) > 1.0e-10 * scale ? 2.0 * G * (s[i] - s[j]) / gap
-                                      : G * (T[i * 3 + i] - T[i * 3 + j] - T[j * 3 + i] + T[j * 3 + j]);
+      f = fabs(gap) > 1.0e-10 * scale
+              ? 2.0 * G * (s[i] - s[j]) / gap
+              : G * (T[i * 3 + i] - T[i * 3 + j] - T[j * 3 + i] + T[j * 3 + j]);
       S[0] = V[0 * 3 + i] * V[0 * 3 + j];
       S[1] = V[1 * 3 + i] * V[1 * 3 + j];
       S[2] = V[2 * 3 + i] * V[2 * 3 + j];
@@ -201,16 +206,18 @@ DT_HD static inline void dt_mc_tangent(double G, double lam, const double s_tr[3
  * elastic stiffness otherwise; the form is always the elastic one (the CUDA backend assembles a consistent
  * Mohr-Coulomb tangent with the kernels that ask for D). Plane stress is elastic (the model
  * validator rejects plastic plane stress). */
-DT_HD static inline int dt_mc_update_form(const dt_material_params *m, int stress_state, const double eps[6],
-                                          const dt_mat_state *old_state, dt_mat_state *new_state,
-                                          double sig[6], double D[36], dt_tangent_form *form) {
+DT_HD static inline int dt_mc_update_form(const dt_material_params *m, int stress_state,
+                                          const double eps[6], const dt_mat_state *old_state,
+                                          dt_mat_state *new_state, double sig[6], double D[36],
+                                          dt_tangent_form *form) {
   dt_mat_state st = *old_state; /* local copy: new_state may alias old_state */
   double ee[6], sig_tr[6], pr[3], pr_tr[3], V[9], T[9], ds[6], dep[6];
   double G = dt_shear_modulus(m), lam = dt_bulk_modulus(m) - 2.0 * G / 3.0, sq;
   int i, ok = 1, r;
 
   for (i = 0; i < 6; i++) ok = ok && dt_j2_finite(eps[i]);
-  for (i = 0; i < 6; i++) ee[i] = stress_state == DT_STATE_PLANE_STRESS ? eps[i] : eps[i] - st.eps_p[i];
+  for (i = 0; i < 6; i++)
+    ee[i] = stress_state == DT_STATE_PLANE_STRESS ? eps[i] : eps[i] - st.eps_p[i];
   dt_elastic_stress(m, stress_state, ee, sig_tr);
   for (i = 0; i < 6; i++) ok = ok && dt_j2_finite(sig_tr[i]);
   if (!ok) goto fail;
@@ -233,11 +240,13 @@ DT_HD static inline int dt_mc_update_form(const dt_material_params *m, int stres
   for (i = 0; i < 6; i++) st.eps_p[i] += dep[i];
   st.p += sqrt(2.0 / 3.0 * sq);
   *new_state = st;
-  if (D && r == 1 && !m->mc_elastic_tangent) dt_mc_tangent(G, lam, pr_tr, pr, T, V, D);
+  if (D && r == 1 && !m->mc_elastic_tangent)
+    dt_mc_tangent(G, lam, pr_tr, pr, T, V, D);
   else if (D && r == 2 && !m->mc_elastic_tangent) {
     dt_elastic_matrix(m, stress_state, D);
     for (i = 0; i < 36; i++) D[i] *= DT_MC_TANGENT_REG;
-  } else if (D) dt_elastic_matrix(m, stress_state, D);
+  } else if (D)
+    dt_elastic_matrix(m, stress_state, D);
   if (form) dt_tangent_form_elastic(m, stress_state, form);
   return DT_MAT_PLASTIC;
 

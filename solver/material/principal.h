@@ -52,9 +52,15 @@ DT_HD static inline int dt_principal(const double s[6], double lam[3], double V[
   double A[9];
   double scale = fabs(s[0]) + fabs(s[1]) + fabs(s[2]) + fabs(s[3]) + fabs(s[4]) + fabs(s[5]);
   int sweep, i, j, k;
-  A[0] = s[0]; A[1] = s[3]; A[2] = s[4];
-  A[3] = s[3]; A[4] = s[1]; A[5] = s[5];
-  A[6] = s[4]; A[7] = s[5]; A[8] = s[2];
+  A[0] = s[0];
+  A[1] = s[3];
+  A[2] = s[4];
+  A[3] = s[3];
+  A[4] = s[1];
+  A[5] = s[5];
+  A[6] = s[4];
+  A[7] = s[5];
+  A[8] = s[2];
   for (i = 0; i < 9; i++) V[i] = (i % 4 == 0) ? 1.0 : 0.0;
   if (!(scale <= 1.0e300)) return -1; /* NaN or infinite */
   for (sweep = 0; sweep < DT_JACOBI_MAX_SWEEPS; sweep++) {
@@ -87,7 +93,8 @@ DT_HD static inline void dt_principal_compose(const double lam[3], const double 
   for (c = 0; c < 6; c++) {
     /* component c is (row a, column b) of the tensor */
     int a = c < 3 ? c : (c == 5 ? 1 : 0), b = c < 3 ? c : (c == 3 ? 1 : 2);
-    s[c] = lam[0] * V[a * 3] * V[b * 3] + lam[1] * V[a * 3 + 1] * V[b * 3 + 1] + lam[2] * V[a * 3 + 2] * V[b * 3 + 2];
+    s[c] = lam[0] * V[a * 3] * V[b * 3] + lam[1] * V[a * 3 + 1] * V[b * 3 + 1] +
+           lam[2] * V[a * 3 + 2] * V[b * 3 + 2];
   }
 }
 

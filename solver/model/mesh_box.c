@@ -36,7 +36,8 @@ static dt_status add_elements(dt_model *m, int nx, int ny, int nz, dt_ctx *ctx) 
   int64_t ne = (int64_t)nx * ny * nz;
   static const int di[8] = {0, 1, 1, 0, 0, 1, 1, 0}, dj[8] = {0, 0, 1, 1, 0, 0, 1, 1},
                    dk[8] = {0, 0, 0, 0, 1, 1, 1, 1};
-  DT_CHECK(ne * 8 < INT32_MAX, ctx, DT_ERR_INPUT, "box of %lld elements is too large", (long long)ne);
+  DT_CHECK(ne * 8 < INT32_MAX, ctx, DT_ERR_INPUT, "box of %lld elements is too large",
+           (long long)ne);
   m->n_elems = (int)ne;
   DT_ALLOC(m->elem_type, ne, ctx, "box element types");
   DT_ALLOC(m->elem_ptr, ne + 1, ctx, "box element offsets");
@@ -49,7 +50,8 @@ static dt_status add_elements(dt_model *m, int nx, int ny, int nz, dt_ctx *ctx) 
         m->elem_type[e] = DT_ELEM_HEX8;
         m->elem_ptr[e + 1] = 8 * (e + 1);
         m->elem_id[e] = e + 1;
-        for (int a = 0; a < 8; a++) m->conn[8 * e + a] = node_index(nx, ny, i + di[a], j + dj[a], k + dk[a]);
+        for (int a = 0; a < 8; a++)
+          m->conn[8 * e + a] = node_index(nx, ny, i + di[a], j + dj[a], k + dk[a]);
       }
 cleanup:
   return rc;

@@ -14,7 +14,7 @@ static const struct {
   const char *name;
   int nnodes, nfaces, dim;
 } elem_info[DT_ELEM_NTYPES] = {
-    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},   [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
+    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},    [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
     [DT_ELEM_TET10] = {"tet10", 10, 4, 3}, [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
     [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},    [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
     [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},  [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
@@ -23,7 +23,9 @@ static const struct {
 
 static int elem_type_valid(int type) { return type >= 0 && type < DT_ELEM_NTYPES; }
 
-const char *dt_model_elem_type_name(int type) { return elem_type_valid(type) ? elem_info[type].name : NULL; }
+const char *dt_model_elem_type_name(int type) {
+  return elem_type_valid(type) ? elem_info[type].name : NULL;
+}
 int dt_model_elem_nnodes(int type) { return elem_type_valid(type) ? elem_info[type].nnodes : 0; }
 int dt_model_elem_nfaces(int type) { return elem_type_valid(type) ? elem_info[type].nfaces : 0; }
 int dt_model_elem_dim(int type) { return elem_type_valid(type) ? elem_info[type].dim : 0; }
@@ -47,7 +49,7 @@ void dt_solver_options_default(dt_solver_options *o) {
   o->newton_max_iter = 0; /* resolved by dt_model_finish */
   o->newton_rtol = 1e-6;
   o->newton_dtol = 1e-3;
-  o->pcg_max_iter = 0;    /* resolved by dt_model_finish (DT_PCG_MAX_ITER_*) */
+  o->pcg_max_iter = 0; /* resolved by dt_model_finish (DT_PCG_MAX_ITER_*) */
   o->pcg_rtol = 1e-9;
   o->precond = DT_PC_AUTO;
   o->forcing = DT_FORCING_FIXED;
@@ -131,8 +133,12 @@ static int find_set(const dt_set *s, int n, const char *name) {
   return -1;
 }
 
-int dt_model_find_nset(const dt_model *m, const char *name) { return find_set(m->nsets, m->n_nsets, name); }
-int dt_model_find_elset(const dt_model *m, const char *name) { return find_set(m->elsets, m->n_elsets, name); }
+int dt_model_find_nset(const dt_model *m, const char *name) {
+  return find_set(m->nsets, m->n_nsets, name);
+}
+int dt_model_find_elset(const dt_model *m, const char *name) {
+  return find_set(m->elsets, m->n_elsets, name);
+}
 
 int dt_model_find_surface(const dt_model *m, const char *name) {
   for (int i = 0; m->surfaces && i < m->n_surfaces; i++)
@@ -147,11 +153,16 @@ int dt_model_find_material(const dt_model *m, const char *name) {
 }
 
 static const char *form_name(dt_formulation f) {
-  return f == DT_FORM_BBAR ? "bbar" : f == DT_FORM_FULL ? "full" : f == DT_FORM_REDUCED ? "reduced" : "default";
+  return f == DT_FORM_BBAR      ? "bbar"
+         : f == DT_FORM_FULL    ? "full"
+         : f == DT_FORM_REDUCED ? "reduced"
+                                : "default";
 }
 
 static const char *kind_name(dt_section_kind k) {
-  return k == DT_SECTION_SOLID ? "solid" : k == DT_SECTION_PLANE_STRAIN ? "plane_strain" : "plane_stress";
+  return k == DT_SECTION_SOLID          ? "solid"
+         : k == DT_SECTION_PLANE_STRAIN ? "plane_strain"
+                                        : "plane_stress";
 }
 
 static const char *iso_name(int iso) {
@@ -164,8 +175,9 @@ static void view_materials(const dt_model *m, FILE *f) {
     const dt_material_params *p = &m->materials[i].p;
     fprintf(f, "  material %d \"%s\": E %g nu %g", i, m->materials[i].name, p->E, p->nu);
     if (p->plastic == DT_PLASTIC_MOHR_COULOMB)
-      fprintf(f, ", Mohr-Coulomb c %g phi %g psi %g, %s tangent", p->mc_cohesion, p->mc_friction_deg,
-              p->mc_dilation_deg, p->mc_elastic_tangent ? "elastic" : "consistent");
+      fprintf(f, ", Mohr-Coulomb c %g phi %g psi %g, %s tangent", p->mc_cohesion,
+              p->mc_friction_deg, p->mc_dilation_deg,
+              p->mc_elastic_tangent ? "elastic" : "consistent");
     else if (p->plastic)
       fprintf(f, ", J2 sigma_y0 %g hardening %s (H %g Q %g b %g table %d) H_kin %g", p->sigma_y0,
               iso_name(p->iso), p->H, p->voce_Q, p->voce_b, p->table_n, p->H_kin);
@@ -173,8 +185,8 @@ static void view_materials(const dt_model *m, FILE *f) {
   }
   for (int i = 0; i < m->n_sections; i++) {
     const dt_section *s = &m->sections[i];
-    fprintf(f, "  section %d: element set \"%s\", material %d, %s, formulation %s, thickness %g\n", i,
-            s->elset_name, s->material, kind_name(s->kind), form_name(s->form), s->thickness);
+    fprintf(f, "  section %d: element set \"%s\", material %d, %s, formulation %s, thickness %g\n",
+            i, s->elset_name, s->material, kind_name(s->kind), form_name(s->form), s->thickness);
   }
 }
 
@@ -184,7 +196,8 @@ static void view_steps(const dt_model *m, FILE *f) {
     fprintf(f, "  step %d \"%s\": %d bc, %d force, %d pressure, %d traction, %d body; ", i, s->name,
             s->n_bc, s->n_cload, s->n_pressure, s->n_traction, s->n_body);
     if (s->automatic)
-      fprintf(f, "automatic increments initial %g min %g max %g", s->inc_initial, s->inc_min, s->inc_max);
+      fprintf(f, "automatic increments initial %g min %g max %g", s->inc_initial, s->inc_min,
+              s->inc_max);
     else
       fprintf(f, "%d fixed increment(s)", s->n_increments);
     fprintf(f, ", max cutbacks %d\n", s->max_cutbacks);
@@ -204,15 +217,19 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->n_nodes, m->n_elems);
   for (int t = 0; t < DT_ELEM_NTYPES; t++)
     if (count[t]) fprintf(f, " (%d %s)", count[t], dt_model_elem_type_name(t));
-  fprintf(f, "\n  %d node sets, %d element sets, %d surfaces, %d materials, %d sections, %d steps\n",
+  fprintf(f,
+          "\n  %d node sets, %d element sets, %d surfaces, %d materials, %d sections, %d steps\n",
           m->n_nsets, m->n_elsets, m->n_surfaces, m->n_materials, m->n_sections, m->n_steps);
   view_materials(m, f);
   view_steps(m, f);
-  fprintf(f, "  newton: max %d iterations, rtol %g, dtol %g, acceleration %s%s; pcg: max %d iterations, rtol %g%s, %s%s\n",
+  fprintf(f,
+          "  newton: max %d iterations, rtol %g, dtol %g, acceleration %s%s; pcg: max %d "
+          "iterations, rtol %g%s, %s%s\n",
           m->solver.newton_max_iter, m->solver.newton_rtol, m->solver.newton_dtol,
-          dt_accel_names[m->solver.accel], m->solver.accel_auto ? " (auto)" : "", m->solver.pcg_max_iter,
-          m->solver.pcg_rtol, m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
+          dt_accel_names[m->solver.accel], m->solver.accel_auto ? " (auto)" : "",
+          m->solver.pcg_max_iter, m->solver.pcg_rtol,
+          m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
           dt_precond_names[m->solver.precond], m->solver.precond_auto ? " (auto)" : "");
-  fprintf(f, "  output: fields 0x%x, vtu %d, points %d, every %d, %d monitors\n", m->output.fields, m->output.vtu,
-          m->output.points, m->output.every, m->output.n_monitors);
+  fprintf(f, "  output: fields 0x%x, vtu %d, points %d, every %d, %d monitors\n", m->output.fields,
+          m->output.vtu, m->output.points, m->output.every, m->output.n_monitors);
 }

@@ -69,8 +69,8 @@ typedef enum dt_formulation {
 
 typedef struct dt_section {
   char elset_name[DT_NAME_MAX];
-  int elset;        /* index into model->elsets */
-  int material;     /* index into model->materials */
+  int elset;    /* index into model->elsets */
+  int material; /* index into model->materials */
   dt_section_kind kind;
   dt_formulation form;
   double thickness; /* 2D sections; 1 if not given */
@@ -128,17 +128,18 @@ typedef struct dt_step {
   dt_traction *traction;
   int n_body;
   dt_body_force *body;
-  int automatic;       /* 0: fixed increments; 1: automatic with cutback */
-  int n_increments;    /* fixed: number of equal increments (default 1) */
-  double inc_initial;  /* automatic: first increment as a fraction of the step (default 1) */
-  double inc_min;      /* automatic: smallest increment before giving up (default 1e-5) */
-  double inc_max;      /* automatic: largest increment (default 1) */
-  int max_cutbacks;    /* cutbacks allowed per increment (default 5, both modes) */
+  int automatic;      /* 0: fixed increments; 1: automatic with cutback */
+  int n_increments;   /* fixed: number of equal increments (default 1) */
+  double inc_initial; /* automatic: first increment as a fraction of the step (default 1) */
+  double inc_min;     /* automatic: smallest increment before giving up (default 1e-5) */
+  double inc_max;     /* automatic: largest increment (default 1) */
+  int max_cutbacks;   /* cutbacks allowed per increment (default 5, both modes) */
 } dt_step;
 
 typedef enum dt_forcing_kind {
-  DT_FORCING_FIXED = 0,   /* every Newton correction solved to pcg_rtol */
-  DT_FORCING_ADAPTIVE = 1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */
+  DT_FORCING_FIXED = 0, /* every Newton correction solved to pcg_rtol */
+  DT_FORCING_ADAPTIVE =
+      1 /* inexact Newton: each correction solved only as far as it pays (forcing.h) */
 } dt_forcing_kind;
 
 /* The job format's names, in dt_forcing_kind order, NULL-terminated (model.c). */
@@ -166,14 +167,14 @@ extern const char *const dt_accel_names[];
 #define DT_PCG_MAX_ITER_PER_CBRT_DOF 100
 
 typedef struct dt_solver_options {
-  int newton_max_iter;     /* corrections per increment; 0 (the default) until dt_model_finish
+  int newton_max_iter; /* corrections per increment; 0 (the default) until dt_model_finish
                               resolves it (DT_NEWTON_MAX_ITER_*) */
-  double newton_rtol;      /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
-  double newton_dtol;      /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
+  double newton_rtol;  /* residual criterion: |r_free| <= rtol * force scale; default 1e-6 */
+  double newton_dtol;  /* displacement criterion on the last correction: |c| <= dtol * |Delta u|;
                               default 1e-3 (see newton.c) */
-  int pcg_max_iter;        /* the linear solver's cap; 0 (the default) until dt_model_finish
+  int pcg_max_iter;    /* the linear solver's cap; 0 (the default) until dt_model_finish
                               resolves it (DT_PCG_MAX_ITER_*) */
-  double pcg_rtol;         /* relative residual; default 1e-9 */
+  double pcg_rtol;     /* relative residual; default 1e-9 */
   dt_precond_kind precond; /* default auto, which dt_model_finish resolves (precond_kind.h) */
   int precond_auto;        /* 1 when precond was chosen by that rule */
   dt_forcing_kind forcing; /* default fixed */
@@ -225,17 +226,18 @@ typedef struct dt_monitor {
 #define DT_PRINT_MAX_VARS 8
 enum { DT_TOTALS_NO = 0, DT_TOTALS_YES = 1, DT_TOTALS_ONLY = 2 };
 typedef struct dt_print_request {
-  int element;     /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
-  int set;         /* index into nsets or elsets */
-  unsigned fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
-  int every;       /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
-  int n_vars;      /* the variables in the order of the request's data lines, one DT_OUT_* bit
+  int element; /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
+  int set;     /* index into nsets or elsets */
+  unsigned
+      fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
+  int every;  /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
+  int n_vars; /* the variables in the order of the request's data lines, one DT_OUT_* bit
                       each: CalculiX prints its blocks in that order; 0: those of `fields` in
                       the order U, RF / S, E, PEEQ */
   unsigned vars[DT_PRINT_MAX_VARS];
-  int totals;      /* DT_TOTALS_*: *NODE PRINT, TOTALS= (the RF block's "total force") */
-  int step_begin;  /* the 0-based steps the request prints in: step_begin .. step_end - 1 */
-  int step_end;    /* (CalculiX replaces a step's requests by a later step's); 0: to the end */
+  int totals;     /* DT_TOTALS_*: *NODE PRINT, TOTALS= (the RF block's "total force") */
+  int step_begin; /* the 0-based steps the request prints in: step_begin .. step_end - 1 */
+  int step_end;   /* (CalculiX replaces a step's requests by a later step's); 0: to the end */
 } dt_print_request;
 
 typedef struct dt_output_options {
@@ -246,23 +248,23 @@ typedef struct dt_output_options {
   int every;       /* write fields every n-th increment and always at a step's end (default 1) */
   int n_monitors;
   dt_monitor *monitors;
-  int n_prints;    /* print requests; 0 (the default): no results.dat */
+  int n_prints; /* print requests; 0 (the default): no results.dat */
   dt_print_request prints[DT_MAX_PRINTS];
 } dt_output_options;
 
 typedef struct dt_model {
-  int version;            /* job format version */
+  int version; /* job format version */
   char title[256];
-  int dim;                /* 2 or 3 */
+  int dim; /* 2 or 3 */
   int n_nodes;
-  double *x;              /* 3 * n_nodes coordinates (z = 0 in 2D) */
-  int64_t *node_id;       /* user ids */
+  double *x;        /* 3 * n_nodes coordinates (z = 0 in 2D) */
+  int64_t *node_id; /* user ids */
   int n_elems;
   unsigned char *elem_type; /* dt_elem_type per element */
-  int *elem_ptr;          /* n_elems + 1 offsets into conn */
-  int *conn;              /* 0-based node indices, element-local order of element.h */
-  int64_t *elem_id;       /* user ids */
-  int *elem_section;      /* section index per element (set by dt_model_finish) */
+  int *elem_ptr;            /* n_elems + 1 offsets into conn */
+  int *conn;                /* 0-based node indices, element-local order of element.h */
+  int64_t *elem_id;         /* user ids */
+  int *elem_section;        /* section index per element (set by dt_model_finish) */
   int n_nsets;
   dt_set *nsets;
   int n_elsets;

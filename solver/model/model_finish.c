@@ -133,17 +133,19 @@ static dt_status check_arrays(const dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
 
   FIN_CHECK(m->n_nodes > 0 && m->x && m->node_id, "the mesh has no nodes");
-  FIN_CHECK(m->n_elems > 0 && m->elem_type && m->elem_ptr && m->conn && m->elem_id, "the mesh has no elements");
+  FIN_CHECK(m->n_elems > 0 && m->elem_type && m->elem_ptr && m->conn && m->elem_id,
+            "the mesh has no elements");
   FIN_CHECK(m->elem_ptr[0] == 0, "internal: elem_ptr[0] must be 0");
   for (int e = 0; e < m->n_elems; e++) {
     int t = m->elem_type[e];
-    FIN_CHECK(dt_model_elem_nnodes(t) > 0, "element %lld has an invalid type %d", (long long)m->elem_id[e], t);
+    FIN_CHECK(dt_model_elem_nnodes(t) > 0, "element %lld has an invalid type %d",
+              (long long)m->elem_id[e], t);
     FIN_CHECK(m->elem_ptr[e + 1] - m->elem_ptr[e] == dt_model_elem_nnodes(t),
-              "element %lld (%s) must have %d nodes", (long long)m->elem_id[e], dt_model_elem_type_name(t),
-              dt_model_elem_nnodes(t));
+              "element %lld (%s) must have %d nodes", (long long)m->elem_id[e],
+              dt_model_elem_type_name(t), dt_model_elem_nnodes(t));
     for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++)
-      FIN_CHECK(m->conn[k] >= 0 && m->conn[k] < m->n_nodes, "element %lld refers to a node that does not exist",
-                (long long)m->elem_id[e]);
+      FIN_CHECK(m->conn[k] >= 0 && m->conn[k] < m->n_nodes,
+                "element %lld refers to a node that does not exist", (long long)m->elem_id[e]);
   }
 cleanup:
   return rc;
@@ -157,8 +159,9 @@ static dt_status resolve_dim(dt_model *m, dt_ctx *ctx) {
   for (int e = 1; e < m->n_elems; e++)
     FIN_CHECK(dt_model_elem_dim(m->elem_type[e]) == dt_model_elem_dim(first),
               "element %lld (%s) is %dD but element %lld (%s) is %dD: a model is either 2D or 3D",
-              (long long)m->elem_id[e], dt_model_elem_type_name(m->elem_type[e]), dt_model_elem_dim(m->elem_type[e]),
-              (long long)m->elem_id[0], dt_model_elem_type_name(first), dt_model_elem_dim(first));
+              (long long)m->elem_id[e], dt_model_elem_type_name(m->elem_type[e]),
+              dt_model_elem_dim(m->elem_type[e]), (long long)m->elem_id[0],
+              dt_model_elem_type_name(first), dt_model_elem_dim(first));
   m->dim = dt_model_elem_dim(first);
 cleanup:
   return rc;
@@ -170,10 +173,10 @@ static dt_status check_nodes(const dt_model *m, dt_ctx *ctx) {
 
   for (int i = 0; i < m->n_nodes; i++) {
     const double *x = &m->x[3 * i];
-    FIN_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]), "node %lld has a non-finite coordinate",
-              (long long)m->node_id[i]);
-    FIN_CHECK(m->dim == 3 || x[2] == 0, "node %lld: z must be 0 in a 2D model (got %g)", (long long)m->node_id[i],
-              x[2]);
+    FIN_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]),
+              "node %lld has a non-finite coordinate", (long long)m->node_id[i]);
+    FIN_CHECK(m->dim == 3 || x[2] == 0, "node %lld: z must be 0 in a 2D model (got %g)",
+              (long long)m->node_id[i], x[2]);
   }
   DT_ALLOC(used, m->n_nodes, ctx, "node usage flags");
   for (int k = 0; k < m->elem_ptr[m->n_elems]; k++) used[m->conn[k]] = 1;
@@ -201,7 +204,8 @@ static dt_status check_sets(const dt_model *m, dt_ctx *ctx) {
       FIN_CHECK(sf->elem[i] >= 0 && sf->elem[i] < m->n_elems,
                 "surface \"%s\" refers to an element that does not exist", sf->name);
       FIN_CHECK(sf->face[i] >= 0 && sf->face[i] < dt_model_elem_nfaces(m->elem_type[sf->elem[i]]),
-                "surface \"%s\": element %lld (%s) has no face S%d", sf->name, (long long)m->elem_id[sf->elem[i]],
+                "surface \"%s\": element %lld (%s) has no face S%d", sf->name,
+                (long long)m->elem_id[sf->elem[i]],
                 dt_model_elem_type_name(m->elem_type[sf->elem[i]]), sf->face[i] + 1);
     }
   }
@@ -233,27 +237,33 @@ static dt_status assign_sections(dt_model *m, dt_ctx *ctx) {
   for (int s = 0; s < m->n_sections; s++) {
     const dt_section *sec = &m->sections[s];
     const dt_set *set = NULL;
-    FIN_CHECK(sec->elset >= 0 && sec->elset < m->n_elsets, "section %d: element set \"%s\" does not exist", s,
-              sec->elset_name);
-    FIN_CHECK(sec->material >= 0 && sec->material < m->n_materials, "section %d: material does not exist", s);
+    FIN_CHECK(sec->elset >= 0 && sec->elset < m->n_elsets,
+              "section %d: element set \"%s\" does not exist", s, sec->elset_name);
+    FIN_CHECK(sec->material >= 0 && sec->material < m->n_materials,
+              "section %d: material does not exist", s);
     set = &m->elsets[sec->elset];
     for (int i = 0; i < set->n; i++) {
       int e = set->items[i], prev = m->elem_section[e];
       FIN_CHECK(prev < 0 || prev == s,
-                "element %lld has two sections: section %d (element set \"%s\") and section %d (element set \"%s\")",
-                (long long)m->elem_id[e], prev, m->sections[prev < 0 ? 0 : prev].elset_name, s, sec->elset_name);
+                "element %lld has two sections: section %d (element set \"%s\") and section %d "
+                "(element set \"%s\")",
+                (long long)m->elem_id[e], prev, m->sections[prev < 0 ? 0 : prev].elset_name, s,
+                sec->elset_name);
       m->elem_section[e] = s;
     }
   }
   for (int e = 0; e < m->n_elems; e++)
-    FIN_CHECK(m->elem_section[e] >= 0, "element %lld has no section: no section's element set contains it",
+    FIN_CHECK(m->elem_section[e] >= 0,
+              "element %lld has no section: no section's element set contains it",
               (long long)m->elem_id[e]);
 cleanup:
   return rc;
 }
 
 static int form_supports_bbar(int type) { return type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4; }
-static int form_supports_reduced(int type) { return type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R; }
+static int form_supports_reduced(int type) {
+  return type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R;
+}
 
 /* The reduced formulation: the section's hex20 elements become hex20r (the type carries the
  * rule, so the backends need no formulation flag for it); the elements are the section's own,
@@ -274,36 +284,49 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
     const dt_material *mat = &m->materials[sec->material];
     int has_bbar_type = 0, has_reduced_type = 0;
     FIN_CHECK(sec->kind == DT_SECTION_SOLID || sec->kind == DT_SECTION_PLANE_STRAIN ||
-                  sec->kind == DT_SECTION_PLANE_STRESS, "section %d: invalid kind %d", s, (int)sec->kind);
-    FIN_CHECK(isfinite(sec->thickness) && sec->thickness > 0, "section %d (element set \"%s\"): thickness must be > 0",
-              s, sec->elset_name);
+                  sec->kind == DT_SECTION_PLANE_STRESS,
+              "section %d: invalid kind %d", s, (int)sec->kind);
+    FIN_CHECK(isfinite(sec->thickness) && sec->thickness > 0,
+              "section %d (element set \"%s\"): thickness must be > 0", s, sec->elset_name);
     FIN_CHECK(!(sec->kind == DT_SECTION_PLANE_STRESS && mat->p.plastic),
-              "section %d (element set \"%s\"): material \"%s\" is plastic, but plane stress supports elastic "
-              "materials only", s, sec->elset_name, mat->name);
+              "section %d (element set \"%s\"): material \"%s\" is plastic, but plane stress "
+              "supports elastic "
+              "materials only",
+              s, sec->elset_name, mat->name);
     for (int i = 0; i < m->elsets[sec->elset].n; i++) {
       int e = m->elsets[sec->elset].items[i], t = m->elem_type[e];
       int want3d = sec->kind == DT_SECTION_SOLID;
       FIN_CHECK((dt_model_elem_dim(t) == 3) == want3d,
-                "element %lld (%s) is %dD but its section %d (element set \"%s\") is %s: %s", (long long)m->elem_id[e],
-                dt_model_elem_type_name(t), dt_model_elem_dim(t), s, sec->elset_name,
-                want3d ? "solid" : sec->kind == DT_SECTION_PLANE_STRAIN ? "plane_strain" : "plane_stress",
-                want3d ? "2D elements need a plane_strain or plane_stress section" : "3D elements need a solid section");
+                "element %lld (%s) is %dD but its section %d (element set \"%s\") is %s: %s",
+                (long long)m->elem_id[e], dt_model_elem_type_name(t), dt_model_elem_dim(t), s,
+                sec->elset_name,
+                want3d                                 ? "solid"
+                : sec->kind == DT_SECTION_PLANE_STRAIN ? "plane_strain"
+                                                       : "plane_stress",
+                want3d ? "2D elements need a plane_strain or plane_stress section"
+                       : "3D elements need a solid section");
       has_bbar_type |= form_supports_bbar(t);
       has_reduced_type |= form_supports_reduced(t);
     }
     FIN_CHECK(sec->form != DT_FORM_BBAR || has_bbar_type,
-              "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements", s, sec->elset_name);
+              "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements",
+              s, sec->elset_name);
     /* B-bar relieves volumetric locking, which plane stress (sigma_zz = 0) does not have; the
      * GPU tangent also relies on it (cuda/cuda_tangent_form.cuh) */
     FIN_CHECK(!(sec->form == DT_FORM_BBAR && sec->kind == DT_SECTION_PLANE_STRESS),
-              "section %d (element set \"%s\"): the bbar formulation is for solid and plane_strain sections, "
-              "not plane_stress (use full)", s, sec->elset_name);
+              "section %d (element set \"%s\"): the bbar formulation is for solid and plane_strain "
+              "sections, "
+              "not plane_stress (use full)",
+              s, sec->elset_name);
     FIN_CHECK(sec->form != DT_FORM_REDUCED || has_reduced_type,
-              "section %d (element set \"%s\"): the reduced formulation needs hex20 elements (it makes them hex20r)", s,
-              sec->elset_name);
+              "section %d (element set \"%s\"): the reduced formulation needs hex20 elements (it "
+              "makes them hex20r)",
+              s, sec->elset_name);
     if (sec->form == DT_FORM_REDUCED) apply_reduced(m, sec);
     if (sec->form == DT_FORM_DEFAULT)
-      sec->form = has_bbar_type && mat->p.plastic && sec->kind != DT_SECTION_PLANE_STRESS ? DT_FORM_BBAR : DT_FORM_FULL;
+      sec->form = has_bbar_type && mat->p.plastic && sec->kind != DT_SECTION_PLANE_STRESS
+                      ? DT_FORM_BBAR
+                      : DT_FORM_FULL;
   }
 cleanup:
   return rc;
@@ -327,20 +350,23 @@ static dt_status check_increments(const dt_step *s, int i, dt_ctx *ctx) {
 
   FIN_CHECK(s->max_cutbacks >= 0, "step %d \"%s\": max_cutbacks must be >= 0", i, s->name);
   if (!s->automatic) {
-    FIN_CHECK(s->n_increments >= 1, "step %d \"%s\": the number of increments must be >= 1 (got %d)", i, s->name,
+    FIN_CHECK(s->n_increments >= 1,
+              "step %d \"%s\": the number of increments must be >= 1 (got %d)", i, s->name,
               s->n_increments);
     goto cleanup;
   }
-  FIN_CHECK(s->inc_min > 0 && s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max && s->inc_max <= 1,
-            "step %d \"%s\": automatic increments need 0 < min <= initial <= max <= 1 (got %g, %g, %g)", i, s->name,
-            s->inc_min, s->inc_initial, s->inc_max);
+  FIN_CHECK(
+      s->inc_min > 0 && s->inc_min <= s->inc_initial && s->inc_initial <= s->inc_max &&
+          s->inc_max <= 1,
+      "step %d \"%s\": automatic increments need 0 < min <= initial <= max <= 1 (got %g, %g, %g)",
+      i, s->name, s->inc_min, s->inc_initial, s->inc_max);
 cleanup:
   return rc;
 }
 
 /* Two boundary conditions of one step that prescribe different values for the same DOF. */
-static dt_status check_bc_conflicts(const dt_model *m, const dt_step *s, int si, unsigned char *set, double *val,
-                                    dt_ctx *ctx) {
+static dt_status check_bc_conflicts(const dt_model *m, const dt_step *s, int si, unsigned char *set,
+                                    double *val, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   static const char dof_name[] = "xyz";
 
@@ -351,9 +377,11 @@ static dt_status check_bc_conflicts(const dt_model *m, const dt_step *s, int si,
       for (int d = 0; d < 3; d++) {
         size_t k = 3 * (size_t)ns->items[i] + (size_t)d;
         if (!(s->bc[b].dofs & (1u << d))) continue;
-        FIN_CHECK(!set[k] || val[k] == s->bc[b].value[d],
-                  "step %d \"%s\": node %lld: %c is prescribed twice with different values (%g and %g)", si, s->name,
-                  (long long)m->node_id[ns->items[i]], dof_name[d], val[k], s->bc[b].value[d]);
+        FIN_CHECK(
+            !set[k] || val[k] == s->bc[b].value[d],
+            "step %d \"%s\": node %lld: %c is prescribed twice with different values (%g and %g)",
+            si, s->name, (long long)m->node_id[ns->items[i]], dof_name[d], val[k],
+            s->bc[b].value[d]);
         set[k] = 1;
         val[k] = s->bc[b].value[d];
       }
@@ -372,23 +400,29 @@ static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *
 
   DT_TRY(check_increments(s, i, ctx));
   for (int b = 0; b < s->n_bc; b++) {
-    FIN_CHECK(s->bc[b].nset >= 0 && s->bc[b].nset < m->n_nsets, "step %d \"%s\": boundary %d: unknown node set", i,
-              s->name, b);
+    FIN_CHECK(s->bc[b].nset >= 0 && s->bc[b].nset < m->n_nsets,
+              "step %d \"%s\": boundary %d: unknown node set", i, s->name, b);
     FIN_CHECK(s->bc[b].dofs != 0 && (s->bc[b].dofs & ~dof_mask) == 0,
-              "step %d \"%s\": boundary %d: invalid degrees of freedom for a %dD model", i, s->name, b, m->dim);
-    FIN_CHECK(vec_ok(s->bc[b].value, 3), "step %d \"%s\": boundary %d: non-finite value", i, s->name, b);
+              "step %d \"%s\": boundary %d: invalid degrees of freedom for a %dD model", i, s->name,
+              b, m->dim);
+    FIN_CHECK(vec_ok(s->bc[b].value, 3), "step %d \"%s\": boundary %d: non-finite value", i,
+              s->name, b);
   }
   for (int k = 0; k < s->n_cload; k++)
-    FIN_CHECK(s->cload[k].nset >= 0 && s->cload[k].nset < m->n_nsets && vec_ok(s->cload[k].f, m->dim),
+    FIN_CHECK(s->cload[k].nset >= 0 && s->cload[k].nset < m->n_nsets &&
+                  vec_ok(s->cload[k].f, m->dim),
               "step %d \"%s\": force %d: unknown node set or invalid value", i, s->name, k);
   for (int k = 0; k < s->n_pressure; k++)
-    FIN_CHECK(s->pressure[k].surface >= 0 && s->pressure[k].surface < m->n_surfaces && isfinite(s->pressure[k].p),
+    FIN_CHECK(s->pressure[k].surface >= 0 && s->pressure[k].surface < m->n_surfaces &&
+                  isfinite(s->pressure[k].p),
               "step %d \"%s\": pressure %d: unknown surface or invalid value", i, s->name, k);
   for (int k = 0; k < s->n_traction; k++)
-    FIN_CHECK(s->traction[k].surface >= 0 && s->traction[k].surface < m->n_surfaces && vec_ok(s->traction[k].t, m->dim),
+    FIN_CHECK(s->traction[k].surface >= 0 && s->traction[k].surface < m->n_surfaces &&
+                  vec_ok(s->traction[k].t, m->dim),
               "step %d \"%s\": traction %d: unknown surface or invalid value", i, s->name, k);
   for (int k = 0; k < s->n_body; k++)
-    FIN_CHECK(s->body[k].elset >= 0 && s->body[k].elset < m->n_elsets && vec_ok(s->body[k].b, m->dim),
+    FIN_CHECK(s->body[k].elset >= 0 && s->body[k].elset < m->n_elsets &&
+                  vec_ok(s->body[k].b, m->dim),
               "step %d \"%s\": body force %d: unknown element set or invalid value", i, s->name, k);
 cleanup:
   return rc;
@@ -425,13 +459,18 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   const dt_output_options *out = &m->output;
 
   FIN_CHECK(o->newton_max_iter >= 1, "solver: newton max_iterations must be >= 1");
-  FIN_CHECK(o->newton_rtol > 0 && o->newton_rtol < 1, "solver: newton force_tolerance must be in (0, 1)");
-  FIN_CHECK(o->newton_dtol >= 0 && o->newton_dtol < 1, "solver: newton displacement_tolerance must be in [0, 1)");
+  FIN_CHECK(o->newton_rtol > 0 && o->newton_rtol < 1,
+            "solver: newton force_tolerance must be in (0, 1)");
+  FIN_CHECK(o->newton_dtol >= 0 && o->newton_dtol < 1,
+            "solver: newton displacement_tolerance must be in [0, 1)");
   FIN_CHECK(o->pcg_max_iter >= 1, "solver: linear max_iterations must be >= 1");
   FIN_CHECK(o->pcg_rtol > 0 && o->pcg_rtol < 1, "solver: linear tolerance must be in (0, 1)");
-  FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO, "solver: invalid preconditioner");
-  FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE, "solver: invalid linear forcing");
-  FIN_CHECK(o->accel == DT_ACCEL_NONE || o->accel == DT_ACCEL_THOMAS, "solver: invalid newton acceleration");
+  FIN_CHECK(o->precond >= DT_PC_JACOBI && o->precond <= DT_PC_AUTO,
+            "solver: invalid preconditioner");
+  FIN_CHECK(o->forcing == DT_FORCING_FIXED || o->forcing == DT_FORCING_ADAPTIVE,
+            "solver: invalid linear forcing");
+  FIN_CHECK(o->accel == DT_ACCEL_NONE || o->accel == DT_ACCEL_THOMAS,
+            "solver: invalid newton acceleration");
   FIN_CHECK(o->cuda_elements >= 0 && o->cuda_elements < name_count(dt_cuda_elements_names),
             "solver: invalid backend_options elements");
   FIN_CHECK(o->cuda_tangent >= 0 && o->cuda_tangent < name_count(dt_cuda_tangent_names),
@@ -440,10 +479,12 @@ static dt_status check_options(const dt_model *m, dt_ctx *ctx) {
   FIN_CHECK(out->every >= 1, "output: every must be >= 1");
   for (int i = 0; i < out->n_monitors; i++) {
     const dt_monitor *mon = &out->monitors[i];
-    FIN_CHECK(mon->nset >= 0 && mon->nset < m->n_nsets, "monitor \"%s\": unknown node set", mon->name);
-    FIN_CHECK(mon->dof >= 0 && mon->dof < m->dim, "monitor \"%s\": component must be one of the model's %d axes",
-              mon->name, m->dim);
-    FIN_CHECK(mon->kind == DT_MON_U || mon->kind == DT_MON_RF, "monitor \"%s\": invalid quantity", mon->name);
+    FIN_CHECK(mon->nset >= 0 && mon->nset < m->n_nsets, "monitor \"%s\": unknown node set",
+              mon->name);
+    FIN_CHECK(mon->dof >= 0 && mon->dof < m->dim,
+              "monitor \"%s\": component must be one of the model's %d axes", mon->name, m->dim);
+    FIN_CHECK(mon->kind == DT_MON_U || mon->kind == DT_MON_RF, "monitor \"%s\": invalid quantity",
+              mon->name);
   }
 cleanup:
   return rc;
@@ -452,8 +493,9 @@ cleanup:
 /* linear.preconditioner "auto" (the default): two_level where it pays (precond_kind.h), with
  * either operator (the matrix-free one sums its coarse matrix from the element matrices). */
 dt_precond_kind dt_precond_auto(int dim, long n_dofs, int host) {
-  return dim == 3 && n_dofs >= (host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS) ? DT_PC_TWO_LEVEL
-                                                                                        : DT_PC_BLOCK_JACOBI;
+  return dim == 3 && n_dofs >= (host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS)
+             ? DT_PC_TWO_LEVEL
+             : DT_PC_BLOCK_JACOBI;
 }
 
 /* The device backend's choice; a run on the CPU backend chooses again (analysis.c, setup). */
@@ -482,7 +524,8 @@ static void resolve_nonlinear(dt_model *m) {
     o->accel = mc_elastic && !consistent ? DT_ACCEL_THOMAS : DT_ACCEL_NONE;
   }
   if (o->newton_max_iter == 0)
-    o->newton_max_iter = mc_elastic ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
+    o->newton_max_iter =
+        mc_elastic ? DT_NEWTON_MAX_ITER_ELASTIC_TANGENT : DT_NEWTON_MAX_ITER_DEFAULT;
   if (o->pcg_max_iter == 0) {
     double cap = DT_PCG_MAX_ITER_PER_CBRT_DOF * cbrt((double)m->n_nodes * m->dim);
     o->pcg_max_iter = cap > DT_PCG_MAX_ITER_MIN ? (int)cap : DT_PCG_MAX_ITER_MIN;

@@ -27,6 +27,6 @@ DT_INTERN int dt_model_elem_dim(int type);
  * field relative to a job file's material object (e.g. "elastic.nu") and `msg` to what is wrong
  * (e.g. "must be < 0.5 (got 0.5)"). */
 DT_INTERN int dt_material_params_check(const dt_material_params *p, char *field, size_t nfield,
-                                             char *msg, size_t nmsg);
+                                       char *msg, size_t nmsg);
 
 #endif

@@ -34,11 +34,15 @@ void dt_coarse_space_free(dt_problem *pb) {
 /* Box of every node on a grid of about `want` boxes; returns the box count before dropping
  * empty ones. */
 static long grid_boxes(const dt_problem *pb, int want, int *box) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, vol = 1.0;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY},
+         vol = 1.0;
   int k[3] = {1, 1, 1}, axes = 0;
   for (int d = 0; d < 3; d++) { /* min/max reductions: the same bounds for any thread count */
     double l = INFINITY, h = -INFINITY;
-#pragma omp parallel for schedule(static) reduction(min : l) reduction(max : h) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) reduction(min                                            \
+                                                    : l)                                           \
+    reduction(max                                                                                  \
+              : h) if (pb->n_nodes > DT_HOST_PARALLEL_MIN)
     for (int a = 0; a < pb->n_nodes; a++) {
       l = fmin(l, pb->x[3 * a + d]);
       h = fmax(h, pb->x[3 * a + d]);
@@ -150,7 +154,8 @@ static dt_status couplings(dt_problem *pb, int *too_many, dt_ctx *ctx) {
   int64_t total = 0;
   *too_many = 0;
   for (int a = 0; a < pb->n_nodes; a++)
-    if (pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a] > max_nbr) max_nbr = pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a];
+    if (pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a] > max_nbr)
+      max_nbr = pb->node_nbr_ptr[a + 1] - pb->node_nbr_ptr[a];
   DT_ALLOC(pb->item_ptr, pb->n_nodes + 1, ctx, "coarse-space items");
   DT_ALLOC(box_nbr, (size_t)n * DT_COARSE_MAX_NBR, ctx, "coarse-space box couplings");
 #pragma omp parallel if (pb->n_nodes > 20000)
@@ -162,7 +167,8 @@ static dt_status couplings(dt_problem *pb, int *too_many, dt_ctx *ctx) {
     dt_free(scratch);
   }
   for (int a = 0; a < pb->n_nodes; a++) {
-    DT_CHECK(pb->item_ptr[a + 1] >= 0, ctx, DT_ERR_NOMEM, "out of memory listing the coarse-space items");
+    DT_CHECK(pb->item_ptr[a + 1] >= 0, ctx, DT_ERR_NOMEM,
+             "out of memory listing the coarse-space items");
     pb->item_ptr[a + 1] += pb->item_ptr[a];
   }
   total = pb->item_ptr[pb->n_nodes];
@@ -208,7 +214,8 @@ static dt_status couplings(dt_problem *pb, int *too_many, dt_ctx *ctx) {
 #pragma omp parallel for schedule(dynamic, 4) if (pb->n_nodes > 20000)
   for (int s = 0; s < n; s++) {
     int cursor[DT_COARSE_MAX_NBR];
-    for (int l = 0; l < pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s]; l++) cursor[l] = pb->grp_ptr[pb->sub_nbr_ptr[s] + l];
+    for (int l = 0; l < pb->sub_nbr_ptr[s + 1] - pb->sub_nbr_ptr[s]; l++)
+      cursor[l] = pb->grp_ptr[pb->sub_nbr_ptr[s] + l];
     for (int k = pb->sub_ptr[s]; k < pb->sub_ptr[s + 1]; k++)
       for (int i = pb->item_ptr[pb->sub_nodes[k]]; i < pb->item_ptr[pb->sub_nodes[k] + 1]; i++)
         pb->grp_item[cursor[pb->item_local[i]]++] = i;
@@ -223,14 +230,16 @@ dt_status dt_coarse_space_build(dt_problem *pb, int nodes_per_box, dt_ctx *ctx) 
   int *box = NULL, want = pb->n_nodes / (nodes_per_box > 0 ? nodes_per_box : 1), too_many = 1;
   if (want > DT_COARSE_MAX_BOXES) want = DT_COARSE_MAX_BOXES;
   if (want < DT_COARSE_MIN_BOXES) want = DT_COARSE_MIN_BOXES;
-  if (want > pb->n_nodes / 8) want = pb->n_nodes / 8 > 0 ? pb->n_nodes / 8 : 1; /* a few nodes per box at least */
+  if (want > pb->n_nodes / 8)
+    want = pb->n_nodes / 8 > 0 ? pb->n_nodes / 8 : 1; /* a few nodes per box at least */
   pb->n_modes = pb->dim == 3 ? 6 : 3;
   DT_ALLOC(box, pb->n_nodes, ctx, "coarse-space boxes");
   while (too_many) { /* boxes finer than the elements couple to too many boxes: coarser grid */
     dt_coarse_space_free(pb);
     DT_TRY(make_boxes(pb, box, grid_boxes(pb, want, box), ctx));
     DT_TRY(couplings(pb, &too_many, ctx));
-    DT_CHECK(!too_many || want > 1, ctx, DT_ERR_INTERNAL, "a single box is coupled to more than one box");
+    DT_CHECK(!too_many || want > 1, ctx, DT_ERR_INTERNAL,
+             "a single box is coupled to more than one box");
     want /= 2;
   }
 cleanup:

@@ -40,8 +40,8 @@ void dt_coarse_space_free(dt_problem *pb);
 DT_HD static inline double dt_coarse_mode(int dpn, int m, const double *d, int i) {
   if (m < dpn) return i == m ? 1.0 : 0.0;
   if (m == dpn) return i == 0 ? -d[1] : i == 1 ? d[0] : 0.0; /* about z */
-  if (m == 4) return i == 1 ? -d[2] : i == 2 ? d[1] : 0.0;    /* about x */
-  return i == 0 ? d[2] : i == 2 ? -d[0] : 0.0;                /* about y */
+  if (m == 4) return i == 1 ? -d[2] : i == 2 ? d[1] : 0.0;   /* about x */
+  return i == 0 ? d[2] : i == 2 ? -d[0] : 0.0;               /* about y */
 }
 
 /* Regularize E (n x n, row-major, symmetric) as DT_COARSE_SHIFT says; a zero diagonal (a box

@@ -23,7 +23,8 @@ static void element_coords(const dt_model *m, int e, double *X) {
 }
 
 /* Add the face integral of N_a * v(n dA) to f, where v = -p n or t |n dA|. */
-static void add_face_load(const dt_model *m, int e, int face, double p, const double *t, double *f) {
+static void add_face_load(const dt_model *m, int e, int face, double p, const double *t,
+                          double *f) {
   int type = m->elem_type[e], dpn = m->dim, local[DT_FACE_MAX_NODES];
   int nfn = dt_face_nnodes(type, face);
   double Xe[DT_ELEM_MAX_NODES * 3], Xf[DT_FACE_MAX_NODES * 3], Nf[DT_FACE_MAX_NODES], nda[3];
@@ -70,11 +71,13 @@ dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
   }
   for (int i = 0; i < st->n_pressure; i++) {
     const dt_surface *sf = &m->surfaces[st->pressure[i].surface];
-    for (int k = 0; k < sf->n; k++) add_face_load(m, sf->elem[k], sf->face[k], st->pressure[i].p, NULL, f);
+    for (int k = 0; k < sf->n; k++)
+      add_face_load(m, sf->elem[k], sf->face[k], st->pressure[i].p, NULL, f);
   }
   for (int i = 0; i < st->n_traction; i++) {
     const dt_surface *sf = &m->surfaces[st->traction[i].surface];
-    for (int k = 0; k < sf->n; k++) add_face_load(m, sf->elem[k], sf->face[k], 0.0, st->traction[i].t, f);
+    for (int k = 0; k < sf->n; k++)
+      add_face_load(m, sf->elem[k], sf->face[k], 0.0, st->traction[i].t, f);
   }
   for (int i = 0; i < st->n_body; i++) {
     const dt_set *es = &m->elsets[st->body[i].elset];
@@ -84,8 +87,8 @@ dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
   for (int d = 0; d < n; d++)
     if (!isfinite(f[d]) && d < first_bad) first_bad = d;
   if (first_bad < n)
-    return DT_ERROR(ctx, DT_ERR_INPUT, "step %d (%s): the loads are not finite at node %lld",
-                    s + 1, st->name, (long long)m->node_id[first_bad / dpn]);
+    return DT_ERROR(ctx, DT_ERR_INPUT, "step %d (%s): the loads are not finite at node %lld", s + 1,
+                    st->name, (long long)m->node_id[first_bad / dpn]);
   return DT_OK;
 }
 

@@ -61,7 +61,8 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   DT_TRY(fill_element_data(m, pb, ctx));
   DT_TRY(dt_problem_build_pattern(pb, ctx));
   DT_TRY(dt_problem_build_colors(pb, ctx));
-  if (m->solver.precond == DT_PC_TWO_LEVEL) DT_TRY(dt_coarse_space_build(pb, DT_COARSE_NODES_PER_BOX, ctx));
+  if (m->solver.precond == DT_PC_TWO_LEVEL)
+    DT_TRY(dt_coarse_space_build(pb, DT_COARSE_NODES_PER_BOX, ctx));
   if (m->solver.matrix_free) {
     pb->matrix_free = 1;
     DT_TRY(dt_problem_build_classes(pb, ctx));
@@ -113,6 +114,8 @@ void dt_problem_view(const dt_problem *pb, FILE *f) {
           (long long)pb->nnz, pb->n_dofs ? (double)pb->nnz / pb->n_dofs : 0.0);
   fprintf(f, "  colouring: %d colours, %d to %d elements per colour\n", pb->n_colors, min_c, max_c);
   if (pb->matrix_free)
-    fprintf(f, "  matrix-free: %d element classes, %ld elements without a class, %d doubles per element matrix\n",
+    fprintf(f,
+            "  matrix-free: %d element classes, %ld elements without a class, %d doubles per "
+            "element matrix\n",
             pb->n_classes, dt_problem_unclassed(pb), pb->emat_doubles);
 }

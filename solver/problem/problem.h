@@ -22,21 +22,21 @@
 typedef struct dt_model dt_model;
 
 typedef struct dt_problem {
-  int dim;       /* 2 or 3 */
-  int dpn;       /* DOFs per node (= dim) */
+  int dim; /* 2 or 3 */
+  int dpn; /* DOFs per node (= dim) */
   int n_nodes;
-  int n_dofs;    /* dpn * n_nodes */
+  int n_dofs; /* dpn * n_nodes */
   int n_elems;
   const double *x;                /* borrowed from the model: 3 * n_nodes */
   const unsigned char *elem_type; /* borrowed */
   const int *elem_ptr;            /* borrowed: n_elems + 1 */
   const int *conn;                /* borrowed */
   /* Per element (owned): */
-  int *elem_mat;                  /* material index */
-  unsigned char *elem_state;      /* dt_stress_state */
-  unsigned char *elem_bbar;       /* 1: mean-dilatation B-bar */
-  double *elem_thick;             /* 2D thickness (1 in 3D) */
-  int *qp_ptr;                    /* n_elems + 1 offsets into integration-point arrays */
+  int *elem_mat;             /* material index */
+  unsigned char *elem_state; /* dt_stress_state */
+  unsigned char *elem_bbar;  /* 1: mean-dilatation B-bar */
+  double *elem_thick;        /* 2D thickness (1 in 3D) */
+  int *qp_ptr;               /* n_elems + 1 offsets into integration-point arrays */
   int n_qp;
   int max_npe;
   /* Materials (owned copy of the parameter blocks). */
@@ -44,50 +44,50 @@ typedef struct dt_problem {
   dt_material_params *mats;
   /* Tangent pattern, CSR with int32 indices (nnz < 2^31 checked). row_ptr and col are NULL in
    * the problem dt_problem_create makes (only the CPU backend's copy holds them: dt_problem_csr). */
-  int *row_ptr;                   /* n_dofs + 1 */
-  int *col;                       /* nnz */
+  int *row_ptr; /* n_dofs + 1 */
+  int *col;     /* nnz */
   int64_t nnz;
-  int *node_nbr_ptr;              /* n_nodes + 1: neighbour lists of nodes (sorted) */
+  int *node_nbr_ptr; /* n_nodes + 1: neighbour lists of nodes (sorted) */
   int *node_nbr;
   /* Per-element positions: for element e, npe*npe ranks at elem_pos_ptr[e]. elem_pos is NULL
    * in the problem dt_problem_create makes: a backend that keeps them on the host has them
    * built for its copy (dt_problem_positions, the CPU backend); the CUDA backend computes them
    * on the device from the uploaded neighbour lists (390 MB less to build and copy on C5). */
   int *elem_pos;
-  int64_t *elem_pos_ptr;          /* n_elems + 1 offsets into elem_pos */
+  int64_t *elem_pos_ptr; /* n_elems + 1 offsets into elem_pos */
   /* Node -> element map of the pattern build (dt_problem_node_elements), kept for backends
    * that sum per node (the CUDA backend's f_int gather) instead of being built again. */
-  int *node_elem_ptr;             /* n_nodes + 1 */
-  int *node_elem;                 /* each node's elements, ascending */
-  int *node_inc;                  /* the matching incidences (offsets into conn) */
+  int *node_elem_ptr; /* n_nodes + 1 */
+  int *node_elem;     /* each node's elements, ascending */
+  int *node_inc;      /* the matching incidences (offsets into conn) */
   /* Colouring. */
   int n_colors;
-  int *color_ptr;                 /* n_colors + 1 offsets into color_elems */
+  int *color_ptr; /* n_colors + 1 offsets into color_elems */
   int *color_elems;
   /* Coarse space of the two-level preconditioner (coarse_space.h); n_sub = 0 and the arrays
    * NULL unless the model asks for that preconditioner. */
-  int n_sub;                      /* boxes of nodes */
-  int n_modes;                    /* rigid-body modes per box: 6 (3D) or 3 (2D) */
-  int *sub_ptr;                   /* n_sub + 1 offsets into sub_nodes */
-  int *sub_nodes;                 /* each box's nodes, ascending */
-  int *node_sub;                  /* n_nodes: the box of each node */
-  double *node_d;                 /* 3 per node: offset from its box's centre / the box's scale */
-  int *sub_nbr_ptr;               /* n_sub + 1: boxes coupled to each box (itself included) */
-  int *sub_nbr;                   /* ascending */
-  int *item_ptr;                  /* n_nodes + 1: per node, the boxes of its neighbour nodes */
-  int *item_sub;                  /* ascending per node */
-  int *item_local;                /* the rank of item_sub among its node's box's sub_nbr */
-  int *grp_ptr;                   /* sub_nbr_ptr[n_sub] + 1: per coupling (box s, its l-th box) */
-  int *grp_item;                  /* the items of s's nodes that reach that box, in node order */
+  int n_sub;        /* boxes of nodes */
+  int n_modes;      /* rigid-body modes per box: 6 (3D) or 3 (2D) */
+  int *sub_ptr;     /* n_sub + 1 offsets into sub_nodes */
+  int *sub_nodes;   /* each box's nodes, ascending */
+  int *node_sub;    /* n_nodes: the box of each node */
+  double *node_d;   /* 3 per node: offset from its box's centre / the box's scale */
+  int *sub_nbr_ptr; /* n_sub + 1: boxes coupled to each box (itself included) */
+  int *sub_nbr;     /* ascending */
+  int *item_ptr;    /* n_nodes + 1: per node, the boxes of its neighbour nodes */
+  int *item_sub;    /* ascending per node */
+  int *item_local;  /* the rank of item_sub among its node's box's sub_nbr */
+  int *grp_ptr;     /* sub_nbr_ptr[n_sub] + 1: per coupling (box s, its l-th box) */
+  int *grp_item;    /* the items of s's nodes that reach that box, in node order */
   /* Matrix-free operator (linear.operator "matrix_free"; problem_classes.c): element matrices
    * are stored per element (element_matrix.h) instead of assembled, and elements that are
    * translated copies of each other share one elastic matrix while they are elastic.
    * matrix_free = 0 and the arrays NULL otherwise. */
   int matrix_free;
-  int emat_doubles;               /* doubles per stored element matrix: dt_emat_doubles(max_npe, dpn) */
-  int n_classes;                  /* classes of congruent elements (at most 64) */
-  int *elem_class;                /* n_elems: each element's class, -1 for none */
-  double *class_K;                /* n_classes * emat_doubles: each class's elastic matrix */
+  int emat_doubles; /* doubles per stored element matrix: dt_emat_doubles(max_npe, dpn) */
+  int n_classes;    /* classes of congruent elements (at most 64) */
+  int *elem_class;  /* n_elems: each element's class, -1 for none */
+  double *class_K;  /* n_classes * emat_doubles: each class's elastic matrix */
 } dt_problem;
 
 /* Compile a finished model (dt_model_finish done). */

@@ -74,16 +74,18 @@ static int by_count_desc(const void *pa, const void *pb) {
 static dt_status elastic_matrix(const dt_problem *pb, int e, double *packed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int type = pb->elem_type[e], npe = dt_elem_nnodes(type), dpn = pb->dpn, nqp = dt_elem_nqp(type);
-  double X[DT_ELEM_MAX_NODES * 3], ue[DT_ELEM_MAX_DOF] = {0}, fe[DT_ELEM_MAX_DOF], *Ke = NULL, *scratch = NULL;
+  double X[DT_ELEM_MAX_NODES * 3], ue[DT_ELEM_MAX_DOF] = {0}, fe[DT_ELEM_MAX_DOF], *Ke = NULL,
+                                   *scratch = NULL;
   const int *c = pb->conn + pb->elem_ptr[e];
   DT_ALLOC(Ke, DT_ELEM_MAX_DOF * DT_ELEM_MAX_DOF, ctx, "an element matrix");
   DT_ALLOC(scratch, (size_t)nqp * (2 * DT_MAT_STATE_DOUBLES + 12), ctx, "an element's point state");
   for (int a = 0; a < npe; a++)
     for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[c[a] * 3 + k];
-  dt_qp_arrays qa = {scratch, scratch + nqp * DT_MAT_STATE_DOUBLES, scratch + nqp * 2 * DT_MAT_STATE_DOUBLES,
+  dt_qp_arrays qa = {scratch, scratch + nqp * DT_MAT_STATE_DOUBLES,
+                     scratch + nqp * 2 * DT_MAT_STATE_DOUBLES,
                      scratch + nqp * (2 * DT_MAT_STATE_DOUBLES + 6), nqp};
-  int r = dt_element_residual(type, X, ue, &pb->mats[pb->elem_mat[e]], pb->elem_state[e], pb->elem_bbar[e],
-                              pb->elem_thick[e], &qa, 0, fe, Ke);
+  int r = dt_element_residual(type, X, ue, &pb->mats[pb->elem_mat[e]], pb->elem_state[e],
+                              pb->elem_bbar[e], pb->elem_thick[e], &qa, 0, fe, Ke);
   DT_CHECK(r == 0, ctx, DT_ERR_INTERNAL, "element %d is not elastic at zero strain", e);
   dt_emat_pack(npe, dpn, Ke, packed);
 cleanup:
@@ -94,7 +96,8 @@ cleanup:
 
 dt_status dt_problem_build_classes(dt_problem *pb, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, diag = 0.0;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY},
+         diag = 0.0;
   size_t cap = 16;
   class_entry *tab = NULL, *ranked = NULL;
   uint64_t *hashes = NULL;
@@ -157,12 +160,14 @@ dt_status dt_problem_build_classes(dt_problem *pb, dt_ctx *ctx) {
     if (c >= 0 && e != rep_of[c]) {
       element_key(pb, e, tol, key, &len);
       element_key(pb, rep_of[c], tol, key2, &len2);
-      if (len != len2 || memcmp(key, key2, sizeof(int64_t) * (size_t)len)) c = -1; /* a hash collision */
+      if (len != len2 || memcmp(key, key2, sizeof(int64_t) * (size_t)len))
+        c = -1; /* a hash collision */
     }
     pb->elem_class[e] = c;
   }
   /* 5. each class's elastic matrix, from its representative */
-  DT_ALLOC(pb->class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, ctx, "class matrices");
+  DT_ALLOC(pb->class_K, (size_t)(pb->n_classes ? pb->n_classes : 1) * pb->emat_doubles, ctx,
+           "class matrices");
   for (int i = 0; i < pb->n_classes; i++)
     DT_TRY(elastic_matrix(pb, rep_of[i], pb->class_K + (size_t)i * pb->emat_doubles, ctx));
 cleanup:

@@ -46,7 +46,8 @@ dt_status dt_problem_build_colors(dt_problem *pb, dt_ctx *ctx) {
   DT_ALLOC(fill, n_colors, ctx, "colour fill");
   for (int e = 0; e < pb->n_elems; e++) pb->color_ptr[color[e] + 1]++;
   for (int c = 0; c < n_colors; c++) pb->color_ptr[c + 1] += pb->color_ptr[c];
-  for (int e = 0; e < pb->n_elems; e++) pb->color_elems[pb->color_ptr[color[e]] + fill[color[e]]++] = e;
+  for (int e = 0; e < pb->n_elems; e++)
+    pb->color_elems[pb->color_ptr[color[e]] + fill[color[e]]++] = e;
 cleanup:
   dt_free(used);
   dt_free(color);

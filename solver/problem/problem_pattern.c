@@ -91,8 +91,10 @@ dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **li
   }
   *ptr_out = ptr;
   *list_out = list;
-  if (inc_out) *inc_out = inc;
-  else dt_free(inc);
+  if (inc_out)
+    *inc_out = inc;
+  else
+    dt_free(inc);
   ptr = list = inc = NULL;
 cleanup:
   dt_free(ptr);
@@ -105,8 +107,8 @@ cleanup:
 
 /* Node a's neighbours: counted (out == NULL) or written to out, unsorted. mark[b] == a marks
  * b as seen for a; mark is the calling thread's own. */
-static int node_neighbours(const dt_problem *pb, const int *ne_ptr, const int *ne_list, int a, int *mark,
-                           int *out) {
+static int node_neighbours(const dt_problem *pb, const int *ne_ptr, const int *ne_list, int a,
+                           int *mark, int *out) {
   int count = 0;
   for (int k = ne_ptr[a]; k < ne_ptr[a + 1]; k++) {
     int e = ne_list[k];
@@ -227,7 +229,8 @@ dt_status dt_problem_positions(const dt_problem *pb, int **pos_out, dt_ctx *ctx)
       }
     }
   }
-  DT_CHECK(missing == INT_MAX, ctx, DT_ERR_INTERNAL, "CSR position missing for element %d", missing);
+  DT_CHECK(missing == INT_MAX, ctx, DT_ERR_INTERNAL, "CSR position missing for element %d",
+           missing);
   *pos_out = all;
   all = NULL;
 cleanup:

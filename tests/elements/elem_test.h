@@ -12,14 +12,14 @@ static int elem_test_failures = 0;
 
 /* Record a failure with its location and a printf-style explanation; never aborts, so one
  * run reports every broken type. */
-#define EXPECT(cond, ...)                                                                       \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                         \
-      fprintf(stderr, __VA_ARGS__);                                                             \
-      fputc('\n', stderr);                                                                      \
-      elem_test_failures++;                                                                     \
-    }                                                                                           \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      elem_test_failures++;                                                                        \
+    }                                                                                              \
   } while (0)
 
 /* |a - b| <= tol * max(1, |b|) */
@@ -27,7 +27,7 @@ static inline int close_to(double a, double b, double tol) {
   return fabs(a - b) <= tol * fmax(1.0, fabs(b));
 }
 
-static const char *const elem_names[DT_NTYPES] = {"hex8", "tet4", "tet10", "quad4", "tri3",
+static const char *const elem_names[DT_NTYPES] = {"hex8",  "tet4",  "tet10",  "quad4", "tri3",
                                                   "quad8", "quad9", "quad16", "hex20", "hex20r"};
 
 /* xorshift64*: reproducible across platforms, uniform in [lo, hi). */
@@ -37,8 +37,8 @@ static inline double urand(double lo, double hi) {
   elem_rng_state ^= elem_rng_state << 25;
   elem_rng_state ^= elem_rng_state >> 27;
   /* top 53 bits of the scrambled state, divided by 2^53 */
-  return lo + (hi - lo) * (double)((elem_rng_state * 2685821657736338717ull) >> 11) /
-                   9007199254740992.0;
+  return lo +
+         (hi - lo) * (double)((elem_rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
 }
 
 /* A random point inside the reference domain of type. */

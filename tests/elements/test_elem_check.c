@@ -52,14 +52,17 @@ static void check_hex20(int type) {
          dt_elem_volume(type, X));
   X[8 * 3 + 1] = -d;
   dt_ctx_reset(&ctx);
-  EXPECT(dt_elem_check_geometry(type, X, 5, &ctx) == DT_OK, "%s: curved element rejected: %s", elem_names[type],
-         ctx.msg);
-  EXPECT(fabs(dt_elem_volume(type, X) - (1.0 + d / 3.0)) < 1e-14, "%s curved cube volume %.17g, expected %.17g",
-         elem_names[type], dt_elem_volume(type, X), 1.0 + d / 3.0);
+  EXPECT(dt_elem_check_geometry(type, X, 5, &ctx) == DT_OK, "%s: curved element rejected: %s",
+         elem_names[type], ctx.msg);
+  EXPECT(fabs(dt_elem_volume(type, X) - (1.0 + d / 3.0)) < 1e-14,
+         "%s curved cube volume %.17g, expected %.17g", elem_names[type], dt_elem_volume(type, X),
+         1.0 + d / 3.0);
   unit_cube20(type, X);
   X[8 * 3 + 0] = 0.2; /* node 9 at a fifth of edge 1-2 */
-  expect_rejected(type == DT_HEX20 ? "hex20 past the quarter point" : "hex20r past the quarter point", type, X,
-                  type == DT_HEX20 ? "(hex20) is inverted or degenerate" : "(hex20r) is inverted or degenerate");
+  expect_rejected(
+      type == DT_HEX20 ? "hex20 past the quarter point" : "hex20r past the quarter point", type, X,
+      type == DT_HEX20 ? "(hex20) is inverted or degenerate"
+                       : "(hex20r) is inverted or degenerate");
   expect_rejected("hex20 past the quarter point", type, X, "at local node 1 ");
 }
 

@@ -78,8 +78,8 @@ static void check_hex20_face_shares(int type) {
     face_integrals(type, f, X, area, Nsum);
     for (a = 0; a < 8; a++) {
       double want = a < 4 ? -1.0 / 12.0 : 1.0 / 3.0;
-      EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s face S%d: int N_%d dA = %.17g, expected %.17g", elem_names[type],
-             f + 1, a, Nsum[a], want);
+      EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s face S%d: int N_%d dA = %.17g, expected %.17g",
+             elem_names[type], f + 1, a, Nsum[a], want);
     }
   }
 }
@@ -88,7 +88,8 @@ static void check_hex20_face_shares(int type) {
  * unit traction are Simpson's 1/6, 1/6, 4/6 of the length (quad8, quad9: ends, then the mid
  * node) and the 3/8 rule's 1/8, 1/8, 3/8, 3/8 (quad16); the reference: Newton-Cotes weights. */
 static void check_quad_edge_shares(int type) {
-  const double simpson[3] = {1.0 / 6.0, 1.0 / 6.0, 4.0 / 6.0}, three8[4] = {0.125, 0.125, 0.375, 0.375};
+  const double simpson[3] = {1.0 / 6.0, 1.0 / 6.0, 4.0 / 6.0},
+               three8[4] = {0.125, 0.125, 0.375, 0.375};
   double X[3 * DT_ELEM_MAX_NODES], area[3], Nsum[DT_FACE_MAX_NODES], L;
   int a, f;
   for (a = 0; a < dt_elem_nnodes(type); a++) { /* a 2 x 3 rectangle, straight-sided */
@@ -99,7 +100,8 @@ static void check_quad_edge_shares(int type) {
   for (f = 0; f < 4; f++) {
     face_integrals(type, f, X, area, Nsum);
     L = sqrt(area[0] * area[0] + area[1] * area[1]);
-    EXPECT(fabs(L - (f % 2 ? 3.0 : 2.0)) < 1e-14, "%s edge %d: length %.17g", elem_names[type], f, L);
+    EXPECT(fabs(L - (f % 2 ? 3.0 : 2.0)) < 1e-14, "%s edge %d: length %.17g", elem_names[type], f,
+           L);
     for (a = 0; a < dt_face_nnodes(type, f); a++) {
       double want = (type == DT_QUAD16 ? three8[a] : simpson[a]) * L;
       EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s edge %d: int N_%d ds = %.17g, expected %.17g",

@@ -75,15 +75,18 @@ static void check_hex8_bbar_volumetric(void) {
     det = dt_elem_gradients(DT_HEX8, X, dN, dNdx);
     for (k = 0; k < 8; k++) /* avg = (1/V) int div u dV with the standard gradients */
       avg += (dNdx[k * 3] * d[k * 3] + dNdx[k * 3 + 1] * d[k * 3 + 1] +
-              dNdx[k * 3 + 2] * d[k * 3 + 2]) * det * w / V;
+              dNdx[k * 3 + 2] * d[k * 3 + 2]) *
+             det * w / V;
     dt_elem_bmatrix(DT_HEX8, dNdx, bar, B);
     theta[q] = 0.0;
     for (r = 0; r < 3; r++)
       for (k = 0; k < nd; k++) theta[q] += B[r * nd + k] * d[k];
   }
   for (q = 0; q < 8; q++)
-    EXPECT(fabs(theta[q] - avg) < 1e-15, "hex8 B-bar: volumetric strain %.17g at point %d, "
-           "element average %.17g", theta[q], q, avg);
+    EXPECT(fabs(theta[q] - avg) < 1e-15,
+           "hex8 B-bar: volumetric strain %.17g at point %d, "
+           "element average %.17g",
+           theta[q], q, avg);
 }
 
 /* dt_elem_strain_add / dt_elem_force_add (the GPU kernels' node-by-node B u and B^T sig) give
@@ -115,8 +118,9 @@ static void check_node_products(int type, int bbar) {
         want += B[r * nd + a * dim + i] * sig[r];
         scale += fabs(B[r * nd + a * dim + i] * sig[r]);
       }
-      EXPECT(fabs(f[i] - want) <= 1e-14 * scale, "%s (bbar %d): node %d force %d = %.17g, B^T sig %.17g",
-             elem_names[type], bbar, a, i, f[i], want);
+      EXPECT(fabs(f[i] - want) <= 1e-14 * scale,
+             "%s (bbar %d): node %d force %d = %.17g, B^T sig %.17g", elem_names[type], bbar, a, i,
+             f[i], want);
     }
   }
   for (r = 0; r < 6; r++) {

@@ -13,14 +13,16 @@ static void check_point(int type, const double xi[3]) {
     sum += N[a];
     for (k = 0; k < 3; k++) dsum[k] += dN[a * 3 + k];
   }
-  EXPECT(fabs(sum - 1.0) < 1e-14, "%s: sum N = %.17g at (%g,%g,%g)", elem_names[type], sum,
-         xi[0], xi[1], xi[2]);
+  EXPECT(fabs(sum - 1.0) < 1e-14, "%s: sum N = %.17g at (%g,%g,%g)", elem_names[type], sum, xi[0],
+         xi[1], xi[2]);
   for (k = 0; k < 3; k++)
     EXPECT(fabs(dsum[k]) < 1e-14, "%s: sum dN/dxi_%d = %g", elem_names[type], k, dsum[k]);
   for (a = 0; a < n; a++)
     EXPECT(dim == 3 || dN[a * 3 + 2] == 0.0, "%s: 2D dN_z not zero", elem_names[type]);
   for (k = 0; k < dim; k++) { /* dN/dxi_k ~ (N(xi + h e_k) - N(xi - h e_k)) / 2h */
-    x[0] = xi[0]; x[1] = xi[1]; x[2] = xi[2];
+    x[0] = xi[0];
+    x[1] = xi[1];
+    x[2] = xi[2];
     x[k] = xi[k] + h;
     dt_elem_shape(type, x, Np, dNj);
     x[k] = xi[k] - h;

@@ -22,8 +22,8 @@ static dt_material_params j2_linear(void) {
 }
 
 /* fe and (if Ke) the tangent of the element at ue; returns the plastic point count. */
-static int element(int type, const double *X, const double *ue, int bbar, const dt_material_params *m,
-                   double *fe, double *Ke) {
+static int element(int type, const double *X, const double *ue, int bbar,
+                   const dt_material_params *m, double *fe, double *Ke) {
   static double hist[DT_MAT_STATE_DOUBLES * DT_ELEM_MAX_QP]; /* zero: virgin material */
   const int state = dt_elem_dim(type) == 3 ? DT_STATE_3D : DT_STATE_PLANE_STRAIN;
   dt_qp_arrays qa = {hist, NULL, NULL, NULL, DT_ELEM_MAX_QP};
@@ -39,8 +39,8 @@ static void check(int type, int bbar, double amplitude) {
   distorted_element(type, 0.05, X);
   for (i = 0; i < nde; i++) ue[i] = urand(-amplitude, amplitude);
   plastic = element(type, X, ue, bbar, &m, fe, Ke);
-  EXPECT(amplitude == 0.0 || plastic > 0, "%s bbar %d: no plastic point at amplitude %g", elem_names[type],
-         bbar, amplitude);
+  EXPECT(amplitude == 0.0 || plastic > 0, "%s bbar %d: no plastic point at amplitude %g",
+         elem_names[type], bbar, amplitude);
   for (i = 0; i < nde * nde; i++) kmax = fmax(kmax, fabs(Ke[i]));
   for (j = 0; j < nde; j++) {
     const double h = 1e-7 * fmax(amplitude, 1e-3), keep = ue[j];

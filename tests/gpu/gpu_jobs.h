@@ -18,14 +18,14 @@
 
 static int g_failures;
 
-#define EXPECT(cond, ...)                                                                       \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                         \
-      fprintf(stderr, __VA_ARGS__);                                                             \
-      fprintf(stderr, "\n");                                                                    \
-      g_failures++;                                                                             \
-    }                                                                                           \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      g_failures++;                                                                                \
+    }                                                                                              \
   } while (0)
 
 /* Exit 77 (ctest SKIP_RETURN_CODE) when there is no CUDA device. */
@@ -65,7 +65,7 @@ static inline void sb_add(sbuf *b, const char *fmt, ...) {
 
 /* Node sets of a structured grid: nodes with index (i, j, k) on a plane. */
 static inline void sb_grid_set(sbuf *b, const char *name, int nx, int ny, int nz, int axis, int at,
-                        int first) {
+                               int first) {
   int n = 0;
   sb_add(b, "%s\"%s\": [", first ? "" : ", ", name);
   for (int k = 0; k <= nz; k++)
@@ -91,7 +91,8 @@ static inline void kuhn_tet(int i, int j, int k, int side, int t, int v[4][3]) {
   }
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++) d[r][c] = v[r + 1][c] - v[0][c];
-  det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) - d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+  det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+        d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
         d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
   if (det < 0) {
     int tmp[3];
@@ -102,16 +103,19 @@ static inline void kuhn_tet(int i, int j, int k, int side, int t, int v[4][3]) {
 }
 
 /* Node id of grid point (i, j, k) of an nx*ny*nz cell grid. */
-static inline int grid_nid(int nx, int ny, int i, int j, int k) { return 1 + i + (nx + 1) * (j + (ny + 1) * k); }
+static inline int grid_nid(int nx, int ny, int i, int j, int k) {
+  return 1 + i + (nx + 1) * (j + (ny + 1) * k);
+}
 
 /* "mesh": {"nodes": [...], "elements": [ -- the grid's nodes on [0,lx]x[0,ly]x[0,lz]. */
-static inline void sb_grid_mesh_open(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz) {
+static inline void sb_grid_mesh_open(sbuf *b, int nx, int ny, int nz, double lx, double ly,
+                                     double lz) {
   sb_add(b, "\"mesh\": {\"nodes\": [");
   for (int k = 0; k <= nz; k++)
     for (int j = 0; j <= ny; j++)
       for (int i = 0; i <= nx; i++)
-        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", grid_nid(nx, ny, i, j, k) > 1 ? "," : "", grid_nid(nx, ny, i, j, k),
-               lx * i / nx, ly * j / ny, lz * k / nz);
+        sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", grid_nid(nx, ny, i, j, k) > 1 ? "," : "",
+               grid_nid(nx, ny, i, j, k), lx * i / nx, ly * j / ny, lz * k / nz);
   sb_add(b, "], \"elements\": [");
 }
 
@@ -134,9 +138,9 @@ static inline void sb_hex8_cells(sbuf *b, int nx, int ny, int nz, int i0, int i1
   for (int k = 0; k < nz; k++)
     for (int j = 0; j < ny; j++)
       for (int i = i0; i < i1; i++, first = 0)
-        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", first ? "" : ",", ++*e, NID(i, j, k), NID(i + 1, j, k),
-               NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1), NID(i + 1, j, k + 1),
-               NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
+        sb_add(b, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", first ? "" : ",", ++*e, NID(i, j, k),
+               NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
+               NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
   sb_add(b, "]}");
 #undef NID
 }
@@ -154,8 +158,8 @@ static inline void sb_hex8_mesh(sbuf *b, int nx, int ny, int nz, double lx, doub
  * into six tet4 (kuhn_tet, the cell's own corners): a mesh of two element types, which the CUDA
  * backend runs with its one-thread-per-element kernels. Hex8 ids first, then tet4; the same
  * node ids and node sets; element set all. */
-static inline void sb_hex8_tet4_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly, double lz,
-                                     int n_tet) {
+static inline void sb_hex8_tet4_mesh(sbuf *b, int nx, int ny, int nz, double lx, double ly,
+                                     double lz, int n_tet) {
   int e = 0, first = 1;
   sb_grid_mesh_open(b, nx, ny, nz, lx, ly, lz);
   sb_hex8_cells(b, nx, ny, nz, 0, nx - n_tet, &e);
@@ -230,10 +234,12 @@ static inline void sb_tet10_mesh(sbuf *b, int nx, double h) {
 /* nx*ny*nz 20-node hexahedra of `type` ("hex20" or "hex20r") on [0,lx]x[0,ly]x[0,lz], element.h's
  * node order; node sets xmin xmax ymin zmin zmax (corner and mid-edge nodes) and element set all.
  * Nodes live on the doubled grid (corners and mid-edges only, no face or cell centres). */
-static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int nz, double lx, double ly, double lz) {
+static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int nz, double lx,
+                                 double ly, double lz) {
   static const int edge[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
                                   {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
-  static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                   {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
   const int mx = 2 * nx + 1, my = 2 * ny + 1, mz = 2 * nz + 1, nn = mx * my * mz;
   const char *names[5] = {"xmin", "xmax", "ymin", "zmin", "zmax"};
   int e = 0, first = 1;
@@ -244,8 +250,8 @@ static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int 
   for (int g = 0; g < nn; g++) {
     int i = g % mx, j = (g / mx) % my, k = g / (mx * my);
     if (!HNODE(i, j, k)) continue;
-    sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", first ? "" : ",", g + 1, lx * i / (mx - 1), ly * j / (my - 1),
-           lz * k / (mz - 1));
+    sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", first ? "" : ",", g + 1, lx * i / (mx - 1),
+           ly * j / (my - 1), lz * k / (mz - 1));
     first = 0;
   }
   sb_add(b, "], \"elements\": [{\"type\": \"%s\", \"connectivity\": [", type);
@@ -254,7 +260,8 @@ static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int 
       for (int i = 0; i < nx; i++) {
         int p[8][3];
         for (int a = 0; a < 8; a++) {
-          p[a][0] = 2 * (i + corner[a][0]), p[a][1] = 2 * (j + corner[a][1]), p[a][2] = 2 * (k + corner[a][2]);
+          p[a][0] = 2 * (i + corner[a][0]), p[a][1] = 2 * (j + corner[a][1]),
+          p[a][2] = 2 * (k + corner[a][2]);
         }
         sb_add(b, "%s[%d", e ? "," : "", e + 1);
         for (int a = 0; a < 8; a++) sb_add(b, ",%d", HID(p[a][0], p[a][1], p[a][2]));
@@ -271,7 +278,11 @@ static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int 
     sb_add(b, "%s\"%s\": [", s ? ", " : "", names[s]);
     for (int g = 0; g < nn; g++) {
       int i = g % mx, j = (g / mx) % my, k = g / (mx * my);
-      int on = s == 0 ? i == 0 : s == 1 ? i == mx - 1 : s == 2 ? j == 0 : s == 3 ? k == 0 : k == mz - 1;
+      int on = s == 0   ? i == 0
+               : s == 1 ? i == mx - 1
+               : s == 2 ? j == 0
+               : s == 3 ? k == 0
+                        : k == mz - 1;
       if (on && HNODE(i, j, k)) sb_add(b, "%s%d", n++ ? "," : "", g + 1);
     }
     sb_add(b, "]");
@@ -309,7 +320,8 @@ static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) 
  * node sets left right bottom: a grid of (p nx + 1) x (p ny + 1) points (p = 2 or 3; quad8
  * leaves out the element centres), local nodes in element.h's order. */
 static inline void sb_quadp_mesh(sbuf *b, const char *type, int nx, int ny, double lx, double ly) {
-  static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}};
+  static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0},
+                                {2, 1}, {1, 2}, {0, 1}, {1, 1}};
   static const int ij3[16][2] = {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2},
                                  {2, 3}, {1, 3}, {0, 2}, {0, 1}, {1, 1}, {2, 1}, {2, 2}, {1, 2}};
   const int p = strcmp(type, "quad16") ? 2 : 3, npe = strcmp(type, "quad8") ? (p + 1) * (p + 1) : 8;
@@ -404,8 +416,8 @@ static inline void capture_free(capture *c) {
 }
 
 static inline dt_status run_job(const dt_model *m, const char *backend, capture *cap,
-                         dt_progress_fn progress, void *progress_user, dt_run_summary *sum,
-                         dt_ctx *ctx) {
+                                dt_progress_fn progress, void *progress_user, dt_run_summary *sum,
+                                dt_ctx *ctx) {
   dt_run_options opt;
   memset(&opt, 0, sizeof opt);
   opt.backend = backend;

@@ -73,8 +73,9 @@ static void compare(const char *name, const capture *cpu, const capture *g1, con
     double us = max_abs(cpu->u[i], nu), ss = max_abs(cpu->s[i], ns), ps = max_abs(cpu->peeq[i], nq);
     double du = max_diff(cpu->u[i], g1->u[i], nu), ds = max_diff(cpu->s[i], g1->s[i], ns);
     double dp = max_diff(cpu->peeq[i], g1->peeq[i], nq);
-    EXPECT(abs(cpu->newton[i] - g1->newton[i]) <= slack, "%s increment %d: %d Newton iterations on cpu, %d on cuda",
-           name, i + 1, cpu->newton[i], g1->newton[i]);
+    EXPECT(abs(cpu->newton[i] - g1->newton[i]) <= slack,
+           "%s increment %d: %d Newton iterations on cpu, %d on cuda", name, i + 1, cpu->newton[i],
+           g1->newton[i]);
     EXPECT(du <= 1e-9 * us, "%s increment %d: displacements differ by %.3e (max |u| %.3e)", name,
            i + 1, du, us);
     EXPECT(ds <= 1e-8 * ss, "%s increment %d: stresses differ by %.3e (max |s| %.3e)", name, i + 1,
@@ -87,8 +88,8 @@ static void compare(const char *name, const capture *cpu, const capture *g1, con
            "%s increment %d: two CUDA runs give different stresses", name, i + 1);
     EXPECT(memcmp(g1->peeq[i], g2->peeq[i], sizeof(double) * nq) == 0,
            "%s increment %d: two CUDA runs give different PEEQ", name, i + 1);
-    EXPECT(g1->newton[i] == g2->newton[i], "%s increment %d: Newton iterations differ between CUDA runs",
-           name, i + 1);
+    EXPECT(g1->newton[i] == g2->newton[i],
+           "%s increment %d: Newton iterations differ between CUDA runs", name, i + 1);
   }
 }
 
@@ -142,10 +143,13 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
   sb_hex8_mesh(b, 8, 2, 2, 6.0, 1.0, 1.0);
   sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": %s}%s%s}], ",
          strcmp(formulation, "bbar") == 0 ? "0.45" : "0.3", plastic[0] ? ", " : "", plastic);
-  sb_add(b, "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\", "
-            "\"formulation\": \"%s\"}], ", formulation);
-  sb_add(b, "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
-            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}%s%s], \"loads\": [%s]}",
+  sb_add(b,
+         "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\", "
+         "\"formulation\": \"%s\"}], ",
+         formulation);
+  sb_add(b,
+         "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+         "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}%s%s], \"loads\": [%s]}",
          tip_bc[0] ? ", " : "", tip_bc, loads);
   if (second == 1)
     sb_add(b, ", {\"name\": \"release\", \"increments\": 3, \"boundary\": "
@@ -167,13 +171,18 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
 static void mixed_job(sbuf *b, const char *pc) {
   sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, hex8 and tet4\", ");
   sb_hex8_tet4_mesh(b, 8, 2, 2, 6.0, 1.0, 1.0, 3);
-  sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
-            "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 10000}}}], "
-            "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
-            "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
-            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -1.6]") "]}, "
-            "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
-            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.05]") "]}], ");
+  sb_add(
+      b,
+      ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+      "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": "
+      "10000}}}], "
+      "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+      "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+      "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE(
+          "[0, 0, -1.6]") "]}, "
+                          "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
+                          "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE(
+                              "[0, 0, -0.05]") "]}], ");
   sb_add(b, k_solver_tight, pc, "fixed");
   sb_add(b, "}");
 }
@@ -184,13 +193,18 @@ static void mixed_job(sbuf *b, const char *pc) {
 static void hex20_job(sbuf *b, const char *type, const char *pc) {
   sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, %s\", ", type);
   sb_hex20_mesh(b, type, 6, 2, 2, 6.0, 1.0, 1.0);
-  sb_add(b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
-            "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 10000}}}], "
-            "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
-            "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
-            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.7]") "]}, "
-            "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
-            "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE("[0, 0, -0.02]") "]}], ");
+  sb_add(
+      b,
+      ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+      "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": "
+      "10000}}}], "
+      "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+      "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+      "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE(
+          "[0, 0, -0.7]") "]}, "
+                          "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
+                          "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE(
+                              "[0, 0, -0.02]") "]}], ");
   sb_add(b, k_solver_tight, pc, "fixed");
   sb_add(b, "}");
 }
@@ -206,7 +220,8 @@ static void check_job_matrix_free(const char *name, const sbuf *job) {
     EXPECT(0, "%s: no linear block to add the operator to", name);
     return;
   }
-  sb_add(&b, "%.*s%s\"operator\": \"matrix_free\", %s", (int)(at - job->s), job->s, key, at + strlen(key));
+  sb_add(&b, "%.*s%s\"operator\": \"matrix_free\", %s", (int)(at - job->s), job->s, key,
+         at + strlen(key));
   snprintf(full, sizeof full, "%s matrix-free", name);
   check_job(full, &b);
   free(b.s);
@@ -245,7 +260,8 @@ int main(int argc, char **argv) {
   { /* the plastic bar with linear hardening, with each linear-solver option */
     static const char *const pcs[] = {"block_jacobi", "two_level", "block_jacobi"};
     static const char *const forcings[] = {"fixed", "fixed", "adaptive"};
-    static const char *const names[] = {"hex8 plastic linear", "hex8 plastic two-level", "hex8 plastic adaptive"};
+    static const char *const names[] = {"hex8 plastic linear", "hex8 plastic two-level",
+                                        "hex8 plastic adaptive"};
     for (int v = 0; v < 3; v++) {
       sbuf b = {0};
       g_forcing = forcings[v];
@@ -254,7 +270,8 @@ int main(int argc, char **argv) {
                "\"modulus\": 10000}}",
                "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, pcs[v]);
       check_job(names[v], &b);
-      check_job_matrix_free(names[v], &b); /* two_level: the coarse matrix from the element matrices */
+      check_job_matrix_free(names[v],
+                            &b); /* two_level: the coarse matrix from the element matrices */
       g_forcing = "fixed";
       free(b.s);
     }
@@ -281,8 +298,10 @@ int main(int argc, char **argv) {
   { /* Mohr-Coulomb, associative: the consistent tangent, assembled on the GPU by the
        per-element kernels that ask the material update for D (d_tangent) */
     sbuf b = {0};
-    hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25}",
-             "bbar", "", TIP_FORCE("[0, 0, -0.5]"), 4, "block_jacobi");
+    hex8_job(
+        &b,
+        "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25}",
+        "bbar", "", TIP_FORCE("[0, 0, -0.5]"), 4, "block_jacobi");
     check_job("hex8 mohr-coulomb consistent", &b);
     check_job_matrix_free("hex8 mohr-coulomb consistent", &b); /* D per point, B-bar */
     free(b.s);
@@ -290,36 +309,43 @@ int main(int argc, char **argv) {
   { /* Mohr-Coulomb, non-associative: the stress kernel's Mohr-Coulomb instantiation, the
        constant (elastic) tangent and Thomas's acceleration (both the default for psi < phi) */
     sbuf b = {0};
-    hex8_job(&b, "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25, "
-             "\"dilation_angle\": 10}",
-             "full", "", TIP_FORCE("[0, 0, -0.7]"), 4, "block_jacobi");
+    hex8_job(
+        &b,
+        "\"plastic\": {\"criterion\": \"mohr_coulomb\", \"cohesion\": 60, \"friction_angle\": 25, "
+        "\"dilation_angle\": 10}",
+        "full", "", TIP_FORCE("[0, 0, -0.7]"), 4, "block_jacobi");
     check_job("hex8 mohr-coulomb", &b);
-    check_job_matrix_free("hex8 mohr-coulomb", &b); /* elastic tangent: plastic elements keep the class matrix */
+    check_job_matrix_free("hex8 mohr-coulomb",
+                          &b); /* elastic tangent: plastic elements keep the class matrix */
     free(b.s);
   }
   for (int two = 0; two < 2; two++) { /* the mixed mesh's upload path, also with two_level */
     sbuf b = {0};
     mixed_job(&b, two ? "two_level" : "block_jacobi");
     check_job(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic", &b);
-    check_job_matrix_free(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic", &b); /* one thread per element */
+    check_job_matrix_free(two ? "hex8+tet4 two-level" : "hex8+tet4 plastic",
+                          &b); /* one thread per element */
     free(b.s);
   }
   {
     sbuf b = {0};
     sb_add(&b, "{\"ductile\": 1, \"title\": \"tet10\", ");
     sb_tet10_mesh(&b, 2, 0.5);
-    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 210000, \"nu\": 0.3}, "
-               "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"voce\", "
-               "\"modulus\": 1000, \"q\": 100, \"b\": 20}}}], "
-               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
-               "\"steps\": [{\"name\": \"press\", \"increments\": 5, \"boundary\": ["
-               "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": [\"y\"]}, "
-               "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}, "
-               "{\"node_set\": \"zmax\", \"displacement\": {\"z\": -0.005}}]}, "
-               "{\"name\": \"release\", \"increments\": 2, \"boundary\": ["
-               "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": [\"y\"]}, "
-               "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}], \"loads\": [{\"type\": \"force\", "
-               "\"node_set\": \"zmax\", \"value\": [0, 0, -1.0]}]}], ");
+    sb_add(&b,
+           ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 210000, \"nu\": 0.3}, "
+           "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"voce\", "
+           "\"modulus\": 1000, \"q\": 100, \"b\": 20}}}], "
+           "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+           "\"steps\": [{\"name\": \"press\", \"increments\": 5, \"boundary\": ["
+           "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": "
+           "[\"y\"]}, "
+           "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}, "
+           "{\"node_set\": \"zmax\", \"displacement\": {\"z\": -0.005}}]}, "
+           "{\"name\": \"release\", \"increments\": 2, \"boundary\": ["
+           "{\"node_set\": \"xmin\", \"fixed\": [\"x\"]}, {\"node_set\": \"ymin\", \"fixed\": "
+           "[\"y\"]}, "
+           "{\"node_set\": \"zmin\", \"fixed\": [\"z\"]}], \"loads\": [{\"type\": \"force\", "
+           "\"node_set\": \"zmax\", \"value\": [0, 0, -1.0]}]}], ");
     sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
     sb_add(&b, "}");
     check_job("tet10 voce", &b);
@@ -330,18 +356,21 @@ int main(int argc, char **argv) {
     sbuf b = {0};
     sb_add(&b, "{\"ductile\": 1, \"title\": \"quad4\", ");
     sb_quad4_mesh(&b, 10, 5, 10.0, 5.0);
-    sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
-               "\"plastic\": {\"hardening\": {\"type\": \"table\", \"points\": "
-               "[[250.0, 0.0], [300.0, 0.01], [340.0, 0.05]]}}}], "
-               "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
-               "\"kind\": \"plane_strain\", \"thickness\": 1.0}], "
-               "\"steps\": [{\"name\": \"pull\", \"increments\": {\"type\": \"automatic\", "
-               "\"initial\": 0.1, \"min\": 0.0001, \"max\": 0.25, \"max_cutbacks\": 8}, \"boundary\": ["
-               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
-               "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.08}}]}, "
-               "{\"name\": \"release\", \"increments\": 4, \"boundary\": ["
-               "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}], "
-               "\"loads\": [{\"type\": \"force\", \"node_set\": \"right\", \"value\": [2.0, 0]}]}], ");
+    sb_add(&b,
+           ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
+           "\"plastic\": {\"hardening\": {\"type\": \"table\", \"points\": "
+           "[[250.0, 0.0], [300.0, 0.01], [340.0, 0.05]]}}}], "
+           "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
+           "\"kind\": \"plane_strain\", \"thickness\": 1.0}], "
+           "\"steps\": [{\"name\": \"pull\", \"increments\": {\"type\": \"automatic\", "
+           "\"initial\": 0.1, \"min\": 0.0001, \"max\": 0.25, \"max_cutbacks\": 8}, \"boundary\": ["
+           "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": "
+           "[\"y\"]}, "
+           "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.08}}]}, "
+           "{\"name\": \"release\", \"increments\": 4, \"boundary\": ["
+           "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": "
+           "[\"y\"]}], "
+           "\"loads\": [{\"type\": \"force\", \"node_set\": \"right\", \"value\": [2.0, 0]}]}], ");
     sb_add(&b, k_solver_tight, two ? "two_level" : "jacobi", "fixed");
     sb_add(&b, "}");
     check_job(two ? "quad4 two-level" : "quad4 plane strain", &b);
@@ -367,10 +396,13 @@ int main(int argc, char **argv) {
       sb_quadp_mesh(&b, t < 3 ? types[t] : "quad9", 6, 3, 10.0, 5.0);
       if (t < 3)
         sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
-                   "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", \"modulus\": 2000}}}], "
-                   "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"plane_strain\"}], "
+                   "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+                   "\"modulus\": 2000}}}], "
+                   "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": "
+                   "\"plane_strain\"}], "
                    "\"steps\": [{\"name\": \"pull\", \"increments\": 4, \"boundary\": ["
-                   "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", \"fixed\": [\"y\"]}, "
+                   "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", "
+                   "\"fixed\": [\"y\"]}, "
                    "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.06}}]}], ");
       else
         sb_add(&b, "%s", k_mc_plate);
@@ -382,7 +414,8 @@ int main(int argc, char **argv) {
     }
   }
   { /* the 20-node hexahedra: the generic one-thread-per-element kernels with 60-DOF arrays */
-    static const char *const types[2] = {"hex20", "hex20r"}, *const pcs[2] = {"block_jacobi", "two_level"};
+    static const char *const types[2] = {"hex20", "hex20r"}, *const pcs[2] = {"block_jacobi",
+                                                                              "two_level"};
     static const char *const names[2] = {"hex20 plastic", "hex20r two-level"};
     for (int t = 0; t < 2; t++) {
       sbuf b = {0};

@@ -22,11 +22,12 @@ static dt_model *box_job_with(int n, const char *plastic, double dz, const char 
   dt_model *m;
   sb_add(&b, "{\"ductile\": 1, \"title\": \"memory limit\", ");
   sb_hex8_mesh(&b, n, n, n, 1.0, 1.0, 1.0);
-  sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}%s}], "
-             "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
-             "\"steps\": [{\"name\": \"s\", \"increments\": 1, \"boundary\": ["
-             "{\"node_set\": \"zmin\", \"fixed\": \"all\"}, "
-             "{\"node_set\": \"zmax\", \"displacement\": {\"z\": %g}}]}]%s}",
+  sb_add(&b,
+         ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}%s}], "
+         "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+         "\"steps\": [{\"name\": \"s\", \"increments\": 1, \"boundary\": ["
+         "{\"node_set\": \"zmin\", \"fixed\": \"all\"}, "
+         "{\"node_set\": \"zmax\", \"displacement\": {\"z\": %g}}]}]%s}",
          plastic, dz, solver);
   m = parse_or_die(&b, "memory limit");
   free(b.s);
@@ -62,7 +63,8 @@ int main(void) {
          "message without the sizes: %s", ctx.msg);
   EXPECT(strstr(ctx.msg, "DUCTILE_GPU_MEMORY_LIMIT=1M") != NULL, "message without the limit: %s",
          ctx.msg);
-  EXPECT(strstr(ctx.msg, "DOFs") && strstr(ctx.msg, "nonzeros") && strstr(ctx.msg, "integration points"),
+  EXPECT(strstr(ctx.msg, "DOFs") && strstr(ctx.msg, "nonzeros") &&
+             strstr(ctx.msg, "integration points"),
          "message without the problem sizes: %s", ctx.msg);
   EXPECT(dt_cuda_process_allocated_bytes() == before && before == 0,
          "%llu bytes of device memory were allocated", dt_cuda_process_allocated_bytes());
@@ -76,9 +78,10 @@ int main(void) {
     m->solver.cuda_elements = DT_CUDA_ELEMENTS_AUTO;
     simple = refused_estimate(ctx.msg);
     EXPECT(rc == DT_ERR_DEVICE_NOMEM && coop > 0 && simple > coop,
-           "estimate with the cooperative kernels %.3g B, with the simple ones %.3g B (%s)", coop, simple,
-           ctx.msg);
-    printf("estimate with the cooperative kernels %.3g B, with the one-thread-per-element kernels %.3g B\n",
+           "estimate with the cooperative kernels %.3g B, with the simple ones %.3g B (%s)", coop,
+           simple, ctx.msg);
+    printf("estimate with the cooperative kernels %.3g B, with the one-thread-per-element kernels "
+           "%.3g B\n",
            coop, simple);
   }
 
@@ -98,8 +101,8 @@ int main(void) {
     double est = 0.0;
     dt_ctx_reset(&ctx);
     EXPECT(dt_analysis_estimate(m, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
-    EXPECT((double)dt_cuda_peak_bytes(NULL) <= est, "allocated %zu bytes, more than the estimate %.0f",
-           dt_cuda_peak_bytes(NULL), est);
+    EXPECT((double)dt_cuda_peak_bytes(NULL) <= est,
+           "allocated %zu bytes, more than the estimate %.0f", dt_cuda_peak_bytes(NULL), est);
     printf("allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
   }
   { /* The two-level preconditioner's arrays and cuSOLVER workspace are in the estimate too: the
@@ -113,13 +116,16 @@ int main(void) {
     dt_ctx_reset(&ctx);
     EXPECT(dt_analysis_estimate(m, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
     EXPECT(dt_cuda_peak_bytes(NULL) > before_peak && (double)dt_cuda_peak_bytes(NULL) <= est,
-           "two_level: peak %zu bytes (block Jacobi %zu), estimate %.0f", dt_cuda_peak_bytes(NULL), before_peak, est);
-    printf("two_level: allocated %zu bytes at the peak, estimate %.0f bytes\n", dt_cuda_peak_bytes(NULL), est);
+           "two_level: peak %zu bytes (block Jacobi %zu), estimate %.0f", dt_cuda_peak_bytes(NULL),
+           before_peak, est);
+    printf("two_level: allocated %zu bytes at the peak, estimate %.0f bytes\n",
+           dt_cuda_peak_bytes(NULL), est);
     /* refused with it: the message says what the coarse space costs and how to do without */
     dt_ctx_reset(&ctx);
     setenv("DUCTILE_GPU_MEMORY_LIMIT", "1M", 1);
     rc = run_job(m, "cuda", NULL, NULL, NULL, &sum, &ctx);
-    EXPECT(rc == DT_ERR_DEVICE_NOMEM && strstr(ctx.msg, "of it is the two-level preconditioner's") &&
+    EXPECT(rc == DT_ERR_DEVICE_NOMEM &&
+               strstr(ctx.msg, "of it is the two-level preconditioner's") &&
                strstr(ctx.msg, "\"block_jacobi\""),
            "two_level refused: %s", ctx.msg);
     printf("two_level refused: %s\n", ctx.msg);
@@ -129,10 +135,13 @@ int main(void) {
      * so that the process peak is this job's), with the two-level preconditioner's arrays. */
     double est = 0.0;
     size_t before_peak = dt_cuda_peak_bytes(NULL);
-    dt_model *p = box_job_with(30, ", \"plastic\": {\"yield_stress\": 100, \"hardening\": {\"type\": \"linear\", "
-                                   "\"modulus\": 20000}}", 0.0015,
-                               ", \"solver\": {\"linear\": {\"operator\": \"matrix_free\", "
-                               "\"preconditioner\": \"two_level\"}}");
+    dt_model *p =
+        box_job_with(30,
+                     ", \"plastic\": {\"yield_stress\": 100, \"hardening\": {\"type\": \"linear\", "
+                     "\"modulus\": 20000}}",
+                     0.0015,
+                     ", \"solver\": {\"linear\": {\"operator\": \"matrix_free\", "
+                     "\"preconditioner\": \"two_level\"}}");
     setenv("DUCTILE_GPU_MEMORY_LIMIT", "64G", 1);
     dt_ctx_reset(&ctx);
     rc = run_job(p, "cuda", NULL, NULL, NULL, &sum, &ctx);
@@ -140,8 +149,8 @@ int main(void) {
     dt_ctx_reset(&ctx);
     EXPECT(dt_analysis_estimate(p, "cuda", &est, &ctx) == DT_OK, "estimate: %s", ctx.msg);
     EXPECT(dt_cuda_peak_bytes(NULL) > before_peak && (double)dt_cuda_peak_bytes(NULL) <= est,
-           "matrix-free, fully plastic: peak %zu bytes (before %zu), estimate %.0f", dt_cuda_peak_bytes(NULL),
-           before_peak, est);
+           "matrix-free, fully plastic: peak %zu bytes (before %zu), estimate %.0f",
+           dt_cuda_peak_bytes(NULL), before_peak, est);
     printf("matrix-free, fully plastic: allocated %zu bytes at the peak, estimate %.0f bytes\n",
            dt_cuda_peak_bytes(NULL), est);
     dt_model_destroy(&p);

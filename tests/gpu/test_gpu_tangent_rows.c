@@ -37,8 +37,8 @@ typedef struct kr_result {
 /* K r at the plastic state (elastic: scaled to stay elastic) on backend `name` (the CUDA tangent
  * path as tangent says: DT_CUDA_TANGENT_AUTO for the default); regular: the box without
  * unit_box's distortion; kinematic: half of the hardening kinematic. */
-static void k_times_r(const char *name, dt_cuda_tangent tangent, int regular, int kinematic, int elastic,
-                      kr_result *out) {
+static void k_times_r(const char *name, dt_cuda_tangent tangent, int regular, int kinematic,
+                      int elastic, kr_result *out) {
   dt_backend_options bo = {.threads = 1, .device = 0, .cuda_tangent = tangent};
   const dt_backend_ops *ops = NULL;
   dt_ctx ctx = {0};
@@ -48,13 +48,16 @@ static void k_times_r(const char *name, dt_cuda_tangent tangent, int regular, in
   if (regular)
     for (int a = 0; a < m->n_nodes; a++) m->x[3 * a] -= 0.05 * m->x[3 * a + 1] * m->x[3 * a + 2];
   if (kinematic) m->materials[0].p.H_kin = 0.5 * m->materials[0].p.H, m->materials[0].p.H *= 0.5;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_model_finish(m, &ctx) == DT_OK && dt_problem_create(m, &pb, &ctx) == DT_OK, "%s",
+        ctx.msg);
   CHECK(pb->n_dofs <= MAX_DOFS, "%d DOFs", pb->n_dofs);
-  void *impl = unit_bar_plastic_state_with(name, pb, -0.0004, elastic ? 0.01 : 1.0, &bo, &ops, &rep);
+  void *impl =
+      unit_bar_plastic_state_with(name, pb, -0.0004, elastic ? 0.01 : 1.0, &bo, &ops, &rep);
   for (int pass = 0; pass < 2; pass++) {
     CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->operator_apply(impl, DT_VEC_R, DT_VEC_W, &ctx) == DT_OK, "%s", ctx.msg);
-    CHECK(ops->vec_get(impl, DT_VEC_W, pass ? out->kx_again : out->kx, &ctx) == DT_OK, "%s", ctx.msg);
+    CHECK(ops->vec_get(impl, DT_VEC_W, pass ? out->kx_again : out->kx, &ctx) == DT_OK, "%s",
+          ctx.msg);
   }
   FILE *f = fmemopen(out->view, sizeof out->view - 1, "w");
   CHECK(f != NULL, "fmemopen");
@@ -77,29 +80,35 @@ static double rel_diff(const double *a, const double *b, int n) {
 
 static void check_case(int regular, int kinematic, int elastic) {
   static kr_result rows, colour, cpu;
-  const char *what = elastic ? "regular box, elastic"
-                             : regular ? (kinematic ? "regular box, kinematic" : "regular box") : "distorted box";
+  const char *what = elastic   ? "regular box, elastic"
+                     : regular ? (kinematic ? "regular box, kinematic" : "regular box")
+                               : "distorted box";
   k_times_r("cuda", DT_CUDA_TANGENT_AUTO, regular, kinematic, elastic, &rows);
   k_times_r("cuda", DT_CUDA_TANGENT_COLOUR, regular, kinematic, elastic, &colour);
   k_times_r("cpu", DT_CUDA_TANGENT_AUTO, regular, kinematic, elastic, &cpu);
   if (elastic)
-    CHECK(rows.n_plastic == 0, "%s: %d of %d points plastic: want none", what, rows.n_plastic, rows.n_qp);
+    CHECK(rows.n_plastic == 0, "%s: %d of %d points plastic: want none", what, rows.n_plastic,
+          rows.n_qp);
   else
-    CHECK(rows.n_plastic > 0 && rows.n_plastic < rows.n_qp, "%s: %d of %d points plastic: want some, not all", what,
-          rows.n_plastic, rows.n_qp);
+    CHECK(rows.n_plastic > 0 && rows.n_plastic < rows.n_qp,
+          "%s: %d of %d points plastic: want some, not all", what, rows.n_plastic, rows.n_qp);
   CHECK(strstr(colour.view, "backend_options.tangent is \"colour\"") != NULL,
         "%s: the view does not say the colour kernel was asked for:\n%s", what, colour.view);
   if (regular)
-    CHECK(strstr(rows.view, "written once by block rows") != NULL, "%s: block rows not used:\n%s", what, rows.view);
+    CHECK(strstr(rows.view, "written once by block rows") != NULL, "%s: block rows not used:\n%s",
+          what, rows.view);
   else
     CHECK(strstr(rows.view, "is not a translated copy of element 0") != NULL,
           "%s: the view does not say why block rows are not used:\n%s", what, rows.view);
   double d_colour = rel_diff(rows.kx, colour.kx, rows.n), d_cpu = rel_diff(rows.kx, cpu.kx, rows.n);
   CHECK(d_colour <= 1e-12, "%s: K r, block rows against the colour kernel: %.3e", what, d_colour);
   CHECK(d_cpu <= 1e-12, "%s: K r, CUDA against CPU: %.3e", what, d_cpu);
-  CHECK(memcmp(rows.kx, rows.kx_again, sizeof(double) * (size_t)rows.n) == 0, "%s: two assemblies differ", what);
-  printf("%s: %d of %d points plastic; K r against the colour kernel %.2e, against the CPU %.2e; repeat "
-         "bit-identical\n", what, rows.n_plastic, rows.n_qp, d_colour, d_cpu);
+  CHECK(memcmp(rows.kx, rows.kx_again, sizeof(double) * (size_t)rows.n) == 0,
+        "%s: two assemblies differ", what);
+  printf("%s: %d of %d points plastic; K r against the colour kernel %.2e, against the CPU %.2e; "
+         "repeat "
+         "bit-identical\n",
+         what, rows.n_plastic, rows.n_qp, d_colour, d_cpu);
 }
 
 int main(void) {

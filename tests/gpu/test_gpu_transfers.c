@@ -32,8 +32,10 @@ static int on_event(const dt_progress *ev, void *user) {
       long long dh = (long long)(h2d - w->h2d), dd = (long long)(d2h - w->d2h);
       long long budget = 64 + 32LL * ev->pcg_iters;
       EXPECT(dh == 0, "Newton iteration %d: %lld bytes host->device", ev->newton_iter, dh);
-      EXPECT(dd <= budget, "Newton iteration %d: %lld bytes device->host (budget %lld, %d PCG "
-             "iterations)", ev->newton_iter, dd, budget, ev->pcg_iters);
+      EXPECT(dd <= budget,
+             "Newton iteration %d: %lld bytes device->host (budget %lld, %d PCG "
+             "iterations)",
+             ev->newton_iter, dd, budget, ev->pcg_iters);
       if (dd > w->worst_iter_d2h) w->worst_iter_d2h = dd;
       w->pcg_iters += ev->pcg_iters;
       if (ev->pcg_iters > w->max_pcg) w->max_pcg = ev->pcg_iters;
@@ -67,12 +69,13 @@ int main(void) {
   memset(&w, 0, sizeof w);
   sb_add(&b, "{\"ductile\": 1, \"title\": \"transfers\", ");
   sb_hex8_mesh(&b, 12, 3, 3, 6.0, 1.0, 1.0);
-  sb_add(&b, ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
-             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
-             "\"modulus\": 5000}}}], \"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
-             "\"kind\": \"solid\"}], \"steps\": [{\"name\": \"bend\", \"increments\": 3, "
-             "\"boundary\": [{\"node_set\": \"xmin\", \"fixed\": \"all\"}, {\"node_set\": \"xmax\", "
-             "\"displacement\": {\"z\": -0.15}}]}], ");
+  sb_add(&b,
+         ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+         "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+         "\"modulus\": 5000}}}], \"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
+         "\"kind\": \"solid\"}], \"steps\": [{\"name\": \"bend\", \"increments\": 3, "
+         "\"boundary\": [{\"node_set\": \"xmin\", \"fixed\": \"all\"}, {\"node_set\": \"xmax\", "
+         "\"displacement\": {\"z\": -0.15}}]}], ");
   sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
   sb_add(&b, "}");
   m = parse_or_die(&b, "transfers");
@@ -81,8 +84,7 @@ int main(void) {
   rc = run_job(m, "cuda", NULL, on_event, &w, &sum, &ctx);
   EXPECT(rc == DT_OK, "run failed: %s", ctx.msg[0] ? ctx.msg : sum.message);
   EXPECT(w.n_inc >= 3, "%d increments checked", w.n_inc);
-  EXPECT(w.checked >= 3, "only %d Newton iterations checked: the job should be plastic",
-         w.checked);
+  EXPECT(w.checked >= 3, "only %d Newton iterations checked: the job should be plastic", w.checked);
   printf("%d increments, %d Newton iterations checked; worst device->host per iteration %lld "
          "bytes (max %d PCG iterations), worst per increment besides fields %lld bytes\n",
          w.n_inc, w.checked, w.worst_iter_d2h, w.max_pcg, w.worst_inc_rest);

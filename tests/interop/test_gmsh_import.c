@@ -39,8 +39,10 @@ static int check_geometry(const dt_model *m, const char *file) {
 
   for (int e = 0; e < m->n_elems; e++) {
     int k0 = m->elem_ptr[e];
-    for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++) memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
-    if (dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &ctx) != DT_OK) return fail(file, ctx.msg);
+    for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++)
+      memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
+    if (dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &ctx) != DT_OK)
+      return fail(file, ctx.msg);
   }
   return 0;
 }
@@ -55,17 +57,20 @@ static int find(const char *name, const void *arr, size_t stride, int n) {
  * count of each type ("quad9:628"). */
 static void signature(const dt_model *m, char *sig, size_t n) {
   static const char *const names[DT_ELEM_NTYPES] = {
-      [DT_ELEM_HEX8] = "hex8",   [DT_ELEM_TET4] = "tet4",   [DT_ELEM_TET10] = "tet10", [DT_ELEM_QUAD4] = "quad4",
-      [DT_ELEM_TRI3] = "tri3",   [DT_ELEM_QUAD8] = "quad8", [DT_ELEM_QUAD9] = "quad9", [DT_ELEM_QUAD16] = "quad16",
-      [DT_ELEM_HEX20] = "hex20", [DT_ELEM_HEX20R] = "hex20r"};
+      [DT_ELEM_HEX8] = "hex8",    [DT_ELEM_TET4] = "tet4",     [DT_ELEM_TET10] = "tet10",
+      [DT_ELEM_QUAD4] = "quad4",  [DT_ELEM_TRI3] = "tri3",     [DT_ELEM_QUAD8] = "quad8",
+      [DT_ELEM_QUAD9] = "quad9",  [DT_ELEM_QUAD16] = "quad16", [DT_ELEM_HEX20] = "hex20",
+      [DT_ELEM_HEX20R] = "hex20r"};
   int count[DT_ELEM_NTYPES] = {0};
   size_t k = (size_t)snprintf(sig, n, "dim %d nodes %d elems %d", m->dim, m->n_nodes, m->n_elems);
   for (int e = 0; e < m->n_elems; e++) count[m->elem_type[e]]++;
   for (int t = 0; t < DT_ELEM_NTYPES && k < n; t++)
     if (count[t]) k += (size_t)snprintf(sig + k, n - k, " %s:%d", names[t], count[t]);
   if (k < n) k += (size_t)snprintf(sig + k, n - k, " |");
-  for (int i = 0; i < m->n_nsets && k < n; i++) k += (size_t)snprintf(sig + k, n - k, " N:%s:%d", m->nsets[i].name, m->nsets[i].n);
-  for (int i = 0; i < m->n_elsets && k < n; i++) k += (size_t)snprintf(sig + k, n - k, " E:%s:%d", m->elsets[i].name, m->elsets[i].n);
+  for (int i = 0; i < m->n_nsets && k < n; i++)
+    k += (size_t)snprintf(sig + k, n - k, " N:%s:%d", m->nsets[i].name, m->nsets[i].n);
+  for (int i = 0; i < m->n_elsets && k < n; i++)
+    k += (size_t)snprintf(sig + k, n - k, " E:%s:%d", m->elsets[i].name, m->elsets[i].n);
   for (int i = 0; i < m->n_surfaces && k < n; i++)
     k += (size_t)snprintf(sig + k, n - k, " S:%s:%d", m->surfaces[i].name, m->surfaces[i].n);
 }
@@ -79,21 +84,28 @@ static void signature(const dt_model *m, char *sig, size_t n) {
 
 typedef struct quad_case {
   int type, p, n_nodes;
-  int ccw[16];     /* element 11, as in the file */
-  int file12[16];  /* element 12 as in the file (clockwise) */
-  int flipped[16]; /* element 12 after the import: corners 1, 4, 3, 2 of the file, its edges reversed */
+  int ccw[16];    /* element 11, as in the file */
+  int file12[16]; /* element 12 as in the file (clockwise) */
+  int flipped
+      [16]; /* element 12 after the import: corners 1, 4, 3, 2 of the file, its edges reversed */
 } quad_case;
 
 static const quad_case quad_cases[] = {
-    {DT_ELEM_QUAD8, 2, 13,
+    {DT_ELEM_QUAD8,
+     2,
+     13,
      {100, 102, 122, 120, 101, 112, 121, 110},
      {124, 104, 102, 122, 114, 103, 112, 123},
      {124, 122, 102, 104, 123, 112, 103, 114}},
-    {DT_ELEM_QUAD9, 2, 15,
+    {DT_ELEM_QUAD9,
+     2,
+     15,
      {100, 102, 122, 120, 101, 112, 121, 110, 111},
      {124, 104, 102, 122, 114, 103, 112, 123, 113},
      {124, 122, 102, 104, 123, 112, 103, 114, 113}},
-    {DT_ELEM_QUAD16, 3, 28,
+    {DT_ELEM_QUAD16,
+     3,
+     28,
      {100, 103, 133, 130, 101, 102, 113, 123, 132, 131, 120, 110, 111, 112, 122, 121},
      {136, 106, 103, 133, 126, 116, 105, 104, 113, 123, 134, 135, 125, 115, 114, 124},
      {136, 133, 103, 106, 135, 134, 123, 113, 104, 105, 116, 126, 125, 124, 114, 115}},
@@ -101,7 +113,8 @@ static const quad_case quad_cases[] = {
 
 /* Gmsh's node order (= element.h's) as (i, j) on the (p+1) x (p+1) grid of the reference square:
  * corners counterclockwise, edge nodes edge by edge in the edge's direction, interior. */
-static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}};
+static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0},
+                              {2, 1}, {1, 2}, {0, 1}, {1, 1}};
 static const int ij3[16][2] = {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2},
                                {2, 3}, {1, 3}, {0, 2}, {0, 1}, {1, 1}, {2, 1}, {2, 2}, {1, 2}};
 
@@ -149,7 +162,8 @@ static int check_quad_elem(const dt_model *m, const char *file, int e, const int
   double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
 
   for (int a = 0; a < n; a++)
-    if (m->node_id[c[a]] != want[a]) return qfail(file, "element node id", (long)m->node_id[c[a]], want[a]);
+    if (m->node_id[c[a]] != want[a])
+      return qfail(file, "element node id", (long)m->node_id[c[a]], want[a]);
   for (int a = 0; a < n; a++) {
     const int *ij = p == 2 ? ij2[a] : ij3[a];
     const double s = (double)ij[0] / p, t = (double)ij[1] / p;
@@ -175,19 +189,23 @@ static int check_quad_elem(const dt_model *m, const char *file, int e, const int
 static int check_quad_group(const dt_model *m, const char *file, int g, int p) {
   const char *name = quad_groups[g].name;
   int si = find(name, m->surfaces, sizeof *m->surfaces, m->n_surfaces);
-  int ni = find(name, m->nsets, sizeof *m->nsets, m->n_nsets), local[DT_FACE_MAX_NODES], want = 0, col = 0, row = 0;
+  int ni = find(name, m->nsets, sizeof *m->nsets, m->n_nsets), local[DT_FACE_MAX_NODES], want = 0,
+      col = 0, row = 0;
   const dt_surface *s = si < 0 ? NULL : &m->surfaces[si];
   const dt_set *ns = ni < 0 ? NULL : &m->nsets[ni];
   const int wrow = quad_groups[g].row == -2 ? p : quad_groups[g].row;
   const int wcol = quad_groups[g].col == -2 ? 2 * p : quad_groups[g].col;
 
   if (!s || !ns) return fail(file, "a boundary group's surface or node set is missing");
-  if (s->n != quad_groups[g].n) return qfail(file, "faces in a boundary surface", s->n, quad_groups[g].n);
+  if (s->n != quad_groups[g].n)
+    return qfail(file, "faces in a boundary surface", s->n, quad_groups[g].n);
   for (int k = 0; k < quad_groups[g].n; k++) {
     int hits = 0;
     for (int f = 0; f < s->n; f++)
-      hits += m->elem_id[s->elem[f]] == quad_groups[g].elem[k] && s->face[f] == quad_groups[g].face[k];
-    if (hits != 1) return qfail(file, "an expected (element, face) of the surface: times found", hits, 1);
+      hits +=
+          m->elem_id[s->elem[f]] == quad_groups[g].elem[k] && s->face[f] == quad_groups[g].face[k];
+    if (hits != 1)
+      return qfail(file, "an expected (element, face) of the surface: times found", hits, 1);
   }
   for (int f = 0; f < s->n; f++) {
     const int *c = &m->conn[m->elem_ptr[s->elem[f]]];
@@ -203,18 +221,22 @@ static int check_quad_group(const dt_model *m, const char *file, int g, int p) {
           return qfail_at(file, "a face node is off its place on the edge: face node", a);
       }
       for (int i = 0; i < ns->n; i++) in |= ns->items[i] == c[local[a]];
-      if (!in) return qfail_at(file, "a face node is not in the group's node set: node", (long)m->node_id[c[local[a]]]);
+      if (!in)
+        return qfail_at(file, "a face node is not in the group's node set: node",
+                        (long)m->node_id[c[local[a]]]);
     }
   }
   for (int i = 0; i < m->n_nodes; i++) {
-    if (node_grid(m, i, p, &col, &row)) return qfail_at(file, "a node is off the grid: node", (long)m->node_id[i]);
+    if (node_grid(m, i, p, &col, &row))
+      return qfail_at(file, "a node is off the grid: node", (long)m->node_id[i]);
     want += (wrow < 0 || row == wrow) && (wcol < 0 || col == wcol);
   }
   if (ns->n != want) return qfail(file, "nodes in a boundary node set", ns->n, want);
   for (int i = 0; i < ns->n; i++) {
     node_grid(m, ns->items[i], p, &col, &row);
     if ((wrow >= 0 && row != wrow) || (wcol >= 0 && col != wcol))
-      return qfail_at(file, "a boundary node set holds a node off its edge: node", (long)m->node_id[ns->items[i]]);
+      return qfail_at(file, "a boundary node set holds a node off its edge: node",
+                      (long)m->node_id[ns->items[i]]);
   }
   return 0;
 }
@@ -241,18 +263,23 @@ static int check_quads(const char *file) {
     fail(file, "element 11 or 12 is missing");
     goto done;
   }
-  if (check_quad_elem(m, file, e11, q->ccw, q->p) || check_quad_elem(m, file, e12, q->flipped, q->p)) goto done;
+  if (check_quad_elem(m, file, e11, q->ccw, q->p) ||
+      check_quad_elem(m, file, e12, q->flipped, q->p))
+    goto done;
   if (check_geometry(m, file)) goto done;
-  if (m->n_elsets != 1 || (d = find("dom", m->elsets, sizeof *m->elsets, m->n_elsets)) < 0 || m->elsets[d].n != 2 ||
-      m->n_surfaces != 4 || m->n_nsets != 5 ||
-      (d = find("dom", m->nsets, sizeof *m->nsets, m->n_nsets)) < 0 || m->nsets[d].n != q->n_nodes) {
+  if (m->n_elsets != 1 || (d = find("dom", m->elsets, sizeof *m->elsets, m->n_elsets)) < 0 ||
+      m->elsets[d].n != 2 || m->n_surfaces != 4 || m->n_nsets != 5 ||
+      (d = find("dom", m->nsets, sizeof *m->nsets, m->n_nsets)) < 0 ||
+      m->nsets[d].n != q->n_nodes) {
     fail(file, "expected the element and node set dom (all) and 4 boundary surfaces and node sets");
     goto done;
   }
   for (int g = 0; g < (int)(sizeof quad_groups / sizeof quad_groups[0]); g++)
     if (check_quad_group(m, file, g, q->p)) goto done;
   printf("%s: %d x %s, element 12 turned counterclockwise, 4 boundary surfaces\n", file, m->n_elems,
-         q->type == DT_ELEM_QUAD8 ? "quad8" : q->type == DT_ELEM_QUAD9 ? "quad9" : "quad16");
+         q->type == DT_ELEM_QUAD8   ? "quad8"
+         : q->type == DT_ELEM_QUAD9 ? "quad9"
+                                    : "quad16");
   fflush(stdout); /* shown even if a later file crashes the importer */
   rc = 0;
 done:
@@ -267,7 +294,9 @@ static int check_tables(void) {
     const quad_case *q = &quad_cases[k];
     const int p = q->p, n = q->type == DT_ELEM_QUAD8 ? 8 : (p + 1) * (p + 1), ne = 4 * (p - 1);
     for (int a = 0; a < n; a++) {
-      int b = a < 4 ? (4 - a) % 4 : a < 4 + ne ? 4 + ne - 1 - (a - 4) : 4 + ne + (4 - (a - 4 - ne)) % 4;
+      int b = a < 4        ? (4 - a) % 4
+              : a < 4 + ne ? 4 + ne - 1 - (a - 4)
+                           : 4 + ne + (4 - (a - 4 - ne)) % 4;
       if (q->flipped[a] != q->file12[b])
         return qfail("(tables)", "a flipped node of quad_cases", q->flipped[a], q->file12[b]);
     }
@@ -291,14 +320,16 @@ static int check_hex20_elem(const dt_model *m, const char *file, int e) {
         for (int l = 0; l < 3; l++) w *= 1.0 + s[l] * xi[l];
         x += w * m->x[3 * c[b] + k];
       }
-      if (fabs(x - m->x[3 * c[a] + k]) > 1e-12) return qfail_at(file, "a node is off its place in the hex20: local node", a);
+      if (fabs(x - m->x[3 * c[a] + k]) > 1e-12)
+        return qfail_at(file, "a node is off its place in the hex20: local node", a);
     }
   }
   return 0;
 }
 
 /* Group "left" (x = 0, outward -x) or "right" (x = 2, outward +x): one face, unit area. */
-static int check_hex20_group(const dt_model *m, const char *file, const char *name, double x0, double nx) {
+static int check_hex20_group(const dt_model *m, const char *file, const char *name, double x0,
+                             double nx) {
   int si = find(name, m->surfaces, sizeof *m->surfaces, m->n_surfaces), local[DT_FACE_MAX_NODES];
   double Xf[3 * DT_FACE_MAX_NODES], Nf[DT_FACE_MAX_NODES], nda[3], area[3] = {0, 0, 0};
   const dt_surface *s = si < 0 ? NULL : &m->surfaces[si];
@@ -309,7 +340,8 @@ static int check_hex20_group(const dt_model *m, const char *file, const char *na
   dt_face_local_nodes(type, s->face[0], local);
   for (int a = 0; a < nf; a++) {
     for (int k = 0; k < 3; k++) Xf[3 * a + k] = m->x[3 * c[local[a]] + k];
-    if (Xf[3 * a] != x0) return qfail_at(file, "a face node is off the group's plane: face node", a);
+    if (Xf[3 * a] != x0)
+      return qfail_at(file, "a face node is off the group's plane: face node", a);
   }
   for (int q = 0; q < dt_face_nqp(type); q++) {
     dt_face_point(type, s->face[0], q, Xf, Nf, nda);
@@ -325,9 +357,11 @@ static int check_hex20(const char *file) {
   dt_ctx ctx = {0};
   int rc = 0;
   if (dt_gmsh_read_file(file, NULL, &m, &ctx) != DT_OK) return fail(file, ctx.msg);
-  if (m->dim != 3 || m->n_elems != 2 || m->n_nodes != 32) rc = fail(file, "wrong dimension or counts");
+  if (m->dim != 3 || m->n_elems != 2 || m->n_nodes != 32)
+    rc = fail(file, "wrong dimension or counts");
   for (int e = 0; !rc && e < m->n_elems; e++)
-    if (m->elem_type[e] != DT_ELEM_HEX20) rc = qfail(file, "element type", m->elem_type[e], DT_ELEM_HEX20);
+    if (m->elem_type[e] != DT_ELEM_HEX20)
+      rc = qfail(file, "element type", m->elem_type[e], DT_ELEM_HEX20);
   if (!rc) rc = check_geometry(m, file);
   for (int e = 0; !rc && e < m->n_elems; e++) rc = check_hex20_elem(m, file, e);
   if (!rc) rc = check_hex20_group(m, file, "left", 0.0, -1.0);
@@ -345,7 +379,8 @@ int main(int argc, char **argv) {
   char first[2048] = "", sig[2048];
   int plate = 0;
 
-  if (argc < 3) return fprintf(stderr, "usage: test_gmsh_import plate|bracket|quads|hex20 FILE.msh...\n"), 64;
+  if (argc < 3)
+    return fprintf(stderr, "usage: test_gmsh_import plate|bracket|quads|hex20 FILE.msh...\n"), 64;
   if (strcmp(argv[1], "hex20") == 0) {
     for (int i = 2; i < argc; i++)
       if (check_hex20(argv[i])) return 1;
@@ -363,14 +398,17 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     dt_model *m = NULL;
     dt_ctx ctx = {0};
-    const char *const *ns = plate ? plate_nsets : bracket_nsets, *const *ss = plate ? plate_surfs : bracket_surfs;
+    const char *const *ns = plate ? plate_nsets : bracket_nsets, *const *ss = plate ? plate_surfs
+                                                                                    : bracket_surfs;
     if (dt_gmsh_read_file(argv[i], NULL, &m, &ctx) != DT_OK) return fail(argv[i], ctx.msg);
     if (m->dim != (plate ? 2 : 3)) return fail(argv[i], "wrong dimension");
     if (m->n_elems < 50) return fail(argv[i], "too few elements");
     for (; *ns; ns++)
-      if (find(*ns, m->nsets, sizeof *m->nsets, m->n_nsets) < 0) return fail(argv[i], "a node set is missing");
+      if (find(*ns, m->nsets, sizeof *m->nsets, m->n_nsets) < 0)
+        return fail(argv[i], "a node set is missing");
     for (; *ss; ss++)
-      if (find(*ss, m->surfaces, sizeof *m->surfaces, m->n_surfaces) < 0) return fail(argv[i], "a surface is missing");
+      if (find(*ss, m->surfaces, sizeof *m->surfaces, m->n_surfaces) < 0)
+        return fail(argv[i], "a surface is missing");
     if (find(plate ? "plate" : "bracket", m->elsets, sizeof *m->elsets, m->n_elsets) < 0 ||
         m->elsets[0].n != m->n_elems)
       return fail(argv[i], "the domain element set is missing or incomplete");

@@ -21,7 +21,8 @@ static int check_case(const char *dir, const char *file, const char *expect) {
   snprintf(path, sizeof path, "%s/%s", dir, file);
   rc = dt_parse_job_file(path, &m, &ctx);
   if (rc != DT_ERR_INPUT || m != NULL) {
-    fprintf(stderr, "FAIL %s: expected DT_ERR_INPUT, got %s: %s\n", file, dt_status_name(rc), ctx.msg);
+    fprintf(stderr, "FAIL %s: expected DT_ERR_INPUT, got %s: %s\n", file, dt_status_name(rc),
+            ctx.msg);
     dt_model_destroy(&m);
     return 1;
   }
@@ -29,7 +30,8 @@ static int check_case(const char *dir, const char *file, const char *expect) {
     fprintf(stderr, "FAIL %s:\n  message:  %s\n  expected: %s\n", file, ctx.msg, expect);
     return 1;
   }
-  printf("ok   %-32s %s\n", file, ctx.msg + (strlen(path) > strlen(file) ? strlen(path) - strlen(file) : 0));
+  printf("ok   %-32s %s\n", file,
+         ctx.msg + (strlen(path) > strlen(file) ? strlen(path) - strlen(file) : 0));
   return 0;
 }
 

@@ -21,14 +21,14 @@ double fix_elem_stress(int e, int c, int inc);
 double fix_elem_peeq(int e, int inc);
 
 /* Test assertion: print where and why, then exit non-zero. */
-#define CHECK(cond, ...)                                                                          \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__, __LINE__, #cond);               \
-      fprintf(stderr, __VA_ARGS__);                                                             \
-      fputc('\n', stderr);                                                                      \
-      exit(1);                                                                                  \
-    }                                                                                           \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__, __LINE__, #cond);                   \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 #endif

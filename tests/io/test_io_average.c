@@ -63,9 +63,13 @@ static void test_mises(void) {
 }
 
 static void test_reason_names(void) {
-  static const char *const want[] = {"converged", "diverged_iterations", "diverged_nan",
-                                     "diverged_residual", "linear_solver_failed",
-                                     "indefinite_tangent", "material_no_convergence",
+  static const char *const want[] = {"converged",
+                                     "diverged_iterations",
+                                     "diverged_nan",
+                                     "diverged_residual",
+                                     "linear_solver_failed",
+                                     "indefinite_tangent",
+                                     "material_no_convergence",
                                      "increment_too_small"};
   int r;
   for (r = 0; r <= DT_INCREMENT_TOO_SMALL; r++)

@@ -14,7 +14,8 @@
 /* One hex8 under a tip load; `requests` go inside the step. */
 static const char *const DECK_HEAD =
     "*NODE, NSET=NALL\n"
-    "1, 0, 0, 0\n2, 1, 0, 0\n3, 1, 1, 0\n4, 0, 1, 0\n5, 0, 0, 1\n6, 1, 0, 1\n7, 1, 1, 1\n8, 0, 1, 1\n"
+    "1, 0, 0, 0\n2, 1, 0, 0\n3, 1, 1, 0\n4, 0, 1, 0\n5, 0, 0, 1\n6, 1, 0, 1\n7, 1, 1, 1\n8, 0, 1, "
+    "1\n"
     "*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8\n"
     "*NSET, NSET=FIX\n1, 4, 5, 8\n*NSET, NSET=TIP\n2, 3, 6, 7\n"
     "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n"
@@ -63,20 +64,21 @@ int main(int argc, char **argv) {
   dt_model_destroy(&m);
 
   m = import(dir, "node", "*NODE FILE, FREQUENCY=2\nU\n", &w);
-  CHECK(m->output.fields == DT_OUT_U && m->output.every == 2 && w.n == 0, "*NODE FILE, FREQUENCY=2: fields 0x%x every %d",
-        m->output.fields, m->output.every);
+  CHECK(m->output.fields == DT_OUT_U && m->output.every == 2 && w.n == 0,
+        "*NODE FILE, FREQUENCY=2: fields 0x%x every %d", m->output.fields, m->output.every);
   dt_model_destroy(&m);
 
   m = import(dir, "both", "*NODE FILE, FREQUENCY=3\nU, RF\n*EL FILE, FREQUENCY=3\nS, PEEQ\n", &w);
-  CHECK(m->output.fields == (DT_OUT_U | DT_OUT_RF | DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ) && m->output.every == 3 &&
-            w.n == 0,
-        "same frequency: fields 0x%x every %d, %d warnings", m->output.fields, m->output.every, w.n);
+  CHECK(m->output.fields == (DT_OUT_U | DT_OUT_RF | DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ) &&
+            m->output.every == 3 && w.n == 0,
+        "same frequency: fields 0x%x every %d, %d warnings", m->output.fields, m->output.every,
+        w.n);
   dt_model_destroy(&m);
 
   m = import(dir, "differ", "*NODE FILE, FREQUENCY=4\nU\n*EL FILE, FREQUENCY=2\nE\n", &w);
   CHECK(m->output.every == 2 && w.n == 1 && strstr(w.last, "FREQUENCY=2") != NULL,
-        "different frequencies share the smallest, with a warning: every %d, %d warnings '%s'", m->output.every, w.n,
-        w.last);
+        "different frequencies share the smallest, with a warning: every %d, %d warnings '%s'",
+        m->output.every, w.n, w.last);
   dt_model_destroy(&m);
 
   printf("io_inp_frequency: ok\n");

@@ -90,8 +90,8 @@ static dt_status run_writer(const char *dir, const dt_model *m, dt_ctx *ctx) {
   rc = dt_output_open(dir, m, &o, ctx);
   for (inc = 1; rc == DT_OK && inc <= N_INC; inc++) {
     fix_fields(m, inc, &f);
-    if (f.u == NULL || f.rf == NULL || f.qp_ptr == NULL || f.qp_x == NULL ||
-        f.qp_stress == NULL || f.qp_peeq == NULL) {
+    if (f.u == NULL || f.rf == NULL || f.qp_ptr == NULL || f.qp_x == NULL || f.qp_stress == NULL ||
+        f.qp_peeq == NULL) {
       rc = DT_ERR_NOMEM; /* the fixture's own dt_calloc hit the fault injector */
     } else {
       make_row(m, &f, inc, &row);
@@ -109,9 +109,9 @@ static void check_csv(const char *dir, const dt_model *m) {
   char *text = slurp(join(dir, "history.csv")), *line, *save = NULL;
   int inc = 0;
   line = strtok_r(text, "\n", &save);
-  CHECK(line && strcmp(line, "step,increment,time,load_factor,newton_iterations,pcg_iterations,"
-                             "residual,cutbacks,plastic_points,u_right_x,\"rf \"\"left\"\", x\"") ==
-                    0,
+  CHECK(line &&
+            strcmp(line, "step,increment,time,load_factor,newton_iterations,pcg_iterations,"
+                         "residual,cutbacks,plastic_points,u_right_x,\"rf \"\"left\"\", x\"") == 0,
         "header is '%s'", line ? line : "(none)");
   while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
     dt_fields f;
@@ -185,7 +185,8 @@ static void check_vtu(const char *dir, const dt_model *m, int inc) {
   dt_ctx_reset(&ctx);
   CHECK(v.n_points == 12 && v.n_cells == 2, "%s: sizes %d %d", name, v.n_points, v.n_cells);
   a = get(&v, name, "Cells", "connectivity", "Int64", 16);
-  for (i = 0; i < 16; i++) CHECK(i64(a, i) == m->conn[i], "%s: connectivity[%d] = %lld", name, i, i64(a, i));
+  for (i = 0; i < 16; i++)
+    CHECK(i64(a, i) == m->conn[i], "%s: connectivity[%d] = %lld", name, i, i64(a, i));
   a = get(&v, name, "Cells", "offsets", "Int64", 2);
   CHECK(i64(a, 0) == 8 && i64(a, 1) == 16, "%s: offsets", name);
   a = get(&v, name, "Cells", "types", "UInt8", 2);
@@ -195,7 +196,8 @@ static void check_vtu(const char *dir, const dt_model *m, int inc) {
   same_doubles(get(&v, name, "PointData", "RF", "Float64", 36), f.rf, 36, "RF");
   a = get(&v, name, "PointData", "S", "Float64", 72);
   /* node 1 (x = 1) is shared: mean of the two element means */
-  CHECK(fabs(f64(a, 6 * 1 + 3) - 0.5 * (fix_elem_stress(0, 3, inc) + fix_elem_stress(1, 3, inc))) < 1e-12,
+  CHECK(fabs(f64(a, 6 * 1 + 3) - 0.5 * (fix_elem_stress(0, 3, inc) + fix_elem_stress(1, 3, inc))) <
+            1e-12,
         "%s: shared-node S_xy %.17g", name, f64(a, 9));
   CHECK(dt_fields_nodal_average(m, &f, f.qp_stress, 6, nodal, &ctx) == DT_OK, "%s", ctx.msg);
   same_doubles(a, nodal, 72, "nodal S (against dt_fields_nodal_average)");
@@ -219,15 +221,18 @@ static void check_vtu(const char *dir, const dt_model *m, int inc) {
   snprintf(name, sizeof name, "increment_%04d_points.vtu", inc);
   vtu_load(join(dir, name), &v);
   CHECK(v.n_points == 2 * FIX_QP && v.n_cells == 2 * FIX_QP, "%s: sizes", name);
-  same_doubles(get(&v, name, "PointData", "S", "Float64", 6 * 2 * FIX_QP), f.qp_stress, 6 * 2 * FIX_QP, "point S");
-  same_doubles(get(&v, name, "PointData", "PEEQ", "Float64", 2 * FIX_QP), f.qp_peeq, 2 * FIX_QP, "point PEEQ");
+  same_doubles(get(&v, name, "PointData", "S", "Float64", 6 * 2 * FIX_QP), f.qp_stress,
+               6 * 2 * FIX_QP, "point S");
+  same_doubles(get(&v, name, "PointData", "PEEQ", "Float64", 2 * FIX_QP), f.qp_peeq, 2 * FIX_QP,
+               "point PEEQ");
   a = get(&v, name, "PointData", "MISES", "Float64", 2 * FIX_QP);
   CHECK(f64(a, 3) == dt_mises(f.qp_stress + 6 * 3), "%s: point MISES", name);
   a = get(&v, name, "PointData", "elem_id", "Int64", 2 * FIX_QP);
   CHECK(i64(a, FIX_QP) == 1000000000007LL, "%s: point elem_id", name);
   a = get(&v, name, "PointData", "point", "Int32", 2 * FIX_QP);
   CHECK(i32(a, FIX_QP + 2) == 3, "%s: point numbers", name);
-  same_doubles(get(&v, name, "Points", "", "Float64", 3 * 2 * FIX_QP), f.qp_x, 3 * 2 * FIX_QP, "point coordinates");
+  same_doubles(get(&v, name, "Points", "", "Float64", 3 * 2 * FIX_QP), f.qp_x, 3 * 2 * FIX_QP,
+               "point coordinates");
   a = get(&v, name, "Cells", "offsets", "Int64", 2 * FIX_QP);
   CHECK(i64(a, 2 * FIX_QP - 1) == 2 * FIX_QP, "%s: cloud offsets", name);
   get(&v, name, "Cells", "connectivity", "Int64", 2 * FIX_QP);
@@ -283,7 +288,8 @@ static void check_node_sets(json_t *sets, const dt_model *m) {
       CHECK(json_real_value(json_array_get(u, d)) == want_u, "%s U_mean[%d]", m->nsets[s].name, d);
     }
   }
-  CHECK(json_real_value(json_array_get(json_object_get(json_object_get(sets, "right"), "RF"), 0)) == 0,
+  CHECK(json_real_value(json_array_get(json_object_get(json_object_get(sets, "right"), "RF"), 0)) ==
+            0,
         "right set has no reaction");
   dt_fields_free(&f);
 }
@@ -300,10 +306,12 @@ static void check_summary(const char *dir, const dt_model *m) {
   CHECK(jnum(j, "format_version") == DT_OUTPUT_FORMAT_VERSION, "format_version");
   CHECK(strcmp(json_string_value(json_object_get(j, "title")), m->title) == 0, "title");
   CHECK(json_is_false(json_object_get(j, "completed")), "completed");
-  CHECK(strcmp(json_string_value(json_object_get(j, "reason")), "increment_too_small") == 0, "reason");
+  CHECK(strcmp(json_string_value(json_object_get(j, "reason")), "increment_too_small") == 0,
+        "reason");
   CHECK(strcmp(json_string_value(json_object_get(j, "message")), s.message) == 0, "message");
   CHECK(strcmp(json_string_value(json_object_get(j, "backend")), "cpu") == 0, "backend");
-  CHECK(jnum(j, "steps_completed") == 1 && jnum(j, "n_increments") == N_INC && jnum(j, "cutbacks") == 1,
+  CHECK(jnum(j, "steps_completed") == 1 && jnum(j, "n_increments") == N_INC &&
+            jnum(j, "cutbacks") == 1,
         "counts");
   CHECK(jnum(j, "newton_iterations") == 15 && jnum(j, "pcg_iterations") == 607, "iterations");
   CHECK(jnum(j, "last_time") == 2.0 && jnum(j, "max_u") == s.max_u && jnum(j, "max_peeq") == 0.03,
@@ -318,9 +326,12 @@ static void check_summary(const char *dir, const dt_model *m) {
     fix_fields(m, (int)i + 1, &f);
     make_row(m, &f, (int)i + 1, &row);
     dt_fields_free(&f);
-    CHECK(jnum(r, "step") == row.step + 1 && jnum(r, "increment") == row.increment, "row %zu ids", i);
-    CHECK(jnum(r, "time") == row.time && jnum(r, "load_factor") == row.load_factor, "row %zu time", i);
-    CHECK(jnum(r, "newton_iterations") == row.newton_iters && jnum(r, "pcg_iterations") == row.pcg_iters,
+    CHECK(jnum(r, "step") == row.step + 1 && jnum(r, "increment") == row.increment, "row %zu ids",
+          i);
+    CHECK(jnum(r, "time") == row.time && jnum(r, "load_factor") == row.load_factor, "row %zu time",
+          i);
+    CHECK(jnum(r, "newton_iterations") == row.newton_iters &&
+              jnum(r, "pcg_iterations") == row.pcg_iters,
           "row %zu iterations", i);
     CHECK(jnum(r, "residual") == row.residual, "row %zu residual not exact", i);
     CHECK(jnum(json_object_get(r, "monitors"), "u_right_x") == row.monitor[0] &&
@@ -376,7 +387,8 @@ static void check_alloc_failures(const char *base, const dt_model *m) {
     dt_fault_malloc_countdown(n);
     rc = run_writer(dir, m, &ctx);
     dt_fault_malloc_countdown(0);
-    CHECK(rc == DT_OK || rc == DT_ERR_NOMEM, "allocation %d failed: status %d '%s'", n, rc, ctx.msg);
+    CHECK(rc == DT_OK || rc == DT_ERR_NOMEM, "allocation %d failed: status %d '%s'", n, rc,
+          ctx.msg);
     CHECK(rc == DT_OK || ctx.code != DT_ERR_NOMEM || strstr(ctx.msg, "out of memory") ||
               strstr(ctx.msg, "summary"),
           "allocation %d: message '%s'", n, ctx.msg);

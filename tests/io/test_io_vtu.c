@@ -122,14 +122,17 @@ static void check_same_bytes(const char *a, const char *b) {
   for (int inc = 1; inc <= N_INC; inc++)
     for (int k = 0; k < 2; k++) {
       size_t na, nb;
-      unsigned char *x = slurp(path_of(a, fmts[k], inc), &na), *y = slurp(path_of(b, fmts[k], inc), &nb);
-      CHECK(na == nb && memcmp(x, y, na) == 0, "%s differs between two runs", path_of(b, fmts[k], inc));
+      unsigned char *x = slurp(path_of(a, fmts[k], inc), &na),
+                    *y = slurp(path_of(b, fmts[k], inc), &nb);
+      CHECK(na == nb && memcmp(x, y, na) == 0, "%s differs between two runs",
+            path_of(b, fmts[k], inc));
       free(x);
       free(y);
     }
   {
     size_t na, nb;
-    unsigned char *x = slurp(path_of(a, "results.pvd", 0), &na), *y = slurp(path_of(b, "results.pvd", 0), &nb);
+    unsigned char *x = slurp(path_of(a, "results.pvd", 0), &na),
+                  *y = slurp(path_of(b, "results.pvd", 0), &nb);
     char want[64];
     CHECK(na == nb && memcmp(x, y, na) == 0, "results.pvd differs between two runs");
     snprintf(want, sizeof want, "file=\"increment_%04d.vtu\"", N_INC);
@@ -159,9 +162,11 @@ static void check_save_state(const char *dir, const dt_model *m) {
   }
   CHECK(dt_output_save_state(o, state, &ctx) == DT_OK, "save state: %s", ctx.msg);
   for (int inc = 1; inc <= 3; inc++)
-    CHECK(exists(path_of(dir, "increment_%04d_points.vtu", inc)), "checkpoint before increment %d's files", inc);
+    CHECK(exists(path_of(dir, "increment_%04d_points.vtu", inc)),
+          "checkpoint before increment %d's files", inc);
   pvd = slurp(path_of(dir, "results.pvd", 0), &n);
-  CHECK(strstr((const char *)pvd, "increment_0003.vtu") != NULL, "checkpoint before the collection");
+  CHECK(strstr((const char *)pvd, "increment_0003.vtu") != NULL,
+        "checkpoint before the collection");
   free(pvd);
   CHECK(dt_output_close(&o, m, NULL, &ctx) == DT_OK, "%s", ctx.msg);
   fclose(state);
@@ -190,17 +195,21 @@ static void check_failure(const char *dir, const dt_model *m) {
     rc = dt_output_increment(o, m, &f, &row, 1, &ctx);
     dt_fields_free(&f);
   }
-  if (rc == DT_OK) rc = dt_output_close(&o, m, NULL, &ctx);
-  else CHECK(dt_output_close(&o, m, NULL, NULL) == DT_ERR_IO, "close does not repeat the failure");
+  if (rc == DT_OK)
+    rc = dt_output_close(&o, m, NULL, &ctx);
+  else
+    CHECK(dt_output_close(&o, m, NULL, NULL) == DT_ERR_IO, "close does not repeat the failure");
   CHECK(rc == DT_ERR_IO && strstr(ctx.msg, "increment_0002.vtu") != NULL,
         "failed write reported as %d '%s'", rc, ctx.msg);
   CHECK(o == NULL, "close did not release the writer");
   pvd = slurp(path_of(dir, "results.pvd", 0), &n);
-  CHECK(strstr((const char *)pvd, "increment_0001.vtu") && !strstr((const char *)pvd, "increment_0002") &&
+  CHECK(strstr((const char *)pvd, "increment_0001.vtu") &&
+            !strstr((const char *)pvd, "increment_0002") &&
             !strstr((const char *)pvd, "increment_0003"),
         "the collection after a failed write: %s", pvd);
   free(pvd);
-  CHECK(!exists(path_of(dir, "increment_%04d.vtu", 3)), "a write after the failed one was not skipped");
+  CHECK(!exists(path_of(dir, "increment_%04d.vtu", 3)),
+        "a write after the failed one was not skipped");
 }
 
 int main(int argc, char **argv) {

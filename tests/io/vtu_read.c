@@ -10,8 +10,9 @@
 
 #include "io_fixture.h"
 
-static const char PROLOGUE[] = "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-                               "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n";
+static const char PROLOGUE[] =
+    "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
+    "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n";
 static const char APPENDED[] = "  <AppendedData encoding=\"raw\">\n   _";
 static const char EPILOGUE[] = "\n  </AppendedData>\n</VTKFile>\n";
 
@@ -67,8 +68,8 @@ void vtu_load(const char *path, vtu_file *v) {
   CHECK(p != NULL, "%s: no raw AppendedData", path);
   head_len = (size_t)(p - (char *)v->bytes);
   base = v->bytes + head_len + strlen(APPENDED);
-  CHECK(v->size >= sizeof EPILOGUE && memcmp(v->bytes + v->size - (sizeof EPILOGUE - 1), EPILOGUE,
-                                             sizeof EPILOGUE - 1) == 0,
+  CHECK(v->size >= sizeof EPILOGUE &&
+            memcmp(v->bytes + v->size - (sizeof EPILOGUE - 1), EPILOGUE, sizeof EPILOGUE - 1) == 0,
         "%s: bad epilogue", path);
   /* Scan the header's tags: balanced, and every DataArray self-closed inside a section. */
   head = malloc(head_len + 1);
@@ -89,7 +90,8 @@ void vtu_load(const char *path, vtu_file *v) {
     } else if (end[-1] == '/') {
       vtu_array *a;
       CHECK(strcmp(name, "DataArray") == 0, "%s: unexpected empty element <%s/>", path, name);
-      CHECK(v->n < VTU_READ_MAX && depth > 0, "%s: too many arrays or an array outside a section", path);
+      CHECK(v->n < VTU_READ_MAX && depth > 0, "%s: too many arrays or an array outside a section",
+            path);
       a = &v->arr[v->n++];
       snprintf(a->section, sizeof a->section, "%s", stack[depth - 1]);
       CHECK(attr(p, end, "type", a->type, sizeof a->type) && vtu_type_size(a->type) > 0,
@@ -112,7 +114,8 @@ void vtu_load(const char *path, vtu_file *v) {
     }
   }
   /* Still open: VTKFile (closed by the epilogue). */
-  CHECK(depth == 1 && !strcmp(stack[0], "VTKFile"), "%s: unbalanced header (depth %d)", path, depth);
+  CHECK(depth == 1 && !strcmp(stack[0], "VTKFile"), "%s: unbalanced header (depth %d)", path,
+        depth);
   free(head);
   /* The blocks: each at its offset, one after the other, the last one ending the data. */
   for (i = 0; i < v->n; i++) sorted[i] = &v->arr[i];
@@ -121,12 +124,14 @@ void vtu_load(const char *path, vtu_file *v) {
   for (i = 0; i < v->n; i++) {
     vtu_array *a = (vtu_array *)sorted[i];
     uint64_t nb;
-    CHECK(a->offset == pos, "%s: array %s at offset %zu, expected %zu", path, a->name, a->offset, pos);
+    CHECK(a->offset == pos, "%s: array %s at offset %zu, expected %zu", path, a->name, a->offset,
+          pos);
     CHECK((size_t)(base - v->bytes) + pos + 8 <= v->size, "%s: offset past the end", path);
     memcpy(&nb, base + pos, 8);
     a->nbytes = (size_t)nb;
     a->data = base + pos + 8;
-    CHECK(a->nbytes % vtu_type_size(a->type) == 0, "%s: %s has %zu bytes", path, a->name, a->nbytes);
+    CHECK(a->nbytes % vtu_type_size(a->type) == 0, "%s: %s has %zu bytes", path, a->name,
+          a->nbytes);
     pos += 8 + a->nbytes;
   }
   CHECK((size_t)(base - v->bytes) + pos + sizeof EPILOGUE - 1 == v->size,

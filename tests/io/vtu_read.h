@@ -10,18 +10,18 @@
 #define VTU_READ_MAX 64
 
 typedef struct vtu_array {
-  char section[32];            /* enclosing element: FieldData, PointData, CellData, Points, Cells */
-  char name[64];               /* "" when the array has no Name (Points) */
-  char type[16];               /* Float64, Int64, Int32, UInt8 */
-  int ncomp;                   /* NumberOfComponents, 1 when absent */
-  size_t offset, nbytes;       /* the offset attribute; the UInt64 byte count of its block */
-  const unsigned char *data;   /* nbytes bytes, inside the file's buffer */
+  char section[32];          /* enclosing element: FieldData, PointData, CellData, Points, Cells */
+  char name[64];             /* "" when the array has no Name (Points) */
+  char type[16];             /* Float64, Int64, Int32, UInt8 */
+  int ncomp;                 /* NumberOfComponents, 1 when absent */
+  size_t offset, nbytes;     /* the offset attribute; the UInt64 byte count of its block */
+  const unsigned char *data; /* nbytes bytes, inside the file's buffer */
 } vtu_array;
 
 typedef struct vtu_file {
   unsigned char *bytes;
   size_t size;
-  int n_points, n_cells;       /* of the Piece */
+  int n_points, n_cells; /* of the Piece */
   vtu_array arr[VTU_READ_MAX];
   int n;
 } vtu_file;

@@ -56,9 +56,12 @@ static void copy_state(dt_cpu *c, int to_committed, int first_touch) {
   size_t n[3];
   state_arrays(c, trial, committed, n);
   for (int i = 0; i < 3; i++) {
-    if (first_touch) dt_host_fill(trial[i], NULL, n[i]), dt_host_fill(committed[i], NULL, n[i]);
-    else if (to_committed) dt_host_fill(committed[i], trial[i], n[i]);
-    else dt_host_fill(trial[i], committed[i], n[i]);
+    if (first_touch)
+      dt_host_fill(trial[i], NULL, n[i]), dt_host_fill(committed[i], NULL, n[i]);
+    else if (to_committed)
+      dt_host_fill(committed[i], trial[i], n[i]);
+    else
+      dt_host_fill(trial[i], committed[i], n[i]);
   }
 }
 
@@ -74,9 +77,11 @@ static dt_status cpu_upload(const dt_problem *pb, const dt_backend_options *opt,
     DT_ALLOC(c->elem_plastic, pb->n_elems, ctx, "element plastic flags");
     DT_ALLOC(c->emat_slot, pb->n_elems, ctx, "element matrix slots");
     DT_ALLOC(c->mf_diag, (size_t)pb->n_dofs * pb->dpn, ctx, "diagonal blocks");
-    DT_ALLOC(c->mf_inc, (size_t)pb->elem_ptr[pb->n_elems] * pb->dpn, ctx, "element products per incidence");
+    DT_ALLOC(c->mf_inc, (size_t)pb->elem_ptr[pb->n_elems] * pb->dpn, ctx,
+             "element products per incidence");
     c->emat_cap = dt_problem_unclassed(pb);
-    DT_ALLOC(c->emat, (size_t)(c->emat_cap ? c->emat_cap : 1) * pb->emat_doubles, ctx, "element matrices");
+    DT_ALLOC(c->emat, (size_t)(c->emat_cap ? c->emat_cap : 1) * pb->emat_doubles, ctx,
+             "element matrices");
   } else
     DT_ALLOC(c->val, pb->nnz, ctx, "tangent values");
   DT_ALLOC(c->pc, (size_t)pb->n_dofs * pb->dpn, ctx, "preconditioner");

@@ -19,7 +19,8 @@ static void node_modes(const dt_cpu *c, double *R) {
   for (int a = 0; a < pb->n_nodes; a++) {
     for (int i = 0; i < dpn; i++)
       for (int m = 0; m < NM; m++)
-        R[((size_t)a * dpn + i) * NM + m] = freev[a * dpn + i] * dt_coarse_mode(dpn, m, pb->node_d + 3 * a, i);
+        R[((size_t)a * dpn + i) * NM + m] =
+            freev[a * dpn + i] * dt_coarse_mode(dpn, m, pb->node_d + 3 * a, i);
   }
 }
 
@@ -31,7 +32,8 @@ static int item_rank(const dt_problem *pb, int a, int t) {
 }
 
 /* L += R_a^T K_ab R_b (NM x NM) for one block K_ab (row-major, dpn x dpn). */
-static void add_coupling(int dpn, int NM, const double *Ra, const double *kab, const double *Rb, double *L) {
+static void add_coupling(int dpn, int NM, const double *Ra, const double *kab, const double *Rb,
+                         double *L) {
   double T[3 * 6]; /* K_ab R_b */
   for (int i = 0; i < dpn; i++)
     for (int mp = 0; mp < NM; mp++) {
@@ -62,7 +64,8 @@ static void box_rows(const dt_cpu *c, int s, double *local) {
     const double *Ra = R + (size_t)a * dpn * NM;
     if (pb->matrix_free) {
       for (int ie = pb->node_elem_ptr[a]; ie < pb->node_elem_ptr[a + 1]; ie++) {
-        int e = pb->node_elem[ie], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e], A = pb->node_inc[ie] - pb->elem_ptr[e];
+        int e = pb->node_elem[ie], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e],
+            A = pb->node_inc[ie] - pb->elem_ptr[e];
         const double *Ke = dt_cpu_mf_element_matrix(c, e);
         for (int B = 0; B < npe; B++) {
           int b = pb->conn[pb->elem_ptr[e] + B];
@@ -74,11 +77,13 @@ static void box_rows(const dt_cpu *c, int s, double *local) {
       continue;
     }
     int first = pb->row_ptr[a * dpn];
-    int nblk = (pb->row_ptr[a * dpn + 1] - first) / dpn; /* node-blocked columns, same in each row */
+    int nblk =
+        (pb->row_ptr[a * dpn + 1] - first) / dpn; /* node-blocked columns, same in each row */
     for (int blk = 0; blk < nblk; blk++) {
       int b = pb->col[first + blk * dpn] / dpn;
       for (int i = 0; i < dpn; i++)
-        for (int j = 0; j < dpn; j++) kab[i * dpn + j] = c->val[pb->row_ptr[a * dpn + i] + blk * dpn + j];
+        for (int j = 0; j < dpn; j++)
+          kab[i * dpn + j] = c->val[pb->row_ptr[a * dpn + i] + blk * dpn + j];
       add_coupling(dpn, NM, Ra, kab, R + (size_t)b * dpn * NM,
                    local + (size_t)item_rank(pb, a, pb->node_sub[b]) * NM * NM);
     }
@@ -130,7 +135,8 @@ dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx) {
         int t = pb->sub_nbr[pb->sub_nbr_ptr[s] + l];
         for (int m = 0; m < NM; m++)
           for (int mp = 0; mp < NM; mp++)
-            c->coarse_E[(size_t)(s * NM + m) * n + t * NM + mp] = local[(size_t)l * NM * NM + m * NM + mp];
+            c->coarse_E[(size_t)(s * NM + m) * n + t * NM + mp] =
+                local[(size_t)l * NM * NM + m * NM + mp];
       }
     }
     if (!local) c->coarse_failed = 1;
@@ -140,8 +146,10 @@ dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx) {
   for (int k = 0; k < n; k++) dt_coarse_regularize_entry(&c->coarse_E[(size_t)k * n + k]);
   bad = cholesky(c->coarse_E, n);
   DT_CHECK(bad < 0, ctx, DT_ERR_NOT_CONVERGED,
-           "the coarse matrix of the two-level preconditioner is not positive definite (box %d, mode %d): "
-           "the tangent lost stiffness", bad / NM, bad % NM);
+           "the coarse matrix of the two-level preconditioner is not positive definite (box %d, "
+           "mode %d): "
+           "the tangent lost stiffness",
+           bad / NM, bad % NM);
 cleanup:
   return rc;
 }

@@ -17,13 +17,13 @@ static void gather(const dt_problem *pb, int e, const double *u, double *X, doub
   }
 }
 
-int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe, double *Ke) {
+int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe,
+                            double *Ke) {
   const dt_problem *pb = &c->pb;
   double X[DT_ELEM_MAX_NODES * 3], ue[DT_ELEM_MAX_DOF];
   gather(pb, e, u, X, ue);
-  return dt_element_residual(pb->elem_type[e], X, ue, &pb->mats[pb->elem_mat[e]],
-                             pb->elem_state[e], pb->elem_bbar[e], pb->elem_thick[e], qa,
-                             pb->qp_ptr[e], fe, Ke);
+  return dt_element_residual(pb->elem_type[e], X, ue, &pb->mats[pb->elem_mat[e]], pb->elem_state[e],
+                             pb->elem_bbar[e], pb->elem_thick[e], qa, pb->qp_ptr[e], fe, Ke);
 }
 
 dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stress_report *rep,

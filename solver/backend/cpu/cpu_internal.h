@@ -12,10 +12,10 @@
 #define DT_OMP_MIN_ELEMS 2000
 
 typedef struct dt_cpu {
-  dt_problem pb;        /* own deep copy of the arrays the backend reads */
+  dt_problem pb; /* own deep copy of the arrays the backend reads */
   double *vec[DT_VEC_COUNT];
-  double *val;          /* CSR values of the tangent */
-  double *pc;           /* preconditioner: inverse diagonal or inverse nodal blocks */
+  double *val; /* CSR values of the tangent */
+  double *pc;  /* preconditioner: inverse diagonal or inverse nodal blocks */
   int pc_kind;
   /* Two-level preconditioner (cpu_coarse.c): the Cholesky factor L of E = Z^T K Z (row-major,
    * n_modes * n_sub square: L below the diagonal, L^T above it) and a coarse vector. */
@@ -46,7 +46,8 @@ typedef struct dt_cpu {
 
 /* Element e's residual (fe) and, when Ke is not NULL, its tangent at the trial state of u;
  * returns the number of plastic points, or < 0 if a return mapping failed (cpu_elements.c). */
-int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe, double *Ke);
+int dt_cpu_element_residual(dt_cpu *c, int e, const double *u, dt_qp_arrays *qa, double *fe,
+                            double *Ke);
 /* cpu_matrix_free.c: the element matrices, diagonal blocks and product of the matrix-free
  * operator. */
 dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx);

@@ -48,8 +48,9 @@ static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
   const double *con = c->vec[DT_VEC_CON];
   dt_amg_input in = {pb->n_nodes, pb->dpn, pb->x, con, pb->row_ptr, pb->col, c->val};
   dt_amg_options opt;
-  DT_CHECK(!pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
-           "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  DT_CHECK(
+      !pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
+      "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
   if (c->amg && c->amg_serial != c->tangent_serial && !dt_amg_constraints_changed(c->amg, con)) {
     DT_TRY(dt_amg_refresh(c->amg, c->val, ctx));
     goto cleanup;
@@ -75,8 +76,10 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
     double blk[9];
-    if (pb->matrix_free) memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
-    else diagonal_block(pb, c->val, a, blk);
+    if (pb->matrix_free)
+      memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
+    else
+      diagonal_block(pb, c->val, a, blk);
     if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
       if (!dt_invert_small(blk, dpn)) {
 #pragma omp critical(dt_pc_bad)
@@ -109,7 +112,9 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   double *zv = c->vec[z];
   int dpn = pb->dpn;
   if (c->pc_kind == DT_PC_AMG) {
-    if (!c->amg) return DT_ERROR(ctx, DT_ERR_INTERNAL, "the AMG preconditioner has no hierarchy (its setup failed)");
+    if (!c->amg)
+      return DT_ERROR(ctx, DT_ERR_INTERNAL,
+                      "the AMG preconditioner has no hierarchy (its setup failed)");
     dt_amg_apply(c->amg, rv, zv);
     return DT_OK;
   }

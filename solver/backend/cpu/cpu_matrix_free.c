@@ -15,7 +15,8 @@
 const double *dt_cpu_mf_element_matrix(const dt_cpu *c, int e) {
   const dt_problem *pb = &c->pb;
   int s = c->emat_slot[e];
-  return s >= 0 ? c->emat + (size_t)s * pb->emat_doubles : pb->class_K + (size_t)pb->elem_class[e] * pb->emat_doubles;
+  return s >= 0 ? c->emat + (size_t)s * pb->emat_doubles
+                : pb->class_K + (size_t)pb->elem_class[e] * pb->emat_doubles;
 }
 
 /* Slots for the elements that need their own matrix (no class, or plastic in a material whose
@@ -25,7 +26,8 @@ static dt_status assign_slots(dt_cpu *c, dt_ctx *ctx) {
   const dt_problem *pb = &c->pb;
   long n = 0;
   for (int e = 0; e < pb->n_elems; e++) {
-    int own = pb->elem_class[e] < 0 || (c->elem_plastic[e] && !dt_material_tangent_is_elastic(&pb->mats[pb->elem_mat[e]]));
+    int own = pb->elem_class[e] < 0 ||
+              (c->elem_plastic[e] && !dt_material_tangent_is_elastic(&pb->mats[pb->elem_mat[e]]));
     c->emat_slot[e] = own ? (int)n++ : -1;
   }
   c->n_own = n;
@@ -36,7 +38,8 @@ static dt_status assign_slots(dt_cpu *c, dt_ctx *ctx) {
   c->emat = dt_malloc(sizeof(double) * (size_t)cap * pb->emat_doubles);
   c->emat_cap = c->emat ? cap : 0;
   if (!c->emat)
-    return DT_ERROR(ctx, DT_ERR_NOMEM, "out of memory for %ld element matrices of the matrix-free operator (%.1f MB)",
+    return DT_ERROR(ctx, DT_ERR_NOMEM,
+                    "out of memory for %ld element matrices of the matrix-free operator (%.1f MB)",
                     cap, 8e-6 * (double)cap * pb->emat_doubles);
   return DT_OK;
 }
@@ -54,7 +57,8 @@ static void diagonal_blocks(dt_cpu *c) {
     for (int i = 0; i < d2; i++) blk[i] = 0.0;
     for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++) {
       int e = pb->node_elem[k], npe = pb->elem_ptr[e + 1] - pb->elem_ptr[e];
-      dt_emat_diag_add(npe, dpn, dt_cpu_mf_element_matrix(c, e), 1, pb->node_inc[k] - pb->elem_ptr[e], blk);
+      dt_emat_diag_add(npe, dpn, dt_cpu_mf_element_matrix(c, e), 1,
+                       pb->node_inc[k] - pb->elem_ptr[e], blk);
     }
     dt_emat_diag_dirichlet(dpn, con + (size_t)a * dpn, blk);
   }
@@ -100,17 +104,22 @@ void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
     const double *K = dt_cpu_mf_element_matrix(c, e);
     double xe[DT_ELEM_MAX_DOF], *ye = c->mf_inc + (size_t)first * dpn;
     for (int A = 0; A < npe; A++)
-      for (int i = 0; i < dpn; i++) xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;
-    if (npe == 8 && dpn == 3) dt_emat_apply(8, 3, K, 1, xe, ye); /* constants: unrolled, 1.7x faster (hex8, 24^3 cube) */
-    else if (npe == 4 && dpn == 2) dt_emat_apply(4, 2, K, 1, xe, ye);
-    else dt_emat_apply(npe, dpn, K, 1, xe, ye);
+      for (int i = 0; i < dpn; i++)
+        xe[A * dpn + i] = free_dof[cn[A] * dpn + i] != 0.0 ? x[cn[A] * dpn + i] : 0.0;
+    if (npe == 8 && dpn == 3)
+      dt_emat_apply(8, 3, K, 1, xe, ye); /* constants: unrolled, 1.7x faster (hex8, 24^3 cube) */
+    else if (npe == 4 && dpn == 2)
+      dt_emat_apply(4, 2, K, 1, xe, ye);
+    else
+      dt_emat_apply(npe, dpn, K, 1, xe, ye);
   }
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++)
     for (int i = 0; i < dpn; i++) {
       int d = a * dpn + i;
       double s = 0.0;
-      for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++) s += c->mf_inc[(size_t)pb->node_inc[k] * dpn + i];
+      for (int k = pb->node_elem_ptr[a]; k < pb->node_elem_ptr[a + 1]; k++)
+        s += c->mf_inc[(size_t)pb->node_inc[k] * dpn + i];
       y[d] = free_dof[d] != 0.0 ? s : x[d];
     }
 }
@@ -119,7 +128,8 @@ void dt_cpu_mf_apply(dt_cpu *c, const double *x, double *y) {
  * element plastic; it starts with the elements without a class and grows), the slots and
  * flags, the diagonal blocks, the node incidences, the products per incidence. */
 double dt_cpu_mf_bytes(const dt_problem *pb) {
-  return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) + 5.0 * pb->n_elems +
+  return 8.0 * ((double)pb->n_elems * pb->emat_doubles + (double)pb->n_nodes * pb->dpn * pb->dpn) +
+         5.0 * pb->n_elems +
          4.0 * (pb->n_nodes + 1.0 + 2.0 * pb->elem_ptr[pb->n_elems]) /* and the node incidences */
-         + 8.0 * (double)pb->elem_ptr[pb->n_elems] * pb->dpn;           /* the products per incidence */
+         + 8.0 * (double)pb->elem_ptr[pb->n_elems] * pb->dpn; /* the products per incidence */
 }

@@ -34,7 +34,6 @@ static double copy_bandwidth(size_t n) {
   return best;
 }
 
-
 dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   dt_cpu *c = impl;
   int threads = 1, reps = 20;
@@ -51,8 +50,8 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
   out->spmv_seconds = (dt_seconds() - t0) / reps;
   if (c->pb.matrix_free) /* the stored matrices, the products per incidence (written, then read
                           * with the incidence lists), x, its free mask and y */
-    out->spmv_bytes = 8.0 * ((double)c->n_own * c->pb.emat_doubles + 2.0 * c->pb.elem_ptr[c->pb.n_elems] * c->pb.dpn +
-                             3.0 * c->pb.n_dofs) +
+    out->spmv_bytes = 8.0 * ((double)c->n_own * c->pb.emat_doubles +
+                             2.0 * c->pb.elem_ptr[c->pb.n_elems] * c->pb.dpn + 3.0 * c->pb.n_dofs) +
                       4.0 * ((double)c->pb.elem_ptr[c->pb.n_elems] + c->pb.n_nodes);
   else /* CSR: a value and a column per nonzero, a row offset, x and y per row */
     out->spmv_bytes = 12.0 * (double)c->pb.nnz + 20.0 * (double)c->pb.n_dofs;
@@ -66,13 +65,15 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
 dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
   *bytes = 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->n_dofs * pb->dpn +
                   (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp);
-  if (pb->matrix_free) *bytes += dt_cpu_mf_bytes(pb);
+  if (pb->matrix_free)
+    *bytes += dt_cpu_mf_bytes(pb);
   else /* CSR values, columns, row offsets, element positions */
     *bytes += 12.0 * (double)pb->nnz + 4.0 * (pb->n_dofs + (double)pb->elem_pos_ptr[pb->n_elems]);
   if (pb->n_sub > 0) { /* two-level: the coarse factor, the masked modes, the box arrays */
     double nc = (double)pb->n_sub * pb->n_modes;
     *bytes += 8.0 * (nc * nc + nc + (double)pb->n_dofs * pb->n_modes + 3.0 * pb->n_nodes) +
-              4.0 * (5.0 * pb->n_nodes + 3.0 * pb->item_ptr[pb->n_nodes] + 2.0 * pb->sub_nbr_ptr[pb->n_sub]);
+              4.0 * (5.0 * pb->n_nodes + 3.0 * pb->item_ptr[pb->n_nodes] +
+                     2.0 * pb->sub_nbr_ptr[pb->n_sub]);
   }
   return DT_OK;
 }

@@ -11,10 +11,10 @@ static void *dup_bytes(const void *src, size_t n) {
   return p;
 }
 
-#define DUP(field, count)                                                                       \
-  do {                                                                                          \
-    dst->field = dup_bytes(src->field, sizeof(*src->field) * (size_t)(count));                  \
-    DT_CHECK(dst->field != NULL, ctx, DT_ERR_NOMEM, "out of memory copying %s", #field);        \
+#define DUP(field, count)                                                                          \
+  do {                                                                                             \
+    dst->field = dup_bytes(src->field, sizeof(*src->field) * (size_t)(count));                     \
+    DT_CHECK(dst->field != NULL, ctx, DT_ERR_NOMEM, "out of memory copying %s", #field);           \
   } while (0)
 
 dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ctx) {
