@@ -1,4 +1,4 @@
-/* The matrix-free operator of the CUDA backend (linear.operator "matrix_free"; seed-003
+/* The matrix-free operator of the CUDA backend (linear.operator "matrix_free"; [Kiran2023]
  * Ch. 4-5, the CPU backend's cpu_matrix_free.c is the reference).
  *
  * No assembled tangent: element matrices (element_matrix.h, blocks A <= B) live in a store of

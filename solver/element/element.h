@@ -9,7 +9,7 @@
  * (C3D8, C3D4, C3D10, C3D20, C3D20R, CPE4, CPE3, CPE8); faces are numbered from 0 (S1 is
  * face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges 1-2,
  * 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The Lagrange quadrilaterals of
- * orders 2 and 3 (quad9, quad16: seed-000's Q_p spaces, which Abaqus and CalculiX lack)
+ * orders 2 and 3 (quad9, quad16: [VilasBoas2020]'s Q_p spaces, which Abaqus and CalculiX lack)
  * follow Gmsh: corners, then the edge nodes edge by edge in the edge's direction, then the
  * interior nodes (quad16's counterclockwise from the one nearest node 1). Derivative arrays
  * are node-major with three slots per node, dN[a*3+k] = dN_a/dxi_k, the third slot 0 in 2D.

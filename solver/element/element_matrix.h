@@ -1,8 +1,8 @@
-/* Stored element matrices of the matrix-free operator (seed-003 Ch. 4-5), shared by the CPU
+/* Stored element matrices of the matrix-free operator ([Kiran2023, Chs. 4-5]), shared by the CPU
  * backend and the CUDA kernels.
  *
  * An element tangent K_e is symmetric, so only its node blocks K_AB with A <= B are kept
- * (seed-003's EbE_sym keeps the upper triangle for the same reason): npe (npe + 1) / 2 blocks
+ * ([Kiran2023]'s EbE_sym keeps the upper triangle for the same reason): npe (npe + 1) / 2 blocks
  * of dpn x dpn, pair (A, B) at dt_emat_pair, entry (i, j) of a block at [j dpn + i]
  * (column-major, the order in which the CUDA tangent kernel forms its blocks). hex8: 36 blocks,
  * 324 doubles instead of 576. Keeping whole diagonal blocks (not their upper triangles) keeps

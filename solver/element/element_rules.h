@@ -34,7 +34,7 @@ DT_HD static inline double dt_gauss_1d(int n, int i, double *w) {
 }
 
 /* Gauss points per direction of the higher-order quadrilaterals: 3 x 3 for quad8 (CalculiX's
- * CPE8) and quad9, 4 x 4 for quad16 (the (p+1)^2 points seed-000 used); 0 for other types. */
+ * CPE8) and quad9, 4 x 4 for quad16 (the (p+1)^2 points [VilasBoas2020] used); 0 for other types. */
 DT_HD static inline int dt_quad_gauss_n(int type) {
   return (type == DT_QUAD8 || type == DT_QUAD9) ? 3 : type == DT_QUAD16 ? 4 : 0;
 }

@@ -149,7 +149,7 @@ extern const char *const dt_forcing_names[];
 typedef enum dt_newton_accel {
   DT_ACCEL_AUTO = 0,  /* thomas when a material has the elastic tangent (Mohr-Coulomb), else none */
   DT_ACCEL_NONE = 1,  /* u += each correction (Newton; initial stiffness for Mohr-Coulomb) */
-  DT_ACCEL_THOMAS = 2 /* Thomas's acceleration of seed-000 §2.5 (eqs 6.1-6.3) */
+  DT_ACCEL_THOMAS = 2 /* Thomas's acceleration of [VilasBoas2020, Sec. 6.4] (eqs 6.1-6.3) */
 } dt_newton_accel;
 
 /* The job format's names, in dt_newton_accel order, NULL-terminated (model.c). */
@@ -182,7 +182,7 @@ typedef struct dt_solver_options {
   int accel_auto;          /* 1 when accel was chosen by that rule */
   int matrix_free;         /* linear.operator: 0 "assembled" (the default), 1 "matrix_free": element
                               matrices stored per element, shared by congruent elastic elements
-                              (seed-003 Ch. 5; problem_classes.c) */
+                              ([Kiran2023, Ch. 5]; problem_classes.c) */
   int tangent_constant;    /* set by dt_model_finish: every material's tangent is its elastic one
                               (elastic and Mohr-Coulomb materials), so an increment assembles
                               and preconditions the tangent once */

@@ -1,4 +1,5 @@
-/* ductile-bench: Kiran's cube benchmark (seed 003 §4.1, Tables 3.1-3.3) on a chosen backend.
+/* ductile-bench: Kiran's cube benchmark ([Kiran2023, Sec. 3.2.1.1, Tables 3.1-3.3]) on a chosen
+ * backend.
  *
  *   ductile-bench [--backend cpu|cuda|auto] [--meshes C1,C2,...|all] [--threads N]
  *                 [--pcg-tol 1e-7] [--json FILE]

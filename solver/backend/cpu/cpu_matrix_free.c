@@ -4,7 +4,7 @@
  * with a class (problem_classes.c) and no plastic point in the last stress update uses its
  * class's elastic matrix; every other element gets its own, computed by the same element code
  * as the assembled tangent and stored in a slot (slots in element order, so the store holds
- * only the elements that need one: seed-003 Ch. 5's plastic set). y = K x is then
+ * only the elements that need one: [Kiran2023, Ch. 5]'s plastic set). y = K x is then
  * sum_e K_e x_e, summed node by node (dt_cpu_mf_apply), in the same order for any number of
  * threads. Dirichlet rows and columns are identity, as in the assembled tangent: x is read as
  * zero on constrained DOFs and y there is x. The preconditioners need the nodes' diagonal
