@@ -151,19 +151,32 @@ static int user_name_ok(const char *name) {
   return 1;
 }
 
-dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx) {
+/* Create user `name` with `role` unless it exists; *created (may be NULL) says which. */
+static dt_status insert_user(const char *name, const char *role, int *created, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
-  int row;
+  int changes = 0;
   DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
            "user: expected a name of 1 to 127 bytes without control characters");
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, 'user', ?2)",
-                 &st, ctx));
+  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st,
+                 ctx));
   dt_bind_text(st, 1, name);
-  dt_bind_text(st, 2, now);
-  DT_TRY(dt_stmt_run(&st, "create user", NULL, ctx));
+  dt_bind_text(st, 2, role);
+  dt_bind_text(st, 3, now);
+  DT_TRY(dt_stmt_run(&st, "create user", &changes, ctx));
+  if (created) *created = changes == 1;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row;
+  DT_TRY(insert_user(name, "user", NULL, ctx));
   DT_TRY(dt_stmt("SELECT id, disabled_at IS NOT NULL FROM users WHERE name = ?1", &st, ctx));
   dt_bind_text(st, 1, name);
   DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
@@ -177,22 +190,11 @@ cleanup:
 
 dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char now[40];
-  sqlite3_stmt *st = NULL;
-  int changes = 0;
+  int created = 0;
   *outcome = DT_REFUSED;
-  DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
-           "user: expected a name of 1 to 127 bytes without control characters");
-  dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st,
-                 ctx));
-  dt_bind_text(st, 1, name);
-  dt_bind_text(st, 2, admin ? "admin" : "user");
-  dt_bind_text(st, 3, now);
-  DT_TRY(dt_stmt_run(&st, "create user", &changes, ctx));
-  if (changes == 1) *outcome = DT_DONE;
+  DT_TRY(insert_user(name, admin ? "admin" : "user", &created, ctx));
+  if (created) *outcome = DT_DONE;
 cleanup:
-  dt_stmt_done(&st);
   return rc;
 }
 
