@@ -1,16 +1,15 @@
 /* The smoothed-aggregation AMG preconditioner (linear.preconditioner "amg") on the CUDA backend.
  *
- * The hierarchy is built on the host by solver/amg/ (amg.h), which works on a node-blocked
- * scalar CSR matrix; the device keeps the tangent blocked (dt_bsr_block). So:
+ * The algorithm is solver/amg/'s (amg.h), which works on a node-blocked scalar CSR matrix; the
+ * device keeps the tangent blocked (dt_bsr_block), and level 0's scalar copy holds, in row
+ * (a, i), the columns dpn b + j of a's neighbours b in order (as dt_problem_csr), each block
+ * row's values reordered (entry (i; r, j) of the CSR rows of node a is entry (j, i) of a's r-th
+ * block, column-major). So:
  *   build    (the first setup, and whenever the constrained set changes:
- *            dt_amg_constraints_changed) the blocked values come down (nnz doubles), and the
- *            first time the block pattern and the coordinates; the scalar CSR pattern is made
- *            once from the block pattern (row (a, i) holds the columns dpn b + j of a's
- *            neighbours b in order, as dt_problem_csr), and the values are reordered inside
- *            each block row (entry (i; r, j) of the CSR rows of node a is entry (j, i) of a's
- *            r-th block, column-major). dt_amg_create builds the hierarchy; its patterns, the
- *            maps of its refresh and its values go up into one device arena allocated per
- *            structure (grown, never shrunk).
+ *            dt_amg_constraints_changed) on the device, cuda_amg_build.cu: the host's hierarchy
+ *            to the bit, only the aggregation pass and the aggregates' QR on the host; a level
+ *            0 that does not coarsen (at most max_coarse DOFs) is built and factored on the
+ *            host (dt_amg_create).
  *   refresh  (every other setup: a new tangent, as the CPU backend refreshes) on the device,
  *            cuda_amg_refresh.cu: the same steps as dt_amg_refresh, with the host's arithmetic
  *            in the sparse products; only the coarsest matrix comes down to be factored.
@@ -31,7 +30,6 @@
 
 #include "cuda_amg_internal.h"
 
-#define AMG_ALIGN 256                        /* bytes: each arena piece starts aligned */
 #define AMG_BLAS_WORKSPACE ((size_t)4 << 20) /* cuBLAS's workspace, ours to count it */
 
 static double now(void) {
@@ -260,154 +258,6 @@ dt_status dt_cuda_amg_apply(dt_cuda *c, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   return cycle(c, 0, b, x, ctx);
 }
 
-/* The arena: pieces carved in order, each aligned; with no arena yet only counted. */
-static void *carve(dt_cuda_amg *a, size_t bytes) {
-  void *p = a->arena ? (char *)a->arena + a->arena_used : NULL;
-  a->arena_used += (bytes + AMG_ALIGN - 1) / AMG_ALIGN * AMG_ALIGN;
-  return p;
-}
-
-static void csr_layout(dt_cuda_amg *a, amg_csr_d *D, const dt_amg_csr *H) {
-  double mean;
-  D->n_rows = H->n_rows;
-  D->nnz = H->row_ptr[H->n_rows];
-  D->ptr = (int *)carve(a, sizeof(int) * ((size_t)H->n_rows + 1));
-  D->col = (int *)carve(a, sizeof(int) * (size_t)D->nnz);
-  D->val = (double *)carve(a, sizeof(double) * (size_t)D->nnz);
-  mean = H->n_rows ? (double)D->nnz / H->n_rows : 0.0;
-  D->lanes = mean >= 64.0 ? 32 : mean >= 24.0 ? 16 : mean >= 8.0 ? 8 : 4;
-}
-
-/* Every device array of the hierarchy h, carved from the arena (or counted: no arena). */
-static void layout(dt_cuda_amg *a) {
-  const dt_amg *h = a->h;
-  int nl = h->n_levels;
-  a->arena_used = 0;
-  for (int l = 0; l < nl; l++) {
-    amg_level_d *L = &a->lev[l];
-    const dt_amg_level *H = &h->lev[l];
-    size_t nb = sizeof(double) * (size_t)H->n;
-    memset(L, 0, sizeof *L);
-    L->n = H->n;
-    if (l > 0 || nl > 1) csr_layout(a, &L->A, &H->A); /* level 0's: the refresh's scalar copy */
-    if (l > 0) {
-      L->b = (double *)carve(a, nb);
-      L->x = (double *)carve(a, nb);
-    }
-    if (l + 1 == nl) {
-      L->t = (double *)carve(a, nb);
-      continue;
-    }
-    csr_layout(a, &L->P, &H->P);
-    csr_layout(a, &L->R, &H->R);
-    L->dinv = (double *)carve(a, nb);
-    L->r = (double *)carve(a, nb);
-    L->d = (double *)carve(a, nb);
-    L->n_a_groups = H->A.n_groups;
-    L->n_r_groups = H->R.n_groups;
-    L->a_groups = (int *)carve(a, sizeof(int) * ((size_t)H->A.n_groups + 1));
-    L->r_groups = (int *)carve(a, sizeof(int) * ((size_t)H->R.n_groups + 1));
-    L->diag_pos = (int *)carve(a, sizeof(int) * (size_t)H->n);
-    csr_layout(a, &L->Pt, &H->P_tent);
-    csr_layout(a, &L->AP, &H->AP);
-    L->pt_pos = (int *)carve(a, sizeof(int) * (size_t)L->Pt.nnz);
-    L->r_perm = (int *)carve(a, sizeof(int) * (size_t)L->P.nnz);
-    L->ac_mirror = (int *)carve(a, sizeof(int) * (size_t)h->lev[l + 1].A.row_ptr[h->lev[l + 1].n]);
-  }
-  a->nc = h->lev[nl - 1].n;
-  a->coarse_F = (double *)carve(a, sizeof(double) * (size_t)a->nc * a->nc);
-  a->coarse_X = (double *)carve(a, sizeof(double) * (size_t)a->nc * a->nc);
-  a->lz = a->lz_start = a->ref = NULL;
-  a->bad = NULL;
-  if (nl == 1) return; /* refreshed on the host */
-  a->lz = (double *)carve(a, sizeof(double) * 4 * (size_t)h->lev[0].n);
-  a->lz_start = (double *)carve(a, sizeof(double) * (size_t)h->lev[0].n);
-  a->ref = (double *)carve(a, sizeof(double) * (size_t)a->nc);
-  a->bad = (int *)carve(a, sizeof(int));
-}
-
-static dt_status csr_pattern_upload(dt_cuda *c, amg_csr_d *D, const dt_amg_csr *H, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  DT_TRY(dt_cuda_h2d(c, D->ptr, H->row_ptr, sizeof(int) * ((size_t)D->n_rows + 1), ctx));
-  DT_TRY(dt_cuda_h2d(c, D->col, H->col, sizeof(int) * (size_t)D->nnz, ctx));
-cleanup:
-  return rc;
-}
-
-/* The arena for h's levels (a larger one when they need more), the patterns, cuSPARSE's views of
- * level 0's vectors. */
-static dt_status device_structure(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  void *arena = a->arena;
-  size_t need = 0, free_b = 0, total_b = 0;
-  const dt_amg *h = a->h;
-  a->n_levels = 0;
-  a->arena = NULL;
-  layout(a); /* count */
-  need = a->arena_used;
-  a->arena = arena;
-  if (need > a->arena_bytes) {
-    dt_cuda_free(c, a->arena);
-    a->arena = NULL;
-    a->arena_bytes = 0;
-    rc = dt_cuda_alloc(c, &a->arena, need, "the AMG hierarchy", ctx);
-    if (rc == DT_ERR_DEVICE_NOMEM) {
-      if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
-      rc = DT_ERROR(
-          ctx, DT_ERR_DEVICE_NOMEM,
-          "the AMG preconditioner's hierarchy (%d levels, %.1f MB, allocated at its first setup, "
-          "outside the job's memory estimate) does not fit: %.1f MB free on the device; "
-          "linear.preconditioner \"two_level\" or \"block_jacobi\" needs less",
-          h->n_levels, need / 1e6, free_b / 1e6);
-    }
-    if (rc != DT_OK) goto cleanup;
-    a->arena_bytes = need;
-  }
-  layout(a); /* carve */
-  for (int l = 0; l < h->n_levels; l++) {
-    amg_level_d *L = &a->lev[l];
-    const dt_amg_level *H = &h->lev[l];
-    if (l > 0 || h->n_levels > 1) DT_TRY(csr_pattern_upload(c, &L->A, &H->A, ctx));
-    if (l + 1 == h->n_levels) continue;
-    DT_TRY(csr_pattern_upload(c, &L->P, &H->P, ctx));
-    DT_TRY(csr_pattern_upload(c, &L->R, &H->R, ctx));
-    /* what the refresh needs (P_tent's values never change) */
-    DT_TRY(dt_cuda_h2d(c, L->a_groups, H->A.group_ptr, sizeof(int) * ((size_t)L->n_a_groups + 1),
-                       ctx));
-    DT_TRY(dt_cuda_h2d(c, L->r_groups, H->R.group_ptr, sizeof(int) * ((size_t)L->n_r_groups + 1),
-                       ctx));
-    DT_TRY(dt_cuda_h2d(c, L->diag_pos, H->diag_pos, sizeof(int) * (size_t)L->n, ctx));
-    DT_TRY(csr_pattern_upload(c, &L->Pt, &H->P_tent, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->Pt.val, H->P_tent.val, sizeof(double) * (size_t)L->Pt.nnz, ctx));
-    DT_TRY(csr_pattern_upload(c, &L->AP, &H->AP, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->pt_pos, H->pt_pos, sizeof(int) * (size_t)L->Pt.nnz, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->r_perm, H->r_perm, sizeof(int) * (size_t)L->P.nnz, ctx));
-    DT_TRY(
-        dt_cuda_h2d(c, L->ac_mirror, H->ac_mirror, sizeof(int) * (size_t)a->lev[l + 1].A.nnz, ctx));
-  }
-  if (h->n_levels > 1) {
-    double *start = (double *)dt_calloc((size_t)a->n, sizeof(double));
-    dt_free(a->ref_host);
-    a->ref_host = (double *)dt_calloc((size_t)a->nc, sizeof(double));
-    DT_CHECK(start && a->ref_host, ctx, DT_ERR_NOMEM,
-             "out of memory for the AMG refresh's host buffers");
-    for (int i = 0; i < a->n; i++) start[i] = dt_amg_lanczos_start(i);
-    rc = dt_cuda_h2d(c, a->lz_start, start, sizeof(double) * (size_t)a->n, ctx);
-    dt_free(start);
-    if (rc != DT_OK) goto cleanup;
-  }
-  if (a->vr) cusparseDestroyDnVec(a->vr);
-  if (a->vd) cusparseDestroyDnVec(a->vd);
-  a->vr = a->vd = NULL;
-  if (h->n_levels > 1) {
-    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vr, a->n, a->lev[0].r, CUDA_R_64F), ctx);
-    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vd, a->n, a->lev[0].d, CUDA_R_64F), ctx);
-  }
-cleanup:
-  return rc;
-}
-
-/* val = the blocked values in the scalar CSR order (the top of the file). */
 static void reorder_values(dt_cuda_amg *a) {
   const int dpn = a->dpn, d2 = dpn * dpn;
 #pragma omp parallel for schedule(static)
@@ -439,75 +289,24 @@ cleanup:
   return rc;
 }
 
-/* The host hierarchy's values up: every level's (A for l > 0, P, R, the smoother's diagonal)
- * and the coarsest level's X = L^-1. */
-static dt_status upload_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+/* Level 0's host matrix (the host build and the test helper): the block pattern, the scalar CSR
+ * pattern, the values' buffers; made once. */
+static dt_status host_matrix(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  const dt_amg *h = a->h;
-  for (int l = 0; l < h->n_levels; l++) {
-    amg_level_d *L = &a->lev[l];
-    const dt_amg_level *H = &h->lev[l];
-    if (l > 0) DT_TRY(dt_cuda_h2d(c, L->A.val, H->A.val, sizeof(double) * (size_t)L->A.nnz, ctx));
-    if (l + 1 == h->n_levels) continue;
-    DT_TRY(dt_cuda_h2d(c, L->P.val, H->P.val, sizeof(double) * (size_t)L->P.nnz, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->R.val, H->R.val, sizeof(double) * (size_t)L->R.nnz, ctx));
-    DT_TRY(dt_cuda_h2d(c, L->dinv, H->dinv, sizeof(double) * (size_t)L->n, ctx));
-  }
-  DT_TRY(dt_cuda_amg_upload_coarse(c, a, ctx));
-cleanup:
-  return rc;
-}
-
-/* The device levels' values down into h (level 0's from the tangent), for dt_amg_apply on the
- * host with the device's hierarchy (dt_cuda_amg_host_apply). */
-static dt_status download_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  dt_amg *h = a->h;
-  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
-  reorder_values(a);
-  for (int l = 0; l + 1 < h->n_levels; l++) {
-    amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
-    dt_amg_level *H = &h->lev[l];
-    DT_TRY(dt_cuda_d2h(c, h->lev[l + 1].A.val, C->A.val, sizeof(double) * (size_t)C->A.nnz, ctx));
-    DT_TRY(dt_cuda_d2h(c, H->P.val, L->P.val, sizeof(double) * (size_t)L->P.nnz, ctx));
-    DT_TRY(dt_cuda_d2h(c, H->R.val, L->R.val, sizeof(double) * (size_t)L->R.nnz, ctx));
-    DT_TRY(dt_cuda_d2h(c, H->dinv, L->dinv, sizeof(double) * (size_t)L->n, ctx));
-  }
-cleanup:
-  return rc;
-}
-
-/* The first setup: the block pattern and coordinates come down once; the scalar CSR pattern of
- * level 0; host buffers; cuBLAS; cuSPARSE's SpMV buffer for level 0's vectors; the kernels. */
-static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  dt_cuda_amg *a = (dt_cuda_amg *)dt_calloc(1, sizeof *a);
-  int dpn = c->problem.dpn;
-  size_t buf = 0;
-  const double one = 1.0, zero = 0.0;
-  cusparseDnVecDescr_t v1 = NULL, v2 = NULL;
-  c->amg = a;
-  DT_CHECK(a != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the AMG preconditioner");
-  a->n_nodes = c->problem.n_nodes;
-  a->dpn = dpn;
-  a->n = c->problem.n_dofs;
-  a->nnz = (long)c->problem.nnz;
+  int dpn = a->dpn;
+  if (a->row_ptr) return DT_OK;
   a->brow_ptr = (int *)dt_calloc((size_t)a->n_nodes + 1, sizeof(int));
   a->bcol = (int *)dt_calloc((size_t)c->problem.n_blocks + 1, sizeof(int));
   a->row_ptr = (int *)dt_calloc((size_t)a->n + 1, sizeof(int));
   a->col = (int *)dt_calloc((size_t)a->nnz + 1, sizeof(int));
   a->val = (double *)dt_calloc((size_t)a->nnz + 1, sizeof(double));
   a->bsr = (double *)dt_calloc((size_t)a->nnz + 1, sizeof(double));
-  a->xyz = (double *)dt_calloc(3 * (size_t)a->n_nodes, sizeof(double));
-  a->con = (double *)dt_calloc((size_t)a->n, sizeof(double));
-  DT_CHECK(a->brow_ptr && a->bcol && a->row_ptr && a->col && a->val && a->bsr && a->xyz && a->con,
-           ctx, DT_ERR_NOMEM,
+  DT_CHECK(a->brow_ptr && a->bcol && a->row_ptr && a->col && a->val && a->bsr, ctx, DT_ERR_NOMEM,
            "out of memory allocating the AMG preconditioner's copy of the tangent (%ld nonzeros)",
            a->nnz);
   DT_TRY(dt_cuda_d2h(c, a->brow_ptr, c->problem.brow_ptr, sizeof(int) * ((size_t)a->n_nodes + 1),
                      ctx));
   DT_TRY(dt_cuda_d2h(c, a->bcol, c->problem.bcol, sizeof(int) * (size_t)c->problem.n_blocks, ctx));
-  DT_TRY(dt_cuda_d2h(c, a->xyz, c->problem.x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
   for (int an = 0; an < a->n_nodes; an++) { /* row (an, i): dpn entries per neighbour */
     int b0 = a->brow_ptr[an], deg = a->brow_ptr[an + 1] - b0;
     for (int i = 0; i < dpn; i++) {
@@ -518,6 +317,125 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
     }
   }
   a->row_ptr[a->n] = (int)a->nnz;
+cleanup:
+  if (rc != DT_OK) { /* made again on the next use */
+    dt_free(a->row_ptr);
+    a->row_ptr = NULL;
+  }
+  return rc;
+}
+
+/* The tangent's values down into level 0's host matrix. */
+static dt_status host_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(host_matrix(c, a, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
+  reorder_values(a);
+cleanup:
+  return rc;
+}
+
+/* The host build, for a level 0 that does not coarsen (at most max_coarse DOFs, or no
+ * aggregates): one level, factored densely on the host; the device keeps X = L^-1. */
+static dt_status host_build(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg_options opt;
+  dt_amg_input in = {a->n_nodes, a->dpn, a->xyz, a->con, NULL, NULL, NULL};
+  DT_TRY(host_values(c, a, ctx));
+  in.row_ptr = a->row_ptr;
+  in.col = a->col;
+  in.val = a->val;
+  dt_amg_options_default(&opt);
+  DT_TRY(dt_amg_create(&in, &opt, &a->h, ctx));
+  DT_CHECK(a->h->n_levels == 1, ctx, DT_ERR_INTERNAL,
+           "AMG: the host build coarsened (%d levels) where the device build did not",
+           a->h->n_levels);
+  a->nc = a->n;
+  a->lev[0].n = a->n;
+  DT_TRY(dt_cuda_amg_piece(c, a, (void **)&a->lev[0].t, sizeof(double) * ((size_t)a->n + 1),
+                           "the AMG hierarchy (vectors)", ctx));
+  DT_TRY(dt_cuda_amg_piece(c, a, (void **)&a->coarse_F, sizeof(double) * (size_t)a->n * a->n,
+                           "the AMG coarsest factor", ctx));
+  DT_TRY(dt_cuda_amg_piece(c, a, (void **)&a->coarse_X, sizeof(double) * (size_t)a->n * a->n,
+                           "the AMG coarsest factor", ctx));
+cleanup:
+  return rc;
+}
+
+/* A device CSR matrix down into H (pattern and values; groups: the given nodes' DOF runs). */
+static dt_status host_csr(dt_cuda *c, const amg_csr_d *D, int n_cols, const int *nodes, int n_nodes,
+                          dt_amg_csr *H, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  if (!H->row_ptr) {
+    H->n_rows = D->n_rows;
+    H->n_cols = n_cols;
+    AMG_HOST_ALLOC(H->row_ptr, D->n_rows + 1, ctx, "AMG host copy");
+    AMG_HOST_ALLOC(H->col, D->nnz + 1, ctx, "AMG host copy");
+    AMG_HOST_ALLOC(H->val, D->nnz + 1, ctx, "AMG host copy");
+    AMG_HOST_ALLOC(H->group_ptr, n_nodes + 1, ctx, "AMG host copy");
+    memcpy(H->group_ptr, nodes, sizeof(int) * ((size_t)n_nodes + 1));
+    H->n_groups = n_nodes;
+    DT_TRY(dt_cuda_d2h(c, H->row_ptr, D->ptr, sizeof(int) * ((size_t)D->n_rows + 1), ctx));
+    DT_TRY(dt_cuda_d2h(c, H->col, D->col, sizeof(int) * (size_t)D->nnz, ctx));
+  }
+  DT_TRY(dt_cuda_d2h(c, H->val, D->val, sizeof(double) * (size_t)D->nnz, ctx));
+cleanup:
+  return rc;
+}
+
+/* The device hierarchy down into the host shell h (patterns once, values each time), so that
+ * dt_amg_apply runs it: for dt_cuda_amg_host_apply. */
+static dt_status download_hierarchy(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg *h = a->h;
+  dt_amg_level *H0 = &h->lev[0];
+  DT_TRY(host_values(c, a, ctx));
+  if (!H0->A.row_ptr) {
+    H0->A = (dt_amg_csr){a->n, a->n, a->row_ptr, a->col, a->val, 0, NULL, 1};
+    AMG_HOST_ALLOC(H0->A.group_ptr, a->n_nodes + 1, ctx, "AMG host copy");
+    memcpy(H0->A.group_ptr, H0->node_ptr, sizeof(int) * ((size_t)a->n_nodes + 1));
+    H0->A.n_groups = a->n_nodes;
+  }
+  for (int l = 0; l < h->n_levels; l++) {
+    dt_amg_level *H = &h->lev[l], *C = &h->lev[l + 1];
+    amg_level_d *L = &a->lev[l];
+    if (!H->b) {
+      AMG_HOST_ALLOC(H->b, H->n + 1, ctx, "AMG host copy");
+      AMG_HOST_ALLOC(H->x, H->n + 1, ctx, "AMG host copy");
+      AMG_HOST_ALLOC(H->r, H->n + 1, ctx, "AMG host copy");
+      AMG_HOST_ALLOC(H->d, H->n + 1, ctx, "AMG host copy");
+      AMG_HOST_ALLOC(H->t, H->n + 1, ctx, "AMG host copy");
+      AMG_HOST_ALLOC(H->dinv, H->n + 1, ctx, "AMG host copy");
+    }
+    if (l + 1 == h->n_levels) break;
+    if (l > 0) DT_TRY(host_csr(c, &L->A, H->n, H->node_ptr, H->n_nodes, &H->A, ctx));
+    DT_TRY(host_csr(c, &L->P, C->n, H->node_ptr, H->n_nodes, &H->P, ctx));
+    DT_TRY(host_csr(c, &L->R, H->n, C->node_ptr, C->n_nodes, &H->R, ctx));
+    DT_TRY(dt_cuda_d2h(c, H->dinv, L->dinv, sizeof(double) * (size_t)H->n, ctx));
+  }
+cleanup:
+  return rc;
+}
+
+/* The first setup: the coordinates come down once; cuBLAS; cuSPARSE's SpMV buffer for level 0's
+ * vectors; the kernels. */
+static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_amg *a = (dt_cuda_amg *)dt_calloc(1, sizeof *a);
+  size_t buf = 0;
+  const double one = 1.0, zero = 0.0;
+  cusparseDnVecDescr_t v1 = NULL, v2 = NULL;
+  c->amg = a;
+  DT_CHECK(a != NULL, ctx, DT_ERR_NOMEM, "out of memory allocating the AMG preconditioner");
+  a->n_nodes = c->problem.n_nodes;
+  a->dpn = c->problem.dpn;
+  a->n = c->problem.n_dofs;
+  a->nnz = (long)c->problem.nnz;
+  a->xyz = (double *)dt_calloc(3 * (size_t)a->n_nodes, sizeof(double));
+  a->con = (double *)dt_calloc((size_t)a->n, sizeof(double));
+  DT_CHECK(a->xyz && a->con, ctx, DT_ERR_NOMEM,
+           "out of memory allocating the AMG preconditioner's coordinates (%d nodes)", a->n_nodes);
+  DT_TRY(dt_cuda_d2h(c, a->xyz, c->problem.x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
   DT_TRY(dt_cuda_alloc(c, &a->blas_work, AMG_BLAS_WORKSPACE, "cuBLAS workspace (AMG)", ctx));
   AMG_CUBLAS_CHECK(cublasCreate(&a->blas), ctx);
   AMG_CUBLAS_CHECK(cublasSetStream(a->blas, c->stream), ctx);
@@ -538,6 +456,7 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
   }
   DT_TRY(load_kernels(ctx));
   DT_TRY(dt_cuda_amg_load_refresh_kernels(ctx));
+  DT_TRY(dt_cuda_amg_load_build_kernels(ctx));
 cleanup:
   if (v1) cusparseDestroyDnVec(v1);
   if (v2) cusparseDestroyDnVec(v2);
@@ -545,11 +464,38 @@ cleanup:
   return rc;
 }
 
+/* A new hierarchy: on the device, or on the host when level 0 does not coarsen; cuSPARSE's
+ * views of level 0's vectors. */
+static dt_status build(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int coarsened = 0;
+  double t0 = now();
+  if (a->vr) cusparseDestroyDnVec(a->vr);
+  if (a->vd) cusparseDestroyDnVec(a->vd);
+  a->vr = a->vd = NULL;
+  a->built_on_host = 0;
+  DT_TRY(dt_cuda_amg_build(c, a, &coarsened, ctx));
+  if (!coarsened) {
+    a->built_on_host = 1;
+    a->s_structure = a->s_host = a->s_values = 0.0;
+    DT_TRY(host_build(c, a, ctx));
+    DT_TRY(dt_cuda_amg_upload_coarse(c, a, ctx));
+    a->s_coarse = now() - t0;
+  } else {
+    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vr, a->n, a->lev[0].r, CUDA_R_64F), ctx);
+    DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vd, a->n, a->lev[0].d, CUDA_R_64F), ctx);
+  }
+  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+  a->h->seconds_build = now() - t0;
+cleanup:
+  return rc;
+}
+
 dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
-  double t0 = now(), t1 = 0.0, t2 = 0.0;
-  int build = 0;
+  double t0 = now();
+  int rebuild = 0;
   DT_CHECK(
       !c->problem.matrix_free, ctx, DT_ERR_UNSUPPORTED,
       "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
@@ -560,44 +506,31 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   DT_TRY(dt_cuda_d2h(c, a->con, c->state.vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
   /* a second setup on the same tangent is the caller's cue that the kept aggregates no longer
    * serve (backend.h, pc_setup) */
-  build = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial ||
-          dt_amg_constraints_changed(a->h, a->con);
+  rebuild = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial ||
+            dt_amg_constraints_changed(a->h, a->con);
   a->serial = c->lin.tangent_serial;
-  if (!build && a->h->n_levels > 1) { /* on the device (cuda_amg_refresh.cu) */
+  a->n_levels = 0; /* until this setup succeeds */
+  if (rebuild) {
+    DT_TRY(build(c, a, ctx));
+    a->builds++;
+  } else if (!a->built_on_host) { /* on the device (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
     a->refreshes++;
-    a->last_built = 0;
-    goto cleanup;
-  }
-  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
-  reorder_values(a);
-  t1 = now();
-  if (build) {
-    dt_amg_options opt;
-    dt_amg_input in = {a->n_nodes, a->dpn, a->xyz, a->con, a->row_ptr, a->col, a->val};
-    dt_amg_destroy(&a->h);
-    a->n_levels = 0;
-    dt_amg_options_default(&opt);
-    DT_TRY(dt_amg_create(&in, &opt, &a->h, ctx));
-    t2 = now();
-    DT_TRY(device_structure(c, a, ctx));
   } else { /* one level: the host refreshes its dense factor */
+    double t1;
+    DT_TRY(host_values(c, a, ctx));
+    t1 = now();
     DT_TRY(dt_amg_refresh(a->h, a->val, ctx));
-    t2 = now();
-  }
-  DT_TRY(upload_values(c, a, ctx));
-  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
-  a->n_levels = a->h->n_levels;
-  if (build)
-    a->builds++;
-  else
+    DT_TRY(dt_cuda_amg_upload_coarse(c, a, ctx));
+    DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
     a->refreshes++;
-  a->last_built = build;
-  a->s_values = t1 - t0;
-  a->s_levels = t2 - t1;
-  a->s_coarse = now() - t2;
+    a->s_values = t1 - t0;
+    a->s_levels = 0.0;
+    a->s_coarse = now() - t1;
+  }
+  a->last_built = rebuild;
+  a->n_levels = a->h->n_levels;
 cleanup:
-  if (rc != DT_OK && a && build) a->n_levels = 0; /* the next setup builds again */
   return rc;
 }
 
@@ -607,7 +540,8 @@ void dt_cuda_amg_destroy(dt_cuda *c) {
   if (a->vr) cusparseDestroyDnVec(a->vr);
   if (a->vd) cusparseDestroyDnVec(a->vd);
   if (a->blas) cublasDestroy(a->blas);
-  dt_cuda_free(c, a->arena);
+  dt_cuda_amg_free_pieces(c, a);
+  dt_free(a->pieces);
   dt_cuda_free(c, a->own_spmv_buf);
   dt_cuda_free(c, a->blas_work);
   dt_amg_destroy(&a->h);
@@ -624,38 +558,68 @@ void dt_cuda_amg_destroy(dt_cuda *c) {
   c->amg = NULL;
 }
 
+/* The view of a device-built hierarchy: dt_amg_view's lines from the device's counts. */
+static void view_levels(const dt_cuda_amg *a, FILE *f) {
+  const dt_amg *h = a->h;
+  static const char *smoothers[] = {"Chebyshev", "l1-Jacobi"};
+  double nnz0 = (double)a->nnz, nnz = 0.0, rows = 0.0;
+  for (int l = 0; l < h->n_levels; l++) nnz += l == 0 ? nnz0 : a->lev[l].A.nnz, rows += h->lev[l].n;
+  fprintf(f,
+          "amg: %d levels, operator complexity %.2f, grid complexity %.2f, %.0f MB; %s smoother of "
+          "degree %d, strength theta %.3g, coarsest solved densely; setup %.3f s, last refresh "
+          "%.3f s (%d refreshes)\n",
+          h->n_levels, nnz / nnz0, rows / h->lev[0].n, a->piece_bytes / 1e6,
+          smoothers[h->opt.smoother], h->opt.degree, h->opt.theta, h->seconds_build,
+          h->seconds_refresh, a->refreshes);
+  for (int l = 0; l < h->n_levels; l++) {
+    const dt_amg_level *L = &h->lev[l];
+    long z = l == 0 ? a->nnz : a->lev[l].A.nnz;
+    fprintf(f, "  level %d: %d DOFs on %d nodes, %ld nonzeros (%.1f per row)", l, L->n, L->n_nodes,
+            z, (double)z / (L->n ? L->n : 1));
+    if (l + 1 < h->n_levels)
+      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f\n", L->lambda_max, L->omega);
+    else
+      fprintf(f, ", dense Cholesky\n");
+  }
+}
+
 void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
   const dt_cuda_amg *a = c->amg;
   if (!a || !a->h) return;
-  dt_amg_view(a->h, f);
-  if (a->last_built || a->h->n_levels == 1)
+  if (a->built_on_host) {
+    dt_amg_view(a->h, f);
+    fprintf(f,
+            "  amg on the host (one level: %d DOFs, at most max_coarse or no aggregates), its "
+            "factor's X = L^-1 on the device: %.1f MB; %d builds, %d refreshes\n",
+            a->n, a->piece_bytes / 1e6, a->builds, a->refreshes);
+    return;
+  }
+  view_levels(a, f);
+  if (a->last_built)
     fprintf(f,
             "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
-            "of %d x %d), "
-            "V-cycle on the device; %d builds, %d refreshes; last setup on the host: download and "
-            "reorder "
-            "%.3f s, %s %.3f s, upload %.3f s\n",
-            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values,
-            a->last_built ? "build" : "refresh", a->s_levels, a->s_coarse);
+            "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last setup a build on "
+            "the device: strength, patterns and maps %.3f s, aggregation and P_tent (host) "
+            "%.3f s, values %.3f s, coarsest factor (host) and X %.3f s\n",
+            a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_structure, a->s_host,
+            a->s_values, a->s_coarse);
   else
     fprintf(f,
             "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
-            "of %d x %d), "
-            "V-cycle on the device; %d builds, %d refreshes; last refresh on the device: tangent "
-            "%.4f s, "
-            "levels %.4f s, coarsest factor (host) and X %.4f s\n",
-            a->arena_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels,
+            "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last refresh on the "
+            "device: tangent %.4f s, levels %.4f s, coarsest factor (host) and X %.4f s\n",
+            a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels,
             a->s_coarse);
 }
 
 /* Test helper (test_gpu_amg): z = M^-1 r by dt_amg_apply on the host with the device's
- * hierarchy (its values downloaded into the host one); r and z are host arrays of n_dofs. */
+ * hierarchy (downloaded into the host one); r and z are host arrays of n_dofs. */
 extern "C" dt_status dt_cuda_amg_host_apply(void *impl, const double *r, double *z, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   dt_status rc = DT_OK;
   if (!c->amg || !c->amg->h || c->amg->n_levels == 0)
     return DT_ERROR(ctx, DT_ERR_INTERNAL, "no AMG hierarchy: run pc_setup(DT_PC_AMG) first");
-  DT_TRY(download_values(c, c->amg, ctx));
+  if (!c->amg->built_on_host) DT_TRY(download_hierarchy(c, c->amg, ctx));
   dt_amg_apply(c->amg->h, r, z);
 cleanup:
   return rc;

@@ -21,6 +21,15 @@ extern "C" {
     }                                                                                              \
   } while (0)
 
+/* DT_ALLOC for C++ (the pointer's type named). */
+#define AMG_HOST_ALLOC(ptr, count, ctx, what)                                                      \
+  do {                                                                                             \
+    (ptr) =                                                                                        \
+        (decltype(ptr))dt_calloc(((size_t)(count) != 0) ? (size_t)(count) : 1, sizeof(*(ptr)));    \
+    DT_CHECK((ptr) != NULL, (ctx), DT_ERR_NOMEM, "out of memory allocating %s (%zu items)",        \
+             (what), (size_t)(count));                                                             \
+  } while (0)
+
 /* A level's CSR matrix on the device; lanes: threads per row of k_amg_csr. */
 typedef struct amg_csr_d {
   int n_rows, nnz, lanes;
@@ -33,8 +42,9 @@ typedef struct amg_csr_d {
  * vectors: b and x (levels > 0; on level 0 the caller's r and z), the residual r and the
  * Chebyshev direction d (all but the coarsest), t (the coarsest: X b).
  * For the refresh (all but the coarsest; cuda_amg_refresh.cu): A on level 0 too (a scalar copy
- * of the tangent), A's and R's row groups, A's diagonal positions, P_tent (constant values), A P,
- * and the maps of dt_amg_level: pt_pos, r_perm, ac_mirror. */
+ * of the tangent), A's and R's row groups (the level's and the next level's nodes), A's
+ * diagonal positions, P_tent (constant values), A P, and the maps of dt_amg_level: pt_pos,
+ * r_perm, ac_mirror. Every array is a piece of dt_cuda_amg (cuda_amg_build.cu). */
 typedef struct amg_level_d {
   int n;
   amg_csr_d A, P, R;
@@ -46,37 +56,60 @@ typedef struct amg_level_d {
 } amg_level_d;
 
 struct dt_cuda_amg {
-  dt_amg *h; /* the host hierarchy: its structure, lambda_max and the coarsest factor are current;
-                after a device refresh, its other values are those of the last build */
-  /* Level 0 on the host: the block pattern, the scalar CSR pattern and values (borrowed by h),
-   * the download buffer of the blocked values, the coordinates and the constrained mask. */
+  /* The host side of the hierarchy. Built on the device (two levels or more): a shell holding
+   * the options, each level's size, nodes and lambda_max, the coarsest matrix and its factor
+   * (the other arrays live on the device only; dt_cuda_amg_host_apply downloads them). Built on
+   * the host (a level 0 that does not coarsen): the whole hierarchy of dt_amg_create. */
+  dt_amg *h;
+  /* Level 0 on the host: the coordinates and the constrained mask; for the host build and the
+   * test helper only, made on first use: the block pattern, the scalar CSR pattern and values
+   * (borrowed by h), the download buffer of the blocked values. */
   int n_nodes, dpn, n;
   long nnz;
   int *brow_ptr, *bcol, *row_ptr, *col;
   double *val, *bsr, *xyz, *con;
-  /* The device hierarchy; n_levels = 0 while it does not match h. */
+  /* The device hierarchy; n_levels = 0 while it does not match h. node_ptr_d: each level's
+   * nodes (the DOFs of node a: node_ptr_d[l][a] .. node_ptr_d[l][a + 1] - 1). */
   int n_levels, nc;
   amg_level_d lev[DT_AMG_MAX_LEVELS];
+  int *node_ptr_d[DT_AMG_MAX_LEVELS];
   double *coarse_F, *coarse_X; /* the coarsest factor as h stores it; X = L^-1 (column-major) */
   /* The refresh's scratch: the Lanczos vectors (4 of level 0's size) and start vector, the
    * coarsest pivot scales (device and host), the first bad row of a diagonal check. */
   double *lz, *lz_start, *ref, *ref_host;
   int *bad;
-  void *arena;
-  size_t arena_bytes, arena_used;
+  /* Every device array of the hierarchy, one allocation each, freed when it is built again. */
+  void **pieces;
+  int n_pieces, cap_pieces;
+  size_t piece_bytes;
   /* cuSPARSE's views of level 0's r and d (for the BSR SpMV) and its buffer */
   cusparseDnVecDescr_t vr, vd;
   void *spmv_buf, *own_spmv_buf;
   cublasHandle_t blas;
   void *blas_work;
   long serial; /* the tangent's serial at the last setup (dt_cuda tangent_serial) */
-  /* Statistics: builds, refreshes, and the last setup's split. */
-  int builds, refreshes, last_built;
-  double s_values, s_levels, s_coarse;
+  /* Statistics: builds, refreshes, and the last setup's split (a device build: strength,
+   * patterns and maps on the device; aggregation and P_tent on the host; the levels' values;
+   * the coarsest factor. A refresh: the tangent's copy, the levels, the coarsest factor). */
+  int builds, refreshes, last_built, built_on_host;
+  double s_structure, s_host, s_values, s_levels, s_coarse;
 };
 
 static inline int amg_blocks_of(long threads) {
   return (int)((threads + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);
+}
+
+/* The first position in col[lo .. hi - 1] (ascending) holding a value >= key. */
+__device__ __forceinline__ int amg_lower_bound(const int *__restrict__ col, int lo, int hi,
+                                               int key) {
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (col[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* cuda_amg.cu */
@@ -86,7 +119,24 @@ dt_status dt_cuda_amg_csr_spmv(dt_cuda *c, const amg_csr_d *A, double alpha, con
 /* The coarsest level's factor (h->coarse_L) up to the device and X = L^-1 from it. */
 dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
 
+/* cuda_amg_build.cu */
+/* The hierarchy built on the device from the tangent (a->con and a->xyz current); *coarsened =
+ * 0 (and nothing kept) when level 0 does not coarsen, which the host build then handles. */
+dt_status dt_cuda_amg_build(dt_cuda *c, dt_cuda_amg *a, int *coarsened, dt_ctx *ctx);
+dt_status dt_cuda_amg_load_build_kernels(dt_ctx *ctx);
+/* A device array of the hierarchy (counted in piece_bytes), and all of them freed. */
+dt_status dt_cuda_amg_piece(dt_cuda *c, dt_cuda_amg *a, void **p, size_t bytes, const char *what,
+                            dt_ctx *ctx);
+void dt_cuda_amg_free_pieces(dt_cuda *c, dt_cuda_amg *a);
+
 /* cuda_amg_refresh.cu */
+/* Level 0's scalar copy of the tangent's values. */
+dt_status dt_cuda_amg_unblock(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
+/* Level l's diagonal, lambda_max, transfer and A_{l+1}, smoother (amg_setup.c, level_values). */
+dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx);
+/* The coarsest level: pivot scales on the device, values and scales down, the host's factor,
+ * X = L^-1 up. */
+dt_status dt_cuda_amg_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
 /* Every level's values from the tangent's current values, on the device (hierarchies of two
  * or more levels); the coarsest factor on the host. DT_ERR_NOT_CONVERGED as dt_amg_refresh. */
 dt_status dt_cuda_amg_refresh(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);

@@ -108,18 +108,6 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
   if (i < n) w[i] /= beta;
 }
 
-/* The first position in col[lo .. hi - 1] (ascending) holding a value >= key. */
-__device__ __forceinline__ int lower_bound(const int *__restrict__ col, int lo, int hi, int key) {
-  while (lo < hi) {
-    int mid = (lo + hi) >> 1;
-    if (col[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* C = A B on C's pattern (amg_spgemm.c, numeric_group), one warp per row group of A (rows with
  * one column list; C's rows of the group share one list too). upper: only the columns from the
  * group's first row on (the rest is mirrored afterwards). */
@@ -148,9 +136,9 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
     if (!nz) continue; /* the zeroed couplings of constrained DOFs (uniform across the warp) */
     mb = bptr[r];
     me = bptr[r + 1];
-    if (upper) mb = lower_bound(bcol, mb, me, i0);
+    if (upper) mb = amg_lower_bound(bcol, mb, me, i0);
     for (int m = mb + lane; m < me; m += AMG_WARP) {
-      int p = lower_bound(cc, 0, len, bcol[m]);
+      int p = amg_lower_bound(cc, 0, len, bcol[m]);
       double b = bval[m];
       for (int d = 0; d < gs; d++) {
         double *cv = cval + cptr[i0 + d] + p;
@@ -272,8 +260,7 @@ cleanup:
   return rc;
 }
 
-/* Level l's diagonal, lambda_max, transfer and A_{l+1}, smoother (amg_setup.c, level_values). */
-static dt_status level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
+dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
   dt_amg_level *H = &a->h->lev[l];
@@ -308,9 +295,7 @@ cleanup:
   return rc;
 }
 
-/* The coarsest level: pivot scales on the device, values and scales down, the host's factor,
- * X = L^-1 up. */
-static dt_status coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+dt_status dt_cuda_amg_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int nl = a->h->n_levels;
   amg_level_d *F = &a->lev[nl - 2], *C = &a->lev[nl - 1];
@@ -325,19 +310,26 @@ cleanup:
   return rc;
 }
 
+dt_status dt_cuda_amg_unblock(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(
+      a->n_nodes, a->dpn, c->problem.brow_ptr, c->lin.val, a->lev[0].A.val);
+  DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
 dt_status dt_cuda_amg_refresh(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg *h = a->h;
   double t0 = now(), t1, t2;
-  k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(
-      a->n_nodes, a->dpn, c->problem.brow_ptr, c->lin.val, a->lev[0].A.val);
-  DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
+  DT_TRY(dt_cuda_amg_unblock(c, a, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   t1 = now();
-  for (int l = 0; l + 1 < h->n_levels; l++) DT_TRY(level_values(c, a, l, ctx));
+  for (int l = 0; l + 1 < h->n_levels; l++) DT_TRY(dt_cuda_amg_level_values(c, a, l, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   t2 = now();
-  DT_TRY(coarse(c, a, ctx));
+  DT_TRY(dt_cuda_amg_coarse(c, a, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   a->s_values = t1 - t0;
   a->s_levels = t2 - t1;

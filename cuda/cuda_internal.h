@@ -34,7 +34,7 @@
 /* reduction scratch: two sets of partials, two results, then the PCG control block */
 #define DT_CUDA_PCG_CTL_OFFSET (2 * DT_CUDA_RED_MAX_BLOCKS + 2)
 #define DT_CUDA_RED_DOUBLES (DT_CUDA_PCG_CTL_OFFSET + 16)
-#define DT_CUDA_MAX_ALLOCS 128                  /* 16 more with the two-level preconditioner */
+#define DT_CUDA_MAX_ALLOCS 1024 /* about 25 per AMG level (cuda_amg_build.cu) and the scratch */
 #define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_BSR_ALG1 /* same bits on every run (test_gpu_agreement) */
 #define DT_CUDA_SPMV_ALG_NAME "BSR (dpn x dpn column-major blocks), CUSPARSE_SPMV_BSR_ALG1"
 

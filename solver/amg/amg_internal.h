@@ -1,5 +1,6 @@
 /* The AMG module's internal steps, shared by its files (not included outside solver/amg/,
- * except by the unit tests of the pieces). */
+ * except by the unit tests of the pieces and by the CUDA backend's device build,
+ * cuda/cuda_amg_build.cu, which runs the aggregation pass and the aggregates' QR here). */
 #ifndef DT_AMG_INTERNAL_H
 #define DT_AMG_INTERNAL_H
 

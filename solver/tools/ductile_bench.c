@@ -61,9 +61,12 @@ typedef struct bench_result {
   int n_plastic;           /* plastic points at the last Newton iteration */
 } bench_result;
 
+static int g_view; /* --view: the backend's state at the end of each mesh (stderr) */
+
 static void measure_hook(const dt_backend_ops *o, void *impl, void *user) {
   bench_result *r = user;
   dt_ctx ctx = {0};
+  if (g_view && o->view) o->view(impl, stderr);
   if (o->measure && o->measure(impl, &r->meas, &ctx) == DT_OK)
     r->have_meas = 1;
   else if (o->measure)
@@ -233,6 +236,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose"))
       o->verbose = 1;
+    else if (!strcmp(argv[i], "--view"))
+      g_view = 1;
     else if (!strcmp(argv[i], "--point-fields"))
       o->point_fields = 1;
     else if (!strcmp(argv[i], "--n") && more) { /* a custom cube size, for quick checks */
@@ -249,7 +254,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
           "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
           "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
           "[--cuda-elements auto|simple] [--cuda-tangent auto|colour] "
-          "[--load MPA] [--point-fields] [--json FILE] [--verbose]\n");
+          "[--load MPA] [--point-fields] [--json FILE] [--verbose] [--view]\n");
       return -1;
     }
   }
