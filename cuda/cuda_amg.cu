@@ -477,10 +477,8 @@ static dt_status build(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   DT_TRY(dt_cuda_amg_build(c, a, &coarsened, ctx));
   if (!coarsened) {
     a->built_on_host = 1;
-    a->s_structure = a->s_host = a->s_values = 0.0;
     DT_TRY(host_build(c, a, ctx));
     DT_TRY(dt_cuda_amg_upload_coarse(c, a, ctx));
-    a->s_coarse = now() - t0;
   } else {
     DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vr, a->n, a->lev[0].r, CUDA_R_64F), ctx);
     DT_CUSPARSE_CHECK(cusparseCreateDnVec(&a->vd, a->n, a->lev[0].d, CUDA_R_64F), ctx);
@@ -595,21 +593,18 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
     return;
   }
   view_levels(a, f);
-  if (a->last_built)
+  fprintf(f,
+          "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
+          "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last build on the device: "
+          "strength, patterns and maps %.3f s, aggregation and P_tent (host) %.3f s, values "
+          "%.3f s, coarsest factor (host) and X %.3f s\n",
+          a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->b_structure, a->b_host,
+          a->b_values, a->b_coarse);
+  if (!a->last_built)
     fprintf(f,
-            "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
-            "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last setup a build on "
-            "the device: strength, patterns and maps %.3f s, aggregation and P_tent (host) "
-            "%.3f s, values %.3f s, coarsest factor (host) and X %.3f s\n",
-            a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_structure, a->s_host,
-            a->s_values, a->s_coarse);
-  else
-    fprintf(f,
-            "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
-            "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last refresh on the "
-            "device: tangent %.4f s, levels %.4f s, coarsest factor (host) and X %.4f s\n",
-            a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->s_values, a->s_levels,
-            a->s_coarse);
+            "  last refresh on the device: tangent %.4f s, levels %.4f s, coarsest factor (host) "
+            "and X %.4f s\n",
+            a->s_values, a->s_levels, a->s_coarse);
 }
 
 /* Test helper (test_gpu_amg): z = M^-1 r by dt_amg_apply on the host with the device's

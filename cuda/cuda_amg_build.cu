@@ -618,14 +618,14 @@ static dt_status coarsen(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const np
   double t0 = now();
   *made = 0;
   DT_TRY(strength(c, a, s, l, G, &S, ctx));
-  a->s_structure += now() - t0;
+  a->b_structure += now() - t0;
   t0 = now();
   AMG_HOST_ALLOC(F->agg, F->n_nodes, ctx, "AMG aggregates");
   DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
   dt_amg_graph_free(&S);
   if (n_agg == 0) goto cleanup;
   DT_TRY(dt_amg_tentative(F, h->n_modes, n_agg, C, ctx));
-  a->s_host += now() - t0;
+  a->b_host += now() - t0;
   if (C->n == 0 || C->n >= F->n) goto cleanup;
   t0 = now();
   /* P_tent and the coarse nodes up */
@@ -690,7 +690,7 @@ static dt_status coarsen(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const np
   F->B = NULL;
   memset(&F->P_tent, 0, sizeof F->P_tent);
   *made = 1;
-  a->s_structure += now() - t0;
+  a->b_structure += now() - t0;
 cleanup:
   dt_amg_graph_free(&S);
   tmp_free(c, s, T.ptr);
@@ -790,7 +790,7 @@ dt_status dt_cuda_amg_build(dt_cuda *c, dt_cuda_amg *a, int *coarsened, dt_ctx *
   memset(a->lev, 0, sizeof a->lev);
   memset(a->node_ptr_d, 0, sizeof a->node_ptr_d);
   a->n_levels = 0;
-  a->s_structure = a->s_host = a->s_values = 0.0;
+  a->b_structure = a->b_host = a->b_values = a->b_coarse = 0.0;
   AMG_HOST_ALLOC(h, 1, ctx, "AMG hierarchy");
   a->h = h;
   dt_amg_options_default(&h->opt);
@@ -815,7 +815,7 @@ dt_status dt_cuda_amg_build(dt_cuda *c, dt_cuda_amg *a, int *coarsened, dt_ctx *
     t1 = now();
     DT_TRY(dt_cuda_amg_level_values(c, a, l, ctx));
     DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
-    a->s_values += now() - t1;
+    a->b_values += now() - t1;
     if (l > 0) { /* level l's node graph is scratch; level 0's the backend's */
       tmp_free(c, s, G.ptr);
       tmp_free(c, s, G.col);
@@ -827,7 +827,7 @@ dt_status dt_cuda_amg_build(dt_cuda *c, dt_cuda_amg *a, int *coarsened, dt_ctx *
   t1 = now();
   DT_TRY(coarsest(c, a, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
-  a->s_coarse = now() - t1;
+  a->b_coarse = now() - t1;
   *coarsened = 1;
   h->builds = 1;
   h->seconds_build = now() - t0;

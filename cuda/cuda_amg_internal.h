@@ -88,11 +88,12 @@ struct dt_cuda_amg {
   cublasHandle_t blas;
   void *blas_work;
   long serial; /* the tangent's serial at the last setup (dt_cuda tangent_serial) */
-  /* Statistics: builds, refreshes, and the last setup's split (a device build: strength,
-   * patterns and maps on the device; aggregation and P_tent on the host; the levels' values;
-   * the coarsest factor. A refresh: the tangent's copy, the levels, the coarsest factor). */
+  /* Statistics: builds, refreshes; the last device build's split (strength, patterns and maps
+   * on the device; aggregation and P_tent on the host; the levels' values; the coarsest
+   * factor) and the last refresh's (the tangent's copy, the levels, the coarsest factor). */
   int builds, refreshes, last_built, built_on_host;
-  double s_structure, s_host, s_values, s_levels, s_coarse;
+  double b_structure, b_host, b_values, b_coarse;
+  double s_values, s_levels, s_coarse;
 };
 
 static inline int amg_blocks_of(long threads) {
