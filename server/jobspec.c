@@ -8,31 +8,12 @@
 
 #include "ductile.h"
 #include "handlers.h"
+#include "redact.h"
 #include "store_meshes.h"
 
 static int ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* Replace every occurrence of from in s (capacity n) by to. */
-static void replace_all(char *s, size_t n, const char *from, const char *to) {
-  char out[2200];
-  size_t k = 0, fl = strlen(from), tl = strlen(to);
-  const char *p = s, *q;
-  if (!fl) return;
-  while ((q = strstr(p, from)) && k + (size_t)(q - p) + tl < sizeof out) {
-    memcpy(out + k, p, (size_t)(q - p));
-    k += (size_t)(q - p);
-    memcpy(out + k, to, tl);
-    k += tl;
-    p = q + fl;
-  }
-  snprintf(out + k, sizeof out - k, "%s", p);
-  k = strlen(out);
-  if (k >= n) k = n - 1;
-  memcpy(s, out, k);
-  s[k] = '\0';
 }
 
 /* Record the solver's failure st (message msg) in ctx: the upload's fault for DT_ERR_INPUT,
@@ -57,7 +38,7 @@ static dt_status parse_failed(dt_status st, const char *msg, dt_spec_where *wher
 static dt_status import_failed(dt_status st, dt_ctx *importer, const char *path, const char *origin,
                                dt_spec_where *where, dt_ctx *ctx) {
   size_t ol = strlen(origin);
-  replace_all(importer->msg, sizeof importer->msg, path, origin);
+  dt_text_replace(importer->msg, sizeof importer->msg, path, origin);
   if (!strncmp(importer->msg, origin, ol) && importer->msg[ol] == ':')
     where->line = atoi(importer->msg + ol + 1);
   return raise_solver_error(st, importer->msg, ctx);
@@ -126,8 +107,8 @@ static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh
   st = dt_gmsh_read_file(msh_path, NULL, &m, &parser);
   if (st == DT_OK) st = dt_parse_job_file_with_mesh(tmp, m, &parser);
   if (st != DT_OK) {
-    replace_all(parser.msg, sizeof parser.msg, tmp, "job");
-    replace_all(parser.msg, sizeof parser.msg, msh_path, origin);
+    dt_text_replace(parser.msg, sizeof parser.msg, tmp, "job");
+    dt_text_replace(parser.msg, sizeof parser.msg, msh_path, origin);
     rc = parse_failed(st, parser.msg, where, ctx);
     goto cleanup;
   }
@@ -320,7 +301,7 @@ static void on_warning(const char *msg, void *user) {
   warn_sink *w = user;
   char text[1100];
   snprintf(text, sizeof text, "%s", msg);
-  replace_all(text, sizeof text, w->path, w->origin);
+  dt_text_replace(text, sizeof text, w->path, w->origin);
   if (w->list && json_array_size(w->list) < 100) json_array_append_new(w->list, json_string(text));
 }
 
