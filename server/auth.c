@@ -143,9 +143,12 @@ cleanup:
   return rc;
 }
 
-static int user_name_ok(const char *name) {
+/* A user's or a token's name: the API returns it in every job and mesh object (owner,
+ * owner_token), as a JSON string, which cannot carry anything but UTF-8 (a name Jansson
+ * refuses would leave those objects without it). No control characters, at most 127 bytes. */
+static int name_ok(const char *name) {
   size_t n = strlen(name);
-  if (n == 0 || n > 127) return 0;
+  if (n == 0 || n > 127 || dt_utf8_invalid_at(name, n) != n) return 0;
   for (const unsigned char *p = (const unsigned char *)name; *p; p++)
     if (*p < 0x20 || *p == 0x7f) return 0;
   return 1;
@@ -157,8 +160,8 @@ static dt_status insert_user(const char *name, const char *role, int *created, d
   char now[40];
   sqlite3_stmt *st = NULL;
   int changes = 0;
-  DT_CHECK(user_name_ok(name), ctx, DT_ERR_INPUT,
-           "user: expected a name of 1 to 127 bytes without control characters");
+  DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
+           "user: expected a name of 1 to 127 bytes of UTF-8 without control characters");
   dt_now_iso(now, sizeof now);
   DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st,
                  ctx));
@@ -232,6 +235,8 @@ dt_status dt_auth_token_create(long long user_id, const char *name, char *token,
   char secret[65], now[40];
   uint8_t hash[32];
   sqlite3_stmt *st = NULL;
+  DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
+           "token: expected a name of 1 to 127 bytes of UTF-8 without control characters");
   DT_TRY(dt_random_hex(id, 8, ctx));
   DT_TRY(dt_random_hex(secret, 32, ctx));
   snprintf(token, DT_TOKEN_LEN + 1, "dt_%s_%s", id, secret);

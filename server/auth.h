@@ -46,8 +46,8 @@ long long dt_principal_owner(const dt_principal *p);
 dt_status dt_auth_token_active(const char *token_id, int *active, dt_ctx *ctx);
 
 /* The id of the user called name, created (role "user") when missing; *disabled (may be NULL)
- * says whether it is disabled. DT_ERR_INPUT for a name that is empty, longer than 127 bytes or
- * has control characters. */
+ * says whether it is disabled. DT_ERR_INPUT for a name that is empty, longer than 127 bytes,
+ * not UTF-8 or has control characters. */
 dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx);
 /* Create the user name with role "admin" (admin != 0) or "user"; *outcome DT_REFUSED when a
  * user has this name already. DT_ERR_INPUT for a bad name, as dt_auth_user_ensure. */
@@ -59,7 +59,8 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
  * user, DT_REFUSED when it is disabled (enabled) already. Disabling takes effect on the user's
  * next request and within a second on its open event streams (sse.c). */
 dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx);
-/* Create a token for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes. */
+/* Create a token called name for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes.
+ * DT_ERR_INPUT for a name that a user's name could not be (dt_auth_user_ensure). */
 dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id,
                                dt_ctx *ctx);
 /* JSON array of the tokens (never their hashes). */

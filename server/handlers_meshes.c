@@ -34,9 +34,12 @@ cleanup:
   return rc;
 }
 
+/* A mesh's name is stored and returned in every mesh object: UTF-8 (JSON strings cannot carry
+ * anything else, and a name Jansson refuses would leave the object without it), no control
+ * characters. */
 static int name_ok(const char *s) {
   size_t n = strlen(s);
-  if (n == 0 || n > 127) return 0;
+  if (n == 0 || n > 127 || dt_utf8_invalid_at(s, n) != n) return 0;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     if (*p < 0x20 || *p == 0x7f) return 0;
   return 1;
@@ -93,7 +96,7 @@ void dt_h_mesh_create(dt_req *r) {
   memset(&where, 0, sizeof where);
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   if (name && !name_ok(name)) {
-    dt_reply_invalid_parameter(r, "name", "name: 1 to 127 printable characters");
+    dt_reply_invalid_parameter(r, "name", "name: 1 to 127 bytes of printable UTF-8 text");
     goto cleanup;
   }
   DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin,

@@ -16,6 +16,7 @@
 #include "conn_limits.h"
 #include "http.h"
 #include "log.h"
+#include "redact.h"
 
 /* The reply when even the error envelope cannot be encoded (out of memory). */
 static const char OOM_JSON[] = "{\"error\":{\"code\":\"internal\",\"message\":\"cannot encode the "
@@ -93,6 +94,12 @@ void dt_error_log(const char *req_id, unsigned status, const char *code, const c
   dt_log(status >= 500 && !client ? DT_LOG_ERROR : DT_LOG_INFO, req_id, kv, "%s", msg);
 }
 
+/* The message of an error reply as the client reads it: whatever it quotes, never a path of
+ * the data directory (the log line, written before, has it whole). */
+static void redact_reply(const dt_req *r, char *msg, size_t cap) {
+  if (r->srv) dt_redact_paths(msg, cap, r->srv->data_dir, NULL);
+}
+
 void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *details, const char *fmt,
                     ...) {
   char msg[1200], *text;
@@ -101,6 +108,7 @@ void dt_reply_error(dt_req *r, unsigned status, const char *code, json_t *detail
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   dt_error_log(r->id, status, code, msg);
+  redact_reply(r, msg, sizeof msg);
   text = dt_error_json(code, details, msg);
   if (!text) {
     dt_reply_text(r, 500, "application/json", OOM_JSON, sizeof OOM_JSON - 1);
@@ -179,6 +187,7 @@ void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *de
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   dt_error_log(r->id, status, code, msg);
+  redact_reply(r, msg, sizeof msg);
   r->replied = 1;
   r->status = (int)status;
   text = dt_error_json(code, details, msg);

@@ -8,31 +8,12 @@
 
 #include "ductile.h"
 #include "handlers.h"
+#include "redact.h"
 #include "store_meshes.h"
 
 static int ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* Replace every occurrence of from in s (capacity n) by to. */
-static void replace_all(char *s, size_t n, const char *from, const char *to) {
-  char out[2200];
-  size_t k = 0, fl = strlen(from), tl = strlen(to);
-  const char *p = s, *q;
-  if (!fl) return;
-  while ((q = strstr(p, from)) && k + (size_t)(q - p) + tl < sizeof out) {
-    memcpy(out + k, p, (size_t)(q - p));
-    k += (size_t)(q - p);
-    memcpy(out + k, to, tl);
-    k += tl;
-    p = q + fl;
-  }
-  snprintf(out + k, sizeof out - k, "%s", p);
-  k = strlen(out);
-  if (k >= n) k = n - 1;
-  memcpy(s, out, k);
-  s[k] = '\0';
 }
 
 /* Record the solver's failure st (message msg) in ctx: the upload's fault for DT_ERR_INPUT,
@@ -57,7 +38,7 @@ static dt_status parse_failed(dt_status st, const char *msg, dt_spec_where *wher
 static dt_status import_failed(dt_status st, dt_ctx *importer, const char *path, const char *origin,
                                dt_spec_where *where, dt_ctx *ctx) {
   size_t ol = strlen(origin);
-  replace_all(importer->msg, sizeof importer->msg, path, origin);
+  dt_text_replace(importer->msg, sizeof importer->msg, path, origin);
   if (!strncmp(importer->msg, origin, ol) && importer->msg[ol] == ':')
     where->line = atoi(importer->msg + ol + 1);
   return raise_solver_error(st, importer->msg, ctx);
@@ -78,11 +59,13 @@ cleanup:
 }
 
 /* mesh_id of doc: a well-formed id of a stored mesh of owner, whose file (relative to the data
- * directory) rel receives. */
+ * directory) rel and whose name ("" if it has none) name receive. */
 static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, size_t mesh_id_len,
-                          char *rel, size_t rel_len, dt_spec_where *where, dt_ctx *ctx) {
+                          char *rel, size_t rel_len, char *name, size_t name_len,
+                          dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *meta = NULL;
+  const char *stored_name = NULL;
   dt_outcome found;
   DT_CHECK(json_is_string(mid) && dt_id_valid(json_string_value(mid), 'm'), ctx, DT_ERR_INPUT,
            "job: mesh_id: expected a mesh id like \"m-0123456789abcdef\"");
@@ -90,6 +73,8 @@ static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, siz
   DT_TRY(dt_mesh_get(mesh_id, owner, &meta, rel, rel_len, &found, ctx));
   where->no_mesh = found == DT_NOT_FOUND;
   DT_CHECK(!where->no_mesh, ctx, DT_ERR_INPUT, "job: mesh_id: no mesh \"%s\"", mesh_id);
+  stored_name = json_string_value(json_object_get(meta, "name"));
+  snprintf(name, name_len, "%s", stored_name ? stored_name : "");
 cleanup:
   if (rc == DT_ERR_INPUT) snprintf(where->path, sizeof where->path, "mesh_id");
   json_decref(meta);
@@ -122,11 +107,13 @@ static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh
   st = dt_gmsh_read_file(msh_path, NULL, &m, &parser);
   if (st == DT_OK) st = dt_parse_job_file_with_mesh(tmp, m, &parser);
   if (st != DT_OK) {
-    replace_all(parser.msg, sizeof parser.msg, tmp, "job");
-    replace_all(parser.msg, sizeof parser.msg, msh_path, origin);
+    dt_text_replace(parser.msg, sizeof parser.msg, tmp, "job");
+    dt_text_replace(parser.msg, sizeof parser.msg, msh_path, origin);
     rc = parse_failed(st, parser.msg, where, ctx);
     goto cleanup;
   }
+  /* the importer titles the mesh with its path, a path of the server's: untitled instead */
+  if (!strcmp(m->title, msh_path)) m->title[0] = '\0';
   *model = m;
   m = NULL;
 cleanup:
@@ -156,7 +143,7 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *copy = NULL, *mid;
-  char rel[64], path[4200];
+  char rel[64], path[4200], name[128];
   *model = NULL;
   mesh_id[0] = '\0';
   memset(where, 0, sizeof *where);
@@ -172,7 +159,8 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
     rc = DT_ERROR(ctx, DT_ERR_INPUT, "job: mesh_id: give either \"mesh\" or \"mesh_id\", not both");
     goto cleanup;
   }
-  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, where, ctx));
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, where,
+                  ctx));
   snprintf(path, sizeof path, "%s/%s", data_dir, rel);
   copy = json_copy((json_t *)doc);
   DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM,
@@ -181,6 +169,10 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
     DT_TRY(build_on_msh(copy, data_dir, path, mesh_id, model, where, ctx));
   else
     DT_TRY(build_on_json_mesh(copy, path, mesh_id, model, where, ctx));
+  /* A job without a title is called after its mesh: the mesh's name (UTF-8, as uploads are
+   * checked), else its id. */
+  if (!(*model)->title[0])
+    snprintf((*model)->title, sizeof(*model)->title, "%s", name[0] ? name : mesh_id);
 cleanup:
   json_decref(copy);
   return rc;
@@ -309,7 +301,7 @@ static void on_warning(const char *msg, void *user) {
   warn_sink *w = user;
   char text[1100];
   snprintf(text, sizeof text, "%s", msg);
-  replace_all(text, sizeof text, w->path, w->origin);
+  dt_text_replace(text, sizeof text, w->path, w->origin);
   if (w->list && json_array_size(w->list) < 100) json_array_append_new(w->list, json_string(text));
 }
 
@@ -340,7 +332,11 @@ dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warni
   if (st != DT_OK) {
     dt_model_destroy(model);
     rc = import_failed(st, &importer, path, origin, where, ctx);
+    goto cleanup;
   }
+  /* Without a *HEADING the importer titles the job with the deck's path, a path of the
+   * server's: the job is untitled instead. */
+  if (!strcmp((*model)->title, path)) (*model)->title[0] = '\0';
 cleanup:
   return rc;
 }

@@ -27,7 +27,8 @@ typedef struct dt_spec_where {
 
 /* Resolve and validate doc (borrowed). mesh_id receives the referenced mesh ("" if inline),
  * which must belong to mesh_owner (DT_ANY_OWNER: any user): another user's mesh is "no mesh",
- * as a missing one (where->no_mesh). On success *model is a validated model (caller destroys). */
+ * as a missing one (where->no_mesh). On success *model is a validated model (caller destroys);
+ * a job on a stored mesh without a "title" has the mesh's name as its title, else its id. */
 dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_owner,
                         char *mesh_id, size_t mesh_id_len, dt_model **model, dt_spec_where *where,
                         dt_ctx *ctx);
@@ -38,12 +39,15 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
 dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_elements,
                              dt_spec_where *where, dt_ctx *ctx);
 
-/* Validate an uploaded Gmsh mesh file (path) by importing it; origin names it in messages. */
+/* Validate an uploaded Gmsh mesh file (path) by importing it, which also checks it as a JSON
+ * mesh is checked (dt_model_check_mesh: finite coordinates, no flat or folded element) and
+ * refuses physical names that are not UTF-8; origin names it in messages. */
 dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes,
                             int *n_elements, dt_spec_where *where, dt_ctx *ctx);
 
 /* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_ERR_INPUT
- * with its line): an uploaded deck must not make the daemon read files of its own. warnings
+ * with its line): an uploaded deck must not make the daemon read files of its own; so is a line
+ * that is not UTF-8 (the importer's rule). The title is the *HEADING, "" without one. warnings
  * (may be NULL) receives the importer's warnings as strings. */
 dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings,
                              dt_model **model, dt_spec_where *where, dt_ctx *ctx);

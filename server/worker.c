@@ -21,6 +21,7 @@
 #include "jobspec.h"
 #include "log.h"
 #include "metrics.h"
+#include "redact.h"
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
@@ -96,6 +97,15 @@ static void log_run_failure(run_ctx *run, const dt_ctx *ctx) {
   dt_log(DT_LOG_ERROR, NULL, kv, "worker %d: %s", run->w->index, ctx->msg);
 }
 
+/* text as a client may read it (job errors, events): without the data directory's paths
+ * (redact.h). out has cap bytes; the log keeps the full text. */
+static const char *for_client(const dt_server *srv, const char *job_id, const char *text, char *out,
+                              size_t cap) {
+  snprintf(out, cap, "%s", text ? text : "");
+  dt_redact_paths(out, cap, srv->data_dir, job_id);
+  return out;
+}
+
 /* JSON has no NaN or infinity (the seed iteration has no du_ratio; a diverging one may have
  * no residual): null instead, so that the event keeps its other fields. */
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -146,6 +156,7 @@ static void flush_converged(run_ctx *run) {
 static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *run = user;
   dt_job_progress *p = &run->prog;
+  char text[1200];
   /* The solver writes an increment's checkpoint after reporting it converged; the event that
    * follows (next increment or step, or the end of the run) comes after the checkpoint. So
    * announcing a converged increment then means: an increment reported converged (events,
@@ -159,10 +170,13 @@ static int on_progress(const dt_progress *ev, void *user) {
       run->resumed = 1;
       emit(run, "job.resumed",
            json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
-                     "increments_kept", run->kept, "message", ev->text ? ev->text : ""));
+                     "increments_kept", run->kept, "message",
+                     for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     } else {
       record_backend(run, ev->backend);
-      emit(run, "info", json_pack("{s:s}", "text", ev->text ? ev->text : ""));
+      emit(run, "info",
+           json_pack("{s:s}", "text",
+                     for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     }
     break;
   case DT_EV_STEP_START:
@@ -203,7 +217,7 @@ static int on_progress(const dt_progress *ev, void *user) {
     emit(run, "increment.cutback",
          json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment", ev->increment,
                    "load_factor", ev->load_factor, "reason", dt_reason_name(ev->reason), "message",
-                   ev->text ? ev->text : ""));
+                   for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     break;
   case DT_EV_STEP_DONE:
     emit(run, "step.completed",
@@ -278,24 +292,25 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
                    const dt_ctx *ctx, double secs) {
   dt_job_end end;
   dt_ctx store;
-  char msg[1200] = "";
+  char full[1200] = "", msg[1200];
   memset(&end, 0, sizeof end);
   memset(&store, 0, sizeof store);
   end.state = "succeeded";
   if (st == DT_OK) {
-    snprintf(msg, sizeof msg, "%s", sum->message);
+    snprintf(full, sizeof full, "%s", sum->message);
   } else if (st == DT_ERR_NOT_CONVERGED) {
     end.state = "failed", code = "not_converged", end.reason = dt_reason_name(sum->reason);
-    snprintf(msg, sizeof msg, "%s", sum->message);
+    snprintf(full, sizeof full, "%s", sum->message);
   } else if (st == DT_ERR_CANCELLED) {
     end.state = "cancelled", code = "cancelled";
-    snprintf(msg, sizeof msg, "cancelled by request; %d converged increment(s) kept",
+    snprintf(full, sizeof full, "cancelled by request; %d converged increment(s) kept",
              sum->increments);
   } else {
     end.state = "failed";
     if (!code) code = job_error_code(st);
-    snprintf(msg, sizeof msg, "%s", ctx->msg);
+    snprintf(full, sizeof full, "%s", ctx->msg);
   }
+  for_client(run->w->srv, run->job_id, full, msg, sizeof msg);
   end.error_code = code;
   end.message = code ? msg : NULL;
   end.backend = sum->backend;
@@ -310,23 +325,26 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   dt_metrics_solve(secs, end.state);
   {
     const char *kv[] = {"job", run->job_id, "state", end.state, NULL};
-    dt_log(DT_LOG_INFO, NULL, kv, "job finished: %s", msg);
+    dt_log(DT_LOG_INFO, NULL, kv, "job finished: %s", full);
   }
   json_decref(end.timings);
   json_decref(end.event_data);
 }
 
 /* The job fails before it runs (it cannot be loaded, or does not fit this worker's device). */
-static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx) {
+static void fail_early(const dt_server *srv, const char *job_id, dt_status st, const dt_ctx *ctx) {
+  const char *kv[] = {"job", job_id, "state", "failed", NULL};
   dt_job_end end;
   dt_ctx store;
+  char msg[1200];
   memset(&end, 0, sizeof end);
   memset(&store, 0, sizeof store);
   end.state = "failed";
   end.error_code = job_error_code(st);
-  end.message = ctx->msg;
+  end.message = for_client(srv, job_id, ctx->msg, msg, sizeof msg);
   end.event_data =
-      json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
+      json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", msg);
+  dt_log(DT_LOG_INFO, NULL, kv, "job failed before it ran: %s", ctx->msg);
   if (dt_job_finish(job_id, &end, &store) != DT_OK)
     dt_log_error(
         "job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
@@ -370,6 +388,7 @@ static void announce_restart(run_ctx *run, const char *why) {
   json_t *ev;
   memset(&ctx, 0, sizeof ctx);
   snprintf(msg, sizeof msg, "restarted from the beginning: %s", why);
+  dt_redact_paths(msg, sizeof msg, run->w->srv->data_dir, run->job_id);
   ev = json_pack("{s:i, s:b, s:s}", "attempt", run->attempt, "resumed", 0, "message", msg);
   if (dt_event_append(run->job_id, "job.restarted", ev, &ctx) != DT_OK) log_run_failure(run, &ctx);
   json_decref(ev);
@@ -450,11 +469,12 @@ static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_o
   int waited = 0;
   while (st == DT_ERR_DEVICE_NOMEM && sibling(w, 0)) {
     if (!waited++) {
-      char msg[1400];
+      char msg[1400], text[1400];
       snprintf(msg, sizeof msg,
                "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
                w->device, ctx->msg);
-      emit(run, "info", json_pack("{s:s}", "text", msg));
+      emit(run, "info",
+           json_pack("{s:s}", "text", for_client(w->srv, run->job_id, msg, text, sizeof text)));
       dt_log_info("worker %d: job %s %s", w->index, run->job_id, msg);
     }
     atomic_store(&w->waiting_memory, 1);
@@ -490,7 +510,7 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
 static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *ctx,
                          const char *lost, double secs) {
   if (run->attempt < DT_DEVICE_FAULT_ATTEMPTS) {
-    char msg[1400];
+    char msg[1400], error[1200];
     json_t *ev;
     snprintf(msg, sizeof msg,
              "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
@@ -498,8 +518,9 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
              run->attempt, lost);
     dt_ctx store;
     memset(&store, 0, sizeof store);
-    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", ctx->msg, "attempt",
-                   run->attempt, "increments_completed", sum->increments);
+    for_client(run->w->srv, run->job_id, ctx->msg, error, sizeof error);
+    ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", error, "attempt", run->attempt,
+                   "increments_completed", sum->increments);
     if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK)
       log_run_failure(run, &store);
     json_decref(ev);
@@ -643,7 +664,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   memset(&ctx, 0, sizeof ctx);
   st = load_model(w->srv, job_id, &m, &ctx);
   if (st != DT_OK) {
-    fail_early(job_id, st, &ctx);
+    fail_early(w->srv, job_id, st, &ctx);
     goto cleanup;
   }
   run_init(&run, w, job_id, attempt, m);
@@ -651,7 +672,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
-    fail_early(job_id, st, &ctx);
+    fail_early(w->srv, job_id, st, &ctx);
     goto cleanup;
   }
   prepare_attempt(&run, NULL);

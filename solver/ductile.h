@@ -5,6 +5,7 @@
  *   core/dt_status.h      dt_status, dt_ctx: every call that can fail returns a status and
  *                         fills the context's message (what and where)
  *   core/results.h        dt_fields, dt_history_row, dt_run_summary: what a run produces
+ *   core/utf8.h           UTF-8 checks for text that goes into JSON (titles, names)
  *   model/model.h         dt_model: mesh, materials, steps, solver and output options
  *   model/mesh_box.h      structured box meshes generated in memory (benchmarks, examples)
  *   io/import.h           Abaqus/CalculiX decks and Gmsh meshes into a dt_model
@@ -18,6 +19,7 @@
 
 #include "core/dt_status.h"
 #include "core/results.h"
+#include "core/utf8.h"
 #include "model/model.h"
 #include "model/mesh_box.h"
 #include "io/import.h"

@@ -20,7 +20,9 @@ typedef struct dt_import_options {
   void *user;
 } dt_import_options;
 
-/* Read an Abaqus/CalculiX deck (the subset of docs/interop.md) into a validated model.
+/* Read an Abaqus/CalculiX deck (the subset of docs/interop.md) into a validated model. Every
+ * line but comments must be UTF-8 (the title and names go into JSON outputs); the title is the
+ * first line of *HEADING, cut to 255 bytes between characters, else the path.
  *   path: the deck; *INCLUDE paths are relative to the including file's folder.
  *   opt:  may be NULL.
  *   out:  on success a new model owned by the caller (dt_model_destroy); NULL on failure.
@@ -31,7 +33,9 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
 /* Read a Gmsh mesh (format 4.1 or 2.2, ASCII or binary): nodes, the supported elements of the
  * highest dimension present, and physical groups as sets and surfaces (docs/interop.md). The
  * model is NOT finished: it has no materials, sections or steps; elements are reoriented to
- * positive Jacobians. out as above. Errors: DT_ERR_IO, DT_ERR_INPUT, DT_ERR_NOMEM. */
+ * positive Jacobians, and the mesh passes dt_model_check_mesh (finite coordinates, no flat or
+ * folded element: "file: element 7 (tet4) is inverted or degenerate ..."). Physical names must
+ * be UTF-8. out as above. Errors: DT_ERR_IO, DT_ERR_INPUT, DT_ERR_NOMEM. */
 dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
                             dt_ctx *ctx);
 

@@ -10,6 +10,7 @@
 #include "import.h"
 
 #include "core/intern.h"
+#include "core/utf8.h"
 
 /* Read a whole file through dt_malloc, NUL-terminated (*len excludes the NUL). DT_ERR_IO names
  * the file; `what` says what it is ("deck", "mesh"). */

@@ -388,6 +388,13 @@ dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_m
   snprintf(m->title, sizeof m->title, "%s", path);
   DT_TRY(build_mesh(&g, m, dim, &nodes));
   DT_TRY(build_groups(&g, m, &nodes));
+  /* The mesh checks a JSON mesh gets from its parser (non-finite coordinates, flat or folded
+   * elements), now rather than when a job is attached: the daemon stores a mesh on this. */
+  rc = dt_model_check_mesh(m, ctx);
+  if (rc != DT_OK) {
+    dt_ctx_prefix(ctx, path);
+    goto cleanup;
+  }
   *out = m;
   m = NULL;
 cleanup:

@@ -176,16 +176,26 @@ static dt_status physical_names(gm *g) {
                         g->ctx));
   for (int i = 0; i < n; i++) {
     gm_group *gr = &g->groups[g->n_groups];
-    size_t k = 0;
+    const char *name = NULL;
+    size_t k = 0, bad = 0;
     DT_TRY(read_int(g, "physical dimension", &gr->dim));
     DT_TRY(read_int(g, "physical tag", &gr->tag));
     skip_space(g, 1);
     GM_CHECK(g->pos < g->len && g->buf[g->pos] == '"', g, "expected a quoted physical name");
-    for (g->pos++; g->pos < g->len && g->buf[g->pos] != '"' && g->buf[g->pos] != '\n'; g->pos++)
-      if (k + 1 < DT_NAME_MAX) gr->name[k++] = g->buf[g->pos];
+    name = &g->buf[++g->pos];
+    while (g->pos < g->len && g->buf[g->pos] != '"' && g->buf[g->pos] != '\n') g->pos++;
     GM_CHECK(g->pos < g->len && g->buf[g->pos] == '"', g, "unterminated physical name");
-    g->pos++;
+    k = (size_t)(&g->buf[g->pos] - name);
+    /* the names become set names, which summary.json and the daemon's replies carry as JSON */
+    bad = dt_utf8_invalid_at(name, k);
+    GM_CHECK(bad == k, g,
+             "physical group %d (dimension %d): byte 0x%02X of its name is not UTF-8: names must "
+             "be UTF-8 text",
+             gr->tag, gr->dim, (unsigned)(unsigned char)name[bad]);
+    k = dt_utf8_prefix(name, k, DT_NAME_MAX - 1); /* a long name is cut between characters */
+    memcpy(gr->name, name, k);
     gr->name[k] = '\0';
+    g->pos++;
     g->n_groups++;
   }
   DT_TRY(expect_end(g, "$PhysicalNames"));

@@ -18,7 +18,12 @@ static dt_status inp_heading(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   while (p->pos < p->n_recs && !p->recs[p->pos].keyword) { /* free text: do not split at commas */
     rec = p->pos++;
-    if (first) snprintf(p->m->title, sizeof p->m->title, "%s", p->recs[rec].text);
+    if (first) { /* a long heading is cut between characters, so the title stays UTF-8 */
+      const char *text = p->recs[rec].text;
+      size_t n = dt_utf8_prefix(text, strlen(text), sizeof p->m->title - 1);
+      memcpy(p->m->title, text, n);
+      p->m->title[n] = '\0';
+    }
     first = 0;
   }
 cleanup:

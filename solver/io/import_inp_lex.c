@@ -99,9 +99,24 @@ cleanup:
   return rc;
 }
 
+/* A line that is not a comment must be UTF-8: its text becomes titles, names and messages,
+ * which the JSON outputs (summary.json, the daemon's replies) cannot carry otherwise. Comments
+ * are dropped unread, so a Latin-1 comment is harmless. */
+static dt_status check_utf8(inp *p, const char *path, int line, const char *start, const char *t) {
+  dt_status rc = DT_OK;
+  size_t n = strlen(t), bad = dt_utf8_invalid_at(t, n);
+
+  DT_CHECK(bad == n, p->ctx, DT_ERR_INPUT,
+           "%s:%d: byte 0x%02X at column %zu is not UTF-8: the deck's titles and names must be "
+           "UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)",
+           path, line, (unsigned)(unsigned char)t[bad], (size_t)(t - start) + bad + 1);
+cleanup:
+  return rc;
+}
+
 /* Join a keyword line ending with ',' with the lines that continue it. *next is advanced. */
-static dt_status join_continued(inp *p, char *first, char **next, char *end, char **out,
-                                int *lines) {
+static dt_status join_continued(inp *p, const char *path, char *first, char **next, char *end,
+                                char **out, int *lines) {
   dt_status rc = DT_OK;
   size_t n = strlen(first), cap = n + 1;
   char *j = NULL, *nj = NULL;
@@ -119,6 +134,7 @@ static dt_status join_continued(inp *p, char *first, char **next, char *end, cha
     (*lines)++;
     t = trim(line);
     if (t[0] == '*' && t[1] == '*') continue;
+    DT_TRY(check_utf8(p, path, *lines, line, t));
     DT_CHECK((nj = dt_realloc(j, cap + strlen(t) + 1)) != NULL, p->ctx, DT_ERR_NOMEM,
              "out of memory joining lines");
     j = nj;
@@ -193,11 +209,15 @@ dt_status inp_read(inp *p, const char *path, int from_rec) {
     int here = ++line;
     if (nl) *nl = '\0';
     t = trim(s);
+    if (t[0] == '\0' || (t[0] == '*' && t[1] == '*')) {
+      s = next;
+      continue;
+    }
+    DT_TRY(check_utf8(p, path, here, s, t));
     s = next;
-    if (t[0] == '\0' || (t[0] == '*' && t[1] == '*')) continue;
     if (t[0] == '*' && t[strlen(t) - 1] == ',') {
       char *j = NULL;
-      DT_TRY(join_continued(p, t, &s, end, &j, &line));
+      DT_TRY(join_continued(p, path, t, &s, end, &j, &line));
       DT_TRY(keep_buffer(p, j));
       t = j;
     }

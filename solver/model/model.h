@@ -301,6 +301,14 @@ int dt_model_find_material(const dt_model *m, const char *name);
  * integration point, no NaN), every node is used. Messages name the element/node by user id. */
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx);
 
+/* The checks of dt_model_finish that concern the mesh alone, for a model that has a mesh but
+ * no job yet (a Gmsh file; the JSON parser checks a mesh inside its job): the arrays, one
+ * dimension (sets m->dim), finite node coordinates (z = 0 in 2D), every node used, sets that
+ * refer to existing nodes and elements, and element geometry (positive Jacobian at every
+ * integration point, and at the nodes of hexahedra and quadrilaterals). DT_ERR_INPUT names the
+ * node or element by its user id. */
+dt_status dt_model_check_mesh(dt_model *m, dt_ctx *ctx);
+
 /* Print a short description of the model (sizes, sets, materials, steps). */
 void dt_model_view(const dt_model *m, FILE *f);
 

@@ -4,7 +4,8 @@
  * model dimension, coordinates and node usage, materials and sections (which assign each
  * element its section and resolve the default formulation), element geometry, and last the
  * steps, monitors and options that refer to sets. Messages name nodes and elements by their
- * user ids; the JSON parser prefixes its origin. */
+ * user ids; the JSON parser prefixes its origin. dt_model_check_mesh runs the same mesh checks
+ * alone, for a mesh that has no job yet (a Gmsh file). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -530,6 +531,19 @@ static void resolve_nonlinear(dt_model *m) {
     double cap = DT_PCG_MAX_ITER_PER_CBRT_DOF * cbrt((double)m->n_nodes * m->dim);
     o->pcg_max_iter = cap > DT_PCG_MAX_ITER_MIN ? (int)cap : DT_PCG_MAX_ITER_MIN;
   }
+}
+
+dt_status dt_model_check_mesh(dt_model *m, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+
+  DT_CHECK(m != NULL, ctx, DT_ERR_INTERNAL, "dt_model_check_mesh: model is NULL");
+  DT_TRY(check_arrays(m, ctx));
+  DT_TRY(resolve_dim(m, ctx));
+  DT_TRY(check_nodes(m, ctx));
+  DT_TRY(check_sets(m, ctx));
+  DT_TRY(check_geometry(m, ctx));
+cleanup:
+  return rc;
 }
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {

@@ -115,6 +115,17 @@ CASES = [
                               "3 0 1 0\n4 0 0 1\n5 1 0 1\n6 0 1 1\n$EndNodes\n$Elements\n1\n1 6 2 1 1 1 2 3 4 5 6\n"
                               "$EndElements\n"}, "m.msh", 1, "m.msh:15: element 1: Gmsh element type 6 (6-node prism)"),
     ("msh_without_job", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"}, "m.msh", 1, "needs a JSON job"),
+    # text that JSON outputs cannot carry is refused where it is read, with its line; a Latin-1
+    # comment is dropped unread, and a long UTF-8 heading is cut between characters
+    ("heading_latin1", {"d.inp": b"*HEADING\ncaf\xe9 beam\n" + GOOD.encode()}, "d.inp", 1,
+     "d.inp:2: byte 0xE9 at column 4 is not UTF-8"),
+    ("set_name_latin1", {"d.inp": GOOD.replace("NSET=TOP", "NSET=T\xd6P").encode("latin-1")}, "d.inp", 1,
+     "d.inp:14: byte 0xD6 at column 14 is not UTF-8"),
+    ("comment_latin1_ok", {"d.inp": b"** r\xe9sum\xe9\n*HEADING\n" + ("\u00e9" * 200).encode() + b"\n" + GOOD.encode()},
+     "d.inp", 0, "completed"),
+    ("msh_name_latin1", {"m.msh": b"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 \"b\xf6dy\"\n"
+                                  b"$EndPhysicalNames\n"}, "m.msh", 1,
+     "m.msh:6: physical group 1 (dimension 3): byte 0xF6 of its name is not UTF-8"),
 ]
 
 
@@ -131,7 +142,7 @@ def main():
         d = os.path.join(args.work, name)
         os.makedirs(d)
         for fn, text in files.items():
-            with open(os.path.join(d, fn), "w") as f:
+            with open(os.path.join(d, fn), "wb" if isinstance(text, bytes) else "w") as f:
                 f.write(text)
         cmd = [args.solver, main_file, "-o", "out", "--backend", "cpu", "--quiet"]
         if main_file.endswith(".msh") and name != "msh_without_job":

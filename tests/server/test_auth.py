@@ -1,11 +1,12 @@
 """Authentication: every /v1 route needs a bearer token; missing, malformed, wrong and revoked
 tokens get 401 with the JSON error; the admin token file has mode 0600; token create / list /
-revoke from the command line; tokens are stored only as hashes."""
+revoke from the command line; tokens are stored only as hashes; user and token names that are not
+UTF-8 are refused (they go into every job object), UTF-8 ones kept."""
 import os
 import sqlite3
 import stat
 
-from dtserver import SPEC, run, started
+from dtserver import SPEC, run, started, unit_cube
 
 
 def main(binary):
@@ -43,6 +44,19 @@ def main(binary):
         assert r.status == 401, r
         assert d.cli("token", "revoke", tid).returncode != 0
         assert d.request("GET", "/v1/health").status == 200  # admin still valid
+
+        # Names go into every job and mesh object (owner, owner_token): UTF-8 or refused.
+        # "\udce9" is passed to the command line as the byte 0xE9 (Latin-1's e-acute).
+        tokens = d.cli("token", "list").stdout
+        for args in (("token", "create", "--name", "caf\udce9"), ("token", "create", "--user", "caf\udce9"),
+                     ("admin", "user", "add", "caf\udce9")):
+            r = d.cli(*args)
+            assert r.returncode == 1 and "UTF-8" in r.stderr and not r.stdout, (args, r)
+        assert d.cli("token", "list").stdout == tokens and "caf" not in d.cli("admin", "user", "list").stdout
+        r = d.cli("token", "create", "--name", "caf\u00e9 \u2713", "--user", "b\u00e9a")
+        assert r.returncode == 0, r.stderr
+        r = d.request("POST", "/v1/jobs", unit_cube(), token=r.stdout.strip())
+        assert r.status == 201 and r.json["owner"] == "b\u00e9a" and r.json["owner_token"] == "caf\u00e9 \u2713", r
 
         # Only hashes are stored.
         db = sqlite3.connect(os.path.join(d.data_dir, "ductile.db"))
