@@ -42,6 +42,7 @@ static const key_def KEYS[] = {
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
+    {"fair_share_window", K_INT, OFF(fair_share_window), 0, 0, 366LL * 86400},
 #ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
 #endif
@@ -66,6 +67,7 @@ void dt_config_defaults(dt_config *c) {
   c->rate_burst = 200;
   c->sse_keepalive = 15;
   c->max_queued_jobs = 10000;
+  c->fair_share_window = 3600;
 }
 
 static dt_status parse_int(const char *s, long long *out) {

@@ -33,6 +33,11 @@
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
  *                                           top of the device memory (0: device memory only)
+ *   fair_share_window      3600             seconds of worker time each user's use is summed
+ *                                           over: the next job is the one of the user who
+ *                                           used the least, then the highest priority, then
+ *                                           the oldest (0: no fair sharing, priority then
+ *                                           submission order)
  *   dashboard_dir          (built in)       the web dashboard served at / (DUCTILE_DASHBOARD_DIR
  *                                           overrides it); default: the first of
  *                                           <prefix>/share/ductile/dashboard and the build
@@ -75,6 +80,7 @@ typedef struct dt_config {
   long long sse_keepalive;
   long long max_queued_jobs;
   long long max_job_bytes;
+  long long fair_share_window;
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
 #endif

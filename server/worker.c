@@ -300,6 +300,7 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   end.message = code ? msg : NULL;
   end.backend = sum->backend;
   end.timings = timings_json(sum);
+  end.busy_seconds = secs;
   end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg,
                              "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
@@ -316,8 +317,9 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   json_decref(end.event_data);
 }
 
-/* The job fails before it runs (it cannot be loaded, or does not fit this worker's device). */
-static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx) {
+/* The job fails before it runs (it cannot be loaded, or does not fit this worker's device);
+ * secs: the worker time it took. */
+static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx, double secs) {
   dt_job_end end;
   dt_ctx store;
   memset(&end, 0, sizeof end);
@@ -327,6 +329,7 @@ static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx) {
   end.message = ctx->msg;
   end.event_data =
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
+  end.busy_seconds = secs;
   if (dt_job_finish(job_id, &end, &store) != DT_OK)
     dt_log_error(
         "job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
@@ -481,6 +484,14 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
   return dt_backend_device_lost(backend, run->w->device >= 0 ? run->w->device : 0, why, len);
 }
 
+/* The worker time of an attempt after which the job stays running (a shutdown or a device
+ * fault stopped it; recovery queues it again): fair sharing counts it like a finished run's. */
+static void record_busy(run_ctx *run, double secs) {
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_add_busy(run->job_id, secs, &ctx) != DT_OK) log_run_failure(run, &ctx);
+}
+
 /* A device fault leaves this process unable to use that GPU until it ends (and, measured on
  * a two-H200 machine, the other GPUs as well), so the daemon restarts: every worker stops claiming jobs and stops after its
  * running increment, as at shutdown, and the main thread (SIGUSR1, main.c) starts the daemon
@@ -503,6 +514,7 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
     if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK)
       log_run_failure(run, &store);
     json_decref(ev);
+    record_busy(run, secs);
   } else {
     dt_ctx last = *ctx;
     snprintf(last.msg, sizeof last.msg,
@@ -600,7 +612,7 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
 
 /* A shutdown or restart stopped the job after its last converged increment: it stays running in
  * the store, and its checkpoint stays, so the next start resumes it there. */
-static void interrupted(run_ctx *run, const dt_run_summary *sum) {
+static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
   dt_ctx ctx;
   json_t *ev = json_pack(
       "{s:i, s:s}", "increments_completed", sum->increments, "message",
@@ -613,6 +625,7 @@ static void interrupted(run_ctx *run, const dt_run_summary *sum) {
   if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK)
     log_run_failure(run, &ctx);
   json_decref(ev);
+  record_busy(run, secs);
   dt_log_info("job %s interrupted by shutdown after %d increment(s)", run->job_id, sum->increments);
 }
 
@@ -622,7 +635,7 @@ static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
                      double secs) {
   char lost[512];
   if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
-    interrupted(run, sum);
+    interrupted(run, sum, secs);
   } else if (st == DT_ERR_CUDA && device_lost(run, sum, lost, sizeof lost)) {
     device_fault(run, sum, ctx, lost, secs);
   } else {
@@ -643,7 +656,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   memset(&ctx, 0, sizeof ctx);
   st = load_model(w->srv, job_id, &m, &ctx);
   if (st != DT_OK) {
-    fail_early(job_id, st, &ctx);
+    fail_early(job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   run_init(&run, w, job_id, attempt, m);
@@ -651,7 +664,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
-    fail_early(job_id, st, &ctx);
+    fail_early(job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   prepare_attempt(&run, NULL);
@@ -668,9 +681,7 @@ cleanup:
 
 static void *worker_main(void *arg) {
   worker *w = arg;
-  char id[20];
-  int attempt = 0;
-  long long owner = 0;
+  dt_job_claimed c;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
@@ -679,23 +690,26 @@ static void *worker_main(void *arg) {
       continue;
     }
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_claim(w->index, id, sizeof id, &attempt, &owner, &ctx) != DT_OK) {
+    if (dt_job_claim(w->index, w->srv->cfg.fair_share_window, &c, &ctx) != DT_OK) {
       dt_log_error("worker %d: cannot claim a job: %s", w->index, ctx.msg);
       sleep_ms(500); /* store trouble: retry */
       continue;
     }
-    if (!id[0]) {
+    if (!c.id[0]) {
       if (dt_bus_wait(gen, 1.0) < 0) sleep_ms(100);
       continue;
     }
     {
-      const char *kv[] = {"job", id, NULL};
-      dt_log(DT_LOG_INFO, NULL, kv, "worker %d: running job (attempt %d)", w->index, attempt);
+      char owner[24], usage[32];
+      const char *kv[] = {"job", c.id, "owner_id", owner, "owner_usage_s", usage, NULL};
+      snprintf(owner, sizeof owner, "%lld", c.owner_id);
+      snprintf(usage, sizeof usage, "%.3f", c.usage);
+      dt_log(DT_LOG_INFO, NULL, kv, "worker %d: running job (attempt %d)", w->index, c.attempt);
     }
     pthread_mutex_lock(&w->mu);
-    w->job_owner = owner;
+    w->job_owner = c.owner_id;
     pthread_mutex_unlock(&w->mu);
-    run_job(w, id, attempt);
+    run_job(w, c.id, c.attempt);
   }
   dt_store_thread_close();
   return NULL;
