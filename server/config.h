@@ -38,6 +38,15 @@
  *                                           used the least, then the highest priority, then
  *                                           the oldest (0: no fair sharing, priority then
  *                                           submission order)
+ *   max_active_jobs_per_user 1000           queued and running jobs one user may have; a
+ *                                           submission beyond gets 429 too_many_jobs
+ *   max_job_increments     10000            converged increments a job may take: a job whose
+ *                                           steps need more gets 422 too_many_increments, and
+ *                                           a run that gets there (cutbacks) fails
+ *   max_job_output_bytes   10737418240      bytes of results a job may write (its out/
+ *                                           directory, checked as its increments converge):
+ *                                           a job beyond it fails with output_too_large
+ *                                           (0: no cap)
  *   dashboard_dir          (built in)       the web dashboard served at / (DUCTILE_DASHBOARD_DIR
  *                                           overrides it); default: the first of
  *                                           <prefix>/share/ductile/dashboard and the build
@@ -81,6 +90,9 @@ typedef struct dt_config {
   long long max_queued_jobs;
   long long max_job_bytes;
   long long fair_share_window;
+  long long max_active_jobs_per_user;
+  long long max_job_increments;
+  long long max_job_output_bytes;
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
 #endif

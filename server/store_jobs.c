@@ -82,16 +82,29 @@ static json_t *job_json(sqlite3_stmt *st) {
   return o;
 }
 
-/* Refuse a job when max_queued jobs wait already (*outcome DT_REFUSED), or when its mesh_id
- * names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's transaction. */
-static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                                dt_ctx *ctx) {
+/* Refuse a job when its owner has lim->max_active_per_user jobs queued or running (*outcome
+ * DT_REFUSED, *user_active their count) or max_queued jobs wait already (DT_REFUSED, *user_active
+ * 0), or when its mesh_id names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's
+ * transaction, so two submissions cannot both take the last place. */
+static dt_status insert_allowed(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                                long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
+  /* two ranges of jobs_user_queue (state, owner_id, ...) */
+  DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running') AND owner_id = ?1",
+                 &st, ctx));
+  sqlite3_bind_int64(st, 1, j->owner_id);
+  DT_TRY(dt_stmt_row(st, "count the user's active jobs", &row, ctx));
+  if (row && sqlite3_column_int64(st, 0) >= lim->max_active_per_user) {
+    *outcome = DT_REFUSED;
+    *user_active = sqlite3_column_int64(st, 0);
+    goto cleanup;
+  }
+  dt_stmt_done(&st);
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", &st, ctx));
   DT_TRY(dt_stmt_row(st, "count queued jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= max_queued) *outcome = DT_REFUSED;
+  if (row && sqlite3_column_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
   DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
@@ -104,15 +117,16 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                        dt_ctx *ctx) {
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                        long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
   json_t *ev = NULL;
   *outcome = DT_DONE;
+  *user_active = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(insert_allowed(j, max_queued, outcome, ctx));
+  DT_TRY(insert_allowed(j, lim, outcome, user_active, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   dt_now_iso(now, sizeof now);
   DT_TRY(dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, "

@@ -35,10 +35,17 @@ typedef struct dt_job_filter {
 
 /* 1 for queued and running: the states a job leaves by itself (0 for the finished ones). */
 int dt_job_active(const char *state);
+/* The limits a submission is checked against, in the insert's transaction. */
+typedef struct dt_job_limits {
+  long long max_queued;          /* jobs waiting, every user's together (max_queued_jobs) */
+  long long max_active_per_user; /* queued and running jobs of the job's owner
+                                    (max_active_jobs_per_user) */
+} dt_job_limits;
 /* Insert a queued job and its job.queued event. *outcome: DT_NOT_FOUND when mesh_id names no
- * mesh of mesh_owner, DT_REFUSED when max_queued jobs are already waiting. */
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                        dt_ctx *ctx);
+ * mesh of mesh_owner; DT_REFUSED when the owner has max_active_per_user jobs queued or running
+ * (*user_active receives how many) or max_queued jobs are already waiting (*user_active 0). */
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                        long long *user_active, dt_ctx *ctx);
 /* The functions that take an owner find a job only when it belongs to that user
  * (DT_ANY_OWNER: any user's): another user's job is DT_NOT_FOUND, like a missing one. The check
  * is part of the job's lookup by its unique id, no query of its own. */

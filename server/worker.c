@@ -64,6 +64,10 @@ typedef struct run_ctx {
   int failures;            /* store accesses and writes that failed (each logged) */
   dt_fields_queue *fields; /* writes fields_NNNN.json and records the increments */
   int backend_recorded;    /* the job's backend is stored (from the first event naming it) */
+  const char *limit_code;  /* a per-job limit stops the run: its error code ... */
+  const char *limit_key;   /* ... the setting (the error's reason) ... */
+  char limit_msg[600];     /* ... and the message */
+  double output_checked;   /* when the output directory's size was last summed (dt_mono) */
 } run_ctx;
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
@@ -127,6 +131,52 @@ static void check_cancel_requested(run_ctx *run) {
   if (requested) atomic_store(&run->w->cancel, 1);
 }
 
+/* The bytes of the files in dir (the job's results). */
+static long long dir_bytes(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  struct stat sb;
+  long long n = 0;
+  if (!d) return 0;
+  while ((e = readdir(d)))
+    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+      n += (long long)sb.st_size;
+  closedir(d);
+  return n;
+}
+
+/* As an increment starts (the one before has converged and is checkpointed), the job's own
+ * limits: max_job_increments converged increments (the steps' cutbacks may take more than the
+ * submission counted), and max_job_output_bytes of results, summed at most once a second since
+ * a listing costs a stat per file. A job past one stops at its next Newton iteration and fails
+ * with that limit's code, keeping its converged increments, rather than fill the disk or hold
+ * the worker without end. */
+static void check_limits(run_ctx *run) {
+  const dt_config *cfg = &run->w->srv->cfg;
+  double now = dt_mono();
+  long long bytes;
+  if (run->limit_code) return;
+  if (run->prog.increments_done >= cfg->max_job_increments) {
+    run->limit_code = "too_many_increments", run->limit_key = "max_job_increments";
+    snprintf(run->limit_msg, sizeof run->limit_msg,
+             "the job converged %d increments, the most this server allows a job "
+             "(max_job_increments = %lld), and is not done: stopped; its converged increments "
+             "are kept",
+             run->prog.increments_done, cfg->max_job_increments);
+    return;
+  }
+  if (cfg->max_job_output_bytes <= 0 || now - run->output_checked < 1.0) return;
+  run->output_checked = now;
+  bytes = dir_bytes(run->outdir);
+  if (bytes <= cfg->max_job_output_bytes) return;
+  run->limit_code = "output_too_large", run->limit_key = "max_job_output_bytes";
+  snprintf(run->limit_msg, sizeof run->limit_msg,
+           "the job's results take %lld bytes, more than this server allows a job "
+           "(max_job_output_bytes = %lld): stopped after %d converged increments, whose results "
+           "are kept; ask for fewer fields or VTU files (output.every)",
+           bytes, cfg->max_job_output_bytes, run->prog.increments_done);
+}
+
 /* Announce the converged increment held back by on_progress. */
 static void flush_converged(run_ctx *run) {
   const dt_progress *ev = &run->converged;
@@ -173,6 +223,7 @@ static int on_progress(const dt_progress *ev, void *user) {
     break;
   case DT_EV_INCREMENT_START:
     if (stopping(run->w)) run->stop_at_next_iteration = 1;
+    check_limits(run);
     if (ev->increment == 1 || ev->step == 0) check_cancel_requested(run);
     p->increment = ev->increment;
     p->newton_iter = -1;
@@ -189,6 +240,7 @@ static int on_progress(const dt_progress *ev, void *user) {
                    "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters, "pcg_tolerance",
                    num(ev->pcg_rtol), "plastic_points", ev->n_plastic));
     test_delay(run);
+    if (run->limit_code) return 1;
     if (run->stop_at_next_iteration) {
       run->shutdown_stop = 1;
       return 1;
@@ -282,7 +334,10 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   memset(&end, 0, sizeof end);
   memset(&store, 0, sizeof store);
   end.state = "succeeded";
-  if (st == DT_OK) {
+  if (st == DT_ERR_CANCELLED && run->limit_code && !atomic_load(&run->w->cancel)) {
+    end.state = "failed", code = run->limit_code, end.reason = run->limit_key;
+    snprintf(msg, sizeof msg, "%s", run->limit_msg);
+  } else if (st == DT_OK) {
     snprintf(msg, sizeof msg, "%s", sum->message);
   } else if (st == DT_ERR_NOT_CONVERGED) {
     end.state = "failed", code = "not_converged", end.reason = dt_reason_name(sum->reason);
