@@ -48,6 +48,7 @@ static const key_def KEYS[] = {
     {"max_job_output_bytes", K_INT, OFF(max_job_output_bytes), 0, 0, (long long)1 << 60},
 #ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
+    {"test_disk_full_at_end", K_INT, OFF(test_disk_full_at_end), 0, 0, 1000},
 #endif
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])

@@ -53,8 +53,11 @@
  *                                           tree's clients/dashboard/dist that holds index.html
  *   log_level              info             debug, info, warn, error
  *   test_iteration_delay_ms 0               test hook: sleep per Newton iteration
+ *   test_disk_full_at_end  0                test hook: the first N attempts to record the
+ *                                           end of the first job that ends fail as on a full
+ *                                           disk (worker_ends.h)
  *
- * Test hooks (test_iteration_delay_ms, and the environment variable
+ * Test hooks (test_iteration_delay_ms, test_disk_full_at_end, and the environment variable
  * DUCTILED_TEST_FIELDS_DELAY_MS of worker_fields_queue.h) exist only in a build with
  * DUCTILE_TEST_HOOKS (the default; a build for use turns it off). A build without them rejects
  * their settings, from the file, the environment or the command line, with a message that says
@@ -95,6 +98,7 @@ typedef struct dt_config {
   long long max_job_output_bytes;
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
+  long long test_disk_full_at_end;
 #endif
   char log_level[16];
   char dashboard_dir[1024];

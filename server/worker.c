@@ -24,6 +24,7 @@
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
+#include "worker_ends.h"
 #include "worker_fields_queue.h"
 
 typedef struct worker {
@@ -37,11 +38,13 @@ typedef struct worker {
   long long job_owner; /* the user of the job claimed last: /v1/health names job_id only to it */
   atomic_int cancel;
   atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
+  dt_ends ends;              /* ends of its jobs the store has not taken yet (worker_ends.h) */
 } worker;
 
 typedef struct dt_workers {
   int n;
   atomic_int stop;
+  atomic_int test_full_jobs; /* test hook test_disk_full_at_end (worker_ends.h) */
   worker w[DT_MAX_WORKERS];
 } dt_workers;
 
@@ -196,6 +199,7 @@ static void flush_converged(run_ctx *run) {
 static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *run = user;
   dt_job_progress *p = &run->prog;
+  dt_ends_retry(&run->w->ends, 0); /* an earlier job's end the store refused */
   /* The solver writes an increment's checkpoint after reporting it converged; the event that
    * follows (next increment or step, or the end of the run) comes after the checkpoint. So
    * announcing a converged increment then means: an increment reported converged (events,
@@ -329,10 +333,8 @@ static const char *job_error_code(dt_status st) {
 static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
                    const dt_ctx *ctx, double secs) {
   dt_job_end end;
-  dt_ctx store;
   char msg[1200] = "";
   memset(&end, 0, sizeof end);
-  memset(&store, 0, sizeof store);
   end.state = "succeeded";
   if (st == DT_ERR_CANCELLED && run->limit_code && !atomic_load(&run->w->cancel)) {
     end.state = "failed", code = run->limit_code, end.reason = run->limit_key;
@@ -360,9 +362,7 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
                              "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
   if (end.reason) json_object_set_new(end.event_data, "reason", json_string(end.reason));
-  if (dt_job_finish(run->job_id, &end, &store) != DT_OK)
-    dt_log_error("job %s: cannot record its end (%s: %s): it will be recovered at the next start",
-                 run->job_id, end.state, store.msg);
+  dt_ends_record(&run->w->ends, run->job_id, &end);
   dt_metrics_solve(secs, end.state);
   {
     const char *kv[] = {"job", run->job_id, "state", end.state, NULL};
@@ -374,21 +374,17 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
 
 /* The job fails before it runs (it cannot be loaded, or does not fit this worker's device);
  * secs: the worker time it took. */
-static void fail_early(const char *job_id, dt_status st, const dt_ctx *ctx, double secs) {
+static void fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx,
+                       double secs) {
   dt_job_end end;
-  dt_ctx store;
   memset(&end, 0, sizeof end);
-  memset(&store, 0, sizeof store);
   end.state = "failed";
   end.error_code = job_error_code(st);
   end.message = ctx->msg;
   end.event_data =
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", ctx->msg);
   end.busy_seconds = secs;
-  if (dt_job_finish(job_id, &end, &store) != DT_OK)
-    dt_log_error(
-        "job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
-        store.msg);
+  dt_ends_record(&w->ends, job_id, &end);
   json_decref(end.event_data);
   dt_metrics_solve(0, "failed");
 }
@@ -711,7 +707,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   memset(&ctx, 0, sizeof ctx);
   st = load_model(w->srv, job_id, &m, &ctx);
   if (st != DT_OK) {
-    fail_early(job_id, st, &ctx, dt_mono() - t0);
+    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   run_init(&run, w, job_id, attempt, m);
@@ -719,7 +715,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
-    fail_early(job_id, st, &ctx, dt_mono() - t0);
+    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   prepare_attempt(&run, NULL);
@@ -740,6 +736,7 @@ static void *worker_main(void *arg) {
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
+    dt_ends_retry(&w->ends, 0);
     if (sibling(w, 1)) { /* a job on this GPU waits for memory: it goes first */
       sleep_ms(50);
       continue;
@@ -766,6 +763,7 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&w->mu);
     run_job(w, c.id, c.attempt);
   }
+  dt_ends_finish(&w->ends);
   dt_store_thread_close();
   return NULL;
 }
@@ -776,11 +774,19 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx) {
   DT_CHECK(ws != NULL, ctx, DT_ERR_NOMEM, "out of memory starting the workers");
   srv->workers = ws;
   ws->n = srv->cfg.n_workers;
+#ifdef DUCTILE_TEST_HOOKS
+  atomic_init(&ws->test_full_jobs, srv->cfg.test_disk_full_at_end > 0);
+#endif
   for (int i = 0; i < ws->n; i++) {
     worker *w = &ws->w[i];
     w->srv = srv;
     w->index = i;
     w->device = srv->cfg.worker_device[i];
+    w->ends.worker = i;
+#ifdef DUCTILE_TEST_HOOKS
+    w->ends.test_full_jobs = &ws->test_full_jobs;
+    w->ends.test_full_attempts = (int)srv->cfg.test_disk_full_at_end;
+#endif
     pthread_mutex_init(&w->mu, NULL);
     DT_CHECK(pthread_create(&w->thread, NULL, worker_main, w) == 0, ctx, DT_ERR_INTERNAL,
              "cannot start worker thread %d", i);
