@@ -4,7 +4,6 @@
  * Isolation: a user submits jobs only on its own meshes and finds only its own jobs; an admin
  * any (dt_principal_owner). Another user's job is "no job with this id", the 404 of an id that
  * does not exist, found by the same lookup. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data_files.h"
 #include "devices.h"
 #include "handlers.h"
 #include "jobspec.h"
@@ -20,24 +20,6 @@
 #include "store_events.h"
 #include "store_jobs.h"
 #include "worker.h"
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  char p[4400];
-  struct stat sb;
-  if (!d) return;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
 
 /* The details of a refused job: where the document is wrong, or the memory estimate. */
 static json_t *refusal_details(dt_status rc, const dt_spec_where *where, const char *file,
@@ -221,7 +203,7 @@ void dt_h_job_create(dt_req *r) {
 cleanup:
   dt_reply_status(r, rc, &ctx, where.no_mesh ? "mesh_not_found" : "invalid_job",
                   refusal_details(rc, &where, kind == DT_BODY_INP ? origin : NULL, &fit));
-  if (!stored && dir[0]) remove_tree(dir); /* a refused job leaves nothing behind */
+  if (!stored && dir[0]) dt_remove_tree(dir); /* a refused job leaves nothing behind */
   dt_model_destroy(&m);
   json_decref(warnings);
   json_decref(out);
@@ -346,7 +328,7 @@ void dt_h_job_delete(dt_req *r) {
     dt_reply_error(r, 409, "job_active", NULL, "the job is queued or running; cancel it first");
   } else {
     snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, r->param[0]);
-    remove_tree(dir);
+    dt_remove_tree(dir);
     dt_reply_text(r, 204, "application/json", "", 0);
   }
 cleanup:
