@@ -42,8 +42,13 @@ static const key_def KEYS[] = {
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
+    {"fair_share_window", K_INT, OFF(fair_share_window), 0, 0, 366LL * 86400},
+    {"max_active_jobs_per_user", K_INT, OFF(max_active_jobs_per_user), 0, 1, 100000000},
+    {"max_job_increments", K_INT, OFF(max_job_increments), 0, 1, 1000000000},
+    {"max_job_output_bytes", K_INT, OFF(max_job_output_bytes), 0, 0, (long long)1 << 60},
 #ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
+    {"test_disk_full_at_end", K_INT, OFF(test_disk_full_at_end), 0, 0, 1000},
 #endif
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
@@ -66,6 +71,10 @@ void dt_config_defaults(dt_config *c) {
   c->rate_burst = 200;
   c->sse_keepalive = 15;
   c->max_queued_jobs = 10000;
+  c->fair_share_window = 3600;
+  c->max_active_jobs_per_user = 1000;
+  c->max_job_increments = 10000;
+  c->max_job_output_bytes = 10LL << 30;
 }
 
 static dt_status parse_int(const char *s, long long *out) {

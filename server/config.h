@@ -33,14 +33,31 @@
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
  *                                           top of the device memory (0: device memory only)
+ *   fair_share_window      3600             seconds of worker time each user's use is summed
+ *                                           over: the next job is the one of the user who
+ *                                           used the least, then the highest priority, then
+ *                                           the oldest (0: no fair sharing, priority then
+ *                                           submission order)
+ *   max_active_jobs_per_user 1000           queued and running jobs one user may have; a
+ *                                           submission beyond gets 429 too_many_jobs
+ *   max_job_increments     10000            converged increments a job may take: a job whose
+ *                                           steps need more gets 422 too_many_increments, and
+ *                                           a run that gets there (cutbacks) fails
+ *   max_job_output_bytes   10737418240      bytes of results a job may write (its out/
+ *                                           directory, checked as its increments converge):
+ *                                           a job beyond it fails with output_too_large
+ *                                           (0: no cap)
  *   dashboard_dir          (built in)       the web dashboard served at / (DUCTILE_DASHBOARD_DIR
  *                                           overrides it); default: the first of
  *                                           <prefix>/share/ductile/dashboard and the build
  *                                           tree's clients/dashboard/dist that holds index.html
  *   log_level              info             debug, info, warn, error
  *   test_iteration_delay_ms 0               test hook: sleep per Newton iteration
+ *   test_disk_full_at_end  0                test hook: the first N attempts to record the
+ *                                           end of the first job that ends fail as on a full
+ *                                           disk (worker_ends.h)
  *
- * Test hooks (test_iteration_delay_ms, and the environment variable
+ * Test hooks (test_iteration_delay_ms, test_disk_full_at_end, and the environment variable
  * DUCTILED_TEST_FIELDS_DELAY_MS of worker_fields_queue.h) exist only in a build with
  * DUCTILE_TEST_HOOKS (the default; a build for use turns it off). A build without them rejects
  * their settings, from the file, the environment or the command line, with a message that says
@@ -75,8 +92,13 @@ typedef struct dt_config {
   long long sse_keepalive;
   long long max_queued_jobs;
   long long max_job_bytes;
+  long long fair_share_window;
+  long long max_active_jobs_per_user;
+  long long max_job_increments;
+  long long max_job_output_bytes;
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
+  long long test_disk_full_at_end;
 #endif
   char log_level[16];
   char dashboard_dir[1024];

@@ -4,7 +4,6 @@
  * Isolation: a user submits jobs only on its own meshes and finds only its own jobs; an admin
  * any (dt_principal_owner). Another user's job is "no job with this id", the 404 of an id that
  * does not exist, found by the same lookup. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data_files.h"
 #include "devices.h"
 #include "handlers.h"
 #include "jobspec.h"
@@ -20,24 +20,6 @@
 #include "store_events.h"
 #include "store_jobs.h"
 #include "worker.h"
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  char p[4400];
-  struct stat sb;
-  if (!d) return;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
 
 /* The details of a refused job: where the document is wrong, or the memory estimate. */
 static json_t *refusal_details(dt_status rc, const dt_spec_where *where, const char *file,
@@ -114,6 +96,33 @@ static void reply_shutting_down(dt_req *r) {
           : "the daemon is shutting down and accepts no new jobs");
 }
 
+/* 429 too_many_jobs: the caller has max_active_jobs_per_user jobs queued or running. */
+static void reply_user_full(dt_req *r, long long active) {
+  long long max = r->srv->cfg.max_active_jobs_per_user;
+  dt_reply_error(r, 429, "too_many_jobs",
+                 json_pack("{s:I, s:I}", "max_active_jobs_per_user", (json_int_t)max, "active",
+                           (json_int_t)active),
+                 "you have %lld jobs queued or running, the most one user may have "
+                 "(max_active_jobs_per_user = %lld); submit more when some have finished, or "
+                 "cancel some",
+                 active, max);
+}
+
+/* A job whose steps need more converged increments than max_job_increments: 422
+ * too_many_increments, before it waits in the queue for a run that would be stopped. */
+static dt_status increments_or_reply(dt_req *r, const dt_model *m) {
+  long long n = dt_spec_min_increments(m), max = r->srv->cfg.max_job_increments;
+  if (n <= max) return DT_OK;
+  dt_reply_error(r, 422, "too_many_increments",
+                 json_pack("{s:s, s:I, s:I}", "path", "steps", "increments", (json_int_t)n,
+                           "max_job_increments", (json_int_t)max),
+                 "job: steps: the job takes at least %lld increments, more than this server "
+                 "allows a job (max_job_increments = %lld); split it into several jobs or use "
+                 "fewer, larger increments",
+                 n, max);
+  return DT_ERR_INPUT;
+}
+
 static void reply_queue_full(dt_req *r) {
   dt_reply_error(r, 429, "queue_full",
                  json_pack("{s:I}", "max_queued_jobs", (json_int_t)r->srv->cfg.max_queued_jobs),
@@ -135,6 +144,8 @@ void dt_h_job_create(dt_req *r) {
   dt_body_kind kind = DT_BODY_JSON;
   dt_fit fit;
   dt_outcome outcome = DT_DONE;
+  dt_job_limits lim = {r->srv->cfg.max_queued_jobs, r->srv->cfg.max_active_jobs_per_user};
+  long long active = 0;
   int stored = 0;
   char dir[4200] = "", origin[128];
   json_t *out = NULL, *warnings = json_array();
@@ -160,6 +171,7 @@ void dt_h_job_create(dt_req *r) {
   snprintf(j.token_id, sizeof j.token_id, "%s", r->who.token_id);
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
+  DT_TRY(increments_or_reply(r, m));
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
@@ -167,9 +179,12 @@ void dt_h_job_create(dt_req *r) {
     dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
   j.est_bytes = (long long)fit.estimate;
   if (kind == DT_BODY_JSON) DT_TRY(json_store(r, dir, &ctx));
-  DT_TRY(dt_job_insert(&j, r->srv->cfg.max_queued_jobs, &outcome, &ctx));
+  DT_TRY(dt_job_insert(&j, &lim, &outcome, &active, &ctx));
   if (outcome == DT_REFUSED) {
-    reply_queue_full(r);
+    if (active)
+      reply_user_full(r, active);
+    else
+      reply_queue_full(r);
     goto cleanup;
   }
   if (outcome == DT_NOT_FOUND) { /* the mesh was deleted since the job was validated */
@@ -188,7 +203,7 @@ void dt_h_job_create(dt_req *r) {
 cleanup:
   dt_reply_status(r, rc, &ctx, where.no_mesh ? "mesh_not_found" : "invalid_job",
                   refusal_details(rc, &where, kind == DT_BODY_INP ? origin : NULL, &fit));
-  if (!stored && dir[0]) remove_tree(dir); /* a refused job leaves nothing behind */
+  if (!stored && dir[0]) dt_remove_tree(dir); /* a refused job leaves nothing behind */
   dt_model_destroy(&m);
   json_decref(warnings);
   json_decref(out);
@@ -313,7 +328,7 @@ void dt_h_job_delete(dt_req *r) {
     dt_reply_error(r, 409, "job_active", NULL, "the job is queued or running; cancel it first");
   } else {
     snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, r->param[0]);
-    remove_tree(dir);
+    dt_remove_tree(dir);
     dt_reply_text(r, 204, "application/json", "", 0);
   }
 cleanup:

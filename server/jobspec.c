@@ -1,6 +1,7 @@
 /* Resolving and validating job documents and meshes (see jobspec.h). */
 #include "jobspec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,4 +340,17 @@ dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warni
   if (!strcmp((*model)->title, path)) (*model)->title[0] = '\0';
 cleanup:
   return rc;
+}
+
+long long dt_spec_min_increments(const dt_model *m) {
+  long long n = 0;
+  for (int i = 0; i < m->n_steps; i++) {
+    const dt_step *s = &m->steps[i];
+    /* an automatic step grows its increments up to inc_max of the step, no further */
+    if (s->automatic)
+      n += s->inc_max > 0 ? (long long)ceil(1.0 / s->inc_max - 1e-9) : 1;
+    else
+      n += s->n_increments > 0 ? s->n_increments : 1;
+  }
+  return n;
 }

@@ -52,4 +52,9 @@ dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int 
 dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warnings,
                              dt_model **model, dt_spec_where *where, dt_ctx *ctx);
 
+/* The fewest converged increments the model's steps can take: a fixed step's increments, and
+ * 1/inc_max (rounded up) for an automatic step, whose cutbacks may add more at run time. The
+ * daemon refuses a job above max_job_increments with it, and stops one whose run goes past. */
+long long dt_spec_min_increments(const dt_model *m);
+
 #endif

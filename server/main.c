@@ -10,7 +10,8 @@
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  *
  * Start-up: configuration, data directory, store (migrations), first-start admin token,
- * solver backend and devices (workers per GPU), recovery of jobs a crash left running (they
+ * solver backend and devices (workers per GPU), removal of mesh and job files no row names
+ * (a crash between a file and its row), recovery of jobs a crash left running (they
  * resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
  * and jobs, let each running increment finish and checkpoint (its job resumes there at the
  * next start), end event streams, exit 0. SIGUSR1 (from an operator, or raised by a worker
@@ -33,6 +34,7 @@
 
 #include "auth.h"
 #include "bus.h"
+#include "data_files.h"
 #include "devices.h"
 #include "handlers.h"
 #include "http.h"
@@ -335,17 +337,22 @@ static int restart(const dt_server *srv, char **argv) {
   return 1;
 }
 
-/* Everything before the daemon listens: admin token, devices, dashboard, recovery, workers,
- * HTTP. The exit status for a failure (the message is in ctx). */
+/* Everything before the daemon listens: admin token, devices, dashboard, files no row names
+ * (data_files.h), recovery, workers, HTTP. The exit status for a failure (the message is in ctx). */
 static dt_status start(dt_server *srv, int *exit_status, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int recovered = 0;
+  int recovered = 0, removed = 0;
   *exit_status = 1;
   DT_TRY(dt_auth_bootstrap(srv->data_dir, ctx));
   *exit_status = EXIT_CONFIG;
   DT_TRY(dt_devices_init(srv, ctx));
   *exit_status = 1;
   dt_dashboard_init(srv);
+  DT_TRY(dt_data_sweep(srv->data_dir, &removed, ctx));
+  if (removed)
+    dt_log_info("start-up: removed %d file(s) or directories that no database row references (left "
+                "by a crash between a file and its row)",
+                removed);
   DT_TRY(dt_job_recover(srv->data_dir, &recovered, ctx));
   if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
   DT_TRY(dt_workers_start(srv, ctx));

@@ -69,13 +69,6 @@ dt_status dt_db(sqlite3 **db, dt_ctx *ctx) {
   return rc;
 }
 
-const char *dt_db_message(void) {
-  conn *c;
-  pthread_once(&g_once, make_key);
-  c = pthread_getspecific(g_key);
-  return c ? sqlite3_errmsg(c->db) : "no connection";
-}
-
 void dt_store_thread_close(void) {
   pthread_once(&g_once, make_key);
   conn_free(pthread_getspecific(g_key));
@@ -118,18 +111,28 @@ void dt_stmt_done(sqlite3_stmt **st) {
   *st = NULL;
 }
 
+/* A statement of db failed while doing what: DT_ERR_IO when the disk is full (SQLITE_FULL: the
+ * database or its write-ahead log could not grow), which is no fault of the store and which a
+ * client is told as 507 insufficient_storage; DT_ERR_DB otherwise. */
+static dt_status store_failure(sqlite3 *db, const char *what, dt_ctx *ctx) {
+  return DT_ERROR(ctx, sqlite3_errcode(db) == SQLITE_FULL ? DT_ERR_IO : DT_ERR_DB,
+                  "database error (%s): %s", what, sqlite3_errmsg(db));
+}
+
 dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx) {
   int step = sqlite3_step(st);
   *row = step == SQLITE_ROW;
   if (step == SQLITE_ROW || step == SQLITE_DONE) return DT_OK;
-  return DT_STORE_ERROR(ctx, what);
+  return store_failure(sqlite3_db_handle(st), what, ctx);
 }
 
 dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = sqlite3_db_handle(*st);
-  DT_CHECK(sqlite3_step(*st) == SQLITE_DONE, ctx, DT_ERR_DB, "database error (%s): %s", what,
-           sqlite3_errmsg(db));
+  if (sqlite3_step(*st) != SQLITE_DONE) {
+    rc = store_failure(db, what, ctx);
+    goto cleanup;
+  }
   if (changes) *changes = sqlite3_changes(db);
 cleanup:
   dt_stmt_done(st);
@@ -140,8 +143,7 @@ static dt_status exec(const char *sql, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = NULL;
   DT_TRY(dt_db(&db, ctx));
-  DT_CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, ctx, DT_ERR_DB,
-           "database error (%s): %s", sql, sqlite3_errmsg(db));
+  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) rc = store_failure(db, sql, ctx);
 cleanup:
   return rc;
 }

@@ -9,7 +9,8 @@
  * metadata and paths.
  *
  * Errors follow status.h: every operation returns dt_status, DT_ERR_DB with SQLite's message in
- * the dt_ctx when the database fails; a missing row or a refused state change is a dt_outcome. */
+ * the dt_ctx when the database fails, DT_ERR_IO when it fails because the disk is full
+ * (SQLITE_FULL); a missing row or a refused state change is a dt_outcome. */
 #ifndef DT_SRV_STORE_H
 #define DT_SRV_STORE_H
 
@@ -27,8 +28,6 @@ void dt_store_thread_close(void);
 
 /* The calling thread's connection, opened on first use. */
 dt_status dt_db(sqlite3 **db, dt_ctx *ctx);
-/* The calling thread's connection's last error message ("no connection" without one). */
-const char *dt_db_message(void);
 /* A cached, reset statement for sql (a string literal). */
 dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx);
 /* Reset *st, clear its bindings and set *st to NULL (NULL-safe): done with a dt_stmt result,
@@ -46,10 +45,6 @@ dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx 
 dt_status dt_store_begin(dt_ctx *ctx);
 dt_status dt_store_commit(dt_ctx *ctx);
 void dt_store_rollback(void);
-
-/* Record a store failure in ctx: DT_ERR_DB, what was being done and SQLite's message. */
-#define DT_STORE_ERROR(ctx, what)                                                                  \
-  DT_ERROR((ctx), DT_ERR_DB, "database error (%s): %s", (what), dt_db_message())
 
 /* Bind helpers: text NULL binds SQL NULL. */
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -82,16 +82,29 @@ static json_t *job_json(sqlite3_stmt *st) {
   return o;
 }
 
-/* Refuse a job when max_queued jobs wait already (*outcome DT_REFUSED), or when its mesh_id
- * names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's transaction. */
-static dt_status insert_allowed(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                                dt_ctx *ctx) {
+/* Refuse a job when its owner has lim->max_active_per_user jobs queued or running (*outcome
+ * DT_REFUSED, *user_active their count) or max_queued jobs wait already (DT_REFUSED, *user_active
+ * 0), or when its mesh_id names no mesh of j->mesh_owner (DT_NOT_FOUND); inside the insert's
+ * transaction, so two submissions cannot both take the last place. */
+static dt_status insert_allowed(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                                long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
   int row;
+  /* two ranges of jobs_user_queue (state, owner_id, ...) */
+  DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running') AND owner_id = ?1",
+                 &st, ctx));
+  sqlite3_bind_int64(st, 1, j->owner_id);
+  DT_TRY(dt_stmt_row(st, "count the user's active jobs", &row, ctx));
+  if (row && sqlite3_column_int64(st, 0) >= lim->max_active_per_user) {
+    *outcome = DT_REFUSED;
+    *user_active = sqlite3_column_int64(st, 0);
+    goto cleanup;
+  }
+  dt_stmt_done(&st);
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", &st, ctx));
   DT_TRY(dt_stmt_row(st, "count queued jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= max_queued) *outcome = DT_REFUSED;
+  if (row && sqlite3_column_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
   DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
@@ -104,15 +117,16 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                        dt_ctx *ctx) {
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                        long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
   json_t *ev = NULL;
   *outcome = DT_DONE;
+  *user_active = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(insert_allowed(j, max_queued, outcome, ctx));
+  DT_TRY(insert_allowed(j, lim, outcome, user_active, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   dt_now_iso(now, sizeof now);
   DT_TRY(dt_stmt("INSERT INTO jobs (id, owner_id, mesh_id, title, state, created_at, n_steps, "
@@ -314,25 +328,70 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id,
-                       dt_ctx *ctx) {
+/* The next job with fair sharing: the queued job at the head (priority, then submission order)
+ * of the user who used the least worker time in the last ?1 seconds, ties going to the higher
+ * priority, then the older job. A user's use is the busy_seconds of its jobs that ended in the
+ * window, each clipped to the part of its run inside the window (a run of that length ending at
+ * finished_at), plus its running jobs' time so far; the time of the earlier attempts of a job
+ * queued again at start-up counts once it runs again. Each part is a range of an index:
+ * jobs_finished for the window, jobs_queue for the running jobs, jobs_user_queue for each user's
+ * head job. */
+#define CLAIM_FAIR_SQL                                                                             \
+  "WITH used(owner_id, s) AS ("                                                                    \
+  "SELECT owner_id, "                                                                              \
+  "MIN(busy_seconds, (julianday(finished_at) - julianday('now')) * 86400.0 + ?1) "                 \
+  "FROM jobs WHERE finished_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2) AND busy_seconds > 0 "  \
+  "UNION ALL SELECT owner_id, "                                                                    \
+  "MIN(?1, busy_seconds + (julianday('now') - julianday(started_at)) * 86400.0) "                  \
+  "FROM jobs WHERE state = 'running'), "                                                           \
+  "usage(owner_id, s) AS (SELECT owner_id, SUM(s) FROM used GROUP BY owner_id), "                  \
+  "heads(id) AS (SELECT (SELECT q.id FROM jobs q WHERE q.state = 'queued' "                        \
+  "AND q.owner_id = o.owner_id ORDER BY q.priority DESC, q.seq LIMIT 1) "                          \
+  "FROM (SELECT DISTINCT owner_id FROM jobs WHERE state = 'queued') o) "                           \
+  "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0) "                                   \
+  "FROM heads h JOIN jobs j ON j.id = h.id LEFT JOIN usage u ON u.owner_id = j.owner_id "          \
+  "ORDER BY COALESCE(u.s, 0.0), j.priority DESC, j.seq LIMIT 1"
+
+/* Without fair sharing (fair_share_window = 0): priority, then submission order. */
+#define CLAIM_FIFO_SQL                                                                             \
+  "SELECT id, attempts + 1, owner_id, 0.0 FROM jobs WHERE state = 'queued' ORDER BY priority "     \
+  "DESC, seq LIMIT 1"
+
+/* The job dt_job_claim takes next (id empty: none), inside its transaction. */
+static dt_status next_job(long long window, char *id, size_t idlen, int *attempt,
+                          long long *owner_id, double *usage, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  json_t *ev = NULL;
-  int row, changes = 0;
-  id[0] = '\0';
-  DT_TRY(dt_store_begin(ctx));
-  /* Submission order; the priority column is where fair sharing will plug in. */
-  DT_TRY(dt_stmt("SELECT id, attempts + 1, owner_id FROM jobs WHERE state = 'queued' ORDER BY "
-                 "priority DESC, seq "
-                 "LIMIT 1",
-                 &st, ctx));
+  char modifier[48];
+  int row;
+  if (window > 0) {
+    DT_TRY(dt_stmt(CLAIM_FAIR_SQL, &st, ctx));
+    snprintf(modifier, sizeof modifier, "-%lld seconds", window);
+    sqlite3_bind_int64(st, 1, window);
+    dt_bind_text(st, 2, modifier);
+  } else {
+    DT_TRY(dt_stmt(CLAIM_FIFO_SQL, &st, ctx));
+  }
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
   if (!row) goto cleanup;
   snprintf(id, idlen, "%s", dt_col_text(st, 0));
   *attempt = sqlite3_column_int(st, 1);
   *owner_id = sqlite3_column_int64(st, 2);
+  *usage = sqlite3_column_double(st, 3);
+cleanup:
   dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *ev = NULL;
+  int changes = 0;
+  memset(c, 0, sizeof *c);
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(next_job(window, c->id, sizeof c->id, &c->attempt, &c->owner_id, &c->usage, ctx));
+  if (!c->id[0]) goto cleanup;
   /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
    * them to what the checkpoint covers, or to none when it starts from the beginning). */
   DT_TRY(
@@ -342,17 +401,17 @@ dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long lo
               "AND state = "
               "'queued'",
               &st, ctx));
-  dt_bind_text(st, 1, id);
+  dt_bind_text(st, 1, c->id);
   sqlite3_bind_int(st, 2, worker);
   DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued",
-           id);
-  ev = json_pack("{s:s, s:i, s:i}", "state", "running", "worker", worker, "attempt", *attempt);
-  DT_TRY(dt_event_append_tx(id, "job.started", ev, ctx));
+           c->id);
+  ev = json_pack("{s:s, s:i, s:i}", "state", "running", "worker", worker, "attempt", c->attempt);
+  DT_TRY(dt_event_append_tx(c->id, "job.started", ev, ctx));
   DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
 cleanup:
-  if (rc != DT_OK) id[0] = '\0';
+  if (rc != DT_OK) c->id[0] = '\0';
   dt_stmt_done(&st);
   dt_store_rollback();
   json_decref(ev);
@@ -478,7 +537,8 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
                  "error_code = ?3, "
                  "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
                  "'succeeded' THEN "
-                 "100 ELSE percent END WHERE id = ?1 AND state = 'running'",
+                 "100 ELSE percent END, busy_seconds = busy_seconds + ?8 WHERE id = ?1 AND state = "
+                 "'running'",
                  &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, end->state);
@@ -487,6 +547,7 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_text(st, 5, end->reason);
   dt_bind_text(st, 6, end->backend);
   dt_bind_text(st, 7, timings);
+  sqlite3_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
@@ -496,6 +557,18 @@ cleanup:
   dt_stmt_done(&st);
   dt_store_rollback();
   free(timings);
+  return rc;
+}
+
+dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  DT_TRY(dt_stmt("UPDATE jobs SET busy_seconds = busy_seconds + ?2 WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  sqlite3_bind_double(st, 2, seconds > 0 ? seconds : 0.0);
+  DT_TRY(dt_stmt_run(&st, "record busy seconds", NULL, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 

@@ -2,8 +2,9 @@
  *     queued -> running -> succeeded | failed | cancelled,   queued -> cancelled,
  *     running -> queued (only at start-up recovery, for jobs a crash or shutdown left running).
  * Every state change happens in one transaction together with its event, so the events
- * table and the state always agree. The queue order is submission order (jobs.seq); the
- * priority column and owner_id leave room for fair sharing. The dt_job_* names are the jobs
+ * table and the state always agree. The queue order is fair sharing (dt_job_claim): the user
+ * who used the least worker time lately goes first, then priority, then submission order
+ * (jobs.seq). The dt_job_* names are the jobs
  * table's rows and operations; parsing a job file is the solver's dt_parse_job_* (job_json.h). */
 #ifndef DT_SRV_STORE_JOBS_H
 #define DT_SRV_STORE_JOBS_H
@@ -34,10 +35,17 @@ typedef struct dt_job_filter {
 
 /* 1 for queued and running: the states a job leaves by itself (0 for the finished ones). */
 int dt_job_active(const char *state);
+/* The limits a submission is checked against, in the insert's transaction. */
+typedef struct dt_job_limits {
+  long long max_queued;          /* jobs waiting, every user's together (max_queued_jobs) */
+  long long max_active_per_user; /* queued and running jobs of the job's owner
+                                    (max_active_jobs_per_user) */
+} dt_job_limits;
 /* Insert a queued job and its job.queued event. *outcome: DT_NOT_FOUND when mesh_id names no
- * mesh of mesh_owner, DT_REFUSED when max_queued jobs are already waiting. */
-dt_status dt_job_insert(const dt_job_new *j, long long max_queued, dt_outcome *outcome,
-                        dt_ctx *ctx);
+ * mesh of mesh_owner; DT_REFUSED when the owner has max_active_per_user jobs queued or running
+ * (*user_active receives how many) or max_queued jobs are already waiting (*user_active 0). */
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
+                        long long *user_active, dt_ctx *ctx);
 /* The functions that take an owner find a job only when it belongs to that user
  * (DT_ANY_OWNER: any user's): another user's job is DT_NOT_FOUND, like a missing one. The check
  * is part of the job's lookup by its unique id, no query of its own. */
@@ -56,10 +64,18 @@ dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcom
 /* Delete a finished job (*outcome DT_REFUSED while it is queued or running). */
 dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt_ctx *ctx);
 
-/* Worker side. Claim the oldest queued job for worker w: *id receives it (empty if none),
- * *owner_id its owner. */
-dt_status dt_job_claim(int worker, char *id, size_t idlen, int *attempt, long long *owner_id,
-                       dt_ctx *ctx);
+/* Worker side. The job a worker claimed. */
+typedef struct dt_job_claimed {
+  char id[20];        /* empty: no job was queued */
+  int attempt;        /* 1 for a first run */
+  long long owner_id; /* its owner */
+  double usage;       /* the owner's worker seconds in the window when it was chosen */
+} dt_job_claimed;
+/* Claim the next queued job for worker w (*c; c->id empty if none). With window > 0 (seconds,
+ * fair_share_window) it is the head job of the user who used the least worker time (busy
+ * seconds) in the last window seconds, then the highest priority, then the oldest; with
+ * window 0, the highest priority, then the oldest. */
+dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx);
 /* Whether cancellation of the job was requested (0 for a job that is not there). */
 dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx);
 /* Progress columns (NULL-able ints passed as -1) + an event, in one transaction. */
@@ -84,8 +100,12 @@ typedef struct dt_job_end {
   const char *error_code; /* NULL when it succeeded */
   const char *message, *reason, *backend;
   json_t *timings, *event_data;
+  double busy_seconds; /* the worker time of this attempt, added to the job's busy_seconds */
 } dt_job_end;
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx);
+/* Add an attempt's worker time to a job that does not end with it (interrupted by a shutdown,
+ * or by a GPU fault): fair sharing counts it. */
+dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx);
 /* The solver's checkpoint of a job: <data>/jobs/<id>/checkpoint.ckpt. */
 #define DT_CHECKPOINT_FILE "checkpoint.ckpt"
 /* Start-up: running jobs back to queued (or cancelled when cancellation was requested), with a

@@ -25,6 +25,7 @@
 #include "store.h"
 #include "store_events.h"
 #include "store_jobs.h"
+#include "worker_ends.h"
 #include "worker_fields_queue.h"
 
 typedef struct worker {
@@ -38,11 +39,13 @@ typedef struct worker {
   long long job_owner; /* the user of the job claimed last: /v1/health names job_id only to it */
   atomic_int cancel;
   atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
+  dt_ends ends;              /* ends of its jobs the store has not taken yet (worker_ends.h) */
 } worker;
 
 typedef struct dt_workers {
   int n;
   atomic_int stop;
+  atomic_int test_full_jobs; /* test hook test_disk_full_at_end (worker_ends.h) */
   worker w[DT_MAX_WORKERS];
 } dt_workers;
 
@@ -65,6 +68,10 @@ typedef struct run_ctx {
   int failures;            /* store accesses and writes that failed (each logged) */
   dt_fields_queue *fields; /* writes fields_NNNN.json and records the increments */
   int backend_recorded;    /* the job's backend is stored (from the first event naming it) */
+  const char *limit_code;  /* a per-job limit stops the run: its error code ... */
+  const char *limit_key;   /* ... the setting (the error's reason) ... */
+  char limit_msg[600];     /* ... and the message */
+  double output_checked;   /* when the output directory's size was last summed (dt_mono) */
 } run_ctx;
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
@@ -137,6 +144,52 @@ static void check_cancel_requested(run_ctx *run) {
   if (requested) atomic_store(&run->w->cancel, 1);
 }
 
+/* The bytes of the files in dir (the job's results). */
+static long long dir_bytes(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  struct stat sb;
+  long long n = 0;
+  if (!d) return 0;
+  while ((e = readdir(d)))
+    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+      n += (long long)sb.st_size;
+  closedir(d);
+  return n;
+}
+
+/* As an increment starts (the one before has converged and is checkpointed), the job's own
+ * limits: max_job_increments converged increments (the steps' cutbacks may take more than the
+ * submission counted), and max_job_output_bytes of results, summed at most once a second since
+ * a listing costs a stat per file. A job past one stops at its next Newton iteration and fails
+ * with that limit's code, keeping its converged increments, rather than fill the disk or hold
+ * the worker without end. */
+static void check_limits(run_ctx *run) {
+  const dt_config *cfg = &run->w->srv->cfg;
+  double now = dt_mono();
+  long long bytes;
+  if (run->limit_code) return;
+  if (run->prog.increments_done >= cfg->max_job_increments) {
+    run->limit_code = "too_many_increments", run->limit_key = "max_job_increments";
+    snprintf(run->limit_msg, sizeof run->limit_msg,
+             "the job converged %d increments, the most this server allows a job "
+             "(max_job_increments = %lld), and is not done: stopped; its converged increments "
+             "are kept",
+             run->prog.increments_done, cfg->max_job_increments);
+    return;
+  }
+  if (cfg->max_job_output_bytes <= 0 || now - run->output_checked < 1.0) return;
+  run->output_checked = now;
+  bytes = dir_bytes(run->outdir);
+  if (bytes <= cfg->max_job_output_bytes) return;
+  run->limit_code = "output_too_large", run->limit_key = "max_job_output_bytes";
+  snprintf(run->limit_msg, sizeof run->limit_msg,
+           "the job's results take %lld bytes, more than this server allows a job "
+           "(max_job_output_bytes = %lld): stopped after %d converged increments, whose results "
+           "are kept; ask for fewer fields or VTU files (output.every)",
+           bytes, cfg->max_job_output_bytes, run->prog.increments_done);
+}
+
 /* Announce the converged increment held back by on_progress. */
 static void flush_converged(run_ctx *run) {
   const dt_progress *ev = &run->converged;
@@ -157,6 +210,7 @@ static int on_progress(const dt_progress *ev, void *user) {
   run_ctx *run = user;
   dt_job_progress *p = &run->prog;
   char text[1200];
+  dt_ends_retry(&run->w->ends, 0); /* an earlier job's end the store refused */
   /* The solver writes an increment's checkpoint after reporting it converged; the event that
    * follows (next increment or step, or the end of the run) comes after the checkpoint. So
    * announcing a converged increment then means: an increment reported converged (events,
@@ -187,6 +241,7 @@ static int on_progress(const dt_progress *ev, void *user) {
     break;
   case DT_EV_INCREMENT_START:
     if (stopping(run->w)) run->stop_at_next_iteration = 1;
+    check_limits(run);
     if (ev->increment == 1 || ev->step == 0) check_cancel_requested(run);
     p->increment = ev->increment;
     p->newton_iter = -1;
@@ -203,6 +258,7 @@ static int on_progress(const dt_progress *ev, void *user) {
                    "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters, "pcg_tolerance",
                    num(ev->pcg_rtol), "plastic_points", ev->n_plastic));
     test_delay(run);
+    if (run->limit_code) return 1;
     if (run->stop_at_next_iteration) {
       run->shutdown_stop = 1;
       return 1;
@@ -291,12 +347,13 @@ static const char *job_error_code(dt_status st) {
 static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
                    const dt_ctx *ctx, double secs) {
   dt_job_end end;
-  dt_ctx store;
-  char full[1200] = "", msg[1200];
+  char full[1200] = "", msg[1200] = "";
   memset(&end, 0, sizeof end);
-  memset(&store, 0, sizeof store);
   end.state = "succeeded";
-  if (st == DT_OK) {
+  if (st == DT_ERR_CANCELLED && run->limit_code && !atomic_load(&run->w->cancel)) {
+    end.state = "failed", code = run->limit_code, end.reason = run->limit_key;
+    snprintf(full, sizeof full, "%s", run->limit_msg);
+  } else if (st == DT_OK) {
     snprintf(full, sizeof full, "%s", sum->message);
   } else if (st == DT_ERR_NOT_CONVERGED) {
     end.state = "failed", code = "not_converged", end.reason = dt_reason_name(sum->reason);
@@ -315,13 +372,12 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   end.message = code ? msg : NULL;
   end.backend = sum->backend;
   end.timings = timings_json(sum);
+  end.busy_seconds = secs;
   end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg,
                              "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
   if (end.reason) json_object_set_new(end.event_data, "reason", json_string(end.reason));
-  if (dt_job_finish(run->job_id, &end, &store) != DT_OK)
-    dt_log_error("job %s: cannot record its end (%s: %s): it will be recovered at the next start",
-                 run->job_id, end.state, store.msg);
+  dt_ends_record(&run->w->ends, run->job_id, &end);
   dt_metrics_solve(secs, end.state);
   {
     const char *kv[] = {"job", run->job_id, "state", end.state, NULL};
@@ -331,24 +387,22 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   json_decref(end.event_data);
 }
 
-/* The job fails before it runs (it cannot be loaded, or does not fit this worker's device). */
-static void fail_early(const dt_server *srv, const char *job_id, dt_status st, const dt_ctx *ctx) {
+/* The job fails before it runs (it cannot be loaded, or does not fit this worker's device);
+ * secs: the worker time it took. */
+static void fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx,
+                       double secs) {
   const char *kv[] = {"job", job_id, "state", "failed", NULL};
   dt_job_end end;
-  dt_ctx store;
   char msg[1200];
   memset(&end, 0, sizeof end);
-  memset(&store, 0, sizeof store);
   end.state = "failed";
   end.error_code = job_error_code(st);
-  end.message = for_client(srv, job_id, ctx->msg, msg, sizeof msg);
+  end.message = for_client(w->srv, job_id, ctx->msg, msg, sizeof msg);
   end.event_data =
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", msg);
   dt_log(DT_LOG_INFO, NULL, kv, "job failed before it ran: %s", ctx->msg);
-  if (dt_job_finish(job_id, &end, &store) != DT_OK)
-    dt_log_error(
-        "job %s: cannot record that it failed (%s): it will be recovered at the next start", job_id,
-        store.msg);
+  end.busy_seconds = secs;
+  dt_ends_record(&w->ends, job_id, &end);
   json_decref(end.event_data);
   dt_metrics_solve(0, "failed");
 }
@@ -501,6 +555,14 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
   return dt_backend_device_lost(backend, run->w->device >= 0 ? run->w->device : 0, why, len);
 }
 
+/* The worker time of an attempt after which the job stays running (a shutdown or a device
+ * fault stopped it; recovery queues it again): fair sharing counts it like a finished run's. */
+static void record_busy(run_ctx *run, double secs) {
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_add_busy(run->job_id, secs, &ctx) != DT_OK) log_run_failure(run, &ctx);
+}
+
 /* A device fault leaves this process unable to use that GPU until it ends (and, measured on
  * a two-H200 machine, the other GPUs as well), so the daemon restarts: every worker stops claiming jobs and stops after its
  * running increment, as at shutdown, and the main thread (SIGUSR1, main.c) starts the daemon
@@ -524,6 +586,7 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
     if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK)
       log_run_failure(run, &store);
     json_decref(ev);
+    record_busy(run, secs);
   } else {
     dt_ctx last = *ctx;
     snprintf(last.msg, sizeof last.msg,
@@ -621,7 +684,7 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
 
 /* A shutdown or restart stopped the job after its last converged increment: it stays running in
  * the store, and its checkpoint stays, so the next start resumes it there. */
-static void interrupted(run_ctx *run, const dt_run_summary *sum) {
+static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
   dt_ctx ctx;
   json_t *ev = json_pack(
       "{s:i, s:s}", "increments_completed", sum->increments, "message",
@@ -634,6 +697,7 @@ static void interrupted(run_ctx *run, const dt_run_summary *sum) {
   if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK)
     log_run_failure(run, &ctx);
   json_decref(ev);
+  record_busy(run, secs);
   dt_log_info("job %s interrupted by shutdown after %d increment(s)", run->job_id, sum->increments);
 }
 
@@ -643,7 +707,7 @@ static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
                      double secs) {
   char lost[512];
   if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
-    interrupted(run, sum);
+    interrupted(run, sum, secs);
   } else if (st == DT_ERR_CUDA && device_lost(run, sum, lost, sizeof lost)) {
     device_fault(run, sum, ctx, lost, secs);
   } else {
@@ -664,7 +728,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   memset(&ctx, 0, sizeof ctx);
   st = load_model(w->srv, job_id, &m, &ctx);
   if (st != DT_OK) {
-    fail_early(w->srv, job_id, st, &ctx);
+    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   run_init(&run, w, job_id, attempt, m);
@@ -672,7 +736,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
-    fail_early(w->srv, job_id, st, &ctx);
+    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   prepare_attempt(&run, NULL);
@@ -689,35 +753,38 @@ cleanup:
 
 static void *worker_main(void *arg) {
   worker *w = arg;
-  char id[20];
-  int attempt = 0;
-  long long owner = 0;
+  dt_job_claimed c;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
+    dt_ends_retry(&w->ends, 0);
     if (sibling(w, 1)) { /* a job on this GPU waits for memory: it goes first */
       sleep_ms(50);
       continue;
     }
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_claim(w->index, id, sizeof id, &attempt, &owner, &ctx) != DT_OK) {
+    if (dt_job_claim(w->index, w->srv->cfg.fair_share_window, &c, &ctx) != DT_OK) {
       dt_log_error("worker %d: cannot claim a job: %s", w->index, ctx.msg);
       sleep_ms(500); /* store trouble: retry */
       continue;
     }
-    if (!id[0]) {
+    if (!c.id[0]) {
       if (dt_bus_wait(gen, 1.0) < 0) sleep_ms(100);
       continue;
     }
     {
-      const char *kv[] = {"job", id, NULL};
-      dt_log(DT_LOG_INFO, NULL, kv, "worker %d: running job (attempt %d)", w->index, attempt);
+      char owner[24], usage[32];
+      const char *kv[] = {"job", c.id, "owner_id", owner, "owner_usage_s", usage, NULL};
+      snprintf(owner, sizeof owner, "%lld", c.owner_id);
+      snprintf(usage, sizeof usage, "%.3f", c.usage);
+      dt_log(DT_LOG_INFO, NULL, kv, "worker %d: running job (attempt %d)", w->index, c.attempt);
     }
     pthread_mutex_lock(&w->mu);
-    w->job_owner = owner;
+    w->job_owner = c.owner_id;
     pthread_mutex_unlock(&w->mu);
-    run_job(w, id, attempt);
+    run_job(w, c.id, c.attempt);
   }
+  dt_ends_finish(&w->ends);
   dt_store_thread_close();
   return NULL;
 }
@@ -728,11 +795,19 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx) {
   DT_CHECK(ws != NULL, ctx, DT_ERR_NOMEM, "out of memory starting the workers");
   srv->workers = ws;
   ws->n = srv->cfg.n_workers;
+#ifdef DUCTILE_TEST_HOOKS
+  atomic_init(&ws->test_full_jobs, srv->cfg.test_disk_full_at_end > 0);
+#endif
   for (int i = 0; i < ws->n; i++) {
     worker *w = &ws->w[i];
     w->srv = srv;
     w->index = i;
     w->device = srv->cfg.worker_device[i];
+    w->ends.worker = i;
+#ifdef DUCTILE_TEST_HOOKS
+    w->ends.test_full_jobs = &ws->test_full_jobs;
+    w->ends.test_full_attempts = (int)srv->cfg.test_disk_full_at_end;
+#endif
     pthread_mutex_init(&w->mu, NULL);
     DT_CHECK(pthread_create(&w->thread, NULL, worker_main, w) == 0, ctx, DT_ERR_INTERNAL,
              "cannot start worker thread %d", i);

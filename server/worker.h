@@ -1,7 +1,10 @@
 /* Workers: one thread per entry of `gpus` (one per GPU, or one for the CPU), each running one
  * job at a time on its device (dt_run_options.device).
  *
- * A worker claims the oldest queued job in a transaction (store_jobs.c), checks that it fits
+ * A worker claims the next queued job in a transaction (fair sharing: the job of the user who
+ * used the least worker time in the last fair_share_window seconds, then priority, then age;
+ * store_jobs.c), and records the worker time each attempt took (busy_seconds), which is what
+ * fair sharing sums. It checks that the job fits
  * its device (devices.c), and runs dt_analysis_run with outdir <data>/jobs/<id>/out and the
  * checkpoint <data>/jobs/<id>/checkpoint.ckpt, always with resume = 1: a fresh job has no
  * checkpoint and starts at the beginning, a recovered one continues after its last converged

@@ -1,6 +1,6 @@
 """A build without DUCTILE_TEST_HOOKS (a build for use) refuses the test hooks' settings
-(server/config.h): the config key test_iteration_delay_ms, its environment variable and
-DUCTILED_TEST_FIELDS_DELAY_MS each stop the daemon at start-up with exit status 78 and a message
+(server/config.h): the config key test_iteration_delay_ms, its environment variable,
+DUCTILED_TEST_DISK_FULL_AT_END and DUCTILED_TEST_FIELDS_DELAY_MS each stop the daemon at start-up with exit status 78 and a message
 that names the setting and says the build has no test hooks; without them it starts."""
 import os
 import shutil
@@ -26,6 +26,7 @@ def main(binary):
     try:
         print(refused(binary, data, {"DUCTILED_TEST_ITERATION_DELAY_MS": "10"}).strip())
         print(refused(binary, data, {"DUCTILED_TEST_FIELDS_DELAY_MS": "10"}).strip())
+        print(refused(binary, data, {"DUCTILED_TEST_DISK_FULL_AT_END": "3"}).strip())
         conf = os.path.join(data, "ductiled.conf")
         with open(conf, "w") as f:
             f.write("test_iteration_delay_ms = 10\n")
