@@ -107,6 +107,12 @@ typedef struct dt_cuda_state {
  * dt_bsr_block; NULL with the matrix-free operator), cuSPARSE's descriptors of the matrix and of
  * every vector and its SpMV buffer, the preconditioner's arrays and kind, and the count of
  * tangent_assemble calls (a second AMG setup on the same tangent builds anew: backend.h). */
+/* A captured sequence of launches (cuda_graph.cu); key -1: none yet. */
+typedef struct dt_cuda_graph {
+  cudaGraphExec_t exec;
+  long key;
+} dt_cuda_graph;
+
 typedef struct dt_cuda_linear {
   double *val;
   cusparseSpMatDescr_t mat;
@@ -116,6 +122,10 @@ typedef struct dt_cuda_linear {
   double *pc; /* inverse diagonal (Jacobi) or inverse dpn x dpn nodal blocks (the others) */
   int pc_kind;
   long tangent_serial;
+  /* Preconditioner setups so far: the key of the PCG loops' graphs (cuda_pcg.cu), whose
+   * arguments a setup may change. */
+  long pc_serial;
+  dt_cuda_graph pcg_batch, pcg_amg;
 } dt_cuda_linear;
 
 /* Two-level preconditioner (cuda_coarse.cu; n_sub = 0 without it): the boxes of dt_problem, the
@@ -198,8 +208,17 @@ typedef struct dt_cuda {
 dt_status dt_cuda_load_list(const void *const *kernels, int n, size_t *local_max, dt_ctx *ctx);
 dt_status dt_cuda_load_vector_kernels(dt_ctx *ctx); /* cuda_vector.cu */
 dt_status dt_cuda_load_pcg_kernels(dt_ctx *ctx);    /* cuda_pcg.cu */
-dt_status dt_cuda_load_linear_kernels(dt_ctx *ctx); /* cuda_linear.cu */
-dt_status dt_cuda_load_field_kernels(dt_ctx *ctx);  /* cuda_fields.cu */
+dt_status dt_cuda_load_linear_kernels(
+    dt_ctx *
+        ctx); /* cuda_graph.cu: fn's launches on c->stream, replayed from g while key stays the same, captured
+ * anew when it changes; plain launches where capture is not possible. */
+typedef dt_status (*dt_cuda_launches)(dt_cuda *c, void *arg, dt_ctx *ctx);
+dt_status dt_cuda_graph_run(dt_cuda *c, dt_cuda_graph *g, long key, dt_cuda_launches fn, void *arg,
+                            dt_ctx *ctx);
+void dt_cuda_graph_reset(dt_cuda_graph *g);
+
+/* cuda_linear.cu */
+dt_status dt_cuda_load_field_kernels(dt_ctx *ctx); /* cuda_fields.cu */
 /* cuda_elements.cu: the element kernels a mesh launches (uniform_type: its kernel type, one
  * element type or a generic one; variants: DT_CUDA_EL_* bits of dt_cuda_element_variants).
  * Only those are loaded, so that only their local memory is reserved (and counted in the

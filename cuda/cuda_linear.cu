@@ -157,6 +157,7 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   int *bad = (int *)c->pinned;
   int grid = (c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  c->lin.pc_serial++;      /* the PCG loops capture their launches anew */
   if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
     DT_TRY(dt_cuda_amg_setup(c, ctx));
     c->lin.pc_kind = kind;

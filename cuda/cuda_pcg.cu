@@ -282,6 +282,48 @@ static void pcg_grids(const dt_cuda *c, int *grid, int *dgrid, int *vgrid, int *
  * the convergence test and before the V-cycle that the next iteration needs, and queues
  *   [z = M^-1 r; r.z; beta; p = z + beta p]  q = K p; p.q; alpha; x, r updates; r.r and the test
  * (the bracket from the second iteration on), the order of the generic dt_pcg_solve. */
+/* q = K p; p.q; alpha; x, r updates; r.r and the test: the second half of an AMG iteration. */
+static dt_status amg_product_step(dt_cuda *c, pcg_args g, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int grid, dgrid, vgrid, ugrid;
+  pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
+  DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
+  k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red, NULL);
+  DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+  k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
+  LAUNCH_AMG(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
+  k_pcg_rr_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, g.ctl);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_rr_check", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+/* One AMG PCG iteration after the first: z = M^-1 r, r.z, beta, p; q = K p, p.q, alpha, the
+ * updates and the test (arg: the pcg_args). */
+static dt_status amg_iteration(dt_cuda *c, void *arg, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  pcg_args g = *(pcg_args *)arg;
+  int grid, dgrid, vgrid, ugrid;
+  pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
+  DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx));
+  k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.r, g.z, c->red, NULL);
+  DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+  k_pcg_beta<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_beta", c->stream, ctx);
+  k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
+  DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
+  DT_TRY(amg_product_step(c, g, ctx));
+cleanup:
+  return rc;
+}
+
+/* PCG with the AMG V-cycle (cuda_amg.cu) as M^-1. A V-cycle costs several SpMVs of the tangent,
+ * so none is queued past the stop: the host reads the control block once per iteration, after
+ * the convergence test and before the V-cycle that the next iteration needs, and queues
+ *   [z = M^-1 r; r.z; beta; p = z + beta p]  q = K p; p.q; alpha; x, r updates; r.r and the test
+ * (the bracket from the second iteration on, as one captured graph: cuda_graph.cu), the order
+ * of the generic dt_pcg_solve. */
 static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter,
                                dt_pcg_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -295,29 +337,41 @@ static dt_status amg_pcg_solve(dt_cuda *c, pcg_args g, double rtol, int max_iter
   for (;;) {
     DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of an iteration */
     if (seen->stop || seen->iterations >= max_iter) break;
-    if (seen->iterations > 0) {
-      DT_TRY(dt_cuda_amg_apply(c, DT_VEC_R, DT_VEC_PCG_Z, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.r, g.z, c->red,
-                                                            NULL);
-      DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
-      k_pcg_beta<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
-      DT_CUDA_LAUNCH_CHECK("k_pcg_beta", c->stream, ctx);
-      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
-      DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
-    }
-    DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red,
-                                                          NULL);
-    DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
-    k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
-    DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
-    LAUNCH_AMG(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
-    k_pcg_rr_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, g.ctl);
-    DT_CUDA_LAUNCH_CHECK("k_pcg_rr_check", c->stream, ctx);
+    if (seen->iterations > 0)
+      DT_TRY(dt_cuda_graph_run(c, &c->lin.pcg_amg, c->lin.pc_serial, amg_iteration, &g, ctx));
+    else
+      DT_TRY(amg_product_step(c, g, ctx));
   }
   res->iterations = seen->iterations;
   res->reason = (dt_reason)seen->reason;
   res->rel_residual = seen->bb > 0.0 ? sqrt(seen->rr / seen->bb) : 0.0;
+cleanup:
+  return rc;
+}
+
+/* DT_PCG_CHECK_EVERY iterations of the loop below, queued without a wait (arg: the pcg_args);
+ * those past the stop return at once. */
+static dt_status pcg_batch(dt_cuda *c, void *arg, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  pcg_args g = *(pcg_args *)arg;
+  int grid, dgrid, vgrid, ugrid;
+  const int coarse = c->lin.pc_kind == DT_PC_TWO_LEVEL;
+  const double *coarse_rz = coarse ? c->coarse.yw : NULL;
+  pcg_grids(c, &grid, &dgrid, &vgrid, &ugrid);
+  for (int k = 0; k < DT_PCG_CHECK_EVERY; k++) {
+    DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
+    k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red,
+                                                          &g.ctl->stop);
+    DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
+    k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
+    DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
+    LAUNCH_FUSED(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
+    if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, NULL, &g.ctl->stop, ctx));
+    k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, coarse_rz, g.ctl);
+    DT_CUDA_LAUNCH_CHECK("k_pcg_check", c->stream, ctx);
+    k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
+    DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
+  }
 cleanup:
   return rc;
 }
@@ -350,20 +404,7 @@ extern "C" dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt
   for (;;) {
     DT_TRY(dt_cuda_d2h(c, seen, g.ctl, sizeof *seen, ctx)); /* the one wait of a batch */
     if (seen->stop || seen->iterations >= max_iter) break;
-    for (int k = 0; k < DT_PCG_CHECK_EVERY; k++) {
-      DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
-      k_dot_partial<<<dgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.p, g.q, c->red,
-                                                            &g.ctl->stop);
-      DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
-      k_pcg_alpha<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(dgrid, c->red, g.ctl);
-      DT_CUDA_LAUNCH_CHECK("k_pcg_alpha", c->stream, ctx);
-      LAUNCH_FUSED(k_pcg_update, ugrid, DT_PCG_UPDATE_BLOCK, g);
-      if (coarse) DT_TRY(dt_cuda_coarse_apply(c, g.r, g.z, NULL, &g.ctl->stop, ctx));
-      k_pcg_check<<<1, DT_CUDA_BLOCK, 0, c->stream>>>(ugrid, c->red, coarse_rz, g.ctl);
-      DT_CUDA_LAUNCH_CHECK("k_pcg_check", c->stream, ctx);
-      k_pcg_direction<<<vgrid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, g.z, g.ctl, g.p);
-      DT_CUDA_LAUNCH_CHECK("k_pcg_direction", c->stream, ctx);
-    }
+    DT_TRY(dt_cuda_graph_run(c, &c->lin.pcg_batch, c->lin.pc_serial, pcg_batch, &g, ctx));
   }
   res->iterations = seen->iterations;
   res->reason = (dt_reason)seen->reason;

@@ -27,6 +27,8 @@ extern "C" void dt_cuda_destroy(void *impl) {
   if (!c) return;
   if (c->stream) cudaStreamSynchronize(c->stream);
   dt_cuda_linear_destroy(c);
+  dt_cuda_graph_reset(&c->lin.pcg_batch);
+  dt_cuda_graph_reset(&c->lin.pcg_amg);
   if (c->sp) cusparseDestroy(c->sp);
   dt_cuda_coarse_destroy(c);
   dt_cuda_amg_destroy(c);
@@ -161,6 +163,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   c->cc_major = prop.major;
   c->cc_minor = prop.minor;
   c->mem_total = prop.totalGlobalMem;
+  c->lin.pcg_batch.key = c->lin.pcg_amg.key = -1;
   DT_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), ctx);
   DT_CUSPARSE_CHECK(cusparseCreate(&c->sp), ctx);
   DT_CUSPARSE_CHECK(cusparseSetStream(c->sp, c->stream), ctx);
