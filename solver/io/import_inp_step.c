@@ -69,6 +69,31 @@ cleanup:
   return rc;
 }
 
+/* *STATIC's SOLVER= names one of CalculiX's equation solvers (direct or iterative), all of which
+ * give the same solution to the linear system: ductile solves it its own way (its PCG and
+ * linear.preconditioner), so a solver CalculiX offers is noted and not used. MATRIXSTORAGE asks
+ * for the matrix instead of a solution, which ductile does not write. */
+static dt_status static_solver(inp *p, inp_kw *kw) {
+  static const char *known[] = {"SPOOLES", "PARDISO", "PASTIX", "SGI", "TAUCS",
+                                "ITERATIVE SCALING", "ITERATIVE CHOLESKY"};
+  dt_status rc = DT_OK;
+  const char *v = inp_param(kw, "SOLVER");
+  int ok = 0;
+  if (!v) return DT_OK;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) ok |= inp_eq(v, known[i]);
+  INP_CHECK(ok, p, kw->rec,
+            "*STATIC, SOLVER=%s: not a solver ductile can stand in for (CalculiX's SPOOLES, "
+            "PARDISO, PASTIX, SGI, TAUCS, ITERATIVE SCALING and ITERATIVE CHOLESKY are; "
+            "MATRIXSTORAGE writes the matrix instead of solving, which ductile does not)",
+            v);
+  inp_warn(p, kw->rec,
+           "*STATIC, SOLVER=%s: ductile solves the linear systems with its own PCG "
+           "(linear.preconditioner \"auto\"); the solution is the same",
+           v);
+cleanup:
+  return rc;
+}
+
 /* *STATIC: "initial, period, min, max". DIRECT: fixed increments of `initial`. */
 dt_status inp_static(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
@@ -78,6 +103,7 @@ dt_status inp_static(inp *p, inp_kw *kw) {
   int direct = inp_param(kw, "DIRECT") != NULL, rec = kw->rec, n = 0;
 
   DT_TRY(in_step(p, kw, 1));
+  DT_TRY(static_solver(p, kw));
   DT_TRY(inp_params_done(p, kw));
   INP_CHECK(!p->step_has_procedure, p, kw->rec, "a step has one procedure: *STATIC given twice");
   s = &p->m->steps[p->m->n_steps - 1];
