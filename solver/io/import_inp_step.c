@@ -74,7 +74,7 @@ cleanup:
  * linear.preconditioner), so a solver CalculiX offers is noted and not used. MATRIXSTORAGE asks
  * for the matrix instead of a solution, which ductile does not write. */
 static dt_status static_solver(inp *p, inp_kw *kw) {
-  static const char *known[] = {"SPOOLES", "PARDISO", "PASTIX", "SGI", "TAUCS",
+  static const char *known[] = {"SPOOLES",           "PARDISO",           "PASTIX", "SGI", "TAUCS",
                                 "ITERATIVE SCALING", "ITERATIVE CHOLESKY"};
   dt_status rc = DT_OK;
   const char *v = inp_param(kw, "SOLVER");
