@@ -172,7 +172,8 @@ cleanup:
   return rc;
 }
 
-/* The step's target load, constraints and prescribed displacements. */
+/* The step's target load, constraints and prescribed displacements. DOFs the step holds take
+ * the displacement it starts from (UD0, kept in checkpoints, so a resumed step holds the same). */
 static dt_status step_load_vectors(run *r, int s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *o = r->o;
@@ -181,10 +182,14 @@ static dt_status step_load_vectors(run *r, int s, dt_ctx *ctx) {
   DT_TRY(o->vec_set(im, DT_VEC_F1, r->h1, ctx));
   DT_TRY(dt_loads_constraints(r->m, s, r->h1, r->h2, ctx));
   DT_TRY(o->vec_set(im, DT_VEC_FREE, r->h1, ctx));
-  DT_TRY(o->vec_set(im, DT_VEC_UD1, r->h2, ctx));
 #pragma omp parallel for schedule(static) if (r->pb->n_dofs > DT_HOST_PARALLEL_MIN)
   for (int i = 0; i < r->pb->n_dofs; i++) r->h1[i] = 1.0 - r->h1[i];
   DT_TRY(o->vec_set(im, DT_VEC_CON, r->h1, ctx));
+  if (dt_loads_has_hold(r->m, s)) {
+    DT_TRY(o->vec_get(im, DT_VEC_UD0, r->h1, ctx));
+    dt_loads_hold(r->m, s, r->h1, r->h2);
+  }
+  DT_TRY(o->vec_set(im, DT_VEC_UD1, r->h2, ctx));
   /* On DOFs constrained in this step f0 plays no role in the residual; zeroing it keeps
    * reactions (f_int - f_ext there) free of the previous step's reaction. */
   DT_TRY(o->vec_mul(im, DT_VEC_F0, DT_VEC_F0, DT_VEC_FREE, ctx));

@@ -34,6 +34,7 @@ typedef struct inp_kw {
 /* Propagated step state (Abaqus semantics), one entry per (target, DOF) or target. */
 typedef struct inp_bc {
   int nset, dof;
+  int hold; /* *BOUNDARY, FIXED: the displacement the step starts from */
   double value;
   int model_level; /* from the model data: OP=NEW does not remove it */
 } inp_bc;

@@ -157,19 +157,21 @@ cleanup:
   return rc;
 }
 
-static dt_status set_bc(inp *p, int nset, int dof, double value) {
+static dt_status set_bc(inp *p, int nset, int dof, double value, int hold) {
   dt_status rc = DT_OK;
   int model_level = p->step_rec < 0;
 
   for (int i = 0; i < p->n_bc; i++)
     if (p->bc[i].nset == nset && p->bc[i].dof == dof) {
       p->bc[i].value = value;
+      p->bc[i].hold = hold;
       goto cleanup;
     }
   DT_TRY(dt_imp_reserve((void **)&p->bc, &p->cap_bc, (size_t)p->n_bc + 1, sizeof *p->bc, p->ctx));
   p->bc[p->n_bc].nset = nset;
   p->bc[p->n_bc].dof = dof;
   p->bc[p->n_bc].value = value;
+  p->bc[p->n_bc].hold = hold;
   p->bc[p->n_bc++].model_level = model_level;
 cleanup:
   return rc;
@@ -184,7 +186,8 @@ static int typed_bc(const char *t, int *first, int *last) {
   return 0;
 }
 
-static dt_status boundary_line(inp *p, int rec, char **tok, int n) {
+/* hold: *BOUNDARY, FIXED, whose lines name DOFs without a value. */
+static dt_status boundary_line(inp *p, int rec, char **tok, int n, int hold) {
   dt_status rc = DT_OK;
   int64_t a = 0, b = 0;
   int first = 0, last = 0, nset = -1, use = 0;
@@ -192,6 +195,9 @@ static dt_status boundary_line(inp *p, int rec, char **tok, int n) {
 
   INP_CHECK(n >= 2 && n <= 4, p, rec,
             "*BOUNDARY: expected 'node or node set, first DOF[, last DOF[, value]]'");
+  INP_CHECK(!hold || n <= 3, p, rec,
+            "*BOUNDARY, FIXED: expected 'node or node set, first DOF[, last DOF]' (no value: the "
+            "displacement at the start of the step is kept)");
   DT_TRY(inp_target_nset(p, rec, tok[0], &nset));
   if (n == 2 && !inp_is_int(tok[1])) {
     INP_CHECK(typed_bc(tok[1], &first, &last), p, rec,
@@ -209,7 +215,7 @@ static dt_status boundary_line(inp *p, int rec, char **tok, int n) {
   }
   for (int d = first; d <= last; d++) {
     DT_TRY(check_dof(p, rec, "*BOUNDARY", d, value, &use));
-    if (use) DT_TRY(set_bc(p, nset, d - 1, value));
+    if (use) DT_TRY(set_bc(p, nset, d - 1, value, hold));
   }
 cleanup:
   return rc;
@@ -219,10 +225,12 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   const char *type = inp_param(kw, "TYPE");
   char *tok[INP_MAX_TOKENS];
-  int rec = 0, n = 0, fresh = 0, k = 0;
+  int rec = 0, n = 0, fresh = 0, k = 0, hold = inp_param(kw, "FIXED") != NULL;
 
   INP_CHECK(!type || inp_eq(type, "DISPLACEMENT"), p, kw->rec,
             "*BOUNDARY: TYPE=%s is not supported", type);
+  INP_CHECK(!hold || p->step_rec >= 0, p, kw->rec,
+            "*BOUNDARY, FIXED belongs in a step (it keeps the displacement the step starts from)");
   DT_TRY(op_new(p, kw, &fresh));
   DT_TRY(inp_params_done(p, kw));
   if (fresh && !p->bc_new) {
@@ -231,7 +239,7 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
     p->n_bc = k;
     p->bc_new = 1;
   }
-  while (inp_data(p, &rec, tok, &n)) DT_TRY(boundary_line(p, rec, tok, n));
+  while (inp_data(p, &rec, tok, &n)) DT_TRY(boundary_line(p, rec, tok, n, hold));
 cleanup:
   return rc;
 }

@@ -74,6 +74,7 @@ static dt_status write_step(inp *p, int rec, dt_step *st) {
     st->bc[i].nset = p->bc[i].nset;
     st->bc[i].dofs = 1u << p->bc[i].dof;
     st->bc[i].value[p->bc[i].dof] = p->bc[i].value;
+    st->bc[i].hold = p->bc[i].hold ? st->bc[i].dofs : 0u;
   }
   st->n_bc = p->n_bc;
   DT_ALLOC(st->cload, p->n_cl, p->ctx, "forces");

@@ -13,7 +13,7 @@ static const char *const step_keys[] = {"name", "increments", "boundary", "loads
 static const char *const increment_types[] = {"fixed", "automatic", NULL};
 static const char *const fixed_keys[] = {"type", "count", "max_cutbacks", NULL};
 static const char *const automatic_keys[] = {"type", "initial", "min", "max", "max_cutbacks", NULL};
-static const char *const bc_keys[] = {"node_set", "fixed", "displacement", NULL};
+static const char *const bc_keys[] = {"node_set", "fixed", "displacement", "hold", NULL};
 static const char *const axis_names[] = {"x", "y", "z", NULL};
 static const char *const load_types[] = {"force", "pressure", "traction", "body", NULL};
 static const char *const load_keys[][4] = {
@@ -65,14 +65,14 @@ cleanup:
   return rc;
 }
 
-/* "fixed": ["x", "z"] or "all". */
-static dt_status parse_fixed(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+/* "fixed" or "hold": ["x", "z"] or "all", into *mask. */
+static dt_status parse_axes(dt_jp *jp, const json_t *v, const char *path, unsigned *mask) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
   int n = 0, axis = 0;
 
   if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) {
-    bc->dofs = jp->m->dim == 3 ? 7u : 3u;
+    *mask = jp->m->dim == 3 ? 7u : 3u;
     goto cleanup;
   }
   DT_JCHECK(json_is_array(v), jp, path,
@@ -83,7 +83,7 @@ static dt_status parse_fixed(dt_jp *jp, const json_t *v, const char *path, dt_bc
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(dt_jp_keyword(jp, json_array_get(v, (size_t)i), p, axis_names, &axis));
     DT_JCHECK(axis < jp->m->dim, jp, p, "z is not a degree of freedom of a 2D model");
-    bc->dofs |= 1u << axis;
+    *mask |= 1u << axis;
   }
 cleanup:
   return rc;
@@ -110,18 +110,26 @@ cleanup:
 
 static dt_status parse_bc(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
   dt_status rc = DT_OK;
-  json_t *fx = NULL, *disp = NULL;
+  json_t *fx = NULL, *disp = NULL, *hold = NULL;
   char p[DT_JPATH_MAX];
+  unsigned held = 0;
 
   DT_TRY(dt_jp_object(jp, v, path, bc_keys));
   DT_TRY(find_nset(jp, v, path, "node_set", &bc->nset));
   fx = json_object_get(v, "fixed");
   disp = json_object_get(v, "displacement");
-  DT_JCHECK(fx || disp, jp, path, "needs \"fixed\" or \"displacement\"");
+  hold = json_object_get(v, "hold");
+  DT_JCHECK(fx || disp || hold, jp, path, "needs \"fixed\", \"displacement\" or \"hold\"");
   dt_jp_key(p, path, "fixed");
-  if (fx) DT_TRY(parse_fixed(jp, fx, p, bc));
+  if (fx) DT_TRY(parse_axes(jp, fx, p, &bc->dofs));
   dt_jp_key(p, path, "displacement");
   if (disp) DT_TRY(parse_displacement(jp, disp, p, bc));
+  dt_jp_key(p, path, "hold");
+  if (hold) DT_TRY(parse_axes(jp, hold, p, &held));
+  DT_JCHECK(!(held & bc->dofs), jp, p,
+            "an axis is held here and also listed in \"fixed\" or \"displacement\"");
+  bc->dofs |= held;
+  bc->hold = held;
 cleanup:
   return rc;
 }

@@ -85,7 +85,9 @@ typedef struct dt_section {
  * at the end of the step is value[d] (0 for "fixed"). */
 typedef struct dt_bc {
   int nset;
-  unsigned dofs;
+  unsigned dofs; /* bit d: DOF d is prescribed */
+  unsigned hold; /* bit d (within dofs): DOF d keeps the displacement the step starts from,
+                      value[d] unused (CalculiX's *BOUNDARY, FIXED) */
   double value[3];
 } dt_bc;
 

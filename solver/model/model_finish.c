@@ -377,13 +377,18 @@ static dt_status check_bc_conflicts(const dt_model *m, const dt_step *s, int si,
     for (int i = 0; i < ns->n; i++)
       for (int d = 0; d < 3; d++) {
         size_t k = 3 * (size_t)ns->items[i] + (size_t)d;
+        int held = (s->bc[b].hold >> d) & 1;
         if (!(s->bc[b].dofs & (1u << d))) continue;
+        FIN_CHECK(!set[k] || (set[k] == 2) == held, /* set: 1 a value, 2 held */
+                  "step %d \"%s\": node %lld: %c is both held at its displacement and prescribed a "
+                  "value",
+                  si, s->name, (long long)m->node_id[ns->items[i]], dof_name[d]);
         FIN_CHECK(
-            !set[k] || val[k] == s->bc[b].value[d],
+            held || !set[k] || val[k] == s->bc[b].value[d],
             "step %d \"%s\": node %lld: %c is prescribed twice with different values (%g and %g)",
             si, s->name, (long long)m->node_id[ns->items[i]], dof_name[d], val[k],
             s->bc[b].value[d]);
-        set[k] = 1;
+        set[k] = held ? 2 : 1;
         val[k] = s->bc[b].value[d];
       }
   }
@@ -403,6 +408,8 @@ static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *
   for (int b = 0; b < s->n_bc; b++) {
     FIN_CHECK(s->bc[b].nset >= 0 && s->bc[b].nset < m->n_nsets,
               "step %d \"%s\": boundary %d: unknown node set", i, s->name, b);
+    FIN_CHECK((s->bc[b].hold & ~s->bc[b].dofs) == 0,
+              "step %d \"%s\": boundary %d holds an axis it does not constrain", i, s->name, b);
     FIN_CHECK(s->bc[b].dofs != 0 && (s->bc[b].dofs & ~dof_mask) == 0,
               "step %d \"%s\": boundary %d: invalid degrees of freedom for a %dD model", i, s->name,
               b, m->dim);

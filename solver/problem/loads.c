@@ -92,6 +92,24 @@ dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
   return DT_OK;
 }
 
+int dt_loads_has_hold(const dt_model *m, int s) {
+  for (int i = 0; i < m->steps[s].n_bc; i++)
+    if (m->steps[s].bc[i].hold) return 1;
+  return 0;
+}
+
+void dt_loads_hold(const dt_model *m, int s, const double *u_start, double *u_presc) {
+  const dt_step *st = &m->steps[s];
+  int dpn = m->dim;
+  for (int i = 0; i < st->n_bc; i++) {
+    const dt_set *ns = &m->nsets[st->bc[i].nset];
+    for (int k = 0; k < ns->n; k++)
+      for (int d = 0; d < dpn; d++)
+        if (st->bc[i].hold & (1u << d))
+          u_presc[ns->items[k] * dpn + d] = u_start[ns->items[k] * dpn + d];
+  }
+}
+
 dt_status dt_loads_constraints(const dt_model *m, int s, double *free_mask, double *u_presc,
                                dt_ctx *ctx) {
   const dt_step *st = &m->steps[s];

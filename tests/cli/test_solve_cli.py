@@ -28,6 +28,41 @@ def run(solver, args, cwd):
     return p.returncode, p.stdout, p.stderr
 
 
+def check_hold(a, cube, tmp):
+    """"hold" (CalculiX's *BOUNDARY, FIXED) keeps the displacement a step starts from. The unit
+    cube pulled elastically to 400 MPa (u_z = 400 / 200e3 at the top), then a step that holds
+    the top in z and removes the traction: the top stays at 2e-3 through its 4 increments (to
+    1e-12; held at 0 it would be 0), and the reaction carries the 400 N the traction did."""
+    with open(cube) as f:
+        job = json.load(f)
+    bc = job["steps"][0]["boundary"]
+    job["materials"][0]["plastic"]["yield_stress"] = 1000.0
+    job["steps"] = [
+        {"name": "pull", "increments": 1, "boundary": bc,
+         "loads": [{"type": "traction", "surface": "top", "value": [0, 0, 400]}]},
+        {"name": "hold", "increments": 4, "boundary": bc + [{"node_set": "top", "hold": ["z"]}], "loads": []}]
+    path = os.path.join(tmp, "hold.json")
+    with open(path, "w") as f:
+        json.dump(job, f)
+    rc, out, err = run(a.solver, [path, "-o", "res_hold", "--backend", a.backend], tmp)
+    check(rc == 0, f"hold: exit {rc}, {err!r}")
+    if rc != 0:
+        return
+    with open(os.path.join(tmp, "res_hold", "history.csv")) as f:
+        rows = list(csv.DictReader(f))
+    uz = [float(r[k]) for r in rows for k in r if k.startswith("uz")]
+    check(len(uz) == 5 and all(abs(u - 2e-3) <= 1e-12 for u in uz), f"hold: u_z {uz}, want 2e-3 throughout")
+    last = read_vtu(os.path.join(tmp, "res_hold", "increment_0005.vtu"))["point"]
+    rfz = sum(t[2] for t in last["RF"][4:8]) if "RF" in last else None  # nodes 5-8: the top
+    check(rfz is not None and abs(abs(rfz) - 400.0) <= 1e-6 * 400, f"hold: total RF_z {rfz}, want +-400")
+    job["steps"][1]["boundary"].append({"node_set": "top", "fixed": ["z"]})
+    with open(path, "w") as f:
+        json.dump(job, f)
+    rc, out, err = run(a.solver, [path, "-o", "res_hold_bad", "--backend", a.backend], tmp)
+    check(rc == 1 and "node 5: z is both held at its displacement and prescribed a value" in err,
+          f"hold and fixed on one axis: exit {rc}, {err!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solver", required=True)
@@ -140,6 +175,7 @@ def main():
         check(f"backend {a.backend}" in err and "amg: 1 levels" in err, f"--view printed no hierarchy:\n{err}")
         rc, out, err = run(a.solver, [cube, "-o", "res_bad", "--precond", "multigrid"], tmp)
         check(rc != 0 and "unknown preconditioner 'multigrid'" in err, f"bad --precond: exit {rc}, {err!r}")
+        check_hold(a, cube, tmp)
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))
         return 1
