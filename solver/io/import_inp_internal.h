@@ -48,7 +48,10 @@ typedef struct inp_press {
 } inp_press;
 typedef struct inp_grav {
   int elset;
-  double g[3]; /* magnitude times direction; times density gives the body force */
+  int centrif;   /* 0: GRAV, 1: CENTRIF */
+  double g[3];   /* GRAV: magnitude times direction; times density gives the body force */
+  double omega2; /* CENTRIF: omega^2, and the axis through point along the unit vector axis */
+  double point[3], axis[3];
 } inp_grav;
 
 typedef struct inp {

@@ -297,6 +297,23 @@ cleanup:
   return rc;
 }
 
+/* The GRAV (centrif 0) or CENTRIF (1) entry of an element set, made when new. */
+static dt_status body_entry(inp *p, int elset, int centrif, int *out) {
+  dt_status rc = DT_OK;
+  int i = 0;
+  for (i = 0; i < p->n_gr && !(p->gr[i].elset == elset && p->gr[i].centrif == centrif); i++)
+    continue;
+  if (i == p->n_gr) {
+    DT_TRY(dt_imp_reserve((void **)&p->gr, &p->cap_gr, (size_t)p->n_gr + 1, sizeof *p->gr, p->ctx));
+    memset(&p->gr[p->n_gr], 0, sizeof p->gr[p->n_gr]);
+    p->gr[p->n_gr].elset = elset;
+    p->gr[p->n_gr++].centrif = centrif;
+  }
+  *out = i;
+cleanup:
+  return rc;
+}
+
 static dt_status dload_grav(inp *p, int rec, char **tok, int n) {
   dt_status rc = DT_OK;
   double g = 0, dir[3] = {0, 0, 0}, len = 0;
@@ -310,13 +327,33 @@ static dt_status dload_grav(inp *p, int rec, char **tok, int n) {
     DT_TRY(inp_double(p, rec, tok[k], "*DLOAD GRAV direction", &dir[k - 3]));
   len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
   INP_CHECK(len > 0, p, rec, "*DLOAD GRAV: the direction must not be zero");
-  for (i = 0; i < p->n_gr && p->gr[i].elset != elset; i++) continue;
-  if (i == p->n_gr) {
-    DT_TRY(dt_imp_reserve((void **)&p->gr, &p->cap_gr, (size_t)p->n_gr + 1, sizeof *p->gr, p->ctx));
-    p->gr[p->n_gr++].elset = elset;
-  }
+  DT_TRY(body_entry(p, elset, 0, &i));
   for (int k = 0; k < 3; k++)
     p->gr[i].g[k] = g * dir[k] / len; /* CalculiX normalises the direction */
+cleanup:
+  return rc;
+}
+
+/* "element set, CENTRIF, omega^2, point x, y, z, axis a, b, c": the centrifugal body force of a
+ * rotation about the axis (times the density, per volume). */
+static dt_status dload_centrif(inp *p, int rec, char **tok, int n) {
+  dt_status rc = DT_OK;
+  double v[7] = {0}, len = 0;
+  int elset = -1, i = 0;
+
+  INP_CHECK(n == 9, p, rec,
+            "*DLOAD CENTRIF: expected 'element set, CENTRIF, omega^2, x, y, z, a, b, c' (a point "
+            "on the axis and its direction), got %d values",
+            n);
+  INP_CHECK(!model_is_2d(p), p, rec, "*DLOAD CENTRIF is supported on 3D models only");
+  DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
+  for (int k = 0; k < 7; k++) DT_TRY(inp_double(p, rec, tok[k + 2], "*DLOAD CENTRIF", &v[k]));
+  INP_CHECK(v[0] > 0, p, rec, "*DLOAD CENTRIF: omega^2 must be positive (got %g)", v[0]);
+  len = sqrt(v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+  INP_CHECK(len > 0, p, rec, "*DLOAD CENTRIF: the axis direction must not be zero");
+  DT_TRY(body_entry(p, elset, 1, &i));
+  p->gr[i].omega2 = v[0];
+  for (int k = 0; k < 3; k++) p->gr[i].point[k] = v[1 + k], p->gr[i].axis[k] = v[4 + k] / len;
 cleanup:
   return rc;
 }
@@ -336,8 +373,12 @@ dt_status inp_dload(inp *p, inp_kw *kw) {
       DT_TRY(dload_grav(p, rec, tok, n));
       continue;
     }
+    if (inp_eq(t, "CENTRIF")) {
+      DT_TRY(dload_centrif(p, rec, tok, n));
+      continue;
+    }
     INP_CHECK((t[0] == 'P' || t[0] == 'p') && t[1] >= '1' && t[1] <= '6' && t[2] == '\0', p, rec,
-              "*DLOAD: load type '%s' is not supported (P1..P6 face pressure, GRAV)", t);
+              "*DLOAD: load type '%s' is not supported (P1..P6 face pressure, GRAV, CENTRIF)", t);
     DT_TRY(dload_pressure(p, rec, tok, n, t[1] - '1'));
   }
 cleanup:

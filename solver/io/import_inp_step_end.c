@@ -1,8 +1,9 @@
 /* *END STEP: the propagated Abaqus state (import_inp_step.c) written out as the step's
  * complete lists of boundary conditions and loads.
  *
- * Gravity becomes a body force rho * g per element: where the loaded element set spans several
- * sections (materials), it is split into one body force per section, on the intersection. */
+ * Gravity becomes a body force rho * g per element, a centrifugal load rho * omega^2 r_perp:
+ * where the loaded element set spans several sections (materials), it is split into one body
+ * force per section, on the intersection. */
 #include <stdio.h>
 #include <string.h>
 
@@ -54,10 +55,15 @@ static dt_status write_body(inp *p, int rec, dt_step *st) {
       double rho = p->density[m->sections[s].material];
       DT_TRY(intersect(p, rec, p->gr[i].elset, s, &set));
       if (set < 0) continue;
-      INP_CHECK(rho > 0, p, rec, "*DLOAD GRAV on element set %s: material %s has no *DENSITY",
-                m->elsets[p->gr[i].elset].name, m->materials[m->sections[s].material].name);
+      INP_CHECK(rho > 0, p, rec, "*DLOAD %s on element set %s: material %s has no *DENSITY",
+                p->gr[i].centrif ? "CENTRIF" : "GRAV", m->elsets[p->gr[i].elset].name,
+                m->materials[m->sections[s].material].name);
+      memset(&st->body[n], 0, sizeof st->body[n]);
       st->body[n].elset = set;
       for (int k = 0; k < 3; k++) st->body[n].b[k] = rho * p->gr[i].g[k];
+      st->body[n].spin = p->gr[i].centrif ? rho * p->gr[i].omega2 : 0.0;
+      for (int k = 0; k < 3; k++)
+        st->body[n].axis_point[k] = p->gr[i].point[k], st->body[n].axis[k] = p->gr[i].axis[k];
       n++;
     }
   st->n_body = n;

@@ -2,8 +2,9 @@
  *
  * A step's boundary conditions and loads are the complete state at the end of the step; the
  * solver ramps from the state the previous step left. Loads are a list of tagged objects
- * ("type": force | pressure | traction | body); to add a load type, add it to load_types, give
- * it its keys, and count and fill it in parse_loads. */
+ * ("type": force | pressure | traction | body | centrifugal); to add a load type, add it to
+ * load_types, give it its keys, and count and fill it in parse_loads. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,12 +16,14 @@ static const char *const fixed_keys[] = {"type", "count", "max_cutbacks", NULL};
 static const char *const automatic_keys[] = {"type", "initial", "min", "max", "max_cutbacks", NULL};
 static const char *const bc_keys[] = {"node_set", "fixed", "displacement", "hold", NULL};
 static const char *const axis_names[] = {"x", "y", "z", NULL};
-static const char *const load_types[] = {"force", "pressure", "traction", "body", NULL};
-static const char *const load_keys[][4] = {
+static const char *const load_types[] = {"force", "pressure",    "traction",
+                                         "body",  "centrifugal", NULL};
+static const char *const load_keys[][7] = {
     {"type", "node_set", "value", NULL},
     {"type", "surface", "value", NULL},
     {"type", "surface", "value", NULL},
     {"type", "element_set", "value", NULL},
+    {"type", "element_set", "density", "omega", "axis_point", "axis", NULL},
 };
 
 static dt_status parse_increments(dt_jp *jp, const json_t *v, const char *path, dt_step *s) {
@@ -178,12 +181,47 @@ cleanup:
   return rc;
 }
 
+/* "centrifugal": density, omega (rad per unit time) and the axis (a point, and in 3D a direction;
+ * z in 2D): force per volume density omega^2 r_perp. */
+static dt_status parse_centrifugal(dt_jp *jp, const json_t *v, const char *path, dt_body_force *b) {
+  dt_status rc = DT_OK;
+  json_t *pt = NULL, *ax = NULL;
+  char p[DT_JPATH_MAX];
+  double rho = 0.0, omega = 0.0, len = 0.0;
+
+  DT_TRY(find_elset(jp, v, path, &b->elset));
+  DT_TRY(dt_jp_get_number(jp, v, path, "density", 1, &rho));
+  dt_jp_key(p, path, "density");
+  DT_JCHECK(rho > 0.0, jp, p, "must be positive (got %g)", rho);
+  DT_TRY(dt_jp_get_number(jp, v, path, "omega", 1, &omega));
+  dt_jp_key(p, path, "omega");
+  DT_JCHECK(omega != 0.0, jp, p, "must not be 0");
+  b->spin = rho * omega * omega;
+  DT_TRY(dt_jp_member(jp, v, path, "axis_point", 1, &pt));
+  dt_jp_key(p, path, "axis_point");
+  DT_TRY(dt_jp_vector(jp, pt, p, b->axis_point));
+  DT_TRY(dt_jp_member(jp, v, path, "axis", jp->m->dim == 3, &ax));
+  dt_jp_key(p, path, "axis");
+  b->axis[2] = 1.0; /* 2D: the rotation is about z */
+  if (jp->m->dim == 2) {
+    DT_JCHECK(!ax, jp, p, "a 2D model rotates about z: leave \"axis\" out");
+    goto cleanup;
+  }
+  DT_TRY(dt_jp_vector(jp, ax, p, b->axis));
+  len = sqrt(b->axis[0] * b->axis[0] + b->axis[1] * b->axis[1] + b->axis[2] * b->axis[2]);
+  DT_JCHECK(len > 0.0, jp, p, "must not be zero");
+  for (int k = 0; k < 3; k++) b->axis[k] /= len;
+cleanup:
+  return rc;
+}
+
 static dt_status parse_load(dt_jp *jp, const json_t *v, const char *path, int type, dt_step *s) {
   dt_status rc = DT_OK;
   json_t *val = NULL;
   char vp[DT_JPATH_MAX];
 
   DT_TRY(dt_jp_object(jp, v, path, load_keys[type]));
+  if (type == 4) return parse_centrifugal(jp, v, path, &s->body[s->n_body++]);
   DT_TRY(dt_jp_member(jp, v, path, "value", 1, &val));
   dt_jp_key(vp, path, "value");
   switch (type) {
@@ -220,7 +258,7 @@ static dt_status parse_loads(dt_jp *jp, const json_t *step, const char *spath, d
   dt_status rc = DT_OK;
   json_t *arr = NULL;
   char path[DT_JPATH_MAX], p[DT_JPATH_MAX];
-  int n = 0, count[4] = {0}, *types = NULL;
+  int n = 0, count[5] = {0}, *types = NULL;
 
   DT_TRY(dt_jp_member(jp, step, spath, "loads", 0, &arr));
   if (!arr) goto cleanup;
@@ -237,7 +275,7 @@ static dt_status parse_loads(dt_jp *jp, const json_t *step, const char *spath, d
   DT_ALLOC(s->cload, count[0], jp->ctx, "forces");
   DT_ALLOC(s->pressure, count[1], jp->ctx, "pressures");
   DT_ALLOC(s->traction, count[2], jp->ctx, "tractions");
-  DT_ALLOC(s->body, count[3], jp->ctx, "body forces");
+  DT_ALLOC(s->body, count[3] + count[4], jp->ctx, "body forces");
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(parse_load(jp, json_array_get(arr, (size_t)i), p, types[i], s));

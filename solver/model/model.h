@@ -109,10 +109,14 @@ typedef struct dt_traction {
   double t[3];
 } dt_traction;
 
-/* Body force on an element set, force per volume, global axes. */
+/* Body force on an element set, force per volume, global axes: b, plus, where spin > 0, the
+ * centrifugal force of a rotation about the axis through axis_point along the unit vector axis,
+ * spin r_perp(x) with spin = density * omega^2 and r_perp x's distance vector from the axis. */
 typedef struct dt_body_force {
   int elset;
   double b[3];
+  double spin;
+  double axis_point[3], axis[3];
 } dt_body_force;
 
 /* A load step. Its BCs and loads are the complete state at the end of the step: loads ramp

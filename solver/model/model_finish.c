@@ -428,10 +428,18 @@ static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *
     FIN_CHECK(s->traction[k].surface >= 0 && s->traction[k].surface < m->n_surfaces &&
                   vec_ok(s->traction[k].t, m->dim),
               "step %d \"%s\": traction %d: unknown surface or invalid value", i, s->name, k);
-  for (int k = 0; k < s->n_body; k++)
-    FIN_CHECK(s->body[k].elset >= 0 && s->body[k].elset < m->n_elsets &&
-                  vec_ok(s->body[k].b, m->dim),
+  for (int k = 0; k < s->n_body; k++) {
+    const dt_body_force *b = &s->body[k];
+    double len = sqrt(b->axis[0] * b->axis[0] + b->axis[1] * b->axis[1] + b->axis[2] * b->axis[2]);
+    FIN_CHECK(b->elset >= 0 && b->elset < m->n_elsets && vec_ok(b->b, m->dim),
               "step %d \"%s\": body force %d: unknown element set or invalid value", i, s->name, k);
+    FIN_CHECK(b->spin == 0.0 || (isfinite(b->spin) && b->spin > 0.0 && vec_ok(b->axis_point, 3) &&
+                                 fabs(len - 1.0) <= 1e-12 &&
+                                 (m->dim == 3 || (b->axis[0] == 0.0 && b->axis[1] == 0.0))),
+              "step %d \"%s\": body force %d: the centrifugal load needs density * omega^2 > 0, a "
+              "finite point and a unit axis (along z in 2D)",
+              i, s->name, k);
+  }
 cleanup:
   return rc;
 }

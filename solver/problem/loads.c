@@ -2,7 +2,8 @@
  *   f_a += N_a f                              nodal force (per node of the set)
  *   f_a += -p  int_face N_a n dA              pressure (acts against the outward normal n)
  *   f_a +=  t  int_face N_a dA                traction vector
- *   f_a +=  b  int_elem N_a dV                body force per volume
+ *   f_a +=  int_elem N_a b(x) dV              body force per volume: uniform, plus a centrifugal
+ *                                             part growing with the distance from its axis
  * 2D elements integrate per unit thickness, so loads are scaled by the section thickness. */
 #include "loads.h"
 
@@ -44,16 +45,27 @@ static void add_face_load(const dt_model *m, int e, int face, double p, const do
   }
 }
 
-static void add_body_load(const dt_model *m, int e, const double *b, double *f) {
-  int type = m->elem_type[e], dpn = m->dim;
+/* The body force of bf at x: b plus the centrifugal spin r_perp(x). */
+static void body_at(const dt_body_force *bf, const double *x, double *b) {
+  double r[3], along = 0.0;
+  for (int k = 0; k < 3; k++) r[k] = x[k] - bf->axis_point[k], along += r[k] * bf->axis[k];
+  for (int k = 0; k < 3; k++) b[k] = bf->b[k] + bf->spin * (r[k] - along * bf->axis[k]);
+}
+
+static void add_body_load(const dt_model *m, int e, const dt_body_force *bf, double *f) {
+  int type = m->elem_type[e], dpn = m->dim, nn = dt_elem_nnodes(type);
   double X[DT_ELEM_MAX_NODES * 3], N[DT_ELEM_MAX_NODES], dN[DT_ELEM_MAX_NODES * 3];
   double dNdx[DT_ELEM_MAX_NODES * 3], xi[3], w, thick = elem_thickness(m, e);
   element_coords(m, e, X);
   for (int q = 0; q < dt_elem_nqp(type); q++) {
+    double x[3] = {0.0, 0.0, 0.0}, b[3];
     dt_elem_qp(type, q, xi, &w);
     dt_elem_shape(type, xi, N, dN);
     double wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
-    for (int a = 0; a < dt_elem_nnodes(type); a++) {
+    for (int a = 0; a < nn; a++)
+      for (int k = 0; k < 3; k++) x[k] += N[a] * X[a * 3 + k];
+    body_at(bf, x, b);
+    for (int a = 0; a < nn; a++) {
       int node = m->conn[m->elem_ptr[e] + a];
       for (int i = 0; i < dpn; i++) f[node * dpn + i] += N[a] * b[i] * wdv;
     }
@@ -81,7 +93,7 @@ dt_status dt_loads_force(const dt_model *m, int s, double *f, dt_ctx *ctx) {
   }
   for (int i = 0; i < st->n_body; i++) {
     const dt_set *es = &m->elsets[st->body[i].elset];
-    for (int k = 0; k < es->n; k++) add_body_load(m, es->items[k], st->body[i].b, f);
+    for (int k = 0; k < es->n; k++) add_body_load(m, es->items[k], &st->body[i], f);
   }
 #pragma omp parallel for schedule(static) reduction(min : first_bad) if (n > DT_HOST_PARALLEL_MIN)
   for (int d = 0; d < n; d++)

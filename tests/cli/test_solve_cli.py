@@ -63,6 +63,33 @@ def check_hold(a, cube, tmp):
           f"hold and fixed on one axis: exit {rc}, {err!r}")
 
 
+def check_centrifugal(a, cube, tmp):
+    """A centrifugal load: the unit cube [0, 1]^3 spun about the z axis (density 1e-3, omega 100)
+    carries density omega^2 int r_perp dV = 10 (0.5, 0.5, 0): the reactions sum to its opposite,
+    to 1e-9 (2 x 2 x 2 Gauss points integrate the linear r_perp exactly)."""
+    with open(cube) as f:
+        job = json.load(f)
+    job["steps"] = [{"name": "spin", "increments": 1, "boundary": job["steps"][0]["boundary"],
+                     "loads": [{"type": "centrifugal", "element_set": "all", "density": 1e-3, "omega": 100.0,
+                                "axis_point": [0, 0, 0], "axis": [0, 0, 2]}]}]
+    path = os.path.join(tmp, "spin.json")
+    with open(path, "w") as f:
+        json.dump(job, f)
+    rc, out, err = run(a.solver, [path, "-o", "res_spin", "--backend", a.backend], tmp)
+    check(rc == 0, f"centrifugal: exit {rc}, {err!r}")
+    if rc != 0:
+        return
+    rf = read_vtu(os.path.join(tmp, "res_spin", "increment_0001.vtu"))["point"]["RF"]
+    tot = [sum(t[k] for t in rf) for k in range(3)]
+    check(all(abs(t - w) <= 1e-9 * 5 for t, w in zip(tot, (-5.0, -5.0, 0.0))),
+          f"centrifugal: reactions sum to {tot}, want (-5, -5, 0)")
+    job["steps"][0]["loads"][0]["axis"] = [0, 0, 0]
+    with open(path, "w") as f:
+        json.dump(job, f)
+    rc, out, err = run(a.solver, [path, "-o", "res_spin_bad", "--backend", a.backend], tmp)
+    check(rc == 1 and "steps[0].loads[0].axis: must not be zero" in err, f"zero axis: exit {rc}, {err!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solver", required=True)
@@ -176,6 +203,7 @@ def main():
         rc, out, err = run(a.solver, [cube, "-o", "res_bad", "--precond", "multigrid"], tmp)
         check(rc != 0 and "unknown preconditioner 'multigrid'" in err, f"bad --precond: exit {rc}, {err!r}")
         check_hold(a, cube, tmp)
+        check_centrifugal(a, cube, tmp)
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))
         return 1
