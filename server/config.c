@@ -40,6 +40,7 @@ static const key_def KEYS[] = {
     {"rate_limit", K_INT, OFF(rate_limit), 0, 0, 1000000},
     {"rate_burst", K_INT, OFF(rate_burst), 0, 1, 1000000},
     {"sse_keepalive", K_INT, OFF(sse_keepalive), 0, 1, 3600},
+    {"max_streams_per_user", K_INT, OFF(max_streams_per_user), 0, 1, 100000},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
     {"fair_share_window", K_INT, OFF(fair_share_window), 0, 0, 366LL * 86400},
@@ -70,6 +71,7 @@ void dt_config_defaults(dt_config *c) {
   c->rate_limit = 50;
   c->rate_burst = 200;
   c->sse_keepalive = 15;
+  c->max_streams_per_user = 16;
   c->max_queued_jobs = 10000;
   c->fair_share_window = 3600;
   c->max_active_jobs_per_user = 1000;

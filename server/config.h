@@ -30,6 +30,10 @@
  *                                           beyond it and the burst, 429 with Retry-After
  *   rate_burst             200              requests a token may make at once
  *   sse_keepalive          15               seconds between SSE keep-alive comments
+ *   max_streams_per_user   16               event streams one user may hold open at once (a
+ *                                           user's streams could otherwise fill the
+ *                                           connection slots, from many addresses): one more
+ *                                           gets 429 too_many_streams
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
  *                                           top of the device memory (0: device memory only)
@@ -90,6 +94,7 @@ typedef struct dt_config {
   long long rate_limit;
   long long rate_burst;
   long long sse_keepalive;
+  long long max_streams_per_user;
   long long max_queued_jobs;
   long long max_job_bytes;
   long long fair_share_window;

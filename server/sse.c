@@ -14,7 +14,13 @@
  * waits in the queue inside connection_timeout); the bus wakes every stream on every job's
  * events, and those wake-ups must not postpone it. The token is checked again every
  * AUTH_RECHECK_S seconds: revocation and disabling are written by the command line, another
- * process, which cannot wake the stream. */
+ * process, which cannot wake the stream.
+ *
+ * A user holds at most max_streams_per_user streams at once (429 too_many_streams beyond): the
+ * per-address limit does not stop one user who connects from many addresses from holding every
+ * connection slot with streams. Requests without a user (no tokens configured) are not
+ * counted here; the connection limits still apply to them. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +33,51 @@
 #include "store_jobs.h"
 
 #define AUTH_RECHECK_S 1.0
+#define STREAM_USERS 4096 /* users with open streams tracked at once */
+
+/* Open streams per user: a small open-addressed table (user 0: free slot). */
+static pthread_mutex_t g_streams_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  long long user;
+  int n;
+} g_streams[STREAM_USERS];
+
+/* Count one more stream of user when it has fewer than max: 1, else 0 (also when the table is
+ * full, which takes STREAM_USERS users streaming at once). */
+static int streams_acquire(long long user, long long max) {
+  int ok = 0;
+  size_t h = (size_t)user * 2654435761u % STREAM_USERS;
+  pthread_mutex_lock(&g_streams_mu);
+  for (size_t k = 0; k < STREAM_USERS; k++) {
+    size_t i = (h + k) % STREAM_USERS;
+    if (g_streams[i].user != user && g_streams[i].user != 0) continue;
+    if (g_streams[i].user == 0) g_streams[i].user = user, g_streams[i].n = 0;
+    ok = g_streams[i].n < max;
+    if (ok) g_streams[i].n++;
+    break;
+  }
+  pthread_mutex_unlock(&g_streams_mu);
+  return ok;
+}
+
+/* One stream of user fewer (its slot stays taken: a probe chain must not break). */
+static void streams_release(long long user) {
+  size_t h = (size_t)user * 2654435761u % STREAM_USERS;
+  pthread_mutex_lock(&g_streams_mu);
+  for (size_t k = 0; k < STREAM_USERS; k++) {
+    size_t i = (h + k) % STREAM_USERS;
+    if (g_streams[i].user == 0) break;
+    if (g_streams[i].user != user) continue;
+    if (g_streams[i].n > 0) g_streams[i].n--;
+    break;
+  }
+  pthread_mutex_unlock(&g_streams_mu);
+}
 
 typedef struct sse {
   char job_id[96];
   char token_id[17]; /* the token that opened the stream */
+  long long user;    /* its user, counted in g_streams (0: none) */
   long long last;
   char *pending;
   size_t plen, poff;
@@ -44,6 +91,7 @@ typedef struct sse {
 
 static void sse_free(void *cls) {
   sse *s = cls;
+  if (s->user > 0) streams_release(s->user);
   free(s->pending);
   free(s);
 }
@@ -191,7 +239,21 @@ static int want_sse(dt_req *r) {
 static dt_status start_stream(dt_req *r, long long after, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   struct MHD_Response *resp;
-  sse *s = calloc(1, sizeof *s);
+  long long max = r->srv->cfg.max_streams_per_user;
+  sse *s = NULL;
+  if (r->who.user_id > 0 && !streams_acquire(r->who.user_id, max)) {
+    json_t *details = json_pack("{s:I}", "max_streams_per_user", max);
+    dt_reply_error(r, 429, "too_many_streams", details,
+                   "you have %lld event streams open, the most one user may have "
+                   "(max_streams_per_user = %lld): close one, or poll with GET without "
+                   "Accept: text/event-stream",
+                   max, max);
+    return DT_OK;
+  }
+  s = calloc(1, sizeof *s);
+  if (s) s->user = r->who.user_id > 0 ? r->who.user_id : 0;
+  else if (r->who.user_id > 0)
+    streams_release(r->who.user_id);
   DT_CHECK(s != NULL && set_pending(s, "retry: 2000\n\n") == DT_OK, ctx, DT_ERR_NOMEM,
            "out of memory starting an event stream");
   snprintf(s->job_id, sizeof s->job_id, "%s", r->param[0]);

@@ -3,7 +3,10 @@ a comment line says why, then the closing chunk (no final event: clients see the
 without the terminal event, reconnect and get 401). Streams of other tokens and users go on.
 Also /v1/health while a job runs: its worker's job_id is shown to the job's owner and to admins,
 null to other users. Iterations are slowed down with DUCTILED_TEST_ITERATION_DELAY_MS so that
-the jobs are surely running or queued throughout."""
+the jobs are surely running or queued throughout.
+A user holds at most max_streams_per_user streams (2 here): the third is 429 too_many_streams
+with the limit in its details, another user's stream is still served, and closing one of the
+two lets a new one in."""
 import http.client
 import threading
 import time
@@ -145,6 +148,47 @@ def main(binary):
             s.join(30)
             assert s.end == "clean" and s.events()[-1] == "job.cancelled", (s.end, s.lines[-5:])
         d.wait_job(a)
+    streams_per_user(binary)
+
+
+def streams_per_user(binary):
+    with started(binary, {"DUCTILED_TEST_ITERATION_DELAY_MS": "100",
+                          "DUCTILED_MAX_STREAMS_PER_USER": "2"}) as d:
+        alice, bob = add_user(d, "alice"), add_user(d, "bob")
+        mid = d.request("POST", "/v1/meshes", unit_cube()["mesh"], token=alice).json["id"]
+        a = d.request("POST", "/v1/jobs", slow_job(mid), token=alice).json["id"]
+        mid_b = d.request("POST", "/v1/meshes", unit_cube()["mesh"], token=bob).json["id"]
+        b = d.request("POST", "/v1/jobs", slow_job(mid_b), token=bob).json["id"]
+        s1, s2 = Stream(d, a, alice), Stream(d, a, alice)
+        for s in (s1, s2):
+            s.wait_events(1)
+        r = d.request("GET", f"/v1/jobs/{a}/events", headers={"Accept": "text/event-stream"}, token=alice)
+        assert r.status == 429 and r.json["error"]["code"] == "too_many_streams", r
+        assert r.json["error"]["details"]["max_streams_per_user"] == 2, r.json
+        print("third stream of one user:", r.status, r.json["error"]["message"])
+        s_bob = Stream(d, b, bob)
+        s_bob.wait_events(1)
+        assert s_bob.status == 200
+        # polling is not a stream
+        assert d.request("GET", f"/v1/jobs/{a}/events", token=alice).status == 200
+        # cancelling alice's job ends her two streams; then she may open one again
+        assert d.request("POST", f"/v1/jobs/{a}/cancel", token=alice).status == 202
+        for s in (s1, s2):
+            s.join(30)
+            assert s.end == "clean", (s.end, s.lines[-5:])
+        t0 = time.time()
+        while True:  # the daemon frees a stream's slot when libmicrohttpd releases the response
+            s3 = Stream(d, b, alice)
+            s3.join(0.5)
+            if s3.status != 429:
+                break
+            assert time.time() - t0 < 10, "a closed stream's slot is not freed"
+        assert s3.status in (200, 404), s3.status  # alice cannot see bob's job: 404, not 429
+        s4 = Stream(d, a, alice)
+        s4.join(30)
+        assert s4.status == 200 and s4.end == "clean", (s4.status, s4.end)
+        assert d.request("POST", f"/v1/jobs/{b}/cancel", token=bob).status == 202
+        s_bob.join(30)
 
 
 if __name__ == "__main__":
