@@ -251,7 +251,8 @@ static dt_status start_stream(dt_req *r, long long after, dt_ctx *ctx) {
     return DT_OK;
   }
   s = calloc(1, sizeof *s);
-  if (s) s->user = r->who.user_id > 0 ? r->who.user_id : 0;
+  if (s)
+    s->user = r->who.user_id > 0 ? r->who.user_id : 0;
   else if (r->who.user_id > 0)
     streams_release(r->who.user_id);
   DT_CHECK(s != NULL && set_pending(s, "retry: 2000\n\n") == DT_OK, ctx, DT_ERR_NOMEM,
