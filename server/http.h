@@ -121,12 +121,17 @@ void dt_error_log(const char *req_id, unsigned status, const char *code, const c
  * read and dropped for up to a second (closing a socket with unread data resets it, which can
  * destroy the reply unread). The caller then has libmicrohttpd close the connection. Only for
  * a connection with nothing of its own on the way out: while a request's head or body
- * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue). */
-void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
-                  const char *json);
+ * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue).
+ * 0 when written (or the client went away), -1 when it cannot be: an HTTPS connection, whose
+ * socket carries only what GnuTLS writes (tls.h). */
+int dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
+                 const char *json);
+/* 1 for a connection of the HTTPS daemon (tls_cert, tls_key), 0 for plain HTTP. */
+int dt_conn_tls(struct MHD_Connection *conn);
 /* The error envelope through dt_reply_raw, for a request whose body is still arriving: a
  * chunked body that crosses max_body_bytes. libmicrohttpd takes a response only before the
- * body or after all of it; the access handler returns MHD_NO after this. */
+ * body or after all of it; the access handler returns MHD_NO after this. Over HTTPS nothing
+ * can be written there: the connection closes without the reply (the log has it). */
 void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details /* stolen */,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The reply for a failure: the one mapping from dt_status to HTTP status and error code.

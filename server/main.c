@@ -9,7 +9,8 @@
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  *
- * Start-up: configuration, data directory, store (migrations), first-start admin token,
+ * Start-up: configuration, data directory, store (migrations), the HTTPS certificate and key
+ * when configured (tls.h), first-start admin token,
  * solver backend and devices (workers per GPU), removal of mesh and job files no row names
  * (a crash between a file and its row), recovery of jobs a crash left running (they
  * resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
@@ -337,11 +338,15 @@ static int restart(const dt_server *srv, char **argv) {
   return 1;
 }
 
-/* Everything before the daemon listens: admin token, devices, dashboard, files no row names
- * (data_files.h), recovery, workers, HTTP. The exit status for a failure (the message is in ctx). */
+/* Everything before the daemon listens: TLS certificate, admin token, devices, dashboard, files
+ * no row names (data_files.h), recovery, workers, HTTP. The exit status for a failure (the message
+ * is in ctx). */
 static dt_status start(dt_server *srv, int *exit_status, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int recovered = 0, removed = 0;
+  /* A certificate that cannot be used is a configuration error, found before anything runs. */
+  *exit_status = EXIT_CONFIG;
+  DT_TRY(dt_tls_load(&srv->cfg, &srv->tls, ctx));
   *exit_status = 1;
   DT_TRY(dt_auth_bootstrap(srv->data_dir, ctx));
   *exit_status = EXIT_CONFIG;
@@ -375,12 +380,17 @@ static int serve(dt_server *srv) {
   if (start(srv, &status, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
     dt_workers_stop(srv);
+    dt_tls_free(&srv->tls);
     return status;
   }
   {
     char port[16];
-    const char *kv[] = {"address", srv->cfg.listen_host, "port", port, "data_dir", srv->data_dir,
-                        "version", DUCTILED_VERSION,     NULL};
+    const char *kv[] = {"address",  srv->cfg.listen_host,
+                        "port",     port,
+                        "scheme",   srv->tls.cert_pem ? "https" : "http",
+                        "data_dir", srv->data_dir,
+                        "version",  DUCTILED_VERSION,
+                        NULL};
     snprintf(port, sizeof port, "%d", srv->port);
     dt_log(DT_LOG_INFO, NULL, kv, "listening");
   }
