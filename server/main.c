@@ -7,6 +7,7 @@
  *   ductiled [OPTIONS] admin user add NAME [--admin]
  *   ductiled [OPTIONS] admin user list
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
+ *   ductiled [OPTIONS] admin backup FILE
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  * The commands other than serving are in commands.c.
  *
@@ -54,6 +55,7 @@ static void usage(FILE *f) {
              "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
+             "       ductiled [OPTIONS] admin backup FILE\n"
              "       ductiled --version\n");
 }
 
@@ -74,7 +76,7 @@ cleanup:
   return rc;
 }
 
-/* Remove the uploads a crash interrupted (<data>/tmp). */
+/* Remove the uploads a crash or a stop interrupted (<data>/tmp), as the daemon starts. */
 static void clear_tmp(const char *dir) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -100,8 +102,6 @@ static dt_status prepare_data_dir(dt_server *srv, dt_ctx *ctx) {
     DT_CHECK(mkdir(p, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "cannot create '%.300s': %s",
              p, strerror(errno));
   }
-  snprintf(p, sizeof p, "%s/tmp", srv->data_dir);
-  clear_tmp(p);
 cleanup:
   return rc;
 }
@@ -306,6 +306,13 @@ int main(int argc, char **argv) {
     return usage(stderr), EXIT_USAGE;
   }
   restart_history(&srv);
+  {
+    /* Only the daemon clears its spool directory: a command run beside a running daemon (a
+     * backup, a token) would remove the uploads it is receiving. */
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s/tmp", srv.data_dir);
+    clear_tmp(tmp);
+  }
   first = serve(&srv);
   return first == SERVE_RESTART ? restart(&srv, argv) : first;
 }
