@@ -87,6 +87,24 @@ static dt_outcome find_route(const char *method, const char *url, char param[2][
   return outcome;
 }
 
+void dt_req_actor(dt_req *r, dt_actor *a) {
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  const struct sockaddr *sa = i ? i->client_addr : NULL;
+  memset(a, 0, sizeof *a);
+  r->address[0] = '\0';
+  if (sa && sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->address, sizeof r->address);
+  else if (sa && sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->address,
+              sizeof r->address);
+  a->via = "api";
+  a->user_id = r->who.user_id;
+  a->token_id = r->who.token_id;
+  a->request_id = r->id;
+  a->address = r->address[0] ? r->address : NULL;
+}
+
 const char *dt_req_header(dt_req *r, const char *name) {
   return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }

@@ -40,6 +40,7 @@
 
 #include <jansson.h>
 
+#include "audit.h"
 #include "auth.h"
 #include "server.h"
 #include "status.h"
@@ -58,7 +59,8 @@ typedef struct dt_req {
   int route;         /* index in routes.def, -1 when none */
   char param[2][96]; /* path parameters in pattern order */
   dt_principal who;
-  char *body; /* in-memory body (NUL-terminated), or NULL when spooled */
+  char address[64]; /* the client's address, filled by dt_req_actor */
+  char *body;       /* in-memory body (NUL-terminated), or NULL when spooled */
   size_t len, cap;
   int spool_fd;
   char spool_path[PATH_MAX + 64];
@@ -92,6 +94,9 @@ enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status,
 dt_status dt_http_errors_init(long long max_body_bytes, dt_ctx *ctx);
 
 /* Request helpers. */
+/* The request as the actor of an audited change (audit.h): its token's user and token, its id,
+ * the client's address (a reverse proxy's, behind one). Valid while r is. */
+void dt_req_actor(dt_req *r, dt_actor *a);
 const char *dt_req_header(dt_req *r, const char *name);
 const char *dt_req_query(dt_req *r, const char *name);
 /* The *_or_reply helpers check the request itself. When it is wrong they reply at once (400,

@@ -8,6 +8,7 @@
  *   ductiled [OPTIONS] admin user list
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
  *   ductiled [OPTIONS] admin backup FILE
+ *   ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] [--target T]
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
  * The commands other than serving are in commands.c.
  *
@@ -56,6 +57,8 @@ static void usage(FILE *f) {
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
              "       ductiled [OPTIONS] admin backup FILE\n"
+             "       ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] "
+             "[--target T]\n"
              "       ductiled --version\n");
 }
 

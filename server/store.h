@@ -45,6 +45,15 @@ dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx 
 dt_status dt_store_begin(dt_ctx *ctx);
 dt_status dt_store_commit(dt_ctx *ctx);
 void dt_store_rollback(void);
+/* Begin a transaction unless the calling thread has one open: *began is 1 when this call began
+ * it (then the caller commits it), 0 when the writes join the one that is open (a token created
+ * in the first start's transaction). */
+dt_status dt_store_begin_if_none(int *began, dt_ctx *ctx);
+/* fn(arg) once the calling thread's open transaction commits (dt_store_commit), never when it
+ * rolls back; at once when no transaction is open (the write is committed). release(arg), when
+ * not NULL, follows either way. For what must not be said before it is true: the audit log's
+ * lines in the daemon's log (audit.h). */
+void dt_store_on_commit(void (*fn)(void *), void *arg, void (*release)(void *));
 
 /* What dt_store_backup made. */
 typedef struct dt_backup_info {
