@@ -10,7 +10,9 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev \
   libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx calculix-ccx-test chromium \
-  clang-format >/dev/null
+  clang-format openssl >/dev/null
+# openssl: tests/server/test_tls.py makes its self-signed certificates with the openssl command
+# (the daemon's TLS is libmicrohttpd's, with GnuTLS; libmicrohttpd12 brings it).
 # The dashboard is built with npm. Machines with a Node.js of their own (e.g. a nodesource
 # package, which bundles npm) keep it; Debian's nodejs/npm would conflict with it.
 if ! command -v npm >/dev/null 2>&1; then

@@ -154,11 +154,14 @@ static int name_ok(const char *name) {
   return 1;
 }
 
-/* Create user `name` with `role` unless it exists; *created (may be NULL) says which. */
-static dt_status insert_user(const char *name, const char *role, int *created, dt_ctx *ctx) {
+/* Create user `name` with `role` unless it exists, audited as user.add by who; *created (may be
+ * NULL) says which. In the caller's transaction. */
+static dt_status insert_user(const char *name, const char *role, const dt_actor *who, int *created,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
+  json_t *details = NULL;
   int changes = 0;
   DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
            "user: expected a name of 1 to 127 bytes of UTF-8 without control characters");
@@ -170,38 +173,52 @@ static dt_status insert_user(const char *name, const char *role, int *created, d
   dt_bind_text(st, 3, now);
   DT_TRY(dt_stmt_run(&st, "create user", &changes, ctx));
   if (created) *created = changes == 1;
+  if (changes != 1) goto cleanup;
+  details = json_pack("{s:s}", "role", role);
+  DT_TRY(dt_audit(who, "user.add", name, 0, details, ctx));
 cleanup:
   dt_stmt_done(&st);
+  json_decref(details);
   return rc;
 }
 
-dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx) {
+dt_status dt_auth_user_ensure(const char *name, const dt_actor *who, long long *user_id,
+                              int *disabled, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  int row;
-  DT_TRY(insert_user(name, "user", NULL, ctx));
+  int row, began = 0;
+  DT_TRY(dt_store_begin_if_none(&began, ctx));
+  DT_TRY(insert_user(name, "user", who, NULL, ctx));
   DT_TRY(dt_stmt("SELECT id, disabled_at IS NOT NULL FROM users WHERE name = ?1", &st, ctx));
   dt_bind_text(st, 1, name);
   DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
   DT_CHECK(row, ctx, DT_ERR_DB, "database error (find user): no user %s after creating it", name);
   *user_id = sqlite3_column_int64(st, 0);
   if (disabled) *disabled = sqlite3_column_int(st, 1);
+  dt_stmt_done(&st);
+  if (began) DT_TRY(dt_store_commit(ctx));
 cleanup:
   dt_stmt_done(&st);
+  if (began) dt_store_rollback();
   return rc;
 }
 
-dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_auth_user_add(const char *name, int admin, const dt_actor *who, dt_outcome *outcome,
+                           dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int created = 0;
   *outcome = DT_REFUSED;
-  DT_TRY(insert_user(name, admin ? "admin" : "user", &created, ctx));
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(insert_user(name, admin ? "admin" : "user", who, &created, ctx));
+  DT_TRY(dt_store_commit(ctx));
   if (created) *outcome = DT_DONE;
 cleanup:
+  dt_store_rollback();
   return rc;
 }
 
-dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_auth_user_disable(const char *name, int disable, const dt_actor *who,
+                               dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
@@ -222,6 +239,7 @@ dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcom
   DT_TRY(dt_stmt_run(&st, disable ? "disable user" : "enable user", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB,
            "database error (disable user): user %s changed %d rows, expected 1", name, changes);
+  DT_TRY(dt_audit(who, disable ? "user.disable" : "user.enable", name, 0, NULL, ctx));
   DT_TRY(dt_store_commit(ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -229,14 +247,17 @@ cleanup:
   return rc;
 }
 
-dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id,
-                               dt_ctx *ctx) {
+dt_status dt_auth_token_create(long long user_id, const char *name, const dt_actor *who,
+                               char *token, char *id, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char secret[65], now[40];
   uint8_t hash[32];
   sqlite3_stmt *st = NULL;
+  json_t *details = NULL;
+  int began = 0;
   DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
            "token: expected a name of 1 to 127 bytes of UTF-8 without control characters");
+  DT_TRY(dt_store_begin_if_none(&began, ctx));
   DT_TRY(dt_random_hex(id, 8, ctx));
   DT_TRY(dt_random_hex(secret, 32, ctx));
   snprintf(token, DT_TOKEN_LEN + 1, "dt_%s_%s", id, secret);
@@ -251,8 +272,13 @@ dt_status dt_auth_token_create(long long user_id, const char *name, char *token,
   sqlite3_bind_blob(st, 4, hash, 32, SQLITE_TRANSIENT);
   dt_bind_text(st, 5, now);
   DT_TRY(dt_stmt_run(&st, "create token", NULL, ctx));
+  details = json_pack("{s:s}", "name", name);
+  DT_TRY(dt_audit(who, "token.create", id, user_id, details, ctx));
+  if (began) DT_TRY(dt_store_commit(ctx));
 cleanup:
   dt_stmt_done(&st);
+  if (began) dt_store_rollback();
+  json_decref(details);
   return rc;
 }
 
@@ -317,21 +343,49 @@ cleanup:
   return rc;
 }
 
-dt_status dt_auth_token_revoke(const char *id, dt_outcome *outcome, dt_ctx *ctx) {
+/* The audit record of token id's revocation: its user as the owner, its name in the details. */
+static dt_status audit_revoke(const char *id, const dt_actor *who, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *details = NULL;
+  long long user_id = 0;
+  int row;
+  DT_TRY(dt_stmt("SELECT user_id, name FROM tokens WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the revoked token", &row, ctx));
+  if (row) {
+    user_id = sqlite3_column_int64(st, 0);
+    details = json_pack("{s:s}", "name", dt_col_text(st, 1));
+  }
+  dt_stmt_done(&st);
+  DT_TRY(dt_audit(who, "token.revoke", id, user_id, details, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(details);
+  return rc;
+}
+
+dt_status dt_auth_token_revoke(const char *id, const dt_actor *who, dt_outcome *outcome,
+                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
   int changes = 0;
   *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_store_begin(ctx));
   DT_TRY(
       dt_stmt("UPDATE tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL", &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, now);
   dt_bind_text(st, 2, id);
   DT_TRY(dt_stmt_run(&st, "revoke token", &changes, ctx));
-  if (changes == 1) *outcome = DT_DONE;
+  if (changes != 1) goto cleanup;
+  DT_TRY(audit_revoke(id, who, ctx));
+  DT_TRY(dt_store_commit(ctx));
+  *outcome = DT_DONE;
 cleanup:
   dt_stmt_done(&st);
+  dt_store_rollback();
   return rc;
 }
 
@@ -363,21 +417,22 @@ cleanup:
 
 dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char token[DT_TOKEN_LEN + 1], id[17], now[40], path[1200];
+  char token[DT_TOKEN_LEN + 1], id[17], path[1200];
   sqlite3_stmt *st = NULL;
-  sqlite3 *db = NULL;
-  long long n = 0;
+  long long n = 0, admin = 0;
+  dt_actor daemon;
+  int row = 0;
+  dt_actor_daemon(&daemon);
   DT_TRY(count_users(&n, ctx));
   if (n > 0) goto cleanup;
-  dt_now_iso(now, sizeof now);
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("INSERT INTO users (name, role, created_at) VALUES ('admin', 'admin', ?1)", &st,
-                 ctx));
-  dt_bind_text(st, 1, now);
-  DT_TRY(dt_stmt_run(&st, "create the admin user", NULL, ctx));
-  DT_TRY(dt_db(&db, ctx));
-  DT_TRY(
-      dt_auth_token_create(sqlite3_last_insert_rowid(db), "admin (first start)", token, id, ctx));
+  DT_TRY(insert_user("admin", "admin", &daemon, NULL, ctx));
+  DT_TRY(dt_stmt("SELECT id FROM users WHERE name = 'admin'", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "find the admin user", &row, ctx));
+  DT_CHECK(row, ctx, DT_ERR_DB, "database error: no user admin after creating it");
+  admin = sqlite3_column_int64(st, 0);
+  dt_stmt_done(&st);
+  DT_TRY(dt_auth_token_create(admin, "admin (first start)", &daemon, token, id, ctx));
   snprintf(path, sizeof path, "%s/admin.token", data_dir);
   DT_TRY(write_token_file(path, token, ctx));
   DT_TRY(dt_store_commit(ctx));

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "audit.h"
 #include "status.h"
 
 #define DT_TOKEN_LEN 84
@@ -45,31 +46,39 @@ long long dt_principal_owner(const dt_principal *p);
  * another process. One lookup by the tokens' primary key. */
 dt_status dt_auth_token_active(const char *token_id, int *active, dt_ctx *ctx);
 
-/* The id of the user called name, created (role "user") when missing; *disabled (may be NULL)
- * says whether it is disabled. DT_ERR_INPUT for a name that is empty, longer than 127 bytes,
- * not UTF-8 or has control characters. */
-dt_status dt_auth_user_ensure(const char *name, long long *user_id, int *disabled, dt_ctx *ctx);
-/* Create the user name with role "admin" (admin != 0) or "user"; *outcome DT_REFUSED when a
- * user has this name already. DT_ERR_INPUT for a bad name, as dt_auth_user_ensure. */
-dt_status dt_auth_user_add(const char *name, int admin, dt_outcome *outcome, dt_ctx *ctx);
+/* The id of the user called name, created (role "user", audited as user.add by who) when
+ * missing; *disabled (may be NULL) says whether it is disabled. DT_ERR_INPUT for a name that is
+ * empty, longer than 127 bytes, not UTF-8 or has control characters. */
+dt_status dt_auth_user_ensure(const char *name, const dt_actor *who, long long *user_id,
+                              int *disabled, dt_ctx *ctx);
+/* Create the user name with role "admin" (admin != 0) or "user", audited as user.add by who;
+ * *outcome DT_REFUSED when a user has this name already. DT_ERR_INPUT for a bad name, as
+ * dt_auth_user_ensure. */
+dt_status dt_auth_user_add(const char *name, int admin, const dt_actor *who, dt_outcome *outcome,
+                           dt_ctx *ctx);
 /* JSON array of the users: name, role, created_at, disabled_at (null: enabled), tokens (how
  * many are not revoked). */
 dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
-/* Disable (disable != 0) or enable the user name: *outcome DT_NOT_FOUND when there is no such
- * user, DT_REFUSED when it is disabled (enabled) already. Disabling takes effect on the user's
- * next request and within a second on its open event streams (sse.c). */
-dt_status dt_auth_user_disable(const char *name, int disable, dt_outcome *outcome, dt_ctx *ctx);
-/* Create a token called name for user_id; token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes.
+/* Disable (disable != 0) or enable the user name, audited as user.disable or user.enable by
+ * who: *outcome DT_NOT_FOUND when there is no such user, DT_REFUSED when it is disabled
+ * (enabled) already. Disabling takes effect on the user's next request and within a second on
+ * its open event streams (sse.c). */
+dt_status dt_auth_user_disable(const char *name, int disable, const dt_actor *who,
+                               dt_outcome *outcome, dt_ctx *ctx);
+/* Create a token called name for user_id, audited as token.create by who (in the caller's
+ * transaction when one is open); token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes.
  * DT_ERR_INPUT for a name that a user's name could not be (dt_auth_user_ensure). */
-dt_status dt_auth_token_create(long long user_id, const char *name, char *token, char *id,
-                               dt_ctx *ctx);
+dt_status dt_auth_token_create(long long user_id, const char *name, const dt_actor *who,
+                               char *token, char *id, dt_ctx *ctx);
 /* JSON array of the tokens (never their hashes). */
 dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx);
-/* Revoke by id (*outcome DT_NOT_FOUND when no active token has it). */
-dt_status dt_auth_token_revoke(const char *id, dt_outcome *outcome, dt_ctx *ctx);
+/* Revoke by id, audited as token.revoke by who (*outcome DT_NOT_FOUND when no active token has
+ * it). */
+dt_status dt_auth_token_revoke(const char *id, const dt_actor *who, dt_outcome *outcome,
+                               dt_ctx *ctx);
 
 /* First start: when there are no users, create "admin" and a token written to
- * <data_dir>/admin.token with mode 0600, and log where it is. */
+ * <data_dir>/admin.token with mode 0600 (both audited, by the daemon), and log where it is. */
 dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx);
 
 #endif

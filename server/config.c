@@ -30,6 +30,8 @@ static const key_def KEYS[] = {
     {"backend", K_STR, OFF(backend), sizeof(((dt_config *)0)->backend), 0, 0},
     {"dashboard_dir", K_STR, OFF(dashboard_dir), sizeof(((dt_config *)0)->dashboard_dir), 0, 0},
     {"log_level", K_STR, OFF(log_level), sizeof(((dt_config *)0)->log_level), 0, 0},
+    {"tls_cert", K_STR, OFF(tls_cert), sizeof(((dt_config *)0)->tls_cert), 0, 0},
+    {"tls_key", K_STR, OFF(tls_key), sizeof(((dt_config *)0)->tls_key), 0, 0},
     {"solver_threads", K_INT, OFF(solver_threads), 0, 0, 1024},
     {"max_body_bytes", K_INT, OFF(max_body_bytes), 0, 1024, (long long)1 << 40},
     {"max_connections", K_INT, OFF(max_connections), 0, 4, 100000},
@@ -254,6 +256,10 @@ dt_status dt_config_finish(dt_config *c, dt_ctx *ctx) {
            "backend: expected auto or one of %s (got \"%s\")", backend_list(), c->backend);
   DT_CHECK(dt_log_level_parse(c->log_level) >= 0, ctx, DT_ERR_INPUT,
            "log_level: expected debug, info, warn or error (got \"%s\")", c->log_level);
+  /* One without the other is a half-done TLS set-up: refused, rather than served in plain text. */
+  DT_CHECK(!c->tls_cert[0] == !c->tls_key[0], ctx, DT_ERR_INPUT,
+           "%s is set but %s is not: set both (HTTPS) or neither (plain HTTP)",
+           c->tls_cert[0] ? "tls_cert" : "tls_key", c->tls_cert[0] ? "tls_key" : "tls_cert");
 cleanup:
   return rc;
 }

@@ -56,6 +56,11 @@
  *                                           <prefix>/share/ductile/dashboard and the build
  *                                           tree's clients/dashboard/dist that holds index.html
  *   log_level              info             debug, info, warn, error
+ *   tls_cert               (none)           PEM file of the server's certificate (and its
+ *                                           chain): with tls_key, the daemon speaks HTTPS
+ *                                           only, on the same listen address (tls.h)
+ *   tls_key                (none)           PEM file of its private key, unencrypted; set
+ *                                           both or neither
  *   test_iteration_delay_ms 0               test hook: sleep per Newton iteration
  *   test_disk_full_at_end  0                test hook: the first N attempts to record the
  *                                           end of the first job that ends fail as on a full
@@ -107,6 +112,8 @@ typedef struct dt_config {
 #endif
   char log_level[16];
   char dashboard_dir[1024];
+  char tls_cert[1024]; /* "" : plain HTTP */
+  char tls_key[1024];
 } dt_config;
 
 void dt_config_defaults(dt_config *c);

@@ -149,6 +149,7 @@ void dt_h_job_create(dt_req *r) {
   int stored = 0;
   char dir[4200] = "", origin[128];
   json_t *out = NULL, *warnings = json_array();
+  dt_actor who;
   memset(&ctx, 0, sizeof ctx);
   memset(&j, 0, sizeof j);
   memset(&where, 0, sizeof where);
@@ -179,7 +180,8 @@ void dt_h_job_create(dt_req *r) {
     dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
   j.est_bytes = (long long)fit.estimate;
   if (kind == DT_BODY_JSON) DT_TRY(json_store(r, dir, &ctx));
-  DT_TRY(dt_job_insert(&j, &lim, &outcome, &active, &ctx));
+  dt_req_actor(r, &who);
+  DT_TRY(dt_job_insert(&j, &lim, &who, &outcome, &active, &ctx));
   if (outcome == DT_REFUSED) {
     if (active)
       reply_user_full(r, active);
@@ -298,10 +300,12 @@ void dt_h_job_cancel(dt_req *r) {
   dt_status rc = DT_OK;
   dt_ctx ctx;
   dt_outcome outcome;
+  dt_actor who;
   int running = 0;
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
-  DT_TRY(dt_job_cancel(r->param[0], dt_principal_owner(&r->who), &running, &outcome, &ctx));
+  dt_req_actor(r, &who);
+  DT_TRY(dt_job_cancel(r->param[0], dt_principal_owner(&r->who), &who, &running, &outcome, &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "job");
   } else if (outcome == DT_REFUSED) {
@@ -318,10 +322,12 @@ void dt_h_job_delete(dt_req *r) {
   dt_status rc = DT_OK;
   dt_ctx ctx;
   dt_outcome outcome;
+  dt_actor who;
   char dir[4200];
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(dt_id_or_reply(r, r->param[0], 'j', "job"));
-  DT_TRY(dt_job_delete(r->param[0], dt_principal_owner(&r->who), &outcome, &ctx));
+  dt_req_actor(r, &who);
+  DT_TRY(dt_job_delete(r->param[0], dt_principal_owner(&r->who), &who, &outcome, &ctx));
   if (outcome == DT_NOT_FOUND) {
     dt_reply_not_found(r, "job");
   } else if (outcome == DT_REFUSED) {

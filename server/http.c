@@ -87,6 +87,24 @@ static dt_outcome find_route(const char *method, const char *url, char param[2][
   return outcome;
 }
 
+void dt_req_actor(dt_req *r, dt_actor *a) {
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  const struct sockaddr *sa = i ? i->client_addr : NULL;
+  memset(a, 0, sizeof *a);
+  r->address[0] = '\0';
+  if (sa && sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->address, sizeof r->address);
+  else if (sa && sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->address,
+              sizeof r->address);
+  a->via = "api";
+  a->user_id = r->who.user_id;
+  a->token_id = r->who.token_id;
+  a->request_id = r->id;
+  a->address = r->address[0] ? r->address : NULL;
+}
+
 const char *dt_req_header(dt_req *r, const char *name) {
   return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
@@ -545,6 +563,10 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
                    MHD_USE_ERROR_LOG | MHD_USE_ITC;
   const union MHD_DaemonInfo *info;
   struct MHD_Daemon *d;
+  /* HTTPS when tls_cert and tls_key are set (tls.h has checked them); else an empty list. */
+  struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls.key_pem},
+                                 {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls.cert_pem},
+                                 {MHD_OPTION_END, 0, NULL}};
   uint8_t tag[4];
   int ipv6, limits_started = 0;
   /* The boot tag only tells the request ids of one start from another's: without randomness
@@ -553,20 +575,23 @@ dt_status dt_http_start(dt_server *srv, dt_ctx *ctx) {
     snprintf(g_boot_tag, sizeof g_boot_tag, "%02x%02x%02x%02x", tag[0], tag[1], tag[2], tag[3]);
   DT_TRY(listen_addr(&srv->cfg, &a4, &a6, &sa, &ipv6, ctx));
   if (ipv6) flags |= MHD_USE_IPv6;
+  if (srv->tls.cert_pem) flags |= MHD_USE_TLS;
   DT_TRY(dt_http_errors_init(srv->cfg.max_body_bytes, ctx));
   dt_rate_limit_init(srv->cfg.rate_limit, srv->cfg.rate_burst);
   DT_TRY(dt_conn_limits_start(&srv->cfg, ctx));
   limits_started = 1;
   /* libmicrohttpd's limits sit above max_connections and max_connections_per_client (it closes
    * connections beyond its own unanswered; ours get 503, conn_limits.h). */
+  /* The logger comes first: libmicrohttpd writes what it says before it to stderr, unformatted. */
   d = MHD_start_daemon(flags, (uint16_t)srv->cfg.port, NULL, NULL, access_cb, srv,
-                       MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_TIMEOUT,
-                       (unsigned)srv->cfg.connection_timeout, MHD_OPTION_CONNECTION_LIMIT,
-                       dt_conn_hard_limit(&srv->cfg), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                       dt_conn_hard_limit_per_client(&srv->cfg), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                       (size_t)(64 * 1024), MHD_OPTION_UNESCAPE_CALLBACK, unescape, srv,
-                       MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv, MHD_OPTION_NOTIFY_CONNECTION,
-                       conn_cb, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_END);
+                       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR, sa,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg.connection_timeout,
+                       MHD_OPTION_CONNECTION_LIMIT, dt_conn_hard_limit(&srv->cfg),
+                       MHD_OPTION_PER_IP_CONNECTION_LIMIT, dt_conn_hard_limit_per_client(&srv->cfg),
+                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                       MHD_OPTION_UNESCAPE_CALLBACK, unescape, srv, MHD_OPTION_NOTIFY_COMPLETED,
+                       completed_cb, srv, MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
+                       MHD_OPTION_ARRAY, srv->tls.cert_pem ? tls : tls + 2, MHD_OPTION_END);
   DT_CHECK(d != NULL, ctx, DT_ERR_IO, "cannot listen on %s:%d (address in use or not available)",
            srv->cfg.listen_host, srv->cfg.port);
   info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -590,4 +615,5 @@ void dt_http_stop(dt_server *srv) {
     dt_conn_limits_stop();
   }
   srv->mhd = NULL;
+  dt_tls_free(&srv->tls);
 }

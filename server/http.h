@@ -40,6 +40,7 @@
 
 #include <jansson.h>
 
+#include "audit.h"
 #include "auth.h"
 #include "server.h"
 #include "status.h"
@@ -58,7 +59,8 @@ typedef struct dt_req {
   int route;         /* index in routes.def, -1 when none */
   char param[2][96]; /* path parameters in pattern order */
   dt_principal who;
-  char *body; /* in-memory body (NUL-terminated), or NULL when spooled */
+  char address[64]; /* the client's address, filled by dt_req_actor */
+  char *body;       /* in-memory body (NUL-terminated), or NULL when spooled */
   size_t len, cap;
   int spool_fd;
   char spool_path[PATH_MAX + 64];
@@ -92,6 +94,9 @@ enum MHD_Result dt_http_queue(struct MHD_Connection *conn, unsigned status,
 dt_status dt_http_errors_init(long long max_body_bytes, dt_ctx *ctx);
 
 /* Request helpers. */
+/* The request as the actor of an audited change (audit.h): its token's user and token, its id,
+ * the client's address (a reverse proxy's, behind one). Valid while r is. */
+void dt_req_actor(dt_req *r, dt_actor *a);
 const char *dt_req_header(dt_req *r, const char *name);
 const char *dt_req_query(dt_req *r, const char *name);
 /* The *_or_reply helpers check the request itself. When it is wrong they reply at once (400,
@@ -121,12 +126,17 @@ void dt_error_log(const char *req_id, unsigned status, const char *code, const c
  * read and dropped for up to a second (closing a socket with unread data resets it, which can
  * destroy the reply unread). The caller then has libmicrohttpd close the connection. Only for
  * a connection with nothing of its own on the way out: while a request's head or body
- * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue). */
-void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
-                  const char *json);
+ * arrives, libmicrohttpd has sent all of the previous reply (and any 100 Continue).
+ * 0 when written (or the client went away), -1 when it cannot be: an HTTPS connection, whose
+ * socket carries only what GnuTLS writes (tls.h). */
+int dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
+                 const char *json);
+/* 1 for a connection of the HTTPS daemon (tls_cert, tls_key), 0 for plain HTTP. */
+int dt_conn_tls(struct MHD_Connection *conn);
 /* The error envelope through dt_reply_raw, for a request whose body is still arriving: a
  * chunked body that crosses max_body_bytes. libmicrohttpd takes a response only before the
- * body or after all of it; the access handler returns MHD_NO after this. */
+ * body or after all of it; the access handler returns MHD_NO after this. Over HTTPS nothing
+ * can be written there: the connection closes without the reply (the log has it). */
 void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details /* stolen */,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The reply for a failure: the one mapping from dt_status to HTTP status and error code.

@@ -63,12 +63,38 @@ static const char *describe(unsigned status, const char **msg) {
   }
 }
 
+/* Whether libmicrohttpd would send the head of this error's reply twice: an error raised while
+ * it parses the fields of a complete request head (the head's size is known), before the access
+ * handler has seen the request (no dt_req). */
+static int head_twice(struct MHD_Connection *conn, const dt_req *r) {
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return !r && i && i->header_size > 0;
+}
+
+/* The envelope as a queued response, closing the connection after it (HTTPS). */
+static enum MHD_Result queue_envelope(struct MHD_Connection *conn, unsigned status, const char *id,
+                                      const char *text) {
+  enum MHD_Result result = MHD_NO;
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+  if (!resp) return MHD_NO;
+  MHD_add_response_header(resp, "Content-Type", "application/json");
+  MHD_add_response_header(resp, "X-Request-Id", id);
+  MHD_add_response_header(resp, "Cache-Control", "no-store");
+  MHD_add_response_header(resp, "Connection", "close");
+  result = g_queue(conn, status, resp);
+  MHD_destroy_response(resp);
+  return result;
+}
+
 enum MHD_Result MHD_queue_response(struct MHD_Connection *connection, unsigned int status_code,
                                    struct MHD_Response *response) {
   const char *msg, *code;
   dt_conn *cn;
   dt_req *r;
   char id[32], *text;
+  enum MHD_Result result;
   if (!g_queue || status_code < 400)
     return g_queue ? g_queue(connection, status_code, response) : MHD_NO;
   code = describe(status_code, &msg);
@@ -88,8 +114,14 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *connection, unsigned i
     return g_queue(connection, status_code, response); /* out of memory: the library's page */
   /* Written on the socket rather than queued: libmicrohttpd 0.9.75 writes the header block of
    * an error it raises while it parses the request's header fields (a bad Content-Length) a
-   * second time when the reply is queued. Refusing the queue makes it close the connection. */
-  dt_reply_raw(connection, status_code, id, text);
+   * second time when the reply is queued. Refusing the queue makes it close the connection.
+   * An HTTPS connection's socket takes only GnuTLS's records: there the envelope is queued,
+   * except for those errors, whose doubled head would reach the client as a garbled reply:
+   * their connection is closed without one. */
+  if (dt_reply_raw(connection, status_code, id, text) == 0 || head_twice(connection, r))
+    result = MHD_NO;
+  else
+    result = queue_envelope(connection, status_code, id, text);
   free(text);
   if (r) {
     r->replied = 1;
@@ -97,5 +129,5 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *connection, unsigned i
   } else {
     dt_metrics_http((int)status_code);
   }
-  return MHD_NO;
+  return result;
 }

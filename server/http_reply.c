@@ -143,8 +143,12 @@ static int send_all(int fd, const char *buf, size_t len, int64_t deadline_ns) {
 #define DRAIN_NS (1000 * 1000000LL)
 #define DRAIN_BYTES (16u << 20)
 
-void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
-                  const char *json) {
+int dt_conn_tls(struct MHD_Connection *conn) {
+  return MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) != NULL;
+}
+
+int dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_id,
+                 const char *json) {
   const union MHD_ConnectionInfo *fdi =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
   const char *reason = MHD_get_reason_phrase_for(status);
@@ -154,7 +158,9 @@ void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_
   time_t now = time(NULL);
   struct tm tm;
   int fd = fdi ? fdi->connect_fd : -1, n;
-  if (fd < 0) return;
+  /* Over TLS the socket carries GnuTLS's records: plain text there would end the session with
+   * a protocol error on the client's side instead of a reply. */
+  if (fd < 0 || dt_conn_tls(conn)) return -1;
   gmtime_r(&now, &tm);
   strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
   n = snprintf(
@@ -164,7 +170,7 @@ void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_
       status, reason && reason[0] ? reason : "Error", date, req_id, strlen(json));
   if (send_all(fd, head, (size_t)n, deadline) != 0 ||
       send_all(fd, json, strlen(json), deadline) != 0)
-    return;
+    return 0;
   shutdown(fd, SHUT_WR);
   while (drained < DRAIN_BYTES) {
     char buf[65536];
@@ -177,6 +183,7 @@ void dt_reply_raw(struct MHD_Connection *conn, unsigned status, const char *req_
     if (got <= 0) break;
     drained += (size_t)got;
   }
+  return 0;
 }
 
 void dt_reply_error_raw(dt_req *r, unsigned status, const char *code, json_t *details,

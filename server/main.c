@@ -7,12 +7,15 @@
  *   ductiled [OPTIONS] admin user add NAME [--admin]
  *   ductiled [OPTIONS] admin user list
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
+ *   ductiled [OPTIONS] admin backup FILE
+ *   ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] [--target T]
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
+ * The commands other than serving are in commands.c.
  *
- * Start-up: configuration, data directory, store (migrations), first-start admin token,
- * solver backend and devices (workers per GPU), removal of mesh and job files no row names
- * (a crash between a file and its row), recovery of jobs a crash left running (they
- * resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
+ * Start-up: configuration, data directory, store (migrations), the HTTPS certificate and key
+ * when configured (tls.h), first-start admin token, solver backend and devices (workers per
+ * GPU), removal of mesh and job files no row names (a crash between a file and its row),
+ * recovery of jobs a crash left running (they resume from their checkpoints), workers, HTTP. SIGTERM/SIGINT: stop accepting connections
  * and jobs, let each running increment finish and checkpoint (its job resumes there at the
  * next start), end event streams, exit 0. SIGUSR1 (from an operator, or raised by a worker
  * whose GPU faulted, worker.c): the same drain, then the daemon starts afresh in the same
@@ -34,6 +37,7 @@
 
 #include "auth.h"
 #include "bus.h"
+#include "commands.h"
 #include "data_files.h"
 #include "devices.h"
 #include "handlers.h"
@@ -44,7 +48,7 @@
 #include "store_jobs.h"
 #include "worker.h"
 
-enum { EXIT_USAGE = 64, EXIT_CONFIG = 78 };
+enum { EXIT_USAGE = DT_EXIT_USAGE, EXIT_CONFIG = 78 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
@@ -52,6 +56,9 @@ static void usage(FILE *f) {
              "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
+             "       ductiled [OPTIONS] admin backup FILE\n"
+             "       ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] "
+             "[--target T]\n"
              "       ductiled --version\n");
 }
 
@@ -72,7 +79,7 @@ cleanup:
   return rc;
 }
 
-/* Remove the uploads a crash interrupted (<data>/tmp). */
+/* Remove the uploads a crash or a stop interrupted (<data>/tmp), as the daemon starts. */
 static void clear_tmp(const char *dir) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -98,8 +105,6 @@ static dt_status prepare_data_dir(dt_server *srv, dt_ctx *ctx) {
     DT_CHECK(mkdir(p, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO, "cannot create '%.300s': %s",
              p, strerror(errno));
   }
-  snprintf(p, sizeof p, "%s/tmp", srv->data_dir);
-  clear_tmp(p);
 cleanup:
   return rc;
 }
@@ -147,143 +152,6 @@ static dt_status load_config(dt_server *srv, int argc, char **argv, int *first, 
   dt_log_set_level((dt_log_level)dt_log_level_parse(srv->cfg.log_level));
 cleanup:
   return rc;
-}
-
-/* token create [--name NAME] [--user USER]: the token is printed once, on stdout. */
-static int token_create(int argc, char **argv) {
-  const char *name = "cli", *user = "admin";
-  char token[DT_TOKEN_LEN + 1], id[17];
-  long long uid = 0;
-  int disabled = 0;
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  for (int i = 1; i < argc; i += 2) {
-    if (i + 1 >= argc) return usage(stderr), EXIT_USAGE;
-    if (!strcmp(argv[i], "--name"))
-      name = argv[i + 1];
-    else if (!strcmp(argv[i], "--user"))
-      user = argv[i + 1];
-    else
-      return usage(stderr), EXIT_USAGE;
-  }
-  DT_TRY(dt_auth_user_ensure(user, &uid, &disabled, &ctx));
-  /* A token of a disabled user would never authenticate: say so rather than print it. */
-  DT_CHECK(!disabled, &ctx, DT_ERR_INPUT, "user %s is disabled (ductiled admin user enable %s)",
-           user, user);
-  DT_TRY(dt_auth_token_create(uid, name, token, id, &ctx));
-  printf("%s\n", token);
-  fprintf(stderr, "created token %s (\"%s\") for user %s; it is shown only now\n", id, name, user);
-cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot create a token: %s\n", ctx.msg);
-  return rc == DT_OK ? 0 : 1;
-}
-
-/* Print what list() returns as indented JSON: `ductiled token list`, `admin user list`. */
-static int print_list(dt_status (*list)(json_t **out, dt_ctx *ctx), const char *what) {
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  json_t *items = NULL;
-  char *text = NULL;
-  memset(&ctx, 0, sizeof ctx);
-  DT_TRY(list(&items, &ctx));
-  text = json_dumps(items, JSON_INDENT(2));
-  DT_CHECK(text != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
-  printf("%s\n", text);
-cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot list the %s: %s\n", what, ctx.msg);
-  json_decref(items);
-  free(text);
-  return rc == DT_OK ? 0 : 1;
-}
-
-static int token_list(void) { return print_list(dt_auth_token_list, "tokens"); }
-
-static int token_revoke(const char *id) {
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  dt_outcome outcome = DT_NOT_FOUND;
-  memset(&ctx, 0, sizeof ctx);
-  DT_TRY(dt_auth_token_revoke(id, &outcome, &ctx));
-  if (outcome == DT_DONE)
-    fprintf(stderr, "revoked token %s\n", id);
-  else
-    fprintf(stderr, "ductiled: no active token with this id\n");
-cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot revoke: %s\n", ctx.msg);
-  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
-}
-
-static int token_command(int argc, char **argv) {
-  const char *sub = argc > 0 ? argv[0] : "";
-  if (!strcmp(sub, "create")) return token_create(argc, argv);
-  if (!strcmp(sub, "list") && argc == 1) return token_list();
-  if (!strcmp(sub, "revoke") && argc == 2) return token_revoke(argv[1]);
-  usage(stderr);
-  return EXIT_USAGE;
-}
-
-/* admin user add NAME [--admin] (--admin may also come first): role user, or admin. */
-static int user_add(int argc, char **argv) {
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  dt_outcome outcome = DT_REFUSED;
-  const char *name = NULL;
-  int admin = 0;
-  memset(&ctx, 0, sizeof ctx);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--admin") && !admin)
-      admin = 1;
-    else if (argv[i][0] != '-' && !name)
-      name = argv[i];
-    else
-      return usage(stderr), EXIT_USAGE;
-  }
-  if (!name) return usage(stderr), EXIT_USAGE;
-  DT_TRY(dt_auth_user_add(name, admin, &outcome, &ctx));
-  if (outcome == DT_DONE)
-    fprintf(stderr,
-            "created user %s (role %s); give it a token with: ductiled token create --user %s\n",
-            name, admin ? "admin" : "user", name);
-  else
-    fprintf(stderr, "ductiled: a user named %s exists already\n", name);
-cleanup:
-  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot create the user: %s\n", ctx.msg);
-  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
-}
-
-static int user_list(void) { return print_list(dt_auth_user_list, "users"); }
-
-/* admin user disable|enable NAME: a running daemon applies it to the user's next request and
- * ends its open event streams within a second (sse.c). */
-static int user_disable(const char *name, int disable) {
-  dt_status rc = DT_OK;
-  dt_ctx ctx;
-  dt_outcome outcome = DT_NOT_FOUND;
-  memset(&ctx, 0, sizeof ctx);
-  DT_TRY(dt_auth_user_disable(name, disable, &outcome, &ctx));
-  if (outcome == DT_DONE)
-    fprintf(stderr, "%s user %s\n", disable ? "disabled" : "enabled", name);
-  else if (outcome == DT_REFUSED)
-    fprintf(stderr, "ductiled: user %s is %s already\n", name, disable ? "disabled" : "enabled");
-  else
-    fprintf(stderr, "ductiled: no user named %s\n", name);
-cleanup:
-  if (rc != DT_OK)
-    fprintf(stderr, "ductiled: cannot %s the user: %s\n", disable ? "disable" : "enable", ctx.msg);
-  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
-}
-
-/* admin user ...: argv[0] is "user". */
-static int admin_command(int argc, char **argv) {
-  const char *sub = argc > 1 ? argv[1] : "";
-  if (argc < 1 || strcmp(argv[0], "user")) return usage(stderr), EXIT_USAGE;
-  if (!strcmp(sub, "add")) return user_add(argc - 1, argv + 1);
-  if (!strcmp(sub, "list") && argc == 2) return user_list();
-  if (!strcmp(sub, "disable") && argc == 3) return user_disable(argv[2], 1);
-  if (!strcmp(sub, "enable") && argc == 3) return user_disable(argv[2], 0);
-  usage(stderr);
-  return EXIT_USAGE;
 }
 
 /* The restarts in place before this start (0 for a fresh start), from what restart() left in
@@ -337,11 +205,15 @@ static int restart(const dt_server *srv, char **argv) {
   return 1;
 }
 
-/* Everything before the daemon listens: admin token, devices, dashboard, files no row names
- * (data_files.h), recovery, workers, HTTP. The exit status for a failure (the message is in ctx). */
+/* Everything before the daemon listens: TLS certificate, admin token, devices, dashboard, files
+ * no row names (data_files.h), recovery, workers, HTTP. The exit status for a failure (the message
+ * is in ctx). */
 static dt_status start(dt_server *srv, int *exit_status, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int recovered = 0, removed = 0;
+  /* A certificate that cannot be used is a configuration error, found before anything runs. */
+  *exit_status = EXIT_CONFIG;
+  DT_TRY(dt_tls_load(&srv->cfg, &srv->tls, ctx));
   *exit_status = 1;
   DT_TRY(dt_auth_bootstrap(srv->data_dir, ctx));
   *exit_status = EXIT_CONFIG;
@@ -375,12 +247,17 @@ static int serve(dt_server *srv) {
   if (start(srv, &status, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
     dt_workers_stop(srv);
+    dt_tls_free(&srv->tls);
     return status;
   }
   {
     char port[16];
-    const char *kv[] = {"address", srv->cfg.listen_host, "port", port, "data_dir", srv->data_dir,
-                        "version", DUCTILED_VERSION,     NULL};
+    const char *kv[] = {"address",  srv->cfg.listen_host,
+                        "port",     port,
+                        "scheme",   srv->tls.cert_pem ? "https" : "http",
+                        "data_dir", srv->data_dir,
+                        "version",  DUCTILED_VERSION,
+                        NULL};
     snprintf(port, sizeof port, "%d", srv->port);
     dt_log(DT_LOG_INFO, NULL, kv, "listening");
   }
@@ -421,15 +298,24 @@ int main(int argc, char **argv) {
     dt_log_error("%s", ctx.msg);
     return 1;
   }
-  if (first < argc && !strcmp(argv[first], "token"))
-    return token_command(argc - first - 1, argv + first + 1);
-  if (first < argc && !strcmp(argv[first], "admin"))
-    return admin_command(argc - first - 1, argv + first + 1);
+  if (first < argc && (!strcmp(argv[first], "token") || !strcmp(argv[first], "admin"))) {
+    int status = (!strcmp(argv[first], "token") ? dt_cmd_token : dt_cmd_admin)(argc - first - 1,
+                                                                               argv + first + 1);
+    if (status == EXIT_USAGE) usage(stderr);
+    return status;
+  }
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;
   }
   restart_history(&srv);
+  {
+    /* Only the daemon clears its spool directory: a command run beside a running daemon (a
+     * backup, a token) would remove the uploads it is receiving. */
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s/tmp", srv.data_dir);
+    clear_tmp(tmp);
+  }
   first = serve(&srv);
   return first == SERVE_RESTART ? restart(&srv, argv) : first;
 }

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "config.h"
+#include "tls.h"
 
 struct dt_workers;
 
@@ -29,6 +30,7 @@ typedef struct dt_server {
   char device_kind[8];          /* "gpu" or "cpu" (the CPU backend: the host is the device) */
   int can_checkpoint;           /* the backend can save and restore its per-point state */
   char dashboard_dir[PATH_MAX]; /* resolved (realpath) dashboard directory; "" when none */
+  dt_tls tls;                   /* HTTPS certificate and key (tls.h); empty: plain HTTP */
 } dt_server;
 
 #endif

@@ -10,6 +10,14 @@
 #include "migrations.h"
 
 #define STMT_CACHE 128
+#define ON_COMMIT_MAX 8
+
+/* Work that waits for the commit of the thread's transaction (dt_store_on_commit). */
+typedef struct on_commit {
+  void (*fn)(void *);
+  void *arg;
+  void (*release)(void *);
+} on_commit;
 
 typedef struct conn {
   sqlite3 *db;
@@ -17,15 +25,27 @@ typedef struct conn {
     const char *sql;
     sqlite3_stmt *st;
   } cache[STMT_CACHE];
+  on_commit pending[ON_COMMIT_MAX];
+  int n_pending;
 } conn;
 
 static char g_path[1100]; /* set once by dt_store_init before threads start */
 static pthread_key_t g_key;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+/* Run (run != 0) or drop the work waiting for the commit, releasing its arguments. */
+static void pending_end(conn *c, int run) {
+  for (int i = 0; i < c->n_pending; i++) {
+    if (run) c->pending[i].fn(c->pending[i].arg);
+    if (c->pending[i].release) c->pending[i].release(c->pending[i].arg);
+  }
+  c->n_pending = 0;
+}
+
 static void conn_free(void *p) {
   conn *c = p;
   if (!c) return;
+  pending_end(c, 0);
   for (int i = 0; i < STMT_CACHE; i++) sqlite3_finalize(c->cache[i].st);
   sqlite3_close(c->db);
   free(c);
@@ -149,12 +169,48 @@ cleanup:
 }
 
 dt_status dt_store_begin(dt_ctx *ctx) { return exec("BEGIN IMMEDIATE", ctx); }
-dt_status dt_store_commit(dt_ctx *ctx) { return exec("COMMIT", ctx); }
+
+dt_status dt_store_begin_if_none(int *began, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3 *db = NULL;
+  *began = 0;
+  DT_TRY(dt_db(&db, ctx));
+  if (!sqlite3_get_autocommit(db)) goto cleanup;
+  DT_TRY(dt_store_begin(ctx));
+  *began = 1;
+cleanup:
+  return rc;
+}
+
+dt_status dt_store_commit(dt_ctx *ctx) {
+  dt_status rc = exec("COMMIT", ctx);
+  if (rc == DT_OK) pending_end(pthread_getspecific(g_key), 1);
+  return rc;
+}
+
 void dt_store_rollback(void) {
   conn *c;
   pthread_once(&g_once, make_key);
   c = pthread_getspecific(g_key);
   if (c && !sqlite3_get_autocommit(c->db)) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+  if (c) pending_end(c, 0);
+}
+
+void dt_store_on_commit(void (*fn)(void *), void *arg, void (*release)(void *)) {
+  conn *c;
+  pthread_once(&g_once, make_key);
+  c = pthread_getspecific(g_key);
+  /* Outside a transaction what was written is committed already; and a thread with more
+   * waiting than the table holds runs it now rather than lose it. */
+  if (!c || sqlite3_get_autocommit(c->db) || c->n_pending == ON_COMMIT_MAX) {
+    fn(arg);
+    if (release) release(arg);
+    return;
+  }
+  c->pending[c->n_pending].fn = fn;
+  c->pending[c->n_pending].arg = arg;
+  c->pending[c->n_pending].release = release;
+  c->n_pending++;
 }
 
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s) {

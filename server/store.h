@@ -45,6 +45,27 @@ dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx 
 dt_status dt_store_begin(dt_ctx *ctx);
 dt_status dt_store_commit(dt_ctx *ctx);
 void dt_store_rollback(void);
+/* Begin a transaction unless the calling thread has one open: *began is 1 when this call began
+ * it (then the caller commits it), 0 when the writes join the one that is open (a token created
+ * in the first start's transaction). */
+dt_status dt_store_begin_if_none(int *began, dt_ctx *ctx);
+/* fn(arg) once the calling thread's open transaction commits (dt_store_commit), never when it
+ * rolls back; at once when no transaction is open (the write is committed). release(arg), when
+ * not NULL, follows either way. For what must not be said before it is true: the audit log's
+ * lines in the daemon's log (audit.h). */
+void dt_store_on_commit(void (*fn)(void *), void *arg, void (*release)(void *));
+
+/* What dt_store_backup made. */
+typedef struct dt_backup_info {
+  long long bytes;    /* the copy's size */
+  int schema_version; /* its PRAGMA user_version (the last migration applied) */
+} dt_backup_info;
+/* An online copy of the database, taken while the daemon runs (store_backup.c): the database
+ * at one instant, in a new file dest (mode 0600), self-contained (not in WAL mode) and checked
+ * with PRAGMA quick_check. DT_ERR_INPUT when dest exists (it is never replaced); DT_ERR_IO when
+ * it cannot be written; DT_ERR_DB when the copy fails. A failed backup leaves no file. The
+ * files of meshes and jobs are not in it (docs/operations.md: backup and restore). */
+dt_status dt_store_backup(const char *dest, dt_backup_info *info, dt_ctx *ctx);
 
 /* Bind helpers: text NULL binds SQL NULL. */
 void dt_bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -117,12 +117,12 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
-                        long long *user_active, dt_ctx *ctx) {
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_actor *who,
+                        dt_outcome *outcome, long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
   sqlite3_stmt *st = NULL;
-  json_t *ev = NULL;
+  json_t *ev = NULL, *audit = NULL;
   *outcome = DT_DONE;
   *user_active = 0;
   DT_TRY(dt_store_begin(ctx));
@@ -147,12 +147,16 @@ dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcom
   DT_TRY(dt_stmt_run(&st, "insert job", NULL, ctx));
   ev = json_pack("{s:s}", "state", "queued");
   DT_TRY(dt_event_append_tx(j->id, "job.queued", ev, ctx));
+  audit = json_pack("{s:s?, s:s?}", "title", j->title[0] ? j->title : NULL, "mesh_id",
+                    j->mesh_id[0] ? j->mesh_id : NULL);
+  DT_TRY(dt_audit(who, "job.submit", j->id, j->owner_id, audit, ctx));
   DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
 cleanup:
   dt_stmt_done(&st);
   dt_store_rollback();
   json_decref(ev);
+  json_decref(audit);
   return rc;
 }
 
@@ -290,8 +294,30 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome,
-                        dt_ctx *ctx) {
+/* The audit record of an action on job id (its owner looked up), in the caller's transaction:
+ * the job's state before the action in its details. */
+static dt_status audit_job(const dt_actor *who, const char *action, const char *id,
+                           const char *state, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *details = NULL;
+  long long owner_id = 0;
+  int row;
+  DT_TRY(dt_stmt("SELECT owner_id FROM jobs WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the job's owner", &row, ctx));
+  if (row) owner_id = sqlite3_column_int64(st, 0);
+  dt_stmt_done(&st);
+  details = json_pack("{s:s}", "state", state);
+  DT_TRY(dt_audit(who, action, id, owner_id, details, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  json_decref(details);
+  return rc;
+}
+
+dt_status dt_job_cancel(const char *id, long long owner, const dt_actor *who, int *running,
+                        dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   *running = 0;
@@ -303,6 +329,7 @@ dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcom
     goto cleanup;
   }
   DT_TRY(cancel_active(id, state, running, ctx));
+  DT_TRY(audit_job(who, "job.cancel", id, state, ctx));
   DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
 cleanup:
@@ -310,7 +337,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt_ctx *ctx) {
+dt_status dt_job_delete(const char *id, long long owner, const dt_actor *who, dt_outcome *outcome,
+                        dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   DT_TRY(dt_store_begin(ctx));
@@ -320,6 +348,7 @@ dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt
     *outcome = DT_REFUSED;
     goto cleanup;
   }
+  DT_TRY(audit_job(who, "job.delete", id, state, ctx)); /* before the row goes: its owner */
   DT_TRY(exec1("DELETE FROM jobs WHERE id = ?1", id, "delete job", ctx));
   DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();

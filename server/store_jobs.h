@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "audit.h"
 #include "status.h"
 
 typedef struct dt_job_new {
@@ -41,11 +42,12 @@ typedef struct dt_job_limits {
   long long max_active_per_user; /* queued and running jobs of the job's owner
                                     (max_active_jobs_per_user) */
 } dt_job_limits;
-/* Insert a queued job and its job.queued event. *outcome: DT_NOT_FOUND when mesh_id names no
- * mesh of mesh_owner; DT_REFUSED when the owner has max_active_per_user jobs queued or running
- * (*user_active receives how many) or max_queued jobs are already waiting (*user_active 0). */
-dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
-                        long long *user_active, dt_ctx *ctx);
+/* Insert a queued job, its job.queued event and its audit record (job.submit by who).
+ * *outcome: DT_NOT_FOUND when mesh_id names no mesh of mesh_owner; DT_REFUSED when the owner
+ * has max_active_per_user jobs queued or running (*user_active receives how many) or max_queued
+ * jobs are already waiting (*user_active 0). */
+dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_actor *who,
+                        dt_outcome *outcome, long long *user_active, dt_ctx *ctx);
 /* The functions that take an owner find a job only when it belongs to that user
  * (DT_ANY_OWNER: any user's): another user's job is DT_NOT_FOUND, like a missing one. The check
  * is part of the job's lookup by its unique id, no query of its own. */
@@ -57,12 +59,14 @@ dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
                        dt_outcome *outcome, dt_ctx *ctx);
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx);
 /* Cancel: a queued job becomes cancelled now; a running job gets cancel_requested (the worker
- * stops it at its next Newton iteration) and *running = 1. *outcome DT_REFUSED when the job
- * has finished, DT_NOT_FOUND when there is none. */
-dt_status dt_job_cancel(const char *id, long long owner, int *running, dt_outcome *outcome,
+ * stops it at its next Newton iteration) and *running = 1; audited as job.cancel by who.
+ * *outcome DT_REFUSED when the job has finished, DT_NOT_FOUND when there is none. */
+dt_status dt_job_cancel(const char *id, long long owner, const dt_actor *who, int *running,
+                        dt_outcome *outcome, dt_ctx *ctx);
+/* Delete a finished job, audited as job.delete by who (*outcome DT_REFUSED while it is queued
+ * or running). */
+dt_status dt_job_delete(const char *id, long long owner, const dt_actor *who, dt_outcome *outcome,
                         dt_ctx *ctx);
-/* Delete a finished job (*outcome DT_REFUSED while it is queued or running). */
-dt_status dt_job_delete(const char *id, long long owner, dt_outcome *outcome, dt_ctx *ctx);
 
 /* Worker side. The job a worker claimed. */
 typedef struct dt_job_claimed {

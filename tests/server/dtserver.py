@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -157,8 +158,11 @@ def check_response(method, path, resp):
 
 
 class Daemon:
-    def __init__(self, binary, extra_env=None, data_dir=None, keep=False):
+    def __init__(self, binary, extra_env=None, data_dir=None, keep=False, tls_ca=None):
+        """tls_ca: the PEM certificate to trust when the daemon speaks HTTPS (tls_cert, tls_key
+        in extra_env); None for plain HTTP."""
         self.binary = binary
+        self.tls_ca = tls_ca
         self.port = free_port()
         self.own_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="ductiled-test-")
@@ -222,6 +226,9 @@ class Daemon:
         self.wait_back(timeout)
 
     def conn(self, timeout=30):
+        if self.tls_ca:
+            ctx = ssl.create_default_context(cafile=self.tls_ca)
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=ctx)
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def request(self, method, path, body=None, headers=None, token="admin", check=True, timeout=30):
@@ -385,8 +392,8 @@ class started:
     """with started(binary, env) as d: ... — prints the daemon log on failure, always cleans
     up, and on success requires a clean SIGTERM exit (status 0: no leaks under ASan)."""
 
-    def __init__(self, binary, extra_env=None, data_dir=None):
-        self.d = Daemon(binary, extra_env, data_dir)
+    def __init__(self, binary, extra_env=None, data_dir=None, tls_ca=None):
+        self.d = Daemon(binary, extra_env, data_dir, tls_ca=tls_ca)
 
     def __enter__(self):
         self.d.start()

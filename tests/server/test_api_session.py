@@ -102,6 +102,10 @@ def main(binary):
         assert 'ductile_jobs{state="succeeded"} 2' in text and "ductile_solve_seconds_count 2" in text, text
         assert 'ductile_http_requests_total{code="200"}' in text
 
+        # The audit log has the submissions (test_audit.py checks it in depth).
+        submitted = {x["target"] for x in d.request("GET", "/v1/audit?action=job.submit").json["items"]}
+        assert {j["id"], j2["id"]} <= submitted, submitted
+
         # Cancel of a finished job is refused; deletes.
         assert d.request("POST", f"/v1/jobs/{j['id']}/cancel").status == 409
         assert d.request("DELETE", f"/v1/jobs/{j2['id']}").status == 204

@@ -151,6 +151,15 @@ def main(binary):
             assert h["jobs"]["succeeded"] == 3 and all(w["job_id"] is None for w in h["workers"]), h
         tried.add(("GET", "/v1/health"))
 
+        # The audit log is an admin's: a user's token gets 403, whatever it asks for; an admin
+        # reads every user's changes.
+        for tok in (alice, bob):
+            r = d.request("GET", "/v1/audit?actor=alice", token=tok)
+            assert r.status == 403 and r.json["error"]["code"] == "forbidden", r
+        r = d.request("GET", "/v1/audit?action=job.submit", token=root)
+        assert r.status == 200 and {"alice", "bob", "root"} <= {x["actor"] for x in r.json["items"]}, r
+        tried.add(("GET", "/v1/audit"))
+
         # Deletes: bob cannot (404 above, nothing removed); alice and the admin can.
         assert d.request("DELETE", f"/v1/jobs/{a_ids['job_id']}", token=alice).status == 204
         assert d.request("DELETE", f"/v1/jobs/{admin_job}", token=root).status == 204
