@@ -45,6 +45,8 @@ static const key_def KEYS[] = {
     {"max_streams_per_user", K_INT, OFF(max_streams_per_user), 0, 1, 100000},
     {"max_queued_jobs", K_INT, OFF(max_queued_jobs), 0, 1, 100000000},
     {"max_job_bytes", K_INT, OFF(max_job_bytes), 0, 0, (long long)1 << 50},
+    {"max_model_dofs", K_INT, OFF(max_model_dofs), 0, 0, (long long)1 << 40},
+    {"max_model_elements", K_INT, OFF(max_model_elements), 0, 0, (long long)1 << 40},
     {"fair_share_window", K_INT, OFF(fair_share_window), 0, 0, 366LL * 86400},
     {"max_active_jobs_per_user", K_INT, OFF(max_active_jobs_per_user), 0, 1, 100000000},
     {"max_job_increments", K_INT, OFF(max_job_increments), 0, 1, 1000000000},
@@ -75,6 +77,8 @@ void dt_config_defaults(dt_config *c) {
   c->sse_keepalive = 15;
   c->max_streams_per_user = 16;
   c->max_queued_jobs = 10000;
+  c->max_model_dofs = 20000000;
+  c->max_model_elements = 10000000;
   c->fair_share_window = 3600;
   c->max_active_jobs_per_user = 1000;
   c->max_job_increments = 10000;

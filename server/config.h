@@ -37,6 +37,11 @@
  *   max_queued_jobs        10000            submissions beyond this get 429
  *   max_job_bytes          0                admission limit on a job's memory estimate, on
  *                                           top of the device memory (0: device memory only)
+ *   max_model_dofs         20000000         DOFs (nodes x 2 or 3) a job or an uploaded mesh
+ *                                           may declare; beyond, 422 model_too_large, counted
+ *                                           from the text as it arrives (0: no limit)
+ *   max_model_elements     10000000         the same for elements (a .msh: every element of
+ *                                           its $Elements section) (0: no limit)
  *   fair_share_window      3600             seconds of worker time each user's use is summed
  *                                           over: the next job is the one of the user who
  *                                           used the least, then the highest priority, then
@@ -102,6 +107,8 @@ typedef struct dt_config {
   long long max_streams_per_user;
   long long max_queued_jobs;
   long long max_job_bytes;
+  long long max_model_dofs;
+  long long max_model_elements;
   long long fair_share_window;
   long long max_active_jobs_per_user;
   long long max_job_increments;

@@ -156,21 +156,13 @@ static void human(double b, char *out, size_t len) {
   snprintf(out, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit,
-                           dt_ctx *ctx) {
+/* The memory a job may take into fit->limit: the total of the worker's device (device >= 0) or
+ * of the largest device a worker uses (-1), capped by max_job_bytes. *capped: max_job_bytes is
+ * the limit; total: that device's memory as text ("" without one). */
+static void fit_limit(dt_server *srv, int device, dt_fit *fit, int *capped, char *total,
+                      size_t total_len) {
   dt_device_info dev[DT_MAX_WORKERS];
-  dt_ctx est_ctx;
-  char est[32], lim[32], total[32] = "";
-  int n = devices(srv, dev), best = -1, capped;
-  memset(fit, 0, sizeof *fit);
-  memset(&est_ctx, 0, sizeof est_ctx);
-  if (!srv->backend_name[0] ||
-      dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
-    fit->estimate = 0.0;
-    snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
-             srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
-    return DT_OK;
-  }
+  int n = devices(srv, dev), best = -1;
   /* The devices the workers use (the CPU backend has one device, the host, for all). */
   for (int i = 0; i < srv->cfg.n_workers; i++) {
     int d = strcmp(srv->device_kind, "gpu") || srv->cfg.worker_device[i] < 0
@@ -180,26 +172,68 @@ dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit
     if (best < 0 || dev[d].total_bytes > dev[best].total_bytes) best = d;
   }
   fit->limit = best >= 0 ? dev[best].total_bytes : 0.0;
-  if (best >= 0)
+  total[0] = '\0';
+  if (best >= 0) {
     snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
-  capped = srv->cfg.max_job_bytes > 0 &&
-           (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
-  if (capped) fit->limit = (double)srv->cfg.max_job_bytes;
+    human(dev[best].total_bytes, total, total_len);
+  }
+  *capped = srv->cfg.max_job_bytes > 0 &&
+            (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
+  if (*capped) fit->limit = (double)srv->cfg.max_job_bytes;
+}
+
+/* "more than max_job_bytes, 1 MiB (...); device cpu 0 (...) has 23.5 GiB", or "more than the 23.5
+ * GiB (...) of the largest device, cpu 0 (...)": what the estimate is compared with. */
+static void limit_text(const dt_fit *fit, int capped, const char *total, int device, char *out,
+                       size_t len) {
+  char lim[32];
+  human(fit->limit, lim, sizeof lim);
+  if (capped)
+    snprintf(out, len, "max_job_bytes, %s (%.0f bytes)%s%s%s%s", lim, fit->limit,
+             total[0] ? "; device " : "", total[0] ? fit->device : "", total[0] ? " has " : "",
+             total);
+  else
+    snprintf(out, len, "the %s (%.0f bytes) of %s%s", lim, fit->limit,
+             device >= 0 ? "" : "the largest device, ", fit->device);
+}
+
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit,
+                           dt_ctx *ctx) {
+  dt_ctx est_ctx;
+  char est[32], total[32], than[400];
+  int capped = 0;
+  memset(fit, 0, sizeof *fit);
+  memset(&est_ctx, 0, sizeof est_ctx);
+  if (!srv->backend_name[0] ||
+      dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
+    fit->estimate = 0.0;
+    snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
+             srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
+    return DT_OK;
+  }
+  fit_limit(srv, device, fit, &capped, total, sizeof total);
   if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
   human(fit->estimate, est, sizeof est);
-  human(fit->limit, lim, sizeof lim);
-  if (best >= 0) human(dev[best].total_bytes, total, sizeof total);
-  if (capped)
-    return DT_ERROR(
-        ctx, DT_ERR_DEVICE_NOMEM,
-        "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, more than "
-        "max_job_bytes, %s (%.0f bytes)%s%s%s%s",
-        est, fit->estimate, srv->backend_name, lim, fit->limit, best >= 0 ? "; device " : "",
-        best >= 0 ? fit->device : "", best >= 0 ? " has " : "", best >= 0 ? total : "");
+  limit_text(fit, capped, total, device, than, sizeof than);
   return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
                   "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, "
-                  "more than the "
-                  "%s (%.0f bytes) of %s%s",
-                  est, fit->estimate, srv->backend_name, lim, fit->limit,
-                  device >= 0 ? "" : "the largest device, ", fit->device);
+                  "more than %s",
+                  est, fit->estimate, srv->backend_name, than);
+}
+
+dt_status dt_devices_admit_size(dt_server *srv, const dt_model_size *s, const char *what,
+                                dt_fit *fit, dt_ctx *ctx) {
+  char floor[32], total[32], than[400];
+  int capped = 0;
+  memset(fit, 0, sizeof *fit);
+  fit->estimate = dt_analysis_floor_bytes(s);
+  fit_limit(srv, -1, fit, &capped, total, sizeof total);
+  if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
+  human(fit->estimate, floor, sizeof floor);
+  limit_text(fit, capped, total, -1, than, sizeof than);
+  return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
+                  "%s: %lld nodes and %lld elements need at least %s (%.0f bytes) on any backend "
+                  "(their solution vectors and integration-point state alone, before the "
+                  "matrix), more than %s; refused before the model was built",
+                  what, (long long)s->n_nodes, (long long)s->n_elems, floor, fit->estimate, than);
 }

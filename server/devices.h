@@ -6,7 +6,9 @@
  * (dt_analysis_estimate) with a device's total memory, further capped by max_job_bytes:
  * at submission against the largest device a worker uses (else 422 does_not_fit), and again
  * by the worker against its own device before it starts the job (the configuration may have
- * changed while the job waited). */
+ * changed while the job waited). Before that, at submission and at a mesh upload, the floor of
+ * the model's size as its text declares it (dt_analysis_floor_bytes) is compared with the same
+ * limit, before the model is built. */
 #ifndef DT_SRV_DEVICES_H
 #define DT_SRV_DEVICES_H
 
@@ -36,5 +38,12 @@ typedef struct dt_fit {
  * uses. DT_OK when it fits or when no estimate can be made (fit->no_estimate says why);
  * DT_ERR_DEVICE_NOMEM when it does not fit (the message says by how much). */
 dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, dt_ctx *ctx);
+/* Can a model of size s (dt_size_scan, before anything is built) fit the largest device? Its
+ * floor (dt_analysis_floor_bytes: the least any backend takes for it) against the limit of
+ * dt_devices_admit: DT_ERR_DEVICE_NOMEM when even the floor does not fit, with a message that
+ * starts with what ("the job does not fit", "no job on this mesh fits") and fit->estimate the
+ * floor. The estimate of the built model (dt_devices_admit) is never below the floor. */
+dt_status dt_devices_admit_size(dt_server *srv, const dt_model_size *s, const char *what,
+                                dt_fit *fit, dt_ctx *ctx);
 
 #endif

@@ -59,5 +59,9 @@ typedef enum { DT_BODY_JSON = 1, DT_BODY_MSH = 2, DT_BODY_INP = 4 } dt_body_kind
 dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
                                   const char *default_origin, char *origin, size_t cap,
                                   dt_body_kind *out);
+/* The format the request names for its body (?format=, the Content-Type, the file name's
+ * extension, as above), 0 when only the body's first bytes can tell (or ?format= is not one):
+ * what the size scanner reads the body as while it arrives (admission.h). */
+int dt_body_kind_named(dt_req *r, const char *name_hint);
 
 #endif

@@ -1,6 +1,10 @@
 /* /v1/jobs: submit (validated completely before acceptance), list with filters and pages,
  * get, cancel, delete. Events are in sse.c, results in handlers_results.c.
  *
+ * Admission comes before allocation (admission.h): the job's size, counted from its body as it
+ * arrives (or from its stored mesh's file), against the model limits and, by the floor of its
+ * memory, the devices, before the model is built; then its full estimate, once it is.
+ *
  * Isolation: a user submits jobs only on its own meshes and finds only its own jobs; an admin
  * any (dt_principal_owner). Another user's job is "no job with this id", the 404 of an id that
  * does not exist, found by the same lookup. */
@@ -11,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "data_files.h"
 #include "devices.h"
 #include "handlers.h"
@@ -21,12 +26,11 @@
 #include "store_jobs.h"
 #include "worker.h"
 
-/* The details of a refused job: where the document is wrong, or the memory estimate. */
+/* The details of a refused job: where the document is wrong, or the memory estimate (with the
+ * counts when it is the floor of a size, size not NULL). */
 static json_t *refusal_details(dt_status rc, const dt_spec_where *where, const char *file,
-                               const dt_fit *fit) {
-  if (rc == DT_ERR_DEVICE_NOMEM)
-    return json_pack("{s:f, s:f, s:s}", "estimate_bytes", fit->estimate, "limit_bytes", fit->limit,
-                     "device", fit->device[0] ? fit->device : "max_job_bytes");
+                               const dt_fit *fit, const dt_model_size *size) {
+  if (rc == DT_ERR_DEVICE_NOMEM) return dt_admission_fit_details(fit, size);
   if (rc != DT_ERR_INPUT) return NULL;
   if (file)
     return json_pack("{s:s, s:s, s:i}", "path", where->path, "file", file, "line", where->line);
@@ -50,12 +54,37 @@ cleanup:
   return rc;
 }
 
+/* A job on a stored mesh is admitted by the size of that mesh's file (size), before the mesh
+ * is read: a mesh stored under other limits, or large enough that only some jobs fit. */
+static dt_status stored_mesh_admit(dt_req *r, const dt_job_new *j, const json_t *doc,
+                                   dt_model_size *size, dt_fit *fit, dt_spec_where *where,
+                                   dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_size_format fmt = DT_SIZE_JSON_MESH;
+  dt_ctx scan;
+  char mesh_id[32], path[4300], what[64];
+  size_t n = 0;
+  memset(&scan, 0, sizeof scan);
+  DT_TRY(dt_spec_stored_mesh(doc, r->srv->data_dir, j->mesh_owner, mesh_id, sizeof mesh_id, path,
+                             sizeof path, where, ctx));
+  if (!path[0]) goto cleanup;
+  n = strlen(path);
+  if (n > 4 && !strcmp(path + n - 4, ".msh")) fmt = DT_SIZE_GMSH;
+  DT_CHECK(dt_size_scan_file(path, fmt, size, &scan) == DT_OK, ctx, DT_ERR_INTERNAL,
+           "cannot read mesh %s: %s", mesh_id, scan.msg);
+  snprintf(what, sizeof what, "job: mesh_id: mesh %s", mesh_id);
+  DT_TRY(dt_admit_size_or_reply(r, size, what, 0, fit, ctx));
+cleanup:
+  return rc;
+}
+
 /* A JSON job: validated from the body; stored (as <dir>/job.json) only once admitted. */
-static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_spec_where *where,
-                            dt_ctx *ctx) {
+static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_model_size *size,
+                            dt_fit *fit, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *doc = NULL;
   DT_TRY(dt_req_body_json_or_reply(r, &doc));
+  DT_TRY(stored_mesh_admit(r, j, doc, size, fit, where, ctx));
   DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_owner, j->mesh_id, sizeof j->mesh_id, m,
                        where, ctx));
 cleanup:
@@ -143,6 +172,8 @@ void dt_h_job_create(dt_req *r) {
   dt_model *m = NULL;
   dt_body_kind kind = DT_BODY_JSON;
   dt_fit fit;
+  dt_model_size size;
+  int sized = 1; /* a refusal by memory is the floor of size (else the built model's estimate) */
   dt_outcome outcome = DT_DONE;
   dt_job_limits lim = {r->srv->cfg.max_queued_jobs, r->srv->cfg.max_active_jobs_per_user};
   long long active = 0;
@@ -154,6 +185,7 @@ void dt_h_job_create(dt_req *r) {
   memset(&j, 0, sizeof j);
   memset(&where, 0, sizeof where);
   memset(&fit, 0, sizeof fit);
+  memset(&size, 0, sizeof size);
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   if (atomic_load(&r->srv->draining)) {
     reply_shutting_down(r);
@@ -161,19 +193,23 @@ void dt_h_job_create(dt_req *r) {
   }
   DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_INP, NULL, "deck.inp", origin,
                                  sizeof origin, &kind));
+  /* admitted by its size before anything is parsed: parsing takes memory in proportion */
+  DT_TRY(dt_admission_size(r, kind, 0, &size, &ctx));
+  DT_TRY(dt_admit_size_or_reply(r, &size, kind == DT_BODY_INP ? origin : "job", 0, &fit, &ctx));
   DT_TRY(dt_id_new(j.id, 'j', &ctx));
   j.mesh_owner = dt_principal_owner(&r->who);
   snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
   if (kind == DT_BODY_INP)
     DT_TRY(deck_model(r, dir, origin, warnings, &m, &where, &ctx));
   else
-    DT_TRY(json_model(r, &j, &m, &where, &ctx));
+    DT_TRY(json_model(r, &j, &m, &size, &fit, &where, &ctx));
   j.owner_id = r->who.user_id;
   snprintf(j.token_id, sizeof j.token_id, "%s", r->who.token_id);
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
   DT_TRY(increments_or_reply(r, m));
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
+  sized = 0;
   DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
   if (fit.no_estimate[0])
@@ -203,8 +239,9 @@ void dt_h_job_create(dt_req *r) {
   dt_reply_json(r, 201, out);
   out = NULL;
 cleanup:
-  dt_reply_status(r, rc, &ctx, where.no_mesh ? "mesh_not_found" : "invalid_job",
-                  refusal_details(rc, &where, kind == DT_BODY_INP ? origin : NULL, &fit));
+  dt_reply_status(
+      r, rc, &ctx, where.no_mesh ? "mesh_not_found" : "invalid_job",
+      refusal_details(rc, &where, kind == DT_BODY_INP ? origin : NULL, &fit, sized ? &size : NULL));
   if (!stored && dir[0]) dt_remove_tree(dir); /* a refused job leaves nothing behind */
   dt_model_destroy(&m);
   json_decref(warnings);

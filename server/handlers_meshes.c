@@ -3,7 +3,9 @@
  * meshes/<id>.json) or a Gmsh .msh file (stored as meshes/<id>.msh, validated by importing
  * it); see dt_body_format_or_reply for how the format is chosen. A user lists, gets and
  * deletes only its own meshes, an admin any (dt_principal_owner); another user's mesh is the
- * 404 of a missing one. */
+ * 404 of a missing one. An upload is admitted like a job before it is parsed (admission.h):
+ * its nodes and elements against max_model_dofs and max_model_elements, counted as it arrives,
+ * and the floor of the memory a job on it takes against the largest device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "handlers.h"
 #include "jobspec.h"
 #include "sha256.h"
@@ -72,8 +75,11 @@ cleanup:
   return rc;
 }
 
-/* The details of an invalid upload: the JSON path, or the file and line of a .msh. */
-static json_t *invalid_details(dt_status rc, const dt_spec_where *where, const char *file) {
+/* The details of an invalid upload: the JSON path, or the file and line of a .msh; of one that
+ * does not fit, the floor and the counts. */
+static json_t *invalid_details(dt_status rc, const dt_spec_where *where, const char *file,
+                               const dt_fit *fit, const dt_model_size *size) {
+  if (rc == DT_ERR_DEVICE_NOMEM) return dt_admission_fit_details(fit, size);
   if (rc != DT_ERR_INPUT) return NULL;
   if (file) return json_pack("{s:s, s:s, s:i}", "path", "", "file", file, "line", where->line);
   return json_pack("{s:s}", "path", where->path);
@@ -88,12 +94,16 @@ void dt_h_mesh_create(dt_req *r) {
   dt_spec_where where;
   dt_body_kind kind = DT_BODY_JSON;
   dt_outcome found;
+  dt_model_size size;
+  dt_fit fit;
   char path[4200] = "", origin[128];
   json_t *out = NULL;
   int stored = 0;
   memset(&ctx, 0, sizeof ctx);
   memset(&row, 0, sizeof row);
   memset(&where, 0, sizeof where);
+  memset(&size, 0, sizeof size);
+  memset(&fit, 0, sizeof fit);
   DT_TRY(dt_req_query_allowed_or_reply(r, allowed));
   if (name && !name_ok(name)) {
     dt_reply_invalid_parameter(r, "name", "name: 1 to 127 bytes of printable UTF-8 text");
@@ -101,6 +111,9 @@ void dt_h_mesh_create(dt_req *r) {
   }
   DT_TRY(dt_body_format_or_reply(r, DT_BODY_JSON | DT_BODY_MSH, name, "upload.msh", origin,
                                  sizeof origin, &kind));
+  /* admitted by its size before anything is parsed: parsing takes memory in proportion */
+  DT_TRY(dt_admission_size(r, kind, 1, &size, &ctx));
+  DT_TRY(dt_admit_size_or_reply(r, &size, kind == DT_BODY_MSH ? origin : "mesh", 1, &fit, &ctx));
   DT_TRY(dt_id_new(row.id, 'm', &ctx));
   row.owner_id = r->who.user_id;
   snprintf(row.name, sizeof row.name, "%s", name ? name : "");
@@ -121,7 +134,7 @@ void dt_h_mesh_create(dt_req *r) {
   out = NULL;
 cleanup:
   dt_reply_status(r, rc, &ctx, "invalid_mesh",
-                  invalid_details(rc, &where, kind == DT_BODY_MSH ? origin : NULL));
+                  invalid_details(rc, &where, kind == DT_BODY_MSH ? origin : NULL, &fit, &size));
   if (!stored && path[0]) unlink(path); /* a refused mesh leaves no file behind */
   json_decref(out);
 }

@@ -43,6 +43,13 @@ static json_t *health_json(dt_server *srv, json_t *counts, long long queued, lon
   json_object_set_new(body, "max_job_bytes",
                       srv->cfg.max_job_bytes > 0 ? json_integer(srv->cfg.max_job_bytes)
                                                  : json_null());
+  /* the model limits a client can check its job against before uploading it */
+  json_object_set_new(body, "max_model_dofs",
+                      srv->cfg.max_model_dofs > 0 ? json_integer(srv->cfg.max_model_dofs)
+                                                  : json_null());
+  json_object_set_new(body, "max_model_elements",
+                      srv->cfg.max_model_elements > 0 ? json_integer(srv->cfg.max_model_elements)
+                                                      : json_null());
   return body;
 }
 

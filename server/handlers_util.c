@@ -145,9 +145,14 @@ static int sniff(dt_req *r) {
   return DT_BODY_JSON;
 }
 
-dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
-                                  const char *default_origin, char *origin, size_t cap,
-                                  dt_body_kind *out) {
+/* The file name the client gives: ?filename=, Content-Disposition's, else name_hint. */
+static const char *client_name(dt_req *r, const char *name_hint, char *buf, size_t cap) {
+  const char *fname = dt_req_query(r, "filename");
+  if (!fname) fname = disposition_name(dt_req_header(r, "Content-Disposition"), buf, cap);
+  return fname ? fname : name_hint;
+}
+
+int dt_body_kind_named(dt_req *r, const char *name_hint) {
   static const struct {
     const char *type;
     int kind;
@@ -157,32 +162,37 @@ dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
                {"application/x-abaqus-inp", DT_BODY_INP},
                {"application/x-calculix-inp", DT_BODY_INP}};
   const char *fmt = dt_req_query(r, "format"), *ct = dt_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-  const char *fname = dt_req_query(r, "filename"), *hint;
-  char cdname[128], base[128];
+  char cdname[128];
   int kind = 0;
-  hint = fname ? fname
-               : disposition_name(dt_req_header(r, "Content-Disposition"), cdname, sizeof cdname);
-  if (!hint) hint = name_hint;
-  base[0] = '\0';
-  if (hint) safe_name(hint, base, sizeof base);
-  snprintf(origin, cap, "%s", base[0] && base[0] != '.' ? base : default_origin);
-  if (fmt) {
-    kind = !strcmp(fmt, "json")  ? DT_BODY_JSON
+  if (fmt)
+    return !strcmp(fmt, "json")  ? DT_BODY_JSON
            : !strcmp(fmt, "msh") ? DT_BODY_MSH
            : !strcmp(fmt, "inp") ? DT_BODY_INP
                                  : 0;
-    if (!(kind & allowed)) {
-      dt_reply_invalid_parameter(r, "format", "format: expected %s",
-                                 allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
-      return DT_ERR_INPUT;
-    }
-  }
-  if (!kind && ct) {
+  if (ct) {
     size_t tl = strcspn(ct, "; \t");
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
       if (strlen(types[i].type) == tl && !strncasecmp(ct, types[i].type, tl)) kind = types[i].kind;
   }
-  if (!kind) kind = ext_kind(hint);
+  return kind ? kind : ext_kind(client_name(r, name_hint, cdname, sizeof cdname));
+}
+
+dt_status dt_body_format_or_reply(dt_req *r, int allowed, const char *name_hint,
+                                  const char *default_origin, char *origin, size_t cap,
+                                  dt_body_kind *out) {
+  const char *fmt = dt_req_query(r, "format"), *hint;
+  char cdname[128], base[128];
+  int kind = 0;
+  hint = client_name(r, name_hint, cdname, sizeof cdname);
+  base[0] = '\0';
+  if (hint) safe_name(hint, base, sizeof base);
+  snprintf(origin, cap, "%s", base[0] && base[0] != '.' ? base : default_origin);
+  kind = dt_body_kind_named(r, name_hint);
+  if (fmt && !(kind & allowed)) {
+    dt_reply_invalid_parameter(r, "format", "format: expected %s",
+                               allowed & DT_BODY_MSH ? "json or msh" : "json or inp");
+    return DT_ERR_INPUT;
+  }
   if (!kind) kind = sniff(r);
   if (!(kind & allowed)) {
     dt_reply_error(r, 415, "unsupported_media_type",

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "conn_limits.h"
 #include "handlers.h"
 #include "log.h"
@@ -249,6 +250,7 @@ static void req_free(dt_req *r) {
   if (!r) return;
   if (r->spool_fd >= 0) close(r->spool_fd);
   if (r->spool_path[0]) unlink(r->spool_path);
+  dt_size_scan_destroy(&r->scan);
   free(r->body);
   free(r);
 }
@@ -395,6 +397,8 @@ static void begin(dt_req *r, const char *method, const char *url) {
   if (ROUTES[r->route].flags & DT_R_AUTH) DT_TRY(auth_or_reply(r, &ctx));
   if ((ROUTES[r->route].flags & DT_R_AUTH) && r->srv->cfg.rate_limit > 0) DT_TRY(rate_or_reply(r));
   if (ROUTES[r->route].flags & DT_R_BODY) DT_TRY(length_or_reply(r));
+  if (ROUTES[r->route].flags & (DT_R_JOB | DT_R_MESH))
+    dt_admission_begin(r, (ROUTES[r->route].flags & DT_R_MESH) != 0);
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
@@ -431,6 +435,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
       return MHD_NO;
     }
     if (r->body_rc == DT_OK) r->body_rc = body_append(r, upload_data, n, &r->body_ctx);
+    /* a job or mesh over the model limits: refused now, not once all of it has arrived */
+    if (dt_admission_feed(r, upload_data, n) != 0) return MHD_NO;
     return MHD_YES;
   }
   if (r->replied) return MHD_YES;

@@ -19,7 +19,9 @@
  * a token over its request rate gets 429 rate_limited with Retry-After (rate_limit.h); an
  * announced body above max_body_bytes gets 413. Each of these replies goes out before the body
  * is read, and libmicrohttpd then closes the connection without reading it. A chunked body
- * that crosses max_body_bytes is answered 413 while it arrives (dt_reply_error_raw).
+ * that crosses max_body_bytes is answered 413 while it arrives (dt_reply_error_raw), and a
+ * job's or mesh's body whose nodes or elements, counted as it arrives, pass the model limits
+ * is answered 422 model_too_large the same way (admission.h).
  *
  * Every error reply is the JSON envelope, those libmicrohttpd makes by itself too (a request
  * it cannot parse: 400, 413, 414, 431, 505): it has no option for their body, and it queues
@@ -46,8 +48,11 @@
 #include "status.h"
 
 struct dt_conn;
+struct dt_size_scan;
 
-enum { DT_R_AUTH = 1, DT_R_BODY = 2 };
+/* DT_R_JOB, DT_R_MESH: the body is a job (JSON or a deck) or a mesh (JSON or a .msh), sized
+ * while it arrives (admission.h). */
+enum { DT_R_AUTH = 1, DT_R_BODY = 2, DT_R_JOB = 4, DT_R_MESH = 8 };
 
 typedef struct dt_req {
   struct MHD_Connection *conn;
@@ -67,6 +72,8 @@ typedef struct dt_req {
   unsigned long long total;
   dt_status body_rc; /* the body could not be kept (memory, spool file): its failure */
   dt_ctx body_ctx;
+  struct dt_size_scan *scan; /* a job's or mesh's size, counted as its body arrives; or NULL */
+  int scan_mesh;             /* the body is a mesh (else a job) */
   int replied;
   int status;
   double t0;

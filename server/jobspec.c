@@ -82,6 +82,22 @@ cleanup:
   return rc;
 }
 
+dt_status dt_spec_stored_mesh(const json_t *doc, const char *data_dir, long long mesh_owner,
+                              char *mesh_id, size_t mesh_id_len, char *path, size_t path_len,
+                              dt_spec_where *where, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *mid = json_is_object(doc) ? json_object_get(doc, "mesh_id") : NULL;
+  char rel[64], name[128];
+  mesh_id[0] = path[0] = '\0';
+  memset(where, 0, sizeof *where);
+  if (!mid || json_object_get(doc, "mesh")) goto cleanup; /* dt_spec_build says what is wrong */
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, where,
+                  ctx));
+  snprintf(path, path_len, "%s/%s", data_dir, rel);
+cleanup:
+  return rc;
+}
+
 /* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
  * dt_parse_job_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
 static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path,

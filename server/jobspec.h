@@ -33,6 +33,15 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
                         char *mesh_id, size_t mesh_id_len, dt_model **model, dt_spec_where *where,
                         dt_ctx *ctx);
 
+/* The stored mesh a job document names by mesh_id (of mesh_owner, as dt_spec_build looks it
+ * up): its id into mesh_id and its file into path (<data>/meshes/<id>.json or .msh), to be
+ * sized before the job is built; both "" when doc names none (an inline mesh, or a document
+ * dt_spec_build refuses). A mesh_id that is malformed or names no mesh is DT_ERR_INPUT with
+ * where set, as in dt_spec_build. */
+dt_status dt_spec_stored_mesh(const json_t *doc, const char *data_dir, long long mesh_owner,
+                              char *mesh_id, size_t mesh_id_len, char *path, size_t path_len,
+                              dt_spec_where *where, dt_ctx *ctx);
+
 /* Validate an uploaded mesh object by parsing a probe job around it (one elastic material
  * over all elements, one empty step), so a mesh gets the same checks as in a job: ids, sets,
  * surfaces, element geometry. Fills dim, node and element counts. */

@@ -9,6 +9,8 @@
  *   model/model.h         dt_model: mesh, materials, steps, solver and output options
  *   model/mesh_box.h      structured box meshes generated in memory (benchmarks, examples)
  *   io/import.h           Abaqus/CalculiX decks and Gmsh meshes into a dt_model
+ *   io/size_scan.h        the nodes and elements a job, mesh or deck declares, counted from its
+ *                         text before anything is built
  *   io/job_json.h         the JSON job format (docs/job-format.md) into a dt_model
  *   io/output.h           the result files: history.csv, VTU + PVD, results.dat, summary.json
  *   backend/backend.h     the backend registry (dt_backend_find, names, device probes)
@@ -23,6 +25,7 @@
 #include "model/model.h"
 #include "model/mesh_box.h"
 #include "io/import.h"
+#include "io/size_scan.h"
 #include "io/job_json.h"
 #include "io/output.h"
 #include "backend/backend.h"

@@ -22,6 +22,7 @@
 #include "fields.h"
 #include "io/output.h"
 #include "core/host_arrays.h"
+#include "element/element.h"
 #include "problem/loads.h"
 #include "newton.h"
 
@@ -541,4 +542,13 @@ dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *b
 cleanup:
   dt_problem_destroy(&pb);
   return rc;
+}
+
+double dt_analysis_floor_bytes(const dt_model_size *s) {
+  int dpn = s->dim == 3 ? 3 : 2;
+  double dofs = s->keeps_all ? (double)s->n_nodes * dpn : 0.0, n_qp = 0.0;
+  for (int t = 0; t < DT_ELEM_NTYPES; t++)
+    n_qp += (double)s->n_type[t] * dt_elem_nqp(t == DT_ELEM_HEX20 ? DT_ELEM_HEX20R : t);
+  /* as dt_cpu_estimate counts them; the CUDA backend's estimate holds these and more */
+  return 8.0 * (DT_VEC_COUNT * dofs + dofs * dpn + (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * n_qp);
 }

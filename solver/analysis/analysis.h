@@ -10,6 +10,7 @@
 
 #include "model/model.h"
 #include "core/results.h"
+#include "io/size_scan.h"
 
 typedef enum dt_event_kind {
   DT_EV_INFO = 0, /* a line of setup information (text) */
@@ -78,6 +79,16 @@ typedef struct dt_run_options {
 /* Estimate the memory the model needs on a backend (device memory for cuda, host memory for
  * cpu) without uploading anything: compiles the problem and asks the backend. */
 dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *bytes, dt_ctx *ctx);
+
+/* The least memory any backend takes for a model of the size s (from dt_size_scan, before the
+ * model is built): what every backend's estimate counts whatever the mesh's connectivity and
+ * the job's options, its DT_VEC_COUNT solution vectors and the preconditioner's diagonal
+ * blocks per DOF (DOFs only where the importer keeps every node, s->keeps_all), and the state
+ * of each integration point (hex20 counted at the reduced rule's 8 points, which a section may
+ * choose). The tangent (assembled or per element) and a coarse space come on top, so
+ * dt_analysis_estimate of the built model is never below it: a size whose floor exceeds a
+ * device's memory cannot fit there. */
+double dt_analysis_floor_bytes(const dt_model_size *s);
 
 /* Run the analysis. Returns DT_OK when every step completed; DT_ERR_NOT_CONVERGED when it
  * stopped because an increment could not converge (summary->reason and message say why and

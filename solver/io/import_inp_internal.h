@@ -151,6 +151,9 @@ INP_INTERN dt_status inp_target_elset(inp *p, int rec, const char *tok, int *out
 /* Surface by name, created empty if `create`. */
 INP_INTERN dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *out);
 INP_INTERN dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int face);
+/* The model type of an *ELEMENT TYPE= name (any case), -1 for one the importer does not take
+ * (also for the size scanner, size_scan_inp.c). */
+INP_INTERN int inp_elem_type(const char *name);
 
 /* Materials and sections (import_inp_material.c). */
 INP_INTERN dt_status inp_material(inp *p, inp_kw *kw);

@@ -35,6 +35,12 @@ static const struct {
 };
 #define N_ELEM_TYPES ((int)(sizeof elem_types / sizeof elem_types[0]))
 
+int inp_elem_type(const char *name) {
+  for (int i = 0; i < N_ELEM_TYPES; i++)
+    if (inp_eq(name, elem_types[i].name)) return elem_types[i].type;
+  return -1;
+}
+
 static dt_status rebuild(inp *p, dt_imp_idmap *map, const int64_t *ids, int n, const int *recs,
                          const char *what) {
   dt_status rc = DT_OK;

@@ -19,7 +19,11 @@
  * ("left") and x = 2 ("right"). Checks that both import as hex20, every node where element.h's
  * node order puts it (the trilinear map of the corners at its reference point: so the mid-edge
  * nodes were permuted and element 12 turned), det J positive at the points and nodes, and each
- * group one outward face of unit area whose 8 nodes lie on its plane. */
+ * group one outward face of unit area whose 8 nodes lie on its plane.
+ *
+ * Every file is also sized by the size scanner (io/size_scan.h), read whole and fed 1 and 7
+ * bytes at a time: it must count the model's elements per type and dimension, and at least
+ * its nodes and elements (the file's lower-dimensional elements count too), in each format. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "element/element.h"
 #include "element/element_check.h"
 #include "io/import.h"
+#include "io/size_scan.h"
 
 static int fail(const char *file, const char *msg) {
   fprintf(stderr, "FAIL %s: %s\n", file, msg);
@@ -43,6 +48,44 @@ static int check_geometry(const dt_model *m, const char *file) {
       memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
     if (dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &ctx) != DT_OK)
       return fail(file, ctx.msg);
+  }
+  return 0;
+}
+
+static int scan_pieces(const char *file, size_t piece, dt_model_size *out) {
+  FILE *f = fopen(file, "rb");
+  unsigned char buf[4096];
+  size_t got = 0;
+  dt_size_scan *s = NULL;
+  dt_ctx ctx = {0};
+  if (!f || dt_size_scan_create(DT_SIZE_GMSH, 0, &s, &ctx) != DT_OK) {
+    if (f) fclose(f);
+    return fail(file, "cannot scan");
+  }
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+    for (size_t at = 0; at < got; at += piece)
+      dt_size_scan_feed(s, buf + at, got - at < piece ? got - at : piece);
+  fclose(f);
+  dt_size_scan_result(s, out);
+  dt_size_scan_destroy(&s);
+  return 0;
+}
+
+static int check_scan(const dt_model *m, const char *file) {
+  static const size_t pieces[] = {1, 7};
+  int64_t want[DT_ELEM_NTYPES] = {0};
+  dt_model_size sz, other;
+  dt_ctx ctx = {0};
+  for (int e = 0; e < m->n_elems; e++) want[m->elem_type[e]]++;
+  if (dt_size_scan_file(file, DT_SIZE_GMSH, &sz, &ctx) != DT_OK) return fail(file, ctx.msg);
+  if (sz.n_nodes < m->n_nodes || sz.n_elems < m->n_elems || sz.dim != m->dim ||
+      memcmp(want, sz.n_type, sizeof want) != 0)
+    return fail(file, "the size scanner's counts are not the model's");
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+    if (scan_pieces(file, pieces[i], &other)) return 1;
+    if (other.n_nodes != sz.n_nodes || other.n_elems != sz.n_elems ||
+        memcmp(other.n_type, sz.n_type, sizeof sz.n_type) != 0)
+      return fail(file, "the size scanner counts differently when fed in pieces");
   }
   return 0;
 }
@@ -248,6 +291,7 @@ static int check_quads(const char *file) {
   int rc = 1, e11 = -1, e12 = -1, d = -1;
 
   if (dt_gmsh_read_file(file, NULL, &m, &ctx) != DT_OK) return fail(file, ctx.msg);
+  if (check_scan(m, file)) return 1;
   for (size_t k = 0; k < sizeof quad_cases / sizeof quad_cases[0]; k++)
     if (m->n_elems > 0 && m->elem_type[0] == quad_cases[k].type) q = &quad_cases[k];
   if (!q) {
@@ -357,6 +401,7 @@ static int check_hex20(const char *file) {
   dt_ctx ctx = {0};
   int rc = 0;
   if (dt_gmsh_read_file(file, NULL, &m, &ctx) != DT_OK) return fail(file, ctx.msg);
+  if (check_scan(m, file)) return 1;
   if (m->dim != 3 || m->n_elems != 2 || m->n_nodes != 32)
     rc = fail(file, "wrong dimension or counts");
   for (int e = 0; !rc && e < m->n_elems; e++)
@@ -412,7 +457,7 @@ int main(int argc, char **argv) {
     if (find(plate ? "plate" : "bracket", m->elsets, sizeof *m->elsets, m->n_elsets) < 0 ||
         m->elsets[0].n != m->n_elems)
       return fail(argv[i], "the domain element set is missing or incomplete");
-    if (check_geometry(m, argv[i])) return 1;
+    if (check_geometry(m, argv[i]) || check_scan(m, argv[i])) return 1;
     signature(m, sig, sizeof sig);
     printf("%s: %s\n", argv[i], sig);
     if (first[0] && strcmp(first, sig) != 0) return fail(argv[i], "differs from the first file");
