@@ -51,6 +51,7 @@ static const key_def KEYS[] = {
     {"max_active_jobs_per_user", K_INT, OFF(max_active_jobs_per_user), 0, 1, 100000000},
     {"max_job_increments", K_INT, OFF(max_job_increments), 0, 1, 1000000000},
     {"max_job_output_bytes", K_INT, OFF(max_job_output_bytes), 0, 0, (long long)1 << 60},
+    {"max_user_stored_bytes", K_INT, OFF(max_user_stored_bytes), 0, 0, (long long)1 << 60},
 #ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
     {"test_disk_full_at_end", K_INT, OFF(test_disk_full_at_end), 0, 0, 1000},

@@ -52,6 +52,9 @@
  *   max_job_increments     10000            converged increments a job may take: a job whose
  *                                           steps need more gets 422 too_many_increments, and
  *                                           a run that gets there (cutbacks) fails
+ *   max_user_stored_bytes  0                bytes one user may store: meshes and ended jobs'
+ *                                           directories; a mesh upload or job submission
+ *                                           beyond gets 413 storage_quota (0: no cap)
  *   max_job_output_bytes   10737418240      bytes of results a job may write (its out/
  *                                           directory, checked as its increments converge):
  *                                           a job beyond it fails with output_too_large
@@ -113,6 +116,7 @@ typedef struct dt_config {
   long long max_active_jobs_per_user;
   long long max_job_increments;
   long long max_job_output_bytes;
+  long long max_user_stored_bytes;
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
   long long test_disk_full_at_end;

@@ -38,6 +38,9 @@ int dt_parse_count(const char *s, long long lo, long long hi, long long *out);
 
 /* 404 not_found unless id is well-formed for prefix; what names the resource. */
 dt_status dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *what);
+/* The caller's user within max_user_stored_bytes with this request's body added; else 413
+ * storage_quota replied (DT_ERR_INPUT), or the store's failure. */
+dt_status dt_storage_or_reply(dt_req *r, dt_ctx *ctx);
 /* limit (1..1000, default 100) and cursor (opaque, from next_cursor), or 400. */
 dt_status dt_page_or_reply(dt_req *r, int *limit, long long *cursor);
 /* 400 invalid_parameter naming the query parameter (or header) that is wrong. */

@@ -208,6 +208,7 @@ void dt_h_job_create(dt_req *r) {
   j.n_steps = m->n_steps;
   snprintf(j.title, sizeof j.title, "%s", m->title);
   DT_TRY(increments_or_reply(r, m));
+  DT_TRY(dt_storage_or_reply(r, &ctx));
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   sized = 0;
   DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));

@@ -114,6 +114,7 @@ void dt_h_mesh_create(dt_req *r) {
   /* admitted by its size before anything is parsed: parsing takes memory in proportion */
   DT_TRY(dt_admission_size(r, kind, 1, &size, &ctx));
   DT_TRY(dt_admit_size_or_reply(r, &size, kind == DT_BODY_MSH ? origin : "mesh", 1, &fit, &ctx));
+  DT_TRY(dt_storage_or_reply(r, &ctx));
   DT_TRY(dt_id_new(row.id, 'm', &ctx));
   row.owner_id = r->who.user_id;
   snprintf(row.name, sizeof row.name, "%s", name ? name : "");

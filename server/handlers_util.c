@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "handlers.h"
+#include "store_jobs.h"
 
 int dt_id_valid(const char *id, char prefix) {
   if (!id || strlen(id) != 18 || id[0] != prefix || id[1] != '-') return 0;
@@ -45,6 +46,24 @@ dt_status dt_id_or_reply(dt_req *r, const char *id, char prefix, const char *wha
   if (dt_id_valid(id, prefix)) return DT_OK;
   dt_reply_not_found(r, what);
   return DT_ERR_INPUT;
+}
+
+dt_status dt_storage_or_reply(dt_req *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  long long max = r->srv->cfg.max_user_stored_bytes, used = 0, adding = (long long)r->total;
+  if (max <= 0) return DT_OK;
+  DT_TRY(dt_user_stored_bytes(dt_principal_owner(&r->who), &used, ctx));
+  if (used + adding <= max) return DT_OK;
+  dt_reply_error(r, 413, "storage_quota",
+                 json_pack("{s:I, s:I, s:I}", "max_user_stored_bytes", (json_int_t)max,
+                           "stored_bytes", (json_int_t)used, "request_bytes", (json_int_t)adding),
+                 "you store %lld bytes of meshes and job results; with this request's %lld that "
+                 "is more than one user may store (max_user_stored_bytes = %lld): delete meshes "
+                 "or finished jobs you no longer need",
+                 used, adding, max);
+  rc = DT_ERR_INPUT;
+cleanup:
+  return rc;
 }
 
 void dt_reply_invalid_parameter(dt_req *r, const char *parameter, const char *fmt, ...) {

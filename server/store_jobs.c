@@ -562,13 +562,15 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
              id);
   }
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_stmt("UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
-                 "error_code = ?3, "
-                 "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
-                 "'succeeded' THEN "
-                 "100 ELSE percent END, busy_seconds = busy_seconds + ?8 WHERE id = ?1 AND state = "
-                 "'running'",
-                 &st, ctx));
+  DT_TRY(dt_stmt(
+      "UPDATE jobs SET state = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+      "error_code = ?3, "
+      "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
+      "'succeeded' THEN "
+      "100 ELSE percent END, busy_seconds = busy_seconds + ?8, stored_bytes = ?9 WHERE id = "
+      "?1 AND state = "
+      "'running'",
+      &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, end->state);
   dt_bind_text(st, 3, end->error_code);
@@ -577,6 +579,7 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_text(st, 6, end->backend);
   dt_bind_text(st, 7, timings);
   sqlite3_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
+  sqlite3_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
@@ -751,6 +754,22 @@ dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcom
   if (!row) goto cleanup;
   *has_vtu = sqlite3_column_int(st, 0);
   *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  *bytes = 0;
+  DT_TRY(dt_stmt("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM meshes WHERE owner_id = ?1) + "
+                 "(SELECT COALESCE(SUM(stored_bytes), 0) FROM jobs WHERE owner_id = ?1)",
+                 &st, ctx));
+  sqlite3_bind_int64(st, 1, owner_id);
+  DT_TRY(dt_stmt_row(st, "sum a user's stored bytes", &row, ctx));
+  if (row) *bytes = sqlite3_column_int64(st, 0);
 cleanup:
   dt_stmt_done(&st);
   return rc;

@@ -104,9 +104,12 @@ typedef struct dt_job_end {
   const char *error_code; /* NULL when it succeeded */
   const char *message, *reason, *backend;
   json_t *timings, *event_data;
-  double busy_seconds; /* the worker time of this attempt, added to the job's busy_seconds */
+  double busy_seconds;    /* the worker time of this attempt, added to the job's busy_seconds */
+  long long stored_bytes; /* what the job's directory holds at its end (max_user_stored_bytes) */
 } dt_job_end;
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx);
+/* The bytes a user stores: its meshes' files and its ended jobs' directories. */
+dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx);
 /* Add an attempt's worker time to a job that does not end with it (interrupted by a shutdown,
  * or by a GPU fault): fair sharing counts it. */
 dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx);

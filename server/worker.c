@@ -158,6 +158,16 @@ static long long dir_bytes(const char *dir) {
   return n;
 }
 
+/* What a job's directory holds: its own files and its results (out/), counted against its
+ * owner's max_user_stored_bytes once the job has ended. */
+static long long job_dir_bytes(const dt_server *srv, const char *job_id) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/jobs/%s", srv->data_dir, job_id);
+  long long n = dir_bytes(dir);
+  snprintf(dir, sizeof dir, "%s/jobs/%s/out", srv->data_dir, job_id);
+  return n + dir_bytes(dir);
+}
+
 /* As an increment starts (the one before has converged and is checkpointed), the job's own
  * limits: max_job_increments converged increments (the steps' cutbacks may take more than the
  * submission counted), and max_job_output_bytes of results, summed at most once a second since
@@ -373,6 +383,7 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   end.backend = sum->backend;
   end.timings = timings_json(sum);
   end.busy_seconds = secs;
+  end.stored_bytes = job_dir_bytes(run->w->srv, run->job_id);
   end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg,
                              "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
@@ -402,6 +413,7 @@ static void fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", msg);
   dt_log(DT_LOG_INFO, NULL, kv, "job failed before it ran: %s", ctx->msg);
   end.busy_seconds = secs;
+  end.stored_bytes = job_dir_bytes(w->srv, job_id);
   dt_ends_record(&w->ends, job_id, &end);
   json_decref(end.event_data);
   dt_metrics_solve(0, "failed");

@@ -42,6 +42,7 @@ static void keep(dt_end_kept *k, const char *id, const dt_job_end *end) {
   k->timings = json_incref(end->timings);
   k->event_data = json_incref(end->event_data);
   k->busy_seconds = end->busy_seconds;
+  k->stored_bytes = end->stored_bytes;
 }
 
 static void drop(dt_end_kept *k) {
@@ -86,6 +87,7 @@ static int attempt(dt_ends *e, dt_end_kept *k) {
   end.timings = k->timings;
   end.event_data = k->event_data;
   end.busy_seconds = k->busy_seconds;
+  end.stored_bytes = k->stored_bytes;
   k->attempts++;
   if (store_end(e, k, &end, &ctx) == DT_OK) {
     if (k->attempts > 1)

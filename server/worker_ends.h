@@ -34,6 +34,7 @@ typedef struct dt_end_kept {
   char message[1400];
   json_t *timings, *event_data; /* owned */
   double busy_seconds;
+  long long stored_bytes;
   int disk_full; /* already rewritten as the disk_full failure */
   int attempts;
   int test_full; /* test hook: its first test_full_attempts attempts fail */
