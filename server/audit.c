@@ -145,12 +145,6 @@ static json_t *record_json(sqlite3_stmt *st) {
 dt_status dt_audit_list(const dt_audit_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  json_t *list = json_array();
-  long long last = 0;
-  int n = 0, row;
-  *items = NULL;
-  *next = 0;
-  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing the audit log");
   DT_TRY(
       dt_stmt("SELECT seq, ts, via, actor, token_id, request_id, address, action, target, "
               "owner, details, unix_user FROM audit WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR "
@@ -162,24 +156,8 @@ dt_status dt_audit_list(const dt_audit_filter *f, json_t **items, long long *nex
   dt_bind_text(st, 3, f->actor);
   dt_bind_text(st, 4, f->target);
   sqlite3_bind_int(st, 5, f->limit + 1);
-  for (;;) {
-    json_t *o;
-    DT_TRY(dt_stmt_row(st, "list the audit log", &row, ctx));
-    if (!row) break;
-    if (n == f->limit) { /* one row more than the page: there is a next page */
-      *next = last;
-      break;
-    }
-    o = record_json(st);
-    DT_CHECK(o != NULL, ctx, DT_ERR_NOMEM, "out of memory listing the audit log");
-    json_array_append_new(list, o);
-    last = sqlite3_column_int64(st, 0);
-    n++;
-  }
-  *items = list;
-  list = NULL;
+  DT_TRY(dt_stmt_page(st, f->limit, 0, record_json, "list the audit log", items, next, ctx));
 cleanup:
   dt_stmt_done(&st);
-  json_decref(list);
   return rc;
 }

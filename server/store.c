@@ -146,6 +146,35 @@ dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx)
   return store_failure(sqlite3_db_handle(st), what, ctx);
 }
 
+dt_status dt_stmt_page(sqlite3_stmt *st, int limit, int seq_col, json_t *(*to_json)(sqlite3_stmt *),
+                       const char *what, json_t **items, long long *next, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *list = json_array(), *o = NULL;
+  long long last = 0;
+  int n = 0, row = 0;
+  *items = NULL;
+  *next = 0;
+  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory: %s", what);
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, what, &row, ctx));
+    if (!row) break;
+    if (n == limit) { /* one row more than the page: there is a next page */
+      *next = last;
+      break;
+    }
+    o = to_json(st);
+    DT_CHECK(o != NULL, ctx, DT_ERR_NOMEM, "out of memory: %s", what);
+    json_array_append_new(list, o);
+    last = sqlite3_column_int64(st, seq_col);
+    n++;
+  }
+  *items = list;
+  list = NULL;
+cleanup:
+  json_decref(list);
+  return rc;
+}
+
 dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3 *db = sqlite3_db_handle(*st);

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "status.h"
@@ -36,6 +37,11 @@ void dt_stmt_done(sqlite3_stmt **st);
 /* Step st once: *row is 1 when it produced a row, 0 when it is done; DT_ERR_DB naming what
  * otherwise. */
 dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx);
+/* A page of a list (jobs, meshes, the audit log): st, bound to return limit + 1 rows, newest
+ * first, steps into a JSON array of to_json's objects (*items); when the extra row exists, *next
+ * is the seq (column seq_col) of the page's last row, else 0. */
+dt_status dt_stmt_page(sqlite3_stmt *st, int limit, int seq_col, json_t *(*to_json)(sqlite3_stmt *),
+                       const char *what, json_t **items, long long *next, dt_ctx *ctx);
 /* Run a bound write statement to its end and release it; changes (may be NULL) receives the
  * rows it changed. */
 dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx);

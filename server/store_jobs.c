@@ -203,12 +203,6 @@ cleanup:
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  json_t *list = json_array();
-  long long last = 0;
-  int n = 0, row;
-  *items = NULL;
-  *next = 0;
-  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing jobs");
   /* A user's page is a range of the index jobs_owner (owner_id, seq), not a scan of everyone's
    * jobs; an admin's walks seq. */
   if (f->owner_id != DT_ANY_OWNER)
@@ -232,22 +226,9 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
     dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
   sqlite3_bind_int(st, 8, f->limit + 1);
   dt_bind_text(st, 9, f->owner);
-  for (;;) {
-    DT_TRY(dt_stmt_row(st, "list jobs", &row, ctx));
-    if (!row) break;
-    if (n == f->limit) { /* one row more than the page: there is a next page */
-      *next = last;
-      break;
-    }
-    json_array_append_new(list, job_json(st));
-    last = sqlite3_column_int64(st, 21);
-    n++;
-  }
-  *items = list;
-  list = NULL;
+  DT_TRY(dt_stmt_page(st, f->limit, 21, job_json, "list jobs", items, next, ctx));
 cleanup:
   dt_stmt_done(&st);
-  json_decref(list);
   return rc;
 }
 

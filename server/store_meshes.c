@@ -81,12 +81,6 @@ dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **it
                        long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   sqlite3_stmt *st = NULL;
-  json_t *list = json_array();
-  long long last = 0;
-  int n = 0, row;
-  *items = NULL;
-  *next = 0;
-  DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing meshes");
   /* A user's page is a range of the index meshes_owner (owner_id, seq); an admin's walks seq. */
   if (owner != DT_ANY_OWNER)
     DT_TRY(dt_stmt("SELECT " MESH_COLS " FROM meshes WHERE owner_id = ?3 AND (?1 = 0 OR seq < ?1) "
@@ -99,22 +93,9 @@ dt_status dt_mesh_list(long long owner, long long before, int limit, json_t **it
   sqlite3_bind_int64(st, 1, before);
   sqlite3_bind_int(st, 2, limit + 1);
   if (owner != DT_ANY_OWNER) sqlite3_bind_int64(st, 3, owner);
-  for (;;) {
-    DT_TRY(dt_stmt_row(st, "list meshes", &row, ctx));
-    if (!row) break;
-    if (n == limit) { /* one row more than the page: there is a next page */
-      *next = last;
-      break;
-    }
-    json_array_append_new(list, mesh_json(st));
-    last = sqlite3_column_int64(st, 9);
-    n++;
-  }
-  *items = list;
-  list = NULL;
+  DT_TRY(dt_stmt_page(st, limit, 9, mesh_json, "list meshes", items, next, ctx));
 cleanup:
   dt_stmt_done(&st);
-  json_decref(list);
   return rc;
 }
 
