@@ -67,6 +67,8 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_QUAD9                       ? 9                                                     \
    : (T) == DT_QUAD16                      ? 16                                                    \
    : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20                                                    \
+   : (T) == DT_WEDGE6                      ? 6                                                     \
+   : (T) == DT_WEDGE15                     ? 15                                                    \
                                            : 3)
 #define DT_TYPE_NQP(T)                                                                             \
   ((T) == DT_HEX8                         ? 8                                                      \
@@ -76,27 +78,35 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_QUAD16                     ? 16                                                     \
    : (T) == DT_HEX20                      ? 27                                                     \
    : (T) == DT_HEX20R                     ? 8                                                      \
+   : (T) == DT_WEDGE6                     ? 2                                                      \
+   : (T) == DT_WEDGE15                    ? 9                                                      \
                                           : 1)
 #define DT_TYPE_DIM(T)                                                                             \
-  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R)    \
+  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R ||  \
+    (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                                                         \
        ? 3                                                                                         \
        : 2)
 
 /* The kernel type of a mesh (dt_cuda_problem.uniform_type) where no per-type kernels serve it:
  * the generic one-thread-per-element instantiation, which reads each element's type, with local
  * arrays for elements of at most DT_CUDA_GENERIC_DOF DOFs (every type but the 20-node
- * hexahedra: 32 DOFs, the size it had before those came), or of any type (the 20-node
- * hexahedra's 60 DOFs: 3.5 times the local memory, which every resident thread reserves, so
- * only meshes that have them pay for it). The 20-node hexahedra have no kernels of their own:
- * the cooperative kernels' shared scratch for 20 nodes and 27 points exceeds the 48 kB of
- * static shared memory, and a per-type instantiation of the generic kernel would need the same
- * local memory. */
+ * hexahedra and wedge15: 32 DOFs, the size it had before those came), or of any type (the
+ * 20-node hexahedra's 60 DOFs: 3.5 times the local memory, which every resident thread
+ * reserves, so only meshes that have them, or wedge15's 45, pay for it). The 20-node hexahedra
+ * have no kernels of their own: the cooperative kernels' shared scratch for 20 nodes and 27
+ * points exceeds the 48 kB of static shared memory, and a per-type instantiation of the generic
+ * kernel would need the same local memory. The wedges have none either: they run the generic
+ * kernels, which call the element library for any type, so they need no kernel code of their
+ * own (wedge6's 18 DOFs fit the small instantiation, wedge15's need the large one); the
+ * cooperative kernels are tuned and tested on the types they list, and a wedge mesh is rarely
+ * large enough for their speed to matter. */
 #define DT_CUDA_GENERIC (-1)
 #define DT_CUDA_GENERIC_LARGE (-2)
 #define DT_CUDA_GENERIC_DOF 32
 /* Whether element type t has kernels of its own (a case in dt_by_element_type). */
 static inline int dt_cuda_type_has_kernels(int t) {
-  return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R;
+  return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R && t != DT_WEDGE6 &&
+         t != DT_WEDGE15;
 }
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time

@@ -318,8 +318,8 @@ cleanup:
 /* Local memory is reserved for every thread the device can hold once a kernel that needs it
  * runs: per-thread size x resident threads. Only the kernels this mesh launches count: the
  * one-thread-per-element tangent keeps a whole Ke in local memory (about 3 GB on an H200 for
- * elements of up to 32 DOFs, about 3.5 times that with 20-node hexahedra), the cooperative
- * kernels of a one-type mesh almost none. */
+ * elements of up to 32 DOFs, about 3.5 times that with 20-node hexahedra or wedge15), the
+ * cooperative kernels of a one-type mesh almost none. */
 dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants, size_t *bytes,
                                       dt_ctx *ctx) {
   dt_status rc = DT_OK;

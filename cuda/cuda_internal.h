@@ -66,7 +66,8 @@ typedef struct dt_cuda_problem {
   int dim, dpn, n_nodes, n_dofs, n_elems, n_qp, n_colors, n_mats;
   int uniform_type; /* the kernel type (cuda_coop.h): the element type when all elements share
                        one that has kernels of its own, else a generic instantiation (negative:
-                       DT_CUDA_GENERIC, or DT_CUDA_GENERIC_LARGE with 20-node hexahedra) */
+                       DT_CUDA_GENERIC, or DT_CUDA_GENERIC_LARGE with 20-node hexahedra or
+                       wedge15) */
   int el_variants;  /* DT_CUDA_EL_* bits (dt_cuda_element_variants, and the job's kernel choice) */
   int matrix_free;  /* linear.operator "matrix_free": no assembled values (dt_cuda_mf) */
   int64_t nnz, n_blocks, n_conn, n_pos;
@@ -236,8 +237,8 @@ dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *l
 #define DT_CUDA_EL_SIMPLE 4
 /* Whether the element phases run the cooperative kernels (cuda_elements_coop.cu,
  * cuda_stress_coop.cu): on meshes of one element type that has them, unless the job asks for
- * the one-thread-per-element kernels (to compare the two); mixed meshes and the 20-node
- * hexahedra always run those. */
+ * the one-thread-per-element kernels (to compare the two); mixed meshes, the 20-node
+ * hexahedra and the wedges always run those. */
 static inline int dt_cuda_use_coop(int uniform_type, int variants) {
   return uniform_type >= 0 && !(variants & DT_CUDA_EL_SIMPLE);
 }

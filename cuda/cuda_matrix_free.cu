@@ -8,7 +8,7 @@
  * only the plastic set (plus elements without a class) and the tangent kernel runs over the
  * list of slotted elements in one launch, each storing its own matrix (cuda_elements_coop.cu,
  * or the one-thread-per-element k_tangent of cuda_elements.cu on a mesh of several types or of
- * 20-node hexahedra).
+ * a type without cooperative kernels: 20-node hexahedra, wedges).
  *
  * y = K x runs in two launches, as f_int does (cuda_stress_coop.cu): a thread per element node
  * (a thread per element on a mesh of a generic kernel type) forms its rows of K_e x_e from the

@@ -6,10 +6,12 @@
  * (model.h is host-only, so it is not included; element_check.c asserts the values match).
  *
  * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
- * (C3D8, C3D4, C3D10, C3D20, C3D20R, CPE4, CPE3, CPE8); faces are numbered from 0 (S1 is
- * face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges 1-2,
- * 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The Lagrange quadrilaterals of
- * orders 2 and 3 (quad9, quad16: [VilasBoas2020]'s Q_p spaces, which Abaqus and CalculiX lack)
+ * (C3D8, C3D4, C3D10, C3D20, C3D20R, C3D6, C3D15, CPE4, CPE3, CPE8); faces are numbered from 0
+ * (S1 is face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges
+ * 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The wedges list the bottom
+ * triangle 1-2-3 (counterclockwise seen from the top), the top 4-5-6 above it, and wedge15 then
+ * the mid-edge nodes of edges 1-2, 2-3, 3-1, 4-5, 5-6, 6-4, 1-4, 2-5, 3-6. The Lagrange
+ * quadrilaterals of orders 2 and 3 (quad9, quad16: [VilasBoas2020]'s Q_p spaces, which Abaqus and CalculiX lack)
  * follow Gmsh: corners, then the edge nodes edge by edge in the edge's direction, then the
  * interior nodes (quad16's counterclockwise from the one nearest node 1). Derivative arrays
  * are node-major with three slots per node, dN[a*3+k] = dN_a/dxi_k, the third slot 0 in 2D.
@@ -31,12 +33,14 @@
 #define DT_TET10 2
 #define DT_QUAD4 3
 #define DT_TRI3 4
-#define DT_QUAD8 5  /* serendipity, CalculiX CPE8 */
-#define DT_QUAD9 6  /* biquadratic Lagrange (Q2) */
-#define DT_QUAD16 7 /* bicubic Lagrange (Q3) */
-#define DT_HEX20 8  /* serendipity hexahedron, 3x3x3 points (CalculiX C3D20) */
-#define DT_HEX20R 9 /* the same element, 2x2x2 points (CalculiX C3D20R) */
-#define DT_NTYPES 10
+#define DT_QUAD8 5    /* serendipity, CalculiX CPE8 */
+#define DT_QUAD9 6    /* biquadratic Lagrange (Q2) */
+#define DT_QUAD16 7   /* bicubic Lagrange (Q3) */
+#define DT_HEX20 8    /* serendipity hexahedron, 3x3x3 points (CalculiX C3D20) */
+#define DT_HEX20R 9   /* the same element, 2x2x2 points (CalculiX C3D20R) */
+#define DT_WEDGE6 10  /* linear wedge (prism), 2 points (CalculiX C3D6) */
+#define DT_WEDGE15 11 /* quadratic serendipity wedge, 9 points (CalculiX C3D15) */
+#define DT_NTYPES 12
 
 /* Upper bounds over all types, for fixed-size local arrays in kernels (hex20: 20 nodes, 60
  * DOFs, 27 points). Kernels that serve only some types size their arrays by those types
@@ -60,6 +64,8 @@ DT_HD static inline int dt_elem_nnodes(int type) {
   case DT_QUAD16: return 16;
   case DT_HEX20:
   case DT_HEX20R: return 20;
+  case DT_WEDGE6: return 6;
+  case DT_WEDGE15: return 15;
   }
   return 0;
 }
@@ -67,12 +73,19 @@ DT_HD static inline int dt_elem_nnodes(int type) {
 /* The 20-node hexahedra, full (hex20) and reduced (hex20r) integration: one element, two rules. */
 DT_HD static inline int dt_elem_is_hex20(int type) { return type == DT_HEX20 || type == DT_HEX20R; }
 
+/* The wedges (prisms): reference domain the unit triangle in (xi_0, xi_1) times [-1, 1] in
+ * xi_2, their axis; faces S1, S2 are triangles, S3-S5 quadrilaterals. */
+DT_HD static inline int dt_elem_is_wedge(int type) {
+  return type == DT_WEDGE6 || type == DT_WEDGE15;
+}
+
 /* Quadrilaterals of any order: reference square [-1,1]^2, corners are nodes 0-3. */
 DT_HD static inline int dt_elem_is_quad(int type) {
   return type == DT_QUAD4 || type == DT_QUAD8 || type == DT_QUAD9 || type == DT_QUAD16;
 }
 
-/* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices. */
+/* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices and
+ * wedges. */
 DT_HD static inline int dt_elem_is_tensor(int type) {
   return type == DT_HEX8 || dt_elem_is_hex20(type) || dt_elem_is_quad(type);
 }
@@ -84,6 +97,15 @@ DT_HD static inline int dt_elem_dim(int type) {
 
 /* Element DOFs, nnodes * dim (at most DT_ELEM_MAX_DOF). */
 DT_HD static inline int dt_elem_ndof(int type) { return dt_elem_nnodes(type) * dt_elem_dim(type); }
+
+/* The type whose faces look like face `face` of `type`, for the face's rule and shape functions:
+ * the type itself, except for the wedges, whose triangles are tet faces and whose
+ * quadrilaterals are hexahedron faces (wedge6: tet4 and hex8; wedge15: tet10 and hex20). */
+DT_HD static inline int dt_face_kind(int type, int face) {
+  if (type == DT_WEDGE6) return face < 2 ? DT_TET4 : DT_HEX8;
+  if (type == DT_WEDGE15) return face < 2 ? DT_TET10 : DT_HEX20;
+  return type;
+}
 
 #include "element_rules.h"
 #include "element_shape.h"

@@ -18,7 +18,7 @@
 /* Check the element of type `type` (model.h dt_elem_type) with node coordinates X[a*3+k]:
  * all used coordinates finite, and det J > DT_ELEM_DETJ_TOL * h^dim at every integration
  * point of the element's rule and, for the types on a reference cube or square (hex8, the
- * 20-node hexahedra, the quadrilaterals), at every node. On failure returns
+ * 20-node hexahedra, the quadrilaterals) and the wedges, at every node. On failure returns
  * DT_ERR_INPUT with a message in ctx naming user_elem_id; DT_OK otherwise. */
 dt_status dt_elem_check_geometry(int type, const double *X, int64_t user_elem_id, dt_ctx *ctx);
 

@@ -8,7 +8,9 @@
  * hexahedra an 8-node quad (the hex8 face's corners, then the mid-edge nodes of its edges
  * 1-2, 2-3, 3-4, 4-1, CalculiX's C3D20 faces), a 2D edge 2 nodes; the
  * edges of the higher-order quadrilaterals list their ends, then their inner nodes in the
- * edge's direction (3 nodes on quad8/quad9, 4 on quad16). */
+ * edge's direction (3 nodes on quad8/quad9, 4 on quad16). The wedges have faces of two kinds
+ * (dt_face_kind): S1, S2 triangles like a tet's (3 nodes, wedge15 6), S3-S5 quadrilaterals like
+ * a hexahedron's (4 nodes, wedge15 8), with the same face-local orders. */
 #ifndef DT_ELEMENT_FACE_H
 #define DT_ELEMENT_FACE_H
 
@@ -16,9 +18,11 @@
 #error "include element/element.h instead of element_face.h"
 #endif
 
-/* Faces per element: hexahedra 6, tets 4, quadrilaterals 4 edges, tri3 3 edges. */
+/* Faces per element: hexahedra 6, wedges 5, tets 4, quadrilaterals 4 edges, tri3 3 edges. */
 DT_HD static inline int dt_elem_nfaces(int type) {
   switch (type) {
+  case DT_WEDGE6:
+  case DT_WEDGE15: return 5;
   case DT_HEX8:
   case DT_HEX20:
   case DT_HEX20R: return 6;
@@ -33,10 +37,9 @@ DT_HD static inline int dt_elem_nfaces(int type) {
   return 0;
 }
 
-/* Nodes on one face (the same for every face of these types). */
+/* Nodes on face `face` (the same for every face of a type but the wedges'). */
 DT_HD static inline int dt_face_nnodes(int type, int face) {
-  (void)face; /* part of the signature for future mixed-face types (wedges, pyramids) */
-  switch (type) {
+  switch (dt_face_kind(type, face)) {
   case DT_HEX8: return 4;
   case DT_HEX20:
   case DT_HEX20R: return 8;
@@ -62,6 +65,14 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   /* tet S1..S4 = (1,2,3) (1,4,2) (2,4,3) (3,4,1), then tet10 midsides of edges 1-2, 2-3, 3-1 */
   const int tet[4][6] = {
       {0, 1, 2, 4, 5, 6}, {0, 3, 1, 7, 8, 4}, {1, 3, 2, 8, 9, 5}, {2, 3, 0, 9, 7, 6}};
+  /* wedge S1..S5 = (1,2,3) (4,6,5) (1,4,5,2) (2,5,6,3) (3,6,4,1), Abaqus's order (CalculiX's
+   * faces, listed inward like the hexahedron's), then wedge15's mid-edge nodes of the face's
+   * edges in that order: S1 with 7-8-9, S2 with 12-11-10, S3 with 13-10-14-7, .. */
+  const int wedge[5][8] = {{0, 1, 2, 6, 7, 8, 0, 0},
+                           {3, 5, 4, 11, 10, 9, 0, 0},
+                           {0, 3, 4, 1, 12, 9, 13, 6},
+                           {1, 4, 5, 2, 13, 10, 14, 7},
+                           {2, 5, 3, 0, 14, 11, 12, 8}};
   const int n = dt_face_nnodes(type, face);
   int a;
   for (a = 0; a < n; a++) {
@@ -77,17 +88,22 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
     case DT_QUAD9: local[a] = a < 2 ? (face + a) % 4 : 4 + face; break; /* then its mid node */
     case DT_QUAD16: local[a] = a < 2 ? (face + a) % 4 : 4 + 2 * face + a - 2; break;
     case DT_TRI3: local[a] = (face + a) % 3; break;
+    case DT_WEDGE6: /* the corners only: a triangle's first 3, a quadrilateral's first 4 */
+    case DT_WEDGE15: local[a] = a < 8 ? wedge[face][a] : 0; break;
     }
   }
 }
 
-/* Face shape functions Nf[a] and derivatives dNf[a*2+k] = dNf_a/dst_k at face point st. */
-DT_HD static inline void dt_face_shape(int type, const double st[2], double *Nf, double *dNf) {
+/* Shape functions Nf[a] of face `face` and derivatives dNf[a*2+k] = dNf_a/dst_k at face
+ * point st. */
+DT_HD static inline void dt_face_shape(int type, int face, const double st[2], double *Nf,
+                                       double *dNf) {
   double xi[3], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
   int a, n = 0, sub = -1;
   xi[0] = st[0];
   xi[1] = st[1];
   xi[2] = 0.0;
+  type = dt_face_kind(type, face);
   switch (type) {
   case DT_HEX8:
     sub = DT_QUAD4;
@@ -160,8 +176,8 @@ DT_HD static inline void dt_face_point(int type, int face, int q, const double *
   const int n = dt_face_nnodes(type, face);
   double st[2], w, dNf[2 * DT_FACE_MAX_NODES], t1[3] = {0, 0, 0}, t2[3] = {0, 0, 0};
   int a, i;
-  dt_face_qp(type, q, st, &w);
-  dt_face_shape(type, st, Nf, dNf);
+  dt_face_qp(type, face, q, st, &w);
+  dt_face_shape(type, face, st, Nf, dNf);
   for (a = 0; a < n; a++) /* tangents t_k = dx/dst_k = sum_a Xf_a dNf_a/dst_k */
     for (i = 0; i < 3; i++) {
       t1[i] += Xf[a * 3 + i] * dNf[a * 2 + 0];

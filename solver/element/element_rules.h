@@ -3,8 +3,10 @@
  * file.
  *
  * Degrees are what the rule integrates exactly: per parametric direction for the tensor
- * Gauss rules (hex, quad, edges), total degree for the simplex rules (tet, tri). The tests in
- * tests/elements/test_elem_quadrature.c check both the degree and that it is not higher. */
+ * Gauss rules (hex, quad, edges), total degree for the simplex rules (tet, tri); the wedges'
+ * rules are products, a triangle rule of a total degree times a Gauss rule along the axis. The
+ * tests in tests/elements/test_elem_quadrature.c check both the degree and that it is not
+ * higher. */
 #ifndef DT_ELEMENT_RULES_H
 #define DT_ELEMENT_RULES_H
 
@@ -43,9 +45,15 @@ DT_HD static inline int dt_quad_gauss_n(int type) {
  * quad8 and quad9 3x3, quad16 4x4, hex20 3x3x3 (C3D20), hex20r 2x2x2 (C3D20R: the reduced
  * rule, one order below the full one, which CalculiX recommends for plasticity since it
  * constrains the nearly incompressible plastic flow less; with two or more elements through
- * every dimension its spurious zero-energy modes do not propagate). */
+ * every dimension its spurious zero-energy modes do not propagate), and CalculiX's wedge rules:
+ * wedge6 the triangle's centroid times 2-point Gauss along the axis (C3D6), wedge15 the
+ * 3-point interior triangle rule times 3-point Gauss (C3D15). Both integrate a constant stress
+ * against the element's gradients exactly on straight-edged wedges, so they pass the patch
+ * test; the same rules give the same answers as CalculiX, point for point. */
 DT_HD static inline int dt_elem_nqp(int type) {
   switch (type) {
+  case DT_WEDGE6: return 2;
+  case DT_WEDGE15: return 9;
   case DT_HEX8: return 8;
   case DT_HEX20: return 27;
   case DT_HEX20R: return 8;
@@ -60,9 +68,12 @@ DT_HD static inline int dt_elem_nqp(int type) {
   return 0;
 }
 
-/* Polynomial degree integrated exactly by dt_elem_qp (per direction for the tensor rules). */
+/* Polynomial degree integrated exactly by dt_elem_qp (per direction for the tensor rules; the
+ * wedges' total degree in the triangle, dt_elem_qp_axial_degree along the axis). */
 DT_HD static inline int dt_elem_qp_degree(int type) {
   switch (type) {
+  case DT_WEDGE6: return 1;
+  case DT_WEDGE15: return 2;
   case DT_HEX8: return 3;
   case DT_HEX20: return 5;
   case DT_HEX20R: return 3;
@@ -77,6 +88,23 @@ DT_HD static inline int dt_elem_qp_degree(int type) {
   return 0;
 }
 
+/* The wedges' degree along their axis xi_2 (2- and 3-point Gauss); dt_elem_qp_degree for the
+ * other types, whose rules have one degree for every direction. */
+DT_HD static inline int dt_elem_qp_axial_degree(int type) {
+  if (type == DT_WEDGE6) return 3;
+  if (type == DT_WEDGE15) return 5;
+  return dt_elem_qp_degree(type);
+}
+
+/* Interior 3-point rule of the unit triangle, degree 2: point q at (1/6, 1/6), (2/3, 1/6),
+ * (1/6, 2/3) (CalculiX's order), weight (1/2)/3. */
+DT_HD static inline void dt_tri3_interior_point(int q, double st[2], double *w) {
+  st[0] = st[1] = 1.0 / 6.0;
+  if (q == 1) st[0] = 2.0 / 3.0;
+  if (q == 2) st[1] = 2.0 / 3.0;
+  *w = 1.0 / 6.0;
+}
+
 /* Tensor Gauss point q of a 2-point rule in `dim` directions, first direction fastest
  * (the Abaqus integration point order): bit k of q selects the sign along xi_k. */
 DT_HD static inline void dt_gauss2_point(int dim, int q, double xi[3]) {
@@ -86,7 +114,8 @@ DT_HD static inline void dt_gauss2_point(int dim, int q, double xi[3]) {
 }
 
 /* Integration point q of the element's rule: reference coordinates xi and weight w. The weights
- * sum to the reference measure (8 for the cube, 1/6 for the tet, 4, 1/2 in 2D). */
+ * sum to the reference measure (8 for the cube, 1/6 for the tet, 1 for the wedge, 4, 1/2 in
+ * 2D). */
 DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   /* tet10: 4-point degree-2 rule, barycentric (b,a,a,a) and permutations,
    * a = (5 - sqrt 5)/20, b = (5 + 3 sqrt 5)/20, weight (1/6)/4 */
@@ -135,18 +164,33 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
     if (q >= 1 && q <= 3) xi[q - 1] = b;
     *w = 1.0 / 24.0;
     break;
+  case DT_WEDGE6: /* the centroid at xi_2 = -+1/sqrt(3), weight (1/2) x 1 (CalculiX's C3D6) */
+    xi[0] = xi[1] = 1.0 / 3.0;
+    xi[2] = q ? DT_GAUSS2_X : -DT_GAUSS2_X;
+    *w = 0.5;
+    break;
+  case DT_WEDGE15: { /* triangle point q % 3 fastest, then 3-point Gauss along the axis (C3D15) */
+    double st[2], wt, wz;
+    dt_tri3_interior_point(q % 3, st, &wt);
+    xi[0] = st[0];
+    xi[1] = st[1];
+    xi[2] = dt_gauss_1d(3, q / 3, &wz);
+    *w = wt * wz;
+    break;
+  }
   }
 }
 
-/* Points of the face rule (same for every face of a type): quad faces 2x2 Gauss, the 8-node
+/* Points of the rule of face `face` of `type` (the same for every face of a type but the
+ * wedges, whose faces use the rules of dt_face_kind's faces): quad faces 2x2 Gauss, the 8-node
  * quad faces of the 20-node hexahedra 3x3 (a quadratic shape function times the area element
  * of a curved face, as CalculiX integrates them), tri3 faces 3 points (degree 2), tri6 faces
  * of tet10 6 points (degree 4, so a quadratic shape function times a curved face's quadratic
  * Jacobian is exact), edges of 2D types 2-point Gauss, 3-point
  * on the quadratic edges of quad8/quad9 and 4-point on quad16's cubic ones (shape function
  * times a curved edge's length element: degree 3 and 5). */
-DT_HD static inline int dt_face_nqp(int type) {
-  switch (type) {
+DT_HD static inline int dt_face_nqp(int type, int face) {
+  switch (dt_face_kind(type, face)) {
   case DT_HEX8: return 4;
   case DT_HEX20:
   case DT_HEX20R: return 9;
@@ -162,8 +206,8 @@ DT_HD static inline int dt_face_nqp(int type) {
 }
 
 /* Degree integrated exactly by the face rule (per direction for quad faces and edges). */
-DT_HD static inline int dt_face_qp_degree(int type) {
-  switch (type) {
+DT_HD static inline int dt_face_qp_degree(int type, int face) {
+  switch (dt_face_kind(type, face)) {
   case DT_HEX8: return 3;
   case DT_HEX20:
   case DT_HEX20R: return 5;
@@ -180,14 +224,14 @@ DT_HD static inline int dt_face_qp_degree(int type) {
 
 /* Face point q in face coordinates st (quad face [-1,1]^2, triangle face s,t >= 0,
  * s + t <= 1, edge s in [-1,1], t = 0) and its weight w. */
-DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
+DT_HD static inline void dt_face_qp(int type, int face, int q, double st[2], double *w) {
   /* Dunavant degree-4 triangle rule: barycentric (x, x, 1-2x) orbits, weights per unit area */
   const double x1 = 0.44594849091596488632, w1 = 0.22338158967801146570;
   const double x2 = 0.09157621350977074346, w2 = 0.10995174365532186764;
   double xi[3], x;
   st[0] = st[1] = 0.0;
   *w = 0.0;
-  switch (type) {
+  switch (dt_face_kind(type, face)) {
   case DT_HEX8:
     dt_gauss2_point(2, q, xi);
     st[0] = xi[0];
@@ -207,14 +251,8 @@ DT_HD static inline void dt_face_qp(int type, int q, double st[2], double *w) {
     break;
   case DT_QUAD8:
   case DT_QUAD9:
-  case DT_QUAD16: st[0] = dt_gauss_1d(dt_face_nqp(type), q, w); break;
-  case DT_TET4:
-    /* interior 3-point rule: (1/6,1/6), (2/3,1/6), (1/6,2/3), weight (1/2)/3 */
-    st[0] = st[1] = 1.0 / 6.0;
-    if (q == 1) st[0] = 2.0 / 3.0;
-    if (q == 2) st[1] = 2.0 / 3.0;
-    *w = 1.0 / 6.0;
-    break;
+  case DT_QUAD16: st[0] = dt_gauss_1d(dt_face_nqp(type, face), q, w); break;
+  case DT_TET4: dt_tri3_interior_point(q, st, w); break;
   case DT_TET10:
     x = q < 3 ? x1 : x2;
     *w = 0.5 * (q < 3 ? w1 : w2); /* reference triangle area 1/2 */

@@ -2,7 +2,9 @@
  *
  * N[a] and dN[a*3+k] = dN_a/dxi_k at reference point xi; 2D types leave dN[a*3+2] = 0.
  * Reference domains: hex8 and the 20-node hexahedra [-1,1]^3, the quadrilaterals [-1,1]^2,
- * tets and tri3 the unit simplex in natural coordinates with node 1 at the origin. */
+ * tets and tri3 the unit simplex in natural coordinates with node 1 at the origin, the wedges
+ * the unit triangle in (xi_0, xi_1) (node 1 at the origin, 2 on xi_0, 3 on xi_1) times [-1, 1]
+ * in xi_2 (nodes 1-3 at -1, 4-6 at +1), CalculiX's shape6w and shape15w. */
 #ifndef DT_ELEMENT_SHAPE_H
 #define DT_ELEMENT_SHAPE_H
 
@@ -28,10 +30,25 @@ DT_HD static inline void dt_hex20_edge(int m, int *i, int *j) {
   *j = e1[m];
 }
 
+/* Corner ends (0-based) of wedge15's mid-edge node 6 + m: edges 1-2, 2-3, 3-1 (bottom), 4-5,
+ * 5-6, 6-4 (top), 1-4, 2-5, 3-6 (along the axis), 1-based. */
+DT_HD static inline void dt_wedge15_edge(int m, int *i, int *j) {
+  const int e0[9] = {0, 1, 2, 3, 4, 5, 0, 1, 2};
+  const int e1[9] = {1, 2, 0, 4, 5, 3, 3, 4, 5};
+  *i = e0[m];
+  *j = e1[m];
+}
+
 /* Corner a of the unit simplex: the origin, then xi_{a-1} = 1. */
 DT_HD static inline void dt_simplex_node_xi(int a, double xi[3]) {
   xi[0] = xi[1] = xi[2] = 0.0;
   if (a >= 1) xi[a - 1] = 1.0;
+}
+
+/* Corner a (0..5) of the wedges: the triangle's node a mod 3, at xi_2 = -1 (a < 3) or +1. */
+DT_HD static inline void dt_wedge_corner_xi(int a, double xi[3]) {
+  dt_simplex_node_xi(a % 3, xi);
+  xi[2] = a < 3 ? -1.0 : 1.0;
 }
 
 /* Lagrange quadrilaterals of order p = 2 (quad9), 3 (quad16), and quad8's nodes: node a sits
@@ -91,6 +108,17 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   }
   case DT_TET4:
   case DT_TRI3: dt_simplex_node_xi(a, xi); break;
+  case DT_WEDGE6:
+  case DT_WEDGE15:
+    if (a < 6) {
+      dt_wedge_corner_xi(a, xi);
+      break;
+    }
+    dt_wedge15_edge(a - 6, &i, &j); /* mid-edge node: halfway between the edge's corners */
+    dt_wedge_corner_xi(i, xi);
+    dt_wedge_corner_xi(j, xj);
+    for (k = 0; k < 3; k++) xi[k] = 0.5 * (xi[k] + xj[k]);
+    break;
   case DT_TET10:
     dt_simplex_node_xi(a < 4 ? a : 0, xi);
     if (a >= 4) { /* midside node: halfway between the edge's corners */
@@ -244,6 +272,58 @@ DT_HD static inline void dt_hex20_shape(const double xi[3], double *N, double *d
   }
 }
 
+/* Linear wedge6 (C3D6): N_a = L_i (1 + s z) / 2 for triangle node i = a mod 3 and s = -1
+ * (a < 3) or +1, z = xi_2; L the triangle's barycentric coordinates (dt_simplex_coords). */
+DT_HD static inline void dt_wedge6_shape(const double xi[3], double *N, double *dN) {
+  double L[3], dL[9];
+  int a, i;
+  dt_simplex_coords(2, xi, L, dL);
+  for (a = 0; a < 6; a++) {
+    const double s = a < 3 ? -1.0 : 1.0, h = 0.5 * (1.0 + s * xi[2]);
+    i = a % 3;
+    N[a] = L[i] * h;
+    dN[a * 3 + 0] = dL[i * 3 + 0] * h;
+    dN[a * 3 + 1] = dL[i * 3 + 1] * h;
+    dN[a * 3 + 2] = 0.5 * s * L[i];
+  }
+}
+
+/* Quadratic serendipity wedge15 (C3D15), z = xi_2, s = -+1 the corner's or edge's side:
+ *   corners                 N = L_i (2 L_i - 1)(1 + s z) / 2 - L_i (1 - z^2) / 2,
+ *   triangle-edge midpoints N = 2 L_i L_j (1 + s z),
+ *   axial-edge midpoints    N = L_i (1 - z^2). */
+DT_HD static inline void dt_wedge15_shape(const double xi[3], double *N, double *dN) {
+  const double z = xi[2], q = 1.0 - z * z;
+  double L[3], dL[9], s;
+  int a, i, j, k;
+  dt_simplex_coords(2, xi, L, dL);
+  for (a = 0; a < 6; a++) {
+    i = a % 3;
+    s = a < 3 ? -1.0 : 1.0;
+    N[a] = 0.5 * L[i] * ((2.0 * L[i] - 1.0) * (1.0 + s * z) - q);
+    /* d/dxi_k: dL_i ((4 L_i - 1)(1 + s z) - q) / 2; d/dz: L_i ((2 L_i - 1) s + 2 z) / 2 */
+    for (k = 0; k < 2; k++)
+      dN[a * 3 + k] = 0.5 * dL[i * 3 + k] * ((4.0 * L[i] - 1.0) * (1.0 + s * z) - q);
+    dN[a * 3 + 2] = 0.5 * L[i] * ((2.0 * L[i] - 1.0) * s + 2.0 * z);
+  }
+  for (a = 6; a < 15; a++) {
+    dt_wedge15_edge(a - 6, &i, &j);
+    i %= 3;
+    j %= 3;
+    if (a < 12) { /* an edge of the bottom (a < 9) or top triangle */
+      s = a < 9 ? -1.0 : 1.0;
+      N[a] = 2.0 * L[i] * L[j] * (1.0 + s * z);
+      for (k = 0; k < 2; k++)
+        dN[a * 3 + k] = 2.0 * (dL[i * 3 + k] * L[j] + L[i] * dL[j * 3 + k]) * (1.0 + s * z);
+      dN[a * 3 + 2] = 2.0 * s * L[i] * L[j];
+    } else { /* an edge along the axis, from triangle node i */
+      N[a] = L[i] * q;
+      for (k = 0; k < 2; k++) dN[a * 3 + k] = dL[i * 3 + k] * q;
+      dN[a * 3 + 2] = -2.0 * z * L[i];
+    }
+  }
+}
+
 /* Shape functions N[a] and reference derivatives dN[a*3+k] at xi. */
 DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, double *dN) {
   switch (type) {
@@ -257,6 +337,8 @@ DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, 
   case DT_QUAD16: dt_quad_lagrange_shape(type, xi, N, dN); break;
   case DT_HEX20:
   case DT_HEX20R: dt_hex20_shape(xi, N, dN); break;
+  case DT_WEDGE6: dt_wedge6_shape(xi, N, dN); break;
+  case DT_WEDGE15: dt_wedge15_shape(xi, N, dN); break;
   }
 }
 

@@ -1,12 +1,12 @@
 /* The Gmsh importer: raw .msh sections (import_gmsh_read.c) -> a mesh-only dt_model.
  *
  * The model's elements are those of the highest dimension in the file (3D: tet4, tet10, hex8,
- * hex20; 2D: tri3, quad4, quad8, quad9, quad16, in the x-y plane); lower-dimensional elements
- * only carry physical groups.
+ * hex20, wedge6, wedge15; 2D: tri3, quad4, quad8, quad9, quad16, in the x-y plane);
+ * lower-dimensional elements only carry physical groups.
  * Node order is converted to CalculiX's (tet10: Gmsh numbers the last two mid-edge nodes the
- * other way round; hex20: Gmsh lists the mid-edge nodes in another order, gmsh_local) and
- * every element is turned to a positive orientation (a surface meshed
- * with its normal along -z gives clockwise triangles). Physical groups become, by name:
+ * other way round; hex20 and wedge15: Gmsh lists the mid-edge nodes in another order,
+ * gmsh_local) and every element is turned to a positive orientation (a surface meshed with its
+ * normal along -z gives clockwise triangles). Physical groups become, by name:
  *   - of the model's dimension: an element set and a node set (its elements' nodes);
  *   - one dimension lower: a surface (the element faces they cover) and a node set;
  *   - lower still (points, curves in 3D): a node set.
@@ -29,7 +29,7 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
       {3, 4, 2, DT_ELEM_QUAD4, "4-node quadrangle"},
       {4, 4, 3, DT_ELEM_TET4, "4-node tetrahedron"},
       {5, 8, 3, DT_ELEM_HEX8, "8-node hexahedron"},
-      {6, 6, 3, -1, "6-node prism"},
+      {6, 6, 3, DT_ELEM_WEDGE6, "6-node prism"},
       {7, 5, 3, -1, "5-node pyramid"},
       {8, 3, 1, -1, "3-node line"},
       {9, 6, 2, -1, "6-node triangle"},
@@ -41,7 +41,7 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
       {15, 1, 0, -1, "point"},
       {16, 8, 2, DT_ELEM_QUAD8, "8-node quadrangle"},
       {17, 20, 3, DT_ELEM_HEX20, "20-node hexahedron"},
-      {18, 15, 3, -1, "15-node prism"},
+      {18, 15, 3, DT_ELEM_WEDGE15, "15-node prism"},
       {19, 13, 3, -1, "13-node pyramid"},
       {26, 4, 1, -1, "4-node line"},
       {36, 16, 2, DT_ELEM_QUAD16, "16-node quadrangle"},
@@ -57,11 +57,16 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
 /* Gmsh's node a of an element is CalculiX's node gmsh_local(type, a). tet10: edges 3-4 and
  * 2-4 are swapped. hex20: Gmsh's mid-edge nodes 8-19 lie on edges (0-based corners) 0-1, 0-3,
  * 0-4, 1-2, 1-5, 2-3, 2-6, 3-7, 4-5, 4-7, 5-6, 6-7 (the Gmsh reference manual, "Node ordering"),
- * CalculiX's on 0-1, 1-2, 2-3, 3-0, 4-5, 5-6, 6-7, 7-4, 0-4, 1-5, 2-6, 3-7. */
+ * CalculiX's on 0-1, 1-2, 2-3, 3-0, 4-5, 5-6, 6-7, 7-4, 0-4, 1-5, 2-6, 3-7. wedge15: Gmsh's
+ * mid-edge nodes 6-14 lie on edges 0-1, 0-2, 0-3, 1-2, 1-4, 2-5, 3-4, 3-5, 4-5 (the same
+ * manual's 15-node prism, and what gmsh 4.8 writes), CalculiX's on 0-1, 1-2, 2-0, 3-4, 4-5,
+ * 5-3, 0-3, 1-4, 2-5. Both put the corners where the wedges' reference element does. */
 static int gmsh_local(int dt_type, int a) {
   static const int hex20[12] = {8, 11, 16, 9, 17, 10, 18, 19, 12, 15, 13, 14};
+  static const int wedge15[9] = {6, 8, 12, 7, 13, 14, 9, 11, 10};
   if (dt_type == DT_ELEM_TET10 && (a == 8 || a == 9)) return a == 8 ? 9 : 8;
   if (dt_type == DT_ELEM_HEX20 && a >= 8) return hex20[a - 8];
+  if (dt_type == DT_ELEM_WEDGE15 && a >= 6) return wedge15[a - 6];
   return a;
 }
 
@@ -80,7 +85,8 @@ static dt_status model_dim(gm *g, int *dim) {
     g->line = g->elem_line[e];
     GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)",
              (long long)g->elem_tag[e], g->elem_type[e], name,
-             *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node and 20-node hexahedra"
+             *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node and 20-node hexahedra, "
+                         "6-node and 15-node prisms"
                        : "2D: 3-node triangles, 4-, 8-, 9- and 16-node quadrangles");
   }
 cleanup:

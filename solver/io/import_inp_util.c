@@ -156,6 +156,7 @@ int dt_imp_face_corners(int type, int face, int *local) {
   dt_face_local_nodes(type, face, all);
   if (type == DT_ELEM_TET10) n = 3; /* corners only: matching ignores midside nodes */
   if (type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R) n = 4;
+  if (type == DT_ELEM_WEDGE15) n = face < 2 ? 3 : 4; /* a triangle's or a quadrilateral's */
   if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16)
     n = 2; /* edge ends */
   memcpy(local, all, (size_t)n * sizeof *local);
@@ -191,6 +192,10 @@ double dt_imp_orientation(int type, const double *X) {
     return vol6(P(0), P(1), P(3), P(4)) + vol6(P(1), P(2), P(3), P(6)) +
            vol6(P(1), P(4), P(6), P(5)) + vol6(P(3), P(6), P(4), P(7)) +
            vol6(P(1), P(3), P(4), P(6));
+  case DT_ELEM_WEDGE6:
+  case DT_ELEM_WEDGE15: /* the corners' 3-tet split */
+    return vol6(P(0), P(1), P(2), P(3)) + vol6(P(1), P(2), P(3), P(4)) +
+           vol6(P(2), P(3), P(4), P(5));
   default: return 0;
   }
 #undef P
@@ -206,6 +211,8 @@ void dt_imp_flip(int type, int *c) {
   /* hex20: top and bottom swapped, their edges with them; the vertical edges keep their nodes */
   static const int hex20[20] = {4,  5,  6, 7, 0,  1,  2,  3,  12, 13,
                                 14, 15, 8, 9, 10, 11, 16, 17, 18, 19};
+  /* wedges: top and bottom triangles swapped, their edges with them; the axial edges keep theirs */
+  static const int wedge15[15] = {3, 4, 5, 0, 1, 2, 9, 10, 11, 6, 7, 8, 12, 13, 14};
   int n = dt_model_elem_nnodes(type);
 
   memcpy(t, c, (size_t)n * sizeof *c);
@@ -229,6 +236,10 @@ void dt_imp_flip(int type, int *c) {
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R:
     for (int a = 0; a < 20; a++) c[a] = t[hex20[a]];
+    break;
+  case DT_ELEM_WEDGE6:
+  case DT_ELEM_WEDGE15:
+    for (int a = 0; a < n; a++) c[a] = t[wedge15[a]];
     break;
   default: break;
   }

@@ -20,8 +20,14 @@
  * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre); so the
  * connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
  * 4 run in +x and +y (ours run around the element) and whose interior is row by row: its
- * nodes are permuted (vtk_local). To add an element type, add its VTK code below and check
- * its node order against vtkCellType.h / the VTK file-format figures.
+ * nodes are permuted (vtk_local). VTK_WEDGE and VTK_QUADRATIC_WEDGE are the mirror image of
+ * CalculiX's wedges: VTK's triangle (0,1,2) has its right-hand normal pointing away from
+ * (3,4,5), CalculiX's 1-2-3 towards 4-5-6; so the wedges are written with the second and
+ * third node of each triangle swapped (0,2,1, 3,5,4, as ccx2paraview writes C3D6), and
+ * wedge15's mid-edge nodes with them: VTK's edges (0,1),(1,2),(2,0),(3,4),(4,5),(5,3),(0,3),
+ * (1,4),(2,5) are then our 3-1, 2-3, 1-2, 6-4, 5-6, 4-5, 1-4, 3-6, 2-5. To add an element type,
+ * add its VTK code below and check its node order against vtkCellType.h / the VTK file-format
+ * figures.
  *
  * The files are written by the writer thread (output_queue.c) from a dt_vtu_job, a snapshot
  * of the increment's fields, and the dt_vtu_mesh copied from the model once per run; the
@@ -49,7 +55,9 @@ int dt_vtk_cell_type(int elem_type) {
   case DT_ELEM_QUAD9: return 28;  /* VTK_BIQUADRATIC_QUAD */
   case DT_ELEM_QUAD16: return 70; /* VTK_LAGRANGE_QUADRILATERAL */
   case DT_ELEM_HEX20:
-  case DT_ELEM_HEX20R: return 25; /* VTK_QUADRATIC_HEXAHEDRON */
+  case DT_ELEM_HEX20R: return 25;  /* VTK_QUADRATIC_HEXAHEDRON */
+  case DT_ELEM_WEDGE6: return 13;  /* VTK_WEDGE */
+  case DT_ELEM_WEDGE15: return 26; /* VTK_QUADRATIC_WEDGE */
   }
   return -1;
 }
@@ -57,6 +65,8 @@ int dt_vtk_cell_type(int elem_type) {
 /* Our local node written as VTK's node k of the cell. */
 static int vtk_local(int elem_type, int k) {
   static const int quad16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 11, 10, 12, 13, 15, 14};
+  static const int wedge[15] = {0, 2, 1, 3, 5, 4, 8, 7, 6, 11, 10, 9, 12, 14, 13};
+  if (elem_type == DT_ELEM_WEDGE6 || elem_type == DT_ELEM_WEDGE15) return wedge[k];
   return elem_type == DT_ELEM_QUAD16 ? quad16[k] : k;
 }
 

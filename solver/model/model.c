@@ -14,11 +14,12 @@ static const struct {
   const char *name;
   int nnodes, nfaces, dim;
 } elem_info[DT_ELEM_NTYPES] = {
-    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},    [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
-    [DT_ELEM_TET10] = {"tet10", 10, 4, 3}, [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
-    [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},    [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
-    [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},  [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
-    [DT_ELEM_HEX20] = {"hex20", 20, 6, 3}, [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
+    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},     [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
+    [DT_ELEM_TET10] = {"tet10", 10, 4, 3},  [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
+    [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},     [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
+    [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},   [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
+    [DT_ELEM_HEX20] = {"hex20", 20, 6, 3},  [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
+    [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3}, [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
 };
 
 static int elem_type_valid(int type) { return type >= 0 && type < DT_ELEM_NTYPES; }
@@ -30,7 +31,7 @@ int dt_model_elem_nnodes(int type) { return elem_type_valid(type) ? elem_info[ty
 int dt_model_elem_nfaces(int type) { return elem_type_valid(type) ? elem_info[type].nfaces : 0; }
 int dt_model_elem_dim(int type) { return elem_type_valid(type) ? elem_info[type].dim : 0; }
 const char *dt_model_elem_type_list(void) {
-  return "hex8, tet4, tet10, hex20, hex20r, quad4, tri3, quad8, quad9, quad16";
+  return "hex8, tet4, tet10, hex20, hex20r, wedge6, wedge15, quad4, tri3, quad8, quad9, quad16";
 }
 
 int dt_model_elem_type_from_name(const char *name) {

@@ -27,9 +27,11 @@ typedef enum dt_elem_type {
   DT_ELEM_QUAD8 = 5,
   DT_ELEM_QUAD9 = 6,
   DT_ELEM_QUAD16 = 7,
-  DT_ELEM_HEX20 = 8,  /* 20-node serendipity hexahedron, 3x3x3 points (C3D20) */
-  DT_ELEM_HEX20R = 9, /* the same element, 2x2x2 points (C3D20R) */
-  DT_ELEM_NTYPES = 10
+  DT_ELEM_HEX20 = 8,    /* 20-node serendipity hexahedron, 3x3x3 points (C3D20) */
+  DT_ELEM_HEX20R = 9,   /* the same element, 2x2x2 points (C3D20R) */
+  DT_ELEM_WEDGE6 = 10,  /* 6-node wedge (prism), 2 points (C3D6) */
+  DT_ELEM_WEDGE15 = 11, /* 15-node serendipity wedge, 9 points (C3D15) */
+  DT_ELEM_NTYPES = 12
 } dt_elem_type;
 
 /* A named list of node or element indices (0-based, internal). */

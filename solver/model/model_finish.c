@@ -28,6 +28,8 @@ _Static_assert(DT_QUAD9 == DT_ELEM_QUAD9, "element.h type codes must match model
 _Static_assert(DT_QUAD16 == DT_ELEM_QUAD16, "element.h type codes must match model.h");
 _Static_assert(DT_HEX20 == DT_ELEM_HEX20, "element.h type codes must match model.h");
 _Static_assert(DT_HEX20R == DT_ELEM_HEX20R, "element.h type codes must match model.h");
+_Static_assert(DT_WEDGE6 == DT_ELEM_WEDGE6, "element.h type codes must match model.h");
+_Static_assert(DT_WEDGE15 == DT_ELEM_WEDGE15, "element.h type codes must match model.h");
 _Static_assert(DT_NTYPES == DT_ELEM_NTYPES, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
@@ -42,6 +44,8 @@ static const char *type_name(int type) {
   case DT_QUAD16: return "quad16";
   case DT_HEX20: return "hex20";
   case DT_HEX20R: return "hex20r";
+  case DT_WEDGE6: return "wedge6";
+  case DT_WEDGE15: return "wedge15";
   }
   return "unknown";
 }
@@ -70,13 +74,15 @@ static double detj_at(int type, const double *X, const double xi[3]) {
 }
 
 /* Smallest det J over the integration points and, for the types on a reference cube or square
- * (hex8, the 20-node hexahedra, the quadrilaterals), the nodes (a bilinear map folds first at a
- * corner; a higher-order one can fold at any node: a mid-edge node moved past the quarter
- * point of its edge inverts the element at the corner it approaches, between the points).
- * *where is "integration point" or "node", *index 1-based. */
+ * (hex8, the 20-node hexahedra, the quadrilaterals) and the wedges, the nodes (a bilinear map
+ * folds first at a corner, and wedge6's is bilinear in a triangle coordinate and the axial one;
+ * a higher-order map can fold at any node: a mid-edge node moved past the quarter point of its
+ * edge inverts the element at the corner it approaches, between the points). The wedges need
+ * it most: wedge6's two points both lie on its axis, so a wedge folded at one corner can still
+ * have det J > 0 at both. *where is "integration point" or "node", *index 1-based. */
 static double min_detj(int type, const double *X, const char **where, int *index) {
   const int nqp = dt_elem_nqp(type);
-  const int ncorner = dt_elem_is_tensor(type) ? dt_elem_nnodes(type) : 0;
+  const int ncorner = dt_elem_is_tensor(type) || dt_elem_is_wedge(type) ? dt_elem_nnodes(type) : 0;
   double xi[3], w, d, dmin = INFINITY;
   int q;
   for (q = 0; q < nqp + ncorner; q++) {

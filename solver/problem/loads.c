@@ -34,7 +34,7 @@ static void add_face_load(const dt_model *m, int e, int face, double p, const do
   dt_face_local_nodes(type, face, local);
   for (int a = 0; a < nfn; a++)
     for (int k = 0; k < 3; k++) Xf[a * 3 + k] = Xe[local[a] * 3 + k];
-  for (int q = 0; q < dt_face_nqp(type); q++) {
+  for (int q = 0; q < dt_face_nqp(type, face); q++) {
     dt_face_point(type, face, q, Xf, Nf, nda);
     double da = sqrt(nda[0] * nda[0] + nda[1] * nda[1] + nda[2] * nda[2]);
     for (int a = 0; a < nfn; a++) {

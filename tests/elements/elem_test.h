@@ -27,8 +27,9 @@ static inline int close_to(double a, double b, double tol) {
   return fabs(a - b) <= tol * fmax(1.0, fabs(b));
 }
 
-static const char *const elem_names[DT_NTYPES] = {"hex8",  "tet4",  "tet10",  "quad4", "tri3",
-                                                  "quad8", "quad9", "quad16", "hex20", "hex20r"};
+static const char *const elem_names[DT_NTYPES] = {"hex8",  "tet4",   "tet10",  "quad4",
+                                                  "tri3",  "quad8",  "quad9",  "quad16",
+                                                  "hex20", "hex20r", "wedge6", "wedge15"};
 
 /* xorshift64*: reproducible across platforms, uniform in [lo, hi). */
 static unsigned long long elem_rng_state = 0x9E3779B97F4A7C15ull;
@@ -47,6 +48,14 @@ static inline void random_xi(int type, double xi[3]) {
   xi[0] = xi[1] = xi[2] = 0.0;
   if (dt_elem_is_tensor(type)) {
     for (k = 0; k < dim; k++) xi[k] = urand(-1.0, 1.0);
+    return;
+  }
+  if (dt_elem_is_wedge(type)) { /* the unit triangle times [-1, 1] */
+    do {
+      xi[0] = urand(0.0, 1.0);
+      xi[1] = urand(0.0, 1.0);
+    } while (xi[0] + xi[1] > 1.0);
+    xi[2] = urand(-1.0, 1.0);
     return;
   }
   do { /* rejection sampling in the unit simplex */

@@ -1,7 +1,9 @@
 /* dt_elem_check_geometry: accepts valid (distorted) elements of every type; rejects an
  * inverted hex8 (mirrored, and with two nodes swapped), a flat tet4, a folded quad4, a hex20
- * whose mid-edge node lies past the quarter point of its edge and NaN coordinates, with
- * messages that name the element. Also dt_elem_volume, on a curved hex20 too. */
+ * whose mid-edge node lies past the quarter point of its edge, mirrored wedges, a wedge6
+ * folded at a corner between its two points, a wedge15 with a mid-edge node past the quarter
+ * point and NaN coordinates, with messages that name the element. Also dt_elem_volume, on a
+ * curved hex20 and a curved wedge15 too. */
 #include <string.h>
 
 #include "elem_test.h"
@@ -75,6 +77,53 @@ static void swap_nodes(double *X, int a, int b) {
   }
 }
 
+/* The reference wedge (unit triangle times [-1, 1], volume 1) as a wedge of type `type`. */
+static void ref_wedge(int type, double *X) {
+  int a;
+  for (a = 0; a < dt_elem_nnodes(type); a++) dt_elem_node_xi(type, a, X + a * 3);
+}
+
+/* Wedges. The reference wedge's volume is 1; mirrored (top and bottom triangles swapped) it is
+ * inverted. wedge6 with corner 1 moved to (0.6, 0.6, -1): its bottom triangle is folded (det J
+ * = -0.2 at node 1) while det J is 0.054 and 0.746 at its two points, which both lie on the
+ * axis through the triangle's centroid: only the check at the nodes sees it. wedge15 with
+ * mid-edge node 7 (edge 1-2, at (1/2, 0, -1)) moved to (1/2, -d, -1): as for hex20 the map
+ * changes by the rank-one u = -d e_y N_7, so the volume grows by d int_{S3} N_7 dA = d (2/3)
+ * (a third of the flat 8-node face's area 2), and det J, of degree 1 in the triangle and 1
+ * along the axis, is integrated exactly; moved along its edge to a fifth of it, the element is
+ * inverted at corner 1. */
+static void check_wedges(void) {
+  const double d = 0.3;
+  double X[3 * DT_ELEM_MAX_NODES];
+  dt_ctx ctx;
+  int type, a;
+  for (type = DT_WEDGE6; type <= DT_WEDGE15; type++) {
+    ref_wedge(type, X);
+    EXPECT(fabs(dt_elem_volume(type, X) - 1.0) < 1e-14, "%s reference volume %.17g",
+           elem_names[type], dt_elem_volume(type, X));
+    for (a = 0; a < 3; a++) swap_nodes(X, a, a + 3);
+    if (type == DT_WEDGE15)
+      for (a = 6; a < 9; a++) swap_nodes(X, a, a + 3);
+    expect_rejected(type == DT_WEDGE6 ? "mirrored wedge6" : "mirrored wedge15", type, X,
+                    type == DT_WEDGE6 ? "(wedge6) is inverted or degenerate: det J = -"
+                                      : "(wedge15) is inverted or degenerate: det J = -");
+  }
+  ref_wedge(DT_WEDGE6, X);
+  X[0] = X[1] = 0.6;
+  expect_rejected("wedge6 folded at a corner", DT_WEDGE6, X, "at local node 1 ");
+  ref_wedge(DT_WEDGE15, X);
+  X[6 * 3 + 1] = -d;
+  dt_ctx_reset(&ctx);
+  EXPECT(dt_elem_check_geometry(DT_WEDGE15, X, 5, &ctx) == DT_OK,
+         "wedge15: curved element rejected: %s", ctx.msg);
+  EXPECT(fabs(dt_elem_volume(DT_WEDGE15, X) - (1.0 + 2.0 * d / 3.0)) < 1e-14,
+         "wedge15 curved volume %.17g, expected %.17g", dt_elem_volume(DT_WEDGE15, X),
+         1.0 + 2.0 * d / 3.0);
+  ref_wedge(DT_WEDGE15, X);
+  X[6 * 3 + 0] = 0.2;
+  expect_rejected("wedge15 past the quarter point", DT_WEDGE15, X, "at local node 1 ");
+}
+
 int main(void) {
   double X[3 * DT_ELEM_MAX_NODES];
   const double tri_area = 0.5, tet_volume = 1.0 / 6.0;
@@ -117,5 +166,6 @@ int main(void) {
   expect_rejected("NaN coordinate", DT_TET10, X, "node coordinates are not finite");
   check_hex20(DT_HEX20);
   check_hex20(DT_HEX20R);
+  check_wedges();
   return elem_test_result("test_elem_check");
 }

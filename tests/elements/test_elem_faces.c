@@ -1,7 +1,8 @@
-/* Faces: unit-cube, reference-tet and unit-square areas and outward normals; on distorted
- * elements the face area vectors of each element sum to zero (closed surface) and every face
- * normal points away from the element's centroid; face shape functions sum to one; the
- * consistent shares of a uniform load on the flat faces of the quadratic elements. */
+/* Faces: unit-cube, reference-tet, reference-wedge and unit-square areas and outward normals;
+ * on distorted elements the face area vectors of each element sum to zero (closed surface) and
+ * every face normal points away from the element's centroid; face shape functions sum to one;
+ * the consistent shares of a uniform load on the flat faces of the quadratic elements and of
+ * the wedges (triangles and quadrilaterals). */
 #include "elem_test.h"
 
 /* Area vector sum_q nda and the weighted shape sums sum_q Nf_a |nda| of one face. */
@@ -14,7 +15,7 @@ static void face_integrals(int type, int face, const double *X, double area[3], 
     Nsum[a] = 0.0;
   }
   area[0] = area[1] = area[2] = 0.0;
-  for (q = 0; q < dt_face_nqp(type); q++) {
+  for (q = 0; q < dt_face_nqp(type, face); q++) {
     double s = 0.0;
     dt_face_point(type, face, q, Xf, Nf, nda);
     for (a = 0; a < nf; a++) s += Nf[a];
@@ -84,6 +85,29 @@ static void check_hex20_face_shares(int type) {
   }
 }
 
+/* The reference wedges' flat faces: the consistent shares int N_a dA of a uniform load are
+ * A/3 at a linear triangle's corners and A/4 at a bilinear quadrilateral's (wedge6); 0 at a
+ * 6-node triangle's corners and A/3 at its mid-edge nodes, -A/12 and A/3 on an 8-node
+ * quadrilateral (wedge15), as on tet10's and hex20's faces. */
+static void check_wedge_face_shares(int type) {
+  double X[3 * DT_ELEM_MAX_NODES], area[3], Nsum[DT_FACE_MAX_NODES], A, want;
+  int a, f;
+  for (a = 0; a < dt_elem_nnodes(type); a++) dt_elem_node_xi(type, a, X + a * 3);
+  for (f = 0; f < 5; f++) {
+    const int nf = dt_face_nnodes(type, f), tri = f < 2;
+    face_integrals(type, f, X, area, Nsum);
+    A = sqrt(area[0] * area[0] + area[1] * area[1] + area[2] * area[2]);
+    for (a = 0; a < nf; a++) {
+      if (type == DT_WEDGE6)
+        want = A / nf;
+      else
+        want = tri ? (a < 3 ? 0.0 : A / 3.0) : (a < 4 ? -A / 12.0 : A / 3.0);
+      EXPECT(fabs(Nsum[a] - want) < 1e-14, "%s face S%d: int N_%d dA = %.17g, expected %.17g",
+             elem_names[type], f + 1, a, Nsum[a], want);
+    }
+  }
+}
+
 /* Straight edges of the higher-order quadrilaterals: the consistent shares int N_a ds of a
  * unit traction are Simpson's 1/6, 1/6, 4/6 of the length (quad8, quad9: ends, then the mid
  * node) and the 3/8 rule's 1/8, 1/8, 3/8, 3/8 (quad16); the reference: Newton-Cotes weights. */
@@ -141,6 +165,9 @@ int main(void) {
   const double tet[12] = {0, 0, -r, 0, -r, 0, r, r, r, -r, 0, 0};
   const double quad[12] = {0, -1, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0};
   const double tri[9] = {0, -1, 0, 1, 1, 0, -1, 0, 0};
+  /* reference wedge: triangles of area 1/2 at xi_2 = -+1, sides 1 x 2 on xi_1 = 0 and xi_0 = 0,
+   * sqrt(2) x 2 on xi_0 + xi_1 = 1 */
+  const double wedge[15] = {0, 0, -r, 0, 0, r, 0, -2, 0, 2, 2, 0, -2, 0, 0};
   int type, t;
   check_reference(DT_HEX8, hex);
   check_reference(DT_HEX20, hex);
@@ -152,12 +179,16 @@ int main(void) {
   check_reference(DT_QUAD8, quad);
   check_reference(DT_QUAD9, quad);
   check_reference(DT_QUAD16, quad);
+  check_reference(DT_WEDGE6, wedge);
+  check_reference(DT_WEDGE15, wedge);
   check_tet10_face_shares();
   check_hex20_face_shares(DT_HEX20);
   check_hex20_face_shares(DT_HEX20R);
   check_quad_edge_shares(DT_QUAD8);
   check_quad_edge_shares(DT_QUAD9);
   check_quad_edge_shares(DT_QUAD16);
+  check_wedge_face_shares(DT_WEDGE6);
+  check_wedge_face_shares(DT_WEDGE15);
   for (type = 0; type < DT_NTYPES; type++)
     for (t = 0; t < 10; t++) check_distorted(type);
   return elem_test_result("test_elem_faces");

@@ -1,7 +1,8 @@
 /* Spatial gradients and B matrices on distorted elements: a linear field's gradient and a
  * linear displacement's strain are reproduced exactly (isoparametric completeness), with and
- * without B-bar; the node-by-node products of the GPU kernels equal B d and B^T sig; and hex8
- * B-bar gives one volumetric strain over the whole element. */
+ * without B-bar; the node-by-node products of the GPU kernels equal B d and B^T sig; hex8
+ * B-bar gives one volumetric strain over the whole element; and each rule sees every
+ * deformation mode but its known spurious ones. */
 #include "elem_test.h"
 
 #define NTRIAL 20
@@ -134,6 +135,44 @@ static void check_node_products(int type, int bbar) {
   }
 }
 
+/* The deformation modes the element's rule sees: the B matrices of its points stacked have rank
+ * ndof - rigid - spurious, on distorted elements. Only two rules leave spurious zero-energy
+ * modes in a single element, both CalculiX's: hex20r's 2x2x2 (6, C3D20R's) and wedge6's two
+ * points, which both lie on the axis through the triangle's centroid (1, C3D6's); neither
+ * propagates through a mesh of several elements (docs/job-format.md). */
+static void check_rank(int type) {
+  static double M[6 * DT_ELEM_MAX_QP][DT_ELEM_MAX_DOF];
+  const int nd = dt_elem_ndof(type), nqp = dt_elem_nqp(type);
+  const int rigid = dt_elem_dim(type) == 3 ? 6 : 3;
+  const int spurious = type == DT_HEX20R ? 6 : type == DT_WEDGE6 ? 1 : 0;
+  double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
+  double dNdx[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF], xi[3], w, scale = 0.0, t;
+  int rows = 0, rank = 0, q, r, c, i, p;
+  distorted_element(type, 0.08, X);
+  for (q = 0; q < nqp; q++) {
+    dt_elem_qp(type, q, xi, &w);
+    dt_elem_shape(type, xi, N, dN);
+    dt_elem_gradients(type, X, dN, dNdx);
+    dt_elem_bmatrix(type, dNdx, NULL, B);
+    for (r = 0; r < 6; r++, rows++)
+      for (c = 0; c < nd; c++) {
+        M[rows][c] = B[r * nd + c];
+        scale = fmax(scale, fabs(M[rows][c]));
+      }
+  }
+  for (c = 0; c < nd && rank < rows; c++) { /* Gaussian elimination with partial pivoting */
+    for (p = rank, i = rank; i < rows; i++)
+      if (fabs(M[i][c]) > fabs(M[p][c])) p = i;
+    if (fabs(M[p][c]) <= 1e-10 * scale) continue;
+    for (i = 0; i < nd; i++) t = M[rank][i], M[rank][i] = M[p][i], M[p][i] = t;
+    for (i = rank + 1; i < rows; i++)
+      for (t = M[i][c] / M[rank][c], r = c; r < nd; r++) M[i][r] -= t * M[rank][r];
+    rank++;
+  }
+  EXPECT(rank == nd - rigid - spurious, "%s: the rule sees %d deformation modes, expected %d",
+         elem_names[type], rank, nd - rigid - spurious);
+}
+
 /* A flat element must report det J <= 0 and leave dNdx zero, not divide by zero. */
 static void check_degenerate(void) {
   double X[24] = {0}, N[8], dN[24], dNdx[24], xi[3] = {0.1, 0.2, 0.3}, det;
@@ -160,6 +199,7 @@ int main(void) {
       check_node_products(type, 0);
       check_node_products(type, 1);
     }
+    check_rank(type);
   }
   check_hex8_bbar_volumetric();
   check_degenerate();

@@ -54,9 +54,11 @@ int main(void) {
   int type, i;
   for (type = 0; type < DT_NTYPES; type++) {
     EXPECT(dt_elem_nnodes(type) <= DT_ELEM_MAX_NODES && dt_elem_ndof(type) <= DT_ELEM_MAX_DOF &&
-               dt_elem_nqp(type) <= DT_ELEM_MAX_QP && dt_face_nqp(type) <= DT_FACE_MAX_QP &&
-               dt_face_nnodes(type, 0) <= DT_FACE_MAX_NODES,
+               dt_elem_nqp(type) <= DT_ELEM_MAX_QP,
            "%s: size exceeds a DT_*_MAX bound", elem_names[type]);
+    for (i = 0; i < dt_elem_nfaces(type); i++)
+      EXPECT(dt_face_nqp(type, i) <= DT_FACE_MAX_QP && dt_face_nnodes(type, i) <= DT_FACE_MAX_NODES,
+             "%s face %d: size exceeds a DT_FACE_MAX bound", elem_names[type], i);
     check_nodes(type);
     for (i = 0; i < 50; i++) {
       random_xi(type, xi);

@@ -292,6 +292,76 @@ static inline void sb_hex20_mesh(sbuf *b, const char *type, int nx, int ny, int 
 #undef HID
 }
 
+/* nx*ny*nz cells on [0,lx]x[0,ly]x[0,lz], each split into two wedges of `type` ("wedge6" or
+ * "wedge15") along its diagonal plane through its edges 1-5 and 3-7 (element.h's node order,
+ * wedge15's mid-edge nodes at the edge midpoints); node sets xmin xmax ymin zmin zmax and
+ * element set all. Nodes live on the doubled grid (the diagonals' midpoints included). */
+static inline void sb_wedge_mesh(sbuf *b, const char *type, int nx, int ny, int nz, double lx,
+                                 double ly, double lz) {
+  static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                   {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const int half[2][6] = {{0, 1, 2, 4, 5, 6}, {0, 2, 3, 4, 6, 7}};
+  static const int edge[9][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
+                                 {5, 3}, {0, 3}, {1, 4}, {2, 5}};
+  const int mx = 2 * nx + 1, my = 2 * ny + 1, mz = 2 * nz + 1, nn = mx * my * mz;
+  const int quadratic = strcmp(type, "wedge15") == 0;
+  const char *names[5] = {"xmin", "xmax", "ymin", "zmin", "zmax"};
+  char *used = calloc((size_t)nn, 1);
+  sbuf conn = {0};
+  int e = 0, first = 1;
+#define WID(p) (1 + (p)[0] + mx * ((p)[1] + my * (p)[2]))
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++)
+        for (int h = 0; h < 2; h++) {
+          int p[6][3], nodes[15], n = quadratic ? 15 : 6;
+          for (int a = 0; a < 6; a++) {
+            const int *c = corner[half[h][a]];
+            p[a][0] = 2 * (i + c[0]), p[a][1] = 2 * (j + c[1]), p[a][2] = 2 * (k + c[2]);
+            nodes[a] = WID(p[a]);
+          }
+          for (int m = 0; quadratic && m < 9; m++) {
+            int q[3];
+            for (int c = 0; c < 3; c++) q[c] = (p[edge[m][0]][c] + p[edge[m][1]][c]) / 2;
+            nodes[6 + m] = WID(q);
+          }
+          sb_add(&conn, "%s[%d", e ? "," : "", e + 1);
+          for (int a = 0; a < n; a++) {
+            sb_add(&conn, ",%d", nodes[a]);
+            used[nodes[a] - 1] = 1;
+          }
+          sb_add(&conn, "]");
+          e++;
+        }
+  sb_add(b, "\"mesh\": {\"nodes\": [");
+  for (int g = 0; g < nn; g++) {
+    if (!used[g]) continue;
+    sb_add(b, "%s[%d,%.17g,%.17g,%.17g]", first ? "" : ",", g + 1, lx * (g % mx) / (mx - 1),
+           ly * ((g / mx) % my) / (my - 1), lz * (g / (mx * my)) / (mz - 1));
+    first = 0;
+  }
+  sb_add(b, "], \"elements\": [{\"type\": \"%s\", \"connectivity\": [%s]}], \"node_sets\": {", type,
+         conn.s);
+  for (int s = 0; s < 5; s++) {
+    int n = 0;
+    sb_add(b, "%s\"%s\": [", s ? ", " : "", names[s]);
+    for (int g = 0; g < nn; g++) {
+      int i = g % mx, j = (g / mx) % my, k = g / (mx * my);
+      int on = s == 0   ? i == 0
+               : s == 1 ? i == mx - 1
+               : s == 2 ? j == 0
+               : s == 3 ? k == 0
+                        : k == mz - 1;
+      if (on && used[g]) sb_add(b, "%s%d", n++ ? "," : "", g + 1);
+    }
+    sb_add(b, "]");
+  }
+  sb_add(b, "}, \"element_sets\": {\"all\": {\"generate\": [1, %d]}}}", e);
+  free(conn.s);
+  free(used);
+#undef WID
+}
+
 /* nx*ny quad4 on [0,lx]x[0,ly]; node sets left right bottom. */
 static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) {
 #define QID(i, j) (1 + (i) + (nx + 1) * (j))

@@ -13,12 +13,15 @@
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * a quad4 plane-strain plate (table hardening) pulled and released, Mohr-Coulomb plates, and
  * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb), plastic bars of hex20
- * and hex20r (the one-thread-per-element kernels with 60-DOF arrays; hex20r also two-level);
+ * and hex20r (the one-thread-per-element kernels with 60-DOF arrays; hex20r also two-level),
+ * plastic bars of wedge6 and wedge15 (the one-thread-per-element kernels, 32- and 60-DOF
+ * arrays; wedge15 also two-level);
  * several of them again with the matrix-free operator (linear.operator "matrix_free": plastic
  * hex8 with fixed and adaptive forcing and with the two-level preconditioner, kinematic
  * hardening, Mohr-Coulomb with D per point and with the elastic tangent, the hex8 and tet4 bar
  * (also two-level: the operator's one-thread-per-element path), tet10, quad4 (also two-level),
- * quad16, quad9 Mohr-Coulomb, hex20, hex20r). Skips (77) without a CUDA device.
+ * quad16, quad9 Mohr-Coulomb, hex20, hex20r, wedge6, wedge15). Skips (77) without a CUDA
+ * device.
  * DUCTILE_GPU_TEST_BACKEND=cpu compares the CPU backend with itself instead (to
  * check the jobs on a machine without a GPU); the arguments --cuda-elements simple run every
  * job's CUDA runs with the one-thread-per-element kernels (solver.backend_options.elements). */
@@ -205,6 +208,31 @@ static void hex20_job(sbuf *b, const char *type, const char *pc) {
                           "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
                           "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [" TIP_FORCE(
                               "[0, 0, -0.02]") "]}], ");
+  sb_add(b, k_solver_tight, pc, "fixed");
+  sb_add(b, "}");
+}
+
+/* A plastic bar of wedges (type "wedge6" or "wedge15"), 6 x 2 x 2 cells of two wedges each,
+ * fixed at x = 0, bent by a force on every node of the tip and released, as hex20_job. The
+ * forces per node make both plastic at the root (on the CPU: 52 of wedge6's 96 points, PEEQ up
+ * to 0.4 %; 126 of wedge15's 432, 0.8 %); wedge6, stiffer and with 9 tip nodes to wedge15's 21,
+ * takes more. */
+static void wedge_job(sbuf *b, const char *type, const char *pc) {
+  const double f = strcmp(type, "wedge6") == 0 ? 2.4 : 0.7;
+  sb_add(b, "{\"ductile\": 1, \"title\": \"gpu agreement, %s\", ", type);
+  sb_wedge_mesh(b, type, 6, 2, 2, 6.0, 1.0, 1.0);
+  sb_add(b,
+         ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
+         "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+         "\"modulus\": 10000}}}], "
+         "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"solid\"}], "
+         "\"steps\": [{\"name\": \"load\", \"increments\": 4, \"boundary\": "
+         "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [{\"type\": \"force\", "
+         "\"node_set\": \"xmax\", \"value\": [0, 0, %g]}]}, "
+         "{\"name\": \"release\", \"increments\": 3, \"boundary\": "
+         "[{\"node_set\": \"xmin\", \"fixed\": \"all\"}], \"loads\": [{\"type\": \"force\", "
+         "\"node_set\": \"xmax\", \"value\": [0, 0, -0.02]}]}], ",
+         -f);
   sb_add(b, k_solver_tight, pc, "fixed");
   sb_add(b, "}");
 }
@@ -420,6 +448,19 @@ int main(int argc, char **argv) {
     for (int t = 0; t < 2; t++) {
       sbuf b = {0};
       hex20_job(&b, types[t], pcs[t]);
+      check_job(names[t], &b);
+      check_job_matrix_free(names[t], &b);
+      free(b.s);
+    }
+  }
+  { /* the wedges: the generic one-thread-per-element kernels with 32-DOF (wedge6) and 60-DOF
+     * (wedge15) arrays */
+    static const char *const types[2] = {"wedge6", "wedge15"}, *const pcs[2] = {"block_jacobi",
+                                                                                "two_level"};
+    static const char *const names[2] = {"wedge6 plastic", "wedge15 two-level"};
+    for (int t = 0; t < 2; t++) {
+      sbuf b = {0};
+      wedge_job(&b, types[t], pcs[t]);
       check_job(names[t], &b);
       check_job_matrix_free(names[t], &b);
       free(b.s);

@@ -48,10 +48,18 @@ DECKS = {  # name: (tolerance, what it covers)
     "hex20_elastic": (1e-6, "C3D20, elastic, end force + face pressure; RF and S (27 points) too"),
     "hex20r_iso": (1e-2, "C3D20R, isotropic table, pressure (10 DIRECT increments), unload (OP=NEW); RF and S "
                          "(8 points) too"),
+    "wedge6_elastic": (1e-6, "C3D6, elastic, end force + pressure on triangular (S2) and quadrilateral (S3) faces; "
+                             "RF and S (2 points) too"),
+    "wedge15_elastic": (1e-6, "C3D15, elastic, end force + pressure on 6-node triangles (S2) and 8-node "
+                              "quadrilaterals (S3); RF and S (9 points) too"),
+    "wedge6_iso": (1e-2, "C3D6 block, isotropic table, pull + shear by displacement (10 DIRECT increments), "
+                         "release; RF and S too"),
+    "wedge15_iso": (1e-2, "C3D15 beam, isotropic table, pressure on triangles (10 DIRECT increments), unload "
+                          "(OP=NEW); RF and S (9 points) too"),
 }
 # Decks that CalculiX runs with fixed (DIRECT) increments, so it takes no cutback: ductile must not
 # take one either (summary.json "cutbacks").
-NO_CUTBACKS = {"hex8_bracket_cycle"}
+NO_CUTBACKS = {"hex8_bracket_cycle", "wedge6_iso", "wedge15_iso"}
 # Block headers of CalculiX's .dat (and ductile's results.dat). CalculiX 2.11 writes "...)forset"
 # for strains and "...pe)for set" for PEEQ, hence the optional blanks.
 HEAD = re.compile(r"^\s*(displacements|forces|stresses|strains|equivalent plastic strain) \([^)]*\)\s*for\s*set "

@@ -64,8 +64,8 @@ RTOL = 1e-3
 
 # ductile's importer: element types (import_inp_mesh.c) and keywords (import_inp.c); read from
 # the source when it is there so the scope follows the importer, else these copies.
-ELEMENTS_FALLBACK = ["C3D8", "C3D8R", "C3D4", "C3D10", "C3D20", "C3D20R", "CPE4", "CPS4", "CPE3", "CPS3", "CPE8",
-                     "CPS8"]
+ELEMENTS_FALLBACK = ["C3D8", "C3D8R", "C3D4", "C3D10", "C3D20", "C3D20R", "C3D6", "C3D15", "CPE4", "CPS4", "CPE3",
+                     "CPS3", "CPE8", "CPS8"]
 KEYWORDS_FALLBACK = ["*HEADING", "*NODE", "*ELEMENT", "*NSET", "*ELSET", "*SURFACE", "*MATERIAL", "*ELASTIC",
                      "*PLASTIC", "*CYCLIC HARDENING", "*DENSITY", "*SOLID SECTION", "*BOUNDARY", "*STEP", "*STATIC",
                      "*CLOAD", "*DLOAD", "*CONTROLS", "*NODE PRINT", "*EL PRINT", "*NODE FILE", "*EL FILE",

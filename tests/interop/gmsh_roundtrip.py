@@ -18,6 +18,14 @@ the pressure on "loaded" (10 x 10 x 20) by the reaction on "fixed", their mean d
 "loaded" agree within 1 % (they differ by about 0.25 %), and the reduced run's VTU has
 VTK_QUADRATIC_HEXAHEDRON cells (type 25) whose mid-edge nodes lie at the midpoints of VTK's
 edges (the bracket's faces are flat), the check of VTK's node order.
+The bracket is also meshed with wedges (bracket_wedge.geo: extruded triangles; Gmsh's 6-node
+prisms, type 6, and with order 2, incomplete, its 15-node prisms, type 18, whose mid-edge node
+order differs from CalculiX's), in format 4.1 ASCII and 2.2 binary: each must import to the
+same model, of wedge6 or wedge15 only, and solve; the reaction on "fixed" balances the pressure
+on "loaded" (quadrilateral faces), and the VTU has VTK_WEDGE (13) or VTK_QUADRATIC_WEDGE (26)
+cells in VTK's orientation (triangle 0-1-2's right-hand normal points away from 3-4-5: the
+mirror image of CalculiX's) with, for type 26, the mid-edge nodes at the midpoints of VTK's
+edges.
 gmsh must be on PATH (CI installs Debian's gmsh): missing gmsh is a failure."""
 import argparse
 import json
@@ -44,9 +52,14 @@ VARIANTS = [  # (name, .geo, gmsh dimension, extra options, formats, the only el
      [("msh41", []), ("msh22", ["-bin"])], "quad16"),
     ("bracket_hex20", "bracket_hex.geo", "-3", ["-order", "2", "-string", "Mesh.SecondOrderIncomplete = 1;"],
      [("msh41", []), ("msh22", ["-bin"])], "hex20"),
+    ("bracket_wedge6", "bracket_wedge.geo", "-3", [], [("msh41", []), ("msh22", ["-bin"])], "wedge6"),
+    ("bracket_wedge15", "bracket_wedge.geo", "-3", ["-order", "2", "-string", "Mesh.SecondOrderIncomplete = 1;"],
+     [("msh41", []), ("msh22", ["-bin"])], "wedge15"),
 ]
 # VTK_QUADRATIC_HEXAHEDRON: its mid-edge nodes 8..19 on these corner pairs (vtkQuadraticHexahedron).
 VTK_HEX20_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+# VTK_QUADRATIC_WEDGE: its mid-edge nodes 6..14 on these corner pairs (vtkQuadraticWedge).
+VTK_WEDGE15_EDGES = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)]
 STEEL = [{"name": "steel", "elastic": {"E": 210000, "nu": 0.3}}]
 JOBS = {
     "plate": {"ductile": 1, "title": "plate with a hole", "materials": STEEL,
@@ -129,6 +142,57 @@ def check_hex20(args, msh, job):
     return ok
 
 
+def triple(a, b, c, d):
+    """(b - a) x (c - a) . (d - a)"""
+    u, v, w = ([q[k] - a[k] for k in range(3)] for q in (b, c, d))
+    return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+            u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+
+def check_wedge(args, msh, job, etype):
+    """The wedge bracket solved again with a VTU: see the top."""
+    with open(job) as f:
+        j = json.load(f)
+    j["output"] = {"vtu": True}
+    job_v = job.replace(".json", "_vtu.json")
+    with open(job_v, "w") as f:
+        json.dump(j, f)
+    out = msh + ".vtu"
+    p = subprocess.run([args.solver, msh, "--job", job_v, "-o", out, "--backend", "cpu", "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        print("FAIL: %s: the run with a VTU did not solve: %s" % (msh, p.stdout[-800:]))
+        return False
+    ok = True
+    with open(os.path.join(out, "summary.json")) as f:
+        rx = json.load(f)["node_sets"]["fixed"]["RF"]
+    if abs(rx[0] - 10 * 10 * 20) > 1e-6 * 2000 or max(abs(rx[1]), abs(rx[2])) > 1e-6 * 2000:
+        print("FAIL: %s: the reaction on fixed is %s, not (2000, 0, 0) (the pressure load)" % (msh, rx))
+        ok = False
+    want, npe = (13, 6) if etype == "wedge6" else (26, 15)
+    v = vlib.read_vtu(os.path.join(out, "increment_0001.vtu"))
+    conn, offs, types, pts = v["cells"]["connectivity"], v["cells"]["offsets"], v["cells"]["types"], v["points"]
+    if set(types) != {want}:
+        print("FAIL: %s: VTU cell types %s, expected %d" % (msh, sorted(set(types)), want))
+        ok = False
+    worst, mirrored = 0.0, 0
+    for c in range(len(offs)):
+        cell = conn[offs[c] - npe:offs[c]]
+        mirrored += triple(*(pts[cell[a]] for a in (0, 1, 2, 3))) < 0
+        for m, (a, b) in enumerate(VTK_WEDGE15_EDGES if npe == 15 else []):
+            mid = [(pts[cell[a]][k] + pts[cell[b]][k]) / 2 for k in range(3)]
+            worst = max(worst, max(abs(mid[k] - pts[cell[6 + m]][k]) for k in range(3)))
+    if mirrored != len(offs):
+        print("FAIL: %s: %d of %d VTU wedges are not in VTK's orientation" % (msh, len(offs) - mirrored, len(offs)))
+        ok = False
+    if worst > 1e-9:
+        print("FAIL: %s: a VTU mid-edge node is %.3g off its VTK edge's midpoint" % (msh, worst))
+        ok = False
+    print("%s %s: reaction %.10g balances the pressure, %d VTU cells of type %d in VTK's order" % (
+        "checked" if ok else "FAIL:", os.path.basename(msh), rx[0], len(offs), want))
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solver", required=True)
@@ -181,6 +245,8 @@ def main():
                 failed |= not check_plate(os.path.join(msh + ".out", "summary.json"), name, corners)
             if ok and only == "hex20":
                 failed |= not check_hex20(args, msh, job)
+            if ok and only in ("wedge6", "wedge15"):
+                failed |= not check_wedge(args, msh, job, only)
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0
 

@@ -53,6 +53,33 @@ def hex20_grid(nx, ny, nz, lx, ly, lz):
     return [(k, *xyz[k]) for k in sorted(xyz)], elems
 
 
+WEDGE15_EDGES = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)]
+
+
+def wedge_grid(nx, ny, nz, lx, ly, lz, quadratic=False):
+    """hex_grid's hexahedra each split into two wedges along the diagonal plane through their
+    edges 1-5 and 3-7, the triangles at the bottom and top (z): C3D6 (1, 2, 3, 5, 6, 7) and
+    (1, 3, 4, 5, 7, 8), or with quadratic C3D15 with shared mid-edge nodes at the edge midpoints,
+    numbered after the corner nodes. Elements (id, conn, (i, j, k, half)): the first half
+    (odd ids) has its face S3 on y = j, the second its S4 on y = j + 1 and S5 on x = i."""
+    nodes, hexes = hex_grid(nx, ny, nz, lx, ly, lz)
+    xyz = {n[0]: n[1:] for n in nodes}
+    mid, nxt, elems = {}, len(nodes) + 1, []
+    for _, c, ijk in hexes:
+        for half, corners in enumerate(((0, 1, 2, 4, 5, 6), (0, 2, 3, 4, 6, 7))):
+            w = [c[a] for a in corners]
+            if quadratic:
+                for a, b in WEDGE15_EDGES:
+                    key = (min(w[a], w[b]), max(w[a], w[b]))
+                    if key not in mid:
+                        mid[key] = nxt
+                        xyz[nxt] = tuple((xyz[w[a]][i] + xyz[w[b]][i]) / 2 for i in range(3))
+                        nxt += 1
+                    w.append(mid[key])
+            elems.append((len(elems) + 1, w[:6] + w[6:], ijk + (half,)))
+    return [(k, *xyz[k]) for k in sorted(xyz)], elems
+
+
 def tet10_grid(nx, ny, nz, lx, ly, lz):
     """Each hex split into 6 Kuhn tets (positive orientation), with shared mid-edge nodes."""
     nodes, hexes = hex_grid(nx, ny, nz, lx, ly, lz)
@@ -158,6 +185,13 @@ def nset(name, ids):
     return "*NSET, NSET=%s\n%s\n" % (name, "\n".join(rows))
 
 
+def elset(name, ids):
+    """12 ids per data line (CalculiX reads at most 16 per line)."""
+    ids = sorted(ids)
+    rows = [", ".join(str(i) for i in ids[k:k + 12]) for k in range(0, len(ids), 12)]
+    return "*ELSET, ELSET=%s\n%s\n" % (name, "\n".join(rows))
+
+
 def select(nodes, pred):
     return [n[0] for n in nodes if pred(*n[1:])]
 
@@ -204,6 +238,79 @@ def deck_hex20r_iso():
     s += node_block(nodes) + elem_block("C3D20R", elems)
     s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
     s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    out = "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*DLOAD\nTOP, P2, 16.\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*DLOAD, OP=NEW\n" + out, "*STATIC, DIRECT\n0.25, 1.\n")
+    return s
+
+
+def deck_wedge6_elastic():
+    """C3D6 cantilever: an end force, pressure on the top (the wedges' triangular faces S2) and
+    on the side y = 0 (quadrilateral faces S3); RF and S (2 points) too."""
+    nodes, elems = wedge_grid(8, 2, 2, 8.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    side = [e[0] for e in elems if e[2][1] == 0 and e[2][3] == 0]
+    s = "*HEADING\nwedge6 (C3D6) elastic cantilever: end force, pressure on triangular and quadrilateral faces\n"
+    s += node_block(nodes) + elem_block("C3D6", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 8.0))
+    s += elset("TOP", top)
+    s += elset("SIDE", side)
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -20.\n*DLOAD\nTOP, P2, 2.\nSIDE, P3, 1.5\n"
+              "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
+def deck_wedge15_elastic():
+    """C3D15 cantilever, as wedge6_elastic: pressure on the 6-node triangles (S2) and the
+    8-node quadrilaterals (S3); RF and S (9 points) too."""
+    nodes, elems = wedge_grid(4, 1, 1, 8.0, 2.0, 2.0, quadratic=True)
+    side = [e[0] for e in elems if e[2][3] == 0]
+    s = "*HEADING\nwedge15 (C3D15) elastic cantilever: end force, pressure on triangular and quadrilateral faces\n"
+    s += node_block(nodes) + elem_block("C3D15", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 8.0))
+    s += elset("SIDE", side)
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -20.\n*DLOAD\nEALL, P2, 2.\nSIDE, P3, 1.5\n"
+              "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
+def deck_wedge6_iso():
+    """A C3D6 block (3 x 3 x 3 hexahedra, 54 wedges) with an isotropic hardening table, pulled
+    along z and sheared by prescribed displacements well into plasticity, then released; fixed
+    increments for both solvers. RF and S too."""
+    nodes, elems = wedge_grid(3, 3, 3, 1.0, 1.0, 1.0)
+    s = "*HEADING\nwedge6 (C3D6) block, isotropic hardening table: pull and shear, then release\n"
+    s += node_block(nodes) + elem_block("C3D6", elems)
+    s += nset("X0", select(nodes, lambda x, y, z: x == 0))
+    s += nset("Y0", select(nodes, lambda x, y, z: y == 0))
+    s += nset("Z0", select(nodes, lambda x, y, z: z == 0))
+    s += nset("Z1", select(nodes, lambda x, y, z: z == 1.0))
+    s += nset("X1Y1", select(nodes, lambda x, y, z: x == 1.0 and y == 1.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n250., 0.\n300., 0.02\n330., 0.1\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*BOUNDARY\nX0, 1, 1\nY0, 2, 2\nZ0, 3, 3\n"
+    out = "*NODE PRINT, NSET=Z0\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nZ1, 3, 3, 0.006\nX1Y1, 1, 1, 0.001\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*BOUNDARY\nZ1, 3, 3, 0.0\nX1Y1, 1, 1, 0.0\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    return s
+
+
+def deck_wedge15_iso():
+    """C3D15 beam (6 x 2 x 2 hexahedra, 48 wedges) with an isotropic hardening table under
+    pressure on its top (the triangles S2) until the root yields through a good part of its
+    depth, then unloaded (OP=NEW); fixed increments for both solvers. RF and S (9 points) too."""
+    nodes, elems = wedge_grid(6, 2, 2, 6.0, 2.0, 2.0, quadratic=True)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nwedge15 (C3D15) isotropic hardening beam under pressure, then unloaded\n"
+    s += node_block(nodes) + elem_block("C3D15", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += elset("TOP", top)
     s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
     s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
     out = "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n"
@@ -337,6 +444,10 @@ DECKS = {
     "hex8_bracket_cycle": deck_hex8_bracket_cycle,
     "hex20_elastic": deck_hex20_elastic,
     "hex20r_iso": deck_hex20r_iso,
+    "wedge6_elastic": deck_wedge6_elastic,
+    "wedge15_elastic": deck_wedge15_elastic,
+    "wedge6_iso": deck_wedge6_iso,
+    "wedge15_iso": deck_wedge15_iso,
 }
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Malformed decks and meshes give errors with file, line and reason; and the deck features
 that have no CalculiX counterpart in the cross-check (*INCLUDE, continuation lines, GENERATE,
-comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines) are read. Each case runs ductile-solve and checks the exit
+comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines, C3D6) are read. Each case runs ductile-solve and checks the exit
 code and that stderr contains the expected text (file:line: reason)."""
 import argparse
 import os
@@ -31,6 +31,9 @@ HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
      (0, 0, .5), (1, 0, .5), (1, 1, .5), (0, 1, .5)]))
 ELEM20 = "*ELEMENT, TYPE=C3D20R, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,\n16, 17, 18, 19, 20\n"
 GOOD20 = HEX20 + ELEM20 + SETS + MAT + STEP
+# the unit cube as two wedges (C3D6), split along its diagonal plane through edges 1-5 and 3-7
+ELEM6 = "*ELEMENT, TYPE=C3D6, ELSET=EALL\n1, 1, 2, 3, 5, 6, 7\n2, 1, 3, 4, 5, 7, 8\n"
+GOOD6 = HEX + ELEM6 + SETS + MAT + STEP
 
 # (name, files {name: text}, main file, expected exit code, expected text in the output)
 CASES = [
@@ -56,8 +59,13 @@ CASES = [
      "d.inp:11: element 1 (hex8) is inverted"),
     ("truncated_deck", {"d.inp": GOOD[:GOOD.index("*END STEP")]}, "d.inp", 1,
      "d.inp:20: the deck ends inside this *STEP: *END STEP is missing"),
-    ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D6,")}, "d.inp", 1,
-     "d.inp:10: *ELEMENT: element type C3D6 is not supported"),
+    ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D8I,")}, "d.inp", 1,
+     "d.inp:10: *ELEMENT: element type C3D8I is not supported"),
+    ("c3d6_ok", {"d.inp": GOOD6}, "d.inp", 0, "completed"),
+    ("c3d6_inverted", {"d.inp": GOOD6.replace("1, 1, 2, 3, 5, 6, 7", "1, 5, 6, 7, 1, 2, 3")}, "d.inp", 1,
+     "d.inp:11: element 1 (wedge6) is inverted"),
+    ("c3d6_face_s6", {"d.inp": GOOD6.replace("*STEP", "*SURFACE, NAME=S\nEALL, S6\n*STEP")}, "d.inp", 1,
+     "has faces S1 to S5, not S6"),
     ("c3d20_short", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D20,")}, "d.inp", 1,
      "d.inp:11: *ELEMENT: element 1 (C3D20) must have 20 nodes, got 8"),
     ("c3d20r_inverted", {"d.inp": GOOD20.replace("1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,\n16,",
@@ -117,9 +125,9 @@ CASES = [
     ("msh_wrong_node_count", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n"
                               "3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 1 1 1 2 3\n$EndElements\n"}, "m.msh",
      1, "m.msh:13: element 1 must have 4 nodes, got 3"),
-    ("msh_unsupported_type", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n6\n1 0 0 0\n2 1 0 0\n"
-                              "3 0 1 0\n4 0 0 1\n5 1 0 1\n6 0 1 1\n$EndNodes\n$Elements\n1\n1 6 2 1 1 1 2 3 4 5 6\n"
-                              "$EndElements\n"}, "m.msh", 1, "m.msh:15: element 1: Gmsh element type 6 (6-node prism)"),
+    ("msh_unsupported_type", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n"
+                              "3 1 1 0\n4 0 1 0\n5 .5 .5 1\n$EndNodes\n$Elements\n1\n1 7 2 1 1 1 2 3 4 5\n"
+                              "$EndElements\n"}, "m.msh", 1, "m.msh:14: element 1: Gmsh element type 7 (5-node pyramid)"),
     ("msh_without_job", {"m.msh": "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"}, "m.msh", 1, "needs a JSON job"),
     # text that JSON outputs cannot carry is refused where it is read, with its line; a Latin-1
     # comment is dropped unread, and a long UTF-8 heading is cut between characters

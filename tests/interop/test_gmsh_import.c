@@ -21,6 +21,16 @@
  * nodes were permuted and element 12 turned), det J positive at the points and nodes, and each
  * group one outward face of unit area whose 8 nodes lie on its plane.
  *
+ *   test_gmsh_import wedge15 FILE.msh...
+ * tests/interop/msh/wedge15_v41.msh and wedge15_v22.msh (written by a script from the unit cube's
+ * doubled grid, node id 1000 + 100 k + 10 j + i): the unit cube as two 15-node prisms (Gmsh
+ * type 18, Gmsh's node order, whose mid-edge nodes differ from CalculiX's), element 11 as Gmsh
+ * orients prisms, element 12 inverted (its top triangle first: `gmsh -check` reports its
+ * negative volume), the 6-node triangles of z = 0 ("bottom", one per prism) and the 8-node
+ * quadrangle x = 1 ("right"). Checks that both import as wedge15 with every node where
+ * element.h's node order puts it (so Gmsh's mid-edge nodes were permuted and element 12
+ * turned), det J positive at the points and nodes, "bottom" two triangular faces (S1) whose
+ * area vectors sum to (0, 0, -1), "right" one quadrilateral face of area vector (1, 0, 0).
  * Every file is also sized by the size scanner (io/size_scan.h), read whole and fed 1 and 7
  * bytes at a time: it must count the model's elements per type and dimension, and at least
  * its nodes and elements (the file's lower-dimensional elements count too), in each format. */
@@ -100,10 +110,10 @@ static int find(const char *name, const void *arr, size_t stride, int n) {
  * count of each type ("quad9:628"). */
 static void signature(const dt_model *m, char *sig, size_t n) {
   static const char *const names[DT_ELEM_NTYPES] = {
-      [DT_ELEM_HEX8] = "hex8",    [DT_ELEM_TET4] = "tet4",     [DT_ELEM_TET10] = "tet10",
-      [DT_ELEM_QUAD4] = "quad4",  [DT_ELEM_TRI3] = "tri3",     [DT_ELEM_QUAD8] = "quad8",
-      [DT_ELEM_QUAD9] = "quad9",  [DT_ELEM_QUAD16] = "quad16", [DT_ELEM_HEX20] = "hex20",
-      [DT_ELEM_HEX20R] = "hex20r"};
+      [DT_ELEM_HEX8] = "hex8",     [DT_ELEM_TET4] = "tet4",     [DT_ELEM_TET10] = "tet10",
+      [DT_ELEM_QUAD4] = "quad4",   [DT_ELEM_TRI3] = "tri3",     [DT_ELEM_QUAD8] = "quad8",
+      [DT_ELEM_QUAD9] = "quad9",   [DT_ELEM_QUAD16] = "quad16", [DT_ELEM_HEX20] = "hex20",
+      [DT_ELEM_HEX20R] = "hex20r", [DT_ELEM_WEDGE6] = "wedge6", [DT_ELEM_WEDGE15] = "wedge15"};
   int count[DT_ELEM_NTYPES] = {0};
   size_t k = (size_t)snprintf(sig, n, "dim %d nodes %d elems %d", m->dim, m->n_nodes, m->n_elems);
   for (int e = 0; e < m->n_elems; e++) count[m->elem_type[e]]++;
@@ -387,7 +397,7 @@ static int check_hex20_group(const dt_model *m, const char *file, const char *na
     if (Xf[3 * a] != x0)
       return qfail_at(file, "a face node is off the group's plane: face node", a);
   }
-  for (int q = 0; q < dt_face_nqp(type); q++) {
+  for (int q = 0; q < dt_face_nqp(type, s->face[0]); q++) {
     dt_face_point(type, s->face[0], q, Xf, Nf, nda);
     for (int k = 0; k < 3; k++) area[k] += nda[k];
   }
@@ -416,6 +426,75 @@ static int check_hex20(const char *file) {
   return rc;
 }
 
+/* ---- wedge15: the hand-written 15-node prisms ---- */
+
+/* Element e: every node at the wedge6 map of its corners at the node's reference point. */
+static int check_wedge15_elem(const dt_model *m, const char *file, int e) {
+  const int *c = &m->conn[m->elem_ptr[e]];
+  double xi[3], N[6], dN[18];
+  for (int a = 0; a < 15; a++) {
+    dt_elem_node_xi(DT_WEDGE15, a, xi);
+    dt_elem_shape(DT_WEDGE6, xi, N, dN);
+    for (int k = 0; k < 3; k++) {
+      double x = 0.0;
+      for (int b = 0; b < 6; b++) x += N[b] * m->x[3 * c[b] + k];
+      if (fabs(x - m->x[3 * c[a] + k]) > 1e-12)
+        return qfail_at(file, "a node is off its place in the wedge15: local node", a);
+    }
+  }
+  return 0;
+}
+
+/* Group `name`: n faces with nodes_per_face nodes each, all on the plane x_axis = at, whose area
+ * vectors sum to `want`. */
+static int check_wedge15_group(const dt_model *m, const char *file, const char *name, int n,
+                               int nodes_per_face, int axis, double at, const double want[3]) {
+  int si = find(name, m->surfaces, sizeof *m->surfaces, m->n_surfaces), local[DT_FACE_MAX_NODES];
+  double Xf[3 * DT_FACE_MAX_NODES], Nf[DT_FACE_MAX_NODES], nda[3], area[3] = {0, 0, 0};
+  const dt_surface *s = si < 0 ? NULL : &m->surfaces[si];
+  if (!s || s->n != n) return fail(file, "a boundary surface is missing or has another face count");
+  for (int f = 0; f < s->n; f++) {
+    int e = s->elem[f], type = m->elem_type[e], nf = dt_face_nnodes(type, s->face[f]);
+    const int *c = &m->conn[m->elem_ptr[e]];
+    if (nf != nodes_per_face) return qfail(file, "nodes on a wedge15 face", nf, nodes_per_face);
+    dt_face_local_nodes(type, s->face[f], local);
+    for (int a = 0; a < nf; a++) {
+      for (int k = 0; k < 3; k++) Xf[3 * a + k] = m->x[3 * c[local[a]] + k];
+      if (Xf[3 * a + axis] != at)
+        return qfail_at(file, "a face node is off the group's plane: face node", a);
+    }
+    for (int q = 0; q < dt_face_nqp(type, s->face[f]); q++) {
+      dt_face_point(type, s->face[f], q, Xf, Nf, nda);
+      for (int k = 0; k < 3; k++) area[k] += nda[k];
+    }
+  }
+  for (int k = 0; k < 3; k++)
+    if (fabs(area[k] - want[k]) > 1e-12)
+      return fail(file, "a group's faces do not sum to its outward area vector");
+  return 0;
+}
+
+static int check_wedge15(const char *file) {
+  static const double down[3] = {0, 0, -1}, right[3] = {1, 0, 0};
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  int rc = 0;
+  if (dt_gmsh_read_file(file, NULL, &m, &ctx) != DT_OK) return fail(file, ctx.msg);
+  if (m->dim != 3 || m->n_elems != 2 || m->n_nodes != 22)
+    rc = fail(file, "wrong dimension or counts");
+  for (int e = 0; !rc && e < m->n_elems; e++)
+    if (m->elem_type[e] != DT_ELEM_WEDGE15)
+      rc = qfail(file, "element type", m->elem_type[e], DT_ELEM_WEDGE15);
+  if (!rc) rc = check_geometry(m, file);
+  for (int e = 0; !rc && e < m->n_elems; e++) rc = check_wedge15_elem(m, file, e);
+  if (!rc) rc = check_scan(m, file);
+  if (!rc) rc = check_wedge15_group(m, file, "bottom", 2, 6, 2, 0.0, down);
+  if (!rc) rc = check_wedge15_group(m, file, "right", 1, 8, 0, 1.0, right);
+  if (!rc) printf("%s: 2 wedge15 (one turned), faces bottom and right: ok\n", file);
+  dt_model_destroy(&m);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   static const char *plate_nsets[] = {"plate", "symx", "symy", "load", "corner", NULL};
   static const char *plate_surfs[] = {"symx", "symy", "load", NULL};
@@ -425,10 +504,12 @@ int main(int argc, char **argv) {
   int plate = 0;
 
   if (argc < 3)
-    return fprintf(stderr, "usage: test_gmsh_import plate|bracket|quads|hex20 FILE.msh...\n"), 64;
-  if (strcmp(argv[1], "hex20") == 0) {
+    return fprintf(stderr,
+                   "usage: test_gmsh_import plate|bracket|quads|hex20|wedge15 FILE.msh...\n"),
+           64;
+  if (strcmp(argv[1], "hex20") == 0 || strcmp(argv[1], "wedge15") == 0) {
     for (int i = 2; i < argc; i++)
-      if (check_hex20(argv[i])) return 1;
+      if (argv[1][0] == 'h' ? check_hex20(argv[i]) : check_wedge15(argv[i])) return 1;
     printf("PASS\n");
     return 0;
   }

@@ -3,8 +3,9 @@
 
 Reference: a general linear displacement field u = A x + b (all gradient components nonzero,
 ~1e-3) is prescribed on every boundary node of a small mesh whose interior nodes are moved at
-random (fixed seed; every element stays valid; tet10 and hex20 midside nodes at the straight
-edge midpoints; quad8/quad9/quad16 nodes on each distorted quad4's bilinear map). A conforming
+random (fixed seed; every element stays valid; tet10, hex20 and wedge15 midside nodes at the
+straight edge midpoints; quad8/quad9/quad16 nodes on each distorted quad4's bilinear map; the
+wedges split each distorted hexahedron in two, so their axes are not parallel). A conforming
 element that passes the patch test reproduces the field exactly:
   * interior displacements = A x + b          tolerance 1e-10 relative to max |u|
   * element-averaged stress (VTU CellData S) = C : sym(A), the constant analytic stress
@@ -14,7 +15,11 @@ stress (sigma_zz = 0). Linear elastic material E = 200000, nu = 0.3.
 The 20-node hexahedra pass with the reduced 2x2x2 rule too (hex20r, and hex20 in a "reduced"
 section): on straight-edged (trilinear) geometry the rule integrates every int dN_a/dx dV
 exactly (cofactors of degree (2,1,1), serendipity derivatives of degree (1,2,2)), which is what
-a constant stress state needs.
+a constant stress state needs. So do CalculiX's wedge rules on straight-edged wedges: the
+cofactors of wedge6's map are of degree 1 in the triangle and 2 along the axis, and so are
+their products with its reference gradients, which the centroid times 2 Gauss points
+integrates; with wedge15's gradients the products are of degree 2 and 3, which the 3-point
+triangle rule times 3 Gauss points integrates.
 """
 import vlib
 
@@ -32,6 +37,8 @@ CASES = {
     "hex20": ("hex20", "solid", "auto"),
     "hex20r": ("hex20r", "solid", "auto"),
     "hex20_reduced": ("hex20", "solid", "reduced"),
+    "wedge6": ("wedge6", "solid", "auto"),
+    "wedge15": ("wedge15", "solid", "auto"),
     "quad4_pe": ("quad4", "plane_strain", "auto"),
     "quad4_pe_full": ("quad4", "plane_strain", "full"),
     "quad4_ps": ("quad4", "plane_stress", "auto"),
@@ -45,13 +52,16 @@ CASES = {
 
 
 def build_mesh(etype):
-    if etype in ("hex8", "tet4", "tet10", "hex20", "hex20r"):
+    if etype in ("hex8", "tet4", "tet10", "hex20", "hex20r", "wedge6", "wedge15"):
         n = 3
-        base = vlib.box_hex8(n, n, n) if etype in ("hex8", "hex20", "hex20r") else vlib.box_tet4(n, n, n)
+        base = vlib.box_tet4(n, n, n) if etype in ("tet4", "tet10") else vlib.box_hex8(n, n, n)
         bnd = base.boundary_nodes()
         vlib.distort(base, 0.2 / n, seed=12345, boundary=bnd)
         if etype in ("hex20", "hex20r"):
             return vlib.hex8_to_hex20(base, etype)
+        if etype in ("wedge6", "wedge15"):
+            w = vlib.hex8_to_wedge6(base)
+            return vlib.wedge6_to_wedge15(w) if etype == "wedge15" else w
         return vlib.tet4_to_tet10(base) if etype == "tet10" else base
     n = 4
     base = vlib.rect_quad4(n, n)

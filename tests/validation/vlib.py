@@ -147,7 +147,7 @@ class Mesh:
 
 
 CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad9": 4, "quad16": 4,
-           "hex20": 8, "hex20r": 8}
+           "hex20": 8, "hex20r": 8, "wedge6": 6, "wedge15": 6}
 # CalculiX face numbering (corner nodes, 1-based local numbers).
 FACES = {
     "hex8": [(1, 2, 3, 4), (5, 8, 7, 6), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1)],
@@ -159,6 +159,7 @@ FACES = {
 for _t in ("quad8", "quad9", "quad16"):
     FACES[_t] = FACES["quad4"]
 FACES["hex20"] = FACES["hex20r"] = FACES["hex8"]
+FACES["wedge6"] = FACES["wedge15"] = [(1, 2, 3), (4, 6, 5), (1, 4, 5, 2), (2, 5, 6, 3), (3, 6, 4, 1)]
 # Faces with their midside nodes (for boundary node detection).
 FACES_ALL = dict(FACES)
 FACES_ALL["tet10"] = [(1, 2, 3, 5, 6, 7), (1, 4, 2, 8, 9, 5), (2, 4, 3, 9, 10, 6), (3, 4, 1, 10, 8, 7)]
@@ -167,8 +168,12 @@ FACES_ALL["quad16"] = [(1, 2, 5, 6), (2, 3, 7, 8), (3, 4, 9, 10), (4, 1, 11, 12)
 FACES_ALL["hex20"] = FACES_ALL["hex20r"] = [(1, 2, 3, 4, 9, 10, 11, 12), (5, 8, 7, 6, 16, 15, 14, 13),
                                             (1, 5, 6, 2, 17, 13, 18, 9), (2, 6, 7, 3, 18, 14, 19, 10),
                                             (3, 7, 8, 4, 19, 15, 20, 11), (4, 8, 5, 1, 20, 16, 17, 12)]
+FACES_ALL["wedge15"] = [(1, 2, 3, 7, 8, 9), (4, 6, 5, 12, 11, 10), (1, 4, 5, 2, 13, 10, 14, 7),
+                        (2, 5, 6, 3, 14, 11, 15, 8), (3, 6, 4, 1, 15, 12, 13, 9)]
 # The 20-node hexahedra's mid-edge nodes 9..20 (CalculiX C3D20): on these corner pairs.
 HEX20_EDGES = [(1, 2), (2, 3), (3, 4), (4, 1), (5, 6), (6, 7), (7, 8), (8, 5), (1, 5), (2, 6), (3, 7), (4, 8)]
+# wedge15's mid-edge nodes 7..15 (CalculiX C3D15): on these corner pairs.
+WEDGE15_EDGES = [(1, 2), (2, 3), (3, 1), (4, 5), (5, 6), (6, 4), (1, 4), (2, 5), (3, 6)]
 
 # Local nodes of the higher-order quadrilaterals as (i, j) on the p + 1 points per direction
 # (solver/element/element.h: corners, edge nodes edge by edge in the edge's direction, interior;
@@ -280,6 +285,36 @@ def hex8_to_hex20(m8, etype="hex20"):
     return m
 
 
+def hex8_to_wedge6(m8):
+    """Each hexahedron of m8 split into two wedges along its diagonal plane through edges 1-5
+    and 3-7: (1, 2, 3, 5, 6, 7) and (1, 3, 4, 5, 7, 8). Every hexahedron is cut the same way, so
+    the triangles of neighbours match (conforming)."""
+    m = Mesh(3)
+    m.nodes = list(m8.nodes)
+    for t, c in m8.elems:
+        m.elems.append(("wedge6", [c[0], c[1], c[2], c[4], c[5], c[6]]))
+        m.elems.append(("wedge6", [c[0], c[2], c[3], c[4], c[6], c[7]]))
+    return m
+
+
+def wedge6_to_wedge15(m6):
+    """The wedge6 mesh m6 as wedge15: mid-edge nodes at the current edge midpoints, shared."""
+    m = Mesh(3)
+    m.nodes = list(m6.nodes)
+    mid = {}
+    for t, conn in m6.elems:
+        c15 = list(conn)
+        for a, b in WEDGE15_EDGES:
+            na, nb = conn[a - 1], conn[b - 1]
+            key = (min(na, nb), max(na, nb))
+            if key not in mid:
+                pa, pb = m.nodes[na - 1], m.nodes[nb - 1]
+                mid[key] = m.add_node(*[(pa[k] + pb[k]) / 2 for k in range(3)])
+            c15.append(mid[key])
+        m.elems.append(("wedge15", c15))
+    return m
+
+
 def box_hex20(nx, ny, nz, lx=1.0, ly=1.0, lz=1.0, etype="hex20"):
     return hex8_to_hex20(box_hex8(nx, ny, nz, lx, ly, lz), etype)
 
@@ -377,6 +412,9 @@ def element_measure(mesh, t, conn):
         nb = {0: (1, 3, 4), 1: (2, 0, 5), 2: (3, 1, 6), 3: (0, 2, 7), 4: (7, 5, 0), 5: (4, 6, 1),
               6: (5, 7, 2), 7: (6, 4, 3)}
         return min(tet_volume([X[a], X[nb[a][0]], X[nb[a][1]], X[nb[a][2]]]) for a in range(8))
+    if t in ("wedge6", "wedge15"):  # corner tetrahedra, as for the hexahedra
+        nb = {0: (1, 2, 3), 1: (2, 0, 4), 2: (0, 1, 5), 3: (5, 4, 0), 4: (3, 5, 1), 5: (4, 3, 2)}
+        return min(tet_volume([X[a], X[nb[a][0]], X[nb[a][1]], X[nb[a][2]]]) for a in range(6))
     raise ValueError(t)
 
 

@@ -11,6 +11,9 @@ const FACES = {
   24: [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
   // hex20, hex20r (VTK_QUADRATIC_HEXAHEDRON): drawn by their corners, as hex8
   25: [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]],
+  // wedge6, wedge15 (VTK_WEDGE, VTK_QUADRATIC_WEDGE: VTK's node order, whose 0-1-2 faces out)
+  13: [[0, 1, 2], [3, 5, 4], [0, 3, 4, 1], [1, 4, 5, 2], [2, 5, 3, 0]],
+  26: [[0, 1, 2], [3, 5, 4], [0, 3, 4, 1], [1, 4, 5, 2], [2, 5, 3, 0]],
   9: [[0, 1, 2, 3]],
   5: [[0, 1, 2]],
   // quad8, quad9, quad16 (quadratic and Lagrange quads): drawn by their corners
