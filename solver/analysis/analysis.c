@@ -428,7 +428,8 @@ static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx)
     DT_TRY(r->o->vec_set(r->impl, checkpoint_vectors[i], ck->vec + (size_t)i * ck->n_dofs, ctx));
   DT_TRY(r->o->state_set(r->impl, ck->qp, ctx));
   DT_TRY(step_load_vectors(r, ck->step, ctx)); /* FREE/CON of that step */
-  if (r->opt->outdir) DT_TRY(dt_output_open_resume(r->opt->outdir, r->m, f, &r->out, ctx));
+  if (r->opt->outdir)
+    DT_TRY(dt_output_open_resume(r->opt->outdir, r->opt->job_name, r->m, f, &r->out, ctx));
   *r->sum = ck->counters;
   r->sum->completed = 0;
   r->sum->message[0] = '\0';
@@ -483,7 +484,7 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
         rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
     if (rc != DT_OK) goto cleanup;
   } else if (opt->outdir)
-    DT_TRY(dt_output_open(opt->outdir, m, &r.out, ctx));
+    DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
   for (int s = first_step; s < m->n_steps && !stop; s++) {

@@ -59,10 +59,12 @@ struct dt_backend_ops;
 typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void *user);
 
 typedef struct dt_run_options {
-  const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
-  int threads;         /* CPU threads, 0 for the default */
-  int device;          /* GPU ordinal for device backends */
-  const char *outdir;  /* write VTU/CSV/JSON here; NULL: no files */
+  const char *backend;  /* "cpu", "cuda", "auto" (NULL: auto) */
+  int threads;          /* CPU threads, 0 for the default */
+  int device;           /* GPU ordinal for device backends */
+  const char *outdir;   /* write VTU/CSV/JSON here; NULL: no files */
+  const char *job_name; /* names the files CalculiX names after the job (<job_name>.frd, when
+                           the model asks for it); NULL: "results" */
   dt_progress_fn progress;
   dt_increment_fn on_increment;
   dt_backend_fn before_destroy;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "io/output.h"
 
 #define CK_MAGIC "DUCTCKP1"
 
@@ -23,7 +24,8 @@ typedef struct ck_header {
 
 static uint32_t layout_signature(void) {
   return (uint32_t)(sizeof(ck_header) * 131 + sizeof(dt_run_summary) * 17 +
-                    sizeof(dt_history_row) * 7 + DT_QP_STATE_DOUBLES * 3 + DT_CK_NVEC);
+                    sizeof(dt_history_row) * 7 + DT_QP_STATE_DOUBLES * 3 + DT_CK_NVEC +
+                    DT_OUTPUT_STATE_LAYOUT * 1009);
 }
 
 /* FNV-1a over the bytes that define the problem. */

@@ -153,10 +153,10 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
      * no VTU (at 2M DOFs one increment's fields are some 250 MB). */
     p.m->output.vtu = 0;
     p.m->output.fields = 0; /* nothing requested: the prints and the summary say what is kept */
-    inp_warn(
-        &p, -1,
-        "no *NODE FILE or *EL FILE: no field files (VTU) are written, as CalculiX writes no .frd "
-        "results without them; add e.g. *NODE FILE / U and *EL FILE / S, PEEQ to the step");
+    inp_warn(&p, -1,
+             "no *NODE FILE or *EL FILE: no field files (VTU, .frd) are written, as CalculiX "
+             "writes no .frd results without them; add e.g. *NODE FILE / U and *EL FILE / S, "
+             "PEEQ to the step");
   }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);

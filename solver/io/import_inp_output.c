@@ -1,11 +1,12 @@
 /* Deck output requests and controls: *NODE PRINT, *EL PRINT (tables in results.dat, CalculiX's
- * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files; FREQUENCY= becomes
- * output.every), *CONTROLS.
+ * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files and of <job name>.frd,
+ * CalculiX's result file; FREQUENCY= becomes output.every), *CONTROLS.
  *
  * Print requests last until a later step gives its own (inp_print); file requests apply to the
- * whole run, since one VTU per increment carries every requested field. *CONTROLS sets
- * CalculiX's own convergence criteria, which have no one-to-one counterpart in ductile: it is
- * accepted with a warning, and ductile's tolerances (solver.newton in the JSON format) apply. */
+ * whole run, since one VTU and one .frd result set per written increment carry every requested
+ * field. *CONTROLS sets CalculiX's own convergence criteria, which have no one-to-one
+ * counterpart in ductile: it is accepted with a warning, and ductile's tolerances
+ * (solver.newton in the JSON format) apply. */
 #include <string.h>
 
 #include "import_inp_internal.h"
@@ -147,6 +148,7 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
     every = shared;
   }
   p->file_seen = 1;
+  p->m->output.frd = 1; /* where CalculiX writes its .frd, ductile writes one too */
   p->m->output.fields |= bits;
   p->m->output.every = every;
 cleanup:

@@ -74,7 +74,8 @@ cleanup:
   return rc;
 }
 
-static const char *const output_keys[] = {"fields", "vtu", "points", "every", "monitors", NULL};
+static const char *const output_keys[] = {"fields", "vtu",      "frd", "points",
+                                          "every",  "monitors", NULL};
 static const char *const field_names[] = {"U",    "RF",    "S", "E",
                                           "PEEQ", "MISES", NULL}; /* DT_OUT_* bit order */
 static const char *const monitor_keys[] = {"name", "node_set", "quantity", "component", NULL};
@@ -134,6 +135,7 @@ dt_status dt_jp_output(dt_jp *jp, const json_t *v, const char *path) {
   dt_jp_key(p, path, "fields");
   if (f) DT_TRY(parse_fields(jp, f, p, &out->fields));
   DT_TRY(dt_jp_get_bool(jp, v, path, "vtu", 0, &out->vtu));
+  DT_TRY(dt_jp_get_bool(jp, v, path, "frd", 0, &out->frd));
   DT_TRY(dt_jp_get_bool(jp, v, path, "points", 0, &out->points));
   DT_TRY(dt_jp_get_int(jp, v, path, "every", 0, 1, 1000000000, &out->every));
   DT_TRY(dt_jp_member(jp, v, path, "monitors", 0, &mons));

@@ -1,17 +1,24 @@
-/* The output writer: directory, history.csv, per-increment VTU + PVD, summary.json.
+/* The output writer: directory, history.csv, per-increment VTU + PVD, results.dat, the .frd,
+ * summary.json.
  *
  * This file owns the writer's lifetime and bookkeeping; the formats live in output_history.c,
- * output_vtu.c and output_summary.c, the background VTU writer in output_queue.c. Adding an
- * output file means: write it from dt_output_increment (per increment; from the writer
- * thread's job if it is large) or dt_output_close (once), and list it in summary.json's
- * "files" so clients find it. */
+ * output_vtu.c, output_dat.c, output_frd.c and output_summary.c, the background writer in
+ * output_queue.c. Adding an output file means: write it from dt_output_increment (per
+ * increment; from the writer thread's job if it is large) or dt_output_close (once), and list
+ * it in summary.json's "files" so clients find it. */
 #include "io/output_internal.h"
 #include "io/output_dat.h"
 
 #include <errno.h>
 #include <string.h>
 
-dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt_ctx *ctx) {
+dt_status dt_output_open(const char *dir, const char *job_name, const dt_model *m, dt_output **out,
+                         dt_ctx *ctx) {
+  return dt_output_start(dir, job_name, m, 0, out, ctx);
+}
+
+dt_status dt_output_start(const char *dir, const char *job_name, const dt_model *m, int resume,
+                          dt_output **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_output *o = NULL;
   char *path = NULL;
@@ -35,6 +42,7 @@ dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt
            strerror(errno));
   DT_CHECK(dt_history_write_header(o->csv, m) == 0, ctx, DT_ERR_IO, "cannot write '%s'", path);
   DT_TRY(dt_dat_start(dir, m, ctx)); /* results.dat, only when the model has print requests */
+  DT_TRY(dt_frd_open(&o->frd, dir, job_name, m, !resume, ctx)); /* from the first increment on */
   *out = o;
   o = NULL;
 cleanup:
@@ -76,6 +84,7 @@ static void cache_node_sets(dt_output *o, const dt_model *m, const dt_fields *f)
   }
 }
 
+/* The VTU's schedule; the .frd follows the same one (dt_frd_due). */
 int dt_output_fields_due(const dt_model *m, int global_increment, int last_of_step) {
   const int every = m->output.every > 0 ? m->output.every : 1;
   return m->output.vtu && (last_of_step || global_increment % every == 0);
@@ -103,9 +112,9 @@ cleanup:
 }
 
 /* Queue increment f's files for the writer thread: the VTUs when vtu, results.dat's blocks
- * when dat. */
+ * when dat, the .frd's blocks when frd. */
 static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *f, int vtu, int dat,
-                              dt_ctx *ctx) {
+                              int frd, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_vtu_job *j = NULL;
   DT_CHECK(f->global_increment > 0 && f->global_increment < 100000000, ctx, DT_ERR_INTERNAL,
@@ -113,8 +122,9 @@ static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *
   if (vtu && !o->mesh.built) DT_TRY(dt_vtu_mesh_build(&o->mesh, m, ctx));
   DT_CHECK(!vtu || (o->mesh.n_nodes == m->n_nodes && o->mesh.n_elems == m->n_elems), ctx,
            DT_ERR_INTERNAL, "the model changed its mesh after the first VTU was written");
+  if (frd && !o->frd.built) DT_TRY(dt_frd_build(&o->frd, m, ctx));
   DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
-  DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, vtu, dat, ctx));
+  DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, vtu, dat, frd ? &o->frd : NULL, ctx));
   if (vtu) DT_TRY(list_vtu(o, j, f, ctx));
   DT_TRY(dt_output_queue_submit(o, ctx));
 cleanup:
@@ -124,7 +134,7 @@ cleanup:
 dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,
                               const dt_history_row *row, int write, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int dat;
+  int dat, frd;
   DT_CHECK(o != NULL && o->csv != NULL, ctx, DT_ERR_INTERNAL, "output writer is not open");
   DT_TRY(dt_output_queue_check(o, ctx)); /* an earlier increment's VTU write failed */
   DT_CHECK(row->n_monitors == o->n_monitors, ctx, DT_ERR_INTERNAL,
@@ -140,10 +150,11 @@ dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *
            "cannot write history.csv in '%s': %s", o->dir, strerror(errno));
   o->rows[o->n_rows++] = *row;
   cache_node_sets(o, m, f);
-  /* The .dat's formatting costs as much as a VTU write (a print of every point of a large
-   * element set), so both are written by the writer thread, in increment order. */
+  /* The .dat's and the .frd's formatting cost as much as a VTU write or more (text for every
+   * node or point), so all are written by the writer thread, in increment order. */
   dat = dt_dat_due(m, f);
-  if (write || dat) DT_TRY(queue_fields(o, m, f, write, dat, ctx));
+  frd = o->frd.on && dt_frd_due(m, f);
+  if (write || dat || frd) DT_TRY(queue_fields(o, m, f, write, dat, frd, ctx));
 cleanup:
   return rc;
 }
@@ -175,6 +186,7 @@ cleanup:
   dt_free(o->set_rf);
   dt_free(o->set_u);
   dt_vtu_mesh_free(&o->mesh);
+  dt_frd_free(&o->frd);
   dt_free(o);
   *po = NULL;
   return rc;

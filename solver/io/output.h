@@ -10,15 +10,20 @@
  *   increment_<NNNN>_points.vtu  the same increment's integration-point values, a point cloud;
  *   results.pvd              ParaView collection of every VTU written so far, rewritten whole
  *                            (write to a temporary file, then rename) so it is always valid;
+ *   results.dat              a deck's print requests in CalculiX's .dat layout (output_dat.h);
+ *   <job name>.frd           when output.frd: CalculiX's ASCII result file (mesh, then per
+ *                            written increment its DISP, STRESS, TOSTRAIN, FORC, PE blocks; the
+ *                            layout in output_frd.c), at the increments of the VTU files;
  *   summary.json             written by dt_output_close: run summary, per-increment history,
  *                            and per-node-set reactions of the last increment.
  * The driver calls dt_output_open once, dt_output_increment after every converged increment,
  * and dt_output_close at the end, also after a failure (with the summary of what happened).
  *
- * VTU files are written by a background thread so that the next increment solves meanwhile:
- * dt_output_increment copies the fields it writes and returns; history.csv stays synchronous.
- * Each file appears complete (renamed into place) and results.pvd lists it only afterwards;
- * the bytes do not depend on timing. At most two writes are pending (their copies of the
+ * VTU files, results.dat and the .frd are written by a background thread so that the next
+ * increment solves meanwhile: dt_output_increment copies the fields it writes and returns;
+ * history.csv stays synchronous. Each VTU appears complete (renamed into place) and
+ * results.pvd lists it only afterwards; results.dat and the .frd grow by whole increments.
+ * The bytes do not depend on timing. At most two writes are pending (their copies of the
  * fields bound the memory); beyond that dt_output_increment waits. A failed write is
  * reported by the next dt_output_increment, dt_output_flush, dt_output_save_state or
  * dt_output_close (DT_ERR_IO naming the file).
@@ -26,7 +31,9 @@
  * Field conventions: Voigt (xx, yy, zz, xy, xz, yz) with engineering shear strains, the order
  * of results.h; the VTU arrays name their components so ParaView shows them correctly. Nodal
  * values of integration-point fields are unweighted averages: points -> element mean ->
- * mean over the elements touching the node. MISES is computed at each point, then averaged. */
+ * mean over the elements touching the node. MISES is computed at each point, then averaged.
+ * The .frd has CalculiX's conventions instead (output_frd.c): its order of the tensor
+ * components, tensor shear strains, point values extrapolated to the nodes. */
 #ifndef DT_IO_OUTPUT_H
 #define DT_IO_OUTPUT_H
 
@@ -41,17 +48,24 @@ typedef struct dt_output dt_output;
 /* Create `dir` (and its missing parents, like mkdir -p) and start history.csv with its header:
  *   step,increment,time,load_factor,newton_iterations,pcg_iterations,residual,cutbacks,
  *   plastic_points[,<monitor name>...]
- * m is borrowed for the call only. On success *out owns the writer (free with
+ * job_name names the files CalculiX names after the job: <job_name>.frd (NULL or "":
+ * "results"); a .frd of that name left in dir is removed when m asks for one. m is borrowed
+ * for the call only, but a model with print requests or output.frd must stay unchanged until
+ * dt_output_close (the writer thread reads it). On success *out owns the writer (free with
  * dt_output_close). Errors: DT_ERR_IO naming the path that could not be created or opened;
- * DT_ERR_INPUT if the model has more than DT_MAX_MONITORS monitors; DT_ERR_NOMEM. */
-dt_status dt_output_open(const char *dir, const dt_model *m, dt_output **out, dt_ctx *ctx);
+ * DT_ERR_INPUT if the model has more than DT_MAX_MONITORS monitors, job_name holds a '/', or
+ * (output.frd) a node or element id needs more than the .frd's 10 digits; DT_ERR_NOMEM. */
+dt_status dt_output_open(const char *dir, const char *job_name, const dt_model *m, dt_output **out,
+                         dt_ctx *ctx);
 
 /* Record one converged increment: append `row` to history.csv (numbers as %.17g, so they read
  * back exactly) and flush; remember the row for summary.json; remember, for every node set of
  * m, the total reaction (sum of f->rf) and the mean displacement (of f->u) for summary.json.
  * If write_fields is nonzero, also queue increment_<NNNN>.vtu with the fields that are both
  * present in f (non-NULL) and requested in m->output.fields (and the point cloud of the point
- * fields present), then the rewrite of results.pvd; the files are written in the background.
+ * fields present), then the rewrite of results.pvd; with m->output.frd, at the same increments
+ * (output.every, a step's end), the increment's .frd blocks; the files are written in the
+ * background.
  * f and row are borrowed for the call only (what the files need is copied). The mesh of m is
  * copied at the first VTU and must not change afterwards. row->n_monitors must equal
  * m->output.n_monitors.
@@ -92,11 +106,14 @@ dt_status dt_fields_nodal_average(const dt_model *m, const dt_fields *f, const d
 
 /* Checkpoint support. dt_output_save_state waits for the pending VTU writes (a checkpoint
  * never lists a file that is not complete), then appends the writer's bookkeeping (history
- * rows, VTU list) to f; dt_output_open_resume reopens a writer in dir from such a record,
- * rewriting history.csv and results.pvd to match it exactly (rows written after the
- * checkpoint are dropped, since those increments will be computed again). */
+ * rows, VTU list, the .frd's length and counters) to f; dt_output_open_resume reopens a writer
+ * in dir from such a record, rewriting history.csv and results.pvd and cutting the .frd back
+ * to match it exactly (rows and blocks written after the checkpoint are dropped, since those
+ * increments will be computed again). DT_OUTPUT_STATE_LAYOUT numbers the record's layout
+ * (checkpoint.c refuses a checkpoint of another). */
+#define DT_OUTPUT_STATE_LAYOUT 2
 dt_status dt_output_save_state(dt_output *o, FILE *f, dt_ctx *ctx);
-dt_status dt_output_open_resume(const char *dir, const dt_model *m, FILE *state, dt_output **out,
-                                dt_ctx *ctx);
+dt_status dt_output_open_resume(const char *dir, const char *job_name, const dt_model *m,
+                                FILE *state, dt_output **out, dt_ctx *ctx);
 
 #endif

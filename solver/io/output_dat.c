@@ -6,6 +6,7 @@
  * (i10, 1x, i3, 1p, 6(1x, e13.6)) for integration points; the time is written as Fortran's
  * e14.7 without scale factor (0.1000000E+01). */
 #include "io/output_dat.h"
+#include "io/output_internal.h"
 
 #include "element/element.h"
 
@@ -131,16 +132,17 @@ static int prints_forces(const dt_print_request *r) {
   return 0;
 }
 
-/* CalculiX's nodal "forces" (*NODE PRINT RF): the internal force f_int = sum over elements of
- * int B^T sigma dV at the nodes marked in `mask`, which is the reaction at a constrained DOF and
- * the applied load at a loaded free one (up to the equilibrium residual). fields.rf carries
- * only the reactions, and the writer thread gets no backend vector, so f_int is formed here
- * from the converged point stresses, with the backends' element functions, rule, B-bar choice
- * (problem.c) and 2D thickness: the same sum the backends form. Elements without a marked node
- * are skipped, so a print on a support costs a few elements. Returns 0, or -1 when the fields
- * do not carry the points of the model's elements. */
-static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
-                           double *out) {
+/* CalculiX's nodal "forces" (*NODE PRINT RF, the .frd's FORC): the internal force f_int = sum
+ * over elements of int B^T sigma dV at the nodes marked in `mask` (every node without one),
+ * which is the reaction at a constrained DOF and the applied load at a loaded free one (up to
+ * the equilibrium residual). fields.rf carries only the reactions, and the writer thread gets
+ * no backend vector, so f_int is formed here from the converged point stresses, with the
+ * backends' element functions, rule, B-bar choice (problem.c) and 2D thickness: the same sum
+ * the backends form. Elements without a marked node are skipped, so a print on a support costs
+ * a few elements. Returns 0, or -1 when the fields do not carry the points of the model's
+ * elements. */
+int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
+                       double *out) {
   for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
   if (m->n_elems == 0) return 0;
   if (!f->qp_ptr || !f->qp_stress || f->n_elems != m->n_elems || !m->elem_section) return -1;
@@ -156,7 +158,7 @@ static int internal_forces(const dt_model *m, const dt_fields *f, const unsigned
     int touched = 0;
 
     if (f->qp_ptr[e + 1] - f->qp_ptr[e] != dt_elem_nqp(type)) return -1;
-    for (int a = 0; a < npe; a++) touched |= mask[cn[a]];
+    for (int a = 0; a < npe; a++) touched |= mask ? mask[cn[a]] : 1;
     if (!touched) continue;
     for (int a = 0; a < npe; a++) memcpy(&X[3 * a], &m->x[3 * (size_t)cn[a]], 3 * sizeof(double));
     if (bbar) dt_elem_bbar_average(type, X, dNdx_bar, &vol);
@@ -262,7 +264,7 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
       if (!due(r, f) || !prints_forces(r)) continue;
       for (int k = 0; k < m->nsets[r->set].n; k++) mask[m->nsets[r->set].items[k]] = 1;
     }
-    DT_CHECK(internal_forces(m, f, mask, forces) == 0, ctx, DT_ERR_INTERNAL,
+    DT_CHECK(dt_internal_forces(m, f, mask, forces) == 0, ctx, DT_ERR_INTERNAL,
              "the fields do not carry the point stresses of the model's elements (nodal forces)");
   }
   DT_TRY(dat_path(dir, path, sizeof path, ctx));

@@ -44,14 +44,18 @@ typedef struct dt_vtu_mesh {
   X(double, qp_strain) X(double, qp_peeq) X(double, qp_mises) X(double, n_s) X(double, n_e)       \
   X(double, n_peeq) X(double, n_mises) X(double, c_s) X(double, c_e) X(double, c_peeq)            \
   X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)               \
-  X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types)
+  X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types) X(double, x_s)        \
+  X(double, x_e) X(double, x_peeq) X(double, forc)
 /* clang-format on */
 
 /* One increment's files, written by the writer thread from a snapshot of its fields: the VTU
- * files when the increment is due for them, results.dat's blocks when a print request is due. */
+ * files when the increment is due for them, results.dat's blocks when a print request is due,
+ * the .frd's result blocks when the .frd is due. */
 typedef struct dt_vtu_job {
-  int vtu;               /* write path, points_path and pvd_path */
-  int dat;               /* append results.dat's blocks in dir (print requests of model) */
+  int vtu; /* write path, points_path and pvd_path */
+  int dat; /* append results.dat's blocks in dir (print requests of model) */
+  int frd; /* append the .frd's result blocks (output_frd.c) */
+  int frd_u, frd_rf, frd_s, frd_e, frd_peeq; /* its blocks: DISP, FORC, STRESS, TOSTRAIN, PE */
   const dt_model *model; /* for dat: print requests, sets and ids, unchanged during a run */
   char *dir;             /* the output directory (results.dat) */
   char *path;            /* increment_NNNN.vtu */
@@ -63,7 +67,7 @@ typedef struct dt_vtu_job {
   double time, load_factor;
   int step, increment;
   int n_nodes, n_elems, n_qp;
-  int copied_u, copied_rf; /* u and rf copied (for the VTU or the .dat) */
+  int copied_u, copied_rf; /* u and rf copied (for the VTU, the .dat or the .frd) */
   int has_u, has_rf, has_s, has_e, has_peeq, has_mises; /* arrays of the mesh VTU */
   int q_s, q_e, q_peeq; /* point fields copied (qp_stress, qp_strain, qp_peeq) */
   int points;           /* write the point cloud (points_path) */
@@ -73,6 +77,23 @@ typedef struct dt_vtu_job {
   DT_VTU_JOB_BUFFERS(DT_VTU_JOB_FIELD)
 #undef DT_VTU_JOB_FIELD
 } dt_vtu_job;
+
+/* CalculiX's result file of a run, <job name>.frd (output_frd.c). The per-type extrapolation
+ * matrices are built in the caller's thread before the first job; the file's state (end,
+ * blocks, sets) is the writer thread's while jobs are pending, the caller's once they are
+ * drained (checkpoints, resume). */
+typedef struct dt_frd {
+  int on;      /* the model asks for the file (output.frd) */
+  char *path;  /* dir/<name>.frd */
+  int built;   /* extrap filled */
+  int plastic; /* some material is plastic: PE blocks are written (CalculiX writes them only
+                  then) */
+  double *extrap[DT_ELEM_NTYPES]; /* nodes x points of each element type in the mesh, row-major:
+                                     nodal value = sum_q extrap[a*nqp + q] * point value q */
+  long long end; /* bytes before the closing " 9999" line; 0: nothing written yet */
+  int blocks;    /* result blocks written (the counter of the 1PSTEP lines) */
+  int sets;      /* increments written (the number of the 100CL lines) */
+} dt_frd;
 
 /* The background writer: a FIFO of at most DT_OUTPUT_MAX_PENDING jobs and one thread. The
  * slots job[(head + i) % N], i < count, are queued (job[head] is being written); the caller
@@ -87,6 +108,7 @@ typedef struct dt_output_queue {
   dt_vtu_job job[DT_OUTPUT_MAX_PENDING];
   int head, count, stop;
   const dt_vtu_mesh *mesh;
+  dt_frd *frd;   /* the .frd's state, which the jobs advance */
   dt_status err; /* the first failed write; later jobs are skipped */
   dt_ctx err_ctx;
 } dt_output_queue;
@@ -104,9 +126,13 @@ struct dt_output {
   double *set_u;       /* 3 * n_sets mean displacement of the last increment */
   int have_rf, have_u; /* whether the last increment carried rf / u */
   dt_vtu_mesh mesh;
+  dt_frd frd;
   dt_output_queue q;
 };
 
+/* dt_output_open; with resume, files a checkpoint's record will restore are kept (the .frd). */
+DT_INTERN dt_status dt_output_start(const char *dir, const char *job_name, const dt_model *m,
+                                    int resume, dt_output **out, dt_ctx *ctx);
 /* "dir/name" in a new dt_malloc'ed string (*out), or DT_ERR_NOMEM. */
 DT_INTERN dt_status dt_output_path(const char *dir, const char *name, char **out, dt_ctx *ctx);
 /* mkdir -p; DT_ERR_IO names the component that could not be created. */
@@ -143,15 +169,18 @@ DT_INTERN int dt_vtk_cell_type(int elem_type);
 DT_INTERN dt_status dt_vtu_mesh_build(dt_vtu_mesh *mesh, const dt_model *m, dt_ctx *ctx);
 DT_INTERN void dt_vtu_mesh_free(dt_vtu_mesh *mesh);
 /* Fill job j from f: copies of the fields the files need, buffers for what the thread
- * derives, the paths of increment NNNN in dir; vtu and dat say which files the job writes.
- * Runs in the caller's thread. */
+ * derives, the paths of increment NNNN in dir; vtu, dat and frd (frd, or NULL) say which files
+ * the job writes. Runs in the caller's thread. */
 DT_INTERN dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m,
-                                    const dt_fields *f, int vtu, int dat, dt_ctx *ctx);
+                                    const dt_fields *f, int vtu, int dat, const dt_frd *frd,
+                                    dt_ctx *ctx);
 DT_INTERN void dt_vtu_job_free(dt_vtu_job *j);
 /* Write job j: averages, increment_NNNN.vtu, the point cloud, results.pvd, then results.dat's
- * blocks. Runs in the writer thread (or the caller's, without one); reads mesh, j and, for
- * the .dat, the parts of j->model that do not change during a run. */
-DT_INTERN dt_status dt_vtu_job_run(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
+ * blocks, then the .frd's (advancing frd's state). Runs in the writer thread (or the caller's,
+ * without one); reads mesh, j and, for the .dat and the .frd, the parts of j->model that do
+ * not change during a run. */
+DT_INTERN dt_status dt_vtu_job_run(const dt_vtu_mesh *mesh, dt_frd *frd, dt_vtu_job *j,
+                                   dt_ctx *ctx);
 /* The integration points of a job as a VTU point cloud (output_points.c). */
 DT_INTERN dt_status dt_vtu_points_write(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
 DT_INTERN dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n, dt_ctx *ctx);
@@ -197,6 +226,34 @@ DT_INTERN dt_status dt_output_queue_check(dt_output *o, dt_ctx *ctx);
 DT_INTERN dt_status dt_output_queue_drain(dt_output *o, dt_ctx *ctx);
 /* Drain, stop and join the thread, free the slots; report a failed write. */
 DT_INTERN dt_status dt_output_queue_stop(dt_output *o, dt_ctx *ctx);
+
+/* <job name>.frd (output_frd.c) */
+/* Set up f for dir and m: the path, and whether m asks for the file; with fresh, an existing
+ * file of that name is removed, since the run writes it anew. name NULL or empty: "results".
+ * Errors: DT_ERR_INPUT for a name with a '/' or, when m asks for the file, a node or element id
+ * beyond the file's 10 digits; DT_ERR_IO, DT_ERR_NOMEM. */
+DT_INTERN dt_status dt_frd_open(dt_frd *f, const char *dir, const char *name, const dt_model *m,
+                                int fresh, dt_ctx *ctx);
+/* The extrapolation matrices of the element types of m (once per run, in the caller). */
+DT_INTERN dt_status dt_frd_build(dt_frd *f, const dt_model *m, dt_ctx *ctx);
+DT_INTERN void dt_frd_free(dt_frd *f);
+/* Whether the .frd is written at increment f (output.every, a step's end). */
+DT_INTERN int dt_frd_due(const dt_model *m, const dt_fields *f);
+/* Which blocks job j writes and the buffers the thread fills (the caller's thread). */
+DT_INTERN dt_status dt_frd_job_fill(const dt_frd *fr, dt_vtu_job *j, const dt_model *m,
+                                    dt_ctx *ctx);
+/* Append job j's result blocks (the header and the mesh first, at the first job) and the
+ * closing line. Runs in the writer thread; reads j->model. */
+DT_INTERN dt_status dt_frd_job_run(dt_frd *fr, dt_vtu_job *j, dt_ctx *ctx);
+/* Cut the file back to the state a checkpoint recorded (end, blocks, sets already set). */
+DT_INTERN dt_status dt_frd_resume(dt_frd *f, dt_ctx *ctx);
+
+/* CalculiX's internal nodal forces (the reaction at a constrained DOF, the applied load at a
+ * loaded free one) from the point stresses of f, at the nodes flagged in mask (NULL: every
+ * node); out holds 3 * n_nodes values. Returns 0, or -1 when f lacks the model's points
+ * (output_dat.c). */
+DT_INTERN int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
+                                 double *out);
 
 /* summary.json */
 DT_INTERN dt_status dt_summary_write(const char *path, const dt_output *o, const dt_model *m,

@@ -28,7 +28,7 @@ static void *writer_main(void *arg) {
     failed = q->err;
     pthread_mutex_unlock(&q->mu);
     memset(&jctx, 0, sizeof jctx);
-    if (failed == DT_OK) st = dt_vtu_job_run(q->mesh, j, &jctx);
+    if (failed == DT_OK) st = dt_vtu_job_run(q->mesh, q->frd, j, &jctx);
     pthread_mutex_lock(&q->mu);
     if (st != DT_OK && q->err == DT_OK) {
       q->err = st;
@@ -62,6 +62,7 @@ static dt_status queue_init(dt_output *o, dt_ctx *ctx) {
            "cannot create the output writer's condition variable");
   q->init = 1;
   q->mesh = &o->mesh;
+  q->frd = &o->frd;
 cleanup:
   if (rc != DT_OK && mu_ok) pthread_mutex_destroy(&q->mu);
   return rc;
@@ -105,7 +106,7 @@ dt_status dt_output_queue_submit(dt_output *o, dt_ctx *ctx) {
   if (q->sync) { /* the slot acquire gave is job[head], since nothing else is ever queued */
     dt_ctx jctx;
     memset(&jctx, 0, sizeof jctx);
-    q->err = dt_vtu_job_run(q->mesh, &q->job[q->head], &jctx);
+    q->err = dt_vtu_job_run(q->mesh, q->frd, &q->job[q->head], &jctx);
     q->err_ctx = jctx;
     return queue_error(q, ctx);
   }

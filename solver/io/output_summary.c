@@ -125,6 +125,9 @@ static json_t *files(const dt_output *o, int *err) {
   for (i = 0; i < o->n_vtu; i++)
     if (json_array_append_new(vtu, json_string(o->vtu[i].file)) != 0) *err = 1;
   put(f, "vtu", vtu, err);
+  /* the .frd's name follows the job's (dt_output_open): clients read it here */
+  put(f, "frd",
+      o->frd.on && o->frd.end > 0 ? json_string(strrchr(o->frd.path, '/') + 1) : json_null(), err);
   return f;
 }
 

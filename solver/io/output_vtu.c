@@ -260,7 +260,7 @@ cleanup:
 }
 
 dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, const dt_fields *f,
-                          int vtu, int dat, dt_ctx *ctx) {
+                          int vtu, int dat, const dt_frd *frd, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const unsigned want = vtu ? m->output.fields : 0u;
   const int have_qp = f->qp_ptr != NULL && f->n_elems > 0;
@@ -276,8 +276,9 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
   j->points = vtu && m->output.points && (f->qp_stress || f->qp_strain || f->qp_peeq);
   j->vtu = vtu;
   j->dat = dat;
+  j->frd = frd != NULL;
   j->model = m;
-  j->copied_u = (j->has_u || dat) && f->u;
+  j->copied_u = (j->has_u || dat || frd) && f->u;
   j->copied_rf = (j->has_rf || dat) && f->rf;
   DT_CHECK(!(j->has_u || j->has_rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
            "fields have %d nodes, the model %d", f->n_nodes, m->n_nodes);
@@ -331,6 +332,7 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
     JOB_BUF(j, cloud_point, nq);
     JOB_BUF(j, cloud_types, nq);
   }
+  if (frd) DT_TRY(dt_frd_job_fill(frd, j, m, ctx));
   DT_TRY(job_paths(j, dir, f->global_increment, ctx));
   if (j->dir == NULL) {
     DT_ALLOC(j->dir, strlen(dir) + 1, ctx, "the output directory of a write");
@@ -435,12 +437,13 @@ cleanup:
   return rc;
 }
 
-dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
+dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   if (j->vtu) DT_TRY(write_vtus(g, j, ctx));
-  /* The .dat after the VTUs: a failed VTU write stops the job before it, as it stops every
-   * later job. */
+  /* The .dat and the .frd after the VTUs: a failed VTU write stops the job before them, as it
+   * stops every later job. */
   if (j->dat) DT_TRY(append_dat(j, ctx));
+  if (j->frd) DT_TRY(dt_frd_job_run(frd, j, ctx));
 cleanup:
   return rc;
 }

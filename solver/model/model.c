@@ -231,6 +231,7 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->solver.pcg_max_iter, m->solver.pcg_rtol,
           m->solver.forcing == DT_FORCING_ADAPTIVE ? " (adaptive)" : "",
           dt_precond_names[m->solver.precond], m->solver.precond_auto ? " (auto)" : "");
-  fprintf(f, "  output: fields 0x%x, vtu %d, points %d, every %d, %d monitors\n", m->output.fields,
-          m->output.vtu, m->output.points, m->output.every, m->output.n_monitors);
+  fprintf(f, "  output: fields 0x%x, vtu %d, frd %d, points %d, every %d, %d monitors\n",
+          m->output.fields, m->output.vtu, m->output.frd, m->output.points, m->output.every,
+          m->output.n_monitors);
 }

@@ -251,6 +251,8 @@ typedef struct dt_print_request {
 typedef struct dt_output_options {
   unsigned fields; /* DT_OUT_* bits; default all */
   int vtu;         /* write VTU per converged increment (default 1) */
+  int frd;         /* write CalculiX's result file <job name>.frd at the same increments as the
+                      VTU (default 0; a deck's *NODE FILE / *EL FILE set it), io/output_frd.c */
   int points;      /* and beside it the integration-point values, increment_NNNN_points.vtu
                       (default 0: three times the main file's bytes on hexahedra) */
   int every;       /* write fields every n-th increment and always at a step's end (default 1) */

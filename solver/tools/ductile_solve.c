@@ -148,7 +148,18 @@ static void print_warning(const char *msg, void *user) {
   fprintf(stderr, "ductile-solve: warning: %s\n", msg);
 }
 
+/* The job's name, as CalculiX takes it from `ccx -i NAME`: the input file's name without its
+ * folder and extension (deck.inp -> deck), which names the .frd (deck.frd); the mesh's for a
+ * .msh with --job. */
+static void job_name(const char *path, char *name, size_t n) {
+  const char *base = strrchr(path, '/'), *dot;
+  base = base ? base + 1 : path;
+  dot = strrchr(base, '.');
+  snprintf(name, n, "%.*s", (int)(dot && dot > base ? dot - base : (long)strlen(base)), base);
+}
+
 int main(int argc, char **argv) {
+  char name[256];
   cli c;
   dt_ctx ctx = {0};
   dt_model *m = NULL;
@@ -201,6 +212,8 @@ int main(int argc, char **argv) {
   opt.checkpoint = c.checkpoint;
   opt.resume = c.resume;
   opt.outdir = c.outdir;
+  job_name(c.job, name, sizeof name);
+  opt.job_name = name;
   opt.progress = print_progress;
   if (c.view) opt.before_destroy = print_view;
   opt.user = &c;

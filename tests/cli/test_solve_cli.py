@@ -148,7 +148,8 @@ def main():
         rc, out, err = run(a.solver, [cube, "-o", "r5", "--frobnicate"], tmp)
         check(rc == 64, f"unknown flag: exit {rc}")
         # A deck's *EL PRINT of a field its *NODE FILE / *EL FILE do not ask for is still tabled
-        # (the fields a print needs are kept), and a deck without either writes no VTU.
+        # (the fields a print needs are kept), and a deck without either writes no VTU and no
+        # .frd; with one, the .frd is named after the deck, as ccx names it.
         deck = ("*NODE, NSET=NALL\n1, 0, 0, 0\n2, 1, 0, 0\n3, 1, 1, 0\n4, 0, 1, 0\n5, 0, 0, 1\n6, 1, 0, 1\n"
                 "7, 1, 1, 1\n8, 0, 1, 1\n*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8\n"
                 "*NSET, NSET=FIX\n1, 4, 5, 8\n*NSET, NSET=TIP\n2, 3, 6, 7\n"
@@ -167,6 +168,8 @@ def main():
             check(rc == 0 and len(rows) == 8 and any(abs(float(r[4])) > 0 for r in rows),
                   f"{name}: exit {rc}, *EL PRINT S rows {rows}")
             check(bool(vtus) == bool(files), f"{name}: VTU files {vtus}")
+            frd = os.path.join(tmp, name, name + ".frd")
+            check(os.path.exists(frd) == bool(files), f"{name}: {name}.frd exists: {os.path.exists(frd)}")
             check(bool(files) or "no *NODE FILE or *EL FILE" in err, f"{name}: no warning: {err!r}")
         # "auto" on the CPU backend: two_level from 20,000 DOFs (precond_kind.h); a 20 x 20 x 16
         # hex8 box has 22,491 DOFs.

@@ -87,7 +87,7 @@ static dt_status run_writer(const char *dir, const dt_model *m, dt_ctx *ctx) {
   dt_status rc;
   int inc;
   memset(&f, 0, sizeof f);
-  rc = dt_output_open(dir, m, &o, ctx);
+  rc = dt_output_open(dir, NULL, m, &o, ctx);
   for (inc = 1; rc == DT_OK && inc <= N_INC; inc++) {
     fix_fields(m, inc, &f);
     if (f.u == NULL || f.rf == NULL || f.qp_ptr == NULL || f.qp_x == NULL || f.qp_stress == NULL ||
@@ -356,12 +356,12 @@ static void check_errors(const char *base, const dt_model *m) {
   fclose(f);
   snprintf(dir, sizeof dir, "%s/sub", blocker);
   dt_ctx_reset(&ctx);
-  CHECK(dt_output_open(dir, m, &o, &ctx) == DT_ERR_IO && o == NULL, "open under a file");
+  CHECK(dt_output_open(dir, NULL, m, &o, &ctx) == DT_ERR_IO && o == NULL, "open under a file");
   CHECK(strstr(ctx.msg, blocker) != NULL, "message does not name the path: '%s'", ctx.msg);
   /* A row with the wrong number of monitors is a driver bug, reported, not written. */
   dt_ctx_reset(&ctx);
   snprintf(dir, sizeof dir, "%s/bad_row", base);
-  CHECK(dt_output_open(dir, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_output_open(dir, NULL, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
   fix_fields(m, 1, &fields);
   make_row(m, &fields, 1, &row);
   row.n_monitors = 1;

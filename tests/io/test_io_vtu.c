@@ -75,7 +75,7 @@ static void run(const char *dir, const dt_model *m) {
   dt_ctx ctx;
   int inc;
   dt_ctx_reset(&ctx);
-  CHECK(dt_output_open(dir, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_output_open(dir, NULL, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
   for (inc = 1; inc <= N_INC; inc++) {
     fix_fields(m, inc, &f);
     row_of(m, &f, &row);
@@ -153,7 +153,7 @@ static void check_save_state(const char *dir, const dt_model *m) {
   unsigned char *pvd;
   dt_ctx_reset(&ctx);
   CHECK(state != NULL, "tmpfile: %s", strerror(errno));
-  CHECK(dt_output_open(dir, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_output_open(dir, NULL, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
   for (int inc = 1; inc <= 3; inc++) {
     fix_fields(m, inc, &f);
     row_of(m, &f, &row);
@@ -185,7 +185,7 @@ static void check_failure(const char *dir, const dt_model *m) {
   size_t n;
   unsigned char *pvd;
   dt_ctx_reset(&ctx);
-  CHECK(dt_output_open(dir, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(dt_output_open(dir, NULL, m, &o, &ctx) == DT_OK, "%s", ctx.msg);
   remove(path_of(dir, "increment_%04d.vtu", 3)); /* from an earlier run of this test */
   CHECK(mkdir(path_of(dir, "increment_%04d.vtu", 2), 0755) == 0 || errno == EEXIST, "mkdir: %s",
         strerror(errno));
