@@ -226,3 +226,34 @@ void dt_h_result_vtu(dt_req *r) {
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
+
+/* A job's file of the CalculiX kind, once the job has ended: the writer thread grows it
+ * increment by increment while the job runs (the .frd is rewritten around its closing record),
+ * so until then it is 409 job_active; a job that wrote none (no field or print request) 404. */
+static void ended_file(dt_req *r, const char *file, const char *ext, const char *type) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  char state[16], path[4300], name[160];
+  memset(&ctx, 0, sizeof ctx);
+  DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
+  if (dt_job_active(state)) {
+    dt_reply_error(r, 409, "job_active", NULL,
+                   "the job is %s: %s is complete once it has ended (stream its events, or poll "
+                   "it)",
+                   state, file);
+    goto cleanup;
+  }
+  out_path(r, path, sizeof path, file);
+  snprintf(name, sizeof name, "%s.%s", r->param[0], ext);
+  dt_reply_file(r, path, type, name);
+cleanup:
+  dt_reply_status(r, rc, &ctx, NULL, NULL);
+}
+
+void dt_h_result_frd(dt_req *r) {
+  ended_file(r, "results.frd", "frd", "text/plain; charset=utf-8");
+}
+
+void dt_h_result_dat(dt_req *r) {
+  ended_file(r, "results.dat", "dat", "text/plain; charset=utf-8");
+}

@@ -148,6 +148,23 @@ def check_meshes(d, work):
 
 def check_decks(d):
     deck = open(os.path.join(DECKS, "hex8_elastic.inp"), "rb").read()
+    # with field output too: the .frd, besides the print requests' results.dat
+    deck_files = deck.replace(b"*END STEP", b"*NODE FILE\nU\n*EL FILE\nS\n*END STEP")
+    r = d.request("POST", "/v1/jobs", deck_files, {"Content-Type": "application/x-abaqus-inp"})
+    assert r.status == 201, r
+    early = d.request("GET", f"/v1/jobs/{r.json['id']}/results/results.frd", check=False)
+    assert early.status in (200, 409), early  # 409 job_active while it runs; it may be done already
+    if early.status == 409:
+        assert early.json["error"]["code"] == "job_active", early.json
+    j = d.wait_job(r.json["id"], timeout=120)
+    assert j["state"] == "succeeded", j
+    frd = d.request("GET", f"/v1/jobs/{j['id']}/results/results.frd")
+    assert frd.status == 200 and frd.body.startswith(b"    1C") and frd.body.endswith(b" 9999\n"), frd
+    assert b" -4  DISP" in frd.body and b" -4  STRESS" in frd.body, frd.body[:300]
+    assert frd.headers.get("content-disposition", "").find(j["id"] + ".frd") >= 0, frd.headers
+    dat = d.request("GET", f"/v1/jobs/{j['id']}/results/results.dat")
+    assert dat.status == 200 and b"displacements (vx,vy,vz) for set NALL" in dat.body, dat.body[:300]
+    print("ok: a deck job's results.frd and results.dat:", len(frd.body), "and", len(dat.body), "bytes")
     r = d.request("POST", "/v1/jobs", deck, {"Content-Type": "application/x-abaqus-inp"})
     assert r.status == 201, r
     j = d.wait_job(r.json["id"], timeout=120)
