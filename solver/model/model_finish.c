@@ -571,14 +571,10 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
 
   DT_CHECK(m != NULL, ctx, DT_ERR_INTERNAL, "dt_model_finish: model is NULL");
-  DT_TRY(check_arrays(m, ctx));
-  DT_TRY(resolve_dim(m, ctx));
-  DT_TRY(check_nodes(m, ctx));
-  DT_TRY(check_sets(m, ctx));
+  DT_TRY(dt_model_check_mesh(m, ctx)); /* the mesh alone, as an upload is checked */
   DT_TRY(check_materials(m, ctx));
   DT_TRY(assign_sections(m, ctx));
   DT_TRY(check_sections(m, ctx));
-  DT_TRY(check_geometry(m, ctx));
   DT_TRY(check_steps(m, ctx));
   resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
