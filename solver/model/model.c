@@ -20,6 +20,8 @@ static const struct {
     [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},   [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
     [DT_ELEM_HEX20] = {"hex20", 20, 6, 3},  [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
     [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3}, [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
+    /* a shell's two faces: S1 (SPOS) on the side of its normal, S2 (SNEG) on the other */
+    [DT_ELEM_SHELL4] = {"shell4", 4, 2, 3},
 };
 
 static int elem_type_valid(int type) { return type >= 0 && type < DT_ELEM_NTYPES; }
@@ -31,7 +33,8 @@ int dt_model_elem_nnodes(int type) { return elem_type_valid(type) ? elem_info[ty
 int dt_model_elem_nfaces(int type) { return elem_type_valid(type) ? elem_info[type].nfaces : 0; }
 int dt_model_elem_dim(int type) { return elem_type_valid(type) ? elem_info[type].dim : 0; }
 const char *dt_model_elem_type_list(void) {
-  return "hex8, tet4, tet10, hex20, hex20r, wedge6, wedge15, quad4, tri3, quad8, quad9, quad16";
+  return "hex8, tet4, tet10, hex20, hex20r, wedge6, wedge15, quad4, tri3, quad8, quad9, quad16, "
+         "shell4";
 }
 
 int dt_model_elem_type_from_name(const char *name) {
@@ -69,6 +72,10 @@ void dt_step_default(dt_step *s) {
   s->inc_min = 1e-5;
   s->inc_max = 1.0;
   s->max_cutbacks = 5;
+  s->procedure = DT_PROC_STATIC;
+  s->explicit_.dt_safety = 0.8;
+  s->explicit_.output_frames = 20;
+  s->explicit_.amplitude.kind = DT_AMP_STEP;
 }
 
 dt_status dt_model_create(dt_model **out, dt_ctx *ctx) {
@@ -123,6 +130,7 @@ void dt_model_destroy(dt_model **mp) {
   dt_free(m->sections);
   for (int i = 0; m->steps && i < m->n_steps; i++) step_free(&m->steps[i]);
   dt_free(m->steps);
+  dt_free(m->initial_velocities);
   dt_free(m->output.monitors);
   dt_free(m);
   *mp = NULL;
@@ -163,6 +171,7 @@ static const char *form_name(dt_formulation f) {
 static const char *kind_name(dt_section_kind k) {
   return k == DT_SECTION_SOLID          ? "solid"
          : k == DT_SECTION_PLANE_STRAIN ? "plane_strain"
+         : k == DT_SECTION_SHELL        ? "shell"
                                         : "plane_stress";
 }
 
@@ -196,7 +205,11 @@ static void view_steps(const dt_model *m, FILE *f) {
     const dt_step *s = &m->steps[i];
     fprintf(f, "  step %d \"%s\": %d bc, %d force, %d pressure, %d traction, %d body; ", i, s->name,
             s->n_bc, s->n_cload, s->n_pressure, s->n_traction, s->n_body);
-    if (s->automatic)
+    if (s->procedure == DT_PROC_EXPLICIT)
+      fprintf(f, "explicit dynamics, time %g, dt %g (safety %g), damping %g",
+              s->explicit_.time_period, s->explicit_.dt, s->explicit_.dt_safety,
+              s->explicit_.damping);
+    else if (s->automatic)
       fprintf(f, "automatic increments initial %g min %g max %g", s->inc_initial, s->inc_min,
               s->inc_max);
     else

@@ -31,8 +31,13 @@ typedef enum dt_elem_type {
   DT_ELEM_HEX20R = 9,   /* the same element, 2x2x2 points (C3D20R) */
   DT_ELEM_WEDGE6 = 10,  /* 6-node wedge (prism), 2 points (C3D6) */
   DT_ELEM_WEDGE15 = 11, /* 15-node serendipity wedge, 9 points (C3D15) */
-  DT_ELEM_NTYPES = 12
+  DT_ELEM_SHELL4 = 12,  /* 4-node MITC4 shell, 5 DOFs per node (S4, S4R): explicit steps only;
+                           the types before it are the continuum types of element/element.h */
+  DT_ELEM_NTYPES = 13
 } dt_elem_type;
+
+/* The continuum types (element/element.h) are the codes below this one. */
+#define DT_ELEM_NCONTINUUM DT_ELEM_SHELL4
 
 /* A named list of node or element indices (0-based, internal). */
 typedef struct dt_set {
@@ -53,12 +58,14 @@ typedef struct dt_surface {
 typedef struct dt_material {
   char name[DT_NAME_MAX];
   dt_material_params p;
+  double density; /* mass per volume; 0 when not given (explicit steps need it > 0) */
 } dt_material;
 
 typedef enum dt_section_kind {
   DT_SECTION_SOLID = 0,        /* 3D continuum */
   DT_SECTION_PLANE_STRAIN = 1, /* 2D, unit thickness unless given */
-  DT_SECTION_PLANE_STRESS = 2  /* 2D, thickness required (default 1) */
+  DT_SECTION_PLANE_STRESS = 2, /* 2D, thickness required (default 1) */
+  DT_SECTION_SHELL = 3         /* shell4 elements: thickness, points through it */
 } dt_section_kind;
 
 typedef enum dt_formulation {
@@ -75,13 +82,20 @@ typedef struct dt_section {
   int material; /* index into model->materials */
   dt_section_kind kind;
   dt_formulation form;
-  double thickness; /* 2D sections; 1 if not given */
+  double thickness; /* 2D and shell sections; 1 if not given */
+  int shell_points; /* shell sections: Gauss points through the thickness, 2..5; 0 (the default)
+                       until dt_model_finish resolves it: 2 for elastic, 5 for plastic materials */
 } dt_section;
 
-/* DOF bits for boundary conditions: x = 1, y = 2, z = 4. */
+/* DOF bits for boundary conditions: x = 1, y = 2, z = 4; the rotations of shell nodes about the
+ * global axes x = 8, y = 16, z = 32 (Abaqus DOFs 4-6). */
 #define DT_DOF_X 1u
 #define DT_DOF_Y 2u
 #define DT_DOF_Z 4u
+#define DT_DOF_RX 8u
+#define DT_DOF_RY 16u
+#define DT_DOF_RZ 32u
+#define DT_DOF_ROT (DT_DOF_RX | DT_DOF_RY | DT_DOF_RZ)
 
 /* Displacement boundary condition on a node set: for each DOF bit in `dofs`, the displacement
  * at the end of the step is value[d] (0 for "fixed"). */
@@ -91,6 +105,8 @@ typedef struct dt_bc {
   unsigned hold; /* bit d (within dofs): DOF d keeps the displacement the step starts from,
                       value[d] unused (CalculiX's *BOUNDARY, FIXED) */
   double value[3];
+  int velocity; /* explicit steps: value[] are velocities held through the step (Abaqus
+                   *BOUNDARY, TYPE=VELOCITY), not displacements; rotation bits are then fixed */
 } dt_bc;
 
 /* Concentrated force on every node of a set (force per node). */
@@ -121,6 +137,46 @@ typedef struct dt_body_force {
   double axis_point[3], axis[3];
 } dt_body_force;
 
+/* How a step is solved. */
+typedef enum dt_procedure {
+  DT_PROC_STATIC = 0,  /* implicit, Newton per increment (the default) */
+  DT_PROC_EXPLICIT = 1 /* explicit dynamics, central differences (solver/explicit/) */
+} dt_procedure;
+
+/* How an explicit step's loads follow time: held from the start, ramped linearly over the step,
+ * or a table of (time, factor) pairs, linear between them and constant after the last. */
+typedef enum dt_amplitude_kind {
+  DT_AMP_STEP = 0, /* factor 1 from the start (Abaqus's default for explicit dynamics) */
+  DT_AMP_RAMP = 1, /* factor t / time_period */
+  DT_AMP_TABLE = 2
+} dt_amplitude_kind;
+
+#define DT_AMP_MAX_POINTS 64
+typedef struct dt_amplitude {
+  dt_amplitude_kind kind;
+  int n; /* table points */
+  double t[DT_AMP_MAX_POINTS], a[DT_AMP_MAX_POINTS];
+} dt_amplitude;
+
+/* An explicit step's controls (the defaults are set by dt_step_default). */
+typedef struct dt_explicit_options {
+  double time_period;     /* simulated time of the step, > 0 */
+  double dt;              /* fixed time step; 0 (the default): the stable step */
+  double dt_safety;       /* the stable step's factor on the element estimate (default 0.8) */
+  double damping;         /* alpha of the mass-proportional damping C = alpha M, 1/time (0) */
+  double rotary_scale;    /* factor on the shells' rotary inertia; 0 (the default): the
+                             smallest factor that keeps the rotations from limiting the step */
+  int output_every;       /* fields every n-th time step; 0: by output_frames */
+  int output_frames;      /* fields at this many equal intervals of the step (default 20) */
+  dt_amplitude amplitude; /* how the step's loads follow time (default DT_AMP_STEP) */
+} dt_explicit_options;
+
+/* Initial velocity of a node set (explicit steps), translations only. */
+typedef struct dt_initial_velocity {
+  int nset;
+  double v[3];
+} dt_initial_velocity;
+
 /* A load step. Its BCs and loads are the complete state at the end of the step: loads ramp
  * linearly from the state the previous step left to these values; a DOF constrained before
  * but not here is released smoothly (its reaction ramps to the new load). */
@@ -142,6 +198,8 @@ typedef struct dt_step {
   double inc_min;     /* automatic: smallest increment before giving up (default 1e-5) */
   double inc_max;     /* automatic: largest increment (default 1) */
   int max_cutbacks;   /* cutbacks allowed per increment (default 5, both modes) */
+  dt_procedure procedure;      /* default static */
+  dt_explicit_options explicit_; /* procedure explicit */
 } dt_step;
 
 typedef enum dt_forcing_kind {
@@ -287,6 +345,8 @@ typedef struct dt_model {
   dt_section *sections;
   int n_steps;
   dt_step *steps;
+  int n_initial_velocities;
+  dt_initial_velocity *initial_velocities;
   dt_solver_options solver;
   dt_output_options output;
 } dt_model;

@@ -30,7 +30,7 @@ _Static_assert(DT_HEX20 == DT_ELEM_HEX20, "element.h type codes must match model
 _Static_assert(DT_HEX20R == DT_ELEM_HEX20R, "element.h type codes must match model.h");
 _Static_assert(DT_WEDGE6 == DT_ELEM_WEDGE6, "element.h type codes must match model.h");
 _Static_assert(DT_WEDGE15 == DT_ELEM_WEDGE15, "element.h type codes must match model.h");
-_Static_assert(DT_NTYPES == DT_ELEM_NTYPES, "element.h type codes must match model.h");
+_Static_assert(DT_NTYPES == DT_ELEM_NCONTINUUM, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
   switch (type) {
@@ -106,6 +106,7 @@ dt_status dt_elem_check_geometry(int type, const double *X, int64_t user_elem_id
   const char *where = "integration point";
   int n, dim, a, k, index = 1;
   double scale, dmin;
+  if (type == DT_ELEM_SHELL4) return dt_shell_check_geometry(X, user_elem_id, ctx);
   DT_CHECK(type >= 0 && type < DT_NTYPES, ctx, DT_ERR_INPUT, "element %lld: unknown type %d",
            (long long)user_elem_id, type);
   n = dt_elem_nnodes(type);
@@ -291,8 +292,12 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
     const dt_material *mat = &m->materials[sec->material];
     int has_bbar_type = 0, has_reduced_type = 0;
     FIN_CHECK(sec->kind == DT_SECTION_SOLID || sec->kind == DT_SECTION_PLANE_STRAIN ||
-                  sec->kind == DT_SECTION_PLANE_STRESS,
+                  sec->kind == DT_SECTION_PLANE_STRESS || sec->kind == DT_SECTION_SHELL,
               "section %d: invalid kind %d", s, (int)sec->kind);
+    if (sec->kind == DT_SECTION_SHELL || dt_section_has_shells(m, sec)) {
+      DT_TRY(dt_check_shell_section(m, s, ctx));
+      continue;
+    }
     FIN_CHECK(isfinite(sec->thickness) && sec->thickness > 0,
               "section %d (element set \"%s\"): thickness must be > 0", s, sec->elset_name);
     FIN_CHECK(!(sec->kind == DT_SECTION_PLANE_STRESS && mat->p.plastic),
@@ -408,7 +413,7 @@ static int vec_ok(const double *v, int dim) {
 
 static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  unsigned dof_mask = m->dim == 3 ? 7u : 3u;
+  unsigned dof_mask = (m->dim == 3 ? 7u : 3u) | (dt_model_has_shells(m) ? DT_DOF_ROT : 0u);
 
   DT_TRY(check_increments(s, i, ctx));
   for (int b = 0; b < s->n_bc; b++) {
@@ -576,6 +581,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(assign_sections(m, ctx));
   DT_TRY(check_sections(m, ctx));
   DT_TRY(check_steps(m, ctx));
+  DT_TRY(dt_check_explicit(m, ctx));
   resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
   resolve_precond(m);

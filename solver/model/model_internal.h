@@ -29,4 +29,17 @@ DT_INTERN int dt_model_elem_dim(int type);
 DT_INTERN int dt_material_params_check(const dt_material_params *p, char *field, size_t nfield,
                                        char *msg, size_t nmsg);
 
+/* Explicit dynamics and shells (model_finish_explicit.c). */
+DT_INTERN int dt_model_has_shells(const dt_model *m);
+/* 1 when the section's element set holds a shell4 element. */
+DT_INTERN int dt_section_has_shells(const dt_model *m, const dt_section *sec);
+/* A shell section: shell4 elements only, thickness, points through it (resolves the default). */
+DT_INTERN dt_status dt_check_shell_section(dt_model *m, int s, dt_ctx *ctx);
+/* A shell4 element's corners: finite, and the four corner normals on one side (not folded or
+ * degenerate). */
+DT_INTERN dt_status dt_shell_check_geometry(const double *X, int64_t user_elem_id, dt_ctx *ctx);
+/* The rules of explicit steps: all steps explicit or none, the element types, materials with
+ * a density, the step controls, the loads and boundary conditions explicit steps support. */
+DT_INTERN dt_status dt_check_explicit(dt_model *m, dt_ctx *ctx);
+
 #endif
