@@ -209,11 +209,22 @@ static void flush_converged(run_ctx *run) {
   p->increments_done++;
   p->percent = ev->percent;
   p->residual = ev->residual;
-  emit(run, "increment.converged",
-       json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done, "step",
-                 ev->step + 1, "increment", ev->increment, "load_factor", ev->load_factor,
-                 "newton_iterations", ev->newton_iter, "residual", num(ev->residual),
-                 "plastic_points", ev->n_plastic, "percent", ev->percent));
+  {
+    json_t *o =
+        json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f}", "n", p->increments_done, "step",
+                  ev->step + 1, "increment", ev->increment, "load_factor", ev->load_factor,
+                  "newton_iterations", ev->newton_iter, "residual", num(ev->residual),
+                  "plastic_points", ev->n_plastic, "percent", ev->percent);
+    if (o && ev->has_energy) /* an explicit run's frame: its time and energy balance */
+      json_object_set_new(o, "energy",
+                          json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "time",
+                                    num(ev->energy.time), "kinetic", num(ev->energy.kinetic),
+                                    "internal_work", num(ev->energy.internal), "external_work",
+                                    num(ev->energy.external), "damping_work",
+                                    num(ev->energy.damping), "strain_energy",
+                                    num(ev->energy.strain), "balance", num(ev->energy.balance)));
+    emit(run, "increment.converged", o);
+  }
 }
 
 static int on_progress(const dt_progress *ev, void *user) {
@@ -285,6 +296,21 @@ static int on_progress(const dt_progress *ev, void *user) {
                    "load_factor", ev->load_factor, "reason", dt_reason_name(ev->reason), "message",
                    for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     break;
+  case DT_EV_EXPLICIT:
+    if (stopping(run->w)) {
+      run->shutdown_stop = 1;
+      return 1;
+    }
+    check_limits(run);
+    check_cancel_requested(run);
+    p->percent = ev->percent;
+    emit(run, "explicit.progress",
+         json_pack("{s:i, s:o, s:o, s:I, s:I, s:o, s:f}", "step", ev->step + 1, "time",
+                   num(ev->time), "time_step", num(ev->time_step), "time_steps",
+                   (json_int_t)ev->time_steps, "time_steps_step", (json_int_t)ev->time_steps_step,
+                   "eta_seconds", num(ev->eta_seconds), "percent", ev->percent));
+    if (run->limit_code) return 1;
+    return atomic_load(&run->w->cancel);
   case DT_EV_STEP_DONE:
     emit(run, "step.completed",
          json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));

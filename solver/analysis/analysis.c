@@ -23,6 +23,7 @@
 #include "io/output.h"
 #include "core/host_arrays.h"
 #include "element/element.h"
+#include "explicit/explicit.h"
 #include "problem/loads.h"
 #include "newton.h"
 
@@ -469,6 +470,8 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   int stop = 0, first_step = 0;
   step_start start = {0.0, 0.0, 0.0, 0, 0};
   double t0 = dt_seconds();
+  if (m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT) /* all are (model_finish) */
+    return dt_explicit_run(m, opt, summary, ctx);
   memset(&r, 0, sizeof r);
   memset(summary, 0, sizeof *summary);
   r.m = m;
@@ -538,6 +541,10 @@ dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *b
   char note[256];
   *bytes = 0.0;
   DT_TRY(dt_backend_find(backend, &o, note, sizeof note, ctx));
+  if (m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT) {
+    *bytes = dt_xp_bytes(m->n_elems, dt_xp_model_layers(m));
+    goto cleanup;
+  }
   DT_TRY(dt_problem_create(m, &pb, ctx));
   if (o->estimate) DT_TRY(o->estimate(pb, bytes, ctx));
 cleanup:
@@ -548,8 +555,10 @@ cleanup:
 double dt_analysis_floor_bytes(const dt_model_size *s) {
   int dpn = s->dim == 3 ? 3 : 2;
   double dofs = s->keeps_all ? (double)s->n_nodes * dpn : 0.0, n_qp = 0.0;
-  for (int t = 0; t < DT_ELEM_NTYPES; t++)
+  for (int t = 0; t < DT_ELEM_NCONTINUUM; t++)
     n_qp += (double)s->n_type[t] * dt_elem_nqp(t == DT_ELEM_HEX20 ? DT_ELEM_HEX20R : t);
-  /* as dt_cpu_estimate counts them; the CUDA backend's estimate holds these and more */
-  return 8.0 * (DT_VEC_COUNT * dofs + dofs * dpn + (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * n_qp);
+  /* as dt_cpu_estimate counts them; the CUDA backend's estimate holds these and more; shells
+   * (explicit) at their elastic size */
+  return 8.0 * (DT_VEC_COUNT * dofs + dofs * dpn + (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * n_qp) +
+         dt_xp_bytes((double)s->n_type[DT_ELEM_SHELL4], 0);
 }

@@ -19,8 +19,19 @@ typedef enum dt_event_kind {
   DT_EV_NEWTON_ITER = 3,
   DT_EV_INCREMENT_DONE = 4,
   DT_EV_CUTBACK = 5,
-  DT_EV_STEP_DONE = 6
+  DT_EV_STEP_DONE = 6,
+  DT_EV_EXPLICIT = 7 /* an explicit step's progress: time, step size, energies (below) */
 } dt_event_kind;
+
+/* The energy balance of an explicit run, at one time (explicit_kernel.h says how each term is
+ * integrated): kinetic energy, internal work, external work, work of the damping forces, the
+ * balance kinetic + internal + damping - external - initial kinetic, which central differences
+ * keep at 0 to round-off, and the strain energy (elastic materials: the potential, so internal
+ * work minus strain energy is what plasticity dissipated). */
+typedef struct dt_energy {
+  double time;
+  double kinetic, internal, external, damping, balance, strain;
+} dt_energy;
 
 typedef struct dt_progress {
   dt_event_kind kind;
@@ -41,6 +52,14 @@ typedef struct dt_progress {
   const char *text;    /* INFO line or CUTBACK explanation */
   int resumed;         /* INFO: 1 when this line reports a resume from a checkpoint */
   const char *backend; /* the backend running the analysis ("cpu", "cuda"), once chosen */
+  /* DT_EV_EXPLICIT: */
+  double time;          /* simulated time within the step */
+  double time_step;     /* its time step */
+  long time_steps;      /* time steps done in the step */
+  long time_steps_step; /* the step's time steps */
+  double eta_seconds;   /* estimated wall time left in the run */
+  int has_energy;       /* energy is set (an output frame's balance) */
+  dt_energy energy;
 } dt_progress;
 
 /* Return nonzero to cancel the run (it stops at the next Newton iteration, keeping the

@@ -95,8 +95,11 @@ typedef struct dt_run_summary {
   double seconds_output;          /* per converged increment: fields downloaded, files written */
   double seconds_output_download; /* the part of seconds_output spent getting the fields from
                                      the backend into host arrays */
-  double seconds_loads; /* per step: loads and constraints formed and sent to the backend */
-  double max_u;         /* at the last converged increment */
+  double seconds_loads;  /* per step: loads and constraints formed and sent to the backend */
+  long time_steps;       /* explicit steps: time steps done over the run */
+  double time_step;      /* explicit steps: the last step's time step */
+  double energy_balance; /* explicit steps: the largest |balance| / largest energy term */
+  double max_u;          /* at the last converged increment */
   double max_mises;
   double max_peeq;
 } dt_run_summary;

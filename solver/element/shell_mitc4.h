@@ -338,6 +338,17 @@ DT_HD static inline int dt_mitc4_plane_stress(const dt_material_params *m, const
   const double *p = old->eps_p;
   int it, i, res = DT_MAT_NO_CONVERGENCE;
   eps[2] = p[2] - m->nu / (1.0 - m->nu) * (eps[0] - p[0] + eps[1] - p[1]);
+  if (m->plastic == DT_PLASTIC_NONE) { /* the closed form the Newton below converges to */
+    const double Ep = m->E / (1.0 - m->nu * m->nu);
+    sig[0] = Ep * (eps[0] + m->nu * eps[1]);
+    sig[1] = Ep * (eps[1] + m->nu * eps[0]);
+    sig[2] = 0.0;
+    sig[3] = G * eps[3];
+    sig[4] = DT_MITC4_SHEAR_K * G * eps[4];
+    sig[5] = DT_MITC4_SHEAR_K * G * eps[5];
+    if (st != old) *st = *old;
+    return DT_MAT_ELASTIC;
+  }
   for (i = 0; i < 6; i++) emax = fmax(emax, fabs(eps[i] - p[i]));
   for (it = 0; it < DT_MITC4_E33_MAX_ITER; it++) {
     res = dt_material_update_form(m, DT_STATE_3D, eps, old, st, sig, 0, &form);

@@ -14,12 +14,18 @@ static const struct {
   const char *name;
   int nnodes, nfaces, dim;
 } elem_info[DT_ELEM_NTYPES] = {
-    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},     [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
-    [DT_ELEM_TET10] = {"tet10", 10, 4, 3},  [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
-    [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},     [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
-    [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},   [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
-    [DT_ELEM_HEX20] = {"hex20", 20, 6, 3},  [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
-    [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3}, [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
+    [DT_ELEM_HEX8] = {"hex8", 8, 6, 3},
+    [DT_ELEM_TET4] = {"tet4", 4, 4, 3},
+    [DT_ELEM_TET10] = {"tet10", 10, 4, 3},
+    [DT_ELEM_QUAD4] = {"quad4", 4, 4, 2},
+    [DT_ELEM_TRI3] = {"tri3", 3, 3, 2},
+    [DT_ELEM_QUAD8] = {"quad8", 8, 4, 2},
+    [DT_ELEM_QUAD9] = {"quad9", 9, 4, 2},
+    [DT_ELEM_QUAD16] = {"quad16", 16, 4, 2},
+    [DT_ELEM_HEX20] = {"hex20", 20, 6, 3},
+    [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
+    [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3},
+    [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
     /* a shell's two faces: S1 (SPOS) on the side of its normal, S2 (SNEG) on the other */
     [DT_ELEM_SHELL4] = {"shell4", 4, 2, 3},
 };

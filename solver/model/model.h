@@ -192,13 +192,13 @@ typedef struct dt_step {
   dt_traction *traction;
   int n_body;
   dt_body_force *body;
-  int automatic;      /* 0: fixed increments; 1: automatic with cutback */
-  int n_increments;   /* fixed: number of equal increments (default 1) */
-  double inc_initial; /* automatic: first increment as a fraction of the step (default 1) */
-  double inc_min;     /* automatic: smallest increment before giving up (default 1e-5) */
-  double inc_max;     /* automatic: largest increment (default 1) */
-  int max_cutbacks;   /* cutbacks allowed per increment (default 5, both modes) */
-  dt_procedure procedure;      /* default static */
+  int automatic;          /* 0: fixed increments; 1: automatic with cutback */
+  int n_increments;       /* fixed: number of equal increments (default 1) */
+  double inc_initial;     /* automatic: first increment as a fraction of the step (default 1) */
+  double inc_min;         /* automatic: smallest increment before giving up (default 1e-5) */
+  double inc_max;         /* automatic: largest increment (default 1) */
+  int max_cutbacks;       /* cutbacks allowed per increment (default 5, both modes) */
+  dt_procedure procedure; /* default static */
   dt_explicit_options explicit_; /* procedure explicit */
 } dt_step;
 

@@ -41,8 +41,7 @@ dt_status dt_check_shell_section(dt_model *m, int s, dt_ctx *ctx) {
                                   : "a shell section takes shell4 elements only");
   }
   FIN_CHECK(isfinite(sec->thickness) && sec->thickness > 0,
-            "section %d (element set \"%s\"): the shell thickness must be > 0", s,
-            sec->elset_name);
+            "section %d (element set \"%s\"): the shell thickness must be > 0", s, sec->elset_name);
   FIN_CHECK(mat->p.plastic == DT_PLASTIC_NONE || mat->p.plastic == DT_PLASTIC_J2,
             "section %d (element set \"%s\"): material \"%s\": shells take elastic and J2 "
             "materials, not Mohr-Coulomb",
@@ -112,8 +111,8 @@ static dt_status check_amplitude(const dt_step *s, int i, dt_ctx *ctx) {
               "step %d \"%s\": amplitude point %d must be finite with time >= 0", i, s->name,
               k + 1);
     FIN_CHECK(k == 0 || a->t[k] > a->t[k - 1],
-              "step %d \"%s\": amplitude times must increase (point %d at %g after %g)", i,
-              s->name, k + 1, a->t[k], a->t[k - 1]);
+              "step %d \"%s\": amplitude times must increase (point %d at %g after %g)", i, s->name,
+              k + 1, a->t[k], a->t[k - 1]);
   }
 cleanup:
   return rc;

@@ -138,7 +138,17 @@ static int print_progress(const dt_progress *ev, void *user) {
     printf("  increment %d did not converge (%s): cutting back\n", ev->increment, ev->text);
     break;
   case DT_EV_STEP_DONE: printf("step %d done\n", ev->step + 1); break;
+  case DT_EV_EXPLICIT:
+    if (!c->quiet)
+      printf("  time %.6g: %ld of %ld time steps of %.4g (%.1f%%, %.0f s left)\n", ev->time,
+             ev->time_steps, ev->time_steps_step, ev->time_step, ev->percent, ev->eta_seconds);
+    break;
   }
+  if (ev->kind == DT_EV_INCREMENT_DONE && ev->has_energy && !c->quiet)
+    printf("    energy at %.6g: kinetic %.6g, internal work %.6g, external work %.6g, damping "
+           "%.6g, balance %.3g\n",
+           ev->energy.time, ev->energy.kinetic, ev->energy.internal, ev->energy.external,
+           ev->energy.damping, ev->energy.balance);
   fflush(stdout);
   return 0;
 }

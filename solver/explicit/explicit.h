@@ -1,0 +1,97 @@
+/* Explicit dynamics of shells: the model compiled into node copies, the backends' operations,
+ * and the driver's entry point.
+ *
+ * dt_analysis_run hands a job whose steps are explicit to dt_explicit_run (explicit_run.c),
+ * which compiles the model (explicit_problem.c), gives it to a backend (explicit_cpu.c, or
+ * cuda/cuda_explicit.cu) and steps through time with central differences, reporting progress,
+ * the energy balance and the fields at the requested frames. The time step itself is
+ * explicit_kernel.h, one function both backends call for every element. */
+#ifndef DT_EXPLICIT_H
+#define DT_EXPLICIT_H
+
+#include "analysis/analysis.h"
+#include "explicit_kernel.h"
+#include "model/model.h"
+
+/* The model as node copies (explicit_kernel.h has the layout): what a backend uploads once. */
+typedef struct dt_xp_problem {
+  int ne, n_layers, n_mats;
+  int n_nbr; /* entries of nbr */
+  double *X0, *D0, *mass;
+  int *owner, *nbr_ptr, *nbr;
+  double *thick;
+  int *mat;
+  dt_material_params *mats;
+  int plastic;    /* some element has a plastic material: history is kept */
+  int *node;      /* per copy: the model's node index */
+  double dt_crit; /* the stable step estimate, min over elements (before the safety factor) */
+  int dt_crit_elem;
+  double rotary_factor; /* the largest factor applied to a node's rotary inertia */
+} dt_xp_problem;
+
+/* What changes from step to step: prescribed motion, loads, and the start state. */
+typedef struct dt_xp_step {
+  int n_bcs;
+  dt_xp_bc *bcs;
+  int *bc;          /* per copy */
+  double *fc;       /* 3 per copy, SoA */
+  double *pressure; /* per element */
+} dt_xp_step;
+
+/* The state a backend reports: per copy u (3), v (5), q (4), SoA as in the kernel; per
+ * element the energy accumulators and the yielded points. */
+typedef struct dt_xp_state {
+  double *u, *v, *q, *work;
+  int *plastic;
+} dt_xp_state;
+
+/* A backend of explicit dynamics. */
+typedef struct dt_xp_ops {
+  const char *name;
+  /* Take the problem (copied) with every copy at rest at its reference position, and the
+   * given initial velocities (5 per copy, SoA; NULL: at rest). */
+  dt_status (*create)(const dt_xp_problem *xp, const double *v0, int threads, int device,
+                      void **impl, dt_ctx *ctx);
+  dt_status (*set_step)(void *impl, const dt_xp_step *st, dt_ctx *ctx);
+  /* Run one time step (explicit_kernel.h); *failed set when an element's update failed. */
+  dt_status (*step)(void *impl, const dt_xp_time *T, dt_ctx *ctx);
+  /* Copy the state to the host arrays of out (allocated by the caller, sizes as above). */
+  dt_status (*get)(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx);
+  void (*destroy)(void *impl);
+} dt_xp_ops;
+
+extern const dt_xp_ops dt_xp_cpu_ops;
+#ifdef DUCTILE_HAVE_CUDA
+extern const dt_xp_ops dt_xp_cuda_ops;
+#endif
+
+/* Compile the model (finished by dt_model_finish, all steps explicit). */
+dt_status dt_xp_problem_build(const dt_model *m, dt_xp_problem *xp, dt_ctx *ctx);
+void dt_xp_problem_free(dt_xp_problem *xp);
+/* The loads and prescribed motion of step s. */
+dt_status dt_xp_step_build(const dt_model *m, const dt_xp_problem *xp, int s, dt_xp_step *st,
+                           dt_ctx *ctx);
+void dt_xp_step_free(dt_xp_step *st);
+/* The initial velocities of the model's node sets, 5 per copy SoA (rotations 0); NULL when
+ * the model has none. */
+dt_status dt_xp_initial_velocity(const dt_model *m, const dt_xp_problem *xp, double **v0,
+                                 dt_ctx *ctx);
+/* The amplitude of a step at time t of the step, and its rate. */
+double dt_xp_amplitude(const dt_amplitude *a, double T, double t);
+double dt_xp_amplitude_rate(const dt_amplitude *a, double T, double t);
+
+/* Bytes a backend holds for ne shell elements with n_layers points through the thickness of
+ * plastic ones (0: elastic): node copies, forces, energies, gather lists (4 sharing elements
+ * per node, as in a quadrilateral mesh), history. */
+double dt_xp_bytes(double ne, int n_layers);
+/* DRAM bytes one time step moves per element at least (the gathered forces counted once per
+ * copy, as if the cache served the other elements' reads of them): the benchmark's floor. */
+double dt_xp_step_bytes(int n_layers);
+/* The points through the thickness the model's plastic shells need (0 when all are elastic). */
+int dt_xp_model_layers(const dt_model *m);
+
+/* Run a job whose steps are explicit (dt_analysis_run's contract). */
+dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
+                          dt_ctx *ctx);
+
+#endif

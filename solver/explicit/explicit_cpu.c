@@ -1,0 +1,161 @@
+/* The CPU backend of explicit dynamics: the element step of explicit_kernel.h in an OpenMP
+ * loop over the elements, on the same node-copy arrays the CUDA backend keeps on the device,
+ * so the two backends agree to round-off (and the tests of the scheme run in CI). */
+#include <string.h>
+
+#include "core/omp_threads.h"
+#include "explicit.h"
+
+typedef struct xp_cpu {
+  dt_xp_problem xp; /* shallow copy: the arrays below are this backend's own */
+  dt_xp_view view;
+  double *u, *v, *q, *f[2], *hist, *work;
+  int *plastic;
+  int cur; /* the force buffer the next step reads */
+  int failed;
+  int threads;
+  dt_xp_step st;
+} xp_cpu;
+
+static void *dup_array(const void *src, size_t bytes) {
+  void *p = dt_malloc(bytes ? bytes : 1);
+  if (p && bytes) memcpy(p, src, bytes);
+  return p;
+}
+
+static void cpu_destroy(void *impl) {
+  xp_cpu *c = impl;
+  if (!c) return;
+  dt_xp_problem_free(&c->xp);
+  dt_xp_step_free(&c->st);
+  dt_free(c->u);
+  dt_free(c->v);
+  dt_free(c->q);
+  dt_free(c->f[0]);
+  dt_free(c->f[1]);
+  dt_free(c->hist);
+  dt_free(c->work);
+  dt_free(c->plastic);
+  dt_free(c);
+}
+
+/* A deep copy of the problem's arrays (the caller may free its problem). */
+static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const size_t nc = 4 * (size_t)s->ne;
+  *d = *s;
+#define DUP(field, count)                                                                          \
+  do {                                                                                             \
+    d->field = dup_array(s->field, (count) * sizeof *s->field);                                    \
+    DT_CHECK(d->field != NULL, ctx, DT_ERR_NOMEM, "out of memory copying " #field);                \
+  } while (0)
+  d->X0 = d->D0 = d->mass = d->thick = NULL;
+  d->owner = d->nbr_ptr = d->nbr = d->mat = d->node = NULL;
+  d->mats = NULL;
+  DUP(X0, 3 * nc);
+  DUP(D0, 3 * nc);
+  DUP(mass, 2 * nc);
+  DUP(owner, nc);
+  DUP(nbr_ptr, nc + 1);
+  DUP(nbr, (size_t)s->n_nbr);
+  DUP(thick, (size_t)s->ne);
+  DUP(mat, (size_t)s->ne);
+  DUP(mats, (size_t)s->n_mats);
+  DUP(node, nc);
+#undef DUP
+cleanup:
+  return rc;
+}
+
+static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threads, int device,
+                            void **impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cpu *c = NULL;
+  const size_t nc = 4 * (size_t)xp->ne, ne = (size_t)xp->ne;
+  (void)device;
+
+  DT_ALLOC(c, 1, ctx, "the explicit CPU backend");
+  DT_TRY(copy_problem(xp, &c->xp, ctx));
+  c->threads = threads;
+  DT_ALLOC(c->u, 3 * nc, ctx, "displacements");
+  DT_ALLOC(c->v, 5 * nc, ctx, "velocities");
+  DT_ALLOC(c->q, 4 * nc, ctx, "rotations");
+  DT_ALLOC(c->f[0], 5 * nc, ctx, "forces");
+  DT_ALLOC(c->f[1], 5 * nc, ctx, "forces");
+  DT_ALLOC(c->work, DT_XP_WORK * ne, ctx, "energy accumulators");
+  DT_ALLOC(c->plastic, ne, ctx, "yielded points");
+  if (xp->plastic)
+    DT_ALLOC(c->hist, (size_t)DT_MAT_STATE_DOUBLES * 4 * xp->n_layers * ne, ctx, "plastic history");
+  for (size_t i = 0; i < nc; i++) c->q[i] = 1.0; /* w = 1: no rotation */
+  if (v0) memcpy(c->v, v0, 5 * nc * sizeof *c->v);
+  *impl = c;
+  c = NULL;
+cleanup:
+  cpu_destroy(c);
+  return rc;
+}
+
+static dt_status cpu_set_step(void *impl, const dt_xp_step *st, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cpu *c = impl;
+  const size_t nc = 4 * (size_t)c->xp.ne;
+  dt_xp_step_free(&c->st);
+  c->st.n_bcs = st->n_bcs;
+  c->st.bcs = dup_array(st->bcs, (size_t)st->n_bcs * sizeof *st->bcs);
+  c->st.bc = dup_array(st->bc, nc * sizeof *st->bc);
+  c->st.fc = dup_array(st->fc, 3 * nc * sizeof *st->fc);
+  c->st.pressure = dup_array(st->pressure, (size_t)c->xp.ne * sizeof *st->pressure);
+  DT_CHECK(c->st.bcs && c->st.bc && c->st.fc && c->st.pressure, ctx, DT_ERR_NOMEM,
+           "out of memory for the step's loads");
+cleanup:
+  return rc;
+}
+
+static void fill_view(xp_cpu *c) {
+  dt_xp_view *v = &c->view;
+  v->ne = c->xp.ne;
+  v->n_layers = c->xp.n_layers;
+  v->u = c->u, v->v = c->v, v->q = c->q;
+  v->X0 = c->xp.X0, v->D0 = c->xp.D0, v->mass = c->xp.mass;
+  v->fc = c->st.fc, v->bc = c->st.bc, v->owner = c->xp.owner;
+  v->nbr_ptr = c->xp.nbr_ptr, v->nbr = c->xp.nbr;
+  v->thick = c->xp.thick, v->pressure = c->st.pressure, v->mat = c->xp.mat;
+  v->hist = c->hist, v->work = c->work, v->plastic = c->plastic, v->failed = &c->failed;
+  v->f_in = c->f[c->cur], v->f_out = c->f[1 - c->cur];
+  v->bcs = c->st.bcs, v->mats = c->xp.mats;
+}
+
+static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
+  xp_cpu *c = impl;
+  const int ne = c->xp.ne;
+  (void)ctx;
+  fill_view(c);
+  {
+    const dt_xp_view *v = &c->view;
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(c->threads > 0 ? c->threads : dt_omp_max_threads())
+    for (int e = 0; e < ne; e++) dt_xp_element_step(v, T, e);
+  }
+  c->cur = 1 - c->cur;
+  return DT_OK;
+}
+
+static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
+  xp_cpu *c = impl;
+  const size_t nc = 4 * (size_t)c->xp.ne, ne = (size_t)c->xp.ne;
+  (void)ctx;
+  if (out->u) memcpy(out->u, c->u, 3 * nc * sizeof *c->u);
+  if (out->v) memcpy(out->v, c->v, 5 * nc * sizeof *c->v);
+  if (out->q) memcpy(out->q, c->q, 4 * nc * sizeof *c->q);
+  if (out->work) memcpy(out->work, c->work, DT_XP_WORK * ne * sizeof *c->work);
+  if (out->plastic) memcpy(out->plastic, c->plastic, ne * sizeof *c->plastic);
+  *failed = c->failed;
+  return DT_OK;
+}
+
+const dt_xp_ops dt_xp_cpu_ops = {.name = "cpu",
+                                 .create = cpu_create,
+                                 .set_step = cpu_set_step,
+                                 .step = cpu_step,
+                                 .get = cpu_get,
+                                 .destroy = cpu_destroy};

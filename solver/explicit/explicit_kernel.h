@@ -1,0 +1,339 @@
+/* One explicit time step of one shell element: the whole of a step's work, shared by the CPU
+ * backend (an OpenMP loop over elements, explicit_cpu.c) and the CUDA backend (a thread per
+ * element, cuda/cuda_explicit.cu), so both run the same arithmetic (STYLE.md §3).
+ *
+ * The scheme is the element-centric central-difference step of [Bartezzaghi2015, Sec. 3]
+ * (seed 001): every element keeps private copies of its four nodes and integrates them
+ * itself, in the reordered form (3.1)-(3.6): the step starts by gathering, for each of its
+ * nodes, the forces that every element sharing the node wrote in the previous step (its own
+ * included), turns them into accelerations, half-step velocities and new positions, and ends
+ * by evaluating its own forces at the new positions, written to the other of two force buffers
+ * (double buffering: no atomics, no colouring, no synchronisation inside a step).
+ *
+ * Where it departs from the paper, and why:
+ *  - the gather runs over the sharing elements in ascending element order, self included
+ *    (dt_xp_view.nbr), so every copy of a node adds the same numbers in the same order and
+ *    the copies stay bitwise identical (the paper does not say how its copies stay equal);
+ *  - a node's rotation is one unit quaternion instead of a director and two basis vectors:
+ *    the current director and rotation axes are the quaternion applied to the reference
+ *    ones, 4 doubles read and written per node copy instead of 9, and no drift from
+ *    orthonormality;
+ *  - the rotational DOFs' values are not stored (they have no meaning for large rotations);
+ *  - each element accumulates its own share of the energy balance (internal work, external
+ *    work, damping work, and at output steps the kinetic energy), so the balance costs no
+ *    reduction per step and is summed on the host only when it is reported.
+ *
+ * Layout: structure of arrays. A node copy is (element e, local node a), index c = 4e + a; a
+ * per-copy quantity with k components stores component j of copy c at [j * ns + c], ns = 4 ne.
+ * Forces per copy: 3 forces (global axes) and 2 moments (about the node's current rotation
+ * axes v1, v2), the resisting force f_int - f_pressure. */
+#ifndef DT_EXPLICIT_KERNEL_H
+#define DT_EXPLICIT_KERNEL_H
+
+#include "core/hd.h"
+#include "element/shell_mitc4.h"
+
+#define DT_XP_MAX_POINTS 5 /* points through the thickness */
+/* Per-element energy accumulators: the works through t^n (interval [t^n, t^{n+1}] added by
+ * the step from t^n), and, written by a step with dt_xp_time.energy set, the kinetic energy at
+ * t^n of the element's own nodes, 1/2 m v^{n-1/2} v^{n+1/2} (with which central differences
+ * conserve energy exactly on a linear model), and the works through t^n. */
+#define DT_XP_WORK 8
+#define DT_XP_W_INT 0  /* internal work, trapezoidal */
+#define DT_XP_W_EXT 1  /* external work: pressures and concentrated forces, trapezoidal */
+#define DT_XP_W_DAMP 2 /* work of the damping forces */
+#define DT_XP_KE 3     /* at t^n: kinetic energy */
+#define DT_XP_S_INT 4  /* at t^n: internal work */
+#define DT_XP_S_EXT 5  /* at t^n: external work */
+#define DT_XP_S_DAMP 6 /* at t^n: damping work */
+#define DT_XP_U                                                                                    \
+  7 /* strain energy at t^{n+1}, written by a step with dt_xp_time.strain set
+                          (elastic materials: the potential; plastic: its elastic part) */
+
+/* A node's prescribed motion: fix bits (DT_DOF_X.. of model.h, 1 2 4 translations, 8 16 32
+ * rotations about the global axes) and the translations' values: velocities times the
+ * amplitude, or, where bit k of `rate` is set, displacements times the amplitude's rate. */
+typedef struct dt_xp_bc {
+  unsigned fix;
+  unsigned rate;
+  double value[3];
+} dt_xp_bc;
+
+typedef struct dt_xp_view {
+  int ne;       /* elements */
+  int n_layers; /* points through the thickness of plastic elements (history per element) */
+  /* per node copy, SoA with stride 4 ne */
+  double *u;          /* 3: displacement */
+  double *v;          /* 5: half-step velocities, 3 translations and 2 rotations */
+  double *q;          /* 4: rotation, unit quaternion (w, x, y, z) */
+  const double *X0;   /* 3: reference position */
+  const double *D0;   /* 3: reference unit director */
+  const double *mass; /* 2: translational mass, rotary inertia (both assembled over the node) */
+  const double *fc;   /* 3: concentrated force at amplitude 1 (in every copy of the node) */
+  const int *bc;      /* index into bcs, or -1 for a free node */
+  const int *owner;   /* 1 in the copy that reports the node's energy (its first element) */
+  const int *nbr_ptr; /* 4 ne + 1: the copies of each copy's node, ... */
+  const int *nbr;     /* ... as copy indices in ascending element order, self included */
+  /* per element */
+  const double *thick;    /* thickness */
+  const double *pressure; /* at amplitude 1, against the normal (face S1), follower */
+  const int *mat;         /* material index */
+  double *hist;       /* plastic elements: DT_MAT_STATE_DOUBLES x 4 n_layers per element, SoA over
+                    elements: component k of point p of element e at (k * 4 n_layers + p) ne + e */
+  double *work;       /* DT_XP_WORK per element, SoA */
+  int *plastic;       /* points that yielded in the last step, per element */
+  int *failed;        /* set to 1 (never cleared here) when an element's update failed */
+  const double *f_in; /* 5 per copy: forces written in the previous step */
+  double *f_out;      /* 5 per copy: this step's */
+  const dt_xp_bc *bcs;
+  const dt_material_params *mats;
+} dt_xp_view;
+
+/* The scalars of one step from t^n to t^{n+1}. A step with dt = 0 is an evaluation: it
+ * computes the forces (and energies) at the present state and changes no displacement,
+ * velocity or rotation (the start of a run or step, the end of the run). */
+typedef struct dt_xp_time {
+  double dt;       /* t^{n+1} - t^n */
+  double h_before; /* t^n - t^{n-1/2}: 0 at the first step, else half the previous step */
+  double alpha;    /* mass-proportional damping */
+  double amp_n;    /* amplitude at t^n (forces, pressures) */
+  double amp_n1;   /* at t^{n+1} */
+  double amp_mid;  /* at t^{n+1/2} (prescribed velocities) */
+  double rate_mid; /* its rate at t^{n+1/2} (prescribed displacements) */
+  int energy;      /* 1: write the kinetic energy and the works at t^n (output steps) */
+  int strain;      /* 1: write the strain energy at t^{n+1} */
+} dt_xp_time;
+
+DT_HD static inline double dt_xp_dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+DT_HD static inline void dt_xp_cross3(const double *a, const double *b, double *out) {
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* out = R(q) a for a unit quaternion q = (w, x, y, z): a + 2 w (r x a) + 2 r x (r x a). */
+DT_HD static inline void dt_xp_quat_apply(const double q[4], const double a[3], double out[3]) {
+  double t[3], r[3] = {q[1], q[2], q[3]}, s[3];
+  dt_xp_cross3(r, a, t);
+  for (int k = 0; k < 3; k++) t[k] *= 2.0;
+  dt_xp_cross3(r, t, s);
+  for (int k = 0; k < 3; k++) out[k] = a[k] + q[0] * t[k] + s[k];
+}
+
+/* q <- exp(th / 2) * q, normalised: the rotation th (a rotation vector, global axes) after q. */
+DT_HD static inline void dt_xp_quat_turn(const double th[3], double q[4]) {
+  double a = sqrt(dt_xp_dot3(th, th)), c, s, p[4], n;
+  if (a < 1e-8) { /* sin(a/2)/a by its series: exact to round-off below 1e-8 */
+    c = 1.0 - a * a / 8.0;
+    s = 0.5 - a * a / 48.0;
+  } else {
+    c = cos(0.5 * a);
+    s = sin(0.5 * a) / a;
+  }
+  p[0] = c * q[0] - s * (th[0] * q[1] + th[1] * q[2] + th[2] * q[3]);
+  p[1] = c * q[1] + s * (th[0] * q[0] + th[1] * q[3] - th[2] * q[2]);
+  p[2] = c * q[2] + s * (th[1] * q[0] + th[2] * q[1] - th[0] * q[3]);
+  p[3] = c * q[3] + s * (th[2] * q[0] + th[0] * q[2] - th[1] * q[1]);
+  n = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+  for (int k = 0; k < 4; k++) q[k] = p[k] * n;
+}
+
+/* A node's current director and rotation axes: the reference ones turned by q. */
+DT_HD static inline void dt_xp_node_frame(const double q[4], const double d0[3], double d[3],
+                                          double v1[3], double v2[3]) {
+  double b1[3], b2[3];
+  dt_mitc4_node_basis(d0, b1, b2);
+  dt_xp_quat_apply(q, d0, d);
+  dt_xp_quat_apply(q, b1, v1);
+  dt_xp_quat_apply(q, b2, v2);
+}
+
+/* Remove from the angular velocity w (global axes) its components about the fixed global
+ * axes, within the tangent plane spanned by v1, v2 (the node turns about no other axes). */
+DT_HD static inline void dt_xp_fix_rotation(unsigned fix, const double v1[3], const double v2[3],
+                                            double w[3]) {
+  double c[2][2];
+  int n = 0;
+  for (int k = 0; k < 3; k++) {
+    double a, b, len;
+    if (!(fix & (8u << k))) continue;
+    a = v1[k], b = v2[k];         /* e_k projected on the tangent plane, in (v1, v2) */
+    for (int j = 0; j < n; j++) { /* Gram-Schmidt against the axes already removed */
+      double p = a * c[j][0] + b * c[j][1];
+      a -= p * c[j][0];
+      b -= p * c[j][1];
+    }
+    len = sqrt(a * a + b * b);
+    if (len < 1e-12 || n == 2) continue;
+    c[n][0] = a / len, c[n][1] = b / len;
+    n++;
+  }
+  {
+    double wa = dt_xp_dot3(w, v1), wb = dt_xp_dot3(w, v2);
+    for (int j = 0; j < n; j++) {
+      double p = wa * c[j][0] + wb * c[j][1];
+      wa -= p * c[j][0];
+      wb -= p * c[j][1];
+    }
+    for (int k = 0; k < 3; k++) w[k] = wa * v1[k] + wb * v2[k];
+  }
+}
+
+/* The follower pressure's nodal forces on a bilinear mid-surface x (4 nodes), 2x2 Gauss:
+ * f_a = -p * integral of N_a (x_,r x x_,s) dr ds (p > 0 pushes against the normal). */
+DT_HD static inline void dt_xp_pressure_forces(const double x[12], double p, double f[12]) {
+  const double g = 0.57735026918962576;
+  const double rr[4] = {-1.0, 1.0, 1.0, -1.0}, ss[4] = {-1.0, -1.0, 1.0, 1.0};
+  for (int k = 0; k < 12; k++) f[k] = 0.0;
+  for (int i = 0; i < 4; i++) {
+    double r = rr[i] * g, s = ss[i] * g, xr[3] = {0, 0, 0}, xs[3] = {0, 0, 0}, n[3];
+    for (int a = 0; a < 4; a++) {
+      /* the digest's node order: h1 at (+1,+1), h2 (-1,+1), h3 (-1,-1), h4 (+1,-1) is
+       * clockwise; ours is counterclockwise from (-1,-1), as CalculiX's S4 */
+      double dr = 0.25 * rr[a] * (1.0 + ss[a] * s), ds = 0.25 * ss[a] * (1.0 + rr[a] * r);
+      for (int k = 0; k < 3; k++) {
+        xr[k] += dr * x[3 * a + k];
+        xs[k] += ds * x[3 * a + k];
+      }
+    }
+    dt_xp_cross3(xr, xs, n);
+    for (int a = 0; a < 4; a++) {
+      double N = 0.25 * (1.0 + rr[a] * r) * (1.0 + ss[a] * s);
+      for (int k = 0; k < 3; k++) f[3 * a + k] -= p * N * n[k];
+    }
+  }
+}
+
+/* The step of element e. Returns nothing; a failed material update sets *P.failed. */
+DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e) {
+  const int ns = 4 * P->ne;
+  double x[12], d[12], x0[12], d0[12], dq[4][5], fpo[12], rot[4][6];
+  double w_ext = 0.0, w_damp = 0.0, ke = 0.0;
+  const int move = T->dt > 0.0;
+  const double h_next = move ? 0.5 * T->dt : T->h_before;
+  int a, k;
+
+  /* 1. the nodes: gather, accelerate, move */
+  for (a = 0; a < 4; a++) {
+    const int c = 4 * e + a;
+    double f[5] = {0, 0, 0, 0, 0}, v[5], vn[5], q[4], v1[3], v2[3], dn[3], w[3];
+    const double mt = P->mass[c], mr = P->mass[ns + c];
+    for (int j = P->nbr_ptr[c]; j < P->nbr_ptr[c + 1]; j++) {
+      const int o = P->nbr[j];
+      for (k = 0; k < 5; k++) f[k] += P->f_in[k * ns + o];
+    }
+    for (k = 0; k < 3; k++) f[k] = T->amp_n * P->fc[k * ns + c] - f[k];
+    f[3] = -f[3], f[4] = -f[4];
+    for (k = 0; k < 5; k++) v[k] = P->v[k * ns + c];
+    for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
+    for (k = 0; k < 3; k++) d0[3 * a + k] = P->D0[k * ns + c];
+    dt_xp_node_frame(q, &d0[3 * a], dn, v1, v2);
+    /* (3.1) and (3.3): a = (f / m - alpha v) / (1 + alpha h_before), v += (dt/2 + h_before) a;
+     * an evaluation (dt = 0) takes the next half step as long as the last, for the kinetic
+     * energy only */
+    for (k = 0; k < 5; k++) {
+      const double m = k < 3 ? mt : mr;
+      const double acc = (f[k] / m - T->alpha * v[k]) / (1.0 + T->alpha * T->h_before);
+      vn[k] = v[k] + (h_next + T->h_before) * acc;
+    }
+    if (P->bc[c] >= 0) {
+      const dt_xp_bc *b = &P->bcs[P->bc[c]];
+      for (k = 0; k < 3; k++)
+        if (b->fix & (1u << k))
+          vn[k] = b->value[k] * ((b->rate >> k) & 1u ? T->rate_mid : T->amp_mid);
+      if (b->fix & 56u) {
+        for (k = 0; k < 3; k++) w[k] = vn[3] * v1[k] + vn[4] * v2[k];
+        dt_xp_fix_rotation(b->fix, v1, v2, w);
+        vn[3] = dt_xp_dot3(w, v1), vn[4] = dt_xp_dot3(w, v2);
+      }
+    }
+    /* (3.4): move; turn by the rotation vector dt (w_1 v1 + w_2 v2) */
+    for (k = 0; k < 3; k++) w[k] = T->dt * (vn[3] * v1[k] + vn[4] * v2[k]);
+    dt_xp_quat_turn(w, q);
+    for (k = 0; k < 5; k++) dq[a][k] = T->dt * vn[k];
+    for (k = 0; k < 3; k++) {
+      const double un = P->u[k * ns + c] + dq[a][k];
+      if (move) P->u[k * ns + c] = un;
+      x0[3 * a + k] = P->X0[k * ns + c];
+      x[3 * a + k] = x0[3 * a + k] + un;
+    }
+    if (move) {
+      for (k = 0; k < 5; k++) P->v[k * ns + c] = vn[k];
+      for (k = 0; k < 4; k++) P->q[k * ns + c] = q[k];
+    }
+    dt_xp_node_frame(q, &d0[3 * a], &d[3 * a], &rot[a][0], &rot[a][3]);
+    if (P->owner[c]) { /* the node's energy terms, once per node */
+      for (k = 0; k < 3; k++) w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * dq[a][k];
+      for (k = 0; k < 5; k++) {
+        const double m = k < 3 ? mt : mr, vm = 0.5 * (v[k] + vn[k]);
+        w_damp += T->alpha * m * vm * vm * T->dt;
+        if (T->energy) ke += 0.5 * m * v[k] * vn[k];
+      }
+    }
+  }
+  /* 2. the element's forces at the new positions (3.5)-(3.6) */
+  {
+    const double h = P->thick[e], p = P->pressure[e];
+    const dt_material_params *mat = &P->mats[P->mat[e]];
+    double fx[12], fd[12], fp[12], energy = 0.0, w_int = 0.0;
+    int n_plastic = 0, rc;
+    if (mat->plastic) {
+      dt_mat_state st[4 * DT_XP_MAX_POINTS];
+      const int np = 4 * P->n_layers;
+      for (int i = 0; i < np; i++)
+        for (k = 0; k < DT_MAT_STATE_DOUBLES; k++)
+          ((double *)&st[i])[k] = P->hist[(size_t)(k * np + i) * P->ne + e];
+      rc = dt_mitc4_forces(x0, d0, x, d, h, mat, P->n_layers, st, st, fx, fd, &energy, &n_plastic);
+      for (int i = 0; i < np; i++)
+        for (k = 0; k < DT_MAT_STATE_DOUBLES; k++)
+          P->hist[(size_t)(k * np + i) * P->ne + e] = ((double *)&st[i])[k];
+    } else {
+      rc = dt_mitc4_forces(x0, d0, x, d, h, mat, 2, (const dt_mat_state *)0, (dt_mat_state *)0, fx,
+                           fd, &energy, &n_plastic);
+    }
+    if (rc) *P->failed = 1;
+    P->plastic[e] = n_plastic;
+    if (p != 0.0) {
+      double xo[12];
+      dt_xp_pressure_forces(x, p * T->amp_n1, fp);
+      for (k = 0; k < 12; k++) {
+        w_ext += 0.5 * fp[k] * dq[k / 3][k % 3]; /* second half of the trapezoid */
+        xo[k] = x[k] - dq[k / 3][k % 3];
+      }
+      dt_xp_pressure_forces(xo, p * T->amp_n, fpo); /* the previous step's, for its half */
+      for (k = 0; k < 12; k++) w_ext += 0.5 * fpo[k] * dq[k / 3][k % 3];
+    } else {
+      for (k = 0; k < 12; k++) fp[k] = fpo[k] = 0.0;
+    }
+    for (a = 0; a < 4; a++) {
+      const int c = 4 * e + a;
+      double g[5];
+      for (k = 0; k < 3; k++) g[k] = fx[3 * a + k] - fp[3 * a + k];
+      g[3] = -dt_xp_dot3(&fd[3 * a], &rot[a][3]); /* about v1: d turns by -v2 */
+      g[4] = dt_xp_dot3(&fd[3 * a], &rot[a][0]);  /* about v2: d turns by +v1 */
+      /* trapezoid of the internal work: the previous step's own forces (resisting, with
+       * the previous pressure removed again) and this step's */
+      for (k = 0; k < 5; k++) {
+        double prev = P->f_in[k * ns + c] + (k < 3 ? fpo[3 * a + k] : 0.0);
+        double now = k < 3 ? fx[3 * a + k] : g[k];
+        w_int += 0.5 * (prev + now) * dq[a][k];
+        P->f_out[k * ns + c] = g[k];
+      }
+    }
+    if (T->energy) {
+      P->work[DT_XP_KE * P->ne + e] = ke;
+      P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
+      P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
+      P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e];
+    }
+    P->work[DT_XP_W_INT * P->ne + e] += w_int;
+    if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
+  }
+  P->work[DT_XP_W_EXT * P->ne + e] += w_ext;
+  P->work[DT_XP_W_DAMP * P->ne + e] += w_damp;
+}
+
+#endif
