@@ -5,6 +5,7 @@
  * to download the state of an output frame. */
 #include <cuda_runtime.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -149,7 +150,11 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
   xp_cuda *c = (xp_cuda *)impl;
   c->view.f_in = c->f[c->cur];
   c->view.f_out = c->f[1 - c->cur];
-  k_xp_step<<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
+  {
+    static int block = 0; /* lab: DUCTILE_XP_BLOCK */
+    if (!block) block = getenv("DUCTILE_XP_BLOCK") ? atoi(getenv("DUCTILE_XP_BLOCK")) : XP_BLOCK;
+    k_xp_step<<<(c->ne + block - 1) / block, block>>>(c->view, *T);
+  }
   DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
   c->cur = 1 - c->cur;
 cleanup:

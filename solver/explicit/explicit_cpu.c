@@ -76,7 +76,13 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
 
   DT_ALLOC(c, 1, ctx, "the explicit CPU backend");
   DT_TRY(copy_problem(xp, &c->xp, ctx));
-  c->threads = threads;
+  /* a thread per 256 elements at least: a step of a small mesh costs less than waking many
+   * threads for it */
+  {
+    int cap = xp->ne / 256 > 1 ? xp->ne / 256 : 1,
+        want = threads > 0 ? threads : dt_omp_max_threads();
+    c->threads = want < cap ? want : cap;
+  }
   DT_ALLOC(c->u, 3 * nc, ctx, "displacements");
   DT_ALLOC(c->v, 5 * nc, ctx, "velocities");
   DT_ALLOC(c->q, 4 * nc, ctx, "rotations");
@@ -132,8 +138,7 @@ static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   fill_view(c);
   {
     const dt_xp_view *v = &c->view;
-#pragma omp parallel for schedule(static)                                                          \
-    num_threads(c->threads > 0 ? c->threads : dt_omp_max_threads())
+#pragma omp parallel for schedule(static) num_threads(c->threads)
     for (int e = 0; e < ne; e++) dt_xp_element_step(v, T, e);
   }
   c->cur = 1 - c->cur;

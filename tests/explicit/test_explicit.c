@@ -282,6 +282,14 @@ static double cantilever(int n, double nu) {
   P.comp = 2;
   run(m, backend);
   w = P.w[0][P.n - 1];
+  if (getenv("XP_VERBOSE")) {
+    for (int i = 0; i < P.n; i++) printf("  frame %d: t %.4f tip w %.4f\n", i, P.t[i], P.w[0][i]);
+    for (int i = 0; i < m->nsets[tip].n; i++) {
+      const int a = m->nsets[tip].items[i];
+      printf("  tip node y %.2f: u %.4f %.4f %.4f\n", m->x[3 * a + 1], P.last_u[3 * a],
+             P.last_u[3 * a + 1], P.last_u[3 * a + 2]);
+    }
+  }
   XCHECK(fabs(P.w[0][P.n - 1] - P.w[0][P.n - 2]) < 1e-3 * fabs(w), "not at rest: %g then %g",
          P.w[0][P.n - 2], w);
   dt_model_destroy(&m);
@@ -296,6 +304,10 @@ static int case_cantilever(int n) {
   printf("elastica: tip deflection %.4f mm (digest 0.571 L), strip as a plate %.4f mm\n", w_beam,
          w_plate);
   XCHECK(fabs(w_beam / L - 0.571) < 0.002, "elastica %g against the digest's 0.571 L", w_beam);
+  if (getenv("XP_NU")) { /* one run at the given nu (diagnostics) */
+    printf("nu %s: %.4f\n", getenv("XP_NU"), cantilever(n, atof(getenv("XP_NU"))));
+    return 0;
+  }
   w0 = cantilever(n, 0.0);
   printf("cantilever nu = 0, %s: tip deflection %.4f mm against the elastica %.4f (error %.2f%%, "
          "tolerance 2%%)\n",
