@@ -4,7 +4,8 @@
 Usage: python3 examples/gen/gen_examples.py [output-dir]   (default: examples/)
 
 Each example is small on purpose (a few KB): they are parsed by the tests and are meant to be
-read. Node orderings follow CalculiX/Abaqus (C3D8, C3D10, CPE4); faces are S1..Sn.
+read. Node orderings follow CalculiX/Abaqus (C3D8, C3D10, CPE4, S4); faces are S1..Sn (a shell's
+SPOS and SNEG).
 """
 import json
 import os
@@ -244,11 +245,49 @@ def tet10_block():
     }
 
 
+def shell_plate_explicit():
+    """A simply supported square steel plate (shell4, MITC4) under a pressure ramped up and held,
+    explicit dynamics with mass-proportional damping (units mm, N, s, tonne)."""
+    n, a, t = 8, 200.0, 2.0
+    nid = lambda i, j: 1 + i + (n + 1) * j
+    nodes = [[nid(i, j), a * i / n, a * j / n, 0.0] for j in range(n + 1) for i in range(n + 1)]
+    elems = [[1 + i + n * j, nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)]
+             for j in range(n) for i in range(n)]
+    return {
+        "ductile": 1,
+        "title": "Simply supported square plate under a pressure ramp (shell4, explicit dynamics)",
+        "mesh": {
+            "nodes": nodes,
+            "elements": [{"type": "shell4", "connectivity": elems}],
+            "node_sets": {"edges": nodes_where(nodes, lambda x, y, z: x in (0, a) or y in (0, a)),
+                          "origin": [nid(0, 0)], "corner_x": [nid(n, 0)],
+                          "centre": [nid(n // 2, n // 2)]},
+            "element_sets": {"plate": {"generate": [1, len(elems)]}},
+            "surfaces": {"top": [[e[0], "SPOS"] for e in elems]},
+        },
+        "materials": [{"name": "steel", "elastic": {"E": 210000.0, "nu": 0.3}, "density": 7.85e-9}],
+        "sections": [{"element_set": "plate", "material": "steel", "kind": "shell", "thickness": t}],
+        "steps": [
+            {"name": "pressure", "procedure": "explicit",
+             "explicit": {"time": 0.02, "damping": 300.0, "output": {"frames": 20},
+                          "amplitude": [[0.0, 0.0], [0.01, 1.0], [0.02, 1.0]]},
+             "boundary": [{"node_set": "edges", "fixed": ["z"]},
+                          {"node_set": "origin", "fixed": ["x", "y"]},
+                          {"node_set": "corner_x", "fixed": ["y"]}],
+             "loads": [{"type": "pressure", "surface": "top", "value": 0.01}]},
+        ],
+        "output": {"fields": ["U", "S", "MISES"],
+                   "monitors": [{"name": "uz_centre", "node_set": "centre", "quantity": "U",
+                                 "component": "z"}]},
+    }
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     for name, job in (("unit_cube", unit_cube()), ("cantilever_hex8", cantilever()),
                       ("plate_quad4_plane_strain", plate()), ("tet10_block", tet10_block()),
-                      ("footing_mohr_coulomb", footing())):
+                      ("footing_mohr_coulomb", footing()),
+                      ("shell_plate_explicit", shell_plate_explicit())):
         with open(os.path.join(out, name + ".json"), "w") as f:
             f.write(dump(job) + "\n")
 

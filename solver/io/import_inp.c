@@ -51,16 +51,24 @@ static const struct {
     {"*CYCLIC HARDENING", inp_cyclic, MODEL},
     {"*DENSITY", inp_density, MODEL},
     {"*SOLID SECTION", inp_solid_section, MODEL},
+    {"*SHELL SECTION", inp_shell_section, MODEL},
+    {"*AMPLITUDE", inp_amplitude, ANY},
+    {"*INITIAL CONDITIONS", inp_initial_conditions, MODEL},
     {"*BOUNDARY", inp_boundary, ANY},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
+    {"*DYNAMIC", inp_dynamic, STEP},
     {"*CLOAD", inp_cload_kw, STEP},
     {"*DLOAD", inp_dload, STEP},
+    {"*DSLOAD", inp_dsload, STEP},
     {"*CONTROLS", inp_controls, STEP},
     {"*NODE PRINT", inp_print, STEP},
     {"*EL PRINT", inp_print, STEP},
     {"*NODE FILE", inp_file_request, STEP},
     {"*EL FILE", inp_file_request, STEP},
+    {"*OUTPUT", inp_output, STEP},
+    {"*NODE OUTPUT", inp_file_request, STEP},
+    {"*ELEMENT OUTPUT", inp_file_request, STEP},
     {"*END STEP", inp_end_step, STEP},
 };
 #define N_KEYWORDS ((int)(sizeof keywords / sizeof keywords[0]))
@@ -110,6 +118,7 @@ static dt_status parse_records(inp *p) {
             "the deck ends inside this *STEP: *END STEP is missing (truncated file?)");
   DT_TRY(inp_materials_done(p));
   DT_TRY(inp_sections_done(p));
+  DT_TRY(inp_explicit_done(p));
 cleanup:
   return rc;
 }
@@ -126,7 +135,8 @@ static void inp_free(inp *p) {
   dt_free(p->node_rec);
   dt_free(p->elem_rec);
   dt_free(p->elem_kind);
-  dt_free(p->density);
+  dt_free(p->amps);
+  dt_free(p->ivl);
   dt_free(p->sec_material);
   dt_free(p->sec_rec);
 }
@@ -143,6 +153,8 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   p.opt = opt;
   p.ctx = ctx;
   p.material = p.plastic_rec = p.step_rec = -1;
+  p.static_rec = p.explicit_rec = p.ic_rec = p.step_amp = p.step_amp_rec = p.step_default_rec = -1;
+  p.step_amp_kind = -1;
   DT_TRY(dt_model_create(&p.m, ctx));
   snprintf(p.m->title, sizeof p.m->title, "%s", path);
   DT_TRY(inp_read(&p, path, -1));
@@ -160,6 +172,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
+  DT_TRY(inp_initial_velocities(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

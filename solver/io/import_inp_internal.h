@@ -33,8 +33,9 @@ typedef struct inp_kw {
 
 /* Propagated step state (Abaqus semantics), one entry per (target, DOF) or target. */
 typedef struct inp_bc {
-  int nset, dof;
-  int hold; /* *BOUNDARY, FIXED: the displacement the step starts from */
+  int nset, dof; /* dof 0-2 displacements, 3-5 the rotations of shell nodes */
+  int hold;      /* *BOUNDARY, FIXED: the displacement the step starts from */
+  int velocity;  /* *BOUNDARY, TYPE=VELOCITY (explicit steps): value is a velocity */
   double value;
   int model_level; /* from the model data: OP=NEW does not remove it */
 } inp_bc;
@@ -44,6 +45,7 @@ typedef struct inp_cload {
 } inp_cload;
 typedef struct inp_press {
   int surface;
+  int surface_based; /* from *DSLOAD (OP=NEW there drops these), else from *DLOAD */
   double value;
 } inp_press;
 typedef struct inp_grav {
@@ -53,6 +55,12 @@ typedef struct inp_grav {
   double omega2; /* CENTRIF: omega^2, and the axis through point along the unit vector axis */
   double point[3], axis[3];
 } inp_grav;
+/* An *AMPLITUDE table, by name. */
+typedef struct inp_amp {
+  char name[DT_NAME_MAX]; /* upper case */
+  int rec;
+  dt_amplitude a;
+} inp_amp;
 
 typedef struct inp {
   const char *path;
@@ -75,9 +83,8 @@ typedef struct inp {
   unsigned char *elem_kind;             /* dt_section_kind implied by each element's type */
   dt_imp_idmap nodes, elems;
   int nodes_dirty, elems_dirty;
-  double *density;                   /* per material; 0 if not given */
   char (*sec_material)[DT_NAME_MAX]; /* per section: its material's name (upper case) */
-  int *sec_rec;                      /* per section: the record of its *SOLID SECTION */
+  int *sec_rec;                      /* per section: the record of its *SOLID/SHELL SECTION */
   int material;                      /* material being defined (-1: none) */
   int plastic_rec, cyclic_rec;       /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
   int step_rec;                      /* record of the open *STEP, -1 outside a step */
@@ -93,7 +100,19 @@ typedef struct inp {
   int n_pr, cap_pr;
   inp_grav *gr;
   int n_gr, cap_gr;
-  int bc_new, cl_new, dl_new; /* OP=NEW already applied in this step */
+  int bc_new, cl_new, dl_new, ds_new; /* OP=NEW already applied in this step */
+
+  /* Explicit dynamics (import_inp_explicit.c). */
+  inp_amp *amps; /* *AMPLITUDE tables */
+  int n_amps, cap_amps;
+  int static_rec, explicit_rec; /* the first *STATIC and *DYNAMIC, EXPLICIT (-1: none yet) */
+  int step_explicit;            /* the open step is *DYNAMIC, EXPLICIT */
+  int step_amp_kind;            /* *STEP, AMPLITUDE=: DT_AMP_STEP or DT_AMP_RAMP, -1 not given */
+  int step_amp, step_amp_rec;   /* the *AMPLITUDE this step's AMPLITUDE= name, and where (-1) */
+  int step_default_rec; /* a keyword of this step with nonzero values and no AMPLITUDE= (-1) */
+  int ic_rec;           /* the first *INITIAL CONDITIONS, TYPE=VELOCITY (-1: none) */
+  inp_cload *ivl;       /* its lines in deck order: node set, DOF (0-2), velocity */
+  int n_ivl, cap_ivl;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -162,6 +181,7 @@ INP_INTERN dt_status inp_plastic(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_cyclic(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_density(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_solid_section(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_shell_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_materials_done(inp *p);
 /* Every section's material by name, at each *STEP and at the end of the deck: CalculiX reads
  * the whole deck first, so a *SOLID SECTION may name a material defined after it. */
@@ -176,7 +196,37 @@ INP_INTERN dt_status inp_dload(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_end_step(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_controls(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_print(inp *p, inp_kw *kw);
+/* *NODE FILE, *EL FILE and Abaqus's *NODE OUTPUT, *ELEMENT OUTPUT (the same requests). */
 INP_INTERN dt_status inp_file_request(inp *p, inp_kw *kw);
+/* *OUTPUT, FIELD: how often the requests after it write (explicit steps: NUMBER INTERVAL=, TIME
+ * INTERVAL=, FREQUENCY=). */
+INP_INTERN dt_status inp_output(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_dsload(inp *p, inp_kw *kw);
 INP_INTERN void inp_state_free(inp *p);
+/* The shell elements of element set `elset` are all shells (side = 1: a face SPOS or SNEG) or
+ * none is (side = 0: a face S<n>, P<n>); `what` names the label for the message. */
+INP_INTERN dt_status inp_check_shell_faces(inp *p, int rec, int elset, int side, const char *what);
+
+/* Explicit dynamics (import_inp_explicit.c): *DYNAMIC, EXPLICIT, *AMPLITUDE, *INITIAL
+ * CONDITIONS, TYPE=VELOCITY, and the checks that keep static and explicit steps, shells and
+ * solids apart with a line. */
+INP_INTERN dt_status inp_dynamic(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_amplitude(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_initial_conditions(inp *p, inp_kw *kw);
+/* *STATIC's side of the checks: no explicit step before it, no shell elements. */
+INP_INTERN dt_status inp_static_allowed(inp *p, const inp_kw *kw);
+/* The AMPLITUDE= of a load or boundary keyword in a step (none: nothing to do): only explicit
+ * steps take one, and one per step. After its data lines, inp_amplitude_default: a keyword that
+ * gave nonzero values without AMPLITUDE= has them follow the step's default amplitude, which
+ * must then be the step's only one. */
+INP_INTERN dt_status inp_amplitude_use(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_amplitude_default(inp *p, inp_kw *kw, int nonzero);
+/* At *END STEP: the explicit step's amplitude; at the end of the deck: what needs a step. */
+INP_INTERN dt_status inp_explicit_step_end(inp *p, int rec, dt_step *st);
+INP_INTERN dt_status inp_explicit_done(inp *p);
+/* The model's initial velocities from the *INITIAL CONDITIONS lines, once the sets are final
+ * (sorted): one node set per distinct velocity (a line overrides earlier ones at the nodes and
+ * DOF it names), the deck's own set where one holds exactly those nodes. */
+INP_INTERN dt_status inp_initial_velocities(inp *p);
 
 #endif

@@ -1,12 +1,13 @@
 /* Deck materials and sections: *MATERIAL, *ELASTIC, *PLASTIC, *CYCLIC HARDENING, *DENSITY,
- * *SOLID SECTION.
+ * *SOLID SECTION, *SHELL SECTION.
  *
  * *PLASTIC (isotropic) is a table of (yield stress, equivalent plastic strain): one point is
  * perfect plasticity, more a piecewise-linear table (DT_ISO_TABLE, constant after the last
  * point, as in CalculiX). HARDENING=KINEMATIC must be linear (Prager): two points, or more on
  * one line; the slope is the kinematic modulus. HARDENING=COMBINED takes the kinematic part
- * from *PLASTIC and the isotropic part from *CYCLIC HARDENING, as CalculiX does. A section's
- * kind (solid, plane strain, plane stress) follows from its elements' types; the formulation
+ * from *PLASTIC and the isotropic part from *CYCLIC HARDENING, as CalculiX does. *DENSITY is the
+ * material's density (explicit steps, gravity and centrifugal loads). A section's kind (solid,
+ * plane strain, plane stress, shell) follows from its elements' types; the formulation
  * is always full, the faithful translation of C3D8/CPE4: standard B with each type's own rule,
  * so C3D20R, read as the type hex20r, keeps its reduced rule (docs/interop.md). */
 #include <math.h>
@@ -29,7 +30,6 @@ dt_status inp_material(inp *p, inp_kw *kw) {
   dt_model *m = p->m;
   const char *name = inp_param(kw, "NAME");
   char up[DT_NAME_MAX];
-  int cap = p->cap_materials;
 
   INP_CHECK(name && !dt_imp_name_upper(up, name), p, kw->rec,
             "*MATERIAL needs NAME=<name> of 1 to %d characters", DT_NAME_MAX - 1);
@@ -38,12 +38,8 @@ dt_status inp_material(inp *p, inp_kw *kw) {
   DT_TRY(inp_materials_done(p));
   DT_TRY(dt_imp_reserve((void **)&m->materials, &p->cap_materials, (size_t)m->n_materials + 1,
                         sizeof *m->materials, p->ctx));
-  if (cap != p->cap_materials)
-    DT_TRY(dt_imp_reserve((void **)&p->density, &cap, (size_t)p->cap_materials, sizeof *p->density,
-                          p->ctx));
   memset(&m->materials[m->n_materials], 0, sizeof *m->materials);
   memcpy(m->materials[m->n_materials].name, up, DT_NAME_MAX);
-  p->density[m->n_materials] = 0;
   p->material = m->n_materials++;
 cleanup:
   return rc;
@@ -183,7 +179,7 @@ dt_status inp_density(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   INP_CHECK(inp_data(p, &rec, tok, &n) && n == 1, p, rec,
             "*DENSITY: expected one value (the density)");
-  DT_TRY(inp_double(p, rec, tok[0], "*DENSITY", &p->density[p->material]));
+  DT_TRY(inp_double(p, rec, tok[0], "*DENSITY", &p->m->materials[p->material].density));
   INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*DENSITY: only one data line is supported");
 cleanup:
   return rc;
@@ -209,68 +205,70 @@ dt_status inp_sections_done(inp *p) {
     if (m->sections[s].material >= 0) continue;
     m->sections[s].material = dt_model_find_material(m, p->sec_material[s]);
     INP_CHECK(m->sections[s].material >= 0, p, p->sec_rec[s],
-              "*SOLID SECTION: unknown material '%s' (no *MATERIAL of that name in the model data)",
+              "%s: unknown material '%s' (no *MATERIAL of that name in the model data)",
+              m->sections[s].kind == DT_SECTION_SHELL ? "*SHELL SECTION" : "*SOLID SECTION",
               p->sec_material[s]);
   }
 cleanup:
   return rc;
 }
 
-/* The kind implied by the elements of set s; all must agree. */
-static dt_status section_kind(inp *p, int rec, int s, dt_section_kind *kind) {
+/* The kind implied by the elements of set s; all must agree, and be `want`'s kind of section
+ * (the solid kinds for *SOLID SECTION, shells for *SHELL SECTION). */
+static dt_status section_kind(inp *p, const inp_kw *kw, int s, dt_section_kind *kind) {
   dt_status rc = DT_OK;
   const dt_set *set = &p->m->elsets[s];
-  static const char *names[] = {"solid (C3D*)", "plane strain (CPE*)", "plane stress (CPS*)"};
+  static const char *names[] = {"solid (C3D*)", "plane strain (CPE*)", "plane stress (CPS*)",
+                                "shell (S4, S4R)"};
+  int shell_kw = strcmp(kw->name, "*SHELL SECTION") == 0;
 
-  INP_CHECK(set->n > 0, p, rec, "*SOLID SECTION: element set %s is empty", set->name);
+  INP_CHECK(set->n > 0, p, kw->rec, "%s: element set %s is empty", kw->name, set->name);
   *kind = (dt_section_kind)p->elem_kind[set->items[0]];
   for (int i = 1; i < set->n; i++)
-    INP_CHECK(
-        p->elem_kind[set->items[i]] == *kind, p, rec,
-        "*SOLID SECTION: element set %s mixes %s and %s elements: give each kind its own section",
-        set->name, names[*kind], names[p->elem_kind[set->items[i]]]);
+    INP_CHECK(p->elem_kind[set->items[i]] == *kind, p, kw->rec,
+              "%s: element set %s mixes %s and %s elements: give each kind its own section",
+              kw->name, set->name, names[*kind], names[p->elem_kind[set->items[i]]]);
+  INP_CHECK((*kind == DT_SECTION_SHELL) == shell_kw, p, kw->rec,
+            "%s: element set %s holds %s elements, which take a %s", kw->name, set->name,
+            names[*kind], shell_kw ? "*SOLID SECTION" : "*SHELL SECTION");
 cleanup:
   return rc;
 }
 
-dt_status inp_solid_section(inp *p, inp_kw *kw) {
+/* ELSET= and MATERIAL= of a section keyword into sec (the material by name, up, resolved by
+ * inp_sections_done: it may come later in the deck), its kind from the elements; OFFSET must be
+ * 0. */
+static dt_status section_head(inp *p, inp_kw *kw, dt_section *sec, char up[DT_NAME_MAX]) {
   dt_status rc = DT_OK;
-  dt_model *m = p->m;
   const char *elset = inp_param(kw, "ELSET"), *mat = inp_param(kw, "MATERIAL"),
              *offset = inp_param(kw, "OFFSET");
-  char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
-  dt_section sec;
   double off = 0;
-  int rec = kw->rec, n = 0, cap = 0;
 
-  memset(&sec, 0, sizeof sec);
+  memset(sec, 0, sizeof *sec);
   INP_CHECK(elset && elset[0] && mat && mat[0], p, kw->rec,
-            "*SOLID SECTION needs ELSET=<set> and MATERIAL=<name>");
+            "%s needs ELSET=<set> and MATERIAL=<name>", kw->name);
   /* OFFSET moves a shell's or plane element's reference surface off the nodes (CalculiX
    * expands 2D elements about it); 0, the mid-surface, is what ductile computes. */
-  if (offset) DT_TRY(inp_double(p, kw->rec, offset, "*SOLID SECTION, OFFSET", &off));
-  INP_CHECK(off == 0, p, kw->rec,
-            "*SOLID SECTION: OFFSET=%s is not supported (only OFFSET=0, the mid-plane)", offset);
-  DT_TRY(inp_params_done(p, kw));
-  DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &sec.elset));
-  INP_CHECK(sec.elset >= 0, p, kw->rec, "*SOLID SECTION: unknown element set '%s'", elset);
-  snprintf(sec.elset_name, DT_NAME_MAX, "%s", m->elsets[sec.elset].name);
+  if (offset) DT_TRY(inp_double(p, kw->rec, offset, "OFFSET", &off));
+  INP_CHECK(off == 0, p, kw->rec, "%s: OFFSET=%s is not supported (only OFFSET=0, the mid-plane)",
+            kw->name, offset);
+  DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &sec->elset));
+  INP_CHECK(sec->elset >= 0, p, kw->rec, "%s: unknown element set '%s'", kw->name, elset);
+  snprintf(sec->elset_name, DT_NAME_MAX, "%s", p->m->elsets[sec->elset].name);
   INP_CHECK(!dt_imp_name_upper(up, mat), p, kw->rec,
-            "*SOLID SECTION: material names must have 1 to %d characters", DT_NAME_MAX - 1);
-  sec.material = -1; /* by name in inp_sections_done: the material may come later in the deck */
-  DT_TRY(section_kind(p, kw->rec, sec.elset, &sec.kind));
-  sec.form = DT_FORM_FULL;
-  sec.thickness = 1.0;
-  if (inp_data(p, &rec, tok, &n) && n > 0) {
-    INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
-              "*SOLID SECTION: a data line (thickness) applies to 2D "
-              "elements only");
-    DT_TRY(inp_double(p, rec, tok[0], "*SOLID SECTION thickness", &sec.thickness));
-    INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)",
-              sec.thickness);
-  }
-  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*SOLID SECTION: unexpected second data line");
-  cap = p->cap_sections;
+            "%s: material names must have 1 to %d characters", kw->name, DT_NAME_MAX - 1);
+  sec->material = -1;
+  sec->form = DT_FORM_FULL;
+  sec->thickness = 1.0;
+cleanup:
+  return rc;
+}
+
+static dt_status add_section(inp *p, int rec, const dt_section *sec, const char up[DT_NAME_MAX]) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+  int cap = p->cap_sections;
+
   DT_TRY(dt_imp_reserve((void **)&m->sections, &p->cap_sections, (size_t)m->n_sections + 1,
                         sizeof *m->sections, p->ctx));
   if (cap != p->cap_sections) {
@@ -282,8 +280,68 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
                           p->ctx));
   }
   memcpy(p->sec_material[m->n_sections], up, DT_NAME_MAX);
-  p->sec_rec[m->n_sections] = kw->rec;
-  m->sections[m->n_sections++] = sec;
+  p->sec_rec[m->n_sections] = rec;
+  m->sections[m->n_sections++] = *sec;
+cleanup:
+  return rc;
+}
+
+dt_status inp_solid_section(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
+  dt_section sec;
+  int rec = kw->rec, n = 0;
+
+  DT_TRY(section_head(p, kw, &sec, up));
+  DT_TRY(inp_params_done(p, kw));
+  DT_TRY(section_kind(p, kw, sec.elset, &sec.kind));
+  if (inp_data(p, &rec, tok, &n) && n > 0) {
+    INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
+              "*SOLID SECTION: a data line (thickness) applies to 2D "
+              "elements only");
+    DT_TRY(inp_double(p, rec, tok[0], "*SOLID SECTION thickness", &sec.thickness));
+    INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)",
+              sec.thickness);
+  }
+  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*SOLID SECTION: unexpected second data line");
+  DT_TRY(add_section(p, kw->rec, &sec, up));
+cleanup:
+  return rc;
+}
+
+/* *SHELL SECTION: "thickness[, points through it]", Gauss points (2 to 5; ductile's default: 2
+ * for an elastic material, 5 for a plastic one). SECTION INTEGRATION=SIMPSON, Abaqus's default,
+ * is read as Gauss with the same number of points, with a note: both integrate an elastic
+ * section exactly, and differ slightly once it yields. */
+dt_status inp_shell_section(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  const char *integ = inp_param(kw, "SECTIONINTEGRATION");
+  char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
+  dt_section sec;
+  int64_t points = 0;
+  int rec = kw->rec, n = 0;
+
+  DT_TRY(section_head(p, kw, &sec, up));
+  INP_CHECK(!integ || inp_eq(integ, "GAUSS") || inp_eq(integ, "SIMPSON"), p, kw->rec,
+            "*SHELL SECTION: SECTION INTEGRATION=%s is not supported (GAUSS)", integ);
+  DT_TRY(inp_params_done(p, kw));
+  DT_TRY(section_kind(p, kw, sec.elset, &sec.kind));
+  if (integ && inp_eq(integ, "SIMPSON"))
+    inp_warn(p, kw->rec,
+             "*SHELL SECTION, SECTION INTEGRATION=SIMPSON is read as Gauss integration with the "
+             "same number of points (exact for an elastic section either way)");
+  INP_CHECK(inp_data(p, &rec, tok, &n) && n >= 1 && n <= 2 && tok[0][0], p, rec,
+            "*SHELL SECTION needs a data line 'thickness[, number of points through it]'");
+  DT_TRY(inp_double(p, rec, tok[0], "*SHELL SECTION thickness", &sec.thickness));
+  INP_CHECK(sec.thickness > 0, p, rec, "*SHELL SECTION: thickness must be > 0 (got %g)",
+            sec.thickness);
+  if (n == 2 && tok[1][0]) DT_TRY(inp_int64(p, rec, tok[1], "*SHELL SECTION points", &points));
+  INP_CHECK(points == 0 || (points >= 2 && points <= 5), p, rec,
+            "*SHELL SECTION: %lld points through the thickness; ductile takes 2 to 5",
+            (long long)points);
+  sec.shell_points = (int)points;
+  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec, "*SHELL SECTION: unexpected second data line");
+  DT_TRY(add_section(p, kw->rec, &sec, up));
 cleanup:
   return rc;
 }

@@ -4,7 +4,7 @@
  * through sorted maps rebuilt after each new block. Set names are upper-cased (Abaqus names are
  * case-insensitive); a set defined twice is extended, as CalculiX does. Element types map to
  * ductile types and imply the section kind (C3D*: solid, CPE*: plane strain, CPS*: plane
- * stress). A node or element id used where a set is expected becomes a one-item set "_N<id>" /
+ * stress, S4 and S4R: shell, whose faces are SPOS and SNEG). A node or element id used where a set is expected becomes a one-item set "_N<id>" /
  * "_E<id>". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,8 @@ static const struct {
     {"CPS3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRESS},
     {"CPE8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRAIN},
     {"CPS8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRESS},
+    {"S4", DT_ELEM_SHELL4, DT_SECTION_SHELL},
+    {"S4R", DT_ELEM_SHELL4, DT_SECTION_SHELL},
 };
 #define N_ELEM_TYPES ((int)(sizeof elem_types / sizeof elem_types[0]))
 
@@ -327,6 +329,10 @@ dt_status inp_element(inp *p, inp_kw *kw) {
         p, kw->rec,
         "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8 "
         "(2x2x2 points, like C3D8): results differ from CalculiX's C3D8R");
+  if (strcmp(elem_types[t].name, "S4R") == 0)
+    inp_warn(p, kw->rec,
+             "S4R (reduced integration with hourglass control) is read as a MITC4 shell, as S4 "
+             "is: results differ slightly from Abaqus's S4R");
   if (elset) DT_TRY(inp_get_elset(p, kw->rec, elset, 1, &set));
   while (inp_data(p, &rec, tok, &n))
     DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
@@ -448,17 +454,38 @@ cleanup:
   return rc;
 }
 
-/* "S<n>" (1-based) -> 0-based face, or -1. */
-static int face_label(const char *s) {
+/* "S<n>" (1-based) -> 0-based face, or -1; a shell's sides SPOS and SNEG are its faces S1 and S2
+ * (*side set). */
+static int face_label(const char *s, int *side) {
+  *side = inp_eq(s, "SPOS") || inp_eq(s, "SNEG");
+  if (*side) return inp_eq(s, "SPOS") ? 0 : 1;
   if ((s[0] != 'S' && s[0] != 's') || s[1] < '1' || s[1] > '6' || s[2] != '\0') return -1;
   return s[1] - '1';
+}
+
+dt_status inp_check_shell_faces(inp *p, int rec, int elset, int side, const char *what) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+  const dt_set *set = &m->elsets[elset];
+
+  for (int i = 0; i < set->n; i++) {
+    int e = set->items[i], shell = m->elem_type[e] == DT_ELEM_SHELL4;
+    INP_CHECK(shell == side, p, rec,
+              shell ? "element %lld is a shell: %s names a face of a solid; a shell's faces are "
+                      "SPOS and SNEG (its pressure: P, against the positive normal)"
+                    : "element %lld is not a shell: %s names a shell's side (SPOS, SNEG, P); "
+                      "a solid's faces are S1..S6 (pressures P1..P6)",
+              (long long)m->elem_id[e], what);
+  }
+cleanup:
+  return rc;
 }
 
 dt_status inp_surface(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   const char *name = inp_param(kw, "NAME"), *type = inp_param(kw, "TYPE");
   char *tok[INP_MAX_TOKENS];
-  int rec = 0, n = 0, s = -1, set = -1, face = 0;
+  int rec = 0, n = 0, s = -1, set = -1, face = 0, side = 0;
 
   INP_CHECK(name && name[0], p, kw->rec, "*SURFACE needs NAME=<name>");
   INP_CHECK(!type || inp_eq(type, "ELEMENT"), p, kw->rec,
@@ -466,11 +493,15 @@ dt_status inp_surface(inp *p, inp_kw *kw) {
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_get_surface(p, kw->rec, name, 1, &s));
   while (inp_data(p, &rec, tok, &n)) {
-    INP_CHECK(n == 2, p, rec, "*SURFACE: expected 'element or element set, S<n>', got %d values",
+    INP_CHECK(n == 2, p, rec,
+              "*SURFACE: expected 'element or element set, S<n> (SPOS, SNEG for shells)', got %d "
+              "values",
               n);
-    face = face_label(tok[1]);
-    INP_CHECK(face >= 0, p, rec, "*SURFACE: expected a face label S1..S6, got '%s'", tok[1]);
+    face = face_label(tok[1], &side);
+    INP_CHECK(face >= 0, p, rec,
+              "*SURFACE: expected a face label S1..S6 (SPOS or SNEG for shells), got '%s'", tok[1]);
     DT_TRY(inp_target_elset(p, rec, tok[0], &set));
+    DT_TRY(inp_check_shell_faces(p, rec, set, side, tok[1]));
     DT_TRY(inp_surface_add_faces(p, rec, s, set, face));
   }
 cleanup:

@@ -1,12 +1,20 @@
 /* Deck output requests and controls: *NODE PRINT, *EL PRINT (tables in results.dat, CalculiX's
- * .dat layout), *NODE FILE, *EL FILE (the fields of the VTU files and of <job name>.frd,
- * CalculiX's result file; FREQUENCY= becomes output.every), *CONTROLS.
+ * .dat layout), *NODE FILE, *EL FILE and Abaqus's *OUTPUT, FIELD with *NODE OUTPUT, *ELEMENT
+ * OUTPUT (the fields of the VTU files and of <job name>.frd, CalculiX's result file; FREQUENCY=
+ * becomes output.every), *CONTROLS.
+ *
+ * In an explicit step, fields are written at the step's output frames (20 equal intervals
+ * unless NUMBER INTERVAL=n asks for n, or TIME INTERVAL=t for the step's period over t), or
+ * every n-th time step where a request gives FREQUENCY=n: CalculiX's default, every increment,
+ * would be every time step. Print requests there take U, S, E, PEEQ: RF (the internal nodal
+ * forces) is not formed for shells.
  *
  * Print requests last until a later step gives its own (inp_print); file requests apply to the
  * whole run, since one VTU and one .frd result set per written increment carry every requested
  * field. *CONTROLS sets CalculiX's own convergence criteria, which have no one-to-one
  * counterpart in ductile: it is accepted with a warning, and ductile's tolerances
  * (solver.newton in the JSON format) apply. */
+#include <math.h>
 #include <string.h>
 
 #include "import_inp_internal.h"
@@ -108,6 +116,9 @@ dt_status inp_print(inp *p, inp_kw *kw) {
   INP_CHECK(r.set >= 0, p, kw->rec, "%s: unknown %s '%s'", kw->name,
             element ? "element set" : "node set", name);
   DT_TRY(read_variables(p, kw, element, &r.fields, r.vars, &r.n_vars));
+  INP_CHECK(!p->step_explicit || !(r.fields & DT_OUT_RF), p, kw->rec,
+            "%s: RF (nodal forces) is not supported in explicit steps (U, S, E, PEEQ are)",
+            kw->name);
   r.fields &= ~DT_OUT_MISES;
   if (!p->print_seen[element])
     for (int i = 0; i < o->n_prints; i++)
@@ -122,14 +133,52 @@ cleanup:
   return rc;
 }
 
+/* An explicit step's output intervals from NUMBER INTERVAL= or TIME INTERVAL= (*OUTPUT, *NODE
+ * OUTPUT, *ELEMENT OUTPUT), and FREQUENCY=n (every n time steps) where the keyword gives it. */
+static dt_status explicit_intervals(inp *p, inp_kw *kw, int *frequency_given) {
+  dt_status rc = DT_OK;
+  const char *ni = inp_param(kw, "NUMBERINTERVAL"), *ti = inp_param(kw, "TIMEINTERVAL"),
+             *fr = inp_param(kw, "FREQUENCY");
+  dt_explicit_options *x = &p->m->steps[p->m->n_steps - 1].explicit_;
+  int64_t n = 0;
+  double t = 0, k = 0;
+
+  *frequency_given = fr != NULL;
+  if (!ni && !ti) goto cleanup;
+  INP_CHECK(p->step_explicit, p, kw->rec,
+            "%s: NUMBER INTERVAL and TIME INTERVAL apply in explicit steps (after *DYNAMIC, "
+            "EXPLICIT)",
+            kw->name);
+  INP_CHECK(!(ni && ti) && !fr, p, kw->rec,
+            "%s: give one of NUMBER INTERVAL, TIME INTERVAL and FREQUENCY", kw->name);
+  if (ni) DT_TRY(inp_int64(p, kw->rec, ni, "NUMBER INTERVAL", &n));
+  if (ti) DT_TRY(inp_double(p, kw->rec, ti, "TIME INTERVAL", &t));
+  INP_CHECK(ni ? n >= 1 && n <= 1000000 : t > 0 && t <= x->time_period, p, kw->rec,
+            "%s: %s must be %s (got %s)", kw->name, ni ? "NUMBER INTERVAL" : "TIME INTERVAL",
+            ni ? "1 to 1000000" : "> 0 and at most the time period", ni ? ni : ti);
+  k = ni ? (double)n : x->time_period / t;
+  x->output_frames = (int)ceil(k - 1e-9 * k);
+  x->output_every = 0;
+  if (ti && fabs(k - x->output_frames) > 1e-9 * k)
+    inp_warn(p, kw->rec,
+             "%s: TIME INTERVAL=%s does not divide the time period %g: fields are written at %d "
+             "equal intervals of the step",
+             kw->name, ti, x->time_period, x->output_frames);
+cleanup:
+  return rc;
+}
+
 dt_status inp_file_request(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
-  int element = strcmp(kw->name, "*EL FILE") == 0, every = 1;
+  int element = !strcmp(kw->name, "*EL FILE") || !strcmp(kw->name, "*ELEMENT OUTPUT"), every = 1,
+      abaqus = strstr(kw->name, " OUTPUT") != NULL, frequency_given = 0;
   const char *out = inp_param(kw, "OUTPUT");
   unsigned bits = 0;
 
   INP_CHECK(!out || inp_eq(out, "2D") || inp_eq(out, "3D"), p, kw->rec,
             "%s: OUTPUT=%s is not supported", kw->name, out);
+  if (abaqus) DT_TRY(explicit_intervals(p, kw, &frequency_given));
+  frequency_given |= inp_param(kw, "FREQUENCY") != NULL;
   DT_TRY(frequency(p, kw, 0, &every));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(read_variables(p, kw, element, &bits, NULL, NULL));
@@ -138,7 +187,7 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
   /* One VTU per written increment carries every requested field, so all *NODE FILE and
    * *EL FILE requests share one frequency (output.every): the smallest, so that no request
    * is written less often than it asks. */
-  if (p->file_seen && every != p->m->output.every) {
+  if (!p->step_explicit && p->file_seen && every != p->m->output.every) {
     const int shared = every < p->m->output.every ? every : p->m->output.every;
     inp_warn(
         p, kw->rec,
@@ -150,7 +199,33 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
   p->file_seen = 1;
   p->m->output.frd = 1; /* where CalculiX writes its .frd, ductile writes one too */
   p->m->output.fields |= bits;
-  p->m->output.every = every;
+  if (!p->step_explicit)
+    p->m->output.every = every;
+  else if (frequency_given) /* time steps here; the step's frames otherwise */
+    p->m->steps[p->m->n_steps - 1].explicit_.output_every = every;
+cleanup:
+  return rc;
+}
+
+/* *OUTPUT, FIELD: the requests after it (*NODE OUTPUT, *ELEMENT OUTPUT) write at its intervals.
+ * History output (*OUTPUT, HISTORY) is not written: ductile's history is history.csv. */
+dt_status inp_output(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  int field = inp_param(kw, "FIELD") != NULL, history = inp_param(kw, "HISTORY") != NULL,
+      frequency_given = 0, every = 1;
+
+  INP_CHECK(!history, p, kw->rec,
+            "*OUTPUT, HISTORY is not supported (ductile's history is history.csv: output.monitors "
+            "in a JSON job)");
+  INP_CHECK(field, p, kw->rec, "*OUTPUT needs FIELD");
+  DT_TRY(explicit_intervals(p, kw, &frequency_given));
+  DT_TRY(frequency(p, kw, 0, &every));
+  DT_TRY(inp_params_done(p, kw));
+  if (!frequency_given) goto cleanup;
+  if (p->step_explicit)
+    p->m->steps[p->m->n_steps - 1].explicit_.output_every = every;
+  else
+    p->m->output.every = every;
 cleanup:
   return rc;
 }

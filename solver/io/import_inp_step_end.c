@@ -52,7 +52,7 @@ static dt_status write_body(inp *p, int rec, dt_step *st) {
            "body forces");
   for (int i = 0; i < p->n_gr; i++)
     for (int s = 0; s < m->n_sections; s++) {
-      double rho = p->density[m->sections[s].material];
+      double rho = m->materials[m->sections[s].material].density;
       DT_TRY(intersect(p, rec, p->gr[i].elset, s, &set));
       if (set < 0) continue;
       INP_CHECK(rho > 0, p, rec, "*DLOAD %s on element set %s: material %s has no *DENSITY",
@@ -76,11 +76,12 @@ static dt_status write_step(inp *p, int rec, dt_step *st) {
   int nc = 0;
 
   DT_ALLOC(st->bc, p->n_bc, p->ctx, "boundary conditions");
-  for (int i = 0; i < p->n_bc; i++) {
+  for (int i = 0; i < p->n_bc; i++) { /* a rotation (dof 3-5, shells) is fixed: value 0 */
     st->bc[i].nset = p->bc[i].nset;
     st->bc[i].dofs = 1u << p->bc[i].dof;
-    st->bc[i].value[p->bc[i].dof] = p->bc[i].value;
+    if (p->bc[i].dof < 3) st->bc[i].value[p->bc[i].dof] = p->bc[i].value;
     st->bc[i].hold = p->bc[i].hold ? st->bc[i].dofs : 0u;
+    st->bc[i].velocity = p->bc[i].velocity;
   }
   st->n_bc = p->n_bc;
   DT_ALLOC(st->cload, p->n_cl, p->ctx, "forces");
@@ -106,8 +107,10 @@ dt_status inp_end_step(inp *p, inp_kw *kw) {
   INP_CHECK(p->step_rec >= 0, p, kw->rec, "*END STEP without a *STEP");
   DT_TRY(inp_params_done(p, kw));
   INP_CHECK(p->step_has_procedure, p, p->step_rec,
-            "*STEP has no procedure: add *STATIC (the only analysis procedure supported)");
+            "*STEP has no procedure: add *STATIC or *DYNAMIC, EXPLICIT (the analysis procedures "
+            "supported)");
   DT_TRY(write_step(p, kw->rec, &p->m->steps[p->m->n_steps - 1]));
+  DT_TRY(inp_explicit_step_end(p, kw->rec, &p->m->steps[p->m->n_steps - 1]));
   p->step_rec = -1;
 cleanup:
   return rc;

@@ -13,8 +13,9 @@
 
 #include "job_json_internal.h"
 
-static const char *const top_keys[] = {"ductile", "title",  "mesh",   "materials", "sections",
-                                       "steps",   "solver", "output", NULL};
+static const char *const top_keys[] = {
+    "ductile", "title",  "mesh", "materials", "sections", "steps", "initial_velocities",
+    "solver",  "output", NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
 static const char *syntax_hint(const char *text) {
@@ -65,6 +66,8 @@ dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
   DT_TRY(dt_jp_sections(jp, v, "sections"));
   DT_TRY(dt_jp_member(jp, root, "", "steps", 1, &v));
   DT_TRY(dt_jp_steps(jp, v, "steps"));
+  DT_TRY(dt_jp_member(jp, root, "", "initial_velocities", 0, &v));
+  if (v) DT_TRY(dt_jp_initial_velocities(jp, v, "initial_velocities"));
   DT_TRY(dt_jp_member(jp, root, "", "solver", 0, &v));
   if (v) DT_TRY(dt_jp_solver(jp, v, "solver"));
   DT_TRY(dt_jp_member(jp, root, "", "output", 0, &v));

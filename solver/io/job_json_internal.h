@@ -2,7 +2,7 @@
  * carry the path, typed getters and user-id maps.
  *
  * Each section of the format has its own file (job_json_mesh.c, job_json_material.c,
- * job_json_steps.c, job_json_options.c); each takes the JSON value and its path and fills the
+ * job_json_steps.c, job_json_explicit.c, job_json_options.c); each takes the JSON value and its path and fills the
  * model. To add a field: list its key in the object's allowed keys (unknown keys are errors)
  * and read it with a dt_jp_get_* getter, which reports wrong types and missing values. */
 #ifndef DT_JOB_JSON_INTERNAL_H
@@ -101,9 +101,14 @@ DT_INTERN dt_status dt_jp_sections(dt_jp *jp, const json_t *v, const char *path)
 DT_INTERN dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path);
 DT_INTERN dt_status dt_jp_solver(dt_jp *jp, const json_t *v, const char *path);
 DT_INTERN dt_status dt_jp_output(dt_jp *jp, const json_t *v, const char *path);
+/* An explicit step's "explicit" object, and "initial_velocities" (after the steps, which must be
+ * explicit) (job_json_explicit.c). */
+DT_INTERN dt_status dt_jp_explicit(dt_jp *jp, const json_t *v, const char *path,
+                                   dt_explicit_options *x);
+DT_INTERN dt_status dt_jp_initial_velocities(dt_jp *jp, const json_t *v, const char *path);
 
-/* The parts of a job after its mesh: materials, sections, steps, solver and output options
- * (job_json.c; shared by the full job and by a job attached to an imported mesh). */
+/* The parts of a job after its mesh: materials, sections, steps, initial velocities, solver and
+ * output options (job_json.c; shared by the full job and by a job attached to an imported mesh). */
 dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root);
 
 #endif

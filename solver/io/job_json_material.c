@@ -4,14 +4,16 @@
  * hardening law (perfect, linear, voce, table) plus optional linear kinematic hardening, or
  * Mohr-Coulomb (cohesion, friction and dilation angles). Value rules live in
  * dt_material_params_check (shared with dt_model_finish); this file reads and types the fields.
- * A section ties an element set to a material, a kind and a formulation. */
+ * A material's density (mass per volume) is optional; explicit steps need it. A section ties an
+ * element set to a material, a kind and a formulation; a shell section (shell4 elements) to a
+ * material, a thickness and the number of Gauss points through it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "model/model_internal.h"
 #include "job_json_internal.h"
 
-static const char *const material_keys[] = {"name", "elastic", "plastic", NULL};
+static const char *const material_keys[] = {"name", "elastic", "plastic", "density", NULL};
 static const char *const elastic_keys[] = {"E", "nu", NULL};
 static const char *const criteria[] = {"von_mises", "mohr_coulomb",
                                        NULL}; /* dt_plastic_criterion - 1 */
@@ -137,6 +139,10 @@ static dt_status parse_material(dt_jp *jp, const json_t *v, const char *path, dt
     dt_jp_key(p, path, field);
     DT_JCHECK(0, jp, p, "%s", msg);
   }
+  DT_TRY(dt_jp_get_number(jp, v, path, "density", 0, &mat->density));
+  dt_jp_key(p, path, "density");
+  DT_JCHECK(json_object_get(v, "density") == NULL || mat->density > 0, jp, p,
+            "must be > 0 (got %g)", mat->density);
 cleanup:
   return rc;
 }
@@ -161,9 +167,10 @@ cleanup:
   return rc;
 }
 
-static const char *const section_keys[] = {"element_set", "material",  "kind",
-                                           "formulation", "thickness", NULL};
-static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress", NULL};
+static const char *const section_keys[] = {"element_set", "material", "kind", "formulation",
+                                           "thickness",   "points",   NULL};
+static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress", "shell",
+                                            NULL}; /* dt_section_kind order */
 static const char *const formulations[] = {"auto", "full", "bbar", "reduced", NULL};
 
 /* "a", "b", ... for "unknown X (defined: ...)"; at most a few hundred characters. */
@@ -175,6 +182,23 @@ static void list_names(char *dst, size_t n, const char *first, size_t stride, in
     used += (size_t)snprintf(dst + used, n - used, "%s\"%s\"", i ? ", " : "",
                              first + (size_t)i * stride);
   if (count == 0) snprintf(dst, n, "none");
+}
+
+/* A shell section: its thickness (required) and Gauss points through it (2 to 5; by default 2
+ * for an elastic material, 5 for a plastic one, resolved by dt_model_finish). */
+static dt_status parse_shell_section(dt_jp *jp, const json_t *v, const char *path, dt_section *s) {
+  dt_status rc = DT_OK;
+  char p[DT_JPATH_MAX];
+
+  dt_jp_key(p, path, "formulation");
+  DT_JCHECK(!json_object_get(v, "formulation"), jp, p,
+            "applies to solid and 2D sections only (shells are MITC4)");
+  DT_TRY(dt_jp_get_number(jp, v, path, "thickness", 1, &s->thickness));
+  dt_jp_key(p, path, "thickness");
+  DT_JCHECK(s->thickness > 0, jp, p, "must be > 0 (got %g)", s->thickness);
+  DT_TRY(dt_jp_get_int(jp, v, path, "points", 0, 2, 5, &s->shell_points));
+cleanup:
+  return rc;
 }
 
 static dt_status parse_section(dt_jp *jp, const json_t *v, const char *path, dt_section *s) {
@@ -200,11 +224,14 @@ static dt_status parse_section(dt_jp *jp, const json_t *v, const char *path, dt_
   DT_TRY(dt_jp_get_keyword(jp, v, path, "formulation", 0, formulations, &form));
   s->form = (dt_formulation)
       form; /* auto, full, bbar, reduced map to DT_FORM_DEFAULT, FULL, BBAR, REDUCED */
+  if (s->kind == DT_SECTION_SHELL) return parse_shell_section(jp, v, path, s);
+  dt_jp_key(p, path, "points");
+  DT_JCHECK(!json_object_get(v, "points"), jp, p, "applies to shell sections only");
   s->thickness = 1.0;
   DT_TRY(dt_jp_member(jp, v, path, "thickness", 0, &t));
   dt_jp_key(p, path, "thickness");
   DT_JCHECK(!t || s->kind != DT_SECTION_SOLID, jp, p,
-            "applies to plane_strain and plane_stress sections only");
+            "applies to plane_strain, plane_stress and shell sections only");
   DT_TRY(dt_jp_get_number(jp, v, path, "thickness", 0, &s->thickness));
   DT_JCHECK(s->thickness > 0, jp, p, "must be > 0 (got %g)", s->thickness);
 cleanup:

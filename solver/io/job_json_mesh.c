@@ -3,7 +3,9 @@
  * Nodes and elements carry user ids (any integers 0..2^53-1, unique); everything is stored
  * 0-based in the model and user ids are mapped through sorted id maps. Element blocks group
  * elements by type. Sets are given as explicit id lists or {"generate": [first, last, step]};
- * they are stored sorted and without repeats. */
+ * they are stored sorted and without repeats. Surfaces list element faces "S<n>"; a shell's two
+ * faces are also named by side as Abaqus names them, "SPOS" (S1, the side its normal points to)
+ * and "SNEG" (S2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,7 +270,7 @@ static dt_status parse_face(dt_jp *jp, const json_t *row, const char *path, dt_s
   char p[DT_JPATH_MAX];
   const char *label = NULL;
   int64_t id = 0;
-  int e = 0, nf = 0, face = 0;
+  int e = 0, nf = 0, face = 0, side = 0;
   char *end = NULL;
 
   DT_JCHECK(json_is_array(row) && json_array_size(row) == 2, jp, path,
@@ -280,11 +282,15 @@ static dt_status parse_face(dt_jp *jp, const json_t *row, const char *path, dt_s
   dt_jp_index(p, path, 1);
   DT_TRY(dt_jp_string(jp, json_array_get(row, 1), p, &label));
   nf = dt_model_elem_nfaces(m->elem_type[e]);
-  if (label[0] == 'S' && label[1] >= '1' && label[1] <= '9')
+  side = m->elem_type[e] == DT_ELEM_SHELL4 && (!strcmp(label, "SPOS") || !strcmp(label, "SNEG"));
+  if (side)
+    face = label[1] == 'P' ? 1 : 2;
+  else if (label[0] == 'S' && label[1] >= '1' && label[1] <= '9')
     face = (int)strtol(label + 1, &end, 10);
-  DT_JCHECK(end && *end == '\0' && face >= 1 && face <= nf, jp, p,
-            "%s element %lld has faces S1 to S%d (got \"%s\")",
-            dt_model_elem_type_name(m->elem_type[e]), (long long)id, nf, label);
+  DT_JCHECK((side || (end && *end == '\0')) && face >= 1 && face <= nf, jp, p,
+            "%s element %lld has faces S1 to S%d%s (got \"%s\")",
+            dt_model_elem_type_name(m->elem_type[e]), (long long)id, nf,
+            m->elem_type[e] == DT_ELEM_SHELL4 ? " (SPOS, SNEG)" : "", label);
   sf->elem[i] = e;
   sf->face[i] = face - 1;
 cleanup:

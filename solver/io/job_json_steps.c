@@ -1,21 +1,30 @@
-/* "steps": increments, boundary conditions and loads of each load step.
+/* "steps": procedure, increments, boundary conditions and loads of each load step.
  *
  * A step's boundary conditions and loads are the complete state at the end of the step; the
- * solver ramps from the state the previous step left. Loads are a list of tagged objects
- * ("type": force | pressure | traction | body | centrifugal); to add a load type, add it to
- * load_types, give it its keys, and count and fill it in parse_loads. */
+ * solver ramps from the state the previous step left (a static step), or follows the step's
+ * amplitude in time (an explicit step, "procedure": "explicit", whose controls are read by
+ * job_json_explicit.c). Loads are a list of tagged objects ("type": force | pressure | traction
+ * | body | centrifugal); to add a load type, add it to load_types, give it its keys, and count
+ * and fill it in parse_loads. Shell models have rotations: "rx", "ry", "rz" may be fixed or
+ * held; explicit steps may prescribe velocities instead of displacements. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/model_internal.h"
 #include "job_json_internal.h"
 
-static const char *const step_keys[] = {"name", "increments", "boundary", "loads", NULL};
+static const char *const step_keys[] = {"name",     "procedure", "increments", "explicit",
+                                        "boundary", "loads",     NULL};
+static const char *const procedures[] = {"static", "explicit", NULL}; /* dt_procedure order */
 static const char *const increment_types[] = {"fixed", "automatic", NULL};
 static const char *const fixed_keys[] = {"type", "count", "max_cutbacks", NULL};
 static const char *const automatic_keys[] = {"type", "initial", "min", "max", "max_cutbacks", NULL};
-static const char *const bc_keys[] = {"node_set", "fixed", "displacement", "hold", NULL};
+static const char *const bc_keys[] = {"node_set", "fixed",    "displacement",
+                                      "hold",     "velocity", NULL};
 static const char *const axis_names[] = {"x", "y", "z", NULL};
+/* bit d of a DOF mask: translations, then the rotations of shell nodes (DT_DOF_RX ...) */
+static const char *const dof_names[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
 static const char *const load_types[] = {"force", "pressure",    "traction",
                                          "body",  "centrifugal", NULL};
 static const char *const load_keys[][7] = {
@@ -68,32 +77,38 @@ cleanup:
   return rc;
 }
 
-/* "fixed" or "hold": ["x", "z"] or "all", into *mask. */
+/* "fixed" or "hold": ["x", "z"] or "all" (the translations, and the rotations of a shell
+ * model: a clamp), into *mask. */
 static dt_status parse_axes(dt_jp *jp, const json_t *v, const char *path, unsigned *mask) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
-  int n = 0, axis = 0;
+  int n = 0, dof = 0, shells = dt_model_has_shells(jp->m);
 
   if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) {
-    *mask = jp->m->dim == 3 ? 7u : 3u;
+    *mask = (jp->m->dim == 3 ? 7u : 3u) | (shells ? DT_DOF_ROT : 0u);
     goto cleanup;
   }
   DT_JCHECK(json_is_array(v), jp, path,
-            "expected \"all\" or an array of axes (\"x\", \"y\", \"z\"), got %s",
+            "expected \"all\" or an array of axes (\"x\", \"y\", \"z\"%s), got %s",
+            shells ? ", \"rx\", \"ry\", \"rz\"" : "",
             json_is_string(v) ? "another string" : dt_jp_type_name(v));
-  DT_TRY(dt_jp_array(jp, v, path, 1, 3, &n));
+  DT_TRY(dt_jp_array(jp, v, path, 1, 6, &n));
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
-    DT_TRY(dt_jp_keyword(jp, json_array_get(v, (size_t)i), p, axis_names, &axis));
-    DT_JCHECK(axis < jp->m->dim, jp, p, "z is not a degree of freedom of a 2D model");
-    *mask |= 1u << axis;
+    DT_TRY(dt_jp_keyword(jp, json_array_get(v, (size_t)i), p, dof_names, &dof));
+    DT_JCHECK(dof < 3 || shells, jp, p,
+              "%s is a rotation, which only the nodes of shell elements (shell4) have",
+              dof_names[dof]);
+    DT_JCHECK(dof != 2 || jp->m->dim == 3, jp, p, "z is not a degree of freedom of a 2D model");
+    *mask |= 1u << dof;
   }
 cleanup:
   return rc;
 }
 
-/* "displacement": {"z": 0.01, ...}. */
-static dt_status parse_displacement(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+/* "displacement" or "velocity": {"z": 0.01, ...}: value[d] of the axes it names, which are
+ * also in "fixed" (taken) or not. */
+static dt_status parse_values(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
   dt_status rc = DT_OK;
   char p[DT_JPATH_MAX];
 
@@ -111,7 +126,28 @@ cleanup:
   return rc;
 }
 
-static dt_status parse_bc(dt_jp *jp, const json_t *v, const char *path, dt_bc *bc) {
+/* A velocity boundary condition (explicit steps): its axes move at the given velocities
+ * through the step; "fixed" may come with it (zero velocity, and the rotations). */
+static dt_status parse_velocity(dt_jp *jp, const json_t *v, const char *path, int explicit_step,
+                                dt_bc *bc) {
+  dt_status rc = DT_OK;
+  char p[DT_JPATH_MAX];
+
+  dt_jp_key(p, path, "velocity");
+  DT_JCHECK(explicit_step, jp, p,
+            "velocities are prescribed in explicit steps only "
+            "(\"procedure\": \"explicit\")");
+  DT_JCHECK(!json_object_get(v, "displacement") && !json_object_get(v, "hold"), jp, p,
+            "a boundary condition prescribes velocities or displacements, not both: give "
+            "\"displacement\" and \"hold\" their own entry");
+  DT_TRY(parse_values(jp, json_object_get(v, "velocity"), p, bc));
+  bc->velocity = 1;
+cleanup:
+  return rc;
+}
+
+static dt_status parse_bc(dt_jp *jp, const json_t *v, const char *path, int explicit_step,
+                          dt_bc *bc) {
   dt_status rc = DT_OK;
   json_t *fx = NULL, *disp = NULL, *hold = NULL;
   char p[DT_JPATH_MAX];
@@ -122,11 +158,13 @@ static dt_status parse_bc(dt_jp *jp, const json_t *v, const char *path, dt_bc *b
   fx = json_object_get(v, "fixed");
   disp = json_object_get(v, "displacement");
   hold = json_object_get(v, "hold");
-  DT_JCHECK(fx || disp || hold, jp, path, "needs \"fixed\", \"displacement\" or \"hold\"");
+  DT_JCHECK(fx || disp || hold || json_object_get(v, "velocity"), jp, path,
+            "needs \"fixed\", \"displacement\", \"hold\" or \"velocity\"");
   dt_jp_key(p, path, "fixed");
   if (fx) DT_TRY(parse_axes(jp, fx, p, &bc->dofs));
+  if (json_object_get(v, "velocity")) DT_TRY(parse_velocity(jp, v, path, explicit_step, bc));
   dt_jp_key(p, path, "displacement");
-  if (disp) DT_TRY(parse_displacement(jp, disp, p, bc));
+  if (disp) DT_TRY(parse_values(jp, disp, p, bc));
   dt_jp_key(p, path, "hold");
   if (hold) DT_TRY(parse_axes(jp, hold, p, &held));
   DT_JCHECK(!(held & bc->dofs), jp, p,
@@ -151,7 +189,8 @@ static dt_status parse_boundary(dt_jp *jp, const json_t *step, const char *spath
   s->n_bc = n;
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
-    DT_TRY(parse_bc(jp, json_array_get(arr, (size_t)i), p, &s->bc[i]));
+    DT_TRY(parse_bc(jp, json_array_get(arr, (size_t)i), p, s->procedure == DT_PROC_EXPLICIT,
+                    &s->bc[i]));
   }
 cleanup:
   return rc;
@@ -257,7 +296,7 @@ cleanup:
 static dt_status parse_loads(dt_jp *jp, const json_t *step, const char *spath, dt_step *s) {
   dt_status rc = DT_OK;
   json_t *arr = NULL;
-  char path[DT_JPATH_MAX], p[DT_JPATH_MAX];
+  char path[DT_JPATH_MAX], p[DT_JPATH_MAX], tp[DT_JPATH_MAX];
   int n = 0, count[5] = {0}, *types = NULL;
 
   DT_TRY(dt_jp_member(jp, step, spath, "loads", 0, &arr));
@@ -270,6 +309,10 @@ static dt_status parse_loads(dt_jp *jp, const json_t *step, const char *spath, d
     dt_jp_index(p, path, (size_t)i);
     DT_JCHECK(json_is_object(ld), jp, p, "expected an object, got %s", dt_jp_type_name(ld));
     DT_TRY(dt_jp_get_keyword(jp, ld, p, "type", 1, load_types, &types[i]));
+    dt_jp_key(tp, p, "type");
+    DT_JCHECK(s->procedure == DT_PROC_STATIC || types[i] <= 1, jp, tp,
+              "explicit steps take forces and pressures; %s loads are not supported there yet",
+              load_types[types[i]]);
     count[types[i]]++;
   }
   DT_ALLOC(s->cload, count[0], jp->ctx, "forces");
@@ -285,17 +328,37 @@ cleanup:
   return rc;
 }
 
+/* "procedure" (default static), then "increments" (static steps) or "explicit" (the controls of
+ * an explicit step, required there). */
+static dt_status parse_procedure(dt_jp *jp, const json_t *v, const char *path, dt_step *s) {
+  dt_status rc = DT_OK;
+  json_t *inc = NULL, *x = NULL;
+  char p[DT_JPATH_MAX];
+  int proc = 0;
+
+  DT_TRY(dt_jp_get_keyword(jp, v, path, "procedure", 0, procedures, &proc));
+  s->procedure = (dt_procedure)proc;
+  DT_TRY(dt_jp_member(jp, v, path, "increments", 0, &inc));
+  DT_TRY(dt_jp_member(jp, v, path, "explicit", s->procedure == DT_PROC_EXPLICIT, &x));
+  dt_jp_key(p, path, "increments");
+  DT_JCHECK(!inc || s->procedure == DT_PROC_STATIC, jp, p,
+            "applies to static steps (an explicit step's time steps follow from \"explicit\")");
+  if (inc) DT_TRY(parse_increments(jp, inc, p, s));
+  dt_jp_key(p, path, "explicit");
+  DT_JCHECK(!x || s->procedure == DT_PROC_EXPLICIT, jp, p,
+            "applies to explicit steps (\"procedure\": \"explicit\")");
+  if (x) DT_TRY(dt_jp_explicit(jp, x, p, &s->explicit_));
+cleanup:
+  return rc;
+}
+
 static dt_status parse_step(dt_jp *jp, const json_t *v, const char *path, int i, dt_step *s) {
   dt_status rc = DT_OK;
-  json_t *inc = NULL;
-  char p[DT_JPATH_MAX];
 
   DT_TRY(dt_jp_object(jp, v, path, step_keys));
   snprintf(s->name, DT_NAME_MAX, "step-%d", i + 1);
   DT_TRY(dt_jp_get_name(jp, v, path, "name", 0, s->name));
-  DT_TRY(dt_jp_member(jp, v, path, "increments", 0, &inc));
-  dt_jp_key(p, path, "increments");
-  if (inc) DT_TRY(parse_increments(jp, inc, p, s));
+  DT_TRY(parse_procedure(jp, v, path, s));
   DT_TRY(parse_boundary(jp, v, path, s));
   DT_TRY(parse_loads(jp, v, path, s));
 cleanup:
@@ -305,7 +368,7 @@ cleanup:
 dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path) {
   dt_status rc = DT_OK;
   dt_model *m = jp->m;
-  char p[DT_JPATH_MAX];
+  char p[DT_JPATH_MAX], tp[DT_JPATH_MAX];
   int n = 0;
 
   DT_JCHECK(json_is_array(v), jp, path, "expected an array, got %s", dt_jp_type_name(v));
@@ -317,6 +380,10 @@ dt_status dt_jp_steps(dt_jp *jp, const json_t *v, const char *path) {
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(parse_step(jp, json_array_get(v, (size_t)i), p, i, &m->steps[i]));
+    dt_jp_key(tp, p, "procedure");
+    DT_JCHECK(m->steps[i].procedure == m->steps[0].procedure, jp, tp,
+              "steps[0] is %s: a job's steps are all static or all explicit",
+              procedures[m->steps[0].procedure]);
     for (int j = 0; j < i; j++)
       DT_JCHECK(strcmp(m->steps[j].name, m->steps[i].name) != 0, jp, p,
                 "duplicate step name \"%s\"", m->steps[i].name);

@@ -17,8 +17,10 @@
  * (1-2),(2-3),(3-4),(4-1),(5-6),(6-7),(7-8),(8-5),(1-5),(2-6),(3-7),(4-8) =
  * VTK_QUADRATIC_HEXAHEDRON's (0,1),(1,2),(2,3),(3,0),(4,5),(5,6),(6,7),(7,4),(0,4),(1,5),(2,6),
  * (3,7)), quad4, tri3, quad8
- * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre); so the
- * connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
+ * (VTK_QUADRATIC_QUAD) and quad9 (VTK_BIQUADRATIC_QUAD: mid-edges, then the centre), and shell4,
+ * drawn as the VTK_QUAD of its mid-surface (its corners in order around it, S4's order; its
+ * results are one point at the centre, which the averages below spread over its 4 nodes as a
+ * constant); so the connectivity is written as is. quad16 is a VTK_LAGRANGE_QUADRILATERAL, whose edges 3 and
  * 4 run in +x and +y (ours run around the element) and whose interior is row by row: its
  * nodes are permuted (vtk_local). VTK_WEDGE and VTK_QUADRATIC_WEDGE are the mirror image of
  * CalculiX's wedges: VTK's triangle (0,1,2) has its right-hand normal pointing away from
@@ -58,6 +60,7 @@ int dt_vtk_cell_type(int elem_type) {
   case DT_ELEM_HEX20R: return 25;  /* VTK_QUADRATIC_HEXAHEDRON */
   case DT_ELEM_WEDGE6: return 13;  /* VTK_WEDGE */
   case DT_ELEM_WEDGE15: return 26; /* VTK_QUADRATIC_WEDGE */
+  case DT_ELEM_SHELL4: return 9;   /* VTK_QUAD: the shell's mid-surface */
   }
   return -1;
 }

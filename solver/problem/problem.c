@@ -7,6 +7,7 @@
 #include "coarse_space.h"
 #include "element/element.h"
 #include "model/model.h"
+#include "model/model_internal.h"
 
 static dt_stress_state section_state(dt_section_kind kind) {
   if (kind == DT_SECTION_PLANE_STRAIN) return DT_STATE_PLANE_STRAIN;
@@ -46,6 +47,17 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   dt_problem *pb = NULL;
   *out = NULL;
   DT_CHECK(m->elem_section != NULL, ctx, DT_ERR_INTERNAL, "dt_model_finish was not called");
+  /* explicit steps and shells (the model types after the continuum ones) have no implicit
+   * kernels: they run on the explicit driver (solver/explicit/) */
+  for (int i = 0; i < m->n_steps; i++)
+    DT_CHECK(m->steps[i].procedure == DT_PROC_STATIC, ctx, DT_ERR_INPUT,
+             "step %d \"%s\" is explicit: the implicit solver runs static steps only", i + 1,
+             m->steps[i].name);
+  for (int e = 0; e < m->n_elems; e++)
+    DT_CHECK(m->elem_type[e] < DT_ELEM_NCONTINUUM, ctx, DT_ERR_INPUT,
+             "element %lld (%s): the implicit solver takes continuum elements only (shells run "
+             "in explicit steps)",
+             (long long)m->elem_id[e], dt_model_elem_type_name(m->elem_type[e]));
   DT_ALLOC(pb, 1, ctx, "problem");
   pb->dim = m->dim;
   pb->dpn = m->dim;

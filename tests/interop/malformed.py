@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Malformed decks and meshes give errors with file, line and reason; and the deck features
+"""Malformed decks and meshes give errors with file, line and reason (explicit dynamics decks
+too: what the model of an explicit step cannot hold); and the deck features
 that have no CalculiX counterpart in the cross-check (*INCLUDE, continuation lines, GENERATE,
 comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines, C3D6) are read. Each case runs ductile-solve and checks the exit
 code and that stderr contains the expected text (file:line: reason)."""
@@ -34,6 +35,42 @@ GOOD20 = HEX20 + ELEM20 + SETS + MAT + STEP
 # the unit cube as two wedges (C3D6), split along its diagonal plane through edges 1-5 and 3-7
 ELEM6 = "*ELEMENT, TYPE=C3D6, ELSET=EALL\n1, 1, 2, 3, 5, 6, 7\n2, 1, 3, 4, 5, 7, 8\n"
 GOOD6 = HEX + ELEM6 + SETS + MAT + STEP
+
+# two S4 shells on [0,2]x[0,1] and an explicit step: a force on the amplitude A1
+SHELL = """*NODE, NSET=NALL
+1, 0, 0, 0
+2, 1, 0, 0
+3, 2, 0, 0
+4, 0, 1, 0
+5, 1, 1, 0
+6, 2, 1, 0
+*ELEMENT, TYPE=S4, ELSET=PLATE
+1, 1, 2, 5, 4
+2, 2, 3, 6, 5
+*NSET, NSET=LEFT
+1, 4
+*NSET, NSET=RIGHT
+3, 6
+*MATERIAL, NAME=STEEL
+*ELASTIC
+210000, 0.3
+*DENSITY
+7.85e-9
+*SHELL SECTION, ELSET=PLATE, MATERIAL=STEEL
+1.
+*AMPLITUDE, NAME=A1
+0, 0, 1e-3, 1
+*AMPLITUDE, NAME=A2
+0, 1, 1e-3, 0
+"""
+XSTEP = "*STEP\n*DYNAMIC, EXPLICIT\n, 1e-3\n*BOUNDARY\nLEFT, ENCASTRE\n*CLOAD, AMPLITUDE=A1\nRIGHT, 3, 1.\n*END STEP\n"
+GOODX = SHELL + XSTEP  # lines 26 *STEP, 27 *DYNAMIC, 29 *BOUNDARY, 31 *CLOAD, 33 *END STEP
+
+
+def xcase(name, deck, line, text):
+    """An explicit deck refused at d.inp:line with text."""
+    return (name, {"d.inp": deck}, "d.inp", 1, "d.inp:%d: %s" % (line, text))
+
 
 # (name, files {name: text}, main file, expected exit code, expected text in the output)
 CASES = [
@@ -108,8 +145,8 @@ CASES = [
      "d.inp", 1, "d.inp:26: unsupported parameter TIMEPOINTS on *NODE PRINT"),
     ("print_variable", {"d.inp": GOOD.replace("*END STEP", "*NODE PRINT, NSET=BOT\nRF, NT\n*END STEP")}, "d.inp", 1,
      "d.inp:27: *NODE PRINT: variable 'NT' is not supported"),
-    ("blank_keyword_unknown", {"d.inp": GOOD.replace("*STEP", "*INITIAL CONDITIONS, TYPE=STRESS\nEALL, 1, 0\n*STEP")},
-     "d.inp", 1, "d.inp:20: unsupported keyword *INITIAL CONDITIONS"),
+    ("blank_keyword_unknown", {"d.inp": GOOD.replace("*STEP", "*CONTACT PAIR, INTERACTION=I\nA, B\n*STEP")},
+     "d.inp", 1, "d.inp:20: unsupported keyword *CONTACT PAIR"),
     ("blank_parameter", {"d.inp": GOOD.replace("*STATIC", "*STATIC, SOL VER=SPOOLES")}, "d.inp", 0,
      "d.inp:21: *STATIC, SOLVER=SPOOLES: ductile solves"),
     ("element_continuation_overrun", {"d.inp": GOOD.replace("1, 1, 2, 3, 4, 5, 6, 7, 8", "1, 1, 2, 3, 4, 5, 6, 7\n"
@@ -140,6 +177,88 @@ CASES = [
     ("msh_name_latin1", {"m.msh": b"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 \"b\xf6dy\"\n"
                                   b"$EndPhysicalNames\n"}, "m.msh", 1,
      "m.msh:6: physical group 1 (dimension 3): byte 0xF6 of its name is not UTF-8"),
+    # explicit dynamics and shells: what the model cannot hold is refused with its line
+    xcase("x_two_amplitudes", GOODX.replace("*END STEP", "*DLOAD, AMPLITUDE=A2\nPLATE, P, 1.\n*END STEP"), 33,
+          "*DLOAD, AMPLITUDE=A2: this step's loads already follow amplitude A1 (line 31): two amplitudes in one step are not supported"),
+    xcase("x_default_and_named", GOODX.replace("*END STEP", "*DLOAD\nPLATE, P, 1.\n*END STEP"), 33,
+          "these loads name no amplitude, so they follow the step's default, but AMPLITUDE=A1 (line 31) is used"),
+    xcase("x_named_after_default", GOODX.replace("*STEP", "*SURFACE, NAME=TOP\nPLATE, SPOS\n*STEP", 1).replace(
+          "*CLOAD, AMPLITUDE=A1", "*DSLOAD\nTOP, P, 1.\n*CLOAD, AMPLITUDE=A1"), 35,
+          "*CLOAD, AMPLITUDE=A1: the loads at line 33 follow the step's default amplitude: two amplitudes in one step are not supported"),
+    xcase("x_unknown_surface", GOODX.replace("*END STEP", "*DSLOAD\nNOPE, P, 1.\n*END STEP"), 34,
+          "*DSLOAD: unknown surface 'NOPE'"),
+    xcase("x_unknown_amplitude", GOODX.replace("AMPLITUDE=A1", "AMPLITUDE=A3"), 31, "*CLOAD: unknown amplitude 'A3'"),
+    xcase("x_amplitude_odd", GOODX.replace("0, 0, 1e-3, 1\n", "0, 0, 1e-3\n"), 23,
+          "*AMPLITUDE: expected pairs 'time, value' (up to four a line), got 3 values"),
+    xcase("x_amplitude_order", GOODX.replace("0, 0, 1e-3, 1\n", "0, 0, 0, 1\n"), 23,
+          "*AMPLITUDE: times must start at 0 or later and increase"),
+    xcase("x_amplitude_static", GOOD.replace("*CLOAD", "*CLOAD, AMPLITUDE=A1"), 24,
+          "*CLOAD, AMPLITUDE=A1: amplitudes in static steps are not supported"),
+    xcase("x_velocity_static", GOOD.replace("*BOUNDARY", "*BOUNDARY, TYPE=VELOCITY"), 22,
+          "*BOUNDARY, TYPE=VELOCITY belongs in an explicit step"),
+    xcase("x_implicit_dynamic", GOODX.replace("*DYNAMIC, EXPLICIT", "*DYNAMIC"), 27,
+          "*DYNAMIC without EXPLICIT (implicit dynamics) is not supported"),
+    xcase("x_explicit_1", GOODX.replace("*DYNAMIC, EXPLICIT", "*DYNAMIC, EXPLICIT=1"), 27,
+          "*DYNAMIC, EXPLICIT=1: CalculiX's 0 and 1 integrate the structure implicitly"),
+    xcase("x_mass_scaling", GOODX.replace(", 1e-3\n", "1e-7, 1e-3, 1e-8\n"), 28,
+          "*DYNAMIC: a minimum time increment (1e-08) asks CalculiX for mass scaling"),
+    xcase("x_max_increment", GOODX.replace(", 1e-3\n", "1e-7, 1e-3, , 1e-6\n"), 28,
+          "*DYNAMIC: a maximum time increment (1e-06) is not supported"),
+    xcase("x_direct_without_increment", GOODX.replace("*DYNAMIC, EXPLICIT", "*DYNAMIC, EXPLICIT, DIRECT USER CONTROL"),
+          28, "*DYNAMIC, DIRECT USER CONTROL needs a time increment > 0"),
+    xcase("x_no_period", GOODX.replace(", 1e-3\n", "1e-7\n"), 28,
+          "*DYNAMIC, EXPLICIT needs a data line 'time increment, time period"),
+    xcase("x_scale_factor", GOODX.replace("*DYNAMIC, EXPLICIT", "*DYNAMIC, EXPLICIT, SCALE FACTOR=1.5"), 27,
+          "*DYNAMIC: SCALE FACTOR must be in (0, 1]"),
+    xcase("x_alpha", GOODX.replace("*DYNAMIC, EXPLICIT", "*DYNAMIC, EXPLICIT, ALPHA=-0.05"), 27,
+          "unsupported parameter ALPHA on *DYNAMIC"),
+    xcase("x_static_shells", GOODX.replace("*DYNAMIC, EXPLICIT\n, 1e-3", "*STATIC").replace(", AMPLITUDE=A1", ""),
+          27, "*STATIC: element 1 (line 9 of d.inp) is a shell: shells in static steps are not supported"),
+    xcase("x_explicit_solids", GOOD.replace("*STATIC", "*DYNAMIC, EXPLICIT\n, 1e-3"), 21,
+          "*DYNAMIC, EXPLICIT: element 1 (hex8, line 11 of d.inp): solids in explicit steps are not supported"),
+    xcase("x_mixed_steps", (SHELL + XSTEP + XSTEP.replace("*DYNAMIC, EXPLICIT\n, 1e-3", "*STATIC")), 35,
+          "*STATIC after an explicit step (*DYNAMIC, EXPLICIT at line 27 of d.inp)"),
+    xcase("x_shell_points", GOODX.replace("*SHELL SECTION, ELSET=PLATE, MATERIAL=STEEL\n1.", "*SHELL SECTION, "
+          "ELSET=PLATE, MATERIAL=STEEL\n1., 7"), 21, "*SHELL SECTION: 7 points through the thickness; ductile takes 2 to 5"),
+    xcase("x_shell_thickness", GOODX.replace("MATERIAL=STEEL\n1.", "MATERIAL=STEEL\n-1."), 21,
+          "*SHELL SECTION: thickness must be > 0"),
+    xcase("x_solid_section_on_shells", GOODX.replace("*SHELL SECTION", "*SOLID SECTION"), 20,
+          "*SOLID SECTION: element set PLATE holds shell (S4, S4R) elements, which take a *SHELL SECTION"),
+    xcase("x_shell_section_on_solids", GOOD.replace("*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n",
+          "*SHELL SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n"), 19,
+          "*SHELL SECTION: element set EALL holds solid (C3D*) elements, which take a *SOLID SECTION"),
+    xcase("x_p1_on_shells", GOODX.replace("*END STEP", "*DLOAD, AMPLITUDE=A1\nPLATE, P1, 1.\n*END STEP"), 34,
+          "element 1 is a shell: P1 names a face of a solid; a shell's faces are SPOS and SNEG"),
+    xcase("x_p_on_solids", GOOD.replace("*END STEP", "*DLOAD\nEALL, P, 1.\n*END STEP"), 27,
+          "element 1 is not a shell: P names a shell's side (SPOS, SNEG, P)"),
+    xcase("x_s1_on_shells", GOODX.replace("*STEP", "*SURFACE, NAME=TOP\nPLATE, S1\n*STEP", 1), 27,
+          "element 1 is a shell: S1 names a face of a solid"),
+    xcase("x_spos_on_solids", GOOD.replace("*STEP", "*SURFACE, NAME=TOP\nEALL, SPOS\n*STEP"), 21,
+          "element 1 is not a shell: SPOS names a shell's side"),
+    xcase("x_moment", GOODX.replace("RIGHT, 3, 1.", "RIGHT, 4, 1."), 32,
+          "*CLOAD: degree of freedom 4 (a rotation) takes 0 only: prescribed rotations and moments are not supported"),
+    xcase("x_rotation_value", GOODX.replace("LEFT, ENCASTRE", "LEFT, 5, 5, 0.1"), 30,
+          "*BOUNDARY: degree of freedom 5 (a rotation) takes 0 only"),
+    xcase("x_initial_stress", GOODX.replace("*STEP", "*INITIAL CONDITIONS, TYPE=STRESS\nPLATE, 1, 0\n*STEP", 1),
+          26, "*INITIAL CONDITIONS: TYPE=STRESS is not supported (TYPE=VELOCITY)"),
+    xcase("x_initial_angular", GOODX.replace("*STEP", "*INITIAL CONDITIONS, TYPE=VELOCITY\nNALL, 5, 1.\n*STEP", 1),
+          27, "*INITIAL CONDITIONS, TYPE=VELOCITY: DOF 5: ductile takes velocities along 1-3"),
+    xcase("x_initial_static", GOOD.replace("*STEP", "*INITIAL CONDITIONS, TYPE=VELOCITY\nNALL, 3, 1.\n*STEP"), 20,
+          "initial velocities need an explicit step (*DYNAMIC, EXPLICIT)"),
+    xcase("x_grav", GOODX.replace("*END STEP", "*DLOAD\nPLATE, GRAV, 9810., 0, 0, -1\n*END STEP"), 34,
+          "*DLOAD GRAV: explicit steps take concentrated forces and pressures"),
+    xcase("x_print_rf", GOODX.replace("*END STEP", "*NODE PRINT, NSET=LEFT\nU, RF\n*END STEP"), 33,
+          "*NODE PRINT: RF (nodal forces) is not supported in explicit steps"),
+    xcase("x_history", GOODX.replace("*END STEP", "*OUTPUT, HISTORY\n*END STEP"), 33,
+          "*OUTPUT, HISTORY is not supported"),
+    xcase("x_interval_static", GOOD.replace("*END STEP", "*OUTPUT, FIELD, NUMBER INTERVAL=5\n*END STEP"), 26,
+          "*OUTPUT: NUMBER INTERVAL and TIME INTERVAL apply in explicit steps"),
+    xcase("x_two_intervals", GOODX.replace("*END STEP", "*OUTPUT, FIELD, NUMBER INTERVAL=5, FREQUENCY=10\n*END STEP"),
+          33, "*OUTPUT: give one of NUMBER INTERVAL, TIME INTERVAL and FREQUENCY"),
+    xcase("x_output_variable", GOODX.replace("*END STEP", "*OUTPUT, FIELD\n*NODE OUTPUT\nU, V\n*END STEP"), 35,
+          "*NODE OUTPUT: variable 'V' is not supported"),
+    xcase("x_step_amplitude_static", GOOD.replace("*STEP\n", "*STEP, AMPLITUDE=STEP\n"), 20,
+          "*STEP, AMPLITUDE=STEP is not supported in a static step"),
 ]
 
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "io/import.h"
+#include "inp_warnings.h"
 #include "io_fixture.h"
 
 /* Two hex8 along x on [0,2]x[0,1]x[0,1], two steps. */
@@ -67,18 +68,6 @@ static const char *const EXTRA_NODES =
     "*NODE PRINT, NSET=TIP, TOTALS=YES\nRF, U\n*EL PRINT, ELSET=EALL\nE, S\n"
     "*END STEP\n"
     "*STEP\n*STATIC\n*CLOAD\nTIP, 1, 2.\n*NODE PRINT, NSET=FIX, TOTALS=ONLY\nRF\n*END STEP\n";
-
-typedef struct {
-  int n;
-  char all[4096];
-} warnings;
-
-static void on_warn(const char *msg, void *user) {
-  warnings *w = user;
-  size_t k = strlen(w->all);
-  w->n++;
-  snprintf(w->all + k, sizeof w->all - k, "%s\n", msg);
-}
 
 static dt_model *import(const char *dir, const char *name, const char *text, warnings *w) {
   char path[1200];

@@ -94,12 +94,33 @@ static void footing(void) {
   dt_model_destroy(&m);
 }
 
+/* Shells and an explicit step: the example imports and passes dt_model_finish (the explicit
+ * driver runs it; this test only parses). */
+static void shell_plate(void) {
+  dt_model *m = load("shell_plate_explicit.json");
+  const dt_explicit_options *x = NULL;
+  if (!m) return;
+  EXPECT(m->dim == 3 && m->n_nodes == 81 && m->n_elems == 64 && m->elem_type[0] == DT_ELEM_SHELL4);
+  EXPECT(m->materials[0].density == 7.85e-9 && m->sections[0].kind == DT_SECTION_SHELL);
+  EXPECT(m->sections[0].thickness == 2 && m->sections[0].shell_points == 2); /* elastic: 2 */
+  EXPECT(m->n_steps == 1 && m->steps[0].procedure == DT_PROC_EXPLICIT);
+  x = &m->steps[0].explicit_;
+  EXPECT(x->time_period == 0.02 && x->dt == 0 && x->dt_safety == 0.8 && x->damping == 300);
+  EXPECT(x->output_frames == 20 && x->output_every == 0 && x->rotary_scale == 0);
+  EXPECT(x->amplitude.kind == DT_AMP_TABLE && x->amplitude.n == 3 && x->amplitude.t[1] == 0.01);
+  EXPECT(m->steps[0].n_bc == 3 && m->steps[0].bc[0].dofs == DT_DOF_Z);
+  EXPECT(m->steps[0].n_pressure == 1 && m->surfaces[0].n == 64 && m->surfaces[0].face[0] == 0);
+  EXPECT(m->nsets[dt_model_find_nset(m, "edges")].n == 32 && m->output.n_monitors == 1);
+  dt_model_destroy(&m);
+}
+
 int main(void) {
   footing();
   unit_cube();
   cantilever();
   plate();
   tet10();
+  shell_plate();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   return failures ? 1 : 0;
 }

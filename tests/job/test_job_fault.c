@@ -52,5 +52,6 @@ int main(void) {
   fail |= run("unit_cube.json");
   fail |= run("plate_quad4_plane_strain.json");
   fail |= run("tet10_block.json");
+  fail |= run("shell_plate_explicit.json");
   return fail;
 }

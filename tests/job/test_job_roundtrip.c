@@ -1,5 +1,7 @@
 /* Field-by-field round trip of the unit cube into dt_model, the defaults of a minimal job, and
- * parser behaviours that are not errors (set generation and de-duplication, 2D vectors). */
+ * parser behaviours that are not errors (set generation and de-duplication, 2D vectors); every
+ * field of a shell job with an explicit step (density, shell section, the explicit controls and
+ * amplitudes, rotations, velocities, initial velocities, SPOS/SNEG faces). */
 #include <stdio.h>
 #include <string.h>
 
@@ -186,6 +188,90 @@ static void create_defaults(void) {
   dt_step_default(&s);
   EXPECT(s.n_increments == 1 && s.inc_initial == 1 && s.inc_min == 1e-5 && s.inc_max == 1 &&
          s.max_cutbacks == 5);
+  EXPECT(s.procedure == DT_PROC_STATIC && s.explicit_.dt == 0 && s.explicit_.dt_safety == 0.8 &&
+         s.explicit_.output_frames == 20 && s.explicit_.amplitude.kind == DT_AMP_STEP);
+}
+
+/* Two shell4 elements on [0,2]x[0,1], every explicit field given; AMP is the amplitude. */
+static const char *shell_job =
+    "{\"ductile\": 1, \"mesh\": {\"nodes\": [[1, 0, 0, 0], [2, 1, 0, 0], [3, 2, 0, 0], [4, 0, 1, "
+    "0],"
+    " [5, 1, 1, 0], [6, 2, 1, 0]],"
+    " \"elements\": [{\"type\": \"shell4\", \"connectivity\": [[1, 1, 2, 5, 4], [2, 2, 3, 6, 5]]}],"
+    " \"node_sets\": {\"left\": [1, 4], \"right\": [3, 6], \"all\": {\"generate\": [1, 6]}},"
+    " \"element_sets\": {\"plate\": [1, 2]},"
+    " \"surfaces\": {\"top\": [[1, \"SPOS\"], [2, \"S1\"]], \"bottom\": [[2, \"SNEG\"]]}},"
+    " \"materials\": [{\"name\": \"al\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, \"density\": "
+    "2.7e-9,"
+    " \"plastic\": {\"yield_stress\": 200}}],"
+    " \"sections\": [{\"element_set\": \"plate\", \"material\": \"al\", \"kind\": \"shell\","
+    " \"thickness\": 1.5%s}],"
+    " \"steps\": [{\"name\": \"hit\", \"procedure\": \"explicit\", \"explicit\": {\"time\": 0.001,"
+    " \"dt\": 1e-7, \"safety\": 0.5, \"damping\": 20, \"rotary_scale\": 2, \"output\": {%s},"
+    " \"amplitude\": %s},"
+    " \"boundary\": [{\"node_set\": \"left\", \"fixed\": \"all\"},"
+    " {\"node_set\": \"right\", \"fixed\": [\"y\", \"rx\", \"rz\"], \"velocity\": {\"x\": 300, "
+    "\"z\": -1}}],"
+    " \"loads\": [{\"type\": \"pressure\", \"surface\": \"bottom\", \"value\": 0.5},"
+    " {\"type\": \"force\", \"node_set\": \"right\", \"value\": [0, 0, 2]}]}],"
+    " \"initial_velocities\": [{\"node_set\": \"all\", \"velocity\": [0, 0, -100]},"
+    " {\"node_set\": \"right\", \"velocity\": [1, 2, 3]}]}";
+
+static dt_model *shell_model(const char *points, const char *output, const char *amplitude) {
+  char text[4096];
+  dt_ctx ctx = {0};
+  snprintf(text, sizeof text, shell_job, points, output, amplitude);
+  return parse(text, &ctx);
+}
+
+static void shell_explicit(void) {
+  dt_model *m =
+      shell_model(", \"points\": 3", "\"every\": 50", "[[0, 0], [2e-4, 1], [1e-3, 0.25]]");
+  const dt_step *s = NULL;
+  const dt_explicit_options *x = NULL;
+  if (!m) {
+    failures++;
+    return;
+  }
+  EXPECT(m->dim == 3 && m->n_elems == 2 && m->elem_type[1] == DT_ELEM_SHELL4);
+  EXPECT(m->materials[0].density == 2.7e-9 && m->materials[0].p.plastic == DT_PLASTIC_J2);
+  EXPECT(m->sections[0].kind == DT_SECTION_SHELL && m->sections[0].thickness == 1.5 &&
+         m->sections[0].shell_points == 3 && m->sections[0].form == DT_FORM_FULL);
+  /* faces: SPOS is S1 (face 0), SNEG S2 (face 1) */
+  EXPECT(m->surfaces[0].n == 2 && m->surfaces[0].face[0] == 0 && m->surfaces[0].face[1] == 0);
+  EXPECT(m->surfaces[1].n == 1 && m->surfaces[1].elem[0] == 1 && m->surfaces[1].face[0] == 1);
+  s = &m->steps[0];
+  x = &s->explicit_;
+  EXPECT(s->procedure == DT_PROC_EXPLICIT && strcmp(s->name, "hit") == 0);
+  EXPECT(x->time_period == 0.001 && x->dt == 1e-7 && x->dt_safety == 0.5 && x->damping == 20 &&
+         x->rotary_scale == 2);
+  EXPECT(x->output_every == 50 && x->output_frames == 20);
+  EXPECT(x->amplitude.kind == DT_AMP_TABLE && x->amplitude.n == 3 && x->amplitude.t[1] == 2e-4 &&
+         x->amplitude.a[1] == 1 && x->amplitude.t[2] == 1e-3 && x->amplitude.a[2] == 0.25);
+  /* "all" on a shell model: the translations and the rotations */
+  EXPECT(s->n_bc == 2 && s->bc[0].dofs == (7u | DT_DOF_ROT) && !s->bc[0].velocity);
+  EXPECT(s->bc[1].dofs == (DT_DOF_X | DT_DOF_Y | DT_DOF_Z | DT_DOF_RX | DT_DOF_RZ) &&
+         s->bc[1].velocity && s->bc[1].value[0] == 300 && s->bc[1].value[1] == 0 &&
+         s->bc[1].value[2] == -1 && s->bc[1].hold == 0);
+  EXPECT(s->n_pressure == 1 && s->pressure[0].surface == 1 && s->pressure[0].p == 0.5);
+  EXPECT(s->n_cload == 1 && s->cload[0].f[2] == 2);
+  EXPECT(m->n_initial_velocities == 2 && m->initial_velocities[0].nset == 2 &&
+         m->initial_velocities[0].v[2] == -100);
+  EXPECT(m->initial_velocities[1].nset == 1 && m->initial_velocities[1].v[0] == 1 &&
+         m->initial_velocities[1].v[1] == 2 && m->initial_velocities[1].v[2] == 3);
+  dt_model_destroy(&m);
+  /* the defaults: 5 points through a plastic section, 20 frames, the step and ramp amplitudes */
+  for (int k = 0; k < 2; k++) {
+    m = shell_model("", "\"frames\": 7", k ? "\"ramp\"" : "\"step\"");
+    if (!m) {
+      failures++;
+      return;
+    }
+    x = &m->steps[0].explicit_;
+    EXPECT(m->sections[0].shell_points == 5 && x->output_frames == 7 && x->output_every == 0);
+    EXPECT(x->amplitude.kind == (k ? DT_AMP_RAMP : DT_AMP_STEP) && x->amplitude.n == 0);
+    dt_model_destroy(&m);
+  }
 }
 
 static void io_errors(void) {
@@ -205,6 +291,7 @@ int main(void) {
   defaults();
   adaptive_forcing();
   create_defaults();
+  shell_explicit();
   io_errors();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   return failures ? 1 : 0;
