@@ -90,6 +90,8 @@ typedef struct dt_frd {
                   then) */
   double *extrap[DT_ELEM_NTYPES]; /* nodes x points of each element type in the mesh, row-major:
                                      nodal value = sum_q extrap[a*nqp + q] * point value q */
+  char *buf; /* the writer thread's text, cap_buf bytes (dt_frd_build allocates it) */
+  size_t cap_buf;
   long long end; /* bytes before the closing " 9999" line; 0: nothing written yet */
   int blocks;    /* result blocks written (the counter of the 1PSTEP lines) */
   int sets;      /* increments written (the number of the 100CL lines) */
