@@ -211,7 +211,7 @@ DT_HD static inline void dt_xp_pressure_forces(const double x[12], double p, dou
 DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e) {
   const int ns = 4 * P->ne;
   double x[12], d[12], x0[12], d0[12], dq[4][5], fpo[12], rot[4][6];
-  double w_ext = 0.0, w_damp = 0.0, ke = 0.0;
+  double w_ext = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
   int a, k;
@@ -267,9 +267,14 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     dt_xp_node_frame(q, &d0[3 * a], &d[3 * a], &rot[a][0], &rot[a][3]);
     if (P->owner[c]) { /* the node's energy terms, once per node */
       for (k = 0; k < 3; k++) w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * dq[a][k];
+      /* damping work alpha m v^{n+1/2} (v^{n-1/2} + 2 v^{n+1/2} + v^{n+3/2}) dt / 4 of the
+       * interval [t^n, t^{n+1}] (with which the balance is exact at a constant step): its
+       * part with v^{n-1/2} now, the part with v^{n+3/2} by the next step, which first
+       * completes the previous interval (w_damp_prev) */
       for (k = 0; k < 5; k++) {
-        const double m = k < 3 ? mt : mr, vm = 0.5 * (v[k] + vn[k]);
-        w_damp += T->alpha * m * vm * vm * T->dt;
+        const double m = k < 3 ? mt : mr;
+        w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * T->dt;
+        w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
         if (T->energy) ke += 0.5 * m * v[k] * vn[k];
       }
     }
@@ -327,13 +332,13 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       P->work[DT_XP_KE * P->ne + e] = ke;
       P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
       P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
-      P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e];
+      P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
     }
     P->work[DT_XP_W_INT * P->ne + e] += w_int;
     if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
   }
   P->work[DT_XP_W_EXT * P->ne + e] += w_ext;
-  P->work[DT_XP_W_DAMP * P->ne + e] += w_damp;
+  P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
 }
 
 #endif

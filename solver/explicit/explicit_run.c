@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "core/clock.h"
 #include "explicit.h"
+#include "analysis/fields.h"
 #include "io/output.h"
 
 #define PROGRESS_SECONDS 1.0 /* progress events at least this often */
@@ -213,6 +214,7 @@ static dt_status write_frame(xrun *r, int s, double t, int last_of_step, dt_ctx 
   }
   r->sum->increments++;
   r->sum->last_time = r->row.time;
+  dt_fields_monitors(r->m, &r->fields, &r->row);
   if (r->out)
     DT_TRY(dt_output_increment(r->out, r->m, &r->fields, &r->row,
                                dt_output_fields_due(r->m, r->global_frames, last_of_step), ctx));

@@ -153,6 +153,13 @@ static json_t *summary_build(const dt_output *o, const dt_model *m, const dt_run
   put(j, "last_time", num(s->last_time), err);
   put(j, "nonlinear", nonlinear(s, err), err);
   put(j, "timings", timings(s, err), err);
+  if (s->time_steps > 0) { /* explicit steps */
+    json_t *x = json_object();
+    put(x, "time_steps", json_integer(s->time_steps), err);
+    put(x, "time_step", num(s->time_step), err);
+    put(x, "energy_balance", num(s->energy_balance), err);
+    put(j, "explicit", x, err);
+  }
   put(j, "max_u", num(s->max_u), err);
   put(j, "max_mises", num(s->max_mises), err);
   put(j, "max_peeq", num(s->max_peeq), err);

@@ -130,6 +130,10 @@ static int print_progress(const dt_progress *ev, void *user) {
              ev->n_plastic, ev->newton_iter > 1 ? "" : "");
     break;
   case DT_EV_INCREMENT_DONE:
+    if (ev->has_energy) { /* an explicit frame */
+      printf("  frame %d at time %.6g (%.1f%%)\n", ev->increment, ev->time, ev->percent);
+      break;
+    }
     printf("  increment %d converged: load factor %.6g, %d Newton iterations, residual %.2e "
            "(%.1f%%)\n",
            ev->increment, ev->load_factor, ev->newton_iter, ev->residual, ev->percent);
@@ -229,6 +233,13 @@ int main(int argc, char **argv) {
   opt.user = &c;
   rc = dt_analysis_run(m, &opt, &sum, &ctx);
   dt_model_destroy(&m);
+  if (rc == DT_OK && sum.time_steps > 0) {
+    printf("completed: %d frames, %ld time steps of %.4g, energy balance within %.2g of the "
+           "largest term, %.3f s; results in %s\n",
+           sum.increments, sum.time_steps, sum.time_step, sum.energy_balance, sum.seconds_total,
+           c.outdir);
+    return 0;
+  }
   if (rc == DT_OK) {
     printf("completed: %d increments, %ld Newton iterations, %ld PCG iterations, %.3f s; "
            "results in %s\n",
