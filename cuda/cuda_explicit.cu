@@ -28,9 +28,11 @@ typedef struct xp_cuda {
   void *step_owned[4];
 } xp_cuda;
 
-__global__ static void k_xp_step(dt_xp_view v, dt_xp_time t) {
+/* HISTORY: the mesh has plastic elements; the elastic kernel has no history arrays at all. */
+template <int HISTORY>
+__global__ static void __launch_bounds__(XP_BLOCK) k_xp_step(dt_xp_view v, dt_xp_time t) {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < v.ne) dt_xp_element_step(&v, &t, e);
+  if (e < v.ne) dt_xp_element_step(&v, &t, e, HISTORY);
 }
 
 static void xp_cuda_destroy(void *impl) {
@@ -153,7 +155,10 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
   {
     static int block = 0; /* lab: DUCTILE_XP_BLOCK */
     if (!block) block = getenv("DUCTILE_XP_BLOCK") ? atoi(getenv("DUCTILE_XP_BLOCK")) : XP_BLOCK;
-    k_xp_step<<<(c->ne + block - 1) / block, block>>>(c->view, *T);
+    if (c->plastic)
+      k_xp_step<1><<<(c->ne + block - 1) / block, block>>>(c->view, *T);
+    else
+      k_xp_step<0><<<(c->ne + block - 1) / block, block>>>(c->view, *T);
   }
   DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
   c->cur = 1 - c->cur;

@@ -139,7 +139,7 @@ static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   {
     const dt_xp_view *v = &c->view;
 #pragma omp parallel for schedule(static) num_threads(c->threads)
-    for (int e = 0; e < ne; e++) dt_xp_element_step(v, T, e);
+    for (int e = 0; e < ne; e++) dt_xp_element_step(v, T, e, c->xp.plastic);
   }
   c->cur = 1 - c->cur;
   return DT_OK;

@@ -207,16 +207,24 @@ DT_HD static inline void dt_xp_pressure_forces(const double x[12], double p, dou
   }
 }
 
-/* The step of element e. Returns nothing; a failed material update sets *P.failed. */
-DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e) {
+/* The step of element e. Returns nothing; a failed material update sets *P.failed. history:
+ * 1 when the mesh has plastic elements (P->hist is kept), 0 when every material is elastic; a
+ * constant at the CUDA call site, so the elastic kernel carries no history arrays.
+ *
+ * Three phases keep few values alive at once (the GPU's registers): the nodes (gather, move,
+ * store), the element's forces, and the nodes again (the rotation axes and the displacement
+ * increment read back from what phase 1 stored, the forces written). */
+DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e,
+                                            const int history) {
   const int ns = 4 * P->ne;
-  double x[12], d[12], x0[12], d0[12], dq[4][5], fpo[12], rot[4][6];
-  double w_ext = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0;
+  double x[12], d[12], x0[12], d0[12], fx[12], fd[12];
+  double w_ext = 0.0, w_p = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0, w_net = 0.0;
+  double energy = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
   int a, k;
 
-  /* 1. the nodes: gather, accelerate, move */
+  /* 1. the nodes: gather, accelerate, move, store */
   for (a = 0; a < 4; a++) {
     const int c = 4 * e + a;
     double f[5] = {0, 0, 0, 0, 0}, v[5], vn[5], q[4], v1[3], v2[3], dn[3], w[3];
@@ -253,9 +261,8 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     /* (3.4): move; turn by the rotation vector dt (w_1 v1 + w_2 v2) */
     for (k = 0; k < 3; k++) w[k] = T->dt * (vn[3] * v1[k] + vn[4] * v2[k]);
     dt_xp_quat_turn(w, q);
-    for (k = 0; k < 5; k++) dq[a][k] = T->dt * vn[k];
     for (k = 0; k < 3; k++) {
-      const double un = P->u[k * ns + c] + dq[a][k];
+      const double un = P->u[k * ns + c] + T->dt * vn[k];
       if (move) P->u[k * ns + c] = un;
       x0[3 * a + k] = P->X0[k * ns + c];
       x[3 * a + k] = x0[3 * a + k] + un;
@@ -264,9 +271,10 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       for (k = 0; k < 5; k++) P->v[k * ns + c] = vn[k];
       for (k = 0; k < 4; k++) P->q[k * ns + c] = q[k];
     }
-    dt_xp_node_frame(q, &d0[3 * a], &d[3 * a], &rot[a][0], &rot[a][3]);
+    dt_xp_node_frame(q, &d0[3 * a], &d[3 * a], v1, v2);
     if (P->owner[c]) { /* the node's energy terms, once per node */
-      for (k = 0; k < 3; k++) w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * dq[a][k];
+      for (k = 0; k < 3; k++)
+        w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
       /* damping work alpha m v^{n+1/2} (v^{n-1/2} + 2 v^{n+1/2} + v^{n+3/2}) dt / 4 of the
        * interval [t^n, t^{n+1}] (with which the balance is exact at a constant step): its
        * part with v^{n-1/2} now, the part with v^{n+3/2} by the next step, which first
@@ -283,9 +291,8 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
   {
     const double h = P->thick[e], p = P->pressure[e];
     const dt_material_params *mat = &P->mats[P->mat[e]];
-    double fx[12], fd[12], fp[12], energy = 0.0, w_int = 0.0;
     int n_plastic = 0, rc;
-    if (mat->plastic) {
+    if (history && mat->plastic) {
       dt_mat_state st[4 * DT_XP_MAX_POINTS];
       const int np = 4 * P->n_layers;
       for (int i = 0; i < np; i++)
@@ -301,43 +308,44 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     }
     if (rc) *P->failed = 1;
     P->plastic[e] = n_plastic;
-    if (p != 0.0) {
-      double xo[12];
+    if (p != 0.0) { /* the follower pressure, now and at the step's start (its work) */
+      double fp[12], dx[12];
+      for (k = 0; k < 12; k++) dx[k] = T->dt * P->v[(k % 3) * ns + 4 * e + k / 3];
       dt_xp_pressure_forces(x, p * T->amp_n1, fp);
       for (k = 0; k < 12; k++) {
-        w_ext += 0.5 * fp[k] * dq[k / 3][k % 3]; /* second half of the trapezoid */
-        xo[k] = x[k] - dq[k / 3][k % 3];
+        w_p += 0.5 * fp[k] * dx[k];
+        fx[k] -= fp[k]; /* the resisting force */
+        x[k] -= dx[k];  /* the positions at the step's start */
       }
-      dt_xp_pressure_forces(xo, p * T->amp_n, fpo); /* the previous step's, for its half */
-      for (k = 0; k < 12; k++) w_ext += 0.5 * fpo[k] * dq[k / 3][k % 3];
-    } else {
-      for (k = 0; k < 12; k++) fp[k] = fpo[k] = 0.0;
+      dt_xp_pressure_forces(x, p * T->amp_n, fp);
+      for (k = 0; k < 12; k++) w_p += 0.5 * fp[k] * dx[k];
     }
-    for (a = 0; a < 4; a++) {
-      const int c = 4 * e + a;
-      double g[5];
-      for (k = 0; k < 3; k++) g[k] = fx[3 * a + k] - fp[3 * a + k];
-      g[3] = -dt_xp_dot3(&fd[3 * a], &rot[a][3]); /* about v1: d turns by -v2 */
-      g[4] = dt_xp_dot3(&fd[3 * a], &rot[a][0]);  /* about v2: d turns by +v1 */
-      /* trapezoid of the internal work: the previous step's own forces (resisting, with
-       * the previous pressure removed again) and this step's */
-      for (k = 0; k < 5; k++) {
-        double prev = P->f_in[k * ns + c] + (k < 3 ? fpo[3 * a + k] : 0.0);
-        double now = k < 3 ? fx[3 * a + k] : g[k];
-        w_int += 0.5 * (prev + now) * dq[a][k];
-        P->f_out[k * ns + c] = g[k];
-      }
-    }
-    if (T->energy) {
-      P->work[DT_XP_KE * P->ne + e] = ke;
-      P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
-      P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
-      P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
-    }
-    P->work[DT_XP_W_INT * P->ne + e] += w_int;
-    if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
   }
-  P->work[DT_XP_W_EXT * P->ne + e] += w_ext;
+  /* 3. the nodes again: moments about the new rotation axes, the forces written; the work
+   * of the resisting forces, trapezoidal (internal work = it + the pressure's work) */
+  for (a = 0; a < 4; a++) {
+    const int c = 4 * e + a;
+    double g[5], q[4], dn[3], v1[3], v2[3];
+    for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
+    dt_xp_node_frame(q, &d0[3 * a], dn, v1, v2);
+    for (k = 0; k < 3; k++) g[k] = fx[3 * a + k];
+    g[3] = -dt_xp_dot3(&fd[3 * a], v2); /* about v1: d turns by -v2 */
+    g[4] = dt_xp_dot3(&fd[3 * a], v1);  /* about v2: d turns by +v1 */
+    for (k = 0; k < 5; k++) {
+      w_net += 0.5 * (P->f_in[k * ns + c] + g[k]) * T->dt * P->v[k * ns + c];
+      P->f_out[k * ns + c] = g[k];
+    }
+  }
+  if (T->energy) {
+    P->work[DT_XP_KE * P->ne + e] = ke;
+    P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
+    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
+    P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
+  }
+  if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
+  /* the pressure's work is external work and, through the resisting force, internal work */
+  P->work[DT_XP_W_INT * P->ne + e] += w_net + w_p;
+  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p;
   P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
 }
 
