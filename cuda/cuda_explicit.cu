@@ -5,7 +5,6 @@
  * to download the state of an output frame. */
 #include <cuda_runtime.h>
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -70,7 +69,7 @@ extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, i
   dt_status rc = DT_OK;
   xp_cuda *c = NULL;
   const size_t nc = 4 * (size_t)xp->ne, ne = (size_t)xp->ne;
-  double *q = NULL, *hq = NULL;
+  double *q = NULL;
   (void)threads;
 
   c = (xp_cuda *)dt_calloc(1, sizeof *c);
@@ -80,9 +79,6 @@ extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, i
   c->plastic = xp->plastic;
   c->device = device;
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
-  hq = (double *)dt_malloc(4 * nc * sizeof *hq);
-  DT_CHECK(hq != NULL, ctx, DT_ERR_NOMEM, "out of memory for the rotations");
-  for (size_t i = 0; i < nc; i++) hq[i] = 1.0;
   {
     dt_xp_view *v = &c->view;
     const double *cd;
@@ -91,14 +87,14 @@ extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, i
     v->n_layers = xp->n_layers;
     DT_TRY(own(c, &v->u, NULL, 3 * nc, ctx));
     DT_TRY(own(c, &v->v, v0, 5 * nc, ctx));
-    DT_TRY(own(c, &q, hq, 4 * nc, ctx));
+    DT_TRY(own(c, &q, xp->q0, 4 * nc, ctx));
     v->q = q;
     DT_TRY(own(c, (double **)&cd, xp->X0, 3 * nc, ctx));
     v->X0 = cd;
     DT_TRY(own(c, (double **)&cd, xp->D0, 3 * nc, ctx));
     v->D0 = cd;
-    DT_TRY(own(c, (double **)&cd, xp->mass, 2 * nc, ctx));
-    v->mass = cd;
+    DT_TRY(own(c, (double **)&cd, xp->inv_mass, 2 * nc, ctx));
+    v->inv_mass = cd;
     DT_TRY(own(c, (int **)&ci, xp->owner, nc, ctx));
     v->owner = ci;
     DT_TRY(own(c, (int **)&ci, xp->nbr_ptr, nc + 1, ctx));
@@ -122,7 +118,6 @@ extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, i
   *impl = c;
   c = NULL;
 cleanup:
-  dt_free(hq);
   xp_cuda_destroy(c);
   return rc;
 }
@@ -152,14 +147,10 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
   xp_cuda *c = (xp_cuda *)impl;
   c->view.f_in = c->f[c->cur];
   c->view.f_out = c->f[1 - c->cur];
-  {
-    static int block = 0; /* lab: DUCTILE_XP_BLOCK */
-    if (!block) block = getenv("DUCTILE_XP_BLOCK") ? atoi(getenv("DUCTILE_XP_BLOCK")) : XP_BLOCK;
-    if (c->plastic)
-      k_xp_step<1><<<(c->ne + block - 1) / block, block>>>(c->view, *T);
-    else
-      k_xp_step<0><<<(c->ne + block - 1) / block, block>>>(c->view, *T);
-  }
+  if (c->plastic)
+    k_xp_step<1><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
+  else
+    k_xp_step<0><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
   DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
   c->cur = 1 - c->cur;
 cleanup:

@@ -17,7 +17,8 @@
 typedef struct dt_xp_problem {
   int ne, n_layers, n_mats;
   int n_nbr; /* entries of nbr */
-  double *X0, *D0, *mass;
+  double *X0, *D0, *inv_mass;
+  double *q0; /* 4 per copy: the node's reference frame (rotation axes, director) as a rotation */
   int *owner, *nbr_ptr, *nbr;
   double *thick;
   int *mat;

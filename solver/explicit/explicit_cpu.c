@@ -49,12 +49,13 @@ static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *
     d->field = dup_array(s->field, (count) * sizeof *s->field);                                    \
     DT_CHECK(d->field != NULL, ctx, DT_ERR_NOMEM, "out of memory copying " #field);                \
   } while (0)
-  d->X0 = d->D0 = d->mass = d->thick = NULL;
+  d->X0 = d->D0 = d->inv_mass = d->q0 = d->thick = NULL;
   d->owner = d->nbr_ptr = d->nbr = d->mat = d->node = NULL;
   d->mats = NULL;
   DUP(X0, 3 * nc);
   DUP(D0, 3 * nc);
-  DUP(mass, 2 * nc);
+  DUP(inv_mass, 2 * nc);
+  DUP(q0, 4 * nc);
   DUP(owner, nc);
   DUP(nbr_ptr, nc + 1);
   DUP(nbr, (size_t)s->n_nbr);
@@ -92,7 +93,7 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
   DT_ALLOC(c->plastic, ne, ctx, "yielded points");
   if (xp->plastic)
     DT_ALLOC(c->hist, (size_t)DT_MAT_STATE_DOUBLES * 4 * xp->n_layers * ne, ctx, "plastic history");
-  for (size_t i = 0; i < nc; i++) c->q[i] = 1.0; /* w = 1: no rotation */
+  memcpy(c->q, xp->q0, 4 * nc * sizeof *c->q);
   if (v0) memcpy(c->v, v0, 5 * nc * sizeof *c->v);
   *impl = c;
   c = NULL;
@@ -122,7 +123,7 @@ static void fill_view(xp_cpu *c) {
   v->ne = c->xp.ne;
   v->n_layers = c->xp.n_layers;
   v->u = c->u, v->v = c->v, v->q = c->q;
-  v->X0 = c->xp.X0, v->D0 = c->xp.D0, v->mass = c->xp.mass;
+  v->X0 = c->xp.X0, v->D0 = c->xp.D0, v->inv_mass = c->xp.inv_mass;
   v->fc = c->st.fc, v->bc = c->st.bc, v->owner = c->xp.owner;
   v->nbr_ptr = c->xp.nbr_ptr, v->nbr = c->xp.nbr;
   v->thick = c->xp.thick, v->pressure = c->st.pressure, v->mat = c->xp.mat;

@@ -23,8 +23,10 @@
  *    work, damping work, and at output steps the kinetic energy), so the balance costs no
  *    reduction per step and is summed on the host only when it is reported.
  *
- * Layout: structure of arrays. A node copy is (element e, local node a), index c = 4e + a; a
- * per-copy quantity with k components stores component j of copy c at [j * ns + c], ns = 4 ne.
+ * Layout: structure of arrays. A node copy is (element e, local node a), index c = a ne + e
+ * (DT_XP_COPY: consecutive elements' copies of one local node are adjacent, so a warp's loads
+ * are coalesced); a per-copy quantity with k components stores component j of copy c at
+ * [j * ns + c], ns = 4 ne.
  * Forces per copy: 3 forces (global axes) and 2 moments (about the node's current rotation
  * axes v1, v2), the resisting force f_int - f_pressure. */
 #ifndef DT_EXPLICIT_KERNEL_H
@@ -33,7 +35,8 @@
 #include "core/hd.h"
 #include "element/shell_mitc4.h"
 
-#define DT_XP_MAX_POINTS 5 /* points through the thickness */
+#define DT_XP_MAX_POINTS 5                      /* points through the thickness */
+#define DT_XP_COPY(e, a, ne) ((a) * (ne) + (e)) /* the copy of local node a of element e */
 /* Per-element energy accumulators: the works through t^n (interval [t^n, t^{n+1}] added by
  * the step from t^n), and, written by a step with dt_xp_time.energy set, the kinetic energy at
  * t^n of the element's own nodes, 1/2 m v^{n-1/2} v^{n+1/2} (with which central differences
@@ -63,17 +66,19 @@ typedef struct dt_xp_view {
   int ne;       /* elements */
   int n_layers; /* points through the thickness of plastic elements (history per element) */
   /* per node copy, SoA with stride 4 ne */
-  double *u;          /* 3: displacement */
-  double *v;          /* 5: half-step velocities, 3 translations and 2 rotations */
-  double *q;          /* 4: rotation, unit quaternion (w, x, y, z) */
-  const double *X0;   /* 3: reference position */
-  const double *D0;   /* 3: reference unit director */
-  const double *mass; /* 2: translational mass, rotary inertia (both assembled over the node) */
-  const double *fc;   /* 3: concentrated force at amplitude 1 (in every copy of the node) */
-  const int *bc;      /* index into bcs, or -1 for a free node */
-  const int *owner;   /* 1 in the copy that reports the node's energy (its first element) */
-  const int *nbr_ptr; /* 4 ne + 1: the copies of each copy's node, ... */
-  const int *nbr;     /* ... as copy indices in ascending element order, self included */
+  double *u;              /* 3: displacement */
+  double *v;              /* 5: half-step velocities, 3 translations and 2 rotations */
+  double *q;              /* 4: the node's frame (v1, v2, director) as the rotation of the global
+                         axes, a unit quaternion (w, x, y, z) */
+  const double *X0;       /* 3: reference position */
+  const double *D0;       /* 3: reference unit director */
+  const double *inv_mass; /* 2: inverse translational mass, inverse rotary inertia (of the
+                             masses assembled over the node) */
+  const double *fc;       /* 3: concentrated force at amplitude 1 (in every copy of the node) */
+  const int *bc;          /* index into bcs, or -1 for a free node */
+  const int *owner;       /* 1 in the copy that reports the node's energy (its first element) */
+  const int *nbr_ptr;     /* 4 ne + 1: the copies of each copy's node, ... */
+  const int *nbr;         /* ... as copy indices in ascending element order, self included */
   /* per element */
   const double *thick;    /* thickness */
   const double *pressure; /* at amplitude 1, against the normal (face S1), follower */
@@ -114,21 +119,14 @@ DT_HD static inline void dt_xp_cross3(const double *a, const double *b, double *
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* out = R(q) a for a unit quaternion q = (w, x, y, z): a + 2 w (r x a) + 2 r x (r x a). */
-DT_HD static inline void dt_xp_quat_apply(const double q[4], const double a[3], double out[3]) {
-  double t[3], r[3] = {q[1], q[2], q[3]}, s[3];
-  dt_xp_cross3(r, a, t);
-  for (int k = 0; k < 3; k++) t[k] *= 2.0;
-  dt_xp_cross3(r, t, s);
-  for (int k = 0; k < 3; k++) out[k] = a[k] + q[0] * t[k] + s[k];
-}
-
 /* q <- exp(th / 2) * q, normalised: the rotation th (a rotation vector, global axes) after q. */
 DT_HD static inline void dt_xp_quat_turn(const double th[3], double q[4]) {
   double a = sqrt(dt_xp_dot3(th, th)), c, s, p[4], n;
-  if (a < 1e-8) { /* sin(a/2)/a by its series: exact to round-off below 1e-8 */
-    c = 1.0 - a * a / 8.0;
-    s = 0.5 - a * a / 48.0;
+  if (a < 1e-3) { /* cos(a/2) and sin(a/2)/a by their series, exact to round-off below 1e-3
+                     (the next terms are a^6 / 46080 and a^6 / 645120): a step's turn */
+    const double a2 = a * a;
+    c = 1.0 - a2 / 8.0 + a2 * a2 / 384.0;
+    s = 0.5 - a2 / 48.0 + a2 * a2 / 3840.0;
   } else {
     c = cos(0.5 * a);
     s = sin(0.5 * a) / a;
@@ -141,14 +139,13 @@ DT_HD static inline void dt_xp_quat_turn(const double th[3], double q[4]) {
   for (int k = 0; k < 4; k++) q[k] = p[k] * n;
 }
 
-/* A node's current director and rotation axes: the reference ones turned by q. */
-DT_HD static inline void dt_xp_node_frame(const double q[4], const double d0[3], double d[3],
-                                          double v1[3], double v2[3]) {
-  double b1[3], b2[3];
-  dt_mitc4_node_basis(d0, b1, b2);
-  dt_xp_quat_apply(q, d0, d);
-  dt_xp_quat_apply(q, b1, v1);
-  dt_xp_quat_apply(q, b2, v2);
+/* A node's rotation axes v1, v2 and director d: the columns of the rotation q. */
+DT_HD static inline void dt_xp_node_frame(const double q[4], double d[3], double v1[3],
+                                          double v2[3]) {
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  v1[0] = 1.0 - 2.0 * (y * y + z * z), v1[1] = 2.0 * (x * y + w * z), v1[2] = 2.0 * (x * z - w * y);
+  v2[0] = 2.0 * (x * y - w * z), v2[1] = 1.0 - 2.0 * (x * x + z * z), v2[2] = 2.0 * (y * z + w * x);
+  d[0] = 2.0 * (x * z + w * y), d[1] = 2.0 * (y * z - w * x), d[2] = 1.0 - 2.0 * (x * x + y * y);
 }
 
 /* Remove from the angular velocity w (global axes) its components about the fixed global
@@ -222,13 +219,14 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
   double energy = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
+  const double damp = 1.0 / (1.0 + T->alpha * T->h_before);
   int a, k;
 
   /* 1. the nodes: gather, accelerate, move, store */
   for (a = 0; a < 4; a++) {
-    const int c = 4 * e + a;
+    const int c = DT_XP_COPY(e, a, P->ne);
     double f[5] = {0, 0, 0, 0, 0}, v[5], vn[5], q[4], v1[3], v2[3], dn[3], w[3];
-    const double mt = P->mass[c], mr = P->mass[ns + c];
+    const double imt = P->inv_mass[c], imr = P->inv_mass[ns + c];
     for (int j = P->nbr_ptr[c]; j < P->nbr_ptr[c + 1]; j++) {
       const int o = P->nbr[j];
       for (k = 0; k < 5; k++) f[k] += P->f_in[k * ns + o];
@@ -238,13 +236,12 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     for (k = 0; k < 5; k++) v[k] = P->v[k * ns + c];
     for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
     for (k = 0; k < 3; k++) d0[3 * a + k] = P->D0[k * ns + c];
-    dt_xp_node_frame(q, &d0[3 * a], dn, v1, v2);
+    dt_xp_node_frame(q, dn, v1, v2);
     /* (3.1) and (3.3): a = (f / m - alpha v) / (1 + alpha h_before), v += (dt/2 + h_before) a;
      * an evaluation (dt = 0) takes the next half step as long as the last, for the kinetic
      * energy only */
     for (k = 0; k < 5; k++) {
-      const double m = k < 3 ? mt : mr;
-      const double acc = (f[k] / m - T->alpha * v[k]) / (1.0 + T->alpha * T->h_before);
+      const double acc = (f[k] * (k < 3 ? imt : imr) - T->alpha * v[k]) * damp;
       vn[k] = v[k] + (h_next + T->h_before) * acc;
     }
     if (P->bc[c] >= 0) {
@@ -271,7 +268,7 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       for (k = 0; k < 5; k++) P->v[k * ns + c] = vn[k];
       for (k = 0; k < 4; k++) P->q[k * ns + c] = q[k];
     }
-    dt_xp_node_frame(q, &d0[3 * a], &d[3 * a], v1, v2);
+    dt_xp_node_frame(q, &d[3 * a], v1, v2);
     if (P->owner[c]) { /* the node's energy terms, once per node */
       for (k = 0; k < 3; k++)
         w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
@@ -279,11 +276,14 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
        * interval [t^n, t^{n+1}] (with which the balance is exact at a constant step): its
        * part with v^{n-1/2} now, the part with v^{n+3/2} by the next step, which first
        * completes the previous interval (w_damp_prev) */
-      for (k = 0; k < 5; k++) {
-        const double m = k < 3 ? mt : mr;
-        w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * T->dt;
-        w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
-        if (T->energy) ke += 0.5 * m * v[k] * vn[k];
+      if (T->alpha > 0.0 || T->energy) {
+        const double mt = 1.0 / imt, mr = 1.0 / imr;
+        for (k = 0; k < 5; k++) {
+          const double m = k < 3 ? mt : mr;
+          w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * T->dt;
+          w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
+          if (T->energy) ke += 0.5 * m * v[k] * vn[k];
+        }
       }
     }
   }
@@ -295,9 +295,9 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     if (history && mat->plastic) {
       dt_mat_state st[4 * DT_XP_MAX_POINTS];
       const int np = 4 * P->n_layers;
-      for (int i = 0; i < np; i++)
+      for (int i = 0; i < 4 * DT_XP_MAX_POINTS; i++)
         for (k = 0; k < DT_MAT_STATE_DOUBLES; k++)
-          ((double *)&st[i])[k] = P->hist[(size_t)(k * np + i) * P->ne + e];
+          ((double *)&st[i])[k] = i < np ? P->hist[(size_t)(k * np + i) * P->ne + e] : 0.0;
       rc = dt_mitc4_forces(x0, d0, x, d, h, mat, P->n_layers, st, st, fx, fd, &energy, &n_plastic);
       for (int i = 0; i < np; i++)
         for (k = 0; k < DT_MAT_STATE_DOUBLES; k++)
@@ -310,7 +310,7 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     P->plastic[e] = n_plastic;
     if (p != 0.0) { /* the follower pressure, now and at the step's start (its work) */
       double fp[12], dx[12];
-      for (k = 0; k < 12; k++) dx[k] = T->dt * P->v[(k % 3) * ns + 4 * e + k / 3];
+      for (k = 0; k < 12; k++) dx[k] = T->dt * P->v[(k % 3) * ns + DT_XP_COPY(e, k / 3, P->ne)];
       dt_xp_pressure_forces(x, p * T->amp_n1, fp);
       for (k = 0; k < 12; k++) {
         w_p += 0.5 * fp[k] * dx[k];
@@ -324,10 +324,10 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
   /* 3. the nodes again: moments about the new rotation axes, the forces written; the work
    * of the resisting forces, trapezoidal (internal work = it + the pressure's work) */
   for (a = 0; a < 4; a++) {
-    const int c = 4 * e + a;
+    const int c = DT_XP_COPY(e, a, P->ne);
     double g[5], q[4], dn[3], v1[3], v2[3];
     for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
-    dt_xp_node_frame(q, &d0[3 * a], dn, v1, v2);
+    dt_xp_node_frame(q, dn, v1, v2);
     for (k = 0; k < 3; k++) g[k] = fx[3 * a + k];
     g[3] = -dt_xp_dot3(&fd[3 * a], v2); /* about v1: d turns by -v2 */
     g[4] = dt_xp_dot3(&fd[3 * a], v1);  /* about v2: d turns by +v1 */

@@ -18,7 +18,8 @@
 void dt_xp_problem_free(dt_xp_problem *xp) {
   dt_free(xp->X0);
   dt_free(xp->D0);
-  dt_free(xp->mass);
+  dt_free(xp->inv_mass);
+  dt_free(xp->q0);
   dt_free(xp->owner);
   dt_free(xp->nbr_ptr);
   dt_free(xp->nbr);
@@ -126,16 +127,14 @@ static dt_status gather_lists(const dt_model *m, dt_xp_problem *xp, dt_ctx *ctx)
   DT_ALLOC(nptr, m->n_nodes + 1, ctx, "node copy counts");
   DT_ALLOC(fill, m->n_nodes, ctx, "node copy fill");
   DT_ALLOC(nlist, nc, ctx, "node copy lists");
-  for (int c = 0; c < nc; c++) nptr[m->conn[4 * (c / 4) + c % 4] + 1]++;
+  for (int k = 0; k < nc; k++) nptr[m->conn[k] + 1]++;
   for (int n = 0; n < m->n_nodes; n++) nptr[n + 1] += nptr[n];
-  for (int c = 0; c < nc; c++) { /* c ascending: elements ascending */
-    const int n = m->conn[4 * (c / 4) + c % 4];
-    nlist[nptr[n] + fill[n]++] = c;
-  }
-  for (int c = 0; c < nc; c++) {
-    const int n = m->conn[4 * (c / 4) + c % 4];
-    total += nptr[n + 1] - nptr[n];
-  }
+  for (int e = 0; e < ne; e++) /* elements ascending */
+    for (int a = 0; a < 4; a++) {
+      const int n = m->conn[4 * e + a];
+      nlist[nptr[n] + fill[n]++] = DT_XP_COPY(e, a, ne);
+    }
+  for (int k = 0; k < nc; k++) total += nptr[m->conn[k] + 1] - nptr[m->conn[k]];
   DT_CHECK(total < 2147483647L, ctx, DT_ERR_UNSUPPORTED,
            "the mesh has too many node copies for 32-bit gather lists");
   xp->n_nbr = (int)total;
@@ -143,8 +142,8 @@ static dt_status gather_lists(const dt_model *m, dt_xp_problem *xp, dt_ctx *ctx)
   DT_ALLOC(xp->nbr, total, ctx, "gather lists");
   DT_ALLOC(xp->owner, nc, ctx, "node owners");
   DT_ALLOC(xp->node, nc, ctx, "copy nodes");
-  for (int c = 0, j = 0; c < nc; c++) {
-    const int n = m->conn[4 * (c / 4) + c % 4];
+  for (int c = 0, j = 0; c < nc; c++) { /* copy c is local node c / ne of element c % ne */
+    const int n = m->conn[4 * (c % ne) + c / ne];
     xp->node[c] = n;
     xp->owner[c] = nlist[nptr[n]] == c;
     for (int i = nptr[n]; i < nptr[n + 1]; i++) xp->nbr[j++] = nlist[i];
@@ -155,6 +154,33 @@ cleanup:
   dt_free(nlist);
   dt_free(fill);
   return rc;
+}
+
+/* The rotation taking the global axes to a node's reference frame (v1, v2, director) of
+ * dt_mitc4_node_basis, as a unit quaternion (from the rotation matrix, Shepperd's method). */
+static void reference_frame(const double d[3], double q[4]) {
+  double v1[3], v2[3], R[3][3], S, n;
+  dt_mitc4_node_basis(d, v1, v2);
+  for (int i = 0; i < 3; i++) R[i][0] = v1[i], R[i][1] = v2[i], R[i][2] = d[i];
+  if (R[0][0] + R[1][1] + R[2][2] > 0) {
+    S = 2.0 * sqrt(1.0 + R[0][0] + R[1][1] + R[2][2]);
+    q[0] = 0.25 * S, q[1] = (R[2][1] - R[1][2]) / S, q[2] = (R[0][2] - R[2][0]) / S;
+    q[3] = (R[1][0] - R[0][1]) / S;
+  } else if (R[0][0] > R[1][1] && R[0][0] > R[2][2]) {
+    S = 2.0 * sqrt(1.0 + R[0][0] - R[1][1] - R[2][2]);
+    q[0] = (R[2][1] - R[1][2]) / S, q[1] = 0.25 * S, q[2] = (R[0][1] + R[1][0]) / S;
+    q[3] = (R[0][2] + R[2][0]) / S;
+  } else if (R[1][1] > R[2][2]) {
+    S = 2.0 * sqrt(1.0 + R[1][1] - R[0][0] - R[2][2]);
+    q[0] = (R[0][2] - R[2][0]) / S, q[1] = (R[0][1] + R[1][0]) / S, q[2] = 0.25 * S;
+    q[3] = (R[1][2] + R[2][1]) / S;
+  } else {
+    S = 2.0 * sqrt(1.0 + R[2][2] - R[0][0] - R[1][1]);
+    q[0] = (R[1][0] - R[0][1]) / S, q[1] = (R[0][2] + R[2][0]) / S;
+    q[2] = (R[1][2] + R[2][1]) / S, q[3] = 0.25 * S;
+  }
+  n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; k++) q[k] /= n;
 }
 
 dt_status dt_xp_problem_build(const dt_model *m, dt_xp_problem *xp, dt_ctx *ctx) {
@@ -174,15 +200,20 @@ dt_status dt_xp_problem_build(const dt_model *m, dt_xp_problem *xp, dt_ctx *ctx)
   DT_TRY(gather_lists(m, xp, ctx));
   DT_ALLOC(xp->X0, 3 * (size_t)nc, ctx, "reference positions");
   DT_ALLOC(xp->D0, 3 * (size_t)nc, ctx, "reference directors");
-  DT_ALLOC(xp->mass, 2 * (size_t)nc, ctx, "copy masses");
+  DT_ALLOC(xp->inv_mass, 2 * (size_t)nc, ctx, "copy masses");
+  DT_ALLOC(xp->q0, 4 * (size_t)nc, ctx, "reference frames");
   for (int c = 0; c < nc; c++) {
     const int n = xp->node[c];
+    double q[4], d[3], v1[3], v2[3];
+    reference_frame(&D[3 * n], q);
+    dt_xp_node_frame(q, d, v1, v2); /* the director the frame holds, to round-off D */
     for (int k = 0; k < 3; k++) {
       xp->X0[(size_t)k * nc + c] = m->x[3 * n + k];
-      xp->D0[(size_t)k * nc + c] = D[3 * n + k];
+      xp->D0[(size_t)k * nc + c] = d[k];
     }
-    xp->mass[c] = mt[n];
-    xp->mass[(size_t)nc + c] = mr[n];
+    for (int k = 0; k < 4; k++) xp->q0[(size_t)k * nc + c] = q[k];
+    xp->inv_mass[c] = 1.0 / mt[n];
+    xp->inv_mass[(size_t)nc + c] = 1.0 / mr[n];
   }
   xp->n_mats = m->n_materials;
   DT_ALLOC(xp->mats, m->n_materials, ctx, "materials");

@@ -99,7 +99,8 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
   if (v0) /* the initial kinetic energy, from the node owners' copies */
     for (size_t c = 0; c < nc; c++)
       if (r->xp.owner[c])
-        for (int k = 0; k < 3; k++) r->ke0 += 0.5 * r->xp.mass[c] * v0[k * nc + c] * v0[k * nc + c];
+        for (int k = 0; k < 3; k++)
+          r->ke0 += 0.5 / r->xp.inv_mass[c] * v0[k * nc + c] * v0[k * nc + c];
 cleanup:
   dt_free(v0);
   return rc;

@@ -268,7 +268,7 @@ static double cantilever(int n, double nu) {
   const double EI = E * b * h * h * h / 12,
                w1 = 1.8751 * 1.8751 * sqrt(EI / (rho * b * h)) / (L * L);
   shell_mesh s = shell_mesh_rect(L, b, n, n / 5 > 0 ? n / 5 : 1);
-  dt_model *m = shell_model(&s, E, nu, rho, h, 14.0 / w1);
+  dt_model *m = shell_model(&s, E, nu, rho, h, getenv("XP_T") ? atof(getenv("XP_T")) : 14.0 / w1);
   double x0 = 0, xL = L, f[3] = {0, 0, 0}, w;
   int clamp = shell_model_nset(m, "clamp", at_x, &x0);
   int tip = shell_model_nset(m, "tip", at_x, &xL);
@@ -290,8 +290,8 @@ static double cantilever(int n, double nu) {
              P.last_u[3 * a + 1], P.last_u[3 * a + 2]);
     }
   }
-  XCHECK(fabs(P.w[0][P.n - 1] - P.w[0][P.n - 2]) < 1e-3 * fabs(w), "not at rest: %g then %g",
-         P.w[0][P.n - 2], w);
+  XCHECK(getenv("XP_T") || fabs(P.w[0][P.n - 1] - P.w[0][P.n - 2]) < 1e-3 * fabs(w),
+         "not at rest: %g then %g", P.w[0][P.n - 2], w);
   dt_model_destroy(&m);
   return w;
 }
@@ -306,6 +306,8 @@ static int case_cantilever(int n) {
   XCHECK(fabs(w_beam / L - 0.571) < 0.002, "elastica %g against the digest's 0.571 L", w_beam);
   if (getenv("XP_NU")) { /* one run at the given nu (diagnostics) */
     printf("nu %s: %.4f\n", getenv("XP_NU"), cantilever(n, atof(getenv("XP_NU"))));
+    if (getenv("XP_TWICE"))
+      printf("nu %s again: %.4f\n", getenv("XP_NU"), cantilever(n, atof(getenv("XP_NU"))));
     return 0;
   }
   w0 = cantilever(n, 0.0);
