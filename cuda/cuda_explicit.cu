@@ -157,6 +157,10 @@ cleanup:
   return rc;
 }
 
+static size_t hist_bytes(const xp_cuda *c) {
+  return (size_t)DT_MAT_STATE_DOUBLES * 4 * c->n_layers * (size_t)c->ne * sizeof(double);
+}
+
 extern "C" dt_status xp_cuda_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
@@ -169,10 +173,30 @@ extern "C" dt_status xp_cuda_get(void *impl, dt_xp_state *out, int *failed, dt_c
     DT_CUDA_CHECK(cudaMemcpy(out->work, c->view.work, DT_XP_WORK * ne * sizeof(double), d2h), ctx);
   if (out->plastic)
     DT_CUDA_CHECK(cudaMemcpy(out->plastic, c->view.plastic, ne * sizeof(int), d2h), ctx);
+  if (out->f) DT_CUDA_CHECK(cudaMemcpy(out->f, c->f[c->cur], 5 * nc * sizeof(double), d2h), ctx);
+  if (out->hist && c->plastic)
+    DT_CUDA_CHECK(cudaMemcpy(out->hist, c->view.hist, hist_bytes(c), d2h), ctx);
   DT_CUDA_CHECK(cudaMemcpy(failed, c->failed, sizeof(int), d2h), ctx);
 cleanup:
   return rc;
 }
 
-extern "C" const dt_xp_ops dt_xp_cuda_ops = {"cuda",       xp_cuda_create, xp_cuda_set_step,
-                                             xp_cuda_step, xp_cuda_get,    xp_cuda_destroy};
+extern "C" dt_status xp_cuda_put(void *impl, const dt_xp_state *in, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cuda *c = (xp_cuda *)impl;
+  const size_t nc = 4 * (size_t)c->ne, ne = (size_t)c->ne;
+  const cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
+  DT_CUDA_CHECK(cudaMemcpy(c->view.u, in->u, 3 * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(c->view.v, in->v, 5 * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(c->view.q, in->q, 4 * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(c->f[c->cur], in->f, 5 * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(c->view.work, in->work, DT_XP_WORK * ne * sizeof(double), h2d), ctx);
+  if (c->plastic && in->hist)
+    DT_CUDA_CHECK(cudaMemcpy(c->view.hist, in->hist, hist_bytes(c), h2d), ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" const dt_xp_ops dt_xp_cuda_ops = {"cuda",         xp_cuda_create, xp_cuda_set_step,
+                                             xp_cuda_step,   xp_cuda_get,    xp_cuda_put,
+                                             xp_cuda_destroy};

@@ -13,6 +13,11 @@
 #include "explicit_kernel.h"
 #include "model/model.h"
 
+#include <stdio.h>
+
+/* The output writer's state saver (io/output.h's dt_output_save_state, bound to a writer). */
+typedef dt_status (*dt_output_state_fn)(void *arg, FILE *f, dt_ctx *ctx);
+
 /* The model as node copies (explicit_kernel.h has the layout): what a backend uploads once. */
 typedef struct dt_xp_problem {
   int ne, n_layers, n_mats;
@@ -44,6 +49,8 @@ typedef struct dt_xp_step {
 typedef struct dt_xp_state {
   double *u, *v, *q, *work;
   int *plastic;
+  double *f;    /* 5 per copy: the forces the next step gathers */
+  double *hist; /* plastic elements' history (explicit_kernel.h's layout), or NULL */
 } dt_xp_state;
 
 /* A backend of explicit dynamics. */
@@ -56,8 +63,12 @@ typedef struct dt_xp_ops {
   dt_status (*set_step)(void *impl, const dt_xp_step *st, dt_ctx *ctx);
   /* Run one time step (explicit_kernel.h); *failed set when an element's update failed. */
   dt_status (*step)(void *impl, const dt_xp_time *T, dt_ctx *ctx);
-  /* Copy the state to the host arrays of out (allocated by the caller, sizes as above). */
+  /* Copy the state to the host arrays of out that are not NULL (allocated by the caller,
+   * sizes as above). */
   dt_status (*get)(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx);
+  /* Replace the state by in's u, v, q, f, work and hist (a checkpoint's; none NULL but hist
+   * of an elastic mesh). */
+  dt_status (*put)(void *impl, const dt_xp_state *in, dt_ctx *ctx);
   void (*destroy)(void *impl);
 } dt_xp_ops;
 
@@ -90,6 +101,28 @@ double dt_xp_bytes(double ne, int n_layers);
 double dt_xp_step_bytes(int n_layers);
 /* The points through the thickness the model's plastic shells need (0 when all are elastic). */
 int dt_xp_model_layers(const dt_model *m);
+
+/* Where a run is in time, for checkpoints: step s, time steps done in it, the last half
+ * step, frames taken in it, the initial kinetic energy. */
+typedef struct dt_xp_position {
+  int step;
+  long n;
+  double h_before;
+  int frame;
+  double ke0;
+} dt_xp_position;
+
+/* Write the backend's state, the position, the run's counters and the output writer's state
+ * to a checkpoint at path (analysis/checkpoint.h's file, atomically). */
+dt_status dt_xp_checkpoint_write(const char *path, const dt_model *m, const dt_xp_ops *o,
+                                 void *impl, const dt_xp_problem *xp, const dt_xp_position *pos,
+                                 const dt_run_summary *counters, dt_output_state_fn save,
+                                 void *save_arg, dt_ctx *ctx);
+/* Read a checkpoint of model m into the backend; *state is left at the output writer's record
+ * (the caller reads it and closes the file). */
+dt_status dt_xp_checkpoint_read(const char *path, const dt_model *m, const dt_xp_ops *o, void *impl,
+                                const dt_xp_problem *xp, dt_xp_position *pos,
+                                dt_run_summary *counters, FILE **state, dt_ctx *ctx);
 
 /* Run a job whose steps are explicit (dt_analysis_run's contract). */
 dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,

@@ -146,6 +146,10 @@ static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   return DT_OK;
 }
 
+static size_t hist_doubles(const xp_cpu *c) {
+  return (size_t)DT_MAT_STATE_DOUBLES * 4 * c->xp.n_layers * (size_t)c->xp.ne;
+}
+
 static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
   xp_cpu *c = impl;
   const size_t nc = 4 * (size_t)c->xp.ne, ne = (size_t)c->xp.ne;
@@ -155,7 +159,22 @@ static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx)
   if (out->q) memcpy(out->q, c->q, 4 * nc * sizeof *c->q);
   if (out->work) memcpy(out->work, c->work, DT_XP_WORK * ne * sizeof *c->work);
   if (out->plastic) memcpy(out->plastic, c->plastic, ne * sizeof *c->plastic);
+  if (out->f) memcpy(out->f, c->f[c->cur], 5 * nc * sizeof *out->f);
+  if (out->hist && c->hist) memcpy(out->hist, c->hist, hist_doubles(c) * sizeof *c->hist);
   *failed = c->failed;
+  return DT_OK;
+}
+
+static dt_status cpu_put(void *impl, const dt_xp_state *in, dt_ctx *ctx) {
+  xp_cpu *c = impl;
+  const size_t nc = 4 * (size_t)c->xp.ne, ne = (size_t)c->xp.ne;
+  (void)ctx;
+  memcpy(c->u, in->u, 3 * nc * sizeof *c->u);
+  memcpy(c->v, in->v, 5 * nc * sizeof *c->v);
+  memcpy(c->q, in->q, 4 * nc * sizeof *c->q);
+  memcpy(c->f[c->cur], in->f, 5 * nc * sizeof *in->f);
+  memcpy(c->work, in->work, DT_XP_WORK * ne * sizeof *c->work);
+  if (c->hist && in->hist) memcpy(c->hist, in->hist, hist_doubles(c) * sizeof *c->hist);
   return DT_OK;
 }
 
@@ -164,4 +183,5 @@ const dt_xp_ops dt_xp_cpu_ops = {.name = "cpu",
                                  .set_step = cpu_set_step,
                                  .step = cpu_step,
                                  .get = cpu_get,
+                                 .put = cpu_put,
                                  .destroy = cpu_destroy};

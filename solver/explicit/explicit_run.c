@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "core/clock.h"
@@ -38,7 +39,8 @@ typedef struct xrun {
   int pending;         /* a frame waits for its energy */
   dt_history_row row;
   int global_frames; /* frames written */
-  double t_start;    /* wall clock of the run's start */
+  dt_xp_position at; /* where a resumed run starts (step, time steps, half step, frames) */
+  int resumed;
 } xrun;
 
 static void event(xrun *r, dt_progress *ev) {
@@ -143,7 +145,7 @@ static dt_energy sum_energy(xrun *r, double t) {
 static dt_status take_frame(xrun *r, int s, int frame, double t, double T, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const size_t nc = 4 * (size_t)r->xp.ne;
-  dt_xp_state want = {r->state.u, NULL, NULL, r->state.work, r->state.plastic};
+  dt_xp_state want = {r->state.u, NULL, NULL, r->state.work, r->state.plastic, NULL, NULL};
   int failed = 0, n_plastic = 0;
   double max_u = 0.0;
 
@@ -196,7 +198,7 @@ cleanup:
 /* The pending frame, its energy now known: written, reported. */
 static dt_status write_frame(xrun *r, int s, double t, int last_of_step, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_xp_state want = {NULL, NULL, NULL, r->state.work, NULL};
+  dt_xp_state want = {NULL, NULL, NULL, r->state.work, NULL, NULL, NULL};
 
   dt_progress ev;
   int failed = 0;
@@ -235,6 +237,73 @@ cleanup:
   return rc;
 }
 
+static dt_status save_output_state(void *arg, FILE *f, dt_ctx *ctx) {
+  return dt_output_save_state(arg, f, ctx);
+}
+
+/* A checkpoint after the time step that ends at step s's n-th: no frame is pending (the one
+ * due at n, if any, is taken again by the resumed run). */
+static dt_status checkpoint(xrun *r, int s, long n, double h_before, int frame, dt_ctx *ctx) {
+  dt_xp_position pos = {s, n, h_before, frame, r->ke0};
+  r->sum->energy_balance = r->worst;
+  if (r->opt->before_checkpoint) r->opt->before_checkpoint(r->opt->user);
+  return dt_xp_checkpoint_write(r->opt->checkpoint, r->m, r->o, r->impl, &r->xp, &pos, r->sum,
+                                r->out ? save_output_state : NULL, r->out, ctx);
+}
+
+/* energy.csv cut back to its header and the first `rows` frames (those before the
+ * checkpoint); the later ones are computed again. */
+static dt_status energy_resume(xrun *r, int rows, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char path[4096], line[1024];
+  FILE *f = NULL;
+  long keep = 0;
+  int n = -1;
+  snprintf(path, sizeof path, "%s/energy.csv", r->opt->outdir);
+  f = fopen(path, "r+");
+  DT_CHECK(f != NULL, ctx, DT_ERR_IO, "cannot reopen %s to resume", path);
+  while (n < rows && fgets(line, sizeof line, f)) {
+    n++;
+    keep = ftell(f);
+  }
+  DT_CHECK(n == rows && ftruncate(fileno(f), keep) == 0 && fseek(f, 0, SEEK_END) == 0, ctx,
+           DT_ERR_IO, "%s holds %d of the checkpoint's %d frames", path, n, rows);
+  r->energy_csv = f;
+  f = NULL;
+cleanup:
+  if (f) fclose(f);
+  return rc;
+}
+
+/* Resume from the run's checkpoint: the backend's state, the counters, the output writer. */
+static dt_status resume(xrun *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  FILE *state = NULL;
+  dt_progress ev;
+  char line[256];
+  DT_TRY(dt_xp_checkpoint_read(r->opt->checkpoint, r->m, r->o, r->impl, &r->xp, &r->at, r->sum,
+                               &state, ctx));
+  r->ke0 = r->at.ke0;
+  r->worst = r->sum->energy_balance;
+  r->global_frames = r->sum->increments;
+  if (r->opt->outdir) {
+    DT_TRY(dt_output_open_resume(r->opt->outdir, r->opt->job_name, r->m, state, &r->out, ctx));
+    DT_TRY(energy_resume(r, r->sum->increments, ctx));
+  }
+  r->resumed = 1;
+  snprintf(line, sizeof line,
+           "resumed from checkpoint: step %d after %ld time steps, %d frames kept", r->at.step + 1,
+           r->at.n, r->sum->increments);
+  memset(&ev, 0, sizeof ev);
+  ev.kind = DT_EV_INFO;
+  ev.text = line;
+  ev.resumed = 1;
+  event(r, &ev);
+cleanup:
+  if (state) fclose(state);
+  return rc;
+}
+
 static dt_xp_time time_of(const dt_step *st, double t, double dt, double h_before, int energy) {
   const dt_amplitude *a = &st->explicit_.amplitude;
   const double T = st->explicit_.time_period;
@@ -259,7 +328,7 @@ static int frame_due(const dt_explicit_options *x, long n, long N) {
   return (n * x->output_frames) / N != ((n - 1) * x->output_frames) / N;
 }
 
-static dt_status run_step(xrun *r, int s, double *h_before, int *stop, dt_ctx *ctx) {
+static dt_status run_step(xrun *r, int s, double *h_before, long n0, int frame0, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_step *st = &r->m->steps[s];
   const dt_explicit_options *x = &st->explicit_;
@@ -268,7 +337,7 @@ static dt_status run_step(xrun *r, int s, double *h_before, int *stop, dt_ctx *c
   dt_progress ev;
   double dt = x->dt > 0 ? x->dt : x->dt_safety * r->xp.dt_crit, t0 = dt_seconds(), t_ev;
   const long N = (long)ceil(x->time_period / dt - 1e-9);
-  int frame = 0;
+  int frame = frame0;
 
   memset(&ld, 0, sizeof ld);
   DT_CHECK(N <= 2000000000L, ctx, DT_ERR_INPUT,
@@ -290,12 +359,15 @@ static dt_status run_step(xrun *r, int s, double *h_before, int *stop, dt_ctx *c
   }
   DT_TRY(dt_xp_step_build(r->m, &r->xp, s, &ld, ctx));
   DT_TRY(r->o->set_step(r->impl, &ld, ctx));
-  /* the forces at the step's start, with its loads; a pending frame gets its energy here */
-  T = time_of(st, 0.0, 0.0, *h_before, r->pending);
-  DT_TRY(r->o->step(r->impl, &T, ctx));
-  if (r->pending) DT_TRY(write_frame(r, s - 1, r->m->steps[s - 1].explicit_.time_period, 1, ctx));
+  if (n0 == 0) { /* the forces at the step's start, with its loads; a pending frame gets its
+                     energy here */
+    T = time_of(st, 0.0, 0.0, *h_before, r->pending);
+    DT_TRY(r->o->step(r->impl, &T, ctx));
+    if (r->pending) DT_TRY(write_frame(r, s - 1, r->m->steps[s - 1].explicit_.time_period, 1, ctx));
+  } else if (frame_due(x, n0, N)) /* resumed where a frame was due */
+    DT_TRY(take_frame(r, s, ++frame, (double)n0 * dt, x->time_period, ctx));
   t_ev = dt_seconds();
-  for (long n = 0; n < N; n++) {
+  for (long n = n0; n < N; n++) {
     const double t = (double)n * dt;
     const int had_pending = r->pending;
     T = time_of(st, t, dt, *h_before, had_pending);
@@ -303,7 +375,10 @@ static dt_status run_step(xrun *r, int s, double *h_before, int *stop, dt_ctx *c
     DT_TRY(r->o->step(r->impl, &T, ctx));
     *h_before = 0.5 * dt;
     r->sum->time_steps++;
-    if (had_pending) DT_TRY(write_frame(r, s, t, 0, ctx));
+    if (had_pending) {
+      DT_TRY(write_frame(r, s, t, 0, ctx));
+      if (r->opt->checkpoint) DT_TRY(checkpoint(r, s, n + 1, *h_before, frame, ctx));
+    }
     if (frame_due(x, n + 1, N))
       DT_TRY(take_frame(r, s, ++frame, (double)(n + 1) * dt, x->time_period, ctx));
     if (dt_seconds() - t_ev >= PROGRESS_SECONDS || n + 1 == N) {
@@ -332,7 +407,6 @@ static dt_status run_step(xrun *r, int s, double *h_before, int *stop, dt_ctx *c
   ev.step = s;
   event(r, &ev);
 cleanup:
-  (void)stop;
   dt_xp_step_free(&ld);
   return rc;
 }
@@ -342,7 +416,6 @@ dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   dt_status rc = DT_OK;
   xrun r;
   double t0 = dt_seconds(), h_before = 0.0;
-  int stop = 0;
 
   memset(&r, 0, sizeof r);
   memset(summary, 0, sizeof *summary);
@@ -350,14 +423,25 @@ dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.opt = opt;
   r.sum = summary;
   summary->reason = DT_CONVERGED;
-  DT_CHECK(!(opt->checkpoint && opt->resume), ctx, DT_ERR_UNSUPPORTED,
-           "explicit runs do not resume from checkpoints yet");
   DT_TRY(setup(&r, ctx));
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
-  if (opt->outdir) DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));
-  DT_TRY(open_energy(&r, ctx));
+  if (opt->checkpoint && opt->resume && access(opt->checkpoint, F_OK) == 0) {
+    rc = resume(&r, ctx);
+    /* the checkpoint's own fault, not a lack of memory: the caller may start over */
+    summary->checkpoint_unusable =
+        rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
+    if (rc != DT_OK) goto cleanup;
+    snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
+    h_before = r.at.h_before;
+  } else {
+    if (opt->outdir) DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));
+    DT_TRY(open_energy(&r, ctx));
+  }
   summary->seconds_setup = dt_seconds() - t0;
-  for (int s = 0; s < m->n_steps && !stop; s++) DT_TRY(run_step(&r, s, &h_before, &stop, ctx));
+  for (int s = r.resumed ? r.at.step : 0; s < m->n_steps; s++) {
+    const int here = r.resumed && s == r.at.step;
+    DT_TRY(run_step(&r, s, &h_before, here ? r.at.n : 0, here ? r.at.frame : 0, ctx));
+  }
   if (r.pending) { /* the closing evaluation: v^N, the last frame's energy; moves nothing */
     const dt_step *st = &m->steps[m->n_steps - 1];
     dt_xp_time T = time_of(st, st->explicit_.time_period, 0.0, h_before, 1);

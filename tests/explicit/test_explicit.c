@@ -18,11 +18,16 @@
  *              elastica of the beam (EI) and of the plate strip (D b).
  *   agree      cpu against cuda over 1000 steps of the loaded circular plate: displacements
  *              within 1e-10 of the largest (label gpu).
+ *   resume     a run killed after a checkpoint (a child process that exits in the middle of
+ *              its frames) and resumed gives the uninterrupted run's displacements and
+ *              energy.csv bit for bit.
  * Usage: test_explicit CASE [--backend cpu|cuda] [--n N] (the mesh size parameter). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "explicit/explicit.h"
 #include "shell_models.h"
@@ -353,6 +358,72 @@ static int case_agree(int n) {
   return 0;
 }
 
+/* on_increment that ends the process at the 7th frame, as a crash would */
+static void crash_at_seventh(const dt_fields *f, const dt_history_row *row, void *user) {
+  (void)row, (void)user;
+  if (f->global_increment == 7) _exit(3);
+}
+
+static dt_model *resume_model(void) {
+  dt_model *m = circular_plate(4, 3.0);
+  m->steps[0].explicit_.output_frames = 12;
+  return m;
+}
+
+static int case_resume(void) {
+  static double u_resumed[3 * 200000];
+  dt_model *m = resume_model();
+  dt_run_options o;
+  dt_run_summary s;
+  dt_ctx ctx = {0};
+  char dir_a[] = "/tmp/xp_resume_a_XXXXXX", dir_b[] = "/tmp/xp_resume_b_XXXXXX", ck[256], cmd[600];
+  int status = 0, nn = m->n_nodes;
+  pid_t pid;
+  XCHECK(mkdtemp(dir_a) && mkdtemp(dir_b), "temporary directories");
+  memset(&o, 0, sizeof o);
+  o.backend = backend;
+  o.progress = quiet_progress;
+  o.user = &P;
+  snprintf(ck, sizeof ck, "%s/run.ck", dir_b);
+  /* first, before this process touches a device (a CUDA context does not survive fork): the
+   * run that crashes at its 7th frame, checkpointing at every frame */
+  pid = fork();
+  if (pid == 0) {
+    o.outdir = dir_b;
+    o.checkpoint = ck;
+    o.on_increment = crash_at_seventh;
+    dt_analysis_run(m, &o, &s, &ctx);
+    _exit(0);
+  }
+  XCHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+  XCHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3, "the child did not stop at frame 7");
+  o.outdir = dir_b;
+  o.checkpoint = ck;
+  o.resume = 1;
+  o.on_increment = on_frame;
+  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "resume: %s", ctx.msg);
+  XCHECK(s.increments == 12, "%d frames after the resume", s.increments);
+  memcpy(u_resumed, P.last_u, sizeof(double) * 3 * (size_t)nn);
+  o.outdir = dir_a; /* the uninterrupted run */
+  o.checkpoint = NULL;
+  o.resume = 0;
+  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int i = 0; i < 3 * nn; i++)
+    XCHECK(P.last_u[i] == u_resumed[i], "u[%d]: %.17g resumed, %.17g uninterrupted", i,
+           u_resumed[i], P.last_u[i]);
+  snprintf(cmd, sizeof cmd,
+           "cmp -s %s/energy.csv %s/energy.csv && cmp -s %s/history.csv %s/history.csv", dir_a,
+           dir_b, dir_a, dir_b);
+  XCHECK(system(cmd) == 0, "energy.csv or history.csv differ between %s and %s", dir_a, dir_b);
+  printf("resume, %s: killed at frame 7, resumed from the checkpoint of frame 6: displacements, "
+         "energy.csv and history.csv identical to the uninterrupted run\n",
+         backend);
+  snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir_a, dir_b);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s and %s\n", dir_a, dir_b);
+  dt_model_destroy(&m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   int n = 0;
@@ -362,21 +433,30 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--n") && i + 1 < argc)
       n = atoi(argv[++i]);
   }
-  if (!strcmp(backend, "cuda")) {
-    const dt_backend_ops *o = NULL;
-    char why[256];
-    dt_ctx ctx = {0};
-    if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
-      printf("skipped: no CUDA device (%s)\n", ctx.msg);
-      return 77;
+  if (!strcmp(backend, "cuda")) { /* asked in a child: resume forks before using the device */
+    int status = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+      const dt_backend_ops *o = NULL;
+      char why[256];
+      dt_ctx ctx = {0};
+      if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
+        printf("skipped: no CUDA device (%s)\n", ctx.msg);
+        fflush(stdout);
+        _exit(77);
+      }
+      _exit(0);
     }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;
+    if (WEXITSTATUS(status) == 77) return 77;
   }
   if (!strcmp(which, "plate")) return case_plate(n ? n : 6);
   if (!strcmp(which, "wave")) return case_wave(n ? n : 100);
   if (!strcmp(which, "energy")) return case_energy(n ? n : 8);
   if (!strcmp(which, "cantilever")) return case_cantilever(n ? n : 10);
   if (!strcmp(which, "agree")) return case_agree(n ? n : 10);
+  if (!strcmp(which, "resume")) return case_resume();
   fprintf(stderr,
-          "usage: test_explicit plate|wave|energy|cantilever|agree [--backend B] [--n N]\n");
+          "usage: test_explicit plate|wave|energy|cantilever|agree|resume [--backend B] [--n N]\n");
   return 2;
 }
