@@ -1,6 +1,6 @@
-/* /v1/jobs/{id}/results...: the solver's summary.json, history.csv, the per-increment fields
- * (JSON written by the worker) and VTU files (binary appended VTK XML), all under
- * <data>/jobs/<id>/out. */
+/* /v1/jobs/{id}/results...: the solver's summary.json, history.csv, energy.csv (explicit runs),
+ * the per-increment fields (JSON written by the worker) and VTU files (binary appended VTK XML),
+ * all under <data>/jobs/<id>/out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +47,25 @@ cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
 
-void dt_h_result_history(dt_req *r) {
+/* A CSV file the solver appends a row to per converged increment (or explicit frame), flushed
+ * row by row: served as it is while the job runs, downloaded as <id>-<file>; 404 while the
+ * solver has not created it, and for a job that writes none (energy.csv: explicit runs only). */
+static void growing_csv(dt_req *r, const char *file) {
   dt_status rc = DT_OK;
   dt_ctx ctx;
   char state[16], path[4300], name[160];
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
-  out_path(r, path, sizeof path, "history.csv");
-  snprintf(name, sizeof name, "%s-history.csv", r->param[0]);
+  out_path(r, path, sizeof path, file);
+  snprintf(name, sizeof name, "%s-%s", r->param[0], file);
   dt_reply_file(r, path, "text/csv; charset=utf-8", name);
 cleanup:
   dt_reply_status(r, rc, &ctx, NULL, NULL);
 }
+
+void dt_h_result_history(dt_req *r) { growing_csv(r, "history.csv"); }
+
+void dt_h_result_energy(dt_req *r) { growing_csv(r, "energy.csv"); }
 
 void dt_h_result_increments(dt_req *r) {
   dt_status rc = DT_OK;

@@ -57,6 +57,7 @@ typedef struct run_ctx {
   char outdir[4200];
   char checkpoint[4200];
   int attempt;
+  int checkpointed;      /* the run writes checkpoints (explicit runs and some backends: none) */
   int resuming;          /* a usable checkpoint was found before the run */
   int resumed;           /* the solver reported that it resumed from it */
   int kept;              /* increments the checkpoint holds */
@@ -473,6 +474,19 @@ static void remove_checkpoint(const run_ctx *run) {
   unlink(tmp);
 }
 
+/* How the job goes on at its next start: from its checkpoint, or from the beginning. */
+static const char *again(const run_ctx *run) {
+  return run->checkpointed ? "resumes from its checkpoint"
+                           : "starts again from the beginning (its run writes no checkpoint)";
+}
+
+/* Why a run without a checkpoint file starts from the beginning. */
+static const char *no_checkpoint(const run_ctx *run) {
+  return run->checkpointed ? "no checkpoint"
+                           : "no checkpoint (explicit runs, and runs on a backend that cannot save "
+                             "its state, write none)";
+}
+
 /* A job.restarted event: the job starts from the beginning again, and why. */
 static void announce_restart(run_ctx *run, const char *why) {
   char msg[1300];
@@ -508,7 +522,7 @@ static void prepare_attempt(run_ctx *run, const char *restart_why) {
   }
   clean_dir(run->outdir);
   if (run->attempt > 1 || restart_why)
-    announce_restart(run, restart_why ? restart_why : why.msg[0] ? why.msg : "no checkpoint");
+    announce_restart(run, restart_why ? restart_why : why.msg[0] ? why.msg : no_checkpoint(run));
 }
 
 /* Load and validate the stored job (job.inp, a deck; else job.json). */
@@ -613,9 +627,8 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
     char msg[1400], error[1200];
     json_t *ev;
     snprintf(msg, sizeof msg,
-             "the GPU faulted during attempt %d (%s); the daemon restarts and the job resumes from "
-             "its last checkpoint",
-             run->attempt, lost);
+             "the GPU faulted during attempt %d (%s); the daemon restarts and the job %s",
+             run->attempt, lost, again(run));
     dt_ctx store;
     memset(&store, 0, sizeof store);
     for_client(run->w->srv, run->job_id, ctx->msg, error, sizeof error);
@@ -645,6 +658,11 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
   }
 }
 
+/* Whether the job's steps are explicit dynamics (all or none are: dt_model_finish). */
+static int model_explicit(const dt_model *m) {
+  return m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT;
+}
+
 /* The run's state before the solver starts: its paths and its progress so far. */
 static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m) {
   dt_server *srv = w->srv;
@@ -655,6 +673,10 @@ static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, c
   run->attempt = attempt;
   run->prog.step = run->prog.increment = run->prog.newton_iter = -1;
   run->prog.n_steps = m->n_steps;
+  /* A backend that cannot save its state would fail every run with a checkpoint, and explicit
+   * runs write none (dt_explicit_run refuses to resume): those run without, and start over
+   * after a crash or a shutdown. */
+  run->checkpointed = srv->can_checkpoint && !model_explicit(m);
   snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
   snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
            job_id);
@@ -695,10 +717,10 @@ static void run_options(run_ctx *run, dt_run_options *opt) {
   opt->before_checkpoint = fields_before_checkpoint;
   opt->user = run;
   /* Always resume: a fresh job has no checkpoint and starts at the beginning; a recovered one
-   * continues after its last converged increment. A backend that cannot save its state would
-   * fail every run with a checkpoint: run those without (and restart them after a crash). */
-  opt->checkpoint = srv->can_checkpoint ? run->checkpoint : NULL;
-  opt->resume = 1;
+   * continues after its last converged increment. Runs without checkpoints (run_init) neither
+   * write nor resume one. */
+  opt->checkpoint = run->checkpointed ? run->checkpoint : NULL;
+  opt->resume = run->checkpointed;
 }
 
 /* The analysis, run again where that helps: from the beginning when the checkpoint passed the
@@ -721,16 +743,18 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
 }
 
 /* A shutdown or restart stopped the job after its last converged increment: it stays running in
- * the store, and its checkpoint stays, so the next start resumes it there. */
+ * the store, and its checkpoint stays, so the next start resumes it there (a run without
+ * checkpoints starts again from the beginning). */
 static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
   dt_ctx ctx;
-  json_t *ev = json_pack(
-      "{s:i, s:s}", "increments_completed", sum->increments, "message",
-      atomic_load(&run->w->srv->restarting)
-          ? "the daemon is restarting: stopped after the last converged increment; the job "
-            "resumes from its checkpoint when the daemon is back"
-          : "the daemon is shutting down: stopped after the last converged increment; "
-            "the job resumes from its checkpoint when the daemon starts again");
+  char msg[400];
+  int restarting = atomic_load(&run->w->srv->restarting);
+  json_t *ev;
+  snprintf(msg, sizeof msg, "the daemon is %s: stopped%s; the job %s when the daemon %s",
+           restarting ? "restarting" : "shutting down",
+           run->checkpointed ? " after the last converged increment" : "", again(run),
+           restarting ? "is back" : "starts again");
+  ev = json_pack("{s:i, s:s}", "increments_completed", sum->increments, "message", msg);
   memset(&ctx, 0, sizeof ctx);
   if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK)
     log_run_failure(run, &ctx);

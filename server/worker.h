@@ -8,10 +8,12 @@
  * its device (devices.c), and runs dt_analysis_run with outdir <data>/jobs/<id>/out and the
  * checkpoint <data>/jobs/<id>/checkpoint.ckpt, always with resume = 1: a fresh job has no
  * checkpoint and starts at the beginning, a recovered one continues after its last converged
- * increment without recomputing it. Progress becomes events (and progress columns) plus a bus
- * broadcast for SSE; after each converged increment the worker writes its fields JSON next to
- * the solver's VTU and records the increment. Cancellation: a flag checked in the progress
- * callback, so a running job stops at its next Newton iteration and keeps its completed
+ * increment without recomputing it (explicit runs, which write no checkpoint, and runs on a
+ * backend that cannot save its state run without one and start over). Progress becomes events
+ * (and progress columns) plus a bus broadcast for SSE; after each converged increment the worker
+ * writes its fields JSON next to the solver's VTU and records the increment. Cancellation: a
+ * flag checked in the progress callback, so a running job stops at its next Newton iteration
+ * (an explicit one within a second: at its next explicit.progress) and keeps its completed
  * increments. Shutdown: the running increment finishes and is checkpointed, the job stops at
  * the first Newton iteration of the next one and stays "running" in the store, so the next
  * start resumes it from that checkpoint. */

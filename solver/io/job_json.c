@@ -68,6 +68,7 @@ dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
   DT_TRY(dt_jp_steps(jp, v, "steps"));
   DT_TRY(dt_jp_member(jp, root, "", "initial_velocities", 0, &v));
   if (v) DT_TRY(dt_jp_initial_velocities(jp, v, "initial_velocities"));
+  DT_TRY(dt_jp_explicit_densities(jp, "materials"));
   DT_TRY(dt_jp_member(jp, root, "", "solver", 0, &v));
   if (v) DT_TRY(dt_jp_solver(jp, v, "solver"));
   DT_TRY(dt_jp_member(jp, root, "", "output", 0, &v));

@@ -5,7 +5,8 @@
  * (the stable step's factor), "damping" (alpha of C = alpha M), "rotary_scale", "output" ({"every":
  * n} time steps or {"frames": n} equal intervals) and "amplitude" ("step", "ramp" or a table
  * [[t, a], ...]). Values are checked here with their JSON path; dt_model_finish checks them again
- * for models that did not come from JSON. */
+ * for models that did not come from JSON. So is the density that explicit steps need of every
+ * material a section uses (materials[i].density). */
 #include <math.h>
 #include <string.h>
 
@@ -122,20 +123,44 @@ cleanup:
   return rc;
 }
 
+static int any_explicit(const dt_model *m) {
+  for (int i = 0; i < m->n_steps; i++)
+    if (m->steps[i].procedure == DT_PROC_EXPLICIT) return 1;
+  return 0;
+}
+
 dt_status dt_jp_initial_velocities(dt_jp *jp, const json_t *v, const char *path) {
   dt_status rc = DT_OK;
   dt_model *m = jp->m;
   char p[DT_JPATH_MAX];
-  int n = 0, expl = 0;
+  int n = 0;
 
-  for (int i = 0; i < m->n_steps; i++) expl |= m->steps[i].procedure == DT_PROC_EXPLICIT;
-  DT_JCHECK(expl, jp, path, "initial velocities need explicit steps (\"procedure\": \"explicit\")");
+  DT_JCHECK(any_explicit(m), jp, path,
+            "initial velocities need explicit steps (\"procedure\": \"explicit\")");
   DT_TRY(dt_jp_array(jp, v, path, 0, 100000, &n));
   DT_ALLOC(m->initial_velocities, n, jp->ctx, "initial velocities");
   m->n_initial_velocities = n;
   for (int i = 0; i < n; i++) {
     dt_jp_index(p, path, (size_t)i);
     DT_TRY(parse_initial_velocity(jp, json_array_get(v, (size_t)i), p, &m->initial_velocities[i]));
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_jp_explicit_densities(dt_jp *jp, const char *path) {
+  dt_status rc = DT_OK;
+  const dt_model *m = jp->m;
+  char p[DT_JPATH_MAX], q[DT_JPATH_MAX];
+
+  if (!any_explicit(m)) return DT_OK;
+  for (int s = 0; s < m->n_sections; s++) {
+    const int k = m->sections[s].material;
+    dt_jp_index(p, path, (size_t)k);
+    dt_jp_key(q, p, "density");
+    DT_JCHECK(m->materials[k].density > 0, jp, q,
+              "missing: explicit steps need a density > 0 (material \"%s\", used by sections[%d])",
+              m->materials[k].name, s);
   }
 cleanup:
   return rc;

@@ -106,6 +106,8 @@ DT_INTERN dt_status dt_jp_output(dt_jp *jp, const json_t *v, const char *path);
 DT_INTERN dt_status dt_jp_explicit(dt_jp *jp, const json_t *v, const char *path,
                                    dt_explicit_options *x);
 DT_INTERN dt_status dt_jp_initial_velocities(dt_jp *jp, const json_t *v, const char *path);
+/* With explicit steps, every material a section uses has a density (path: "materials"). */
+DT_INTERN dt_status dt_jp_explicit_densities(dt_jp *jp, const char *path);
 
 /* The parts of a job after its mesh: materials, sections, steps, initial velocities, solver and
  * output options (job_json.c; shared by the full job and by a job attached to an imported mesh). */

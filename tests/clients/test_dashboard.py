@@ -4,7 +4,8 @@ through SwiftShader). The page is served by the daemon at / (DUCTILE_DASHBOARD_D
 Only if the daemon's / does not serve it does dashboard_proxy.py (static dist/ + /v1 proxied,
 same origin) stand in, with a warning; with DUCTILE_REQUIRE_DAEMON_DASHBOARD=1 (set by the
 ctest registration) the test fails instead. The checks themselves are in
-browser/test_dashboard.mjs.
+browser/test_dashboard.mjs; browser_checks is the harness, which test_dashboard_explicit.py
+shares.
 
 usage: test_dashboard.py DUCTILED DIST_DIR NODE_MODULES_DIR
 Exit 77 (ctest SKIP) without chromium or node. DUCTILE_SCREENSHOTS=DIR keeps the screenshots
@@ -53,7 +54,11 @@ def restart_in_place(d):
     assert rs["count"] == 1, rs
 
 
-def main(binary):
+def browser_checks(binary, script, files, before=None):
+    """A daemon serving the dashboard, then node browser/<script> against it (BASE_URL, TOKEN,
+    SHOTS, CHROMIUM, PLAYWRIGHT_CORE in its environment, and each name of files: the path of
+    its JSON document, written to a scratch folder). before(daemon) runs first. Exit 77 without
+    chromium or node."""
     dist, node_modules = sys.argv[2], sys.argv[3]
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     node = shutil.which("node")
@@ -68,13 +73,16 @@ def main(binary):
     work = tempfile.mkdtemp(prefix="dt-browser-")
     shots = os.environ.get("DUCTILE_SCREENSHOTS") or os.path.join(work, "shots")
     os.makedirs(shots, exist_ok=True)
-    long_job = os.path.join(work, "long.json")
-    with open(long_job, "w") as f:
-        json.dump(jobs.beam_job(40, 4, 6, 50, -12.0), f)  # ~10 s in a Release build
+    env = dict(os.environ, SHOTS=shots, CHROMIUM=chromium, PLAYWRIGHT_CORE=pw)
+    for name, doc in files.items():
+        env[name] = os.path.join(work, name.lower() + ".json")
+        with open(env[name], "w") as f:
+            json.dump(doc, f)
     proxy = None
     try:
         with dtserver.started(binary, {"DUCTILE_DASHBOARD_DIR": dist}) as d:
-            restart_in_place(d)  # the status bar must then name the restart (browser check)
+            if before:
+                before(d)
             why = daemon_serves_dashboard(d.port, dist)
             if why is None:
                 base, how = f"http://127.0.0.1:{d.port}", "the daemon"
@@ -85,9 +93,8 @@ def main(binary):
                 proxy, port = dashboard_proxy.serve(dist, f"http://127.0.0.1:{d.port}")
                 base, how = f"http://127.0.0.1:{port}", f"dashboard_proxy.py (WARNING: the daemon's / failed: {why})"
             print(f"dashboard served by {how} at {base}", flush=True)
-            env = dict(os.environ, BASE_URL=base, TOKEN=d.token, LONG_JOB=long_job, SHOTS=shots,
-                       CHROMIUM=chromium, PLAYWRIGHT_CORE=pw)
-            r = subprocess.run([node, os.path.join(HERE, "browser", "test_dashboard.mjs")], env=env, timeout=280)
+            env.update(BASE_URL=base, TOKEN=d.token)
+            r = subprocess.run([node, os.path.join(HERE, "browser", script)], env=env, timeout=280)
             if r.returncode != 0:
                 raise AssertionError(f"browser test failed (exit {r.returncode}); screenshots in {shots}")
     finally:
@@ -95,6 +102,12 @@ def main(binary):
             proxy.shutdown()
         if not os.environ.get("DUCTILE_SCREENSHOTS"):
             shutil.rmtree(work, ignore_errors=True)
+
+
+def main(binary):
+    # ~10 s in a Release build; the status bar must then name the restart (browser check)
+    browser_checks(binary, "test_dashboard.mjs", {"LONG_JOB": jobs.beam_job(40, 4, 6, 50, -12.0)},
+                   before=restart_in_place)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 // The job page: status and progress, cancel, downloads, convergence plot (residual per Newton
 // iteration, log scale, with PCG iterations), load–displacement history, 3D deformed mesh
-// coloured by von Mises stress or PEEQ, and the event log. Live from the event stream.
+// coloured by von Mises stress or PEEQ (played frame by frame), and the event log. Live from the
+// event stream. An explicit job (explicit.progress events, frames with energy) shows its time and
+// time steps, and an energy plot in place of the convergence plot (explicit.js).
 import { api, bytes, download, followEvents, text } from "./api.js";
+import { EnergyHistory, explicitFacts, logExplicit, logFrame } from "./explicit.js";
 import { drawPlot } from "./plot.js";
 import { el, duration, fmtNum, jobTimes, phaseTimes, progressBar, stateBadge } from "./util.js";
 import { colormap, MeshView, parseVtu } from "./view3d.js";
 
 const ACTIVE = new Set(["queued", "running"]);
-const FIELD_LABEL = { MISES: "von Mises stress", PEEQ: "equivalent plastic strain" };
+const FIELD_LABEL = { MISES: "von Mises stress", PEEQ: "equivalent plastic strain", "|U|": "displacement magnitude" };
 
 function parseCsv(t) {
   const lines = t.split("\n").filter((l) => l.trim());
@@ -31,7 +34,8 @@ function throttle(fn, ms) {
 
 export function jobPage(root, ctx, id) {
   const abort = new AbortController();
-  const s = { job: null, conv: { x: [], res: [], pcg: [], gaps: [] }, incKey: "", k: 0, hist: null, incs: [], vtuN: null, follow: true, events: 0 };
+  const s = { job: null, conv: { x: [], res: [], pcg: [], gaps: [] }, incKey: "", k: 0, hist: null, incs: [], vtuN: null, follow: true, events: 0,
+    explicit: false, xp: null, energy: new EnergyHistory(), playing: false };
   const $ = {};
   const msg = el("p", { id: "job-message", class: "muted" });
   $.state = el("span", { id: "job-state" });
@@ -41,7 +45,10 @@ export function jobPage(root, ctx, id) {
   $.csv = el("button", { id: "download-csv", onclick: () => dl(`/v1/jobs/${id}/results/history.csv`, `${id}-history.csv`) }, "history.csv");
   $.summary = el("button", { id: "download-summary", onclick: () => dl(`/v1/jobs/${id}/results`, `${id}-summary.json`) }, "summary.json");
   $.vtu = el("button", { id: "download-vtu", onclick: () => s.vtuN && dl(`/v1/jobs/${id}/results/increments/${s.vtuN}/vtu`, `${id}-increment_${String(s.vtuN).padStart(4, "0")}.vtu`) }, "VTU");
+  $.energyCsv = el("button", { id: "download-energy", hidden: true, onclick: () => dl(`/v1/jobs/${id}/results/energy.csv`, `${id}-energy.csv`) }, "energy.csv");
   $.conv = el("canvas", { id: "conv-plot", class: "plot" });
+  $.energy = el("canvas", { id: "energy-plot", class: "plot" });
+  $.energyNote = el("p", { id: "energy-note", class: "muted small" }, s.energy.note());
   $.ld = el("canvas", { id: "ld-plot", class: "plot" });
   $.ldx = el("select", { id: "ld-x", onchange: drawLd });
   $.ldy = el("select", { id: "ld-y", onchange: drawLd });
@@ -51,27 +58,30 @@ export function jobPage(root, ctx, id) {
   $.scale = el("input", { id: "scale-slider", type: "range", min: 0, max: 100, value: 20, oninput: scaleChanged });
   $.scaleLabel = el("span", { class: "mono", id: "scale-label" }, "");
   $.inc = el("input", { id: "increment-slider", type: "range", min: 1, max: 1, value: 1, oninput: incChanged });
+  $.play = el("button", { id: "play-btn", onclick: play, title: "show the written increments one after the other" }, "▶ Play");
   $.incLabel = el("span", { class: "mono", id: "increment-label" }, "—");
   $.legend = el("div", { class: "legend", id: "legend" });
   $.viewMsg = el("div", { class: "overlay muted", id: "view3d-message" }, "waiting for the first converged increment…");
   $.log = el("ol", { id: "event-log", class: "log" });
   $.title = el("h1", {}, id);
+  $.convCard = el("section", { class: "card" }, el("h2", {}, "Convergence"),
+    el("p", { class: "muted small" }, "Residual per Newton iteration (log scale) and PCG iterations; one sawtooth per increment."), $.conv);
+  $.energyCard = el("section", { class: "card", id: "energy-card", hidden: true }, el("h2", {}, "Energy"), $.energyNote, $.energy);
 
   root.replaceChildren(
     el("section", { class: "card head" },
       el("div", { class: "row" }, el("a", { href: "#/" }, "← Jobs"), $.title, $.state),
       $.bar, $.facts,
-      el("div", { class: "row actions" }, $.cancel, el("span", { class: "muted" }, "Downloads:"), $.csv, $.vtu, $.summary),
+      el("div", { class: "row actions" }, $.cancel, el("span", { class: "muted" }, "Downloads:"), $.csv, $.energyCsv, $.vtu, $.summary),
       msg),
     el("div", { class: "grid" },
-      el("section", { class: "card" }, el("h2", {}, "Convergence"),
-        el("p", { class: "muted small" }, "Residual per Newton iteration (log scale) and PCG iterations; one sawtooth per increment."), $.conv),
+      $.convCard, $.energyCard,
       el("section", { class: "card view-card" },
         el("div", { class: "row" }, el("h2", {}, "Deformed mesh"), el("label", {}, "Colour ", $.field)),
         el("div", { class: "view-wrap" }, $.view, $.viewMsg, $.legend),
         el("div", { class: "row controls" },
           el("label", {}, "Deformation ×", $.scaleLabel, $.scale),
-          el("label", {}, "Increment ", $.incLabel, $.inc))),
+          el("label", {}, "Increment ", $.incLabel, $.inc), $.play)),
       el("section", { class: "card" },
         el("div", { class: "row" }, el("h2", {}, "Load–displacement"), el("label", {}, "x ", $.ldx), el("label", {}, "y ", $.ldy), el("label", {}, $.ldAbs, " |x|, |y|")), $.ld),
       el("section", { class: "card" }, el("h2", {}, "Events"), $.log)));
@@ -79,9 +89,10 @@ export function jobPage(root, ctx, id) {
   const view = new MeshView($.view);
   let autoScale = 1;
   const drawConvT = throttle(drawConv, 250);
+  const drawEnergyT = throttle(drawEnergy, 250);
   const refreshResultsT = throttle(refreshResults, 500);
   const refreshJobT = throttle(refreshJob, 300);
-  const onResize = () => { drawConv(); drawLd(); };
+  const onResize = () => { drawConv(); drawLd(); drawEnergy(); };
   window.addEventListener("resize", onResize);
 
   function say(t, isError = false) {
@@ -112,8 +123,11 @@ export function jobPage(root, ctx, id) {
     $.title.textContent = j.title || j.id;
     $.state.replaceChildren(stateBadge(j.state, j.cancel_requested));
     $.bar.replaceChildren(progressBar(p.percent, j.state));
-    const facts = [["Job", j.id], ["Step", p.step ? `${p.step} / ${p.n_steps}` : "—"], ["Increment", p.increment ?? "—"],
-      ["Newton iteration", p.newton_iteration ?? "—"], ["Residual", fmtNum(p.residual)], ["Increments done", p.increments_completed],
+    const step = ["Step", p.step ? `${p.step} / ${p.n_steps}` : "—"];
+    const solve = s.explicit
+      ? [...explicitFacts(s.xp, j.state === "running"), ["Frames done", p.increments_completed]]
+      : [["Increment", p.increment ?? "—"], ["Newton iteration", p.newton_iteration ?? "—"], ["Residual", fmtNum(p.residual)], ["Increments done", p.increments_completed]];
+    const facts = [["Job", j.id], step, ...solve,
       ["Elapsed", duration(t.elapsed)], ["Remaining", ACTIVE.has(j.state) ? duration(t.eta) : "—"], ["Backend", j.backend || "—"]];
     if (j.timings && j.timings.total != null) facts.push(["Time by phase", phaseTimes(j.timings)]);
     if (j.error) facts.push(["Error", `${j.error.code}: ${j.error.message}`]);
@@ -132,7 +146,9 @@ export function jobPage(root, ctx, id) {
       detail = `step ${d.step} inc ${d.increment} it ${d.iteration} residual ${fmtNum(d.residual)} pcg ${d.pcg_iterations}`;
       if (d.pcg_tolerance != null) detail += ` (to ${fmtNum(d.pcg_tolerance)})`;
     }
+    else if (ev.type === "increment.converged" && d.energy) detail = logFrame(d);
     else if (ev.type === "increment.converged") detail = `#${d.n} (step ${d.step} inc ${d.increment}) ${d.newton_iterations} iterations, ${fmtNum(d.percent)}%`;
+    else if (ev.type === "explicit.progress") detail = logExplicit(d);
     else detail = d.message || d.text || d.reason || (d.step ? `step ${d.step}` : "");
     const li = el("li", { class: `ev ev-${ev.type.replace(/\./g, "-")}` },
       el("span", { class: "muted mono" }, `${ev.seq} ${ev.time.slice(11, 19)}`), " ", el("b", {}, ev.type), " ", detail);
@@ -154,8 +170,18 @@ export function jobPage(root, ctx, id) {
       s.conv.res.push(d.residual > 0 ? d.residual : null);
       s.conv.pcg.push(d.pcg_iterations ?? null);
       drawConvT();
+    } else if (ev.type === "explicit.progress") {
+      s.xp = d;
+      markExplicit();
+      refreshJobT();
     } else if (ev.type === "increment.converged" || ev.type.startsWith("job.")) {
       if (ev.type === "increment.converged") s.converged = Math.max(s.converged || 0, d.n || 0);
+      if (ev.type === "job.restarted") s.energy.reset(); // an explicit run starts over: its frames again
+      if (d.energy) {
+        markExplicit();
+        s.energy.add(d);
+        drawEnergyT();
+      }
       refreshResultsT();
       refreshJobT();
     } else if (ev.type === "increment.started" || ev.type === "step.started") {
@@ -172,6 +198,23 @@ export function jobPage(root, ctx, id) {
         { label: "PCG iterations", x: s.conv.x, y: s.conv.pcg, color: "#1c7ed6", axis: "right", points: true },
       ],
     });
+  }
+
+  // An explicit job: energy plot instead of the (empty) convergence plot, its time facts.
+  function markExplicit() {
+    if (s.explicit) return;
+    s.explicit = true;
+    $.convCard.hidden = true;
+    $.energyCard.hidden = false;
+    $.energyCsv.hidden = false;
+    if (s.job) showJob(s.job);
+    drawEnergy();
+  }
+
+  function drawEnergy() {
+    if (!s.explicit) return;
+    s.energy.draw($.energy);
+    $.energyNote.textContent = s.energy.note();
   }
 
   function drawLd() {
@@ -225,7 +268,8 @@ export function jobPage(root, ctx, id) {
   async function loadIncrement(n) {
     if (n === s.vtuN && view.mesh) return;
     const it = s.incs.find((x) => x.n === n);
-    $.incLabel.textContent = `${n} (step ${it.step}, λ=${fmtNum(it.load_factor)})`;
+    const t = s.energy.timeOf.get(n);
+    $.incLabel.textContent = `${n} (step ${it.step}, ${t != null ? `t=${fmtNum(t)}` : `λ=${fmtNum(it.load_factor)}`})`;
     const vtu = await bytes(`/v1/jobs/${id}/results/increments/${n}/vtu`, { signal: abort.signal });
     const mesh = parseVtu(vtu);
     const first = !view.mesh;
@@ -246,6 +290,27 @@ export function jobPage(root, ctx, id) {
     const f = (autoScale * +$.scale.value) / 20;
     $.scaleLabel.textContent = ` ${fmtNum(f, 2)} `;
     view.setScale(f);
+  }
+
+  // Show the written increments (an explicit run's frames) one after the other, from the one
+  // shown (from the first when the last is shown); a second click stops.
+  async function play() {
+    if (s.playing) { s.playing = false; return; }
+    if (!s.incs.length) return;
+    s.playing = true;
+    $.play.textContent = "■ Stop";
+    try {
+      for (let i = +$.inc.value >= s.incs.length - 1 ? 0 : +$.inc.value + 1; i < s.incs.length && s.playing && !abort.signal.aborted; i++) {
+        $.inc.value = i;
+        s.follow = i === s.incs.length - 1;
+        await loadIncrement(s.incs[i].n);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    } catch (e) {
+      if (e.name !== "AbortError") say(`3D view: ${e.message}`, true);
+    }
+    s.playing = false;
+    $.play.textContent = "▶ Play";
   }
 
   function incChanged() {

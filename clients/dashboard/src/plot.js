@@ -47,8 +47,8 @@ function extent(series, axis, log) {
   return lo <= hi ? [lo, hi] : null;
 }
 
-// opts: {series: [{label, x, y, color, axis: "left"|"right", points: bool}], xLabel, yLabel,
-//        y2Label, yLog, empty: "message when there is nothing to plot"}
+// opts: {series: [{label, x, y, color, axis: "left"|"right", points: bool, dash: [on, off]}],
+//        xLabel, yLabel, y2Label, yLog, empty: "message when there is nothing to plot"}
 export function drawPlot(canvas, opts) {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || 400;
@@ -139,6 +139,7 @@ export function drawPlot(canvas, opts) {
     if (!sy) continue;
     g.strokeStyle = g.fillStyle = s.color;
     g.lineWidth = 1.5;
+    g.setLineDash(s.dash || []);
     g.beginPath();
     let pen = false;
     for (let i = 0; i < s.x.length; i++) {

@@ -1,6 +1,6 @@
 // The 3D view: parse an increment's VTU (binary appended, solver/io/output_vtu.c), extract the boundary
-// faces, draw them displaced by scale × U and coloured by a nodal field (MISES, PEEQ) with
-// three.js; orbit with the mouse.
+// faces, draw them displaced by scale × U and coloured by a nodal field (MISES, PEEQ, or |U|, the
+// one field of an explicit run's shells) with three.js; orbit with the mouse.
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 
@@ -83,6 +83,7 @@ export function parseVtu(buf) {
   for (const a of piece.querySelectorAll("Cells > DataArray")) cells[a.getAttribute("Name")] = values(a);
   const point = {};
   for (const a of piece.querySelectorAll("PointData > DataArray")) point[a.getAttribute("Name")] = values(a);
+  if (point.U) point["|U|"] = Float64Array.from({ length: point.U.length / 3 }, (_, i) => Math.hypot(point.U[3 * i], point.U[3 * i + 1], point.U[3 * i + 2]));
   return { points, conn: cells.connectivity, offsets: cells.offsets, types: cells.types, point };
 }
 
@@ -183,7 +184,7 @@ export class MeshView {
   }
 
   fields() {
-    return ["MISES", "PEEQ"].filter((f) => this.mesh && this.mesh.point[f]);
+    return ["MISES", "PEEQ", "|U|"].filter((f) => this.mesh && this.mesh.point[f]);
   }
 
   range() {
