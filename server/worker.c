@@ -57,7 +57,7 @@ typedef struct run_ctx {
   char outdir[4200];
   char checkpoint[4200];
   int attempt;
-  int checkpointed;      /* the run writes checkpoints (explicit runs and some backends: none) */
+  int checkpointed;      /* the run writes checkpoints (some backends: none) */
   int resuming;          /* a usable checkpoint was found before the run */
   int resumed;           /* the solver reported that it resumed from it */
   int kept;              /* increments the checkpoint holds */
@@ -477,14 +477,14 @@ static void remove_checkpoint(const run_ctx *run) {
 /* How the job goes on at its next start: from its checkpoint, or from the beginning. */
 static const char *again(const run_ctx *run) {
   return run->checkpointed ? "resumes from its checkpoint"
-                           : "starts again from the beginning (its run writes no checkpoint)";
+                           : "starts again from the beginning (its backend writes no checkpoint)";
 }
 
 /* Why a run without a checkpoint file starts from the beginning. */
 static const char *no_checkpoint(const run_ctx *run) {
   return run->checkpointed ? "no checkpoint"
-                           : "no checkpoint (explicit runs, and runs on a backend that cannot save "
-                             "its state, write none)";
+                           : "no checkpoint (runs on a backend that cannot save its state write "
+                             "none)";
 }
 
 /* A job.restarted event: the job starts from the beginning again, and why. */
@@ -658,11 +658,6 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
   }
 }
 
-/* Whether the job's steps are explicit dynamics (all or none are: dt_model_finish). */
-static int model_explicit(const dt_model *m) {
-  return m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT;
-}
-
 /* The run's state before the solver starts: its paths and its progress so far. */
 static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m) {
   dt_server *srv = w->srv;
@@ -673,10 +668,10 @@ static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, c
   run->attempt = attempt;
   run->prog.step = run->prog.increment = run->prog.newton_iter = -1;
   run->prog.n_steps = m->n_steps;
-  /* A backend that cannot save its state would fail every run with a checkpoint, and explicit
-   * runs write none (dt_explicit_run refuses to resume): those run without, and start over
-   * after a crash or a shutdown. */
-  run->checkpointed = srv->can_checkpoint && !model_explicit(m);
+  /* A backend that cannot save its state would fail every run with a checkpoint: those run
+   * without, and start over after a crash or a shutdown. Explicit runs checkpoint after every
+   * frame. */
+  run->checkpointed = srv->can_checkpoint;
   snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
   snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
            job_id);

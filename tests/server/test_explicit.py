@@ -1,7 +1,7 @@
 """An explicit dynamics job (MITC4 shells) through the daemon: submitted over HTTP and followed
 on its event stream. The explicit.progress events advance in time to 100 %; every output frame
 is an increment.converged event with an energy object whose balance is round-off; the job
-succeeds without a checkpoint (explicit runs write none); the frames' VTUs, history.csv and
+succeeds and its checkpoint is removed; the frames' VTUs, history.csv and
 energy.csv (the events' numbers) are served, and summary.json has the explicit block (a static
 job's energy.csv is 404: test_api_session.py). Explicit jobs with a bad field are refused at
 submission (422, naming the field by its JSON path)."""
