@@ -83,7 +83,8 @@ typedef struct dt_section {
   dt_section_kind kind;
   dt_formulation form;
   double thickness; /* 2D and shell sections; 1 if not given */
-  int shell_points; /* shell sections: Gauss points through the thickness, 2..5; 0 (the default)
+  int shell_points; /* shell sections: points through the thickness, 2..5 (Gauss; Simpson for 3
+                       and 5 with a plastic material, shell_mitc4.h); 0 (the default)
                        until dt_model_finish resolves it: 2 for elastic, 5 for plastic materials */
 } dt_section;
 

@@ -10,8 +10,8 @@ isotropic hardening H = 2000 (sigma_y + H p). The tip velocity rises as (1 - cos
 little of that mode ringing) and is constant after it. The root first yields at about
 delta_y = 0.17 mm (F_y = sigma_y b t^2 / (6 L) = 83 N); at 1.5 mm it is fully plastic (fully
 plastic moment without hardening: F_p = sigma_y b t^2 / (4 L) = 125 N) and F is about 160 N.
-  - ductile: 20 x 5 shell4 (MITC4) of the mid-surface, 5 Gauss points through the thickness
-    (the default for a plastic section), explicit step, the same amplitude table;
+  - ductile: 20 x 5 shell4 (MITC4) of the mid-surface, 5 points through the thickness by
+    Simpson's rule (the default for a plastic section), explicit step, the same amplitude table;
   - CalculiX 2.20: the same in-plane mesh with 4 C3D8R through the thickness (400 elements),
     NLGEOM, the tip displacement prescribed on the mid-plane nodes of the tip face (the shell's
     nodes), the root face fixed. C3D8I runs in 2.20's explicit but with a 4x smaller stable
@@ -32,22 +32,20 @@ yielding in the frame's time step (of 2,000).
 Asserted, after the velocity ramp (delta >= 0.32 mm, about 2 delta_y): the mean tip force over
 three equal stretches of delta, each about one period of the ringing that follows yield in
 both codes (about 11 frames, 88 us, in the table), so that it averages out, and W at the end;
-each within 10 % of CalculiX's. The 10 % is the sum of:
-  - 5.5 %: ductile integrates the thickness by 5-point Gauss-Legendre, which is exact for an
-    elastic section but not for a plastic one: on the fully plastic section (stress +-sigma_y,
-    a kink at mid-thickness) it gives sum w_i |zeta_i| = 0.9448 of the exact plastic moment
-    sigma_y b t^2 / 4 (Simpson's rule, Abaqus's default for shells, is exact there), so
-    ductile is low by up to that much once the root is fully plastic. Measured with the push
-    10x slower (quasi-static): 160.5 N at 1.5 mm with 5 points, 172.3 with 4 (sum 1.0425),
-    148.3 with 3 (sum 0.8607);
+each within 5 % of CalculiX's. The 5 % is the sum of:
   - 2 %: CalculiX's C3D8R with 4 layers against a converged solid: statically (ccx *STATIC,
     same mesh) C3D8R gives 174.3 N at 1.5 mm, C3D8I 170.7; 8 C3D8R layers change the
     explicit run's W by 0.3 %. (Elastic: C3D8R is 6 % softer than beam theory, 486 against
     500 N/mm: one in-plane point and hourglass control.);
-  - 2.5 %: the rest, mostly dynamics: both runs ring after yield (the force swings by about
-    +-10 % around its mean) and their phases drift apart as their strengths differ.
-Expected, then, ductile about 7 % below CalculiX after yield; a mistake in the plasticity
-(no yield, wrong hardening, a wrong plastic moment) moves it by more than the 10 %.
+  - 2.5 %: dynamics: both runs ring after yield (the force swings by about +-10 % around its
+    mean) and their phases drift apart as their strengths differ;
+  - 0.5 %: the shell's own discretisation (20 x 5 MITC4, Simpson's 5 points, exact for the fully
+    plastic section's moment).
+The thickness rule matters: 5-point Gauss-Legendre, which the shells used before, gives
+sum w_i |zeta_i| = 0.9448 of the fully plastic moment sigma_y b t^2 / 4 and made ductile 5.8,
+6.9 and 8.2 % low here (5.4 % on W); Simpson's rule is exact for it. A mistake in the
+plasticity (no yield, wrong hardening, a wrong plastic moment) moves the result by more than
+the 5 %.
 
 Writes the histories side by side (stdout) and, with --svg, a plot of the tip force against
 the tip deflection (hand-written SVG). Exit 0 pass, 1 fail, 77 (ctest's skip) when ccx is not
@@ -83,7 +81,7 @@ N_RAMP = 12  # table points in the ramp
 FRAMES = 50  # ductile's output frames
 CCX_EVERY = 10  # CalculiX's increments between printed reactions
 WINDOWS = 3  # stretches of delta after the ramp whose mean forces are compared (docstring)
-TOL = 0.10  # relative to CalculiX's (docstring)
+TOL = 0.05  # relative to CalculiX's (docstring)
 
 
 def amplitude():
