@@ -309,10 +309,11 @@ cleanup:
   return rc;
 }
 
-/* *SHELL SECTION: "thickness[, points through it]", Gauss points (2 to 5; ductile's default: 2
- * for an elastic material, 5 for a plastic one). SECTION INTEGRATION=SIMPSON, Abaqus's default,
- * is read as Gauss with the same number of points, with a note: both integrate an elastic
- * section exactly, and differ slightly once it yields. */
+/* *SHELL SECTION: "thickness[, points through it]" (2 to 5; ductile's default: 2 for an elastic
+ * material, 5 for a plastic one). The rule follows the material, as shell_mitc4.h's
+ * dt_mitc4_thickness_point: Gauss points for an elastic section, Simpson's rule for a plastic
+ * one with 3 or 5 points (Gauss with 2 or 4); SECTION INTEGRATION= is accepted with a note
+ * saying so (both rules integrate an elastic section exactly). */
 dt_status inp_shell_section(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   const char *integ = inp_param(kw, "SECTIONINTEGRATION");
@@ -326,10 +327,12 @@ dt_status inp_shell_section(inp *p, inp_kw *kw) {
             "*SHELL SECTION: SECTION INTEGRATION=%s is not supported (GAUSS)", integ);
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(section_kind(p, kw, sec.elset, &sec.kind));
-  if (integ && inp_eq(integ, "SIMPSON"))
+  if (integ)
     inp_warn(p, kw->rec,
-             "*SHELL SECTION, SECTION INTEGRATION=SIMPSON is read as Gauss integration with the "
-             "same number of points (exact for an elastic section either way)");
+             "*SHELL SECTION, SECTION INTEGRATION=%s: ductile integrates an elastic section by "
+             "Gauss points and a plastic one by Simpson's rule with 3 or 5 points (Gauss with 2 "
+             "or 4), whatever the deck asks (both are exact for an elastic section)",
+             integ);
   INP_CHECK(inp_data(p, &rec, tok, &n) && n >= 1 && n <= 2 && tok[0][0], p, rec,
             "*SHELL SECTION needs a data line 'thickness[, number of points through it]'");
   DT_TRY(inp_double(p, rec, tok[0], "*SHELL SECTION thickness", &sec.thickness));
