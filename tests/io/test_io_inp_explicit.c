@@ -102,7 +102,10 @@ static void plate_dsload(const char *dir) {
   const dt_initial_velocity *iv = NULL;
   int centre = dt_model_find_nset(m, "CENTRE");
 
-  CHECK(w.n == 1 && strstr(w.all, "S4R") && strstr(w.all, "MITC4"), "warnings: %s", w.all);
+  /* S4R read as MITC4, and which rule the deck's SECTION INTEGRATION=GAUSS gets */
+  CHECK(w.n == 2 && strstr(w.all, "S4R") && strstr(w.all, "MITC4") &&
+            strstr(w.all, "SECTION INTEGRATION=GAUSS") && strstr(w.all, "Simpson"),
+        "warnings: %s", w.all);
   mesh_and_material(m, 1.5, 2); /* the default: 2 points through an elastic section */
   CHECK(x->time_period == 0.001 && x->dt == 1e-7 && x->amplitude.kind == DT_AMP_RAMP,
         "time %g, dt %g, amplitude %d", x->time_period, x->dt, x->amplitude.kind);
