@@ -1,8 +1,9 @@
 /* The CUDA backend of explicit dynamics: one kernel launch per time step, a thread per element
- * running dt_xp_element_step (solver/explicit/explicit_kernel.h), the node copies and both
- * force buffers resident on the device in the kernel header's structure-of-arrays layout.
- * The host touches the device only to start a step (its scalars go as kernel arguments) and
- * to download the state of an output frame. */
+ * running dt_xp_element_step (shells, solver/explicit/explicit_kernel.h) or dt_xp_hex8_step
+ * (hex8, explicit_hex8_kernel.h), the node copies and both force buffers resident on the
+ * device in the kernel headers' structure-of-arrays layout. The host touches the device only
+ * to start a step (its scalars go as kernel arguments) and to download the state of an output
+ * frame. */
 #include <cuda_runtime.h>
 
 #include <string.h>
@@ -16,8 +17,12 @@ extern "C" {
 #define XP_BLOCK 128
 
 typedef struct xp_cuda {
-  int ne, n_layers, plastic, device;
-  dt_xp_view view; /* device pointers */
+  int ne, plastic, device;
+  int kind, form, nv, nq;
+  size_t nc, hist_doubles;
+  int has_pressure;
+  dt_xp_view view;       /* device pointers (shells) */
+  dt_xp_hex8_view hview; /* device pointers (hex8) */
   double *f[2];
   int cur;
   int *failed;
@@ -32,6 +37,14 @@ template <int HISTORY>
 __global__ static void __launch_bounds__(XP_BLOCK) k_xp_step(dt_xp_view v, dt_xp_time t) {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e < v.ne) dt_xp_element_step(&v, &t, e, HISTORY);
+}
+
+/* hex8: HISTORY as above, FORM DT_HEX8X_FULL or DT_HEX8X_REDUCED, PRESSURE the step has
+ * pressures: each kernel carries only its own element code. */
+template <int HISTORY, int FORM, int PRESSURE>
+__global__ static void __launch_bounds__(XP_BLOCK) k_xp_hex8_step(dt_xp_hex8_view v, dt_xp_time t) {
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < v.ne) dt_xp_hex8_step(&v, &t, e, HISTORY, FORM, PRESSURE);
 }
 
 static void xp_cuda_destroy(void *impl) {
@@ -64,57 +77,98 @@ static dt_status own(xp_cuda *c, T **out, const void *src, size_t count, dt_ctx 
   return rc;
 }
 
+/* Where the arrays both element kinds have go in a kind's view. */
+typedef struct xp_common {
+  const double **X0, **inv_mass;
+  const int **owner, **nbr_ptr, **nbr, **mat;
+  const dt_material_params **mats;
+  double **u, **v, **hist, **work;
+  int **plastic;
+} xp_common;
+
+/* Upload the arrays both kinds have: u (zero), v (v0, nv per copy), X0, the masses (nm per
+ * copy), the gather lists, the materials, and the history, energies and yielded points. */
+static dt_status upload_common(xp_cuda *c, const dt_xp_problem *xp, const double *v0,
+                               const xp_common *w, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const size_t nc = c->nc, ne = (size_t)xp->ne;
+  DT_TRY(own(c, w->u, NULL, 3 * nc, ctx));
+  DT_TRY(own(c, w->v, v0, (size_t)xp->nv * nc, ctx));
+  DT_TRY(own(c, (double **)w->X0, xp->X0, 3 * nc, ctx));
+  DT_TRY(own(c, (double **)w->inv_mass, xp->inv_mass, (size_t)xp->nm * nc, ctx));
+  DT_TRY(own(c, (int **)w->owner, xp->owner, nc, ctx));
+  DT_TRY(own(c, (int **)w->nbr_ptr, xp->nbr_ptr, nc + 1, ctx));
+  DT_TRY(own(c, (int **)w->nbr, xp->nbr, (size_t)xp->n_nbr, ctx));
+  DT_TRY(own(c, (int **)w->mat, xp->mat, ne, ctx));
+  DT_TRY(own(c, (dt_material_params **)w->mats, xp->mats, (size_t)xp->n_mats, ctx));
+  if (xp->plastic) DT_TRY(own(c, w->hist, NULL, c->hist_doubles, ctx));
+  DT_TRY(own(c, w->work, NULL, DT_XP_WORK * ne, ctx));
+  DT_TRY(own(c, w->plastic, NULL, ne, ctx));
+cleanup:
+  return rc;
+}
+
+/* The shells' view: the common arrays, and their frames, directors and thickness. */
+static dt_status create_shell_view(xp_cuda *c, const dt_xp_problem *xp, const double *v0,
+                                   dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_xp_view *v = &c->view;
+  const xp_common w = {&v->X0,   &v->inv_mass, &v->owner, &v->nbr_ptr, &v->nbr,  &v->mat,
+                       &v->mats, &v->u,        &v->v,     &v->hist,    &v->work, &v->plastic};
+  const size_t nc = c->nc;
+  double *q = NULL;
+  v->ne = xp->ne;
+  v->n_layers = xp->n_layers;
+  DT_TRY(upload_common(c, xp, v0, &w, ctx));
+  DT_TRY(own(c, &q, xp->q0, 4 * nc, ctx));
+  v->q = q;
+  DT_TRY(own(c, (double **)&v->D0, xp->D0, 3 * nc, ctx));
+  DT_TRY(own(c, (double **)&v->thick, xp->thick, (size_t)xp->ne, ctx));
+  v->failed = c->failed;
+cleanup:
+  return rc;
+}
+
+/* The hex8 view: the common arrays. */
+static dt_status create_hex8_view(xp_cuda *c, const dt_xp_problem *xp, const double *v0,
+                                  dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_xp_hex8_view *v = &c->hview;
+  const xp_common w = {&v->X0,   &v->inv_mass, &v->owner, &v->nbr_ptr, &v->nbr,  &v->mat,
+                       &v->mats, &v->u,        &v->v,     &v->hist,    &v->work, &v->plastic};
+  v->ne = xp->ne;
+  v->kappa = xp->hourglass;
+  DT_TRY(upload_common(c, xp, v0, &w, ctx));
+  v->failed = c->failed;
+cleanup:
+  return rc;
+}
+
 extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, int threads,
                                     int device, void **impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = NULL;
-  const size_t nc = 4 * (size_t)xp->ne, ne = (size_t)xp->ne;
-  double *q = NULL;
   (void)threads;
 
   c = (xp_cuda *)dt_calloc(1, sizeof *c);
   DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory for the explicit CUDA backend");
   c->ne = xp->ne;
-  c->n_layers = xp->n_layers;
   c->plastic = xp->plastic;
   c->device = device;
+  c->kind = xp->kind;
+  c->form = xp->form;
+  c->nv = xp->nv;
+  c->nq = xp->nq;
+  c->nc = dt_xp_copies(xp);
+  c->hist_doubles = dt_xp_hist_doubles(xp);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
-  {
-    dt_xp_view *v = &c->view;
-    const double *cd;
-    const int *ci;
-    v->ne = xp->ne;
-    v->n_layers = xp->n_layers;
-    DT_TRY(own(c, &v->u, NULL, 3 * nc, ctx));
-    DT_TRY(own(c, &v->v, v0, 5 * nc, ctx));
-    DT_TRY(own(c, &q, xp->q0, 4 * nc, ctx));
-    v->q = q;
-    DT_TRY(own(c, (double **)&cd, xp->X0, 3 * nc, ctx));
-    v->X0 = cd;
-    DT_TRY(own(c, (double **)&cd, xp->D0, 3 * nc, ctx));
-    v->D0 = cd;
-    DT_TRY(own(c, (double **)&cd, xp->inv_mass, 2 * nc, ctx));
-    v->inv_mass = cd;
-    DT_TRY(own(c, (int **)&ci, xp->owner, nc, ctx));
-    v->owner = ci;
-    DT_TRY(own(c, (int **)&ci, xp->nbr_ptr, nc + 1, ctx));
-    v->nbr_ptr = ci;
-    DT_TRY(own(c, (int **)&ci, xp->nbr, (size_t)xp->n_nbr, ctx));
-    v->nbr = ci;
-    DT_TRY(own(c, (double **)&cd, xp->thick, ne, ctx));
-    v->thick = cd;
-    DT_TRY(own(c, (int **)&ci, xp->mat, ne, ctx));
-    v->mat = ci;
-    DT_TRY(own(c, (dt_material_params **)&v->mats, xp->mats, (size_t)xp->n_mats, ctx));
-    if (xp->plastic)
-      DT_TRY(own(c, &v->hist, NULL, (size_t)DT_MAT_STATE_DOUBLES * 4 * xp->n_layers * ne, ctx));
-    DT_TRY(own(c, &v->work, NULL, DT_XP_WORK * ne, ctx));
-    DT_TRY(own(c, &v->plastic, NULL, ne, ctx));
-    DT_TRY(own(c, &c->failed, NULL, 1, ctx));
-    v->failed = c->failed;
-    DT_TRY(own(c, &c->f[0], NULL, 5 * nc, ctx));
-    DT_TRY(own(c, &c->f[1], NULL, 5 * nc, ctx));
-  }
+  DT_TRY(own(c, &c->failed, NULL, 1, ctx));
+  DT_TRY(own(c, &c->f[0], NULL, (size_t)c->nv * c->nc, ctx));
+  DT_TRY(own(c, &c->f[1], NULL, (size_t)c->nv * c->nc, ctx));
+  if (c->kind == DT_XP_HEX8)
+    DT_TRY(create_hex8_view(c, xp, v0, ctx));
+  else
+    DT_TRY(create_shell_view(c, xp, v0, ctx));
   *impl = c;
   c = NULL;
 cleanup:
@@ -125,7 +179,7 @@ cleanup:
 extern "C" dt_status xp_cuda_set_step(void *impl, const dt_xp_step *st, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
-  const size_t nc = 4 * (size_t)c->ne;
+  const size_t nc = c->nc, np = (c->kind == DT_XP_HEX8 ? 6 : 1) * (size_t)c->ne;
   for (int i = 0; i < 4; i++) {
     cudaFree(c->step_owned[i]);
     c->step_owned[i] = NULL;
@@ -133,49 +187,86 @@ extern "C" dt_status xp_cuda_set_step(void *impl, const dt_xp_step *st, dt_ctx *
   DT_TRY(upload(&c->step_owned[0], st->bcs, (size_t)st->n_bcs * sizeof *st->bcs, ctx));
   DT_TRY(upload(&c->step_owned[1], st->bc, nc * sizeof *st->bc, ctx));
   DT_TRY(upload(&c->step_owned[2], st->fc, 3 * nc * sizeof *st->fc, ctx));
-  DT_TRY(upload(&c->step_owned[3], st->pressure, (size_t)c->ne * sizeof *st->pressure, ctx));
-  c->view.bcs = (const dt_xp_bc *)c->step_owned[0];
-  c->view.bc = (const int *)c->step_owned[1];
-  c->view.fc = (const double *)c->step_owned[2];
+  DT_TRY(upload(&c->step_owned[3], st->pressure, np * sizeof *st->pressure, ctx));
+  c->has_pressure = st->has_pressure;
+  c->view.bcs = c->hview.bcs = (const dt_xp_bc *)c->step_owned[0];
+  c->view.bc = c->hview.bc = (const int *)c->step_owned[1];
+  c->view.fc = c->hview.fc = (const double *)c->step_owned[2];
   c->view.pressure = (const double *)c->step_owned[3];
+  c->hview.pressure = st->has_pressure ? (const double *)c->step_owned[3] : NULL;
 cleanup:
   return rc;
+}
+
+template <int FORM, int PRESSURE> static void launch_hex8_form(xp_cuda *c, const dt_xp_time *T) {
+  const int grid = (c->ne + XP_BLOCK - 1) / XP_BLOCK;
+  if (c->plastic)
+    k_xp_hex8_step<1, FORM, PRESSURE><<<grid, XP_BLOCK>>>(c->hview, *T);
+  else
+    k_xp_hex8_step<0, FORM, PRESSURE><<<grid, XP_BLOCK>>>(c->hview, *T);
+}
+
+/* The hex8 kernel for the mesh's history and formulation and the step's pressures. */
+static void launch_hex8(xp_cuda *c, const dt_xp_time *T) {
+  const int p = c->hview.pressure != NULL;
+  if (c->form == DT_HEX8X_REDUCED)
+    p ? launch_hex8_form<DT_HEX8X_REDUCED, 1>(c, T) : launch_hex8_form<DT_HEX8X_REDUCED, 0>(c, T);
+  else
+    p ? launch_hex8_form<DT_HEX8X_FULL, 1>(c, T) : launch_hex8_form<DT_HEX8X_FULL, 0>(c, T);
 }
 
 extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
-  c->view.f_in = c->f[c->cur];
-  c->view.f_out = c->f[1 - c->cur];
-  if (c->plastic)
-    k_xp_step<1><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
-  else
-    k_xp_step<0><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
-  DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
+  if (c->kind == DT_XP_HEX8) {
+    c->hview.f_in = c->f[c->cur];
+    c->hview.f_out = c->f[1 - c->cur];
+    launch_hex8(c, T);
+    DT_CUDA_LAUNCH_CHECK("k_xp_hex8_step", 0, ctx);
+  } else {
+    c->view.f_in = c->f[c->cur];
+    c->view.f_out = c->f[1 - c->cur];
+    if (c->plastic)
+      k_xp_step<1><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
+    else
+      k_xp_step<0><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
+    DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
+  }
   c->cur = 1 - c->cur;
 cleanup:
   return rc;
 }
 
-static size_t hist_bytes(const xp_cuda *c) {
-  return (size_t)DT_MAT_STATE_DOUBLES * 4 * c->n_layers * (size_t)c->ne * sizeof(double);
+/* The device arrays of the state, whichever view holds them. */
+static void state_arrays(xp_cuda *c, double **u, double **v, double **work, double **hist,
+                         int **plastic) {
+  if (c->kind == DT_XP_HEX8) {
+    *u = c->hview.u, *v = c->hview.v, *work = c->hview.work, *hist = c->hview.hist;
+    *plastic = c->hview.plastic;
+  } else {
+    *u = c->view.u, *v = c->view.v, *work = c->view.work, *hist = c->view.hist;
+    *plastic = c->view.plastic;
+  }
 }
 
 extern "C" dt_status xp_cuda_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
-  const size_t nc = 4 * (size_t)c->ne, ne = (size_t)c->ne;
+  const size_t nc = c->nc, ne = (size_t)c->ne, nv = (size_t)c->nv;
   const cudaMemcpyKind d2h = cudaMemcpyDeviceToHost;
-  if (out->u) DT_CUDA_CHECK(cudaMemcpy(out->u, c->view.u, 3 * nc * sizeof(double), d2h), ctx);
-  if (out->v) DT_CUDA_CHECK(cudaMemcpy(out->v, c->view.v, 5 * nc * sizeof(double), d2h), ctx);
-  if (out->q) DT_CUDA_CHECK(cudaMemcpy(out->q, c->view.q, 4 * nc * sizeof(double), d2h), ctx);
+  double *u, *v, *work, *hist;
+  int *plastic;
+  state_arrays(c, &u, &v, &work, &hist, &plastic);
+  if (out->u) DT_CUDA_CHECK(cudaMemcpy(out->u, u, 3 * nc * sizeof(double), d2h), ctx);
+  if (out->v) DT_CUDA_CHECK(cudaMemcpy(out->v, v, nv * nc * sizeof(double), d2h), ctx);
+  if (out->q && c->nq)
+    DT_CUDA_CHECK(cudaMemcpy(out->q, c->view.q, (size_t)c->nq * nc * sizeof(double), d2h), ctx);
   if (out->work)
-    DT_CUDA_CHECK(cudaMemcpy(out->work, c->view.work, DT_XP_WORK * ne * sizeof(double), d2h), ctx);
-  if (out->plastic)
-    DT_CUDA_CHECK(cudaMemcpy(out->plastic, c->view.plastic, ne * sizeof(int), d2h), ctx);
-  if (out->f) DT_CUDA_CHECK(cudaMemcpy(out->f, c->f[c->cur], 5 * nc * sizeof(double), d2h), ctx);
+    DT_CUDA_CHECK(cudaMemcpy(out->work, work, DT_XP_WORK * ne * sizeof(double), d2h), ctx);
+  if (out->plastic) DT_CUDA_CHECK(cudaMemcpy(out->plastic, plastic, ne * sizeof(int), d2h), ctx);
+  if (out->f) DT_CUDA_CHECK(cudaMemcpy(out->f, c->f[c->cur], nv * nc * sizeof(double), d2h), ctx);
   if (out->hist && c->plastic)
-    DT_CUDA_CHECK(cudaMemcpy(out->hist, c->view.hist, hist_bytes(c), d2h), ctx);
+    DT_CUDA_CHECK(cudaMemcpy(out->hist, hist, c->hist_doubles * sizeof(double), d2h), ctx);
   DT_CUDA_CHECK(cudaMemcpy(failed, c->failed, sizeof(int), d2h), ctx);
 cleanup:
   return rc;
@@ -184,15 +275,19 @@ cleanup:
 extern "C" dt_status xp_cuda_put(void *impl, const dt_xp_state *in, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
-  const size_t nc = 4 * (size_t)c->ne, ne = (size_t)c->ne;
+  const size_t nc = c->nc, ne = (size_t)c->ne, nv = (size_t)c->nv;
   const cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
-  DT_CUDA_CHECK(cudaMemcpy(c->view.u, in->u, 3 * nc * sizeof(double), h2d), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(c->view.v, in->v, 5 * nc * sizeof(double), h2d), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(c->view.q, in->q, 4 * nc * sizeof(double), h2d), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(c->f[c->cur], in->f, 5 * nc * sizeof(double), h2d), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(c->view.work, in->work, DT_XP_WORK * ne * sizeof(double), h2d), ctx);
+  double *u, *v, *work, *hist;
+  int *plastic;
+  state_arrays(c, &u, &v, &work, &hist, &plastic);
+  DT_CUDA_CHECK(cudaMemcpy(u, in->u, 3 * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(v, in->v, nv * nc * sizeof(double), h2d), ctx);
+  if (c->nq)
+    DT_CUDA_CHECK(cudaMemcpy(c->view.q, in->q, (size_t)c->nq * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(c->f[c->cur], in->f, nv * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy(work, in->work, DT_XP_WORK * ne * sizeof(double), h2d), ctx);
   if (c->plastic && in->hist)
-    DT_CUDA_CHECK(cudaMemcpy(c->view.hist, in->hist, hist_bytes(c), h2d), ctx);
+    DT_CUDA_CHECK(cudaMemcpy(hist, in->hist, c->hist_doubles * sizeof(double), h2d), ctx);
 cleanup:
   return rc;
 }

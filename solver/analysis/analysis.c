@@ -542,7 +542,7 @@ dt_status dt_analysis_estimate(const dt_model *m, const char *backend, double *b
   *bytes = 0.0;
   DT_TRY(dt_backend_find(backend, &o, note, sizeof note, ctx));
   if (m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT) {
-    *bytes = dt_xp_bytes(m->n_elems, dt_xp_model_layers(m));
+    *bytes = dt_xp_model_bytes(m);
     goto cleanup;
   }
   DT_TRY(dt_problem_create(m, &pb, ctx));

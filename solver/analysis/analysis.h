@@ -27,10 +27,11 @@ typedef enum dt_event_kind {
  * integrated): kinetic energy, internal work, external work, work of the damping forces, the
  * balance kinetic + internal + damping - external - initial kinetic, which central differences
  * keep at 0 to round-off, and the strain energy (elastic materials: the potential, so internal
- * work minus strain energy is what plasticity dissipated). */
+ * work minus strain energy is what plasticity dissipated), of which the hourglass energy of
+ * one-point hex8 elements (0 for other elements) is a part. */
 typedef struct dt_energy {
   double time;
-  double kinetic, internal, external, damping, balance, strain;
+  double kinetic, internal, external, damping, balance, strain, hourglass;
 } dt_energy;
 
 typedef struct dt_progress {

@@ -1,15 +1,20 @@
-/* Explicit dynamics of shells: the model compiled into node copies, the backends' operations,
- * and the driver's entry point.
+/* Explicit dynamics of shells and solids: the model compiled into node copies, the backends'
+ * operations, and the driver's entry point.
  *
  * dt_analysis_run hands a job whose steps are explicit to dt_explicit_run (explicit_run.c),
  * which compiles the model (explicit_problem.c), gives it to a backend (explicit_cpu.c, or
  * cuda/cuda_explicit.cu) and steps through time with central differences, reporting progress,
- * the energy balance and the fields at the requested frames. The time step itself is
- * explicit_kernel.h, one function both backends call for every element. */
+ * the energy balance and the fields at the requested frames. The time step itself is one
+ * function per element kind that both backends call for every element: explicit_kernel.h for
+ * MITC4 shells, explicit_hex8_kernel.h for hex8 solids. A model is all shells or all hex8
+ * (dt_model_finish refuses a mix); the arrays below have a kind's sizes per node copy (shells:
+ * 4 copies per element, 5 DOFs, a frame; hex8: 8 copies, 3 DOFs, none). To add a kind: its
+ * element step and view, its sizes in dt_xp_problem_build, a branch in each backend's step. */
 #ifndef DT_EXPLICIT_H
 #define DT_EXPLICIT_H
 
 #include "analysis/analysis.h"
+#include "explicit_hex8_kernel.h"
 #include "explicit_kernel.h"
 #include "model/model.h"
 
@@ -18,8 +23,20 @@
 /* The output writer's state saver (io/output.h's dt_output_save_state, bound to a writer). */
 typedef dt_status (*dt_output_state_fn)(void *arg, FILE *f, dt_ctx *ctx);
 
-/* The model as node copies (explicit_kernel.h has the layout): what a backend uploads once. */
+/* The element kinds (dt_xp_problem.kind). */
+#define DT_XP_SHELL4 0
+#define DT_XP_HEX8 1
+
+/* The model as node copies (explicit_kernel.h has the layout): what a backend uploads once.
+ * Per copy: X0 3, D0 3 (shells), inv_mass nm, q0 nq; nc = npe ne copies. */
 typedef struct dt_xp_problem {
+  int kind;         /* DT_XP_SHELL4 or DT_XP_HEX8 */
+  int npe;          /* nodes (copies) per element: 4 or 8 */
+  int nv, nq, nm;   /* doubles per copy of v and f (5 or 3), q (4 or 0), inv_mass (2 or 1) */
+  int n_faces;      /* pressures per element: 1 (shells: against the normal) or 6 (hex8) */
+  int n_points;     /* history points per plastic element: 4 n_layers (shells), 8 or 1 (hex8) */
+  int form;         /* hex8: DT_HEX8X_FULL or DT_HEX8X_REDUCED, one for the model */
+  double hourglass; /* hex8 one-point: the hourglass coefficient */
   int ne, n_layers, n_mats;
   int n_nbr; /* entries of nbr */
   double *X0, *D0, *inv_mass;
@@ -35,29 +52,36 @@ typedef struct dt_xp_problem {
   double rotary_factor; /* the largest factor applied to a node's rotary inertia */
 } dt_xp_problem;
 
+/* Node copies of the problem, and history doubles of its plastic elements. */
+static inline size_t dt_xp_copies(const dt_xp_problem *xp) { return (size_t)xp->npe * xp->ne; }
+static inline size_t dt_xp_hist_doubles(const dt_xp_problem *xp) {
+  return xp->plastic ? (size_t)DT_MAT_STATE_DOUBLES * xp->n_points * (size_t)xp->ne : 0;
+}
+
 /* What changes from step to step: prescribed motion, loads, and the start state. */
 typedef struct dt_xp_step {
   int n_bcs;
   dt_xp_bc *bcs;
   int *bc;          /* per copy */
   double *fc;       /* 3 per copy, SoA */
-  double *pressure; /* per element */
+  double *pressure; /* n_faces per element, SoA */
+  int has_pressure; /* some pressure is not zero */
 } dt_xp_step;
 
-/* The state a backend reports: per copy u (3), v (5), q (4), SoA as in the kernel; per
+/* The state a backend reports: per copy u (3), v (nv), q (nq), SoA as in the kernel; per
  * element the energy accumulators and the yielded points. */
 typedef struct dt_xp_state {
   double *u, *v, *q, *work;
   int *plastic;
-  double *f;    /* 5 per copy: the forces the next step gathers */
-  double *hist; /* plastic elements' history (explicit_kernel.h's layout), or NULL */
+  double *f;    /* nv per copy: the forces the next step gathers */
+  double *hist; /* plastic elements' history (the kernels' layout), or NULL */
 } dt_xp_state;
 
 /* A backend of explicit dynamics. */
 typedef struct dt_xp_ops {
   const char *name;
   /* Take the problem (copied) with every copy at rest at its reference position, and the
-   * given initial velocities (5 per copy, SoA; NULL: at rest). */
+   * given initial velocities (nv per copy, SoA; NULL: at rest). */
   dt_status (*create)(const dt_xp_problem *xp, const double *v0, int threads, int device,
                       void **impl, dt_ctx *ctx);
   dt_status (*set_step)(void *impl, const dt_xp_step *st, dt_ctx *ctx);
@@ -84,7 +108,7 @@ void dt_xp_problem_free(dt_xp_problem *xp);
 dt_status dt_xp_step_build(const dt_model *m, const dt_xp_problem *xp, int s, dt_xp_step *st,
                            dt_ctx *ctx);
 void dt_xp_step_free(dt_xp_step *st);
-/* The initial velocities of the model's node sets, 5 per copy SoA (rotations 0); NULL when
+/* The initial velocities of the model's node sets, nv per copy SoA (rotations 0); NULL when
  * the model has none. */
 dt_status dt_xp_initial_velocity(const dt_model *m, const dt_xp_problem *xp, double **v0,
                                  dt_ctx *ctx);
@@ -96,9 +120,16 @@ double dt_xp_amplitude_rate(const dt_amplitude *a, double T, double t);
  * plastic ones (0: elastic): node copies, forces, energies, gather lists (4 sharing elements
  * per node, as in a quadrilateral mesh), history. */
 double dt_xp_bytes(double ne, int n_layers);
+/* The same for ne hex8 elements with n_points history points each (0: elastic; 8 sharing
+ * elements per node, as in a hexahedral mesh). */
+double dt_xp_hex8_bytes(double ne, int n_points);
+/* What a backend holds for model m (explicit steps; shells or hex8). */
+double dt_xp_model_bytes(const dt_model *m);
 /* DRAM bytes one time step moves per element at least (the gathered forces counted once per
  * copy, as if the cache served the other elements' reads of them): the benchmark's floor. */
 double dt_xp_step_bytes(int n_layers);
+/* The same for a hex8 element with n_points history points (0: elastic). */
+double dt_xp_hex8_step_bytes(int n_points);
 /* The points through the thickness the model's plastic shells need (0 when all are elastic). */
 int dt_xp_model_layers(const dt_model *m);
 

@@ -1,5 +1,5 @@
 /* Checkpoints of explicit runs (explicit.h), in the file format of analysis/checkpoint.h: its
- * vectors hold the node copies' u, v, q, the forces the next step gathers, the energy
+ * vectors hold the node copies' u, v, q (shells), the forces the next step gathers, the energy
  * accumulators and the initial kinetic energy; its point state the plastic history; its
  * position fields the step, the time steps done (as the load factor field), the last half
  * step and the frames taken. The file is bound to the model like an implicit run's. */
@@ -11,23 +11,23 @@
 
 /* The doubles of the vectors and of the history, and the checkpoint sizes that hold them. */
 static void sizes(const dt_xp_problem *xp, size_t *n_vec, size_t *n_hist, int *n_dofs, int *n_qp) {
-  const size_t nc = 4 * (size_t)xp->ne, ne = (size_t)xp->ne;
-  *n_vec = 17 * nc + DT_XP_WORK * ne + 1;
-  *n_hist = xp->plastic ? (size_t)DT_MAT_STATE_DOUBLES * 4 * xp->n_layers * ne : 0;
+  const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne;
+  *n_vec = (size_t)(3 + 2 * xp->nv + xp->nq) * nc + DT_XP_WORK * ne + 1;
+  *n_hist = dt_xp_hist_doubles(xp);
   *n_dofs = (int)((*n_vec + DT_CK_NVEC - 1) / DT_CK_NVEC);
   *n_qp = (int)((*n_hist + DT_QP_STATE_DOUBLES - 1) / DT_QP_STATE_DOUBLES);
 }
 
 /* The state's arrays inside the checkpoint's vectors. */
 static dt_xp_state views(const dt_xp_problem *xp, dt_checkpoint *ck) {
-  const size_t nc = 4 * (size_t)xp->ne;
+  const size_t nc = dt_xp_copies(xp);
   dt_xp_state st;
   memset(&st, 0, sizeof st);
   st.u = ck->vec;
   st.v = st.u + 3 * nc;
-  st.q = st.v + 5 * nc;
-  st.f = st.q + 4 * nc;
-  st.work = st.f + 5 * nc;
+  st.q = st.v + (size_t)xp->nv * nc;
+  st.f = st.q + (size_t)xp->nq * nc;
+  st.work = st.f + (size_t)xp->nv * nc;
   st.hist = xp->plastic ? ck->qp : NULL;
   return st;
 }

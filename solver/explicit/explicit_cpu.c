@@ -1,6 +1,7 @@
-/* The CPU backend of explicit dynamics: the element step of explicit_kernel.h in an OpenMP
- * loop over the elements, on the same node-copy arrays the CUDA backend keeps on the device,
- * so the two backends agree to round-off (and the tests of the scheme run in CI). */
+/* The CPU backend of explicit dynamics: the element step of explicit_kernel.h (shells) or
+ * explicit_hex8_kernel.h (hex8) in an OpenMP loop over the elements, on the same node-copy
+ * arrays the CUDA backend keeps on the device, so the two backends agree to round-off (and the
+ * tests of the scheme run in CI). */
 #include <string.h>
 
 #include "core/omp_threads.h"
@@ -9,6 +10,7 @@
 typedef struct xp_cpu {
   dt_xp_problem xp; /* shallow copy: the arrays below are this backend's own */
   dt_xp_view view;
+  dt_xp_hex8_view hview;
   double *u, *v, *q, *f[2], *hist, *work;
   int *plastic;
   int cur; /* the force buffer the next step reads */
@@ -42,7 +44,7 @@ static void cpu_destroy(void *impl) {
 /* A deep copy of the problem's arrays (the caller may free its problem). */
 static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  const size_t nc = 4 * (size_t)s->ne;
+  const size_t nc = dt_xp_copies(s);
   *d = *s;
 #define DUP(field, count)                                                                          \
   do {                                                                                             \
@@ -53,13 +55,15 @@ static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *
   d->owner = d->nbr_ptr = d->nbr = d->mat = d->node = NULL;
   d->mats = NULL;
   DUP(X0, 3 * nc);
-  DUP(D0, 3 * nc);
-  DUP(inv_mass, 2 * nc);
-  DUP(q0, 4 * nc);
+  if (s->kind == DT_XP_SHELL4) {
+    DUP(D0, 3 * nc);
+    DUP(q0, 4 * nc);
+    DUP(thick, (size_t)s->ne);
+  }
+  DUP(inv_mass, (size_t)s->nm * nc);
   DUP(owner, nc);
   DUP(nbr_ptr, nc + 1);
   DUP(nbr, (size_t)s->n_nbr);
-  DUP(thick, (size_t)s->ne);
   DUP(mat, (size_t)s->ne);
   DUP(mats, (size_t)s->n_mats);
   DUP(node, nc);
@@ -72,7 +76,7 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
                             void **impl, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cpu *c = NULL;
-  const size_t nc = 4 * (size_t)xp->ne, ne = (size_t)xp->ne;
+  const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne, nv = (size_t)xp->nv;
   (void)device;
 
   DT_ALLOC(c, 1, ctx, "the explicit CPU backend");
@@ -85,16 +89,15 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
     c->threads = want < cap ? want : cap;
   }
   DT_ALLOC(c->u, 3 * nc, ctx, "displacements");
-  DT_ALLOC(c->v, 5 * nc, ctx, "velocities");
-  DT_ALLOC(c->q, 4 * nc, ctx, "rotations");
-  DT_ALLOC(c->f[0], 5 * nc, ctx, "forces");
-  DT_ALLOC(c->f[1], 5 * nc, ctx, "forces");
+  DT_ALLOC(c->v, nv * nc, ctx, "velocities");
+  DT_ALLOC(c->q, (size_t)xp->nq * nc, ctx, "rotations");
+  DT_ALLOC(c->f[0], nv * nc, ctx, "forces");
+  DT_ALLOC(c->f[1], nv * nc, ctx, "forces");
   DT_ALLOC(c->work, DT_XP_WORK * ne, ctx, "energy accumulators");
   DT_ALLOC(c->plastic, ne, ctx, "yielded points");
-  if (xp->plastic)
-    DT_ALLOC(c->hist, (size_t)DT_MAT_STATE_DOUBLES * 4 * xp->n_layers * ne, ctx, "plastic history");
-  memcpy(c->q, xp->q0, 4 * nc * sizeof *c->q);
-  if (v0) memcpy(c->v, v0, 5 * nc * sizeof *c->v);
+  if (xp->plastic) DT_ALLOC(c->hist, dt_xp_hist_doubles(xp), ctx, "plastic history");
+  if (xp->nq) memcpy(c->q, xp->q0, (size_t)xp->nq * nc * sizeof *c->q);
+  if (v0) memcpy(c->v, v0, nv * nc * sizeof *c->v);
   *impl = c;
   c = NULL;
 cleanup:
@@ -105,13 +108,14 @@ cleanup:
 static dt_status cpu_set_step(void *impl, const dt_xp_step *st, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cpu *c = impl;
-  const size_t nc = 4 * (size_t)c->xp.ne;
+  const size_t nc = dt_xp_copies(&c->xp), np = (size_t)c->xp.n_faces * (size_t)c->xp.ne;
   dt_xp_step_free(&c->st);
   c->st.n_bcs = st->n_bcs;
+  c->st.has_pressure = st->has_pressure;
   c->st.bcs = dup_array(st->bcs, (size_t)st->n_bcs * sizeof *st->bcs);
   c->st.bc = dup_array(st->bc, nc * sizeof *st->bc);
   c->st.fc = dup_array(st->fc, 3 * nc * sizeof *st->fc);
-  c->st.pressure = dup_array(st->pressure, (size_t)c->xp.ne * sizeof *st->pressure);
+  c->st.pressure = dup_array(st->pressure, np * sizeof *st->pressure);
   DT_CHECK(c->st.bcs && c->st.bc && c->st.fc && c->st.pressure, ctx, DT_ERR_NOMEM,
            "out of memory for the step's loads");
 cleanup:
@@ -132,13 +136,33 @@ static void fill_view(xp_cpu *c) {
   v->bcs = c->st.bcs, v->mats = c->xp.mats;
 }
 
+static void fill_hex8_view(xp_cpu *c) {
+  dt_xp_hex8_view *v = &c->hview;
+  v->ne = c->xp.ne;
+  v->kappa = c->xp.hourglass;
+  v->u = c->u, v->v = c->v;
+  v->X0 = c->xp.X0, v->inv_mass = c->xp.inv_mass;
+  v->fc = c->st.fc, v->bc = c->st.bc, v->owner = c->xp.owner;
+  v->nbr_ptr = c->xp.nbr_ptr, v->nbr = c->xp.nbr;
+  v->mat = c->xp.mat, v->pressure = c->st.has_pressure ? c->st.pressure : NULL;
+  v->hist = c->hist, v->work = c->work, v->plastic = c->plastic, v->failed = &c->failed;
+  v->f_in = c->f[c->cur], v->f_out = c->f[1 - c->cur];
+  v->bcs = c->st.bcs, v->mats = c->xp.mats;
+}
+
 static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   xp_cpu *c = impl;
   const int ne = c->xp.ne;
   (void)ctx;
-  fill_view(c);
-  {
+  if (c->xp.kind == DT_XP_HEX8) {
+    const dt_xp_hex8_view *v = &c->hview;
+    const int form = c->xp.form, history = c->xp.plastic;
+    fill_hex8_view(c);
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int e = 0; e < ne; e++) dt_xp_hex8_step(v, T, e, history, form, 1);
+  } else {
     const dt_xp_view *v = &c->view;
+    fill_view(c);
 #pragma omp parallel for schedule(static) num_threads(c->threads)
     for (int e = 0; e < ne; e++) dt_xp_element_step(v, T, e, c->xp.plastic);
   }
@@ -146,35 +170,32 @@ static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   return DT_OK;
 }
 
-static size_t hist_doubles(const xp_cpu *c) {
-  return (size_t)DT_MAT_STATE_DOUBLES * 4 * c->xp.n_layers * (size_t)c->xp.ne;
-}
-
 static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
   xp_cpu *c = impl;
-  const size_t nc = 4 * (size_t)c->xp.ne, ne = (size_t)c->xp.ne;
+  const size_t nc = dt_xp_copies(&c->xp), ne = (size_t)c->xp.ne, nv = (size_t)c->xp.nv;
   (void)ctx;
   if (out->u) memcpy(out->u, c->u, 3 * nc * sizeof *c->u);
-  if (out->v) memcpy(out->v, c->v, 5 * nc * sizeof *c->v);
-  if (out->q) memcpy(out->q, c->q, 4 * nc * sizeof *c->q);
+  if (out->v) memcpy(out->v, c->v, nv * nc * sizeof *c->v);
+  if (out->q && c->xp.nq) memcpy(out->q, c->q, (size_t)c->xp.nq * nc * sizeof *c->q);
   if (out->work) memcpy(out->work, c->work, DT_XP_WORK * ne * sizeof *c->work);
   if (out->plastic) memcpy(out->plastic, c->plastic, ne * sizeof *c->plastic);
-  if (out->f) memcpy(out->f, c->f[c->cur], 5 * nc * sizeof *out->f);
-  if (out->hist && c->hist) memcpy(out->hist, c->hist, hist_doubles(c) * sizeof *c->hist);
+  if (out->f) memcpy(out->f, c->f[c->cur], nv * nc * sizeof *out->f);
+  if (out->hist && c->hist)
+    memcpy(out->hist, c->hist, dt_xp_hist_doubles(&c->xp) * sizeof *c->hist);
   *failed = c->failed;
   return DT_OK;
 }
 
 static dt_status cpu_put(void *impl, const dt_xp_state *in, dt_ctx *ctx) {
   xp_cpu *c = impl;
-  const size_t nc = 4 * (size_t)c->xp.ne, ne = (size_t)c->xp.ne;
+  const size_t nc = dt_xp_copies(&c->xp), ne = (size_t)c->xp.ne, nv = (size_t)c->xp.nv;
   (void)ctx;
   memcpy(c->u, in->u, 3 * nc * sizeof *c->u);
-  memcpy(c->v, in->v, 5 * nc * sizeof *c->v);
-  memcpy(c->q, in->q, 4 * nc * sizeof *c->q);
-  memcpy(c->f[c->cur], in->f, 5 * nc * sizeof *in->f);
+  memcpy(c->v, in->v, nv * nc * sizeof *c->v);
+  if (c->xp.nq) memcpy(c->q, in->q, (size_t)c->xp.nq * nc * sizeof *c->q);
+  memcpy(c->f[c->cur], in->f, nv * nc * sizeof *in->f);
   memcpy(c->work, in->work, DT_XP_WORK * ne * sizeof *c->work);
-  if (c->hist && in->hist) memcpy(c->hist, in->hist, hist_doubles(c) * sizeof *c->hist);
+  if (c->hist && in->hist) memcpy(c->hist, in->hist, dt_xp_hist_doubles(&c->xp) * sizeof *c->hist);
   return DT_OK;
 }
 

@@ -41,7 +41,7 @@
  * the step from t^n), and, written by a step with dt_xp_time.energy set, the kinetic energy at
  * t^n of the element's own nodes, 1/2 m v^{n-1/2} v^{n+1/2} (with which central differences
  * conserve energy exactly on a linear model), and the works through t^n. */
-#define DT_XP_WORK 8
+#define DT_XP_WORK 9
 #define DT_XP_W_INT 0  /* internal work, trapezoidal */
 #define DT_XP_W_EXT 1  /* external work: pressures and concentrated forces, trapezoidal */
 #define DT_XP_W_DAMP 2 /* work of the damping forces */
@@ -49,9 +49,11 @@
 #define DT_XP_S_INT 4  /* at t^n: internal work */
 #define DT_XP_S_EXT 5  /* at t^n: external work */
 #define DT_XP_S_DAMP 6 /* at t^n: damping work */
-#define DT_XP_U                                                                                    \
-  7 /* strain energy at t^{n+1}, written by a step with dt_xp_time.strain set
-                          (elastic materials: the potential; plastic: its elastic part) */
+/* strain energy at t^{n+1}, written by a step with dt_xp_time.strain set (elastic materials:
+ * the potential; plastic: its elastic part; hex8 with hourglass control: the hourglass energy
+ * included) */
+#define DT_XP_U 7
+#define DT_XP_HG 8 /* hourglass energy at t^{n+1}, with DT_XP_U (hex8 one-point; 0 otherwise) */
 
 /* A node's prescribed motion: fix bits (DT_DOF_X.. of model.h, 1 2 4 translations, 8 16 32
  * rotations about the global axes) and the translations' values: velocities times the

@@ -35,6 +35,7 @@ typedef struct xrun {
   dt_fields fields;
   double ke0;          /* initial kinetic energy */
   double frame_strain; /* the pending frame's strain energy */
+  double frame_hg;     /* and its hourglass energy */
   double worst;        /* largest |balance| / scale seen */
   int pending;         /* a frame waits for its energy */
   dt_history_row row;
@@ -75,7 +76,8 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
   const dt_backend_ops *bo = NULL;
   char note[512] = "", line[768];
   double *v0 = NULL;
-  const size_t nc = 4 * (size_t)r->m->n_elems, ne = (size_t)r->m->n_elems;
+  size_t nc = 0;
+  const size_t ne = (size_t)r->m->n_elems;
 
   DT_TRY(dt_backend_find(r->opt->backend, &bo, note, sizeof note, ctx));
   r->o = xp_ops_named(bo->name);
@@ -83,11 +85,22 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
            bo->name);
   info(r, note);
   DT_TRY(dt_xp_problem_build(r->m, &r->xp, ctx));
-  snprintf(line, sizeof line,
-           "explicit dynamics: %d shell elements, %d nodes (%d node copies), stable time step "
-           "%.4g (element %lld), rotary inertia scaled up to %.3g times",
-           r->xp.ne, r->m->n_nodes, 4 * r->xp.ne, r->xp.dt_crit,
-           (long long)r->m->elem_id[r->xp.dt_crit_elem], r->xp.rotary_factor);
+  nc = dt_xp_copies(&r->xp);
+  if (r->xp.kind == DT_XP_HEX8) {
+    char hg[64] = "";
+    if (r->xp.form == DT_HEX8X_REDUCED)
+      snprintf(hg, sizeof hg, ", hourglass coefficient %.3g", r->xp.hourglass);
+    snprintf(line, sizeof line,
+             "explicit dynamics: %d hex8 elements (%s%s), %d nodes (%zu node copies), stable "
+             "time step %.4g (element %lld)",
+             r->xp.ne, r->xp.form == DT_HEX8X_REDUCED ? "one point" : "2x2x2 points", hg,
+             r->m->n_nodes, nc, r->xp.dt_crit, (long long)r->m->elem_id[r->xp.dt_crit_elem]);
+  } else
+    snprintf(line, sizeof line,
+             "explicit dynamics: %d shell elements, %d nodes (%zu node copies), stable time step "
+             "%.4g (element %lld), rotary inertia scaled up to %.3g times",
+             r->xp.ne, r->m->n_nodes, nc, r->xp.dt_crit,
+             (long long)r->m->elem_id[r->xp.dt_crit_elem], r->xp.rotary_factor);
   info(r, line);
   DT_TRY(dt_xp_initial_velocity(r->m, &r->xp, &v0, ctx));
   DT_TRY(r->o->create(&r->xp, v0, r->opt->threads, r->opt->device, &r->impl, ctx));
@@ -116,7 +129,7 @@ static dt_status open_energy(xrun *r, dt_ctx *ctx) {
   r->energy_csv = fopen(path, "w");
   DT_CHECK(r->energy_csv != NULL, ctx, DT_ERR_IO, "cannot create %s", path);
   fprintf(r->energy_csv, "step,frame,time,kinetic,internal_work,external_work,damping_work,"
-                         "balance,strain_energy\n");
+                         "balance,strain_energy,hourglass_energy\n");
 cleanup:
   return rc;
 }
@@ -144,7 +157,7 @@ static dt_energy sum_energy(xrun *r, double t) {
 /* The fields of the frame at the state's time: downloaded now, written with its energy. */
 static dt_status take_frame(xrun *r, int s, int frame, double t, double T, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  const size_t nc = 4 * (size_t)r->xp.ne;
+  const size_t nc = dt_xp_copies(&r->xp);
   dt_xp_state want = {r->state.u, NULL, NULL, r->state.work, r->state.plastic, NULL, NULL};
   int failed = 0, n_plastic = 0;
   double max_u = 0.0;
@@ -162,10 +175,11 @@ static dt_status take_frame(xrun *r, int s, int frame, double t, double T, dt_ct
                          r->fields.u[3 * r->xp.node[c] + 1] * r->fields.u[3 * r->xp.node[c] + 1] +
                          r->fields.u[3 * r->xp.node[c] + 2] * r->fields.u[3 * r->xp.node[c] + 2]));
   }
-  r->frame_strain = 0.0;
+  r->frame_strain = r->frame_hg = 0.0;
   for (int e = 0; e < r->xp.ne; e++) {
     n_plastic += r->state.plastic[e];
     r->frame_strain += r->state.work[DT_XP_U * (size_t)r->xp.ne + e];
+    r->frame_hg += r->state.work[DT_XP_HG * (size_t)r->xp.ne + e];
   }
   if (failed) {
     r->sum->reason = failed == 2 ? DT_DIVERGED_NAN : DT_MATERIAL_NO_CONVERGENCE;
@@ -208,11 +222,13 @@ static dt_status write_frame(xrun *r, int s, double t, int last_of_step, dt_ctx 
   memset(&ev, 0, sizeof ev);
   ev.energy = sum_energy(r, t);
   ev.energy.strain = r->frame_strain; /* taken with the frame's fields */
+  ev.energy.hourglass = r->frame_hg;
   ev.has_energy = 1;
   if (r->energy_csv) {
-    fprintf(r->energy_csv, "%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r->row.step + 1,
-            r->row.increment, t, ev.energy.kinetic, ev.energy.internal, ev.energy.external,
-            ev.energy.damping, ev.energy.balance, ev.energy.strain);
+    fprintf(r->energy_csv, "%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+            r->row.step + 1, r->row.increment, t, ev.energy.kinetic, ev.energy.internal,
+            ev.energy.external, ev.energy.damping, ev.energy.balance, ev.energy.strain,
+            ev.energy.hourglass);
     fflush(r->energy_csv);
   }
   r->sum->increments++;

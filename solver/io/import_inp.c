@@ -135,6 +135,7 @@ static void inp_free(inp *p) {
   dt_free(p->node_rec);
   dt_free(p->elem_rec);
   dt_free(p->elem_kind);
+  dt_free(p->elem_c3d8r);
   dt_free(p->amps);
   dt_free(p->ivl);
   dt_free(p->sec_material);
@@ -155,6 +156,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   p.material = p.plastic_rec = p.step_rec = -1;
   p.static_rec = p.explicit_rec = p.ic_rec = p.step_amp = p.step_amp_rec = p.step_default_rec = -1;
   p.step_amp_kind = -1;
+  p.c3d8r_rec = -1;
   DT_TRY(dt_model_create(&p.m, ctx));
   snprintf(p.m->title, sizeof p.m->title, "%s", path);
   DT_TRY(inp_read(&p, path, -1));

@@ -49,9 +49,16 @@ cleanup:
   return rc;
 }
 
+/* The first element that is neither a shell nor a hex8, -1 if none. */
+static int first_other(const inp *p) {
+  for (int e = 0; e < p->m->n_elems; e++)
+    if (p->m->elem_type[e] != DT_ELEM_SHELL4 && p->m->elem_type[e] != DT_ELEM_HEX8) return e;
+  return -1;
+}
+
 static dt_status explicit_allowed(inp *p, const inp_kw *kw) {
   dt_status rc = DT_OK;
-  int e = first_element(p, 0);
+  int e = first_other(p), s = first_element(p, 1), h = first_element(p, 0);
 
   INP_CHECK(!p->step_has_procedure, p, kw->rec, "a step has one procedure: *DYNAMIC after another");
   INP_CHECK(p->static_rec < 0, p, kw->rec,
@@ -59,10 +66,15 @@ static dt_status explicit_allowed(inp *p, const inp_kw *kw) {
             "all static or all explicit",
             rec_line(p, p->static_rec), rec_file(p, p->static_rec));
   INP_CHECK(e < 0, p, kw->rec,
-            "*DYNAMIC, EXPLICIT: element %lld (%s, line %d of %s): solids in explicit steps are "
-            "not supported (explicit steps take shell elements, S4 and S4R, today)",
+            "*DYNAMIC, EXPLICIT: element %lld (%s, line %d of %s): explicit steps take shells (S4, "
+            "S4R) and hexahedra (C3D8, C3D8R) today",
             (long long)p->m->elem_id[e], dt_model_elem_type_name(p->m->elem_type[e]),
             rec_line(p, p->elem_rec[e]), rec_file(p, p->elem_rec[e]));
+  INP_CHECK(s < 0 || h < 0, p, kw->rec,
+            "*DYNAMIC, EXPLICIT: element %lld (line %d of %s) is a shell and element %lld (line %d "
+            "of %s) a hexahedron: an explicit model is all shells or all hexahedra today",
+            (long long)p->m->elem_id[s], rec_line(p, p->elem_rec[s]), rec_file(p, p->elem_rec[s]),
+            (long long)p->m->elem_id[h], rec_line(p, p->elem_rec[h]), rec_file(p, p->elem_rec[h]));
 cleanup:
   return rc;
 }
@@ -373,8 +385,42 @@ cleanup:
   return rc;
 }
 
+/* The hex8 formulation of each solid section from its elements' deck types: in explicit
+ * steps C3D8R is one point with hourglass control and C3D8 2x2x2 points; in static steps both
+ * are 2x2x2 points (C3D8R with a warning). */
+static dt_status hex8_formulations(inp *p) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+
+  if (p->c3d8r_rec < 0) goto cleanup;
+  if (p->explicit_rec < 0) {
+    inp_warn(p, p->c3d8r_rec,
+             "C3D8R (reduced integration with hourglass control) is read as a fully integrated "
+             "hex8 in static steps (2x2x2 points, like C3D8): results differ from CalculiX's "
+             "C3D8R");
+    goto cleanup;
+  }
+  for (int s = 0; s < m->n_sections; s++) {
+    const dt_set *set = &m->elsets[m->sections[s].elset];
+    int n_r = 0, n_hex8 = 0;
+    for (int i = 0; i < set->n; i++) {
+      n_hex8 += m->elem_type[set->items[i]] == DT_ELEM_HEX8;
+      n_r += p->elem_c3d8r[set->items[i]];
+    }
+    INP_CHECK(n_r == 0 || n_r == n_hex8, p, p->sec_rec[s],
+              "*SOLID SECTION: element set %s mixes C3D8 and C3D8R elements (%d of %d C3D8R): "
+              "an explicit step runs one formulation for all of them (C3D8R one point with "
+              "hourglass control, C3D8 2x2x2 points)",
+              set->name, n_r, n_hex8);
+    if (n_r) m->sections[s].form = DT_FORM_REDUCED;
+  }
+cleanup:
+  return rc;
+}
+
 dt_status inp_explicit_done(inp *p) {
   dt_status rc = DT_OK;
+  DT_TRY(hex8_formulations(p));
 
   INP_CHECK(p->ic_rec < 0 || p->explicit_rec >= 0, p, p->ic_rec,
             "initial velocities need an explicit step (*DYNAMIC, EXPLICIT)");

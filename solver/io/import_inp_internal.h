@@ -81,6 +81,8 @@ typedef struct inp {
   int *nset_cap, *elset_cap, *surf_cap; /* capacity of each set's item array */
   int *node_rec, *elem_rec;             /* record of each node/element definition */
   unsigned char *elem_kind;             /* dt_section_kind implied by each element's type */
+  unsigned char *elem_c3d8r;            /* 1 for an element read as C3D8R */
+  int c3d8r_rec;                        /* the first *ELEMENT, TYPE=C3D8R (-1: none) */
   dt_imp_idmap nodes, elems;
   int nodes_dirty, elems_dirty;
   char (*sec_material)[DT_NAME_MAX]; /* per section: its material's name (upper case) */

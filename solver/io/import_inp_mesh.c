@@ -230,6 +230,8 @@ static dt_status grow_elements(inp *p, int npe) {
     c = cap;
     DT_TRY(dt_imp_reserve((void **)&p->elem_kind, &c, (size_t)p->cap_elems, 1, p->ctx));
     c = cap;
+    DT_TRY(dt_imp_reserve((void **)&p->elem_c3d8r, &c, (size_t)p->cap_elems, 1, p->ctx));
+    c = cap;
     DT_TRY(dt_imp_reserve((void **)&p->elem_rec, &c, (size_t)p->cap_elems, sizeof *p->elem_rec,
                           p->ctx));
     c = cap ? cap + 1 : 0;
@@ -296,6 +298,7 @@ static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec
   }
   m->elem_type[e] = (unsigned char)elem_types[t].type;
   p->elem_kind[e] = (unsigned char)elem_types[t].kind;
+  p->elem_c3d8r[e] = strcmp(elem_types[t].name, "C3D8R") == 0;
   p->elem_rec[e] = rec;
   m->elem_ptr[e + 1] = k0 + npe;
   m->n_elems++;
@@ -324,11 +327,9 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   INP_CHECK(t >= 0, p, kw->rec, "*ELEMENT: element type %s is not supported (supported: %s)", type,
             list);
   DT_TRY(inp_params_done(p, kw));
-  if (strcmp(elem_types[t].name, "C3D8R") == 0)
-    inp_warn(
-        p, kw->rec,
-        "C3D8R (reduced integration with hourglass control) is read as a fully integrated hex8 "
-        "(2x2x2 points, like C3D8): results differ from CalculiX's C3D8R");
+  /* C3D8R: one point with hourglass control in explicit steps, 2x2x2 points in static ones
+   * (with a warning then), decided once the steps are read (inp_explicit_done) */
+  if (strcmp(elem_types[t].name, "C3D8R") == 0 && p->c3d8r_rec < 0) p->c3d8r_rec = kw->rec;
   if (strcmp(elem_types[t].name, "S4R") == 0)
     inp_warn(p, kw->rec,
              "S4R (reduced integration with hourglass control) is read as a MITC4 shell, as S4 "

@@ -2,19 +2,20 @@
  *
  * "explicit" holds the controls of dt_explicit_options under the job format's names: "time" (the
  * step's period, required), "dt" (a fixed time step; 0 or absent: the stable step), "safety"
- * (the stable step's factor), "damping" (alpha of C = alpha M), "rotary_scale", "output" ({"every":
- * n} time steps or {"frames": n} equal intervals) and "amplitude" ("step", "ramp" or a table
- * [[t, a], ...]). Values are checked here with their JSON path; dt_model_finish checks them again
- * for models that did not come from JSON. So is the density that explicit steps need of every
- * material a section uses (materials[i].density). */
+ * (the stable step's factor), "damping" (alpha of C = alpha M), "rotary_scale", "hourglass"
+ * (the one-point hex8's hourglass coefficient), "output" ({"every": n} time steps or
+ * {"frames": n} equal intervals) and "amplitude" ("step", "ramp" or a table [[t, a], ...]).
+ * Values are checked here with their JSON path; dt_model_finish checks them again for models
+ * that did not come from JSON. So is the density that explicit steps need of every material a
+ * section uses (materials[i].density). */
 #include <math.h>
 #include <string.h>
 
 #include "model/model_internal.h"
 #include "job_json_internal.h"
 
-static const char *const explicit_keys[] = {"time",         "dt",     "safety",    "damping",
-                                            "rotary_scale", "output", "amplitude", NULL};
+static const char *const explicit_keys[] = {
+    "time", "dt", "safety", "damping", "rotary_scale", "hourglass", "output", "amplitude", NULL};
 static const char *const output_keys[] = {"every", "frames", NULL};
 static const char *const amplitude_kinds[] = {"step", "ramp", NULL}; /* DT_AMP_STEP, DT_AMP_RAMP */
 static const char *const velocity_keys[] = {"node_set", "velocity", NULL};
@@ -95,6 +96,8 @@ dt_status dt_jp_explicit(dt_jp *jp, const json_t *v, const char *path, dt_explic
   DT_TRY(get_in_range(jp, v, path, "rotary_scale", 0, 0, 0, HUGE_VAL,
                       ">= 0 (0: the smallest factor that keeps rotations from limiting the step)",
                       &x->rotary_scale));
+  DT_TRY(get_in_range(jp, v, path, "hourglass", 0, 0, 0, HUGE_VAL,
+                      ">= 0 (the one-point hex8's hourglass coefficient)", &x->hourglass));
   DT_TRY(dt_jp_member(jp, v, path, "output", 0, &out));
   dt_jp_key(p, path, "output");
   if (out) DT_TRY(parse_output(jp, out, p, x));

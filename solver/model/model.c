@@ -80,6 +80,7 @@ void dt_step_default(dt_step *s) {
   s->max_cutbacks = 5;
   s->procedure = DT_PROC_STATIC;
   s->explicit_.dt_safety = 0.8;
+  s->explicit_.hourglass = 0.05; /* element/hex8_explicit.h's DT_HEX8X_HOURGLASS */
   s->explicit_.output_frames = 20;
   s->explicit_.amplitude.kind = DT_AMP_STEP;
 }

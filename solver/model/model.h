@@ -167,6 +167,8 @@ typedef struct dt_explicit_options {
   double damping;         /* alpha of the mass-proportional damping C = alpha M, 1/time (0) */
   double rotary_scale;    /* factor on the shells' rotary inertia; 0 (the default): the
                              smallest factor that keeps the rotations from limiting the step */
+  double hourglass;       /* one-point hex8: the hourglass stiffness coefficient (default 0.05;
+                             the first step's holds for the run) */
   int output_every;       /* fields every n-th time step; 0: by output_frames */
   int output_frames;      /* fields at this many equal intervals of the step (default 20) */
   dt_amplitude amplitude; /* how the step's loads follow time (default DT_AMP_STEP) */

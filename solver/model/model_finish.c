@@ -320,6 +320,10 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
       has_bbar_type |= form_supports_bbar(t);
       has_reduced_type |= form_supports_reduced(t);
     }
+    if (dt_model_any_explicit(m)) { /* explicit steps have their own formulations */
+      DT_TRY(dt_check_explicit_solid_section(m, s, ctx));
+      continue;
+    }
     FIN_CHECK(sec->form != DT_FORM_BBAR || has_bbar_type,
               "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements",
               s, sec->elset_name);
@@ -332,7 +336,7 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
               s, sec->elset_name);
     FIN_CHECK(sec->form != DT_FORM_REDUCED || has_reduced_type,
               "section %d (element set \"%s\"): the reduced formulation needs hex20 elements (it "
-              "makes them hex20r)",
+              "makes them hex20r; hex8 take it in explicit steps only)",
               s, sec->elset_name);
     if (sec->form == DT_FORM_REDUCED) apply_reduced(m, sec);
     if (sec->form == DT_FORM_DEFAULT)

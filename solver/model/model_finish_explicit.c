@@ -2,8 +2,10 @@
  *
  * Explicit steps run on their own driver (solver/explicit/): a job's steps are all static or
  * all explicit, shells (shell4, MITC4) run only in explicit steps, and explicit steps take the
- * element types, materials and loads that driver implements. Everything else is refused here,
- * by name, before any solver sees the model. */
+ * element types, materials and loads that driver implements: a model of shells or of hex8
+ * solids (not both yet), hex8 in one formulation (one point with hourglass control, or 2x2x2
+ * points), elastic or J2 materials. Everything else is refused here, by name, before any
+ * solver sees the model. */
 #include <math.h>
 #include <string.h>
 
@@ -90,10 +92,29 @@ cleanup:
   return rc;
 }
 
-static int any_explicit(const dt_model *m) {
+int dt_model_any_explicit(const dt_model *m) {
   for (int i = 0; i < m->n_steps; i++)
     if (m->steps[i].procedure == DT_PROC_EXPLICIT) return 1;
   return 0;
+}
+
+dt_status dt_check_explicit_solid_section(dt_model *m, int s, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_section *sec = &m->sections[s];
+  const dt_material *mat = &m->materials[sec->material];
+
+  FIN_CHECK(sec->form != DT_FORM_BBAR,
+            "section %d (element set \"%s\"): the bbar formulation is for static steps; hex8 in "
+            "explicit steps take \"reduced\" (one point with hourglass control, the default) or "
+            "\"full\" (2x2x2 points)",
+            s, sec->elset_name);
+  if (sec->form == DT_FORM_DEFAULT) sec->form = DT_FORM_REDUCED;
+  FIN_CHECK(mat->p.plastic == DT_PLASTIC_NONE || mat->p.plastic == DT_PLASTIC_J2,
+            "section %d (element set \"%s\"): material \"%s\": explicit steps take elastic and J2 "
+            "materials, not Mohr-Coulomb",
+            s, sec->elset_name, mat->name);
+cleanup:
+  return rc;
 }
 
 static dt_status check_amplitude(const dt_step *s, int i, dt_ctx *ctx) {
@@ -138,20 +159,25 @@ static dt_status check_explicit_step(const dt_model *m, const dt_step *s, int i,
   FIN_CHECK(isfinite(x->rotary_scale) && x->rotary_scale >= 0,
             "step %d \"%s\": the rotary inertia scale must be >= 0 (got %g)", i, s->name,
             x->rotary_scale);
+  FIN_CHECK(isfinite(x->hourglass) && x->hourglass >= 0,
+            "step %d \"%s\": the hourglass coefficient must be >= 0 (got %g)", i, s->name,
+            x->hourglass);
   FIN_CHECK(x->output_every >= 0 && (x->output_every > 0 || x->output_frames >= 1),
             "step %d \"%s\": output needs every >= 1 time steps or frames >= 1", i, s->name);
   DT_TRY(check_amplitude(s, i, ctx));
   FIN_CHECK(s->n_traction == 0 && s->n_body == 0,
-            "step %d \"%s\": explicit steps take forces, pressures on shells and boundary "
-            "conditions; tractions and body forces are not supported there yet",
+            "step %d \"%s\": explicit steps take forces, pressures on shells and hex8 faces and "
+            "boundary conditions; tractions and body forces are not supported there yet",
             i, s->name);
   for (int k = 0; k < s->n_pressure; k++) {
     const dt_surface *sf = &m->surfaces[s->pressure[k].surface];
-    for (int j = 0; j < sf->n; j++)
-      FIN_CHECK(m->elem_type[sf->elem[j]] == DT_ELEM_SHELL4,
-                "step %d \"%s\": pressure on surface \"%s\": element %lld is not a shell "
-                "(explicit steps take pressures on shells)",
+    for (int j = 0; j < sf->n; j++) {
+      const int t = m->elem_type[sf->elem[j]];
+      FIN_CHECK(t == DT_ELEM_SHELL4 || t == DT_ELEM_HEX8,
+                "step %d \"%s\": pressure on surface \"%s\": element %lld is not a shell or a "
+                "hex8 (explicit steps take pressures on shells and hex8 faces)",
                 i, s->name, sf->name, (long long)m->elem_id[sf->elem[j]]);
+    }
   }
 cleanup:
   return rc;
@@ -159,7 +185,8 @@ cleanup:
 
 dt_status dt_check_explicit(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int expl = any_explicit(m);
+  int expl = dt_model_any_explicit(m), first = m->n_elems ? m->elem_type[0] : DT_ELEM_SHELL4;
+  int form = -1, form_sec = -1;
 
   for (int i = 0; i < m->n_steps; i++)
     FIN_CHECK((m->steps[i].procedure == DT_PROC_EXPLICIT) == expl,
@@ -180,12 +207,26 @@ dt_status dt_check_explicit(dt_model *m, dt_ctx *ctx) {
               "element %lld is a shell (shell4): shells run in explicit steps only (procedure "
               "explicit, Abaqus *DYNAMIC, EXPLICIT)",
               (long long)m->elem_id[e]);
-    FIN_CHECK(!expl || t == DT_ELEM_SHELL4,
-              "element %lld (%s): explicit steps take shell4 elements today; solids run in "
-              "static steps",
+    FIN_CHECK(!expl || t == DT_ELEM_SHELL4 || t == DT_ELEM_HEX8,
+              "element %lld (%s): explicit steps take shell4 and hex8 elements today; other "
+              "solids run in static steps",
               (long long)m->elem_id[e], dt_model_elem_type_name(t));
+    FIN_CHECK(!expl || t == first,
+              "element %lld is a %s but element %lld a %s: an explicit model is all shells or "
+              "all hex8 today (mixing them is not supported yet)",
+              (long long)m->elem_id[e], dt_model_elem_type_name(t), (long long)m->elem_id[0],
+              dt_model_elem_type_name(first));
   }
   if (!expl) goto cleanup;
+  for (int s = 0; s < m->n_sections && first == DT_ELEM_HEX8; s++) {
+    const int f = m->sections[s].form == DT_FORM_REDUCED;
+    FIN_CHECK(form < 0 || f == form,
+              "sections %d and %d (element sets \"%s\", \"%s\"): their hex8 are %s and %s: an "
+              "explicit model takes one formulation for all its hex8 today",
+              form_sec, s, m->sections[form_sec].elset_name, m->sections[s].elset_name,
+              form ? "reduced" : "full", f ? "reduced" : "full");
+    form = f, form_sec = s;
+  }
   for (int s = 0; s < m->n_sections; s++) {
     const dt_material *mat = &m->materials[m->sections[s].material];
     FIN_CHECK(isfinite(mat->density) && mat->density > 0,

@@ -41,5 +41,10 @@ DT_INTERN dt_status dt_shell_check_geometry(const double *X, int64_t user_elem_i
 /* The rules of explicit steps: all steps explicit or none, the element types, materials with
  * a density, the step controls, the loads and boundary conditions explicit steps support. */
 DT_INTERN dt_status dt_check_explicit(dt_model *m, dt_ctx *ctx);
+/* 1 when some step of the model is explicit. */
+DT_INTERN int dt_model_any_explicit(const dt_model *m);
+/* A solid section of a model with explicit steps: its formulation for hex8 ("auto" resolves to
+ * reduced, one point with hourglass control; full; not bbar) and its material (elastic or J2). */
+DT_INTERN dt_status dt_check_explicit_solid_section(dt_model *m, int s, dt_ctx *ctx);
 
 #endif

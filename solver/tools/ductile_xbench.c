@@ -6,8 +6,14 @@
  * time loop (setup and output excluded), the bytes moved per element and step by our count
  * and the floor they set at the device's bandwidth, and the paper's 54.5 ns on a K20.
  *
+ * With --hex8 N[,N...]: a steel block of N x N x N hex8 (100 mm, E 210000, nu 0.3, 7.85e-9),
+ * clamped at its base, its top pushed sideways by 1 kN ramped over the run, at its stable time
+ * step; --form reduced (one point with hourglass control, the default) or full (2x2x2), --j2
+ * for a J2 material (yield 250, hardening 1000: history per point). The same numbers per mesh.
+ *
  *   ductile-xbench [--backend cpu|cuda] [--k K[,K...]] [--steps N] [--threads T] [--json FILE]
- *                  [--bandwidth GBps] [--full]   (--full: the paper's 78,363 steps) */
+ *                  [--bandwidth GBps] [--full]   (--full: the paper's 78,363 steps)
+ *                  [--hex8 N[,N...] [--form reduced|full] [--j2]] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +22,7 @@
 #include "core/clock.h"
 #include "ductile.h"
 #include "explicit/explicit.h"
+#include "model/mesh_box.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -31,6 +38,33 @@ static int on_event(const dt_progress *ev, void *user) {
   if (ev->kind == DT_EV_STEP_START) loop_start = dt_seconds();
   if (ev->kind == DT_EV_STEP_DONE) loop_seconds = dt_seconds() - loop_start;
   return 0;
+}
+
+/* A material (E, nu, rho), a section of the kind (thickness h) on element set "all", and one
+ * explicit step of steps time steps of dt, its loads ramped, a frame at its end; no VTU. */
+static void dress(dt_model *m, double E, double nu, double rho, int kind, double h, double dt,
+                  long steps) {
+  m->n_materials = 1;
+  m->materials = calloc(1, sizeof(dt_material));
+  snprintf(m->materials[0].name, DT_NAME_MAX, "mat");
+  m->materials[0].p.E = E;
+  m->materials[0].p.nu = nu;
+  m->materials[0].density = rho;
+  m->n_sections = 1;
+  m->sections = calloc(1, sizeof(dt_section));
+  snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
+  m->sections[0].kind = (dt_section_kind)kind;
+  m->sections[0].thickness = h;
+  m->n_steps = 1;
+  m->steps = calloc(1, sizeof(dt_step));
+  dt_step_default(&m->steps[0]);
+  snprintf(m->steps[0].name, DT_NAME_MAX, "explicit");
+  m->steps[0].procedure = DT_PROC_EXPLICIT;
+  m->steps[0].explicit_.dt = dt;
+  m->steps[0].explicit_.time_period = dt * (double)steps;
+  m->steps[0].explicit_.output_frames = 1;
+  m->steps[0].explicit_.amplitude.kind = DT_AMP_RAMP;
+  m->output.vtu = 0;
 }
 
 /* The cylinder: nodes (j, i) around i = 0 .. 2k-1 and along j = 0 .. k, normals out. */
@@ -87,26 +121,7 @@ static dt_model *cylinder(int k, long steps) {
     m->nsets[s].items = malloc(sizeof(int));
     m->nsets[s].items[0] = nl * nc + (s == 1 ? 0 : k);
   }
-  m->n_materials = 1;
-  m->materials = calloc(1, sizeof(dt_material));
-  snprintf(m->materials[0].name, DT_NAME_MAX, "shell");
-  m->materials[0].p.E = 2.0685e7;
-  m->materials[0].p.nu = 0.3;
-  m->materials[0].density = 1000.0;
-  m->n_sections = 1;
-  m->sections = calloc(1, sizeof(dt_section));
-  snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
-  m->sections[0].kind = DT_SECTION_SHELL;
-  m->sections[0].thickness = 0.03;
-  m->n_steps = 1;
-  m->steps = calloc(1, sizeof(dt_step));
-  dt_step_default(&m->steps[0]);
-  snprintf(m->steps[0].name, DT_NAME_MAX, "pinch");
-  m->steps[0].procedure = DT_PROC_EXPLICIT;
-  m->steps[0].explicit_.dt = PAPER_DT;
-  m->steps[0].explicit_.time_period = PAPER_DT * (double)steps;
-  m->steps[0].explicit_.output_frames = 1;
-  m->steps[0].explicit_.amplitude.kind = DT_AMP_RAMP;
+  dress(m, 2.0685e7, 0.3, 1000.0, DT_SECTION_SHELL, 0.03, PAPER_DT, steps);
   m->steps[0].n_bc = 1;
   m->steps[0].bc = calloc(1, sizeof(dt_bc));
   m->steps[0].bc[0].nset = 0;
@@ -117,14 +132,112 @@ static dt_model *cylinder(int k, long steps) {
   m->steps[0].cload[0].f[0] = -500.0;
   m->steps[0].cload[1].nset = 2;
   m->steps[0].cload[1].f[0] = 500.0;
-  m->output.vtu = 0;
   return m;
 }
 
+/* The hex8 block of n^3 elements (the comment above), steps time steps at 0.8 of the stable
+ * step. */
+static dt_model *block(int n, long steps, int form, int j2) {
+  const double side = 100.0, E = 210000.0, nu = 0.3, rho = 7.85e-9;
+  const double h = side / n, lm2 = E * (1 - nu) / ((1 + nu) * (1 - 2 * nu)), k3 = E / (1 - 2 * nu);
+  const double dt = 0.8 * h / sqrt((lm2 > k3 ? lm2 : k3) / rho);
+  dt_model *m = NULL;
+  dt_ctx ctx = {0};
+  int top;
+  if (dt_model_create(&m, &ctx) != DT_OK || dt_mesh_box_hex8(m, n, n, n, side, side, side, &ctx))
+    return NULL;
+  dress(m, E, nu, rho, DT_SECTION_SOLID, 1.0, dt, steps);
+  m->sections[0].form = form;
+  if (j2) {
+    m->materials[0].p.plastic = DT_PLASTIC_J2;
+    m->materials[0].p.iso = DT_ISO_LINEAR;
+    m->materials[0].p.sigma_y0 = 250.0;
+    m->materials[0].p.H = 1000.0;
+  }
+  m->steps[0].n_bc = 1;
+  m->steps[0].bc = calloc(1, sizeof(dt_bc));
+  m->steps[0].bc[0].nset = dt_model_find_nset(m, "zmin");
+  m->steps[0].bc[0].dofs = DT_DOF_X | DT_DOF_Y | DT_DOF_Z;
+  top = dt_model_find_nset(m, "zmax");
+  m->steps[0].n_cload = 1;
+  m->steps[0].cload = calloc(1, sizeof(dt_cload));
+  m->steps[0].cload[0].nset = top;
+  m->steps[0].cload[0].f[0] = 1000.0 / m->nsets[top].n;
+  return m;
+}
+
+/* Finish and run model m (NULL: out of memory); *ns the loop's time per element and step,
+ * without the frames' downloads. Returns 0, or 1 with the error printed. */
+static int timed_run(dt_model *m, const char *backend, int threads, dt_run_summary *s, double *ns) {
+  dt_run_options o;
+  dt_ctx ctx = {0};
+  if (!m || dt_model_finish(m, &ctx) != DT_OK) {
+    fprintf(stderr, "ductile-xbench: %s\n", m ? ctx.msg : "out of memory");
+    return 1;
+  }
+  memset(&o, 0, sizeof o);
+  o.backend = backend;
+  o.threads = threads;
+  o.progress = on_event;
+  if (dt_analysis_run(m, &o, s, &ctx) != DT_OK) {
+    fprintf(stderr, "ductile-xbench: %s\n", ctx.msg);
+    return 1;
+  }
+  *ns = (loop_seconds - s->seconds_output) / ((double)m->n_elems * (double)s->time_steps) * 1e9;
+  return 0;
+}
+
+/* --hex8: the block at each size, printed (and written to json) like the cylinder. */
+static int hex8_main(const char *list, long steps, int form, int j2, const char *backend,
+                     int threads, double bw, const char *json) {
+  char buf[256];
+  int first = 1;
+  FILE *jf = NULL;
+  if (json && !(jf = fopen(json, "w"))) {
+    fprintf(stderr, "ductile-xbench: cannot write %s\n", json);
+    return 1;
+  }
+  if (jf)
+    fprintf(jf,
+            "{\"suite\": \"explicit_hex8\", \"backend\": \"%s\", \"form\": \"%s\", \"j2\": %d, "
+            "\"runs\": [",
+            backend, form == DT_FORM_FULL ? "full" : "reduced", j2);
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    const int n = atoi(tok);
+    dt_model *m = block(n, steps, form, j2);
+    dt_run_summary s;
+    double ns, bytes, floor_ns;
+    if (timed_run(m, backend, threads, &s, &ns)) return 1;
+    bytes = dt_xp_hex8_step_bytes(j2 ? (form == DT_FORM_FULL ? 8 : 1) : 0);
+    floor_ns = bytes / bw * 1e9;
+    printf("hex8 block %d^3 (%s%s): %d elements, %d DOFs, %ld steps of %.5g on %s: %.3f s in the "
+           "loop, %.3f ns per element and step; %.0f bytes per element and step, floor %.3f ns at "
+           "%.0f GB/s (%.2fx the floor); max |u| %.4g\n",
+           n, form == DT_FORM_FULL ? "2x2x2 points" : "one point", j2 ? ", J2" : "", m->n_elems,
+           3 * m->n_nodes, s.time_steps, s.time_step, s.backend, loop_seconds, ns, bytes, floor_ns,
+           bw / 1e9, ns / floor_ns, s.max_u);
+    if (jf)
+      fprintf(jf,
+              "%s{\"n\": %d, \"elements\": %d, \"dofs\": %d, \"steps\": %ld, \"loop_seconds\": "
+              "%.6g, \"ns_per_element_step\": %.6g, \"bytes_per_element_step\": %.0f, "
+              "\"floor_ns\": %.6g, \"max_u\": %.9g, \"backend\": \"%s\"}",
+              first ? "" : ", ", n, m->n_elems, 3 * m->n_nodes, s.time_steps, loop_seconds, ns,
+              bytes, floor_ns, s.max_u, s.backend);
+    first = 0;
+    dt_model_destroy(&m);
+  }
+  if (jf) {
+    fprintf(jf, "]}\n");
+    fclose(jf);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  const char *backend = "cuda", *json = NULL, *klist = "384";
+  const char *backend = "cuda", *json = NULL, *klist = "384", *hex8 = NULL;
   long steps = 1000;
-  int threads = 0;
+  int threads = 0, form = DT_FORM_REDUCED, j2 = 0;
   double bw = 3.35e12; /* H100 SXM HBM3 bytes per second, the floor's bandwidth */
   FILE *jf = NULL;
   char buf[256];
@@ -144,12 +257,22 @@ int main(int argc, char **argv) {
       json = argv[++i];
     else if (!strcmp(argv[i], "--bandwidth") && more)
       bw = atof(argv[++i]) * 1e9;
+    else if (!strcmp(argv[i], "--hex8") && more)
+      hex8 = argv[++i];
+    else if (!strcmp(argv[i], "--form") && more && !strcmp(argv[i + 1], "full"))
+      form = DT_FORM_FULL, i++;
+    else if (!strcmp(argv[i], "--form") && more && !strcmp(argv[i + 1], "reduced"))
+      form = DT_FORM_REDUCED, i++;
+    else if (!strcmp(argv[i], "--j2"))
+      j2 = 1;
     else {
       fprintf(stderr, "usage: ductile-xbench [--backend cpu|cuda] [--k K[,K...]] [--steps N] "
-                      "[--full] [--threads T] [--json FILE] [--bandwidth GBps]\n");
+                      "[--full] [--threads T] [--json FILE] [--bandwidth GBps] [--hex8 N[,N...] "
+                      "[--form reduced|full] [--j2]]\n");
       return 64;
     }
   }
+  if (hex8) return hex8_main(hex8, steps, form, j2, backend, threads, bw, json);
   if (json && !(jf = fopen(json, "w"))) {
     fprintf(stderr, "ductile-xbench: cannot write %s\n", json);
     return 1;
@@ -160,24 +283,9 @@ int main(int argc, char **argv) {
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
     const int k = atoi(tok);
     dt_model *m = cylinder(k, steps);
-    dt_run_options o;
     dt_run_summary s;
-    dt_ctx ctx = {0};
     double ns, bytes, floor_ns;
-    if (!m || dt_model_finish(m, &ctx) != DT_OK) {
-      fprintf(stderr, "ductile-xbench: %s\n", ctx.msg);
-      return 1;
-    }
-    memset(&o, 0, sizeof o);
-    o.backend = backend;
-    o.threads = threads;
-    o.progress = on_event;
-    if (dt_analysis_run(m, &o, &s, &ctx) != DT_OK) {
-      fprintf(stderr, "ductile-xbench: k %d: %s\n", k, ctx.msg);
-      return 1;
-    }
-    /* the loop's time without the frames' downloads */
-    ns = (loop_seconds - s.seconds_output) / ((double)m->n_elems * (double)s.time_steps) * 1e9;
+    if (timed_run(m, backend, threads, &s, &ns)) return 1;
     bytes = dt_xp_step_bytes(0);
     floor_ns = bytes / bw * 1e9;
     printf("pinched cylinder k %d: %d elements, %d DOFs, %ld steps of %.5g on %s: %.3f s in the "

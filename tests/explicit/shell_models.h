@@ -111,6 +111,30 @@ static inline shell_mesh shell_mesh_rect(double a, double b, int nx, int ny) {
   return s;
 }
 
+/* Around a model's mesh (its element set "all"): material "mat" (E, nu, density rho), a section
+ * of the kind on "all" (thickness h: shells), one explicit step of time T, no VTU. */
+static inline void xp_model_dressing(dt_model *m, double E, double nu, double rho, int kind,
+                                     double h, double T) {
+  m->n_materials = 1;
+  m->materials = calloc(1, sizeof(dt_material));
+  snprintf(m->materials[0].name, DT_NAME_MAX, "mat");
+  m->materials[0].p.E = E;
+  m->materials[0].p.nu = nu;
+  m->materials[0].density = rho;
+  m->n_sections = 1;
+  m->sections = calloc(1, sizeof(dt_section));
+  snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
+  m->sections[0].kind = (dt_section_kind)kind;
+  m->sections[0].thickness = h;
+  m->n_steps = 1;
+  m->steps = calloc(1, sizeof(dt_step));
+  dt_step_default(&m->steps[0]);
+  snprintf(m->steps[0].name, DT_NAME_MAX, "dynamic");
+  m->steps[0].procedure = DT_PROC_EXPLICIT;
+  m->steps[0].explicit_.time_period = T;
+  m->output.vtu = 0;
+}
+
 /* The model around a mesh: material "mat" (E, nu, density), a shell section of thickness h
  * on the element set "all", one explicit step of time T; node sets are added by callers with
  * shell_model_nset. The mesh's arrays pass to the model. */
@@ -140,24 +164,7 @@ static inline dt_model *shell_model(shell_mesh *s, double E, double nu, double r
   m->elsets[0].n = s->n_elems;
   m->elsets[0].items = malloc(sizeof(int) * (size_t)s->n_elems);
   for (int e = 0; e < s->n_elems; e++) m->elsets[0].items[e] = e;
-  m->n_materials = 1;
-  m->materials = calloc(1, sizeof(dt_material));
-  snprintf(m->materials[0].name, DT_NAME_MAX, "mat");
-  m->materials[0].p.E = E;
-  m->materials[0].p.nu = nu;
-  m->materials[0].density = rho;
-  m->n_sections = 1;
-  m->sections = calloc(1, sizeof(dt_section));
-  snprintf(m->sections[0].elset_name, DT_NAME_MAX, "all");
-  m->sections[0].kind = DT_SECTION_SHELL;
-  m->sections[0].thickness = h;
-  m->n_steps = 1;
-  m->steps = calloc(1, sizeof(dt_step));
-  dt_step_default(&m->steps[0]);
-  snprintf(m->steps[0].name, DT_NAME_MAX, "dynamic");
-  m->steps[0].procedure = DT_PROC_EXPLICIT;
-  m->steps[0].explicit_.time_period = T;
-  m->output.vtu = 0;
+  xp_model_dressing(m, E, nu, rho, DT_SECTION_SHELL, h, T);
   return m;
 }
 

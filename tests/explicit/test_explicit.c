@@ -22,99 +22,16 @@
  *              its frames) and resumed gives the uninterrupted run's displacements and
  *              energy.csv bit for bit.
  * Usage: test_explicit CASE [--backend cpu|cuda] [--n N] (the mesh size parameter). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "xp_test.h"
 
-#include "explicit/explicit.h"
-#include "shell_models.h"
-
-typedef struct probe {
-  int node[2];
-  int n;
-  double t[20000], w[2][20000];
-  int comp;
-  double last_u[3 * 200000];
-  int n_nodes;
-} probe;
-
-static probe P;
-
-static void on_frame(const dt_fields *f, const dt_history_row *row, void *user) {
-  probe *p = user;
-  (void)row;
-  if (p->n < 20000) {
-    p->t[p->n] = f->load_factor;
-    for (int k = 0; k < 2; k++) p->w[k][p->n] = f->u[3 * p->node[k] + p->comp];
-    p->n++;
-  }
-  if (f->n_nodes <= 200000) {
-    memcpy(p->last_u, f->u, sizeof(double) * 3 * (size_t)f->n_nodes);
-    p->n_nodes = f->n_nodes;
-  }
-}
-
-static const char *backend = "cpu";
-static double worst_potential; /* largest |internal work - strain energy| / total energy */
-static int quiet_progress(const dt_progress *ev, void *user) {
-  (void)user;
-  if (ev->kind == DT_EV_INFO && getenv("XP_VERBOSE")) printf("  %s\n", ev->text);
-  if (ev->kind == DT_EV_INCREMENT_DONE && ev->has_energy) {
-    const dt_energy *en = &ev->energy;
-    double d = fabs(en->internal - en->strain) / (en->kinetic + en->strain);
-    if (d > worst_potential) worst_potential = d;
-  }
-  return 0;
-}
-
-static dt_run_summary run(dt_model *m, const char *be) {
-  dt_run_options o;
-  dt_run_summary s;
-  dt_ctx ctx = {0};
-  memset(&o, 0, sizeof o);
-  o.backend = be;
-  o.threads = 0;
-  o.outdir = getenv("XP_OUT");
-  o.progress = quiet_progress;
-  o.on_increment = on_frame;
-  o.user = &P;
-  P.n = 0;
-  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
-  return s;
-}
-
-/* The stable step the driver chooses for model m (its first step's safety factor). */
-static double stable_step(const dt_model *m) {
-  dt_xp_problem xp;
-  dt_ctx ctx = {0};
-  double dt;
-  XCHECK(dt_xp_problem_build(m, &xp, &ctx) == DT_OK, "%s", ctx.msg);
-  dt = m->steps[0].explicit_.dt_safety * xp.dt_crit;
-  dt_xp_problem_free(&xp);
-  return dt;
-}
-
-static int nearest(const dt_model *m, double x, double y, double z) {
-  int best = 0;
-  double d = INFINITY;
-  for (int i = 0; i < m->n_nodes; i++) {
-    double dx = m->x[3 * i] - x, dy = m->x[3 * i + 1] - y, dz = m->x[3 * i + 2] - z;
-    if (dx * dx + dy * dy + dz * dz < d) d = dx * dx + dy * dy + dz * dz, best = i;
-  }
-  return best;
-}
-
-static int on_rim(const double *x, const void *u) {
-  return hypot(x[0], x[1]) > *(const double *)u * (1 - 1e-9);
-}
 static int every_node(const double *x, const void *u) {
   (void)x, (void)u;
   return 1;
 }
 static int at_x(const double *x, const void *u) { return fabs(x[0] - *(const double *)u) < 1e-9; }
+static int on_rim(const double *x, const void *u) {
+  return hypot(x[0], x[1]) > *(const double *)u * (1 - 1e-9);
+}
 static int inside_square(const double *x, const void *u) {
   const double a = *(const double *)u;
   return x[0] > 1e-9 && x[0] < a - 1e-9 && x[1] > 1e-9 && x[1] < a - 1e-9;
@@ -162,7 +79,8 @@ static int case_wave(int n) {
   const double L = 100, b = 2, E = 200000, rho = 7.85e-9, v0 = 1.0, c = sqrt(E / rho);
   shell_mesh s = shell_mesh_rect(L, b, n, 1);
   dt_model *m = shell_model(&s, E, 0.0, rho, 0.5, 2.0 * L / c);
-  double x0 = 0, vx[3] = {v0, 0, 0}, t_arrive = -1, u_end, u_mid;
+  double x0 = 0, vx[3] = {v0, 0, 0};
+  char what[64];
   int drive, all;
   drive = shell_model_nset(m, "drive", at_x, &x0);
   all = shell_model_nset(m, "all", every_node, NULL);
@@ -170,21 +88,8 @@ static int case_wave(int n) {
   shell_model_bc(m, all, DT_DOF_Z | DT_DOF_ROT, NULL, 0);
   m->steps[0].explicit_.output_every = 1;
   shell_model_finish(m);
-  P.node[0] = nearest(m, L, 0, 0);
-  P.node[1] = nearest(m, L / 2, 0, 0);
-  P.comp = 0;
-  run(m, backend);
-  for (int i = 0; i < P.n; i++) /* the free end starts moving: front arrival */
-    if (P.w[0][i] > 0.01 * v0 * L / c && t_arrive < 0) t_arrive = P.t[i] * 2.0 * L / c;
-  u_end = P.w[0][P.n - 1];
-  /* the mid point at t = L / c: v0 (t - L / (2c)) */
-  u_mid = P.w[1][P.n / 2 - 1];
-  printf("wave bar, %d elements: front at the free end at %.4g s (L/c = %.4g); free end moved "
-         "%.5g (2 v0 L/c = %.5g); mid point at L/c %.5g (v0 L/2c = %.5g)\n",
-         n, t_arrive, L / c, u_end, 2 * v0 * L / c, u_mid, v0 * L / (2 * c));
-  XCHECK(fabs(t_arrive - L / c) < 0.05 * L / c, "arrival %g, L/c %g", t_arrive, L / c);
-  XCHECK(fabs(u_end - 2 * v0 * L / c) < 0.03 * 2 * v0 * L / c, "reflection: %g", u_end);
-  XCHECK(fabs(u_mid - v0 * L / (2 * c)) < 0.03 * v0 * L / (2 * c), "mid point: %g", u_mid);
+  snprintf(what, sizeof what, "%d shell elements", n);
+  wave_run(m, L, c, v0, what);
   dt_model_destroy(&m);
   return 0;
 }
@@ -330,38 +235,14 @@ static int case_cantilever(int n) {
 
 static int case_agree(int n) {
   dt_model *m;
-  static double u_cpu[3 * 200000];
-  double umax = 0, dmax = 0;
-  char why[256];
-  const dt_backend_ops *o = NULL;
-  dt_ctx ctx = {0};
-  if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
-    printf("skipped: no CUDA device (%s)\n", ctx.msg);
-    return 77;
-  }
+  if (no_cuda()) return 77;
   m = circular_plate(n, 1.0);
   m->steps[0].explicit_.output_frames = 1;
   m->steps[0].explicit_.dt = stable_step(m);
   m->steps[0].explicit_.time_period = 1000 * m->steps[0].explicit_.dt;
-  run(m, "cpu");
-  memcpy(u_cpu, P.last_u, sizeof(double) * 3 * (size_t)m->n_nodes);
-  run(m, "cuda");
-  for (int i = 0; i < 3 * m->n_nodes; i++) {
-    umax = fmax(umax, fabs(u_cpu[i]));
-    dmax = fmax(dmax, fabs(u_cpu[i] - P.last_u[i]));
-  }
-  printf("cpu and cuda after 1000 steps, %d elements: largest |u| %.4e, largest difference "
-         "%.3e (%.2e of it; tolerance 1e-10)\n",
-         m->n_elems, umax, dmax, dmax / umax);
-  XCHECK(umax > 0 && dmax <= 1e-10 * umax, "difference %g of %g", dmax, umax);
+  agree_runs(m, "circular plate after 1000 steps");
   dt_model_destroy(&m);
   return 0;
-}
-
-/* on_increment that ends the process at the 7th frame, as a crash would */
-static void crash_at_seventh(const dt_fields *f, const dt_history_row *row, void *user) {
-  (void)row, (void)user;
-  if (f->global_increment == 7) _exit(3);
 }
 
 static dt_model *resume_model(void) {
@@ -370,92 +251,16 @@ static dt_model *resume_model(void) {
   return m;
 }
 
-static int case_resume(void) {
-  static double u_resumed[3 * 200000];
-  dt_model *m = resume_model();
-  dt_run_options o;
-  dt_run_summary s;
-  dt_ctx ctx = {0};
-  char dir_a[] = "/tmp/xp_resume_a_XXXXXX", dir_b[] = "/tmp/xp_resume_b_XXXXXX", ck[256], cmd[600];
-  int status = 0, nn = m->n_nodes;
-  pid_t pid;
-  XCHECK(mkdtemp(dir_a) && mkdtemp(dir_b), "temporary directories");
-  memset(&o, 0, sizeof o);
-  o.backend = backend;
-  o.progress = quiet_progress;
-  o.user = &P;
-  snprintf(ck, sizeof ck, "%s/run.ck", dir_b);
-  /* first, before this process touches a device (a CUDA context does not survive fork): the
-   * run that crashes at its 7th frame, checkpointing at every frame */
-  pid = fork();
-  if (pid == 0) {
-    o.outdir = dir_b;
-    o.checkpoint = ck;
-    o.on_increment = crash_at_seventh;
-    dt_analysis_run(m, &o, &s, &ctx);
-    _exit(0);
-  }
-  XCHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
-  XCHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3, "the child did not stop at frame 7");
-  o.outdir = dir_b;
-  o.checkpoint = ck;
-  o.resume = 1;
-  o.on_increment = on_frame;
-  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "resume: %s", ctx.msg);
-  XCHECK(s.increments == 12, "%d frames after the resume", s.increments);
-  memcpy(u_resumed, P.last_u, sizeof(double) * 3 * (size_t)nn);
-  o.outdir = dir_a; /* the uninterrupted run */
-  o.checkpoint = NULL;
-  o.resume = 0;
-  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
-  for (int i = 0; i < 3 * nn; i++)
-    XCHECK(P.last_u[i] == u_resumed[i], "u[%d]: %.17g resumed, %.17g uninterrupted", i,
-           u_resumed[i], P.last_u[i]);
-  snprintf(cmd, sizeof cmd,
-           "cmp -s %s/energy.csv %s/energy.csv && cmp -s %s/history.csv %s/history.csv", dir_a,
-           dir_b, dir_a, dir_b);
-  XCHECK(system(cmd) == 0, "energy.csv or history.csv differ between %s and %s", dir_a, dir_b);
-  printf("resume, %s: killed at frame 7, resumed from the checkpoint of frame 6: displacements, "
-         "energy.csv and history.csv identical to the uninterrupted run\n",
-         backend);
-  snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir_a, dir_b);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s and %s\n", dir_a, dir_b);
-  dt_model_destroy(&m);
-  return 0;
-}
-
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
-  int n = 0;
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-      backend = argv[++i];
-    else if (!strcmp(argv[i], "--n") && i + 1 < argc)
-      n = atoi(argv[++i]);
-  }
-  if (!strcmp(backend, "cuda")) { /* asked in a child: resume forks before using the device */
-    int status = 0;
-    pid_t pid = fork();
-    if (pid == 0) {
-      const dt_backend_ops *o = NULL;
-      char why[256];
-      dt_ctx ctx = {0};
-      if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
-        printf("skipped: no CUDA device (%s)\n", ctx.msg);
-        fflush(stdout);
-        _exit(77);
-      }
-      _exit(0);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;
-    if (WEXITSTATUS(status) == 77) return 77;
-  }
+  int n = 0, rc = parse_args(argc, argv, &n);
+  if (rc >= 0) return rc;
   if (!strcmp(which, "plate")) return case_plate(n ? n : 6);
   if (!strcmp(which, "wave")) return case_wave(n ? n : 100);
   if (!strcmp(which, "energy")) return case_energy(n ? n : 8);
   if (!strcmp(which, "cantilever")) return case_cantilever(n ? n : 10);
   if (!strcmp(which, "agree")) return case_agree(n ? n : 10);
-  if (!strcmp(which, "resume")) return case_resume();
+  if (!strcmp(which, "resume")) return resume_case(resume_model, "circular plate");
   fprintf(stderr,
           "usage: test_explicit plate|wave|energy|cantilever|agree|resume [--backend B] [--n N]\n");
   return 2;

@@ -214,8 +214,10 @@ CASES = [
           "unsupported parameter ALPHA on *DYNAMIC"),
     xcase("x_static_shells", GOODX.replace("*DYNAMIC, EXPLICIT\n, 1e-3", "*STATIC").replace(", AMPLITUDE=A1", ""),
           27, "*STATIC: element 1 (line 9 of d.inp) is a shell: shells in static steps are not supported"),
-    xcase("x_explicit_solids", GOOD.replace("*STATIC", "*DYNAMIC, EXPLICIT\n, 1e-3"), 21,
-          "*DYNAMIC, EXPLICIT: element 1 (hex8, line 11 of d.inp): solids in explicit steps are not supported"),
+    xcase("x_explicit_tets", GOOD.replace(ELEM, "*ELEMENT, TYPE=C3D4, ELSET=EALL\n1, 1, 2, 4, 5\n")
+          .replace("*STATIC", "*DYNAMIC, EXPLICIT\n, 1e-3"),
+          21, "*DYNAMIC, EXPLICIT: element 1 (tet4, line 11 of d.inp): explicit steps take shells (S4, S4R) and "
+          "hexahedra (C3D8, C3D8R) today"),
     xcase("x_mixed_steps", (SHELL + XSTEP + XSTEP.replace("*DYNAMIC, EXPLICIT\n, 1e-3", "*STATIC")), 35,
           "*STATIC after an explicit step (*DYNAMIC, EXPLICIT at line 27 of d.inp)"),
     xcase("x_shell_points", GOODX.replace("*SHELL SECTION, ELSET=PLATE, MATERIAL=STEEL\n1.", "*SHELL SECTION, "

@@ -35,7 +35,7 @@ def step(j):
 # (name, change to the shell example, whether the schema must accept it)
 SHELL_CASES = [
     ("every explicit control", lambda j: step(j)["explicit"].update(
-        dt=1e-6, safety=0.5, damping=10, rotary_scale=2, output={"every": 100}), True),
+        dt=1e-6, safety=0.5, damping=10, rotary_scale=2, hourglass=0.1, output={"every": 100}), True),
     ("ramp amplitude", lambda j: step(j)["explicit"].update(amplitude="ramp"), True),
     ("rotations, velocity", lambda j: step(j)["boundary"].extend([
         {"node_set": "origin", "fixed": ["x", "y", "rx", "ry", "rz"]},

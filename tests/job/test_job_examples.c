@@ -106,7 +106,8 @@ static void shell_plate(void) {
   EXPECT(m->n_steps == 1 && m->steps[0].procedure == DT_PROC_EXPLICIT);
   x = &m->steps[0].explicit_;
   EXPECT(x->time_period == 0.02 && x->dt == 0 && x->dt_safety == 0.8 && x->damping == 300);
-  EXPECT(x->output_frames == 20 && x->output_every == 0 && x->rotary_scale == 0);
+  EXPECT(x->output_frames == 20 && x->output_every == 0 && x->rotary_scale == 0 &&
+         x->hourglass == 0.05);
   EXPECT(x->amplitude.kind == DT_AMP_TABLE && x->amplitude.n == 3 && x->amplitude.t[1] == 0.01);
   EXPECT(m->steps[0].n_bc == 3 && m->steps[0].bc[0].dofs == DT_DOF_Z);
   EXPECT(m->steps[0].n_pressure == 1 && m->surfaces[0].n == 64 && m->surfaces[0].face[0] == 0);

@@ -15,7 +15,7 @@ from dtserver import SPEC, explicit_job, run, started, validate
 PERIOD, FRAMES = 0.04, 10
 TERMS = ("kinetic", "internal_work", "external_work", "damping_work")
 ENERGY_COLUMNS = ["step", "frame", "time", "kinetic", "internal_work", "external_work", "damping_work",
-                  "balance", "strain_energy"]
+                  "balance", "strain_energy", "hourglass_energy"]
 
 
 def schema(name):

@@ -1,0 +1,248 @@
+/* What the explicit-dynamics tests share (test_explicit.c for shells, test_explicit_hex8.c for
+ * hex8): a probe of two nodes' displacements at every frame, runs through dt_analysis_run with
+ * the energy of every frame recorded, the stable step the driver chooses, node lookups, and the
+ * checkpoint-resume case for any model. One translation unit per executable includes it. */
+#ifndef DT_XP_TEST_H
+#define DT_XP_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "explicit/explicit.h"
+#include "shell_models.h"
+
+typedef struct probe {
+  int node[2];
+  int n;
+  double t[20000], w[2][20000];
+  int comp;
+  double last_u[3 * 200000];
+  int n_nodes;
+} probe;
+
+static probe P;
+
+static void on_frame(const dt_fields *f, const dt_history_row *row, void *user) {
+  probe *p = user;
+  (void)row;
+  if (p->n < 20000) {
+    p->t[p->n] = f->load_factor;
+    for (int k = 0; k < 2; k++) p->w[k][p->n] = f->u[3 * p->node[k] + p->comp];
+    p->n++;
+  }
+  if (f->n_nodes <= 200000) {
+    memcpy(p->last_u, f->u, sizeof(double) * 3 * (size_t)f->n_nodes);
+    p->n_nodes = f->n_nodes;
+  }
+}
+
+static const char *backend = "cpu";
+static double worst_potential; /* largest |internal work - strain energy| / total energy */
+static dt_energy last_energy;  /* the last frame's energy */
+static double worst_hourglass; /* largest hourglass / strain energy over the frames */
+static double worst_strain_ke; /* largest strain / kinetic energy over the frames */
+static int quiet_progress(const dt_progress *ev, void *user) {
+  (void)user;
+  if (ev->kind == DT_EV_INFO && getenv("XP_VERBOSE")) printf("  %s\n", ev->text);
+  if (ev->kind == DT_EV_INCREMENT_DONE && ev->has_energy) {
+    const dt_energy *en = &ev->energy;
+    double d = fabs(en->internal - en->strain) / (en->kinetic + en->strain);
+    if (d > worst_potential) worst_potential = d;
+    if (en->strain > 0 && en->hourglass / en->strain > worst_hourglass)
+      worst_hourglass = en->hourglass / en->strain;
+    if (en->kinetic > 0 && en->strain / en->kinetic > worst_strain_ke)
+      worst_strain_ke = en->strain / en->kinetic;
+    last_energy = *en;
+  }
+  return 0;
+}
+
+static dt_run_summary run(dt_model *m, const char *be) {
+  dt_run_options o;
+  dt_run_summary s;
+  dt_ctx ctx = {0};
+  memset(&o, 0, sizeof o);
+  o.backend = be;
+  o.threads = 0;
+  o.outdir = getenv("XP_OUT");
+  o.progress = quiet_progress;
+  o.on_increment = on_frame;
+  o.user = &P;
+  P.n = 0;
+  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
+  return s;
+}
+
+/* The stable step the driver chooses for model m (its first step's safety factor). */
+static double stable_step(const dt_model *m) {
+  dt_xp_problem xp;
+  dt_ctx ctx = {0};
+  double dt;
+  XCHECK(dt_xp_problem_build(m, &xp, &ctx) == DT_OK, "%s", ctx.msg);
+  dt = m->steps[0].explicit_.dt_safety * xp.dt_crit;
+  dt_xp_problem_free(&xp);
+  return dt;
+}
+
+static int nearest(const dt_model *m, double x, double y, double z) {
+  int best = 0;
+  double d = INFINITY;
+  for (int i = 0; i < m->n_nodes; i++) {
+    double dx = m->x[3 * i] - x, dy = m->x[3 * i + 1] - y, dz = m->x[3 * i + 2] - z;
+    if (dx * dx + dy * dy + dz * dz < d) d = dx * dx + dy * dy + dz * dz, best = i;
+  }
+  return best;
+}
+
+/* on_increment that ends the process at the 7th frame, as a crash would */
+static void crash_at_seventh(const dt_fields *f, const dt_history_row *row, void *user) {
+  (void)row, (void)user;
+  if (f->global_increment == 7) _exit(3);
+}
+
+/* A run of the model build() makes (12 frames or more) killed after a checkpoint (a child
+ * process that exits at its 7th frame) and resumed gives the uninterrupted run's displacements,
+ * energy.csv and history.csv bit for bit. */
+static int resume_case(dt_model *(*build)(void), const char *what) {
+  static double u_resumed[3 * 200000];
+  dt_model *m = build();
+  dt_run_options o;
+  dt_run_summary s;
+  dt_ctx ctx = {0};
+  char dir_a[] = "/tmp/xp_resume_a_XXXXXX", dir_b[] = "/tmp/xp_resume_b_XXXXXX", ck[256], cmd[600];
+  int status = 0, nn = m->n_nodes, frames = 0;
+  pid_t pid;
+  XCHECK(mkdtemp(dir_a) && mkdtemp(dir_b), "temporary directories");
+  memset(&o, 0, sizeof o);
+  o.backend = backend;
+  o.progress = quiet_progress;
+  o.user = &P;
+  snprintf(ck, sizeof ck, "%s/run.ck", dir_b);
+  /* first, before this process touches a device (a CUDA context does not survive fork): the
+   * run that crashes at its 7th frame, checkpointing at every frame */
+  pid = fork();
+  if (pid == 0) {
+    o.outdir = dir_b;
+    o.checkpoint = ck;
+    o.on_increment = crash_at_seventh;
+    dt_analysis_run(m, &o, &s, &ctx);
+    _exit(0);
+  }
+  XCHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+  XCHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3, "the child did not stop at frame 7");
+  o.outdir = dir_b;
+  o.checkpoint = ck;
+  o.resume = 1;
+  o.on_increment = on_frame;
+  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "resume: %s", ctx.msg);
+  frames = s.increments;
+  XCHECK(frames >= 12, "%d frames after the resume", frames);
+  memcpy(u_resumed, P.last_u, sizeof(double) * 3 * (size_t)nn);
+  o.outdir = dir_a; /* the uninterrupted run */
+  o.checkpoint = NULL;
+  o.resume = 0;
+  XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
+  XCHECK(s.increments == frames, "%d frames uninterrupted, %d resumed", s.increments, frames);
+  for (int i = 0; i < 3 * nn; i++)
+    XCHECK(P.last_u[i] == u_resumed[i], "u[%d]: %.17g resumed, %.17g uninterrupted", i,
+           u_resumed[i], P.last_u[i]);
+  snprintf(cmd, sizeof cmd,
+           "cmp -s %s/energy.csv %s/energy.csv && cmp -s %s/history.csv %s/history.csv", dir_a,
+           dir_b, dir_a, dir_b);
+  XCHECK(system(cmd) == 0, "energy.csv or history.csv differ between %s and %s", dir_a, dir_b);
+  printf("resume, %s, %s: killed at frame 7, resumed from the checkpoint of frame 6: "
+         "displacements, energy.csv and history.csv identical to the uninterrupted run\n",
+         what, backend);
+  snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir_a, dir_b);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s and %s\n", dir_a, dir_b);
+  dt_model_destroy(&m);
+  return 0;
+}
+
+/* The --backend and --n options; with --backend cuda, 77 (skip) when no device is found, asked
+ * in a child (resume forks before using the device). Returns -1 to go on. */
+static int parse_args(int argc, char **argv, int *n) {
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+      backend = argv[++i];
+    else if (!strcmp(argv[i], "--n") && i + 1 < argc)
+      *n = atoi(argv[++i]);
+  }
+  if (!strcmp(backend, "cuda")) {
+    int status = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+      const dt_backend_ops *o = NULL;
+      char why[256];
+      dt_ctx ctx = {0};
+      if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
+        printf("skipped: no CUDA device (%s)\n", ctx.msg);
+        fflush(stdout);
+        _exit(77);
+      }
+      _exit(0);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;
+    if (WEXITSTATUS(status) == 77) return 77;
+  }
+  return -1;
+}
+
+/* The wave bar's run (finished model m, length L along x from x = 0 where it is driven at v0,
+ * wave speed c, period 2 L / c, a frame every time step) and its checks: the front reaches the
+ * free end at L / c (5 %), which then moved 2 v0 L / c at 2 L / c (3 %); the mid point moved
+ * v0 L / 2c at L / c (3 %). */
+static void wave_run(dt_model *m, double L, double c, double v0, const char *what) {
+  double t_arrive = -1, u_end, u_mid;
+  P.node[0] = nearest(m, L, 0, 0);
+  P.node[1] = nearest(m, L / 2, 0, 0);
+  P.comp = 0;
+  run(m, backend);
+  for (int i = 0; i < P.n; i++) /* the free end starts moving: front arrival */
+    if (P.w[0][i] > 0.01 * v0 * L / c && t_arrive < 0) t_arrive = P.t[i] * 2.0 * L / c;
+  u_end = P.w[0][P.n - 1];
+  u_mid = P.w[1][P.n / 2 - 1]; /* at t = L / c: v0 (t - L / (2c)) */
+  printf("wave bar, %s: front at the free end at %.4g s (L/c = %.4g); free end moved %.5g (2 v0 "
+         "L/c = %.5g, %.3f%% off); mid point at L/c %.5g (v0 L/2c = %.5g, %.3f%% off)\n",
+         what, t_arrive, L / c, u_end, 2 * v0 * L / c, 100 * fabs(u_end / (2 * v0 * L / c) - 1),
+         u_mid, v0 * L / (2 * c), 100 * fabs(u_mid / (v0 * L / (2 * c)) - 1));
+  XCHECK(fabs(t_arrive - L / c) < 0.05 * L / c, "arrival %g, L/c %g", t_arrive, L / c);
+  XCHECK(fabs(u_end - 2 * v0 * L / c) < 0.03 * 2 * v0 * L / c, "reflection: %g", u_end);
+  XCHECK(fabs(u_mid - v0 * L / (2 * c)) < 0.03 * v0 * L / (2 * c), "mid point: %g", u_mid);
+}
+
+/* Model m run on the CPU and then the CUDA backend: the largest displacement and the largest
+ * difference between the two, checked within 1e-10 of it (what names the case). */
+static void agree_runs(dt_model *m, const char *what) {
+  static double u_cpu[3 * 200000];
+  double umax = 0, dmax = 0;
+  run(m, "cpu");
+  memcpy(u_cpu, P.last_u, sizeof(double) * 3 * (size_t)m->n_nodes);
+  run(m, "cuda");
+  for (int i = 0; i < 3 * m->n_nodes; i++) {
+    umax = fmax(umax, fabs(u_cpu[i]));
+    dmax = fmax(dmax, fabs(u_cpu[i] - P.last_u[i]));
+  }
+  printf("cpu and cuda, %s, %d elements: largest |u| %.4e, largest difference %.3e (%.2e of it; "
+         "tolerance 1e-10)\n",
+         what, m->n_elems, umax, dmax, dmax / umax);
+  XCHECK(umax > 0 && dmax <= 1e-10 * umax, "difference %g of %g", dmax, umax);
+}
+
+/* 77 (skip) when this process finds no CUDA device, else 0. */
+static int no_cuda(void) {
+  char why[256];
+  const dt_backend_ops *o = NULL;
+  dt_ctx ctx = {0};
+  if (dt_backend_find("cuda", &o, why, sizeof why, &ctx) != DT_OK) {
+    printf("skipped: no CUDA device (%s)\n", ctx.msg);
+    return 77;
+  }
+  return 0;
+}
+
+#endif
