@@ -277,12 +277,12 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       /* damping work alpha m v^{n+1/2} (v^{n-1/2} + 2 v^{n+1/2} + v^{n+3/2}) dt / 4 of the
        * interval [t^n, t^{n+1}] (with which the balance is exact at a constant step): its
        * part with v^{n-1/2} now, the part with v^{n+3/2} by the next step, which first
-       * completes the previous interval (w_damp_prev) */
+       * completes the previous interval, of length 2 h_before (w_damp_prev) */
       if (T->alpha > 0.0 || T->energy) {
         const double mt = 1.0 / imt, mr = 1.0 / imr;
         for (k = 0; k < 5; k++) {
           const double m = k < 3 ? mt : mr;
-          w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * T->dt;
+          w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * 2.0 * T->h_before;
           w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
           if (T->energy) ke += 0.5 * m * v[k] * vn[k];
         }
@@ -348,7 +348,9 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
   /* the pressure's work is external work and, through the resisting force, internal work */
   P->work[DT_XP_W_INT * P->ne + e] += w_net + w_p;
   P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p;
-  P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
+  /* an evaluation (dt = 0) completes the last interval for its snapshot only: the next step
+   * completes it again */
+  if (move) P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
 }
 
 #endif
