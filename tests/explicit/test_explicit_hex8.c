@@ -800,12 +800,22 @@ static dt_model *resume_model(void) {
   return m;
 }
 
+/* Each formulation in a child process of its own: resume_case forks before it touches a
+ * device, and a CUDA context does not survive fork, so this process never makes one. */
 static int case_resume(void) {
   for (int i = 0; i < 2; i++) {
-    resume_form = forms[i];
-    char what[64];
-    snprintf(what, sizeof what, "hex8 J2 cantilever (%s)", form_name(resume_form));
-    if (resume_case(resume_model, what)) return 1;
+    int status = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+      char what[64];
+      resume_form = forms[i];
+      snprintf(what, sizeof what, "hex8 J2 cantilever (%s)", form_name(resume_form));
+      status = resume_case(resume_model, what);
+      fflush(stdout);
+      _exit(status);
+    }
+    XCHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
   }
   return 0;
 }
