@@ -62,18 +62,24 @@ static void shell_fields(dt_fields *f) {
   }
 }
 
+/* An array of n doubles, copied out of the file's bytes (appended data is not aligned to 8)
+ * into one of a few buffers that stay valid until the fourth call after. */
 static const double *doubles(const vtu_file *v, const char *section, const char *name, size_t n) {
+  static double buf[4][64];
+  static int next;
   const vtu_array *a = vtu_get(v, section, name);
-  CHECK(a && strcmp(a->type, "Float64") == 0 && a->nbytes == n * sizeof(double),
+  double *out = buf[next++ % 4];
+  CHECK(a && strcmp(a->type, "Float64") == 0 && a->nbytes == n * sizeof(double) && n <= 64,
         "%s %s: missing or %zu bytes", section, name, a ? a->nbytes : 0);
-  return (const double *)a->data;
+  memcpy(out, a->data, n * sizeof(double));
+  return out;
 }
 
 static void check_mesh_vtu(const char *path) {
   vtu_file v;
   const vtu_array *a;
   const double *s, *ns, *peeq;
-  const int64_t *conn, *off;
+  int64_t conn[8], off[2];
 
   vtu_load(path, &v);
   CHECK(v.n_points == 6 && v.n_cells == 2, "%d points, %d cells", v.n_points, v.n_cells);
@@ -81,11 +87,13 @@ static void check_mesh_vtu(const char *path) {
   CHECK(a && a->nbytes == 2 && a->data[0] == 9 && a->data[1] == 9, "shell4 is VTK_QUAD (9)");
   a = vtu_get(&v, "Cells", "connectivity");
   CHECK(a && a->nbytes == 8 * sizeof(int64_t), "8 connectivity entries");
-  conn = (const int64_t *)a->data;
+  memcpy(conn, a->data, sizeof conn);
   CHECK(conn[0] == 0 && conn[1] == 1 && conn[2] == 4 && conn[3] == 3 && conn[4] == 1 &&
             conn[7] == 4,
         "the corners in S4's order");
-  off = (const int64_t *)vtu_get(&v, "Cells", "offsets")->data;
+  a = vtu_get(&v, "Cells", "offsets");
+  CHECK(a && a->nbytes == sizeof off, "2 offsets");
+  memcpy(off, a->data, sizeof off);
   CHECK(off[0] == 4 && off[1] == 8, "offsets 4, 8");
   /* cells: the element's one point; nodes: the mean of the elements around the node */
   s = doubles(&v, "CellData", "S", 12);
@@ -109,8 +117,11 @@ static void check_points_vtu(const char *path) {
   vtu_load(path, &v);
   CHECK(v.n_points == 2 && v.n_cells == 2, "one point per shell: %d", v.n_points);
   CHECK(doubles(&v, "Points", "", 6)[3] == 1.5, "the second point at x = 1.5");
+  int64_t ids[2];
   a = vtu_get(&v, "PointData", "elem_id");
-  CHECK(a && ((const int64_t *)a->data)[1] == 8, "the points' element ids");
+  CHECK(a && a->nbytes == sizeof ids, "the points' element ids");
+  memcpy(ids, a->data, sizeof ids);
+  CHECK(ids[1] == 8, "the second point's element id %lld", (long long)ids[1]);
   vtu_free(&v);
 }
 
