@@ -288,8 +288,9 @@ def mc_section(rec):
 def daemon_section(rec):
     out = ["| benchmark | requests | requests/s | p50 ms | p99 ms | max ms | errors |", "|---|---|---|---|---|---|---|"]
     for r in rec["runs"]:
-        if r["benchmark"] == "polling_load":
-            out.append(f"| {r.get('clients')} clients polling for {r.get('seconds')} s | {g(r.get('requests'))} | "
+        if r["benchmark"] in ("polling_load", "polling_load_wrk"):
+            who = "wrk, as a plain user: " if r["benchmark"] == "polling_load_wrk" else ""
+            out.append(f"| {who}{r.get('clients')} clients polling for {r.get('seconds')} s | {g(r.get('requests'))} | "
                        f"{g(r.get('requests_per_s'))} | {r.get('p50_ms')} | {r.get('p99_ms')} | {r.get('max_ms')} | "
                        f"{r.get('errors')} |")
     out += ["", "| polling interval per client | requests/s served | solver time alone (two runs) | "

@@ -129,30 +129,46 @@ def mohr_coulomb(a, h, threads, work, save):
     return runs
 
 
-def daemon(a, h, threads, work, save):
-    binary = os.path.join(a.build, "server", "ductiled")
+LOAD_LINE = re.compile(r"clients (\d+), ([\d.]+) s: (\d+) requests, (\d+) requests/s, p50 ([\d.]+) ms, "
+                       r"p99 ([\d.]+) ms, max ([\d.]+) ms, errors (\d+)")
+
+
+def polling_load(a, work, args, name, what):
+    """One run of tests/server/bench_load.py with extra args: its numbers as a result row."""
     srv = os.path.join(common.ROOT, "tests", "server")
-    runs = []
-    load = re.compile(r"clients (\d+), ([\d.]+) s: (\d+) requests, (\d+) requests/s, p50 ([\d.]+) ms, "
-                      r"p99 ([\d.]+) ms, max ([\d.]+) ms, errors (\d+)")
     seconds = "20" if a.sizes in ("all", "large", "medium") else "10"
+    binary = os.path.join(a.build, "server", "ductiled")
     cmd = [sys.executable, os.path.join(srv, "bench_load.py"), binary, "--clients", "20", "--seconds", seconds]
-    r = common.run_child(cmd, work, os.path.join(work, "load.log"), limit=a.limit)
-    with open(os.path.join(work, "load.log"), errors="replace") as f:
+    log = os.path.join(work, name + ".log")
+    r = common.run_child(cmd + args, work, log, limit=a.limit)
+    with open(log, errors="replace") as f:
         text = f.read()
-    m = load.search(text)
-    run = {"benchmark": "polling_load", "what": "20 clients on keep-alive connections poll GET /v1/jobs/{id} "
-           "(token check + one SQLite row); daemon and clients on the same host", "rc": r["rc"],
-           "command": "python3 tests/server/bench_load.py ductiled --clients 20 --seconds " + seconds}
+    m = LOAD_LINE.search(text)
+    run = {"benchmark": name, "what": what, "rc": r["rc"],
+           "command": " ".join(["python3 tests/server/bench_load.py ductiled --clients 20 --seconds", seconds] + args)}
     if m:
         run.update({"clients": int(m.group(1)), "seconds": float(m.group(2)), "requests": int(m.group(3)),
                     "requests_per_s": int(m.group(4)), "p50_ms": float(m.group(5)), "p99_ms": float(m.group(6)),
                     "max_ms": float(m.group(7)), "errors": int(m.group(8))})
     else:
         run["message"] = text[-1000:]
-    runs.append(run)
-    print("daemon polling load: %s" % (m.group(0) if m else text[-300:]), flush=True)
+    print("daemon %s: %s" % (name, m.group(0) if m else text[-300:]), flush=True)
+    return run
+
+
+def daemon(a, h, threads, work, save):
+    binary = os.path.join(a.build, "server", "ductiled")
+    srv = os.path.join(common.ROOT, "tests", "server")
+    runs = [polling_load(a, work, [], "polling_load", "20 clients (Python threads of one process) on keep-alive "
+                         "connections poll GET /v1/jobs/{id} (token check + one SQLite row); daemon and clients "
+                         "on the same host")]
     save(runs)
+    wrk = shutil.which("wrk")
+    if wrk:  # the same polling from wrk, as a plain user: the daemon's rate, not the clients'
+        runs.append(polling_load(a, work, ["--user", "--wrk", wrk], "polling_load_wrk",
+                                 "the same polling from wrk (Debian's package) as a plain user (the lookup "
+                                 "checks the owner); wrk and the daemon share the host's cores"))
+        save(runs)
     for interval in ("0.1", "0"):
         cmd = [sys.executable, os.path.join(srv, "bench_poll_impact.py"), binary, "--clients", "20",
                "--interval", interval]
