@@ -570,18 +570,19 @@ DT_HD static inline double dt_mitc4_length(const double X0[12]) {
   return 0.5 * sqrt(dt_mitc4_dot(n, n)) / (l13 > l24 ? l13 : l24);
 }
 
-/* Output stress at the element centre (r = s = 0) on the mid-surface: the local second
+/* Output stress at the element centre (r = s = 0) at the thickness coordinate zeta (-1 the
+ * bottom surface, 0 the mid-surface, +1 the top, on the director's side): the local second
  * Piola-Kirchhoff stress Sbar (plane stress, transverse shears with k) placed on the CURRENT
  * local frame of the centre (e3' = unit(g_r x g_s), e1' = unit(g_r), e2' = e3' x e1') and written
  * in global axes, sig[6] = (xx, yy, zz, xy, xz, yz) tensor components. That rotates the stress
  * with the element (exact for a rigid motion, Cauchy's stress to first order in the strain); it is
  * an output quantity only, not the stress the forces use.
- *   hist: the history to evaluate the material from, e.g. the committed new_ of a mid-surface
- *         point (re-running J2 from a converged state at its strain returns its stress); NULL
+ *   hist: the history to evaluate the material from, e.g. the committed new_ of a point at that
+ *         zeta (re-running J2 from a converged state at its strain returns its stress); NULL
  *         for an elastic material. Returns DT_MITC4_OK, _DEGENERATE, _MATERIAL or _ARGUMENT. */
 DT_HD static inline int dt_mitc4_centre_stress(const double X0[12], const double D0[12],
                                                const double x[12], const double D[12], double h,
-                                               const dt_material_params *mat,
+                                               double zeta, const dt_material_params *mat,
                                                const dt_mat_state *hist, double sig[6]) {
   dt_mitc4_geom g;
   dt_mat_state zero, st;
@@ -593,7 +594,8 @@ DT_HD static inline int dt_mitc4_centre_stress(const double X0[12], const double
   zero.p = 0.0;
   dt_mitc4_tying(X0, D0, x, D, h, e0, e1);
   if (!(dt_mitc4_geometry(X0, D0, x, D, h, 0.0, 0.0, &g) > 0.0)) return DT_MITC4_DEGENERATE;
-  if (!(dt_mitc4_point_strain(&g, e0, e1, 0.0, T, eps, gr, gs) > 0.0)) return DT_MITC4_DEGENERATE;
+  if (!(dt_mitc4_point_strain(&g, e0, e1, 0.5 * h * zeta, T, eps, gr, gs) > 0.0))
+    return DT_MITC4_DEGENERATE;
   res = dt_mitc4_plane_stress(mat, hist ? hist : &zero, &st, eps, S);
   if (res == DT_MAT_NO_CONVERGENCE) return DT_MITC4_MATERIAL;
   dt_mitc4_cross(gr, gs, f + 6); /* current frame f = (e1', e2', e3') */

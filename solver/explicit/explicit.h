@@ -155,6 +155,16 @@ dt_status dt_xp_checkpoint_read(const char *path, const dt_model *m, const dt_xp
                                 const dt_xp_problem *xp, dt_xp_position *pos,
                                 dt_run_summary *counters, FILE **state, dt_ctx *ctx);
 
+/* The output points of an explicit frame (explicit_fields.c): shells 2 per element (bottom and
+ * top surface at the centre), hex8 its integration points (1 or 8). */
+int dt_xp_field_points(const dt_xp_problem *xp);
+/* 1 when the model's output asks for S, MISES or PEEQ (fields or prints). */
+int dt_xp_fields_wanted(const dt_model *m);
+/* f->qp_ptr (n_elems + 1, allocated) filled; the point coordinates, stress and PEEQ arrays
+ * allocated when wanted. */
+dt_status dt_xp_fields_alloc(const dt_model *m, const dt_xp_problem *xp, dt_fields *f, dt_ctx *ctx);
+/* The points' stress and PEEQ from the state (u, q for shells, hist when plastic). */
+void dt_xp_fields_compute(const dt_xp_problem *xp, const dt_xp_state *st, dt_fields *f);
 /* Run a job whose steps are explicit (dt_analysis_run's contract). */
 dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_summary *summary,
                           dt_ctx *ctx);

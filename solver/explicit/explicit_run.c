@@ -30,6 +30,7 @@ typedef struct xrun {
   void *impl;
   dt_xp_problem xp;
   dt_xp_state state;
+  const dt_xp_step *ld; /* the running step's constraints and forces */
   dt_output *out;
   FILE *energy_csv;
   dt_fields fields;
@@ -107,10 +108,17 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
   DT_ALLOC(r->state.u, 3 * nc, ctx, "displacements");
   DT_ALLOC(r->state.work, DT_XP_WORK * ne, ctx, "energy accumulators");
   DT_ALLOC(r->state.plastic, ne, ctx, "yielded points");
+  DT_ALLOC(r->state.f, (size_t)r->xp.nv * nc, ctx, "node forces");
   DT_ALLOC(r->fields.u, 3 * (size_t)r->m->n_nodes, ctx, "displacement field");
+  DT_ALLOC(r->fields.rf, 3 * (size_t)r->m->n_nodes, ctx, "reaction field");
   DT_ALLOC(r->fields.qp_ptr, ne + 1, ctx, "point offsets");
   r->fields.n_nodes = r->m->n_nodes;
   r->fields.n_elems = r->m->n_elems;
+  DT_TRY(dt_xp_fields_alloc(r->m, &r->xp, &r->fields, ctx));
+  if (r->fields.qp_stress) { /* what the point stresses are evaluated from */
+    if (r->xp.nq) DT_ALLOC(r->state.q, (size_t)r->xp.nq * nc, ctx, "node frames");
+    if (r->xp.plastic) DT_ALLOC(r->state.hist, dt_xp_hist_doubles(&r->xp), ctx, "history");
+  }
   if (v0) /* the initial kinetic energy, from the node owners' copies */
     for (size_t c = 0; c < nc; c++)
       if (r->xp.owner[c])
@@ -154,15 +162,42 @@ static dt_energy sum_energy(xrun *r, double t) {
   return en;
 }
 
+/* The reactions at time t of step s: on each constrained translation, the resisting force of
+ * the elements at the node (the sum over its copies of what the next step gathers: internal
+ * forces less pressures) less the concentrated force there, that is the force the support
+ * exerts on the model; 0 elsewhere. A support whose prescribed velocity changes adds the node's
+ * own inertia and damping force to it, which this leaves out (they vanish at a fixed support). */
+static void reactions(xrun *r, int s, double t) {
+  const dt_step *st = &r->m->steps[s];
+  const size_t nc = dt_xp_copies(&r->xp);
+  const double amp = dt_xp_amplitude(&st->explicit_.amplitude, st->explicit_.time_period, t);
+  double *rf = r->fields.rf;
+  memset(rf, 0, 3 * sizeof *rf * (size_t)r->m->n_nodes);
+  for (size_t c = 0; c < nc; c++)
+    for (int k = 0; k < 3; k++) rf[3 * r->xp.node[c] + k] += r->state.f[k * nc + c];
+  for (size_t c = 0; c < nc; c++) {
+    const int b = r->ld->bc[c], a = r->xp.node[c];
+    if (!r->xp.owner[c]) continue;
+    for (int k = 0; k < 3; k++)
+      if (b >= 0 && (r->ld->bcs[b].fix & (1u << k)))
+        rf[3 * a + k] -= amp * r->ld->fc[k * nc + c];
+      else
+        rf[3 * a + k] = 0.0;
+  }
+}
+
 /* The fields of the frame at the state's time: downloaded now, written with its energy. */
 static dt_status take_frame(xrun *r, int s, int frame, double t, double T, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const size_t nc = dt_xp_copies(&r->xp);
-  dt_xp_state want = {r->state.u, NULL, NULL, r->state.work, r->state.plastic, NULL, NULL};
+  dt_xp_state want = {r->state.u,       NULL,       r->state.q,   r->state.work,
+                      r->state.plastic, r->state.f, r->state.hist};
   int failed = 0, n_plastic = 0;
   double max_u = 0.0;
 
   DT_TRY(r->o->get(r->impl, &want, &failed, ctx));
+  reactions(r, s, t);
+  dt_xp_fields_compute(&r->xp, &r->state, &r->fields);
   for (size_t c = 0; c < nc; c++) {
     if (!r->xp.owner[c]) continue;
     for (int k = 0; k < 3; k++) {
@@ -375,6 +410,7 @@ static dt_status run_step(xrun *r, int s, double *h_before, long n0, int frame0,
   }
   DT_TRY(dt_xp_step_build(r->m, &r->xp, s, &ld, ctx));
   DT_TRY(r->o->set_step(r->impl, &ld, ctx));
+  r->ld = &ld;
   if (n0 == 0) { /* the forces at the step's start, with its loads; a pending frame gets its
                      energy here */
     T = time_of(st, 0.0, 0.0, *h_before, r->pending);
@@ -423,6 +459,7 @@ static dt_status run_step(xrun *r, int s, double *h_before, long n0, int frame0,
   ev.step = s;
   event(r, &ev);
 cleanup:
+  r->ld = NULL;
   dt_xp_step_free(&ld);
   return rc;
 }
@@ -491,6 +528,9 @@ cleanup:
   dt_free(r.state.u);
   dt_free(r.state.work);
   dt_free(r.state.plastic);
+  dt_free(r.state.f);
+  dt_free(r.state.q);
+  dt_free(r.state.hist);
   dt_fields_free(&r.fields);
   return rc;
 }

@@ -50,6 +50,7 @@ static dt_model *circular_plate(int n, double T_omega) {
   shell_model_pressure(m, q);
   m->steps[0].explicit_.damping = 2 * w1;
   m->steps[0].explicit_.output_frames = 50;
+  m->output.fields |= DT_OUT_S | DT_OUT_RF;
   shell_model_finish(m);
   return m;
 }
@@ -71,6 +72,29 @@ static int case_plate(int n) {
   XCHECK(fabs(P.w[0][P.n - 1] - P.w[0][P.n - 2]) < 1e-4 * w0, "not at rest: %g then %g",
          P.w[0][P.n - 2], P.w[0][P.n - 1]);
   XCHECK(err < tol, "centre deflection %.6e, reference %.4e", w, w0);
+  { /* the surface stresses of the element nearest the centre against the plate's bending
+       stress there, 6 M / h^2 with M = (3 + nu) q (R^2 - r^2) / 16 (radial = hoop at r = 0;
+       the element's centre at r adds (r / R)^2 < 1 %), bottom in tension */
+    const double R = 10, h = 0.1, nu = 0.3, q = 1e-4;
+    int e0 = 0;
+    double best = 1e30, r, ref, sb, st;
+    for (int e = 0; e < m->n_elems; e++) {
+      double c[3] = {0, 0, 0};
+      for (int a = 0; a < 4; a++)
+        for (int k = 0; k < 3; k++) c[k] += 0.25 * m->x[3 * m->conn[m->elem_ptr[e] + a] + k];
+      if (hypot(c[0], c[1]) < best) best = hypot(c[0], c[1]), e0 = e;
+    }
+    r = best;
+    ref = 6 * (3 + nu) * q * (R * R - r * r) / (16 * h * h);
+    XCHECK(P.n_qp == 2 * m->n_elems, "point stresses: %d points", P.n_qp);
+    sb = 0.5 * (P.last_s[12 * e0] + P.last_s[12 * e0 + 1]); /* (xx + yy) / 2, bottom */
+    st = 0.5 * (P.last_s[12 * e0 + 6] + P.last_s[12 * e0 + 7]);
+    printf("circular plate, %s: surface stresses at r = %.3f: bottom %.5g, top %.5g against "
+           "+-%.5g (%.2f%%, %.2f%%; tolerance 3%%)\n",
+           backend, r, sb, st, ref, 100 * fabs(sb / ref - 1), 100 * fabs(-st / ref - 1));
+    XCHECK(fabs(sb / ref - 1) < 0.03 && fabs(-st / ref - 1) < 0.03, "stresses %g %g, %g", sb, st,
+           ref);
+  }
   dt_model_destroy(&m);
   return 0;
 }
@@ -202,6 +226,12 @@ static double cantilever(int n, double nu) {
   }
   XCHECK(getenv("XP_T") || fabs(P.w[0][P.n - 1] - P.w[0][P.n - 2]) < 1e-3 * fabs(w),
          "not at rest: %g then %g", P.w[0][P.n - 2], w);
+  if (!getenv("XP_T")) { /* at rest: the clamp holds the tip load (a force of fixed direction) */
+    const double rz = reaction_sum(m, clamp, 2), rx = reaction_sum(m, clamp, 0);
+    printf("  clamp reactions at rest: z %.6g (-P = %.6g, %.3f%%), x %.3g (tolerance 0.5%% of P)\n",
+           rz, -P_tip, 100 * fabs(rz / -P_tip - 1), rx);
+    XCHECK(fabs(rz + P_tip) < 5e-3 * P_tip && fabs(rx) < 5e-3 * P_tip, "reactions %g %g", rz, rx);
+  }
   dt_model_destroy(&m);
   return w;
 }

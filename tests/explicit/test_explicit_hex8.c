@@ -674,6 +674,7 @@ static int case_pressure(int form) {
   st->n_pressure = 1;
   st->explicit_.damping = 2 * w1;
   st->explicit_.output_frames = 20;
+  m->output.fields |= DT_OUT_S;
   /* ramped over the first 30 %: a load at full value at t = 0 leaves the half-step start's
    * constant offset dt^2 / 8 f0 M^-1 f0 in the balance (docs/explicit.md) */
   st->explicit_.amplitude.kind = DT_AMP_TABLE;
@@ -693,6 +694,23 @@ static int case_pressure(int form) {
          form_name(form), p, uz, uz_ref, 100 * fabs(uz / uz_ref - 1), ux, ux_ref,
          100 * fabs(ux / ux_ref - 1), r.energy_balance);
   XCHECK(fabs(uz / uz_ref - 1) < 1e-3 && fabs(ux / ux_ref - 1) < 1e-3, "compression %g %g", uz, ux);
+  { /* the base's reactions carry the pressure's resultant on the (barely changed) top face */
+    const double rz = reaction_sum(m, nset(m, "zmin"), 2);
+    printf("pressure %s: base reaction %.6g against p W^2 = %.6g (%.4f%%, tolerance 0.1%%)\n",
+           form_name(form), rz, p * W * W, 100 * fabs(rz / (p * W * W) - 1));
+    XCHECK(fabs(rz / (p * W * W) - 1) < 1e-3, "base reaction %g", rz);
+  }
+  { /* every point in uniaxial compression: sigma_zz = -p, the others 0 */
+    double worst = 0.0;
+    XCHECK(P.n_qp == m->n_elems * (form == DT_FORM_REDUCED ? 1 : 8), "points: %d", P.n_qp);
+    for (int i = 0; i < P.n_qp; i++)
+      for (int k = 0; k < 6; k++)
+        worst = fmax(worst, fabs(P.last_s[6 * i + k] - (k == 2 ? -p : 0.0)));
+    printf("pressure %s: point stresses within %.3g of (0, 0, -p, 0, 0, 0) (tolerance 0.1%% of "
+           "p)\n",
+           form_name(form), worst);
+    XCHECK(worst < 1e-3 * p, "point stresses %g off", worst);
+  }
   XCHECK(r.energy_balance < 1e-12, "energy balance %g", r.energy_balance);
   dt_model_destroy(&m);
   return 0;

@@ -21,7 +21,10 @@ typedef struct probe {
   double t[20000], w[2][20000];
   int comp;
   double last_u[3 * 200000];
+  double last_rf[3 * 200000]; /* the last frame's reactions */
   int n_nodes;
+  double last_s[6 * 100000]; /* the last frame's point stresses (models that ask for S) */
+  int n_qp;
 } probe;
 
 static probe P;
@@ -36,8 +39,18 @@ static void on_frame(const dt_fields *f, const dt_history_row *row, void *user) 
   }
   if (f->n_nodes <= 200000) {
     memcpy(p->last_u, f->u, sizeof(double) * 3 * (size_t)f->n_nodes);
+    memcpy(p->last_rf, f->rf, sizeof(double) * 3 * (size_t)f->n_nodes);
     p->n_nodes = f->n_nodes;
   }
+  p->n_qp = f->qp_stress && f->n_qp <= 100000 ? f->n_qp : 0;
+  if (p->n_qp) memcpy(p->last_s, f->qp_stress, sizeof(double) * 6 * (size_t)p->n_qp);
+}
+
+/* The sum of the last frame's reactions (component k) over node set ns of m. */
+static double reaction_sum(const dt_model *m, int ns, int k) {
+  double s = 0.0;
+  for (int i = 0; i < m->nsets[ns].n; i++) s += P.last_rf[3 * m->nsets[ns].items[i] + k];
+  return s;
 }
 
 static const char *backend = "cpu";
