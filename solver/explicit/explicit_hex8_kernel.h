@@ -130,10 +130,12 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
   const int ns = 8 * P->ne;
   double x0[24], u[24], fx[24];
   double w_ext = 0.0, w_p = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0, w_net = 0.0;
+  double w_drive = 0.0, w_drive_prev = 0.0;
   double energy = 0.0, e_hg = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
   const double damp = 1.0 / (1.0 + T->alpha * T->h_before);
+  const double w0 = dt_xp_start_share(T);
   int a, k;
 
   /* 1. the nodes: gather, accelerate, move, store */
@@ -155,8 +157,13 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
     if (P->bc[c] >= 0) {
       const dt_xp_bc *b = &P->bcs[P->bc[c]];
       for (k = 0; k < 3; k++)
-        if (b->fix & (1u << k))
-          vn[k] = b->value[k] * ((b->rate >> k) & 1u ? T->rate_mid : T->amp_mid);
+        if (b->fix & (1u << k)) {
+          const double vp = b->value[k] * ((b->rate >> k) & 1u ? T->rate_mid : T->amp_mid);
+          if (P->owner[c]) /* the support's work (explicit_kernel.h, dt_xp_drive_work) */
+            dt_xp_drive_work(vp - vn[k], v[k], vp, im, h_next + T->h_before, damp, T, &w_drive_prev,
+                             &w_drive);
+          vn[k] = vp;
+        }
     }
     if (move) /* an evaluation (dt = 0) leaves u as it is: u + 0 v */
       for (k = 0; k < 3; k++) {
@@ -166,13 +173,13 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
     if (P->owner[c]) { /* the node's energy terms, once per node (explicit_kernel.h) */
       const double m = 1.0 / im;
       for (k = 0; k < 3; k++) {
-        w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
+        w_ext += (w0 * T->amp_n + 0.5 * T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
         if (T->alpha > 0.0 || T->energy) {
           /* the previous interval's share over its own length 2 h_before: none at the run's
            * first step, and the closing evaluation (dt = 0) completes the last interval (the
            * shells' kernel takes dt here, which misses both) */
           w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * 2.0 * T->h_before;
-          w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
+          w_damp += w0 * T->alpha * m * vn[k] * dt_xp_mean_velocity(T, v[k], vn[k]) * T->dt;
           if (T->energy) ke += 0.5 * m * v[k] * vn[k];
         }
       }
@@ -207,21 +214,21 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
         fp[k] = 0.0;
       }
       dt_xp_hex8_pressure(P, e, T->amp_n, x0, u, fp);
-      for (k = 0; k < 24; k++) w_p += 0.5 * fp[k] * dx[k];
+      for (k = 0; k < 24; k++) w_p += w0 * fp[k] * dx[k];
     }
   }
   /* 3. the forces written; the work of the resisting forces, trapezoidal */
   for (a = 0; a < 8; a++) {
     const int c = DT_XP_COPY(e, a, P->ne);
     for (k = 0; k < 3; k++) {
-      w_net += 0.5 * (P->f_in[k * ns + c] + fx[3 * a + k]) * T->dt * P->v[k * ns + c];
+      w_net += (w0 * P->f_in[k * ns + c] + 0.5 * fx[3 * a + k]) * T->dt * P->v[k * ns + c];
       P->f_out[k * ns + c] = fx[3 * a + k];
     }
   }
   if (T->energy) {
     P->work[DT_XP_KE * P->ne + e] = ke;
     P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
-    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
+    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e] + w_drive_prev;
     P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
   }
   if (T->strain) {
@@ -229,7 +236,7 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
     P->work[DT_XP_HG * P->ne + e] = e_hg;
   }
   P->work[DT_XP_W_INT * P->ne + e] += w_net + w_p;
-  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p;
+  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p + (move ? w_drive_prev + w_drive : 0.0);
   P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
 }
 

@@ -181,6 +181,38 @@ DT_HD static inline void dt_xp_fix_rotation(unsigned fix, const double v1[3], co
   }
 }
 
+/* The share of an interval's work that the forces at its start t^n carry: a half (the
+ * trapezoidal rule, with which central differences balance kinetic energy and work exactly),
+ * but a quarter at the run's first step, whose velocity change from the start takes half a
+ * step (v^{1/2} = v^0 + dt/2 a^0): loads and prescribed motions present at t = 0 then leave no
+ * offset in the balance. */
+DT_HD static inline double dt_xp_start_share(const dt_xp_time *T) {
+  return T->h_before > 0.0 ? 0.5 : 0.25;
+}
+
+/* The velocity at t^n whose damping force the update applies: the mean of the half steps
+ * around it, but the start's v^0 at the run's first step (v^{1/2} = v^0 + dt/2 a^0). */
+DT_HD static inline double dt_xp_mean_velocity(const dt_xp_time *T, double v, double vn) {
+  return T->h_before > 0.0 ? 0.5 * (v + vn) : v;
+}
+
+/* The work of a support that prescribes a translation's velocity vp (a node's owner copy):
+ * the force R it exerts is the one with which the node's free update (3.1)-(3.3) would give vp,
+ * R = m ((vp - v) / (delta damp) + alpha v) - f_free, that is m (vp - v_free) / (delta damp)
+ * with dv = vp - v_free (v_free the update without the support, delta = dt/2 + h_before). Its
+ * work is trapezoidal like the loads': R^n (v^{n-1/2} 2 h_before + v^{n+1/2} dt) / 2, the first
+ * part completing the previous interval (*prev, as the damping work does), the second this
+ * one's (*now, with dt_xp_start_share). None at the run's start evaluation (delta = 0). */
+DT_HD static inline void dt_xp_drive_work(double dv, double v, double vp, double im, double delta,
+                                          double damp, const dt_xp_time *T, double *prev,
+                                          double *now) {
+  double R;
+  if (!(delta > 0.0)) return;
+  R = dv / (delta * damp * im);
+  *prev += 0.5 * R * v * 2.0 * T->h_before;
+  *now += dt_xp_start_share(T) * R * vp * T->dt;
+}
+
 /* The follower pressure's nodal forces on a bilinear mid-surface x (4 nodes), 2x2 Gauss:
  * f_a = -p * integral of N_a (x_,r x x_,s) dr ds (p > 0 pushes against the normal). */
 DT_HD static inline void dt_xp_pressure_forces(const double x[12], double p, double f[12]) {
@@ -218,10 +250,12 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
   const int ns = 4 * P->ne;
   double x[12], d[12], x0[12], d0[12], fx[12], fd[12];
   double w_ext = 0.0, w_p = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0, w_net = 0.0;
+  double w_drive = 0.0, w_drive_prev = 0.0;
   double energy = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
   const double damp = 1.0 / (1.0 + T->alpha * T->h_before);
+  const double w0 = dt_xp_start_share(T);
   int a, k;
 
   /* 1. the nodes: gather, accelerate, move, store */
@@ -249,8 +283,13 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     if (P->bc[c] >= 0) {
       const dt_xp_bc *b = &P->bcs[P->bc[c]];
       for (k = 0; k < 3; k++)
-        if (b->fix & (1u << k))
-          vn[k] = b->value[k] * ((b->rate >> k) & 1u ? T->rate_mid : T->amp_mid);
+        if (b->fix & (1u << k)) {
+          const double vp = b->value[k] * ((b->rate >> k) & 1u ? T->rate_mid : T->amp_mid);
+          if (P->owner[c]) /* the support's work */
+            dt_xp_drive_work(vp - vn[k], v[k], vp, imt, h_next + T->h_before, damp, T,
+                             &w_drive_prev, &w_drive);
+          vn[k] = vp;
+        }
       if (b->fix & 56u) {
         for (k = 0; k < 3; k++) w[k] = vn[3] * v1[k] + vn[4] * v2[k];
         dt_xp_fix_rotation(b->fix, v1, v2, w);
@@ -273,7 +312,7 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     dt_xp_node_frame(q, &d[3 * a], v1, v2);
     if (P->owner[c]) { /* the node's energy terms, once per node */
       for (k = 0; k < 3; k++)
-        w_ext += 0.5 * (T->amp_n + T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
+        w_ext += (w0 * T->amp_n + 0.5 * T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
       /* damping work alpha m v^{n+1/2} (v^{n-1/2} + 2 v^{n+1/2} + v^{n+3/2}) dt / 4 of the
        * interval [t^n, t^{n+1}] (with which the balance is exact at a constant step): its
        * part with v^{n-1/2} now, the part with v^{n+3/2} by the next step, which first
@@ -283,7 +322,7 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
         for (k = 0; k < 5; k++) {
           const double m = k < 3 ? mt : mr;
           w_damp_prev += 0.25 * T->alpha * m * v[k] * (v[k] + vn[k]) * 2.0 * T->h_before;
-          w_damp += 0.25 * T->alpha * m * vn[k] * (v[k] + vn[k]) * T->dt;
+          w_damp += w0 * T->alpha * m * vn[k] * dt_xp_mean_velocity(T, v[k], vn[k]) * T->dt;
           if (T->energy) ke += 0.5 * m * v[k] * vn[k];
         }
       }
@@ -320,7 +359,7 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
         x[k] -= dx[k];  /* the positions at the step's start */
       }
       dt_xp_pressure_forces(x, p * T->amp_n, fp);
-      for (k = 0; k < 12; k++) w_p += 0.5 * fp[k] * dx[k];
+      for (k = 0; k < 12; k++) w_p += w0 * fp[k] * dx[k];
     }
   }
   /* 3. the nodes again: moments about the new rotation axes, the forces written; the work
@@ -334,20 +373,20 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     g[3] = -dt_xp_dot3(&fd[3 * a], v2); /* about v1: d turns by -v2 */
     g[4] = dt_xp_dot3(&fd[3 * a], v1);  /* about v2: d turns by +v1 */
     for (k = 0; k < 5; k++) {
-      w_net += 0.5 * (P->f_in[k * ns + c] + g[k]) * T->dt * P->v[k * ns + c];
+      w_net += (w0 * P->f_in[k * ns + c] + 0.5 * g[k]) * T->dt * P->v[k * ns + c];
       P->f_out[k * ns + c] = g[k];
     }
   }
   if (T->energy) {
     P->work[DT_XP_KE * P->ne + e] = ke;
     P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
-    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e];
+    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e] + w_drive_prev;
     P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
   }
   if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
   /* the pressure's work is external work and, through the resisting force, internal work */
   P->work[DT_XP_W_INT * P->ne + e] += w_net + w_p;
-  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p;
+  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p + (move ? w_drive_prev + w_drive : 0.0);
   /* an evaluation (dt = 0) completes the last interval for its snapshot only: the next step
    * completes it again */
   if (move) P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
