@@ -138,6 +138,10 @@ void dt_model_destroy(dt_model **mp) {
   for (int i = 0; m->steps && i < m->n_steps; i++) step_free(&m->steps[i]);
   dt_free(m->steps);
   dt_free(m->initial_velocities);
+  dt_free(m->eq.ptr);
+  dt_free(m->eq.node);
+  dt_free(m->eq.dof);
+  dt_free(m->eq.coef);
   dt_free(m->output.monitors);
   dt_free(m);
   *mp = NULL;
