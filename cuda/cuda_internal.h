@@ -167,6 +167,14 @@ typedef struct dt_cuda_rows {
   char why[128];
 } dt_cuda_rows;
 
+/* The linear constraints (cuda_mpc.cu; n = 0 without equations): dt_problem's T and its
+ * transpose by independent DOF. */
+typedef struct dt_cuda_mpc {
+  int n, n_t;
+  int *mpc_dof, *mpc_ptr, *mpc_col, *mpct_dof, *mpct_ptr, *mpct_src;
+  double *mpc_val, *mpct_val;
+} dt_cuda_mpc;
+
 /* Accounting (cuda_memory.cu): every live device allocation, the bytes allocated now and at the
  * peak, the estimate checked before the upload, and the host<->device traffic. */
 typedef struct dt_cuda_acct {
@@ -198,6 +206,7 @@ typedef struct dt_cuda {
   /* Smoothed-aggregation AMG (cuda_amg.cu, cuda_amg_internal.h; NULL until the first pc_setup of
    * DT_PC_AMG): the host hierarchy of solver/amg/ and its levels on the device. */
   struct dt_cuda_amg *amg;
+  dt_cuda_mpc mpc;
   dt_cuda_acct acct;
 } dt_cuda;
 
@@ -290,6 +299,9 @@ void dt_cuda_vectors_destroy(dt_cuda *c);
 dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx);
 void dt_cuda_linear_destroy(dt_cuda *c);
 dt_status dt_cuda_points_alloc(dt_cuda *c, dt_ctx *ctx);
+/* cuda_mpc.cu: the constraint arrays (nothing without equations) and their kernels. */
+dt_status dt_cuda_mpc_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx);
+dt_status dt_cuda_load_mpc_kernels(dt_ctx *ctx);
 
 /* cuda_vector.cu: deterministic reductions (fixed grid, per-block partials in c->red, one
  * block for the final sums, one copy of 8 or 16 bytes back). */

@@ -60,7 +60,8 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
        sizeof(double); /* per-point state, tangent form */
   b += DT_CUDA_RED_DOUBLES * sizeof(double) + sizeof(dt_cuda_flags);
   if (!pb->matrix_free) b += 2 * (n + 1) * sizeof(double) + (1u << 20); /* cuSPARSE SpMV buffer */
-  b += dt_cuda_coarse_bytes(pb); /* two-level preconditioner */
+  b += dt_cuda_coarse_bytes(pb);         /* two-level preconditioner */
+  b += (size_t)dt_problem_mpc_bytes(pb); /* linear constraints */
   if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D)
     b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512;          /* allocation granularity */

@@ -22,6 +22,7 @@ const dt_backend_ops dt_cuda_ops = {
     .operator_apply = dt_cuda_operator_apply,
     .pc_setup = dt_cuda_pc_setup,
     .pc_apply = dt_cuda_pc_apply,
+    .mpc_apply = dt_cuda_mpc_apply,
     .pcg_solve = dt_cuda_pcg_solve,
     .state_commit = dt_cuda_state_commit,
     .state_rollback = dt_cuda_state_rollback,

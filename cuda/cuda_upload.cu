@@ -113,6 +113,7 @@ static dt_status load_kernels(dt_cuda *c, dt_ctx *ctx) {
   if (c->problem.matrix_free)
     DT_TRY(dt_cuda_load_mf_kernels(c->problem.uniform_type, c->problem.dpn, ctx));
   if (c->rows.G) DT_TRY(dt_cuda_load_rows_kernels(ctx));
+  if (c->mpc.n > 0) DT_TRY(dt_cuda_load_mpc_kernels(ctx));
   DT_TRY(dt_cuda_spmv(c, DT_VEC_PCG_P, DT_VEC_PCG_Q, ctx));
 cleanup:
   return rc;
@@ -182,6 +183,7 @@ extern "C" dt_status dt_cuda_upload(const dt_problem *pb, const dt_backend_optio
   if (!pb->matrix_free) DT_TRY(dt_cuda_compute_positions(c, ctx));
   DT_TRY(dt_cuda_rows_setup(c, pb, tangent, ctx));
   if (pb->n_sub > 0) DT_TRY(dt_cuda_coarse_upload(c, pb, ctx));
+  DT_TRY(dt_cuda_mpc_upload(c, pb, ctx));
   DT_TRY(load_kernels(c, ctx));
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   *impl = c;

@@ -43,7 +43,8 @@ typedef struct run {
   dt_fields fields;
   double *h1, *h2; /* host scratch, n_dofs each */
   dt_newton_ctx nc;
-  dt_checkpoint ck; /* scratch for writing, or the checkpoint resumed from */
+  dt_checkpoint ck;   /* scratch for writing, or the checkpoint resumed from */
+  dt_constraints mpc; /* the equations (nc.mpc points here when the problem has some) */
   int resumed;
 } run;
 
@@ -156,6 +157,15 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   r->nc.user = r->opt->user;
   r->nc.pcg_max_iter = r->m->solver.pcg_max_iter;
   r->nc.pc_kind = r->m->solver.precond;
+  if (r->pb->n_mpc > 0) {
+    DT_TRY(dt_constraints_init(&r->mpc, r->o, r->impl, r->pb, ctx));
+    r->nc.mpc = &r->mpc;
+    snprintf(line, sizeof line,
+             "constraints: %d equations, their dependent DOFs eliminated (u = T u_hat, PCG on "
+             "T^T K T%s)",
+             r->pb->n_mpc, r->o->mpc_apply ? "" : ", T applied on the host");
+    info(r, line);
+  }
 cleanup:
   return rc;
 }
@@ -221,6 +231,8 @@ static dt_status predictor(run *r, double lambda, double s, int *linear, dt_ctx 
     DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_DU_PREV, DT_VEC_FREE, ctx));
     DT_TRY(o->vec_lincomb(im, DT_VEC_DU, 1.0, DT_VEC_DU, s, DT_VEC_W, ctx));
   }
+  /* the dependent DOFs follow the prescribed and extrapolated ones through their equations */
+  if (r->nc.mpc) DT_TRY(dt_constraints_apply(r->nc.mpc, DT_VEC_DU, DT_MPC_EXPAND, ctx));
 cleanup:
   return rc;
 }
@@ -531,6 +543,7 @@ cleanup:
   dt_free(r.h1);
   dt_free(r.h2);
   dt_checkpoint_free(&r.ck);
+  dt_constraints_free(&r.mpc);
   return rc;
 }
 

@@ -53,6 +53,13 @@ uint64_t dt_model_hash(const dt_model *m) {
     h = fnv(h, st->traction, sizeof *st->traction * (size_t)st->n_traction);
     h = fnv(h, st->body, sizeof *st->body * (size_t)st->n_body);
   }
+  if (m->eq.n > 0) { /* hashed only where present: the hash of a model without stays the same */
+    size_t terms = (size_t)m->eq.ptr[m->eq.n];
+    h = fnv(h, m->eq.ptr, sizeof(int) * ((size_t)m->eq.n + 1));
+    h = fnv(h, m->eq.node, sizeof(int) * terms);
+    h = fnv(h, m->eq.dof, terms);
+    h = fnv(h, m->eq.coef, sizeof(double) * terms);
+  }
   return h;
 }
 

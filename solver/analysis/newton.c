@@ -10,6 +10,8 @@
  *                      default dtol (1e-3) looser than rtol (1e-6).
  *            K_t du_c = r  (PCG to the correction's tolerance, forcing.h; Dirichlet
  *                           rows/columns identity);  du += du_c
+ * With linear constraints (equations) r is the reduced residual T^T r and the correction solves
+ * T^T K_t T c = r, then du += T c (constraints.c): du keeps satisfying the equations.
  * f_int includes the reactions, so the force scale is meaningful for displacement-driven steps.
  *
  * Models whose tangent is the elastic stiffness (Mohr-Coulomb: the initial-stiffness method of
@@ -61,8 +63,13 @@ static dt_status residual(dt_newton_ctx *nc, double lambda, double *rel, dt_ctx 
   double rr = 0.0, ee = 0.0, ii = 0.0, scale;
   DT_TRY(o->vec_lincomb(im, DT_VEC_FEXT, 1.0 - lambda, DT_VEC_F0, lambda, DT_VEC_F1, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_R, 1.0, DT_VEC_FEXT, -1.0, DT_VEC_FINT, ctx));
+  if (nc->mpc) { /* the reduced residual T^T r and force T^T f_ext (constraints.c) */
+    DT_TRY(dt_constraints_apply(nc->mpc, DT_VEC_R, DT_MPC_REDUCE, ctx));
+    DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_FEXT, 0.0, DT_VEC_FEXT, ctx));
+    DT_TRY(dt_constraints_apply(nc->mpc, DT_VEC_W, DT_MPC_REDUCE, ctx));
+  }
   DT_TRY(o->vec_mul(im, DT_VEC_R, DT_VEC_R, DT_VEC_FREE, ctx));
-  DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_FEXT, DT_VEC_FREE, ctx));
+  DT_TRY(o->vec_mul(im, DT_VEC_W, nc->mpc ? DT_VEC_W : DT_VEC_FEXT, DT_VEC_FREE, ctx));
   DT_TRY(o->vec_dot(im, DT_VEC_R, DT_VEC_R, &rr, ctx));
   DT_TRY(o->vec_dot(im, DT_VEC_W, DT_VEC_W, &ee, ctx));
   DT_TRY(o->vec_dot(im, DT_VEC_FINT, DT_VEC_FINT, &ii, ctx));
@@ -73,10 +80,12 @@ cleanup:
   return rc;
 }
 
-/* Solve K c = r to relative residual rtol into X with the backend's fused PCG if it has one. */
+/* Solve K c = r to relative residual rtol into X with the backend's fused PCG if it has one;
+ * with constraints, the reduced system (X then fills the dependent DOFs). */
 static dt_status linear_solve(dt_newton_ctx *nc, double rtol, int max_iter, dt_pcg_result *pr,
                               dt_ctx *ctx) {
   const dt_backend_ops *o = nc->ops;
+  if (nc->mpc) return dt_constraints_solve(nc->mpc, rtol, max_iter, pr, ctx);
   if (o->pcg_solve) return o->pcg_solve(nc->impl, rtol, max_iter, pr, ctx);
   return dt_pcg_solve(o, nc->impl, rtol, max_iter, pr, ctx);
 }

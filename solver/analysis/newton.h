@@ -4,6 +4,7 @@
 
 #include "analysis.h"
 #include "backend/backend.h"
+#include "constraints.h"
 
 /* Residual below this (relative) is accepted without the displacement test: the increment is
  * then solved to the accuracy of the linear solver (a linear step converges in one iteration). */
@@ -23,6 +24,9 @@ typedef struct dt_newton_ctx {
   int linear_predictor;
   int pcg_max_iter; /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
   int pc_kind;      /* the preconditioner in use; escalation makes it stronger for the run */
+  /* The linear constraints (equations), eliminated: residuals are reduced (T^T r) and the
+   * corrections solved in the reduced space (constraints.c); NULL for a model without. */
+  dt_constraints *mpc;
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
 } dt_newton_ctx;

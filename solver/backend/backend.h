@@ -145,7 +145,12 @@ typedef struct dt_backend_ops {
   dt_status (*pc_setup)(void *impl, int kind, dt_ctx *ctx);
   /* z = M^-1 r */
   dt_status (*pc_apply)(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
-  /* Optional: a fused PCG solving K X = R (generic dt_pcg_solve otherwise). */
+  /* Optional: the linear constraints' operation op (problem.h, dt_mpc_op) on vector v, for a
+   * problem with n_mpc > 0; the driver does it on the host through vec_get/vec_set otherwise. */
+  dt_status (*mpc_apply)(void *impl, dt_vec_id v, dt_mpc_op op, dt_ctx *ctx);
+  /* Optional: a fused PCG solving K X = R (generic dt_pcg_solve otherwise). The driver does not
+   * use it for a problem with constraints (n_mpc > 0), whose reduced system it solves with
+   * dt_pcg_solve_ops over operator_apply, pc_apply and mpc_apply. */
   dt_status (*pcg_solve)(void *impl, double rtol, int max_iter, dt_pcg_result *res, dt_ctx *ctx);
   /* Accept the trial state as committed (increment converged) or discard it (cutback). */
   dt_status (*state_commit)(void *impl, dt_ctx *ctx);
@@ -189,5 +194,13 @@ dt_status dt_backend_validate(const dt_backend_ops *ops, dt_ctx *ctx);
 /* Generic PCG over the backend's ops: solves K X = R with X starting at 0. */
 dt_status dt_pcg_solve(const dt_backend_ops *ops, void *impl, double rtol, int max_iter,
                        dt_pcg_result *res, dt_ctx *ctx);
+
+/* y = A x or z = M^-1 r for dt_pcg_solve_ops, on backend vectors; arg is the caller's. */
+typedef dt_status (*dt_pcg_apply_fn)(void *arg, dt_vec_id in, dt_vec_id out, dt_ctx *ctx);
+/* The same PCG with the operator and the preconditioner given as functions (the constrained
+ * system of the driver: analysis/constraints.c); the vector ops are the backend's. */
+dt_status dt_pcg_solve_ops(const dt_backend_ops *ops, void *impl, dt_pcg_apply_fn op,
+                           dt_pcg_apply_fn pc, void *arg, double rtol, int max_iter,
+                           dt_pcg_result *res, dt_ctx *ctx);
 
 #endif

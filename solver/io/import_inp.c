@@ -55,6 +55,7 @@ static const struct {
     {"*AMPLITUDE", inp_amplitude, ANY},
     {"*INITIAL CONDITIONS", inp_initial_conditions, MODEL},
     {"*BOUNDARY", inp_boundary, ANY},
+    {"*EQUATION", inp_equation, MODEL},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
     {"*DYNAMIC", inp_dynamic, STEP},
@@ -140,6 +141,7 @@ static void inp_free(inp *p) {
   dt_free(p->ivl);
   dt_free(p->sec_material);
   dt_free(p->sec_rec);
+  dt_free(p->eq_rec);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,
@@ -175,6 +177,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
   DT_TRY(inp_initial_velocities(&p));
+  DT_TRY(inp_equations_done(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

@@ -179,8 +179,8 @@ static dt_status amplitude_points(inp *p, const inp_kw *kw, dt_amplitude *a) {
     INP_CHECK(n % 2 == 0 && n <= 8, p, rec,
               "*AMPLITUDE: expected pairs 'time, value' (up to four a line), got %d values", n);
     for (int k = 0; k < n; k += 2, a->n++) {
-      INP_CHECK(a->n < DT_AMP_MAX_POINTS, p, rec, "*AMPLITUDE: at most %d points are supported",
-                DT_AMP_MAX_POINTS);
+      INP_CHECK(a->n < DT_AMP_MAX_POINTS, p, rec,
+                "*AMPLITUDE: more than %d points are not supported", DT_AMP_MAX_POINTS);
       DT_TRY(inp_double(p, rec, tok[k], "*AMPLITUDE time", &a->t[a->n]));
       DT_TRY(inp_double(p, rec, tok[k + 1], "*AMPLITUDE value", &a->a[a->n]));
       INP_CHECK(a->t[a->n] >= 0 && (a->n == 0 || a->t[a->n] > a->t[a->n - 1]), p, rec,

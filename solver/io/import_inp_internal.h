@@ -115,6 +115,9 @@ typedef struct inp {
   int ic_rec;           /* the first *INITIAL CONDITIONS, TYPE=VELOCITY (-1: none) */
   inp_cload *ivl;       /* its lines in deck order: node set, DOF (0-2), velocity */
   int n_ivl, cap_ivl;
+
+  int *eq_rec; /* per equation of the model: the record of its number of terms */
+  int cap_eq_rec;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -230,5 +233,10 @@ INP_INTERN dt_status inp_explicit_done(inp *p);
  * (sorted): one node set per distinct velocity (a line overrides earlier ones at the nodes and
  * DOF it names), the deck's own set where one holds exactly those nodes. */
 INP_INTERN dt_status inp_initial_velocities(inp *p);
+
+/* *EQUATION (import_inp_equation.c), and the model's rules for equations once the deck is read,
+ * an error naming the equation's line. */
+INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_equations_done(inp *p);
 
 #endif

@@ -138,6 +138,10 @@ void dt_model_destroy(dt_model **mp) {
   for (int i = 0; m->steps && i < m->n_steps; i++) step_free(&m->steps[i]);
   dt_free(m->steps);
   dt_free(m->initial_velocities);
+  dt_free(m->eq.ptr);
+  dt_free(m->eq.node);
+  dt_free(m->eq.dof);
+  dt_free(m->eq.coef);
   dt_free(m->output.monitors);
   dt_free(m);
   *mp = NULL;
@@ -243,6 +247,8 @@ void dt_model_view(const dt_model *m, FILE *f) {
           m->n_nsets, m->n_elsets, m->n_surfaces, m->n_materials, m->n_sections, m->n_steps);
   view_materials(m, f);
   view_steps(m, f);
+  if (m->eq.n > 0) /* printed only where present: the view of a model without is unchanged */
+    fprintf(f, "  %d equations (linear constraints), %d terms\n", m->eq.n, m->eq.ptr[m->eq.n]);
   fprintf(f,
           "  newton: max %d iterations, rtol %g, dtol %g, acceleration %s%s; pcg: max %d "
           "iterations, rtol %g%s, %s%s\n",

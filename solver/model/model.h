@@ -323,6 +323,22 @@ typedef struct dt_output_options {
   dt_print_request prints[DT_MAX_PRINTS];
 } dt_output_options;
 
+/* Linear multi-point constraints (Abaqus/CalculiX *EQUATION, the job's "equations"):
+ * equation e is sum_k coef[k] u(node[k], dof[k]) = 0 over its terms k = eq_ptr[e] ..
+ * eq_ptr[e + 1] - 1. Its first term's DOF is the dependent one: the solver eliminates it,
+ * u_dep = -sum_{k>0} coef[k] / coef[first] u(node[k], dof[k]) (master-slave, as CalculiX does).
+ * A dependent DOF is dependent in one equation only and has no boundary condition in any step
+ * (dt_model_check_equations); it may be a term of other equations, which are then written in
+ * the independent DOFs it stands for (dt_model_equations_resolve). */
+typedef struct dt_equations {
+  int n;              /* equations */
+  int *ptr;           /* n + 1 offsets into the terms */
+  int *node;          /* 0-based node index per term */
+  unsigned char *dof; /* 0 (x), 1 (y), 2 (z) per term */
+  double *coef;       /* coefficient per term */
+  int cap, cap_terms; /* allocated equations and terms (dt_model_add_equation) */
+} dt_equations;
+
 typedef struct dt_model {
   int version; /* job format version */
   char title[256];
@@ -350,6 +366,7 @@ typedef struct dt_model {
   dt_step *steps;
   int n_initial_velocities;
   dt_initial_velocity *initial_velocities;
+  dt_equations eq; /* linear constraints; eq.n = 0 when there are none */
   dt_solver_options solver;
   dt_output_options output;
 } dt_model;
@@ -381,6 +398,38 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx);
  * integration point, and at the nodes of hexahedra and quadrilaterals). DT_ERR_INPUT names the
  * node or element by its user id. */
 dt_status dt_model_check_mesh(dt_model *m, dt_ctx *ctx);
+
+/* Append an equation of n >= 1 terms (0-based nodes, DOFs 0-2, coefficients; the first term is
+ * the dependent one), copying the arrays. Checked later, by dt_model_check_equations. */
+dt_status dt_model_add_equation(dt_model *m, int n, const int *node, const int *dof,
+                                const double *coef, dt_ctx *ctx);
+
+/* The rules of equations (CalculiX's): at least one term, nodes that exist, DOFs of the model's
+ * dimension, finite coefficients, a nonzero coefficient on the dependent term, a dependent DOF
+ * that is not a term of its own equation, dependent in no other equation and constrained by no
+ * boundary condition of any step, no cycle of equations each depending on the next, and static
+ * steps only. DT_ERR_INPUT names the nodes by user id and DOFs 1-3; *bad is the equation at
+ * fault (-1 when the error is not one equation's). Called by dt_model_finish, which prefixes
+ * the message with "equations[i]: "; a deck reader calls it first to name the line. */
+dt_status dt_model_check_equations(const dt_model *m, int *bad, dt_ctx *ctx);
+
+/* The equations written in independent DOFs only (dt_model_equations_resolve): dependent DOF
+ * dof[i] (node-major, dpn per node) is sum_k val[k] u[col[k]] over k = ptr[i] .. ptr[i + 1] - 1,
+ * each col independent, ascending and once. Owned; freed by dt_mpc_free. */
+typedef struct dt_mpc {
+  int n;
+  int *dof;
+  int *ptr;
+  int *col;
+  double *val;
+} dt_mpc;
+
+/* Substitute equations into each other until every term is an independent DOF (a dependent
+ * DOF among another equation's terms stands for its own equation), merging repeated DOFs. A
+ * cycle is DT_ERR_INPUT with *bad one of its equations. dpn: DOFs per node of the numbering. */
+dt_status dt_model_equations_resolve(const dt_model *m, int dpn, dt_mpc *out, int *bad,
+                                     dt_ctx *ctx);
+void dt_mpc_free(dt_mpc *mpc);
 
 /* Print a short description of the model (sizes, sets, materials, steps). */
 void dt_model_view(const dt_model *m, FILE *f);

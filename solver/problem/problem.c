@@ -79,6 +79,7 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
     pb->matrix_free = 1;
     DT_TRY(dt_problem_build_classes(pb, ctx));
   }
+  DT_TRY(dt_problem_build_mpc(m, pb, ctx));
   *out = pb;
   pb = NULL;
 cleanup:
@@ -109,6 +110,7 @@ void dt_problem_destroy(dt_problem **pbp) {
   dt_coarse_space_free(pb);
   dt_free(pb->elem_class);
   dt_free(pb->class_K);
+  dt_problem_free_mpc(pb);
   dt_free(pb);
   *pbp = NULL;
 }
@@ -125,6 +127,9 @@ void dt_problem_view(const dt_problem *pb, FILE *f) {
   fprintf(f, "  tangent: CSR %d x %d, %lld nonzeros (%.1f per row)\n", pb->n_dofs, pb->n_dofs,
           (long long)pb->nnz, pb->n_dofs ? (double)pb->nnz / pb->n_dofs : 0.0);
   fprintf(f, "  colouring: %d colours, %d to %d elements per colour\n", pb->n_colors, min_c, max_c);
+  if (pb->n_mpc)
+    fprintf(f, "  constraints: %d dependent DOFs eliminated, %d independent DOFs in their terms\n",
+            pb->n_mpc, pb->n_mpct);
   if (pb->matrix_free)
     fprintf(f,
             "  matrix-free: %d element classes, %ld elements without a class, %d doubles per "

@@ -21,6 +21,14 @@
 
 typedef struct dt_model dt_model;
 
+/* The operations of the linear constraints on a vector v of n_dofs (dt_problem_mpc_apply and
+ * the backends' mpc_apply): with T the map u = T u_hat that fills the dependent DOFs from the
+ * independent ones (the identity on independent DOFs),
+ *   EXPAND  v <- T v:    v[d] = sum_k a_dk v[k] on every dependent DOF d (v[d] overwritten);
+ *   REDUCE  v <- T^T v:  v[k] += sum_d a_dk v[d] on independent DOFs, then v[d] = 0;
+ *   ZERO    v[d] = 0 on every dependent DOF. */
+typedef enum dt_mpc_op { DT_MPC_EXPAND = 0, DT_MPC_REDUCE = 1, DT_MPC_ZERO = 2 } dt_mpc_op;
+
 typedef struct dt_problem {
   int dim; /* 2 or 3 */
   int dpn; /* DOFs per node (= dim) */
@@ -88,7 +96,29 @@ typedef struct dt_problem {
   int n_classes;    /* classes of congruent elements (at most 64) */
   int *elem_class;  /* n_elems: each element's class, -1 for none */
   double *class_K;  /* n_classes * emat_doubles: each class's elastic matrix */
+  /* Linear constraints (the model's equations resolved into independent DOFs,
+   * dt_model_equations_resolve): dependent DOF mpc_dof[i] = sum_k mpc_val[k] u[mpc_col[k]] over
+   * k = mpc_ptr[i] .. mpc_ptr[i + 1] - 1. The transpose, by independent DOF, makes T^T a gather:
+   * y[mpct_dof[j]] += sum_k mpct_val[k] y[mpct_src[k]] over k = mpct_ptr[j] .. mpct_ptr[j + 1] - 1
+   * (mpct_src: dependent DOFs, in the order of i). n_mpc = 0 and the arrays NULL without
+   * equations. */
+  int n_mpc;
+  int *mpc_dof, *mpc_ptr, *mpc_col;
+  double *mpc_val;
+  int n_mpct;
+  int *mpct_dof, *mpct_ptr, *mpct_src;
+  double *mpct_val;
 } dt_problem;
+
+/* The constraint arrays of pb from the model's equations (problem_mpc.c); nothing without. */
+dt_status dt_problem_build_mpc(const dt_model *m, dt_problem *pb, dt_ctx *ctx);
+/* Copy the constraint arrays of src into dst (a backend's own copy of the problem). */
+dt_status dt_problem_copy_mpc(const dt_problem *src, dt_problem *dst, dt_ctx *ctx);
+void dt_problem_free_mpc(dt_problem *pb);
+/* op (dt_mpc_op) on the host vector v of n_dofs; nothing when the problem has no constraints. */
+void dt_problem_mpc_apply(const dt_problem *pb, dt_mpc_op op, double *v);
+/* Bytes of the constraint arrays (estimates). */
+double dt_problem_mpc_bytes(const dt_problem *pb);
 
 /* Compile a finished model (dt_model_finish done). */
 dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx);

@@ -169,6 +169,33 @@ static void hex8_job(sbuf *b, const char *plastic, const char *formulation, cons
 
 #define TIP_FORCE(v) "{\"type\": \"force\", \"node_set\": \"xmax\", \"value\": " v "}"
 
+/* hex8_job's plastic bar (bent by a force on every end node, then released) with its end face
+ * tied by equations (docs/job-format.md, "equations"): every end node's u_z follows the corner
+ * (8, 0, 0)'s, and their u_y a chain, each node's the previous one's (cascaded equations). The
+ * forces on the dependent nodes reach the corner through T^T; the reduced system is solved by
+ * the driver's PCG over operator_apply, pc_apply and mpc_apply (solver/analysis/constraints.c)
+ * instead of the backend's fused PCG. */
+static void equations_job(sbuf *b, const char *pc) {
+  int master = grid_nid(8, 2, 8, 0, 0), prev = master, first = 1;
+  hex8_job(b,
+           "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+           "\"modulus\": 10000}}",
+           "full", "", TIP_FORCE("[0, 0.4, -1.6]"), 1, pc);
+  b->s[--b->n] = '\0'; /* reopen the job object */
+  sb_add(b, ", \"equations\": [");
+  for (int k = 0; k <= 2; k++)
+    for (int j = 0; j <= 2; j++) {
+      int n = grid_nid(8, 2, 8, j, k);
+      if (n == master) continue;
+      sb_add(b, "%s{\"terms\": [[%d, \"z\", 1.0], [%d, \"z\", -1.0]]}", first ? "" : ", ", n,
+             master);
+      sb_add(b, ", {\"terms\": [[%d, \"y\", 2.0], [%d, \"y\", -2.0]]}", n, prev);
+      prev = n;
+      first = 0;
+    }
+  sb_add(b, "]}");
+}
+
 /* hex8_job's plastic bar (linear hardening, bent and released) with its last 3 columns of cells
  * as tet4. */
 static void mixed_job(sbuf *b, const char *pc) {
@@ -438,6 +465,20 @@ int main(int argc, char **argv) {
       sb_add(&b, "}");
       check_job(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
       if (t >= 2) check_job_matrix_free(t < 3 ? types[t] : "quad9 mohr-coulomb", &b);
+      free(b.s);
+    }
+  }
+  { /* linear constraints: each preconditioner on the reduced system, and the matrix-free
+     * operator under it */
+    static const char *const pcs[] = {"block_jacobi", "two_level", "amg"};
+    static const char *const names[] = {"equations block-jacobi", "equations two-level",
+                                        "equations amg"};
+    for (int v = 0; v < 3; v++) {
+      sbuf b = {0};
+      g_forcing = "fixed";
+      equations_job(&b, pcs[v]);
+      check_job(names[v], &b);
+      if (v == 0) check_job_matrix_free(names[v], &b);
       free(b.s);
     }
   }

@@ -6,7 +6,8 @@
  *     64 + 32 * (PCG iterations) bytes come back (no vector: 8 * n_dofs would be far more);
  *   - over a whole increment, device->host bytes minus the once-per-increment field download
  *     (U, RF and the requested point fields) stay within the same per-iteration budget.
- * Skips (77) without a CUDA device. */
+ * The same bar with its end face tied by equations (the driver's reduced PCG) is held to the
+ * same budgets. Skips (77) without a CUDA device. */
 #include "gpu_jobs.h"
 
 typedef struct watch {
@@ -57,7 +58,15 @@ static int on_event(const dt_progress *ev, void *user) {
   return 0;
 }
 
-int main(void) {
+/* The plastic bar bent by a prescribed displacement of its end face (tied = 0), or of the
+ * face's corner (12, 0, 0) with the other end nodes tied to it in z by equations (tied = 1): the
+ * driver's reduced PCG then runs over operator_apply, pc_apply and the device's mpc_apply, and
+ * must move no vector either. */
+/* DUCTILE_GPU_TEST_BACKEND=cpu runs the jobs on the CPU backend, which moves nothing: a check of
+ * the jobs themselves on a machine without a device (test_gpu_agreement does the same). */
+static const char *g_backend = "cuda";
+
+static void check_job(int tied) {
   sbuf b = {0};
   dt_model *m;
   dt_run_summary sum;
@@ -65,7 +74,7 @@ int main(void) {
   watch w;
   dt_status rc;
   int n_nodes = (12 + 1) * (3 + 1) * (3 + 1), n_qp = 12 * 3 * 3 * 8;
-  skip_without_device();
+  int master = grid_nid(12, 3, 12, 0, 0), first = 1;
   memset(&w, 0, sizeof w);
   sb_add(&b, "{\"ductile\": 1, \"title\": \"transfers\", ");
   sb_hex8_mesh(&b, 12, 3, 3, 6.0, 1.0, 1.0);
@@ -73,23 +82,58 @@ int main(void) {
          ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 200000, \"nu\": 0.3}, "
          "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
          "\"modulus\": 5000}}}], \"sections\": [{\"element_set\": \"all\", \"material\": \"m\", "
-         "\"kind\": \"solid\"}], \"steps\": [{\"name\": \"bend\", \"increments\": 3, "
-         "\"boundary\": [{\"node_set\": \"xmin\", \"fixed\": \"all\"}, {\"node_set\": \"xmax\", "
-         "\"displacement\": {\"z\": -0.15}}]}], ");
+         "\"kind\": \"solid\"}], ");
+  if (tied) {
+    sb_add(&b, "\"equations\": [");
+    for (int k = 0; k <= 3; k++)
+      for (int j = 0; j <= 3; j++) {
+        int n = grid_nid(12, 3, 12, j, k);
+        if (n == master) continue;
+        sb_add(&b, "%s{\"terms\": [[%d, \"z\", 1.0], [%d, \"z\", -1.0]]}", first ? "" : ", ", n,
+               master);
+        first = 0;
+      }
+    sb_add(&b, "], ");
+  }
+  sb_add(&b,
+         "\"steps\": [{\"name\": \"bend\", \"increments\": 3, "
+         "\"boundary\": [{\"node_set\": \"xmin\", \"fixed\": \"all\"}, {\"node_set\": \"%s\", "
+         "\"displacement\": {\"z\": -0.15}}]}], ",
+         tied ? "corner" : "xmax");
   sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
   sb_add(&b, "}");
-  m = parse_or_die(&b, "transfers");
+  if (tied) { /* the corner's node set, added to the mesh's */
+    static const char key[] = "\"node_sets\": {";
+    char *at = strstr(b.s, key);
+    sbuf c = {0};
+    EXPECT(at != NULL, "no node sets in the mesh");
+    if (at) {
+      sb_add(&c, "%.*s%s\"corner\": [%d], %s", (int)(at - b.s), b.s, key, master, at + strlen(key));
+      free(b.s);
+      b = c;
+    }
+  }
+  m = parse_or_die(&b, tied ? "transfers, tied" : "transfers");
   /* Per increment: U and RF vectors (8 * n_dofs each) and S, E, PEEQ at the points. */
   w.field_bytes = 2 * sizeof(double) * 3 * (size_t)n_nodes + sizeof(double) * 13 * (size_t)n_qp;
-  rc = run_job(m, "cuda", NULL, on_event, &w, &sum, &ctx);
+  if (strcmp(g_backend, "cpu") == 0) w.field_bytes = 0; /* nothing is counted */
+  rc = run_job(m, g_backend, NULL, on_event, &w, &sum, &ctx);
   EXPECT(rc == DT_OK, "run failed: %s", ctx.msg[0] ? ctx.msg : sum.message);
   EXPECT(w.n_inc >= 3, "%d increments checked", w.n_inc);
   EXPECT(w.checked >= 3, "only %d Newton iterations checked: the job should be plastic", w.checked);
-  printf("%d increments, %d Newton iterations checked; worst device->host per iteration %lld "
+  printf("%s: %d increments, %d Newton iterations checked; worst device->host per iteration %lld "
          "bytes (max %d PCG iterations), worst per increment besides fields %lld bytes\n",
-         w.n_inc, w.checked, w.worst_iter_d2h, w.max_pcg, w.worst_inc_rest);
+         tied ? "end face tied by equations" : "end face prescribed", w.n_inc, w.checked,
+         w.worst_iter_d2h, w.max_pcg, w.worst_inc_rest);
   dt_model_destroy(&m);
   free(b.s);
+}
+
+int main(void) {
+  if (getenv("DUCTILE_GPU_TEST_BACKEND")) g_backend = getenv("DUCTILE_GPU_TEST_BACKEND");
+  if (strcmp(g_backend, "cpu") != 0) skip_without_device();
+  check_job(0);
+  check_job(1);
   if (g_failures) {
     fprintf(stderr, "%d check(s) failed\n", g_failures);
     return 1;

@@ -36,6 +36,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DECKS = {  # name: (tolerance, what it covers)
     "hex8_elastic": (1e-6, "C3D8, elastic, end force + face pressure"),
+    "hex8_equation": (1e-6, "C3D8, elastic, end face tied by *EQUATION (z to a master, y chained: cascaded; a "
+                            "3-term equation), loads on a master and on a dependent DOF; RF (supported and "
+                            "tied nodes) and S too"),
+    "hex8_equation_iso": (1e-2, "C3D8, isotropic table, the tied end face bent through its master by a prescribed "
+                                "displacement (5 DIRECT increments), brought back half way; RF and S too; no cutback"),
     "tet10_elastic": (1e-6, "C3D10, elastic, prescribed displacement + gravity"),
     "quad4_pe_elastic": (1e-6, "CPE4 plane strain, elastic, edge pressure"),
     "quad4_pe_iso": (1e-2, "CPE4 plane strain, isotropic table, load + unload (2 steps)"),
@@ -59,7 +64,7 @@ DECKS = {  # name: (tolerance, what it covers)
 }
 # Decks that CalculiX runs with fixed (DIRECT) increments, so it takes no cutback: ductile must not
 # take one either (summary.json "cutbacks").
-NO_CUTBACKS = {"hex8_bracket_cycle", "wedge6_iso", "wedge15_iso"}
+NO_CUTBACKS = {"hex8_bracket_cycle", "wedge6_iso", "wedge15_iso", "hex8_equation_iso"}
 # Block headers of CalculiX's .dat (and ductile's results.dat). CalculiX 2.11 writes "...)forset"
 # for strains and "...pe)for set" for PEEQ, hence the optional blanks.
 HEAD = re.compile(r"^\s*(displacements|forces|stresses|strains|equivalent plastic strain) \([^)]*\)\s*for\s*set "

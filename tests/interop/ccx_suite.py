@@ -316,6 +316,10 @@ def compare_dat(ref_path, got_path):
                     where, len(b), len(g))
                 continue
         keys = keys or {k: k for k in b}
+        if kind in ("displacements", "forces"):
+            # CalculiX prints the ids of a GENERATE range that the deck never defines as nodes,
+            # with zeros; ductile leaves them out of the set (with a warning): not compared
+            b = {k: v for k, v in b.items() if k in g or any(x != 0.0 for x in v)}
         missing = [k for k in b if keys[k] not in g]
         if missing:
             res["fail"] = res["fail"] or "%s: ductile lacks %d of CalculiX's %d rows (e.g. %s)" % (

@@ -433,8 +433,81 @@ def deck_hex8_bracket_cycle():
     return s
 
 
+def equation(terms):
+    """*EQUATION data of one equation: the number of terms, then up to 4 terms per line."""
+    rows = [", ".join("%d, %d, %.10g" % t for t in terms[k:k + 4]) for k in range(0, len(terms), 4)]
+    return "%d\n%s\n" % (len(terms), "\n".join(rows))
+
+
+def deck_hex8_equation():
+    """A cantilever whose end face is held together by *EQUATION: every end node's u_z follows
+    the master corner's (one equation each), their u_y a chain (each node's follows the previous
+    one: cascaded equations), and a node of the top face's u_x the mean of its two neighbours (a
+    three-term equation with coefficients 2, -1, -1). Loads on the master (z) and on the last,
+    dependent node of the chain (y), pressure on the top; U, the forces of the supported and end
+    nodes and S are printed."""
+    nodes, elems = hex_grid(8, 2, 2, 8.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    nid = lambda i, j, k: 1 + i + 9 * (j + 3 * k)
+    end = sorted(select(nodes, lambda x, y, z: x == 8.0))
+    master = nid(8, 0, 0)
+    s = "*HEADING\nhex8 (C3D8) elastic cantilever, end face tied by *EQUATION (z to a master, y chained)\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", end)
+    s += nset("MASTER", [master])
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*SURFACE, NAME=STOP\nTOP, S2\n"
+    s += "*EQUATION\n"
+    others = [n for n in end if n != master]
+    for n in others:
+        s += equation([(n, 3, 1.0), (master, 3, -1.0)])
+    prev = end[0]
+    for n in end[1:]:
+        s += equation([(n, 2, 1.0), (prev, 2, -1.0)])
+        prev = n
+    s += equation([(nid(4, 1, 2), 1, 2.0), (nid(3, 1, 2), 1, -1.0), (nid(5, 1, 2), 1, -1.0)])
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\n%d, 3, -200.\n%d, 2, 80.\n*DLOAD\nTOP, P2, 2.\n"
+              "*NODE PRINT, NSET=FIX, TOTALS=NO\nRF\n*NODE PRINT, NSET=TIP, TOTALS=NO\nRF\n"
+              "*EL PRINT, ELSET=EALL\nS\n" % (master, end[-1]))
+    return s
+
+
+def deck_hex8_equation_iso():
+    """The tied cantilever of deck_hex8_equation with an isotropic table, bent through its master
+    corner by a prescribed displacement (a boundary condition on an independent DOF, which the
+    tied nodes follow) in 5 DIRECT increments, then brought back half way: plastic, unloading."""
+    nodes, elems = hex_grid(8, 2, 2, 8.0, 2.0, 2.0)
+    nid = lambda i, j, k: 1 + i + 9 * (j + 3 * k)
+    end = sorted(select(nodes, lambda x, y, z: x == 8.0))
+    master = nid(8, 0, 0)
+    s = "*HEADING\nhex8 (C3D8) cantilever, isotropic table, end face tied by *EQUATION, bent by its master\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("MASTER", [master])
+    s += "*EQUATION\n"
+    for n in end:
+        if n != master:
+            s += equation([(n, 3, 1.0), (master, 3, -1.0)])
+    prev = end[0]
+    for n in end[1:]:
+        s += equation([(n, 2, 1.0), (prev, 2, -1.0)])
+        prev = n
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*PLASTIC\n250., 0.\n300., 0.02\n400., 0.2\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*BOUNDARY\nFIX, 1, 3\n"
+    for d in (-0.4, -0.2):
+        s += step("*BOUNDARY\nMASTER, 3, 3, %g\n*NODE PRINT, NSET=FIX, TOTALS=NO\nRF\n"
+                  "*NODE PRINT, NSET=MASTER, TOTALS=NO\nRF\n*EL PRINT, ELSET=EALL\nS\n" % d,
+                  "*STATIC, DIRECT\n0.2, 1.\n")
+    return s
+
+
 DECKS = {
     "hex8_elastic": deck_hex8_elastic,
+    "hex8_equation": deck_hex8_equation,
+    "hex8_equation_iso": deck_hex8_equation_iso,
     "tet10_elastic": deck_tet10_elastic,
     "quad4_pe_elastic": deck_quad4_pe_elastic,
     "quad4_pe_iso": deck_quad4_pe_iso,

@@ -25,6 +25,7 @@ MAT = "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n*SOLID SECTION, ELSET=EALL,
 SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
 STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
 GOOD = HEX + ELEM + SETS + MAT + STEP
+EQ = "*EQUATION\n2\n%s\n*STEP"  # one two-term equation before the step (lines 20-22)
 # the unit cube as a 20-node hexahedron: mid-edge nodes 9-20 on edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8,
 # 8-5, 1-5, 2-6, 3-7, 4-8; an element's 21 values on two data lines, as CalculiX writes them
 HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
@@ -98,6 +99,32 @@ CASES = [
      "d.inp:20: the deck ends inside this *STEP: *END STEP is missing"),
     ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D8I,")}, "d.inp", 1,
      "d.inp:10: *ELEMENT: element type C3D8I is not supported"),
+    # *EQUATION (the first term's DOF dependent): read, and its errors name the line of the
+    # equation; *MPC stays refused
+    ("equation_ok", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 5, 3, -1.")}, "d.inp", 0, "completed"),
+    ("equation_dependent_bc", {"d.inp": GOOD.replace("*STEP", EQ % "1, 3, 1., 5, 3, -1.")}, "d.inp", 1,
+     "d.inp:21: *EQUATION: node 1, DOF 3 is the dependent DOF of this equation and is also constrained by a "
+     "boundary condition of step 1"),
+    ("equation_missing_node", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 42, 3, -1.")}, "d.inp", 1,
+     "d.inp:22: node 42 does not exist"),
+    ("equation_short", {"d.inp": GOOD.replace("*STEP", EQ.replace("2", "3") % "6, 3, 1., 5, 3, -1.")}, "d.inp", 1,
+     "d.inp:21: *EQUATION: 3 terms announced, 2 found"),
+    ("equation_dof", {"d.inp": GOOD.replace("*STEP", EQ % "6, 7, 1., 5, 3, -1.")}, "d.inp", 1,
+     "d.inp:22: *EQUATION: DOF 7 of node 6 is not supported"),
+    ("equation_zero", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 0., 5, 3, -1.")}, "d.inp", 1,
+     "d.inp:21: *EQUATION: the first term (node 6, DOF 3) is the dependent DOF and needs a nonzero coefficient"),
+    ("equation_nan", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, nan, 5, 3, -1.")}, "d.inp", 1,
+     "d.inp:22: *EQUATION: the coefficient of node 6, DOF 3 is not a finite number"),
+    ("equation_cycle", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 7, 3, -1.\n2\n7, 3, 1., 6, 3, -1.")},
+     "d.inp", 1, "d.inp:21: *EQUATION: the equations form a cycle"),
+    # a GENERATE range over ids the deck never defines (CalculiX's achtel decks): those are left
+    # out, with a warning; a range of more than 1e8 ids is refused
+    ("generate_undefined", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 12\n*STEP")}, "d.inp", 0,
+     "d.inp:21: *NSET G, GENERATE: 4 id(s) of the range(s) are not defined nodes (e.g. 9) and are left out"),
+    ("generate_huge", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 1000000000\n*STEP")}, "d.inp",
+     1, "d.inp:21: GENERATE: a range of more than 1e8 ids"),
+    ("mpc_refused", {"d.inp": GOOD.replace("*STEP", "*MPC\nPLANE, 5, 6, 7, 8\n*STEP")}, "d.inp", 1,
+     "d.inp:20: unsupported keyword *MPC"),
     ("c3d6_ok", {"d.inp": GOOD6}, "d.inp", 0, "completed"),
     ("c3d6_inverted", {"d.inp": GOOD6.replace("1, 1, 2, 3, 5, 6, 7", "1, 5, 6, 7, 1, 2, 3")}, "d.inp", 1,
      "d.inp:11: element 1 (wedge6) is inverted"),

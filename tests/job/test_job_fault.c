@@ -1,17 +1,24 @@
 /* Fault injection over job parsing: fail the N-th allocation for N = 1, 2, ...; every run must
  * succeed or fail with DT_ERR_NOMEM (never crash or leak: run under DUCTILE_SANITIZE=ON), until
- * a run succeeds without the fault having fired. */
+ * a run succeeds without the fault having fired. The examples' jobs, and a job and a deck with
+ * equations (their reading, checks and cascade resolution). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/import.h"
 #include "io/job_json.h"
 
+/* name: a file under the source tree; a .inp is read by the deck importer. */
 static int run(const char *name) {
   char path[1024];
   long n = 0;
+  size_t len = strlen(name);
+  int deck = len > 4 && strcmp(name + len - 4, ".inp") == 0;
+  dt_import_options opt;
 
-  snprintf(path, sizeof path, "%s/examples/%s", DUCTILE_SOURCE_DIR, name);
+  memset(&opt, 0, sizeof opt);
+  snprintf(path, sizeof path, "%s/%s", DUCTILE_SOURCE_DIR, name);
   for (n = 1; n < 100000; n++) {
     dt_ctx ctx = {0};
     dt_model *m = NULL;
@@ -19,7 +26,7 @@ static int run(const char *name) {
     void *probe = NULL;
 
     dt_fault_malloc_countdown(n);
-    rc = dt_parse_job_file(path, &m, &ctx);
+    rc = deck ? dt_inp_parse_file(path, &opt, &m, &ctx) : dt_parse_job_file(path, &m, &ctx);
     /* If the countdown has not fired yet, the next allocation is number n - (used) > 0. */
     probe = dt_malloc(1);
     dt_fault_malloc_countdown(0);
@@ -49,9 +56,11 @@ static int run(const char *name) {
 
 int main(void) {
   int fail = 0;
-  fail |= run("unit_cube.json");
-  fail |= run("plate_quad4_plane_strain.json");
-  fail |= run("tet10_block.json");
-  fail |= run("shell_plate_explicit.json");
+  fail |= run("examples/unit_cube.json");
+  fail |= run("examples/plate_quad4_plane_strain.json");
+  fail |= run("examples/tet10_block.json");
+  fail |= run("examples/shell_plate_explicit.json");
+  fail |= run("tests/job/equations.json");
+  fail |= run("tests/interop/decks/hex8_equation.inp");
   return fail;
 }

@@ -162,6 +162,14 @@ static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, 
   return DT_OK;
 }
 
+/* The constraints' T, T^T or mask on a vector (problem_mpc.c: the same loops the driver's host
+ * fallback runs). */
+static dt_status cpu_mpc_apply(void *impl, dt_vec_id v, dt_mpc_op op, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  dt_problem_mpc_apply(&c->pb, op, c->vec[v]);
+  return DT_OK;
+}
+
 static dt_status cpu_commit(void *impl, dt_ctx *ctx) {
   copy_state(impl, 1, 0);
   return DT_OK;
@@ -235,6 +243,7 @@ const dt_backend_ops dt_cpu_ops = {
     .operator_apply = dt_cpu_operator_apply,
     .pc_setup = dt_cpu_pc_setup,
     .pc_apply = dt_cpu_pc_apply,
+    .mpc_apply = cpu_mpc_apply,
     .pcg_solve = NULL,
     .state_commit = cpu_commit,
     .state_rollback = cpu_rollback,

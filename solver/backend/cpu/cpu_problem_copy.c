@@ -73,6 +73,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
     DUP(grp_ptr, src->sub_nbr_ptr[src->n_sub] + 1);
     DUP(grp_item, items);
   }
+  DT_TRY(dt_problem_copy_mpc(src, dst, ctx));
 cleanup:
   return rc;
 }
@@ -100,5 +101,6 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->node_elem);
   dt_free(pb->node_inc);
   dt_coarse_space_free(pb);
+  dt_problem_free_mpc(pb);
   memset(pb, 0, sizeof *pb);
 }
