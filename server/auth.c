@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -247,6 +248,39 @@ cleanup:
   return rc;
 }
 
+dt_status dt_auth_user_share(const char *name, double share, const dt_actor *who,
+                             dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  sqlite3_stmt *st = NULL;
+  json_t *details = NULL;
+  double before = 0;
+  int row;
+  *outcome = DT_NOT_FOUND;
+  /* NaN fails every comparison: !(share > 0) refuses it with the others. */
+  DT_CHECK(isfinite(share) && share > 0 && share <= DT_SHARE_MAX, ctx, DT_ERR_INPUT,
+           "share: expected a finite weight above 0 and at most %g (got %g)", DT_SHARE_MAX, share);
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("SELECT share FROM users WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
+  if (!row) goto cleanup;
+  before = sqlite3_column_double(st, 0);
+  dt_stmt_done(&st);
+  DT_TRY(dt_stmt("UPDATE users SET share = ?2 WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  sqlite3_bind_double(st, 2, share);
+  DT_TRY(dt_stmt_run(&st, "set the user's share", NULL, ctx));
+  details = json_pack("{s:f, s:f}", "share", share, "previous", before);
+  DT_TRY(dt_audit(who, "user.share", name, 0, details, ctx));
+  DT_TRY(dt_store_commit(ctx));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  dt_store_rollback();
+  json_decref(details);
+  return rc;
+}
+
 dt_status dt_auth_token_create(long long user_id, const char *name, const dt_actor *who,
                                char *token, char *id, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -322,8 +356,8 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx) {
   *out = NULL;
   DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing users");
   DT_TRY(dt_stmt("SELECT u.name, u.role, u.created_at, u.disabled_at, "
-                 "(SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL) "
-                 "FROM users u ORDER BY u.id",
+                 "(SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL), "
+                 "u.share FROM users u ORDER BY u.id",
                  &st, ctx));
   for (;;) {
     json_t *o;
@@ -333,6 +367,7 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx) {
                   "created_at", dt_col_text(st, 2), "tokens",
                   (json_int_t)sqlite3_column_int64(st, 4));
     json_object_set_new(o, "disabled_at", opt_text(st, 3));
+    json_object_set_new(o, "share", json_real(sqlite3_column_double(st, 5)));
     json_array_append_new(list, o);
   }
   *out = list;

@@ -7,6 +7,7 @@
  *   ductiled [OPTIONS] admin user add NAME [--admin]
  *   ductiled [OPTIONS] admin user list
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
+ *   ductiled [OPTIONS] admin user share NAME WEIGHT
  *   ductiled [OPTIONS] admin backup FILE
  *   ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] [--target T]
  * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
@@ -56,6 +57,7 @@ static void usage(FILE *f) {
              "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
+             "       ductiled [OPTIONS] admin user share NAME WEIGHT\n"
              "       ductiled [OPTIONS] admin backup FILE\n"
              "       ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] "
              "[--target T]\n"

@@ -339,8 +339,9 @@ cleanup:
 }
 
 /* The next job with fair sharing: the queued job at the head (priority, then submission order)
- * of the user who used the least worker time in the last ?1 seconds, ties going to the higher
- * priority, then the older job. A user's use is the busy_seconds of its jobs that ended in the
+ * of the user whose worker time in the last ?1 seconds, divided by the user's share (users.share,
+ * a weight: a user of share 2 is given twice the worker time of a user of share 1), is the
+ * least, ties going to the higher priority, then the older job. A user's use is the busy_seconds of its jobs that ended in the
  * window, each clipped to the part of its run inside the window (a run of that length ending at
  * finished_at), plus its running jobs' time so far; the time of the earlier attempts of a job
  * queued again at start-up counts once it runs again. Each part is a range of an index:
@@ -359,8 +360,9 @@ cleanup:
   "AND q.owner_id = o.owner_id ORDER BY q.priority DESC, q.seq LIMIT 1) "                          \
   "FROM (SELECT DISTINCT owner_id FROM jobs WHERE state = 'queued') o) "                           \
   "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0) "                                   \
-  "FROM heads h JOIN jobs j ON j.id = h.id LEFT JOIN usage u ON u.owner_id = j.owner_id "          \
-  "ORDER BY COALESCE(u.s, 0.0), j.priority DESC, j.seq LIMIT 1"
+  "FROM heads h JOIN jobs j ON j.id = h.id JOIN users w ON w.id = j.owner_id "                     \
+  "LEFT JOIN usage u ON u.owner_id = j.owner_id "                                                  \
+  "ORDER BY COALESCE(u.s, 0.0) / w.share, j.priority DESC, j.seq LIMIT 1"
 
 /* Without fair sharing (fair_share_window = 0): priority, then submission order. */
 #define CLAIM_FIFO_SQL                                                                             \
