@@ -190,9 +190,10 @@ static int backup(const char *file) {
   DT_TRY(dt_store_backup(file, &info, &ctx));
   made = 1;
   fprintf(stderr,
-          "backed up the database to %s (%lld bytes, schema version %d, quick_check ok); the "
-          "files of meshes and jobs are not in it (docs/operations.md)\n",
-          file, info.bytes, info.schema_version);
+          "backed up the database to %s (%s, %lld bytes, schema version %d, %s); the files of "
+          "meshes and jobs are not in it (docs/operations.md)\n",
+          file, dt_store_kind(), info.bytes, info.schema_version,
+          strcmp(dt_store_kind(), "sqlite") ? "pg_restore reads it" : "quick_check ok");
   details = json_pack("{s:I, s:i}", "bytes", (json_int_t)info.bytes, "schema_version",
                       info.schema_version);
   DT_TRY(dt_audit(cli_actor_of(&who), "store.backup", realpath(file, full) ? full : file, 0,
@@ -258,4 +259,18 @@ int dt_cmd_admin(int argc, char **argv) {
   if (!strcmp(sub, "enable") && argc == 3) return user_disable(argv[2], 0);
   if (!strcmp(sub, "share") && argc == 4) return user_share(argv[2], argv[3]);
   return DT_EXIT_USAGE;
+}
+
+int dt_cmd_migrate(int argc) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  int version = 0;
+  memset(&ctx, 0, sizeof ctx);
+  if (argc != 0) return DT_EXIT_USAGE;
+  DT_TRY(dt_store_schema_version(&version, &ctx));
+  printf("%s schema version %d\n", dt_store_kind(), version);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot read the schema version: %s\n", ctx.msg);
+  dt_store_thread_close();
+  return rc == DT_OK ? 0 : 1;
 }

@@ -26,6 +26,7 @@ typedef struct key_def {
 static const key_def KEYS[] = {
     {"listen", K_LISTEN, 0, 0, 0, 0},
     {"data_dir", K_STR, OFF(data_dir), sizeof(((dt_config *)0)->data_dir), 0, 0},
+    {"database", K_STR, OFF(database), sizeof(((dt_config *)0)->database), 0, 0},
     {"gpus", K_STR, OFF(gpus), sizeof(((dt_config *)0)->gpus), 0, 0},
     {"backend", K_STR, OFF(backend), sizeof(((dt_config *)0)->backend), 0, 0},
     {"dashboard_dir", K_STR, OFF(dashboard_dir), sizeof(((dt_config *)0)->dashboard_dir), 0, 0},

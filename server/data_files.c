@@ -34,7 +34,7 @@ void dt_remove_tree(const char *dir) {
  * on id, rather than a scan for the path), whose path is exactly this one. */
 static dt_status mesh_named(const char *name, int *named, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char id[64], path[300];
   int row;
   snprintf(id, sizeof id, "%.*s", (int)strcspn(name, "."), name);
@@ -52,7 +52,7 @@ cleanup:
 /* Whether jobs/<name> is the directory of a job row. */
 static dt_status job_named(const char *name, int *named, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   DT_TRY(dt_stmt("SELECT 1 FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, name);

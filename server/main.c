@@ -10,7 +10,9 @@
  *   ductiled [OPTIONS] admin user share NAME WEIGHT
  *   ductiled [OPTIONS] admin backup FILE
  *   ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] [--target T]
- * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
+ *   ductiled [OPTIONS] migrate                apply the schema migrations and exit
+ * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR,
+ * --database SQLITE-FILE|postgresql://... (config.h).
  * The commands other than serving are in commands.c.
  *
  * Start-up: configuration, data directory, store (migrations), the HTTPS certificate and key
@@ -52,7 +54,9 @@
 enum { EXIT_USAGE = DT_EXIT_USAGE, EXIT_CONFIG = 78 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
+  fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR] "
+             "[--database FILE|postgresql://...]\n"
+             "       ductiled [OPTIONS] migrate\n"
              "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | "
              "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
@@ -121,6 +125,7 @@ static dt_status options(dt_server *srv, int argc, char **argv, int *first, int 
   for (i = 1; i < argc && argv[i][0] == '-'; i++) {
     const char *key = !strcmp(argv[i], "--listen")     ? "listen"
                       : !strcmp(argv[i], "--data-dir") ? "data_dir"
+                      : !strcmp(argv[i], "--database") ? "database"
                                                        : NULL;
     if (!strcmp(argv[i], "--config") && i + 1 < argc) {
       i++;
@@ -278,6 +283,7 @@ static int serve(dt_server *srv) {
   dt_bus_close();
   dt_http_stop(srv);
   dt_store_thread_close();
+  dt_store_shutdown();
   if (sig == SIGUSR1) return SERVE_RESTART;
   dt_log_info("stopped");
   return 0;
@@ -296,7 +302,8 @@ int main(int argc, char **argv) {
     if (bad_usage) usage(stderr);
     return bad_usage ? EXIT_USAGE : EXIT_CONFIG;
   }
-  if (prepare_data_dir(&srv, &ctx) != DT_OK || dt_store_init(srv.data_dir, &ctx) != DT_OK) {
+  if (prepare_data_dir(&srv, &ctx) != DT_OK ||
+      dt_store_init(srv.data_dir, srv.cfg.database, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
     return 1;
   }
@@ -306,6 +313,7 @@ int main(int argc, char **argv) {
     if (status == EXIT_USAGE) usage(stderr);
     return status;
   }
+  if (first < argc && !strcmp(argv[first], "migrate")) return dt_cmd_migrate(argc - first - 1);
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;

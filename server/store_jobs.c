@@ -22,19 +22,17 @@
   "est_device_bytes, (SELECT name FROM users WHERE users.id = jobs.owner_id), "                    \
   "(SELECT name FROM tokens WHERE tokens.id = jobs.token_id)"
 
-static json_t *opt_text(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
+static json_t *opt_text(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_string(dt_col_text(st, i));
 }
-static json_t *opt_int(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
-                                                   : json_integer(sqlite3_column_int64(st, i));
+static json_t *opt_int(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_integer(dt_col_int64(st, i));
 }
-static json_t *opt_real(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
-                                                   : json_real(sqlite3_column_double(st, i));
+static json_t *opt_real(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_real(dt_col_double(st, i));
 }
 
-static json_t *job_json(sqlite3_stmt *st) {
+static json_t *job_json(dt_sql *st) {
   const char *id = dt_col_text(st, 0);
   char link[96];
   json_t *o = json_object(), *progress, *timings, *err = json_null(), *links;
@@ -45,23 +43,22 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(o, "created_at", json_string(dt_col_text(st, 4)));
   json_object_set_new(o, "started_at", opt_text(st, 5));
   json_object_set_new(o, "finished_at", opt_text(st, 6));
-  json_object_set_new(o, "attempts", json_integer(sqlite3_column_int(st, 7)));
-  json_object_set_new(o, "cancel_requested", json_boolean(sqlite3_column_int(st, 8)));
+  json_object_set_new(o, "attempts", json_integer(dt_col_int(st, 7)));
+  json_object_set_new(o, "cancel_requested", json_boolean(dt_col_int(st, 8)));
   json_object_set_new(o, "owner", opt_text(st, 25));
   json_object_set_new(o, "owner_token", opt_text(st, 26));
   json_object_set_new(o, "backend", opt_text(st, 16));
   json_object_set_new(o, "memory_estimate_bytes", opt_int(st, 24));
   progress = json_object();
-  json_object_set_new(progress, "n_steps", json_integer(sqlite3_column_int(st, 9)));
+  json_object_set_new(progress, "n_steps", json_integer(dt_col_int(st, 9)));
   json_object_set_new(progress, "step", opt_int(st, 10));
   json_object_set_new(progress, "increment", opt_int(st, 11));
   json_object_set_new(progress, "newton_iteration", opt_int(st, 12));
   json_object_set_new(progress, "residual", opt_real(st, 13));
-  json_object_set_new(progress, "percent", json_real(sqlite3_column_double(st, 14)));
-  json_object_set_new(progress, "increments_completed", json_integer(sqlite3_column_int(st, 15)));
+  json_object_set_new(progress, "percent", json_real(dt_col_double(st, 14)));
+  json_object_set_new(progress, "increments_completed", json_integer(dt_col_int(st, 15)));
   json_object_set_new(o, "progress", progress);
-  timings =
-      sqlite3_column_type(st, 20) == SQLITE_NULL ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
+  timings = dt_col_null(st, 20) ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
   if (!json_is_object(timings)) {
     json_decref(timings);
     timings = json_object();
@@ -69,7 +66,7 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(timings, "queued_seconds", opt_real(st, 22));
   json_object_set_new(timings, "run_seconds", opt_real(st, 23));
   json_object_set_new(o, "timings", timings);
-  if (sqlite3_column_type(st, 17) != SQLITE_NULL)
+  if (!dt_col_null(st, 17))
     err = json_pack("{s:s, s:s, s:o}", "code", dt_col_text(st, 17), "message", dt_col_text(st, 18),
                     "reason", opt_text(st, 19));
   json_object_set_new(o, "error", err ? err : json_null());
@@ -89,27 +86,34 @@ static json_t *job_json(sqlite3_stmt *st) {
 static dt_status insert_allowed(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
                                 long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
+  /* PostgreSQL: submissions take their turn, as SQLite's BEGIN IMMEDIATE makes them. Then jobs
+   * commit in the order of their seq (the queue's order: a job is never visible before an older
+   * one), and the counts below cannot be passed by two submissions at once, whichever daemons
+   * take them. */
+  DT_TRY(dt_stmt("SELECT 1 /*pg: , pg_advisory_xact_lock(7303042) */", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "wait for the submissions' turn", &row, ctx));
+  dt_stmt_done(&st);
   /* two ranges of jobs_user_queue (state, owner_id, ...) */
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running') AND owner_id = ?1",
                  &st, ctx));
-  sqlite3_bind_int64(st, 1, j->owner_id);
+  dt_bind_int64(st, 1, j->owner_id);
   DT_TRY(dt_stmt_row(st, "count the user's active jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= lim->max_active_per_user) {
+  if (row && dt_col_int64(st, 0) >= lim->max_active_per_user) {
     *outcome = DT_REFUSED;
-    *user_active = sqlite3_column_int64(st, 0);
+    *user_active = dt_col_int64(st, 0);
     goto cleanup;
   }
   dt_stmt_done(&st);
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", &st, ctx));
   DT_TRY(dt_stmt_row(st, "count queued jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
+  if (row && dt_col_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
   DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, j->mesh_id);
-  sqlite3_bind_int64(st, 2, j->mesh_owner);
+  dt_bind_int64(st, 2, j->mesh_owner);
   DT_TRY(dt_stmt_row(st, "find the job's mesh", &row, ctx));
   if (!row) *outcome = DT_NOT_FOUND;
 cleanup:
@@ -121,7 +125,7 @@ dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_
                         dt_outcome *outcome, long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *ev = NULL, *audit = NULL;
   *outcome = DT_DONE;
   *user_active = 0;
@@ -134,15 +138,15 @@ dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_
                  "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)",
                  &st, ctx));
   dt_bind_text(st, 1, j->id);
-  sqlite3_bind_int64(st, 2, j->owner_id);
+  dt_bind_int64(st, 2, j->owner_id);
   dt_bind_text(st, 3, j->mesh_id[0] ? j->mesh_id : NULL);
   dt_bind_text(st, 4, j->title[0] ? j->title : NULL);
   dt_bind_text(st, 5, now);
-  sqlite3_bind_int(st, 6, j->n_steps);
+  dt_bind_int64(st, 6, j->n_steps);
   if (j->est_bytes > 0)
-    sqlite3_bind_int64(st, 7, j->est_bytes);
+    dt_bind_int64(st, 7, j->est_bytes);
   else
-    sqlite3_bind_null(st, 7);
+    dt_bind_null(st, 7);
   dt_bind_text(st, 8, j->token_id[0] ? j->token_id : NULL);
   DT_TRY(dt_stmt_run(&st, "insert job", NULL, ctx));
   ev = json_pack("{s:s}", "state", "queued");
@@ -163,14 +167,14 @@ cleanup:
 dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome,
                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st,
                  ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int64(st, 2, owner);
+  dt_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get job", &row, ctx));
   if (!row) goto cleanup;
   *out = job_json(st);
@@ -184,13 +188,13 @@ cleanup:
 dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
                        dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   state[0] = '\0';
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int64(st, 2, owner);
+  dt_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
   if (!row) goto cleanup;
   snprintf(state, len, "%s", dt_col_text(st, 0));
@@ -202,7 +206,7 @@ cleanup:
 
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   /* A user's page is a range of the index jobs_owner (owner_id, seq), not a scan of everyone's
    * jobs; an admin's walks seq. */
   if (f->owner_id != DT_ANY_OWNER)
@@ -219,12 +223,12 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
                    "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
                    "ORDER BY seq DESC LIMIT ?8",
                    &st, ctx));
-  if (f->owner_id != DT_ANY_OWNER) sqlite3_bind_int64(st, 10, f->owner_id);
-  sqlite3_bind_int64(st, 1, f->before);
+  if (f->owner_id != DT_ANY_OWNER) dt_bind_int64(st, 10, f->owner_id);
+  dt_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->mesh_id);
   for (int i = 0; i < 5; i++)
     dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
-  sqlite3_bind_int(st, 8, f->limit + 1);
+  dt_bind_int64(st, 8, f->limit + 1);
   dt_bind_text(st, 9, f->owner);
   DT_TRY(dt_stmt_page(st, f->limit, 21, job_json, "list jobs", items, next, ctx));
 cleanup:
@@ -235,7 +239,7 @@ cleanup:
 /* Run a one-parameter UPDATE or DELETE that must change exactly one row. */
 static dt_status exec1(const char *sql, const char *id, const char *what, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int changes = 0;
   DT_TRY(dt_stmt(sql, &st, ctx));
   dt_bind_text(st, 1, id);
@@ -280,14 +284,14 @@ cleanup:
 static dt_status audit_job(const dt_actor *who, const char *action, const char *id,
                            const char *state, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *details = NULL;
   long long owner_id = 0;
   int row;
   DT_TRY(dt_stmt("SELECT owner_id FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find the job's owner", &row, ctx));
-  if (row) owner_id = sqlite3_column_int64(st, 0);
+  if (row) owner_id = dt_col_int64(st, 0);
   dt_stmt_done(&st);
   details = json_pack("{s:s}", "state", state);
   DT_TRY(dt_audit(who, action, id, owner_id, details, ctx));
@@ -373,13 +377,13 @@ cleanup:
 static dt_status next_job(long long window, char *id, size_t idlen, int *attempt,
                           long long *owner_id, double *usage, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char modifier[48];
   int row;
   if (window > 0) {
     DT_TRY(dt_stmt(CLAIM_FAIR_SQL, &st, ctx));
     snprintf(modifier, sizeof modifier, "-%lld seconds", window);
-    sqlite3_bind_int64(st, 1, window);
+    dt_bind_int64(st, 1, window);
     dt_bind_text(st, 2, modifier);
   } else {
     DT_TRY(dt_stmt(CLAIM_FIFO_SQL, &st, ctx));
@@ -387,9 +391,9 @@ static dt_status next_job(long long window, char *id, size_t idlen, int *attempt
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
   if (!row) goto cleanup;
   snprintf(id, idlen, "%s", dt_col_text(st, 0));
-  *attempt = sqlite3_column_int(st, 1);
-  *owner_id = sqlite3_column_int64(st, 2);
-  *usage = sqlite3_column_double(st, 3);
+  *attempt = dt_col_int(st, 1);
+  *owner_id = dt_col_int64(st, 2);
+  *usage = dt_col_double(st, 3);
 cleanup:
   dt_stmt_done(&st);
   return rc;
@@ -397,7 +401,7 @@ cleanup:
 
 dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *ev = NULL;
   int changes = 0;
   memset(c, 0, sizeof *c);
@@ -414,7 +418,7 @@ dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *
               "'queued'",
               &st, ctx));
   dt_bind_text(st, 1, c->id);
-  sqlite3_bind_int(st, 2, worker);
+  dt_bind_int64(st, 2, worker);
   DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued",
            c->id);
@@ -432,43 +436,43 @@ cleanup:
 
 dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *requested = 0;
   DT_TRY(dt_stmt("SELECT cancel_requested FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "cancel requested", &row, ctx));
-  if (row) *requested = sqlite3_column_int(st, 0);
+  if (row) *requested = dt_col_int(st, 0);
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int i, int v) {
+static void bind_opt_int(dt_sql *st, int i, int v) {
   if (v < 0)
-    sqlite3_bind_null(st, i);
+    dt_bind_null(st, i);
   else
-    sqlite3_bind_int(st, i, v);
+    dt_bind_int64(st, i, v);
 }
 
 static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt(
       "UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
       "percent = ?7, increments_done = ?8 WHERE id = ?1",
       &st, ctx));
   dt_bind_text(st, 1, id);
   bind_opt_int(st, 2, p->step);
-  sqlite3_bind_int(st, 3, p->n_steps);
+  dt_bind_int64(st, 3, p->n_steps);
   bind_opt_int(st, 4, p->increment);
   bind_opt_int(st, 5, p->newton_iter);
   if (p->newton_iter >= 0)
-    sqlite3_bind_double(st, 6, p->residual);
+    dt_bind_double(st, 6, p->residual);
   else
-    sqlite3_bind_null(st, 6);
-  sqlite3_bind_double(st, 7, p->percent);
-  sqlite3_bind_int(st, 8, p->increments_done);
+    dt_bind_null(st, 6);
+  dt_bind_double(st, 7, p->percent);
+  dt_bind_int64(st, 8, p->increments_done);
   DT_TRY(dt_stmt_run(&st, "job progress", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -491,18 +495,21 @@ cleanup:
 dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
                                   int has_vtu, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt(
-      "INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
-      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+      "INSERT INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
+      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+      "ON CONFLICT (job_id, n) DO UPDATE SET step = excluded.step, increment = "
+      "excluded.increment, load_factor = excluded.load_factor, time = excluded.time, has_vtu = "
+      "excluded.has_vtu, created_at = excluded.created_at",
       &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, n);
-  sqlite3_bind_int(st, 3, step);
-  sqlite3_bind_int(st, 4, inc);
-  sqlite3_bind_double(st, 5, lf);
-  sqlite3_bind_double(st, 6, time);
-  sqlite3_bind_int(st, 7, has_vtu);
+  dt_bind_int64(st, 2, n);
+  dt_bind_int64(st, 3, step);
+  dt_bind_int64(st, 4, inc);
+  dt_bind_double(st, 5, lf);
+  dt_bind_double(st, 6, time);
+  dt_bind_int64(st, 7, has_vtu);
   DT_TRY(dt_stmt_run(&st, "record increment", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -511,10 +518,10 @@ cleanup:
 
 dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, keep);
+  dt_bind_int64(st, 2, keep);
   DT_TRY(dt_stmt_run(&st, "trim increments", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -523,7 +530,7 @@ cleanup:
 
 dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("UPDATE jobs SET backend = ?2 WHERE id = ?1 AND state = 'running'", &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, backend);
@@ -536,7 +543,7 @@ cleanup:
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char type[32], *timings = NULL;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int changes = 0;
   snprintf(type, sizeof type, "job.%s", end->state);
   if (end->timings) {
@@ -561,8 +568,8 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_text(st, 5, end->reason);
   dt_bind_text(st, 6, end->backend);
   dt_bind_text(st, 7, timings);
-  sqlite3_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
-  sqlite3_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
+  dt_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
+  dt_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
@@ -577,10 +584,10 @@ cleanup:
 
 dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("UPDATE jobs SET busy_seconds = busy_seconds + ?2 WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_double(st, 2, seconds > 0 ? seconds : 0.0);
+  dt_bind_double(st, 2, seconds > 0 ? seconds : 0.0);
   DT_TRY(dt_stmt_run(&st, "record busy seconds", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -630,7 +637,7 @@ cleanup:
 /* Up to RECOVER_BATCH running jobs, in one transaction; *k receives how many (0: none left). */
 static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char ids[RECOVER_BATCH][20];
   int cancel[RECOVER_BATCH], row = 1;
   *k = 0;
@@ -642,7 +649,7 @@ static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
     DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
     if (!row) break;
     snprintf(ids[*k], sizeof ids[*k], "%s", dt_col_text(st, 0));
-    cancel[(*k)++] = sqlite3_column_int(st, 1);
+    cancel[(*k)++] = dt_col_int(st, 1);
   }
   dt_stmt_done(&st);
   for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], ctx));
@@ -668,7 +675,7 @@ cleanup:
 dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx) {
   static const char *const states[] = {"queued", "running", "succeeded", "failed", "cancelled"};
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *counts = json_object();
   int row;
   *out = NULL;
@@ -679,8 +686,8 @@ dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx) {
   for (;;) {
     DT_TRY(dt_stmt_row(st, "count jobs", &row, ctx));
     if (!row) break;
-    json_object_set_new(counts, dt_col_text(st, 0), json_integer(sqlite3_column_int64(st, 1)));
-    if (!strcmp(dt_col_text(st, 0), "queued")) *queued = sqlite3_column_int64(st, 1);
+    json_object_set_new(counts, dt_col_text(st, 0), json_integer(dt_col_int64(st, 1)));
+    if (!strcmp(dt_col_text(st, 0), "queued")) *queued = dt_col_int64(st, 1);
   }
   *out = counts;
   counts = NULL;
@@ -690,19 +697,18 @@ cleanup:
   return rc;
 }
 
-static json_t *increment_json(sqlite3_stmt *st, const char *id) {
+static json_t *increment_json(dt_sql *st, const char *id) {
   char vtu[128];
-  int n = sqlite3_column_int(st, 0);
+  int n = dt_col_int(st, 0);
   snprintf(vtu, sizeof vtu, "/v1/jobs/%s/results/increments/%d/vtu", id, n);
-  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1),
-                   "increment", sqlite3_column_int(st, 2), "load_factor",
-                   sqlite3_column_double(st, 3), "time", sqlite3_column_double(st, 4), "vtu",
-                   sqlite3_column_int(st, 5) ? json_string(vtu) : json_null());
+  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", dt_col_int(st, 1), "increment",
+                   dt_col_int(st, 2), "load_factor", dt_col_double(st, 3), "time",
+                   dt_col_double(st, 4), "vtu", dt_col_int(st, 5) ? json_string(vtu) : json_null());
 }
 
 dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *list = json_array();
   int row;
   *out = NULL;
@@ -727,15 +733,15 @@ cleanup:
 dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome,
                                   dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT has_vtu FROM increments WHERE job_id = ?1 AND n = ?2", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, n);
+  dt_bind_int64(st, 2, n);
   DT_TRY(dt_stmt_row(st, "find increment", &row, ctx));
   if (!row) goto cleanup;
-  *has_vtu = sqlite3_column_int(st, 0);
+  *has_vtu = dt_col_int(st, 0);
   *outcome = DT_DONE;
 cleanup:
   dt_stmt_done(&st);
@@ -744,15 +750,15 @@ cleanup:
 
 dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row = 0;
   *bytes = 0;
   DT_TRY(dt_stmt("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM meshes WHERE owner_id = ?1) + "
                  "(SELECT COALESCE(SUM(stored_bytes), 0) FROM jobs WHERE owner_id = ?1)",
                  &st, ctx));
-  sqlite3_bind_int64(st, 1, owner_id);
+  dt_bind_int64(st, 1, owner_id);
   DT_TRY(dt_stmt_row(st, "sum a user's stored bytes", &row, ctx));
-  if (row) *bytes = sqlite3_column_int64(st, 0);
+  if (row) *bytes = dt_col_int64(st, 0);
 cleanup:
   dt_stmt_done(&st);
   return rc;
