@@ -11,6 +11,12 @@
  *                                           (postgresql://user@host/db) shared by several
  *                                           daemons, which then also share data_dir (a
  *                                           shared file system): docs/operations.md
+ *   instance               HOST:PORT        this daemon's name among those sharing a
+ *                                           PostgreSQL store: the holder of its jobs' leases
+ *   lease_seconds          30               PostgreSQL: a running job's lease, renewed by its
+ *                                           daemon every third of it; a job whose lease ran
+ *                                           out (its daemon died) is queued again and resumed
+ *                                           by any daemon from its checkpoint
  *   gpus                   auto             "auto" (one worker per device the backend
  *                                           reports: each GPU, or one for the CPU), "cpu",
  *                                           or GPU ordinals "0,1": one worker per entry
@@ -99,6 +105,8 @@ typedef struct dt_config {
   int port;
   char data_dir[1024];
   char database[2048];
+  char instance[128];
+  long long lease_seconds;
   char gpus[128];
   char backend[16];
   int n_workers;

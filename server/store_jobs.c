@@ -301,13 +301,37 @@ cleanup:
   return rc;
 }
 
+/* The state of job id (of owner), inside the caller's transaction, which then holds the row
+ * (PostgreSQL: FOR UPDATE; SQLite's write transaction holds everything): a worker cannot claim
+ * it, nor another daemon queue it again, between this read and the caller's change. */
+static dt_status job_state_locked(const char *id, long long owner, char *state, size_t len,
+                                  dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  int row;
+  state[0] = '\0';
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2) "
+                 "/*pg: FOR UPDATE */",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  dt_bind_int64(st, 2, owner);
+  DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
+  if (!row) goto cleanup;
+  snprintf(state, len, "%s", dt_col_text(st, 0));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 dt_status dt_job_cancel(const char *id, long long owner, const dt_actor *who, int *running,
                         dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   *running = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
+  DT_TRY(job_state_locked(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (!dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -327,7 +351,7 @@ dt_status dt_job_delete(const char *id, long long owner, const dt_actor *who, dt
   dt_status rc = DT_OK;
   char state[16];
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
+  DT_TRY(job_state_locked(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -341,6 +365,12 @@ cleanup:
   dt_store_rollback();
   return rc;
 }
+
+/* PostgreSQL: the chosen job is locked by the claim's transaction, and a job another daemon's
+ * claim holds is passed over (its next job, or another user's, is taken) instead of waited for;
+ * a job claimed and committed meanwhile fails the query's state = 'queued' on its new version.
+ * SQLite reads this as a comment: its one writer at a time needs no row locks. */
+#define CLAIM_LOCK "/*pg: FOR UPDATE OF j SKIP LOCKED */"
 
 /* The next job with fair sharing: the queued job at the head (priority, then submission order)
  * of the user whose worker time in the last ?1 seconds, divided by the user's share (users.share,
@@ -365,13 +395,13 @@ cleanup:
   "FROM (SELECT DISTINCT owner_id FROM jobs WHERE state = 'queued') o) "                           \
   "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0) "                                   \
   "FROM heads h JOIN jobs j ON j.id = h.id JOIN users w ON w.id = j.owner_id "                     \
-  "LEFT JOIN usage u ON u.owner_id = j.owner_id "                                                  \
-  "ORDER BY COALESCE(u.s, 0.0) / w.share, j.priority DESC, j.seq LIMIT 1"
+  "LEFT JOIN usage u ON u.owner_id = j.owner_id WHERE j.state = 'queued' "                         \
+  "ORDER BY COALESCE(u.s, 0.0) / w.share, j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
 /* Without fair sharing (fair_share_window = 0): priority, then submission order. */
 #define CLAIM_FIFO_SQL                                                                             \
-  "SELECT id, attempts + 1, owner_id, 0.0 FROM jobs WHERE state = 'queued' ORDER BY priority "     \
-  "DESC, seq LIMIT 1"
+  "SELECT j.id, j.attempts + 1, j.owner_id, 0.0 FROM jobs j WHERE j.state = 'queued' ORDER BY "    \
+  "j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
 /* The job dt_job_claim takes next (id empty: none), inside its transaction. */
 static dt_status next_job(long long window, char *id, size_t idlen, int *attempt,
@@ -399,12 +429,20 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx) {
+/* The modifier of a lease of seconds from now ("+30 seconds"), for strftime. */
+static void lease_modifier(long long seconds, char *out, size_t cap) {
+  snprintf(out, cap, "+%lld seconds", seconds);
+}
+
+dt_status dt_job_claim(int worker, long long window, const dt_lease *lease, dt_job_claimed *c,
+                       dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   json_t *ev = NULL;
+  char until[48];
   int changes = 0;
   memset(c, 0, sizeof *c);
+  lease_modifier(lease->seconds, until, sizeof until);
   DT_TRY(dt_store_begin(ctx));
   DT_TRY(next_job(window, c->id, sizeof c->id, &c->attempt, &c->owner_id, &c->usage, ctx));
   if (!c->id[0]) goto cleanup;
@@ -413,12 +451,14 @@ dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *
   DT_TRY(
       dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
               "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
-              "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 "
-              "AND state = "
-              "'queued'",
+              "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0, "
+              "lease_owner = ?3, lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?4) "
+              "WHERE id = ?1 AND state = 'queued'",
               &st, ctx));
   dt_bind_text(st, 1, c->id);
   dt_bind_int64(st, 2, worker);
+  dt_bind_text(st, 3, lease->owner);
+  dt_bind_text(st, 4, until);
   DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued",
            c->id);
@@ -540,11 +580,41 @@ cleanup:
   return rc;
 }
 
+/* This daemon's instance when it shares the store (dt_jobs_set_instance); "" otherwise. Set once
+ * before the workers start. */
+static char g_instance[128];
+
+void dt_jobs_set_instance(const char *instance) {
+  snprintf(g_instance, sizeof g_instance, "%s", instance ? instance : "");
+}
+
+/* The end of job id changed no row: *lost is 1 when the job is no longer this daemon's run (it
+ * lost the lease while it ran, a pause longer than lease_seconds: another daemon queued the job
+ * again, runs it or has ended it), else 0. A lost run's end is dropped, with a warning: the
+ * other daemon's run ends the job. */
+static dt_status lease_lost(const char *id, int *lost, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  int row = 0;
+  DT_TRY(dt_stmt("SELECT state, lease_owner FROM jobs WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the job's lease", &row, ctx));
+  if (!row || (!strcmp(dt_col_text(st, 0), "running") && !strcmp(dt_col_text(st, 1), g_instance)))
+    goto cleanup;
+  dt_log_warn("job %s: this daemon lost its lease while it ran the job (now %s, lease %s): this "
+              "run's end is dropped",
+              id, dt_col_text(st, 0), dt_col_null(st, 1) ? "none" : dt_col_text(st, 1));
+  *lost = 1;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char type[32], *timings = NULL;
   dt_sql *st = NULL;
-  int changes = 0;
+  int changes = 0, lost = 0;
   snprintf(type, sizeof type, "job.%s", end->state);
   if (end->timings) {
     timings = json_dumps(end->timings, JSON_COMPACT);
@@ -558,8 +628,7 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
       "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
       "'succeeded' THEN "
       "100 ELSE percent END, busy_seconds = busy_seconds + ?8, stored_bytes = ?9 WHERE id = "
-      "?1 AND state = "
-      "'running'",
+      "?1 AND state = 'running' AND (?10 IS NULL OR lease_owner IS NULL OR lease_owner = ?10)",
       &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, end->state);
@@ -570,7 +639,10 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_text(st, 7, timings);
   dt_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
   dt_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
+  dt_bind_text(st, 10, g_instance[0] ? g_instance : NULL);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
+  if (changes == 0 && g_instance[0]) DT_TRY(lease_lost(id, &lost, ctx));
+  if (lost) goto cleanup; /* nothing written: the rollback ends the transaction */
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
   DT_TRY(dt_store_commit(ctx));
@@ -602,15 +674,17 @@ static int has_checkpoint(const char *data_dir, const char *id, int drop) {
   return !drop && access(path, F_OK) == 0;
 }
 
-/* One running job at start-up: cancelled when cancellation was requested, else queued again. */
-static dt_status recover_one(const char *data_dir, const char *id, int cancel, dt_ctx *ctx) {
+/* One running job at start-up, or whose lease ended (expired: 1): cancelled when cancellation was
+ * requested, else queued again. */
+static dt_status recover_one(const char *data_dir, const char *id, int cancel, int expired,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *ev = NULL;
   int ck = has_checkpoint(data_dir, id, cancel);
   if (cancel) {
     DT_TRY(exec1(
-        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-        "WHERE id = ?1",
+        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+        "lease_owner = NULL, lease_expires = NULL WHERE id = ?1",
         id, "recover cancelled job", ctx));
     ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
                    "cancelled: cancellation was requested before the daemon stopped");
@@ -619,13 +693,21 @@ static dt_status recover_one(const char *data_dir, const char *id, int cancel, d
   }
   /* Queued again at its old place (seq); the worker resumes it from its checkpoint and says so
    * in a job.resumed or job.restarted event. */
-  DT_TRY(exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", id, "recover job", ctx));
-  ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
-                 ck ? "the daemon stopped while this job was running; queued again: it resumes "
-                      "from its checkpoint"
-                    : "the daemon stopped while this job was running; queued again: no checkpoint, "
-                      "it restarts "
-                      "from the beginning");
+  DT_TRY(exec1("UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL "
+               "WHERE id = ?1",
+               id, "recover job", ctx));
+  if (expired)
+    ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                   ck ? "the lease of the daemon running this job ended (it stopped or lost the "
+                        "database); queued again: it resumes from its checkpoint"
+                      : "the lease of the daemon running this job ended (it stopped or lost the "
+                        "database); queued again: no checkpoint, it restarts from the beginning");
+  else
+    ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                   ck ? "the daemon stopped while this job was running; queued again: it resumes "
+                        "from its checkpoint"
+                      : "the daemon stopped while this job was running; queued again: no "
+                        "checkpoint, it restarts from the beginning");
   DT_TRY(dt_event_append_tx(id, "job.recovered", ev, ctx));
 cleanup:
   json_decref(ev);
@@ -634,17 +716,28 @@ cleanup:
 
 #define RECOVER_BATCH 64
 
-/* Up to RECOVER_BATCH running jobs, in one transaction; *k receives how many (0: none left). */
-static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
+/* The running jobs recovered at start-up: every one (?1 NULL: SQLite, this daemon's store), or
+ * those of this daemon's instance (?1), whose earlier run it was. */
+#define RECOVER_SQL                                                                                \
+  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND (?1 IS NULL OR "      \
+  "j.lease_owner = ?1) ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+/* The running jobs whose lease has ended, whichever daemon held it (jobs_lease). */
+#define EXPIRED_SQL                                                                                \
+  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND j.lease_expires < "   \
+  "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+
+/* Up to RECOVER_BATCH running jobs that sql selects (bound to owner), in one transaction; *k
+ * receives how many (0: none left). */
+static dt_status recover_batch(const char *data_dir, const char *sql, const char *owner,
+                               int expired, int *k, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   char ids[RECOVER_BATCH][20];
   int cancel[RECOVER_BATCH], row = 1;
   *k = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(
-      dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64",
-              &st, ctx));
+  DT_TRY(dt_stmt(sql, &st, ctx));
+  if (!expired) dt_bind_text(st, 1, owner);
   while (*k < RECOVER_BATCH) {
     DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
     if (!row) break;
@@ -652,23 +745,72 @@ static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
     cancel[(*k)++] = dt_col_int(st, 1);
   }
   dt_stmt_done(&st);
-  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], ctx));
+  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], expired, ctx));
   DT_TRY(dt_store_commit(ctx));
+  if (*k > 0) dt_bus_notify();
 cleanup:
   dt_stmt_done(&st);
   dt_store_rollback();
   return rc;
 }
 
-dt_status dt_job_recover(const char *data_dir, int *n, dt_ctx *ctx) {
+dt_status dt_job_recover(const char *data_dir, const char *owner, int *n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int k = 0;
   *n = 0;
   do {
-    DT_TRY(recover_batch(data_dir, &k, ctx));
+    DT_TRY(recover_batch(data_dir, RECOVER_SQL, owner, 0, &k, ctx));
     *n += k;
   } while (k > 0);
 cleanup:
+  return rc;
+}
+
+dt_status dt_job_requeue_expired(const char *data_dir, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int k = 0;
+  *n = 0;
+  do {
+    DT_TRY(recover_batch(data_dir, EXPIRED_SQL, NULL, 1, &k, ctx));
+    *n += k;
+  } while (k > 0);
+cleanup:
+  return rc;
+}
+
+dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  char until[48];
+  int row = 1;
+  cancels->n = 0;
+  lease_modifier(lease->seconds, until, sizeof until);
+  DT_TRY(dt_stmt("UPDATE jobs SET lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2) "
+                 "WHERE state = 'running' AND lease_owner = ?1 RETURNING id, cancel_requested",
+                 &st, ctx));
+  dt_bind_text(st, 1, lease->owner);
+  dt_bind_text(st, 2, until);
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "renew leases", &row, ctx));
+    if (!row) break;
+    if (dt_col_int(st, 1) && cancels->n < DT_MAX_CANCELS)
+      snprintf(cancels->id[cancels->n++], sizeof cancels->id[0], "%s", dt_col_text(st, 0));
+  }
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_leases_release(const char *owner, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  DT_TRY(dt_stmt("UPDATE jobs SET lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', "
+                 "'-1 seconds') WHERE state = 'running' AND lease_owner = ?1",
+                 &st, ctx));
+  dt_bind_text(st, 1, owner);
+  DT_TRY(dt_stmt_run(&st, "release leases", n, ctx));
+cleanup:
+  dt_stmt_done(&st);
   return rc;
 }
 

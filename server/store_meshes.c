@@ -106,6 +106,11 @@ dt_status dt_mesh_delete(const char *id, long long owner, char *path, size_t pat
   *jobs_using = 0;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_store_begin(ctx));
+  /* PostgreSQL: the submissions' turn (store_jobs.c), so that no job takes the mesh between the
+   * count of its jobs and its deletion. */
+  DT_TRY(dt_stmt("SELECT 1 /*pg: , pg_advisory_xact_lock(7303042) */", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "wait for the submissions' turn", &row, ctx));
+  dt_stmt_done(&st);
   DT_TRY(dt_stmt("SELECT path, (SELECT COUNT(*) FROM jobs WHERE mesh_id = ?1 AND state IN "
                  "('queued', 'running')) "
                  "FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)",

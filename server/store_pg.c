@@ -378,6 +378,7 @@ static dt_status migrate(pg_conn *c, dt_ctx *ctx) {
   int have = -1, latest = 0, applied = 0;
   for (const dt_migration *m = dt_migrations; m->version; m++) latest = m->version;
   DT_TRY(run_script(c,
+                    "SET client_min_messages = warning; "
                     "BEGIN; SELECT pg_advisory_xact_lock(7303041); "
                     "CREATE TABLE IF NOT EXISTS ductile_schema (version INTEGER NOT NULL); "
                     "INSERT INTO ductile_schema SELECT 0 WHERE NOT EXISTS "

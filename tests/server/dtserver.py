@@ -207,6 +207,9 @@ class Daemon:
                          "DUCTILED_GPUS": "cpu", "DUCTILED_SOLVER_THREADS": "1"})
         if PG_INFO:
             self.env["DUCTILED_DATABASE"] = pg_database(self.data_dir)
+            # A daemon started again on the same data directory has a new port, so a new
+            # instance name: the jobs a kill left running wait for their leases to end.
+            self.env["DUCTILED_LEASE_SECONDS"] = "5"
         self.env.update(extra_env or {})
         self.proc = None
         self.log_path = os.path.join(self.data_dir, "..", os.path.basename(self.data_dir) + ".log")
