@@ -1,10 +1,10 @@
 /* The lease keeper of a daemon that shares a PostgreSQL store with others (store.h,
- * store_jobs.h): one thread that, every second, renews the leases of this daemon's running jobs
- * (for lease_seconds), passes on to its workers the cancellations requested through another
- * daemon, and queues again the running jobs whose lease has ended, whichever daemon held it (a
- * daemon killed with its jobs: any surviving daemon resumes them from their checkpoints within
- * lease_seconds and a second). Not started with SQLite, whose one daemon recovers its jobs when
- * it starts. */
+ * store_jobs.h): one thread that renews, every second, the leases of this daemon's running jobs
+ * (for lease_seconds) and passes on to its workers the cancellations requested through another
+ * daemon; and that looks, four times a second, for running jobs whose lease has ended, whichever
+ * daemon held it, and queues them again (a daemon killed with its jobs: a surviving daemon
+ * resumes them from their checkpoints at most lease_seconds, a quarter of a second and a claim
+ * after the kill). Not started with SQLite, whose one daemon recovers its jobs when it starts. */
 #ifndef DT_SRV_LEASES_H
 #define DT_SRV_LEASES_H
 

@@ -77,7 +77,7 @@ def ids(d, path, token="admin"):
 
 
 def main(binary):
-    dtserver.skip_unless_sqlite("SQLite's backup file is restored as ductile.db (test_pg_backup.py: pg_dump)")
+    dtserver.skip_unless_sqlite("SQLite's backup file is restored as ductile.db (test_dump.py: pg_dump)")
     tmp = tempfile.mkdtemp(prefix="ductiled-backup-")
     try:
         with started(binary) as d:

@@ -6,7 +6,8 @@ The job (box_job: 20 increments, a few seconds on the CPU backend) runs on which
 claimed it; once 5 increments have converged that daemon is killed with SIGKILL. Checked: one of
 the two survivors queues the job again once the lease has ended (job.recovered: the lease ended,
 checkpoint true) and one of them resumes it from its checkpoint on the shared data directory
-(job.resumed) within LEASE + 3 seconds of the kill; only the increments after the checkpoint are
+(job.resumed) within LEASE + 1.5 seconds of the kill (at most LEASE, a quarter of a second
+and a claim, with some room for a busy machine); only the increments after the checkpoint are
 computed again; the events stay one ordered list (seq 1, 2, ...); and the result is bit for bit
 that of the same job run without interruption (fields, VTU files, summary: test_recovery's
 check). A daemon that stops with SIGTERM ends its leases as it drains: its interrupted job is
@@ -80,7 +81,7 @@ def main(binary):
         assert before >= 5 and before <= kept <= before + 1, (kept, before)
         rec = [e for e in survivor.poll_events(jid)[0] if e["type"] == "job.recovered"][0]["data"]
         assert "lease" in rec["message"], rec
-        assert t_res < LEASE + 3, f"resumed {t_res:.1f} s after the kill (lease {LEASE} s)"
+        assert t_res < LEASE + 1.5, f"resumed {t_res:.1f} s after the kill (lease {LEASE} s)"
         k2 = [i for i, d in enumerate(daemons)
               if f'running job (attempt 2)" job={jid}' in d.read_log()]
         assert len(k2) == 1 and daemons[k2[0]] is not victim, k2

@@ -12,6 +12,7 @@ the audit log (user.share, with the share before)."""
 import json
 import time
 
+import dtserver
 from dtserver import box_job, run, started, unit_cube
 
 
@@ -75,6 +76,9 @@ def check_command(d):
         r = d.cli("admin", "user", "share", "carol", bad)
         assert r.returncode == 1, (bad, r.returncode, r.stderr)
         assert "share: expected" in r.stderr and "at most 1000" in r.stderr, (bad, r.stderr)
+    # `ductiled migrate` on a store that is up to date: the store and its schema version.
+    r = d.cli("migrate")
+    assert r.returncode == 0 and r.stdout == f"{dtserver.STORE} schema version 7\n", (r.stdout, r.stderr)
     r = d.cli("admin", "user", "share", "nobody", "2")
     assert r.returncode == 1 and "no user named nobody" in r.stderr, r.stderr
     r = d.cli("admin", "user", "share", "carol", "2.5")
