@@ -12,6 +12,7 @@ computed again; the events stay one ordered list (seq 1, 2, ...); and the result
 that of the same job run without interruption (fields, VTU files, summary: test_recovery's
 check). A daemon that stops with SIGTERM ends its leases as it drains: its interrupted job is
 taken up by another daemon at once, not after the lease. Prints the times measured."""
+import os
 import signal
 import sys
 import tempfile
@@ -117,6 +118,10 @@ def main(binary):
     finally:
         for d in daemons:
             d.cleanup()
+            try:
+                os.unlink(d.log_path)
+            except OSError:
+                pass
         remove_data_dir(data)
 
 
