@@ -35,11 +35,11 @@ void dt_actor_daemon(dt_actor *a) {
 /* The name of user id into out ("" when there is no such user). */
 static dt_status user_name(long long id, char *out, size_t cap, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   out[0] = '\0';
   DT_TRY(dt_stmt("SELECT name FROM users WHERE id = ?1", &st, ctx));
-  sqlite3_bind_int64(st, 1, id);
+  dt_bind_int64(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find the audited user", &row, ctx));
   if (row) snprintf(out, cap, "%s", dt_col_text(st, 0));
 cleanup:
@@ -82,7 +82,7 @@ static const char *utf8_clean(const char *s, char *out, size_t cap) {
 dt_status dt_audit(const dt_actor *who, const char *action, const char *target, long long owner_id,
                    json_t *details, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char actor[128], owner[128], now[40], tbuf[1024], ubuf[128];
   char *text = NULL;
   json_t *rec = NULL;
@@ -125,17 +125,16 @@ cleanup:
   return rc;
 }
 
-static json_t *opt_text(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
+static json_t *opt_text(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_string(dt_col_text(st, i));
 }
 
 /* One row of dt_audit_list's query as its API object. */
-static json_t *record_json(sqlite3_stmt *st) {
+static json_t *record_json(dt_sql *st) {
   json_t *details = NULL;
-  if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-    details = json_loads(dt_col_text(st, 10), 0, NULL);
+  if (!dt_col_null(st, 10)) details = json_loads(dt_col_text(st, 10), 0, NULL);
   return json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o}", "seq",
-                   (json_int_t)sqlite3_column_int64(st, 0), "time", dt_col_text(st, 1), "via",
+                   (json_int_t)dt_col_int64(st, 0), "time", dt_col_text(st, 1), "via",
                    dt_col_text(st, 2), "actor", dt_col_text(st, 3), "unix_user", opt_text(st, 11),
                    "token_id", opt_text(st, 4), "request_id", opt_text(st, 5), "address",
                    opt_text(st, 6), "action", dt_col_text(st, 7), "target", opt_text(st, 8),
@@ -144,18 +143,18 @@ static json_t *record_json(sqlite3_stmt *st) {
 
 dt_status dt_audit_list(const dt_audit_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(
       dt_stmt("SELECT seq, ts, via, actor, token_id, request_id, address, action, target, "
               "owner, details, unix_user FROM audit WHERE (?1 = 0 OR seq < ?1) AND (?2 IS NULL OR "
               "action = ?2) AND (?3 IS NULL OR actor = ?3) AND (?4 IS NULL OR target = ?4) "
               "ORDER BY seq DESC LIMIT ?5",
               &st, ctx));
-  sqlite3_bind_int64(st, 1, f->before);
+  dt_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->action);
   dt_bind_text(st, 3, f->actor);
   dt_bind_text(st, 4, f->target);
-  sqlite3_bind_int(st, 5, f->limit + 1);
+  dt_bind_int64(st, 5, f->limit + 1);
   DT_TRY(dt_stmt_page(st, f->limit, 0, record_json, "list the audit log", items, next, ctx));
 cleanup:
   dt_stmt_done(&st);

@@ -1,7 +1,7 @@
 /* The audit log: who did what, and when (schema/migrations/005_audit.sql).
  *
  * Recorded, when they take effect: job.submit, job.cancel, job.delete (the API); user.add,
- * user.disable, user.enable, token.create, token.revoke, store.backup (the command line; the
+ * user.disable, user.enable, user.share, token.create, token.revoke, store.backup (the command line; the
  * first start's admin user and token by the daemon). Each record is a row of the audit table,
  * written in the transaction of the change it records, so a change is never without its record
  * nor a record without its change; and, once that transaction commits, an INFO line of the

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -63,7 +64,7 @@ static int token_shape_ok(const char *t) {
 static dt_status touch(const char *id, const char *last_used, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   dt_now_iso(now, sizeof now);
   if (!strncmp(now, last_used, 16)) return DT_OK;
   DT_TRY(dt_stmt("UPDATE tokens SET last_used_at = ?1 WHERE id = ?2", &st, ctx));
@@ -80,9 +81,9 @@ cleanup:
 static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_principal *p,
                               char *last_used, size_t len, dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   const void *h;
-  int row;
+  int row, hlen = 0;
   DT_TRY(dt_stmt(
       "SELECT t.hash, t.revoked_at IS NOT NULL OR u.disabled_at IS NOT NULL, t.user_id, u.role, "
       "t.last_used_at FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?1",
@@ -90,11 +91,9 @@ static dt_status token_lookup(const char *id, const uint8_t hash[32], dt_princip
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find token", &row, ctx));
   if (!row) goto cleanup;
-  h = sqlite3_column_blob(st, 0);
-  if (!h || sqlite3_column_bytes(st, 0) != 32 || !dt_ct_equal(h, hash, 32) ||
-      sqlite3_column_int(st, 1))
-    goto cleanup;
-  p->user_id = sqlite3_column_int64(st, 2);
+  h = dt_col_blob(st, 0, &hlen);
+  if (!h || hlen != 32 || !dt_ct_equal(h, hash, 32) || dt_col_int(st, 1)) goto cleanup;
+  p->user_id = dt_col_int64(st, 2);
   snprintf(p->token_id, sizeof p->token_id, "%s", id);
   snprintf(p->role, sizeof p->role, "%s", dt_col_text(st, 3));
   snprintf(last_used, len, "%s", dt_col_text(st, 4));
@@ -131,7 +130,7 @@ long long dt_principal_owner(const dt_principal *p) {
 
 dt_status dt_auth_token_active(const char *token_id, int *active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   *active = 0;
   DT_TRY(dt_stmt("SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id "
                  "WHERE t.id = ?1 AND t.revoked_at IS NULL AND u.disabled_at IS NULL",
@@ -160,14 +159,15 @@ static dt_status insert_user(const char *name, const char *role, const dt_actor 
                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *details = NULL;
   int changes = 0;
   DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
            "user: expected a name of 1 to 127 bytes of UTF-8 without control characters");
   dt_now_iso(now, sizeof now);
-  DT_TRY(dt_stmt("INSERT OR IGNORE INTO users (name, role, created_at) VALUES (?1, ?2, ?3)", &st,
-                 ctx));
+  DT_TRY(dt_stmt("INSERT INTO users (name, role, created_at) VALUES (?1, ?2, ?3) "
+                 "ON CONFLICT DO NOTHING",
+                 &st, ctx));
   dt_bind_text(st, 1, name);
   dt_bind_text(st, 2, role);
   dt_bind_text(st, 3, now);
@@ -185,7 +185,7 @@ cleanup:
 dt_status dt_auth_user_ensure(const char *name, const dt_actor *who, long long *user_id,
                               int *disabled, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row, began = 0;
   DT_TRY(dt_store_begin_if_none(&began, ctx));
   DT_TRY(insert_user(name, "user", who, NULL, ctx));
@@ -193,8 +193,8 @@ dt_status dt_auth_user_ensure(const char *name, const dt_actor *who, long long *
   dt_bind_text(st, 1, name);
   DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
   DT_CHECK(row, ctx, DT_ERR_DB, "database error (find user): no user %s after creating it", name);
-  *user_id = sqlite3_column_int64(st, 0);
-  if (disabled) *disabled = sqlite3_column_int(st, 1);
+  *user_id = dt_col_int64(st, 0);
+  if (disabled) *disabled = dt_col_int(st, 1);
   dt_stmt_done(&st);
   if (began) DT_TRY(dt_store_commit(ctx));
 cleanup:
@@ -221,7 +221,7 @@ dt_status dt_auth_user_disable(const char *name, int disable, const dt_actor *wh
                                dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row, changes = 0;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_store_begin(ctx));
@@ -229,7 +229,7 @@ dt_status dt_auth_user_disable(const char *name, int disable, const dt_actor *wh
   dt_bind_text(st, 1, name);
   DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
   if (!row) goto cleanup;
-  *outcome = sqlite3_column_int(st, 0) == !!disable ? DT_REFUSED : DT_DONE;
+  *outcome = dt_col_int(st, 0) == !!disable ? DT_REFUSED : DT_DONE;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE) goto cleanup;
   dt_now_iso(now, sizeof now);
@@ -247,12 +247,45 @@ cleanup:
   return rc;
 }
 
+dt_status dt_auth_user_share(const char *name, double share, const dt_actor *who,
+                             dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  json_t *details = NULL;
+  double before = 0;
+  int row;
+  *outcome = DT_NOT_FOUND;
+  /* NaN fails every comparison: !(share > 0) refuses it with the others. */
+  DT_CHECK(isfinite(share) && share > 0 && share <= DT_SHARE_MAX, ctx, DT_ERR_INPUT,
+           "share: expected a finite weight above 0 and at most %g (got %g)", DT_SHARE_MAX, share);
+  DT_TRY(dt_store_begin(ctx));
+  DT_TRY(dt_stmt("SELECT share FROM users WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  DT_TRY(dt_stmt_row(st, "find user", &row, ctx));
+  if (!row) goto cleanup;
+  before = dt_col_double(st, 0);
+  dt_stmt_done(&st);
+  DT_TRY(dt_stmt("UPDATE users SET share = ?2 WHERE name = ?1", &st, ctx));
+  dt_bind_text(st, 1, name);
+  dt_bind_double(st, 2, share);
+  DT_TRY(dt_stmt_run(&st, "set the user's share", NULL, ctx));
+  details = json_pack("{s:f, s:f}", "share", share, "previous", before);
+  DT_TRY(dt_audit(who, "user.share", name, 0, details, ctx));
+  DT_TRY(dt_store_commit(ctx));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  dt_store_rollback();
+  json_decref(details);
+  return rc;
+}
+
 dt_status dt_auth_token_create(long long user_id, const char *name, const dt_actor *who,
                                char *token, char *id, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char secret[65], now[40];
   uint8_t hash[32];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *details = NULL;
   int began = 0;
   DT_CHECK(name_ok(name), ctx, DT_ERR_INPUT,
@@ -267,9 +300,9 @@ dt_status dt_auth_token_create(long long user_id, const char *name, const dt_act
       "INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)", &st,
       ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int64(st, 2, user_id);
+  dt_bind_int64(st, 2, user_id);
   dt_bind_text(st, 3, name);
-  sqlite3_bind_blob(st, 4, hash, 32, SQLITE_TRANSIENT);
+  dt_bind_blob(st, 4, hash, 32);
   dt_bind_text(st, 5, now);
   DT_TRY(dt_stmt_run(&st, "create token", NULL, ctx));
   details = json_pack("{s:s}", "name", name);
@@ -282,13 +315,13 @@ cleanup:
   return rc;
 }
 
-static json_t *opt_text(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
+static json_t *opt_text(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_string(dt_col_text(st, i));
 }
 
 dt_status dt_auth_token_list(json_t **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *list = json_array();
   int row;
   *out = NULL;
@@ -316,23 +349,23 @@ cleanup:
 
 dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *list = json_array();
   int row;
   *out = NULL;
   DT_CHECK(list != NULL, ctx, DT_ERR_NOMEM, "out of memory listing users");
   DT_TRY(dt_stmt("SELECT u.name, u.role, u.created_at, u.disabled_at, "
-                 "(SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL) "
-                 "FROM users u ORDER BY u.id",
+                 "(SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL), "
+                 "u.share FROM users u ORDER BY u.id",
                  &st, ctx));
   for (;;) {
     json_t *o;
     DT_TRY(dt_stmt_row(st, "list users", &row, ctx));
     if (!row) break;
     o = json_pack("{s:s, s:s, s:s, s:I}", "name", dt_col_text(st, 0), "role", dt_col_text(st, 1),
-                  "created_at", dt_col_text(st, 2), "tokens",
-                  (json_int_t)sqlite3_column_int64(st, 4));
+                  "created_at", dt_col_text(st, 2), "tokens", (json_int_t)dt_col_int64(st, 4));
     json_object_set_new(o, "disabled_at", opt_text(st, 3));
+    json_object_set_new(o, "share", json_real(dt_col_double(st, 5)));
     json_array_append_new(list, o);
   }
   *out = list;
@@ -346,7 +379,7 @@ cleanup:
 /* The audit record of token id's revocation: its user as the owner, its name in the details. */
 static dt_status audit_revoke(const char *id, const dt_actor *who, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *details = NULL;
   long long user_id = 0;
   int row;
@@ -354,7 +387,7 @@ static dt_status audit_revoke(const char *id, const dt_actor *who, dt_ctx *ctx) 
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find the revoked token", &row, ctx));
   if (row) {
-    user_id = sqlite3_column_int64(st, 0);
+    user_id = dt_col_int64(st, 0);
     details = json_pack("{s:s}", "name", dt_col_text(st, 1));
   }
   dt_stmt_done(&st);
@@ -369,7 +402,7 @@ dt_status dt_auth_token_revoke(const char *id, const dt_actor *who, dt_outcome *
                                dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int changes = 0;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_store_begin(ctx));
@@ -405,11 +438,11 @@ cleanup:
 
 static dt_status count_users(long long *n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM users", &st, ctx));
   DT_TRY(dt_stmt_row(st, "count users", &row, ctx));
-  *n = row ? sqlite3_column_int64(st, 0) : 0;
+  *n = row ? dt_col_int64(st, 0) : 0;
 cleanup:
   dt_stmt_done(&st);
   return rc;
@@ -418,7 +451,7 @@ cleanup:
 dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char token[DT_TOKEN_LEN + 1], id[17], path[1200];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   long long n = 0, admin = 0;
   dt_actor daemon;
   int row = 0;
@@ -430,7 +463,7 @@ dt_status dt_auth_bootstrap(const char *data_dir, dt_ctx *ctx) {
   DT_TRY(dt_stmt("SELECT id FROM users WHERE name = 'admin'", &st, ctx));
   DT_TRY(dt_stmt_row(st, "find the admin user", &row, ctx));
   DT_CHECK(row, ctx, DT_ERR_DB, "database error: no user admin after creating it");
-  admin = sqlite3_column_int64(st, 0);
+  admin = dt_col_int64(st, 0);
   dt_stmt_done(&st);
   DT_TRY(dt_auth_token_create(admin, "admin (first start)", &daemon, token, id, ctx));
   snprintf(path, sizeof path, "%s/admin.token", data_dir);

@@ -56,8 +56,8 @@ dt_status dt_auth_user_ensure(const char *name, const dt_actor *who, long long *
  * dt_auth_user_ensure. */
 dt_status dt_auth_user_add(const char *name, int admin, const dt_actor *who, dt_outcome *outcome,
                            dt_ctx *ctx);
-/* JSON array of the users: name, role, created_at, disabled_at (null: enabled), tokens (how
- * many are not revoked). */
+/* JSON array of the users: name, role, share, created_at, disabled_at (null: enabled), tokens
+ * (how many are not revoked). */
 dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
 /* Disable (disable != 0) or enable the user name, audited as user.disable or user.enable by
  * who: *outcome DT_NOT_FOUND when there is no such user, DT_REFUSED when it is disabled
@@ -65,6 +65,14 @@ dt_status dt_auth_user_list(json_t **out, dt_ctx *ctx);
  * its open event streams (sse.c). */
 dt_status dt_auth_user_disable(const char *name, int disable, const dt_actor *who,
                                dt_outcome *outcome, dt_ctx *ctx);
+/* The user's fair-share weight (users.share): a user of share 2 is given twice the worker time
+ * of a user of share 1 (store_jobs.h, dt_job_claim). share must be finite, above 0 and at most
+ * DT_SHARE_MAX (DT_ERR_INPUT otherwise, saying which); audited as user.share by who, with the
+ * share before and after. *outcome DT_NOT_FOUND when there is no such user. A running daemon
+ * uses it from the next job a worker takes. */
+#define DT_SHARE_MAX 1000.0
+dt_status dt_auth_user_share(const char *name, double share, const dt_actor *who,
+                             dt_outcome *outcome, dt_ctx *ctx);
 /* Create a token called name for user_id, audited as token.create by who (in the caller's
  * transaction when one is open); token receives DT_TOKEN_LEN + 1 bytes, id 17 bytes.
  * DT_ERR_INPUT for a name that a user's name could not be (dt_auth_user_ensure). */

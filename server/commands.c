@@ -3,6 +3,7 @@
  * and what it did or why it failed on stderr, and returns the process's exit status. */
 #include "commands.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,30 @@ cleanup:
   return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
 }
 
+/* admin user share NAME WEIGHT: the user's fair-share weight (auth.h), from the next job a
+ * worker takes. */
+static int user_share(const char *name, const char *weight) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  dt_outcome outcome = DT_NOT_FOUND;
+  cli_actor who;
+  char *end = NULL;
+  double w;
+  memset(&ctx, 0, sizeof ctx);
+  errno = 0;
+  w = strtod(weight, &end);
+  DT_CHECK(end != weight && *end == '\0' && errno == 0, &ctx, DT_ERR_INPUT,
+           "share: expected a number above 0 and at most %g (got \"%s\")", DT_SHARE_MAX, weight);
+  DT_TRY(dt_auth_user_share(name, w, cli_actor_of(&who), &outcome, &ctx));
+  if (outcome == DT_DONE)
+    fprintf(stderr, "user %s: share %g\n", name, w);
+  else
+    fprintf(stderr, "ductiled: no user named %s\n", name);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot set the share: %s\n", ctx.msg);
+  return rc == DT_OK && outcome == DT_DONE ? 0 : 1;
+}
+
 /* admin backup FILE: an online copy of the database (store.h), beside a running daemon;
  * audited as store.backup once it is complete (the copy does not hold its own record). */
 static int backup(const char *file) {
@@ -165,9 +190,10 @@ static int backup(const char *file) {
   DT_TRY(dt_store_backup(file, &info, &ctx));
   made = 1;
   fprintf(stderr,
-          "backed up the database to %s (%lld bytes, schema version %d, quick_check ok); the "
-          "files of meshes and jobs are not in it (docs/operations.md)\n",
-          file, info.bytes, info.schema_version);
+          "backed up the database to %s (%s, %lld bytes, schema version %d, %s); the files of "
+          "meshes and jobs are not in it (docs/operations.md)\n",
+          file, dt_store_kind(), info.bytes, info.schema_version,
+          strcmp(dt_store_kind(), "sqlite") ? "pg_restore reads it" : "quick_check ok");
   details = json_pack("{s:I, s:i}", "bytes", (json_int_t)info.bytes, "schema_version",
                       info.schema_version);
   DT_TRY(dt_audit(cli_actor_of(&who), "store.backup", realpath(file, full) ? full : file, 0,
@@ -231,5 +257,20 @@ int dt_cmd_admin(int argc, char **argv) {
   if (!strcmp(sub, "list") && argc == 2) return user_list();
   if (!strcmp(sub, "disable") && argc == 3) return user_disable(argv[2], 1);
   if (!strcmp(sub, "enable") && argc == 3) return user_disable(argv[2], 0);
+  if (!strcmp(sub, "share") && argc == 4) return user_share(argv[2], argv[3]);
   return DT_EXIT_USAGE;
+}
+
+int dt_cmd_migrate(int argc) {
+  dt_status rc = DT_OK;
+  dt_ctx ctx;
+  int version = 0;
+  memset(&ctx, 0, sizeof ctx);
+  if (argc != 0) return DT_EXIT_USAGE;
+  DT_TRY(dt_store_schema_version(&version, &ctx));
+  printf("%s schema version %d\n", dt_store_kind(), version);
+cleanup:
+  if (rc != DT_OK) fprintf(stderr, "ductiled: cannot read the schema version: %s\n", ctx.msg);
+  dt_store_thread_close();
+  return rc == DT_OK ? 0 : 1;
 }

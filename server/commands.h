@@ -17,5 +17,9 @@
 int dt_cmd_token(int argc, char **argv);
 /* admin ...: argv[0] is the word after "admin". */
 int dt_cmd_admin(int argc, char **argv);
+/* migrate (no arguments: argc is how many followed it): main.c has opened the store, which
+ * applied the pending migrations; this prints the store and its schema version. For operators
+ * who migrate a shared PostgreSQL database once before starting (or upgrading) its daemons. */
+int dt_cmd_migrate(int argc);
 
 #endif

@@ -26,6 +26,9 @@ typedef struct key_def {
 static const key_def KEYS[] = {
     {"listen", K_LISTEN, 0, 0, 0, 0},
     {"data_dir", K_STR, OFF(data_dir), sizeof(((dt_config *)0)->data_dir), 0, 0},
+    {"database", K_STR, OFF(database), sizeof(((dt_config *)0)->database), 0, 0},
+    {"instance", K_STR, OFF(instance), sizeof(((dt_config *)0)->instance), 0, 0},
+    {"lease_seconds", K_INT, OFF(lease_seconds), 0, 2, 86400},
     {"gpus", K_STR, OFF(gpus), sizeof(((dt_config *)0)->gpus), 0, 0},
     {"backend", K_STR, OFF(backend), sizeof(((dt_config *)0)->backend), 0, 0},
     {"dashboard_dir", K_STR, OFF(dashboard_dir), sizeof(((dt_config *)0)->dashboard_dir), 0, 0},
@@ -81,6 +84,7 @@ void dt_config_defaults(dt_config *c) {
   c->max_model_dofs = 20000000;
   c->max_model_elements = 10000000;
   c->fair_share_window = 3600;
+  c->lease_seconds = 30;
   c->max_active_jobs_per_user = 1000;
   c->max_job_increments = 10000;
   c->max_job_output_bytes = 10LL << 30;

@@ -5,6 +5,18 @@
  * key is DUCTILED_ + the key in upper case (listen -> DUCTILED_LISTEN). Keys, with defaults:
  *   listen                 127.0.0.1:8080   address:port (port 0 picks a free one)
  *   data_dir               ./ductile-data   created if missing
+ *   database               (SQLite)         the store: empty for SQLite in
+ *                                           <data_dir>/ductile.db (or a path to the SQLite
+ *                                           file), or a PostgreSQL connection URI
+ *                                           (postgresql://user@host/db) shared by several
+ *                                           daemons, which then also share data_dir (a
+ *                                           shared file system): docs/operations.md
+ *   instance               HOST:PORT        this daemon's name among those sharing a
+ *                                           PostgreSQL store: the holder of its jobs' leases
+ *   lease_seconds          30               PostgreSQL: a running job's lease, renewed by its
+ *                                           daemon every third of it; a job whose lease ran
+ *                                           out (its daemon died) is queued again and resumed
+ *                                           by any daemon from its checkpoint
  *   gpus                   auto             "auto" (one worker per device the backend
  *                                           reports: each GPU, or one for the CPU), "cpu",
  *                                           or GPU ordinals "0,1": one worker per entry
@@ -92,6 +104,9 @@ typedef struct dt_config {
   char listen_host[64];
   int port;
   char data_dir[1024];
+  char database[2048];
+  char instance[128];
+  long long lease_seconds;
   char gpus[128];
   char backend[16];
   int n_workers;

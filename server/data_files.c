@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -34,7 +35,7 @@ void dt_remove_tree(const char *dir) {
  * on id, rather than a scan for the path), whose path is exactly this one. */
 static dt_status mesh_named(const char *name, int *named, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char id[64], path[300];
   int row;
   snprintf(id, sizeof id, "%.*s", (int)strcspn(name, "."), name);
@@ -52,7 +53,7 @@ cleanup:
 /* Whether jobs/<name> is the directory of a job row. */
 static dt_status job_named(const char *name, int *named, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   DT_TRY(dt_stmt("SELECT 1 FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, name);
@@ -67,7 +68,7 @@ cleanup:
  * those that are not directories (a job's entry is its directory: anything else is no job's). */
 static dt_status sweep_dir(const char *data_dir, const char *sub,
                            dt_status (*named)(const char *, int *, dt_ctx *), int need_dir,
-                           int *removed, dt_ctx *ctx) {
+                           long min_age_s, int *removed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char dir[PATH_MAX], p[PATH_MAX + 300], rel[300];
   struct dirent *e;
@@ -82,6 +83,7 @@ static dt_status sweep_dir(const char *data_dir, const char *sub,
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
     is_dir = lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (min_age_s > 0 && time(NULL) - sb.st_mtime < min_age_s) continue;
     DT_TRY(named(e->d_name, &ok, ctx));
     if (ok && (is_dir || !need_dir)) continue;
     snprintf(rel, sizeof rel, "%s/%.250s", sub, e->d_name);
@@ -101,11 +103,11 @@ cleanup:
   return rc;
 }
 
-dt_status dt_data_sweep(const char *data_dir, int *removed, dt_ctx *ctx) {
+dt_status dt_data_sweep(const char *data_dir, long min_age_s, int *removed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   *removed = 0;
-  DT_TRY(sweep_dir(data_dir, "meshes", mesh_named, 0, removed, ctx));
-  DT_TRY(sweep_dir(data_dir, "jobs", job_named, 1, removed, ctx));
+  DT_TRY(sweep_dir(data_dir, "meshes", mesh_named, 0, min_age_s, removed, ctx));
+  DT_TRY(sweep_dir(data_dir, "jobs", job_named, 1, min_age_s, removed, ctx));
 cleanup:
   return rc;
 }

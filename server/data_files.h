@@ -17,7 +17,9 @@ void dt_remove_tree(const char *dir);
 
 /* Start-up: remove every entry of <data_dir>/meshes that no mesh row names as its path, and of
  * <data_dir>/jobs that is not the directory of a job row; *removed receives how many, each
- * logged with its path. DT_ERR_DB when the store cannot be read (nothing more is removed). */
-dt_status dt_data_sweep(const char *data_dir, int *removed, dt_ctx *ctx);
+ * logged with its path; entries younger than min_age_s seconds stay (0: none; a data directory
+ * shared by several daemons, whose uploads may be between their file and their row). DT_ERR_DB
+ * when the store cannot be read (nothing more is removed). */
+dt_status dt_data_sweep(const char *data_dir, long min_age_s, int *removed, dt_ctx *ctx);
 
 #endif

@@ -7,9 +7,12 @@
  *   ductiled [OPTIONS] admin user add NAME [--admin]
  *   ductiled [OPTIONS] admin user list
  *   ductiled [OPTIONS] admin user disable NAME | admin user enable NAME
+ *   ductiled [OPTIONS] admin user share NAME WEIGHT
  *   ductiled [OPTIONS] admin backup FILE
  *   ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] [--target T]
- * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR.
+ *   ductiled [OPTIONS] migrate                apply the schema migrations and exit
+ * OPTIONS: --config FILE (or DUCTILED_CONFIG), --listen ADDR:PORT, --data-dir DIR,
+ * --database SQLITE-FILE|postgresql://... (config.h).
  * The commands other than serving are in commands.c.
  *
  * Start-up: configuration, data directory, store (migrations), the HTTPS certificate and key
@@ -42,6 +45,7 @@
 #include "devices.h"
 #include "handlers.h"
 #include "http.h"
+#include "leases.h"
 #include "log.h"
 #include "server.h"
 #include "store.h"
@@ -51,11 +55,14 @@
 enum { EXIT_USAGE = DT_EXIT_USAGE, EXIT_CONFIG = 78 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR]\n"
+  fprintf(f, "usage: ductiled [--config FILE] [--listen ADDR:PORT] [--data-dir DIR] "
+             "[--database FILE|postgresql://...]\n"
+             "       ductiled [OPTIONS] migrate\n"
              "       ductiled [OPTIONS] token create [--name NAME] [--user USER] | token list | "
              "token revoke ID\n"
              "       ductiled [OPTIONS] admin user add NAME [--admin] | admin user list\n"
              "       ductiled [OPTIONS] admin user disable NAME | admin user enable NAME\n"
+             "       ductiled [OPTIONS] admin user share NAME WEIGHT\n"
              "       ductiled [OPTIONS] admin backup FILE\n"
              "       ductiled [OPTIONS] admin audit [--limit N] [--action A] [--actor NAME] "
              "[--target T]\n"
@@ -79,14 +86,22 @@ cleanup:
   return rc;
 }
 
-/* Remove the uploads a crash or a stop interrupted (<data>/tmp), as the daemon starts. */
-static void clear_tmp(const char *dir) {
+/* What a daemon sharing its store (and data directory) with others leaves alone as it starts:
+ * files younger than this, which another daemon may be writing. */
+#define SHARED_MIN_AGE_S 3600
+
+/* Remove the uploads a crash or a stop interrupted (<data>/tmp), as the daemon starts; those
+ * younger than min_age_s seconds stay (another daemon's uploads, in a shared directory). */
+static void clear_tmp(const char *dir, long min_age_s) {
   DIR *d = opendir(dir);
   struct dirent *e;
+  struct stat sb;
   char f[PATH_MAX + 300];
+  time_t now = time(NULL);
   while (d && (e = readdir(d)))
     if (e->d_name[0] != '.') {
       snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+      if (min_age_s > 0 && stat(f, &sb) == 0 && now - sb.st_mtime < min_age_s) continue;
       unlink(f);
     }
   if (d) closedir(d);
@@ -119,6 +134,7 @@ static dt_status options(dt_server *srv, int argc, char **argv, int *first, int 
   for (i = 1; i < argc && argv[i][0] == '-'; i++) {
     const char *key = !strcmp(argv[i], "--listen")     ? "listen"
                       : !strcmp(argv[i], "--data-dir") ? "data_dir"
+                      : !strcmp(argv[i], "--database") ? "database"
                                                        : NULL;
     if (!strcmp(argv[i], "--config") && i + 1 < argc) {
       i++;
@@ -171,6 +187,20 @@ static void restart_history(dt_server *srv) {
   unsetenv("DUCTILED_INTERNAL_RESTART_WHY");
 }
 
+/* The instance name when none is configured: HOST:PORT (HOST:pPID with port 0), unique among the
+ * daemons of a shared store as long as each host's daemons listen on different ports, and the
+ * same across the restarts of one daemon (which then recovers its own jobs at once). */
+static void default_instance(dt_config *c) {
+  char host[64] = "localhost";
+  if (c->instance[0]) return;
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  if (c->port > 0)
+    snprintf(c->instance, sizeof c->instance, "%s:%d", host, c->port);
+  else
+    snprintf(c->instance, sizeof c->instance, "%s:p%ld", host, (long)getpid());
+}
+
 #define SERVE_RESTART (-1) /* serve's result after SIGUSR1: start afresh (never an exit status) */
 
 /* Start afresh (SIGUSR1: an operator's, or a worker's after a GPU fault): the same executable,
@@ -220,13 +250,19 @@ static dt_status start(dt_server *srv, int *exit_status, dt_ctx *ctx) {
   DT_TRY(dt_devices_init(srv, ctx));
   *exit_status = 1;
   dt_dashboard_init(srv);
-  DT_TRY(dt_data_sweep(srv->data_dir, &removed, ctx));
+  /* With a shared store the data directory is shared too: what another daemon wrote just now
+   * may be a file whose row it has yet to commit. */
+  DT_TRY(dt_data_sweep(srv->data_dir, dt_store_shared() ? SHARED_MIN_AGE_S : 0, &removed, ctx));
   if (removed)
     dt_log_info("start-up: removed %d file(s) or directories that no database row references (left "
                 "by a crash between a file and its row)",
                 removed);
-  DT_TRY(dt_job_recover(srv->data_dir, &recovered, ctx));
+  DT_TRY(
+      dt_job_recover(srv->data_dir, dt_store_shared() ? srv->cfg.instance : NULL, &recovered, ctx));
   if (recovered) dt_log_info("recovered %d job(s) left running by the previous run", recovered);
+  if (dt_store_shared()) dt_jobs_set_instance(srv->cfg.instance);
+  DT_TRY(dt_store_listen_start(ctx));
+  DT_TRY(dt_leases_start(srv, ctx));
   DT_TRY(dt_workers_start(srv, ctx));
   DT_TRY(dt_http_start(srv, ctx));
 cleanup:
@@ -247,6 +283,9 @@ static int serve(dt_server *srv) {
   if (start(srv, &status, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
     dt_workers_stop(srv);
+    dt_leases_stop(srv, 0);
+    dt_store_listen_stop();
+    dt_store_shutdown();
     dt_tls_free(&srv->tls);
     return status;
   }
@@ -257,6 +296,8 @@ static int serve(dt_server *srv) {
                         "scheme",   srv->tls.cert_pem ? "https" : "http",
                         "data_dir", srv->data_dir,
                         "version",  DUCTILED_VERSION,
+                        "store",    dt_store_kind(),
+                        "instance", srv->cfg.instance,
                         NULL};
     snprintf(port, sizeof port, "%d", srv->port);
     dt_log(DT_LOG_INFO, NULL, kv, "listening");
@@ -273,9 +314,12 @@ static int serve(dt_server *srv) {
   atomic_store(&srv->draining, 1);
   dt_http_quiesce(srv);
   dt_workers_stop(srv);
+  dt_leases_stop(srv, 1);
+  dt_store_listen_stop();
   dt_bus_close();
   dt_http_stop(srv);
   dt_store_thread_close();
+  dt_store_shutdown();
   if (sig == SIGUSR1) return SERVE_RESTART;
   dt_log_info("stopped");
   return 0;
@@ -294,7 +338,9 @@ int main(int argc, char **argv) {
     if (bad_usage) usage(stderr);
     return bad_usage ? EXIT_USAGE : EXIT_CONFIG;
   }
-  if (prepare_data_dir(&srv, &ctx) != DT_OK || dt_store_init(srv.data_dir, &ctx) != DT_OK) {
+  default_instance(&srv.cfg);
+  if (prepare_data_dir(&srv, &ctx) != DT_OK ||
+      dt_store_init(srv.data_dir, srv.cfg.database, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
     return 1;
   }
@@ -304,6 +350,7 @@ int main(int argc, char **argv) {
     if (status == EXIT_USAGE) usage(stderr);
     return status;
   }
+  if (first < argc && !strcmp(argv[first], "migrate")) return dt_cmd_migrate(argc - first - 1);
   if (first < argc && strcmp(argv[first], "serve")) {
     fprintf(stderr, "ductiled: unknown command '%s'\n", argv[first]);
     return usage(stderr), EXIT_USAGE;
@@ -314,7 +361,7 @@ int main(int argc, char **argv) {
      * backup, a token) would remove the uploads it is receiving. */
     char tmp[PATH_MAX + 8];
     snprintf(tmp, sizeof tmp, "%s/tmp", srv.data_dir);
-    clear_tmp(tmp);
+    clear_tmp(tmp, dt_store_shared() ? SHARED_MIN_AGE_S : 0);
   }
   first = serve(&srv);
   return first == SERVE_RESTART ? restart(&srv, argv) : first;

@@ -11,6 +11,7 @@
 #include "tls.h"
 
 struct dt_workers;
+struct dt_leases;
 
 typedef struct dt_server {
   dt_config cfg;
@@ -18,8 +19,9 @@ typedef struct dt_server {
   int port;                /* bound port */
   void *mhd;               /* struct MHD_Daemon * */
   struct dt_workers *workers;
-  atomic_int draining;   /* SIGTERM received: refuse new work */
-  atomic_int restarting; /* SIGUSR1 or a GPU fault: after the drain the daemon starts afresh */
+  struct dt_leases *leases; /* the lease keeper (leases.h); NULL with SQLite */
+  atomic_int draining;      /* SIGTERM received: refuse new work */
+  atomic_int restarting;    /* SIGUSR1 or a GPU fault: after the drain the daemon starts afresh */
   char restart_why
       [512]; /* a worker's reason, written before it raises SIGUSR1 ("" : an operator's) */
   /* Restarts in place of this daemon (passed on across execv, main.c): count, last time, why. */

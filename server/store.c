@@ -1,4 +1,6 @@
-/* SQLite connections, statement cache, transactions and migrations (see store.h). */
+/* The store's common part (see store.h, store_impl.h): the backend chosen by the database
+ * setting, each thread's connection and statement cache, transactions, the work that waits for
+ * a commit, and the pool of idle connections of a backend that keeps them. */
 #include "store.h"
 
 #include <pthread.h>
@@ -7,10 +9,11 @@
 #include <string.h>
 
 #include "log.h"
-#include "migrations.h"
+#include "store_impl.h"
 
 #define STMT_CACHE 128
 #define ON_COMMIT_MAX 8
+#define POOL_MAX 64 /* idle connections kept (PostgreSQL); more are closed */
 
 /* Work that waits for the commit of the thread's transaction (dt_store_on_commit). */
 typedef struct on_commit {
@@ -20,18 +23,23 @@ typedef struct on_commit {
 } on_commit;
 
 typedef struct conn {
-  sqlite3 *db;
+  void *db;
   struct {
     const char *sql;
-    sqlite3_stmt *st;
+    dt_sql *st;
   } cache[STMT_CACHE];
   on_commit pending[ON_COMMIT_MAX];
   int n_pending;
 } conn;
 
-static char g_path[1100]; /* set once by dt_store_init before threads start */
+/* Set once by dt_store_init before threads start. */
+static const dt_store_ops *g_ops = &dt_store_sqlite_ops;
 static pthread_key_t g_key;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* Idle connections of a pooling backend, with their statement caches. */
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static conn *g_pool[POOL_MAX];
+static int g_n_pool;
 
 /* Run (run != 0) or drop the work waiting for the commit, releasing its arguments. */
 static void pending_end(conn *c, int run) {
@@ -42,38 +50,52 @@ static void pending_end(conn *c, int run) {
   c->n_pending = 0;
 }
 
-static void conn_free(void *p) {
-  conn *c = p;
+static void conn_free(conn *c) {
   if (!c) return;
   pending_end(c, 0);
-  for (int i = 0; i < STMT_CACHE; i++) sqlite3_finalize(c->cache[i].st);
-  sqlite3_close(c->db);
+  for (int i = 0; i < STMT_CACHE; i++)
+    if (c->cache[i].st) g_ops->finalize(c->cache[i].st);
+  if (c->db) g_ops->disconnect(c->db);
   free(c);
 }
 
-static void make_key(void) { pthread_key_create(&g_key, conn_free); }
+/* A thread ends: its connection closes, or waits in the pool for another thread. */
+static void conn_release(void *p) {
+  conn *c = p;
+  if (!c) return;
+  if (g_ops->pool && c->db && g_ops->in_transaction(c->db))
+    (void)g_ops->exec(c->db, "ROLLBACK", NULL);
+  pending_end(c, 0);
+  if (g_ops->pool && c->db && g_ops->healthy(c->db)) {
+    pthread_mutex_lock(&g_pool_mu);
+    if (g_n_pool < POOL_MAX) g_pool[g_n_pool++] = c, c = NULL;
+    pthread_mutex_unlock(&g_pool_mu);
+  }
+  conn_free(c);
+}
 
-static int configure(sqlite3 *db) {
-  sqlite3_busy_timeout(db, 10000);
-  return sqlite3_exec(db,
-                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                      "PRAGMA foreign_keys=ON;",
-                      NULL, NULL, NULL);
+static void make_key(void) { pthread_key_create(&g_key, conn_release); }
+
+static conn *pool_take(void) {
+  conn *c = NULL;
+  pthread_mutex_lock(&g_pool_mu);
+  if (g_n_pool > 0) c = g_pool[--g_n_pool];
+  pthread_mutex_unlock(&g_pool_mu);
+  return c;
 }
 
 static dt_status thread_conn(conn **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  conn *c;
+  conn *c = NULL;
   pthread_once(&g_once, make_key);
   *out = pthread_getspecific(g_key);
   if (*out) return DT_OK;
-  c = calloc(1, sizeof *c);
-  DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory opening the database");
-  DT_CHECK(sqlite3_open_v2(g_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
-                   SQLITE_OK &&
-               configure(c->db) == SQLITE_OK,
-           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path,
-           c->db ? sqlite3_errmsg(c->db) : "no memory");
+  if (g_ops->pool) c = pool_take();
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory opening the database");
+    DT_TRY(g_ops->connect(&c->db, ctx));
+  }
   pthread_setspecific(g_key, c);
   *out = c;
   c = NULL;
@@ -82,7 +104,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_db(sqlite3 **db, dt_ctx *ctx) {
+dt_status dt_store_conn(void **db, dt_ctx *ctx) {
   conn *c = NULL;
   dt_status rc = thread_conn(&c, ctx);
   *db = c ? c->db : NULL;
@@ -91,11 +113,35 @@ dt_status dt_db(sqlite3 **db, dt_ctx *ctx) {
 
 void dt_store_thread_close(void) {
   pthread_once(&g_once, make_key);
-  conn_free(pthread_getspecific(g_key));
+  conn_release(pthread_getspecific(g_key));
   pthread_setspecific(g_key, NULL);
 }
 
-dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx) {
+void dt_store_shutdown(void) {
+  conn *c;
+  while ((c = pool_take())) conn_free(c);
+}
+
+const char *dt_store_kind(void) { return g_ops->name; }
+int dt_store_shared(void) { return g_ops->shared; }
+
+dt_status dt_store_listen_start(dt_ctx *ctx) {
+  return g_ops->listen_start ? g_ops->listen_start(ctx) : DT_OK;
+}
+void dt_store_listen_stop(void) {
+  if (g_ops->listen_stop) g_ops->listen_stop();
+}
+
+dt_status dt_store_schema_version(int *version, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  void *db = NULL;
+  DT_TRY(dt_store_conn(&db, ctx));
+  DT_TRY(g_ops->schema_version(db, version, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_stmt(const char *sql, dt_sql **st, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   conn *c = NULL;
   size_t h = ((size_t)sql >> 3) % STMT_CACHE;
@@ -107,13 +153,7 @@ dt_status dt_stmt(const char *sql, sqlite3_stmt **st, dt_ctx *ctx) {
       goto cleanup;
     }
     if (c->cache[h].sql == NULL) {
-      if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &c->cache[h].st, NULL) !=
-          SQLITE_OK) {
-        rc = DT_ERROR(ctx, DT_ERR_DB, "cannot prepare SQL: %s: %.80s", sqlite3_errmsg(c->db), sql);
-        sqlite3_finalize(c->cache[h].st);
-        c->cache[h].st = NULL;
-        goto cleanup;
-      }
+      DT_TRY(g_ops->prepare(c->db, sql, &c->cache[h].st, ctx));
       c->cache[h].sql = sql;
       *st = c->cache[h].st;
       goto cleanup;
@@ -124,29 +164,17 @@ cleanup:
   return rc;
 }
 
-void dt_stmt_done(sqlite3_stmt **st) {
+void dt_stmt_done(dt_sql **st) {
   if (!*st) return;
-  sqlite3_reset(*st);
-  sqlite3_clear_bindings(*st);
+  g_ops->reset(*st);
   *st = NULL;
 }
 
-/* A statement of db failed while doing what: DT_ERR_IO when the disk is full (SQLITE_FULL: the
- * database or its write-ahead log could not grow), which is no fault of the store and which a
- * client is told as 507 insufficient_storage; DT_ERR_DB otherwise. */
-static dt_status store_failure(sqlite3 *db, const char *what, dt_ctx *ctx) {
-  return DT_ERROR(ctx, sqlite3_errcode(db) == SQLITE_FULL ? DT_ERR_IO : DT_ERR_DB,
-                  "database error (%s): %s", what, sqlite3_errmsg(db));
+dt_status dt_stmt_row(dt_sql *st, const char *what, int *row, dt_ctx *ctx) {
+  return g_ops->step(st, what, row, ctx);
 }
 
-dt_status dt_stmt_row(sqlite3_stmt *st, const char *what, int *row, dt_ctx *ctx) {
-  int step = sqlite3_step(st);
-  *row = step == SQLITE_ROW;
-  if (step == SQLITE_ROW || step == SQLITE_DONE) return DT_OK;
-  return store_failure(sqlite3_db_handle(st), what, ctx);
-}
-
-dt_status dt_stmt_page(sqlite3_stmt *st, int limit, int seq_col, json_t *(*to_json)(sqlite3_stmt *),
+dt_status dt_stmt_page(dt_sql *st, int limit, int seq_col, json_t *(*to_json)(dt_sql *),
                        const char *what, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *list = json_array(), *o = NULL;
@@ -165,7 +193,7 @@ dt_status dt_stmt_page(sqlite3_stmt *st, int limit, int seq_col, json_t *(*to_js
     o = to_json(st);
     DT_CHECK(o != NULL, ctx, DT_ERR_NOMEM, "out of memory: %s", what);
     json_array_append_new(list, o);
-    last = sqlite3_column_int64(st, seq_col);
+    last = g_ops->col_int64(st, seq_col);
     n++;
   }
   *items = list;
@@ -175,14 +203,11 @@ cleanup:
   return rc;
 }
 
-dt_status dt_stmt_run(sqlite3_stmt **st, const char *what, int *changes, dt_ctx *ctx) {
+dt_status dt_stmt_run(dt_sql **st, const char *what, int *changes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3 *db = sqlite3_db_handle(*st);
-  if (sqlite3_step(*st) != SQLITE_DONE) {
-    rc = store_failure(db, what, ctx);
-    goto cleanup;
-  }
-  if (changes) *changes = sqlite3_changes(db);
+  int row = 0;
+  DT_TRY(g_ops->step(*st, what, &row, ctx));
+  if (changes) *changes = g_ops->changes(*st);
 cleanup:
   dt_stmt_done(st);
   return rc;
@@ -190,21 +215,21 @@ cleanup:
 
 static dt_status exec(const char *sql, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3 *db = NULL;
-  DT_TRY(dt_db(&db, ctx));
-  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) rc = store_failure(db, sql, ctx);
+  void *db = NULL;
+  DT_TRY(dt_store_conn(&db, ctx));
+  DT_TRY(g_ops->exec(db, sql, ctx));
 cleanup:
   return rc;
 }
 
-dt_status dt_store_begin(dt_ctx *ctx) { return exec("BEGIN IMMEDIATE", ctx); }
+dt_status dt_store_begin(dt_ctx *ctx) { return exec(g_ops->begin, ctx); }
 
 dt_status dt_store_begin_if_none(int *began, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3 *db = NULL;
+  void *db = NULL;
   *began = 0;
-  DT_TRY(dt_db(&db, ctx));
-  if (!sqlite3_get_autocommit(db)) goto cleanup;
+  DT_TRY(dt_store_conn(&db, ctx));
+  if (g_ops->in_transaction(db)) goto cleanup;
   DT_TRY(dt_store_begin(ctx));
   *began = 1;
 cleanup:
@@ -221,7 +246,7 @@ void dt_store_rollback(void) {
   conn *c;
   pthread_once(&g_once, make_key);
   c = pthread_getspecific(g_key);
-  if (c && !sqlite3_get_autocommit(c->db)) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+  if (c && g_ops->in_transaction(c->db)) (void)g_ops->exec(c->db, "ROLLBACK", NULL);
   if (c) pending_end(c, 0);
 }
 
@@ -231,7 +256,7 @@ void dt_store_on_commit(void (*fn)(void *), void *arg, void (*release)(void *)) 
   c = pthread_getspecific(g_key);
   /* Outside a transaction what was written is committed already; and a thread with more
    * waiting than the table holds runs it now rather than lose it. */
-  if (!c || sqlite3_get_autocommit(c->db) || c->n_pending == ON_COMMIT_MAX) {
+  if (!c || !g_ops->in_transaction(c->db) || c->n_pending == ON_COMMIT_MAX) {
     fn(arg);
     if (release) release(arg);
     return;
@@ -242,65 +267,37 @@ void dt_store_on_commit(void (*fn)(void *), void *arg, void (*release)(void *)) 
   c->n_pending++;
 }
 
-void dt_bind_text(sqlite3_stmt *st, int i, const char *s) {
-  if (s)
-    sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(st, i);
+dt_status dt_store_backup(const char *dest, dt_backup_info *info, dt_ctx *ctx) {
+  return g_ops->backup(dest, info, ctx);
 }
 
-const char *dt_col_text(sqlite3_stmt *st, int i) {
-  const unsigned char *t = sqlite3_column_text(st, i);
-  return t ? (const char *)t : "";
+void dt_bind_text(dt_sql *st, int i, const char *s) { g_ops->bind_text(st, i, s); }
+void dt_bind_int64(dt_sql *st, int i, long long v) { g_ops->bind_int64(st, i, v); }
+void dt_bind_double(dt_sql *st, int i, double v) { g_ops->bind_double(st, i, v); }
+void dt_bind_null(dt_sql *st, int i) { g_ops->bind_null(st, i); }
+void dt_bind_blob(dt_sql *st, int i, const void *p, int n) { g_ops->bind_blob(st, i, p, n); }
+const char *dt_col_text(dt_sql *st, int i) { return g_ops->col_text(st, i); }
+long long dt_col_int64(dt_sql *st, int i) { return g_ops->col_int64(st, i); }
+int dt_col_int(dt_sql *st, int i) { return (int)g_ops->col_int64(st, i); }
+double dt_col_double(dt_sql *st, int i) { return g_ops->col_double(st, i); }
+int dt_col_null(dt_sql *st, int i) { return g_ops->col_null(st, i); }
+const void *dt_col_blob(dt_sql *st, int i, int *n) { return g_ops->col_blob(st, i, n); }
+
+static int is_postgresql(const char *database) {
+  return !strncmp(database, "postgresql://", 13) || !strncmp(database, "postgres://", 11) ||
+         !strncmp(database, "pg:", 3);
 }
 
-static int user_version(sqlite3 *db) {
-  sqlite3_stmt *st = NULL;
-  int v = -1;
-  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
-
-/* Apply each migration above user_version in its own transaction, bumping the version in it. */
-static dt_status migrate(sqlite3 *db, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  int have = user_version(db), latest = 0;
-  for (const dt_migration *m = dt_migrations; m->version; m++) latest = m->version;
-  DT_CHECK(have >= 0, ctx, DT_ERR_DB, "cannot read the schema version: %s", sqlite3_errmsg(db));
-  DT_CHECK(have <= latest, ctx, DT_ERR_DB,
-           "the database has schema version %d, newer than this ductiled (%d)", have, latest);
-  for (const dt_migration *m = dt_migrations; m->version; m++) {
-    char bump[64];
-    if (m->version <= have) continue;
-    snprintf(bump, sizeof bump, "PRAGMA user_version=%d", m->version);
-    DT_CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-                 sqlite3_exec(db, m->sql, NULL, NULL, NULL) == SQLITE_OK &&
-                 sqlite3_exec(db, bump, NULL, NULL, NULL) == SQLITE_OK &&
-                 sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK,
-             ctx, DT_ERR_DB, "migration %s failed: %s", m->name, sqlite3_errmsg(db));
-    dt_log_info("applied schema migration %s", m->name);
+dt_status dt_store_init(const char *data_dir, const char *database, dt_ctx *ctx) {
+  char path[1100];
+  if (database && is_postgresql(database)) {
+    g_ops = &dt_store_pg_ops;
+    return g_ops->open_migrate(!strncmp(database, "pg:", 3) ? database + 3 : database, ctx);
   }
-cleanup:
-  if (rc != DT_OK && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-  return rc;
-}
-
-dt_status dt_store_init(const char *data_dir, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  sqlite3 *db = NULL;
-  snprintf(g_path, sizeof g_path, "%s/ductile.db", data_dir);
-  DT_CHECK(sqlite3_open_v2(g_path, &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           NULL) == SQLITE_OK,
-           ctx, DT_ERR_DB, "cannot open the database %s: %s", g_path,
-           db ? sqlite3_errmsg(db) : "no memory");
-  DT_CHECK(configure(db) == SQLITE_OK, ctx, DT_ERR_DB, "cannot configure the database %s: %s",
-           g_path, sqlite3_errmsg(db));
-  DT_TRY(migrate(db, ctx));
-cleanup:
-  sqlite3_close(db);
-  return rc;
+  g_ops = &dt_store_sqlite_ops;
+  if (database && database[0])
+    snprintf(path, sizeof path, "%s", database);
+  else
+    snprintf(path, sizeof path, "%s/ductile.db", data_dir);
+  return g_ops->open_migrate(path, ctx);
 }

@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
+#include <sqlite3.h>
+
+#include "store_impl.h"
 
 /* How long the copy waits for a lock it cannot take (a checkpoint, the recovery of a log). */
 #define BUSY_WAIT_MS 30000
@@ -109,11 +111,11 @@ cleanup:
   return rc;
 }
 
-dt_status dt_store_backup(const char *dest, dt_backup_info *info, dt_ctx *ctx) {
+dt_status dt_store_backup_sqlite(void *db, const char *dest, dt_backup_info *info, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char tmp[PATH_MAX];
   struct stat sb;
-  sqlite3 *src = NULL, *dst = NULL;
+  sqlite3 *src = db, *dst = NULL;
   int fd = -1, made = 0;
   memset(info, 0, sizeof *info);
   DT_CHECK(lstat(dest, &sb) != 0 && errno == ENOENT, ctx, DT_ERR_INPUT,
@@ -128,7 +130,6 @@ dt_status dt_store_backup(const char *dest, dt_backup_info *info, dt_ctx *ctx) {
   close(fd);
   DT_CHECK(sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK, ctx, DT_ERR_IO,
            "backup: cannot open '%s': %s", tmp, dst ? sqlite3_errmsg(dst) : "out of memory");
-  DT_TRY(dt_db(&src, ctx));
   DT_TRY(copy_pages(src, dst, ctx));
   DT_TRY(finish_copy(dst, info, ctx));
   DT_CHECK(sqlite3_close(dst) == SQLITE_OK, ctx, DT_ERR_DB, "backup: cannot close '%s': %s", tmp,

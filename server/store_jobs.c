@@ -22,19 +22,17 @@
   "est_device_bytes, (SELECT name FROM users WHERE users.id = jobs.owner_id), "                    \
   "(SELECT name FROM tokens WHERE tokens.id = jobs.token_id)"
 
-static json_t *opt_text(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_string(dt_col_text(st, i));
+static json_t *opt_text(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_string(dt_col_text(st, i));
 }
-static json_t *opt_int(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
-                                                   : json_integer(sqlite3_column_int64(st, i));
+static json_t *opt_int(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_integer(dt_col_int64(st, i));
 }
-static json_t *opt_real(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
-                                                   : json_real(sqlite3_column_double(st, i));
+static json_t *opt_real(dt_sql *st, int i) {
+  return dt_col_null(st, i) ? json_null() : json_real(dt_col_double(st, i));
 }
 
-static json_t *job_json(sqlite3_stmt *st) {
+static json_t *job_json(dt_sql *st) {
   const char *id = dt_col_text(st, 0);
   char link[96];
   json_t *o = json_object(), *progress, *timings, *err = json_null(), *links;
@@ -45,23 +43,22 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(o, "created_at", json_string(dt_col_text(st, 4)));
   json_object_set_new(o, "started_at", opt_text(st, 5));
   json_object_set_new(o, "finished_at", opt_text(st, 6));
-  json_object_set_new(o, "attempts", json_integer(sqlite3_column_int(st, 7)));
-  json_object_set_new(o, "cancel_requested", json_boolean(sqlite3_column_int(st, 8)));
+  json_object_set_new(o, "attempts", json_integer(dt_col_int(st, 7)));
+  json_object_set_new(o, "cancel_requested", json_boolean(dt_col_int(st, 8)));
   json_object_set_new(o, "owner", opt_text(st, 25));
   json_object_set_new(o, "owner_token", opt_text(st, 26));
   json_object_set_new(o, "backend", opt_text(st, 16));
   json_object_set_new(o, "memory_estimate_bytes", opt_int(st, 24));
   progress = json_object();
-  json_object_set_new(progress, "n_steps", json_integer(sqlite3_column_int(st, 9)));
+  json_object_set_new(progress, "n_steps", json_integer(dt_col_int(st, 9)));
   json_object_set_new(progress, "step", opt_int(st, 10));
   json_object_set_new(progress, "increment", opt_int(st, 11));
   json_object_set_new(progress, "newton_iteration", opt_int(st, 12));
   json_object_set_new(progress, "residual", opt_real(st, 13));
-  json_object_set_new(progress, "percent", json_real(sqlite3_column_double(st, 14)));
-  json_object_set_new(progress, "increments_completed", json_integer(sqlite3_column_int(st, 15)));
+  json_object_set_new(progress, "percent", json_real(dt_col_double(st, 14)));
+  json_object_set_new(progress, "increments_completed", json_integer(dt_col_int(st, 15)));
   json_object_set_new(o, "progress", progress);
-  timings =
-      sqlite3_column_type(st, 20) == SQLITE_NULL ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
+  timings = dt_col_null(st, 20) ? NULL : json_loads(dt_col_text(st, 20), 0, NULL);
   if (!json_is_object(timings)) {
     json_decref(timings);
     timings = json_object();
@@ -69,7 +66,7 @@ static json_t *job_json(sqlite3_stmt *st) {
   json_object_set_new(timings, "queued_seconds", opt_real(st, 22));
   json_object_set_new(timings, "run_seconds", opt_real(st, 23));
   json_object_set_new(o, "timings", timings);
-  if (sqlite3_column_type(st, 17) != SQLITE_NULL)
+  if (!dt_col_null(st, 17))
     err = json_pack("{s:s, s:s, s:o}", "code", dt_col_text(st, 17), "message", dt_col_text(st, 18),
                     "reason", opt_text(st, 19));
   json_object_set_new(o, "error", err ? err : json_null());
@@ -89,27 +86,34 @@ static json_t *job_json(sqlite3_stmt *st) {
 static dt_status insert_allowed(const dt_job_new *j, const dt_job_limits *lim, dt_outcome *outcome,
                                 long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
+  /* PostgreSQL: submissions take their turn, as SQLite's BEGIN IMMEDIATE makes them. Then jobs
+   * commit in the order of their seq (the queue's order: a job is never visible before an older
+   * one), and the counts below cannot be passed by two submissions at once, whichever daemons
+   * take them. */
+  DT_TRY(dt_stmt("SELECT 1 /*pg: , pg_advisory_xact_lock(7303042) */", &st, ctx));
+  DT_TRY(dt_stmt_row(st, "wait for the submissions' turn", &row, ctx));
+  dt_stmt_done(&st);
   /* two ranges of jobs_user_queue (state, owner_id, ...) */
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running') AND owner_id = ?1",
                  &st, ctx));
-  sqlite3_bind_int64(st, 1, j->owner_id);
+  dt_bind_int64(st, 1, j->owner_id);
   DT_TRY(dt_stmt_row(st, "count the user's active jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= lim->max_active_per_user) {
+  if (row && dt_col_int64(st, 0) >= lim->max_active_per_user) {
     *outcome = DT_REFUSED;
-    *user_active = sqlite3_column_int64(st, 0);
+    *user_active = dt_col_int64(st, 0);
     goto cleanup;
   }
   dt_stmt_done(&st);
   DT_TRY(dt_stmt("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", &st, ctx));
   DT_TRY(dt_stmt_row(st, "count queued jobs", &row, ctx));
-  if (row && sqlite3_column_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
+  if (row && dt_col_int64(st, 0) >= lim->max_queued) *outcome = DT_REFUSED;
   dt_stmt_done(&st);
   if (*outcome != DT_DONE || !j->mesh_id[0]) goto cleanup;
   DT_TRY(dt_stmt("SELECT 1 FROM meshes WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, j->mesh_id);
-  sqlite3_bind_int64(st, 2, j->mesh_owner);
+  dt_bind_int64(st, 2, j->mesh_owner);
   DT_TRY(dt_stmt_row(st, "find the job's mesh", &row, ctx));
   if (!row) *outcome = DT_NOT_FOUND;
 cleanup:
@@ -121,7 +125,7 @@ dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_
                         dt_outcome *outcome, long long *user_active, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char now[40];
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *ev = NULL, *audit = NULL;
   *outcome = DT_DONE;
   *user_active = 0;
@@ -134,15 +138,15 @@ dt_status dt_job_insert(const dt_job_new *j, const dt_job_limits *lim, const dt_
                  "token_id) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8)",
                  &st, ctx));
   dt_bind_text(st, 1, j->id);
-  sqlite3_bind_int64(st, 2, j->owner_id);
+  dt_bind_int64(st, 2, j->owner_id);
   dt_bind_text(st, 3, j->mesh_id[0] ? j->mesh_id : NULL);
   dt_bind_text(st, 4, j->title[0] ? j->title : NULL);
   dt_bind_text(st, 5, now);
-  sqlite3_bind_int(st, 6, j->n_steps);
+  dt_bind_int64(st, 6, j->n_steps);
   if (j->est_bytes > 0)
-    sqlite3_bind_int64(st, 7, j->est_bytes);
+    dt_bind_int64(st, 7, j->est_bytes);
   else
-    sqlite3_bind_null(st, 7);
+    dt_bind_null(st, 7);
   dt_bind_text(st, 8, j->token_id[0] ? j->token_id : NULL);
   DT_TRY(dt_stmt_run(&st, "insert job", NULL, ctx));
   ev = json_pack("{s:s}", "state", "queued");
@@ -163,14 +167,14 @@ cleanup:
 dt_status dt_job_get(const char *id, long long owner, json_t **out, dt_outcome *outcome,
                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *out = NULL;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT " JOB_COLS " FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st,
                  ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int64(st, 2, owner);
+  dt_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "get job", &row, ctx));
   if (!row) goto cleanup;
   *out = job_json(st);
@@ -184,13 +188,13 @@ cleanup:
 dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
                        dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   state[0] = '\0';
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int64(st, 2, owner);
+  dt_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
   if (!row) goto cleanup;
   snprintf(state, len, "%s", dt_col_text(st, 0));
@@ -202,7 +206,7 @@ cleanup:
 
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   /* A user's page is a range of the index jobs_owner (owner_id, seq), not a scan of everyone's
    * jobs; an admin's walks seq. */
   if (f->owner_id != DT_ANY_OWNER)
@@ -219,12 +223,12 @@ dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, d
                    "AND (?9 IS NULL OR owner_id = (SELECT id FROM users WHERE name = ?9)) "
                    "ORDER BY seq DESC LIMIT ?8",
                    &st, ctx));
-  if (f->owner_id != DT_ANY_OWNER) sqlite3_bind_int64(st, 10, f->owner_id);
-  sqlite3_bind_int64(st, 1, f->before);
+  if (f->owner_id != DT_ANY_OWNER) dt_bind_int64(st, 10, f->owner_id);
+  dt_bind_int64(st, 1, f->before);
   dt_bind_text(st, 2, f->mesh_id);
   for (int i = 0; i < 5; i++)
     dt_bind_text(st, 3 + i, f->states[i] ? f->states[i] : (i ? f->states[0] : NULL));
-  sqlite3_bind_int(st, 8, f->limit + 1);
+  dt_bind_int64(st, 8, f->limit + 1);
   dt_bind_text(st, 9, f->owner);
   DT_TRY(dt_stmt_page(st, f->limit, 21, job_json, "list jobs", items, next, ctx));
 cleanup:
@@ -235,7 +239,7 @@ cleanup:
 /* Run a one-parameter UPDATE or DELETE that must change exactly one row. */
 static dt_status exec1(const char *sql, const char *id, const char *what, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int changes = 0;
   DT_TRY(dt_stmt(sql, &st, ctx));
   dt_bind_text(st, 1, id);
@@ -280,14 +284,14 @@ cleanup:
 static dt_status audit_job(const dt_actor *who, const char *action, const char *id,
                            const char *state, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *details = NULL;
   long long owner_id = 0;
   int row;
   DT_TRY(dt_stmt("SELECT owner_id FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find the job's owner", &row, ctx));
-  if (row) owner_id = sqlite3_column_int64(st, 0);
+  if (row) owner_id = dt_col_int64(st, 0);
   dt_stmt_done(&st);
   details = json_pack("{s:s}", "state", state);
   DT_TRY(dt_audit(who, action, id, owner_id, details, ctx));
@@ -297,13 +301,37 @@ cleanup:
   return rc;
 }
 
+/* The state of job id (of owner), inside the caller's transaction, which then holds the row
+ * (PostgreSQL: FOR UPDATE; SQLite's write transaction holds everything): a worker cannot claim
+ * it, nor another daemon queue it again, between this read and the caller's change. */
+static dt_status job_state_locked(const char *id, long long owner, char *state, size_t len,
+                                  dt_outcome *outcome, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  int row;
+  state[0] = '\0';
+  *outcome = DT_NOT_FOUND;
+  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2) "
+                 "/*pg: FOR UPDATE */",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  dt_bind_int64(st, 2, owner);
+  DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
+  if (!row) goto cleanup;
+  snprintf(state, len, "%s", dt_col_text(st, 0));
+  *outcome = DT_DONE;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 dt_status dt_job_cancel(const char *id, long long owner, const dt_actor *who, int *running,
                         dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char state[16];
   *running = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
+  DT_TRY(job_state_locked(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (!dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -323,7 +351,7 @@ dt_status dt_job_delete(const char *id, long long owner, const dt_actor *who, dt
   dt_status rc = DT_OK;
   char state[16];
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(dt_job_state(id, owner, state, sizeof state, outcome, ctx));
+  DT_TRY(job_state_locked(id, owner, state, sizeof state, outcome, ctx));
   if (*outcome != DT_DONE) goto cleanup;
   if (dt_job_active(state)) {
     *outcome = DT_REFUSED;
@@ -338,9 +366,16 @@ cleanup:
   return rc;
 }
 
+/* PostgreSQL: the chosen job is locked by the claim's transaction, and a job another daemon's
+ * claim holds is passed over (its next job, or another user's, is taken) instead of waited for;
+ * a job claimed and committed meanwhile fails the query's state = 'queued' on its new version.
+ * SQLite reads this as a comment: its one writer at a time needs no row locks. */
+#define CLAIM_LOCK "/*pg: FOR UPDATE OF j SKIP LOCKED */"
+
 /* The next job with fair sharing: the queued job at the head (priority, then submission order)
- * of the user who used the least worker time in the last ?1 seconds, ties going to the higher
- * priority, then the older job. A user's use is the busy_seconds of its jobs that ended in the
+ * of the user whose worker time in the last ?1 seconds, divided by the user's share (users.share,
+ * a weight: a user of share 2 is given twice the worker time of a user of share 1), is the
+ * least, ties going to the higher priority, then the older job. A user's use is the busy_seconds of its jobs that ended in the
  * window, each clipped to the part of its run inside the window (a run of that length ending at
  * finished_at), plus its running jobs' time so far; the time of the earlier attempts of a job
  * queued again at start-up counts once it runs again. Each part is a range of an index:
@@ -359,25 +394,26 @@ cleanup:
   "AND q.owner_id = o.owner_id ORDER BY q.priority DESC, q.seq LIMIT 1) "                          \
   "FROM (SELECT DISTINCT owner_id FROM jobs WHERE state = 'queued') o) "                           \
   "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0) "                                   \
-  "FROM heads h JOIN jobs j ON j.id = h.id LEFT JOIN usage u ON u.owner_id = j.owner_id "          \
-  "ORDER BY COALESCE(u.s, 0.0), j.priority DESC, j.seq LIMIT 1"
+  "FROM heads h JOIN jobs j ON j.id = h.id JOIN users w ON w.id = j.owner_id "                     \
+  "LEFT JOIN usage u ON u.owner_id = j.owner_id WHERE j.state = 'queued' "                         \
+  "ORDER BY COALESCE(u.s, 0.0) / w.share, j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
 /* Without fair sharing (fair_share_window = 0): priority, then submission order. */
 #define CLAIM_FIFO_SQL                                                                             \
-  "SELECT id, attempts + 1, owner_id, 0.0 FROM jobs WHERE state = 'queued' ORDER BY priority "     \
-  "DESC, seq LIMIT 1"
+  "SELECT j.id, j.attempts + 1, j.owner_id, 0.0 FROM jobs j WHERE j.state = 'queued' ORDER BY "    \
+  "j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
 /* The job dt_job_claim takes next (id empty: none), inside its transaction. */
 static dt_status next_job(long long window, char *id, size_t idlen, int *attempt,
                           long long *owner_id, double *usage, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char modifier[48];
   int row;
   if (window > 0) {
     DT_TRY(dt_stmt(CLAIM_FAIR_SQL, &st, ctx));
     snprintf(modifier, sizeof modifier, "-%lld seconds", window);
-    sqlite3_bind_int64(st, 1, window);
+    dt_bind_int64(st, 1, window);
     dt_bind_text(st, 2, modifier);
   } else {
     DT_TRY(dt_stmt(CLAIM_FIFO_SQL, &st, ctx));
@@ -385,20 +421,28 @@ static dt_status next_job(long long window, char *id, size_t idlen, int *attempt
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
   if (!row) goto cleanup;
   snprintf(id, idlen, "%s", dt_col_text(st, 0));
-  *attempt = sqlite3_column_int(st, 1);
-  *owner_id = sqlite3_column_int64(st, 2);
-  *usage = sqlite3_column_double(st, 3);
+  *attempt = dt_col_int(st, 1);
+  *owner_id = dt_col_int64(st, 2);
+  *usage = dt_col_double(st, 3);
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx) {
+/* The modifier of a lease of seconds from now ("+30 seconds"), for strftime. */
+static void lease_modifier(long long seconds, char *out, size_t cap) {
+  snprintf(out, cap, "+%lld seconds", seconds);
+}
+
+dt_status dt_job_claim(int worker, long long window, const dt_lease *lease, dt_job_claimed *c,
+                       dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *ev = NULL;
+  char until[48];
   int changes = 0;
   memset(c, 0, sizeof *c);
+  lease_modifier(lease->seconds, until, sizeof until);
   DT_TRY(dt_store_begin(ctx));
   DT_TRY(next_job(window, c->id, sizeof c->id, &c->attempt, &c->owner_id, &c->usage, ctx));
   if (!c->id[0]) goto cleanup;
@@ -407,12 +451,14 @@ dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *
   DT_TRY(
       dt_stmt("UPDATE jobs SET state = 'running', worker = ?2, attempts = attempts + 1, "
               "started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), step = NULL, increment = NULL, "
-              "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0 WHERE id = ?1 "
-              "AND state = "
-              "'queued'",
+              "newton_iter = NULL, residual = NULL, percent = 0, increments_done = 0, "
+              "lease_owner = ?3, lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?4) "
+              "WHERE id = ?1 AND state = 'queued'",
               &st, ctx));
   dt_bind_text(st, 1, c->id);
-  sqlite3_bind_int(st, 2, worker);
+  dt_bind_int64(st, 2, worker);
+  dt_bind_text(st, 3, lease->owner);
+  dt_bind_text(st, 4, until);
   DT_TRY(dt_stmt_run(&st, "claim job", &changes, ctx));
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (claim job): job %s is no longer queued",
            c->id);
@@ -430,43 +476,43 @@ cleanup:
 
 dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *requested = 0;
   DT_TRY(dt_stmt("SELECT cancel_requested FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "cancel requested", &row, ctx));
-  if (row) *requested = sqlite3_column_int(st, 0);
+  if (row) *requested = dt_col_int(st, 0);
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int i, int v) {
+static void bind_opt_int(dt_sql *st, int i, int v) {
   if (v < 0)
-    sqlite3_bind_null(st, i);
+    dt_bind_null(st, i);
   else
-    sqlite3_bind_int(st, i, v);
+    dt_bind_int64(st, i, v);
 }
 
 static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt(
       "UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
       "percent = ?7, increments_done = ?8 WHERE id = ?1",
       &st, ctx));
   dt_bind_text(st, 1, id);
   bind_opt_int(st, 2, p->step);
-  sqlite3_bind_int(st, 3, p->n_steps);
+  dt_bind_int64(st, 3, p->n_steps);
   bind_opt_int(st, 4, p->increment);
   bind_opt_int(st, 5, p->newton_iter);
   if (p->newton_iter >= 0)
-    sqlite3_bind_double(st, 6, p->residual);
+    dt_bind_double(st, 6, p->residual);
   else
-    sqlite3_bind_null(st, 6);
-  sqlite3_bind_double(st, 7, p->percent);
-  sqlite3_bind_int(st, 8, p->increments_done);
+    dt_bind_null(st, 6);
+  dt_bind_double(st, 7, p->percent);
+  dt_bind_int64(st, 8, p->increments_done);
   DT_TRY(dt_stmt_run(&st, "job progress", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -489,18 +535,21 @@ cleanup:
 dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
                                   int has_vtu, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt(
-      "INSERT OR REPLACE INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
-      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+      "INSERT INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
+      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+      "ON CONFLICT (job_id, n) DO UPDATE SET step = excluded.step, increment = "
+      "excluded.increment, load_factor = excluded.load_factor, time = excluded.time, has_vtu = "
+      "excluded.has_vtu, created_at = excluded.created_at",
       &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, n);
-  sqlite3_bind_int(st, 3, step);
-  sqlite3_bind_int(st, 4, inc);
-  sqlite3_bind_double(st, 5, lf);
-  sqlite3_bind_double(st, 6, time);
-  sqlite3_bind_int(st, 7, has_vtu);
+  dt_bind_int64(st, 2, n);
+  dt_bind_int64(st, 3, step);
+  dt_bind_int64(st, 4, inc);
+  dt_bind_double(st, 5, lf);
+  dt_bind_double(st, 6, time);
+  dt_bind_int64(st, 7, has_vtu);
   DT_TRY(dt_stmt_run(&st, "record increment", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -509,10 +558,10 @@ cleanup:
 
 dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, keep);
+  dt_bind_int64(st, 2, keep);
   DT_TRY(dt_stmt_run(&st, "trim increments", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -521,7 +570,7 @@ cleanup:
 
 dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("UPDATE jobs SET backend = ?2 WHERE id = ?1 AND state = 'running'", &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, backend);
@@ -531,11 +580,41 @@ cleanup:
   return rc;
 }
 
+/* This daemon's instance when it shares the store (dt_jobs_set_instance); "" otherwise. Set once
+ * before the workers start. */
+static char g_instance[128];
+
+void dt_jobs_set_instance(const char *instance) {
+  snprintf(g_instance, sizeof g_instance, "%s", instance ? instance : "");
+}
+
+/* The end of job id changed no row: *lost is 1 when the job is no longer this daemon's run (it
+ * lost the lease while it ran, a pause longer than lease_seconds: another daemon queued the job
+ * again, runs it or has ended it), else 0. A lost run's end is dropped, with a warning: the
+ * other daemon's run ends the job. */
+static dt_status lease_lost(const char *id, int *lost, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  int row = 0;
+  DT_TRY(dt_stmt("SELECT state, lease_owner FROM jobs WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the job's lease", &row, ctx));
+  if (!row || (!strcmp(dt_col_text(st, 0), "running") && !strcmp(dt_col_text(st, 1), g_instance)))
+    goto cleanup;
+  dt_log_warn("job %s: this daemon lost its lease while it ran the job (now %s, lease %s): this "
+              "run's end is dropped",
+              id, dt_col_text(st, 0), dt_col_null(st, 1) ? "none" : dt_col_text(st, 1));
+  *lost = 1;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char type[32], *timings = NULL;
-  sqlite3_stmt *st = NULL;
-  int changes = 0;
+  dt_sql *st = NULL;
+  int changes = 0, lost = 0;
   snprintf(type, sizeof type, "job.%s", end->state);
   if (end->timings) {
     timings = json_dumps(end->timings, JSON_COMPACT);
@@ -549,8 +628,7 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
       "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
       "'succeeded' THEN "
       "100 ELSE percent END, busy_seconds = busy_seconds + ?8, stored_bytes = ?9 WHERE id = "
-      "?1 AND state = "
-      "'running'",
+      "?1 AND state = 'running' AND (?10 IS NULL OR lease_owner IS NULL OR lease_owner = ?10)",
       &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, end->state);
@@ -559,9 +637,12 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_text(st, 5, end->reason);
   dt_bind_text(st, 6, end->backend);
   dt_bind_text(st, 7, timings);
-  sqlite3_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
-  sqlite3_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
+  dt_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
+  dt_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
+  dt_bind_text(st, 10, g_instance[0] ? g_instance : NULL);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
+  if (changes == 0 && g_instance[0]) DT_TRY(lease_lost(id, &lost, ctx));
+  if (lost) goto cleanup; /* nothing written: the rollback ends the transaction */
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
   DT_TRY(dt_store_commit(ctx));
@@ -575,10 +656,10 @@ cleanup:
 
 dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   DT_TRY(dt_stmt("UPDATE jobs SET busy_seconds = busy_seconds + ?2 WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_double(st, 2, seconds > 0 ? seconds : 0.0);
+  dt_bind_double(st, 2, seconds > 0 ? seconds : 0.0);
   DT_TRY(dt_stmt_run(&st, "record busy seconds", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -593,15 +674,17 @@ static int has_checkpoint(const char *data_dir, const char *id, int drop) {
   return !drop && access(path, F_OK) == 0;
 }
 
-/* One running job at start-up: cancelled when cancellation was requested, else queued again. */
-static dt_status recover_one(const char *data_dir, const char *id, int cancel, dt_ctx *ctx) {
+/* One running job at start-up, or whose lease ended (expired: 1): cancelled when cancellation was
+ * requested, else queued again. */
+static dt_status recover_one(const char *data_dir, const char *id, int cancel, int expired,
+                             dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *ev = NULL;
   int ck = has_checkpoint(data_dir, id, cancel);
   if (cancel) {
     DT_TRY(exec1(
-        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-        "WHERE id = ?1",
+        "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+        "lease_owner = NULL, lease_expires = NULL WHERE id = ?1",
         id, "recover cancelled job", ctx));
     ev = json_pack("{s:s, s:s}", "state", "cancelled", "message",
                    "cancelled: cancellation was requested before the daemon stopped");
@@ -610,13 +693,21 @@ static dt_status recover_one(const char *data_dir, const char *id, int cancel, d
   }
   /* Queued again at its old place (seq); the worker resumes it from its checkpoint and says so
    * in a job.resumed or job.restarted event. */
-  DT_TRY(exec1("UPDATE jobs SET state = 'queued' WHERE id = ?1", id, "recover job", ctx));
-  ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
-                 ck ? "the daemon stopped while this job was running; queued again: it resumes "
-                      "from its checkpoint"
-                    : "the daemon stopped while this job was running; queued again: no checkpoint, "
-                      "it restarts "
-                      "from the beginning");
+  DT_TRY(exec1("UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL "
+               "WHERE id = ?1",
+               id, "recover job", ctx));
+  if (expired)
+    ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                   ck ? "the lease of the daemon running this job ended (it stopped or lost the "
+                        "database); queued again: it resumes from its checkpoint"
+                      : "the lease of the daemon running this job ended (it stopped or lost the "
+                        "database); queued again: no checkpoint, it restarts from the beginning");
+  else
+    ev = json_pack("{s:s, s:b, s:s}", "state", "queued", "checkpoint", ck, "message",
+                   ck ? "the daemon stopped while this job was running; queued again: it resumes "
+                        "from its checkpoint"
+                      : "the daemon stopped while this job was running; queued again: no "
+                        "checkpoint, it restarts from the beginning");
   DT_TRY(dt_event_append_tx(id, "job.recovered", ev, ctx));
 cleanup:
   json_decref(ev);
@@ -625,48 +716,108 @@ cleanup:
 
 #define RECOVER_BATCH 64
 
-/* Up to RECOVER_BATCH running jobs, in one transaction; *k receives how many (0: none left). */
-static dt_status recover_batch(const char *data_dir, int *k, dt_ctx *ctx) {
+/* The running jobs recovered at start-up: every one (?1 NULL: SQLite, this daemon's store), or
+ * those of this daemon's instance (?1), whose earlier run it was. */
+#define RECOVER_SQL                                                                                \
+  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND (?1 IS NULL OR "      \
+  "j.lease_owner = ?1) ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+/* The running jobs whose lease has ended, whichever daemon held it (jobs_lease). */
+#define EXPIRED_SQL                                                                                \
+  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND j.lease_expires < "   \
+  "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+
+/* Up to RECOVER_BATCH running jobs that sql selects (bound to owner), in one transaction; *k
+ * receives how many (0: none left). */
+static dt_status recover_batch(const char *data_dir, const char *sql, const char *owner,
+                               int expired, int *k, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   char ids[RECOVER_BATCH][20];
   int cancel[RECOVER_BATCH], row = 1;
   *k = 0;
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(
-      dt_stmt("SELECT id, cancel_requested FROM jobs WHERE state = 'running' ORDER BY seq LIMIT 64",
-              &st, ctx));
+  DT_TRY(dt_stmt(sql, &st, ctx));
+  if (!expired) dt_bind_text(st, 1, owner);
   while (*k < RECOVER_BATCH) {
     DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
     if (!row) break;
     snprintf(ids[*k], sizeof ids[*k], "%s", dt_col_text(st, 0));
-    cancel[(*k)++] = sqlite3_column_int(st, 1);
+    cancel[(*k)++] = dt_col_int(st, 1);
   }
   dt_stmt_done(&st);
-  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], ctx));
+  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], expired, ctx));
   DT_TRY(dt_store_commit(ctx));
+  if (*k > 0) dt_bus_notify();
 cleanup:
   dt_stmt_done(&st);
   dt_store_rollback();
   return rc;
 }
 
-dt_status dt_job_recover(const char *data_dir, int *n, dt_ctx *ctx) {
+dt_status dt_job_recover(const char *data_dir, const char *owner, int *n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int k = 0;
   *n = 0;
   do {
-    DT_TRY(recover_batch(data_dir, &k, ctx));
+    DT_TRY(recover_batch(data_dir, RECOVER_SQL, owner, 0, &k, ctx));
     *n += k;
   } while (k > 0);
 cleanup:
   return rc;
 }
 
+dt_status dt_job_requeue_expired(const char *data_dir, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int k = 0;
+  *n = 0;
+  do {
+    DT_TRY(recover_batch(data_dir, EXPIRED_SQL, NULL, 1, &k, ctx));
+    *n += k;
+  } while (k > 0);
+cleanup:
+  return rc;
+}
+
+dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  char until[48];
+  int row = 1;
+  cancels->n = 0;
+  lease_modifier(lease->seconds, until, sizeof until);
+  DT_TRY(dt_stmt("UPDATE jobs SET lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2) "
+                 "WHERE state = 'running' AND lease_owner = ?1 RETURNING id, cancel_requested",
+                 &st, ctx));
+  dt_bind_text(st, 1, lease->owner);
+  dt_bind_text(st, 2, until);
+  for (;;) {
+    DT_TRY(dt_stmt_row(st, "renew leases", &row, ctx));
+    if (!row) break;
+    if (dt_col_int(st, 1) && cancels->n < DT_MAX_CANCELS)
+      snprintf(cancels->id[cancels->n++], sizeof cancels->id[0], "%s", dt_col_text(st, 0));
+  }
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_leases_release(const char *owner, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  DT_TRY(dt_stmt("UPDATE jobs SET lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', "
+                 "'-1 seconds') WHERE state = 'running' AND lease_owner = ?1",
+                 &st, ctx));
+  dt_bind_text(st, 1, owner);
+  DT_TRY(dt_stmt_run(&st, "release leases", n, ctx));
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
 dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx) {
   static const char *const states[] = {"queued", "running", "succeeded", "failed", "cancelled"};
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *counts = json_object();
   int row;
   *out = NULL;
@@ -677,8 +828,8 @@ dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx) {
   for (;;) {
     DT_TRY(dt_stmt_row(st, "count jobs", &row, ctx));
     if (!row) break;
-    json_object_set_new(counts, dt_col_text(st, 0), json_integer(sqlite3_column_int64(st, 1)));
-    if (!strcmp(dt_col_text(st, 0), "queued")) *queued = sqlite3_column_int64(st, 1);
+    json_object_set_new(counts, dt_col_text(st, 0), json_integer(dt_col_int64(st, 1)));
+    if (!strcmp(dt_col_text(st, 0), "queued")) *queued = dt_col_int64(st, 1);
   }
   *out = counts;
   counts = NULL;
@@ -688,19 +839,18 @@ cleanup:
   return rc;
 }
 
-static json_t *increment_json(sqlite3_stmt *st, const char *id) {
+static json_t *increment_json(dt_sql *st, const char *id) {
   char vtu[128];
-  int n = sqlite3_column_int(st, 0);
+  int n = dt_col_int(st, 0);
   snprintf(vtu, sizeof vtu, "/v1/jobs/%s/results/increments/%d/vtu", id, n);
-  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", sqlite3_column_int(st, 1),
-                   "increment", sqlite3_column_int(st, 2), "load_factor",
-                   sqlite3_column_double(st, 3), "time", sqlite3_column_double(st, 4), "vtu",
-                   sqlite3_column_int(st, 5) ? json_string(vtu) : json_null());
+  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:o}", "n", n, "step", dt_col_int(st, 1), "increment",
+                   dt_col_int(st, 2), "load_factor", dt_col_double(st, 3), "time",
+                   dt_col_double(st, 4), "vtu", dt_col_int(st, 5) ? json_string(vtu) : json_null());
 }
 
 dt_status dt_job_increments(const char *id, json_t **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   json_t *list = json_array();
   int row;
   *out = NULL;
@@ -725,15 +875,15 @@ cleanup:
 dt_status dt_job_increment_exists(const char *id, int n, int *has_vtu, dt_outcome *outcome,
                                   dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row;
   *outcome = DT_NOT_FOUND;
   DT_TRY(dt_stmt("SELECT has_vtu FROM increments WHERE job_id = ?1 AND n = ?2", &st, ctx));
   dt_bind_text(st, 1, id);
-  sqlite3_bind_int(st, 2, n);
+  dt_bind_int64(st, 2, n);
   DT_TRY(dt_stmt_row(st, "find increment", &row, ctx));
   if (!row) goto cleanup;
-  *has_vtu = sqlite3_column_int(st, 0);
+  *has_vtu = dt_col_int(st, 0);
   *outcome = DT_DONE;
 cleanup:
   dt_stmt_done(&st);
@@ -742,15 +892,15 @@ cleanup:
 
 dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  sqlite3_stmt *st = NULL;
+  dt_sql *st = NULL;
   int row = 0;
   *bytes = 0;
   DT_TRY(dt_stmt("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM meshes WHERE owner_id = ?1) + "
                  "(SELECT COALESCE(SUM(stored_bytes), 0) FROM jobs WHERE owner_id = ?1)",
                  &st, ctx));
-  sqlite3_bind_int64(st, 1, owner_id);
+  dt_bind_int64(st, 1, owner_id);
   DT_TRY(dt_stmt_row(st, "sum a user's stored bytes", &row, ctx));
-  if (row) *bytes = sqlite3_column_int64(st, 0);
+  if (row) *bytes = dt_col_int64(st, 0);
 cleanup:
   dt_stmt_done(&st);
   return rc;

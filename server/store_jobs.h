@@ -75,11 +75,34 @@ typedef struct dt_job_claimed {
   long long owner_id; /* its owner */
   double usage;       /* the owner's worker seconds in the window when it was chosen */
 } dt_job_claimed;
-/* Claim the next queued job for worker w (*c; c->id empty if none). With window > 0 (seconds,
+/* A daemon's hold on the jobs it runs (a PostgreSQL store shared by several daemons): its
+ * instance name (config instance) and how long a lease lasts unless renewed (lease_seconds). */
+typedef struct dt_lease {
+  const char *owner;
+  long long seconds;
+} dt_lease;
+/* Claim the next queued job for worker w (*c; c->id empty if none), under a lease held by
+ * lease->owner for lease->seconds. With PostgreSQL, daemons claiming at once take different
+ * jobs (FOR UPDATE SKIP LOCKED) without waiting for each other. With window > 0 (seconds,
  * fair_share_window) it is the head job of the user who used the least worker time (busy
  * seconds) in the last window seconds, then the highest priority, then the oldest; with
  * window 0, the highest priority, then the oldest. */
-dt_status dt_job_claim(int worker, long long window, dt_job_claimed *c, dt_ctx *ctx);
+dt_status dt_job_claim(int worker, long long window, const dt_lease *lease, dt_job_claimed *c,
+                       dt_ctx *ctx);
+/* Renew the leases of lease->owner's running jobs for lease->seconds from now; the ids of those
+ * whose cancellation was requested (through any daemon) into *cancels. */
+#define DT_MAX_CANCELS 16
+typedef struct dt_job_cancels {
+  int n;
+  char id[DT_MAX_CANCELS][20];
+} dt_job_cancels;
+dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_ctx *ctx);
+/* End the leases of owner's running jobs now (a daemon that drains: another daemon, or this one
+ * started again, takes them at once); *n receives how many. */
+dt_status dt_job_leases_release(const char *owner, int *n, dt_ctx *ctx);
+/* Queue again (job.recovered) or cancel, as at start-up, the running jobs whose lease has ended;
+ * *n receives how many. */
+dt_status dt_job_requeue_expired(const char *data_dir, int *n, dt_ctx *ctx);
 /* Whether cancellation of the job was requested (0 for a job that is not there). */
 dt_status dt_job_cancel_requested(const char *id, int *requested, dt_ctx *ctx);
 /* Progress columns (NULL-able ints passed as -1) + an event, in one transaction. */
@@ -108,6 +131,10 @@ typedef struct dt_job_end {
   long long stored_bytes; /* what the job's directory holds at its end (max_user_stored_bytes) */
 } dt_job_end;
 dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx);
+/* A daemon sharing its store: its instance name, so that the end of a run whose lease another
+ * daemon has taken over is dropped rather than recorded over that daemon's run (dt_job_finish).
+ * Called once before the workers start (NULL or "": the store is this daemon's alone). */
+void dt_jobs_set_instance(const char *instance);
 /* The bytes a user stores: its meshes' files and its ended jobs' directories. */
 dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx);
 /* Add an attempt's worker time to a job that does not end with it (interrupted by a shutdown,
@@ -116,8 +143,11 @@ dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx);
 /* The solver's checkpoint of a job: <data>/jobs/<id>/checkpoint.ckpt. */
 #define DT_CHECKPOINT_FILE "checkpoint.ckpt"
 /* Start-up: running jobs back to queued (or cancelled when cancellation was requested), with a
- * job.recovered event that says whether a checkpoint exists. *n receives how many. */
-dt_status dt_job_recover(const char *data_dir, int *n, dt_ctx *ctx);
+ * job.recovered event that says whether a checkpoint exists: every running job (owner NULL: the
+ * store is this daemon's), or those whose lease owner is owner (a shared store: this daemon's
+ * instance ran them before it stopped; the others' are left to their leases). *n receives how
+ * many. */
+dt_status dt_job_recover(const char *data_dir, const char *owner, int *n, dt_ctx *ctx);
 /* {"queued": n, ...} for health and metrics; *queued receives the queue depth. */
 dt_status dt_job_counts(json_t **out, long long *queued, dt_ctx *ctx);
 /* The job's increments with results: array of {n, step, increment, load_factor, time, vtu}. */

@@ -811,6 +811,7 @@ cleanup:
 static void *worker_main(void *arg) {
   worker *w = arg;
   dt_job_claimed c;
+  dt_lease lease;
   while (!stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
@@ -820,7 +821,9 @@ static void *worker_main(void *arg) {
       continue;
     }
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_claim(w->index, w->srv->cfg.fair_share_window, &c, &ctx) != DT_OK) {
+    lease.owner = w->srv->cfg.instance;
+    lease.seconds = w->srv->cfg.lease_seconds;
+    if (dt_job_claim(w->index, w->srv->cfg.fair_share_window, &lease, &c, &ctx) != DT_OK) {
       dt_log_error("worker %d: cannot claim a job: %s", w->index, ctx.msg);
       sleep_ms(500); /* store trouble: retry */
       continue;

@@ -21,6 +21,42 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SPEC_PATH = os.path.join(ROOT, "schema", "openapi.yaml")
 
+# The store the daemons use: SQLite in their data directory, or, when DUCTILE_TEST_PG names the
+# INFO file of a PostgreSQL server that pgcluster.py started (ctest's server_pg_* tests), a
+# database of that server per data directory (daemons that share a data directory share it).
+PG_INFO = os.environ.get("DUCTILE_TEST_PG")
+STORE = "postgresql" if PG_INFO else "sqlite"
+
+
+def pg_database(data_dir):
+    """The PostgreSQL database (its URL) of a data directory, created on first use."""
+    import hashlib
+    import pgcluster
+    info = pgcluster.load(PG_INFO)
+    name = "t_" + hashlib.sha1(os.path.realpath(data_dir).encode()).hexdigest()[:20]
+    return pgcluster.createdb(info, name)
+
+
+def sql(data_dir, query):
+    """Rows of a query on the store of the daemons of data_dir (either store): lists of text."""
+    if PG_INFO:
+        import pgcluster
+        return pgcluster.psql(pgcluster.load(PG_INFO), pg_database(data_dir).rsplit("/", 1)[1], query)
+    import sqlite3
+    con = sqlite3.connect(os.path.join(data_dir, "ductile.db"), timeout=30)
+    try:
+        return [[None if v is None else str(v) for v in row] for row in con.execute(query).fetchall()]
+    finally:
+        con.close()
+
+
+def skip_unless_sqlite(why):
+    """Exit 77 (ctest: skipped) when the tests run against PostgreSQL: the test reads or breaks
+    the SQLite file itself."""
+    if PG_INFO:
+        print(f"SKIP under PostgreSQL: {why}")
+        sys.exit(77)
+
 
 def load_spec():
     with open(SPEC_PATH) as f:
@@ -169,6 +205,11 @@ class Daemon:
         self.env = dict(os.environ)
         self.env.update({"DUCTILED_LISTEN": f"127.0.0.1:{self.port}", "DUCTILED_DATA_DIR": self.data_dir,
                          "DUCTILED_GPUS": "cpu", "DUCTILED_SOLVER_THREADS": "1"})
+        if PG_INFO:
+            self.env["DUCTILED_DATABASE"] = pg_database(self.data_dir)
+            # A daemon started again on the same data directory has a new port, so a new
+            # instance name: the jobs a kill left running wait for their leases to end.
+            self.env["DUCTILED_LEASE_SECONDS"] = "5"
         self.env.update(extra_env or {})
         self.proc = None
         self.log_path = os.path.join(self.data_dir, "..", os.path.basename(self.data_dir) + ".log")
@@ -305,6 +346,10 @@ class Daemon:
                 return events, page["done"]
             after = page["next_after"]
 
+    def sql(self, query):
+        """Rows of a query on this daemon's store (either store), as lists of text."""
+        return sql(self.data_dir, query)
+
     def cli(self, *args):
         return subprocess.run([self.binary, *args], env=self.env, capture_output=True, text=True, timeout=30)
 
@@ -326,6 +371,7 @@ class Daemon:
             self.proc.kill()
             self.proc.wait()
         if self.own_dir and not self.keep:
+            drop_database(self.data_dir)
             shutil.rmtree(self.data_dir, ignore_errors=True)
             try:
                 os.unlink(self.log_path)
@@ -333,8 +379,20 @@ class Daemon:
                 pass
 
 
+def drop_database(data_dir):
+    """Drop the PostgreSQL database of a data directory (nothing for SQLite)."""
+    if PG_INFO:
+        import pgcluster
+        db = pg_database(data_dir).rsplit("/", 1)[1]
+        try:
+            pgcluster.psql(pgcluster.load(PG_INFO), "postgres", f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        except RuntimeError:
+            pass
+
+
 def remove_data_dir(data):
     """Remove a data directory shared by several daemons of one test, and their log beside it."""
+    drop_database(data)
     shutil.rmtree(data, ignore_errors=True)
     if os.path.exists(data + ".log"):
         os.unlink(data + ".log")

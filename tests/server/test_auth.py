@@ -3,9 +3,9 @@ tokens get 401 with the JSON error; the admin token file has mode 0600; token cr
 revoke from the command line; tokens are stored only as hashes; user and token names that are not
 UTF-8 are refused (they go into every job object), UTF-8 ones kept."""
 import os
-import sqlite3
 import stat
 
+import dtserver
 from dtserver import SPEC, run, started, unit_cube
 
 
@@ -59,12 +59,12 @@ def main(binary):
         assert r.status == 201 and r.json["owner"] == "b\u00e9a" and r.json["owner_token"] == "caf\u00e9 \u2713", r
 
         # Only hashes are stored.
-        db = sqlite3.connect(os.path.join(d.data_dir, "ductile.db"))
-        for (h,) in db.execute("SELECT hash FROM tokens"):
-            assert len(h) == 32 and d.token.encode() not in h
-        dump = "\n".join(db.iterdump())
+        for (h,) in d.sql("SELECT hex(hash) FROM tokens" if dtserver.STORE == "sqlite"
+                          else "SELECT encode(hash, 'hex') FROM tokens"):
+            assert len(h) == 64 and d.token.encode().hex() not in h.lower()
+        dump = "\n".join("|".join(map(str, r)) for t in ("users", "tokens", "audit")
+                         for r in d.sql(f"SELECT * FROM {t}"))
         assert d.token not in dump and tok not in dump
-        db.close()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import stat
 import tempfile
 import time
 
+import dtserver
 from dtserver import ROOT, box_job, run, started, unit_cube
 
 
@@ -76,6 +77,7 @@ def ids(d, path, token="admin"):
 
 
 def main(binary):
+    dtserver.skip_unless_sqlite("SQLite's backup file is restored as ductile.db (test_dump.py: pg_dump)")
     tmp = tempfile.mkdtemp(prefix="ductiled-backup-")
     try:
         with started(binary) as d:

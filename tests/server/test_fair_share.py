@@ -11,7 +11,7 @@ A job takes a few hundred milliseconds (test_iteration_delay_ms), so the order d
 on the speed of the machine: the choices are decided by the usage, not by races."""
 import os
 import re
-import sqlite3
+
 import time
 
 from dtserver import run, started, unit_cube
@@ -88,12 +88,9 @@ def main(binary):
         assert all(float(usage[j["id"]]) > 0 for j in order if j["title"] in ("A4", "A5", "A20")), usage
 
         # Each job's worker time is recorded: the window's sum is a query.
-        con = sqlite3.connect(os.path.join(d.data_dir, "ductile.db"))
-        try:
-            rows = con.execute("SELECT u.name, COUNT(*), SUM(j.busy_seconds), MIN(j.busy_seconds) FROM jobs j "
-                               "JOIN users u ON u.id = j.owner_id GROUP BY u.name ORDER BY u.name").fetchall()
-        finally:
-            con.close()
+        rows = [(r[0], int(r[1]), float(r[2]), float(r[3])) for r in d.sql(
+            "SELECT u.name, COUNT(*), SUM(j.busy_seconds), MIN(j.busy_seconds) FROM jobs j "
+            "JOIN users u ON u.id = j.owner_id GROUP BY u.name ORDER BY u.name")]
         print("busy seconds by user (jobs, sum, least):", rows)
         assert [(r[0], r[1]) for r in rows] == [("alice", 20), ("bob", 2)], rows
         assert all(r[3] > 0 for r in rows), rows

@@ -19,6 +19,7 @@ import sqlite3
 import tempfile
 import time
 
+import dtserver
 from dtserver import Daemon, box_job, remove_data_dir, run, started
 
 TOTAL = 20
@@ -36,6 +37,8 @@ def wait_increments(d, jid, n):
 
 
 def integrity(data):
+    if dtserver.STORE != "sqlite":
+        return  # PostgreSQL checks its own pages; nothing for the test to ask
     con = sqlite3.connect(os.path.join(data, "ductile.db"))
     try:
         res = con.execute("PRAGMA integrity_check").fetchall()

@@ -11,8 +11,6 @@
   with a server path; a deck without *HEADING is untitled (null); the API's objects and the
   results name no path of the data directory."""
 import os
-import sqlite3
-
 import dtserver
 from dtserver import ROOT, started
 from test_import import CUBE_MSH, job_on
@@ -37,11 +35,7 @@ def refused(r, status, code):
 
 
 def stored_meshes(d):
-    db = sqlite3.connect(os.path.join(d.data_dir, "ductile.db"), timeout=30)
-    try:
-        return db.execute("SELECT COUNT(*) FROM meshes").fetchone()[0]
-    finally:
-        db.close()
+    return int(d.sql("SELECT COUNT(*) FROM meshes")[0][0])
 
 
 def check_mesh_names(d):
