@@ -20,7 +20,8 @@ schema = json.load(open(os.path.join(root, "schema", "job.schema.json")))
 jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
 bad = 0
-for path in sorted(glob.glob(os.path.join(root, "examples", "*.json"))):
+for path in sorted(glob.glob(os.path.join(root, "examples", "*.json"))) + [
+        os.path.join(root, "tests", "job", "equations.json")]:
     errors = list(validator.iter_errors(json.load(open(path))))
     for e in errors[:5]:
         print(f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
