@@ -10,11 +10,13 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev libpq-dev \
   libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx calculix-ccx-test chromium \
-  clang-format openssl postgresql >/dev/null
+  clang-format openssl postgresql systemd >/dev/null
 # libpq-dev: ductiled's PostgreSQL store (server/store_pg.c); postgresql: the server that
 # tests/server/pgcluster.py starts for the server_pg_* tests (initdb, postgres, psql, pg_dump),
 # as the user postgres when the tests run as root. Debian starts a cluster of its own when it
 # installs the package; the tests do not use it.
+# systemd: tests/server/test_unit_file.py checks deploy/ductiled.service with systemd-analyze
+# verify (nothing is started: the package's programs only read the unit).
 # openssl: tests/server/test_tls.py makes its self-signed certificates with the openssl command
 # (the daemon's TLS is libmicrohttpd's, with GnuTLS; libmicrohttpd12 brings it).
 # The dashboard is built with npm. Machines with a Node.js of their own (e.g. a nodesource
