@@ -8,8 +8,9 @@
  * over the four in-plane points (Simpson's layers, the default for plastic sections, lie on the
  * surfaces; Gauss layers lie just inside them). Cell and node averages of the two points give
  * the membrane stress; the points themselves (output "points") give both surfaces.
- * hex8: the element's own points (one, or 2x2x2), the corotational stress R S R^T from the
- * point's deformation gradient and committed history, PEEQ from that history. */
+ * hex8: the element's own points (one, or 2x2x2 in the static elements' order), the
+ * corotational stress R S R^T from the point's deformation gradient and committed history,
+ * PEEQ from that history. */
 #include <string.h>
 
 #include "element/hex8_explicit.h"
@@ -22,6 +23,18 @@ static void hist_point(const dt_xp_problem *xp, const double *hist, int e, int p
   const size_t np = (size_t)xp->n_points, ne = (size_t)xp->ne;
   for (int k = 0; k < DT_MAT_STATE_DOUBLES; k++)
     ((double *)st)[k] = hist[((size_t)k * np + (size_t)p) * ne + (size_t)e];
+}
+
+/* The hex8 kernel's point (numbered like the corner nodes, dt_hex8x_point) at the static
+ * elements' point q (dt_elem_qp: bit k of q the sign of xi_k), so that the output points come
+ * in the order the .frd's extrapolation and the .dat expect. */
+static int kernel_point(int q) {
+  for (int p = 0; p < 8; p++) {
+    int same = 1;
+    for (int k = 0; k < 3; k++) same &= (dt_hex8x_sign(p, k) > 0) == (((q >> k) & 1) != 0);
+    if (same) return p;
+  }
+  return 0;
 }
 
 int dt_xp_field_points(const dt_xp_problem *xp) {
@@ -70,7 +83,8 @@ static void shell_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, d
     memset(sig, 0, 6 * sizeof *sig);
 }
 
-/* hex8 element e, point q (the one point for the reduced form): sigma = R S R^T and PEEQ. */
+/* hex8 element e, output point q (the one point for the reduced form): sigma = R S R^T and
+ * PEEQ. */
 static void hex8_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, int q, double sig[6],
                        double *peeq) {
   const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne;
@@ -88,7 +102,7 @@ static void hex8_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, in
     if (!(dt_hex8x_mean_gradients(X0, b) > 0.0)) goto zero;
   } else {
     double C[9], xi[3], det;
-    dt_hex8x_point(q, xi);
+    dt_hex8x_point(kernel_point(q), xi);
     det = dt_hex8x_jacobian(X0, xi, C);
     if (!(det > 0.0)) goto zero;
     for (a = 0; a < 8; a++) { /* grad0 N_a = C dN_a / det J */
@@ -102,7 +116,7 @@ static void hex8_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, in
       for (j = 0; j < 3; j++) H[3 * i + j] += u[3 * a + i] * b[3 * a + j];
   *peeq = 0.0;
   if (mat->plastic && st->hist) {
-    hist_point(xp, st->hist, e, xp->form == DT_HEX8X_REDUCED ? 0 : q, &old);
+    hist_point(xp, st->hist, e, xp->form == DT_HEX8X_REDUCED ? 0 : kernel_point(q), &old);
     *peeq = old.p;
     if (dt_hex8x_stress(H, mat, &old, &now, P, eps, S) < 0) goto zero;
   } else if (dt_hex8x_stress(H, mat, NULL, &now, P, eps, S) < 0)
@@ -150,7 +164,7 @@ dt_status dt_xp_fields_alloc(const dt_model *m, const dt_xp_problem *xp, dt_fiel
         for (int k = 0; k < 3; k++) xq[k] = c[k];
       } else {
         double xi[3], N[8];
-        dt_hex8x_point(q, xi);
+        dt_hex8x_point(kernel_point(q), xi);
         for (int a = 0; a < 8; a++)
           N[a] = 0.125 * (1 + dt_hex8x_sign(a, 0) * xi[0]) * (1 + dt_hex8x_sign(a, 1) * xi[1]) *
                  (1 + dt_hex8x_sign(a, 2) * xi[2]);

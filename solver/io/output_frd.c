@@ -62,6 +62,11 @@
 /* The text buffer: records are formatted into it and written a buffer at a time. */
 #define FRD_BUF_BYTES ((size_t)1 << 20)
 
+/* The model runs explicit steps (all its steps are of one procedure: dt_model_finish). */
+static int explicit_model(const dt_model *m) {
+  return m->n_steps > 0 && m->steps[0].procedure == DT_PROC_EXPLICIT;
+}
+
 /* cgx's element type of ours, how many of our nodes its record lists and in which order
  * (NULL: ours as they are); 0 for a type the file cannot show. */
 static int frd_type(int type, int *n, const int **order) {
@@ -85,6 +90,7 @@ static int frd_type(int type, int *n, const int **order) {
   case DT_ELEM_QUAD16: *n = 4; return 9; /* the corners */
   case DT_ELEM_WEDGE6: return 2;
   case DT_ELEM_WEDGE15: *order = pe15; return 5;
+  case DT_ELEM_SHELL4: *n = 4; return 9; /* its mid-surface, as a quadrilateral */
   }
   return 0;
 }
@@ -302,7 +308,7 @@ dt_status dt_frd_build(dt_frd *f, const dt_model *m, dt_ctx *ctx) {
              (long long)m->elem_id[e], m->elem_type[e]);
     used[m->elem_type[e]] = 1;
   }
-  for (int t = 0; t < DT_ELEM_NTYPES; t++) {
+  for (int t = 0; t < DT_ELEM_NCONTINUUM; t++) { /* shells: the mean of their points */
     if (!used[t] || f->extrap[t]) continue;
     DT_ALLOC(f->extrap[t], (size_t)dt_elem_nnodes(t) * (size_t)dt_elem_nqp(t), ctx,
              "an extrapolation matrix");
@@ -328,13 +334,15 @@ dt_status dt_frd_job_fill(const dt_frd *fr, dt_vtu_job *j, const dt_model *m, dt
   const size_t nn = (size_t)m->n_nodes;
   const int have_qp = j->n_qp > 0;
   j->frd_u = (want & DT_OUT_U) && j->copied_u;
-  j->frd_rf = (want & DT_OUT_RF) && j->q_s;
+  /* static steps: CalculiX's internal nodal forces, from the point stresses; explicit steps:
+   * the reactions their driver computes */
+  j->frd_rf = (want & DT_OUT_RF) && (explicit_model(m) ? j->copied_rf : j->q_s);
   j->frd_s = (want & DT_OUT_S) && j->q_s;
   j->frd_e = (want & DT_OUT_E) && j->q_e;
   j->frd_peeq = (want & DT_OUT_PEEQ) && j->q_peeq && fr->plastic;
   DT_CHECK(fr->built && (!have_qp || j->n_elems == m->n_elems), ctx, DT_ERR_INTERNAL,
            "the .frd write does not match the model");
-  DT_CHECK(!j->frd_rf || m->elem_section != NULL, ctx, DT_ERR_INTERNAL,
+  DT_CHECK(!j->frd_rf || explicit_model(m) || m->elem_section != NULL, ctx, DT_ERR_INTERNAL,
            "the .frd's nodal forces need the model's sections");
   if (j->frd_s || j->frd_e || j->frd_peeq)
     DT_TRY(dt_output_reserve((void **)&j->count, &j->cap_count, nn * sizeof *j->count, ctx,
@@ -348,7 +356,7 @@ dt_status dt_frd_job_fill(const dt_frd *fr, dt_vtu_job *j, const dt_model *m, dt
   if (j->frd_peeq)
     DT_TRY(dt_output_reserve((void **)&j->x_peeq, &j->cap_x_peeq, nn * sizeof *j->x_peeq, ctx,
                              "the .frd's nodal plastic strains"));
-  if (j->frd_rf)
+  if (j->frd_rf && !explicit_model(m))
     DT_TRY(dt_output_reserve((void **)&j->forc, &j->cap_forc, 3 * nn * sizeof *j->forc, ctx,
                              "the .frd's nodal forces"));
 cleanup:
@@ -536,17 +544,30 @@ static inline void extrap_add(double *o, const double *E, const double *v, int n
 }
 
 /* CalculiX's nodal values of a point field: each element's point values extrapolated to its
- * nodes, then at each node the unweighted mean over its elements (elements in order). */
+ * nodes, then at each node the unweighted mean over its elements (elements in order). An
+ * element whose points are not its type's rule (an explicit step's: a shell's two surfaces, a
+ * one-point hex8) gives every node the mean of its points. */
 static void extrapolate(const dt_frd *fr, const dt_model *m, const dt_vtu_job *j, const double *qp,
                         int ncomp, double *out) {
   const size_t nn = (size_t)m->n_nodes;
   memset(j->count, 0, nn * sizeof *j->count);
   memset(out, 0, nn * (size_t)ncomp * sizeof *out);
   for (int e = 0; e < m->n_elems; e++) {
-    const int type = m->elem_type[e], npe = dt_elem_nnodes(type), nq = dt_elem_nqp(type);
-    const int q0 = j->qp_ptr[e], *cn = m->conn + m->elem_ptr[e];
-    const double *E = fr->extrap[type], *v = qp + (size_t)q0 * ncomp;
-    if (j->qp_ptr[e + 1] - q0 != nq || E == NULL) continue; /* no points: no values */
+    const int type = m->elem_type[e], npe = m->elem_ptr[e + 1] - m->elem_ptr[e];
+    const int nq = dt_elem_nqp(type), q0 = j->qp_ptr[e], *cn = m->conn + m->elem_ptr[e];
+    const double *E = type < DT_ELEM_NCONTINUUM ? fr->extrap[type] : NULL;
+    const double *v = qp + (size_t)q0 * ncomp;
+    const int np = j->qp_ptr[e + 1] - q0;
+    if (np > 0 && (np != nq || E == NULL)) { /* the mean */
+      for (int a = 0; a < npe; a++) {
+        double *o = out + (size_t)cn[a] * ncomp;
+        for (int q = 0; q < np; q++)
+          for (int c = 0; c < ncomp; c++) o[c] += v[(size_t)q * ncomp + c] / np;
+        j->count[cn[a]]++;
+      }
+      continue;
+    }
+    if (np != nq || E == NULL) continue; /* no points: no values */
     for (int a = 0; a < npe; a++) {
       double *o = out + (size_t)cn[a] * ncomp;
       extrap_add(o, E + a * nq, v, nq, ncomp); /* o += sum_q E[a][q] v_q */
@@ -587,7 +608,9 @@ static int write_results(frd_out *o, dt_frd *fr, dt_vtu_job *j, const dt_model *
     extrapolate(fr, m, j, j->qp_strain, 6, j->x_e);
     write_block(o, fr, j, m, "TOSTRAIN", eps, 4, j->x_e, 6, tensor, half);
   }
-  if (j->frd_rf) {
+  if (j->frd_rf && explicit_model(m)) /* the reactions (explicit_run.c): forces at supports */
+    write_block(o, fr, j, m, "FORC", forc, 2, j->rf, 3, xyz, NULL);
+  else if (j->frd_rf) {
     dt_fields f;
     job_fields(j, &f);
     if (dt_internal_forces(m, &f, NULL, j->forc) != 0) return -1;
