@@ -99,6 +99,8 @@ def read_dat(path, kinds=("displacements", "forces", "stresses")):
                     blocks.append((kind, m.group(2).upper(), number(m.group(3)), cur))
                 continue
             parts = line.split()
+            if parts and parts[-1] == "L":  # a node printed in its *TRANSFORM axes (CalculiX 2.20)
+                parts = parts[:-1]
             nk, nv = ROW[kind] if cur is not None else (0, 0)
             if cur is not None and len(parts) == nk + nv and all(p.isdigit() for p in parts[:nk]):
                 key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])
