@@ -249,11 +249,11 @@ static dt_status split_step(lower *L, int s, dt_ctx *ctx) {
       int j = L->tix[ns->items[i]];
       if (j < 0) continue;
       DT_CHECK(!(bc.hold & bc.dofs) && !bc.velocity, ctx, DT_ERR_INPUT,
-               "node %lld has a *TRANSFORM: FIXED (hold) and velocity boundary conditions in "
-               "local directions are not supported",
+               "node %lld: FIXED (hold) and velocity boundary conditions in local directions "
+               "are not supported",
                (long long)m->node_id[ns->items[i]]);
       DT_CHECK(!(bc.dofs & DT_DOF_ROT), ctx, DT_ERR_INPUT,
-               "node %lld has a *TRANSFORM: rotations are not supported there",
+               "node %lld: rotations are not supported in local directions",
                (long long)m->node_id[ns->items[i]]);
       L->lmask[(size_t)s * L->tn + j] |= (unsigned char)bc.dofs;
       for (int d = 0; d < 3; d++)
@@ -335,8 +335,8 @@ static dt_status emit_row(lower *L, int j, lrow *r, int pivot, dt_ctx *ctx) {
   }
   for (int s = 0; s < L->ns; s++)
     DT_CHECK(r->rhs[s] == 0.0, ctx, DT_ERR_INPUT,
-             "node %lld has a *TRANSFORM: a nonzero prescribed value in a local direction that "
-             "is not along a global axis is not supported (step %d \"%s\"; zero values are)",
+             "node %lld: a nonzero prescribed value in a local direction that is not along a "
+             "global axis is not supported (step %d \"%s\"; zero values are)",
              (long long)m->node_id[L->tnode[j]], s + 1, m->steps[s].name);
   DT_ALLOC(node, n, ctx, "equation terms");
   DT_ALLOC(dof, n, ctx, "equation terms");
@@ -524,8 +524,8 @@ static dt_status check_steps(lower *L, dt_ctx *ctx) {
   for (int s = 1; s < L->ns; s++)
     for (int j = 0; j < L->tn; j++)
       DT_CHECK(L->lmask[(size_t)s * L->tn + j] == L->lmask[j], ctx, DT_ERR_INPUT,
-               "node %lld has a *TRANSFORM: its boundary conditions must constrain the same "
-               "local DOFs in every step (step %d \"%s\" differs from step 1)",
+               "node %lld: its boundary conditions must constrain the same local DOFs in every "
+               "step (step %d \"%s\" differs from step 1)",
                (long long)L->m->node_id[L->tnode[j]], s + 1, L->m->steps[s].name);
 cleanup:
   return rc;
