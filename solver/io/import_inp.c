@@ -56,6 +56,7 @@ static const struct {
     {"*INITIAL CONDITIONS", inp_initial_conditions, MODEL},
     {"*BOUNDARY", inp_boundary, ANY},
     {"*EQUATION", inp_equation, MODEL},
+    {"*TRANSFORM", inp_transform, MODEL},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
     {"*DYNAMIC", inp_dynamic, STEP},
@@ -158,7 +159,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   p.material = p.plastic_rec = p.step_rec = -1;
   p.static_rec = p.explicit_rec = p.ic_rec = p.step_amp = p.step_amp_rec = p.step_default_rec = -1;
   p.step_amp_kind = -1;
-  p.c3d8r_rec = -1;
+  p.c3d8r_rec = p.transform_rec = -1;
   DT_TRY(dt_model_create(&p.m, ctx));
   snprintf(p.m->title, sizeof p.m->title, "%s", path);
   DT_TRY(inp_read(&p, path, -1));
@@ -178,6 +179,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
   DT_TRY(inp_initial_velocities(&p));
   DT_TRY(inp_equations_done(&p));
+  DT_TRY(inp_transforms_done(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

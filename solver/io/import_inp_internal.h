@@ -118,6 +118,7 @@ typedef struct inp {
 
   int *eq_rec; /* per equation of the model: the record of its number of terms */
   int cap_eq_rec;
+  int transform_rec; /* the first *TRANSFORM (-1: none) */
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -238,5 +239,10 @@ INP_INTERN dt_status inp_initial_velocities(inp *p);
  * an error naming the equation's line. */
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);
+
+/* *TRANSFORM (import_inp_transform.c), and the model rewritten in global DOFs once the deck is
+ * read (dt_model_lower_transforms), an error naming the first *TRANSFORM's line. */
+INP_INTERN dt_status inp_transform(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_transforms_done(inp *p);
 
 #endif

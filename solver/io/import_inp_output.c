@@ -91,14 +91,14 @@ cleanup:
  * (*EL PRINT) of a step replaces the node (element) requests of the earlier steps; a step
  * without one keeps them. TOTALS=YES adds the sum over the set after an RF block, ONLY prints
  * the sum instead (CalculiX's totals concern RF among the variables ductile prints: U, S, E
- * and PEEQ blocks are printed whatever TOTALS says). GLOBAL=NO asks for the local systems of
- * *TRANSFORM (nodes) or *ORIENTATION (elements), which ductile refuses: its results are in the
- * global system either way, and so are CalculiX's without those keywords. */
+ * and PEEQ blocks are printed whatever TOTALS says). GLOBAL=NO, CalculiX's default, prints the
+ * nodes of a *TRANSFORM in its local axes (GLOBAL=YES in the global ones); elements print in
+ * the global system either way (*ORIENTATION is refused). */
 dt_status inp_print(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_output_options *o = &p->m->output;
   dt_print_request r;
-  int element = strcmp(kw->name, "*EL PRINT") == 0, step = p->m->n_steps - 1, global = 1,
+  int element = strcmp(kw->name, "*EL PRINT") == 0, step = p->m->n_steps - 1, global = 0,
       totals = 0;
   const char *name = inp_param(kw, element ? "ELSET" : "NSET");
 
@@ -108,7 +108,8 @@ dt_status inp_print(inp *p, inp_kw *kw) {
   INP_CHECK(name && name[0], p, kw->rec, "%s needs %s=<set>", kw->name, element ? "ELSET" : "NSET");
   DT_TRY(yes_no(p, kw, "TOTALS", "ONLY", &totals));
   r.totals = totals == 1 ? DT_TOTALS_YES : totals == 2 ? DT_TOTALS_ONLY : DT_TOTALS_NO;
-  DT_TRY(yes_no(p, kw, "GLOBAL", NULL, &global)); /* either value: see above */
+  DT_TRY(yes_no(p, kw, "GLOBAL", NULL, &global));
+  r.local = !element && !global;
   DT_TRY(frequency(p, kw, 1, &r.every));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(element ? inp_get_elset(p, kw->rec, name, 0, &r.set)

@@ -62,11 +62,20 @@ static void header(FILE *out, const char *what, const char *set, double time) {
   fprintf(out, "\n %sfor set %s and time %s\n\n", what, set, t);
 }
 
+/* local: a node with a *TRANSFORM prints its vector in the local axes, x_loc[k] = e_k . x,
+ * marked " L" as CalculiX marks it (its GLOBAL=NO, the default of *NODE PRINT). */
 static void node_block(FILE *out, const dt_model *m, const dt_set *s, const double *v,
-                       const char *what, double time) {
+                       const char *what, double time, int local) {
   header(out, what, s->name, time);
   for (int i = 0; i < s->n; i++) {
     const double *x = &v[3 * (size_t)s->items[i]];
+    double e[3][3], y[3];
+    if (local && dt_model_node_axes(m, s->items[i], e)) {
+      for (int k = 0; k < 3; k++) y[k] = e[k][0] * x[0] + e[k][1] * x[1] + e[k][2] * x[2];
+      fprintf(out, "%10lld %13.6E %13.6E %13.6E L\n", (long long)m->node_id[s->items[i]], y[0],
+              y[1], y[2]);
+      continue;
+    }
     fprintf(out, "%10lld %13.6E %13.6E %13.6E\n", (long long)m->node_id[s->items[i]], x[0], x[1],
             x[2]);
   }
@@ -187,9 +196,10 @@ static void write_request(FILE *out, const dt_model *m, const dt_fields *f,
   for (int k = 0; k < n; k++) {
     if (!r->element) {
       const dt_set *s = &m->nsets[r->set];
-      if (vars[k] == DT_OUT_U) node_block(out, m, s, f->u, "displacements (vx,vy,vz) ", f->time);
+      if (vars[k] == DT_OUT_U)
+        node_block(out, m, s, f->u, "displacements (vx,vy,vz) ", f->time, r->local);
       if (vars[k] == DT_OUT_RF && r->totals != DT_TOTALS_ONLY)
-        node_block(out, m, s, forces, "forces (fx,fy,fz) ", f->time);
+        node_block(out, m, s, forces, "forces (fx,fy,fz) ", f->time, r->local);
       if (vars[k] == DT_OUT_RF && r->totals != DT_TOTALS_NO) total_block(out, s, forces, f->time);
       continue;
     }

@@ -305,6 +305,7 @@ typedef struct dt_print_request {
                       the order U, RF / S, E, PEEQ */
   unsigned vars[DT_PRINT_MAX_VARS];
   int totals;     /* DT_TOTALS_*: *NODE PRINT, TOTALS= (the RF block's "total force") */
+  int local;      /* node prints: nodes with a *TRANSFORM print in its local axes (GLOBAL=NO) */
   int step_begin; /* the 0-based steps the request prints in: step_begin .. step_end - 1 */
   int step_end;   /* (CalculiX replaces a step's requests by a later step's); 0: to the end */
 } dt_print_request;
@@ -339,6 +340,19 @@ typedef struct dt_equations {
   int cap, cap_terms; /* allocated equations and terms (dt_model_add_equation) */
 } dt_equations;
 
+/* A local nodal coordinate system (Abaqus/CalculiX *TRANSFORM) on a node set: boundary
+ * conditions, concentrated loads and equation terms of its nodes name local directions, and
+ * the node prints (results.dat) show their displacements and forces in them. Rectangular: local
+ * x along a, local y in the plane of a and b, z = x cross y. Cylindrical: a and b are two points
+ * of the axis; local x radial (from the axis to the node), z along the axis from a to b,
+ * y = z cross x (tangential). */
+typedef enum dt_transform_kind { DT_TRANSFORM_RECT = 0, DT_TRANSFORM_CYL = 1 } dt_transform_kind;
+typedef struct dt_transform {
+  int nset;
+  dt_transform_kind kind;
+  double a[3], b[3];
+} dt_transform;
+
 typedef struct dt_model {
   int version; /* job format version */
   char title[256];
@@ -367,6 +381,10 @@ typedef struct dt_model {
   int n_initial_velocities;
   dt_initial_velocity *initial_velocities;
   dt_equations eq; /* linear constraints; eq.n = 0 when there are none */
+  int n_transforms;
+  dt_transform *transforms; /* local systems; a node in several sets takes the last one's */
+  int *node_transform;      /* per node: its transform, or -1; NULL until
+                               dt_model_lower_transforms (and without transforms) */
   dt_solver_options solver;
   dt_output_options output;
 } dt_model;
@@ -430,6 +448,30 @@ typedef struct dt_mpc {
 dt_status dt_model_equations_resolve(const dt_model *m, int dpn, dt_mpc *out, int *bad,
                                      dt_ctx *ctx);
 void dt_mpc_free(dt_mpc *mpc);
+
+/* Append a *TRANSFORM (a, b copied); checked by dt_model_lower_transforms. */
+dt_status dt_model_add_transform(dt_model *m, int nset, dt_transform_kind kind, const double a[3],
+                                 const double b[3], dt_ctx *ctx);
+
+/* The geometry of transform t alone: a nonzero a not parallel to b (rectangular), two distinct
+ * axis points (cylindrical). DT_ERR_INPUT says what is wrong. */
+dt_status dt_model_check_transform(const dt_model *m, int t, dt_ctx *ctx);
+
+/* Node i's local axes as the rows of e (e[k] the unit vector of local direction k in global
+ * components); 0 when the node has no transform (e untouched). Valid after
+ * dt_model_lower_transforms. */
+int dt_model_node_axes(const dt_model *m, int i, double e[3][3]);
+
+/* Rewrite the model in global DOFs, keeping node_transform for the output: local concentrated
+ * loads become global ones, equation terms on transformed nodes expand into their global
+ * components, and the local boundary conditions of a node, with the equations whose first term
+ * is on it, are eliminated (Gauss-Jordan on the node's three DOFs, largest pivot first) into
+ * equations that each make one of its global DOFs dependent, or into ordinary boundary
+ * conditions where a row is a single DOF. Refused (DT_ERR_INPUT, naming the node): static steps
+ * only, a node on a cylindrical transform's axis, local boundary conditions that differ between
+ * steps, FIXED (hold), a nonzero value in a direction that is no global axis, and more
+ * constraints on a node than it has independent DOFs. Nothing to do without transforms. */
+dt_status dt_model_lower_transforms(dt_model *m, dt_ctx *ctx);
 
 /* Print a short description of the model (sizes, sets, materials, steps). */
 void dt_model_view(const dt_model *m, FILE *f);

@@ -41,6 +41,11 @@ DECKS = {  # name: (tolerance, what it covers)
                             "tied nodes) and S too"),
     "hex8_equation_iso": (1e-2, "C3D8, isotropic table, the tied end face bent through its master by a prescribed "
                                 "displacement (5 DIRECT increments), brought back half way; RF and S too; no cutback"),
+    "hex8_transform_rect": (1e-6, "C3D8, elastic, end face in a rectangular *TRANSFORM (45 deg about z): an "
+                                  "oblique local DOF fixed (an equation), a local z prescribed, local end load in "
+                                  "2 steps; local and GLOBAL=YES prints, RF and S too"),
+    "hex8_transform_cyl": (1e-6, "C3D8 ring sector, elastic, cylindrical *TRANSFORM: outer face held radially "
+                                 "(equations), top loaded tangentially and axially; local and GLOBAL=YES RF, S too"),
     "tet10_elastic": (1e-6, "C3D10, elastic, prescribed displacement + gravity"),
     "quad4_pe_elastic": (1e-6, "CPE4 plane strain, elastic, edge pressure"),
     "quad4_pe_iso": (1e-2, "CPE4 plane strain, isotropic table, load + unload (2 steps)"),
@@ -99,6 +104,8 @@ def read_dat(path, kinds=("displacements", "forces", "stresses")):
                     blocks.append((kind, m.group(2).upper(), number(m.group(3)), cur))
                 continue
             parts = line.split()
+            if parts and parts[-1] == "L":  # a node printed in its *TRANSFORM axes (CalculiX 2.20)
+                parts = parts[:-1]
             nk, nv = ROW[kind] if cur is not None else (0, 0)
             if cur is not None and len(parts) == nk + nv and all(p.isdigit() for p in parts[:nk]):
                 key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])

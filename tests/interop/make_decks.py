@@ -504,10 +504,55 @@ def deck_hex8_equation_iso():
     return s
 
 
+def deck_hex8_transform_rect():
+    """A cantilever whose end face is in rectangular axes turned 45 degrees about z
+    (*TRANSFORM, TYPE=R: local x along (1, 1, 0), y in the plane of (-1, 2, 0)): local y fixed
+    (an oblique direction: an equation), local z (global z) prescribed, a local x load that
+    reverses in the second step. The end face prints in both systems."""
+    nodes, elems = hex_grid(4, 1, 1, 4.0, 1.0, 1.0)
+    s = "*HEADING\nhex8 (C3D8) elastic cantilever, end face in a rectangular *TRANSFORM (45 deg about z)\n"
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 4.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*TRANSFORM, NSET=TIP, TYPE=R\n1., 1., 0., -1., 2., 0.\n*BOUNDARY\nFIX, 1, 3\nTIP, 2, 2\n"
+    s += step("*BOUNDARY\nTIP, 3, 3, 0.002\n*CLOAD\nTIP, 1, 1000.\n"
+              "*NODE PRINT, NSET=TIP, GLOBAL=YES, TOTALS=NO\nU, RF\n*NODE PRINT, NSET=FIX, TOTALS=NO\nRF\n"
+              "*EL PRINT, ELSET=EALL\nS\n")
+    s += step("*CLOAD\nTIP, 1, -500.\n")
+    return s
+
+
+def deck_hex8_transform_cyl():
+    """30 degrees of a ring (radii 1 to 2, height 1) about the z axis, fixed at its base; its
+    outer face and top in cylindrical axes (*TRANSFORM, TYPE=C): the outer face held radially
+    (oblique directions: equations), the top loaded tangentially and axially."""
+    nx, ny, nz = 2, 3, 2
+    nid = lambda i, j, k: 1 + i + (nx + 1) * (j + (ny + 1) * k)
+    nodes = [(nid(i, j, k), (1 + i / nx) * math.cos(math.radians(10 * j)),
+              (1 + i / nx) * math.sin(math.radians(10 * j)), 0.5 * k)
+             for k in range(nz + 1) for j in range(ny + 1) for i in range(nx + 1)]
+    grid, elems = hex_grid(nx, ny, nz, 1.0, 1.0, 1.0)
+    base = [nid(i, j, 0) for i in range(nx + 1) for j in range(ny + 1)]
+    outer = [nid(nx, j, k) for j in range(ny + 1) for k in range(1, nz + 1)]
+    top = [nid(i, j, nz) for i in range(nx + 1) for j in range(ny + 1)]
+    s = ("*HEADING\nhex8 (C3D8) elastic ring sector, outer face held radially and top loaded tangentially in a "
+         "cylindrical *TRANSFORM\n")
+    s += node_block(nodes) + elem_block("C3D8", elems)
+    s += nset("BASE", base) + nset("OUTER", outer) + nset("TOP", top) + nset("CYL", set(outer + top))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += "*TRANSFORM, NSET=CYL, TYPE=C\n0., 0., 0., 0., 0., 3.\n*BOUNDARY\nBASE, 1, 3\nOUTER, 1, 1\n"
+    s += step("*CLOAD\nTOP, 2, 100.\nTOP, 3, -50.\n*NODE PRINT, NSET=OUTER, TOTALS=NO\nRF\n"
+              "*NODE PRINT, NSET=BASE, GLOBAL=YES, TOTALS=NO\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
 DECKS = {
     "hex8_elastic": deck_hex8_elastic,
     "hex8_equation": deck_hex8_equation,
     "hex8_equation_iso": deck_hex8_equation_iso,
+    "hex8_transform_rect": deck_hex8_transform_rect,
+    "hex8_transform_cyl": deck_hex8_transform_cyl,
     "tet10_elastic": deck_tet10_elastic,
     "quad4_pe_elastic": deck_quad4_pe_elastic,
     "quad4_pe_iso": deck_quad4_pe_iso,

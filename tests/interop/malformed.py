@@ -26,6 +26,7 @@ SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
 STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
 GOOD = HEX + ELEM + SETS + MAT + STEP
 EQ = "*EQUATION\n2\n%s\n*STEP"  # one two-term equation before the step (lines 20-22)
+TR = "*TRANSFORM, NSET=TOP%s\n%s\n*STEP"  # a transform of the top face before the step (lines 20-21)
 # the unit cube as a 20-node hexahedron: mid-edge nodes 9-20 on edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8,
 # 8-5, 1-5, 2-6, 3-7, 4-8; an element's 21 values on two data lines, as CalculiX writes them
 HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
@@ -117,6 +118,29 @@ CASES = [
      "d.inp:22: *EQUATION: the coefficient of node 6, DOF 3 is not a finite number"),
     ("equation_cycle", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 7, 3, -1.\n2\n7, 3, 1., 6, 3, -1.")},
      "d.inp", 1, "d.inp:21: *EQUATION: the equations form a cycle"),
+    # *TRANSFORM (local nodal axes on a node set): read, its geometry checked on its data line,
+    # and what the global-DOF solver cannot express refused at the first *TRANSFORM's line
+    ("transform_ok", {"d.inp": GOOD.replace("*STEP", TR % ("", "1., 1., 0., -1., 2., 0."))}, "d.inp", 0,
+     "completed"),
+    ("transform_zero_a", {"d.inp": GOOD.replace("*STEP", TR % ("", "0., 0., 0., 1., 0., 0."))}, "d.inp", 1,
+     "d.inp:21: *TRANSFORM: the direction a (the local x axis) is the zero vector"),
+    ("transform_parallel", {"d.inp": GOOD.replace("*STEP", TR % ("", "1., 1., 0., -2., -2., 0."))}, "d.inp", 1,
+     "d.inp:21: *TRANSFORM: the directions a and b are parallel"),
+    ("transform_axis_points", {"d.inp": GOOD.replace("*STEP", TR % (", TYPE=C", "1., 2., 3., 1., 2., 3."))}, "d.inp",
+     1, "d.inp:21: *TRANSFORM: the axis points a and b coincide"),
+    ("transform_unknown_set", {"d.inp": GOOD.replace("*STEP", TR.replace("TOP", "NOPE") % ("", "1., 0., 0., 0., 1., 0."))},
+     "d.inp", 1, "d.inp:20: *TRANSFORM: unknown node set 'NOPE'"),
+    ("transform_type", {"d.inp": GOOD.replace("*STEP", TR % (", TYPE=S", "1., 0., 0., 0., 1., 0."))}, "d.inp", 1,
+     "d.inp:20: *TRANSFORM: TYPE=S is not supported"),
+    ("transform_on_axis", {"d.inp": GOOD.replace("*STEP", TR % (", TYPE=C", "0., 0., 0., 0., 0., 1."))}, "d.inp", 1,
+     "d.inp:20: *TRANSFORM: node 5 lies on the axis of its cylindrical *TRANSFORM"),
+    ("transform_nonzero_oblique", {"d.inp": GOOD.replace("*STEP", TR % ("", "1., 1., 0., -1., 2., 0.")).replace(
+        "TOP, 3, 1.", "TOP, 3, 1.\n*BOUNDARY\nTOP, 1, 1, 0.01")}, "d.inp", 1,
+     "d.inp:20: *TRANSFORM: node 5: a nonzero prescribed value in a local direction that is not along a global "
+     "axis is not supported"),
+    ("transform_steps_differ", {"d.inp": GOOD.replace("*STEP", TR % ("", "1., 1., 0., -1., 2., 0."), 1) +
+                                "*STEP\n*STATIC\n*BOUNDARY\nTOP, 1, 1\n*END STEP\n"}, "d.inp", 1,
+     "d.inp:20: *TRANSFORM: node 5: its boundary conditions must constrain the same local DOFs in every step"),
     # a GENERATE range over ids the deck never defines (CalculiX's achtel decks): those are left
     # out, with a warning; a range of more than 1e8 ids is refused
     ("generate_undefined", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 12\n*STEP")}, "d.inp", 0,
