@@ -570,25 +570,47 @@ DT_HD static inline double dt_mitc4_length(const double X0[12]) {
   return 0.5 * sqrt(dt_mitc4_dot(n, n)) / (l13 > l24 ? l13 : l24);
 }
 
+/* A symmetric local tensor Vb (3x3, on the frame f = (e1', e2', e3'), rows) in global axes:
+ * out[6] = (xx, yy, zz, xy, xz, yz) with the shears times `shear` (1: tensor, 2: engineering). */
+DT_HD static inline void dt_mitc4_to_global(const double Vb[9], const double f[9], double shear,
+                                            double out[6]) {
+  int i, j, a, b;
+  for (i = 0; i < 6; i++) out[i] = 0.0;
+  for (a = 0; a < 3; a++) /* v_ij = sum_ab Vbar_ab f_a,i f_b,j */
+    for (b = 0; b < 3; b++)
+      for (i = 0; i < 3; i++)
+        for (j = i; j < 3; j++) {
+          double v = Vb[a * 3 + b] * f[3 * a + i] * f[3 * b + j];
+          if (i == j)
+            out[i] += v;
+          else
+            out[i + j + 2] += shear * v; /* (0,1) -> 3, (0,2) -> 4, (1,2) -> 5 */
+        }
+}
+
 /* Output stress at the element centre (r = s = 0) at the thickness coordinate zeta (-1 the
  * bottom surface, 0 the mid-surface, +1 the top, on the director's side): the local second
  * Piola-Kirchhoff stress Sbar (plane stress, transverse shears with k) placed on the CURRENT
  * local frame of the centre (e3' = unit(g_r x g_s), e1' = unit(g_r), e2' = e3' x e1') and written
  * in global axes, sig[6] = (xx, yy, zz, xy, xz, yz) tensor components. That rotates the stress
  * with the element (exact for a rigid motion, Cauchy's stress to first order in the strain); it is
- * an output quantity only, not the stress the forces use.
+ * an output quantity only, not the stress the forces use. strain (may be NULL): the local
+ * Green-Lagrange strain there (e33 from plane stress) on the same frame, engineering shears.
  *   hist: the history to evaluate the material from, e.g. the committed new_ of a point at that
  *         zeta (re-running J2 from a converged state at its strain returns its stress); NULL
  *         for an elastic material. Returns DT_MITC4_OK, _DEGENERATE, _MATERIAL or _ARGUMENT. */
 DT_HD static inline int dt_mitc4_centre_stress(const double X0[12], const double D0[12],
                                                const double x[12], const double D[12], double h,
                                                double zeta, const dt_material_params *mat,
-                                               const dt_mat_state *hist, double sig[6]) {
+                                               const dt_mat_state *hist, double sig[6],
+                                               double strain[6]) {
   dt_mitc4_geom g;
   dt_mat_state zero, st;
-  double e0[4], e1[4], T[9], eps[6], S[6], gr[3], gs[3], f[9], Sb[9];
-  int i, j, a, b, res;
+  double e0[4], e1[4], T[9], eps[6], S[6], gr[3], gs[3], f[9], Vb[9];
+  int i, res;
   for (i = 0; i < 6; i++) sig[i] = 0.0;
+  if (strain)
+    for (i = 0; i < 6; i++) strain[i] = 0.0;
   if (mat->plastic && !hist) return DT_MITC4_ARGUMENT;
   for (i = 0; i < 6; i++) zero.eps_p[i] = zero.beta[i] = 0.0;
   zero.p = 0.0;
@@ -603,18 +625,14 @@ DT_HD static inline int dt_mitc4_centre_stress(const double X0[12], const double
   if (!(dt_mitc4_normalize(f + 6) > 0.0) || !(dt_mitc4_normalize(f) > 0.0))
     return DT_MITC4_DEGENERATE;
   dt_mitc4_cross(f + 6, f, f + 3);
-  Sb[0] = S[0], Sb[4] = S[1], Sb[8] = S[2];
-  Sb[1] = Sb[3] = S[3], Sb[2] = Sb[6] = S[4], Sb[5] = Sb[7] = S[5];
-  for (a = 0; a < 3; a++) /* sigma_ij = sum_ab Sbar_ab f_a,i f_b,j */
-    for (b = 0; b < 3; b++)
-      for (i = 0; i < 3; i++)
-        for (j = i; j < 3; j++) {
-          double v = Sb[a * 3 + b] * f[3 * a + i] * f[3 * b + j];
-          if (i == j)
-            sig[i] += v;
-          else
-            sig[i + j + 2] += v; /* (0,1) -> 3, (0,2) -> 4, (1,2) -> 5 */
-        }
+  Vb[0] = S[0], Vb[4] = S[1], Vb[8] = S[2];
+  Vb[1] = Vb[3] = S[3], Vb[2] = Vb[6] = S[4], Vb[5] = Vb[7] = S[5];
+  dt_mitc4_to_global(Vb, f, 1.0, sig);
+  if (strain) { /* engineering shears in eps: the tensor's are half */
+    Vb[0] = eps[0], Vb[4] = eps[1], Vb[8] = eps[2];
+    Vb[1] = Vb[3] = 0.5 * eps[3], Vb[2] = Vb[6] = 0.5 * eps[4], Vb[5] = Vb[7] = 0.5 * eps[5];
+    dt_mitc4_to_global(Vb, f, 2.0, strain);
+  }
   return DT_MITC4_OK;
 }
 

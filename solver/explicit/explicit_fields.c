@@ -1,5 +1,5 @@
-/* The point fields of an explicit frame, on the host: stresses and equivalent plastic strains
- * from the downloaded node copies and history. The kernels compute forces, not output
+/* The point fields of an explicit frame, on the host: stresses, strains and equivalent plastic
+ * strains from the downloaded node copies and history. The kernels compute forces, not output
  * stresses, so a frame that asks for S, MISES or PEEQ evaluates them here, once per frame.
  *
  * Shells: two points per element, the bottom and the top surface (zeta = -1, +1) at the
@@ -45,12 +45,13 @@ int dt_xp_field_points(const dt_xp_problem *xp) {
 int dt_xp_fields_wanted(const dt_model *m) {
   unsigned want = m->output.fields;
   for (int i = 0; i < m->output.n_prints; i++) want |= m->output.prints[i].fields;
-  return (want & (DT_OUT_S | DT_OUT_MISES | DT_OUT_PEEQ)) != 0;
+  return (want & (DT_OUT_S | DT_OUT_MISES | DT_OUT_E | DT_OUT_PEEQ)) != 0;
 }
 
-/* Shell element e at surface zeta: its stress and the equivalent plastic strain there. */
+/* Shell element e at surface zeta: its stress, strain (the local Green-Lagrange strain on the
+ * current frame, engineering shears) and the equivalent plastic strain there. */
 static void shell_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, double zeta,
-                        double sig[6], double *peeq) {
+                        double sig[6], double eps[6], double *peeq) {
   const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne;
   const dt_material_params *mat = &xp->mats[xp->mat[e]];
   double X0[12], D0[12], x[12], D[12], v1[3], v2[3];
@@ -76,20 +77,43 @@ static void shell_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, d
         ((double *)&avg)[k] += 0.25 * ((double *)&one)[k];
     }
     *peeq = avg.p;
-    if (dt_mitc4_centre_stress(X0, D0, x, D, xp->thick[e], zeta, mat, &avg, sig) != DT_MITC4_OK)
-      memset(sig, 0, 6 * sizeof *sig);
-  } else if (dt_mitc4_centre_stress(X0, D0, x, D, xp->thick[e], zeta, mat, NULL, sig) !=
-             DT_MITC4_OK)
+  }
+  if (dt_mitc4_centre_stress(X0, D0, x, D, xp->thick[e], zeta, mat,
+                             mat->plastic && st->hist ? &avg : NULL, sig, eps) != DT_MITC4_OK) {
     memset(sig, 0, 6 * sizeof *sig);
+    memset(eps, 0, 6 * sizeof *eps);
+  }
 }
 
-/* hex8 element e, output point q (the one point for the reduced form): sigma = R S R^T and
- * PEEQ. */
+/* R V R^T of a symmetric Voigt tensor (xx, yy, zz, xy, xz, yz; shears times `shear` in and out:
+ * 1 for stresses, 2 for engineering strains). */
+static void rotate_voigt(const double R[9], const double v[6], double shear, double out[6]) {
+  double V[9], RV[9], W[9];
+  int i, j, k;
+  V[0] = v[0], V[4] = v[1], V[8] = v[2];
+  V[1] = V[3] = v[3] / shear, V[2] = V[6] = v[4] / shear, V[5] = V[7] = v[5] / shear;
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < 3; j++) {
+      RV[3 * i + j] = 0.0;
+      for (k = 0; k < 3; k++) RV[3 * i + j] += R[3 * i + k] * V[3 * k + j];
+    }
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < 3; j++) {
+      W[3 * i + j] = 0.0;
+      for (k = 0; k < 3; k++) W[3 * i + j] += RV[3 * i + k] * R[3 * j + k];
+    }
+  out[0] = W[0], out[1] = W[4], out[2] = W[8];
+  out[3] = shear * 0.5 * (W[1] + W[3]), out[4] = shear * 0.5 * (W[2] + W[6]);
+  out[5] = shear * 0.5 * (W[5] + W[7]);
+}
+
+/* hex8 element e, output point q (the one point for the reduced form): sigma = R S R^T, the
+ * corotational strain U - I turned the same way, R eps R^T (engineering shears), and PEEQ. */
 static void hex8_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, int q, double sig[6],
-                       double *peeq) {
+                       double strain[6], double *peeq) {
   const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne;
   const dt_material_params *mat = &xp->mats[xp->mat[e]];
-  double X0[24], u[24], b[24], H[9], F[9], R[9], P[9], eps[6], S[6], RS[9];
+  double X0[24], u[24], b[24], H[9], F[9], R[9], P[9], eps[6], S[6];
   dt_mat_state old, now;
   int a, i, j, k;
   for (a = 0; a < 8; a++)
@@ -123,15 +147,12 @@ static void hex8_point(const dt_xp_problem *xp, const dt_xp_state *st, int e, in
     goto zero;
   for (i = 0; i < 9; i++) F[i] = H[i] + ((i % 4 == 0) ? 1.0 : 0.0);
   if (dt_hex8x_polar(F, R)) goto zero;
-  for (i = 0; i < 3; i++) /* sigma = P R^T, P = R S */
-    for (j = 0; j < 3; j++)
-      RS[3 * i + j] =
-          P[3 * i] * R[3 * j] + P[3 * i + 1] * R[3 * j + 1] + P[3 * i + 2] * R[3 * j + 2];
-  sig[0] = RS[0], sig[1] = RS[4], sig[2] = RS[8];
-  sig[3] = 0.5 * (RS[1] + RS[3]), sig[4] = 0.5 * (RS[2] + RS[6]), sig[5] = 0.5 * (RS[5] + RS[7]);
+  rotate_voigt(R, S, 1.0, sig);
+  rotate_voigt(R, eps, 2.0, strain);
   return;
 zero:
   memset(sig, 0, 6 * sizeof *sig);
+  memset(strain, 0, 6 * sizeof *strain);
   *peeq = 0.0;
 }
 
@@ -145,6 +166,7 @@ dt_status dt_xp_fields_alloc(const dt_model *m, const dt_xp_problem *xp, dt_fiel
   if (!dt_xp_fields_wanted(m)) goto cleanup;
   DT_ALLOC(f->qp_x, 3 * nq, ctx, "point coordinates");
   DT_ALLOC(f->qp_stress, 6 * nq, ctx, "stress field");
+  DT_ALLOC(f->qp_strain, 6 * nq, ctx, "strain field");
   DT_ALLOC(f->qp_peeq, nq, ctx, "plastic strain field");
   for (int e = 0; e < xp->ne; e++) { /* reference positions of the points */
     double c[3] = {0, 0, 0}, d[3] = {0, 0, 0};
@@ -188,8 +210,9 @@ void dt_xp_fields_compute(const dt_xp_problem *xp, const dt_xp_state *st, dt_fie
     for (int q = 0; q < np; q++) {
       const size_t i = (size_t)np * e + q;
       if (xp->kind == DT_XP_SHELL4)
-        shell_point(xp, st, e, q == 0 ? -1.0 : 1.0, f->qp_stress + 6 * i, f->qp_peeq + i);
+        shell_point(xp, st, e, q == 0 ? -1.0 : 1.0, f->qp_stress + 6 * i, f->qp_strain + 6 * i,
+                    f->qp_peeq + i);
       else
-        hex8_point(xp, st, e, q, f->qp_stress + 6 * i, f->qp_peeq + i);
+        hex8_point(xp, st, e, q, f->qp_stress + 6 * i, f->qp_strain + 6 * i, f->qp_peeq + i);
     }
 }

@@ -118,11 +118,9 @@ dt_status inp_print(inp *p, inp_kw *kw) {
             element ? "element set" : "node set", name);
   DT_TRY(read_variables(p, kw, element, &r.fields, r.vars, &r.n_vars));
   INP_CHECK(!p->step_explicit || !(r.fields & DT_OUT_RF), p, kw->rec,
-            "%s: RF is not printed in explicit steps (U, S, PEEQ are; *NODE FILE, RF writes the "
-            "reactions to the VTU files)",
+            "%s: RF is not printed in explicit steps (U, S, E, PEEQ are; *NODE FILE, RF writes "
+            "the reactions to the VTU and .frd files)",
             kw->name);
-  INP_CHECK(!p->step_explicit || !(r.fields & DT_OUT_E), p, kw->rec,
-            "%s: E (strain) is not written in explicit steps yet (U, S, PEEQ are)", kw->name);
   r.fields &= ~DT_OUT_MISES;
   if (!p->print_seen[element])
     for (int i = 0; i < o->n_prints; i++)
@@ -186,8 +184,6 @@ dt_status inp_file_request(inp *p, inp_kw *kw) {
   DT_TRY(frequency(p, kw, 0, &every));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(read_variables(p, kw, element, &bits, NULL, NULL));
-  INP_CHECK(!p->step_explicit || !(bits & DT_OUT_E), p, kw->rec,
-            "%s: E (strain) is not written in explicit steps yet (U, RF, S, PEEQ are)", kw->name);
   if (!p->file_seen)
     p->m->output.fields = 0; /* explicit requests replace the default (all fields) */
   /* One VTU per written increment carries every requested field, so all *NODE FILE and

@@ -233,15 +233,6 @@ dt_status dt_check_explicit(dt_model *m, dt_ctx *ctx) {
               "material \"%s\": explicit steps need a density > 0 (Abaqus *DENSITY)", mat->name);
   }
   for (int i = 0; i < m->n_steps; i++) DT_TRY(check_explicit_step(m, &m->steps[i], i, ctx));
-  /* the default, every field, means every field explicit steps write */
-  if (m->output.fields == DT_OUT_ALL) m->output.fields &= ~DT_OUT_E;
-  {
-    unsigned want = m->output.fields;
-    for (int i = 0; i < m->output.n_prints; i++) want |= m->output.prints[i].fields;
-    FIN_CHECK(!(want & DT_OUT_E),
-              "output field E (strain) is not written by explicit steps yet: they write U, RF, "
-              "S, MISES and PEEQ");
-  }
   for (int k = 0; k < m->n_initial_velocities; k++) {
     const dt_initial_velocity *v = &m->initial_velocities[k];
     FIN_CHECK(v->nset >= 0 && v->nset < m->n_nsets && isfinite(v->v[0]) && isfinite(v->v[1]) &&

@@ -709,7 +709,7 @@ static int case_pressure(int form) {
   st->n_pressure = 1;
   st->explicit_.damping = 2 * w1;
   st->explicit_.output_frames = 20;
-  m->output.fields |= DT_OUT_S;
+  m->output.fields |= DT_OUT_S | DT_OUT_E;
   /* ramped over the first 30 % (XP_STEP_LOAD: in full from t = 0, which the balance takes
    * as well, docs/explicit.md) */
   st->explicit_.amplitude.kind = DT_AMP_TABLE;
@@ -746,6 +746,14 @@ static int case_pressure(int form) {
            "p)\n",
            form_name(form), worst);
     XCHECK(worst < 1e-3 * p, "point stresses %g off", worst);
+    worst = 0.0; /* and strains: -p / E along z, nu p / E across */
+    for (int i = 0; i < P.n_qp; i++)
+      for (int k = 0; k < 6; k++)
+        worst = fmax(worst, fabs(P.last_e[6 * i + k] - (k == 2 ? -p / E : k < 2 ? nu * p / E : 0)));
+    printf("pressure %s: point strains within %.3g of (nu p / E, nu p / E, -p / E, 0, 0, 0) "
+           "(tolerance 0.1%% of p / E)\n",
+           form_name(form), worst);
+    XCHECK(worst < 1e-3 * p / E, "point strains %g off", worst);
   }
   XCHECK(r.energy_balance < 1e-12, "energy balance %g", r.energy_balance);
   dt_model_destroy(&m);

@@ -24,6 +24,7 @@ typedef struct probe {
   double last_rf[3 * 200000]; /* the last frame's reactions */
   int n_nodes;
   double last_s[6 * 100000]; /* the last frame's point stresses (models that ask for S) */
+  double last_e[6 * 100000]; /* and strains (models that ask for E) */
   int n_qp;
 } probe;
 
@@ -44,6 +45,8 @@ static void on_frame(const dt_fields *f, const dt_history_row *row, void *user) 
   }
   p->n_qp = f->qp_stress && f->n_qp <= 100000 ? f->n_qp : 0;
   if (p->n_qp) memcpy(p->last_s, f->qp_stress, sizeof(double) * 6 * (size_t)p->n_qp);
+  if (p->n_qp && f->qp_strain)
+    memcpy(p->last_e, f->qp_strain, sizeof(double) * 6 * (size_t)p->n_qp);
 }
 
 /* The sum of the last frame's reactions (component k) over node set ns of m. */

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """An explicit dynamics deck asks for CalculiX's outputs (tests/interop/decks/s4_plate_explicit.inp
-with *NODE FILE U, RF, *EL FILE S, *NODE PRINT U and *EL PRINT S added) and gets them:
+with *NODE FILE U, RF, *EL FILE S, E, *NODE PRINT U and *EL PRINT S, E added) and gets them:
   - results.dat: displacements of the printed set and the shells' stresses at two points per
-    element (the bottom and top surfaces, whose sxx differ: the plate bends), a block per frame;
+    element (the bottom and top surfaces, whose sxx differ: the plate bends), and their strains,
+    a block per frame;
   - the .frd: the shells as quadrilaterals (cgx type 9), and per frame DISP, STRESS (nonzero
-    nodal values) and FORC, the reactions: zero at every unconstrained node, nonzero at the
+    nodal values), TOSTRAIN and FORC, the reactions: zero at every unconstrained node, nonzero at the
     clamped edge;
-  - the VTUs carry RF and S.
+  - the VTUs carry RF, S and E.
   explicit_outputs.py --solver ductile-solve --decks tests/interop/decks --work DIR"""
 import argparse
 import glob
@@ -19,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dat_blocks import blocks, numbers  # noqa: E402
 from frd_compare import read_frd  # noqa: E402
 
-REQUESTS = "*NODE FILE\nU, RF\n*EL FILE\nS\n*NODE PRINT, NSET=LEFT\nU\n*EL PRINT, ELSET=PLATE\nS\n*END STEP"
+REQUESTS = "*NODE FILE\nU, RF\n*EL FILE\nS, E\n*NODE PRINT, NSET=LEFT\nU\n*EL PRINT, ELSET=PLATE\nS, E\n*END STEP"
 
 
 def main():
@@ -51,8 +52,10 @@ def main():
     dat = blocks(os.path.join(out, "results.dat"))
     disp = [b for b in dat if b[0] == "displacements"]
     stress = [b for b in dat if b[0] == "stresses"]
-    check(len(disp) == 10 and len(stress) == 10, "results.dat: 10 displacement and 10 stress blocks "
-          "(got %d, %d)" % (len(disp), len(stress)))
+    strain = [b for b in dat if b[0] == "strains"]
+    check(len(disp) == 10 and len(stress) == 10 and len(strain) == 10,
+          "results.dat: 10 displacement, stress and strain blocks (got %d, %d, %d)"
+          % (len(disp), len(stress), len(strain)))
     last = stress[-1][3]
     pts = {}
     for row in last:
@@ -67,8 +70,8 @@ def main():
     check(all(e[0] == 9 and len(e[3]) == 4 for e in frd["elements"].values()),
           ".frd: 16 shells written as 4-node quadrilaterals (type 9)")
     sets = frd["sets"]
-    check(len(sets) == 10 and all({"DISP", "STRESS", "FORC"} <= set(s["blocks"]) for s in sets),
-          ".frd: 10 frames with DISP, STRESS and FORC")
+    check(len(sets) == 10 and all({"DISP", "STRESS", "TOSTRAIN", "FORC"} <= set(s["blocks"]) for s in sets),
+          ".frd: 10 frames with DISP, STRESS, TOSTRAIN and FORC")
     forc = sets[-1]["blocks"]["FORC"]
     xs = {n: x for n, x in frd["nodes"].items()}
     left = [n for n, x in xs.items() if abs(x[0]) < 1e-9]
@@ -83,7 +86,7 @@ def main():
     vtus = sorted(glob.glob(os.path.join(out, "increment_*.vtu")))
     with open(vtus[-1], "rb") as f:
         text = f.read()
-    check(b'Name="RF"' in text and b'Name="S"' in text, "the last VTU has RF and S")
+    check(b'Name="RF"' in text and b'Name="S"' in text and b'Name="E"' in text, "the last VTU has RF, S and E")
     if fails:
         print("FAILED: " + "; ".join(fails))
         return 1

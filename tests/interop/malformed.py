@@ -301,12 +301,8 @@ CASES = [
     xcase("x_grav", GOODX.replace("*END STEP", "*DLOAD\nPLATE, GRAV, 9810., 0, 0, -1\n*END STEP"), 34,
           "*DLOAD GRAV: explicit steps take concentrated forces and pressures"),
     xcase("x_print_rf", GOODX.replace("*END STEP", "*NODE PRINT, NSET=LEFT\nU, RF\n*END STEP"), 33,
-          "*NODE PRINT: RF is not printed in explicit steps (U, S, PEEQ are; *NODE FILE, RF writes the "
-          "reactions to the VTU files)"),
-    xcase("x_print_e", GOODX.replace("*END STEP", "*EL PRINT, ELSET=PLATE\nS, E\n*END STEP"), 33,
-          "*EL PRINT: E (strain) is not written in explicit steps yet (U, S, PEEQ are)"),
-    xcase("x_file_e", GOODX.replace("*END STEP", "*EL FILE\nE\n*END STEP"), 33,
-          "*EL FILE: E (strain) is not written in explicit steps yet (U, RF, S, PEEQ are)"),
+          "*NODE PRINT: RF is not printed in explicit steps (U, S, E, PEEQ are; *NODE FILE, RF writes "
+          "the reactions to the VTU and .frd files)"),
     xcase("x_history", GOODX.replace("*END STEP", "*OUTPUT, HISTORY\n*END STEP"), 33,
           "*OUTPUT, HISTORY is not supported"),
     xcase("x_interval_static", GOOD.replace("*END STEP", "*OUTPUT, FIELD, NUMBER INTERVAL=5\n*END STEP"), 26,
