@@ -17,6 +17,7 @@
 #include "http.h"
 #include "log.h"
 #include "redact.h"
+#include "store.h"
 
 /* The reply when even the error envelope cannot be encoded (out of memory). */
 static const char OOM_JSON[] = "{\"error\":{\"code\":\"internal\",\"message\":\"cannot encode the "
@@ -234,9 +235,14 @@ void dt_reply_status(dt_req *r, dt_status st, const dt_ctx *ctx, const char *inp
   if (st == DT_ERR_IO)
     dt_reply_error(r, 507, "insufficient_storage", NULL,
                    "the daemon cannot store this request's data; try again later");
-  else if (st == DT_ERR_DB)
-    dt_reply_error(r, 503, "store_unavailable", NULL, "the job store is unavailable; try again");
-  else
+  else if (st == DT_ERR_DB) {
+    /* The database named, not its address or SQL (those go to the log); a server that restarts
+     * answers again within seconds, which Retry-After says. */
+    dt_reply_header(r, "Retry-After", "1");
+    dt_reply_error(r, 503, "store_unavailable", NULL,
+                   "the job store's database (%s) is unavailable%s; try again", dt_store_kind(),
+                   dt_store_connection_lost() ? ": it does not answer" : "");
+  } else
     dt_reply_error(r, 500, "internal", NULL,
                    "internal error (%s); the daemon's log has the details", dt_status_name(st));
 }

@@ -19,16 +19,46 @@ struct dt_leases {
   dt_server *srv;
 };
 
-/* Renew this daemon's leases and pass cancellations on. */
-static void renew(dt_server *srv) {
+/* A run of this daemon that the renewal did not find (another daemon queued the job again, or
+ * took it, while this one was paused past lease_seconds or away from the database) has lost its
+ * lease: it stops. runs: the workers' runs seen before the renewal began, so that a job claimed
+ * meanwhile is not taken for one that lost its lease. */
+static void stop_lost(dt_server *srv, const dt_worker_run *runs, int n, const dt_job_held *held) {
+  if (held->n >= DT_MAX_HELD) return; /* the list may be cut short: nothing can be told */
+  for (int i = 0; i < n; i++) {
+    int found = 0;
+    for (int k = 0; k < held->n && !found; k++) found = !strcmp(held->id[k], runs[i].job_id);
+    if (!found && dt_workers_lease_lost(srv, &runs[i]))
+      dt_log_warn("job %s: its lease is no longer this daemon's (it was renewed too late): the "
+                  "run on worker %d stops and records nothing",
+                  runs[i].job_id, runs[i].worker);
+  }
+}
+
+/* Renew this daemon's leases, pass cancellations on and stop the runs whose lease is lost; 1
+ * when the store answered. *failing counts the failed renewals in a row (logged at the first
+ * and when the store answers again). */
+static int renew(dt_server *srv, int *failing) {
   dt_lease lease = {srv->cfg.instance, srv->cfg.lease_seconds};
+  dt_worker_run runs[DT_MAX_WORKERS];
   dt_job_cancels cancels;
+  dt_job_held held;
   dt_ctx ctx;
+  int n = dt_workers_running(srv, runs);
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_leases_renew(&lease, &cancels, &ctx) != DT_OK)
-    dt_log_error("cannot renew the leases of this daemon's jobs: %s", ctx.msg);
-  else
-    for (int i = 0; i < cancels.n; i++) dt_workers_cancel(srv, cancels.id[i]);
+  if (dt_job_leases_renew(&lease, &cancels, &held, &ctx) != DT_OK) {
+    if ((*failing)++ == 0)
+      dt_log_error("cannot renew the leases of this daemon's jobs: %s (retried every quarter "
+                   "second; no expired lease is taken over until they are renewed)",
+                   ctx.msg);
+    return 0;
+  }
+  if (*failing)
+    dt_log_info("renewed the leases of this daemon's jobs after %d failed attempt(s)", *failing);
+  *failing = 0;
+  for (int i = 0; i < cancels.n; i++) dt_workers_cancel(srv, cancels.id[i]);
+  stop_lost(srv, runs, n, &held);
+  return 1;
 }
 
 /* Queue again the jobs of ended leases. */
@@ -46,13 +76,21 @@ static void requeue(dt_server *srv) {
 
 /* Renewals every second; the look for ended leases four times a second (one range of the index
  * jobs_lease), so that a dead daemon's job is queued again within a quarter of a second of its
- * lease's end. */
+ * lease's end. This daemon's own leases come first: after a failed renewal (the database away)
+ * or a pause of the process (the last renewal over a second ago) they are renewed before any
+ * expired lease is looked for, so that the daemon does not queue again a job it still runs. */
 static void *keeper_main(void *arg) {
   struct dt_leases *l = arg;
   const struct timespec tick = {0, 50 * 1000000L};
-  for (int round = 0; !atomic_load(&l->stop); round++) {
-    if (round % 4 == 0) renew(l->srv);
-    requeue(l->srv);
+  double last = 0;
+  int failing = 0;
+  while (!atomic_load(&l->stop)) {
+    int renewed = !failing;
+    if (failing || dt_mono() - last >= 0.95) {
+      renewed = renew(l->srv, &failing);
+      if (renewed) last = dt_mono();
+    }
+    if (renewed) requeue(l->srv);
     for (int i = 0; i < 5 && !atomic_load(&l->stop); i++) nanosleep(&tick, NULL);
   }
   dt_store_thread_close();

@@ -33,6 +33,7 @@
 #include "store_jobs.h"
 
 #define AUTH_RECHECK_S 1.0
+#define STORE_RETRY_S 0.5 /* how often a stream reads again while the database does not answer */
 #define STREAM_USERS 4096 /* users with open streams tracked at once */
 
 /* Open streams per user: a small open-addressed table (user 0: free slot). */
@@ -198,6 +199,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
   for (;;) {
     unsigned long gen;
     double now, due;
+    dt_status st;
     if (s->poff < s->plen) {
       size_t n = s->plen - s->poff < max ? s->plen - s->poff : max;
       memcpy(out, s->pending + s->poff, n);
@@ -217,10 +219,14 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max) {
       }
     }
     gen = dt_bus_generation();
-    if (look(s, gen) != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
+    st = look(s, gen);
+    /* The database does not answer (restarting): the stream stays open, with its keep-alives,
+     * and reads again every half second, from its last event once the database is back. */
+    if (st != DT_OK && st != DT_ERR_DB) return MHD_CONTENT_READER_END_WITH_ERROR;
     if (s->poff < s->plen || s->done) continue;
     now = dt_mono();
     due = s->sent_at + s->keepalive;
+    if (st == DT_ERR_DB && now + STORE_RETRY_S < due) due = now + STORE_RETRY_S;
     if (now >= due) {
       if (set_pending(s, ": keep-alive\n\n") != DT_OK) return MHD_CONTENT_READER_END_WITH_ERROR;
       continue;

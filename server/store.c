@@ -117,6 +117,14 @@ void dt_store_thread_close(void) {
   pthread_setspecific(g_key, NULL);
 }
 
+int dt_store_connection_lost(void) {
+  conn *c;
+  if (!g_ops->lost) return 0;
+  pthread_once(&g_once, make_key);
+  c = pthread_getspecific(g_key);
+  return g_ops->lost(c ? c->db : NULL);
+}
+
 void dt_store_shutdown(void) {
   conn *c;
   while ((c = pool_take())) conn_free(c);

@@ -44,6 +44,10 @@ const char *dt_store_kind(void);
 int dt_store_shared(void);
 /* The schema version of the database (the last migration applied). */
 dt_status dt_store_schema_version(int *version, dt_ctx *ctx);
+/* 1 when the calling thread's last store failure was the database server not answering (its
+ * connection broke or it refuses connections: PostgreSQL restarting, a network drop), which
+ * passes when the server is back; 0 for other failures, and always with SQLite. */
+int dt_store_connection_lost(void);
 /* Close the calling thread's connection now (also done automatically at thread exit). */
 void dt_store_thread_close(void);
 /* Release what the store holds process-wide (pooled connections) before the process ends. */

@@ -28,6 +28,9 @@ typedef struct dt_store_ops {
   int (*in_transaction)(void *db);
   /* Whether the connection still works (a pool drops those that do not). */
   int (*healthy)(void *db);
+  /* Whether the last failure on db was the server not answering (NULL: never, an embedded
+   * database). */
+  int (*lost)(void *db);
   void (*bind_text)(dt_sql *st, int i, const char *s);
   void (*bind_int64)(dt_sql *st, int i, long long v);
   void (*bind_double)(dt_sql *st, int i, double v);

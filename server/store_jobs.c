@@ -495,12 +495,25 @@ static void bind_opt_int(dt_sql *st, int i, int v) {
     dt_bind_int64(st, i, v);
 }
 
-static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ctx *ctx) {
+/* This daemon's instance when it shares the store (dt_jobs_set_instance); "" otherwise. Set once
+ * before the workers start. */
+static char g_instance[128];
+
+void dt_jobs_set_instance(const char *instance) {
+  snprintf(g_instance, sizeof g_instance, "%s", instance ? instance : "");
+}
+
+/* The job's progress columns, unless the run is no longer the job's (*held = 0): with a shared
+ * store, the job is running under this daemon's lease in this attempt. */
+static dt_status progress_update(const char *id, int attempt, const dt_job_progress *p, int *held,
+                                 dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
+  int changes = 0;
   DT_TRY(dt_stmt(
       "UPDATE jobs SET step = ?2, n_steps = ?3, increment = ?4, newton_iter = ?5, residual = ?6, "
-      "percent = ?7, increments_done = ?8 WHERE id = ?1",
+      "percent = ?7, increments_done = ?8 WHERE id = ?1 AND (?9 IS NULL OR (state = 'running' "
+      "AND lease_owner = ?9 AND attempts = ?10))",
       &st, ctx));
   dt_bind_text(st, 1, id);
   bind_opt_int(st, 2, p->step);
@@ -513,17 +526,22 @@ static dt_status progress_update(const char *id, const dt_job_progress *p, dt_ct
     dt_bind_null(st, 6);
   dt_bind_double(st, 7, p->percent);
   dt_bind_int64(st, 8, p->increments_done);
-  DT_TRY(dt_stmt_run(&st, "job progress", NULL, ctx));
+  dt_bind_text(st, 9, g_instance[0] ? g_instance : NULL);
+  dt_bind_int64(st, 10, attempt);
+  DT_TRY(dt_stmt_run(&st, "job progress", &changes, ctx));
+  *held = changes > 0 || !g_instance[0];
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type,
-                                json_t *data, dt_ctx *ctx) {
+dt_status dt_job_progress_event(const char *id, int attempt, const dt_job_progress *p,
+                                const char *type, json_t *data, int *held, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  *held = 1;
   DT_TRY(dt_store_begin(ctx));
-  if (p) DT_TRY(progress_update(id, p, ctx));
+  if (p) DT_TRY(progress_update(id, attempt, p, held, ctx));
+  if (!*held) goto cleanup; /* another run's job now: nothing of this one is written */
   DT_TRY(dt_event_append_tx(id, type, data, ctx));
   DT_TRY(dt_store_commit(ctx));
   dt_bus_notify();
@@ -578,14 +596,6 @@ dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx) {
 cleanup:
   dt_stmt_done(&st);
   return rc;
-}
-
-/* This daemon's instance when it shares the store (dt_jobs_set_instance); "" otherwise. Set once
- * before the workers start. */
-static char g_instance[128];
-
-void dt_jobs_set_instance(const char *instance) {
-  snprintf(g_instance, sizeof g_instance, "%s", instance ? instance : "");
 }
 
 /* The end of job id changed no row: *lost is 1 when the job is no longer this daemon's run (it
@@ -778,12 +788,14 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_ctx *ctx) {
+dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_job_held *held,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   char until[48];
   int row = 1;
   cancels->n = 0;
+  held->n = 0;
   lease_modifier(lease->seconds, until, sizeof until);
   DT_TRY(dt_stmt("UPDATE jobs SET lease_expires = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2) "
                  "WHERE state = 'running' AND lease_owner = ?1 RETURNING id, cancel_requested",
@@ -793,6 +805,8 @@ dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt
   for (;;) {
     DT_TRY(dt_stmt_row(st, "renew leases", &row, ctx));
     if (!row) break;
+    if (held->n < DT_MAX_HELD)
+      snprintf(held->id[held->n++], sizeof held->id[0], "%s", dt_col_text(st, 0));
     if (dt_col_int(st, 1) && cancels->n < DT_MAX_CANCELS)
       snprintf(cancels->id[cancels->n++], sizeof cancels->id[0], "%s", dt_col_text(st, 0));
   }

@@ -90,13 +90,20 @@ typedef struct dt_lease {
 dt_status dt_job_claim(int worker, long long window, const dt_lease *lease, dt_job_claimed *c,
                        dt_ctx *ctx);
 /* Renew the leases of lease->owner's running jobs for lease->seconds from now; the ids of those
- * whose cancellation was requested (through any daemon) into *cancels. */
+ * whose cancellation was requested (through any daemon) into *cancels, and of every job renewed
+ * into *held (a job this daemon runs that is not there has lost its lease). */
 #define DT_MAX_CANCELS 16
 typedef struct dt_job_cancels {
   int n;
   char id[DT_MAX_CANCELS][20];
 } dt_job_cancels;
-dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_ctx *ctx);
+#define DT_MAX_HELD 64
+typedef struct dt_job_held {
+  int n;
+  char id[DT_MAX_HELD][20];
+} dt_job_held;
+dt_status dt_job_leases_renew(const dt_lease *lease, dt_job_cancels *cancels, dt_job_held *held,
+                              dt_ctx *ctx);
 /* End the leases of owner's running jobs now (a daemon that drains: another daemon, or this one
  * started again, takes them at once); *n receives how many. */
 dt_status dt_job_leases_release(const char *owner, int *n, dt_ctx *ctx);
@@ -110,8 +117,11 @@ typedef struct dt_job_progress {
   int step, n_steps, increment, newton_iter, increments_done;
   double residual, percent;
 } dt_job_progress;
-dt_status dt_job_progress_event(const char *id, const dt_job_progress *p, const char *type,
-                                json_t *data, dt_ctx *ctx);
+/* ... of run attempt of job id: with a shared store, only while the run holds the job (running,
+ * under this daemon's lease, in this attempt); *held = 0 when it does not (another daemon, or
+ * another attempt, has the job: the lease was lost) and nothing is written. */
+dt_status dt_job_progress_event(const char *id, int attempt, const dt_job_progress *p,
+                                const char *type, json_t *data, int *held, dt_ctx *ctx);
 /* Record a converged increment (results on disk). */
 dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
                                   int has_vtu, dt_ctx *ctx);

@@ -13,8 +13,15 @@
  * that start together apply each migration once. The SQLite functions the queries use are
  * created first (schema/postgresql/compat.sql).
  *
- * A connection that breaks (the server restarted) fails the statement that found it broken and
- * is reset: the next statement reconnects and prepares again. */
+ * A connection that breaks (the server restarted, a network drop) is reset at once. A statement
+ * that finds it broken outside a transaction (a connection idle in the pool or in its thread
+ * while the server restarted) runs again on the new connection: only the first statement of a
+ * transaction can, since the rest of a transaction is lost with its connection. A statement in a
+ * transaction fails (DT_ERR_DB), and while the server is down every statement fails after one
+ * connection attempt, bounded by connect_timeout; keepalives and tcp_user_timeout bound a
+ * statement whose server vanished without closing the connection (defaults below that the
+ * database setting may override). pg_lost says which failure it was, so that callers can wait
+ * for the database rather than give up (store.h, dt_store_connection_lost). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +55,7 @@ typedef struct pg_conn {
   PGconn *pg;
   int epoch; /* incremented when the connection is reset: prepared statements are gone */
   int n_stmts;
+  int lost; /* the last failure was the connection's (broken, or the server refused it) */
 } pg_conn;
 
 typedef struct pg_stmt {
@@ -69,12 +77,24 @@ typedef struct pg_stmt {
 
 #define PS(s) ((pg_stmt *)(s))
 
+/* A connection to the database setting, with bounds on how long a server that does not answer
+ * holds a thread: 3 s to connect, TCP keepalives after 5 s idle, and 10 s for unacknowledged
+ * data. The setting (a URI or key=value string, expanded as dbname) comes last, so its own
+ * values win. */
+static PGconn *connect_bounded(void) {
+  static const char *const keys[] = {
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "tcp_user_timeout", "dbname",          NULL};
+  const char *vals[] = {"3", "1", "5", "2", "3", "10000", g_conninfo, NULL};
+  return PQconnectdbParams(keys, vals, 1);
+}
+
 static dt_status pg_new(pg_conn **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   pg_conn *c = calloc(1, sizeof *c);
   *out = NULL;
   DT_CHECK(c != NULL, ctx, DT_ERR_NOMEM, "out of memory connecting to PostgreSQL");
-  c->pg = PQconnectdb(g_conninfo);
+  c->pg = connect_bounded();
   DT_CHECK(c->pg && PQstatus(c->pg) == CONNECTION_OK, ctx, DT_ERR_DB,
            "cannot connect to PostgreSQL: %s", c->pg ? PQerrorMessage(c->pg) : "out of memory");
   *out = c;
@@ -106,7 +126,8 @@ static dt_status pg_failure(pg_conn *c, const PGresult *res, const char *what, d
   char msg[1024];
   snprintf(msg, sizeof msg, "%s", res ? PQresultErrorMessage(res) : PQerrorMessage(c->pg));
   msg[strcspn(msg, "\n")] = '\0';
-  if (PQstatus(c->pg) == CONNECTION_BAD) {
+  c->lost = PQstatus(c->pg) == CONNECTION_BAD;
+  if (c->lost) {
     PQreset(c->pg);
     c->epoch++;
   }
@@ -191,7 +212,7 @@ cleanup:
   return rc;
 }
 
-static dt_status execute(pg_stmt *s, const char *what, dt_ctx *ctx) {
+static dt_status execute_once(pg_stmt *s, const char *what, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   ExecStatusType status;
   DT_TRY(server_prepare(s, ctx));
@@ -205,8 +226,25 @@ static dt_status execute(pg_stmt *s, const char *what, dt_ctx *ctx) {
   s->changes = atoi(PQcmdTuples(s->res));
   s->row = -1;
   s->executed = 1;
+  s->c->lost = 0;
 cleanup:
   return rc;
+}
+
+/* Whether a statement that failed on c may run again: c was idle (no transaction lost with it)
+ * and broke, and the reset reconnected. */
+static int again_after_reset(pg_conn *c, int idle, int epoch) {
+  return idle && c->epoch != epoch && PQstatus(c->pg) == CONNECTION_OK;
+}
+
+static dt_status execute(pg_stmt *s, const char *what, dt_ctx *ctx) {
+  int idle = PQtransactionStatus(s->c->pg) == PQTRANS_IDLE, epoch = s->c->epoch;
+  dt_status rc = execute_once(s, what, ctx);
+  if (rc == DT_OK || !again_after_reset(s->c, idle, epoch)) return rc;
+  PQclear(s->res);
+  s->res = NULL;
+  if (ctx) dt_ctx_reset(ctx);
+  return execute_once(s, what, ctx);
 }
 
 static dt_status pg_step(dt_sql *st, const char *what, int *row, dt_ctx *ctx) {
@@ -224,15 +262,31 @@ cleanup:
 
 static int pg_changes(dt_sql *st) { return PS(st)->changes; }
 
-static dt_status pg_exec(void *db, const char *sql, dt_ctx *ctx) {
+static dt_status exec_once(pg_conn *c, const char *sql, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  pg_conn *c = db;
   /* A commit tells every daemon that something changed (delivered only when it commits). */
   PGresult *r = PQexec(c->pg, !strcmp(sql, "COMMIT") ? "NOTIFY " CHANNEL "; COMMIT" : sql);
   if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
     rc = pg_failure(c, r, sql, ctx);
+  else
+    c->lost = 0;
   PQclear(r);
   return rc;
+}
+
+/* sql on c; a BEGIN that finds c broken begins again on the new connection. */
+static dt_status pg_exec(void *db, const char *sql, dt_ctx *ctx) {
+  pg_conn *c = db;
+  int idle = PQtransactionStatus(c->pg) == PQTRANS_IDLE, epoch = c->epoch;
+  dt_status rc = exec_once(c, sql, ctx);
+  if (rc == DT_OK || strcmp(sql, "BEGIN") || !again_after_reset(c, idle, epoch)) return rc;
+  if (ctx) dt_ctx_reset(ctx);
+  return exec_once(c, sql, ctx);
+}
+
+static int pg_lost(void *db) {
+  pg_conn *c = db;
+  return !c || c->lost || PQstatus(c->pg) != CONNECTION_OK;
 }
 
 static int pg_in_transaction(void *db) {
@@ -426,15 +480,25 @@ static pthread_t g_listener;
 static atomic_int g_listen_stop;
 static int g_listening;
 
-static PGconn *listen_conn(void) {
-  PGconn *pg = PQconnectdb(g_conninfo);
+/* A new connection that LISTENs (again after a lost one: a subscription dies with its
+ * connection); NULL when the server does not answer, logged at the first of a series. */
+static PGconn *listen_conn(int *failing) {
+  PGconn *pg = connect_bounded();
   PGresult *r = NULL;
+  char msg[512];
   if (PQstatus(pg) == CONNECTION_OK) r = PQexec(pg, "LISTEN " CHANNEL);
   if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-    dt_log_warn("cannot listen for the other daemons' changes: %s (retrying)",
-                pg ? PQerrorMessage(pg) : "out of memory");
+    snprintf(msg, sizeof msg, "%s", pg ? PQerrorMessage(pg) : "out of memory");
+    msg[strcspn(msg, "\n")] = '\0';
+    if (!(*failing)++)
+      dt_log_warn("cannot listen for the other daemons' changes: %s (retrying every half second)",
+                  msg);
     PQfinish(pg);
     pg = NULL;
+  } else if (*failing) {
+    dt_log_info("listening again for the other daemons' changes after %d failed attempt(s)",
+                *failing);
+    *failing = 0;
   }
   PQclear(r);
   return pg;
@@ -442,13 +506,14 @@ static PGconn *listen_conn(void) {
 
 static void *listener_main(void *arg) {
   PGconn *pg = NULL;
+  int failing = 0;
   (void)arg;
   while (!atomic_load(&g_listen_stop)) {
     struct pollfd p;
     PGnotify *n;
     int woke = 0;
     if (!pg) {
-      if (!(pg = listen_conn())) {
+      if (!(pg = listen_conn(&failing))) {
         usleep(500000);
         continue;
       }
@@ -457,7 +522,9 @@ static void *listener_main(void *arg) {
     p.fd = PQsocket(pg);
     p.events = POLLIN;
     p.revents = 0;
-    if (poll(&p, 1, 250) > 0 && !PQconsumeInput(pg)) {
+    if ((poll(&p, 1, 250) > 0 && !PQconsumeInput(pg)) || PQstatus(pg) != CONNECTION_OK) {
+      dt_log_warn("lost the connection that listens for the other daemons' changes: %s",
+                  PQerrorMessage(pg));
       PQfinish(pg);
       pg = NULL;
       continue;
@@ -506,6 +573,7 @@ const dt_store_ops dt_store_pg_ops = {
     .exec = pg_exec,
     .in_transaction = pg_in_transaction,
     .healthy = pg_healthy,
+    .lost = pg_lost,
     .bind_text = pg_bind_text,
     .bind_int64 = pg_bind_int64,
     .bind_double = pg_bind_double,

@@ -38,6 +38,8 @@ typedef struct worker {
   char job_id[20];
   long long job_owner; /* the user of the job claimed last: /v1/health names job_id only to it */
   atomic_int cancel;
+  atomic_int lost;           /* its run lost the job's lease: it stops and records nothing */
+  unsigned long runs;        /* runs started (guarded by mu): tells runs of one job apart */
   atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
   dt_ends ends;              /* ends of its jobs the store has not taken yet (worker_ends.h) */
 } worker;
@@ -74,6 +76,8 @@ typedef struct run_ctx {
   char limit_msg[600];     /* ... and the message */
   double output_checked;   /* when the output directory's size was last summed (dt_mono) */
 } run_ctx;
+
+#define STORE_WAIT_MS 250 /* how often a run's write is tried again while the database is away */
 
 static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
 
@@ -118,11 +122,50 @@ static const char *for_client(const dt_server *srv, const char *job_id, const ch
  * no residual): null instead, so that the event keeps its other fields. */
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+/* The run no longer holds its job (another daemon, or another attempt, has it): it stops at its
+ * next Newton iteration and records nothing more (conclude). */
+static void lose(worker *w) {
+  atomic_store(&w->lost, 1);
+  atomic_store(&w->cancel, 1);
+}
+
+/* A write of the run failed because the database does not answer (PostgreSQL restarting, a
+ * network drop): 1 after a pause, to write it again, so that the job's events stay complete and
+ * in order while the run waits for the database; 0 for any other failure, and when the run is
+ * to stop (shutdown, cancel, lost lease). *waited counts the pauses. */
+static int wait_for_store(run_ctx *run, const dt_ctx *ctx, int *waited) {
+  if (ctx->code != DT_ERR_DB || !dt_store_connection_lost()) return 0;
+  if (stopping(run->w) || atomic_load(&run->w->cancel)) return 0;
+  if ((*waited)++ == 0) {
+    const char *kv[] = {"job", run->job_id, NULL};
+    dt_log(DT_LOG_WARN, NULL, kv, "worker %d: the database does not answer (%s): the run waits",
+           run->w->index, ctx->msg);
+  }
+  sleep_ms(STORE_WAIT_MS);
+  return 1;
+}
+
 static void emit(run_ctx *run, const char *type, json_t *data) {
   dt_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  if (dt_job_progress_event(run->job_id, &run->prog, type, data, &ctx) != DT_OK)
-    log_run_failure(run, &ctx);
+  int held = 1, waited = 0;
+  for (;;) {
+    if (atomic_load(&run->w->lost)) break;
+    memset(&ctx, 0, sizeof ctx);
+    if (dt_job_progress_event(run->job_id, run->attempt, &run->prog, type, data, &held, &ctx) ==
+        DT_OK) {
+      if (!held) lose(run->w);
+      break;
+    }
+    if (!wait_for_store(run, &ctx, &waited)) {
+      log_run_failure(run, &ctx);
+      break;
+    }
+  }
+  if (waited && !atomic_load(&run->w->lost)) {
+    const char *kv[] = {"job", run->job_id, NULL};
+    dt_log(DT_LOG_INFO, NULL, kv, "worker %d: the database answers again after %.1f s",
+           run->w->index, waited * STORE_WAIT_MS / 1000.0);
+  }
   json_decref(data);
 }
 
@@ -688,6 +731,8 @@ static void watch(run_ctx *run) {
   memset(&ctx, 0, sizeof ctx);
   pthread_mutex_lock(&w->mu);
   snprintf(w->job_id, sizeof w->job_id, "%s", run->job_id);
+  w->runs++;
+  atomic_store(&w->lost, 0);
   st = dt_job_cancel_requested(run->job_id, &requested, &ctx);
   atomic_store(&w->cancel, requested);
   pthread_mutex_unlock(&w->mu);
@@ -763,7 +808,15 @@ static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
 static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx,
                      double secs) {
   char lost[512];
-  if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
+  if (atomic_load(&run->w->lost)) {
+    /* Its checkpoint and files are the job's new run's now: left as they are. */
+    const char *kv[] = {"job", run->job_id, NULL};
+    dt_log(DT_LOG_WARN, NULL, kv,
+           "worker %d: this daemon lost the job's lease while it ran it (a pause longer than "
+           "lease_seconds, or the database away that long): its run stopped after %d "
+           "increment(s) and recorded nothing; another run has the job",
+           run->w->index, sum->increments);
+  } else if (st == DT_ERR_CANCELLED && run->shutdown_stop && !atomic_load(&run->w->cancel)) {
     interrupted(run, sum, secs);
   } else if (st == DT_ERR_CUDA && device_lost(run, sum, lost, sizeof lost)) {
     device_fault(run, sum, ctx, lost, secs);
@@ -898,6 +951,37 @@ void dt_workers_cancel(dt_server *srv, const char *job_id) {
     if (!strcmp(w->job_id, job_id)) atomic_store(&w->cancel, 1);
     pthread_mutex_unlock(&w->mu);
   }
+}
+
+int dt_workers_running(dt_server *srv, dt_worker_run *runs) {
+  dt_workers *ws = srv->workers;
+  int n = 0;
+  if (!ws) return 0;
+  for (int i = 0; i < ws->n; i++) {
+    worker *w = &ws->w[i];
+    pthread_mutex_lock(&w->mu);
+    if (w->job_id[0]) {
+      runs[n].worker = i;
+      runs[n].run = w->runs;
+      snprintf(runs[n].job_id, sizeof runs[n].job_id, "%s", w->job_id);
+      n++;
+    }
+    pthread_mutex_unlock(&w->mu);
+  }
+  return n;
+}
+
+int dt_workers_lease_lost(dt_server *srv, const dt_worker_run *run) {
+  dt_workers *ws = srv->workers;
+  worker *w;
+  int still = 0;
+  if (!ws || run->worker >= ws->n) return 0;
+  w = &ws->w[run->worker];
+  pthread_mutex_lock(&w->mu);
+  still = w->runs == run->run && !strcmp(w->job_id, run->job_id);
+  if (still) lose(w);
+  pthread_mutex_unlock(&w->mu);
+  return still;
 }
 
 json_t *dt_workers_describe(dt_server *srv, long long viewer) {

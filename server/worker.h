@@ -30,6 +30,18 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx);
 void dt_workers_stop(dt_server *srv);
 /* A cancel for job_id was recorded: stop it now if a worker runs it. */
 void dt_workers_cancel(dt_server *srv, const char *job_id);
+/* A worker's run of a job, as dt_workers_running saw it. */
+typedef struct dt_worker_run {
+  int worker;
+  unsigned long run; /* tells this run from a later run of the same job on the same worker */
+  char job_id[20];
+} dt_worker_run;
+/* The runs of the workers now into runs (room for DT_MAX_WORKERS); returns how many. */
+int dt_workers_running(dt_server *srv, dt_worker_run *runs);
+/* The store says that run no longer holds its job's lease (leases.c): unless it has ended, it
+ * stops at its next Newton iteration and records nothing (the job is another run's). Returns 1
+ * when the run was still going (and now stops), 0 when it had ended. */
+int dt_workers_lease_lost(dt_server *srv, const dt_worker_run *run);
 /* [{index, device, busy, job_id}] for /v1/health, as the user viewer sees it: job_id only for
  * its own jobs (null for another user's, which stays busy); every job_id for DT_ANY_OWNER. */
 json_t *dt_workers_describe(dt_server *srv, long long viewer);

@@ -14,6 +14,8 @@
 #include "worker_fields.h"
 
 #define SLOTS 2
+#define RECORD_WAIT_S                                                                              \
+  30.0 /* how long an increments row waits for a database that does not answer */
 
 struct dt_fields_queue {
   const dt_model *m;
@@ -55,6 +57,7 @@ static void write_slot(dt_fields_queue *q, int i) {
   dt_ctx ctx;
   dt_status st;
   int failed = 0;
+  const struct timespec pause = {0, 250 * 1000000L};
   memset(&ctx, 0, sizeof ctx);
   snprintf(path, sizeof path, "%s/fields_%04d.json", q->outdir, s->n);
   test_delay(q);
@@ -70,9 +73,16 @@ static void write_slot(dt_fields_queue *q, int i) {
     failed++;
     memset(&ctx, 0, sizeof ctx);
   }
-  /* recorded even without its file: the increment converged, and its VTU may be there */
-  if (dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time,
-                              s->has_vtu, &ctx) != DT_OK) {
+  /* recorded even without its file: the increment converged, and its VTU may be there; while
+   * the database does not answer (restarting), tried again for up to RECORD_WAIT_S */
+  for (int tries = 0;; tries++) {
+    st = dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time,
+                                 s->has_vtu, &ctx);
+    if (st == DT_OK || !dt_store_connection_lost() || tries * 0.25 >= RECORD_WAIT_S) break;
+    memset(&ctx, 0, sizeof ctx);
+    nanosleep(&pause, NULL);
+  }
+  if (st != DT_OK) {
     log_failure(q, &ctx);
     failed++;
   }

@@ -4,6 +4,9 @@
                                       free loopback port, write {dir, port, user, bin} to INFO
     python3 pgcluster.py stop INFO    stop it (fast shutdown) and remove its directory
 
+server_down(info) and server_up(info) stop (fast shutdown) and start the server of a cluster
+again, keeping its data and port: test_outage.py's PostgreSQL restart, on a cluster of its own.
+
 PostgreSQL refuses to run as root (CI runs as root): then initdb and postgres run as the
 unprivileged user `postgres` (Debian's package creates it), else `nobody`, through runuser. The
 cluster has no locale (C collation: the store's ISO timestamps compare as text byte by byte),
@@ -95,6 +98,22 @@ def stop(info_path):
                                             "-w", "stop"]), stdout=subprocess.DEVNULL, cwd=info["dir"])
     shutil.rmtree(info["dir"], ignore_errors=True)
     os.unlink(info_path)
+
+
+def pg_ctl(info, *args):
+    return subprocess.run(as_user(info["run_as"], [os.path.join(info["bin"], "pg_ctl"), "-D", info["data"], *args]),
+                          stdout=subprocess.DEVNULL, cwd=info["dir"], check=True)
+
+
+def server_down(info):
+    """Fast shutdown (what an operator's restart or a failover does): every session ends at once;
+    returns when the server has stopped."""
+    pg_ctl(info, "-m", "fast", "-w", "stop")
+
+
+def server_up(info):
+    """Start the stopped server again on its port; returns once it accepts connections."""
+    pg_ctl(info, "-l", os.path.join(info["dir"], "server.log"), "-w", "-t", "60", "start")
 
 
 def load(info_path):

@@ -12,6 +12,7 @@ when the store fails, next to what it sees for an id that names nothing.
   daemon answers as before (nothing was cached in a broken state) and stops cleanly."""
 import os
 
+import dtserver
 from dtserver import run, started, unit_cube
 
 UNKNOWN_JOB = "j-0123456789abcdef"
@@ -58,6 +59,9 @@ def check_store_failure(d, jid):
         err = error(r, 503, "store_unavailable")
         assert err["details"] is None, (path, err)
         text = err["message"].lower()
+        # the message names the database (postgresql or sqlite), nothing of its SQL
+        assert f"({dtserver.STORE})" in text, (path, err["message"])
+        text = text.replace(f"({dtserver.STORE})", "")
         for leak in ("sql", "select", "table", "jobs_away", "no such", "database error"):
             assert leak not in text, (path, err["message"])
         req = r.headers["x-request-id"]

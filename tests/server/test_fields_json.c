@@ -55,6 +55,7 @@ dt_status dt_job_increment_record(const char *id, int n, int step, int inc, doub
   return DT_OK;
 }
 void dt_store_thread_close(void) {}
+int dt_store_connection_lost(void) { return 0; }
 void dt_log(int level, const char *req, const char *const *kv, const char *fmt, ...) {
   (void)level, (void)req, (void)kv, (void)fmt;
 }
