@@ -95,7 +95,7 @@ cleanup:
 }
 
 /* The complete copy tmp under the name dest (no-clobber: link fails when dest exists), synced. */
-static dt_status publish(const char *tmp, const char *dest, dt_backup_info *info, dt_ctx *ctx) {
+dt_status dt_backup_publish(const char *tmp, const char *dest, dt_backup_info *info, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char dir[PATH_MAX];
   struct stat sb;
@@ -111,23 +111,31 @@ cleanup:
   return rc;
 }
 
-dt_status dt_store_backup_sqlite(void *db, const char *dest, dt_backup_info *info, dt_ctx *ctx) {
+dt_status dt_backup_temp(const char *dest, char *tmp, size_t cap, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char tmp[PATH_MAX];
   struct stat sb;
-  sqlite3 *src = db, *dst = NULL;
-  int fd = -1, made = 0;
-  memset(info, 0, sizeof *info);
+  int fd;
+  tmp[0] = '\0';
   DT_CHECK(lstat(dest, &sb) != 0 && errno == ENOENT, ctx, DT_ERR_INPUT,
            "backup: '%s' exists already: a backup goes to a new file (remove it, or name another)",
            dest);
-  DT_CHECK((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", dest) < sizeof tmp, ctx, DT_ERR_INPUT,
+  DT_CHECK((size_t)snprintf(tmp, cap, "%s.XXXXXX", dest) < cap, ctx, DT_ERR_INPUT,
            "backup: the file name is too long");
   fd = mkstemp(tmp); /* mode 0600: the copy holds the tokens' hashes, as the database does */
   DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "backup: cannot create a file beside '%s': %s", dest,
            strerror(errno));
-  made = 1;
   close(fd);
+cleanup:
+  if (rc != DT_OK) tmp[0] = '\0';
+  return rc;
+}
+
+dt_status dt_store_backup_sqlite(void *db, const char *dest, dt_backup_info *info, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char tmp[PATH_MAX] = "";
+  sqlite3 *src = db, *dst = NULL;
+  memset(info, 0, sizeof *info);
+  DT_TRY(dt_backup_temp(dest, tmp, sizeof tmp, ctx));
   DT_CHECK(sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK, ctx, DT_ERR_IO,
            "backup: cannot open '%s': %s", tmp, dst ? sqlite3_errmsg(dst) : "out of memory");
   DT_TRY(copy_pages(src, dst, ctx));
@@ -135,10 +143,10 @@ dt_status dt_store_backup_sqlite(void *db, const char *dest, dt_backup_info *inf
   DT_CHECK(sqlite3_close(dst) == SQLITE_OK, ctx, DT_ERR_DB, "backup: cannot close '%s': %s", tmp,
            sqlite3_errmsg(dst));
   dst = NULL;
-  DT_TRY(publish(tmp, dest, info, ctx));
+  DT_TRY(dt_backup_publish(tmp, dest, info, ctx));
 cleanup:
   sqlite3_close(dst);
-  if (made) {
+  if (tmp[0]) {
     static const char *const sidecars[] = {"", "-journal", "-wal", "-shm"};
     for (int i = 0; i < 4; i++) {
       char f[PATH_MAX + 16];

@@ -45,33 +45,13 @@ static void run(char *const argv[], int *status, char *err, size_t cap) {
   if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) *status = WEXITSTATUS(st);
 }
 
-static dt_status sync_path(const char *path, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  DT_CHECK(fd >= 0 && fsync(fd) == 0, ctx, DT_ERR_IO, "backup: cannot sync '%s': %s", path,
-           strerror(errno));
-cleanup:
-  if (fd >= 0) close(fd);
-  return rc;
-}
-
 dt_status dt_store_backup_pg(const char *conninfo, const char *dest, dt_backup_info *info,
                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char tmp[PATH_MAX], dir[PATH_MAX], file_arg[PATH_MAX + 16], db_arg[2100], err[1024];
-  struct stat sb;
-  int fd = -1, made = 0, status = 0;
+  char tmp[PATH_MAX] = "", file_arg[PATH_MAX + 16], db_arg[2100], err[1024];
+  int status = 0;
   memset(info, 0, sizeof *info);
-  DT_CHECK(lstat(dest, &sb) != 0 && errno == ENOENT, ctx, DT_ERR_INPUT,
-           "backup: '%s' exists already: a backup goes to a new file (remove it, or name another)",
-           dest);
-  DT_CHECK((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", dest) < sizeof tmp, ctx, DT_ERR_INPUT,
-           "backup: the file name is too long");
-  fd = mkstemp(tmp); /* mode 0600: the copy holds the tokens' hashes, as the database does */
-  DT_CHECK(fd >= 0, ctx, DT_ERR_IO, "backup: cannot create a file beside '%s': %s", dest,
-           strerror(errno));
-  made = 1;
-  close(fd);
+  DT_TRY(dt_backup_temp(dest, tmp, sizeof tmp, ctx));
   snprintf(file_arg, sizeof file_arg, "--file=%s", tmp);
   snprintf(db_arg, sizeof db_arg, "--dbname=%s", conninfo);
   {
@@ -85,15 +65,8 @@ dt_status dt_store_backup_pg(const char *conninfo, const char *dest, dt_backup_i
     run(argv, &status, err, sizeof err);
   }
   DT_CHECK(status == 0, ctx, DT_ERR_DB, "backup: pg_restore cannot read the dump back: %s", err);
-  DT_TRY(sync_path(tmp, ctx));
-  DT_CHECK(link(tmp, dest) == 0, ctx, errno == EEXIST ? DT_ERR_INPUT : DT_ERR_IO,
-           "backup: cannot create '%s': %s", dest, strerror(errno));
-  snprintf(dir, sizeof dir, "%s", dest);
-  DT_TRY(sync_path(dirname(dir), ctx));
-  DT_CHECK(stat(dest, &sb) == 0, ctx, DT_ERR_IO, "backup: cannot read '%s': %s", dest,
-           strerror(errno));
-  info->bytes = (long long)sb.st_size;
+  DT_TRY(dt_backup_publish(tmp, dest, info, ctx));
 cleanup:
-  if (made) unlink(tmp);
+  if (tmp[0]) unlink(tmp);
   return rc;
 }

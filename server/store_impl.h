@@ -54,6 +54,12 @@ dt_status dt_store_conn(void **db, dt_ctx *ctx);
 
 /* The SQLite backend's online backup from the thread's connection (store_backup.c). */
 dt_status dt_store_backup_sqlite(void *db, const char *dest, dt_backup_info *info, dt_ctx *ctx);
+/* Both backups write a new file beside dest and give it dest's name only once it is complete
+ * (store_backup.c): dt_backup_temp refuses an existing dest and creates the file (mode 0600)
+ * whose name it leaves in tmp ("" when it made none; the caller removes it in the end);
+ * dt_backup_publish syncs it, links it to dest, syncs the folder and reports its size. */
+dt_status dt_backup_temp(const char *dest, char *tmp, size_t cap, dt_ctx *ctx);
+dt_status dt_backup_publish(const char *tmp, const char *dest, dt_backup_info *info, dt_ctx *ctx);
 /* pg_dump of the PostgreSQL database (store_backup_pg.c). */
 dt_status dt_store_backup_pg(const char *conninfo, const char *dest, dt_backup_info *info,
                              dt_ctx *ctx);

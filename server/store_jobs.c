@@ -185,14 +185,20 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
-                       dt_outcome *outcome, dt_ctx *ctx) {
+/* The state of job id (of owner); with lock, inside the caller's transaction, which then holds
+ * the row (PostgreSQL: FOR UPDATE; SQLite's write transaction holds everything): a worker cannot
+ * claim it, nor another daemon queue it again, between this read and the caller's change. */
+static dt_status job_state_sql(const char *id, long long owner, int lock, char *state, size_t len,
+                               dt_outcome *outcome, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   int row;
   state[0] = '\0';
   *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)", &st, ctx));
+  DT_TRY(dt_stmt(lock ? "SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2) "
+                        "/*pg: FOR UPDATE */"
+                      : "SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2)",
+                 &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_int64(st, 2, owner);
   DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
@@ -202,6 +208,16 @@ dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
 cleanup:
   dt_stmt_done(&st);
   return rc;
+}
+
+static dt_status job_state_locked(const char *id, long long owner, char *state, size_t len,
+                                  dt_outcome *outcome, dt_ctx *ctx) {
+  return job_state_sql(id, owner, 1, state, len, outcome, ctx);
+}
+
+dt_status dt_job_state(const char *id, long long owner, char *state, size_t len,
+                       dt_outcome *outcome, dt_ctx *ctx) {
+  return job_state_sql(id, owner, 0, state, len, outcome, ctx);
 }
 
 dt_status dt_job_list(const dt_job_filter *f, json_t **items, long long *next, dt_ctx *ctx) {
@@ -298,30 +314,6 @@ static dt_status audit_job(const dt_actor *who, const char *action, const char *
 cleanup:
   dt_stmt_done(&st);
   json_decref(details);
-  return rc;
-}
-
-/* The state of job id (of owner), inside the caller's transaction, which then holds the row
- * (PostgreSQL: FOR UPDATE; SQLite's write transaction holds everything): a worker cannot claim
- * it, nor another daemon queue it again, between this read and the caller's change. */
-static dt_status job_state_locked(const char *id, long long owner, char *state, size_t len,
-                                  dt_outcome *outcome, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  dt_sql *st = NULL;
-  int row;
-  state[0] = '\0';
-  *outcome = DT_NOT_FOUND;
-  DT_TRY(dt_stmt("SELECT state FROM jobs WHERE id = ?1 AND (?2 = 0 OR owner_id = ?2) "
-                 "/*pg: FOR UPDATE */",
-                 &st, ctx));
-  dt_bind_text(st, 1, id);
-  dt_bind_int64(st, 2, owner);
-  DT_TRY(dt_stmt_row(st, "job state", &row, ctx));
-  if (!row) goto cleanup;
-  snprintf(state, len, "%s", dt_col_text(st, 0));
-  *outcome = DT_DONE;
-cleanup:
-  dt_stmt_done(&st);
   return rc;
 }
 
