@@ -73,4 +73,20 @@ for name, change, valid in SHELL_CASES:
     bad += not ok
     print(f"shell example, {name}: {'ok' if ok else 'FAIL'}" +
           ("" if ok else f" (expected {'valid' if valid else 'invalid'}; {errors[0].message[:200] if errors else 'no error'})"))
+# the equations job with local systems: what the parser reads, and what it refuses
+TRANSFORM_CASES = [
+    ("rectangular", {"node_set": "top", "a": [1, 1, 0], "b": [-1, 2, 0]}, True),
+    ("cylindrical", {"node_set": "top", "type": "cylindrical", "a": [0, 0, 0], "b": [0, 0, 1]}, True),
+    ("no b", {"node_set": "top", "a": [1, 0, 0]}, False),
+    ("spherical", {"node_set": "top", "type": "spherical", "a": [0, 0, 0], "b": [0, 0, 1]}, False),
+    ("unknown key", {"node_set": "top", "a": [1, 0, 0], "b": [0, 1, 0], "c": [0, 0, 1]}, False),
+]
+eq = json.load(open(os.path.join(root, "tests", "job", "equations.json")))
+for name, transform, valid in TRANSFORM_CASES:
+    j = copy.deepcopy(eq)
+    j["transforms"] = [transform]
+    errors = list(validator.iter_errors(j))
+    ok = (not errors) == valid
+    bad += not ok
+    print(f"transforms, {name}: {'ok' if ok else 'FAIL'}")
 sys.exit(1 if bad else 0)
