@@ -553,8 +553,9 @@ dt_status inp_nodes_used(inp *p) {
     if (m->conn[k] >= 0 && m->conn[k] < m->n_nodes) used[m->conn[k]] = 1;
   for (int i = 0; i < m->n_nodes; i++)
     INP_CHECK(used[i], p, p->node_rec[i],
-              "node %lld is connected to no element: ductile needs every node in an element "
-              "(CalculiX leaves such a node out of the solution)",
+              "node %lld is connected to no element: nodes outside the mesh are not supported "
+              "(CalculiX leaves them out of the solution; ductile needs every node in an "
+              "element)",
               (long long)m->node_id[i]);
 cleanup:
   dt_free(used);

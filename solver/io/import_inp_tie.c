@@ -7,7 +7,9 @@
  *                                        the master: an element-face surface
  *
  * A node surface is kept as the node set "_NS_<name>" (deck names carry no such prefix, and
- * element-face surfaces live in the model's surfaces). The ties are lowered into equations once
+ * element-face surfaces live in the model's surfaces). As in CalculiX a node surface and an
+ * element-face surface may share a name; a tie's slave is then the element-face one
+ * (identifytiedface.f looks for it first). The ties are lowered into equations once
  * the whole deck is read (dt_model_lower_ties, model_tie.c), after the *TRANSFORMs have been
  * rewritten in global DOFs, so that each tie equation is written in global directions. The
  * variants of *TIE for cyclic symmetry, fluids and multistage models are refused. */
@@ -25,16 +27,11 @@ static void node_surface_set_name(char out[DT_NAME_MAX], const char *name) {
 dt_status inp_node_surface(inp *p, inp_kw *kw, const char *name) {
   dt_status rc = DT_OK;
   char set_name[DT_NAME_MAX], up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
-  int rec = 0, n = 0, set = -1, s = -1;
+  int rec = 0, n = 0, set = -1;
 
   DT_TRY(inp_params_done(p, kw));
   INP_CHECK(!dt_imp_name_upper(up, name), p, kw->rec, "surface names must have 1 to %d characters",
             DT_NAME_MAX - 1);
-  DT_TRY(inp_get_surface(p, kw->rec, name, 0, &s));
-  INP_CHECK(s < 0, p, kw->rec,
-            "*SURFACE, TYPE=NODE: \"%s\" is already an element-face surface; a surface is one or "
-            "the other",
-            up);
   node_surface_set_name(set_name, up);
   DT_TRY(inp_get_nset(p, kw->rec, set_name, 1, &set));
   while (inp_data(p, &rec, tok, &n)) {
@@ -62,7 +59,8 @@ static dt_status tie_slave(inp *p, int rec, const char *name, int *slave_surface
   INP_CHECK(!dt_imp_name_upper(up, name), p, rec, "surface names must have 1 to %d characters",
             DT_NAME_MAX - 1);
   DT_TRY(inp_get_surface(p, rec, up, 0, slave_surface));
-  if (*slave_surface >= 0) goto cleanup;
+  if (*slave_surface >= 0 && p->m->surfaces[*slave_surface].n > 0) goto cleanup;
+  *slave_surface = -1;
   node_surface_set_name(set_name, up);
   DT_TRY(inp_get_nset(p, rec, set_name, 0, slave_nset));
   INP_CHECK(*slave_nset >= 0, p, rec,

@@ -222,6 +222,14 @@ def main():
             "ties": [{"name": "t1", "slave_node_set": "slave", "master_surface": "master"}],
             "solver": {"newton": {"max_iterations": 10, "force_tolerance": 1e-12},
                        "linear": {"tolerance": 1e-14, "max_iterations": 100000}}}
+    try:
+        import jsonschema
+        schema = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                                             "job.schema.json")))
+        errs = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(jobd)]
+        ck(not errs, "json: schema/job.schema.json accepts the job with \"ties\"" + ("" if not errs else ": " + errs[0]))
+    except ImportError:
+        print("jsonschema not installed: the job is not checked against the schema")
     jp = os.path.join(d, "tie.json")
     with open(jp, "w") as f:
         json.dump(jobd, f)
