@@ -9,8 +9,10 @@
  * MPCs, gentiedmpc.f). CalculiX's rules kept here: the default tolerance is 2.5% of a typical
  * master face size, ADJUST (the default) moves the node onto its projection, and a slave DOF
  * that a boundary condition holds or another equation already makes dependent is left out with
- * a warning. CalculiX only warns about a slave node with no master face within the tolerance
- * and leaves it loose; that silently unties a part, so it is an error here. */
+ * a warning. Two differences, both where CalculiX's outcome helps no one: a slave node with no
+ * master face within the tolerance is an error here (CalculiX warns and leaves it loose, which
+ * silently unties a part), and a slave node that is itself a node of the master surface gets no
+ * equation, since it would read u = u (CalculiX stops with a zero dependent coefficient). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

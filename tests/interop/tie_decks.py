@@ -18,17 +18,21 @@ and CalculiX alike: the not_nested case checks that both agree there. Cases:
   node_set    the slave a node surface of one node set (*SURFACE, TYPE=NODE; CalculiX's syntax);
               the slave nodes on x = 0 and y = 0 are held there, so they get no tie equation in
               that direction (CalculiX's rule): the warning says so;
+  shared      a node of the master surface among the slave nodes needs no equation (u = u):
+              warned, and the results are node_set's;
   node_ids    the node surface listed by node numbers, one a line, and one set line;
   faces       the slave an element-face surface (the upper block's S1 faces);
   adjust      the upper block lifted by a gap of 0.002 (below the default tolerance, 2.5% of the
               master's edge 0.5): ADJUST (the default) moves the slave nodes onto the master, and
               U = 100/E (-nu x, -nu y, z) holds at the moved coordinates; with ADJUST=NO they stay
               and the upper block carries the same strain shifted by the gap, u_z = 100/E (z - g),
-              both to 5e-7;
+              both to 5e-7 (and with ccx, CalculiX's .dat to 1e-6);
   json        the node_set case as a JSON job ("ties"): the VTU's U and nodal S to 1e-9;
   pxnp        *DLOAD P2NP,n takes its pressure from the *BOUNDARY on DOF 2 of node n (CalculiX,
               tempload.f): the same as P2 with that value, to 1e-12; a P2 of 0 differs (the
               pressure is felt);
+  tet_master  the lower block as C3D4 (triangular master faces), the upper 3 x 3 x 3 hex8: with
+              ccx, CalculiX's .dat to 1e-6;
   errors      a slave node farther than POSITION TOLERANCE from the master names the node and the
               *TIE line; CYCLIC SYMMETRY, two values on a node surface line, an unknown master,
               PxNP without a boundary on the node are refused with their line; a JSON tie with a
@@ -77,6 +81,42 @@ class Mesh:
         return ids, els
 
 
+KUHN = [(0, 1, 2, 6), (0, 2, 3, 6), (0, 3, 7, 6), (0, 7, 4, 6), (0, 4, 5, 6), (0, 5, 1, 6)]
+C3D4_FACES = [(0, 1, 2), (0, 3, 1), (1, 3, 2), (2, 3, 0)]  # S1..S4, CalculiX's numbering
+
+
+def tet_master_pair():
+    """The lower block as C3D4 (each hex8 of a 2 x 2 x 2 grid split into 6 tets), the upper one
+    3 x 3 x 3 hex8: master faces are triangles, the meshes not nested. Returns the mesh, the
+    groups and the top faces of the lower block as (element, S<n>)."""
+    m = Mesh()
+    ids, els = m.block(2, 0.0, 1.0, 1, 1)
+    hexes = [m.elems.pop(e) for e, _ in els]
+    tets, top = {}, []
+    for h in hexes:
+        for t in KUHN:
+            c = [h[i] for i in t]
+            a, b, d, e = (m.nodes[n] for n in c)
+            u = [b[i] - a[i] for i in range(3)]
+            v = [d[i] - a[i] for i in range(3)]
+            w = [e[i] - a[i] for i in range(3)]
+            vol = (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
+                   + u[2] * (v[0] * w[1] - v[1] * w[0]))
+            if vol < 0:
+                c[1], c[2] = c[2], c[1]
+            eid = 1 + len(tets)
+            tets[eid] = c
+            for f, face in enumerate(C3D4_FACES):
+                if all(abs(m.nodes[c[i]][2] - 1.0) < 1e-12 for i in face):
+                    top.append((eid, f + 1))
+    m.elems.update(tets)
+    up_ids, up_els = m.block(3, 1.0, 1.0, 1001, 101)
+    return m, {"master_elems": [], "slave_elems": [e for e, k in up_els if k == 0],
+               "top_elems": [e for e, k in up_els if k == 2],
+               "slave_nodes": [n for (i, j, k), n in up_ids.items() if k == 0],
+               "upper_nodes": set(up_ids.values())}, top
+
+
 def pair(gap=0.0, fine=4):
     m = Mesh()
     lo_ids, lo_els = m.block(2, 0.0, 1.0, 1, 1)
@@ -102,12 +142,18 @@ def deck(m, g, slave_kw, tie_kw="*TIE, NAME=T1", slave="SLV", master="MST", dloa
     z0 = [n for n, x in m.nodes.items() if abs(x[2]) < eps]
     out = ["*HEADING", "tied patch", "*NODE, NSET=NALL"]
     out += ["%d, %.17g, %.17g, %.17g" % ((n,) + m.nodes[n]) for n in sorted(m.nodes)]
-    out += ["*ELEMENT, TYPE=C3D8, ELSET=EALL"]
-    out += ["%d, %s" % (e, ", ".join(map(str, c))) for e, c in sorted(m.elems.items())]
+    for n_nodes, etype in ((8, "C3D8"), (4, "C3D4")):
+        els = [(e, c) for e, c in sorted(m.elems.items()) if len(c) == n_nodes]
+        if els:
+            out += ["*ELEMENT, TYPE=%s, ELSET=EALL" % etype]
+            out += ["%d, %s" % (e, ", ".join(map(str, c))) for e, c in els]
     out += ["*NSET, NSET=X0", lines(x0), "*NSET, NSET=Y0", lines(y0), "*NSET, NSET=Z0", lines(z0)]
     out += ["*NSET, NSET=SLAVEN", lines(g["slave_nodes"])]
     out += ["*ELSET, ELSET=TOP", lines(g["top_elems"])]
-    out += ["*ELSET, ELSET=MSTE", lines(g["master_elems"]), "*SURFACE, NAME=MST", "MSTE, S2"]
+    if g.get("master_faces"):
+        out += ["*SURFACE, NAME=MST"] + ["%d, S%d" % ef for ef in g["master_faces"]]
+    else:
+        out += ["*ELSET, ELSET=MSTE", lines(g["master_elems"]), "*SURFACE, NAME=MST", "MSTE, S2"]
     out += ["*ELSET, ELSET=SLVE", lines(g["slave_elems"])]
     out += slave_kw
     out += [tie_kw, "%s, %s" % (slave, master)]
@@ -170,11 +216,24 @@ def main():
     ck("get no tie equation" in log, "node_set: the slave DOFs held by the supports are named in a warning")
     dat_blocks.against_ccx(ck, d, "node_set", got)
 
+    shared = [n for n, x in m.nodes.items() if n < 1000 and x == (0.5, 0.5, 1.0)]
+    g_sh = dict(g, slave_nodes=g["slave_nodes"] + shared)
+    got_sh, log = run(solver, d, "shared", deck(m, g_sh, NODE_SET))
+    ck(shared and "nodes of the master surface too" in log and got_sh == got,
+       "shared: a master node among the slaves gets no equation (warned), the same results")
+
     m5, g5 = pair(fine=3)
     got, _ = run(solver, d, "not_nested", deck(m5, g5, NODE_SET))
     err = uniform_error(got, m5.nodes)
     ck(err > 1e-3, "not_nested: 3 slave on 2 master elements do not transfer uniform stress (%.2f)" % err)
     dat_blocks.against_ccx(ck, d, "not_nested", got)
+
+    m6, g6, top = tet_master_pair()
+    g6["master_faces"] = top
+    got, _ = run(solver, d, "tet_master", deck(m6, g6, NODE_SET))
+    err = uniform_error(got, m6.nodes)
+    ck(err < 0.5, "tet_master: triangular master faces (C3D4) run (stress error %.2f)" % err)
+    dat_blocks.against_ccx(ck, d, "tet_master", got)
 
     last4 = g["slave_nodes"][-4:]
     ids = ["*NSET, NSET=LAST4", lines(last4), "*SURFACE, NAME=SLV, TYPE=NODE"]
@@ -196,10 +255,12 @@ def main():
         moved[n] = (moved[n][0], moved[n][1], 1.0)
     err = uniform_error(got, moved)
     ck(err <= TOL, "adjust: slave nodes moved onto the master, exact there (worst %.1e)" % err)
+    dat_blocks.against_ccx(ck, d, "adjust", got)
     got, _ = run(solver, d, "adjust_no", deck(m2, g2, NODE_SET, "*TIE, NAME=T1, ADJUST=NO"))
     shifted = {n: (x[0], x[1], x[2] - gap if n in g2["upper_nodes"] else x[2]) for n, x in m2.nodes.items()}
     err = uniform_error(got, shifted)
     ck(err <= TOL, "adjust_no: slave nodes kept, the upper block shifted by the gap (worst %.1e)" % err)
+    dat_blocks.against_ccx(ck, d, "adjust_no", got)
 
     # the JSON job: the node_set case
     nodes = [[n] + list(m.nodes[n]) for n in sorted(m.nodes)]
