@@ -3,7 +3,8 @@
  * A slave node is projected onto each master face near it: the face point x(st) = sum_a N_a(st)
  * X_a closest to the node is found by Gauss-Newton on t_k . (x(st) - p) = 0 (t_k = dx/dst_k),
  * each iterate clamped to the face's parameter domain, so a node beside the face lands on its
- * nearest edge. The nearest face wins; within the tolerance the node is tied by
+ * nearest edge; the candidate faces are those a uniform grid over the master faces' boxes
+ * lists in the node's cell. The nearest face wins; within the tolerance the node is tied by
  * u_slave - sum_a N_a(st) u_a = 0 per direction, which dt_model_check_equations and the solver
  * then treat as any other equation (the slave DOF is the dependent one, as in CalculiX's tied
  * MPCs, gentiedmpc.f). CalculiX's rules kept here: the default tolerance is 2.5% of a typical
@@ -147,6 +148,91 @@ cleanup:
   return rc;
 }
 
+/* A uniform grid over the master faces' boxes, each inflated by the tolerance: cell c lists the
+ * faces whose box meets it (face[ptr[c] .. ptr[c + 1] - 1]), so a slave node is projected only
+ * onto the faces listed in its own cell, not onto every master face. */
+typedef struct face_grid {
+  double lo[3], h;
+  int n[3];
+  int *ptr, *face;
+} face_grid;
+
+#define TIE_GRID_CELLS_PER_FACE 8 /* cells at most, per master face */
+
+static int grid_cell(const face_grid *g, int k, double x) {
+  double c = floor((x - g->lo[k]) / g->h);
+  return !(c > 0.0) ? 0 : c >= (double)g->n[k] ? g->n[k] - 1 : (int)c; /* NaN: cell 0 */
+}
+
+static dt_status grid_build(const mface *f, int nf, double tol, double edge, face_grid *g,
+                            dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double hi[3], span = 0.0, limit = (double)TIE_GRID_CELLS_PER_FACE * nf + 1.0;
+  int *fill = NULL;
+  size_t cells = 1;
+  memset(g, 0, sizeof *g);
+  for (int k = 0; k < 3; k++) {
+    g->lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int i = 0; i < nf; i++) {
+      g->lo[k] = fmin(g->lo[k], f[i].lo[k] - tol);
+      hi[k] = fmax(hi[k], f[i].hi[k] + tol);
+    }
+    span = fmax(span, hi[k] - g->lo[k]);
+  }
+  g->h = edge > 0.0 ? edge : span > 0.0 ? span : 1.0;
+  for (;;) { /* cells about a face wide, but never more than the limit */
+    double total = 1.0;
+    for (int k = 0; k < 3; k++) total *= fmax(1.0, ceil((hi[k] - g->lo[k]) / g->h));
+    if (total <= limit) break;
+    g->h *= 1.5;
+  }
+  for (int k = 0; k < 3; k++) {
+    g->n[k] = (int)fmax(1.0, ceil((hi[k] - g->lo[k]) / g->h));
+    cells *= (size_t)g->n[k];
+  }
+  DT_ALLOC(g->ptr, cells + 1, ctx, "tie search grid");
+  DT_ALLOC(fill, cells, ctx, "tie search grid");
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nf; i++) {
+      int c0[3], c1[3];
+      for (int k = 0; k < 3; k++)
+        c0[k] = grid_cell(g, k, f[i].lo[k] - tol), c1[k] = grid_cell(g, k, f[i].hi[k] + tol);
+      for (int a = c0[0]; a <= c1[0]; a++)
+        for (int b = c0[1]; b <= c1[1]; b++)
+          for (int c = c0[2]; c <= c1[2]; c++) {
+            size_t cell = ((size_t)c * g->n[1] + b) * g->n[0] + a;
+            if (pass == 0)
+              g->ptr[cell + 1]++;
+            else
+              g->face[g->ptr[cell] + fill[cell]++] = i;
+          }
+    }
+    if (pass == 0) {
+      for (size_t c = 0; c < cells; c++) g->ptr[c + 1] += g->ptr[c];
+      DT_ALLOC(g->face, g->ptr[cells], ctx, "tie search grid");
+    }
+  }
+cleanup:
+  dt_free(fill);
+  return rc;
+}
+
+/* The cell of point p, or -1 outside the grid. */
+static long grid_find(const face_grid *g, const double p[3]) {
+  int c[3];
+  for (int k = 0; k < 3; k++) {
+    if (!(p[k] >= g->lo[k] && p[k] <= g->lo[k] + g->h * g->n[k])) return -1;
+    c[k] = grid_cell(g, k, p[k]);
+  }
+  return ((long)c[2] * g->n[1] + c[1]) * g->n[0] + c[0];
+}
+
+static void grid_free(face_grid *g) {
+  dt_free(g->ptr);
+  dt_free(g->face);
+  memset(g, 0, sizeof *g);
+}
+
 /* The slave nodes of tie t in first-seen order, each once (mark is a zeroed scratch array). */
 static dt_status slave_nodes(const dt_model *m, const dt_tie *t, unsigned char *mark, int **out,
                              int *n_out, dt_ctx *ctx) {
@@ -216,10 +302,13 @@ static dt_status lower_one(dt_model *m, const dt_tie *t, const unsigned char *he
                            unsigned char *dep, unsigned char *mark, tie_stats *st, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   mface *f = NULL;
+  face_grid grid;
   int *slave = NULL, n_slave = 0;
   double edge = 0.0, tol = 0.0;
+  memset(&grid, 0, sizeof grid);
   DT_TRY(master_faces(m, t, &f, &edge, ctx));
   tol = t->tolerance > 0.0 ? t->tolerance : TIE_DEFAULT_TOL_FACTOR * edge;
+  DT_TRY(grid_build(f, m->surfaces[t->master].n, tol, edge, &grid, ctx));
   DT_TRY(slave_nodes(m, t, mark, &slave, &n_slave, ctx));
   for (int i = 0; i < m->surfaces[t->master].n; i++)
     for (int a = 0; a < f[i].n; a++) mark[f[i].node[a]] = 1;
@@ -227,12 +316,15 @@ static dt_status lower_one(dt_model *m, const dt_tie *t, const unsigned char *he
     const int s = slave[i];
     double p[3], best = INFINITY, bx[3] = {0, 0, 0}, bN[DT_FACE_MAX_NODES];
     int bf = -1;
+    long cell = -1;
     if (mark[s]) { /* on the master surface already: its equation would read u = u */
       if (st->n_shared++ == 0) st->shared_node = s;
       continue;
     }
     memcpy(p, &m->x[3 * (size_t)s], sizeof p);
-    for (int j = 0; j < m->surfaces[t->master].n; j++) {
+    cell = grid_find(&grid, p);
+    for (int q = cell < 0 ? 0 : grid.ptr[cell]; cell >= 0 && q < grid.ptr[cell + 1]; q++) {
+      const int j = grid.face[q];
       double N[DT_FACE_MAX_NODES], x[3], d;
       int out = 0;
       for (int k = 0; k < 3; k++) out |= p[k] < f[j].lo[k] - tol || p[k] > f[j].hi[k] + tol;
@@ -280,6 +372,7 @@ cleanup:
   if (f && t->master >= 0)
     for (int i = 0; i < m->surfaces[t->master].n; i++)
       for (int a = 0; a < f[i].n; a++) mark[f[i].node[a]] = 0;
+  grid_free(&grid);
   dt_free(f);
   dt_free(slave);
   return rc;
