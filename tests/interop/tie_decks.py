@@ -35,7 +35,8 @@ and CalculiX alike: the not_nested case checks that both agree there. Cases:
               ccx, CalculiX's .dat to 1e-6;
   errors      a slave node farther than POSITION TOLERANCE from the master names the node and the
               *TIE line; CYCLIC SYMMETRY, two values on a node surface line, an unknown master,
-              PxNP without a boundary on the node are refused with their line; a JSON tie with a
+              PxNP without a boundary on the node, PxNU (a user subroutine's load) are refused
+              with their line; a JSON tie with a
               far slave names ties[0].
 
 With ccx on PATH the node_set deck's .dat is compared with CalculiX's (to 1e-6 of each
@@ -348,6 +349,7 @@ def main():
     refused("no_master", deck(m, g, NODE_SET, master="NOPE"), "unknown master surface 'NOPE'")
     refused("pxnp_no_bc", deck(m, g, NODE_SET, dload=["*DLOAD", "TOP, P2NP, %d" % carrier]),
             "node %d has no *BOUNDARY on DOF 2" % carrier)
+    refused("pxnu", deck(m, g, NODE_SET, dload=["*DLOAD", "TOP, P2NU, 1."]), "P2NU", "user subroutines")
     sys.exit(1 if ck.failed else 0)
 
 
