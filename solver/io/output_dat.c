@@ -6,6 +6,7 @@
  * (i10, 1x, i3, 1p, 6(1x, e13.6)) for integration points; the time is written as Fortran's
  * e14.7 without scale factor (0.1000000E+01). */
 #include "io/output_dat.h"
+#include "io/output_frd_format.h"
 #include "io/output_internal.h"
 
 #include "element/element.h"
@@ -62,6 +63,21 @@ static void header(FILE *out, const char *what, const char *set, double time) {
   fprintf(out, "\n %sfor set %s and time %s\n\n", what, set, t);
 }
 
+/* A table line: the id as %10lld, an optional point number as " %3d", the values as " %13.6E"
+ * each, an optional tail (" L"), a newline; formatted without printf (io/output_frd_format.h,
+ * the same characters), as an element block holds a line per integration point. */
+static void table_line(FILE *out, long long id, int point, const double *v, int n,
+                       const char *tail) {
+  char line[64 + 15 * 6];
+  char *q = line;
+  q += dt_frd_put_int(q, id, 10);
+  if (point > 0) *q++ = ' ', q += dt_frd_put_int(q, point, 3);
+  for (int c = 0; c < n && c < 6; c++) *q++ = ' ', q += dt_frd_put_e13(q, v[c]);
+  for (; tail && *tail; tail++) *q++ = *tail;
+  *q++ = '\n';
+  fwrite(line, 1, (size_t)(q - line), out); /* a failure shows in ferror(out) */
+}
+
 /* local: a node with a *TRANSFORM prints its vector in the local axes, x_loc[k] = e_k . x,
  * marked " L" as CalculiX marks it (its GLOBAL=NO, the default of *NODE PRINT). */
 static void node_block(FILE *out, const dt_model *m, const dt_set *s, const double *v,
@@ -72,12 +88,10 @@ static void node_block(FILE *out, const dt_model *m, const dt_set *s, const doub
     double e[3][3], y[3];
     if (local && dt_model_node_axes(m, s->items[i], e)) {
       for (int k = 0; k < 3; k++) y[k] = e[k][0] * x[0] + e[k][1] * x[1] + e[k][2] * x[2];
-      fprintf(out, "%10lld %13.6E %13.6E %13.6E L\n", (long long)m->node_id[s->items[i]], y[0],
-              y[1], y[2]);
+      table_line(out, (long long)m->node_id[s->items[i]], 0, y, 3, " L");
       continue;
     }
-    fprintf(out, "%10lld %13.6E %13.6E %13.6E\n", (long long)m->node_id[s->items[i]], x[0], x[1],
-            x[2]);
+    table_line(out, (long long)m->node_id[s->items[i]], 0, x, 3, NULL);
   }
 }
 
@@ -98,11 +112,10 @@ static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const d
   for (int i = 0; i < s->n; i++) {
     int e = s->items[i];
     for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) {
-      fprintf(out, "%10lld %3d", (long long)m->elem_id[e], q - f->qp_ptr[e] + 1);
-      for (int c = 0; c < ncomp; c++)
-        fprintf(out, " %13.6E",
-                v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0));
-      fprintf(out, "\n");
+      double x[6];
+      for (int c = 0; c < ncomp && c < 6; c++)
+        x[c] = v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0);
+      table_line(out, (long long)m->elem_id[e], q - f->qp_ptr[e] + 1, x, ncomp, NULL);
     }
   }
 }
