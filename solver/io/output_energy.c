@@ -4,8 +4,9 @@
  *
  * CalculiX 2.20 accumulates ENER increment by increment, ener += (sigma_old + sigma_new) :
  * (eps_new - eps_old) / 2 over the mechanical strain (resultsmech.f), i.e. the work done on the
- * point, plastic dissipation included. For a linear elastic material that sum is path
- * independent and equals 1/2 sigma : eps at any increment, which is what is formed here; a
+ * point, plastic dissipation included. For a linear elastic material starting unstressed that
+ * sum is path independent and equals 1/2 sigma : eps at any increment, which is what is formed
+ * here (an initial stress sigma0 would make it sigma0 : eps + 1/2 eps : C : eps); a
  * plastic point would need the accumulated work as a history variable, so the importer refuses
  * ENER and ELSE on element sets with a plastic material (import_inp_output.c). */
 #include "io/output_dat.h"
