@@ -19,6 +19,7 @@
 #include "backend/backend.h"
 #include "checkpoint.h"
 #include "core/clock.h"
+#include "core/omp_threads.h"
 #include "fields.h"
 #include "io/output.h"
 #include "core/host_arrays.h"
@@ -500,6 +501,9 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
     if (rc != DT_OK) goto cleanup;
   } else if (opt->outdir)
     DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));
+  /* A device backend's solve leaves the host's cores to the writer: with three of them the
+   * increment's files are written side by side and the writer keeps pace with the solver. */
+  dt_output_side_by_side(r.out, !r.o->host && dt_omp_max_threads() >= 3);
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
   for (int s = first_step; s < m->n_steps && !stop; s++) {

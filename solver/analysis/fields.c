@@ -37,11 +37,13 @@ dt_status dt_fields_alloc(const dt_model *m, const dt_problem *pb, dt_fields *f,
   /* The requested fields (the VTU's, and the daemon's fields JSON), every variable the print
    * requests table (a *EL PRINT of a field no *EL FILE asks for is printed all the same), and
    * the stress and PEEQ whose maxima the summary reports. A printed RF is CalculiX's internal
-   * nodal force, which results.dat forms from the point stresses (output_dat.c). */
+   * nodal force, which results.dat forms from the point stresses (output_dat.c); ENER and ELSE
+   * are formed from the point stresses and strains (output_energy.c). */
   unsigned want = m->output.fields | DT_OUT_S | DT_OUT_PEEQ;
   for (int i = 0; i < m->output.n_prints; i++) {
     want |= m->output.prints[i].fields;
     if (m->output.prints[i].fields & DT_OUT_RF) want |= DT_OUT_S;
+    if (m->output.prints[i].fields & (DT_OUT_ENER | DT_OUT_ELSE)) want |= DT_OUT_S | DT_OUT_E;
   }
   memset(f, 0, sizeof *f);
   f->n_nodes = m->n_nodes;

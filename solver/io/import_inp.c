@@ -189,6 +189,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
     if (ctx_clean) dt_ctx_prefix(ctx, path);
     goto cleanup;
   }
+  DT_TRY(inp_prints_done(&p));
   *out = p.m;
   p.m = NULL;
 cleanup:

@@ -94,8 +94,9 @@ typedef struct inp {
   int plastic_rec, cyclic_rec;       /* *PLASTIC,HARDENING=COMBINED waiting for *CYCLIC HARDENING */
   int step_rec;                      /* record of the open *STEP, -1 outside a step */
   int step_has_procedure;
-  int file_seen;     /* a *NODE FILE or *EL FILE was read */
-  int print_seen[2]; /* a *NODE PRINT [0] / *EL PRINT [1] was read in this step */
+  int file_seen;                /* a *NODE FILE or *EL FILE was read */
+  int print_seen[2];            /* a *NODE PRINT [0] / *EL PRINT [1] was read in this step */
+  int print_rec[DT_MAX_PRINTS]; /* per print request: the record of its keyword */
 
   inp_bc *bc;
   int n_bc, cap_bc;
@@ -209,6 +210,7 @@ INP_INTERN dt_status inp_dload(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_end_step(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_controls(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_print(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_prints_done(inp *p); /* after dt_model_finish: sections are resolved */
 /* *NODE FILE, *EL FILE and Abaqus's *NODE OUTPUT, *ELEMENT OUTPUT (the same requests). */
 INP_INTERN dt_status inp_file_request(inp *p, inp_kw *kw);
 /* *OUTPUT, FIELD: how often the requests after it write (explicit steps: NUMBER INTERVAL=, TIME

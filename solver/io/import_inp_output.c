@@ -19,13 +19,15 @@
 
 #include "import_inp_internal.h"
 
+/* print_only: tabled in results.dat (*EL PRINT), not written to the VTU or .frd files. */
 static const struct {
   const char *name;
-  int element;
+  int element, print_only;
   unsigned bits;
 } variables[] = {
-    {"U", 0, DT_OUT_U}, {"RF", 0, DT_OUT_RF},     {"S", 1, DT_OUT_S | DT_OUT_MISES},
-    {"E", 1, DT_OUT_E}, {"PEEQ", 1, DT_OUT_PEEQ},
+    {"U", 0, 0, DT_OUT_U},       {"RF", 0, 0, DT_OUT_RF},     {"S", 1, 0, DT_OUT_S | DT_OUT_MISES},
+    {"E", 1, 0, DT_OUT_E},       {"PEEQ", 1, 0, DT_OUT_PEEQ}, {"ENER", 1, 1, DT_OUT_ENER},
+    {"ELSE", 1, 1, DT_OUT_ELSE}, {"EVOL", 1, 1, DT_OUT_EVOL},
 };
 
 /* The variables of the data lines: their bits, and for print requests (vars != NULL) each one
@@ -35,6 +37,7 @@ static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned 
   dt_status rc = DT_OK;
   char *tok[INP_MAX_TOKENS];
   int rec = kw->rec, n = 0;
+  const char *supported = !element ? "U, RF" : vars ? "S, E, PEEQ, ENER, ELSE, EVOL" : "S, E, PEEQ";
 
   *bits = 0;
   if (n_vars) *n_vars = 0;
@@ -43,16 +46,20 @@ static dt_status read_variables(inp *p, const inp_kw *kw, int element, unsigned 
       int found = 0;
       for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++) {
         if (variables[v].element != element || !inp_eq(tok[k], variables[v].name)) continue;
+        INP_CHECK(vars || !variables[v].print_only, p, rec,
+                  "%s: variable '%s' is not supported (%s; *EL PRINT tables ENER, ELSE and EVOL "
+                  "in results.dat)",
+                  kw->name, tok[k], supported);
         found = 1;
         if (vars && !(*bits & variables[v].bits))
           vars[(*n_vars)++] = variables[v].bits & ~DT_OUT_MISES;
         *bits |= variables[v].bits;
       }
       INP_CHECK(found, p, rec, "%s: variable '%s' is not supported (%s)", kw->name, tok[k],
-                element ? "S, E, PEEQ" : "U, RF");
+                supported);
     }
   INP_CHECK(*bits != 0, p, rec, "%s needs a data line with the variables (%s)", kw->name,
-            element ? "S, E, PEEQ" : "U, RF");
+            supported);
 cleanup:
   return rc;
 }
@@ -89,11 +96,11 @@ cleanup:
 /* *NODE PRINT / *EL PRINT, as CalculiX keeps them: one request per keyword, its variables in
  * the order of the data lines, printed in the order of the keywords. The first *NODE PRINT
  * (*EL PRINT) of a step replaces the node (element) requests of the earlier steps; a step
- * without one keeps them. TOTALS=YES adds the sum over the set after an RF block, ONLY prints
- * the sum instead (CalculiX's totals concern RF among the variables ductile prints: U, S, E
- * and PEEQ blocks are printed whatever TOTALS says). GLOBAL=NO, CalculiX's default, prints the
- * nodes of a *TRANSFORM in its local axes (GLOBAL=YES in the global ones); elements print in
- * the global system either way (*ORIENTATION is refused). */
+ * without one keeps them. TOTALS=YES adds the sum over the set after an RF, ELSE or EVOL
+ * block, ONLY prints the sum instead (CalculiX's totals concern these among the variables
+ * ductile prints: U, S, E, PEEQ and ENER blocks are printed whatever TOTALS says). GLOBAL=NO,
+ * CalculiX's default, prints the nodes of a *TRANSFORM in its local axes (GLOBAL=YES in the
+ * global ones); elements print in the global system either way (*ORIENTATION is refused). */
 dt_status inp_print(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_output_options *o = &p->m->output;
@@ -121,6 +128,12 @@ dt_status inp_print(inp *p, inp_kw *kw) {
             "%s: RF is not printed in explicit steps (U, S, E, PEEQ are; *NODE FILE, RF writes "
             "the reactions to the VTU and .frd files)",
             kw->name);
+  INP_CHECK(!p->step_explicit || !(r.fields & (DT_OUT_ENER | DT_OUT_ELSE | DT_OUT_EVOL)), p,
+            kw->rec,
+            "%s: ENER, ELSE and EVOL are not printed in explicit steps (their points are the "
+            "explicit elements', and CalculiX's energy there is the work accumulated over the "
+            "time steps)",
+            kw->name);
   r.fields &= ~DT_OUT_MISES;
   if (!p->print_seen[element])
     for (int i = 0; i < o->n_prints; i++)
@@ -130,7 +143,33 @@ dt_status inp_print(inp *p, inp_kw *kw) {
   if (r.every == 0) goto cleanup; /* CalculiX's FREQUENCY=0: this request prints nothing */
   INP_CHECK(o->n_prints < DT_MAX_PRINTS, p, kw->rec, "at most %d print requests are supported",
             DT_MAX_PRINTS);
+  p->print_rec[o->n_prints] = kw->rec;
   o->prints[o->n_prints++] = r;
+cleanup:
+  return rc;
+}
+
+/* ENER and ELSE are 1/2 sigma : eps, CalculiX's accumulated work only where the material is
+ * linear elastic (output_energy.c): a request for them on an element with a plastic material is
+ * refused, naming the request's line. Needs the elements' sections (dt_model_finish). */
+dt_status inp_prints_done(inp *p) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+
+  for (int i = 0; i < m->output.n_prints; i++) {
+    const dt_print_request *r = &m->output.prints[i];
+    if (!r->element || !(r->fields & (DT_OUT_ENER | DT_OUT_ELSE))) continue;
+    for (int k = 0; k < m->elsets[r->set].n && m->elem_section; k++) {
+      const int e = m->elsets[r->set].items[k], sec = m->elem_section[e];
+      const dt_material *mat = sec >= 0 ? &m->materials[m->sections[sec].material] : NULL;
+      INP_CHECK(!mat || mat->p.plastic == DT_PLASTIC_NONE, p, p->print_rec[i],
+                "*EL PRINT: ENER and ELSE are supported for linear elastic materials only: element "
+                "%lld of set %s has the plastic material %s, whose energy is the work accumulated "
+                "increment by increment, plastic dissipation included (EVOL is printed for any "
+                "material)",
+                (long long)m->elem_id[e], m->elsets[r->set].name, mat->name);
+    }
+  }
 cleanup:
   return rc;
 }

@@ -125,10 +125,15 @@ static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *
   if (frd && !o->frd.built) DT_TRY(dt_frd_build(&o->frd, m, ctx));
   DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
   DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, vtu, dat, frd ? &o->frd : NULL, ctx));
+  j->side_by_side = o->side_by_side;
   if (vtu) DT_TRY(list_vtu(o, j, f, ctx));
   DT_TRY(dt_output_queue_submit(o, ctx));
 cleanup:
   return rc;
+}
+
+void dt_output_side_by_side(dt_output *o, int on) {
+  if (o) o->side_by_side = on != 0;
 }
 
 dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,

@@ -6,6 +6,7 @@
  * (i10, 1x, i3, 1p, 6(1x, e13.6)) for integration points; the time is written as Fortran's
  * e14.7 without scale factor (0.1000000E+01). */
 #include "io/output_dat.h"
+#include "io/output_frd_format.h"
 #include "io/output_internal.h"
 
 #include "element/element.h"
@@ -62,6 +63,21 @@ static void header(FILE *out, const char *what, const char *set, double time) {
   fprintf(out, "\n %sfor set %s and time %s\n\n", what, set, t);
 }
 
+/* A table line: the id as %10lld, an optional point number as " %3d", the values as " %13.6E"
+ * each, an optional tail (" L"), a newline; formatted without printf (io/output_frd_format.h,
+ * the same characters), as an element block holds a line per integration point. */
+static void table_line(FILE *out, long long id, int point, const double *v, int n,
+                       const char *tail) {
+  char line[64 + 15 * 6];
+  char *q = line;
+  q += dt_frd_put_int(q, id, 10);
+  if (point > 0) *q++ = ' ', q += dt_frd_put_int(q, point, 3);
+  for (int c = 0; c < n && c < 6; c++) *q++ = ' ', q += dt_frd_put_e13(q, v[c]);
+  for (; tail && *tail; tail++) *q++ = *tail;
+  *q++ = '\n';
+  fwrite(line, 1, (size_t)(q - line), out); /* a failure shows in ferror(out) */
+}
+
 /* local: a node with a *TRANSFORM prints its vector in the local axes, x_loc[k] = e_k . x,
  * marked " L" as CalculiX marks it (its GLOBAL=NO, the default of *NODE PRINT). */
 static void node_block(FILE *out, const dt_model *m, const dt_set *s, const double *v,
@@ -72,12 +88,10 @@ static void node_block(FILE *out, const dt_model *m, const dt_set *s, const doub
     double e[3][3], y[3];
     if (local && dt_model_node_axes(m, s->items[i], e)) {
       for (int k = 0; k < 3; k++) y[k] = e[k][0] * x[0] + e[k][1] * x[1] + e[k][2] * x[2];
-      fprintf(out, "%10lld %13.6E %13.6E %13.6E L\n", (long long)m->node_id[s->items[i]], y[0],
-              y[1], y[2]);
+      table_line(out, (long long)m->node_id[s->items[i]], 0, y, 3, " L");
       continue;
     }
-    fprintf(out, "%10lld %13.6E %13.6E %13.6E\n", (long long)m->node_id[s->items[i]], x[0], x[1],
-            x[2]);
+    table_line(out, (long long)m->node_id[s->items[i]], 0, x, 3, NULL);
   }
 }
 
@@ -98,11 +112,10 @@ static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const d
   for (int i = 0; i < s->n; i++) {
     int e = s->items[i];
     for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) {
-      fprintf(out, "%10lld %3d", (long long)m->elem_id[e], q - f->qp_ptr[e] + 1);
-      for (int c = 0; c < ncomp; c++)
-        fprintf(out, " %13.6E",
-                v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0));
-      fprintf(out, "\n");
+      double x[6];
+      for (int c = 0; c < ncomp && c < 6; c++)
+        x[c] = v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0);
+      table_line(out, (long long)m->elem_id[e], q - f->qp_ptr[e] + 1, x, ncomp, NULL);
     }
   }
 }
@@ -120,7 +133,8 @@ static int due(const dt_print_request *r, const dt_fields *f) {
 /* The request's variables in the order it lists them (fields' bits in a fixed order when it
  * has no list). */
 static int request_vars(const dt_print_request *r, unsigned vars[DT_PRINT_MAX_VARS]) {
-  static const unsigned order[] = {DT_OUT_U, DT_OUT_RF, DT_OUT_S, DT_OUT_E, DT_OUT_PEEQ};
+  static const unsigned order[] = {DT_OUT_U,    DT_OUT_RF,   DT_OUT_S,    DT_OUT_E,
+                                   DT_OUT_PEEQ, DT_OUT_ENER, DT_OUT_ELSE, DT_OUT_EVOL};
   int n = 0;
 
   if (r->n_vars > 0) {
@@ -139,6 +153,11 @@ static int prints_forces(const dt_print_request *r) {
   for (int k = 0; k < n; k++)
     if (!r->element && vars[k] == DT_OUT_RF) return 1;
   return 0;
+}
+
+/* Whether r prints the points' energy density (ENER, or ELSE, its volume integral). */
+static int prints_energy(const dt_print_request *r) {
+  return r->element && (r->fields & (DT_OUT_ENER | DT_OUT_ELSE)) != 0;
 }
 
 /* CalculiX's nodal "forces" (*NODE PRINT RF, the .frd's FORC): the internal force f_int = sum
@@ -187,9 +206,35 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
   return 0;
 }
 
-/* The blocks of request r, in its order; forces: the internal forces (NULL when r prints none). */
-static void write_request(FILE *out, const dt_model *m, const dt_fields *f,
-                          const dt_print_request *r, const double *forces) {
+/* ELSE (ener given) or EVOL (ener NULL): one value per element of the set, followed (TOTALS=YES)
+ * or replaced (ONLY) by the sum over the set, as CalculiX prints them. Returns 0, or -1 when
+ * the fields do not carry an element's points. */
+static int elem_integral_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s,
+                               const double *ener, int totals) {
+  double sum = 0.0;
+
+  if (totals != DT_TOTALS_ONLY)
+    header(out, ener ? "internal energy (element, energy) " : "volume (element, volume) ", s->name,
+           f->time);
+  for (int i = 0; i < s->n; i++) {
+    double vol = 0.0, energy = 0.0;
+    if (dt_elem_volume_energy(m, f, s->items[i], ener, &vol, ener ? &energy : NULL) != 0) return -1;
+    sum += ener ? energy : vol;
+    if (totals != DT_TOTALS_ONLY)
+      fprintf(out, "%10lld %13.6E\n", (long long)m->elem_id[s->items[i]], ener ? energy : vol);
+  }
+  if (totals != DT_TOTALS_NO) {
+    header(out, ener ? "total internal energy " : "total volume ", s->name, f->time);
+    fprintf(out, "       %13.6E\n", sum);
+  }
+  return 0;
+}
+
+/* The blocks of request r, in its order; forces: the internal forces (NULL when r prints none);
+ * ener: the points' energy density (NULL when r prints neither ENER nor ELSE). Returns 0, or -1
+ * when the fields do not carry an element's points. */
+static int write_request(FILE *out, const dt_model *m, const dt_fields *f,
+                         const dt_print_request *r, const double *forces, const double *ener) {
   unsigned vars[DT_PRINT_MAX_VARS];
   int n = request_vars(r, vars);
 
@@ -212,7 +257,13 @@ static void write_request(FILE *out, const dt_model *m, const dt_fields *f,
                  "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
     if (vars[k] == DT_OUT_PEEQ)
       elem_block(out, m, f, s, f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
+    if (vars[k] == DT_OUT_ENER)
+      elem_block(out, m, f, s, ener, 1, 0, "internal energy density (elem, integ.pnt.,energy) ");
+    if ((vars[k] == DT_OUT_ELSE || vars[k] == DT_OUT_EVOL) &&
+        elem_integral_block(out, m, f, s, vars[k] == DT_OUT_ELSE ? ener : NULL, r->totals) != 0)
+      return -1;
   }
+  return 0;
 }
 
 int dt_dat_due(const dt_model *m, const dt_fields *f) {
@@ -231,6 +282,9 @@ static const void *source(const dt_fields *f, int element, unsigned var) {
   if (!f->qp_ptr) return NULL;
   if (var == DT_OUT_S) return f->qp_stress;
   if (var == DT_OUT_E) return f->qp_strain;
+  if (var == DT_OUT_ENER || var == DT_OUT_ELSE) /* 1/2 sigma : eps */
+    return f->qp_stress && f->qp_strain ? (const void *)f->qp_strain : NULL;
+  if (var == DT_OUT_EVOL) return f->qp_ptr;
   return var == DT_OUT_PEEQ ? (const void *)f->qp_peeq : NULL;
 }
 
@@ -257,14 +311,19 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
   char path[4096];
   FILE *out = NULL;
   unsigned char *mask = NULL;
-  double *forces = NULL;
-  int want_forces = 0;
+  double *forces = NULL, *ener = NULL;
+  int want_forces = 0, want_energy = 0;
 
   if (m->output.n_prints == 0) return DT_OK;
   for (int i = 0; i < m->output.n_prints; i++) {
     if (!due(&m->output.prints[i], f)) continue;
     DT_TRY(check_request(m, f, i, ctx));
     want_forces |= prints_forces(&m->output.prints[i]);
+    want_energy |= prints_energy(&m->output.prints[i]);
+  }
+  if (want_energy) {
+    DT_ALLOC(ener, (size_t)f->n_qp + 1, ctx, "the printed energy densities");
+    dt_point_energy(f, ener);
   }
   if (want_forces) {
     DT_ALLOC(mask, m->n_nodes, ctx, "node flags of the printed forces");
@@ -282,12 +341,16 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
   DT_CHECK(out != NULL, ctx, DT_ERR_IO, "cannot open '%s' for appending: %s", path,
            strerror(errno));
   for (int i = 0; i < m->output.n_prints; i++)
-    if (due(&m->output.prints[i], f)) write_request(out, m, f, &m->output.prints[i], forces);
+    if (due(&m->output.prints[i], f))
+      DT_CHECK(
+          write_request(out, m, f, &m->output.prints[i], forces, ener) == 0, ctx, DT_ERR_INTERNAL,
+          "print request %d: the fields do not carry the points of its elements (ELSE, EVOL)", i);
   DT_CHECK(!ferror(out), ctx, DT_ERR_IO, "cannot write '%s'", path);
 cleanup:
   if (out && fclose(out) != 0 && rc == DT_OK)
     rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write '%s'", path);
   dt_free(mask);
   dt_free(forces);
+  dt_free(ener);
   return rc;
 }

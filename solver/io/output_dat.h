@@ -13,7 +13,11 @@
  * point stresses, followed (TOTALS=YES) or replaced (ONLY) by "total force (fx,fy,fz)", the sum
  * over the set on one line; S "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz)"; E
  * "strains (elem, integ.pnt.,exx,...)" with tensor shear components (half the engineering
- * shears, as CalculiX prints them); PEEQ "equivalent plastic strain (elem, integ.pnt.,pe)".
+ * shears, as CalculiX prints them); PEEQ "equivalent plastic strain (elem, integ.pnt.,pe)";
+ * ENER "internal energy density (elem, integ.pnt.,energy)", 1/2 sigma : eps per point; ELSE
+ * "internal energy (element, energy)", its volume integral per element; EVOL "volume (element,
+ * volume)"; with TOTALS=YES ELSE and EVOL add "total internal energy" / "total volume" (the sum
+ * over the set on one line), ONLY prints the sum instead (output_energy.c).
  * Rows: user id (elements: and the 1-based integration point), then the values; 2D models print
  * 3 components per node with z = 0, like CalculiX. "time" is dt_fields.time (step index + load
  * factor), CalculiX's total time when every step has period 1. A request prints in its steps
@@ -36,5 +40,15 @@ int dt_dat_due(const dt_model *m, const dt_fields *f);
  * Errors: DT_ERR_IO; DT_ERR_NOMEM; DT_ERR_INTERNAL if a request names a set that does not exist
  * or a variable f does not carry (RF needs the point stresses). */
 dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, dt_ctx *ctx);
+
+/* ENER of every point of f: 1/2 sigma : eps (CalculiX's accumulated work, for a linear elastic
+ * material); f must carry the point stresses and strains. */
+void dt_point_energy(const dt_fields *f, double *ener);
+
+/* Element e's volume (in 2D times its section's thickness) and, when energy and ener are not
+ * NULL, the volume integral of ener (ELSE), by the element's own rule. Returns 0, or -1 when
+ * f does not carry the element's points. */
+int dt_elem_volume_energy(const dt_model *m, const dt_fields *f, int e, const double *ener,
+                          double *volume, double *energy);
 
 #endif

@@ -345,8 +345,8 @@ dt_status dt_frd_job_fill(const dt_frd *fr, dt_vtu_job *j, const dt_model *m, dt
   DT_CHECK(!j->frd_rf || explicit_model(m) || m->elem_section != NULL, ctx, DT_ERR_INTERNAL,
            "the .frd's nodal forces need the model's sections");
   if (j->frd_s || j->frd_e || j->frd_peeq)
-    DT_TRY(dt_output_reserve((void **)&j->count, &j->cap_count, nn * sizeof *j->count, ctx,
-                             "the .frd's node counts"));
+    DT_TRY(dt_output_reserve((void **)&j->frd_count, &j->cap_frd_count, nn * sizeof *j->frd_count,
+                             ctx, "the .frd's node counts"));
   if (j->frd_s)
     DT_TRY(dt_output_reserve((void **)&j->x_s, &j->cap_x_s, 6 * nn * sizeof *j->x_s, ctx,
                              "the .frd's nodal stresses"));
@@ -550,7 +550,7 @@ static inline void extrap_add(double *o, const double *E, const double *v, int n
 static void extrapolate(const dt_frd *fr, const dt_model *m, const dt_vtu_job *j, const double *qp,
                         int ncomp, double *out) {
   const size_t nn = (size_t)m->n_nodes;
-  memset(j->count, 0, nn * sizeof *j->count);
+  memset(j->frd_count, 0, nn * sizeof *j->frd_count);
   memset(out, 0, nn * (size_t)ncomp * sizeof *out);
   for (int e = 0; e < m->n_elems; e++) {
     const int type = m->elem_type[e], npe = m->elem_ptr[e + 1] - m->elem_ptr[e];
@@ -563,7 +563,7 @@ static void extrapolate(const dt_frd *fr, const dt_model *m, const dt_vtu_job *j
         double *o = out + (size_t)cn[a] * ncomp;
         for (int q = 0; q < np; q++)
           for (int c = 0; c < ncomp; c++) o[c] += v[(size_t)q * ncomp + c] / np;
-        j->count[cn[a]]++;
+        j->frd_count[cn[a]]++;
       }
       continue;
     }
@@ -571,12 +571,12 @@ static void extrapolate(const dt_frd *fr, const dt_model *m, const dt_vtu_job *j
     for (int a = 0; a < npe; a++) {
       double *o = out + (size_t)cn[a] * ncomp;
       extrap_add(o, E + a * nq, v, nq, ncomp); /* o += sum_q E[a][q] v_q */
-      j->count[cn[a]]++;
+      j->frd_count[cn[a]]++;
     }
   }
   for (size_t i = 0; i < nn; i++)
-    if (j->count[i] > 1)
-      for (int c = 0; c < ncomp; c++) out[i * ncomp + c] /= j->count[i];
+    if (j->frd_count[i] > 1)
+      for (int c = 0; c < ncomp; c++) out[i * ncomp + c] /= j->frd_count[i];
 }
 
 /* The job's fields as a dt_fields, for dt_internal_forces. */

@@ -1,5 +1,6 @@
 /* The .frd's fixed-width fields without printf (private to solver/io; tests/io/test_io_frd_format.c
- * checks them against snprintf): CalculiX's E12.5 ("%12.5E") and its integers ("%10lld", "%5d"). A block of a
+ * checks them against snprintf): CalculiX's E12.5 ("%12.5E") and its integers ("%10lld", "%5d"),
+ * and results.dat's E13.6 ("%13.6E"). A block of a
  * million nodes holds millions of values, and snprintf's conversion costs about ten times
  * these.
  *
@@ -47,49 +48,87 @@ static inline void dt_frd_put_pair(char *p, unsigned two_digits) {
   memcpy(p, dt_frd_digit_pairs + 2 * two_digits, 2);
 }
 
+/* The significant digits of a (normal, 1e-99 <= a < 1e100): r in [10^prec, 10^(prec + 1)) and
+ * the exponent e with a = r 10^(e - prec), rounded as C rounds; -1 (nothing set) when a is
+ * within 1e-6 of a tie (x.5 in the last digit), where only snprintf's exact rounding decides. */
+static inline int dt_frd_digits(double a, int prec, unsigned *r, int *e) {
+  const double lo = prec == 5 ? 1e5 : 1e6, hi = 10.0 * lo;
+  double s, f;
+  unsigned k;
+  int x = dt_frd_exp10_guess(a); /* s = a 10^(prec - x) in [lo, hi) once x is right */
+  s = dt_frd_scale10(a, prec - x);
+  while (s >= hi) s = dt_frd_scale10(a, prec - ++x);
+  while (s < lo) s = dt_frd_scale10(a, prec - --x);
+  k = (unsigned)s;
+  f = s - k;
+  if (fabs(f - 0.5) < 1e-6) return -1;
+  k += f > 0.5;
+  if (k == (unsigned)hi) k = (unsigned)lo, x++; /* 9.99..95 and up: 1.00.. */
+  *r = k, *e = x;
+  return 0;
+}
+
+/* The mantissa and exponent of "%W.PE" at p: sign, d.ddd.. (prec decimals of r), E, the
+ * exponent's sign and two digits (|e| <= 99); W = prec + 7 characters. */
+static inline void dt_frd_put_mantissa(char *p, int negative, unsigned r, int prec, int e) {
+  char d[8];
+  for (int i = prec; i >= 0; i--) d[i] = (char)('0' + r % 10), r /= 10;
+  p[0] = " -"[negative];
+  p[1] = d[0];
+  p[2] = '.';
+  memcpy(p + 3, d + 1, (size_t)prec);
+  p[3 + prec] = 'E';
+  p[4 + prec] = "+-"[e < 0];
+  dt_frd_put_pair(p + 5 + prec, (unsigned)(e < 0 ? -e : e));
+}
+
 /* "%12.5E" of v into p[0..11] (no terminator), with the rules above. */
 static inline void dt_frd_put_e12(char *p, double v) {
-  double a = fabs(v), s, f;
-  int e;
-  unsigned r;
+  double a = fabs(v);
+  unsigned r = 0;
+  int e = 0;
   if (!(a >= 1e-99)) { /* also NaN and -0 */
     memcpy(p, " 0.00000E+00", 12);
     return;
   }
-  if (a < 1e100) {
-    e = dt_frd_exp10_guess(a); /* s = a 10^(5 - e) in [10^5, 10^6) once e is right */
-    s = dt_frd_scale10(a, 5 - e);
-    while (s >= 1e6) s = dt_frd_scale10(a, 5 - ++e);
-    while (s < 1e5) s = dt_frd_scale10(a, 5 - --e);
-    r = (unsigned)s;
-    f = s - r;
-    if (fabs(f - 0.5) < 1e-6) { /* a tie, or nearly: C's exact rounding */
-      char t[32];
-      if (snprintf(t, sizeof t, "%12.5E", v) == 12 && (t[0] == ' ' || t[0] == '-')) {
-        memcpy(p, t, 12);
-        return;
-      }
-      e = 100; /* 1.00000E+100, which has no room for the sign */
+  if (a < 1e100 && dt_frd_digits(a, 5, &r, &e) != 0) { /* a tie, or nearly: C's exact rounding */
+    char t[32];
+    if (snprintf(t, sizeof t, "%12.5E", v) == 12 && (t[0] == ' ' || t[0] == '-')) {
+      memcpy(p, t, 12);
+      return;
     }
-    r += f > 0.5;
-    if (r == 1000000) r = 100000, e++; /* 9.999995 and up: 1.00000 */
-  } else {
+    e = 100; /* 1.00000E+100, which has no room for the sign */
+  } else if (a >= 1e100) {
     e = 100;
   }
   if (e > 99) {
     memcpy(p, v < 0 ? "-9.99999E+99" : " 9.99999E+99", 12);
     return;
   }
-  p[0] = " -"[v < 0];
-  dt_frd_put_pair(p + 1, r / 10000); /* r = d.ddddd x 10^5: "dd", then the point */
-  p[3] = p[2];
-  p[2] = '.';
-  r %= 10000;
-  dt_frd_put_pair(p + 4, r / 100);
-  dt_frd_put_pair(p + 6, r % 100);
-  p[8] = 'E';
-  p[9] = "+-"[e < 0];
-  dt_frd_put_pair(p + 10, (unsigned)(e < 0 ? -e : e));
+  dt_frd_put_mantissa(p, v < 0, r, 5, e);
+}
+
+/* "%13.6E" of v into p[0..12] (no terminator) exactly as snprintf writes it (results.dat's
+ * fields): the digits above for normal values whose exponent fits two digits, snprintf for
+ * the rest (ties, NaN, infinities, exponents of three digits, which make the field 14 wide:
+ * returns the width written, 13 or more). */
+static inline int dt_frd_put_e13(char *p, double v) {
+  double a = fabs(v);
+  unsigned r = 0;
+  int e = 0;
+  if (v == 0.0) {
+    memcpy(p, signbit(v) ? "-0.000000E+00" : " 0.000000E+00", 13);
+    return 13;
+  }
+  if (!(a >= 1e-99 && a < 1e100) || dt_frd_digits(a, 6, &r, &e) != 0 || e > 99) {
+    char t[32];
+    int n = snprintf(t, sizeof t, "%13.6E", v);
+    n = n < 0 ? 0 : n < (int)sizeof t ? n : (int)sizeof t - 1;
+    memcpy(p, t, (size_t)n);
+    return n;
+  }
+  dt_frd_put_mantissa(p, v < 0, r, 6, e);
+  return 13;
 }
 
 /* "%*lld" of v (width w) at p, no terminator: right-aligned, wider when it needs more; returns

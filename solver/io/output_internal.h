@@ -45,16 +45,17 @@ typedef struct dt_vtu_mesh {
   X(double, n_peeq) X(double, n_mises) X(double, c_s) X(double, c_e) X(double, c_peeq)            \
   X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)               \
   X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types) X(double, x_s)        \
-  X(double, x_e) X(double, x_peeq) X(double, forc)
+  X(double, x_e) X(double, x_peeq) X(double, forc) X(int, frd_count)
 /* clang-format on */
 
 /* One increment's files, written by the writer thread from a snapshot of its fields: the VTU
  * files when the increment is due for them, results.dat's blocks when a print request is due,
  * the .frd's result blocks when the .frd is due. */
 typedef struct dt_vtu_job {
-  int vtu; /* write path, points_path and pvd_path */
-  int dat; /* append results.dat's blocks in dir (print requests of model) */
-  int frd; /* append the .frd's result blocks (output_frd.c) */
+  int vtu;          /* write path, points_path and pvd_path */
+  int dat;          /* append results.dat's blocks in dir (print requests of model) */
+  int frd;          /* append the .frd's result blocks (output_frd.c) */
+  int side_by_side; /* the three kinds of file on three threads (dt_output_side_by_side) */
   int frd_u, frd_rf, frd_s, frd_e, frd_peeq; /* its blocks: DISP, FORC, STRESS, TOSTRAIN, PE */
   const dt_model *model; /* for dat: print requests, sets and ids, unchanged during a run */
   char *dir;             /* the output directory (results.dat) */
@@ -130,6 +131,7 @@ struct dt_output {
   dt_vtu_mesh mesh;
   dt_frd frd;
   dt_output_queue q;
+  int side_by_side; /* dt_output_side_by_side */
 };
 
 /* dt_output_open; with resume, files a checkpoint's record will restore are kept (the .frd). */

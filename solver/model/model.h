@@ -273,7 +273,12 @@ extern const char *const dt_cuda_tangent_names[];
 #define DT_OUT_E 8u
 #define DT_OUT_PEEQ 16u
 #define DT_OUT_MISES 32u
-#define DT_OUT_ALL 63u
+#define DT_OUT_ALL 63u /* the field files' variables */
+/* Print-only element variables (*EL PRINT; io/output_energy.c): internal energy density per
+ * point, internal energy and volume per element. */
+#define DT_OUT_ENER 64u
+#define DT_OUT_ELSE 128u
+#define DT_OUT_EVOL 256u
 
 typedef enum dt_monitor_kind {
   DT_MON_U = 0, /* mean displacement of the node set along dof */
@@ -298,13 +303,13 @@ typedef struct dt_print_request {
   int element; /* 0: node set (*NODE PRINT), 1: element set (*EL PRINT) */
   int set;     /* index into nsets or elsets */
   unsigned
-      fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S | DT_OUT_E | DT_OUT_PEEQ for elements */
+      fields; /* DT_OUT_U | DT_OUT_RF for nodes; DT_OUT_S, E, PEEQ, ENER, ELSE, EVOL for elements */
   int every;  /* FREQUENCY: every n-th increment of a step, and always its last (default 1) */
   int n_vars; /* the variables in the order of the request's data lines, one DT_OUT_* bit
                       each: CalculiX prints its blocks in that order; 0: those of `fields` in
                       the order U, RF / S, E, PEEQ */
   unsigned vars[DT_PRINT_MAX_VARS];
-  int totals;     /* DT_TOTALS_*: *NODE PRINT, TOTALS= (the RF block's "total force") */
+  int totals;     /* DT_TOTALS_*: TOTALS= (RF's "total force", ELSE's and EVOL's totals) */
   int local;      /* node prints: nodes with a *TRANSFORM print in its local axes (GLOBAL=NO) */
   int step_begin; /* the 0-based steps the request prints in: step_begin .. step_end - 1 */
   int step_end;   /* (CalculiX replaces a step's requests by a later step's); 0: to the end */

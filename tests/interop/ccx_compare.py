@@ -72,10 +72,14 @@ DECKS = {  # name: (tolerance, what it covers)
 NO_CUTBACKS = {"hex8_bracket_cycle", "wedge6_iso", "wedge15_iso", "hex8_equation_iso"}
 # Block headers of CalculiX's .dat (and ductile's results.dat). CalculiX 2.11 writes "...)forset"
 # for strains and "...pe)for set" for PEEQ, hence the optional blanks.
-HEAD = re.compile(r"^\s*(displacements|forces|stresses|strains|equivalent plastic strain) \([^)]*\)\s*for\s*set "
+# The energy blocks (*EL PRINT ENER, ELSE, EVOL) and their totals (TOTALS=YES: "total internal
+# energy", "total volume", one value, keyed ()) are read too.
+HEAD = re.compile(r"^\s*(displacements|forces|stresses|strains|equivalent plastic strain|internal energy density|"
+                  r"internal energy|volume|total internal energy|total volume)(?: \([^)]*\))?\s*for\s*set "
                   r"(\S+) and time\s+(\S+)")
 ROW = {"displacements": (1, 3), "forces": (1, 3), "stresses": (2, 6),  # key integers, values
-       "strains": (2, 6), "equivalent plastic strain": (2, 1)}
+       "strains": (2, 6), "equivalent plastic strain": (2, 1), "internal energy density": (2, 1),
+       "internal energy": (1, 1), "volume": (1, 1), "total internal energy": (0, 1), "total volume": (0, 1)}
 QUANTITY = {"displacements": "U", "forces": "RF", "stresses": "S"}
 FORTRAN_EXP = re.compile(r"^([-+]?\d*\.?\d*)([-+]\d{3})$")  # 0.1234567-100: Fortran drops the E
 
@@ -108,7 +112,7 @@ def read_dat(path, kinds=("displacements", "forces", "stresses")):
                 parts = parts[:-1]
             nk, nv = ROW[kind] if cur is not None else (0, 0)
             if cur is not None and len(parts) == nk + nv and all(p.isdigit() for p in parts[:nk]):
-                key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])
+                key = int(parts[0]) if nk == 1 else tuple(int(p) for p in parts[:nk])  # totals: ()
                 try:
                     cur[key] = tuple(number(v) for v in parts[nk:])
                 except ValueError:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs every deck of CalculiX's own regression suite (Debian's calculix-ccx-test package:
 /usr/share/doc/calculix-ccx-test/examples/test, NAME.inp or NAME.inp.gz with the reference
-NAME.dat.ref or NAME.dat.ref.gz) through ductile-solve and tallies what happens.
+NAME.dat.ref or NAME.dat.ref.gz, and for 52 decks NAME.frd.ref[.gz]) through ductile-solve and
+tallies what happens.
 
 Every deck is
   1. classified by reading it (CalculiX is not run): IN SCOPE when every step is *STATIC (no
@@ -22,21 +23,25 @@ Every deck is
        timeout         still running at the time limit (killed)
        crash           a signal, an exit code outside ductile-solve's documented set
                        (0, 1, 2, 3, 64: solver/tools/ductile_solve.c) or a sanitizer report
-       passed / differs / no common block   exit 0, compared with the reference .dat
+       passed / differs / no common block   exit 0, compared with the reference .dat and .frd
   3. compared when it ran: the blocks both programs print (displacements, forces, stresses,
-     strains, equivalent plastic strain; read by ccx_compare.read_dat) are matched by (kind,
-     set, time); a block agrees when max |ductile - CalculiX| <= 1e-3 * max |CalculiX| over the
+     strains, equivalent plastic strain, internal energy density, internal energy, volume and
+     the energy and volume totals; read by ccx_compare.read_dat) are matched by (kind, set,
+     time); a block agrees when max |ductile - CalculiX| <= 1e-3 * max |CalculiX| over the
      block (element blocks: CalculiX's expanded 2D elements map onto ductile's points as in
-     ccx_compare.point_map). A deck passes when every common block agrees and at least one was
-     compared.
+     ccx_compare.point_map). Where a reference .frd exists, ductile's .frd is compared with it
+     by the same rule (compare_frd: sets paired by time, the blocks both files have, node by
+     node; 2D models by (x, y), as CalculiX writes its expanded nodes). A deck passes when every
+     common block of both files agrees and at least one was compared; a failure names its file.
 
 Prints the tallies (full suite and in scope), the top reasons and the in-scope failures; --json
 writes everything per deck. Exit status: 0; 1 when a deck crashed or a refusal (exit 1) names no
-file and line (what tests/interop/CMakeLists.txt's interop_ccx_suite asserts), or the solver is
-missing; 77 (ctest's skip) when the suite directory is missing. The pass rate is not asserted.
+file and line (what tests/interop/CMakeLists.txt's interop_ccx_suite asserts), a --expect is
+unmet, or the solver is missing; 77 (ctest's skip) when the suite directory is missing. The pass
+rate is not asserted.
 
     ccx_suite.py --solver build/solver/ductile-solve [--suite DIR] [--jobs 2] [--limit 60]
-                 [--only NAME,...] [--json report.json] [--keep]
+                 [--only NAME,...] [--json report.json] [--keep] [--expect NAME=CATEGORY[:TEXT],...]
 """
 import argparse
 import collections
@@ -55,11 +60,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ccx_compare  # noqa: E402  (the .dat parser and CalculiX's 2D integration-point map)
+import frd_compare  # noqa: E402  (the .frd parser)
 
 SOURCE = os.path.normpath(os.path.join(HERE, "..", "..", "solver", "io"))
 DEFAULT_SUITE = "/usr/share/doc/calculix-ccx-test/examples/test"
 EXIT_CODES = {0: "ok", 1: "input", 2: "not converged", 3: "internal", 64: "usage"}  # ductile_solve.c
-KINDS = ("displacements", "forces", "stresses", "strains", "equivalent plastic strain")
+KINDS = ("displacements", "forces", "stresses", "strains", "equivalent plastic strain", "internal energy density",
+         "internal energy", "volume", "total internal energy", "total volume")
 RTOL = 1e-3
 
 # ductile's importer: element types (import_inp_mesh.c) and keywords (import_inp.c); read from
@@ -227,8 +234,8 @@ def classify(path, elements, keywords):
 
 
 def find_decks(suite):
-    """{name: (deck path, reference .dat path or None)} of the suite's decks: NAME.inp[.gz]
-    that no other deck *INCLUDEs."""
+    """{name: (deck path, reference .dat path or None, reference .frd path or None)} of the suite's
+    decks: NAME.inp[.gz] that no other deck *INCLUDEs."""
     files = os.listdir(suite)
     decks = {}
     for f in sorted(files):
@@ -244,7 +251,9 @@ def find_decks(suite):
             continue
         ref = next((os.path.join(suite, name + e) for e in (".dat.ref", ".dat.ref.gz", ".dat")
                     if os.path.exists(os.path.join(suite, name + e))), None)
-        out[name] = (p, ref)
+        frd = next((os.path.join(suite, name + e) for e in (".frd.ref", ".frd.ref.gz")
+                    if os.path.exists(os.path.join(suite, name + e))), None)
+        out[name] = (p, ref, frd)
     return out
 
 
@@ -309,7 +318,7 @@ def compare_dat(ref_path, got_path):
         res["compared"] += 1
         where = "%s for set %s at time %.6g" % (kind, name, t)
         keys = None
-        if kind in ("stresses", "strains", "equivalent plastic strain"):
+        if kind in ("stresses", "strains", "equivalent plastic strain", "internal energy density"):
             keys = ccx_compare.point_map(g, b)
             if keys is None:
                 res["fail"] = res["fail"] or "%s: integration points differ (CalculiX %d, ductile %d in the block)" % (
@@ -342,8 +351,133 @@ def compare_dat(ref_path, got_path):
     return res
 
 
-def run_deck(name, deck, ref, args, elements, keywords, work):
-    r = {"name": name, "deck": os.path.basename(deck), "reference": ref and os.path.basename(ref)}
+def read_frd(path):
+    """frd_compare.read_frd of a .frd, gzip-compressed or not."""
+    if not path.endswith(".gz"):
+        return frd_compare.read_frd(path)
+    fd, tmp = tempfile.mkstemp(suffix=".frd")
+    try:
+        with os.fdopen(fd, "w", encoding="latin-1") as out, open_text(path) as f:
+            shutil.copyfileobj(f, out)
+        return frd_compare.read_frd(tmp)
+    finally:
+        os.unlink(tmp)
+
+
+PLANE_TYPES = (7, 8, 9, 10)  # cgx's 2D element types: tri3, tri6, quad4, quad8
+
+
+def frd_node_map(ref, got):
+    """({CalculiX's node: ductile's node}, how, [CalculiX's nodes ductile lacks]).
+    3D: by id, where the coordinates agree to the file's six digits. A 2D model (ductile's
+    elements all plane, z = 0): by (x, y), since CalculiX expands plane elements into 3D and,
+    with OUTPUT=3D, writes the expanded nodes (new ids, z = -t/2, 0, t/2) instead of the deck's;
+    each of them stands for ductile's node at the same (x, y)."""
+    plane = got["elements"] and all(e[0] in PLANE_TYPES for e in got["elements"].values()) and \
+        all(x[2] == 0.0 for x in got["nodes"].values())
+    out, lacks = {}, []
+    if plane:
+        at = {(x[0], x[1]): n for n, x in got["nodes"].items()}
+        for n, x in ref["nodes"].items():
+            m = at.get((x[0], x[1]))
+            if m is None:
+                lacks.append(n)
+            else:
+                out[n] = m
+        return out, "2D: CalculiX's nodes matched to ductile's by (x, y)", lacks
+    for n, x in ref["nodes"].items():
+        y = got["nodes"].get(n)
+        if y is not None and all(abs(p - q) <= 2 * frd_compare.unit6(max(abs(p), abs(q))) for p, q in zip(x, y)):
+            out[n] = n
+        else:
+            lacks.append(n)
+    return out, "3D: nodes matched by id and coordinates", lacks
+
+
+def compare_frd(ref_path, got_path):
+    """ductile's .frd against CalculiX's reference .frd: result sets paired by time (in file order
+    where several share one), in each the blocks both files have (DISP, STRESS, TOSTRAIN, FORC, PE,
+    ...; CalculiX's ERROR has no counterpart), node by node through frd_node_map; a block agrees
+    when max |ductile - CalculiX| <= 1e-3 * max |CalculiX| over the block, as for the .dat. In a 2D
+    model FORC is compared as the sum over CalculiX's nodes at one (x, y): the expanded element's
+    nodal forces are its layers' shares of the plane node's force."""
+    res = {"ref_blocks": 0, "got_blocks": 0, "compared": 0, "agree": 0, "worst": None, "fail": None,
+           "nodes": None}
+    try:
+        ref = read_frd(ref_path)
+    except (OSError, ValueError, IndexError, KeyError) as e:
+        res["fail"] = "CalculiX's reference .frd is unreadable: %s" % e
+        return res
+    res["ref_blocks"] = sum(len(s["blocks"]) for s in ref["sets"])
+    if not os.path.exists(got_path):
+        return res
+    try:
+        got = read_frd(got_path)
+    except (OSError, ValueError, IndexError, KeyError) as e:
+        res["fail"] = "ductile's .frd is unreadable: %s" % e
+        return res
+    res["got_blocks"] = sum(len(s["blocks"]) for s in got["sets"])
+    nmap, how, lacks = frd_node_map(ref, got)
+    res["nodes"] = "%s; %d of CalculiX's %d nodes matched" % (how, len(nmap), len(ref["nodes"]))
+    plane = how.startswith("2D")
+    pool = list(got["sets"])
+    worst = -1.0
+    for sr in ref["sets"]:
+        j = next((i for i, sg in enumerate(pool) if abs(sg["time"] - sr["time"]) <= 1e-6 * max(1.0, abs(sr["time"]))),
+                 None)
+        if j is None:
+            continue
+        sg = pool.pop(j)
+        for name, b in sr["blocks"].items():
+            g = sg["blocks"].get(name)
+            if g is None:
+                continue
+            res["compared"] += 1
+            where = "%s at time %.6g (step %d, increment %d)" % (name, sr["time"], sr["step"], sr["inc"])
+            missing = [n for n in b if n not in nmap or nmap[n] not in g]
+            if missing:
+                res["fail"] = res["fail"] or "%s: ductile lacks %d of CalculiX's %d nodes (e.g. %s)" % (
+                    where, len(missing), len(b), missing[0])
+                continue
+            if plane and name == "FORC":
+                summed = collections.OrderedDict()
+                for n, v in b.items():
+                    acc = summed.setdefault(nmap[n], [0.0] * len(v))
+                    for c, x in enumerate(v):
+                        acc[c] += x
+                pairs = [(m, v, g[m]) for m, v in summed.items()]
+            else:
+                pairs = [(n, v, g[nmap[n]]) for n, v in b.items()]
+            scale = max((abs(x) for _, v, _ in pairs for x in v), default=0.0)
+            diff = max((abs(x - y) for _, v, w in pairs for x, y in zip(v, w)), default=0.0)
+            err = diff / scale if scale > 0 else diff
+            ok = diff <= RTOL * scale if scale > 0 else diff <= 1e-10
+            if err > worst:
+                worst = err
+                res["worst"] = {"block": where, "error": err, "scale": scale}
+            if ok:
+                res["agree"] += 1
+            elif not res["fail"]:
+                k, v, w = max(pairs, key=lambda p: max(abs(x - y) for x, y in zip(p[1], p[2])))
+                res["fail"] = "%s: max |difference| = %.3g x max |CalculiX| (%.4g), e.g. at node %s: CalculiX %s, " \
+                    "ductile %s" % (where, err, scale, k, " ".join("%.4g" % x for x in v),
+                                    " ".join("%.4g" % x for x in w))
+    return res
+
+
+def frd_path(out):
+    """ductile's .frd in OUT: the name summary.json gives (files.frd), else None."""
+    try:
+        with open(os.path.join(out, "summary.json")) as f:
+            name = json.load(f).get("files", {}).get("frd")
+    except (OSError, ValueError):
+        return None
+    return os.path.join(out, name) if name else None
+
+
+def run_deck(name, deck, ref, frd, args, elements, keywords, work):
+    r = {"name": name, "deck": os.path.basename(deck), "reference": ref and os.path.basename(ref),
+         "reference_frd": frd and os.path.basename(frd)}
     try:
         r.update(classify(deck, elements, keywords))
     except (OSError, UnicodeError, IndexError) as e:
@@ -403,20 +537,26 @@ def run_deck(name, deck, ref, args, elements, keywords, work):
     elif rc == 64:
         r["category"], r["why"], r["message"] = "usage", msg, msg
     else:
-        if not ref:
-            r["category"], r["why"] = "no common block", "no reference .dat"
+        if not ref and not frd:
+            r["category"], r["why"] = "no common block", "no reference .dat or .frd"
         else:
-            c = compare_dat(ref, os.path.join(d, "out", "results.dat"))
-            r["compare"] = c
-            if c["compared"] == 0:
+            out = os.path.join(d, "out")
+            cd = compare_dat(ref, os.path.join(out, "results.dat")) if ref else None
+            cf = compare_frd(frd, frd_path(out) or os.path.join(out, name + ".frd")) if frd else None
+            r["compare"], r["compare_frd"] = cd, cf
+            both = [("the .dat", c) for c in (cd,) if c] + [("the .frd", c) for c in (cf,) if c]
+            compared = sum(c["compared"] for _, c in both)
+            fail = "; ".join("%s: %s" % (f, c["fail"]) for f, c in both if c["fail"])
+            if fail:
+                r["category"], r["why"] = "differs", fail
+            elif compared == 0:
                 r["category"] = "no common block"
-                r["why"] = ("ductile printed no block matching CalculiX's %d (kind, set, time); ductile printed %d"
-                            % (c["ref_blocks"], c["got_blocks"]))
-            elif c["fail"]:
-                r["category"], r["why"] = "differs", c["fail"]
+                r["why"] = "; ".join("%s: ductile wrote no block matching CalculiX's %d; ductile wrote %d" % (
+                    f, c["ref_blocks"], c["got_blocks"]) for f, c in both)
             else:
-                r["category"], r["why"] = "passed", "%d of CalculiX's %d blocks compared, all agree" % (
-                    c["compared"], c["ref_blocks"])
+                r["category"], r["why"] = "passed", "; ".join(
+                    "%s: %d of CalculiX's %d blocks compared, all agree" % (f, c["compared"], c["ref_blocks"])
+                    for f, c in both if c["ref_blocks"])
     if not args.keep:
         shutil.rmtree(d, ignore_errors=True)
     return r
@@ -451,6 +591,8 @@ def main():
     ap.add_argument("--json", help="write the report here")
     ap.add_argument("--keep", action="store_true", help="keep the work folders")
     ap.add_argument("--top", type=int, default=10, help="reasons listed per tally (default 10)")
+    ap.add_argument("--expect", help="NAME=CATEGORY[:TEXT],...: fail (exit 1) unless each named deck ends in that "
+                                     "category, with TEXT in its why when given")
     args = ap.parse_args()
     if not os.path.isdir(args.suite):
         print("SKIP: CalculiX's test suite is not at %s (install Debian's calculix-ccx-test: "
@@ -477,8 +619,8 @@ def main():
     rows = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            futs = {ex.submit(run_deck, n, p, ref, args, elements, keywords, work): n
-                    for n, (p, ref) in decks.items()}
+            futs = {ex.submit(run_deck, n, p, ref, frd, args, elements, keywords, work): n
+                    for n, (p, ref, frd) in decks.items()}
             for f in concurrent.futures.as_completed(futs):
                 rows.append(f.result())
     finally:
@@ -548,9 +690,22 @@ def main():
                   "decks": rows}
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    unmet = []
+    for item in (args.expect or "").split(","):
+        if not item.strip():
+            continue
+        name, _, want = item.strip().partition("=")
+        cat, _, text = want.partition(":")
+        r = next((r for r in rows if r["name"] == name), None)
+        if r is None or r["category"] != cat or text not in r["why"]:
+            unmet.append("%s: expected %s%s, got %s" % (name, cat, " (%r)" % text if text else "",
+                                                       "%s: %s" % (r["category"], r["why"]) if r else "no such deck"))
     print()
-    if crashes or no_line:
-        print("FAIL: %d crash(es), %d refusal(s) without file:line" % (len(crashes), len(no_line)))
+    if crashes or no_line or unmet:
+        for u in unmet:
+            print("UNMET: %s" % u)
+        print("FAIL: %d crash(es), %d refusal(s) without file:line, %d expectation(s) unmet" % (
+            len(crashes), len(no_line), len(unmet)))
         return 1
     print("OK: no crash; every refusal names its file and line (pass rate not asserted: %d of %d in scope)" % (
         n_pass(scope), len(scope)))

@@ -199,6 +199,8 @@ def read_frd(path):
                 i += 1
         elif line.startswith("    1PSTEP"):
             inc, step = int(line[36:48]), int(line[48:60])
+            while lines[i + 1].startswith("    1P"):  # CalculiX's modal records (1PGM, 1PMODE, ...)
+                i += 1
             head, attr = lines[i + 1], lines[i + 2]
             if not head.startswith("  100CL") or not attr.startswith(" -4"):
                 raise ValueError("%s:%d: a 1PSTEP record without its 100CL and -4 records" % (path, i + 1))
@@ -212,9 +214,13 @@ def read_frd(path):
                 comps.append(lines[i][5:13].strip())
                 i += 1
             nv = len([c for c in comps if c != "ALL"])
-            vals = {}
+            vals, last = {}, None
             while not lines[i].startswith(" -3"):
-                vals[int(lines[i][3:13])] = fields(lines[i], nv)
+                if lines[i].startswith(" -2"):  # a node's values beyond the first six (CalculiX's SDV)
+                    vals[last].extend(fields(lines[i], (len(lines[i].rstrip()) - 13) // 12))
+                else:
+                    last = int(lines[i][3:13])
+                    vals[last] = fields(lines[i], min(nv, 6))
                 i += 1
             if cur is None or cur["number"] != number:
                 cur = {"step": step, "inc": inc, "time": time, "number": number, "nodes": count, "blocks": {}}

@@ -12,6 +12,9 @@
  *   names          the job name names the file ("results" without one), a name with '/' and
  *                  ids beyond 10 digits are refused at open, a stale file is removed, and
  *                  summary.json names the file;
+ *   side by side   the VTUs, results.dat and the .frd written on three threads at once
+ *                  (dt_output_side_by_side, a device backend's setting) are byte for byte the
+ *                  files of the one-after-the-other writer;
  *   thread         the caller's part of an increment (dt_output_increment: copies) costs less
  *                  than half the writer thread's (extrapolation, nodal forces, formatting) on
  *                  a 26,000-node box: the .frd is written off the solver's path.
@@ -451,6 +454,54 @@ static void test_thread(const char *dir) {
   printf("ok: the writer thread formats the .frd\n");
 }
 
+/* Every file of dir a equals the one of that name in dir b. */
+static void same_files(const char *a, const char *b, const char *const *names, int n) {
+  for (int i = 0; i < n; i++) {
+    size_t na, nb;
+    char *x = slurp(join(a, names[i]), &na), *y = slurp(join(b, names[i]), &nb);
+    CHECK(na > 0 && na == nb && memcmp(x, y, na) == 0, "%s differs side by side (%zu, %zu bytes)",
+          names[i], na, nb);
+    free(x);
+    free(y);
+  }
+}
+
+static void test_side_by_side(const char *dir) {
+  static const char *const names[] = {"job.frd", "results.dat", "increment_0002.vtu",
+                                      "increment_0005.vtu", "results.pvd"};
+  dt_model *m = box(6, 4, 3);
+  dt_fields f;
+  char d[2][1100];
+  m->output.vtu = 1;
+  m->output.every = 2;
+  m->output.n_prints = 2; /* U of every node, S and PEEQ of every element (the box's "all") */
+  memset(m->output.prints, 0, 2 * sizeof m->output.prints[0]);
+  m->output.prints[0].fields = DT_OUT_U;
+  m->output.prints[0].every = 1;
+  m->output.prints[1].element = 1;
+  m->output.prints[1].fields = DT_OUT_S | DT_OUT_PEEQ;
+  m->output.prints[1].every = 1;
+  make_fields(m, &f, wavy);
+  for (int k = 0; k < 2; k++) {
+    dt_output *o = NULL;
+    dt_ctx ctx = {0};
+    snprintf(d[k], sizeof d[k], "%s/%s", dir, k ? "side" : "serial");
+    CHECK(dt_output_open(d[k], "job", m, &o, &ctx) == DT_OK, "%s", ctx.msg);
+    dt_output_side_by_side(o, k);
+    for (int g = 1; g <= 5; g++) { /* VTUs at every increment */
+      dt_history_row r;
+      increment_of(g, &f);
+      row_of(&f, &r);
+      CHECK(dt_output_increment(o, m, &f, &r, 1, &ctx) == DT_OK, "%s", ctx.msg);
+    }
+    CHECK(dt_output_close(&o, m, NULL, &ctx) == DT_OK, "%s", ctx.msg);
+  }
+  same_files(d[0], d[1], names, (int)(sizeof names / sizeof names[0]));
+  dt_fields_free(&f);
+  dt_model_destroy(&m);
+  printf("ok: the files written side by side are the serial writer's, byte for byte\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_io_frd <scratch dir>\n");
@@ -461,6 +512,7 @@ int main(int argc, char **argv) {
   test_extrapolation(argv[1]);
   test_resume(argv[1]);
   test_names(argv[1]);
+  test_side_by_side(argv[1]);
   test_thread(argv[1]);
   return 0;
 }

@@ -6,6 +6,7 @@
  *           patterns, the decimal ties d.ddddd5 x 10^e of every exponent and the doubles around
  *           them, dyadic ties (79/64 = 1.234375), integers, and the edges of the field
  *           (1e-99, 9.999995e99, 1e100);
+ *   E13.6   dt_frd_put_e13 is snprintf's "%13.6E" everywhere (results.dat), the same values;
  *   integer dt_frd_put_int is "%*lld" for widths 5 and 10, also where the value needs more.
  * It prints each one's cost next to snprintf's. Usage: test_io_frd_format. */
 #include <float.h>
@@ -45,6 +46,15 @@ static void expected_e12(char *out, double v) {
     memcpy(out, t, 12);
 }
 
+/* E13.6 is snprintf's everywhere: checked with every E12.5 value. */
+static void check_e13(double v) {
+  char got[32], want[32];
+  const int n = snprintf(want, sizeof want, "%13.6E", v), k = dt_frd_put_e13(got, v);
+  n_checked++;
+  if ((k != n || memcmp(got, want, (size_t)n) != 0) && n_failed++ < 20)
+    fprintf(stderr, "E13.6 of %.17g (%a): '%.*s', want '%s'\n", v, v, k, got, want);
+}
+
 static void check_e12(double v) {
   char got[13], want[13];
   got[12] = want[12] = '\0';
@@ -53,6 +63,7 @@ static void check_e12(double v) {
   n_checked++;
   if (memcmp(got, want, 12) != 0 && n_failed++ < 20)
     fprintf(stderr, "E12.5 of %.17g (%a): '%s', want '%s'\n", v, v, got, want);
+  check_e13(v);
 }
 
 /* v and the doubles up to k steps either side */
@@ -112,6 +123,24 @@ static void test_ties(void) {
   check_e12(999998.5); /* 9.99998E+05 (even) */
   check_e12(9.999995e5);
   check_e12(-9.999995e5);
+  /* E13.6's own ties: d.dddddd5 x 10^e, and 9.9999995 where the exponent goes up */
+  for (int e = -99; e <= 99; e++) {
+    for (int i = 0; i < 40; i++) {
+      const double m = (double)(1000000 + rng() % 9000000) + 0.5;
+      const double v = m * pow(10.0, e - 6);
+      double lo = v, hi = v;
+      check_e13(v);
+      for (int k = 0; k < 3; k++) {
+        lo = nextafter(lo, -INFINITY), hi = nextafter(hi, INFINITY);
+        check_e13(lo), check_e13(hi);
+      }
+    }
+    check_e13(9.9999995 * pow(10.0, e));
+    check_e13(-9.9999995 * pow(10.0, e));
+  }
+  check_e13(1.2343755); /* just off a tie */
+  check_e13(9999999.5);
+  check_e13(9999998.5);
 }
 
 static void test_edges(void) {
@@ -158,6 +187,12 @@ static void report_speed(void) {
   for (int i = 0; i < N; i++) snprintf(buf + 12 * i, 32, "%12.5E", v[i]);
   t2 = dt_seconds();
   printf("E12.5: %.1f ns a value, snprintf %.1f ns\n", 1e9 * (t1 - t0) / N, 1e9 * (t2 - t1) / N);
+  t0 = dt_seconds();
+  for (int i = 0; i < N; i++) dt_frd_put_e13(buf + 12 * i, v[i]); /* overlapping: speed only */
+  t1 = dt_seconds();
+  for (int i = 0; i < N; i++) snprintf(buf + 12 * i, 32, "%13.6E", v[i]);
+  t2 = dt_seconds();
+  printf("E13.6: %.1f ns a value, snprintf %.1f ns\n", 1e9 * (t1 - t0) / N, 1e9 * (t2 - t1) / N);
 }
 
 int main(void) {
