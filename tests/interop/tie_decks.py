@@ -39,8 +39,9 @@ and CalculiX alike: the not_nested case checks that both agree there. Cases:
               with their line; a JSON tie with a
               far slave names ties[0].
 
-With ccx on PATH the node_set deck's .dat is compared with CalculiX's (to 1e-6 of each
-quantity's largest value)."""
+With ccx on PATH the decks' .dat are compared with CalculiX's (to 1e-6 of each quantity's
+largest value). --backend cuda (interop_tie_gpu, label gpu) runs every case on the CUDA backend,
+whose constraint kernels then eliminate the tie equations."""
 import argparse
 import json
 import os
@@ -54,6 +55,7 @@ import dat_blocks  # noqa: E402
 E, NU, P = 210000.0, 0.3, 100.0
 TOL = 5e-7  # results.dat prints 7 significant digits: half a unit of the last is 5e-7 relative
 TOL_VTU = 1e-9  # the VTU's doubles: the solve's rounding
+BACKEND = "cpu"  # --backend (interop_tie_gpu: cuda)
 
 
 class Mesh:
@@ -174,7 +176,7 @@ def run(solver, d, name, text, expect_fail=False):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name + ".inp"), "w") as f:
         f.write(text)
-    p = subprocess.run([solver, name + ".inp", "-o", name + ".out", "--backend", "cpu", "--quiet"],
+    p = subprocess.run([solver, name + ".inp", "-o", name + ".out", "--backend", BACKEND, "--quiet"],
                        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     if expect_fail:
         return p.returncode, p.stdout
@@ -204,7 +206,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solver", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--backend", default=os.environ.get("DUCTILE_BACKEND", "cpu"), choices=["cpu", "cuda"])
     args = ap.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     solver = os.path.abspath(args.solver)
     shutil.rmtree(args.work, ignore_errors=True)
     ck = dat_blocks.Checks()
@@ -295,7 +300,7 @@ def main():
     jp = os.path.join(d, "tie.json")
     with open(jp, "w") as f:
         json.dump(jobd, f)
-    p = subprocess.run([solver, "tie.json", "-o", "tie_json.out", "--backend", "cpu", "--quiet"], cwd=d,
+    p = subprocess.run([solver, "tie.json", "-o", "tie_json.out", "--backend", BACKEND, "--quiet"], cwd=d,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     ck(p.returncode == 0, "json: the job with \"ties\" runs" + ("" if p.returncode == 0 else ": " + p.stdout[-400:]))
     if p.returncode == 0:
@@ -311,7 +316,7 @@ def main():
     jobd["ties"][0]["slave_node_set"] = "z0"
     with open(jp, "w") as f:
         json.dump(jobd, f)
-    p = subprocess.run([solver, "tie.json", "-o", "tie_bad.out", "--backend", "cpu", "--quiet"], cwd=d,
+    p = subprocess.run([solver, "tie.json", "-o", "tie_bad.out", "--backend", BACKEND, "--quiet"], cwd=d,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     ck(p.returncode != 0 and "ties[0]" in p.stdout and "slave node" in p.stdout,
        "json: a far slave node is refused under ties[0] (%s)" % p.stdout.strip().splitlines()[-1][:90])
