@@ -57,6 +57,7 @@ static const struct {
     {"*BOUNDARY", inp_boundary, ANY},
     {"*EQUATION", inp_equation, MODEL},
     {"*TRANSFORM", inp_transform, MODEL},
+    {"*TIE", inp_tie, MODEL},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
     {"*DYNAMIC", inp_dynamic, STEP},
@@ -143,6 +144,7 @@ static void inp_free(inp *p) {
   dt_free(p->sec_material);
   dt_free(p->sec_rec);
   dt_free(p->eq_rec);
+  dt_free(p->tie_rec);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,
@@ -177,9 +179,11 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
+  DT_TRY(inp_nodes_used(&p));
   DT_TRY(inp_initial_velocities(&p));
   DT_TRY(inp_equations_done(&p));
   DT_TRY(inp_transforms_done(&p));
+  DT_TRY(inp_ties_done(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

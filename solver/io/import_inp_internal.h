@@ -47,6 +47,9 @@ typedef struct inp_press {
   int surface;
   int surface_based; /* from *DSLOAD (OP=NEW there drops these), else from *DLOAD */
   double value;
+  int np_node; /* *DLOAD PxNP: the node whose DOF 2 boundary value is the pressure, resolved
+                  at *END STEP (value unused); -1 for a pressure given by value */
+  int np_rec;  /* the PxNP line */
 } inp_press;
 typedef struct inp_grav {
   int elset;
@@ -120,6 +123,8 @@ typedef struct inp {
   int *eq_rec; /* per equation of the model: the record of its number of terms */
   int cap_eq_rec;
   int transform_rec; /* the first *TRANSFORM (-1: none) */
+  int *tie_rec;      /* per tie of the model: the record of its *TIE */
+  int cap_tie_rec;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -177,6 +182,8 @@ INP_INTERN dt_status inp_target_elset(inp *p, int rec, const char *tok, int *out
 /* Surface by name, created empty if `create`. */
 INP_INTERN dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *out);
 INP_INTERN dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int face);
+/* Every node is in some element (dt_model_finish's rule), an error naming the *NODE line. */
+INP_INTERN dt_status inp_nodes_used(inp *p);
 /* The model type of an *ELEMENT TYPE= name (any case), -1 for one the importer does not take
  * (also for the size scanner, size_scan_inp.c). */
 INP_INTERN int inp_elem_type(const char *name);
@@ -246,5 +253,12 @@ INP_INTERN dt_status inp_equations_done(inp *p);
  * read (dt_model_lower_transforms), an error naming the first *TRANSFORM's line. */
 INP_INTERN dt_status inp_transform(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_transforms_done(inp *p);
+
+/* *TIE and node surfaces (import_inp_tie.c): *SURFACE, TYPE=NODE keeps its nodes as the node set
+ * "_NS_<name>"; the ties are lowered into equations once the deck is read (after the
+ * transforms: dt_model_lower_ties), an error naming the tie's line. */
+INP_INTERN dt_status inp_node_surface(inp *p, inp_kw *kw, const char *name);
+INP_INTERN dt_status inp_tie(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_ties_done(inp *p);
 
 #endif

@@ -521,8 +521,11 @@ dt_status inp_surface(inp *p, inp_kw *kw) {
   int rec = 0, n = 0, s = -1, set = -1, face = 0, side = 0;
 
   INP_CHECK(name && name[0], p, kw->rec, "*SURFACE needs NAME=<name>");
+  if (type && inp_eq(type, "NODE")) return inp_node_surface(p, kw, name);
   INP_CHECK(!type || inp_eq(type, "ELEMENT"), p, kw->rec,
-            "*SURFACE: TYPE=%s is not supported (only element-face surfaces, TYPE=ELEMENT)", type);
+            "*SURFACE: TYPE=%s is not supported (element-face surfaces, TYPE=ELEMENT, and node "
+            "surfaces, TYPE=NODE)",
+            type);
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(inp_get_surface(p, kw->rec, name, 1, &s));
   while (inp_data(p, &rec, tok, &n)) {
@@ -538,5 +541,23 @@ dt_status inp_surface(inp *p, inp_kw *kw) {
     DT_TRY(inp_surface_add_faces(p, rec, s, set, face));
   }
 cleanup:
+  return rc;
+}
+
+dt_status inp_nodes_used(inp *p) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+  unsigned char *used = NULL;
+  DT_ALLOC(used, m->n_nodes, p->ctx, "node usage flags");
+  for (int k = 0; m->elem_ptr && k < m->elem_ptr[m->n_elems]; k++)
+    if (m->conn[k] >= 0 && m->conn[k] < m->n_nodes) used[m->conn[k]] = 1;
+  for (int i = 0; i < m->n_nodes; i++)
+    INP_CHECK(used[i], p, p->node_rec[i],
+              "node %lld is connected to no element: nodes outside the mesh are not supported "
+              "(CalculiX leaves them out of the solution; ductile needs every node in an "
+              "element)",
+              (long long)m->node_id[i]);
+cleanup:
+  dt_free(used);
   return rc;
 }

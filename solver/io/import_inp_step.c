@@ -331,6 +331,7 @@ static dt_status set_pressure(inp *p, int s, int surface_based, double v) {
   }
   p->pr[i].surface_based = surface_based;
   p->pr[i].value = v;
+  p->pr[i].np_node = p->pr[i].np_rec = -1;
 cleanup:
   return rc;
 }
@@ -340,18 +341,31 @@ cleanup:
 static dt_status dload_pressure(inp *p, int rec, char **tok, int n, int face, double *v) {
   dt_status rc = DT_OK;
   char name[DT_NAME_MAX];
-  int elset = -1, s = -1, shell = face < 0;
+  int elset = -1, s = -1, shell = face < 0, np = !shell && tok[1][2] != '\0', node = -1;
+  int64_t id = 0;
 
-  INP_CHECK(n == 3, p, rec, "*DLOAD: expected 'element or element set, P<n>, value', got %d values",
-            n);
-  DT_TRY(inp_double(p, rec, tok[2], "*DLOAD pressure", v));
+  INP_CHECK(n == 3, p, rec, "*DLOAD: expected 'element or element set, %s', got %d values",
+            np ? "P<n>NP, node" : "P<n>, value", n);
+  if (np) { /* the pressure comes from the node's DOF 2 boundary at *END STEP (node_pressure) */
+    DT_TRY(inp_int64(p, rec, tok[2], "*DLOAD PxNP node", &id));
+    DT_TRY(inp_node_index(p, rec, id, &node));
+    *v = 1.0; /* not known yet: counts as nonzero for the amplitude rules */
+  } else {
+    DT_TRY(inp_double(p, rec, tok[2], "*DLOAD pressure", v));
+  }
   DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
   DT_TRY(inp_check_shell_faces(p, rec, elset, shell, tok[1]));
   if (shell) face = 0;
   snprintf(name, sizeof name, "_P%s_%.48s", shell ? "" : tok[1] + 1, p->m->elsets[elset].name);
   DT_TRY(inp_get_surface(p, rec, name, 1, &s));
   if (p->m->surfaces[s].n == 0) DT_TRY(inp_surface_add_faces(p, rec, s, elset, face));
-  DT_TRY(set_pressure(p, s, 0, *v));
+  DT_TRY(set_pressure(p, s, 0, np ? 0.0 : *v));
+  if (np) {
+    int i = 0;
+    for (i = 0; p->pr[i].surface != s; i++) continue;
+    p->pr[i].np_node = node;
+    p->pr[i].np_rec = rec;
+  }
 cleanup:
   return rc;
 }
@@ -447,11 +461,12 @@ dt_status inp_dload(inp *p, inp_kw *kw) {
       nonzero = 1;
       continue;
     }
-    INP_CHECK(inp_eq(t, "P") ||
-                  ((t[0] == 'P' || t[0] == 'p') && t[1] >= '1' && t[1] <= '6' && t[2] == '\0'),
+    INP_CHECK(inp_eq(t, "P") || ((t[0] == 'P' || t[0] == 'p') && t[1] >= '1' && t[1] <= '6' &&
+                                 (t[2] == '\0' || inp_eq(t + 2, "NP"))),
               p, rec,
-              "*DLOAD: load type '%s' is not supported (P1..P6 face pressure, P on shells, GRAV, "
-              "CENTRIF)",
+              "*DLOAD: load type '%s' is not supported (P1..P6 face pressure, P1NP..P6NP pressure "
+              "from a node's DOF 2 boundary, P on shells, GRAV, CENTRIF; ductile runs no user "
+              "subroutines, so the PxNU loads of CalculiX's dload are refused)",
               t);
     DT_TRY(dload_pressure(p, rec, tok, n, inp_eq(t, "P") ? -1 : t[1] - '1', &v));
     nonzero |= v != 0;

@@ -71,6 +71,33 @@ cleanup:
   return rc;
 }
 
+/* *DLOAD PxNP: CalculiX takes the pressure from DOF 2 of the named node, the pressure DOF of a
+ * fluid network node; in a mechanical analysis that is the value a *BOUNDARY of the step gives
+ * it (tempload.f: xbounact of the node's DOF 2). Without one CalculiX applies no pressure, which
+ * in a mechanical deck is surely a mistake: refused. */
+static dt_status node_pressure(inp *p, const inp_press *pr, double *out) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+  int found = -1;
+  for (int i = 0; i < p->n_bc; i++) {
+    const dt_set *ns = &m->nsets[p->bc[i].nset];
+    if (p->bc[i].dof != 1) continue;
+    for (int k = 0; k < ns->n; k++)
+      if (ns->items[k] == pr->np_node) found = i;
+  }
+  INP_CHECK(found >= 0, p, pr->np_rec,
+            "*DLOAD PxNP: node %lld has no *BOUNDARY on DOF 2 in this step; CalculiX takes the "
+            "pressure of a PxNP load from it (the node's pressure DOF)",
+            (long long)m->node_id[pr->np_node]);
+  INP_CHECK(!p->bc[found].hold, p, pr->np_rec,
+            "*DLOAD PxNP: the *BOUNDARY on DOF 2 of node %lld is FIXED; give the pressure as a "
+            "value",
+            (long long)m->node_id[pr->np_node]);
+  *out = p->bc[found].value;
+cleanup:
+  return rc;
+}
+
 static dt_status write_step(inp *p, int rec, dt_step *st) {
   dt_status rc = DT_OK;
   int nc = 0;
@@ -93,8 +120,10 @@ static dt_status write_step(inp *p, int rec, dt_step *st) {
   }
   st->n_cload = nc;
   DT_ALLOC(st->pressure, p->n_pr, p->ctx, "pressures");
-  for (int i = 0; i < p->n_pr; i++)
+  for (int i = 0; i < p->n_pr; i++) {
     st->pressure[i].surface = p->pr[i].surface, st->pressure[i].p = p->pr[i].value;
+    if (p->pr[i].np_node >= 0) DT_TRY(node_pressure(p, &p->pr[i], &st->pressure[i].p));
+  }
   st->n_pressure = p->n_pr;
   DT_TRY(write_body(p, rec, st));
 cleanup:

@@ -15,7 +15,7 @@
 
 static const char *const top_keys[] = {
     "ductile", "title",  "mesh",      "materials",  "sections", "steps", "initial_velocities",
-    "solver",  "output", "equations", "transforms", NULL};
+    "solver",  "output", "equations", "transforms", "ties",     NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
 static const char *syntax_hint(const char *text) {
@@ -73,6 +73,8 @@ dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
   if (v) DT_TRY(dt_jp_equations(jp, v, "equations"));
   DT_TRY(dt_jp_member(jp, root, "", "transforms", 0, &v));
   if (v) DT_TRY(dt_jp_transforms(jp, v, "transforms"));
+  DT_TRY(dt_jp_member(jp, root, "", "ties", 0, &v));
+  if (v) DT_TRY(dt_jp_ties(jp, v, "ties"));
   DT_TRY(dt_jp_member(jp, root, "", "solver", 0, &v));
   if (v) DT_TRY(dt_jp_solver(jp, v, "solver"));
   DT_TRY(dt_jp_member(jp, root, "", "output", 0, &v));

@@ -111,6 +111,9 @@ DT_INTERN dt_status dt_jp_equations(dt_jp *jp, const json_t *v, const char *path
 /* "transforms": local nodal systems, lowered into global DOFs once the steps and equations are
  * read (job_json_transform.c). */
 DT_INTERN dt_status dt_jp_transforms(dt_jp *jp, const json_t *v, const char *path);
+/* "ties": slave nodes bound to master surfaces, lowered into equations once the transforms are
+ * (job_json_tie.c). */
+DT_INTERN dt_status dt_jp_ties(dt_jp *jp, const json_t *v, const char *path);
 /* With explicit steps, every material a section uses has a density (path: "materials"). */
 DT_INTERN dt_status dt_jp_explicit_densities(dt_jp *jp, const char *path);
 

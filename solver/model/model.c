@@ -140,6 +140,7 @@ void dt_model_destroy(dt_model **mp) {
   dt_free(m->initial_velocities);
   dt_free(m->eq.ptr);
   dt_free(m->transforms);
+  dt_free(m->ties);
   dt_free(m->node_transform);
   dt_free(m->eq.node);
   dt_free(m->eq.dof);

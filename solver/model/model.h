@@ -358,6 +358,20 @@ typedef struct dt_transform {
   double a[3], b[3];
 } dt_transform;
 
+/* A tie (Abaqus/CalculiX *TIE, the job's "ties"): every slave node is bound to the master
+ * surface at its projection, u_slave = sum_a N_a(st) u_a over the nodes a of the nearest master
+ * face, one equation per direction (dt_model_lower_ties). The slave side is a node set or the
+ * nodes of a surface's faces. */
+typedef struct dt_tie {
+  char name[DT_NAME_MAX];
+  int slave_nset;    /* index into nsets, or -1 */
+  int slave_surface; /* index into surfaces, or -1 (exactly one of the two is set) */
+  int master;        /* index into surfaces */
+  double tolerance;  /* largest slave-to-master distance that is tied; <= 0: the default, 2.5%
+                        of the master faces' mean edge length */
+  int adjust;        /* 1 (the default): a tied slave node moves onto its projection */
+} dt_tie;
+
 typedef struct dt_model {
   int version; /* job format version */
   char title[256];
@@ -390,6 +404,8 @@ typedef struct dt_model {
   dt_transform *transforms; /* local systems; a node in several sets takes the last one's */
   int *node_transform;      /* per node: its transform, or -1; NULL until
                                dt_model_lower_transforms (and without transforms) */
+  int n_ties;
+  dt_tie *ties; /* lowered into equations by dt_model_lower_ties, which empties the list */
   dt_solver_options solver;
   dt_output_options output;
 } dt_model;
@@ -477,6 +493,23 @@ int dt_model_node_axes(const dt_model *m, int i, double e[3][3]);
  * steps, FIXED (hold), a nonzero value in a direction that is no global axis, and more
  * constraints on a node than it has independent DOFs. Nothing to do without transforms. */
 dt_status dt_model_lower_transforms(dt_model *m, dt_ctx *ctx);
+
+/* Append a tie (copied); checked and lowered by dt_model_lower_ties. */
+dt_status dt_model_add_tie(dt_model *m, const dt_tie *tie, dt_ctx *ctx);
+
+/* Lower every tie into equations (CalculiX's rules for static solid models): each slave node is
+ * projected onto the nearest face of the master surface (Newton on the face's shape functions,
+ * the point kept on the face); within the tolerance it gets one equation per displacement,
+ * u_slave - sum_a N_a u_a = 0, and with adjust it moves onto the projection. A slave DOF that a
+ * boundary condition of some step holds, or that an equation already makes dependent, gets none
+ * (as CalculiX does, with a warning); a slave node that is itself a node of the master surface
+ * gets none (its equation would read u = u). DT_ERR_INPUT, with *bad the tie at fault, for a
+ * slave node with no master face within the tolerance (naming the node, its distance and the
+ * tolerance), master faces of elements other than 3D solids, explicit steps, and ties whose
+ * equations depend on each other in a cycle. warn (may be NULL) receives each warning line;
+ * *bad is -1 when the error is not one tie's. Empties m->ties. */
+dt_status dt_model_lower_ties(dt_model *m, void (*warn)(void *arg, const char *msg), void *arg,
+                              int *bad, dt_ctx *ctx);
 
 /* Print a short description of the model (sizes, sets, materials, steps). */
 void dt_model_view(const dt_model *m, FILE *f);
