@@ -62,6 +62,14 @@ typedef struct inp_amp {
   dt_amplitude a;
 } inp_amp;
 
+/* A *RIGID BODY (ref, rot) or *MPC MEANROT (rot: the angle node) waiting for the steps
+ * (import_inp_mpc.c). */
+typedef struct inp_nlmpc {
+  int rec, kind;
+  int *nodes, n; /* owned */
+  int ref, rot;
+} inp_nlmpc;
+
 typedef struct inp {
   const char *path;
   const dt_import_options *opt;
@@ -119,6 +127,8 @@ typedef struct inp {
   int *eq_rec; /* per equation of the model: the record of its number of terms */
   int cap_eq_rec;
   int transform_rec; /* the first *TRANSFORM (-1: none) */
+  inp_nlmpc *nlmpc;  /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
+  int n_nlmpc, cap_nlmpc;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -237,6 +247,11 @@ INP_INTERN dt_status inp_initial_velocities(inp *p);
 
 /* *EQUATION (import_inp_equation.c), and the model's rules for equations once the deck is read,
  * an error naming the equation's line. */
+INP_INTERN dt_status inp_rigid_body(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_mpc(inp *p, inp_kw *kw);
+/* Lower the *RIGID BODY and *MPC definitions into equations (the steps are read by then). */
+INP_INTERN dt_status inp_mpcs_done(inp *p);
+INP_INTERN void inp_mpcs_free(inp *p);
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);
 

@@ -12,8 +12,9 @@
 #include "job_json_internal.h"
 
 static const char *const attach_keys[] = {
-    "ductile", "title",  "materials", "sections",   "steps", "initial_velocities",
-    "solver",  "output", "equations", "transforms", NULL};
+    "ductile", "title",  "materials", "sections",   "steps",        "initial_velocities",
+    "solver",  "output", "equations", "transforms", "rigid_bodies", "mpcs",
+    NULL};
 
 static dt_status parse_attached(dt_jp *jp, const json_t *root) {
   dt_status rc = DT_OK;
