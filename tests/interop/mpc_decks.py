@@ -17,6 +17,9 @@ x = 0 (set FIX). Its end face x = L (set END, 9 nodes) is constrained. Cases, ea
                    FIX sum to -P and their moment about REF is -M - (x_FIX-moment of -P), i.e.
                    the whole block is in equilibrium, to 1e-9 of |P|; RF printed at REF is P and
                    at ROT is M (CalculiX's force at those nodes), 1e-9;
+  rigid_two_steps  the same loads kept through a second step of 4 increments: each increment
+                   holds step 1's U (the load on REF/ROT stays in the step's starting load),
+                   1e-10 of max |u|;
   rigid_generated  *RIGID BODY, NSET=END with no REF/ROT NODE: CalculiX generates both (REF at
                    the origin); a force on the END nodes: END moves rigidly, i.e.
                    (u_i - u_j) . (x_i - x_j) = 0 for every pair of END nodes, to 1e-12 of
@@ -233,6 +236,28 @@ def rigid_force(args):
           "rigid_force: RF at ROT is M (%s)" % ", ".join("%.6g" % v for v in fx[1002]))
 
 
+def rigid_two_steps(args):
+    """A force on REF and a moment on ROT in step 1, kept through step 2 in increments of 0.25:
+    every increment of step 2 holds step 1's answer (the load on a node no element uses stays
+    in the step's starting load), to 1e-10 of max |u|."""
+    xref = (L, 0.5, 0.5)
+    extra = "1001, %g, %g, %g\n1002, 0, 0, 0" % xref
+    model = "*RIGID BODY, NSET=END, REF NODE=1001, ROT NODE=1002"
+    text = deck(model, "*CLOAD\n1001, 2, 200.\n1002, 1, 50.\n*NODE FILE\nU\n", extra)
+    text = text.replace("*STEP\n*STATIC\n", "*STEP\n*STATIC\n1., 1.\n")
+    text += "*STEP\n*STATIC\n0.25, 1.\n*NODE FILE\nU\n*END STEP\n"
+    p, _, dat = run(args, "rigid_two_steps", text)
+    if not solved(p, "rigid_two_steps"):
+        return
+    d = os.path.dirname(dat)
+    vtus = sorted(f for f in os.listdir(d) if f.endswith(".vtu"))
+    us = [vlib.read_vtu(os.path.join(d, f))["point"]["U"] for f in vtus]
+    scale = max(abs(v) for t in us[0] for v in t)
+    err = max(abs(a - b) for u in us[1:] for ta, tb in zip(u, us[0]) for a, b in zip(ta, tb))
+    check(len(us) >= 3 and err <= 1e-10 * scale,
+          "rigid_two_steps: step 2's %d increments hold step 1's U to %.2e of max |u|" % (len(us) - 1, err / scale))
+
+
 def rigid_pairs(u, nodes, what):
     umax = max(abs(v) for n in nodes for v in u[n])
     err = 0.0
@@ -428,7 +453,7 @@ def main():
     if not args.work:
         tmp = args.work = tempfile.mkdtemp(prefix="mpc_decks_")
     try:
-        for f in (rigid_rotation, rigid_force, rigid_generated, rigid_elset, meanrot, meanrot_free, job_json, refusals):
+        for f in (rigid_rotation, rigid_force, rigid_two_steps, rigid_generated, rigid_elset, meanrot, meanrot_free, job_json, refusals):
             f(args)
     finally:
         if tmp:
