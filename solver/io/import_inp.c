@@ -184,6 +184,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   DT_TRY(inp_mpcs_done(&p));
   DT_TRY(inp_equations_done(&p));
   DT_TRY(inp_transforms_done(&p));
+  DT_TRY(inp_mpcs_check(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

@@ -251,6 +251,9 @@ INP_INTERN dt_status inp_rigid_body(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_mpc(inp *p, inp_kw *kw);
 /* Lower the *RIGID BODY and *MPC definitions into equations (the steps are read by then). */
 INP_INTERN dt_status inp_mpcs_done(inp *p);
+/* Their nodes that no element uses, checked with the line that names them (after the
+ * transforms are lowered). */
+INP_INTERN dt_status inp_mpcs_check(inp *p);
 INP_INTERN void inp_mpcs_free(inp *p);
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);

@@ -218,6 +218,19 @@ cleanup:
   return rc;
 }
 
+/* The rules of nodes no element uses (dt_model_check_isolated), an error at the line of the
+ * *RIGID BODY or *MPC whose reference, rotation or angle node it names. */
+dt_status inp_mpcs_check(inp *p) {
+  dt_ctx sub = {0};
+  int bad = -1;
+  if (p->n_nlmpc == 0 || dt_model_check_isolated(p->m, &bad, &sub) == DT_OK) return DT_OK;
+  for (int i = 0; sub.code == DT_ERR_INPUT && bad >= 0 && i < p->n_nlmpc; i++)
+    if (p->nlmpc[i].ref == bad || p->nlmpc[i].rot == bad)
+      return inp_error(p, p->nlmpc[i].rec, "%s: %s",
+                       p->nlmpc[i].kind == NL_RIGID ? "*RIGID BODY" : "*MPC", sub.msg);
+  return dt_error_set(p->ctx, sub.code, sub.file, sub.line, sub.func, "%s", sub.msg);
+}
+
 void inp_mpcs_free(inp *p) {
   for (int i = 0; i < p->n_nlmpc; i++) dt_free(p->nlmpc[i].nodes);
   dt_free(p->nlmpc);

@@ -488,9 +488,11 @@ dt_status dt_model_add_rigid_body(dt_model *m, const int *nodes, int n, int ref,
 dt_status dt_model_add_meanrot(dt_model *m, const int *nodes, int n, int rot, int *skipped,
                                dt_ctx *ctx);
 /* The rules of nodes no element uses (dt_model_finish): such a node must be a term of some
- * equation, and each of its DOFs that is an independent term of the resolved equations needs a
- * boundary condition in every step (it has no stiffness of its own). Sets node_isolated. */
-dt_status dt_model_check_isolated(dt_model *m, dt_ctx *ctx);
+ * equation, static steps only, and each of its DOFs that is an independent term of the resolved
+ * equations needs a boundary condition in every step (it has no stiffness of its own). Sets
+ * node_isolated. DT_ERR_INPUT names the node; *bad is its index (-1 when the error is not one
+ * node's), for a deck reader to name the line that uses it. */
+dt_status dt_model_check_isolated(dt_model *m, int *bad, dt_ctx *ctx);
 /* The forces of nodes no element uses (dt_mpc_force) added to f (3 per node) from the internal
  * forces already in f; nothing before dt_model_check_isolated. */
 void dt_model_mpc_forces(const dt_model *m, double *f);

@@ -593,6 +593,7 @@ static dt_status check_equations(const dt_model *m, dt_ctx *ctx) {
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  int bad_node = -1;
 
   DT_CHECK(m != NULL, ctx, DT_ERR_INTERNAL, "dt_model_finish: model is NULL");
   DT_TRY(dt_model_check_mesh(m, ctx)); /* the mesh alone, as an upload is checked */
@@ -602,7 +603,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(check_steps(m, ctx));
   DT_TRY(dt_check_explicit(m, ctx));
   DT_TRY(check_equations(m, ctx));
-  DT_TRY(dt_model_check_isolated(m, ctx));
+  DT_TRY(dt_model_check_isolated(m, &bad_node, ctx));
   resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
   resolve_precond(m);

@@ -342,12 +342,20 @@ cleanup:
   return rc;
 }
 
-dt_status dt_model_check_isolated(dt_model *m, dt_ctx *ctx) {
+#define ISO_FAIL(node, ...)                                                                        \
+  do {                                                                                             \
+    *bad_node = (node);                                                                            \
+    rc = DT_ERROR(ctx, DT_ERR_INPUT, __VA_ARGS__);                                                 \
+    goto cleanup;                                                                                  \
+  } while (0)
+
+dt_status dt_model_check_isolated(dt_model *m, int *bad_node, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   unsigned char *used = NULL, *in_eq = NULL;
   int *bcc = NULL, bad = -1, any = 0;
   dt_mpc mpc;
   memset(&mpc, 0, sizeof mpc);
+  *bad_node = -1;
   dt_free(m->node_isolated);
   m->node_isolated = NULL;
   DT_CHECK((used = node_used(m)) != NULL, ctx, DT_ERR_NOMEM, "out of memory for node flags");
@@ -355,25 +363,28 @@ dt_status dt_model_check_isolated(dt_model *m, dt_ctx *ctx) {
   if (!any) goto cleanup;
   DT_ALLOC(in_eq, (size_t)m->n_nodes, ctx, "node flags");
   for (int k = 0; m->eq.n && k < m->eq.ptr[m->eq.n]; k++) in_eq[m->eq.node[k]] = 1;
-  for (int i = 0; i < m->n_nodes; i++)
-    DT_CHECK(used[i] || in_eq[i], ctx, DT_ERR_INPUT,
-             "node %lld is not connected to any element (nor to a constraint)",
-             (long long)m->node_id[i]);
-  for (int s = 0; s < m->n_steps; s++)
-    for (int i = 0; i < m->n_nodes; i++)
-      DT_CHECK(used[i] || m->steps[s].procedure == DT_PROC_STATIC, ctx, DT_ERR_INPUT,
-               "node %lld, which only constraints use, is supported in static steps only (step "
-               "%d \"%s\" is explicit)",
-               (long long)m->node_id[i], s + 1, m->steps[s].name);
+  for (int i = 0; i < m->n_nodes; i++) {
+    if (used[i]) continue;
+    if (!in_eq[i])
+      ISO_FAIL(i, "node %lld is not connected to any element (nor to a constraint)",
+               (long long)m->node_id[i]);
+    for (int s = 0; s < m->n_steps; s++)
+      if (m->steps[s].procedure != DT_PROC_STATIC)
+        ISO_FAIL(i,
+                 "node %lld, which only constraints use, is supported in static steps only "
+                 "(step %d \"%s\" is explicit)",
+                 (long long)m->node_id[i], s + 1, m->steps[s].name);
+  }
   DT_TRY(bc_counts(m, &bcc, ctx));
   DT_TRY(dt_model_equations_resolve(m, 3, &mpc, &bad, ctx));
   for (int k = 0; mpc.n && k < mpc.ptr[mpc.n]; k++) {
     int a = mpc.col[k] / 3, d = mpc.col[k] % 3;
-    DT_CHECK(used[a] || bcc[mpc.col[k]] == m->n_steps, ctx, DT_ERR_INPUT,
-             "node %lld is used by no element, so its DOF %d has no stiffness, and it is an "
-             "independent term of the constraints: give it a boundary condition in every step "
-             "or make it the dependent term",
-             (long long)m->node_id[a], d + 1);
+    if (!used[a] && bcc[mpc.col[k]] != m->n_steps)
+      ISO_FAIL(a,
+               "node %lld is used by no element, so its DOF %d has no stiffness, and it is an "
+               "independent term of the constraints: give it a boundary condition in every step "
+               "or make it the dependent term",
+               (long long)m->node_id[a], d + 1);
   }
   DT_ALLOC(m->node_isolated, (size_t)m->n_nodes, ctx, "node flags");
   for (int i = 0; i < m->n_nodes; i++) m->node_isolated[i] = !used[i];
