@@ -168,10 +168,10 @@ typedef struct dt_cuda_rows {
 } dt_cuda_rows;
 
 /* The linear constraints (cuda_mpc.cu; n = 0 without equations): dt_problem's T and its
- * transpose by independent DOF. */
+ * transpose by independent DOF, and the dependent DOFs of nodes no element uses (n_iso). */
 typedef struct dt_cuda_mpc {
-  int n, n_t;
-  int *mpc_dof, *mpc_ptr, *mpc_col, *mpct_dof, *mpct_ptr, *mpct_src;
+  int n, n_t, n_iso;
+  int *mpc_dof, *mpc_ptr, *mpc_col, *mpct_dof, *mpct_ptr, *mpct_src, *mpc_iso;
   double *mpc_val, *mpct_val;
 } dt_cuda_mpc;
 

@@ -1,6 +1,7 @@
 /* The linear constraints on the device (solver/problem/problem.h, dt_mpc_op): the map T of the
  * model's equations and its transpose, uploaded once, and the three vector operations the
- * driver's reduced PCG applies (solver/analysis/constraints.c).
+ * driver's reduced PCG applies (solver/analysis/constraints.c), and ZERO_ISOLATED, ZERO on the
+ * dependent DOFs of nodes no element uses.
  *
  * Each is a gather with one thread per row, no atomics: EXPAND per dependent DOF, REDUCE per
  * independent DOF of the transpose (its terms in the order of the dependent DOFs, as the CPU
@@ -52,6 +53,8 @@ dt_status dt_cuda_mpc_upload(dt_cuda *c, const dt_problem *pb, dt_ctx *ctx) {
   UPLOAD(c->mpc, mpct_ptr, pb->n_mpct + 1, "constraints");
   UPLOAD(c->mpc, mpct_src, n_terms, "constraints");
   UPLOAD(c->mpc, mpct_val, n_terms, "constraints");
+  m->n_iso = pb->n_mpc_iso;
+  if (m->n_iso > 0) UPLOAD(c->mpc, mpc_iso, pb->n_mpc_iso, "constraints");
 cleanup:
   return rc;
 }
@@ -68,6 +71,12 @@ extern "C" dt_status dt_cuda_mpc_apply(void *impl, dt_vec_id v, dt_mpc_op op, dt
   const dt_cuda_mpc *m = &c->mpc;
   double *x = c->state.vec[v];
   if (m->n == 0) return DT_OK;
+  if (op == DT_MPC_ZERO_ISOLATED) {
+    if (m->n_iso == 0) return DT_OK;
+    k_mpc_zero<<<blocks(m->n_iso), DT_CUDA_BLOCK, 0, c->stream>>>(m->n_iso, m->mpc_iso, x);
+    DT_CUDA_LAUNCH_CHECK("k_mpc_zero", c->stream, ctx);
+    goto cleanup;
+  }
   if (op == DT_MPC_EXPAND) {
     k_mpc_expand<<<blocks(m->n), DT_CUDA_BLOCK, 0, c->stream>>>(m->n, m->mpc_dof, m->mpc_ptr,
                                                                 m->mpc_col, m->mpc_val, x);

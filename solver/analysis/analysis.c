@@ -171,6 +171,21 @@ cleanup:
   return rc;
 }
 
+/* dst = src on the DOFs of nodes no element uses, through the host: the backends hold those
+ * as constrained rows, yet their loads count (model_mpc.c), so the step's starting load keeps
+ * them. */
+static dt_status copy_isolated(run *r, dt_vec_id dst, dt_vec_id src, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const int dpn = r->pb->dpn;
+  DT_TRY(r->o->vec_get(r->impl, src, r->h1, ctx));
+  DT_TRY(r->o->vec_get(r->impl, dst, r->h2, ctx));
+  for (int a = 0; a < r->pb->n_nodes; a++)
+    for (int k = 0; r->m->node_isolated[a] && k < dpn; k++) r->h2[a * dpn + k] = r->h1[a * dpn + k];
+  DT_TRY(r->o->vec_set(r->impl, dst, r->h2, ctx));
+cleanup:
+  return rc;
+}
+
 /* The step's starting load and displacement from the end of the previous step:
  * f0 = f_int + free_prev .* (f_ext_prev - f_int), u0 = u. */
 static dt_status step_start_vectors(run *r, dt_ctx *ctx) {
@@ -180,6 +195,7 @@ static dt_status step_start_vectors(run *r, dt_ctx *ctx) {
   DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_FEXT, -1.0, DT_VEC_FINT, ctx));
   DT_TRY(o->vec_mul(im, DT_VEC_W, DT_VEC_W, DT_VEC_FREE, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_F0, 1.0, DT_VEC_FINT, 1.0, DT_VEC_W, ctx));
+  if (r->m->node_isolated) DT_TRY(copy_isolated(r, DT_VEC_F0, DT_VEC_FEXT, ctx));
   DT_TRY(o->vec_lincomb(im, DT_VEC_UD0, 1.0, DT_VEC_U, 0.0, DT_VEC_U, ctx));
 cleanup:
   return rc;
@@ -205,7 +221,10 @@ static dt_status step_load_vectors(run *r, int s, dt_ctx *ctx) {
   DT_TRY(o->vec_set(im, DT_VEC_UD1, r->h2, ctx));
   /* On DOFs constrained in this step f0 plays no role in the residual; zeroing it keeps
    * reactions (f_int - f_ext there) free of the previous step's reaction. */
+  if (r->m->node_isolated)
+    DT_TRY(o->vec_lincomb(im, DT_VEC_W, 1.0, DT_VEC_F0, 0.0, DT_VEC_F0, ctx));
   DT_TRY(o->vec_mul(im, DT_VEC_F0, DT_VEC_F0, DT_VEC_FREE, ctx));
+  if (r->m->node_isolated) DT_TRY(copy_isolated(r, DT_VEC_F0, DT_VEC_W, ctx));
 cleanup:
   return rc;
 }

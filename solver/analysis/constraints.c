@@ -54,6 +54,8 @@ static dt_status reduced_operator(void *arg, dt_vec_id x, dt_vec_id y, dt_ctx *c
   DT_TRY(c->ops->vec_lincomb(c->impl, DT_VEC_W, 1.0, x, 0.0, x, ctx));
   DT_TRY(dt_constraints_apply(c, DT_VEC_W, DT_MPC_EXPAND, ctx));
   DT_TRY(c->ops->operator_apply(c->impl, DT_VEC_W, y, ctx));
+  if (c->pb->n_mpc_iso > 0) /* K has no rows there: drop the identity the backend holds */
+    DT_TRY(dt_constraints_apply(c, y, DT_MPC_ZERO_ISOLATED, ctx));
   DT_TRY(dt_constraints_apply(c, y, DT_MPC_REDUCE, ctx));
   DT_TRY(c->ops->vec_mul(c->impl, y, y, DT_VEC_FREE, ctx));
 cleanup:

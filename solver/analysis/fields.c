@@ -86,6 +86,10 @@ dt_status dt_fields_download(const dt_model *m, const dt_backend_ops *o, void *i
   DT_TRY(o->vec_lincomb(impl, DT_VEC_W, 1.0, DT_VEC_FINT, -1.0, DT_VEC_FEXT, ctx));
   DT_TRY(o->vec_mul(impl, DT_VEC_W, DT_VEC_W, DT_VEC_CON, ctx));
   DT_TRY(o->vec_get(impl, DT_VEC_W, scratch, ctx));
+  /* a node no element uses is a constrained row of the backends but takes no reaction: the
+   * load there passes to the constrained nodes (model_mpc.c) */
+  for (int a = 0; m->node_isolated && a < m->n_nodes; a++)
+    for (int k = 0; m->node_isolated[a] && k < m->dim; k++) scratch[a * m->dim + k] = 0.0;
   expand(scratch, m->n_nodes, m->dim, f->rf);
   DT_TRY(o->fields_download(impl, m->output.fields, f, ctx));
 cleanup:

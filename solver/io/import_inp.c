@@ -56,6 +56,8 @@ static const struct {
     {"*INITIAL CONDITIONS", inp_initial_conditions, MODEL},
     {"*BOUNDARY", inp_boundary, ANY},
     {"*EQUATION", inp_equation, MODEL},
+    {"*RIGID BODY", inp_rigid_body, MODEL},
+    {"*MPC", inp_mpc, MODEL},
     {"*TRANSFORM", inp_transform, MODEL},
     {"*TIE", inp_tie, MODEL},
     {"*STEP", inp_step, MODEL},
@@ -145,6 +147,7 @@ static void inp_free(inp *p) {
   dt_free(p->sec_rec);
   dt_free(p->eq_rec);
   dt_free(p->tie_rec);
+  inp_mpcs_free(p);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,
@@ -181,9 +184,11 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
   DT_TRY(inp_nodes_used(&p));
   DT_TRY(inp_initial_velocities(&p));
+  DT_TRY(inp_mpcs_done(&p));
   DT_TRY(inp_equations_done(&p));
   DT_TRY(inp_transforms_done(&p));
   DT_TRY(inp_ties_done(&p));
+  DT_TRY(inp_mpcs_check(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

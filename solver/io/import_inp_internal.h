@@ -65,6 +65,14 @@ typedef struct inp_amp {
   dt_amplitude a;
 } inp_amp;
 
+/* A *RIGID BODY (ref, rot) or *MPC MEANROT (rot: the angle node) waiting for the steps
+ * (import_inp_mpc.c). */
+typedef struct inp_nlmpc {
+  int rec, kind;
+  int *nodes, n; /* owned */
+  int ref, rot;
+} inp_nlmpc;
+
 typedef struct inp {
   const char *path;
   const dt_import_options *opt;
@@ -125,6 +133,8 @@ typedef struct inp {
   int transform_rec; /* the first *TRANSFORM (-1: none) */
   int *tie_rec;      /* per tie of the model: the record of its *TIE */
   int cap_tie_rec;
+  inp_nlmpc *nlmpc;  /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
+  int n_nlmpc, cap_nlmpc;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -246,6 +256,14 @@ INP_INTERN dt_status inp_initial_velocities(inp *p);
 
 /* *EQUATION (import_inp_equation.c), and the model's rules for equations once the deck is read,
  * an error naming the equation's line. */
+INP_INTERN dt_status inp_rigid_body(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_mpc(inp *p, inp_kw *kw);
+/* Lower the *RIGID BODY and *MPC definitions into equations (the steps are read by then). */
+INP_INTERN dt_status inp_mpcs_done(inp *p);
+/* Their nodes that no element uses, checked with the line that names them (after the
+ * transforms are lowered). */
+INP_INTERN dt_status inp_mpcs_check(inp *p);
+INP_INTERN void inp_mpcs_free(inp *p);
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);
 

@@ -15,7 +15,7 @@
 
 static const char *const top_keys[] = {
     "ductile", "title",  "mesh",      "materials",  "sections", "steps", "initial_velocities",
-    "solver",  "output", "equations", "transforms", "ties",     NULL};
+    "solver",  "output", "equations", "transforms", "ties",     "rigid_bodies", "mpcs", NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
 static const char *syntax_hint(const char *text) {
@@ -71,6 +71,10 @@ dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
   DT_TRY(dt_jp_explicit_densities(jp, "materials"));
   DT_TRY(dt_jp_member(jp, root, "", "equations", 0, &v));
   if (v) DT_TRY(dt_jp_equations(jp, v, "equations"));
+  DT_TRY(dt_jp_member(jp, root, "", "rigid_bodies", 0, &v));
+  if (v) DT_TRY(dt_jp_rigid_bodies(jp, v, "rigid_bodies"));
+  DT_TRY(dt_jp_member(jp, root, "", "mpcs", 0, &v));
+  if (v) DT_TRY(dt_jp_mpcs(jp, v, "mpcs"));
   DT_TRY(dt_jp_member(jp, root, "", "transforms", 0, &v));
   if (v) DT_TRY(dt_jp_transforms(jp, v, "transforms"));
   DT_TRY(dt_jp_member(jp, root, "", "ties", 0, &v));

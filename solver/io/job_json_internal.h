@@ -108,6 +108,10 @@ DT_INTERN dt_status dt_jp_explicit(dt_jp *jp, const json_t *v, const char *path,
 DT_INTERN dt_status dt_jp_initial_velocities(dt_jp *jp, const json_t *v, const char *path);
 /* "equations": linear multi-point constraints (job_json_equation.c). */
 DT_INTERN dt_status dt_jp_equations(dt_jp *jp, const json_t *v, const char *path);
+/* "rigid_bodies", "mpcs": CalculiX's nonlinear MPCs, linearised into equations once the steps
+ * are read (job_json_mpc.c). */
+DT_INTERN dt_status dt_jp_rigid_bodies(dt_jp *jp, const json_t *v, const char *path);
+DT_INTERN dt_status dt_jp_mpcs(dt_jp *jp, const json_t *v, const char *path);
 /* "transforms": local nodal systems, lowered into global DOFs once the steps and equations are
  * read (job_json_transform.c). */
 DT_INTERN dt_status dt_jp_transforms(dt_jp *jp, const json_t *v, const char *path);

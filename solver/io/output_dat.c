@@ -167,13 +167,18 @@ static int prints_energy(const dt_print_request *r) {
  * no backend vector, so f_int is formed here from the converged point stresses, with the
  * backends' element functions, rule, B-bar choice (problem.c) and 2D thickness: the same sum
  * the backends form. Elements without a marked node are skipped, so a print on a support costs
- * a few elements. Returns 0, or -1 when the fields do not carry the points of the model's
- * elements. */
+ * a few elements. A node no element uses (a rigid body's reference or rotation node) gets
+ * CalculiX's force there, the constrained nodes' forces mapped by its constraints
+ * (dt_model_mpc_forces). Returns 0, or -1 when the fields do not carry the points of the
+ * model's elements. */
 int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
                        double *out) {
   for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
   if (m->n_elems == 0) return 0;
   if (!f->qp_ptr || !f->qp_stress || f->n_elems != m->n_elems || !m->elem_section) return -1;
+  /* a node that only constraints use takes its force from the constrained nodes' forces */
+  for (int i = 0; mask && m->node_isolated && i < m->n_nodes; i++)
+    if (mask[i] && m->node_isolated[i]) mask = NULL;
   for (int e = 0; e < m->n_elems; e++) {
     const int type = m->elem_type[e], npe = dt_elem_nnodes(type), dim = dt_elem_dim(type);
     const int *cn = m->conn + m->elem_ptr[e];
@@ -203,6 +208,7 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
       }
     }
   }
+  dt_model_mpc_forces(m, out);
   return 0;
 }
 

@@ -456,21 +456,32 @@ static void node_record(char *p, long long id, const frd_values *b, int i) {
  * times the serial time. */
 static void node_records(frd_out *o, const dt_model *m, const frd_values *b) {
   const size_t len = 14 + 12 * (size_t)b->ncomp;
+  const unsigned char *iso = m->node_isolated;
   for (int i0 = 0; i0 < m->n_nodes;) {
     char *p = out_room(o, len);
     const size_t fit = (o->cap - o->n) / len;
     const int k = fit < (size_t)(m->n_nodes - i0) ? (int)fit : m->n_nodes - i0;
-    for (int i = 0; i < k; i++) node_record(p + (size_t)i * len, m->node_id[i0 + i], b, i0 + i);
-    o->n += (size_t)k * len;
+    int w = 0;
+    for (int i = 0; i < k; i++)
+      if (!iso || !iso[i0 + i]) node_record(p + (size_t)w++ * len, m->node_id[i0 + i], b, i0 + i);
+    o->n += (size_t)w * len;
     i0 += k;
   }
+}
+
+/* The nodes the file lists: CalculiX leaves out those no element uses (a rigid body's
+ * reference and rotation nodes), whose results the .dat prints. */
+static int frd_node_count(const dt_model *m) {
+  int n = m->n_nodes;
+  for (int i = 0; m->node_isolated && i < m->n_nodes; i++) n -= m->node_isolated[i];
+  return n;
 }
 
 /* 2C: every node and its coordinates (z = 0 in 2D). */
 static void write_nodes(frd_out *o, const dt_model *m) {
   static const int xyz[3] = {0, 1, 2};
   const frd_values b = {m->x, 3, 3, xyz, NULL};
-  out_printf(o, "    2C%18s%12d%37s1\n", "", m->n_nodes, "");
+  out_printf(o, "    2C%18s%12d%37s1\n", "", frd_node_count(m), "");
   node_records(o, m, &b);
   out_printf(o, " -3\n");
 }
@@ -505,13 +516,13 @@ static void write_elements(frd_out *o, const dt_model *m) {
 }
 
 /* The records that open a result block: the step parameter, the 100CL header, -4 and -5. */
-static void block_head(frd_out *o, dt_frd *fr, const dt_vtu_job *j, const char *name, int ncomp,
-                       const char *const *comp, int kind) {
+static void block_head(frd_out *o, dt_frd *fr, const dt_vtu_job *j, int n_nodes, const char *name,
+                       int ncomp, const char *const *comp, int kind) {
   fr->blocks++;
   out_printf(o, "    1PSTEP%14s%12d%12d%12d%10s\n", "", fr->blocks, j->increment, j->step + 1, "");
   out_printf(o, "  100CL%5d", 100 + fr->sets);
   put_time(o, j->time);
-  out_printf(o, "%12d%20s%2d%5d%10s%2d\n", j->n_nodes, "", 0, fr->sets, "", 1);
+  out_printf(o, "%12d%20s%2d%5d%10s%2d\n", n_nodes, "", 0, fr->sets, "", 1);
   out_printf(o, " -4  %-8s%5d%5d\n", name, ncomp + (kind == 2 ? 1 : 0), 1);
   for (int c = 0; c < ncomp; c++) {
     /* vector components (2): index c + 1; tensor (4): row and column; scalar (1): 0 0 */
@@ -528,7 +539,7 @@ static void write_block(frd_out *o, dt_frd *fr, const dt_vtu_job *j, const dt_mo
                         const char *name, const char *const *comp, int kind, const double *v,
                         int stride, const int *pick, const double *scale) {
   const frd_values b = {v, stride, kind == 2 ? 3 : kind == 4 ? 6 : 1, pick, scale};
-  block_head(o, fr, j, name, b.ncomp, comp, kind);
+  block_head(o, fr, j, frd_node_count(m), name, b.ncomp, comp, kind);
   node_records(o, m, &b);
   out_printf(o, " -3\n");
 }

@@ -142,6 +142,8 @@ void dt_model_destroy(dt_model **mp) {
   dt_free(m->transforms);
   dt_free(m->ties);
   dt_free(m->node_transform);
+  dt_free(m->mpc_forces);
+  dt_free(m->node_isolated);
   dt_free(m->eq.node);
   dt_free(m->eq.dof);
   dt_free(m->eq.coef);

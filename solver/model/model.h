@@ -371,6 +371,16 @@ typedef struct dt_tie {
                         of the master faces' mean edge length */
   int adjust;        /* 1 (the default): a tied slave node moves onto its projection */
 } dt_tie;
+/* A constraint's share of the nodal forces the output prints (model_mpc.c): node `node`, DOF
+ * `dof` (0-2) of a node no element uses (a rigid body's reference or rotation node, a mean
+ * rotation's angle node) reports coef times the internal force at (dep_node, dep_dof), summed
+ * over its terms: CalculiX's force at such a node, T^T f_int with the constraints written with
+ * the body's nodes dependent, as CalculiX writes them. */
+typedef struct dt_mpc_force {
+  int dep_node, node;
+  unsigned char dep_dof, dof;
+  double coef;
+} dt_mpc_force;
 
 typedef struct dt_model {
   int version; /* job format version */
@@ -406,6 +416,12 @@ typedef struct dt_model {
                                dt_model_lower_transforms (and without transforms) */
   int n_ties;
   dt_tie *ties; /* lowered into equations by dt_model_lower_ties, which empties the list */
+  int n_mpc_forces;         /* the constraints' nodal forces (dt_mpc_force) */
+  int cap_mpc_forces;
+  dt_mpc_force *mpc_forces;
+  unsigned char *node_isolated; /* per node: 1 when no element uses it (it carries constraint
+                                   DOFs only); NULL when every node has an element; set by
+                                   dt_model_finish */
   dt_solver_options solver;
   dt_output_options output;
 } dt_model;
@@ -469,6 +485,37 @@ typedef struct dt_mpc {
 dt_status dt_model_equations_resolve(const dt_model *m, int dpn, dt_mpc *out, int *bad,
                                      dt_ctx *ctx);
 void dt_mpc_free(dt_mpc *mpc);
+
+/* Nonlinear multi-point constraints of CalculiX, linearised about the undeformed state for
+ * small-strain static steps and added as equations (model_mpc.c). Called once the steps are
+ * read: the choice of dependent DOFs looks at their boundary conditions.
+ *
+ * A rigid body (*RIGID BODY, the job's "rigid_bodies"): every node of nodes[0..n-1] other than
+ * ref and rot follows u = u_ref + theta x (x - x_ref), theta the translational DOFs of node rot
+ * (CalculiX's convention). Its nodes' DOFs are the dependent ones, as CalculiX writes them,
+ * except that where ref or rot is used by no element and a DOF of it has no boundary condition,
+ * that DOF is made dependent instead of the DOF of a body node chosen by pivoting (largest
+ * pivot), so that no free DOF is left without stiffness. Repeated nodes count once. */
+dt_status dt_model_add_rigid_body(dt_model *m, const int *nodes, int n, int ref, int rot,
+                                  dt_ctx *ctx);
+/* A mean rotation (*MPC MEANROT, the job's "mpcs"): the mean rotation of nodes[0..n-1] about
+ * the axis along node rot's coordinates equals rot's DOF 1, linearised as CalculiX does for
+ * linear steps: sum_i (a x p_i) . (u_i - u_mean) / |p_i|^2 = n theta, p_i the node's position
+ * from the nodes' centroid projected normal to the axis a (nodes on the axis are skipped, with
+ * *skipped counting them). The dependent DOF is CalculiX's (the largest coefficient of the
+ * first node with one above 1e-5 that is neither dependent nor held) or, where rot is used by
+ * no element and its DOF 1 has no boundary condition, that DOF. */
+dt_status dt_model_add_meanrot(dt_model *m, const int *nodes, int n, int rot, int *skipped,
+                               dt_ctx *ctx);
+/* The rules of nodes no element uses (dt_model_finish): such a node must be a term of some
+ * equation, static steps only, and each of its DOFs that is an independent term of the resolved
+ * equations needs a boundary condition in every step (it has no stiffness of its own). Sets
+ * node_isolated. DT_ERR_INPUT names the node; *bad is its index (-1 when the error is not one
+ * node's), for a deck reader to name the line that uses it. */
+dt_status dt_model_check_isolated(dt_model *m, int *bad, dt_ctx *ctx);
+/* The forces of nodes no element uses (dt_mpc_force) added to f (3 per node) from the internal
+ * forces already in f; nothing before dt_model_check_isolated. */
+void dt_model_mpc_forces(const dt_model *m, double *f);
 
 /* Append a *TRANSFORM (a, b copied); checked by dt_model_lower_transforms. */
 dt_status dt_model_add_transform(dt_model *m, int nset, dt_transform_kind kind, const double a[3],

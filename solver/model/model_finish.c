@@ -188,6 +188,9 @@ static dt_status check_nodes(const dt_model *m, dt_ctx *ctx) {
   }
   DT_ALLOC(used, m->n_nodes, ctx, "node usage flags");
   for (int k = 0; k < m->elem_ptr[m->n_elems]; k++) used[m->conn[k]] = 1;
+  /* a node that only constraints use (a rigid body's rotation node) carries their DOFs: its
+   * rules are dt_model_check_isolated's */
+  for (int k = 0; m->eq.n && k < m->eq.ptr[m->eq.n]; k++) used[m->eq.node[k]] = 1;
   for (int i = 0; i < m->n_nodes; i++)
     FIN_CHECK(used[i], "node %lld is not connected to any element", (long long)m->node_id[i]);
 cleanup:
@@ -590,6 +593,7 @@ static dt_status check_equations(const dt_model *m, dt_ctx *ctx) {
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  int bad_node = -1;
 
   DT_CHECK(m != NULL, ctx, DT_ERR_INTERNAL, "dt_model_finish: model is NULL");
   DT_TRY(dt_model_check_mesh(m, ctx)); /* the mesh alone, as an upload is checked */
@@ -599,6 +603,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(check_steps(m, ctx));
   DT_TRY(dt_check_explicit(m, ctx));
   DT_TRY(check_equations(m, ctx));
+  DT_TRY(dt_model_check_isolated(m, &bad_node, ctx));
   resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
   resolve_precond(m);

@@ -140,5 +140,9 @@ dt_status dt_loads_constraints(const dt_model *m, int s, double *free_mask, doub
           u_presc[ns->items[k] * dpn + d] = st->bc[i].value[d];
         }
   }
+  /* A node no element uses has no stiffness: its DOFs are dependent, prescribed or in no
+   * constraint (model_mpc.c), and the backends treat them all as constrained rows. */
+  for (int a = 0; m->node_isolated && a < m->n_nodes; a++)
+    for (int d = 0; m->node_isolated[a] && d < dpn; d++) free_mask[a * dpn + d] = 0.0;
   return DT_OK;
 }

@@ -26,8 +26,15 @@ typedef struct dt_model dt_model;
  * independent ones (the identity on independent DOFs),
  *   EXPAND  v <- T v:    v[d] = sum_k a_dk v[k] on every dependent DOF d (v[d] overwritten);
  *   REDUCE  v <- T^T v:  v[k] += sum_d a_dk v[d] on independent DOFs, then v[d] = 0;
- *   ZERO    v[d] = 0 on every dependent DOF. */
-typedef enum dt_mpc_op { DT_MPC_EXPAND = 0, DT_MPC_REDUCE = 1, DT_MPC_ZERO = 2 } dt_mpc_op;
+ *   ZERO    v[d] = 0 on every dependent DOF;
+ *   ZERO_ISOLATED  v[d] = 0 on the dependent DOFs of nodes no element uses (model_mpc.c): the
+ *           backends hold those rows as constrained (identity), which K has not. */
+typedef enum dt_mpc_op {
+  DT_MPC_EXPAND = 0,
+  DT_MPC_REDUCE = 1,
+  DT_MPC_ZERO = 2,
+  DT_MPC_ZERO_ISOLATED = 3
+} dt_mpc_op;
 
 typedef struct dt_problem {
   int dim; /* 2 or 3 */
@@ -108,6 +115,8 @@ typedef struct dt_problem {
   int n_mpct;
   int *mpct_dof, *mpct_ptr, *mpct_src;
   double *mpct_val;
+  int n_mpc_iso; /* dependent DOFs of nodes no element uses (DT_MPC_ZERO_ISOLATED) */
+  int *mpc_iso;
 } dt_problem;
 
 /* The constraint arrays of pb from the model's equations (problem_mpc.c); nothing without. */

@@ -54,6 +54,14 @@ dt_status dt_problem_build_mpc(const dt_model *m, dt_problem *pb, dt_ctx *ctx) {
   pb->mpc_val = mpc.val;
   memset(&mpc, 0, sizeof mpc); /* owned by pb now */
   DT_TRY(build_transpose(pb, ctx));
+  for (int i = 0; m->node_isolated && i < pb->n_mpc; i++)
+    pb->n_mpc_iso += m->node_isolated[pb->mpc_dof[i] / pb->dpn];
+  if (pb->n_mpc_iso > 0) {
+    int k = 0;
+    DT_ALLOC(pb->mpc_iso, pb->n_mpc_iso, ctx, "isolated constraint DOFs");
+    for (int i = 0; i < pb->n_mpc; i++)
+      if (m->node_isolated[pb->mpc_dof[i] / pb->dpn]) pb->mpc_iso[k++] = pb->mpc_dof[i];
+  }
 cleanup:
   dt_mpc_free(&mpc);
   return rc;
@@ -68,6 +76,9 @@ void dt_problem_free_mpc(dt_problem *pb) {
   dt_free(pb->mpct_ptr);
   dt_free(pb->mpct_src);
   dt_free(pb->mpct_val);
+  dt_free(pb->mpc_iso);
+  pb->mpc_iso = NULL;
+  pb->n_mpc_iso = 0;
   pb->mpc_dof = pb->mpc_ptr = pb->mpc_col = NULL;
   pb->mpct_dof = pb->mpct_ptr = pb->mpct_src = NULL;
   pb->mpc_val = pb->mpct_val = NULL;
@@ -86,7 +97,11 @@ dt_status dt_problem_copy_mpc(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   dst->n_mpc = dst->n_mpct = 0;
   dst->mpc_dof = dst->mpc_ptr = dst->mpc_col = dst->mpct_dof = dst->mpct_ptr = dst->mpct_src = NULL;
   dst->mpc_val = dst->mpct_val = NULL;
+  dst->n_mpc_iso = 0;
+  dst->mpc_iso = NULL;
   if (src->n_mpc == 0) return DT_OK;
+  if (src->n_mpc_iso > 0) COPY(mpc_iso, src->n_mpc_iso);
+  dst->n_mpc_iso = src->n_mpc_iso;
   COPY(mpc_dof, src->n_mpc);
   COPY(mpc_ptr, src->n_mpc + 1);
   COPY(mpc_col, n_terms);
@@ -103,6 +118,10 @@ cleanup:
 }
 
 void dt_problem_mpc_apply(const dt_problem *pb, dt_mpc_op op, double *v) {
+  if (op == DT_MPC_ZERO_ISOLATED) {
+    for (int i = 0; i < pb->n_mpc_iso; i++) v[pb->mpc_iso[i]] = 0.0;
+    return;
+  }
   if (op == DT_MPC_EXPAND) {
 #pragma omp parallel for schedule(static) if (pb->n_mpc > DT_HOST_PARALLEL_MIN)
     for (int i = 0; i < pb->n_mpc; i++) { /* v[d] = sum_k a_dk v[k] */
@@ -127,5 +146,6 @@ void dt_problem_mpc_apply(const dt_problem *pb, dt_mpc_op op, double *v) {
 
 double dt_problem_mpc_bytes(const dt_problem *pb) {
   double terms = pb->n_mpc ? pb->mpc_ptr[pb->n_mpc] : 0;
-  return pb->n_mpc ? 4.0 * (2.0 * pb->n_mpc + 2.0 * pb->n_mpct + 2.0) + 24.0 * terms : 0.0;
+  return pb->n_mpc ? 4.0 * (2.0 * pb->n_mpc + 2.0 * pb->n_mpct + 2.0 + pb->n_mpc_iso) + 24.0 * terms
+                   : 0.0;
 }

@@ -101,7 +101,7 @@ CASES = [
     ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D8I,")}, "d.inp", 1,
      "d.inp:10: *ELEMENT: element type C3D8I is not supported"),
     # *EQUATION (the first term's DOF dependent): read, and its errors name the line of the
-    # equation; *MPC stays refused
+    # equation; *MPC PLANE stays refused (CalculiX switches on NLGEOM for it)
     ("equation_ok", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 5, 3, -1.")}, "d.inp", 0, "completed"),
     ("equation_dependent_bc", {"d.inp": GOOD.replace("*STEP", EQ % "1, 3, 1., 5, 3, -1.")}, "d.inp", 1,
      "d.inp:21: *EQUATION: node 1, DOF 3 is the dependent DOF of this equation and is also constrained by a "
@@ -148,7 +148,7 @@ CASES = [
     ("generate_huge", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 1000000000\n*STEP")}, "d.inp",
      1, "d.inp:21: GENERATE: a range of more than 1e8 ids"),
     ("mpc_refused", {"d.inp": GOOD.replace("*STEP", "*MPC\nPLANE, 5, 6, 7, 8\n*STEP")}, "d.inp", 1,
-     "d.inp:20: unsupported keyword *MPC"),
+     "d.inp:21: *MPC: type PLANE is not supported"),
     ("c3d6_ok", {"d.inp": GOOD6}, "d.inp", 0, "completed"),
     ("c3d6_inverted", {"d.inp": GOOD6.replace("1, 1, 2, 3, 5, 6, 7", "1, 5, 6, 7, 1, 2, 3")}, "d.inp", 1,
      "d.inp:11: element 1 (wedge6) is inverted"),
