@@ -182,13 +182,12 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   }
   for (int s = 0; s < p.m->n_nsets; s++) dt_imp_set_normalize(&p.m->nsets[s]);
   for (int s = 0; s < p.m->n_elsets; s++) dt_imp_set_normalize(&p.m->elsets[s]);
-  DT_TRY(inp_nodes_used(&p));
   DT_TRY(inp_initial_velocities(&p));
   DT_TRY(inp_mpcs_done(&p));
   DT_TRY(inp_equations_done(&p));
   DT_TRY(inp_transforms_done(&p));
   DT_TRY(inp_ties_done(&p));
-  DT_TRY(inp_mpcs_check(&p));
+  DT_TRY(inp_isolated_nodes_check(&p));
   rc = dt_model_finish(p.m, ctx);
   if (rc != DT_OK) {
     if (ctx_clean) dt_ctx_prefix(ctx, path);

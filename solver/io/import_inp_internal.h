@@ -133,7 +133,7 @@ typedef struct inp {
   int transform_rec; /* the first *TRANSFORM (-1: none) */
   int *tie_rec;      /* per tie of the model: the record of its *TIE */
   int cap_tie_rec;
-  inp_nlmpc *nlmpc;  /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
+  inp_nlmpc *nlmpc; /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
   int n_nlmpc, cap_nlmpc;
 } inp;
 
@@ -192,8 +192,6 @@ INP_INTERN dt_status inp_target_elset(inp *p, int rec, const char *tok, int *out
 /* Surface by name, created empty if `create`. */
 INP_INTERN dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *out);
 INP_INTERN dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int face);
-/* Every node is in some element (dt_model_finish's rule), an error naming the *NODE line. */
-INP_INTERN dt_status inp_nodes_used(inp *p);
 /* The model type of an *ELEMENT TYPE= name (any case), -1 for one the importer does not take
  * (also for the size scanner, size_scan_inp.c). */
 INP_INTERN int inp_elem_type(const char *name);
@@ -260,9 +258,9 @@ INP_INTERN dt_status inp_rigid_body(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_mpc(inp *p, inp_kw *kw);
 /* Lower the *RIGID BODY and *MPC definitions into equations (the steps are read by then). */
 INP_INTERN dt_status inp_mpcs_done(inp *p);
-/* Their nodes that no element uses, checked with the line that names them (after the
- * transforms are lowered). */
-INP_INTERN dt_status inp_mpcs_check(inp *p);
+/* Nodes that no element uses (dt_model_check_isolated's rules), checked after the transforms
+ * and ties are lowered, an error at the line of the constraint or the *NODE that names them. */
+INP_INTERN dt_status inp_isolated_nodes_check(inp *p);
 INP_INTERN void inp_mpcs_free(inp *p);
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);

@@ -543,21 +543,3 @@ dt_status inp_surface(inp *p, inp_kw *kw) {
 cleanup:
   return rc;
 }
-
-dt_status inp_nodes_used(inp *p) {
-  dt_status rc = DT_OK;
-  const dt_model *m = p->m;
-  unsigned char *used = NULL;
-  DT_ALLOC(used, m->n_nodes, p->ctx, "node usage flags");
-  for (int k = 0; m->elem_ptr && k < m->elem_ptr[m->n_elems]; k++)
-    if (m->conn[k] >= 0 && m->conn[k] < m->n_nodes) used[m->conn[k]] = 1;
-  for (int i = 0; i < m->n_nodes; i++)
-    INP_CHECK(used[i], p, p->node_rec[i],
-              "node %lld is connected to no element: nodes outside the mesh are not supported "
-              "(CalculiX leaves them out of the solution; ductile needs every node in an "
-              "element)",
-              (long long)m->node_id[i]);
-cleanup:
-  dt_free(used);
-  return rc;
-}

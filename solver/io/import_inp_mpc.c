@@ -219,15 +219,18 @@ cleanup:
 }
 
 /* The rules of nodes no element uses (dt_model_check_isolated), an error at the line of the
- * *RIGID BODY or *MPC whose reference, rotation or angle node it names. */
-dt_status inp_mpcs_check(inp *p) {
+ * *RIGID BODY or *MPC whose reference, rotation or angle node it names, else at the node's own
+ * *NODE line. */
+dt_status inp_isolated_nodes_check(inp *p) {
   dt_ctx sub = {0};
   int bad = -1;
-  if (p->n_nlmpc == 0 || dt_model_check_isolated(p->m, &bad, &sub) == DT_OK) return DT_OK;
+  if (dt_model_check_isolated(p->m, &bad, &sub) == DT_OK) return DT_OK;
   for (int i = 0; sub.code == DT_ERR_INPUT && bad >= 0 && i < p->n_nlmpc; i++)
     if (p->nlmpc[i].ref == bad || p->nlmpc[i].rot == bad)
       return inp_error(p, p->nlmpc[i].rec, "%s: %s",
                        p->nlmpc[i].kind == NL_RIGID ? "*RIGID BODY" : "*MPC", sub.msg);
+  if (sub.code == DT_ERR_INPUT && bad >= 0 && bad < p->m->n_nodes)
+    return inp_error(p, p->node_rec[bad], "%s", sub.msg);
   return dt_error_set(p->ctx, sub.code, sub.file, sub.line, sub.func, "%s", sub.msg);
 }
 

@@ -13,9 +13,21 @@
 
 #include "job_json_internal.h"
 
-static const char *const top_keys[] = {
-    "ductile", "title",  "mesh",      "materials",  "sections", "steps", "initial_velocities",
-    "solver",  "output", "equations", "transforms", "ties",     "rigid_bodies", "mpcs", NULL};
+static const char *const top_keys[] = {"ductile",
+                                       "title",
+                                       "mesh",
+                                       "materials",
+                                       "sections",
+                                       "steps",
+                                       "initial_velocities",
+                                       "solver",
+                                       "output",
+                                       "equations",
+                                       "transforms",
+                                       "ties",
+                                       "rigid_bodies",
+                                       "mpcs",
+                                       NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
 static const char *syntax_hint(const char *text) {

@@ -415,8 +415,8 @@ typedef struct dt_model {
   int *node_transform;      /* per node: its transform, or -1; NULL until
                                dt_model_lower_transforms (and without transforms) */
   int n_ties;
-  dt_tie *ties; /* lowered into equations by dt_model_lower_ties, which empties the list */
-  int n_mpc_forces;         /* the constraints' nodal forces (dt_mpc_force) */
+  dt_tie *ties;     /* lowered into equations by dt_model_lower_ties, which empties the list */
+  int n_mpc_forces; /* the constraints' nodal forces (dt_mpc_force) */
   int cap_mpc_forces;
   dt_mpc_force *mpc_forces;
   unsigned char *node_isolated; /* per node: 1 when no element uses it (it carries constraint
@@ -507,9 +507,11 @@ dt_status dt_model_add_rigid_body(dt_model *m, const int *nodes, int n, int ref,
  * no element and its DOF 1 has no boundary condition, that DOF. */
 dt_status dt_model_add_meanrot(dt_model *m, const int *nodes, int n, int rot, int *skipped,
                                dt_ctx *ctx);
-/* The rules of nodes no element uses (dt_model_finish): such a node must be a term of some
- * equation, static steps only, and each of its DOFs that is an independent term of the resolved
- * equations needs a boundary condition in every step (it has no stiffness of its own). Sets
+/* The rules of nodes no element uses (dt_model_finish): static steps only, and each of its DOFs
+ * that is an independent term of the resolved equations needs a boundary condition in every
+ * step (it has no stiffness of its own); its other DOFs are dependent terms or held, at their
+ * boundary condition's value or at 0 (CalculiX's answer for a node only a load or a boundary
+ * names, such as a PxNP pressure's carrier). Sets
  * node_isolated. DT_ERR_INPUT names the node; *bad is its index (-1 when the error is not one
  * node's), for a deck reader to name the line that uses it. */
 dt_status dt_model_check_isolated(dt_model *m, int *bad, dt_ctx *ctx);

@@ -188,11 +188,23 @@ static dt_status check_nodes(const dt_model *m, dt_ctx *ctx) {
   }
   DT_ALLOC(used, m->n_nodes, ctx, "node usage flags");
   for (int k = 0; k < m->elem_ptr[m->n_elems]; k++) used[m->conn[k]] = 1;
-  /* a node that only constraints use (a rigid body's rotation node) carries their DOFs: its
-   * rules are dt_model_check_isolated's */
+  /* a node that only constraints use (a rigid body's rotation node), or that only a boundary
+   * condition names (the carrier of a deck's PxNP pressure), carries DOFs of its own: its rules
+   * are dt_model_check_isolated's; a node nothing names is a mistake */
   for (int k = 0; m->eq.n && k < m->eq.ptr[m->eq.n]; k++) used[m->eq.node[k]] = 1;
+  for (int s = 0; s < m->n_steps; s++)
+    for (int b = 0; b < m->steps[s].n_bc; b++) {
+      const int ns = m->steps[s].bc[b].nset;
+      if (ns < 0 || ns >= m->n_nsets) continue; /* checked with the steps */
+      for (int i = 0; i < m->nsets[ns].n; i++)
+        if (m->nsets[ns].items[i] >= 0 && m->nsets[ns].items[i] < m->n_nodes)
+          used[m->nsets[ns].items[i]] = 1;
+    }
   for (int i = 0; i < m->n_nodes; i++)
-    FIN_CHECK(used[i], "node %lld is not connected to any element", (long long)m->node_id[i]);
+    FIN_CHECK(used[i],
+              "node %lld is not connected to any element, and no constraint or boundary "
+              "condition names it",
+              (long long)m->node_id[i]);
 cleanup:
   dt_free(used);
   return rc;

@@ -351,7 +351,7 @@ cleanup:
 
 dt_status dt_model_check_isolated(dt_model *m, int *bad_node, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  unsigned char *used = NULL, *in_eq = NULL;
+  unsigned char *used = NULL;
   int *bcc = NULL, bad = -1, any = 0;
   dt_mpc mpc;
   memset(&mpc, 0, sizeof mpc);
@@ -361,13 +361,8 @@ dt_status dt_model_check_isolated(dt_model *m, int *bad_node, dt_ctx *ctx) {
   DT_CHECK((used = node_used(m)) != NULL, ctx, DT_ERR_NOMEM, "out of memory for node flags");
   for (int i = 0; i < m->n_nodes; i++) any |= !used[i];
   if (!any) goto cleanup;
-  DT_ALLOC(in_eq, (size_t)m->n_nodes, ctx, "node flags");
-  for (int k = 0; m->eq.n && k < m->eq.ptr[m->eq.n]; k++) in_eq[m->eq.node[k]] = 1;
   for (int i = 0; i < m->n_nodes; i++) {
     if (used[i]) continue;
-    if (!in_eq[i])
-      ISO_FAIL(i, "node %lld is not connected to any element (nor to a constraint)",
-               (long long)m->node_id[i]);
     for (int s = 0; s < m->n_steps; s++)
       if (m->steps[s].procedure != DT_PROC_STATIC)
         ISO_FAIL(i,
@@ -390,7 +385,6 @@ dt_status dt_model_check_isolated(dt_model *m, int *bad_node, dt_ctx *ctx) {
   for (int i = 0; i < m->n_nodes; i++) m->node_isolated[i] = !used[i];
 cleanup:
   free(used);
-  dt_free(in_eq);
   dt_free(bcc);
   dt_mpc_free(&mpc);
   return rc;
