@@ -57,6 +57,7 @@ static const struct {
     {"*BOUNDARY", inp_boundary, ANY},
     {"*EQUATION", inp_equation, MODEL},
     {"*TRANSFORM", inp_transform, MODEL},
+    {"*SUBMODEL", inp_submodel, MODEL},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
     {"*DYNAMIC", inp_dynamic, STEP},
@@ -64,6 +65,7 @@ static const struct {
     {"*DLOAD", inp_dload, STEP},
     {"*DSLOAD", inp_dsload, STEP},
     {"*CONTROLS", inp_controls, STEP},
+    {"*CHANGE SOLID SECTION", inp_change_solid_section, STEP},
     {"*NODE PRINT", inp_print, STEP},
     {"*EL PRINT", inp_print, STEP},
     {"*NODE FILE", inp_file_request, STEP},
@@ -143,6 +145,7 @@ static void inp_free(inp *p) {
   dt_free(p->sec_material);
   dt_free(p->sec_rec);
   dt_free(p->eq_rec);
+  inp_submodels_free(p);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,

@@ -62,6 +62,8 @@ typedef struct inp_amp {
   dt_amplitude a;
 } inp_amp;
 
+typedef struct inp_global inp_global; /* a *SUBMODEL (import_inp_submodel.c) */
+
 typedef struct inp {
   const char *path;
   const dt_import_options *opt;
@@ -119,6 +121,8 @@ typedef struct inp {
   int *eq_rec; /* per equation of the model: the record of its number of terms */
   int cap_eq_rec;
   int transform_rec; /* the first *TRANSFORM (-1: none) */
+  inp_global *subs;  /* *SUBMODEL: the global result files and their driven nodes */
+  int n_subs, cap_subs;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -189,6 +193,8 @@ INP_INTERN dt_status inp_density(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_solid_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_shell_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_materials_done(inp *p);
+/* *CHANGE SOLID SECTION in a step: a dt_material_change of the open step. */
+INP_INTERN dt_status inp_change_solid_section(inp *p, inp_kw *kw);
 /* Every section's material by name, at each *STEP and at the end of the deck: CalculiX reads
  * the whole deck first, so a *SOLID SECTION may name a material defined after it. */
 INP_INTERN dt_status inp_sections_done(inp *p);
@@ -239,6 +245,14 @@ INP_INTERN dt_status inp_initial_velocities(inp *p);
  * an error naming the equation's line. */
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);
+
+/* *SUBMODEL and *BOUNDARY, SUBMODEL (import_inp_submodel.c): a line "node set, first DOF[, last
+ * DOF]" prescribes the global model's step `step` displacements, interpolated at each node. */
+INP_INTERN dt_status inp_submodel(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_submodel_boundary_line(inp *p, int rec, char **tok, int n, int step);
+INP_INTERN void inp_submodels_free(inp *p);
+/* The boundary condition of (node set, DOF 0-5) set to value (import_inp_step.c). */
+INP_INTERN dt_status inp_set_bc(inp *p, int nset, int dof, double value, int hold, int velocity);
 
 /* *TRANSFORM (import_inp_transform.c), and the model rewritten in global DOFs once the deck is
  * read (dt_model_lower_transforms), an error naming the first *TRANSFORM's line. */
