@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "analysis/analysis.h"
+#include "backend/backend.h"
 #include "io/frd_read.h"
 #include "io/import.h"
 #include "io_fixture.h"
@@ -454,6 +455,16 @@ int main(int argc, char **argv) {
   }
   backend = getenv("DUCTILE_BACKEND") ? getenv("DUCTILE_BACKEND") : "cpu";
   mkdir(dir, 0755);
+  {
+    const dt_backend_ops *o = NULL;
+    char note[256];
+    dt_ctx ctx;
+    dt_ctx_reset(&ctx);
+    if (dt_backend_find(backend, &o, note, sizeof note, &ctx) != DT_OK) {
+      printf("SKIP: backend %s: %s\n", backend, ctx.msg);
+      return 77;
+    }
+  }
   global_model();
   test_round_trip();
   test_short_and_malformed();
