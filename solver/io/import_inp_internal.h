@@ -173,6 +173,8 @@ INP_INTERN dt_status inp_elem_index(inp *p, int rec, int64_t id, int *out);
 /* Node set / element set by name, created empty if `create`; *out -1 if absent. */
 INP_INTERN dt_status inp_get_nset(inp *p, int rec, const char *name, int create, int *out);
 INP_INTERN dt_status inp_get_elset(inp *p, int rec, const char *name, int create, int *out);
+/* A new node set, without looking for one of that name (the caller knows there is none). */
+INP_INTERN dt_status inp_new_nset(inp *p, int rec, const char *name, int *out);
 /* Node set for a data-line target: a set name, or a node id (a one-node set "_N<id>"). */
 INP_INTERN dt_status inp_target_nset(inp *p, int rec, const char *tok, int *out);
 /* Element set for a target: an element set name or an element id. */
@@ -251,8 +253,6 @@ INP_INTERN dt_status inp_equations_done(inp *p);
 INP_INTERN dt_status inp_submodel(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_submodel_boundary_line(inp *p, int rec, char **tok, int n, int step);
 INP_INTERN void inp_submodels_free(inp *p);
-/* The boundary condition of (node set, DOF 0-5) set to value (import_inp_step.c). */
-INP_INTERN dt_status inp_set_bc(inp *p, int nset, int dof, double value, int hold, int velocity);
 
 /* *TRANSFORM (import_inp_transform.c), and the model rewritten in global DOFs once the deck is
  * read (dt_model_lower_transforms), an error naming the first *TRANSFORM's line. */

@@ -187,7 +187,7 @@ cleanup:
   return rc;
 }
 
-dt_status inp_set_bc(inp *p, int nset, int dof, double value, int hold, int velocity) {
+static dt_status set_bc(inp *p, int nset, int dof, double value, int hold, int velocity) {
   dt_status rc = DT_OK;
   int model_level = p->step_rec < 0, i = 0;
 
@@ -252,7 +252,7 @@ static dt_status boundary_line(inp *p, int rec, char **tok, int n, int hold, int
   for (int d = 1; d <= 11; d++) {
     if (!(dofs & (1u << (d - 1)))) continue;
     DT_TRY(check_dof(p, rec, "*BOUNDARY", d, value, 1, &use));
-    if (use) DT_TRY(inp_set_bc(p, nset, d - 1, value, hold, velocity));
+    if (use) DT_TRY(set_bc(p, nset, d - 1, value, hold, velocity));
   }
 cleanup:
   return rc;

@@ -12,7 +12,9 @@
  * global element than DT_SUBMODEL_XI_TOL in local coordinates is an error naming it.
  *
  * The prescribed values become boundary conditions of one-node sets (_N<id>), the importer's
- * usual form, so they carry from step to step and take OP=NEW like any *BOUNDARY. */
+ * usual form, so they carry from step to step and take OP=NEW like any *BOUNDARY; they are
+ * made and found through per-node and per-set tables, not searched for by name, so the work
+ * grows linearly with the driven nodes. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,11 +307,53 @@ cleanup:
   return rc;
 }
 
+/* Per node: its one-node set _N<id>, made where missing (a pass over the sets, not a search by
+ * name per node: a submodel drives thousands of nodes). */
+static dt_status one_node_sets(inp *p, int rec, int driven, int *set_of) {
+  dt_status rc = DT_OK;
+  char name[DT_NAME_MAX];
+  for (int i = 0; i < p->m->n_nodes; i++) set_of[i] = -1;
+  for (int s = 0; s < p->m->n_nsets; s++) {
+    const dt_set *set = &p->m->nsets[s];
+    if (set->n != 1 || strncmp(set->name, "_N", 2) != 0) continue;
+    snprintf(name, sizeof name, "_N%lld", (long long)p->m->node_id[set->items[0]]);
+    if (strcmp(name, set->name) == 0) set_of[set->items[0]] = s;
+  }
+  for (int i = 0; i < p->m->nsets[driven].n; i++) { /* (nsets moves as sets are made) */
+    int node = p->m->nsets[driven].items[i], s = -1;
+    if (set_of[node] >= 0) continue;
+    snprintf(name, sizeof name, "_N%lld", (long long)p->m->node_id[node]);
+    DT_TRY(inp_new_nset(p, rec, name, &s));
+    DT_TRY(dt_imp_set_add(&p->m->nsets[s], &p->nset_cap[s], node, p->ctx));
+    set_of[node] = s;
+  }
+cleanup:
+  return rc;
+}
+
+/* The value of (node set, DOF 0-2): the entry of p->bc it has (bc_of, n_nsets * 3, -1: none) or
+ * a new one, as *BOUNDARY sets it (import_inp_step.c). */
+static dt_status prescribe(inp *p, int *bc_of, int nset, int dof, double value) {
+  dt_status rc = DT_OK;
+  int i = bc_of[3 * nset + dof];
+  if (i < 0) {
+    DT_TRY(dt_imp_reserve((void **)&p->bc, &p->cap_bc, (size_t)p->n_bc + 1, sizeof *p->bc, p->ctx));
+    i = bc_of[3 * nset + dof] = p->n_bc++;
+    memset(&p->bc[i], 0, sizeof p->bc[i]);
+    p->bc[i].nset = nset;
+    p->bc[i].dof = dof;
+  }
+  p->bc[i].value = value;
+  p->bc[i].hold = p->bc[i].velocity = 0;
+cleanup:
+  return rc;
+}
+
 dt_status inp_submodel_boundary_line(inp *p, int rec, char **tok, int n, int step) {
   dt_status rc = DT_OK;
   int64_t a = 0, b = 0;
-  int nset = -1, *sub = NULL;
-  char id[32];
+  int nset = -1, *sub = NULL, *set_of = NULL, *bc_of = NULL;
+  double *u = NULL;
   INP_CHECK(n >= 2 && n <= 3, p, rec,
             "*BOUNDARY, SUBMODEL: expected 'node or node set, first DOF[, last DOF]' (the values "
             "come from the global model)");
@@ -321,15 +365,26 @@ dt_status inp_submodel_boundary_line(inp *p, int rec, char **tok, int n, int ste
             "*BOUNDARY, SUBMODEL: DOFs %lld to %lld; the global model gives displacements 1 to 3",
             (long long)a, (long long)b);
   DT_TRY(driving(p, &sub));
+  DT_ALLOC(u, 3 * (size_t)p->m->nsets[nset].n, p->ctx, "submodel displacements");
   for (int i = 0; i < p->m->nsets[nset].n; i++) {
-    int node = p->m->nsets[nset].items[i], one = -1;
-    double u[3];
-    DT_TRY(interpolate(p, rec, node, sub[node], step, u));
-    snprintf(id, sizeof id, "%lld", (long long)p->m->node_id[node]);
-    DT_TRY(inp_target_nset(p, rec, id, &one));
-    for (int64_t d = a; d <= b; d++) DT_TRY(inp_set_bc(p, one, (int)d - 1, u[d - 1], 0, 0));
+    int node = p->m->nsets[nset].items[i];
+    DT_TRY(interpolate(p, rec, node, sub[node], step, u + 3 * i));
+  }
+  DT_ALLOC(set_of, p->m->n_nodes, p->ctx, "one-node sets");
+  DT_TRY(one_node_sets(p, rec, nset, set_of));
+  DT_ALLOC(bc_of, 3 * (size_t)p->m->n_nsets, p->ctx, "boundary conditions");
+  for (int i = 0; i < 3 * p->m->n_nsets; i++) bc_of[i] = -1;
+  for (int i = 0; i < p->n_bc; i++)
+    if (p->bc[i].dof < 3) bc_of[3 * p->bc[i].nset + p->bc[i].dof] = i;
+  for (int i = 0; i < p->m->nsets[nset].n; i++) {
+    int node = p->m->nsets[nset].items[i];
+    for (int64_t d = a; d <= b; d++)
+      DT_TRY(prescribe(p, bc_of, set_of[node], (int)d - 1, u[3 * i + d - 1]));
   }
 cleanup:
   dt_free(sub);
+  dt_free(set_of);
+  dt_free(bc_of);
+  dt_free(u);
   return rc;
 }
