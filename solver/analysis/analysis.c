@@ -442,6 +442,8 @@ cleanup:
 static dt_status step_materials(run *r, int s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t bytes = sizeof(int) * (size_t)r->pb->n_elems;
+  char line[128];
+  int changed = 0;
   if (!r->elem_mat) return DT_OK;
   dt_problem_step_materials(r->m, s, r->elem_mat_next);
   if (memcmp(r->elem_mat, r->elem_mat_next, bytes) == 0) return DT_OK;
@@ -449,6 +451,10 @@ static dt_status step_materials(run *r, int s, dt_ctx *ctx) {
            "step %d \"%s\" changes a material, which backend %s cannot take", s + 1,
            r->m->steps[s].name, r->o->name);
   DT_TRY(r->o->materials_set(r->impl, r->elem_mat_next, ctx));
+  for (int e = 0; e < r->pb->n_elems; e++) changed += r->elem_mat[e] != r->elem_mat_next[e];
+  snprintf(line, sizeof line,
+           "step %d: %d element(s) take another material (*CHANGE SOLID SECTION)", s + 1, changed);
+  info(r, line);
   memcpy(r->elem_mat, r->elem_mat_next, bytes);
 cleanup:
   return rc;
