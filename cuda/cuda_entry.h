@@ -36,6 +36,7 @@ dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cuda_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
 dt_status dt_cuda_mpc_apply(void *impl, dt_vec_id v, dt_mpc_op op, dt_ctx *ctx);
 dt_status dt_cuda_pcg_solve(void *impl, double rtol, int max_iter, dt_pcg_result *res, dt_ctx *ctx);
+dt_status dt_cuda_materials_set(void *impl, const int *elem_mat, dt_ctx *ctx);
 dt_status dt_cuda_state_commit(void *impl, dt_ctx *ctx);
 dt_status dt_cuda_state_rollback(void *impl, dt_ctx *ctx);
 dt_status dt_cuda_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx);

@@ -24,6 +24,7 @@ const dt_backend_ops dt_cuda_ops = {
     .pc_apply = dt_cuda_pc_apply,
     .mpc_apply = dt_cuda_mpc_apply,
     .pcg_solve = dt_cuda_pcg_solve,
+    .materials_set = dt_cuda_materials_set,
     .state_commit = dt_cuda_state_commit,
     .state_rollback = dt_cuda_state_rollback,
     .fields_download = dt_cuda_fields_download,

@@ -193,6 +193,16 @@ cleanup:
   return rc;
 }
 
+/* A step's new element materials (backend.h, materials_set) over the uploaded ones: the kernels
+ * read elem_mat from the device at every launch, and the choices made at upload from the
+ * materials (the element variants, kinematic hardening in the tangent) cover every material of
+ * the problem, not only those in use, so the copy is all a change needs. */
+extern "C" dt_status dt_cuda_materials_set(void *impl, const int *elem_mat, dt_ctx *ctx) {
+  dt_cuda *c = (dt_cuda *)impl;
+  return dt_cuda_h2d(c, c->problem.elem_mat, elem_mat, sizeof(int) * (size_t)c->problem.n_elems,
+                     ctx);
+}
+
 extern "C" void dt_cuda_view(void *impl, FILE *f) {
   dt_cuda *c = (dt_cuda *)impl;
   const dt_cuda_problem *p = &c->problem;

@@ -277,10 +277,11 @@ cleanup:
   return rc;
 }
 
-/* The first *INCLUDE keyword line of a deck (1-based) into *line, 0 if none. Lines as the
+/* The first keyword line that names a file to read (*INCLUDE, *SUBMODEL's INPUT=) of a deck
+ * (1-based) into *line and its keyword into name, 0 if none. Lines as the
  * importer reads them: split at '\n', leading white space skipped, "**" a comment; the keyword
  * is the text before the first comma, white space ignored, any case. */
-static dt_status find_include(const char *path, int *line, dt_ctx *ctx) {
+static dt_status find_include(const char *path, int *line, char name[16], dt_ctx *ctx) {
   dt_status rc = DT_OK;
   FILE *f = fopen(path, "rb");
   char *buf = NULL;
@@ -301,7 +302,8 @@ static dt_status find_include(const char *path, int *line, dt_ctx *ctx) {
       if (!(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
         kw[k++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
     kw[k] = '\0';
-    if (!strncmp(kw, "*INCLUDE", 8)) *line = n;
+    if (!strncmp(kw, "*INCLUDE", 8) || !strncmp(kw, "*SUBMODEL", 9))
+      *line = n, snprintf(name, 16, "%s", kw[2] == 'N' ? "*INCLUDE" : "*SUBMODEL");
   }
 cleanup:
   free(buf);
@@ -329,16 +331,17 @@ dt_status dt_spec_deck_build(const char *path, const char *origin, json_t *warni
   warn_sink sink = {warnings, path, origin};
   dt_ctx importer;
   int include = 0;
+  char kw[16] = "";
   *model = NULL;
   memset(where, 0, sizeof *where);
-  DT_TRY(find_include(path, &include, ctx));
+  DT_TRY(find_include(path, &include, kw, ctx));
   if (include > 0) {
     where->line = include;
-    rc = DT_ERROR(ctx, DT_ERR_INPUT,
-                  "%s:%d: *INCLUDE is not allowed in an uploaded deck (the daemon reads no files "
-                  "named by an upload): "
-                  "put the included lines into the deck",
-                  origin, include);
+    rc =
+        DT_ERROR(ctx, DT_ERR_INPUT,
+                 "%s:%d: %s is not allowed in an uploaded deck (the daemon reads no files "
+                 "named by an upload)%s",
+                 origin, include, kw, kw[2] == 'N' ? ": put the included lines into the deck" : "");
     goto cleanup;
   }
   memset(&importer, 0, sizeof importer);

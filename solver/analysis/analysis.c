@@ -47,6 +47,8 @@ typedef struct run {
   dt_checkpoint ck;   /* scratch for writing, or the checkpoint resumed from */
   dt_constraints mpc; /* the equations (nc.mpc points here when the problem has some) */
   int resumed;
+  int *elem_mat, *elem_mat_next; /* the materials the backend holds, and a step's: only for a
+                                    model whose steps change materials (else NULL) */
 } run;
 
 /* Where a step starts: from scratch (lambda 0) or inside it, after a resume. */
@@ -70,6 +72,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char note[512] = "", line[1024];
   double t0;
+  int changes = 0;
   dt_backend_options bo = {.threads = r->opt->threads,
                            .device = r->opt->device,
                            .cuda_elements = (dt_cuda_elements)r->m->solver.cuda_elements,
@@ -158,6 +161,12 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   r->nc.user = r->opt->user;
   r->nc.pcg_max_iter = r->m->solver.pcg_max_iter;
   r->nc.pc_kind = r->m->solver.precond;
+  for (int s = 0; s < r->m->n_steps; s++) changes += r->m->steps[s].n_material_changes;
+  if (changes > 0) {
+    DT_ALLOC(r->elem_mat, r->pb->n_elems, ctx, "element materials");
+    DT_ALLOC(r->elem_mat_next, r->pb->n_elems, ctx, "element materials");
+    memcpy(r->elem_mat, r->pb->elem_mat, sizeof(int) * (size_t)r->pb->n_elems);
+  }
   if (r->pb->n_mpc > 0) {
     DT_TRY(dt_constraints_init(&r->mpc, r->o, r->impl, r->pb, ctx));
     r->nc.mpc = &r->mpc;
@@ -446,6 +455,31 @@ cleanup:
   return rc;
 }
 
+/* Before step s: where the step's materials (its and the earlier steps' material changes,
+ * CalculiX's *CHANGE SOLID SECTION) differ from those the backend holds, the backend takes them.
+ * The per-point state is kept, so the next stress update gives C_new (eps - eps_p) and Newton
+ * restores equilibrium under the new stiffness, as CalculiX does. */
+static dt_status step_materials(run *r, int s, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t bytes = sizeof(int) * (size_t)r->pb->n_elems;
+  char line[128];
+  int changed = 0;
+  if (!r->elem_mat) return DT_OK;
+  dt_problem_step_materials(r->m, s, r->elem_mat_next);
+  if (memcmp(r->elem_mat, r->elem_mat_next, bytes) == 0) return DT_OK;
+  DT_CHECK(r->o->materials_set != NULL, ctx, DT_ERR_UNSUPPORTED,
+           "step %d \"%s\" changes a material, which backend %s cannot take", s + 1,
+           r->m->steps[s].name, r->o->name);
+  DT_TRY(r->o->materials_set(r->impl, r->elem_mat_next, ctx));
+  for (int e = 0; e < r->pb->n_elems; e++) changed += r->elem_mat[e] != r->elem_mat_next[e];
+  snprintf(line, sizeof line,
+           "step %d: %d element(s) take another material (*CHANGE SOLID SECTION)", s + 1, changed);
+  info(r, line);
+  memcpy(r->elem_mat, r->elem_mat_next, bytes);
+cleanup:
+  return rc;
+}
+
 /* Restore a checkpoint into the backend and the output writer; *first is where to go on. */
 static dt_status resume(run *r, step_start *first, int *first_step, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -526,6 +560,7 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
   for (int s = first_step; s < m->n_steps && !stop; s++) {
+    DT_TRY(step_materials(&r, s, ctx));
     DT_TRY(run_step(&r, s, &start, &stop, ctx));
     memset(&start, 0, sizeof start);
   }
@@ -565,6 +600,8 @@ cleanup:
   dt_problem_destroy(&r.pb);
   dt_free(r.h1);
   dt_free(r.h2);
+  dt_free(r.elem_mat);
+  dt_free(r.elem_mat_next);
   dt_checkpoint_free(&r.ck);
   dt_constraints_free(&r.mpc);
   return rc;

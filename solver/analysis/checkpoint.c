@@ -52,6 +52,9 @@ uint64_t dt_model_hash(const dt_model *m) {
     h = fnv(h, st->pressure, sizeof *st->pressure * (size_t)st->n_pressure);
     h = fnv(h, st->traction, sizeof *st->traction * (size_t)st->n_traction);
     h = fnv(h, st->body, sizeof *st->body * (size_t)st->n_body);
+    if (st->n_material_changes > 0) /* only where present: other models keep their hash */
+      h = fnv(h, st->material_changes,
+              sizeof *st->material_changes * (size_t)st->n_material_changes);
   }
   if (m->eq.n > 0) { /* hashed only where present: the hash of a model without stays the same */
     size_t terms = (size_t)m->eq.ptr[m->eq.n];

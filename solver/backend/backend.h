@@ -152,6 +152,11 @@ typedef struct dt_backend_ops {
    * use it for a problem with constraints (n_mpc > 0), whose reduced system it solves with
    * dt_pcg_solve_ops over operator_apply, pc_apply and mpc_apply. */
   dt_status (*pcg_solve)(void *impl, double rtol, int max_iter, dt_pcg_result *res, dt_ctx *ctx);
+  /* Optional: replace the material index of every element (n_elems ints, indices into the
+   * problem's mats) from the next stress update on, keeping the per-point state: a step that
+   * changes an element set's material (CalculiX's *CHANGE SOLID SECTION). NULL: the backend
+   * cannot, and the driver refuses such a model on it. */
+  dt_status (*materials_set)(void *impl, const int *elem_mat, dt_ctx *ctx);
   /* Accept the trial state as committed (increment converged) or discard it (cutback). */
   dt_status (*state_commit)(void *impl, dt_ctx *ctx);
   dt_status (*state_rollback)(void *impl, dt_ctx *ctx);

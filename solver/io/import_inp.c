@@ -60,6 +60,7 @@ static const struct {
     {"*MPC", inp_mpc, MODEL},
     {"*TRANSFORM", inp_transform, MODEL},
     {"*TIE", inp_tie, MODEL},
+    {"*SUBMODEL", inp_submodel, MODEL},
     {"*STEP", inp_step, MODEL},
     {"*STATIC", inp_static, STEP},
     {"*DYNAMIC", inp_dynamic, STEP},
@@ -67,6 +68,7 @@ static const struct {
     {"*DLOAD", inp_dload, STEP},
     {"*DSLOAD", inp_dsload, STEP},
     {"*CONTROLS", inp_controls, STEP},
+    {"*CHANGE SOLID SECTION", inp_change_solid_section, STEP},
     {"*NODE PRINT", inp_print, STEP},
     {"*EL PRINT", inp_print, STEP},
     {"*NODE FILE", inp_file_request, STEP},
@@ -148,6 +150,7 @@ static void inp_free(inp *p) {
   dt_free(p->eq_rec);
   dt_free(p->tie_rec);
   inp_mpcs_free(p);
+  inp_submodels_free(p);
 }
 
 dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_model **out,

@@ -72,6 +72,7 @@ typedef struct inp_nlmpc {
   int *nodes, n; /* owned */
   int ref, rot;
 } inp_nlmpc;
+typedef struct inp_global inp_global; /* a *SUBMODEL (import_inp_submodel.c) */
 
 typedef struct inp {
   const char *path;
@@ -135,6 +136,8 @@ typedef struct inp {
   int cap_tie_rec;
   inp_nlmpc *nlmpc; /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
   int n_nlmpc, cap_nlmpc;
+  inp_global *subs;  /* *SUBMODEL: the global result files and their driven nodes */
+  int n_subs, cap_subs;
 } inp;
 
 #define INP_INTERN DT_INTERN
@@ -185,6 +188,8 @@ INP_INTERN dt_status inp_elem_index(inp *p, int rec, int64_t id, int *out);
 /* Node set / element set by name, created empty if `create`; *out -1 if absent. */
 INP_INTERN dt_status inp_get_nset(inp *p, int rec, const char *name, int create, int *out);
 INP_INTERN dt_status inp_get_elset(inp *p, int rec, const char *name, int create, int *out);
+/* A new node set, without looking for one of that name (the caller knows there is none). */
+INP_INTERN dt_status inp_new_nset(inp *p, int rec, const char *name, int *out);
 /* Node set for a data-line target: a set name, or a node id (a one-node set "_N<id>"). */
 INP_INTERN dt_status inp_target_nset(inp *p, int rec, const char *tok, int *out);
 /* Element set for a target: an element set name or an element id. */
@@ -205,6 +210,8 @@ INP_INTERN dt_status inp_density(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_solid_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_shell_section(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_materials_done(inp *p);
+/* *CHANGE SOLID SECTION in a step: a dt_material_change of the open step. */
+INP_INTERN dt_status inp_change_solid_section(inp *p, inp_kw *kw);
 /* Every section's material by name, at each *STEP and at the end of the deck: CalculiX reads
  * the whole deck first, so a *SOLID SECTION may name a material defined after it. */
 INP_INTERN dt_status inp_sections_done(inp *p);
@@ -264,6 +271,12 @@ INP_INTERN dt_status inp_isolated_nodes_check(inp *p);
 INP_INTERN void inp_mpcs_free(inp *p);
 INP_INTERN dt_status inp_equation(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_equations_done(inp *p);
+
+/* *SUBMODEL and *BOUNDARY, SUBMODEL (import_inp_submodel.c): a line "node set, first DOF[, last
+ * DOF]" prescribes the global model's step `step` displacements, interpolated at each node. */
+INP_INTERN dt_status inp_submodel(inp *p, inp_kw *kw);
+INP_INTERN dt_status inp_submodel_boundary_line(inp *p, int rec, char **tok, int n, int step);
+INP_INTERN void inp_submodels_free(inp *p);
 
 /* *TRANSFORM (import_inp_transform.c), and the model rewritten in global DOFs once the deck is
  * read (dt_model_lower_transforms), an error naming the first *TRANSFORM's line. */

@@ -348,3 +348,48 @@ dt_status inp_shell_section(inp *p, inp_kw *kw) {
 cleanup:
   return rc;
 }
+
+/* *CHANGE SOLID SECTION, ELSET=, MATERIAL= inside a step: the set's elements take the material
+ * from this step on (ccx 2.20 reassigns the elements' material the same way, refuses beams and
+ * shells, and takes no data line). The set may be any element set: CalculiX does not require it
+ * to be a section's. ORIENTATION= is refused with the other parameters (no *ORIENTATION). */
+dt_status inp_change_solid_section(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
+  const char *elset = inp_param(kw, "ELSET"), *material = inp_param(kw, "MATERIAL");
+  char up[DT_NAME_MAX], *tok[INP_MAX_TOKENS];
+  dt_step *st = &p->m->steps[p->m->n_steps - 1];
+  dt_material_change *c = NULL;
+  int rec = kw->rec, n = 0, set = -1, mat = -1;
+
+  INP_CHECK(elset && elset[0] && material && material[0], p, kw->rec,
+            "*CHANGE SOLID SECTION needs ELSET= and MATERIAL=");
+  DT_TRY(inp_params_done(p, kw));
+  INP_CHECK(!p->step_explicit, p, kw->rec,
+            "*CHANGE SOLID SECTION applies to static steps only (not *DYNAMIC, EXPLICIT)");
+  DT_TRY(inp_get_elset(p, kw->rec, elset, 0, &set));
+  INP_CHECK(set >= 0 && p->m->elsets[set].n > 0, p, kw->rec,
+            "*CHANGE SOLID SECTION: element set %s is not defined (or empty)", elset);
+  for (int i = 0; i < p->m->elsets[set].n; i++)
+    INP_CHECK(p->elem_kind[p->m->elsets[set].items[i]] != DT_SECTION_SHELL, p, kw->rec,
+              "*CHANGE SOLID SECTION: element %lld of set %s is a shell (solid elements only, as "
+              "in CalculiX)",
+              (long long)p->m->elem_id[p->m->elsets[set].items[i]], elset);
+  INP_CHECK(!dt_imp_name_upper(up, material), p, kw->rec,
+            "*CHANGE SOLID SECTION: material name too long (at most %d characters)",
+            DT_NAME_MAX - 1);
+  mat = dt_model_find_material(p->m, up);
+  INP_CHECK(mat >= 0, p, kw->rec,
+            "*CHANGE SOLID SECTION: unknown material '%s' (no *MATERIAL of that name before this "
+            "step)",
+            up);
+  INP_CHECK(!inp_data(p, &rec, tok, &n), p, rec,
+            "*CHANGE SOLID SECTION takes no data line (a thickness cannot change in ductile)");
+  c = dt_realloc(st->material_changes, sizeof *c * (size_t)(st->n_material_changes + 1));
+  DT_CHECK(c != NULL, p->ctx, DT_ERR_NOMEM, "out of memory for a material change");
+  st->material_changes = c;
+  c[st->n_material_changes].elset = set;
+  c[st->n_material_changes].material = mat;
+  st->n_material_changes++;
+cleanup:
+  return rc;
+}

@@ -102,8 +102,9 @@ cleanup:
   return rc;
 }
 
-static dt_status get_set(inp *p, int rec, const char *name, int create, int *out, dt_set **sets,
-                         int *n, int *cap, int **item_cap, const char *what) {
+/* search = 0: the caller knows there is no set of that name (a new one is made at once). */
+static dt_status get_set(inp *p, int rec, const char *name, int search, int create, int *out,
+                         dt_set **sets, int *n, int *cap, int **item_cap, const char *what) {
   dt_status rc = DT_OK;
   char up[DT_NAME_MAX];
   int cap_before = *cap;
@@ -111,7 +112,7 @@ static dt_status get_set(inp *p, int rec, const char *name, int create, int *out
   *out = -1;
   INP_CHECK(!dt_imp_name_upper(up, name), p, rec,
             "%s names must have 1 to %d characters (got '%s')", what, DT_NAME_MAX - 1, name);
-  for (int i = 0; i < *n; i++)
+  for (int i = 0; search && i < *n; i++)
     if (strcmp((*sets)[i].name, up) == 0) {
       *out = i;
       goto cleanup;
@@ -131,12 +132,17 @@ cleanup:
 }
 
 dt_status inp_get_nset(inp *p, int rec, const char *name, int create, int *out) {
-  return get_set(p, rec, name, create, out, &p->m->nsets, &p->m->n_nsets, &p->cap_nsets,
+  return get_set(p, rec, name, 1, create, out, &p->m->nsets, &p->m->n_nsets, &p->cap_nsets,
                  &p->nset_cap, "node set");
 }
 
+dt_status inp_new_nset(inp *p, int rec, const char *name, int *out) {
+  return get_set(p, rec, name, 0, 1, out, &p->m->nsets, &p->m->n_nsets, &p->cap_nsets, &p->nset_cap,
+                 "node set");
+}
+
 dt_status inp_get_elset(inp *p, int rec, const char *name, int create, int *out) {
-  return get_set(p, rec, name, create, out, &p->m->elsets, &p->m->n_elsets, &p->cap_elsets,
+  return get_set(p, rec, name, 1, create, out, &p->m->elsets, &p->m->n_elsets, &p->cap_elsets,
                  &p->elset_cap, "element set");
 }
 

@@ -264,6 +264,8 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
   char *tok[INP_MAX_TOKENS];
   int rec = 0, n = 0, fresh = 0, k = 0, hold = inp_param(kw, "FIXED") != NULL, nonzero = 0;
   int velocity = type && inp_eq(type, "VELOCITY");
+  const char *submodel = inp_param(kw, "SUBMODEL"), *step = inp_param(kw, "STEP");
+  int64_t global_step = 0;
 
   INP_CHECK(!type || inp_eq(type, "DISPLACEMENT") || velocity, p, kw->rec,
             "*BOUNDARY: TYPE=%s is not supported (DISPLACEMENT; VELOCITY in explicit steps)", type);
@@ -273,6 +275,16 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
             "*BOUNDARY: FIXED keeps a displacement, TYPE=VELOCITY prescribes a velocity: not both");
   INP_CHECK(!hold || p->step_rec >= 0, p, kw->rec,
             "*BOUNDARY, FIXED belongs in a step (it keeps the displacement the step starts from)");
+  INP_CHECK(!submodel || (p->step_rec >= 0 && !hold && !type && !inp_param(kw, "AMPLITUDE")), p,
+            kw->rec, "*BOUNDARY, SUBMODEL belongs in a step, without FIXED, TYPE= or AMPLITUDE=");
+  INP_CHECK(!step || submodel, p, kw->rec, "*BOUNDARY: STEP= goes with SUBMODEL");
+  INP_CHECK(!submodel || step, p, kw->rec,
+            "*BOUNDARY, SUBMODEL needs STEP=<the global model's step to interpolate>");
+  if (step) {
+    DT_TRY(inp_int64(p, kw->rec, step, "*BOUNDARY STEP=", &global_step));
+    INP_CHECK(global_step >= 1 && global_step < 1000000, p, kw->rec,
+              "*BOUNDARY, SUBMODEL: STEP=%lld is not a step number", (long long)global_step);
+  }
   DT_TRY(op_new(p, kw, &fresh));
   DT_TRY(inp_amplitude_use(p, kw));
   DT_TRY(inp_params_done(p, kw));
@@ -282,8 +294,14 @@ dt_status inp_boundary(inp *p, inp_kw *kw) {
     p->n_bc = k;
     p->bc_new = 1;
   }
-  while (inp_data(p, &rec, tok, &n))
-    DT_TRY(boundary_line(p, rec, tok, n, hold, velocity, &nonzero));
+  while (inp_data(p, &rec, tok, &n)) {
+    if (submodel) {
+      DT_TRY(inp_submodel_boundary_line(p, rec, tok, n, (int)global_step));
+      nonzero = 1;
+    } else {
+      DT_TRY(boundary_line(p, rec, tok, n, hold, velocity, &nonzero));
+    }
+  }
   DT_TRY(inp_amplitude_default(p, kw, nonzero));
 cleanup:
   return rc;

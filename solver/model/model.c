@@ -113,6 +113,7 @@ static void step_free(dt_step *s) {
   dt_free(s->pressure);
   dt_free(s->traction);
   dt_free(s->body);
+  dt_free(s->material_changes);
 }
 
 void dt_model_destroy(dt_model **mp) {

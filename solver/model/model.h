@@ -180,6 +180,16 @@ typedef struct dt_initial_velocity {
   double v[3];
 } dt_initial_velocity;
 
+/* A change of the material of an element set's elements at the start of a step (CalculiX's
+ * *CHANGE SOLID SECTION): it holds for that step and the later ones, until another change. The
+ * elastic response follows the new material at once: stresses are C (eps - eps_p) of the total
+ * strain (material/j2.h), so a step that only changes E from E1 to E2 under the same load ends
+ * with the displacements scaled by E1 / E2, as CalculiX's. */
+typedef struct dt_material_change {
+  int elset;    /* index into model->elsets */
+  int material; /* index into model->materials */
+} dt_material_change;
+
 /* A load step. Its BCs and loads are the complete state at the end of the step: loads ramp
  * linearly from the state the previous step left to these values; a DOF constrained before
  * but not here is released smoothly (its reaction ramps to the new load). */
@@ -195,6 +205,8 @@ typedef struct dt_step {
   dt_traction *traction;
   int n_body;
   dt_body_force *body;
+  int n_material_changes; /* applied in order at the step's start (static steps only) */
+  dt_material_change *material_changes;
   int automatic;          /* 0: fixed increments; 1: automatic with cutback */
   int n_increments;       /* fixed: number of equal increments (default 1) */
   double inc_initial;     /* automatic: first increment as a fraction of the step (default 1) */

@@ -470,6 +470,25 @@ static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *
               "finite point and a unit axis (along z in 2D)",
               i, s->name, k);
   }
+  for (int k = 0; k < s->n_material_changes; k++) {
+    const dt_material_change *c = &s->material_changes[k];
+    FIN_CHECK(c->elset >= 0 && c->elset < m->n_elsets && c->material >= 0 &&
+                  c->material < m->n_materials,
+              "step %d \"%s\": material change %d: unknown element set or material", i, s->name, k);
+    FIN_CHECK(s->procedure == DT_PROC_STATIC,
+              "step %d \"%s\": a material change applies to static steps only", i, s->name);
+    FIN_CHECK(!m->solver.matrix_free,
+              "step %d \"%s\": a material change needs the assembled operator (linear.operator "
+              "\"assembled\"): the matrix-free operator's element classes share one material",
+              i, s->name);
+    for (int j = 0; j < m->elsets[c->elset].n; j++) {
+      int e = m->elsets[c->elset].items[j];
+      FIN_CHECK(m->sections[m->elem_section[e]].kind != DT_SECTION_SHELL,
+                "step %d \"%s\": material change %d: element %lld is a shell (solid sections "
+                "only)",
+                i, s->name, k, (long long)m->elem_id[e]);
+    }
+  }
 cleanup:
   return rc;
 }

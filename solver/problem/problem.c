@@ -42,6 +42,19 @@ cleanup:
   return rc;
 }
 
+int dt_problem_step_materials(const dt_model *m, int step, int *elem_mat) {
+  int changed = 0;
+  for (int e = 0; e < m->n_elems; e++) elem_mat[e] = m->sections[m->elem_section[e]].material;
+  for (int s = 0; s <= step && s < m->n_steps; s++)
+    for (int k = 0; k < m->steps[s].n_material_changes; k++) {
+      const dt_material_change *c = &m->steps[s].material_changes[k];
+      const dt_set *set = &m->elsets[c->elset];
+      for (int i = 0; i < set->n; i++) elem_mat[set->items[i]] = c->material;
+      changed = 1;
+    }
+  return changed;
+}
+
 dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_problem *pb = NULL;

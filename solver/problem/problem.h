@@ -129,6 +129,12 @@ void dt_problem_mpc_apply(const dt_problem *pb, dt_mpc_op op, double *v);
 /* Bytes of the constraint arrays (estimates). */
 double dt_problem_mpc_bytes(const dt_problem *pb);
 
+/* The material of every element in step `step` (0-based) into elem_mat (n_elems): its section's,
+ * then the material changes of steps 0 .. step in order (CalculiX's *CHANGE SOLID SECTION).
+ * Returns 1 if some step up to `step` changes a material, else 0 (elem_mat is then the
+ * problem's own elem_mat). */
+int dt_problem_step_materials(const dt_model *m, int step, int *elem_mat);
+
 /* Compile a finished model (dt_model_finish done). */
 dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx);
 void dt_problem_destroy(dt_problem **pb);

@@ -169,6 +169,28 @@ def includes(path, depth=0):
     return found
 
 
+def stage_global_results(path, work):
+    """A submodel deck (*SUBMODEL, INPUT=global.frd) reads its global model's result file, which
+    CalculiX's test script makes by running the global deck first: the suite's reference result
+    of that deck (global.frd.ref[.gz], CalculiX's own) is put in the work folder under the name
+    the deck gives, so the submodel is checked alone. Returns the files staged."""
+    staged = []
+    with open_text(path) as fh:
+        for raw in fh:
+            m = re.match(r"\s*\*\s*SUBMODEL\s*,.*INPUT\s*=\s*\"?([^\",]+)", raw, re.I)
+            if not m:
+                continue
+            rel = m.group(1).strip()
+            for ref in (rel + ".ref.gz", rel + ".ref"):
+                src = os.path.join(os.path.dirname(path), ref)
+                if os.path.exists(src) and rel not in staged:
+                    with open_text(src) as f, open(os.path.join(work, rel), "w", encoding="latin-1") as out:
+                        shutil.copyfileobj(f, out)
+                    staged.append(rel)
+                    break
+    return staged
+
+
 def classify(path, elements, keywords):
     """Scope of a deck: {"in_scope", "reason", "blockers", "needs", "elements", "procedures"}."""
     kws = keyword_lines(path)
@@ -492,6 +514,7 @@ def run_deck(name, deck, ref, frd, args, elements, keywords, work):
         src = os.path.join(os.path.dirname(deck), rel)
         with open_text(src) as f, open(os.path.join(d, rel), "w", encoding="latin-1") as out:
             shutil.copyfileobj(f, out)
+    stage_global_results(deck, d)
     cmd = [args.solver, name + ".inp", "-o", "out", "--backend", "cpu", "--threads", "1", "--quiet"]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.time()

@@ -2,7 +2,7 @@
 """Malformed decks and meshes give errors with file, line and reason (explicit dynamics decks
 too: what the model of an explicit step cannot hold); and the deck features
 that have no CalculiX counterpart in the cross-check (*INCLUDE, continuation lines, GENERATE,
-comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines, C3D6) are read. Each case runs ductile-solve and checks the exit
+comments, lower-case keywords, C3D8R, C3D20 and C3D20R with their two data lines, C3D6, *CHANGE SOLID SECTION) are read; *SUBMODEL and *BOUNDARY, SUBMODEL refusals name the deck's line (and the .frd's). Each case runs ductile-solve and checks the exit
 code and that stderr contains the expected text (file:line: reason)."""
 import argparse
 import os
@@ -26,7 +26,9 @@ SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
 STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
 GOOD = HEX + ELEM + SETS + MAT + STEP
 EQ = "*EQUATION\n2\n%s\n*STEP"  # one two-term equation before the step (lines 20-22)
-TR = "*TRANSFORM, NSET=TOP%s\n%s\n*STEP"  # a transform of the top face before the step (lines 20-21)
+TR = "*TRANSFORM, NSET=TOP%s\n%s\n*STEP"
+SUB = "*SUBMODEL, TYPE=%s, INPUT=g.frd\nTOP\n*STEP"  # a submodel driving the top face (lines 20-21)
+CHANGE = "*CHANGE SOLID SECTION, ELSET=%s, MATERIAL=STEEL\n"  # a transform of the top face before the step (lines 20-21)
 # the unit cube as a 20-node hexahedron: mid-edge nodes 9-20 on edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8,
 # 8-5, 1-5, 2-6, 3-7, 4-8; an element's 21 values on two data lines, as CalculiX writes them
 HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
@@ -118,6 +120,30 @@ CASES = [
      "d.inp:22: *EQUATION: the coefficient of node 6, DOF 3 is not a finite number"),
     ("equation_cycle", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 7, 3, -1.\n2\n7, 3, 1., 6, 3, -1.")},
      "d.inp", 1, "d.inp:21: *EQUATION: the equations form a cycle"),
+    # *SUBMODEL (lines 20-21) and *BOUNDARY, SUBMODEL (after *STATIC, line 23): refused with their
+    # line; CHANGE: *CHANGE SOLID SECTION after *STATIC (line 21)
+    ("submodel_type", {"d.inp": GOOD.replace("*STEP", SUB % "SURFACE")}, "d.inp", 1,
+     "d.inp:20: *SUBMODEL: TYPE=SURFACE is not supported"),
+    ("submodel_global_elset", {"d.inp": GOOD.replace("*STEP", SUB % "NODE, GLOBAL ELSET=EALL")}, "d.inp", 1,
+     "d.inp:20: *SUBMODEL: GLOBAL ELSET= is not supported"),
+    ("submodel_no_step", {"d.inp": GOOD.replace("*STEP", SUB % "NODE").replace("*STATIC\n", "*STATIC\n*BOUNDARY, SUBMODEL\nTOP, 1, 3\n")},
+     "d.inp", 1, "d.inp:24: *BOUNDARY, SUBMODEL needs STEP="),
+    ("submodel_not_driven", {"d.inp": GOOD.replace("*STEP", SUB % "NODE").replace("*STATIC\n", "*STATIC\n*BOUNDARY, SUBMODEL, STEP=1\nBOT, 1, 3\n")},
+     "d.inp", 1, "d.inp:25: *BOUNDARY, SUBMODEL: node 1 is not a driven node of any *SUBMODEL"),
+    ("submodel_dof", {"d.inp": GOOD.replace("*STEP", SUB % "NODE").replace("*STATIC\n", "*STATIC\n*BOUNDARY, SUBMODEL, STEP=1\nTOP, 1, 4\n")},
+     "d.inp", 1, "d.inp:25: *BOUNDARY, SUBMODEL: DOFs 1 to 4"),
+    ("submodel_missing_file", {"d.inp": GOOD.replace("*STEP", SUB % "NODE").replace("*STATIC\n", "*STATIC\n*BOUNDARY, SUBMODEL, STEP=1\nTOP, 1, 3\n")},
+     "d.inp", 1, "d.inp:20: *SUBMODEL's global result file: cannot open"),
+    ("submodel_bad_frd", {"d.inp": GOOD.replace("*STEP", SUB % "NODE").replace("*STATIC\n", "*STATIC\n*BOUNDARY, SUBMODEL, STEP=1\nTOP, 1, 3\n"),
+                          "g.frd": "    1C\n    2C                             1                                     1\n -1         1 0.0000x\n"},
+     "d.inp", 1, "d.inp:20: *SUBMODEL's global result file: g.frd:3: node coordinate"),
+    ("change_unknown_set", {"d.inp": GOOD.replace("*STATIC\n", "*STATIC\n" + CHANGE % "NOPE")}, "d.inp", 1,
+     "d.inp:22: *CHANGE SOLID SECTION: element set NOPE is not defined"),
+    ("change_data_line", {"d.inp": GOOD.replace("*STATIC\n", "*STATIC\n" + CHANGE % "EALL" + "1.\n")}, "d.inp", 1,
+     "d.inp:23: *CHANGE SOLID SECTION takes no data line"),
+    ("change_model_data", {"d.inp": GOOD.replace("*STEP", CHANGE % "EALL" + "*STEP")}, "d.inp", 1,
+     "d.inp:20: *CHANGE SOLID SECTION must be inside a *STEP"),
+    ("change_ok", {"d.inp": GOOD + "*STEP\n*STATIC\n" + CHANGE % "EALL" + "*END STEP\n"}, "d.inp", 0, "completed"),
     # *TRANSFORM (local nodal axes on a node set): read, its geometry checked on its data line,
     # and what the global-DOF solver cannot express refused at the first *TRANSFORM's line
     ("transform_ok", {"d.inp": GOOD.replace("*STEP", TR % ("", "1., 1., 0., -1., 2., 0."))}, "d.inp", 0,

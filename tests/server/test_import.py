@@ -207,6 +207,12 @@ def check_decks(d):
     r = d.request("POST", "/v1/jobs", b"*HEADING\nx\x00\n*INCLUDE, INPUT=/etc/passwd\n", {"Content-Type": "application/x-abaqus-inp"})
     assert r.status == 422 and "*INCLUDE" in r.json["error"]["message"], r
     print("ok: *INCLUDE ->", e["message"])
+    # *SUBMODEL names a result file to read: refused in an upload too
+    r = d.request("POST", "/v1/jobs", f"*HEADING\nx\n** c\n*SUBMODEL, TYPE=NODE, INPUT={secret}\n1\n".encode(),
+                  {"Content-Type": "application/x-abaqus-inp"})
+    assert r.status == 422 and r.json["error"]["details"]["line"] == 4, r
+    assert "*SUBMODEL is not allowed" in r.json["error"]["message"], r.json
+    assert d.token not in r.body.decode(), "the submodel's file was read"
     assert d.request("POST", "/v1/jobs?format=msh", deck).status == 400
     assert d.request("POST", "/v1/jobs?format=inp", b"").status == 400
     left = [x for x in os.listdir(os.path.join(d.data_dir, "jobs"))

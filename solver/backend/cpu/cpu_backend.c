@@ -182,6 +182,14 @@ static dt_status cpu_rollback(void *impl, dt_ctx *ctx) {
   return DT_OK;
 }
 
+/* The next stress update and tangent read the new materials; the state is kept (backend.h). */
+static dt_status cpu_materials_set(void *impl, const int *elem_mat, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  (void)ctx;
+  memcpy(c->pb.elem_mat, elem_mat, sizeof(int) * (size_t)c->pb.n_elems);
+  return DT_OK;
+}
+
 static dt_status cpu_state_get(void *impl, double *host, dt_ctx *ctx) {
   dt_cpu *c = impl;
   size_t nq = (size_t)c->pb.n_qp;
@@ -245,6 +253,7 @@ const dt_backend_ops dt_cpu_ops = {
     .pc_apply = dt_cpu_pc_apply,
     .mpc_apply = cpu_mpc_apply,
     .pcg_solve = NULL,
+    .materials_set = cpu_materials_set,
     .state_commit = cpu_commit,
     .state_rollback = cpu_rollback,
     .fields_download = cpu_fields_download,
