@@ -97,11 +97,13 @@ __global__ void __launch_bounds__(stress_epb<TYPE>::value *coop_shape<TYPE>::T_S
     for (int A = 0; A < S::NPE; A++) /* eps = sum_A B_A u_A */
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3,
                          eps);
-    double Dq[36]; /* the point's D, for meshes that assemble B^T D B (a.tan_d) */
+    double Dq[36];  /* the point's D, for meshes that assemble B^T D B (a.tan_d) */
+    double epsm[6]; /* the strain the material sees: eps less the initial eigenstrain */
+    for (int c = 0; c < 6; c++) epsm[c] = a.eps0 ? eps[c] - a.eps0[c * a.stride + qp] : eps[c];
     int res =
-        MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig,
+        MC ? dt_material_update_form(&a.mats[mat], state, epsm, &old_s, &new_s, sig,
                                      a.tan_d ? Dq : (double *)0, &tf)
-           : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
+           : dt_j2_update_form(&a.mats[mat], state, epsm, &old_s, &new_s, sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
       for (int c = 0; c < 6; c++) {

@@ -47,6 +47,10 @@ typedef struct dt_problem {
   int *qp_ptr;               /* n_elems + 1 offsets into integration-point arrays */
   int n_qp;
   int max_npe;
+  /* Initial eigenstrain per point (dt_model_initial_eigenstrain: the model's initial stresses
+   * and plastic strains), 6 components, structure of arrays; NULL without initial conditions,
+   * and then the kernels read nothing more than before. */
+  double *qp_eps0;
   /* Materials (owned copy of the parameter blocks). */
   int n_mats;
   dt_material_params *mats;
