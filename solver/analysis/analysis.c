@@ -157,7 +157,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   r->nc.user = r->opt->user;
   r->nc.pcg_max_iter = r->m->solver.pcg_max_iter;
   r->nc.pc_kind = r->m->solver.precond;
-  r->nc.force_floor_tracked = r->pb->qp_eps0 != NULL; /* initial stresses or plastic strains */
+  r->nc.force_floor = r->pb->f0_norm; /* initial stresses or plastic strains: newton.h */
   if (r->pb->n_mpc > 0) {
     DT_TRY(dt_constraints_init(&r->mpc, r->o, r->impl, r->pb, ctx));
     r->nc.mpc = &r->mpc;

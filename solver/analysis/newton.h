@@ -30,9 +30,8 @@ typedef struct dt_newton_ctx {
   /* Models with initial stresses or plastic strains: their forces load the body from the
    * start, yet a body free to relax can end holding no force at all, and with no external
    * force either the residual's scale max(|f_ext|, |f_int|) would shrink with the residual.
-   * When force_floor_tracked is set, the largest |f_int| of the run (the initial state's
-   * forces, at u = 0) is kept in force_floor and the scale is never below it. */
-  int force_floor_tracked;
+   * The scale is never below force_floor, the initial states' forces at u = 0
+   * (dt_problem.f0_norm; 0 without initial conditions). */
   double force_floor;
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;

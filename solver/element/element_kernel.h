@@ -3,8 +3,9 @@
  * For one element: gather nothing (the caller passes nodal coordinates X and displacements
  * ue in element order), then at every integration point
  *     eps = B ue                                  (B-bar when bbar: mean dilatation)
- *     eps_m = eps - eps0        (eps0: the initial eigenstrain, when the model has one)
- *     (sig, D, history) = return mapping of eps_m from the committed history   (material/j2.h)
+ *     eps <- eps - eps0         (eps0: the initial eigenstrain, when the model has one; the
+ *                                trial strain eps_t keeps B ue)
+ *     (sig, D, history) = return mapping of eps from the committed history   (material/j2.h)
  *     fe += B^T sig  w det J t                     (internal force)
  *     Ke += B^T D B  w det J t                     (consistent tangent, when Ke != NULL)
  * Per-point arrays are structure-of-arrays: component k of point q is at [k * stride + q],
@@ -60,7 +61,7 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
   int npe = dt_elem_nnodes(type), dpn = dt_elem_dim(type), nde = npe * dpn;
   double *N = ws->N, *dN = ws->dN, *dNdx = ws->dNdx, *dNdx_bar = ws->dNdx_bar, *B = ws->B,
          *DB = ws->DB;
-  double xi[3], w, vol, eps[6], epsm[6], sig[6], D[36];
+  double xi[3], w, vol, eps[6], sig[6], D[36];
   dt_mat_state old_s, new_s;
   int n_plastic = 0;
   if (bbar) dt_elem_bbar_average_in(type, X, N, dN, dNdx, dNdx_bar, &vol);
@@ -80,17 +81,14 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
       for (int c = 0; c < nde; c++) s += B[r * nde + c] * ue[c];
       eps[r] = s;
     }
-    for (int k = 0; qa->eps0 && k < 6; k++) epsm[k] = eps[k] - qa->eps0[k * qa->stride + qp0 + q];
+    for (int k = 0; qa->eps_t && k < 6; k++) qa->eps_t[k * qa->stride + qp0 + q] = eps[k];
+    for (int k = 0; qa->eps0 && k < 6; k++) eps[k] -= qa->eps0[k * qa->stride + qp0 + q];
     dt_hist_load(qa->hist_c, qa->stride, qp0 + q, &old_s);
-    res = dt_material_update(mat, stress_state, qa->eps0 ? epsm : eps, &old_s, &new_s, sig,
-                             Ke ? D : (double *)0);
+    res = dt_material_update(mat, stress_state, eps, &old_s, &new_s, sig, Ke ? D : (double *)0);
     if (res == DT_MAT_NO_CONVERGENCE) return -1 - q;
     n_plastic += res == DT_MAT_PLASTIC;
     if (qa->hist_t) dt_hist_store(qa->hist_t, qa->stride, qp0 + q, &new_s);
-    for (int k = 0; k < 6; k++) {
-      if (qa->sig_t) qa->sig_t[k * qa->stride + qp0 + q] = sig[k];
-      if (qa->eps_t) qa->eps_t[k * qa->stride + qp0 + q] = eps[k];
-    }
+    for (int k = 0; qa->sig_t && k < 6; k++) qa->sig_t[k * qa->stride + qp0 + q] = sig[k];
     for (int c = 0; c < nde; c++) { /* fe += B^T sig w detJ t */
       double s = 0.0;
       for (int r = 0; r < 6; r++) s += B[r * nde + c] * sig[r];

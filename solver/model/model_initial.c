@@ -51,6 +51,7 @@ dt_status dt_model_check_initial(const dt_model *m, int *bad, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   *bad = -1;
   if (m->n_initial_states == 0) return DT_OK;
+  *bad = 0; /* named by the first entry */
   for (int i = 0; i < m->n_steps; i++)
     DT_CHECK(m->steps[i].procedure == DT_PROC_STATIC, ctx, DT_ERR_INPUT,
              "initial stresses and plastic strains need static steps (step %d \"%s\" is "

@@ -72,6 +72,7 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   pb->conn = m->conn;
   DT_TRY(fill_element_data(m, pb, ctx));
   DT_TRY(dt_model_initial_eigenstrain(m, pb->qp_ptr, pb->n_qp, &pb->qp_eps0, ctx));
+  DT_TRY(dt_problem_initial_force(pb, ctx));
   DT_TRY(dt_problem_build_pattern(pb, ctx));
   DT_TRY(dt_problem_build_colors(pb, ctx));
   if (m->solver.precond == DT_PC_TWO_LEVEL)

@@ -51,6 +51,9 @@ typedef struct dt_problem {
    * and plastic strains), 6 components, structure of arrays; NULL without initial conditions,
    * and then the kernels read nothing more than before. */
   double *qp_eps0;
+  /* |f_int| at u = 0 of those initial states (their nodal forces, elastic, over every DOF;
+   * dt_problem_initial_force), 0 without: the least force scale of Newton's residual. */
+  double f0_norm;
   /* Materials (owned copy of the parameter blocks). */
   int n_mats;
   dt_material_params *mats;
@@ -123,6 +126,9 @@ void dt_problem_free_mpc(dt_problem *pb);
 void dt_problem_mpc_apply(const dt_problem *pb, dt_mpc_op op, double *v);
 /* Bytes of the constraint arrays (estimates). */
 double dt_problem_mpc_bytes(const dt_problem *pb);
+
+/* The norm of the initial states' nodal forces into pb->f0_norm (problem_initial.c). */
+dt_status dt_problem_initial_force(dt_problem *pb, dt_ctx *ctx);
 
 /* Compile a finished model (dt_model_finish done). */
 dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx);

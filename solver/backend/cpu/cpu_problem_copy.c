@@ -27,6 +27,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   dst->n_dofs = src->n_dofs;
   dst->n_elems = ne;
   dst->n_qp = src->n_qp;
+  dst->f0_norm = src->f0_norm;
   dst->max_npe = src->max_npe;
   dst->n_mats = src->n_mats;
   dst->nnz = src->nnz;
