@@ -89,11 +89,11 @@ dt_status dt_jp_initial_conditions(dt_jp *jp, const json_t *v, const char *path)
   int n = 0;
 
   DT_TRY(dt_jp_array(jp, v, path, 0, 10000000, &n));
-  DT_ALLOC(m->initial_states, n ? n : 1, jp->ctx, "initial conditions");
   for (int i = 0; i < n; i++) {
+    dt_initial_state s;
     dt_jp_index(p, path, (size_t)i);
-    DT_TRY(parse_initial(jp, json_array_get(v, (size_t)i), p, &m->initial_states[i]));
-    m->n_initial_states = i + 1;
+    DT_TRY(parse_initial(jp, json_array_get(v, (size_t)i), p, &s));
+    DT_TRY(dt_model_add_initial_state(m, &s, jp->ctx));
   }
 cleanup:
   return rc;

@@ -497,7 +497,8 @@ int dt_model_node_axes(const dt_model *m, int i, double e[3][3]);
  * constraints on a node than it has independent DOFs. Nothing to do without transforms. */
 dt_status dt_model_lower_transforms(dt_model *m, dt_ctx *ctx);
 
-/* Append an initial stress or plastic strain (copied); checked by dt_model_check_initial. */
+/* Append an initial stress or plastic strain (copied; the only way states enter a model, which
+ * keeps their array's capacity implicit); checked by dt_model_check_initial. */
 dt_status dt_model_add_initial_state(dt_model *m, const dt_initial_state *s, dt_ctx *ctx);
 
 /* The rules of initial stresses and plastic strains: an element, set and point that exist

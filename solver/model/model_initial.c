@@ -12,10 +12,13 @@
 
 dt_status dt_model_add_initial_state(dt_model *m, const dt_initial_state *s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_initial_state *grown =
-      dt_realloc(m->initial_states, sizeof *grown * ((size_t)m->n_initial_states + 1));
-  DT_CHECK(grown != NULL, ctx, DT_ERR_NOMEM, "out of memory adding an initial condition");
-  m->initial_states = grown;
+  size_t n = (size_t)m->n_initial_states;
+  /* the capacity is 16, then doubles (a deck has a line per point): full at 0, 16, 32, ... */
+  if (n == 0 || (n >= 16 && (n & (n - 1)) == 0)) {
+    dt_initial_state *grown = dt_realloc(m->initial_states, sizeof *grown * (n < 16 ? 16 : 2 * n));
+    DT_CHECK(grown != NULL, ctx, DT_ERR_NOMEM, "out of memory adding an initial condition");
+    m->initial_states = grown;
+  }
   m->initial_states[m->n_initial_states++] = *s;
 cleanup:
   return rc;
