@@ -68,6 +68,10 @@ dt_status inp_initial_states(inp *p, inp_kw *kw, int kind) {
               "*INITIAL CONDITIONS, TYPE=%s: element %lld is a shell; ductile takes initial "
               "conditions on continuum elements only",
               what, (long long)id);
+    INP_CHECK(dt_elem_dim(p->m->elem_type[e]) == 3, p, rec,
+              "*INITIAL CONDITIONS, TYPE=%s: element %lld is two-dimensional; CalculiX numbers "
+              "the points of the 3D element it expands it into, which ductile does not map",
+              what, (long long)id);
     DT_TRY(inp_int64(p, rec, tok[1], "*INITIAL CONDITIONS integration point", &pt));
     INP_CHECK(pt >= 1 && pt <= dt_elem_nqp(p->m->elem_type[e]), p, rec,
               "*INITIAL CONDITIONS, TYPE=%s: element %lld has no integration point %lld (it has "

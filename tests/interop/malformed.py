@@ -122,6 +122,11 @@ CASES = [
      "d.inp:22: *INITIAL CONDITIONS: TYPE=STRESS and TYPE=PLASTIC STRAIN in one deck are not supported"),
     ("ic_user_data", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS, USER", "1, 1, 1."))}, "d.inp", 1,
      "d.inp:21: *INITIAL CONDITIONS, TYPE=STRESS, USER takes no data lines"),
+    ("ic_2d", {"d.inp": "*NODE, NSET=NALL\n1, 0, 0\n2, 1, 0\n3, 1, 1\n4, 0, 1\n*ELEMENT, TYPE=CPE4, ELSET=EALL\n"
+                        "1, 1, 2, 3, 4\n*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n"
+                        "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n*INITIAL CONDITIONS, TYPE=STRESS\n"
+                        "1, 1, -100.\n*STEP\n*STATIC\n*BOUNDARY\n1, 1, 2\n*END STEP\n"}, "d.inp", 1,
+     "d.inp:14: *INITIAL CONDITIONS, TYPE=STRESS: element 1 is two-dimensional"),
     ("ic_temperature", {"d.inp": GOOD.replace("*STEP", IC % ("TEMPERATURE", "NALL, 20."))}, "d.inp", 1,
      "d.inp:20: *INITIAL CONDITIONS: TYPE=TEMPERATURE is not supported (TYPE=VELOCITY, STRESS, PLASTIC STRAIN)"),
     # *EQUATION (the first term's DOF dependent): read, and its errors name the line of the
