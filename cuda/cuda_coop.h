@@ -22,6 +22,7 @@ typedef struct dt_coop_args {
   const int64_t *elem_pos_ptr;
   const double *u;
   const double *hist_c;
+  const double *eps0; /* initial eigenstrains (element_kernel.h dt_qp_arrays), or NULL */
   double *hist_t, *sig_t, *eps_t;
   double *tan_t; /* tangent form per point (dt_tangent_form: K, mu, gam; n is re-formed
                     from sig_t): written by the stress kernel, read by the tangent kernel */

@@ -43,6 +43,7 @@ static dt_coop_args make_args(const dt_cuda *c, const double *u, double *out) {
   a.elem_pos_ptr = p->elem_pos_ptr;
   a.u = u;
   a.hist_c = s->hist_c;
+  a.eps0 = p->qp_eps0;
   a.hist_t = s->hist_t;
   a.sig_t = s->sig_t;
   a.eps_t = s->eps_t;
@@ -106,6 +107,7 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
     qa.sig_t = a.sig_t;
     qa.eps_t = a.eps_t;
     qa.stride = a.stride;
+    qa.eps0 = a.eps0;
     gather<TYPE>(a, e, type, dpn, X, ue);
     int r =
         dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
@@ -143,6 +145,7 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
   qa.sig_t = (double *)0;
   qa.eps_t = (double *)0;
   qa.stride = a.stride;
+  qa.eps0 = a.eps0;
   gather<TYPE>(a, e, type, dpn, X, ue);
   if (dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
                              a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke, &ws) < 0) {

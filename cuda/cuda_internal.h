@@ -76,6 +76,7 @@ typedef struct dt_cuda_problem {
   unsigned char *elem_type, *elem_state, *elem_bbar;
   int *elem_ptr, *conn, *elem_mat, *qp_ptr, *color_elems;
   double *elem_thick;
+  double *qp_eps0; /* initial eigenstrains (problem.h), NULL without initial conditions */
   dt_material_params *mats;
   int *brow_ptr, *bcol;
   int *elem_pos;

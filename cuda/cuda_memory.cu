@@ -64,6 +64,7 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
   b += (size_t)dt_problem_mpc_bytes(pb); /* linear constraints */
   if (dt_cuda_element_variants(pb) & DT_CUDA_EL_D)
     b += nq * DT_CUDA_D_DOUBLES * sizeof(double); /* per-point D */
+  if (pb->qp_eps0) b += nq * 6 * sizeof(double);  /* initial eigenstrains */
   b += (size_t)DT_CUDA_MAX_ALLOCS * 512;          /* allocation granularity */
   *bytes = b;
   return DT_OK;

@@ -3,7 +3,8 @@
  * separated by barriers, per-element tables in shared memory (cuda_coop_element.cuh):
  *   1. node threads gather coordinates and displacements; point threads compute dN/dx and
  *      w det J, node-component threads the B-bar averages (coop_geometry);
- *   2. point threads form eps = B u (dt_elem_strain_add) and call the shared material update
+ *   2. point threads form eps = B u (dt_elem_strain_add), less the initial eigenstrain where the
+ *      model has initial conditions (a.eps0, element_kernel.h), and call the shared material update
  *      (dt_j2_update_form, or dt_material_update_form, which also knows Mohr-Coulomb, in the
  *      instantiation for meshes with such a material: MC = true; the J2-only kernel keeps its
  *      registers); they store the trial history, stress, strain and the tangent form of
@@ -98,16 +99,19 @@ __global__ void __launch_bounds__(stress_epb<TYPE>::value *coop_shape<TYPE>::T_S
       dt_elem_strain_add(S::DIM, me.g.dNdx[q] + A * 3, bbar ? bbar + A * 3 : bbar, me.g.ue + A * 3,
                          eps);
     double Dq[36]; /* the point's D, for meshes that assemble B^T D B (a.tan_d) */
+    /* the strain the material sees: eps (stored first, as the trial strain) less the initial
+     * eigenstrain, in place: a second array would stay live across the update and cost the
+     * kernel registers */
+    for (int c = 0; c < 6; c++) a.eps_t[c * a.stride + qp] = eps[c];
+    if (a.eps0)
+      for (int c = 0; c < 6; c++) eps[c] -= a.eps0[c * a.stride + qp];
     int res =
         MC ? dt_material_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig,
                                      a.tan_d ? Dq : (double *)0, &tf)
            : dt_j2_update_form(&a.mats[mat], state, eps, &old_s, &new_s, sig, (double *)0, &tf);
     if (res != DT_MAT_NO_CONVERGENCE) {
       dt_hist_store(a.hist_t, a.stride, qp, &new_s);
-      for (int c = 0; c < 6; c++) {
-        a.sig_t[c * a.stride + qp] = sig[c];
-        a.eps_t[c * a.stride + qp] = eps[c];
-      }
+      for (int c = 0; c < 6; c++) a.sig_t[c * a.stride + qp] = sig[c];
       if (MC && a.tan_d) { /* the tangent kernel reads D, not the form */
         for (int r = 0, k = 0; r < 6; r++)
           for (int cc = r; cc < 6; cc++, k++) a.tan_d[k * a.stride + qp] = Dq[r * 6 + cc];

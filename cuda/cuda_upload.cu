@@ -74,6 +74,7 @@ static dt_status problem_upload(dt_cuda *c, const dt_problem *pb, int type, int 
   UPLOAD(c->problem, elem_mat, pb->n_elems, "element materials");
   UPLOAD(c->problem, elem_thick, pb->n_elems, "element thicknesses");
   UPLOAD(c->problem, qp_ptr, pb->n_elems + 1, "integration point offsets");
+  if (pb->qp_eps0) UPLOAD(c->problem, qp_eps0, 6 * (size_t)pb->n_qp, "initial eigenstrains");
   UPLOAD(c->problem, mats, pb->n_mats, "materials");
   UPLOAD_AS(c->problem.brow_ptr, node_nbr_ptr, pb->n_nodes + 1, "block row offsets");
   UPLOAD_AS(c->problem.bcol, node_nbr, p->n_blocks, "block columns");

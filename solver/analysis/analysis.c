@@ -167,6 +167,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
     DT_ALLOC(r->elem_mat_next, r->pb->n_elems, ctx, "element materials");
     memcpy(r->elem_mat, r->pb->elem_mat, sizeof(int) * (size_t)r->pb->n_elems);
   }
+  r->nc.force_floor = r->pb->f0_norm; /* initial stresses or plastic strains: newton.h */
   if (r->pb->n_mpc > 0) {
     DT_TRY(dt_constraints_init(&r->mpc, r->o, r->impl, r->pb, ctx));
     r->nc.mpc = &r->mpc;

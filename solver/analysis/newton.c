@@ -74,6 +74,7 @@ static dt_status residual(dt_newton_ctx *nc, double lambda, double *rel, dt_ctx 
   DT_TRY(o->vec_dot(im, DT_VEC_W, DT_VEC_W, &ee, ctx));
   DT_TRY(o->vec_dot(im, DT_VEC_FINT, DT_VEC_FINT, &ii, ctx));
   scale = sqrt(ee > ii ? ee : ii);
+  if (nc->force_floor > scale) scale = nc->force_floor; /* initial conditions (newton.h) */
   *rel = scale > 0.0 ? sqrt(rr) / scale : sqrt(rr);
   if (!isfinite(rr) || !isfinite(scale)) *rel = NAN;
 cleanup:

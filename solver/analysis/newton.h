@@ -27,6 +27,12 @@ typedef struct dt_newton_ctx {
   /* The linear constraints (equations), eliminated: residuals are reduced (T^T r) and the
    * corrections solved in the reduced space (constraints.c); NULL for a model without. */
   dt_constraints *mpc;
+  /* Models with initial stresses or plastic strains: their forces load the body from the
+   * start, yet a body free to relax can end holding no force at all, and with no external
+   * force either the residual's scale max(|f_ext|, |f_int|) would shrink with the residual.
+   * The scale is never below force_floor, the initial states' forces at u = 0
+   * (dt_problem.f0_norm; 0 without initial conditions). */
+  double force_floor;
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
 } dt_newton_ctx;

@@ -3,7 +3,9 @@
  * For one element: gather nothing (the caller passes nodal coordinates X and displacements
  * ue in element order), then at every integration point
  *     eps = B ue                                  (B-bar when bbar: mean dilatation)
- *     (sig, D, history) = return mapping from the committed history   (material/j2.h)
+ *     eps <- eps - eps0         (eps0: the initial eigenstrain, when the model has one; the
+ *                                trial strain eps_t keeps B ue)
+ *     (sig, D, history) = return mapping of eps from the committed history   (material/j2.h)
  *     fe += B^T sig  w det J t                     (internal force)
  *     Ke += B^T D B  w det J t                     (consistent tangent, when Ke != NULL)
  * Per-point arrays are structure-of-arrays: component k of point q is at [k * stride + q],
@@ -20,8 +22,10 @@ typedef struct dt_qp_arrays {
   const double *hist_c; /* committed history, DT_MAT_STATE_DOUBLES components */
   double *hist_t;       /* trial history */
   double *sig_t;        /* trial stress, 6 components */
-  double *eps_t;        /* trial strain, 6 components */
+  double *eps_t;        /* trial strain B ue, 6 components */
   long stride;          /* distance between components (total number of points) */
+  const double *eps0;   /* initial eigenstrain, 6 components (problem.h qp_eps0), or NULL
+                           (last: initializers that omit it leave it NULL) */
 } dt_qp_arrays;
 
 DT_HD static inline void dt_hist_load(const double *h, long stride, long q, dt_mat_state *s) {
@@ -77,15 +81,14 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
       for (int c = 0; c < nde; c++) s += B[r * nde + c] * ue[c];
       eps[r] = s;
     }
+    for (int k = 0; qa->eps_t && k < 6; k++) qa->eps_t[k * qa->stride + qp0 + q] = eps[k];
+    for (int k = 0; qa->eps0 && k < 6; k++) eps[k] -= qa->eps0[k * qa->stride + qp0 + q];
     dt_hist_load(qa->hist_c, qa->stride, qp0 + q, &old_s);
     res = dt_material_update(mat, stress_state, eps, &old_s, &new_s, sig, Ke ? D : (double *)0);
     if (res == DT_MAT_NO_CONVERGENCE) return -1 - q;
     n_plastic += res == DT_MAT_PLASTIC;
     if (qa->hist_t) dt_hist_store(qa->hist_t, qa->stride, qp0 + q, &new_s);
-    for (int k = 0; k < 6; k++) {
-      if (qa->sig_t) qa->sig_t[k * qa->stride + qp0 + q] = sig[k];
-      if (qa->eps_t) qa->eps_t[k * qa->stride + qp0 + q] = eps[k];
-    }
+    for (int k = 0; qa->sig_t && k < 6; k++) qa->sig_t[k * qa->stride + qp0 + q] = sig[k];
     for (int c = 0; c < nde; c++) { /* fe += B^T sig w detJ t */
       double s = 0.0;
       for (int r = 0; r < 6; r++) s += B[r * nde + c] * sig[r];

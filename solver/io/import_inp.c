@@ -166,6 +166,7 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
   p.ctx = ctx;
   p.material = p.plastic_rec = p.step_rec = -1;
   p.static_rec = p.explicit_rec = p.ic_rec = p.step_amp = p.step_amp_rec = p.step_default_rec = -1;
+  p.istate_rec[0] = p.istate_rec[1] = -1;
   p.step_amp_kind = -1;
   p.c3d8r_rec = p.transform_rec = -1;
   DT_TRY(dt_model_create(&p.m, ctx));

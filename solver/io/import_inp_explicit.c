@@ -283,7 +283,8 @@ cleanup:
 }
 
 /* *INITIAL CONDITIONS, TYPE=VELOCITY: "node or node set, DOF, velocity" lines; DOFs 1-3 (the
- * angular velocities 4-6 of shell nodes only when 0). Kept in order for inp_initial_velocities. */
+ * angular velocities 4-6 of shell nodes only when 0). Kept in order for inp_initial_velocities.
+ * TYPE=STRESS and PLASTIC STRAIN are read by import_inp_initial.c. */
 dt_status inp_initial_conditions(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   const char *type = inp_param(kw, "TYPE");
@@ -292,8 +293,12 @@ dt_status inp_initial_conditions(inp *p, inp_kw *kw) {
   int64_t d = 0;
   double v = 0;
 
+  if (inp_initial_state_type(type) >= 0)
+    return inp_initial_states(p, kw, inp_initial_state_type(type));
   INP_CHECK(type && inp_eq(type, "VELOCITY"), p, kw->rec,
-            "*INITIAL CONDITIONS: TYPE=%s is not supported (TYPE=VELOCITY)", type ? type : "");
+            "*INITIAL CONDITIONS: TYPE=%s is not supported (TYPE=VELOCITY, STRESS, PLASTIC "
+            "STRAIN)",
+            type ? type : "");
   DT_TRY(inp_params_done(p, kw));
   if (p->ic_rec < 0) p->ic_rec = kw->rec;
   while (inp_data(p, &rec, tok, &n)) {
@@ -424,6 +429,11 @@ dt_status inp_explicit_done(inp *p) {
 
   INP_CHECK(p->ic_rec < 0 || p->explicit_rec >= 0, p, p->ic_rec,
             "initial velocities need an explicit step (*DYNAMIC, EXPLICIT)");
+  for (int k = 0; k < 2; k++)
+    INP_CHECK(p->istate_rec[k] < 0 || p->explicit_rec < 0, p, p->istate_rec[k],
+              "initial stresses and plastic strains need static steps (the explicit step is at "
+              "line %d)",
+              p->explicit_rec >= 0 ? p->recs[p->explicit_rec].line : 0);
 cleanup:
   return rc;
 }

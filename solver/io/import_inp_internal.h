@@ -126,6 +126,7 @@ typedef struct inp {
   int step_amp, step_amp_rec;   /* the *AMPLITUDE this step's AMPLITUDE= name, and where (-1) */
   int step_default_rec; /* a keyword of this step with nonzero values and no AMPLITUDE= (-1) */
   int ic_rec;           /* the first *INITIAL CONDITIONS, TYPE=VELOCITY (-1: none) */
+  int istate_rec[2];    /* the first *INITIAL CONDITIONS of each dt_initial_kind (-1: none) */
   inp_cload *ivl;       /* its lines in deck order: node set, DOF (0-2), velocity */
   int n_ivl, cap_ivl;
 
@@ -243,6 +244,10 @@ INP_INTERN dt_status inp_check_shell_faces(inp *p, int rec, int elset, int side,
 INP_INTERN dt_status inp_dynamic(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_amplitude(inp *p, inp_kw *kw);
 INP_INTERN dt_status inp_initial_conditions(inp *p, inp_kw *kw);
+/* TYPE=STRESS and TYPE=PLASTIC STRAIN (import_inp_initial.c): the dt_initial_kind of a TYPE
+ * value (-1: neither), and the keyword's data lines as the model's initial states. */
+INP_INTERN int inp_initial_state_type(const char *type);
+INP_INTERN dt_status inp_initial_states(inp *p, inp_kw *kw, int kind);
 /* *STATIC's side of the checks: no explicit step before it, no shell elements. */
 INP_INTERN dt_status inp_static_allowed(inp *p, const inp_kw *kw);
 /* The AMPLITUDE= of a load or boundary keyword in a step (none: nothing to do): only explicit

@@ -27,6 +27,7 @@ static const char *const top_keys[] = {"ductile",
                                        "ties",
                                        "rigid_bodies",
                                        "mpcs",
+                                       "initial_conditions",
                                        NULL};
 
 /* Jansson's messages plus a hint where the usual cause is not obvious. */
@@ -80,6 +81,8 @@ dt_status dt_jp_job_parts(dt_jp *jp, const json_t *root) {
   DT_TRY(dt_jp_steps(jp, v, "steps"));
   DT_TRY(dt_jp_member(jp, root, "", "initial_velocities", 0, &v));
   if (v) DT_TRY(dt_jp_initial_velocities(jp, v, "initial_velocities"));
+  DT_TRY(dt_jp_member(jp, root, "", "initial_conditions", 0, &v));
+  if (v) DT_TRY(dt_jp_initial_conditions(jp, v, "initial_conditions"));
   DT_TRY(dt_jp_explicit_densities(jp, "materials"));
   DT_TRY(dt_jp_member(jp, root, "", "equations", 0, &v));
   if (v) DT_TRY(dt_jp_equations(jp, v, "equations"));

@@ -14,7 +14,7 @@
 static const char *const attach_keys[] = {
     "ductile", "title",  "materials", "sections",   "steps", "initial_velocities",
     "solver",  "output", "equations", "transforms", "ties",  "rigid_bodies",
-    "mpcs",    NULL};
+    "mpcs",    "initial_conditions", NULL};
 
 static dt_status parse_attached(dt_jp *jp, const json_t *root) {
   dt_status rc = DT_OK;

@@ -106,6 +106,8 @@ DT_INTERN dt_status dt_jp_output(dt_jp *jp, const json_t *v, const char *path);
 DT_INTERN dt_status dt_jp_explicit(dt_jp *jp, const json_t *v, const char *path,
                                    dt_explicit_options *x);
 DT_INTERN dt_status dt_jp_initial_velocities(dt_jp *jp, const json_t *v, const char *path);
+/* "initial_conditions" (job_json_initial.c): initial stresses and plastic strains. */
+DT_INTERN dt_status dt_jp_initial_conditions(dt_jp *jp, const json_t *v, const char *path);
 /* "equations": linear multi-point constraints (job_json_equation.c). */
 DT_INTERN dt_status dt_jp_equations(dt_jp *jp, const json_t *v, const char *path);
 /* "rigid_bodies", "mpcs": CalculiX's nonlinear MPCs, linearised into equations once the steps

@@ -139,6 +139,7 @@ void dt_model_destroy(dt_model **mp) {
   for (int i = 0; m->steps && i < m->n_steps; i++) step_free(&m->steps[i]);
   dt_free(m->steps);
   dt_free(m->initial_velocities);
+  dt_free(m->initial_states);
   dt_free(m->eq.ptr);
   dt_free(m->transforms);
   dt_free(m->ties);

@@ -189,6 +189,27 @@ typedef struct dt_material_change {
   int elset;    /* index into model->elsets */
   int material; /* index into model->materials */
 } dt_material_change;
+/* dt_initial_state.kind */
+typedef enum dt_initial_kind {
+  DT_INITIAL_STRESS = 0,        /* a stress the body holds before the first step */
+  DT_INITIAL_PLASTIC_STRAIN = 1 /* a strain that makes no stress (eigenstrain) */
+} dt_initial_kind;
+
+/* An initial stress or plastic strain of elements (model_initial.c): at integration point
+ * `point` (0-based, CalculiX's numbering) or at every point (-1), of element `elem`, or of every
+ * element of element set `elset` when elem = -1, or of every element when both are -1.
+ * At a point with coordinates x (reference configuration) the value is
+ *     value[k] + sum_j grad[k][j] x[j],   k in Voigt order xx, yy, zz, xy, xz, yz,
+ * shears as tensor components (strain: eps_xy, not gamma_xy). A later entry replaces an
+ * earlier one of the same kind at a point. Both act through every step as one eigenstrain
+ * eps0 = eps_p0 - C^-1 : sig0, so that sig = C : (eps - eps0 - eps_p) = sig0 + C : (eps - eps_p0
+ * - eps_p) with eps_p the plastic strain the material adds. */
+typedef struct dt_initial_state {
+  int kind; /* dt_initial_kind */
+  int elset, elem, point;
+  double value[6];
+  double grad[6][3];
+} dt_initial_state;
 
 /* A load step. Its BCs and loads are the complete state at the end of the step: loads ramp
  * linearly from the state the previous step left to these values; a DOF constrained before
@@ -421,7 +442,9 @@ typedef struct dt_model {
   dt_step *steps;
   int n_initial_velocities;
   dt_initial_velocity *initial_velocities;
-  dt_equations eq; /* linear constraints; eq.n = 0 when there are none */
+  int n_initial_states;
+  dt_initial_state *initial_states; /* initial stresses and plastic strains, in input order */
+  dt_equations eq;                  /* linear constraints; eq.n = 0 when there are none */
   int n_transforms;
   dt_transform *transforms; /* local systems; a node in several sets takes the last one's */
   int *node_transform;      /* per node: its transform, or -1; NULL until
@@ -571,6 +594,24 @@ dt_status dt_model_add_tie(dt_model *m, const dt_tie *tie, dt_ctx *ctx);
  * *bad is -1 when the error is not one tie's. Empties m->ties. */
 dt_status dt_model_lower_ties(dt_model *m, void (*warn)(void *arg, const char *msg), void *arg,
                               int *bad, dt_ctx *ctx);
+/* Append an initial stress or plastic strain (copied; the only way states enter a model, which
+ * keeps their array's capacity implicit); checked by dt_model_check_initial. */
+dt_status dt_model_add_initial_state(dt_model *m, const dt_initial_state *s, dt_ctx *ctx);
+
+/* The rules of initial stresses and plastic strains: an element, set and point that exist
+ * (the point among the element's integration points), finite values, continuum elements of
+ * static steps only (the explicit solver and shells take none). DT_ERR_INPUT names the element
+ * by user id; *bad is the entry at fault (-1 when not one entry's). Called by dt_model_finish,
+ * which prefixes "initial_conditions[i]: "; a deck reader calls it first to name the line. */
+dt_status dt_model_check_initial(const dt_model *m, int *bad, dt_ctx *ctx);
+
+/* The eigenstrain per integration point that the initial states of the model amount to
+ * (Voigt, engineering shears, structure of arrays: component k of point q at k * n_qp + q),
+ * from each point's stress sig0 and plastic strain eps_p0 as eps0 = eps_p0 - C^-1 : sig0 with
+ * the elastic constants of the element's material (dt_model_finish done). *out is NULL
+ * (and nothing is allocated) when the model has no initial states; the caller frees it. */
+dt_status dt_model_initial_eigenstrain(const dt_model *m, const int *qp_ptr, int n_qp, double **out,
+                                       dt_ctx *ctx);
 
 /* Print a short description of the model (sizes, sets, materials, steps). */
 void dt_model_view(const dt_model *m, FILE *f);

@@ -622,6 +622,17 @@ static dt_status check_equations(const dt_model *m, dt_ctx *ctx) {
   return rc;
 }
 
+static dt_status check_initial(const dt_model *m, dt_ctx *ctx) {
+  char where[48];
+  int bad = -1;
+  dt_status rc = dt_model_check_initial(m, &bad, ctx);
+  if (rc == DT_ERR_INPUT && bad >= 0) {
+    snprintf(where, sizeof where, "initial_conditions[%d]", bad);
+    dt_ctx_prefix(ctx, where);
+  }
+  return rc;
+}
+
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int bad_node = -1;
@@ -635,6 +646,7 @@ dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
   DT_TRY(dt_check_explicit(m, ctx));
   DT_TRY(check_equations(m, ctx));
   DT_TRY(dt_model_check_isolated(m, &bad_node, ctx));
+  DT_TRY(check_initial(m, ctx));
   resolve_nonlinear(m);
   DT_TRY(check_options(m, ctx));
   resolve_precond(m);

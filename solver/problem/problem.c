@@ -84,6 +84,8 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   pb->elem_ptr = m->elem_ptr;
   pb->conn = m->conn;
   DT_TRY(fill_element_data(m, pb, ctx));
+  DT_TRY(dt_model_initial_eigenstrain(m, pb->qp_ptr, pb->n_qp, &pb->qp_eps0, ctx));
+  DT_TRY(dt_problem_initial_force(pb, ctx));
   DT_TRY(dt_problem_build_pattern(pb, ctx));
   DT_TRY(dt_problem_build_colors(pb, ctx));
   if (m->solver.precond == DT_PC_TWO_LEVEL)
@@ -108,6 +110,7 @@ void dt_problem_destroy(dt_problem **pbp) {
   dt_free(pb->elem_bbar);
   dt_free(pb->elem_thick);
   dt_free(pb->qp_ptr);
+  dt_free(pb->qp_eps0);
   dt_free(pb->mats);
   dt_free(pb->row_ptr);
   dt_free(pb->col);

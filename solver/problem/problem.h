@@ -54,6 +54,13 @@ typedef struct dt_problem {
   int *qp_ptr;               /* n_elems + 1 offsets into integration-point arrays */
   int n_qp;
   int max_npe;
+  /* Initial eigenstrain per point (dt_model_initial_eigenstrain: the model's initial stresses
+   * and plastic strains), 6 components, structure of arrays; NULL without initial conditions,
+   * and then the kernels read nothing more than before. */
+  double *qp_eps0;
+  /* |f_int| at u = 0 of those initial states (their nodal forces, elastic, over every DOF;
+   * dt_problem_initial_force), 0 without: the least force scale of Newton's residual. */
+  double f0_norm;
   /* Materials (owned copy of the parameter blocks). */
   int n_mats;
   dt_material_params *mats;
@@ -134,6 +141,8 @@ double dt_problem_mpc_bytes(const dt_problem *pb);
  * Returns 1 if some step up to `step` changes a material, else 0 (elem_mat is then the
  * problem's own elem_mat). */
 int dt_problem_step_materials(const dt_model *m, int step, int *elem_mat);
+/* The norm of the initial states' nodal forces into pb->f0_norm (problem_initial.c). */
+dt_status dt_problem_initial_force(dt_problem *pb, dt_ctx *ctx);
 
 /* Compile a finished model (dt_model_finish done). */
 dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx);

@@ -81,9 +81,12 @@ static dt_status elastic_matrix(const dt_problem *pb, int e, double *packed, dt_
   DT_ALLOC(scratch, (size_t)nqp * (2 * DT_MAT_STATE_DOUBLES + 12), ctx, "an element's point state");
   for (int a = 0; a < npe; a++)
     for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[c[a] * 3 + k];
-  dt_qp_arrays qa = {scratch, scratch + nqp * DT_MAT_STATE_DOUBLES,
+  dt_qp_arrays qa = {scratch,
+                     scratch + nqp * DT_MAT_STATE_DOUBLES,
                      scratch + nqp * 2 * DT_MAT_STATE_DOUBLES,
-                     scratch + nqp * (2 * DT_MAT_STATE_DOUBLES + 6), nqp};
+                     scratch + nqp * (2 * DT_MAT_STATE_DOUBLES + 6),
+                     nqp,
+                     NULL};
   int r = dt_element_residual(type, X, ue, &pb->mats[pb->elem_mat[e]], pb->elem_state[e],
                               pb->elem_bbar[e], pb->elem_thick[e], &qa, 0, fe, Ke);
   DT_CHECK(r == 0, ctx, DT_ERR_INTERNAL, "element %d is not elastic at zero strain", e);

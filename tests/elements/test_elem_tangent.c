@@ -26,7 +26,7 @@ static int element(int type, const double *X, const double *ue, int bbar,
                    const dt_material_params *m, double *fe, double *Ke) {
   static double hist[DT_MAT_STATE_DOUBLES * DT_ELEM_MAX_QP]; /* zero: virgin material */
   const int state = dt_elem_dim(type) == 3 ? DT_STATE_3D : DT_STATE_PLANE_STRAIN;
-  dt_qp_arrays qa = {hist, NULL, NULL, NULL, DT_ELEM_MAX_QP};
+  dt_qp_arrays qa = {hist, NULL, NULL, NULL, DT_ELEM_MAX_QP, NULL};
   return dt_element_residual(type, X, ue, m, state, bbar, 1.0, &qa, 0, fe, Ke);
 }
 

@@ -196,6 +196,30 @@ static void equations_job(sbuf *b, const char *pc) {
   sb_add(b, "]}");
 }
 
+/* The plastic bar of hex8_job (hex20 = 0) or hex20_job (1), bent and released, with initial
+ * conditions (docs/job-format.md, "initial_conditions"): a residual stress out of equilibrium on
+ * every point (s_xx = 120 + 40 y - 80 z, s_yz = 20), one point of element 1 given another, and
+ * an initial plastic strain in element 2. The eigenstrain goes through the stress kernels of
+ * both kinds (cooperative on hex8, one thread per element on hex20) and the tangent. */
+static void hex20_job(sbuf *b, const char *type, const char *pc);
+static void initial_job(sbuf *b, int hex20, const char *pc) {
+  if (hex20)
+    hex20_job(b, "hex20", pc);
+  else
+    hex8_job(b,
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 10000}}",
+             "full", "", TIP_FORCE("[0, 0, -1.6]"), 1, pc);
+  b->s[--b->n] = '\0'; /* reopen the job object */
+  sb_add(b, ", \"initial_conditions\": ["
+            "{\"type\": \"stress\", \"value\": [120, 0, 0, 0, 0, 20], "
+            "\"gradient\": [[0, 40, -80], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]}, "
+            "{\"type\": \"stress\", \"element\": 1, \"point\": 3, "
+            "\"value\": [-150, 10, 0, 5, 0, 0]}, "
+            "{\"type\": \"plastic_strain\", \"element\": 2, "
+            "\"value\": [0.001, -0.0005, -0.0005, 0, 0, 0]}]}");
+}
+
 /* hex8_job's plastic bar (linear hardening, bent and released) with its last 3 columns of cells
  * as tet4. */
 static void mixed_job(sbuf *b, const char *pc) {
@@ -502,6 +526,17 @@ int main(int argc, char **argv) {
     for (int t = 0; t < 2; t++) {
       sbuf b = {0};
       wedge_job(&b, types[t], pcs[t]);
+      check_job(names[t], &b);
+      check_job_matrix_free(names[t], &b);
+      free(b.s);
+    }
+  }
+  { /* initial stresses and plastic strains, on the cooperative (hex8) and the generic (hex20)
+     * kernels, and the matrix-free operator */
+    static const char *const names[2] = {"initial hex8", "initial hex20"};
+    for (int t = 0; t < 2; t++) {
+      sbuf b = {0};
+      initial_job(&b, t, "block_jacobi");
       check_job(names[t], &b);
       check_job_matrix_free(names[t], &b);
       free(b.s);

@@ -26,9 +26,10 @@ SETS = "*NSET, NSET=BOT\n1, 2, 3, 4\n*NSET, NSET=TOP\n5, 6, 7, 8\n"
 STEP = "*STEP\n*STATIC\n*BOUNDARY\nBOT, 1, 3\n*CLOAD\nTOP, 3, 1.\n*END STEP\n"
 GOOD = HEX + ELEM + SETS + MAT + STEP
 EQ = "*EQUATION\n2\n%s\n*STEP"  # one two-term equation before the step (lines 20-22)
-TR = "*TRANSFORM, NSET=TOP%s\n%s\n*STEP"
+IC = "*INITIAL CONDITIONS, TYPE=%s\n%s\n*STEP"  # initial conditions before the step (lines 20-21)
+TR = "*TRANSFORM, NSET=TOP%s\n%s\n*STEP"  # a transform of the top face before the step (lines 20-21)
 SUB = "*SUBMODEL, TYPE=%s, INPUT=g.frd\nTOP\n*STEP"  # a submodel driving the top face (lines 20-21)
-CHANGE = "*CHANGE SOLID SECTION, ELSET=%s, MATERIAL=STEEL\n"  # a transform of the top face before the step (lines 20-21)
+CHANGE = "*CHANGE SOLID SECTION, ELSET=%s, MATERIAL=STEEL\n"  # a material change inside the step
 # the unit cube as a 20-node hexahedron: mid-edge nodes 9-20 on edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8,
 # 8-5, 1-5, 2-6, 3-7, 4-8; an element's 21 values on two data lines, as CalculiX writes them
 HEX20 = HEX + "".join("%d, %g, %g, %g\n" % (9 + m, *p) for m, p in enumerate(
@@ -102,6 +103,34 @@ CASES = [
      "d.inp:20: the deck ends inside this *STEP: *END STEP is missing"),
     ("unsupported_element", {"d.inp": GOOD.replace("TYPE=C3D8,", "TYPE=C3D8I,")}, "d.inp", 1,
      "d.inp:10: *ELEMENT: element type C3D8I is not supported"),
+    # *INITIAL CONDITIONS, TYPE=STRESS [, USER] and TYPE=PLASTIC STRAIN (before the step,
+    # lines 20-21): read, and the points they name must exist
+    ("ic_stress_ok", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 8, -100., -100., -100., 0., 0., 0."))},
+     "d.inp", 0, "completed"),
+    ("ic_user_ok", {"d.inp": GOOD.replace("*STEP", "*INITIAL CONDITIONS, TYPE=STRESS, USER\n*STEP")}, "d.inp", 0,
+     "completed"),
+    ("ic_plastic_ok", {"d.inp": GOOD.replace("*STEP", IC % ("PLASTIC STRAIN", "1, 1, .01"))}, "d.inp", 0,
+     "completed"),
+    ("ic_point", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 9, -100."))}, "d.inp", 1,
+     "d.inp:21: *INITIAL CONDITIONS, TYPE=STRESS: element 1 has no integration point 9 (it has 8)"),
+    ("ic_element", {"d.inp": GOOD.replace("*STEP", IC % ("PLASTIC STRAIN", "42, 1, .01"))}, "d.inp", 1,
+     "d.inp:21: element 42 does not exist"),
+    ("ic_too_many", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 1, 1, 2, 3, 4, 5, 6, 7"))}, "d.inp", 1,
+     "d.inp:21: *INITIAL CONDITIONS, TYPE=STRESS: expected 'element, integration point, s11, s22, s33, s12, "
+     "s13, s23', got 9 values"),
+    ("ic_both_types", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 1, 1.\n*INITIAL CONDITIONS, "
+                                                                     "TYPE=PLASTIC STRAIN\n1, 1, .01"))},
+     "d.inp", 1,
+     "d.inp:22: *INITIAL CONDITIONS: TYPE=STRESS and TYPE=PLASTIC STRAIN in one deck are not supported"),
+    ("ic_user_data", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS, USER", "1, 1, 1."))}, "d.inp", 1,
+     "d.inp:21: *INITIAL CONDITIONS, TYPE=STRESS, USER takes no data lines"),
+    ("ic_2d", {"d.inp": "*NODE, NSET=NALL\n1, 0, 0\n2, 1, 0\n3, 1, 1\n4, 0, 1\n*ELEMENT, TYPE=CPE4, ELSET=EALL\n"
+                        "1, 1, 2, 3, 4\n*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n"
+                        "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n1.\n*INITIAL CONDITIONS, TYPE=STRESS\n"
+                        "1, 1, -100.\n*STEP\n*STATIC\n*BOUNDARY\n1, 1, 2\n*END STEP\n"}, "d.inp", 1,
+     "d.inp:14: *INITIAL CONDITIONS, TYPE=STRESS: element 1 is two-dimensional"),
+    ("ic_temperature", {"d.inp": GOOD.replace("*STEP", IC % ("TEMPERATURE", "NALL, 20."))}, "d.inp", 1,
+     "d.inp:20: *INITIAL CONDITIONS: TYPE=TEMPERATURE is not supported (TYPE=VELOCITY, STRESS, PLASTIC STRAIN)"),
     # *EQUATION (the first term's DOF dependent): read, and its errors name the line of the
     # equation; *MPC PLANE stays refused (CalculiX switches on NLGEOM for it)
     ("equation_ok", {"d.inp": GOOD.replace("*STEP", EQ % "6, 3, 1., 5, 3, -1.")}, "d.inp", 0, "completed"),
@@ -318,8 +347,9 @@ CASES = [
           "*CLOAD: degree of freedom 4 (a rotation) takes 0 only: prescribed rotations and moments are not supported"),
     xcase("x_rotation_value", GOODX.replace("LEFT, ENCASTRE", "LEFT, 5, 5, 0.1"), 30,
           "*BOUNDARY: degree of freedom 5 (a rotation) takes 0 only"),
-    xcase("x_initial_stress", GOODX.replace("*STEP", "*INITIAL CONDITIONS, TYPE=STRESS\nPLATE, 1, 0\n*STEP", 1),
-          26, "*INITIAL CONDITIONS: TYPE=STRESS is not supported (TYPE=VELOCITY)"),
+    xcase("x_initial_stress", GOODX.replace("*STEP", "*INITIAL CONDITIONS, TYPE=STRESS\n1, 1, 0\n*STEP", 1),
+          27, "*INITIAL CONDITIONS, TYPE=STRESS: element 1 is a shell; ductile takes initial conditions on "
+          "continuum elements only"),
     xcase("x_initial_angular", GOODX.replace("*STEP", "*INITIAL CONDITIONS, TYPE=VELOCITY\nNALL, 5, 1.\n*STEP", 1),
           27, "*INITIAL CONDITIONS, TYPE=VELOCITY: DOF 5: ductile takes velocities along 1-3"),
     xcase("x_initial_static", GOOD.replace("*STEP", "*INITIAL CONDITIONS, TYPE=VELOCITY\nNALL, 3, 1.\n*STEP"), 20,

@@ -89,4 +89,23 @@ for name, transform, valid in TRANSFORM_CASES:
     ok = (not errors) == valid
     bad += not ok
     print(f"transforms, {name}: {'ok' if ok else 'FAIL'}")
+# the equations job with initial stresses and plastic strains: what the parser reads and refuses
+INITIAL_CASES = [
+    ("stress everywhere", {"type": "stress", "value": [-100, -100, -100, 0, 0, 0]}, True),
+    ("gradient on a set", {"type": "stress", "element_set": "all",
+                           "gradient": [[0, -100, 0], [0, -100, 0], [0, -100, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]}, True),
+    ("plastic strain at a point", {"type": "plastic_strain", "element": 1, "point": 3,
+                                   "value": [0.01, 0, 0, 0, 0, 0]}, True),
+    ("element and set", {"type": "stress", "element": 1, "element_set": "all"}, False),
+    ("temperature", {"type": "temperature", "value": [20, 0, 0, 0, 0, 0]}, False),
+    ("point 0", {"type": "stress", "element": 1, "point": 0}, False),
+    ("three values", {"type": "stress", "value": [1, 2, 3]}, False),
+]
+for name, ic, valid in INITIAL_CASES:
+    j = copy.deepcopy(eq)
+    j["initial_conditions"] = [ic]
+    errors = list(validator.iter_errors(j))
+    ok = (not errors) == valid
+    bad += not ok
+    print(f"initial_conditions, {name}: {'ok' if ok else 'FAIL'}")
 sys.exit(1 if bad else 0)

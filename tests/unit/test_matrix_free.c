@@ -118,9 +118,12 @@ static void check_classes(void) {
     int e = 17, npe = 8;
     double X[24], ue[24] = {0}, fe[24], Ke[576], packed[324],
                   scratch[8 * (2 * DT_MAT_STATE_DOUBLES + 12)] = {0};
-    dt_qp_arrays qa = {scratch, scratch + 8 * DT_MAT_STATE_DOUBLES,
+    dt_qp_arrays qa = {scratch,
+                       scratch + 8 * DT_MAT_STATE_DOUBLES,
                        scratch + 16 * DT_MAT_STATE_DOUBLES,
-                       scratch + 16 * DT_MAT_STATE_DOUBLES + 48, 8};
+                       scratch + 16 * DT_MAT_STATE_DOUBLES + 48,
+                       8,
+                       NULL};
     for (int a = 0; a < npe; a++)
       for (int k = 0; k < 3; k++) X[a * 3 + k] = pb->x[pb->conn[pb->elem_ptr[e] + a] * 3 + k];
     CHECK(dt_element_residual(pb->elem_type[e], X, ue, &pb->mats[0], pb->elem_state[e],

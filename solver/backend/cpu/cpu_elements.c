@@ -32,7 +32,7 @@ dt_status dt_cpu_stress_update(void *impl, dt_vec_id u, dt_vec_id fint, dt_stres
   const dt_problem *pb = &c->pb;
   const double *uv = c->vec[u];
   double *f = c->vec[fint];
-  dt_qp_arrays qa = {c->hist_c, c->hist_t, c->sig_t, c->eps_t, pb->n_qp};
+  dt_qp_arrays qa = {c->hist_c, c->hist_t, c->sig_t, c->eps_t, pb->n_qp, pb->qp_eps0};
   int n_plastic = 0, n_failed = 0, first_failed = -1;
   memset(f, 0, sizeof(double) * pb->n_dofs);
   for (int col = 0; col < pb->n_colors; col++) {
@@ -91,7 +91,7 @@ dt_status dt_cpu_tangent_assemble(void *impl, dt_ctx *ctx) {
   if (pb->matrix_free) return dt_cpu_mf_assemble(c, ctx);
   const double *uv = c->vec[DT_VEC_UT];
   /* Only the tangent is needed: the trial state was written by the last stress update. */
-  dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp};
+  dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp, pb->qp_eps0};
   int n_failed = 0;
   memset(c->val, 0, sizeof(double) * pb->nnz);
   for (int col = 0; col < pb->n_colors; col++) {

@@ -68,7 +68,7 @@ dt_status dt_cpu_mf_assemble(dt_cpu *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_problem *pb = &c->pb;
   const double *uv = c->vec[DT_VEC_UT];
-  dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp};
+  dt_qp_arrays qa = {c->hist_c, NULL, NULL, NULL, pb->n_qp, pb->qp_eps0};
   int n_failed = 0;
   DT_TRY(assign_slots(c, ctx));
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : n_failed) if (pb->n_elems > DT_OMP_MIN_ELEMS)

@@ -64,7 +64,7 @@ dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
 /* Host bytes the CPU backend holds for a problem (the same count as held_bytes). */
 dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx) {
   *bytes = 8.0 * (DT_VEC_COUNT * (double)pb->n_dofs + (double)pb->n_dofs * pb->dpn +
-                  (2.0 * DT_MAT_STATE_DOUBLES + 24.0) * pb->n_qp);
+                  (2.0 * DT_MAT_STATE_DOUBLES + 24.0 + (pb->qp_eps0 ? 6.0 : 0.0)) * pb->n_qp);
   if (pb->matrix_free)
     *bytes += dt_cpu_mf_bytes(pb);
   else /* CSR values, columns, row offsets, element positions */

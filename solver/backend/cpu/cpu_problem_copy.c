@@ -27,6 +27,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   dst->n_dofs = src->n_dofs;
   dst->n_elems = ne;
   dst->n_qp = src->n_qp;
+  dst->f0_norm = src->f0_norm;
   dst->max_npe = src->max_npe;
   dst->n_mats = src->n_mats;
   dst->nnz = src->nnz;
@@ -40,6 +41,7 @@ dt_status dt_cpu_problem_copy(const dt_problem *src, dt_problem *dst, dt_ctx *ct
   DUP(elem_bbar, ne);
   DUP(elem_thick, ne);
   DUP(qp_ptr, ne + 1);
+  if (src->qp_eps0) DUP(qp_eps0, 6 * (size_t)src->n_qp); /* initial eigenstrains */
   DUP(mats, src->n_mats);
   DUP(elem_pos_ptr, ne + 1);
   if (src->matrix_free) { /* element matrices: no pattern, positions or assembled values */
@@ -88,6 +90,7 @@ void dt_cpu_problem_free(dt_problem *pb) {
   dt_free(pb->elem_bbar);
   dt_free(pb->elem_thick);
   dt_free(pb->qp_ptr);
+  dt_free(pb->qp_eps0);
   dt_free(pb->mats);
   dt_free(pb->row_ptr);
   dt_free(pb->col);
