@@ -219,7 +219,7 @@ static dt_status section_kind(inp *p, const inp_kw *kw, int s, dt_section_kind *
   dt_status rc = DT_OK;
   const dt_set *set = &p->m->elsets[s];
   static const char *names[] = {"solid (C3D*)", "plane strain (CPE*)", "plane stress (CPS*)",
-                                "shell (S4, S4R)"};
+                                "shell (S4, S4R)", "axisymmetric (CAX*)"};
   int shell_kw = strcmp(kw->name, "*SHELL SECTION") == 0;
 
   INP_CHECK(set->n > 0, p, kw->rec, "%s: element set %s is empty", kw->name, set->name);
@@ -299,6 +299,13 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
     INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
               "*SOLID SECTION: a data line (thickness) applies to 2D "
               "elements only");
+    /* ccx 2.20 ignores it for axisymmetric elements (the same results with and without):
+     * they span the whole ring */
+    if (sec.kind == DT_SECTION_AXISYMMETRIC)
+      inp_warn(p, rec,
+               "*SOLID SECTION: the thickness %s is ignored: axisymmetric (CAX*) elements span "
+               "the whole ring (as in CalculiX)",
+               tok[0]);
     DT_TRY(inp_double(p, rec, tok[0], "*SOLID SECTION thickness", &sec.thickness));
     INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)",
               sec.thickness);

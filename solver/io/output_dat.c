@@ -148,8 +148,13 @@ static int prints_forces(const dt_print_request *r) {
  * no backend vector, so f_int is formed here from the converged point stresses, with the
  * backends' element functions, rule, B-bar choice (problem.c) and 2D thickness: the same sum
  * the backends form. Elements without a marked node are skipped, so a print on a support costs
- * a few elements. Returns 0, or -1 when the fields do not carry the points of the model's
- * elements. */
+ * a few elements. Axisymmetric elements print what ccx 2.20 prints for them (checked against
+ * it, docs/interop.md): it expands them into a 2-degree sector of 3D elements and prints that
+ * sector's forces, 2/360 of the ring's (a *CLOAD is the whole ring's, as in the solver), and
+ * without the hoop term (N_a / r) sigma_zz of the radial force: the x forces of an element sum
+ * to 0, as for the gradient terms alone. Those are not the radial reactions, which the solver's
+ * fields (fields.rf) carry for the whole ring, hoop term included. Returns 0, or -1 when the
+ * fields do not carry the points of the model's elements. */
 int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
                        double *out) {
   for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
@@ -161,6 +166,7 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
     const dt_section *sec = &m->sections[m->elem_section[e]];
     const int bbar = sec->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
     const double thick = (m->dim == 2 && sec->thickness > 0) ? sec->thickness : 1.0;
+    const int axisym = sec->kind == DT_SECTION_AXISYMMETRIC;
     double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES],
         dNdx[3 * DT_ELEM_MAX_NODES];
     double dNdx_bar[3 * DT_ELEM_MAX_NODES], vol = 0.0;
@@ -177,6 +183,8 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
       dt_elem_qp(type, q, xi, &w);
       dt_elem_shape(type, xi, N, dN);
       wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
+      if (axisym) /* the 2-degree sector of the ring */
+        wdv = wdv / thick * DT_TWO_PI * dt_axisym_radius(npe, N, X) / 180.0;
       for (int a = 0; a < npe; a++) {
         double fa[3] = {0, 0, 0};
         dt_elem_force_add(dim, &dNdx[3 * a], bbar ? &dNdx_bar[3 * a] : NULL, sig, fa);

@@ -85,7 +85,8 @@ static int frd_type(int type, int *n, const int **order) {
   case DT_ELEM_TET10: return 6;
   case DT_ELEM_QUAD4: return 9;
   case DT_ELEM_TRI3: return 7;
-  case DT_ELEM_QUAD8: return 10;
+  case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD8R: return 10;
   case DT_ELEM_QUAD9: *n = 8; return 10; /* the serendipity nodes: corners, then mid-edges */
   case DT_ELEM_QUAD16: *n = 4; return 9; /* the corners */
   case DT_ELEM_WEDGE6: return 2;
