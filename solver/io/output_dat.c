@@ -182,9 +182,9 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
       double xi[3], w = 0.0, wdv = 0.0;
       dt_elem_qp(type, q, xi, &w);
       dt_elem_shape(type, xi, N, dN);
-      wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
-      if (axisym) /* the 2-degree sector of the ring */
-        wdv = wdv / thick * DT_TWO_PI * dt_axisym_radius(npe, N, X) / 180.0;
+      wdv = w * dt_elem_gradients(type, X, dN, dNdx) *
+            (axisym ? DT_TWO_PI * dt_axisym_radius(npe, N, X) / 180.0 /* the 2-degree sector */
+                    : thick);
       for (int a = 0; a < npe; a++) {
         double fa[3] = {0, 0, 0};
         dt_elem_force_add(dim, &dNdx[3 * a], bbar ? &dNdx_bar[3 * a] : NULL, sig, fa);
