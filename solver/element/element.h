@@ -6,9 +6,9 @@
  * (model.h is host-only, so it is not included; element_check.c asserts the values match).
  *
  * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
- * (C3D8, C3D4, C3D10, C3D20, C3D20R, C3D6, C3D15, CPE4, CPE3, CPE8, CPE8R); faces are numbered from 0
- * (S1 is face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges
- * 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The wedges list the bottom
+ * (C3D8, C3D4, C3D10, C3D20, C3D20R, C3D6, C3D15, CPE4, CPE3, CPE8, CPE8R); faces are numbered
+ * from 0 (S1 is face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes
+ * of edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The wedges list the bottom
  * triangle 1-2-3 (counterclockwise seen from the top), the top 4-5-6 above it, and wedge15 then
  * the mid-edge nodes of edges 1-2, 2-3, 3-1, 4-5, 5-6, 6-4, 1-4, 2-5, 3-6. The Lagrange
  * quadrilaterals of orders 2 and 3 (quad9, quad16: [VilasBoas2020]'s Q_p spaces, which Abaqus and CalculiX lack)

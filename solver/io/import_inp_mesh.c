@@ -4,8 +4,9 @@
  * through sorted maps rebuilt after each new block. Set names are upper-cased (Abaqus names are
  * case-insensitive); a set defined twice is extended, as CalculiX does. Element types map to
  * ductile types and imply the section kind (C3D*: solid, CPE*: plane strain, CPS*: plane
- * stress, CAX*: axisymmetric with x the radius and y the axis, S4 and S4R: shell, whose faces are SPOS and SNEG). A node or element id used where a set is expected becomes a one-item set "_N<id>" /
- * "_E<id>". */
+ * stress, CAX*: axisymmetric with x the radius and y the axis, S4 and S4R: shell, whose faces
+ * are SPOS and SNEG). A node or element id used where a set is expected becomes a one-item set
+ * "_N<id>" / "_E<id>". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

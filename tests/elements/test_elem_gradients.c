@@ -139,7 +139,8 @@ static void check_node_products(int type, int bbar) {
  * ndof - rigid - spurious, on distorted elements. Only three rules leave spurious zero-energy
  * modes in a single element, all CalculiX's: hex20r's 2x2x2 (6, C3D20R's), quad8r's 2x2 (1,
  * CPE8R's: 13 deformation modes against 4 points x 3 strains) and wedge6's two points, which
- * both lie on the axis through the triangle's centroid (1, C3D6's); none propagates through a mesh of several elements (docs/job-format.md). */
+ * both lie on the axis through the triangle's centroid (1, C3D6's); none propagates through a
+ * mesh of several elements (docs/job-format.md). */
 static void check_rank(int type) {
   static double M[6 * DT_ELEM_MAX_QP][DT_ELEM_MAX_DOF];
   const int nd = dt_elem_ndof(type), nqp = dt_elem_nqp(type);
