@@ -235,6 +235,23 @@ cleanup:
   return rc;
 }
 
+/* Every node of the axisymmetric elements of set s at x >= 0: x is the radius (dt_model_finish
+ * checks it too, but names no deck line). */
+static dt_status check_radii(inp *p, const inp_kw *kw, int s) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+  const dt_set *set = &m->elsets[s];
+  for (int i = 0; i < set->n; i++)
+    for (int k = m->elem_ptr[set->items[i]]; k < m->elem_ptr[set->items[i] + 1]; k++)
+      INP_CHECK(m->x[3 * (size_t)m->conn[k]] >= 0.0, p, kw->rec,
+                "%s: element %lld is axisymmetric (CAX*), but its node %lld has x = %g < 0 (x is "
+                "the radius)",
+                kw->name, (long long)m->elem_id[set->items[i]], (long long)m->node_id[m->conn[k]],
+                m->x[3 * (size_t)m->conn[k]]);
+cleanup:
+  return rc;
+}
+
 /* ELSET= and MATERIAL= of a section keyword into sec (the material by name, up, resolved by
  * inp_sections_done: it may come later in the deck), its kind from the elements; OFFSET must be
  * 0. */
@@ -295,6 +312,7 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
   DT_TRY(section_head(p, kw, &sec, up));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(section_kind(p, kw, sec.elset, &sec.kind));
+  if (sec.kind == DT_SECTION_AXISYMMETRIC) DT_TRY(check_radii(p, kw, sec.elset));
   if (inp_data(p, &rec, tok, &n) && n > 0) {
     INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
               "*SOLID SECTION: a data line (thickness) applies to 2D "
