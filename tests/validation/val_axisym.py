@@ -20,8 +20,17 @@ docs/validation.md):
     2 pi int sigma_z r dr = 2 pi nu p a^2, relative, 1e-6 (the FE integral of sigma_z r is
     lambda (b u(b) - a u(a)) with u the nodal values, which are close to exact; the .dat
     prints 7 digits);
-  * the finer mesh's stress error is at least 3 times smaller than the coarser one's.
+  * the finer mesh's stress error is at least 3 times smaller than the coarser one's;
+  * CAX8R only, the finer mesh perfectly plastic (sigma_y = 240, J2): the limit
+    pressure of the plane-strain cylinder, p_L = (2/sqrt 3) sigma_y ln(b/a) = 192.09 (exact for
+    the incompressible plastic flow at collapse, docs/validation.md section 4): a step to
+    0.97 p_L (automatic increments) must complete, the next, to 1.05 p_L, must stop with exit
+    code 2 (no convergence), its last converged pressure in [0.97, 1.01] p_L (measured 1.000).
+    The fully integrated elements lock in that flow: CAX8 (3x3 points) still carries 1.05 p_L,
+    as C3D20 would (CalculiX recommends the reduced elements for plasticity), and CAX4 (2x2,
+    no B-bar on axisymmetric sections) more so.
 """
+import json
 import math
 import os
 import subprocess
@@ -87,6 +96,38 @@ def deck(etype, nr):
     return s, nodes, elems
 
 
+def limit_case(args, chk, etype, nr, wd):
+    """The plastic collapse of the finer mesh (see the top): the deck's material made perfectly
+    plastic, two steps of automatic increments."""
+    sy = 240.0
+    p_l = 2 / math.sqrt(3) * sy * math.log(B_OUT / A_IN)
+    text = deck(etype, nr)[0].replace("*SOLID SECTION", "*PLASTIC\n%g, 0.\n*SOLID SECTION" % sy)
+    head, _, _ = text.partition("*STEP")
+    steps = "".join("*STEP\n*STATIC\n0.25, 1., 1e-3, 0.5\n%s*DLOAD\n1, P4, %.17g\n*END STEP\n"
+                    % ("*BOUNDARY\nENDS, 2, 2\n" if k == 0 else "", f * p_l) for k, f in enumerate((0.97, 1.05)))
+    name = "%s_%d_limit" % (etype.lower(), nr)
+    d = os.path.join(wd, name)
+    os.makedirs(d)
+    with open(os.path.join(d, name + ".inp"), "w") as f:
+        f.write(head + steps)
+    cmd = [os.path.abspath(args.solver), name + ".inp", "-o", "out", "--backend", args.backend, "--quiet",
+           "--threads", "1"]
+    p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    chk.expect(p.returncode == 2, "%s: exit %d, expected 2 (no convergence past the limit load): %s"
+               % (name, p.returncode, p.stdout.decode()[-300:]))
+    try:
+        with open(os.path.join(d, "out", "summary.json")) as f:
+            s = json.load(f)
+    except OSError:
+        chk.fail_now("%s: no summary.json" % name)
+    chk.expect(s.get("steps_completed") == 1, "%s: steps_completed = %r, expected 1 (0.97 p_L must converge)"
+               % (name, s.get("steps_completed")))
+    last = s["increments"][-1]
+    p_last = (0.97 + last["load_factor"] * (1.05 - 0.97)) if last["step"] == 2 else 0.97
+    chk.record(name + "_p_last/p_L", round(p_last, 4))
+    chk.expect(0.97 <= p_last <= 1.01, "%s: last converged pressure %.4f p_L outside [0.97, 1.01]" % (name, p_last))
+
+
 def point_radius(nodes, conn, q, npts):
     """The radius of point q (first direction fastest, 2 or 3 Gauss points per direction):
     the elements are rectangles, so x is linear in xi along the radius."""
@@ -147,6 +188,8 @@ def main():
     chk = vlib.Check("axisym_" + args.elem.lower())
     with vlib.TempDir(args.keep) as wd:
         errs = [run_case(args, chk, args.elem, nr, tu, ts, wd) for nr, tu, ts in CASES[args.elem]]
+        if args.elem == "CAX8R":  # the fully integrated ones lock in the incompressible flow
+            limit_case(args, chk, args.elem, CASES[args.elem][-1][0], wd)
     if None not in errs:
         chk.expect(errs[1] * 3 <= errs[0], "stress error does not drop with the finer mesh: %.3e -> %.3e"
                    % tuple(errs))
