@@ -64,7 +64,7 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_TET4                        ? 4                                                     \
    : (T) == DT_TET10                       ? 10                                                    \
    : (T) == DT_QUAD4                       ? 4                                                     \
-   : (T) == DT_QUAD8                       ? 8                                                     \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD8R) ? 8                                                     \
    : (T) == DT_QUAD9                       ? 9                                                     \
    : (T) == DT_QUAD16                      ? 16                                                    \
    : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20                                                    \
@@ -72,16 +72,16 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_WEDGE15                     ? 15                                                    \
                                            : 3)
 #define DT_TYPE_NQP(T)                                                                             \
-  ((T) == DT_HEX8                         ? 8                                                      \
-   : (T) == DT_TET10                      ? 4                                                      \
-   : (T) == DT_QUAD4                      ? 4                                                      \
-   : ((T) == DT_QUAD8 || (T) == DT_QUAD9) ? 9                                                      \
-   : (T) == DT_QUAD16                     ? 16                                                     \
-   : (T) == DT_HEX20                      ? 27                                                     \
-   : (T) == DT_HEX20R                     ? 8                                                      \
-   : (T) == DT_WEDGE6                     ? 2                                                      \
-   : (T) == DT_WEDGE15                    ? 9                                                      \
-                                          : 1)
+  ((T) == DT_HEX8                          ? 8                                                     \
+   : (T) == DT_TET10                       ? 4                                                     \
+   : ((T) == DT_QUAD4 || (T) == DT_QUAD8R) ? 4                                                     \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD9)  ? 9                                                     \
+   : (T) == DT_QUAD16                      ? 16                                                    \
+   : (T) == DT_HEX20                       ? 27                                                    \
+   : (T) == DT_HEX20R                      ? 8                                                     \
+   : (T) == DT_WEDGE6                      ? 2                                                     \
+   : (T) == DT_WEDGE15                     ? 9                                                     \
+                                           : 1)
 #define DT_TYPE_DIM(T)                                                                             \
   (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R ||  \
     (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                                                         \
@@ -100,14 +100,17 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
  * kernels, which call the element library for any type, so they need no kernel code of their
  * own (wedge6's 18 DOFs fit the small instantiation, wedge15's need the large one); the
  * cooperative kernels are tuned and tested on the types they list, and a wedge mesh is rarely
- * large enough for their speed to matter. */
+ * large enough for their speed to matter. quad8r (quad8 with the 2x2 rule) runs them too, as
+ * does every mesh with axisymmetric elements: the generic kernels call dt_element_residual_ws,
+ * which adds the hoop strain and the measure 2 pi r dA, while the cooperative kernels form
+ * B node by node from dN/dx alone. */
 #define DT_CUDA_GENERIC (-1)
 #define DT_CUDA_GENERIC_LARGE (-2)
 #define DT_CUDA_GENERIC_DOF 32
 /* Whether element type t has kernels of its own (a case in dt_by_element_type). */
 static inline int dt_cuda_type_has_kernels(int t) {
   return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R && t != DT_WEDGE6 &&
-         t != DT_WEDGE15;
+         t != DT_WEDGE15 && t != DT_QUAD8R;
 }
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time

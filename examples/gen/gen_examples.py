@@ -151,6 +151,49 @@ def plate():
     }
 
 
+def vessel_axisymmetric():
+    """A thick-walled cylinder (a = 1 <= r <= b = 2, height 1) as an axisymmetric model of quad8r
+    (CalculiX's CAX8R): x is the radius, y the axis. Both ends are held axially (plane strain)
+    and the bore pressurised past first yield (about 104 at the bore); the reactions are the
+    whole ring's (the ends' axial force is 2 pi nu p a^2 while elastic)."""
+    nr, nz, a, b, h = 8, 2, 1.0, 2.0, 1.0
+    ids, nodes = {}, []
+    for J in range(2 * nz + 1):
+        for I in range(2 * nr + 1):
+            if I % 2 and J % 2:
+                continue  # quad8r has no centre node
+            ids[I, J] = len(nodes) + 1
+            nodes.append([len(nodes) + 1, a + (b - a) * I / (2 * nr), h * J / (2 * nz)])
+    order = [(0, 0), (2, 0), (2, 2), (0, 2), (1, 0), (2, 1), (1, 2), (0, 1)]
+    elems = [[1 + i + nr * j] + [ids[2 * i + di, 2 * j + dj] for di, dj in order]
+             for j in range(nz) for i in range(nr)]
+    bore = [[e[0], "S4"] for e in elems if (e[0] - 1) % nr == 0]
+    return {
+        "ductile": 1,
+        "title": "Axisymmetric thick-walled cylinder pressurised past first yield (quad8r, CAX8R)",
+        "mesh": {
+            "nodes": nodes,
+            "elements": [{"type": "quad8r", "connectivity": elems}],
+            "node_sets": {"bottom": nodes_where(nodes, lambda x, y: y == 0),
+                          "ends": nodes_where(nodes, lambda x, y: y in (0.0, h)),
+                          "bore": nodes_where(nodes, lambda x, y: x == a)},
+            "element_sets": {"wall": {"generate": [1, len(elems), 1]}},
+            "surfaces": {"bore": bore},
+        },
+        "materials": [{"name": "steel", "elastic": {"E": 210000.0, "nu": 0.3},
+                       "plastic": {"yield_stress": 240.0, "hardening": {"type": "linear", "modulus": 1000.0}}}],
+        "sections": [{"element_set": "wall", "material": "steel", "kind": "axisymmetric"}],
+        "steps": [
+            {"name": "pressurise",
+             "increments": {"type": "automatic", "initial": 0.25, "min": 1e-4, "max": 0.25, "max_cutbacks": 8},
+             "boundary": [{"node_set": "ends", "fixed": ["y"]}],
+             "loads": [{"type": "pressure", "surface": "bore", "value": 150.0}]},
+        ],
+        "output": {"monitors": [{"name": "ur_bore", "node_set": "bore", "quantity": "U", "component": "x"},
+                                {"name": "ry_bottom", "node_set": "bottom", "quantity": "RF", "component": "y"}]},
+    }
+
+
 def footing():
     """A smooth strip footing on Mohr-Coulomb soil, pushed to collapse (half model, quad4)."""
     nx, ny, lx, ly, b = 20, 10, 5.0, 2.5, 0.5
@@ -287,7 +330,8 @@ def main():
     for name, job in (("unit_cube", unit_cube()), ("cantilever_hex8", cantilever()),
                       ("plate_quad4_plane_strain", plate()), ("tet10_block", tet10_block()),
                       ("footing_mohr_coulomb", footing()),
-                      ("shell_plate_explicit", shell_plate_explicit())):
+                      ("shell_plate_explicit", shell_plate_explicit()),
+                      ("vessel_axisymmetric", vessel_axisymmetric())):
         with open(os.path.join(out, name + ".json"), "w") as f:
             f.write(dump(job) + "\n")
 

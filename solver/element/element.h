@@ -6,9 +6,9 @@
  * (model.h is host-only, so it is not included; element_check.c asserts the values match).
  *
  * Conventions: node orderings, faces and integration point order follow CalculiX/Abaqus
- * (C3D8, C3D4, C3D10, C3D20, C3D20R, C3D6, C3D15, CPE4, CPE3, CPE8); faces are numbered from 0
- * (S1 is face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes of edges
- * 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The wedges list the bottom
+ * (C3D8, C3D4, C3D10, C3D20, C3D20R, C3D6, C3D15, CPE4, CPE3, CPE8, CPE8R); faces are numbered
+ * from 0 (S1 is face 0). The 20-node hexahedra list the hex8 corners, then the mid-edge nodes
+ * of edges 1-2, 2-3, 3-4, 4-1, 5-6, 6-7, 7-8, 8-5, 1-5, 2-6, 3-7, 4-8. The wedges list the bottom
  * triangle 1-2-3 (counterclockwise seen from the top), the top 4-5-6 above it, and wedge15 then
  * the mid-edge nodes of edges 1-2, 2-3, 3-1, 4-5, 5-6, 6-4, 1-4, 2-5, 3-6. The Lagrange
  * quadrilaterals of orders 2 and 3 (quad9, quad16: [VilasBoas2020]'s Q_p spaces, which Abaqus and CalculiX lack)
@@ -40,7 +40,8 @@
 #define DT_HEX20R 9   /* the same element, 2x2x2 points (CalculiX C3D20R) */
 #define DT_WEDGE6 10  /* linear wedge (prism), 2 points (CalculiX C3D6) */
 #define DT_WEDGE15 11 /* quadratic serendipity wedge, 9 points (CalculiX C3D15) */
-#define DT_NTYPES 12
+#define DT_QUAD8R 12  /* quad8 with the 2x2 rule (CalculiX CPE8R, CPS8R, CAX8R) */
+#define DT_NTYPES 13
 
 /* Upper bounds over all types, for fixed-size local arrays in kernels (hex20: 20 nodes, 60
  * DOFs, 27 points). Kernels that serve only some types size their arrays by those types
@@ -59,7 +60,8 @@ DT_HD static inline int dt_elem_nnodes(int type) {
   case DT_TET10: return 10;
   case DT_QUAD4: return 4;
   case DT_TRI3: return 3;
-  case DT_QUAD8: return 8;
+  case DT_QUAD8:
+  case DT_QUAD8R: return 8;
   case DT_QUAD9: return 9;
   case DT_QUAD16: return 16;
   case DT_HEX20:
@@ -79,9 +81,13 @@ DT_HD static inline int dt_elem_is_wedge(int type) {
   return type == DT_WEDGE6 || type == DT_WEDGE15;
 }
 
+/* The 8-node serendipity quadrilaterals, full (quad8) and reduced (quad8r) integration: one
+ * element, two rules. */
+DT_HD static inline int dt_elem_is_quad8(int type) { return type == DT_QUAD8 || type == DT_QUAD8R; }
+
 /* Quadrilaterals of any order: reference square [-1,1]^2, corners are nodes 0-3. */
 DT_HD static inline int dt_elem_is_quad(int type) {
-  return type == DT_QUAD4 || type == DT_QUAD8 || type == DT_QUAD9 || type == DT_QUAD16;
+  return type == DT_QUAD4 || dt_elem_is_quad8(type) || type == DT_QUAD9 || type == DT_QUAD16;
 }
 
 /* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices and
@@ -100,8 +106,10 @@ DT_HD static inline int dt_elem_ndof(int type) { return dt_elem_nnodes(type) * d
 
 /* The type whose faces look like face `face` of `type`, for the face's rule and shape functions:
  * the type itself, except for the wedges, whose triangles are tet faces and whose
- * quadrilaterals are hexahedron faces (wedge6: tet4 and hex8; wedge15: tet10 and hex20). */
+ * quadrilaterals are hexahedron faces (wedge6: tet4 and hex8; wedge15: tet10 and hex20), and
+ * quad8r, whose edges are quad8's (the reduced rule is the element's, not its edges'). */
 DT_HD static inline int dt_face_kind(int type, int face) {
+  if (type == DT_QUAD8R) return DT_QUAD8;
   if (type == DT_WEDGE6) return face < 2 ? DT_TET4 : DT_HEX8;
   if (type == DT_WEDGE15) return face < 2 ? DT_TET10 : DT_HEX20;
   return type;

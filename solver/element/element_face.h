@@ -30,6 +30,7 @@ DT_HD static inline int dt_elem_nfaces(int type) {
   case DT_TET10: return 4;
   case DT_QUAD4:
   case DT_QUAD8:
+  case DT_QUAD8R:
   case DT_QUAD9:
   case DT_QUAD16: return 4;
   case DT_TRI3: return 3;
@@ -85,6 +86,7 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
     case DT_TET10: local[a] = a < 6 ? tet[face][a] : 0; break;
     case DT_QUAD4: local[a] = (face + a) % 4; break; /* edge k = (k, k+1) */
     case DT_QUAD8:
+    case DT_QUAD8R:
     case DT_QUAD9: local[a] = a < 2 ? (face + a) % 4 : 4 + face; break; /* then its mid node */
     case DT_QUAD16: local[a] = a < 2 ? (face + a) % 4 : 4 + 2 * face + a - 2; break;
     case DT_TRI3: local[a] = (face + a) % 3; break;

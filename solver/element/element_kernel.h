@@ -8,6 +8,8 @@
  *     (sig, D, history) = return mapping of eps from the committed history   (material/j2.h)
  *     fe += B^T sig  w det J t                     (internal force)
  *     Ke += B^T D B  w det J t                     (consistent tangent, when Ke != NULL)
+ * with t the 2D thickness, or for axisymmetric elements (stress_state DT_STATE_AXISYMMETRIC)
+ * t = 2 pi r and B's hoop row N_a / r (element_kinematics.h).
  * Per-point arrays are structure-of-arrays: component k of point q is at [k * stride + q],
  * which gives coalesced access on the GPU and costs nothing on the CPU. */
 #ifndef DT_ELEMENT_KERNEL_H
@@ -76,6 +78,11 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
     detJ = dt_elem_gradients(type, X, dN, dNdx);
     dt_elem_bmatrix(type, dNdx, bbar ? dNdx_bar : (const double *)0, B);
     wdv = w * detJ * thick;
+    if (stress_state == DT_STATE_AXISYMMETRIC) { /* hoop strain u_r / r, measure 2 pi r dA */
+      double r = dt_axisym_radius(npe, N, X);
+      dt_axisym_hoop_row(npe, dpn, N, r, B);
+      wdv = w * detJ * DT_TWO_PI * r;
+    }
     for (int r = 0; r < 6; r++) { /* eps = B ue */
       double s = 0.0;
       for (int c = 0; c < nde; c++) s += B[r * nde + c] * ue[c];

@@ -125,6 +125,26 @@ DT_HD static inline void dt_elem_bmatrix(int type, const double *dNdx, const dou
   }
 }
 
+/* Axisymmetric elements (sections of kind axisymmetric, stress state DT_STATE_AXISYMMETRIC of
+ * material/material.h): x is the radius r, y the axis, z the hoop direction.
+ * The hoop strain eps_zz = u_r / r = sum_a N_a u_a,x / r is the third row of B, and the
+ * element integrates over the whole ring, dV = 2 pi r dA, so that forces are totals over the
+ * circumference (as CalculiX and Abaqus read *CLOAD on axisymmetric models). */
+#define DT_TWO_PI 6.28318530717958647693
+
+/* r = sum_a N_a X_a,x at a point: the radius, the factor of the measure 2 pi r dA. */
+DT_HD static inline double dt_axisym_radius(int n, const double *N, const double *X) {
+  double r = 0.0;
+  for (int a = 0; a < n; a++) r += N[a] * X[a * 3];
+  return r;
+}
+
+/* The hoop row of B: B[2][a dim] = N_a / r (node-major DOFs, row stride nd = n dim). */
+DT_HD static inline void dt_axisym_hoop_row(int n, int dim, const double *N, double r, double *B) {
+  const int nd = n * dim;
+  for (int a = 0; a < n; a++) B[2 * nd + a * dim] = N[a] / r;
+}
+
 /* Volume-averaged gradients dNdx_bar[a*3+j] = (1/V) int dN_a/dx_j dV over the element's rule,
  * and the volume V (area per unit thickness in 2D). Leaves dNdx_bar zero when V <= 0. N, dN,
  * dNdx: scratch of the element's nodes (1, 3, 3 per node), the caller's own (a GPU kernel's are

@@ -42,7 +42,9 @@ DT_HD static inline int dt_quad_gauss_n(int type) {
 }
 
 /* Integration points of the element's rule: hex8 2x2x2, tet4 1, tet10 4, quad4 2x2, tri3 1,
- * quad8 and quad9 3x3, quad16 4x4, hex20 3x3x3 (C3D20), hex20r 2x2x2 (C3D20R: the reduced
+ * quad8 and quad9 3x3, quad8r 2x2 (CPE8R, CPS8R, CAX8R: reduced like hex20r, with one
+ * spurious zero-energy mode per element that does not propagate through a mesh of two or more
+ * elements), quad16 4x4, hex20 3x3x3 (C3D20), hex20r 2x2x2 (C3D20R: the reduced
  * rule, one order below the full one, which CalculiX recommends for plasticity since it
  * constrains the nearly incompressible plastic flow less; with two or more elements through
  * every dimension its spurious zero-energy modes do not propagate), and CalculiX's wedge rules:
@@ -59,7 +61,8 @@ DT_HD static inline int dt_elem_nqp(int type) {
   case DT_HEX20R: return 8;
   case DT_TET4: return 1;
   case DT_TET10: return 4;
-  case DT_QUAD4: return 4;
+  case DT_QUAD4:
+  case DT_QUAD8R: return 4;
   case DT_TRI3: return 1;
   case DT_QUAD8:
   case DT_QUAD9: return 9;
@@ -79,7 +82,8 @@ DT_HD static inline int dt_elem_qp_degree(int type) {
   case DT_HEX20R: return 3;
   case DT_TET4: return 1;
   case DT_TET10: return 2;
-  case DT_QUAD4: return 3;
+  case DT_QUAD4:
+  case DT_QUAD8R: return 3;
   case DT_TRI3: return 1;
   case DT_QUAD8:
   case DT_QUAD9: return 5;
@@ -129,6 +133,7 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
     *w = 1.0;
     break;
   case DT_QUAD4:
+  case DT_QUAD8R:
     dt_gauss2_point(2, q, xi);
     *w = 1.0;
     break;

@@ -55,7 +55,7 @@ DT_HD static inline void dt_wedge_corner_xi(int a, double xi[3]) {
  * at 1D node (i, j) = (idx[a] % 4, idx[a] / 4) of the p + 1 equally spaced points
  * -1 .. 1 in each direction (element.h gives the order). quad8 uses quad9's first 8. */
 DT_HD static inline int dt_quad_order(int type) {
-  return (type == DT_QUAD8 || type == DT_QUAD9) ? 2 : type == DT_QUAD16 ? 3 : 1;
+  return (dt_elem_is_quad8(type) || type == DT_QUAD9) ? 2 : type == DT_QUAD16 ? 3 : 1;
 }
 DT_HD static inline void dt_quad_node_ij(int type, int a, int *i, int *j) {
   /* quad9: corners (0,0) (2,0) (2,2) (0,2), mid-edges (1,0) (2,1) (1,2) (0,1), centre (1,1) */
@@ -98,6 +98,7 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
     xi[1] = sy[a];
     break;
   case DT_QUAD8:
+  case DT_QUAD8R:
   case DT_QUAD9:
   case DT_QUAD16: {
     const int p = dt_quad_order(type);
@@ -332,7 +333,8 @@ DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, 
   case DT_TET4: dt_simplex_coords(3, xi, N, dN); break; /* linear simplex: N = L */
   case DT_TRI3: dt_simplex_coords(2, xi, N, dN); break;
   case DT_TET10: dt_tet10_shape(xi, N, dN); break;
-  case DT_QUAD8: dt_quad8_shape(xi, N, dN); break;
+  case DT_QUAD8:
+  case DT_QUAD8R: dt_quad8_shape(xi, N, dN); break;
   case DT_QUAD9:
   case DT_QUAD16: dt_quad_lagrange_shape(type, xi, N, dN); break;
   case DT_HEX20:

@@ -340,6 +340,14 @@ dt_status inp_double(inp *p, int rec, const char *tok, const char *what, double 
 
   errno = 0;
   *out = strtod(tok, &end);
+  if (end && (*end == 'd' || *end == 'D') && strlen(tok) < 64) { /* Fortran's 1.57d0 (ccx's) */
+    char buf[64], *e2 = NULL;
+    memcpy(buf, tok, strlen(tok) + 1);
+    buf[end - tok] = 'e';
+    errno = 0;
+    *out = strtod(buf, &e2);
+    end = (char *)tok + (e2 - buf);
+  }
   INP_CHECK(tok[0] != '\0' && end && *end == '\0' && errno != ERANGE, p, rec,
             "%s: expected a number, got '%s'", what, tok);
 cleanup:

@@ -219,7 +219,7 @@ static dt_status section_kind(inp *p, const inp_kw *kw, int s, dt_section_kind *
   dt_status rc = DT_OK;
   const dt_set *set = &p->m->elsets[s];
   static const char *names[] = {"solid (C3D*)", "plane strain (CPE*)", "plane stress (CPS*)",
-                                "shell (S4, S4R)"};
+                                "shell (S4, S4R)", "axisymmetric (CAX*)"};
   int shell_kw = strcmp(kw->name, "*SHELL SECTION") == 0;
 
   INP_CHECK(set->n > 0, p, kw->rec, "%s: element set %s is empty", kw->name, set->name);
@@ -231,6 +231,23 @@ static dt_status section_kind(inp *p, const inp_kw *kw, int s, dt_section_kind *
   INP_CHECK((*kind == DT_SECTION_SHELL) == shell_kw, p, kw->rec,
             "%s: element set %s holds %s elements, which take a %s", kw->name, set->name,
             names[*kind], shell_kw ? "*SOLID SECTION" : "*SHELL SECTION");
+cleanup:
+  return rc;
+}
+
+/* Every node of the axisymmetric elements of set s at x >= 0: x is the radius (dt_model_finish
+ * checks it too, but names no deck line). */
+static dt_status check_radii(inp *p, const inp_kw *kw, int s) {
+  dt_status rc = DT_OK;
+  const dt_model *m = p->m;
+  const dt_set *set = &m->elsets[s];
+  for (int i = 0; i < set->n; i++)
+    for (int k = m->elem_ptr[set->items[i]]; k < m->elem_ptr[set->items[i] + 1]; k++)
+      INP_CHECK(m->x[3 * (size_t)m->conn[k]] >= 0.0, p, kw->rec,
+                "%s: element %lld is axisymmetric (CAX*), but its node %lld has x = %g < 0 (x is "
+                "the radius)",
+                kw->name, (long long)m->elem_id[set->items[i]], (long long)m->node_id[m->conn[k]],
+                m->x[3 * (size_t)m->conn[k]]);
 cleanup:
   return rc;
 }
@@ -295,10 +312,18 @@ dt_status inp_solid_section(inp *p, inp_kw *kw) {
   DT_TRY(section_head(p, kw, &sec, up));
   DT_TRY(inp_params_done(p, kw));
   DT_TRY(section_kind(p, kw, sec.elset, &sec.kind));
+  if (sec.kind == DT_SECTION_AXISYMMETRIC) DT_TRY(check_radii(p, kw, sec.elset));
   if (inp_data(p, &rec, tok, &n) && n > 0) {
     INP_CHECK(sec.kind != DT_SECTION_SOLID || n == 0, p, rec,
               "*SOLID SECTION: a data line (thickness) applies to 2D "
               "elements only");
+    /* ccx 2.20 ignores it for axisymmetric elements (the same results with and without):
+     * they span the whole ring */
+    if (sec.kind == DT_SECTION_AXISYMMETRIC)
+      inp_warn(p, rec,
+               "*SOLID SECTION: the thickness %s is ignored: axisymmetric (CAX*) elements span "
+               "the whole ring (as in CalculiX)",
+               tok[0]);
     DT_TRY(inp_double(p, rec, tok[0], "*SOLID SECTION thickness", &sec.thickness));
     INP_CHECK(sec.thickness > 0, p, rec, "*SOLID SECTION: thickness must be > 0 (got %g)",
               sec.thickness);

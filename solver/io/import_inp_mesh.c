@@ -4,8 +4,9 @@
  * through sorted maps rebuilt after each new block. Set names are upper-cased (Abaqus names are
  * case-insensitive); a set defined twice is extended, as CalculiX does. Element types map to
  * ductile types and imply the section kind (C3D*: solid, CPE*: plane strain, CPS*: plane
- * stress, S4 and S4R: shell, whose faces are SPOS and SNEG). A node or element id used where a set is expected becomes a one-item set "_N<id>" /
- * "_E<id>". */
+ * stress, CAX*: axisymmetric with x the radius and y the axis, S4 and S4R: shell, whose faces
+ * are SPOS and SNEG). A node or element id used where a set is expected becomes a one-item set
+ * "_N<id>" / "_E<id>". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,11 @@ static const struct {
     {"CPS3", DT_ELEM_TRI3, DT_SECTION_PLANE_STRESS},
     {"CPE8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRAIN},
     {"CPS8", DT_ELEM_QUAD8, DT_SECTION_PLANE_STRESS},
+    {"CPE8R", DT_ELEM_QUAD8R, DT_SECTION_PLANE_STRAIN},
+    {"CPS8R", DT_ELEM_QUAD8R, DT_SECTION_PLANE_STRESS},
+    {"CAX4", DT_ELEM_QUAD4, DT_SECTION_AXISYMMETRIC},
+    {"CAX8", DT_ELEM_QUAD8, DT_SECTION_AXISYMMETRIC},
+    {"CAX8R", DT_ELEM_QUAD8R, DT_SECTION_AXISYMMETRIC},
     {"S4", DT_ELEM_SHELL4, DT_SECTION_SHELL},
     {"S4R", DT_ELEM_SHELL4, DT_SECTION_SHELL},
 };

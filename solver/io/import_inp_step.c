@@ -436,12 +436,19 @@ static dt_status dload_centrif(inp *p, int rec, char **tok, int n) {
             "*DLOAD CENTRIF: expected 'element set, CENTRIF, omega^2, x, y, z, a, b, c' (a point "
             "on the axis and its direction), got %d values",
             n);
-  INP_CHECK(!model_is_2d(p), p, rec, "*DLOAD CENTRIF is supported on 3D models only");
   DT_TRY(inp_target_elset(p, rec, tok[0], &elset));
   for (int k = 0; k < 7; k++) DT_TRY(inp_double(p, rec, tok[k + 2], "*DLOAD CENTRIF", &v[k]));
   INP_CHECK(v[0] > 0, p, rec, "*DLOAD CENTRIF: omega^2 must be positive (got %g)", v[0]);
   len = sqrt(v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
   INP_CHECK(len > 0, p, rec, "*DLOAD CENTRIF: the axis direction must not be zero");
+  if (model_is_2d(p)) { /* a 2D model spins about its axis of symmetry, y, only */
+    const dt_set *set = &p->m->elsets[elset];
+    int axi = set->n > 0;
+    for (int k = 0; k < set->n; k++) axi &= p->elem_kind[set->items[k]] == DT_SECTION_AXISYMMETRIC;
+    INP_CHECK(axi && v[1] == 0 && v[3] == 0 && v[4] == 0 && v[6] == 0, p, rec,
+              "*DLOAD CENTRIF is supported on 3D models and, about the y axis (point x = z = 0, "
+              "direction along y), on axisymmetric (CAX*) elements only");
+  }
   DT_TRY(body_entry(p, elset, 1, &i));
   p->gr[i].omega2 = v[0];
   for (int k = 0; k < 3; k++) p->gr[i].point[k] = v[1 + k], p->gr[i].axis[k] = v[4 + k] / len;

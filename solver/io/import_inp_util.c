@@ -157,7 +157,8 @@ int dt_imp_face_corners(int type, int face, int *local) {
   if (type == DT_ELEM_TET10) n = 3; /* corners only: matching ignores midside nodes */
   if (type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R) n = 4;
   if (type == DT_ELEM_WEDGE15) n = face < 2 ? 3 : 4; /* a triangle's or a quadrilateral's */
-  if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD9 || type == DT_ELEM_QUAD16)
+  if (type == DT_ELEM_QUAD8 || type == DT_ELEM_QUAD8R || type == DT_ELEM_QUAD9 ||
+      type == DT_ELEM_QUAD16)
     n = 2; /* edge ends */
   memcpy(local, all, (size_t)n * sizeof *local);
   return n;
@@ -182,6 +183,7 @@ double dt_imp_orientation(int type, const double *X) {
   case DT_ELEM_TRI3: return area2(P(0), P(1), P(2));
   case DT_ELEM_QUAD4:
   case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD8R:
   case DT_ELEM_QUAD9:
   case DT_ELEM_QUAD16: return area2(P(0), P(1), P(2)) + area2(P(0), P(2), P(3)); /* corners */
   case DT_ELEM_TET4:
@@ -224,6 +226,7 @@ void dt_imp_flip(int type, int *c) {
     for (int a = 0; a < 10; a++) c[a] = t[tet10[a]];
     break;
   case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD8R:
   case DT_ELEM_QUAD9:
     for (int a = 0; a < n; a++) c[a] = t[quad9[a]];
     break;

@@ -169,8 +169,8 @@ cleanup:
 
 static const char *const section_keys[] = {"element_set", "material", "kind", "formulation",
                                            "thickness",   "points",   NULL};
-static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress", "shell",
-                                            NULL}; /* dt_section_kind order */
+static const char *const section_kinds[] = {"solid", "plane_strain", "plane_stress",
+                                            "shell", "axisymmetric", NULL}; /* dt_section_kind */
 static const char *const formulations[] = {"auto", "full", "bbar", "reduced", NULL};
 
 /* "a", "b", ... for "unknown X (defined: ...)"; at most a few hundred characters. */
@@ -230,7 +230,7 @@ static dt_status parse_section(dt_jp *jp, const json_t *v, const char *path, dt_
   s->thickness = 1.0;
   DT_TRY(dt_jp_member(jp, v, path, "thickness", 0, &t));
   dt_jp_key(p, path, "thickness");
-  DT_JCHECK(!t || s->kind != DT_SECTION_SOLID, jp, p,
+  DT_JCHECK(!t || (s->kind != DT_SECTION_SOLID && s->kind != DT_SECTION_AXISYMMETRIC), jp, p,
             "applies to plane_strain, plane_stress and shell sections only");
   DT_TRY(dt_jp_get_number(jp, v, path, "thickness", 0, &s->thickness));
   DT_JCHECK(s->thickness > 0, jp, p, "must be > 0 (got %g)", s->thickness);

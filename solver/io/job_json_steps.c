@@ -242,11 +242,12 @@ static dt_status parse_centrifugal(dt_jp *jp, const json_t *v, const char *path,
   DT_TRY(dt_jp_member(jp, v, path, "axis", jp->m->dim == 3, &ax));
   dt_jp_key(p, path, "axis");
   b->axis[2] = 1.0; /* 2D: the rotation is about z */
-  if (jp->m->dim == 2) {
-    DT_JCHECK(!ax, jp, p, "a 2D model rotates about z: leave \"axis\" out");
-    goto cleanup;
-  }
+  if (jp->m->dim == 2 && !ax) goto cleanup;
   DT_TRY(dt_jp_vector(jp, ax, p, b->axis));
+  /* axisymmetric elements spin about their axis, y (dt_model_finish checks the elements) */
+  DT_JCHECK(jp->m->dim == 3 || (b->axis[0] == 0.0 && b->axis[2] == 0.0 && b->axis[1] != 0.0), jp, p,
+            "a 2D model rotates about z (leave \"axis\" out) or, on axisymmetric elements, about "
+            "y ([0, 1, 0])");
   len = sqrt(b->axis[0] * b->axis[0] + b->axis[1] * b->axis[1] + b->axis[2] * b->axis[2]);
   DT_JCHECK(len > 0.0, jp, p, "must not be zero");
   for (int k = 0; k < 3; k++) b->axis[k] /= len;

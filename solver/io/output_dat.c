@@ -169,8 +169,13 @@ static int prints_energy(const dt_print_request *r) {
  * the backends form. Elements without a marked node are skipped, so a print on a support costs
  * a few elements. A node no element uses (a rigid body's reference or rotation node) gets
  * CalculiX's force there, the constrained nodes' forces mapped by its constraints
- * (dt_model_mpc_forces). Returns 0, or -1 when the fields do not carry the points of the
- * model's elements. */
+ * (dt_model_mpc_forces). Axisymmetric elements print what ccx 2.20 prints for them (checked
+ * against it, docs/interop.md): it expands them into a 2-degree sector of 3D elements and prints
+ * that sector's forces, 2/360 of the ring's (a *CLOAD is the whole ring's, as in the solver),
+ * and without the hoop term (N_a / r) sigma_zz of the radial force: the x forces of an element
+ * sum to 0, as for the gradient terms alone. Those are not the radial reactions, which the
+ * solver's fields (fields.rf) carry for the whole ring, hoop term included. Returns 0, or -1
+ * when the fields do not carry the points of the model's elements. */
 int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned char *mask,
                        double *out) {
   for (size_t k = 0; k < 3 * (size_t)m->n_nodes; k++) out[k] = 0.0;
@@ -185,6 +190,7 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
     const dt_section *sec = &m->sections[m->elem_section[e]];
     const int bbar = sec->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
     const double thick = (m->dim == 2 && sec->thickness > 0) ? sec->thickness : 1.0;
+    const int axisym = sec->kind == DT_SECTION_AXISYMMETRIC;
     double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES],
         dNdx[3 * DT_ELEM_MAX_NODES];
     double dNdx_bar[3 * DT_ELEM_MAX_NODES], vol = 0.0;
@@ -200,7 +206,9 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
       double xi[3], w = 0.0, wdv = 0.0;
       dt_elem_qp(type, q, xi, &w);
       dt_elem_shape(type, xi, N, dN);
-      wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
+      wdv = w * dt_elem_gradients(type, X, dN, dNdx) *
+            (axisym ? DT_TWO_PI * dt_axisym_radius(npe, N, X) / 180.0 /* the 2-degree sector */
+                    : thick);
       for (int a = 0; a < npe; a++) {
         double fa[3] = {0, 0, 0};
         dt_elem_force_add(dim, &dNdx[3 * a], bbar ? &dNdx_bar[3 * a] : NULL, sig, fa);

@@ -32,8 +32,8 @@
  *
  * Element types (cgx's numbers) and node orders: hex8 1; hex20 and hex20r 4, whose cgx order
  * lists the mid-edge nodes of the vertical edges (ours 17-20) before those of the top face
- * (ours 13-16); tet4 3; tet10 6; quad4 9; tri3 7; quad8 10. quad9 and quad16, which CalculiX
- * lacks, are drawn as quad8 (its first 8 nodes) and quad4 (its corners); their other nodes
+ * (ours 13-16); tet4 3; tet10 6; quad4 9; tri3 7; quad8 and quad8r 10. quad9 and quad16, which
+ * CalculiX lacks, are drawn as quad8 (its first 8 nodes) and quad4 (its corners); their other nodes
  * still carry their values in every block. To add a type: its case in frd_type.
  *
  * The writer thread appends one increment's blocks per job: it opens the file, writes the
@@ -85,7 +85,8 @@ static int frd_type(int type, int *n, const int **order) {
   case DT_ELEM_TET10: return 6;
   case DT_ELEM_QUAD4: return 9;
   case DT_ELEM_TRI3: return 7;
-  case DT_ELEM_QUAD8: return 10;
+  case DT_ELEM_QUAD8:
+  case DT_ELEM_QUAD8R: return 10;
   case DT_ELEM_QUAD9: *n = 8; return 10; /* the serendipity nodes: corners, then mid-edges */
   case DT_ELEM_QUAD16: *n = 4; return 9; /* the corners */
   case DT_ELEM_WEDGE6: return 2;

@@ -26,7 +26,10 @@ typedef enum dt_iso_hardening {
 typedef enum dt_stress_state {
   DT_STATE_3D = 0,
   DT_STATE_PLANE_STRAIN = 1,
-  DT_STATE_PLANE_STRESS = 2 /* elastic only (validated before solving) */
+  DT_STATE_PLANE_STRESS = 2, /* elastic only (validated before solving) */
+  DT_STATE_AXISYMMETRIC = 3  /* the 3D law with eps_zz the hoop strain u_r / r; the element
+                                kernels add that strain and the measure 2 pi r dA
+                                (element/element_kinematics.h) */
 } dt_stress_state;
 
 /* dt_material_params.plastic */

@@ -26,6 +26,7 @@ static const struct {
     [DT_ELEM_HEX20R] = {"hex20r", 20, 6, 3},
     [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3},
     [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
+    [DT_ELEM_QUAD8R] = {"quad8r", 8, 4, 2},
     /* a shell's two faces: S1 (SPOS) on the side of its normal, S2 (SNEG) on the other */
     [DT_ELEM_SHELL4] = {"shell4", 4, 2, 3},
 };
@@ -39,7 +40,8 @@ int dt_model_elem_nnodes(int type) { return elem_type_valid(type) ? elem_info[ty
 int dt_model_elem_nfaces(int type) { return elem_type_valid(type) ? elem_info[type].nfaces : 0; }
 int dt_model_elem_dim(int type) { return elem_type_valid(type) ? elem_info[type].dim : 0; }
 const char *dt_model_elem_type_list(void) {
-  return "hex8, tet4, tet10, hex20, hex20r, wedge6, wedge15, quad4, tri3, quad8, quad9, quad16, "
+  return "hex8, tet4, tet10, hex20, hex20r, wedge6, wedge15, quad4, tri3, quad8, quad8r, quad9, "
+         "quad16, "
          "shell4";
 }
 
@@ -190,6 +192,7 @@ static const char *kind_name(dt_section_kind k) {
   return k == DT_SECTION_SOLID          ? "solid"
          : k == DT_SECTION_PLANE_STRAIN ? "plane_strain"
          : k == DT_SECTION_SHELL        ? "shell"
+         : k == DT_SECTION_AXISYMMETRIC ? "axisymmetric"
                                         : "plane_stress";
 }
 

@@ -31,9 +31,10 @@ typedef enum dt_elem_type {
   DT_ELEM_HEX20R = 9,   /* the same element, 2x2x2 points (C3D20R) */
   DT_ELEM_WEDGE6 = 10,  /* 6-node wedge (prism), 2 points (C3D6) */
   DT_ELEM_WEDGE15 = 11, /* 15-node serendipity wedge, 9 points (C3D15) */
-  DT_ELEM_SHELL4 = 12,  /* 4-node MITC4 shell, 5 DOFs per node (S4, S4R): explicit steps only;
+  DT_ELEM_QUAD8R = 12,  /* the 8-node quadrilateral, 2x2 points (CPE8R, CPS8R, CAX8R) */
+  DT_ELEM_SHELL4 = 13,  /* 4-node MITC4 shell, 5 DOFs per node (S4, S4R): explicit steps only;
                            the types before it are the continuum types of element/element.h */
-  DT_ELEM_NTYPES = 13
+  DT_ELEM_NTYPES = 14
 } dt_elem_type;
 
 /* The continuum types (element/element.h) are the codes below this one. */
@@ -65,7 +66,10 @@ typedef enum dt_section_kind {
   DT_SECTION_SOLID = 0,        /* 3D continuum */
   DT_SECTION_PLANE_STRAIN = 1, /* 2D, unit thickness unless given */
   DT_SECTION_PLANE_STRESS = 2, /* 2D, thickness required (default 1) */
-  DT_SECTION_SHELL = 3         /* shell4 elements: thickness, points through it */
+  DT_SECTION_SHELL = 3,        /* shell4 elements: thickness, points through it */
+  DT_SECTION_AXISYMMETRIC = 4  /* 2D, x radial, y the axis: the hoop strain u_x / x as eps_zz,
+                                  integrated over the full circumference (2 pi x dA); the
+                                  thickness is unused */
 } dt_section_kind;
 
 typedef enum dt_formulation {
@@ -73,7 +77,8 @@ typedef enum dt_formulation {
   DT_FORM_FULL = 1,    /* full integration, standard B */
   DT_FORM_BBAR = 2,    /* mean-dilatation B-bar (hex8, quad4) */
   DT_FORM_REDUCED = 3  /* reduced integration: dt_model_finish makes the section's hex20
-                          elements hex20r (a Gmsh mesh has no other way to ask for them) */
+                          elements hex20r and its quad8 quad8r (a Gmsh mesh has no other way to
+                          ask for them) */
 } dt_formulation;
 
 typedef struct dt_section {

@@ -30,6 +30,7 @@ _Static_assert(DT_HEX20 == DT_ELEM_HEX20, "element.h type codes must match model
 _Static_assert(DT_HEX20R == DT_ELEM_HEX20R, "element.h type codes must match model.h");
 _Static_assert(DT_WEDGE6 == DT_ELEM_WEDGE6, "element.h type codes must match model.h");
 _Static_assert(DT_WEDGE15 == DT_ELEM_WEDGE15, "element.h type codes must match model.h");
+_Static_assert(DT_QUAD8R == DT_ELEM_QUAD8R, "element.h type codes must match model.h");
 _Static_assert(DT_NTYPES == DT_ELEM_NCONTINUUM, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
@@ -46,6 +47,7 @@ static const char *type_name(int type) {
   case DT_HEX20R: return "hex20r";
   case DT_WEDGE6: return "wedge6";
   case DT_WEDGE15: return "wedge15";
+  case DT_QUAD8R: return "quad8r";
   }
   return "unknown";
 }
@@ -285,16 +287,33 @@ cleanup:
 
 static int form_supports_bbar(int type) { return type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4; }
 static int form_supports_reduced(int type) {
-  return type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R;
+  return type == DT_ELEM_HEX20 || type == DT_ELEM_HEX20R || type == DT_ELEM_QUAD8 ||
+         type == DT_ELEM_QUAD8R;
 }
 
-/* The reduced formulation: the section's hex20 elements become hex20r (the type carries the
+/* The reduced formulation: the section's hex20 elements become hex20r and its quad8 quad8r (the
+ * type carries the
  * rule, so the backends need no formulation flag for it); the elements are the section's own,
  * since assign_sections gave every element one section. */
 static void apply_reduced(dt_model *m, const dt_section *sec) {
   const dt_set *set = &m->elsets[sec->elset];
   for (int i = 0; i < set->n; i++)
-    if (m->elem_type[set->items[i]] == DT_ELEM_HEX20) m->elem_type[set->items[i]] = DT_ELEM_HEX20R;
+    if (m->elem_type[set->items[i]] == DT_ELEM_HEX20)
+      m->elem_type[set->items[i]] = DT_ELEM_HEX20R;
+    else if (m->elem_type[set->items[i]] == DT_ELEM_QUAD8)
+      m->elem_type[set->items[i]] = DT_ELEM_QUAD8R;
+}
+
+/* A 2D body force spinning its elements about the y axis (through x = 0), their axis of
+ * symmetry: every element of its set axisymmetric (sections assigned). */
+static int spins_about_axis_of_symmetry(const dt_model *m, const dt_body_force *b) {
+  const dt_set *set = &m->elsets[b->elset];
+  if (b->axis[0] != 0.0 || b->axis[2] != 0.0 || b->axis_point[0] != 0.0 ||
+      b->axis_point[2] != 0.0 || set->n == 0)
+    return 0;
+  for (int i = 0; i < set->n; i++)
+    if (m->sections[m->elem_section[set->items[i]]].kind != DT_SECTION_AXISYMMETRIC) return 0;
+  return 1;
 }
 
 /* Kind vs dimension, plane stress elastic only, thickness, and the default formulation: B-bar
@@ -307,7 +326,8 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
     const dt_material *mat = &m->materials[sec->material];
     int has_bbar_type = 0, has_reduced_type = 0;
     FIN_CHECK(sec->kind == DT_SECTION_SOLID || sec->kind == DT_SECTION_PLANE_STRAIN ||
-                  sec->kind == DT_SECTION_PLANE_STRESS || sec->kind == DT_SECTION_SHELL,
+                  sec->kind == DT_SECTION_PLANE_STRESS || sec->kind == DT_SECTION_SHELL ||
+                  sec->kind == DT_SECTION_AXISYMMETRIC,
               "section %d: invalid kind %d", s, (int)sec->kind);
     if (sec->kind == DT_SECTION_SHELL || dt_section_has_shells(m, sec)) {
       DT_TRY(dt_check_shell_section(m, s, ctx));
@@ -329,18 +349,38 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
                 sec->elset_name,
                 want3d                                 ? "solid"
                 : sec->kind == DT_SECTION_PLANE_STRAIN ? "plane_strain"
+                : sec->kind == DT_SECTION_AXISYMMETRIC ? "axisymmetric"
                                                        : "plane_stress",
-                want3d ? "2D elements need a plane_strain or plane_stress section"
+                want3d ? "2D elements need a plane_strain, plane_stress or axisymmetric section"
                        : "3D elements need a solid section");
+      /* x is the radius: the hoop strain u_x / x and the measure 2 pi x dA need x >= 0, and
+       * an element with a point on the axis would divide by 0 there */
+      if (sec->kind == DT_SECTION_AXISYMMETRIC)
+        for (int a = m->elem_ptr[e]; a < m->elem_ptr[e + 1]; a++)
+          FIN_CHECK(m->x[3 * (size_t)m->conn[a]] >= 0.0,
+                    "element %lld: node %lld has x = %g < 0, but its section %d (element set "
+                    "\"%s\") is axisymmetric (x is the radius, >= 0)",
+                    (long long)m->elem_id[e], (long long)m->node_id[m->conn[a]],
+                    m->x[3 * (size_t)m->conn[a]], s, sec->elset_name);
       has_bbar_type |= form_supports_bbar(t);
       has_reduced_type |= form_supports_reduced(t);
     }
+    FIN_CHECK(!(sec->kind == DT_SECTION_AXISYMMETRIC && dt_model_any_explicit(m)),
+              "section %d (element set \"%s\"): axisymmetric sections run in static steps only "
+              "(the explicit driver has hex8 and shell4 elements)",
+              s, sec->elset_name);
     if (dt_model_any_explicit(m)) { /* explicit steps have their own formulations */
       DT_TRY(dt_check_explicit_solid_section(m, s, ctx));
       continue;
     }
     FIN_CHECK(sec->form != DT_FORM_BBAR || has_bbar_type,
               "section %d (element set \"%s\"): the bbar formulation needs hex8 or quad4 elements",
+              s, sec->elset_name);
+    /* the mean dilatation of an axisymmetric element would also average its hoop strain
+     * u_x / x with the weight x; ductile's B-bar averages the gradients only */
+    FIN_CHECK(!(sec->form == DT_FORM_BBAR && sec->kind == DT_SECTION_AXISYMMETRIC),
+              "section %d (element set \"%s\"): the bbar formulation is not available on "
+              "axisymmetric sections (use full or, for quad8, reduced)",
               s, sec->elset_name);
     /* B-bar relieves volumetric locking, which plane stress (sigma_zz = 0) does not have; the
      * GPU tangent also relies on it (cuda/cuda_tangent_form.cuh) */
@@ -350,12 +390,13 @@ static dt_status check_sections(dt_model *m, dt_ctx *ctx) {
               "not plane_stress (use full)",
               s, sec->elset_name);
     FIN_CHECK(sec->form != DT_FORM_REDUCED || has_reduced_type,
-              "section %d (element set \"%s\"): the reduced formulation needs hex20 elements (it "
-              "makes them hex20r; hex8 take it in explicit steps only)",
+              "section %d (element set \"%s\"): the reduced formulation needs hex20 or quad8 "
+              "elements (it makes them hex20r, quad8r; hex8 take it in explicit steps only)",
               s, sec->elset_name);
     if (sec->form == DT_FORM_REDUCED) apply_reduced(m, sec);
     if (sec->form == DT_FORM_DEFAULT)
-      sec->form = has_bbar_type && mat->p.plastic && sec->kind != DT_SECTION_PLANE_STRESS
+      sec->form = has_bbar_type && mat->p.plastic && sec->kind != DT_SECTION_PLANE_STRESS &&
+                          sec->kind != DT_SECTION_AXISYMMETRIC
                       ? DT_FORM_BBAR
                       : DT_FORM_FULL;
   }
@@ -465,9 +506,11 @@ static dt_status check_step(const dt_model *m, const dt_step *s, int i, dt_ctx *
               "step %d \"%s\": body force %d: unknown element set or invalid value", i, s->name, k);
     FIN_CHECK(b->spin == 0.0 || (isfinite(b->spin) && b->spin > 0.0 && vec_ok(b->axis_point, 3) &&
                                  fabs(len - 1.0) <= 1e-12 &&
-                                 (m->dim == 3 || (b->axis[0] == 0.0 && b->axis[1] == 0.0))),
+                                 (m->dim == 3 || (b->axis[0] == 0.0 && b->axis[1] == 0.0) ||
+                                  spins_about_axis_of_symmetry(m, b))),
               "step %d \"%s\": body force %d: the centrifugal load needs density * omega^2 > 0, a "
-              "finite point and a unit axis (along z in 2D)",
+              "finite point and a unit axis (along z in 2D; along y through x = 0 on "
+              "axisymmetric elements)",
               i, s->name, k);
   }
   for (int k = 0; k < s->n_material_changes; k++) {

@@ -4,7 +4,9 @@
  *   f_a +=  t  int_face N_a dA                traction vector
  *   f_a +=  int_elem N_a b(x) dV              body force per volume: uniform, plus a centrifugal
  *                                             part growing with the distance from its axis
- * 2D elements integrate per unit thickness, so loads are scaled by the section thickness. */
+ * 2D elements integrate per unit thickness, so loads are scaled by the section thickness;
+ * axisymmetric ones over the whole ring, dV = 2 pi r dA and dA = 2 pi r ds on their edges (r = x),
+ * as the element kernels integrate them (element/element_kernel.h). */
 #include "loads.h"
 
 #include <math.h>
@@ -16,6 +18,10 @@
 static double elem_thickness(const dt_model *m, int e) {
   double t = m->sections[m->elem_section[e]].thickness;
   return (m->dim == 2 && t > 0.0) ? t : 1.0;
+}
+
+static int elem_axisym(const dt_model *m, int e) {
+  return m->sections[m->elem_section[e]].kind == DT_SECTION_AXISYMMETRIC;
 }
 
 static void element_coords(const dt_model *m, int e, double *X) {
@@ -30,6 +36,7 @@ static void add_face_load(const dt_model *m, int e, int face, double p, const do
   int nfn = dt_face_nnodes(type, face);
   double Xe[DT_ELEM_MAX_NODES * 3], Xf[DT_FACE_MAX_NODES * 3], Nf[DT_FACE_MAX_NODES], nda[3];
   double thick = elem_thickness(m, e);
+  int axisym = elem_axisym(m, e);
   element_coords(m, e, Xe);
   dt_face_local_nodes(type, face, local);
   for (int a = 0; a < nfn; a++)
@@ -37,6 +44,7 @@ static void add_face_load(const dt_model *m, int e, int face, double p, const do
   for (int q = 0; q < dt_face_nqp(type, face); q++) {
     dt_face_point(type, face, q, Xf, Nf, nda);
     double da = sqrt(nda[0] * nda[0] + nda[1] * nda[1] + nda[2] * nda[2]);
+    if (axisym) thick = DT_TWO_PI * dt_axisym_radius(nfn, Nf, Xf);
     for (int a = 0; a < nfn; a++) {
       int node = m->conn[m->elem_ptr[e] + local[a]];
       for (int i = 0; i < dpn; i++)
@@ -56,14 +64,16 @@ static void add_body_load(const dt_model *m, int e, const dt_body_force *bf, dou
   int type = m->elem_type[e], dpn = m->dim, nn = dt_elem_nnodes(type);
   double X[DT_ELEM_MAX_NODES * 3], N[DT_ELEM_MAX_NODES], dN[DT_ELEM_MAX_NODES * 3];
   double dNdx[DT_ELEM_MAX_NODES * 3], xi[3], w, thick = elem_thickness(m, e);
+  int axisym = elem_axisym(m, e);
   element_coords(m, e, X);
   for (int q = 0; q < dt_elem_nqp(type); q++) {
     double x[3] = {0.0, 0.0, 0.0}, b[3];
     dt_elem_qp(type, q, xi, &w);
     dt_elem_shape(type, xi, N, dN);
-    double wdv = w * dt_elem_gradients(type, X, dN, dNdx) * thick;
+    double wdv = w * dt_elem_gradients(type, X, dN, dNdx);
     for (int a = 0; a < nn; a++)
       for (int k = 0; k < 3; k++) x[k] += N[a] * X[a * 3 + k];
+    wdv *= axisym ? DT_TWO_PI * x[0] : thick;
     body_at(bf, x, b);
     for (int a = 0; a < nn; a++) {
       int node = m->conn[m->elem_ptr[e] + a];

@@ -12,6 +12,7 @@
 static dt_stress_state section_state(dt_section_kind kind) {
   if (kind == DT_SECTION_PLANE_STRAIN) return DT_STATE_PLANE_STRAIN;
   if (kind == DT_SECTION_PLANE_STRESS) return DT_STATE_PLANE_STRESS;
+  if (kind == DT_SECTION_AXISYMMETRIC) return DT_STATE_AXISYMMETRIC;
   return DT_STATE_3D;
 }
 
@@ -30,7 +31,10 @@ static dt_status fill_element_data(const dt_model *m, dt_problem *pb, dt_ctx *ct
     pb->elem_state[e] = (unsigned char)section_state(s->kind);
     /* B-bar applies to the elements that lock (hex8, quad4); others keep their standard B. */
     pb->elem_bbar[e] = s->form == DT_FORM_BBAR && (type == DT_ELEM_HEX8 || type == DT_ELEM_QUAD4);
-    pb->elem_thick[e] = (m->dim == 2 && s->thickness > 0) ? s->thickness : 1.0;
+    /* axisymmetric elements weigh by 2 pi r in the element kernel instead */
+    pb->elem_thick[e] = (m->dim == 2 && s->kind != DT_SECTION_AXISYMMETRIC && s->thickness > 0)
+                            ? s->thickness
+                            : 1.0;
     pb->qp_ptr[e + 1] = pb->qp_ptr[e] + dt_elem_nqp(type);
     if (dt_elem_nnodes(type) > pb->max_npe) pb->max_npe = dt_elem_nnodes(type);
   }

@@ -33,7 +33,10 @@ static int element_key(const dt_problem *pb, int e, double tol, int64_t *key, in
   key[n++] = pb->elem_type[e];
   key[n++] = pb->elem_mat[e];
   key[n++] = pb->elem_state[e] * 2 + pb->elem_bbar[e];
-  key[n++] = (int64_t)thick_bits;
+  /* an axisymmetric element's matrix depends on its radius, not on its thickness: its copies
+   * are translations along the axis (y) only */
+  key[n++] = pb->elem_state[e] == DT_STATE_AXISYMMETRIC ? llround(pb->x[c[0] * 3] / tol)
+                                                        : (int64_t)thick_bits;
   for (int a = 1; a < npe; a++)
     for (int k = 0; k < 3; k++) {
       double d = pb->x[c[a] * 3 + k] - pb->x[c[0] * 3 + k];

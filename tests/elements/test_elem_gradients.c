@@ -136,15 +136,16 @@ static void check_node_products(int type, int bbar) {
 }
 
 /* The deformation modes the element's rule sees: the B matrices of its points stacked have rank
- * ndof - rigid - spurious, on distorted elements. Only two rules leave spurious zero-energy
- * modes in a single element, both CalculiX's: hex20r's 2x2x2 (6, C3D20R's) and wedge6's two
- * points, which both lie on the axis through the triangle's centroid (1, C3D6's); neither
- * propagates through a mesh of several elements (docs/job-format.md). */
+ * ndof - rigid - spurious, on distorted elements. Only three rules leave spurious zero-energy
+ * modes in a single element, all CalculiX's: hex20r's 2x2x2 (6, C3D20R's), quad8r's 2x2 (1,
+ * CPE8R's: 13 deformation modes against 4 points x 3 strains) and wedge6's two points, which
+ * both lie on the axis through the triangle's centroid (1, C3D6's); none propagates through a
+ * mesh of several elements (docs/job-format.md). */
 static void check_rank(int type) {
   static double M[6 * DT_ELEM_MAX_QP][DT_ELEM_MAX_DOF];
   const int nd = dt_elem_ndof(type), nqp = dt_elem_nqp(type);
   const int rigid = dt_elem_dim(type) == 3 ? 6 : 3;
-  const int spurious = type == DT_HEX20R ? 6 : type == DT_WEDGE6 ? 1 : 0;
+  const int spurious = type == DT_HEX20R ? 6 : (type == DT_WEDGE6 || type == DT_QUAD8R) ? 1 : 0;
   double X[3 * DT_ELEM_MAX_NODES], N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES];
   double dNdx[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF], xi[3], w, scale = 0.0, t;
   int rows = 0, rank = 0, q, r, c, i, p;

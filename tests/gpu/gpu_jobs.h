@@ -386,15 +386,17 @@ static inline void sb_quad4_mesh(sbuf *b, int nx, int ny, double lx, double ly) 
 #undef QID
 }
 
-/* nx*ny higher-order quads ("quad8", "quad9", "quad16") on [0,lx]x[0,ly], straight-sided, with
- * node sets left right bottom: a grid of (p nx + 1) x (p ny + 1) points (p = 2 or 3; quad8
- * leaves out the element centres), local nodes in element.h's order. */
+/* nx*ny higher-order quads ("quad8", "quad8r", "quad9", "quad16") on [0,lx]x[0,ly],
+ * straight-sided, with node sets left right bottom: a grid of (p nx + 1) x (p ny + 1) points
+ * (p = 2 or 3; quad8 and quad8r leave out the element centres), local nodes in element.h's
+ * order. */
 static inline void sb_quadp_mesh(sbuf *b, const char *type, int nx, int ny, double lx, double ly) {
   static const int ij2[9][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0},
                                 {2, 1}, {1, 2}, {0, 1}, {1, 1}};
   static const int ij3[16][2] = {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2},
                                  {2, 3}, {1, 3}, {0, 2}, {0, 1}, {1, 1}, {2, 1}, {2, 2}, {1, 2}};
-  const int p = strcmp(type, "quad16") ? 2 : 3, npe = strcmp(type, "quad8") ? (p + 1) * (p + 1) : 8;
+  const int p = strcmp(type, "quad16") ? 2 : 3;
+  const int npe = strcmp(type, "quad8") && strcmp(type, "quad8r") ? (p + 1) * (p + 1) : 8;
   const int gx = p * nx + 1, gy = p * ny + 1;
   int *id = calloc((size_t)gx * gy, sizeof *id), n = 0, e = 0;
   const char *sets[3] = {"left", "right", "bottom"};

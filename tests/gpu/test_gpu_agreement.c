@@ -15,7 +15,9 @@
  * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb), plastic bars of hex20
  * and hex20r (the one-thread-per-element kernels with 60-DOF arrays; hex20r also two-level),
  * plastic bars of wedge6 and wedge15 (the one-thread-per-element kernels, 32- and 60-DOF
- * arrays; wedge15 also two-level);
+ * arrays; wedge15 also two-level), a quad8r plane-strain plate and axisymmetric quad4, quad8
+ * and quad8r solid cylinders expanded plastically (the one-thread-per-element kernels, which
+ * add the hoop strain and the measure 2 pi r dA; the quad8 cylinder also matrix-free);
  * several of them again with the matrix-free operator (linear.operator "matrix_free": plastic
  * hex8 with fixed and adaptive forcing and with the two-level preconditioner, kinematic
  * hardening, Mohr-Coulomb with D per point and with the elastic tangent, the hex8 and tet4 bar
@@ -539,6 +541,36 @@ int main(int argc, char **argv) {
       initial_job(&b, t, "block_jacobi");
       check_job(names[t], &b);
       check_job_matrix_free(names[t], &b);
+      free(b.s);
+    }
+  }
+  { /* quad8r (CPE8R) and the axisymmetric sections (CAX4, CAX8, CAX8R): the generic
+     * one-thread-per-element kernels; a plate pulled in plane strain, and solid cylinders of
+     * radius 10 (x = 0 the axis, held radially) stretched radially by the same displacement */
+    static const char *const types[4] = {"quad8r", "quad4", "quad8", "quad8r"};
+    static const char *const names[4] = {"quad8r plastic", "quad4 axisymmetric",
+                                         "quad8 axisymmetric", "quad8r axisymmetric"};
+    for (int t = 0; t < 4; t++) {
+      sbuf b = {0};
+      sb_add(&b, "{\"ductile\": 1, \"title\": \"%s\", ", names[t]);
+      if (t == 1)
+        sb_quad4_mesh(&b, 12, 6, 10.0, 5.0);
+      else
+        sb_quadp_mesh(&b, types[t], 6, 3, 10.0, 5.0);
+      sb_add(&b,
+             ", \"materials\": [{\"name\": \"m\", \"elastic\": {\"E\": 70000, \"nu\": 0.33}, "
+             "\"plastic\": {\"yield_stress\": 250, \"hardening\": {\"type\": \"linear\", "
+             "\"modulus\": 2000}}}], "
+             "\"sections\": [{\"element_set\": \"all\", \"material\": \"m\", \"kind\": \"%s\"}], "
+             "\"steps\": [{\"name\": \"pull\", \"increments\": 4, \"boundary\": ["
+             "{\"node_set\": \"left\", \"fixed\": [\"x\"]}, {\"node_set\": \"bottom\", "
+             "\"fixed\": [\"y\"]}, "
+             "{\"node_set\": \"right\", \"displacement\": {\"x\": 0.06}}]}], ",
+             t == 0 ? "plane_strain" : "axisymmetric");
+      sb_add(&b, k_solver_tight, "block_jacobi", "fixed");
+      sb_add(&b, "}");
+      check_job(names[t], &b);
+      if (t == 2) check_job_matrix_free(names[t], &b);
       free(b.s);
     }
   }

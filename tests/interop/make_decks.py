@@ -126,6 +126,25 @@ def quad_grid(nx, ny, lx, ly):
     return nodes, elems
 
 
+def quad8_grid(nx, ny, lx, ly, x0=0.0):
+    """quad_grid's elements as CPE8 (corners, then the mid-edge nodes of edges 1-2, 2-3, 3-4,
+    4-1), on [x0, x0 + lx] x [0, ly]; mid-edge nodes shared, numbered after the corners."""
+    nodes, quads = quad_grid(nx, ny, lx, ly)
+    xy = {n[0]: (n[1] + x0, n[2]) for n in nodes}
+    mid, nxt, elems = {}, len(nodes) + 1, []
+    for e, c, ij in quads:
+        c8 = list(c)
+        for a in range(4):
+            key = (min(c[a], c[(a + 1) % 4]), max(c[a], c[(a + 1) % 4]))
+            if key not in mid:
+                mid[key] = nxt
+                xy[nxt] = tuple((xy[key[0]][i] + xy[key[1]][i]) / 2 for i in range(2))
+                nxt += 1
+            c8.append(mid[key])
+        elems.append((e, c8, ij))
+    return [(k, *xy[k]) for k in sorted(xy)], elems
+
+
 def quad8_plate_hole(a, L, nt, nr):
     """Quarter plate [0,L]^2 with a hole of radius a at the origin, one mapped block of CPE8
     (Gmsh/CalculiX node order): s runs around the hole (theta = s pi/2) and along the outer
@@ -410,6 +429,48 @@ def deck_quad8_pe_hole():
     return s
 
 
+def deck_quad8r_cantilever(etype):
+    """CPE8R (the 8-node quadrilateral with the reduced 2x2 rule) cantilever: clamped at x = 0, a
+    tip force and pressure on the top; two elements through the depth, so the reduced rule's
+    spurious mode cannot propagate. (Not CPS8R: CalculiX expands it into a layer of C3D20R,
+    which differs from plane stress in bending, by 2.3e-3 on U and 2.7 % on S here, and still
+    3.3e-5 and 1.1 % with a layer 500 times thinner; CPS8R is checked by the patch test.)"""
+    nodes, elems = quad8_grid(10, 2, 10.0, 2.0)
+    top = [e[0] for e in elems if e[2][1] == 1]
+    s = "*HEADING\nquad8r (%s) elastic cantilever: tip force and pressure on the top\n" % etype
+    s += node_block(nodes) + elem_block(etype, elems)
+    s += nset("FIX", select(nodes, lambda x, y: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y: x == 10.0 and y == 2.0))
+    s += elset("TOP", top)
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n0.5\n"
+    s += step("*BOUNDARY\nFIX, 1, 2\n*CLOAD\nTIP, 2, -40.\n*DLOAD\nTOP, P3, 3.\n"
+              "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
+def deck_axisym_cylinder(etype):
+    """CAX4 / CAX8 thick-walled cylinder a = 1 <= r <= b = 2 (x radial, y the axis), height 0.5:
+    pressure on the inner face (S4), the bottom held axially, an axial *CLOAD on the top's outer
+    corner node (CalculiX: the whole ring's force). Reactions and stresses are printed: CalculiX
+    prints the forces of its expanded 2-degree sector."""
+    nx, ny = (8, 2) if etype == "CAX4" else (4, 1)
+    if etype == "CAX4":
+        nodes, elems = quad_grid(nx, ny, 1.0, 0.5)
+        nodes = [(n[0], n[1] + 1.0, n[2]) for n in nodes]
+    else:
+        nodes, elems = quad8_grid(nx, ny, 1.0, 0.5, x0=1.0)
+    inner = [e[0] for e in elems if e[2][0] == 0]
+    s = "*HEADING\naxisymmetric (%s) thick-walled cylinder: internal pressure, axial ring load\n" % etype
+    s += node_block(nodes) + elem_block(etype, elems)
+    s += nset("BOT", select(nodes, lambda x, y: y == 0))
+    s += nset("CORNER", select(nodes, lambda x, y: x == 2.0 and y == 0.5))
+    s += elset("INNER", inner)
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nBOT, 2, 2\n*CLOAD\nCORNER, 2, 500.\n*DLOAD\nINNER, P4, 100.\n"
+              "*NODE PRINT, NSET=BOT\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
 def deck_hex8_bracket_cycle():
     """An L-bracket pulled, released and pulled further by a prescribed displacement, 3 steps of
     5 fixed increments (DIRECT: CalculiX cannot cut back). The first iteration of each step used
@@ -566,6 +627,9 @@ DECKS = {
     "wedge15_elastic": deck_wedge15_elastic,
     "wedge6_iso": deck_wedge6_iso,
     "wedge15_iso": deck_wedge15_iso,
+    "quad8r_pe_cantilever": lambda: deck_quad8r_cantilever("CPE8R"),
+    "cax4_cylinder": lambda: deck_axisym_cylinder("CAX4"),
+    "cax8_cylinder": lambda: deck_axisym_cylinder("CAX8"),
 }
 
 if __name__ == "__main__":

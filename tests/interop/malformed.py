@@ -70,6 +70,30 @@ SHELL = """*NODE, NSET=NALL
 """
 XSTEP = "*STEP\n*DYNAMIC, EXPLICIT\n, 1e-3\n*BOUNDARY\nLEFT, ENCASTRE\n*CLOAD, AMPLITUDE=A1\nRIGHT, 3, 1.\n*END STEP\n"
 GOODX = SHELL + XSTEP  # lines 26 *STEP, 27 *DYNAMIC, 29 *BOUNDARY, 31 *CLOAD, 33 *END STEP
+# one CAX4 ring (x the radius) under pressure on its bore: lines 15 *SOLID SECTION, 21 the *DLOAD
+AXI = """*NODE, NSET=NALL
+1, 1, 0
+2, 2, 0
+3, 2, 1
+4, 1, 1
+*ELEMENT, TYPE=CAX4, ELSET=EALL
+1, 1, 2, 3, 4
+*NSET, NSET=BOT
+1, 2
+*MATERIAL, NAME=STEEL
+*ELASTIC
+210000, 0.3
+*DENSITY
+7.85e-9
+*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL
+*STEP
+*STATIC
+*BOUNDARY
+BOT, 2, 2
+*DLOAD
+EALL, P4, 10.
+*END STEP
+"""
 
 
 def xcase(name, deck, line, text):
@@ -369,6 +393,20 @@ CASES = [
           "*NODE OUTPUT: variable 'V' is not supported"),
     xcase("x_step_amplitude_static", GOOD.replace("*STEP\n", "*STEP, AMPLITUDE=STEP\n"), 20,
           "*STEP, AMPLITUDE=STEP is not supported in a static step"),
+    ("cax4_ok", {"d.inp": AXI}, "d.inp", 0, "completed"),
+    ("cax4_thickness", {"d.inp": AXI.replace("MATERIAL=STEEL\n", "MATERIAL=STEEL\n0.5\n")}, "d.inp", 0,
+     "d.inp:16: *SOLID SECTION: the thickness 0.5 is ignored"),
+    ("cax4_negative_radius", {"d.inp": AXI.replace("4, 1, 1\n", "4, -0.5, 1\n")}, "d.inp", 1,
+     "d.inp:15: *SOLID SECTION: element 1 is axisymmetric (CAX*), but its node 4 has x = -0.5 < 0"),
+    ("cax4_centrif_off_axis", {"d.inp": AXI.replace("EALL, P4, 10.", "EALL, CENTRIF, 1e6, 0, 0, 0, 1, 0, 0")},
+     "d.inp", 1, "d.inp:21: *DLOAD CENTRIF is supported on 3D models and, about the y axis"),
+    ("cax4_centrif", {"d.inp": AXI.replace("EALL, P4, 10.", "EALL, CENTRIF, 1e6, 0, 0, 0, 0, 1, 0")},
+     "d.inp", 0, "completed"),
+    ("cpe8r_fortran_double", {"d.inp": AXI.replace("TYPE=CAX4", "TYPE=CPE8R").replace(
+        "1, 1, 2, 3, 4\n", "1, 1, 2, 3, 4, 5, 6, 7, 8\n").replace(
+        "4, 1, 1\n", "4, 1, 1\n5, 1.5, 0\n6, 2, 0.5\n7, 1.5, 1\n8, 1, 0.5\n").replace(
+        "MATERIAL=STEEL\n", "MATERIAL=STEEL\n1.57d0\n").replace("BOT, 2, 2", "BOT, 1, 2\n5, 1, 2")},
+     "d.inp", 0, "completed"),
 ]
 
 

@@ -12,6 +12,16 @@ element that passes the patch test reproduces the field exactly:
                                               tolerance 1e-8 relative to max |sigma|
 C is 3D isotropic elasticity (solid), plane strain (sigma_zz = lambda (e_xx + e_yy)) or plane
 stress (sigma_zz = 0). Linear elastic material E = 200000, nu = 0.3.
+Axisymmetric sections (x the radius, the mesh moved to 1 <= x <= 2) take the axisymmetric linear
+field u_x = a x, u_y = c y + d instead (a, c, d ~1e-3, distinct): a general linear field is not
+one (u_x = b y + e gives a hoop strain u_x / x that varies, and a shear u_y = f x a stress
+sigma_xy that the ring does not balance without a body force, d(x sigma_xy)/(x dx) != 0). Its
+strains are constant, eps = (a, c, a, 0, 0, 0) with eps_zz = u_x / x the hoop strain, and so is
+the stress C : eps: the elements reproduce it exactly when the rule integrates the
+x-weighted products exactly (quad4 2x2, quad8 3x3 and quad8r 2x2 on straight-edged elements:
+degrees at most 3 per direction).
+quad8r (CPE8R, CPS8R, CAX8R: quad8 with the 2x2 rule) passes on the same straight-edged
+elements, as hex20r does.
 The 20-node hexahedra pass with the reduced 2x2x2 rule too (hex20r, and hex20 in a "reduced"
 section): on straight-edged (trilinear) geometry the rule integrates every int dN_a/dx dV
 exactly (cofactors of degree (2,1,1), serendipity derivatives of degree (1,2,2)), which is what
@@ -28,6 +38,8 @@ A3 = [[1.0e-3, 0.4e-3, -0.3e-3], [0.2e-3, -0.7e-3, 0.5e-3], [-0.6e-3, 0.3e-3, 0.
 B3 = [1.0e-4, -2.0e-4, 3.0e-4]
 A2 = [[1.0e-3, 0.4e-3], [-0.6e-3, -0.7e-3]]
 B2 = [1.0e-4, -2.0e-4]
+AXI = [[1.0e-3, 0.0], [0.0, -0.7e-3]]  # u_x = a x, u_y = c y + d
+BAXI = [0.0, -2.0e-4]
 
 CASES = {
     "hex8_full": ("hex8", "solid", "full"),
@@ -45,6 +57,12 @@ CASES = {
     "tri3": ("tri3", "plane_strain", "auto"),
     "tri3_ps": ("tri3", "plane_stress", "auto"),
     "quad8_pe": ("quad8", "plane_strain", "auto"),
+    "quad8r_pe": ("quad8r", "plane_strain", "auto"),
+    "quad8r_ps": ("quad8r", "plane_stress", "auto"),
+    "quad8_reduced": ("quad8", "plane_strain", "reduced"),
+    "quad4_axi": ("quad4", "axisymmetric", "auto"),
+    "quad8_axi": ("quad8", "axisymmetric", "auto"),
+    "quad8r_axi": ("quad8r", "axisymmetric", "auto"),
     "quad9_pe": ("quad9", "plane_strain", "auto"),
     "quad16_pe": ("quad16", "plane_strain", "auto"),
     "quad16_ps": ("quad16", "plane_stress", "auto"),
@@ -66,7 +84,7 @@ def build_mesh(etype):
     n = 4
     base = vlib.rect_quad4(n, n)
     vlib.distort(base, 0.2 / n, seed=12345, boundary=base.boundary_nodes())
-    if etype in ("quad8", "quad9", "quad16"):  # straight-sided: the nodes on the bilinear map
+    if etype in ("quad8", "quad8r", "quad9", "quad16"):  # straight-sided: the bilinear map
         return vlib.quad_elevate(base, etype)
     return vlib.quad_to_tri3(base) if etype == "tri3" else base
 
@@ -75,6 +93,8 @@ def analytic_stress(kind):
     if kind == "solid":
         eps = [A3[0][0], A3[1][1], A3[2][2], A3[0][1] + A3[1][0], A3[0][2] + A3[2][0], A3[1][2] + A3[2][1]]
         return vlib.matvec(vlib.iso_stiffness(E, NU), eps)
+    if kind == "axisymmetric":
+        return vlib.matvec(vlib.iso_stiffness(E, NU), [AXI[0][0], AXI[1][1], AXI[0][0], 0.0, 0.0, 0.0])
     exx, eyy, gxy = A2[0][0], A2[1][1], A2[0][1] + A2[1][0]
     G = E / (2 * (1 + NU))
     if kind == "plane_strain":
@@ -91,6 +111,9 @@ def main():
     mesh = build_mesh(etype)
     dim = mesh.dim
     A, b = (A3, B3) if dim == 3 else (A2, B2)
+    if kind == "axisymmetric":  # x is the radius: the mesh on 1 <= x <= 2
+        mesh.nodes = [(x + 1.0, y) for x, y in mesh.nodes]
+        A, b = AXI, BAXI
     for e, (t, conn) in enumerate(mesh.elems):
         if vlib.element_measure(mesh, t, conn) <= 0:
             chk.fail_now("test setup: element %d is inverted after distortion" % (e + 1))
@@ -106,7 +129,7 @@ def main():
         u = exact(mesh.nodes[n - 1])
         bcs.append({"node_set": "b%d" % n, "displacement": {axes[k]: u[k] for k in range(dim)}})
     sec = {"element_set": "all", "material": "elastic", "kind": kind, "formulation": form}
-    if dim == 2:
+    if dim == 2 and kind != "axisymmetric":
         sec["thickness"] = 0.5
     j = vlib.job(mesh, [vlib.material("elastic", E, NU)], [sec],
                  [{"name": "patch", "increments": 1, "boundary": bcs}],

@@ -146,8 +146,8 @@ class Mesh:
         return nodes, [{"type": t, "connectivity": c} for t, c in blocks.items()]
 
 
-CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad9": 4, "quad16": 4,
-           "hex20": 8, "hex20r": 8, "wedge6": 6, "wedge15": 6}
+CORNERS = {"hex8": 8, "tet4": 4, "tet10": 4, "quad4": 4, "tri3": 3, "quad8": 4, "quad8r": 4, "quad9": 4,
+           "quad16": 4, "hex20": 8, "hex20r": 8, "wedge6": 6, "wedge15": 6}
 # CalculiX face numbering (corner nodes, 1-based local numbers).
 FACES = {
     "hex8": [(1, 2, 3, 4), (5, 8, 7, 6), (1, 5, 6, 2), (2, 6, 7, 3), (3, 7, 8, 4), (4, 8, 5, 1)],
@@ -156,14 +156,14 @@ FACES = {
     "quad4": [(1, 2), (2, 3), (3, 4), (4, 1)],
     "tri3": [(1, 2), (2, 3), (3, 1)],
 }
-for _t in ("quad8", "quad9", "quad16"):
+for _t in ("quad8", "quad8r", "quad9", "quad16"):
     FACES[_t] = FACES["quad4"]
 FACES["hex20"] = FACES["hex20r"] = FACES["hex8"]
 FACES["wedge6"] = FACES["wedge15"] = [(1, 2, 3), (4, 6, 5), (1, 4, 5, 2), (2, 5, 6, 3), (3, 6, 4, 1)]
 # Faces with their midside nodes (for boundary node detection).
 FACES_ALL = dict(FACES)
 FACES_ALL["tet10"] = [(1, 2, 3, 5, 6, 7), (1, 4, 2, 8, 9, 5), (2, 4, 3, 9, 10, 6), (3, 4, 1, 10, 8, 7)]
-FACES_ALL["quad8"] = FACES_ALL["quad9"] = [(1, 2, 5), (2, 3, 6), (3, 4, 7), (4, 1, 8)]
+FACES_ALL["quad8"] = FACES_ALL["quad8r"] = FACES_ALL["quad9"] = [(1, 2, 5), (2, 3, 6), (3, 4, 7), (4, 1, 8)]
 FACES_ALL["quad16"] = [(1, 2, 5, 6), (2, 3, 7, 8), (3, 4, 9, 10), (4, 1, 11, 12)]
 FACES_ALL["hex20"] = FACES_ALL["hex20r"] = [(1, 2, 3, 4, 9, 10, 11, 12), (5, 8, 7, 6, 16, 15, 14, 13),
                                             (1, 5, 6, 2, 17, 13, 18, 9), (2, 6, 7, 3, 18, 14, 19, 10),
@@ -178,14 +178,14 @@ WEDGE15_EDGES = [(1, 2), (2, 3), (3, 1), (4, 5), (5, 6), (6, 4), (1, 4), (2, 5),
 # Local nodes of the higher-order quadrilaterals as (i, j) on the p + 1 points per direction
 # (solver/element/element.h: corners, edge nodes edge by edge in the edge's direction, interior;
 # quad8 is quad9 without its centre).
-QUAD_ORDER = {"quad4": 1, "quad8": 2, "quad9": 2, "quad16": 3}
+QUAD_ORDER = {"quad4": 1, "quad8": 2, "quad8r": 2, "quad9": 2, "quad16": 3}
 QUAD_IJ = {
     "quad4": [(0, 0), (1, 0), (1, 1), (0, 1)],
     "quad9": [(0, 0), (2, 0), (2, 2), (0, 2), (1, 0), (2, 1), (1, 2), (0, 1), (1, 1)],
     "quad16": [(0, 0), (3, 0), (3, 3), (0, 3), (1, 0), (2, 0), (3, 1), (3, 2), (2, 3), (1, 3), (0, 2), (0, 1),
                (1, 1), (2, 1), (2, 2), (1, 2)],
 }
-QUAD_IJ["quad8"] = QUAD_IJ["quad9"][:8]
+QUAD_IJ["quad8"] = QUAD_IJ["quad8r"] = QUAD_IJ["quad9"][:8]
 
 
 def centroid(mesh, conn):
@@ -402,7 +402,7 @@ def element_measure(mesh, t, conn):
         return tet_volume(X[:4])
     if t == "tri3":
         return 0.5 * ((X[1][0] - X[0][0]) * (X[2][1] - X[0][1]) - (X[2][0] - X[0][0]) * (X[1][1] - X[0][1]))
-    if t in ("quad4", "quad8", "quad9", "quad16"):  # the corners' measure
+    if t in ("quad4", "quad8", "quad8r", "quad9", "quad16"):  # the corners' measure
         v = []
         for a in range(4):
             p, q, r = X[a], X[(a + 1) % 4], X[(a + 3) % 4]
