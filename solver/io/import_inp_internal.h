@@ -137,7 +137,7 @@ typedef struct inp {
   int cap_tie_rec;
   inp_nlmpc *nlmpc; /* *RIGID BODY and *MPC definitions, lowered by inp_mpcs_done */
   int n_nlmpc, cap_nlmpc;
-  inp_global *subs;  /* *SUBMODEL: the global result files and their driven nodes */
+  inp_global *subs; /* *SUBMODEL: the global result files and their driven nodes */
   int n_subs, cap_subs;
 } inp;
 

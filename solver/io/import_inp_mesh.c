@@ -437,15 +437,20 @@ static dt_status read_set(inp *p, inp_kw *kw, int nodes) {
         continue;
       }
       DT_TRY(inp_int64(p, rec, tok[k], kw->name, &id));
-      DT_TRY(nodes ? inp_node_index(p, rec, id, &idx) : inp_elem_index(p, rec, id, &idx));
+      DT_TRY(index_or_none(p, nodes, id, &idx));
+      if (idx < 0) { /* CalculiX reads a set naming an id it never defines (scheibe's node 29)
+                        and leaves it out: so does ductile, with a warning */
+        if (skipped++ == 0) first_skipped = id, skipped_rec = rec;
+        continue;
+      }
       DT_TRY(nodes ? nset_add(p, set, idx) : elset_add(p, set, idx));
     }
   }
   if (skipped)
     inp_warn(p, skipped_rec,
-             "%s %s, GENERATE: %ld id(s) of the range(s) are not defined %s (e.g. %lld) and are "
-             "left out of the set",
-             kw->name, name, skipped, nodes ? "nodes" : "elements", (long long)first_skipped);
+             "%s %s%s: %ld id(s) are not defined %s (e.g. %lld) and are left out of the set",
+             kw->name, name, generate ? ", GENERATE" : "", skipped, nodes ? "nodes" : "elements",
+             (long long)first_skipped);
 cleanup:
   return rc;
 }

@@ -150,8 +150,9 @@ cleanup:
 }
 
 /* ENER and ELSE are 1/2 sigma : eps, CalculiX's accumulated work only where the material is
- * linear elastic (output_energy.c): a request for them on an element with a plastic material is
- * refused, naming the request's line. Needs the elements' sections (dt_model_finish). */
+ * linear elastic and starts unstressed (output_energy.c): a request for them on an element with
+ * a plastic material, or in a model with initial stresses or plastic strains, is refused, naming
+ * the request's line. Needs the elements' sections (dt_model_finish). */
 dt_status inp_prints_done(inp *p) {
   dt_status rc = DT_OK;
   const dt_model *m = p->m;
@@ -159,6 +160,10 @@ dt_status inp_prints_done(inp *p) {
   for (int i = 0; i < m->output.n_prints; i++) {
     const dt_print_request *r = &m->output.prints[i];
     if (!r->element || !(r->fields & (DT_OUT_ENER | DT_OUT_ELSE))) continue;
+    /* with an initial stress the energy is sig0 : eps + 1/2 eps : C : eps, not 1/2 sig : eps */
+    INP_CHECK(m->n_initial_states == 0, p, p->print_rec[i],
+              "*EL PRINT: ENER and ELSE are not supported with *INITIAL CONDITIONS, TYPE=STRESS or "
+              "PLASTIC STRAIN (EVOL is)");
     for (int k = 0; k < m->elsets[r->set].n && m->elem_section; k++) {
       const int e = m->elsets[r->set].items[k], sec = m->elem_section[e];
       const dt_material *mat = sec >= 0 ? &m->materials[m->sections[sec].material] : NULL;

@@ -11,10 +11,14 @@
 #include "job_json.h"
 #include "job_json_internal.h"
 
-static const char *const attach_keys[] = {
-    "ductile", "title",  "materials", "sections",   "steps", "initial_velocities",
-    "solver",  "output", "equations", "transforms", "ties",  "rigid_bodies",
-    "mpcs",    "initial_conditions", NULL};
+static const char *const attach_keys[] = {"ductile",   "title",
+                                          "materials", "sections",
+                                          "steps",     "initial_velocities",
+                                          "solver",    "output",
+                                          "equations", "transforms",
+                                          "ties",      "rigid_bodies",
+                                          "mpcs",      "initial_conditions",
+                                          NULL};
 
 static dt_status parse_attached(dt_jp *jp, const json_t *root) {
   dt_status rc = DT_OK;

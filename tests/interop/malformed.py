@@ -137,6 +137,9 @@ CASES = [
      "completed"),
     ("ic_point", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 9, -100."))}, "d.inp", 1,
      "d.inp:21: *INITIAL CONDITIONS, TYPE=STRESS: element 1 has no integration point 9 (it has 8)"),
+    ("ic_ener", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 1, -100.")).replace(
+        "*END STEP", "*EL PRINT, ELSET=EALL\nENER\n*END STEP")}, "d.inp", 1,
+     "*EL PRINT: ENER and ELSE are not supported with *INITIAL CONDITIONS"),
     ("ic_element", {"d.inp": GOOD.replace("*STEP", IC % ("PLASTIC STRAIN", "42, 1, .01"))}, "d.inp", 1,
      "d.inp:21: element 42 does not exist"),
     ("ic_too_many", {"d.inp": GOOD.replace("*STEP", IC % ("STRESS", "1, 1, 1, 2, 3, 4, 5, 6, 7"))}, "d.inp", 1,
@@ -223,7 +226,10 @@ CASES = [
     # a GENERATE range over ids the deck never defines (CalculiX's achtel decks): those are left
     # out, with a warning; a range of more than 1e8 ids is refused
     ("generate_undefined", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 12\n*STEP")}, "d.inp", 0,
-     "d.inp:21: *NSET G, GENERATE: 4 id(s) of the range(s) are not defined nodes (e.g. 9) and are left out"),
+     "d.inp:21: *NSET G, GENERATE: 4 id(s) are not defined nodes (e.g. 9) and are left out"),
+    # so is an id a data line names (CalculiX's scheibe: node 29 in *NSET N1)
+    ("nset_undefined", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G\n1, 42\n*STEP")}, "d.inp", 0,
+     "d.inp:21: *NSET G: 1 id(s) are not defined nodes (e.g. 42) and are left out"),
     ("generate_huge", {"d.inp": GOOD.replace("*STEP", "*NSET, NSET=G, GENERATE\n1, 1000000000\n*STEP")}, "d.inp",
      1, "d.inp:21: GENERATE: a range of more than 1e8 ids"),
     ("mpc_refused", {"d.inp": GOOD.replace("*STEP", "*MPC\nPLANE, 5, 6, 7, 8\n*STEP")}, "d.inp", 1,
