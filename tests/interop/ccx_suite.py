@@ -13,7 +13,7 @@ Every deck is
      "contact *CONTACT PAIR", "element B32R", "material *EXPANSION"); every failing criterion
      is kept as a blocker too. The keywords and element types ductile's importer does not know
      (solver/io/import_inp.c's table) are listed as the deck's "needs".
-  2. run with ductile-solve --backend cpu in a temporary copy (the deck, uncompressed, and the
+  2. run with ductile-solve --backend cpu (or --backend) in a temporary copy (the deck, uncompressed, and the
      files it *INCLUDEs), with a time limit, and put in one category:
        unsupported     exit 1, the message says "unsupported"/"not supported"
        input error     exit 1, another message (ductile finds the deck invalid; CalculiX ran it)
@@ -546,7 +546,9 @@ def run_deck(name, deck, ref, frd, args, elements, keywords, work):
         with open_text(src) as f, open(os.path.join(d, rel), "w", encoding="latin-1") as out:
             shutil.copyfileobj(f, out)
     stage_global_results(deck, d)
-    cmd = [args.solver, name + ".inp", "-o", "out", "--backend", "cpu", "--threads", "1", "--quiet"]
+    cmd = [args.solver, name + ".inp", "-o", "out", "--backend", args.backend, "--quiet"]
+    if args.backend == "cpu":
+        cmd[-1:-1] = ["--threads", "1"]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.time()
     with open(os.path.join(d, "stdout.txt"), "w") as so, open(os.path.join(d, "stderr.txt"), "w") as se:
@@ -642,6 +644,8 @@ def main():
     ap.add_argument("--solver", required=True, help="ductile-solve")
     ap.add_argument("--suite", default=DEFAULT_SUITE, help="the decks and NAME.dat.ref[.gz] (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=2, help="decks run in parallel (default 2)")
+    ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"),
+                    help="ductile-solve's backend (default cpu, one thread per deck)")
     ap.add_argument("--limit", type=float, default=60, help="seconds per deck (default 60)")
     ap.add_argument("--only", help="NAME,... (deck names without .inp)")
     ap.add_argument("--json", help="write the report here")
