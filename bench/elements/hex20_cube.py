@@ -5,7 +5,7 @@ to 450 MPa at a plastic strain of 0.2) on three symmetry planes, a punch pressed
 quarter of its top face (the nodes with x, y <= 50 mm) in four increments: plasticity spreads
 from the punch's edges. The same deck with C3D8 (N^3 elements), C3D20R and C3D20 (M^3
 elements, M chosen so that the DOF counts match within a few per cent). Printed per element:
-DOFs, increments, Newton and PCG iterations, the analysis time (ductile's summary: setup,
+DOFs, increments and cutbacks, Newton and PCG iterations, the analysis time (ductile's summary: setup,
 assembly, stress, solver, output), its time per DOF and the ratio to hex8's; with --out, the
 result JSON (suite "hex20").
 
@@ -125,22 +125,24 @@ def main():
     d = a.keep or tempfile.mkdtemp(prefix="hex20_cube_")
     os.makedirs(d, exist_ok=True)
     solver = os.path.abspath(a.solver)
-    runs = [run(solver, d, "C3D8", a.n8, a.backend, a.threads, a.limit),
-            run(solver, d, "C3D20R", a.n20, a.backend, a.threads, a.limit),
-            run(solver, d, "C3D20", a.n20, a.backend, a.threads, a.limit)]
-    base = runs[0].get("us_per_dof")
-    print("%-7s %5s %9s %5s %7s %8s %9s %8s %7s %s" % ("element", "n", "DOFs", "incs", "Newton", "PCG",
-                                                     "analysis", "us/DOF", "vs hex8", "solver/asm/stress s"))
-    for r in runs:
+    print("%-7s %5s %9s %11s %7s %8s %9s %8s %7s %s" % (
+        "element", "n", "DOFs", "incs (cut)", "Newton", "PCG", "analysis", "us/DOF", "vs hex8",
+        "solver/asm/stress s"), flush=True)
+    runs = []
+    for etype, n in (("C3D8", a.n8), ("C3D20R", a.n20), ("C3D20", a.n20)):
+        r = run(solver, d, etype, n, a.backend, a.threads, a.limit)
+        runs.append(r)
+        base = runs[0].get("us_per_dof")
         if r.get("status") != "completed":
-            print("%-7s %5d %9d  failed (rc %s)" % (r["element"], r["n"], r["dofs"], r["rc"]))
+            print("%-7s %5d %9d  failed (rc %s)" % (r["element"], r["n"], r["dofs"], r["rc"]), flush=True)
             continue
         ph = r["phases"]
         r["ratio_to_hex8"] = r["us_per_dof"] / base if base else None
-        print("%-7s %5d %9d %5d %7d %8d %9.3f %8.3f %7s %.3f/%.3f/%.3f" % (
-            r["element"], r["n"], r["dofs"], r["increments"], r["newton_iterations"],
+        print("%-7s %5d %9d %6d (%2d) %7d %8d %9.3f %8.3f %7s %.3f/%.3f/%.3f" % (
+            r["element"], r["n"], r["dofs"], r["increments"], r["cutbacks"], r["newton_iterations"],
             r["pcg_iterations"], r["analysis_seconds"], r["us_per_dof"],
-            "%.2fx" % r["ratio_to_hex8"] if base else "-", ph["solver"], ph["assembly"], ph["stress"]))
+            "%.2fx" % r["ratio_to_hex8"] if base else "-", ph["solver"], ph["assembly"], ph["stress"]),
+            flush=True)
     if a.out:
         h = common.host()
         common.write_result(a.out, "hex20", sys.argv, runs, h, started, {"backend": a.backend})
