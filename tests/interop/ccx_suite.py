@@ -536,6 +536,9 @@ def run_deck(name, deck, ref, frd, args, elements, keywords, work):
     except (OSError, UnicodeError, IndexError) as e:
         r.update({"in_scope": False, "reason": "unreadable deck: %s" % e, "blockers": ["unreadable deck"],
                   "needs": [], "elements": [], "procedures": []})
+    if args.in_scope_only and not r["in_scope"]:
+        r.update({"category": "not run", "why": "out of scope (--in-scope-only)", "message": ""})
+        return r
     d = os.path.join(work, name)
     os.makedirs(d)
     with open_text(deck) as f, open(os.path.join(d, name + ".inp"), "w", encoding="latin-1") as out:
@@ -651,6 +654,9 @@ def main():
     ap.add_argument("--json", help="write the report here")
     ap.add_argument("--keep", action="store_true", help="keep the work folders")
     ap.add_argument("--top", type=int, default=10, help="reasons listed per tally (default 10)")
+    ap.add_argument("--in-scope-only", action="store_true", help="run only the decks in scope")
+    ap.add_argument("--min-passed", type=int, default=0,
+                    help="fail (exit 1) when fewer in-scope decks pass (a guard of the pass rate)")
     ap.add_argument("--expect", help="NAME=CATEGORY[:TEXT],...: fail (exit 1) unless each named deck ends in that "
                                      "category, with TEXT in its why when given")
     args = ap.parse_args()
@@ -760,6 +766,8 @@ def main():
         if r is None or r["category"] != cat or text not in r["why"]:
             unmet.append("%s: expected %s%s, got %s" % (name, cat, " (%r)" % text if text else "",
                                                        "%s: %s" % (r["category"], r["why"]) if r else "no such deck"))
+    if n_pass(scope) < args.min_passed:
+        unmet.append("in-scope decks passed: %d, fewer than --min-passed %d" % (n_pass(scope), args.min_passed))
     print()
     if crashes or no_line or unmet:
         for u in unmet:
@@ -767,8 +775,8 @@ def main():
         print("FAIL: %d crash(es), %d refusal(s) without file:line, %d expectation(s) unmet" % (
             len(crashes), len(no_line), len(unmet)))
         return 1
-    print("OK: no crash; every refusal names its file and line (pass rate not asserted: %d of %d in scope)" % (
-        n_pass(scope), len(scope)))
+    print("OK: no crash; every refusal names its file and line; %d of %d in scope passed%s" % (
+        n_pass(scope), len(scope), " (at least %d asserted)" % args.min_passed if args.min_passed else ""))
     return 0
 
 
