@@ -197,6 +197,9 @@ INP_INTERN dt_status inp_target_nset(inp *p, int rec, const char *tok, int *out)
 INP_INTERN dt_status inp_target_elset(inp *p, int rec, const char *tok, int *out);
 /* Surface by name, created empty if `create`. */
 INP_INTERN dt_status inp_get_surface(inp *p, int rec, const char *name, int create, int *out);
+/* Room for one more node at index m->n_nodes (node_id, x and node_rec grown together), its id
+ * 0, its coordinates 0 and its record rec; the caller sets the id and counts it in n_nodes. */
+INP_INTERN dt_status inp_node_slot(inp *p, int rec);
 INP_INTERN dt_status inp_surface_add_faces(inp *p, int rec, int surface, int elset, int face);
 /* The model type of an *ELEMENT TYPE= name (any case), -1 for one the importer does not take
  * (also for the size scanner, size_scan_inp.c). */

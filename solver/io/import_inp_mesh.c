@@ -199,12 +199,32 @@ cleanup:
   return rc;
 }
 
+dt_status inp_node_slot(inp *p, int rec) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+  const int i = m->n_nodes, cap = p->cap_nodes;
+  DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id,
+                        p->ctx));
+  if (cap != p->cap_nodes) { /* x and node_rec follow node_id's capacity */
+    int c = cap;
+    DT_TRY(dt_imp_reserve((void **)&m->x, &c, 3 * (size_t)p->cap_nodes, sizeof *m->x, p->ctx));
+    c = cap;
+    DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec,
+                          p->ctx));
+  }
+  m->node_id[i] = 0;
+  m->x[3 * i] = m->x[3 * i + 1] = m->x[3 * i + 2] = 0.0;
+  p->node_rec[i] = rec;
+cleanup:
+  return rc;
+}
+
 dt_status inp_node(inp *p, inp_kw *kw) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
   const char *nset_name = inp_param(kw, "NSET");
   char *tok[INP_MAX_TOKENS];
-  int rec = 0, n = 0, set = -1, cap = 0, extra = 0, first_extra = -1;
+  int rec = 0, n = 0, set = -1, extra = 0, first_extra = -1;
 
   DT_TRY(inp_params_done(p, kw));
   if (nset_name) DT_TRY(inp_get_nset(p, kw->rec, nset_name, 1, &set));
@@ -215,22 +235,11 @@ dt_status inp_node(inp *p, inp_kw *kw) {
       if (extra++ == 0) first_extra = rec;
       n = 4;
     }
-    cap = p->cap_nodes;
-    DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id,
-                          p->ctx));
-    if (cap != p->cap_nodes) {
-      int c = cap;
-      DT_TRY(dt_imp_reserve((void **)&m->x, &c, 3 * (size_t)p->cap_nodes, sizeof *m->x, p->ctx));
-      c = cap;
-      DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec,
-                            p->ctx));
-    }
+    DT_TRY(inp_node_slot(p, rec));
     DT_TRY(inp_int64(p, rec, tok[0], "*NODE id", &m->node_id[i]));
     /* CalculiX reads a coordinate that is missing or empty ("21, 0.75, 1.0, ,0.0") as 0 */
-    m->x[3 * i] = m->x[3 * i + 1] = m->x[3 * i + 2] = 0;
     for (int k = 1; k < n; k++)
       if (tok[k][0]) DT_TRY(inp_double(p, rec, tok[k], "*NODE coordinate", &m->x[3 * i + k - 1]));
-    p->node_rec[i] = rec;
     m->n_nodes++;
     p->nodes_dirty = 1;
     if (set >= 0) DT_TRY(nset_add(p, set, i));

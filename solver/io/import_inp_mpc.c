@@ -36,21 +36,11 @@ static dt_status new_node(inp *p, int rec, int *out) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
   int64_t id = 0;
-  int i = m->n_nodes, cap = p->cap_nodes;
+  const int i = m->n_nodes;
   for (int k = 0; k < m->n_nodes; k++)
     if (m->node_id[k] > id) id = m->node_id[k];
-  DT_TRY(dt_imp_reserve((void **)&m->node_id, &p->cap_nodes, (size_t)i + 1, sizeof *m->node_id,
-                        p->ctx));
-  if (cap != p->cap_nodes) {
-    int c = cap;
-    DT_TRY(dt_imp_reserve((void **)&m->x, &c, 3 * (size_t)p->cap_nodes, sizeof *m->x, p->ctx));
-    c = cap;
-    DT_TRY(dt_imp_reserve((void **)&p->node_rec, &c, (size_t)p->cap_nodes, sizeof *p->node_rec,
-                          p->ctx));
-  }
+  DT_TRY(inp_node_slot(p, rec));
   m->node_id[i] = id + 1;
-  m->x[3 * i] = m->x[3 * i + 1] = m->x[3 * i + 2] = 0.0;
-  p->node_rec[i] = rec;
   m->n_nodes++;
   p->nodes_dirty = 1;
   *out = i;

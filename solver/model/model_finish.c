@@ -653,27 +653,27 @@ cleanup:
   return rc;
 }
 
-/* The equations' rules (model_equation.c), the message led by the equation's JSON path. */
-static dt_status check_equations(const dt_model *m, dt_ctx *ctx) {
+/* A check's failure led by the JSON path of the entry at fault (`what`[bad]). */
+static dt_status led_by_entry(dt_status rc, const char *what, int bad, dt_ctx *ctx) {
   char where[48];
-  int bad = -1;
-  dt_status rc = dt_model_check_equations(m, &bad, ctx);
   if (rc == DT_ERR_INPUT && bad >= 0) {
-    snprintf(where, sizeof where, "equations[%d]", bad);
+    snprintf(where, sizeof where, "%s[%d]", what, bad);
     dt_ctx_prefix(ctx, where);
   }
   return rc;
 }
 
+/* The equations' rules (model_equation.c), the message led by the equation's JSON path. */
+static dt_status check_equations(const dt_model *m, dt_ctx *ctx) {
+  int bad = -1;
+  dt_status rc = dt_model_check_equations(m, &bad, ctx);
+  return led_by_entry(rc, "equations", bad, ctx);
+}
+
 static dt_status check_initial(const dt_model *m, dt_ctx *ctx) {
-  char where[48];
   int bad = -1;
   dt_status rc = dt_model_check_initial(m, &bad, ctx);
-  if (rc == DT_ERR_INPUT && bad >= 0) {
-    snprintf(where, sizeof where, "initial_conditions[%d]", bad);
-    dt_ctx_prefix(ctx, where);
-  }
-  return rc;
+  return led_by_entry(rc, "initial_conditions", bad, ctx);
 }
 
 dt_status dt_model_finish(dt_model *m, dt_ctx *ctx) {
