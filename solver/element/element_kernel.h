@@ -126,7 +126,7 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
   }
   if (type == DT_HEX8R && vol > 0.0) {
     double gam[32];
-    const double c = dt_hex8r_hourglass(X, dNdx_bar, vol, mat->E, gam);
+    const double c = dt_hex8r_hourglass(X, dNdx_bar, vol, dt_hex8r_modulus(mat), gam);
     dt_hex8r_hourglass_add(gam, c, ue, fe, Ke);
   }
   return n_plastic;

@@ -23,6 +23,14 @@
 
 #define DT_HEX8R_HOURGLASS 0.0005 /* CalculiX's hourglass factor (shape8hr.f) */
 
+/* The modulus M of the hourglass stiffness: CalculiX's elas(1), the first entry of the material
+ * data its element routine gets: Young's modulus for a linear elastic material, the first
+ * entry lambda + 2 mu of the elastic stiffness for any other (its 21 anisotropic constants). */
+DT_HD static inline double dt_hex8r_modulus(const dt_material_params *m) {
+  if (m->plastic == DT_PLASTIC_NONE) return m->E;
+  return m->E * (1.0 - m->nu) / ((1.0 + m->nu) * (1.0 - 2.0 * m->nu));
+}
+
 /* Uniform gradients b (node-major, 3 per node) and the volume V; N, dN, dNdx: scratch of 8
  * nodes. Returns V (0 when a point's det J is not positive). */
 DT_HD static inline double dt_hex8r_mean_gradients(const double *X, double *N, double *dN,

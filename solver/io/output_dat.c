@@ -209,9 +209,11 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
       for (int a = 0; a < 8 && f->u; a++)
         memcpy(&ue[3 * a], &f->u[3 * (size_t)cn[a]], 3 * sizeof(double));
       if (vol > 0.0)
-        dt_hex8r_hourglass_add(
-            gam, dt_hex8r_hourglass(X, dNdx_bar, vol, m->materials[sec->material].p.E, gam), ue, fe,
-            NULL);
+        dt_hex8r_hourglass_add(gam,
+                               dt_hex8r_hourglass(X, dNdx_bar, vol,
+                                                  dt_hex8r_modulus(&m->materials[sec->material].p),
+                                                  gam),
+                               ue, fe, NULL);
       for (int a = 0; a < 8; a++) {
         double fa[3] = {0, 0, 0};
         dt_elem_force_add(3, &dNdx_bar[3 * a], NULL, &f->qp_stress[6 * (size_t)f->qp_ptr[e]], fa);
