@@ -45,6 +45,11 @@ DT_HD static inline void dt_hist_store(double *h, long stride, long q, const dt_
   for (int k = 0; k < 6; k++) h[(DT_HIST_BETA + k) * stride + q] = s->beta[k];
 }
 
+/* hex8i (C3D8I) condenses its incompatible modes with arrays of its own (about 5 kB), so it has
+ * its own routine, which dt_element_residual calls; GPU kernels call it only where they serve
+ * hex8i (the large generic instantiation), so the others do not reserve its local memory. */
+#include "hex8i.h"
+
 /* The per-point arrays of dt_element_residual_ws, each of its own length so that a GPU kernel
  * of a few element types sizes them by those types rather than by the largest type (local
  * memory is reserved for every resident thread), and separate so that the compiler drops those
@@ -57,7 +62,7 @@ typedef struct dt_residual_work {
 
 /* Returns the number of plastic points in the element, or -1 - (local point) if a return
  * mapping failed. qp0 is the index of the element's first point in the per-point arrays.
- * ws: the per-point arrays (dt_residual_work). */
+ * ws: the per-point arrays (dt_residual_work). Every type but hex8i (dt_hex8i_residual). */
 DT_HD static inline int dt_element_residual_ws(int type, const double *X, const double *ue,
                                                const dt_material_params *mat, int stress_state,
                                                int bbar, double thick, const dt_qp_arrays *qa,
@@ -69,6 +74,7 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
   double xi[3], w, vol = 0.0, eps[6], sig[6], D[36];
   dt_mat_state old_s, new_s;
   int n_plastic = 0;
+  if (type == DT_HEX8I) return -1; /* dt_hex8i_residual */
   if (bbar || type == DT_HEX8R) /* hex8r: dNdx_bar holds the uniform gradients */
     dt_elem_bbar_average_in(type == DT_HEX8R ? DT_HEX8 : type, X, N, dN, dNdx, dNdx_bar, &vol);
   for (int i = 0; i < nde; i++) fe[i] = 0.0;
@@ -132,7 +138,8 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
   return n_plastic;
 }
 
-/* dt_element_residual_ws with arrays for any element type (the CPU backend's loops). */
+/* dt_element_residual_ws with arrays for any element type, and hex8i's routine (the CPU
+ * backend's loops). */
 DT_HD static inline int dt_element_residual(int type, const double *X, const double *ue,
                                             const dt_material_params *mat, int stress_state,
                                             int bbar, double thick, const dt_qp_arrays *qa,
@@ -140,6 +147,7 @@ DT_HD static inline int dt_element_residual(int type, const double *X, const dou
   double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
   double dNdx_bar[3 * DT_ELEM_MAX_NODES], B[6 * DT_ELEM_MAX_DOF], DB[6 * DT_ELEM_MAX_DOF];
   dt_residual_work ws = {N, dN, dNdx, dNdx_bar, B, DB};
+  if (type == DT_HEX8I) return dt_hex8i_residual(X, ue, mat, qa, qp0, fe, Ke);
   return dt_element_residual_ws(type, X, ue, mat, stress_state, bbar, thick, qa, qp0, fe, Ke, &ws);
 }
 

@@ -56,7 +56,8 @@ DT_HD static inline int dt_elem_nqp(int type) {
   switch (type) {
   case DT_WEDGE6: return 2;
   case DT_WEDGE15: return 9;
-  case DT_HEX8: return 8;
+  case DT_HEX8:
+  case DT_HEX8I: return 8;
   case DT_HEX20: return 27;
   case DT_HEX20R: return 8;
   case DT_HEX8R:
@@ -78,7 +79,8 @@ DT_HD static inline int dt_elem_qp_degree(int type) {
   switch (type) {
   case DT_WEDGE6: return 1;
   case DT_WEDGE15: return 2;
-  case DT_HEX8: return 3;
+  case DT_HEX8:
+  case DT_HEX8I: return 3;
   case DT_HEX20: return 5;
   case DT_HEX20R: return 3;
   case DT_HEX8R:
@@ -130,6 +132,7 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   *w = 0.0;
   switch (type) {
   case DT_HEX8:
+  case DT_HEX8I:
   case DT_HEX20R:
     dt_gauss2_point(3, q, xi);
     *w = 1.0;

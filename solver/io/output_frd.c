@@ -79,7 +79,8 @@ static int frd_type(int type, int *n, const int **order) {
   *n = dt_elem_nnodes(type);
   switch (type) {
   case DT_ELEM_HEX8:
-  case DT_ELEM_HEX8R: return 1;
+  case DT_ELEM_HEX8R:
+  case DT_ELEM_HEX8I: return 1;
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R: *order = he20; return 4;
   case DT_ELEM_TET4: return 3;

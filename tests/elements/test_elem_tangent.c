@@ -5,7 +5,11 @@
  * random displacement large enough that most points yield (checked: at least one plastic
  * point, else the check would only cover elasticity). hex8r's hourglass stiffness holds the 12
  * modes its one point leaves: its elastic Ke has rank 18 (24 DOFs less the 6 rigid motions),
- * and a linear displacement field meets no hourglass force (fe = B^T sig V exactly). */
+ * and a linear displacement field meets no hourglass force (fe = B^T sig V exactly). hex8i's
+ * condensed Ke has rank 18 too, and at the nodal values of pure bending (u_x = k x z, u_y =
+ * -nu k y z, u_z = -k (x^2 + nu z^2 - nu y^2) / 2: sigma_xx = E k z, every other component 0)
+ * its incompatible modes recover the exact stress at every point of a rectangular element
+ * (tolerance 1e-9 of E k h), where hex8 shows the parasitic shear of its locking. */
 #include <string.h>
 
 #include "element/element_kernel.h"
@@ -122,8 +126,58 @@ static void check_hex8r_hourglass(void) {
          "hex8r: a linear field meets hourglass forces: |fe - B^T sig V| = %.3g", err);
 }
 
+/* Largest |sigma - sigma_exact| of pure bending over the points of a 3 x 1 x 0.5 box element
+ * of `type`, relative to E k h (h its half depth). */
+static double bending_error(int type) {
+  static double hist[DT_MAT_STATE_DOUBLES * DT_ELEM_MAX_QP], sig[6 * DT_ELEM_MAX_QP];
+  dt_material_params m = j2_linear();
+  const double k = 1e-4, lx = 3.0, ly = 1.0, lz = 0.5, x0 = 1.0, y0 = -0.3, z0 = 0.2;
+  double X[24], ue[24], fe[24], xi[3], w, err = 0.0, N[8], dN[24];
+  dt_qp_arrays qa = {hist, NULL, sig, NULL, DT_ELEM_MAX_QP, NULL};
+  int a, q, c;
+  m.plastic = DT_PLASTIC_NONE;
+  for (a = 0; a < 8; a++) {
+    double s[3], x, y, z;
+    dt_elem_node_xi(DT_HEX8, a, s);
+    x = X[3 * a] = x0 + 0.5 * lx * s[0];
+    y = X[3 * a + 1] = y0 + 0.5 * ly * s[1];
+    z = X[3 * a + 2] = z0 + 0.5 * lz * s[2];
+    ue[3 * a] = k * x * z;
+    ue[3 * a + 1] = -m.nu * k * y * z;
+    ue[3 * a + 2] = -0.5 * k * (x * x + m.nu * z * z - m.nu * y * y);
+  }
+  dt_element_residual(type, X, ue, &m, DT_STATE_3D, 0, 1.0, &qa, 0, fe, NULL);
+  for (q = 0; q < dt_elem_nqp(type); q++) { /* the exact stress at the point's z */
+    double z = 0.0;
+    dt_elem_qp(type, q, xi, &w);
+    dt_elem_shape(type, xi, N, dN);
+    for (a = 0; a < 8; a++) z += N[a] * X[3 * a + 2];
+    for (c = 0; c < 6; c++) {
+      const double exact = c == 0 ? m.E * k * z : 0.0;
+      err = fmax(err, fabs(sig[c * DT_ELEM_MAX_QP + q] - exact));
+    }
+  }
+  return err / (m.E * k * (fabs(z0) + 0.5 * lz));
+}
+
+static void check_hex8i(void) {
+  dt_material_params m = j2_linear();
+  double X[24], ue[24] = {0}, fe[24], Ke[24 * 24], e8i, e8;
+  int r;
+  m.plastic = DT_PLASTIC_NONE;
+  distorted_element(DT_HEX8I, 0.08, X);
+  element(DT_HEX8I, X, ue, 0, &m, fe, Ke);
+  r = rank_of(Ke, 24, 1e-10);
+  EXPECT(r == 18, "hex8i: elastic Ke has rank %d, expected 18 (24 DOFs - 6 rigid)", r);
+  e8i = bending_error(DT_HEX8I);
+  e8 = bending_error(DT_HEX8);
+  EXPECT(e8i <= 1e-9, "hex8i: pure bending's stress off by %.3g of E k h", e8i);
+  EXPECT(e8 >= 0.1, "hex8: pure bending's stress off by only %.3g of E k h (no locking?)", e8);
+}
+
 int main(void) {
   check_hex8r_hourglass();
+  check_hex8i();
   int type, t;
   for (type = 0; type < DT_NTYPES; type++)
     for (t = 0; t < 3; t++) {

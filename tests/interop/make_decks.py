@@ -272,6 +272,31 @@ def deck_hex8r_iso():
     return s
 
 
+def deck_hex8i_elastic():
+    """deck_hex8_elastic's cantilever of C3D8I (hex8i): the incompatible modes take out the
+    shear locking of C3D8 in bending (tip deflection 0.2847 against C3D8's 0.2516 and C3D8R's
+    0.3808; beam theory with shear about 0.295). RF and S too."""
+    return deck_hex8r_elastic().replace("C3D8R", "C3D8I").replace("hex8r", "hex8i")
+
+
+def deck_hex8i_iso():
+    """C3D8I beam of deck_hex20r_iso's kind: pressure until the root yields through part of its
+    depth (the incompatible modes condensed with the points' J2 updates), then unloaded; fixed
+    increments for both solvers."""
+    nodes, elems = hex_grid(6, 2, 2, 6.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex8i (C3D8I) isotropic hardening beam under pressure, then unloaded\n"
+    s += node_block(nodes) + elem_block("C3D8I", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    out = "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*DLOAD\nTOP, P2, 16.\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*DLOAD, OP=NEW\n" + out, "*STATIC, DIRECT\n0.25, 1.\n")
+    return s
+
+
 def deck_hex20_elastic():
     nodes, elems = hex20_grid(4, 1, 1, 8.0, 2.0, 2.0)
     s = "*HEADING\nhex20 (C3D20) elastic cantilever: end force and pressure on the top\n"
@@ -651,6 +676,8 @@ DECKS = {
     "hex8_elastic": deck_hex8_elastic,
     "hex8r_elastic": deck_hex8r_elastic,
     "hex8r_iso": deck_hex8r_iso,
+    "hex8i_elastic": deck_hex8i_elastic,
+    "hex8i_iso": deck_hex8i_iso,
     "hex8_equation": deck_hex8_equation,
     "hex8_equation_iso": deck_hex8_equation_iso,
     "hex8_transform_rect": deck_hex8_transform_rect,
