@@ -60,17 +60,17 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
 /* Compile-time facts of an element type (dt_elem_nnodes, dt_elem_nqp, dt_elem_dim as
  * constants, for array sizes in the kernels' templates). */
 #define DT_TYPE_NPE(T)                                                                             \
-  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I) ? 8                                                     \
-   : (T) == DT_TET4                        ? 4                                                     \
-   : (T) == DT_TET10                       ? 10                                                    \
-   : (T) == DT_QUAD4                       ? 4                                                     \
-   : ((T) == DT_QUAD8 || (T) == DT_QUAD8R) ? 8                                                     \
-   : (T) == DT_QUAD9                       ? 9                                                     \
-   : (T) == DT_QUAD16                      ? 16                                                    \
-   : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20                                                    \
-   : (T) == DT_WEDGE6                      ? 6                                                     \
-   : (T) == DT_WEDGE15                     ? 15                                                    \
-                                           : 3)
+  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I) ? 8                                      \
+   : (T) == DT_TET4                                       ? 4                                      \
+   : (T) == DT_TET10                                      ? 10                                     \
+   : (T) == DT_QUAD4                                      ? 4                                      \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD8R)                ? 8                                      \
+   : (T) == DT_QUAD9                                      ? 9                                      \
+   : (T) == DT_QUAD16                                     ? 16                                     \
+   : ((T) == DT_HEX20 || (T) == DT_HEX20R)                ? 20                                     \
+   : (T) == DT_WEDGE6                                     ? 6                                      \
+   : (T) == DT_WEDGE15                                    ? 15                                     \
+                                                          : 3)
 #define DT_TYPE_NQP(T)                                                                             \
   (((T) == DT_HEX8 || (T) == DT_HEX8I)     ? 8                                                     \
    : (T) == DT_TET10                       ? 4                                                     \
@@ -83,8 +83,8 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_WEDGE15                     ? 9                                                     \
                                            : 1)
 #define DT_TYPE_DIM(T)                                                                             \
-  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 ||   \
-    (T) == DT_HEX20R || (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                                     \
+  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I || (T) == DT_TET4 || (T) == DT_TET10 ||   \
+    (T) == DT_HEX20 || (T) == DT_HEX20R || (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                  \
        ? 3                                                                                         \
        : 2)
 

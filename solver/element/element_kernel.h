@@ -75,7 +75,7 @@ DT_HD static inline int dt_element_residual_ws(int type, const double *X, const 
   dt_mat_state old_s, new_s;
   int n_plastic = 0;
   if (type == DT_HEX8I) return -1; /* dt_hex8i_residual */
-  if (bbar || type == DT_HEX8R) /* hex8r: dNdx_bar holds the uniform gradients */
+  if (bbar || type == DT_HEX8R)    /* hex8r: dNdx_bar holds the uniform gradients */
     dt_elem_bbar_average_in(type == DT_HEX8R ? DT_HEX8 : type, X, N, dN, dNdx, dNdx_bar, &vol);
   for (int i = 0; i < nde; i++) fe[i] = 0.0;
   if (Ke)
