@@ -601,6 +601,7 @@ static void job_fields(const dt_vtu_job *j, dt_fields *f) {
   f->n_qp = j->n_qp;
   f->qp_ptr = j->n_qp > 0 ? j->qp_ptr : NULL;
   f->qp_stress = j->q_s ? j->qp_stress : NULL;
+  f->u = j->copied_u ? j->u : NULL; /* hex8r's hourglass forces */
 }
 
 /* The increment's blocks; -1 when the fields lack the points the nodal forces need. */
