@@ -14,12 +14,18 @@
  * The alpha are condensed in the element, which keeps the residual a function of the element's
  * nodal displacements and committed history alone: for given ue, a local Newton iteration
  * solves f_alpha(ue, alpha) = sum_points B_alpha^T sigma w det J = 0 from alpha = 0 (one step
- * for an elastic element, a few for a plastic one; a step that does not reduce max |f_alpha|, or
- * whose strains the material update cannot take, is halved, up to 10 times, since the points'
- * switching between elastic and plastic can throw a full Newton step far off), and then
+ * for an elastic element, a few for a plastic one), and then
  *     fe = sum_points B_u^T sigma w det J,    Ke = K_uu - K_ua K_aa^-1 K_au,
  * the exact derivative of fe(ue) (implicit function theorem). The strain and stress at a point
- * are the full ones, B_u ue + B_alpha alpha. */
+ * are the full ones, B_u ue + B_alpha alpha.
+ *
+ * f_alpha is the gradient of the element's incremental energy Psi(alpha) (sum over the points
+ * of w det J times the strain energy of the return mapping from the committed state), which is
+ * convex for J2 with hardening, K_aa its Hessian. Where points switch between elastic and
+ * plastic a full Newton step can overshoot far, so the step is halved while it passes Psi's
+ * minimum along its line (f_alpha . dalpha > 0: Psi's slope there, increasing in the step
+ * since Psi is convex) or the material update cannot take its strains; each accepted step then
+ * lowers Psi. */
 #ifndef DT_HEX8I_H
 #define DT_HEX8I_H
 
@@ -27,7 +33,7 @@
 #error "include element/element.h before hex8i.h"
 #endif
 
-#define DT_HEX8I_ITER 60 /* evaluations of the alpha iteration before the element fails */
+#define DT_HEX8I_ITER 100 /* evaluations of the alpha iteration before the element fails */
 
 /* Solve A x = b for the n x n matrix A (row-major; overwritten) by Gaussian elimination with
  * partial pivoting, x in b; nrhs right-hand sides stored as the columns of b (n x nrhs,
@@ -77,7 +83,7 @@ DT_HD static inline int dt_hex8i_residual(const double *X, const double *ue,
                                           long qp0, double *fe, double *Ke) {
   double N[8], dN[24], dNdx[24], J0[9], cof[9], Ji0[9], det0, xi[3], w;
   double alpha[9], fa[9], Kaa[81], Kau[9 * 24], fscale = 0.0;
-  double alpha0[9], dalpha[9], fa0 = 0.0, s = 1.0; /* the accepted iterate, the step, its scale */
+  double alpha0[9], dalpha[9], s = 1.0, slope = 0.0; /* the accepted iterate, the step, its scale */
   int it, q, i, j, k, a, n_plastic = 0;
   for (i = 0; i < 9; i++) xi[i % 3] = 0.0, alpha[i] = alpha0[i] = dalpha[i] = 0.0;
   dt_elem_shape(DT_HEX8, xi, N, dN); /* the centre's Jacobian */
@@ -175,7 +181,9 @@ DT_HD static inline int dt_hex8i_residual(const double *X, const double *ue,
       }
       if (fa_max <= 1e-12 * fscale) break;
     }
-    if (it > 0 && (bad || !(fa_max < fa0)) && s > 1e-3) { /* backtrack */
+    if (!bad && it > 0) /* the slope of Psi along the step at s: f_alpha . dalpha */
+      for (i = 0, slope = 0.0; i < 9; i++) slope += fa[i] * dalpha[i];
+    if (it > 0 && (bad || slope > 0.0) && s > 1e-10) { /* past Psi's minimum on the line */
       s *= 0.5;
       for (i = 0; i < 9; i++) alpha[i] = alpha0[i] + s * dalpha[i];
       continue;
@@ -187,7 +195,6 @@ DT_HD static inline int dt_hex8i_residual(const double *X, const double *ue,
       for (i = 0; i < 9; i++) alpha0[i] = alpha[i], dalpha[i] = -fa[i];
       if (dt_hex8i_solve(A, 9, dalpha, 1) != 0) return -1;
       for (i = 0; i < 9; i++) alpha[i] = alpha0[i] + dalpha[i];
-      fa0 = fa_max;
       s = 1.0;
     }
   }
