@@ -60,19 +60,19 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
 /* Compile-time facts of an element type (dt_elem_nnodes, dt_elem_nqp, dt_elem_dim as
  * constants, for array sizes in the kernels' templates). */
 #define DT_TYPE_NPE(T)                                                                             \
-  ((T) == DT_HEX8                          ? 8                                                     \
-   : (T) == DT_TET4                        ? 4                                                     \
-   : (T) == DT_TET10                       ? 10                                                    \
-   : (T) == DT_QUAD4                       ? 4                                                     \
-   : ((T) == DT_QUAD8 || (T) == DT_QUAD8R) ? 8                                                     \
-   : (T) == DT_QUAD9                       ? 9                                                     \
-   : (T) == DT_QUAD16                      ? 16                                                    \
-   : ((T) == DT_HEX20 || (T) == DT_HEX20R) ? 20                                                    \
-   : (T) == DT_WEDGE6                      ? 6                                                     \
-   : (T) == DT_WEDGE15                     ? 15                                                    \
-                                           : 3)
+  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I) ? 8                                      \
+   : (T) == DT_TET4                                       ? 4                                      \
+   : (T) == DT_TET10                                      ? 10                                     \
+   : (T) == DT_QUAD4                                      ? 4                                      \
+   : ((T) == DT_QUAD8 || (T) == DT_QUAD8R)                ? 8                                      \
+   : (T) == DT_QUAD9                                      ? 9                                      \
+   : (T) == DT_QUAD16                                     ? 16                                     \
+   : ((T) == DT_HEX20 || (T) == DT_HEX20R)                ? 20                                     \
+   : (T) == DT_WEDGE6                                     ? 6                                      \
+   : (T) == DT_WEDGE15                                    ? 15                                     \
+                                                          : 3)
 #define DT_TYPE_NQP(T)                                                                             \
-  ((T) == DT_HEX8                          ? 8                                                     \
+  (((T) == DT_HEX8 || (T) == DT_HEX8I)     ? 8                                                     \
    : (T) == DT_TET10                       ? 4                                                     \
    : ((T) == DT_QUAD4 || (T) == DT_QUAD8R) ? 4                                                     \
    : ((T) == DT_QUAD8 || (T) == DT_QUAD9)  ? 9                                                     \
@@ -83,8 +83,8 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
    : (T) == DT_WEDGE15                     ? 9                                                     \
                                            : 1)
 #define DT_TYPE_DIM(T)                                                                             \
-  (((T) == DT_HEX8 || (T) == DT_TET4 || (T) == DT_TET10 || (T) == DT_HEX20 || (T) == DT_HEX20R ||  \
-    (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                                                         \
+  (((T) == DT_HEX8 || (T) == DT_HEX8R || (T) == DT_HEX8I || (T) == DT_TET4 || (T) == DT_TET10 ||   \
+    (T) == DT_HEX20 || (T) == DT_HEX20R || (T) == DT_WEDGE6 || (T) == DT_WEDGE15)                  \
        ? 3                                                                                         \
        : 2)
 
@@ -110,7 +110,7 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
 /* Whether element type t has kernels of its own (a case in dt_by_element_type). */
 static inline int dt_cuda_type_has_kernels(int t) {
   return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R && t != DT_WEDGE6 &&
-         t != DT_WEDGE15 && t != DT_QUAD8R;
+         t != DT_WEDGE15 && t != DT_QUAD8R && t != DT_HEX8R && t != DT_HEX8I;
 }
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time

@@ -110,8 +110,11 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
     qa.eps0 = a.eps0;
     gather<TYPE>(a, e, type, dpn, X, ue);
     int r =
-        dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
-                               a.elem_thick[e], &qa, a.qp_ptr[e], fe, (double *)0, &ws);
+        TYPE == DT_CUDA_GENERIC_LARGE && type == DT_HEX8I
+            ? dt_hex8i_residual(X, ue, &a.mats[a.elem_mat[e]], &qa, a.qp_ptr[e], fe, (double *)0)
+            : dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
+                                     a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe,
+                                     (double *)0, &ws);
     if (a.elem_plastic) a.elem_plastic[e] = r > 0; /* the matrix-free operator's slots */
     if (r < 0) {
       atomicAdd(&a.flags->n_failed, 1);
@@ -147,8 +150,11 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
   qa.stride = a.stride;
   qa.eps0 = a.eps0;
   gather<TYPE>(a, e, type, dpn, X, ue);
-  if (dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e], a.elem_bbar[e],
-                             a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke, &ws) < 0) {
+  if ((TYPE == DT_CUDA_GENERIC_LARGE && type == DT_HEX8I
+           ? dt_hex8i_residual(X, ue, &a.mats[a.elem_mat[e]], &qa, a.qp_ptr[e], fe, Ke)
+           : dt_element_residual_ws(type, X, ue, &a.mats[a.elem_mat[e]], a.elem_state[e],
+                                    a.elem_bbar[e], a.elem_thick[e], &qa, a.qp_ptr[e], fe, Ke,
+                                    &ws)) < 0) {
     atomicAdd(&a.flags->n_failed, 1);
     return;
   }

@@ -122,13 +122,15 @@ cleanup:
 
 /* The mesh's kernel type (cuda_coop.h): its one element type where that type has kernels of
  * its own and no element is axisymmetric, else the generic instantiation whose local arrays
- * hold its largest element. */
+ * hold its largest element; hex8i's condensation runs in the large one only
+ * (cuda_elements.cu). */
 static int uniform_type(const dt_problem *pb) {
   int uniform = 1, max_dof = 0;
   for (int e = 0; e < pb->n_elems; e++) {
     int t = pb->elem_type[e], nde = dt_elem_ndof(t);
     uniform &= t == pb->elem_type[0] && pb->elem_state[e] != DT_STATE_AXISYMMETRIC;
     max_dof = nde > max_dof ? nde : max_dof;
+    if (t == DT_HEX8I) max_dof = DT_ELEM_MAX_DOF;
   }
   if (pb->n_elems > 0 && uniform && dt_cuda_type_has_kernels(pb->elem_type[0]))
     return pb->elem_type[0];

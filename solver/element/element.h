@@ -41,7 +41,9 @@
 #define DT_WEDGE6 10  /* linear wedge (prism), 2 points (CalculiX C3D6) */
 #define DT_WEDGE15 11 /* quadratic serendipity wedge, 9 points (CalculiX C3D15) */
 #define DT_QUAD8R 12  /* quad8 with the 2x2 rule (CalculiX CPE8R, CPS8R, CAX8R) */
-#define DT_NTYPES 13
+#define DT_HEX8R 13   /* hex8 with one point and hourglass stiffness (CalculiX C3D8R, static) */
+#define DT_HEX8I 14   /* hex8 with 9 condensed incompatible modes, 2x2x2 points (CalculiX C3D8I) */
+#define DT_NTYPES 15
 
 /* Upper bounds over all types, for fixed-size local arrays in kernels (hex20: 20 nodes, 60
  * DOFs, 27 points). Kernels that serve only some types size their arrays by those types
@@ -55,7 +57,9 @@
 /* Nodes per element; 0 for an unknown type. */
 DT_HD static inline int dt_elem_nnodes(int type) {
   switch (type) {
-  case DT_HEX8: return 8;
+  case DT_HEX8:
+  case DT_HEX8R:
+  case DT_HEX8I: return 8;
   case DT_TET4: return 4;
   case DT_TET10: return 10;
   case DT_QUAD4: return 4;
@@ -75,6 +79,12 @@ DT_HD static inline int dt_elem_nnodes(int type) {
 /* The 20-node hexahedra, full (hex20) and reduced (hex20r) integration: one element, two rules. */
 DT_HD static inline int dt_elem_is_hex20(int type) { return type == DT_HEX20 || type == DT_HEX20R; }
 
+/* The 8-node hexahedra: full (hex8), one point with hourglass stiffness (hex8r), incompatible
+ * modes (hex8i). */
+DT_HD static inline int dt_elem_is_hex8(int type) {
+  return type == DT_HEX8 || type == DT_HEX8R || type == DT_HEX8I;
+}
+
 /* The wedges (prisms): reference domain the unit triangle in (xi_0, xi_1) times [-1, 1] in
  * xi_2, their axis; faces S1, S2 are triangles, S3-S5 quadrilaterals. */
 DT_HD static inline int dt_elem_is_wedge(int type) {
@@ -93,7 +103,7 @@ DT_HD static inline int dt_elem_is_quad(int type) {
 /* Types on a reference cube or square (tensor Gauss rules), as opposed to simplices and
  * wedges. */
 DT_HD static inline int dt_elem_is_tensor(int type) {
-  return type == DT_HEX8 || dt_elem_is_hex20(type) || dt_elem_is_quad(type);
+  return dt_elem_is_hex8(type) || dt_elem_is_hex20(type) || dt_elem_is_quad(type);
 }
 
 /* Spatial dimension = displacement DOFs per node: 3 for solids, 2 for plane elements. */
@@ -107,9 +117,11 @@ DT_HD static inline int dt_elem_ndof(int type) { return dt_elem_nnodes(type) * d
 /* The type whose faces look like face `face` of `type`, for the face's rule and shape functions:
  * the type itself, except for the wedges, whose triangles are tet faces and whose
  * quadrilaterals are hexahedron faces (wedge6: tet4 and hex8; wedge15: tet10 and hex20), and
- * quad8r, whose edges are quad8's (the reduced rule is the element's, not its edges'). */
+ * quad8r, hex8r and hex8i, whose faces are quad8's and hex8's (the reduced rule is the element's, not
+ * its faces'). */
 DT_HD static inline int dt_face_kind(int type, int face) {
   if (type == DT_QUAD8R) return DT_QUAD8;
+  if (type == DT_HEX8R || type == DT_HEX8I) return DT_HEX8;
   if (type == DT_WEDGE6) return face < 2 ? DT_TET4 : DT_HEX8;
   if (type == DT_WEDGE15) return face < 2 ? DT_TET10 : DT_HEX20;
   return type;

@@ -24,6 +24,8 @@ DT_HD static inline int dt_elem_nfaces(int type) {
   case DT_WEDGE6:
   case DT_WEDGE15: return 5;
   case DT_HEX8:
+  case DT_HEX8R:
+  case DT_HEX8I:
   case DT_HEX20:
   case DT_HEX20R: return 6;
   case DT_TET4: return 4;
@@ -79,7 +81,9 @@ DT_HD static inline void dt_face_local_nodes(int type, int face, int *local) {
   for (a = 0; a < n; a++) {
     switch (type) {
     /* The bounds repeat dt_face_nnodes for the compiler, which cannot tie n to the type. */
-    case DT_HEX8: local[a] = a < 4 ? hex[face][a] : 0; break;
+    case DT_HEX8:
+    case DT_HEX8R:
+    case DT_HEX8I: local[a] = a < 4 ? hex[face][a] : 0; break;
     case DT_HEX20:
     case DT_HEX20R: local[a] = a < 4 ? hex[face][a] : hex20[face][(a - 4) & 3]; break;
     case DT_TET4:

@@ -56,9 +56,11 @@ DT_HD static inline int dt_elem_nqp(int type) {
   switch (type) {
   case DT_WEDGE6: return 2;
   case DT_WEDGE15: return 9;
-  case DT_HEX8: return 8;
+  case DT_HEX8:
+  case DT_HEX8I: return 8;
   case DT_HEX20: return 27;
   case DT_HEX20R: return 8;
+  case DT_HEX8R:
   case DT_TET4: return 1;
   case DT_TET10: return 4;
   case DT_QUAD4:
@@ -77,9 +79,11 @@ DT_HD static inline int dt_elem_qp_degree(int type) {
   switch (type) {
   case DT_WEDGE6: return 1;
   case DT_WEDGE15: return 2;
-  case DT_HEX8: return 3;
+  case DT_HEX8:
+  case DT_HEX8I: return 3;
   case DT_HEX20: return 5;
   case DT_HEX20R: return 3;
+  case DT_HEX8R:
   case DT_TET4: return 1;
   case DT_TET10: return 2;
   case DT_QUAD4:
@@ -128,6 +132,7 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
   *w = 0.0;
   switch (type) {
   case DT_HEX8:
+  case DT_HEX8I:
   case DT_HEX20R:
     dt_gauss2_point(3, q, xi);
     *w = 1.0;
@@ -137,6 +142,7 @@ DT_HD static inline void dt_elem_qp(int type, int q, double xi[3], double *w) {
     dt_gauss2_point(2, q, xi);
     *w = 1.0;
     break;
+  case DT_HEX8R: /* the centre, the cube's measure */ *w = 8.0; break;
   case DT_HEX20: { /* 3 x 3 x 3 Gauss, first direction fastest (CalculiX's order) */
     double w0, w1, w2;
     xi[0] = dt_gauss_1d(3, q % 3, &w0);

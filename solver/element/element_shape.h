@@ -78,6 +78,8 @@ DT_HD static inline void dt_elem_node_xi(int type, int a, double xi[3]) {
   xi[0] = xi[1] = xi[2] = 0.0;
   switch (type) {
   case DT_HEX8:
+  case DT_HEX8R:
+  case DT_HEX8I:
     xi[0] = sx[a];
     xi[1] = sy[a];
     xi[2] = sz[a];
@@ -328,7 +330,9 @@ DT_HD static inline void dt_wedge15_shape(const double xi[3], double *N, double 
 /* Shape functions N[a] and reference derivatives dN[a*3+k] at xi. */
 DT_HD static inline void dt_elem_shape(int type, const double xi[3], double *N, double *dN) {
   switch (type) {
-  case DT_HEX8: dt_lagrange1_shape(type, 3, xi, N, dN); break;
+  case DT_HEX8:
+  case DT_HEX8R:
+  case DT_HEX8I: dt_lagrange1_shape(type, 3, xi, N, dN); break;
   case DT_QUAD4: dt_lagrange1_shape(type, 2, xi, N, dN); break;
   case DT_TET4: dt_simplex_coords(3, xi, N, dN); break; /* linear simplex: N = L */
   case DT_TRI3: dt_simplex_coords(2, xi, N, dN); break;

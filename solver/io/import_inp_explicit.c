@@ -391,18 +391,16 @@ cleanup:
 }
 
 /* The hex8 formulation of each solid section from its elements' deck types: in explicit
- * steps C3D8R is one point with hourglass control and C3D8 2x2x2 points; in static steps both
- * are 2x2x2 points (C3D8R with a warning). */
+ * steps C3D8R is one point with hourglass control and C3D8 2x2x2 points (a section's form); in
+ * static steps C3D8R is hex8r (the type: one point with CalculiX's hourglass stiffness). */
 static dt_status hex8_formulations(inp *p) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
 
   if (p->c3d8r_rec < 0) goto cleanup;
   if (p->explicit_rec < 0) {
-    inp_warn(p, p->c3d8r_rec,
-             "C3D8R (reduced integration with hourglass control) is read as a fully integrated "
-             "hex8 in static steps (2x2x2 points, like C3D8): results differ from CalculiX's "
-             "C3D8R");
+    for (int e = 0; e < m->n_elems; e++)
+      if (p->elem_c3d8r[e]) m->elem_type[e] = DT_ELEM_HEX8R;
     goto cleanup;
   }
   for (int s = 0; s < m->n_sections; s++) {

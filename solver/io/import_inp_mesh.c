@@ -23,6 +23,7 @@ static const struct {
 } elem_types[] = {
     {"C3D8", DT_ELEM_HEX8, DT_SECTION_SOLID},
     {"C3D8R", DT_ELEM_HEX8, DT_SECTION_SOLID},
+    {"C3D8I", DT_ELEM_HEX8I, DT_SECTION_SOLID},
     {"C3D4", DT_ELEM_TET4, DT_SECTION_SOLID},
     {"C3D10", DT_ELEM_TET10, DT_SECTION_SOLID},
     {"C3D20", DT_ELEM_HEX20, DT_SECTION_SOLID},
@@ -364,8 +365,8 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   INP_CHECK(t >= 0, p, kw->rec, "*ELEMENT: element type %s is not supported (supported: %s)", type,
             list);
   DT_TRY(inp_params_done(p, kw));
-  /* C3D8R: one point with hourglass control in explicit steps, 2x2x2 points in static ones
-   * (with a warning then), decided once the steps are read (inp_explicit_done) */
+  /* C3D8R: one point with hourglass control in explicit steps (a section's form), hex8r in
+   * static ones, decided once the steps are read (inp_explicit_done) */
   if (strcmp(elem_types[t].name, "C3D8R") == 0 && p->c3d8r_rec < 0) p->c3d8r_rec = kw->rec;
   if (strcmp(elem_types[t].name, "S4R") == 0)
     inp_warn(p, kw->rec,

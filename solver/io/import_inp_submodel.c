@@ -174,7 +174,7 @@ cleanup:
 
 /* How far xi lies outside the element's reference domain (<= 0 inside; element_shape.h). */
 static double outside(int type, const double xi[3]) {
-  if (dt_elem_is_hex20(type) || type == DT_ELEM_HEX8)
+  if (dt_elem_is_hex20(type) || dt_elem_is_hex8(type))
     return fmax(fabs(xi[0]), fmax(fabs(xi[1]), fabs(xi[2]))) - 1.0;
   if (dt_elem_is_wedge(type))
     return fmax(fmax(-xi[0], -xi[1]), fmax(xi[0] + xi[1] - 1.0, fabs(xi[2]) - 1.0));

@@ -189,6 +189,8 @@ double dt_imp_orientation(int type, const double *X) {
   case DT_ELEM_TET4:
   case DT_ELEM_TET10: return vol6(P(0), P(1), P(2), P(3));
   case DT_ELEM_HEX8:
+  case DT_ELEM_HEX8R:
+  case DT_ELEM_HEX8I:
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R: /* the corners' 5-tet split: the sum has the sign of the orientation */
     return vol6(P(0), P(1), P(3), P(4)) + vol6(P(1), P(2), P(3), P(6)) +
@@ -234,6 +236,8 @@ void dt_imp_flip(int type, int *c) {
     for (int a = 0; a < 16; a++) c[a] = t[quad16[a]];
     break;
   case DT_ELEM_HEX8:
+  case DT_ELEM_HEX8R:
+  case DT_ELEM_HEX8I:
     for (int a = 0; a < 8; a++) c[a] = t[hex8[a]];
     break;
   case DT_ELEM_HEX20:

@@ -10,6 +10,7 @@
 #include "io/output_internal.h"
 
 #include "element/element.h"
+#include "element/hex8r.h"
 
 #include <errno.h>
 #include <math.h>
@@ -166,7 +167,8 @@ static int prints_energy(const dt_print_request *r) {
  * the equilibrium residual). fields.rf carries only the reactions, and the writer thread gets
  * no backend vector, so f_int is formed here from the converged point stresses, with the
  * backends' element functions, rule, B-bar choice (problem.c) and 2D thickness: the same sum
- * the backends form. Elements without a marked node are skipped, so a print on a support costs
+ * the backends form (hex8r's with its uniform gradients and its hourglass forces K_hg u, which
+ * CalculiX's C3D8R adds too). Elements without a marked node are skipped, so a print on a support costs
  * a few elements. A node no element uses (a rigid body's reference or rotation node) gets
  * CalculiX's force there, the constrained nodes' forces mapped by its constraints
  * (dt_model_mpc_forces). Axisymmetric elements print what ccx 2.20 prints for them (checked
@@ -201,6 +203,24 @@ int dt_internal_forces(const dt_model *m, const dt_fields *f, const unsigned cha
     if (!touched) continue;
     for (int a = 0; a < npe; a++) memcpy(&X[3 * a], &m->x[3 * (size_t)cn[a]], 3 * sizeof(double));
     if (bbar) dt_elem_bbar_average(type, X, dNdx_bar, &vol);
+    if (type == DT_ELEM_HEX8R) { /* the uniform gradients' stress, and the hourglass forces */
+      double ue[24] = {0}, fe[24] = {0}, gam[32];
+      vol = dt_hex8r_mean_gradients(X, N, dN, dNdx, dNdx_bar);
+      for (int a = 0; a < 8 && f->u; a++)
+        memcpy(&ue[3 * a], &f->u[3 * (size_t)cn[a]], 3 * sizeof(double));
+      if (vol > 0.0)
+        dt_hex8r_hourglass_add(gam,
+                               dt_hex8r_hourglass(X, dNdx_bar, vol,
+                                                  dt_hex8r_modulus(&m->materials[sec->material].p),
+                                                  gam),
+                               ue, fe, NULL);
+      for (int a = 0; a < 8; a++) {
+        double fa[3] = {0, 0, 0};
+        dt_elem_force_add(3, &dNdx_bar[3 * a], NULL, &f->qp_stress[6 * (size_t)f->qp_ptr[e]], fa);
+        for (int k = 0; k < 3; k++) out[3 * (size_t)cn[a] + k] += fa[k] * vol + fe[3 * a + k];
+      }
+      continue;
+    }
     for (int q = 0; q < dt_elem_nqp(type); q++) {
       const double *sig = &f->qp_stress[6 * (size_t)(f->qp_ptr[e] + q)];
       double xi[3], w = 0.0, wdv = 0.0;

@@ -78,7 +78,9 @@ static int frd_type(int type, int *n, const int **order) {
   *order = NULL;
   *n = dt_elem_nnodes(type);
   switch (type) {
-  case DT_ELEM_HEX8: return 1;
+  case DT_ELEM_HEX8:
+  case DT_ELEM_HEX8R:
+  case DT_ELEM_HEX8I: return 1;
   case DT_ELEM_HEX20:
   case DT_ELEM_HEX20R: *order = he20; return 4;
   case DT_ELEM_TET4: return 3;
@@ -599,6 +601,7 @@ static void job_fields(const dt_vtu_job *j, dt_fields *f) {
   f->n_qp = j->n_qp;
   f->qp_ptr = j->n_qp > 0 ? j->qp_ptr : NULL;
   f->qp_stress = j->q_s ? j->qp_stress : NULL;
+  f->u = j->copied_u ? j->u : NULL; /* hex8r's hourglass forces */
 }
 
 /* The increment's blocks; -1 when the fields lack the points the nodal forces need. */

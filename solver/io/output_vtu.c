@@ -48,7 +48,9 @@ _Static_assert(sizeof(double) == 8, "double arrays are written as Float64");
 
 int dt_vtk_cell_type(int elem_type) {
   switch (elem_type) {
-  case DT_ELEM_HEX8: return 12;  /* VTK_HEXAHEDRON */
+  case DT_ELEM_HEX8:
+  case DT_ELEM_HEX8R:
+  case DT_ELEM_HEX8I: return 12; /* VTK_HEXAHEDRON */
   case DT_ELEM_TET4: return 10;  /* VTK_TETRA */
   case DT_ELEM_TET10: return 24; /* VTK_QUADRATIC_TETRA */
   case DT_ELEM_QUAD4: return 9;  /* VTK_QUAD */

@@ -69,6 +69,9 @@ static void keyword_end(dt_size_scan *s) {
   if (d->block != B_ELEMENT) return;
   type_param(d->kw, type, sizeof type);
   d->type = inp_elem_type(type);
+  /* C3D8R is one point in static steps (hex8r) and in explicit ones (a reduced section's hex8):
+   * counted as hex8r, whose one point the floor then takes */
+  if (d->type == DT_ELEM_HEX8 && inp_eq(type, "C3D8R")) d->type = DT_ELEM_HEX8R;
   d->npe = d->type >= 0 ? dt_model_elem_nnodes(d->type) : 0;
   if (d->type >= 0 && dt_model_elem_dim(d->type) > s->size.dim)
     s->size.dim = dt_model_elem_dim(d->type);

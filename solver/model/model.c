@@ -27,6 +27,8 @@ static const struct {
     [DT_ELEM_WEDGE6] = {"wedge6", 6, 5, 3},
     [DT_ELEM_WEDGE15] = {"wedge15", 15, 5, 3},
     [DT_ELEM_QUAD8R] = {"quad8r", 8, 4, 2},
+    [DT_ELEM_HEX8R] = {"hex8r", 8, 6, 3},
+    [DT_ELEM_HEX8I] = {"hex8i", 8, 6, 3},
     /* a shell's two faces: S1 (SPOS) on the side of its normal, S2 (SNEG) on the other */
     [DT_ELEM_SHELL4] = {"shell4", 4, 2, 3},
 };

@@ -32,9 +32,11 @@ typedef enum dt_elem_type {
   DT_ELEM_WEDGE6 = 10,  /* 6-node wedge (prism), 2 points (C3D6) */
   DT_ELEM_WEDGE15 = 11, /* 15-node serendipity wedge, 9 points (C3D15) */
   DT_ELEM_QUAD8R = 12,  /* the 8-node quadrilateral, 2x2 points (CPE8R, CPS8R, CAX8R) */
-  DT_ELEM_SHELL4 = 13,  /* 4-node MITC4 shell, 5 DOFs per node (S4, S4R): explicit steps only;
+  DT_ELEM_HEX8R = 13,   /* the 8-node hexahedron, one point, hourglass stiffness (C3D8R, static) */
+  DT_ELEM_HEX8I = 14,   /* the 8-node hexahedron with incompatible modes, 2x2x2 points (C3D8I) */
+  DT_ELEM_SHELL4 = 15,  /* 4-node MITC4 shell, 5 DOFs per node (S4, S4R): explicit steps only;
                            the types before it are the continuum types of element/element.h */
-  DT_ELEM_NTYPES = 14
+  DT_ELEM_NTYPES = 16
 } dt_elem_type;
 
 /* The continuum types (element/element.h) are the codes below this one. */

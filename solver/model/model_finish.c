@@ -31,6 +31,8 @@ _Static_assert(DT_HEX20R == DT_ELEM_HEX20R, "element.h type codes must match mod
 _Static_assert(DT_WEDGE6 == DT_ELEM_WEDGE6, "element.h type codes must match model.h");
 _Static_assert(DT_WEDGE15 == DT_ELEM_WEDGE15, "element.h type codes must match model.h");
 _Static_assert(DT_QUAD8R == DT_ELEM_QUAD8R, "element.h type codes must match model.h");
+_Static_assert(DT_HEX8R == DT_ELEM_HEX8R, "element.h type codes must match model.h");
+_Static_assert(DT_HEX8I == DT_ELEM_HEX8I, "element.h type codes must match model.h");
 _Static_assert(DT_NTYPES == DT_ELEM_NCONTINUUM, "element.h type codes must match model.h");
 
 static const char *type_name(int type) {
@@ -48,6 +50,8 @@ static const char *type_name(int type) {
   case DT_WEDGE6: return "wedge6";
   case DT_WEDGE15: return "wedge15";
   case DT_QUAD8R: return "quad8r";
+  case DT_HEX8R: return "hex8r";
+  case DT_HEX8I: return "hex8i";
   }
   return "unknown";
 }

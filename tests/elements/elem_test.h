@@ -29,7 +29,7 @@ static inline int close_to(double a, double b, double tol) {
 
 static const char *const elem_names[DT_NTYPES] = {"hex8",   "tet4",    "tet10",  "quad4", "tri3",
                                                   "quad8",  "quad9",   "quad16", "hex20", "hex20r",
-                                                  "wedge6", "wedge15", "quad8r"};
+                                                  "wedge6", "wedge15", "quad8r", "hex8r", "hex8i"};
 
 /* xorshift64*: reproducible across platforms, uniform in [lo, hi). */
 static unsigned long long elem_rng_state = 0x9E3779B97F4A7C15ull;

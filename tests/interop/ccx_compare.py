@@ -48,6 +48,13 @@ DECKS = {  # name: (tolerance, what it covers)
                                   "2 steps; local and GLOBAL=YES prints, RF and S too"),
     "hex8_transform_cyl": (1e-6, "C3D8 ring sector, elastic, cylindrical *TRANSFORM: outer face held radially "
                                  "(equations), top loaded tangentially and axially; local and GLOBAL=YES RF, S too"),
+    "hex8r_elastic": (1e-6, "C3D8R (static: one point, hourglass stiffness), elastic, end force + face pressure; "
+                            "RF and S too"),
+    "hex8r_iso": (1e-3, "C3D8R, isotropic table, bar on symmetry planes pulled past yield and back (uniform "
+                        "strain: the one point's J2 update); RF and S too"),
+    "hex8i_elastic": (1e-6, "C3D8I (incompatible modes, condensed), elastic, end force + face pressure; RF and "
+                            "S too"),
+    "hex8i_iso": (1e-3, "C3D8I, isotropic table, pressure (10 DIRECT increments), unload (OP=NEW); RF and S too"),
     "tet10_elastic": (1e-6, "C3D10, elastic, prescribed displacement + gravity"),
     "quad4_pe_elastic": (1e-6, "CPE4 plane strain, elastic, edge pressure"),
     "quad4_pe_iso": (1e-2, "CPE4 plane strain, isotropic table, load + unload (2 steps)"),

@@ -51,6 +51,9 @@ ELASTIC, PLASTIC, EXTRAPOLATED = 1e-6, 1e-5, 3e-4
 DECKS = {  # name: (plastic, what it covers)
     "hex8_elastic": (False, "C3D8 elastic block: end force and pressure"),
     "hex8_iso_pressure": (True, "C3D8 isotropic hardening, automatic increments, unloading step"),
+    "hex8r_elastic": (False, "C3D8R (static: one point, hourglass stiffness) elastic: end force and pressure"),
+    "hex8i_elastic": (False, "C3D8I (incompatible modes, condensed) elastic: end force and pressure"),
+    "hex8i_iso": (True, "C3D8I beam, isotropic hardening, pressure then unloading"),
     "hex20_elastic": (False, "C3D20 (27 points) elastic"),
     "hex20r_iso": (True, "C3D20R beam, isotropic hardening, 2 steps of DIRECT increments"),
     "tet10_elastic": (False, "C3D10 elastic, prescribed displacement and gravity"),

@@ -233,6 +233,70 @@ def deck_hex8_elastic():
     return s
 
 
+def deck_hex8r_elastic():
+    """deck_hex8_elastic's cantilever of C3D8R: in static steps CalculiX's one-point hexahedron
+    with hourglass stiffness (hex8r); its rectangular elements are where ductile's hourglass
+    vectors and CalculiX's agree (docs/interop.md). RF and S too."""
+    nodes, elems = hex_grid(8, 2, 2, 8.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex8r (C3D8R) elastic cantilever: end force and pressure on the top\n"
+    s += node_block(nodes) + elem_block("C3D8R", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += nset("TIP", select(nodes, lambda x, y, z: x == 8.0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*SURFACE, NAME=STOP\nTOP, S2\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n210000., 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*CLOAD\nTIP, 3, -50.\n*DLOAD\nTOP, P2, 2.\n"
+              "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n")
+    return s
+
+
+def deck_hex8r_iso():
+    """C3D8R bar of the isotropic table pulled past yield by a prescribed end displacement and
+    brought back (5 and 4 DIRECT increments), on symmetry planes: the strain is uniform, so the
+    hourglass stiffness is not excited and the deck checks the one point's J2 update, RF and S.
+    Where plastic points meet hourglass modes, ductile's hex8r and CalculiX's part (ccx scales
+    the hourglass stiffness by the point's tangent, ductile keeps it elastic: docs/interop.md)."""
+    nodes, elems = hex_grid(6, 2, 2, 6.0, 2.0, 2.0)
+    s = "*HEADING\nhex8r (C3D8R) isotropic hardening bar: tension past yield, then back\n"
+    s += node_block(nodes) + elem_block("C3D8R", elems)
+    s += nset("X0", select(nodes, lambda x, y, z: x == 0))
+    s += nset("Y0", select(nodes, lambda x, y, z: y == 0))
+    s += nset("Z0", select(nodes, lambda x, y, z: z == 0))
+    s += nset("END", select(nodes, lambda x, y, z: x == 6.0))
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    out = "*NODE PRINT, NSET=X0\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nX0, 1, 1\nY0, 2, 2\nZ0, 3, 3\nEND, 1, 1, 0.03\n" + out, "*STATIC, DIRECT\n0.2, 1.\n")
+    s += step("*BOUNDARY\nEND, 1, 1, 0.01\n" + out, "*STATIC, DIRECT\n0.25, 1.\n")
+    return s
+
+
+def deck_hex8i_elastic():
+    """deck_hex8_elastic's cantilever of C3D8I (hex8i): the incompatible modes take out the
+    shear locking of C3D8 in bending (tip deflection 0.2847 against C3D8's 0.2516 and C3D8R's
+    0.3808; beam theory with shear about 0.295). RF and S too."""
+    return deck_hex8r_elastic().replace("C3D8R", "C3D8I").replace("hex8r", "hex8i")
+
+
+def deck_hex8i_iso():
+    """C3D8I beam of deck_hex20r_iso's kind: pressure until the root yields through part of its
+    depth (the incompatible modes condensed with the points' J2 updates), then unloaded; fixed
+    increments for both solvers."""
+    nodes, elems = hex_grid(6, 2, 2, 6.0, 2.0, 2.0)
+    top = [e[0] for e in elems if e[2][2] == 1]
+    s = "*HEADING\nhex8i (C3D8I) isotropic hardening beam under pressure, then unloaded\n"
+    s += node_block(nodes) + elem_block("C3D8I", elems)
+    s += nset("FIX", select(nodes, lambda x, y, z: x == 0))
+    s += "*ELSET, ELSET=TOP\n" + ", ".join(map(str, top)) + "\n"
+    s += "*MATERIAL, NAME=STEEL\n*ELASTIC\n200000., 0.3\n*PLASTIC\n200., 0.\n260., 0.05\n"
+    s += "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n"
+    out = "*NODE PRINT, NSET=FIX\nRF\n*EL PRINT, ELSET=EALL\nS\n"
+    s += step("*BOUNDARY\nFIX, 1, 3\n*DLOAD\nTOP, P2, 16.\n" + out, "*STATIC, DIRECT\n0.1, 1.\n")
+    s += step("*DLOAD, OP=NEW\n" + out, "*STATIC, DIRECT\n0.25, 1.\n")
+    return s
+
+
 def deck_hex20_elastic():
     nodes, elems = hex20_grid(4, 1, 1, 8.0, 2.0, 2.0)
     s = "*HEADING\nhex20 (C3D20) elastic cantilever: end force and pressure on the top\n"
@@ -610,6 +674,10 @@ def deck_hex8_transform_cyl():
 
 DECKS = {
     "hex8_elastic": deck_hex8_elastic,
+    "hex8r_elastic": deck_hex8r_elastic,
+    "hex8r_iso": deck_hex8r_iso,
+    "hex8i_elastic": deck_hex8i_elastic,
+    "hex8i_iso": deck_hex8i_iso,
     "hex8_equation": deck_hex8_equation,
     "hex8_equation_iso": deck_hex8_equation_iso,
     "hex8_transform_rect": deck_hex8_transform_rect,
