@@ -295,6 +295,11 @@ static dt_status host_matrix(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int dpn = a->dpn;
   if (a->row_ptr) return DT_OK;
+  DT_CHECK(a->nnz < INT_MAX && c->lin.mat != NULL, ctx, DT_ERR_UNSUPPORTED,
+           "the algebraic multigrid keeps a scalar copy of the tangent with 32-bit indices, and "
+           "this tangent has %lld nonzeros; use linear.preconditioner \"two_level\" or "
+           "\"block_jacobi\"",
+           (long long)a->nnz);
   a->brow_ptr = (int *)dt_calloc((size_t)a->n_nodes + 1, sizeof(int));
   a->bcol = (int *)dt_calloc((size_t)c->problem.n_blocks + 1, sizeof(int));
   a->row_ptr = (int *)dt_calloc((size_t)a->n + 1, sizeof(int));

@@ -35,6 +35,12 @@
 #define DT_CUDA_PCG_CTL_OFFSET (2 * DT_CUDA_RED_MAX_BLOCKS + 2)
 #define DT_CUDA_RED_DOUBLES (DT_CUDA_PCG_CTL_OFFSET + 16)
 #define DT_CUDA_MAX_ALLOCS 1024 /* about 25 per AMG level (cuda_amg_build.cu) and the scratch */
+/* cuSPARSE's BSR product with 32-bit indices addresses its values with 32-bit offsets too (a
+ * 30M-DOF hex8 tangent, 2.4 billion values, gave NaN), so a larger tangent is multiplied by row
+ * ranges of fewer than 2^31 values each, every range its own descriptor: rows are independent,
+ * so the result has the same bits. DUCTILE_CUDA_SPMV_PART_VALUES lowers the range size for the
+ * test that checks exactly that (test_gpu_spmv_parts). */
+#define DT_CUDA_SPMV_PARTS_MAX 16
 #define DT_CUDA_SPMV_ALG CUSPARSE_SPMV_BSR_ALG1 /* same bits on every run (test_gpu_agreement) */
 #define DT_CUDA_SPMV_ALG_NAME "BSR (dpn x dpn column-major blocks), CUSPARSE_SPMV_BSR_ALG1"
 
@@ -79,6 +85,11 @@ typedef struct dt_cuda_problem {
   double *qp_eps0; /* initial eigenstrains (problem.h), NULL without initial conditions */
   dt_material_params *mats;
   int *brow_ptr, *bcol;
+  /* The SpMV's row ranges: block rows spmv_row0[k] .. spmv_row0[k + 1] - 1 hold fewer than 2^31
+   * values each (dt_cuda_spmv_parts); one range below 2^31 values in all. */
+  int n_spmv_parts;
+  int spmv_row0[DT_CUDA_SPMV_PARTS_MAX + 1];
+  int64_t spmv_blk0[DT_CUDA_SPMV_PARTS_MAX + 1]; /* the first block of each range */
   int *elem_pos;
   int64_t *elem_pos_ptr;
   int *node_inc_ptr, *node_inc;
@@ -117,8 +128,13 @@ typedef struct dt_cuda_graph {
 
 typedef struct dt_cuda_linear {
   double *val;
-  cusparseSpMatDescr_t mat;
+  cusparseSpMatDescr_t mat; /* the whole tangent; NULL when it takes several SpMV ranges */
   cusparseDnVecDescr_t dvec[DT_VEC_COUNT];
+  /* With several row ranges (dt_cuda_problem n_spmv_parts > 1): each range's matrix, its block
+   * row offsets (from 0; range 0 uses brow_ptr) and its slice of every vector. */
+  cusparseSpMatDescr_t part_mat[DT_CUDA_SPMV_PARTS_MAX];
+  int *part_brow_ptr[DT_CUDA_SPMV_PARTS_MAX];
+  cusparseDnVecDescr_t part_dvec[DT_CUDA_SPMV_PARTS_MAX][DT_VEC_COUNT];
   void *spmv_buf;
   size_t spmv_buf_bytes;
   double *pc; /* inverse diagonal (Jacobi) or inverse dpn x dpn nodal blocks (the others) */
@@ -298,6 +314,8 @@ dt_status dt_cuda_element_local_bytes(int device, int uniform_type, int variants
 dt_status dt_cuda_vectors_alloc(dt_cuda *c, dt_ctx *ctx);
 void dt_cuda_vectors_destroy(dt_cuda *c);
 dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx);
+/* The SpMV's row ranges of a problem (dt_cuda_problem spmv_row0, spmv_blk0, n_spmv_parts). */
+dt_status dt_cuda_spmv_parts(const dt_problem *pb, dt_cuda_problem *p, dt_ctx *ctx);
 void dt_cuda_linear_destroy(dt_cuda *c);
 dt_status dt_cuda_points_alloc(dt_cuda *c, dt_ctx *ctx);
 /* cuda_mpc.cu: the constraint arrays (nothing without equations) and their kernels. */

@@ -15,6 +15,8 @@
  * An entry whose row and column are both constrained is written by two warps with the same
  * value, so the result does not depend on their order. Sweeping every block row instead took
  * 123 us per assembly on C2 (H200, docs/benchmarks.md, decision table). */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/small_matrix.h"
@@ -63,6 +65,87 @@ cleanup:
   return rc;
 }
 
+dt_status dt_cuda_spmv_parts(const dt_problem *pb, dt_cuda_problem *p, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const char *env = getenv("DUCTILE_CUDA_SPMV_PART_VALUES");
+  long long values = INT_MAX, d2 = (long long)pb->dpn * pb->dpn, max_blocks;
+  int k = 0;
+  if (env && *env) {
+    char *end = NULL;
+    long long v = strtoll(env, &end, 10);
+    DT_CHECK(end && *end == '\0' && v >= d2 * 64 && v <= INT_MAX, ctx, DT_ERR_INPUT,
+             "DUCTILE_CUDA_SPMV_PART_VALUES=\"%s\" is not a value count from %lld to %d", env,
+             d2 * 64, INT_MAX);
+    values = v;
+  }
+  max_blocks = values / d2;
+  p->spmv_row0[0] = 0;
+  p->spmv_blk0[0] = 0;
+  for (int a = 0; a < pb->n_nodes; a++) {
+    if ((long long)pb->node_nbr_ptr[a + 1] - p->spmv_blk0[k] <= max_blocks) continue;
+    /* row a starts a new range (a row alone holds at most a few hundred blocks) */
+    DT_CHECK(k + 1 < DT_CUDA_SPMV_PARTS_MAX, ctx, DT_ERR_UNSUPPORTED,
+             "the tangent's %lld blocks need more than %d sparse products of fewer than %lld "
+             "values each",
+             (long long)pb->node_nbr_ptr[pb->n_nodes], DT_CUDA_SPMV_PARTS_MAX, values);
+    k++;
+    p->spmv_row0[k] = a;
+    p->spmv_blk0[k] = pb->node_nbr_ptr[a];
+  }
+  p->n_spmv_parts = k + 1;
+  p->spmv_row0[k + 1] = pb->n_nodes;
+  p->spmv_blk0[k + 1] = pb->node_nbr_ptr[pb->n_nodes];
+cleanup:
+  return rc;
+}
+
+/* Block row offsets of a range, from 0: out[i] = brow_ptr[i] - first. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+    k_range_offsets(int n, const int *__restrict__ brow_ptr, int first, int *__restrict__ out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = brow_ptr[i] - first;
+}
+
+/* The descriptors of each row range (dt_cuda_problem spmv_row0) and the largest SpMV buffer. */
+static dt_status linear_parts_alloc(dt_cuda *c, size_t *buf_bytes, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_linear *l = &c->lin;
+  const dt_cuda_problem *p = &c->problem;
+  double one = 1.0, zero = 0.0;
+  for (int k = 0; k < p->n_spmv_parts; k++) {
+    int r0 = p->spmv_row0[k], rows = p->spmv_row0[k + 1] - r0;
+    int64_t b0 = p->spmv_blk0[k], blocks = p->spmv_blk0[k + 1] - b0;
+    size_t bytes = 0;
+    if (k == 0) {
+      l->part_brow_ptr[0] = p->brow_ptr;
+    } else {
+      DT_TRY(dt_cuda_alloc(c, (void **)&l->part_brow_ptr[k], sizeof(int) * ((size_t)rows + 1),
+                           "SpMV range offsets", ctx));
+      k_range_offsets<<<(rows + DT_CUDA_BLOCK) / DT_CUDA_BLOCK, DT_CUDA_BLOCK, 0, c->stream>>>(
+          rows + 1, p->brow_ptr + r0, (int)b0, l->part_brow_ptr[k]);
+      DT_CUDA_LAUNCH_CHECK("k_range_offsets", c->stream, ctx);
+    }
+    DT_CUSPARSE_CHECK(cusparseCreateBsr(&l->part_mat[k], rows, p->n_nodes, blocks, p->dpn, p->dpn,
+                                        l->part_brow_ptr[k], p->bcol + b0,
+                                        l->val + b0 * p->dpn * p->dpn, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
+                                        CUSPARSE_ORDER_COL),
+                      ctx);
+    for (int v = 0; v < DT_VEC_COUNT; v++)
+      DT_CUSPARSE_CHECK(cusparseCreateDnVec(&l->part_dvec[k][v], (int64_t)rows * p->dpn,
+                                            c->state.vec[v] + (size_t)r0 * p->dpn, CUDA_R_64F),
+                        ctx);
+    DT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                              l->part_mat[k], l->dvec[DT_VEC_PCG_P], &zero,
+                                              l->part_dvec[k][DT_VEC_PCG_Q], CUDA_R_64F,
+                                              DT_CUDA_SPMV_ALG, &bytes),
+                      ctx);
+    if (bytes > *buf_bytes) *buf_bytes = bytes;
+  }
+cleanup:
+  return rc;
+}
+
 /* The tangent values (zero; none with the matrix-free operator) and the preconditioner's array;
  * cuSPARSE's descriptors: one per vector (after dt_cuda_vectors_alloc), the matrix over the
  * block pattern, and the SpMV buffer, once. */
@@ -77,6 +160,12 @@ dt_status dt_cuda_linear_alloc(dt_cuda *c, dt_ctx *ctx) {
     DT_CUSPARSE_CHECK(cusparseCreateDnVec(&l->dvec[v], p->n_dofs, c->state.vec[v], CUDA_R_64F),
                       ctx);
   if (p->matrix_free) goto cleanup;
+  if (p->n_spmv_parts > 1) {
+    DT_TRY(linear_parts_alloc(c, &l->spmv_buf_bytes, ctx));
+    if (l->spmv_buf_bytes)
+      DT_TRY(dt_cuda_alloc(c, &l->spmv_buf, l->spmv_buf_bytes, "SpMV buffer", ctx));
+    goto cleanup;
+  }
   DT_CUSPARSE_CHECK(cusparseCreateBsr(&l->mat, p->n_nodes, p->n_nodes, p->n_blocks, p->dpn, p->dpn,
                                       p->brow_ptr, p->bcol, l->val, CUSPARSE_INDEX_32I,
                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
@@ -97,7 +186,14 @@ void dt_cuda_linear_destroy(dt_cuda *c) {
   for (int v = 0; v < DT_VEC_COUNT; v++)
     if (c->lin.dvec[v]) cusparseDestroyDnVec(c->lin.dvec[v]);
   if (c->lin.mat) cusparseDestroySpMat(c->lin.mat);
+  for (int k = 0; k < DT_CUDA_SPMV_PARTS_MAX; k++) {
+    if (c->lin.part_mat[k]) cusparseDestroySpMat(c->lin.part_mat[k]);
+    for (int v = 0; v < DT_VEC_COUNT; v++)
+      if (c->lin.part_dvec[k][v]) cusparseDestroyDnVec(c->lin.part_dvec[k][v]);
+  }
   memset(c->lin.dvec, 0, sizeof c->lin.dvec);
+  memset(c->lin.part_mat, 0, sizeof c->lin.part_mat);
+  memset(c->lin.part_dvec, 0, sizeof c->lin.part_dvec);
   c->lin.mat = NULL;
 }
 
@@ -105,6 +201,15 @@ dt_status dt_cuda_spmv(dt_cuda *c, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double one = 1.0, zero = 0.0;
   if (c->problem.matrix_free) return dt_cuda_mf_apply(c, x, y, ctx);
+  if (c->problem.n_spmv_parts > 1) {
+    for (int k = 0; k < c->problem.n_spmv_parts; k++)
+      DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                     c->lin.part_mat[k], c->lin.dvec[x], &zero,
+                                     c->lin.part_dvec[k][y], CUDA_R_64F, DT_CUDA_SPMV_ALG,
+                                     c->lin.spmv_buf),
+                        ctx);
+    goto cleanup;
+  }
   DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->lin.mat,
                                  c->lin.dvec[x], &zero, c->lin.dvec[y], CUDA_R_64F,
                                  DT_CUDA_SPMV_ALG, c->lin.spmv_buf),

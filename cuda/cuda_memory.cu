@@ -50,7 +50,9 @@ extern "C" dt_status dt_cuda_estimate(const dt_problem *pb, size_t *bytes) {
     b += nnz * sizeof(double) + (ne + 1) * sizeof(int64_t) +
          npos * sizeof(int) /* tangent values, positions */
          + DT_CUDA_ROWS_CONST_DOUBLES *
-               sizeof(double); /* block-row constants, when the mesh is served */
+               sizeof(double) /* block-row constants, when the mesh is served */
+         + (nnz >= INT_MAX ? ((size_t)pb->n_nodes + DT_CUDA_SPMV_PARTS_MAX) * sizeof(int)
+                           : 0); /* the row ranges' offsets (dt_cuda_spmv_parts) */
   b += ((size_t)pb->n_nodes + 1 + nconn) * sizeof(int); /* node incidences */
   b += (size_t)pb->n_nodes * sizeof(int);               /* constrained nodes */
   b += nconn * (size_t)pb->dpn * sizeof(double);        /* element forces */

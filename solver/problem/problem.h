@@ -64,8 +64,10 @@ typedef struct dt_problem {
   /* Materials (owned copy of the parameter blocks). */
   int n_mats;
   dt_material_params *mats;
-  /* Tangent pattern, CSR with int32 indices (nnz < 2^31 checked). row_ptr and col are NULL in
-   * the problem dt_problem_create makes (only the CPU backend's copy holds them: dt_problem_csr). */
+  /* Tangent pattern. nnz counts scalar nonzeros (64-bit); the node blocks (node_nbr) are fewer
+   * than 2^31. The scalar CSR (row_ptr, col) has int32 indices, so it exists only for
+   * nnz < 2^31 (dt_problem_csr checks); row_ptr and col are NULL in the problem
+   * dt_problem_create makes (only the CPU backend's copy holds them). */
   int *row_ptr; /* n_dofs + 1 */
   int *col;     /* nnz */
   int64_t nnz;
@@ -166,7 +168,7 @@ dt_status dt_problem_node_elements(const dt_problem *pb, int **ptr_out, int **li
 dt_status dt_problem_positions(const dt_problem *pb, int **pos_out, dt_ctx *ctx);
 /* The scalar CSR arrays of the pattern (row offsets per DOF, column per nonzero: every DOF row
  * of node a holds the columns dpn*b + j of a's neighbours b in order); the caller frees them
- * with dt_free. */
+ * with dt_free. DT_ERR_UNSUPPORTED when nnz does not fit its 32-bit offsets. */
 dt_status dt_problem_csr(const dt_problem *pb, int **row_ptr_out, int **col_out, dt_ctx *ctx);
 /* Position of DOF pair ((node a, comp i), (node b, comp j)) in the CSR value array with row
  * offsets row_ptr; -1 if the pair is not in the pattern (search, for tests, not hot paths). */

@@ -2,6 +2,7 @@
  * backend's tangent (symmetric, rigid-body modes in its null space) and PCG.
  * References: exact properties of the discrete operators (no tolerance beyond round-off). */
 #include <math.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -43,6 +44,21 @@ static void check_pattern(const dt_problem *pb) {
   dt_free(row_ptr);
   dt_free(col);
   dt_free(pos);
+}
+
+/* A tangent past 2^31 scalar nonzeros (30M hex8 DOFs have 2.4 billion) is a valid problem: its
+ * count is 64-bit and only the scalar CSR, with 32-bit offsets, refuses it, saying which
+ * storage does hold it. The count is faked on a small problem (building one takes 20 GB). */
+static void check_scalar_csr_limit(dt_problem *pb) {
+  dt_ctx ctx = {0};
+  int *row_ptr = NULL, *col = NULL;
+  int64_t nnz = pb->nnz;
+  pb->nnz = (int64_t)2426275224;
+  CHECK(dt_problem_csr(pb, &row_ptr, &col, &ctx) == DT_ERR_UNSUPPORTED,
+        "a scalar CSR of 2426275224 nonzeros was accepted");
+  CHECK(strstr(ctx.msg, "2426275224") && strstr(ctx.msg, "CUDA backend"), "message: %s", ctx.msg);
+  CHECK(row_ptr == NULL && col == NULL, "arrays returned on failure");
+  pb->nnz = nnz;
 }
 
 static void check_colouring(const dt_problem *pb) {
@@ -206,6 +222,7 @@ int main(void) {
   /* interior node of a hex grid has 27 neighbours: nnz = sum over nodes of 9 * neighbours */
   CHECK(pb->n_colors == 8, "a structured hex grid needs 8 colours, got %d", pb->n_colors);
   check_pattern(pb);
+  check_scalar_csr_limit(pb);
   check_colouring(pb);
   check_node_incidences(pb);
   check_tangent(pb);
