@@ -386,6 +386,40 @@ static void check_counts(void) {
   }
 }
 
+/* Fail the n-th allocation, n = 1, 2, ... until a run needs fewer: create, both solvers and
+ * the error either succeed or return DT_ERR_NOMEM, and leak nothing (AddressSanitizer's leak
+ * check in CI). No allocation failure is swallowed, so the first success ends the loop. */
+static void check_out_of_memory(void) {
+  static const int mixed[4] = {2, 3, 2, 2}, uniform[4] = {2, 2, 2, 2};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int global = 0; global <= 1; global++) {
+      dt_status rc = DT_ERR_NOMEM;
+      int n = 1;
+      for (; n < 1000 && rc == DT_ERR_NOMEM; n++) {
+        mesh_opts o = {dim, 1, 1, 0};
+        dt_ctx ctx = {0};
+        dt_ho_proj *p = NULL;
+        double err = 0.0, *v = NULL;
+        dt_ho_proj_fn f = dim == 2 ? u2d : u3d;
+        dt_fault_malloc_countdown(n);
+        rc = build_mesh_opts(&o, global ? uniform : mixed, &p, &ctx);
+        if (rc == DT_OK) {
+          v = malloc(sizeof(double) * dt_ho_proj_nvalues(p));
+          rc = global ? dt_ho_proj_global(p, f, NULL, 0.0, v, NULL, &ctx)
+                      : dt_ho_proj_local(p, f, NULL, v, &ctx);
+        }
+        if (rc == DT_OK) rc = dt_ho_proj_error(p, f, NULL, v, 4, &err, &ctx);
+        dt_fault_malloc_countdown(0);
+        free(v);
+        dt_ho_proj_destroy(&p);
+        EXPECT(rc == DT_OK || rc == DT_ERR_NOMEM, "allocation %d failed as %d: %s", n, rc, ctx.msg);
+      }
+      if (verbose)
+        printf("%dD %s: %d allocations checked\n", dim, global ? "global" : "local", n - 2);
+      EXPECT(rc == DT_OK && n > 10, "%dD: the fault loop ended at %d with %d", dim, n, rc);
+    }
+}
+
 static int mentions(const char *msg, const char *what) { return strstr(msg, what) != NULL; }
 
 static void check_bad_input(void) {
@@ -434,6 +468,7 @@ int main(int argc, char **argv) {
   check_mass_matrix(2, 6);
   check_mass_matrix(3, 4);
   check_counts();
+  check_out_of_memory();
   check_bad_input();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures ? 1 : 0;
