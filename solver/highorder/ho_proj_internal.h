@@ -60,7 +60,7 @@ DT_INTERN void ho_proj_tensor(const double *const A[3], int m, int n, int dim, c
  * transpose (quadrature values to nodal sums) when transpose is set. work: HO_PROJ_WORK doubles. */
 DT_INTERN void ho_proj_interp(const ho_proj_basis *hb, int dim, int transpose, const double *in,
                               double *out, double *work);
-/* v = M_e u, sum-factorised: B^T diag(w |J|) B u. */
+/* v = M_e u, sum-factorised: B^T diag(w |J|) B u. work: 2 HO_PROJ_WORK doubles (also below). */
 DT_INTERN void ho_proj_mass_apply(const dt_ho_proj *p, int e, const double *u, double *v,
                                   double *work);
 /* diag(M_e) = (B o B)^T (w |J|). */
