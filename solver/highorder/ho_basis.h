@@ -11,7 +11,8 @@
 /* Highest order accepted. The seed's projection tests go to P = 13; elasticity uses P <= 8. */
 #define DT_HO_MAX_ORDER 16
 #define DT_HO_MAX_NODES (DT_HO_MAX_ORDER + 1)
-#define DT_HO_MAX_QPOINTS (DT_HO_MAX_ORDER + 3)
+/* P + 4 points: the projection error norm (seed (2.32)) integrates with P + 4 per direction. */
+#define DT_HO_MAX_QPOINTS (DT_HO_MAX_ORDER + 4)
 
 typedef struct dt_ho_basis1d {
   int order;                                          /* P */
