@@ -29,8 +29,9 @@
 #include "highorder/ho_basis.h"
 #include "highorder/ho_mesh.h"
 
-/* A colour with fewer elements runs on one thread: the fork and join would cost more. */
-#define DT_HO_PARALLEL_ELEMS 8
+/* A colour with fewer Gauss points than this in all runs on one thread: the fork and join
+ * (and a thread descheduled at the barrier when cores are shared) would cost more. */
+#define DT_HO_PARALLEL_POINTS 8192
 
 /* Components of qdata per quadrature point: w det J, then dxi/dx row-major. */
 #define DT_HO_QDATA_SIZE 10

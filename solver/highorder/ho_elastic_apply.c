@@ -69,7 +69,8 @@ dt_status dt_ho_elastic_apply(const dt_ho_elastic *op, const double *u, double *
   memset(v, 0, sizeof(double) * 3 * (size_t)op->n_nodes);
   for (int c = 0; c < op->n_colors; c++) {
     int lo = op->color_ptr[c], hi = op->color_ptr[c + 1];
-#pragma omp parallel for schedule(static) if (hi - lo >= DT_HO_PARALLEL_ELEMS)
+#pragma omp parallel for schedule(static) if ((long)(hi - lo) * op->nq * op->nq * op->nq >=        \
+                                              DT_HO_PARALLEL_POINTS)
     for (int k = lo; k < hi; k++)
       element_apply(op, op->color_elems[k], u, v, work + ws * dt_omp_thread());
   }

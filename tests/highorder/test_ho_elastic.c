@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "highorder/ho_basis.h"
 #include "highorder/ho_elastic.h"
@@ -259,15 +262,19 @@ static void check_operator(void) {
   const double E = 200.0, nu = 0.3;
   double lam, mu;
   dt_ho_lame(E, nu, &lam, &mu);
-  for (int P = 1; P <= 5; P++) {
+  /* (P, Gauss points per direction): the default P + 1, and richer rules */
+  const int cases[7][2] = {{1, 2}, {2, 3}, {2, 5}, {3, 4}, {4, 5}, {4, 7}, {5, 6}};
+  for (int k = 0; k < 7; k++) {
+    int P = cases[k][0], nq = cases[k][1];
     dt_ho_mesh m;
     dt_ho_elastic op;
     dt_ctx ctx = {0};
-    unsigned seed = 7u * P;
+    unsigned seed = 7u * P + nq;
     build_mesh(P, 2, 1, 1, lo, hi, 0.12, 1, 1, &m);
-    EXPECT(setup_op(&m, 0, E, nu, &op, &ctx) == DT_OK, "%s", ctx.msg);
+    EXPECT(setup_op(&m, nq == P + 1 ? 0 : nq, E, nu, &op, &ctx) == DT_OK, "%s", ctx.msg);
+    EXPECT(op.nq == nq, "P %d: %d Gauss points, asked %d", P, op.nq, nq);
     int n = 3 * m.n_nodes;
-    double *K = assemble_dense(&m, P + 1, lam, mu);
+    double *K = assemble_dense(&m, nq, lam, mu);
     double *u = malloc(sizeof(double) * n), *v = malloc(sizeof(double) * n);
     double *Ku = malloc(sizeof(double) * n), *Au = malloc(sizeof(double) * n);
     double *Av = malloc(sizeof(double) * n), *d = malloc(sizeof(double) * n);
@@ -316,9 +323,9 @@ static void check_operator(void) {
     }
     EXPECT(worst <= 1e-10, "P %d: rigid-body mode gives ||K r|| / (||K|| ||r||) = %.3e", P, worst);
     if (verbose)
-      printf("operator P %d: %d DOFs, %d colours, apply vs B^T D B %.2e, asym %.2e, diag %.2e, "
-             "rigid %.2e\n",
-             P, n, op.n_colors, rel, asym, derr / dmax, worst);
+      printf("operator P %d nq %d: %d DOFs, %d colours, apply vs B^T D B %.2e, asym %.2e, diag "
+             "%.2e, rigid %.2e\n",
+             P, nq, n, op.n_colors, rel, asym, derr / dmax, worst);
     free(K);
     free(u);
     free(v);
@@ -331,6 +338,37 @@ static void check_operator(void) {
     dt_ho_elastic_free(&op);
     dt_ho_mesh_free(&m);
   }
+}
+
+/* The colour-by-colour scatter gives the same bits on 1 thread and on 3 (a hand check of the
+ * scheduling argument in ho_elastic.h); the colours are large enough to run in parallel. */
+static void check_determinism(void) {
+#ifdef _OPENMP
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  dt_ho_mesh m;
+  dt_ho_elastic op;
+  dt_ctx ctx = {0};
+  unsigned seed = 99u;
+  build_mesh(3, 12, 12, 12, lo, hi, 0.1, 0, 1, &m);
+  EXPECT(setup_op(&m, 0, 1.0, 0.3, &op, &ctx) == DT_OK, "%s", ctx.msg);
+  int n = 3 * m.n_nodes, saved = omp_get_max_threads();
+  double *u = malloc(sizeof(double) * n), *v1 = malloc(sizeof(double) * n),
+         *v3 = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) u[i] = 2.0 * rnd(&seed) - 1.0;
+  omp_set_num_threads(1);
+  dt_ho_elastic_apply(&op, u, v1, &ctx);
+  omp_set_num_threads(3);
+  dt_ho_elastic_apply(&op, u, v3, &ctx);
+  omp_set_num_threads(saved);
+  EXPECT(!memcmp(v1, v3, sizeof(double) * n), "apply differs between 1 and 3 threads");
+  EXPECT(m.n_elems / op.n_colors * 64 >= DT_HO_PARALLEL_POINTS, "colours too small to fork");
+  if (verbose) printf("determinism: %d elements in %d colours\n", m.n_elems, op.n_colors);
+  free(u);
+  free(v1);
+  free(v3);
+  dt_ho_elastic_free(&op);
+  dt_ho_mesh_free(&m);
+#endif
 }
 
 static int on_unit_boundary(const double x[3], void *user) {
@@ -451,13 +489,13 @@ static void mms_errors(const dt_ho_mesh *m, const double *u, double *l2, double 
   free(g);
 }
 
-static void check_mms(void) {
+static void check_mms(int Plo, int Phi) {
   /* meshes per order: coarse enough for CI, fine enough to be in the asymptotic range */
   const int levels[6][3] = {{4, 8, 16}, {2, 4, 8}, {2, 3, 4}, {2, 3, 4}, {3, 4, 5}, {1, 2, 3}};
   const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   double lm[2];
   dt_ho_lame(1.0, 0.3, &lm[0], &lm[1]);
-  for (int P = 1; P <= 6; P++) {
+  for (int P = Plo; P <= Phi; P++) {
     double el2[3], eh1[3];
     for (int l = 0; l < 3; l++) {
       int nx = levels[P - 1][l];
@@ -602,16 +640,31 @@ static void check_bad_input(void) {
   dt_ho_mesh_free(&m);
 }
 
+static void check_mms_p1to3(void) { check_mms(1, 3); }
+static void check_mms_p4to5(void) { check_mms(4, 5); }
+static void check_mms_p6(void) { check_mms(6, 6); }
+
+/* Usage: test_ho_elastic [-v] [section ...]; no section runs them all. ctest runs one section
+ * per test so each stays short under the sanitizers. */
 int main(int argc, char **argv) {
+  void (*part[])(void) = {check_operator,  check_determinism, check_patch,      check_mms_p1to3,
+                          check_mms_p4to5, check_mms_p6,      check_cantilever, check_bad_input};
+  const char *name[] = {"operator",  "determinism", "patch",      "mms_p1to3",
+                        "mms_p4to5", "mms_p6",      "cantilever", "bad_input"};
+  const int nparts = 8;
+  int first = 1, ran = 0;
   verbose = argc > 1 && !strcmp(argv[1], "-v");
-  void (*part[])(void) = {check_operator, check_patch, check_mms, check_cantilever,
-                          check_bad_input};
-  const char *name[] = {"operator", "patch", "mms", "cantilever", "bad input"};
-  for (int k = 0; k < 5; k++) {
+  if (verbose) first = 2;
+  for (int k = 0; k < nparts; k++) {
+    int run = argc <= first;
+    for (int a = first; a < argc; a++) run |= !strcmp(argv[a], name[k]);
+    if (!run) continue;
     double t0 = seconds();
     part[k]();
+    ran++;
     if (verbose) printf("%s: %.2f s\n", name[k], seconds() - t0);
   }
+  EXPECT(ran > 0, "no section named %s", argc > first ? argv[first] : "");
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures ? 1 : 0;
 }
