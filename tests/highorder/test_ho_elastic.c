@@ -537,6 +537,99 @@ static void check_mms(int Plo, int Phi) {
   }
 }
 
+/* Curves the faces of the unit cube too (the map of `curve` leaves them flat). */
+static void bulge(const double x[3], double y[3], void *user) {
+  (void)user;
+  y[0] = x[0] + 0.08 * sin(M_PI * x[1]) * sin(M_PI * x[2]) * x[0];
+  y[1] = x[1] + 0.06 * sin(M_PI * x[0]) * x[1] * x[1];
+  y[2] = x[2] + 0.05 * sin(2.0 * x[0] + x[1]);
+}
+
+static void constant_force(const double x[3], double f[3], void *user) {
+  (void)x;
+  (void)user;
+  f[0] = 1.0;
+  f[1] = -2.0;
+  f[2] = 0.5;
+}
+
+static void normal_traction(const double x[3], const double n[3], double t[3], void *user) {
+  (void)x;
+  (void)user;
+  for (int d = 0; d < 3; d++) t[d] = n[d];
+}
+
+/* Loads against the divergence theorem on a mesh with curved faces: with t = n on the whole
+ * boundary, sum_n b_n = closed-surface integral of n = 0 and sum_n b_(n,c) x_(n,c) = integral
+ * of x_c n_c = V for each c (x is interpolated exactly by the isoparametric basis); the body
+ * force f gives sum_n b_n = V f with V = sum of w det J. Rich rules (nq = P + 4) make the
+ * quadrature error of the curved geometry small: tolerance 1e-10 relative. */
+static void check_loads(void) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  for (int P = 1; P <= 4; P++) {
+    dt_ho_mesh m, flat;
+    dt_ho_elastic op;
+    dt_ctx ctx = {0};
+    int nq = P + 4, n3 = (P + 1) * (P + 1) * (P + 1), nf = 0;
+    EXPECT(dt_ho_mesh_box(P, 2, 3, 2, lo, hi, bulge, NULL, &m, &ctx) == DT_OK, "%s", ctx.msg);
+    EXPECT(dt_ho_mesh_box(P, 2, 3, 2, lo, hi, NULL, NULL, &flat, &ctx) == DT_OK, "%s", ctx.msg);
+    EXPECT(setup_op(&m, nq, 1.0, 0.3, &op, &ctx) == DT_OK, "%s", ctx.msg);
+    int n = 3 * m.n_nodes, *elem = malloc(sizeof(int) * 6 * m.n_elems),
+        *face = malloc(sizeof(int) * 6 * m.n_elems);
+    double *b = calloc(n, sizeof(double)), V = 0.0, F[3] = {0, 0, 0}, X[3] = {0, 0, 0};
+    /* boundary faces from the unmapped box, which has the same numbering */
+    for (int e = 0; e < m.n_elems; e++)
+      for (int f = 0; f < 6; f++) {
+        int axis, side, P1 = P + 1, on = 1;
+        dt_ho_hex_face_axis(f, &axis, &side);
+        for (int q = 0; q < P1 * P1; q++) {
+          int abc[3];
+          abc[axis] = side * P;
+          abc[axis == 0 ? 1 : 0] = q % P1;
+          abc[axis == 2 ? 1 : 2] = q / P1;
+          const double *x =
+              flat.coords + 3 * flat.elem_nodes[e * n3 + dt_ho_lex(P, abc[0], abc[1], abc[2])];
+          on &= on_unit_boundary(x, NULL);
+        }
+        if (on) elem[nf] = e, face[nf++] = f;
+      }
+    EXPECT(nf == 2 * (2 * 3 + 3 * 2 + 2 * 2), "P %d: %d boundary faces", P, nf);
+    EXPECT(dt_ho_elastic_traction_load(&op, &m, nf, elem, face, normal_traction, NULL, b, &ctx) ==
+               DT_OK,
+           "%s", ctx.msg);
+    for (int e = 0; e < m.n_elems; e++)
+      for (int q = 0; q < nq * nq * nq; q++) V += op.qdata[(size_t)e * 10 * nq * nq * nq + q];
+    for (int a = 0; a < m.n_nodes; a++)
+      for (int c = 0; c < 3; c++) {
+        F[c] += b[3 * a + c];
+        X[c] += b[3 * a + c] * m.coords[3 * a + c];
+      }
+    for (int c = 0; c < 3; c++) {
+      EXPECT(fabs(F[c]) <= 1e-10, "P %d: closed-surface integral of n_%d = %.3e", P, c, F[c]);
+      EXPECT(fabs(X[c] - V) <= 1e-10 * V, "P %d: integral of x_%d n_%d = %.15g, volume %.15g", P, c,
+             c, X[c], V);
+    }
+    memset(b, 0, sizeof(double) * n);
+    EXPECT(dt_ho_elastic_body_load(&op, &m, constant_force, NULL, b, &ctx) == DT_OK, "%s", ctx.msg);
+    double fb[3] = {0, 0, 0}, f0[3];
+    constant_force(NULL, f0, NULL);
+    for (int a = 0; a < m.n_nodes; a++)
+      for (int c = 0; c < 3; c++) fb[c] += b[3 * a + c];
+    for (int c = 0; c < 3; c++)
+      EXPECT(fabs(fb[c] - V * f0[c]) <= 1e-12 * V, "P %d: body force sum %.15g, V f = %.15g", P,
+             fb[c], V * f0[c]);
+    if (verbose)
+      printf("loads P %d: V %.12f, surface x.n %.12f %.12f %.12f, |int n| %.1e\n", P, V, X[0], X[1],
+             X[2], fabs(F[0]) + fabs(F[1]) + fabs(F[2]));
+    free(elem);
+    free(face);
+    free(b);
+    dt_ho_elastic_free(&op);
+    dt_ho_mesh_free(&m);
+    dt_ho_mesh_free(&flat);
+  }
+}
+
 static int at_x0(const double x[3], void *user) {
   (void)user;
   return fabs(x[0]) < 1e-12;
@@ -647,11 +740,12 @@ static void check_mms_p6(void) { check_mms(6, 6); }
 /* Usage: test_ho_elastic [-v] [section ...]; no section runs them all. ctest runs one section
  * per test so each stays short under the sanitizers. */
 int main(int argc, char **argv) {
-  void (*part[])(void) = {check_operator,  check_determinism, check_patch,      check_mms_p1to3,
-                          check_mms_p4to5, check_mms_p6,      check_cantilever, check_bad_input};
-  const char *name[] = {"operator",  "determinism", "patch",      "mms_p1to3",
-                        "mms_p4to5", "mms_p6",      "cantilever", "bad_input"};
-  const int nparts = 8;
+  void (*part[])(void) = {check_operator,  check_determinism, check_patch,
+                          check_mms_p1to3, check_mms_p4to5,   check_mms_p6,
+                          check_loads,     check_cantilever,  check_bad_input};
+  const char *name[] = {"operator", "determinism", "patch",      "mms_p1to3", "mms_p4to5",
+                        "mms_p6",   "loads",       "cantilever", "bad_input"};
+  const int nparts = 9;
   int first = 1, ran = 0;
   verbose = argc > 1 && !strcmp(argv[1], "-v");
   if (verbose) first = 2;
