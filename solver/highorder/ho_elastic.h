@@ -25,6 +25,8 @@
 #ifndef DT_HO_ELASTIC_H
 #define DT_HO_ELASTIC_H
 
+#include <stdio.h>
+
 #include "core/dt_status.h"
 #include "highorder/ho_basis.h"
 #include "highorder/ho_mesh.h"
@@ -73,6 +75,9 @@ dt_status dt_ho_elastic_diagonal(const dt_ho_elastic *op, double *diag, dt_ctx *
 /* Flops and bytes of one apply as counted by a bench: the contractions, the pointwise stress
  * and the element gather/scatter, with qdata, u, v, elem_nodes and lambda/mu read once. */
 void dt_ho_elastic_cost(const dt_ho_elastic *op, double *flops, double *bytes);
+
+/* Prints what op holds: order, points, sizes, qdata memory, colours, the cost of one apply. */
+void dt_ho_elastic_view(const dt_ho_elastic *op, FILE *f);
 
 /* Body force density f(x) (force per volume) at a point. */
 typedef void (*dt_ho_body_fn)(const double x[3], double f[3], void *user);

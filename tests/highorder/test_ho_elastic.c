@@ -341,9 +341,9 @@ static void check_operator(void) {
 }
 
 /* The colour-by-colour scatter gives the same bits on 1 thread and on 3 (a hand check of the
- * scheduling argument in ho_elastic.h); the colours are large enough to run in parallel. */
+ * scheduling argument in ho_elastic.h); the colours are large enough to run in parallel. The
+ * view of the same operator is checked against its sizes. */
 static void check_determinism(void) {
-#ifdef _OPENMP
   const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   dt_ho_mesh m;
   dt_ho_elastic op;
@@ -351,24 +351,36 @@ static void check_determinism(void) {
   unsigned seed = 99u;
   build_mesh(3, 12, 12, 12, lo, hi, 0.1, 0, 1, &m);
   EXPECT(setup_op(&m, 0, 1.0, 0.3, &op, &ctx) == DT_OK, "%s", ctx.msg);
-  int n = 3 * m.n_nodes, saved = omp_get_max_threads();
+  int n = 3 * m.n_nodes;
   double *u = malloc(sizeof(double) * n), *v1 = malloc(sizeof(double) * n),
          *v3 = malloc(sizeof(double) * n);
   for (int i = 0; i < n; i++) u[i] = 2.0 * rnd(&seed) - 1.0;
+#ifdef _OPENMP
+  int saved = omp_get_max_threads();
   omp_set_num_threads(1);
   dt_ho_elastic_apply(&op, u, v1, &ctx);
   omp_set_num_threads(3);
   dt_ho_elastic_apply(&op, u, v3, &ctx);
   omp_set_num_threads(saved);
   EXPECT(!memcmp(v1, v3, sizeof(double) * n), "apply differs between 1 and 3 threads");
+#endif
   EXPECT(m.n_elems / op.n_colors * 64 >= DT_HO_PARALLEL_POINTS, "colours too small to fork");
-  if (verbose) printf("determinism: %d elements in %d colours\n", m.n_elems, op.n_colors);
+  /* the view names what is in use (STYLE.md §14) */
+  FILE *f = tmpfile();
+  char text[1024] = "";
+  dt_ho_elastic_view(&op, f);
+  rewind(f);
+  text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+  fclose(f);
+  EXPECT(strstr(text, "ho_elastic: order 3, 4^3 Gauss points, 1728 elements, 50653 nodes") &&
+             strstr(text, "colours: 8 (216 to 216 elements each)"),
+         "view:\n%s", text);
+  if (verbose) printf("%s", text);
   free(u);
   free(v1);
   free(v3);
   dt_ho_elastic_free(&op);
   dt_ho_mesh_free(&m);
-#endif
 }
 
 static int on_unit_boundary(const double x[3], void *user) {

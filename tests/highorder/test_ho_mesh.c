@@ -11,8 +11,8 @@
  *    direction sampled at the nodes is reproduced by both elements' interpolants at points of
  *    the shared face, to 1e-12 (conformity);
  *  - face marking equals the coordinate predicate on a box face, exact;
- *  - bad input (order, ids, inverted/mirrored element, overflow) fails with DT_ERR_INPUT and a
- *    message naming the element. */
+ *  - bad input (order, ids, inverted/mirrored element, a face shared three times, overflow)
+ *    fails with DT_ERR_INPUT and a message naming the element. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -319,6 +319,11 @@ static void check_bad_input(void) {
   const int flip[8] = {1, 0, 3, 2, 5, 4, 7, 6};
   for (int k = 0; k < 8; k++) mirrored[8 + k] = hex8[8 + flip[k]];
   expect_error(2, 12, vx, 2, mirrored, "element 1 is inverted", "mirrored element");
+  /* the first element listed twice: its face with the second is then shared three times */
+  int tripled[24];
+  memcpy(tripled, hex8, sizeof(hex8));
+  memcpy(tripled + 16, hex8, 8 * sizeof(int));
+  expect_error(2, 12, vx, 3, tripled, "share the face with vertices 1 4 7 10", "tripled face");
   /* (P+1)^3 n_elems past INT_MAX is refused before the connectivity is read */
   int many = INT_MAX / 729 + 1;
   expect_error(8, 12, vx, many, hex8, "more than int node ids allow", "overflow");
