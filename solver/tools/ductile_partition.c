@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "ductile.h"
-#include "partition/partition.h"
 
 enum { EXIT_INPUT = 1, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
 
