@@ -84,7 +84,8 @@ void dt_partition_report_free(dt_partition_report *r);
 /* Split m's elements into nparts parts with METIS_PartGraphKway on the dual graph.
  *   opt:  NULL for the defaults.
  *   part: n_elems entries, out: the part of each element (0 .. nparts-1).
- *   rep:  may be NULL; otherwise filled (and owned by the caller) on success.
+ *   rep:  may be NULL; otherwise filled (and owned by the caller) on success, and empty (safe
+ *         to free) on failure.
  * nparts = 1 needs no METIS. Errors: DT_ERR_INPUT (nparts < 1 or more parts than elements, an
  * element weight < 1), DT_ERR_UNSUPPORTED (built without METIS: "configure with libmetis-dev
  * to partition"), DT_ERR_INTERNAL (METIS failed), DT_ERR_NOMEM. */

@@ -79,6 +79,7 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
   dt_dual_graph g = {0};
   int ncomp = 1, contig = 0;
   char note[256] = "";
+  if (rep) memset(rep, 0, sizeof *rep);
   if (opt)
     o = *opt;
   else

@@ -15,7 +15,7 @@
 #include "model/model.h"
 #include "partition/partition.h"
 
-static int failures = 0;
+static int failures __attribute__((unused)) = 0;
 
 #define EXPECT(cond, ...)                                                                          \
   do {                                                                                             \
