@@ -65,6 +65,11 @@ typedef struct dt_partition_options {
 
 void dt_partition_options_default(dt_partition_options *o);
 
+/* Per element its quadrature points (shells: 4 in the plane times the section's points through
+ * the thickness, 2 before dt_model_finish resolves them), the work weight to pass as
+ * elem_weight: w has n_elems entries. Errors: DT_ERR_INTERNAL for a type without a rule. */
+dt_status dt_partition_elem_points(const dt_model *m, int *w, dt_ctx *ctx);
+
 /* What a partition achieved. part_elems and part_weight are owned (dt_partition_report_free). */
 typedef struct dt_partition_report {
   int nparts;
@@ -72,6 +77,8 @@ typedef struct dt_partition_report {
   int64_t cut_edges;   /* the number of cut dual-graph edges */
   int interface_nodes; /* nodes touched by more than one part */
   int max_neighbours;  /* the most parts any part shares a node with */
+  int empty_parts;     /* parts without elements (METIS leaves some on very small meshes; a GPU
+                          given one idles) */
   int *part_elems;     /* elements per part */
   int64_t *part_weight;
   double imbalance; /* max part weight / mean part weight - 1 */

@@ -45,8 +45,10 @@ dt_status dt_partition_report_fill(const dt_model *m, const dt_dual_graph *g, in
     rep->part_weight[part[e]] += elem_weight ? elem_weight[e] : 1;
     total += elem_weight ? elem_weight[e] : 1;
   }
-  for (int p = 0; p < nparts; p++)
+  for (int p = 0; p < nparts; p++) {
     if (rep->part_weight[p] > maxw) maxw = rep->part_weight[p];
+    rep->empty_parts += rep->part_elems[p] == 0;
+  }
   rep->imbalance = (double)maxw * nparts / (double)total - 1.0;
   for (int v = 0; v < g->n; v++)
     for (int64_t j = g->xadj[v]; j < g->xadj[v + 1]; j++)
@@ -73,6 +75,8 @@ void dt_partition_view(const dt_partition_report *rep, const dt_part_local *part
   fprintf(f, "partition: %d parts%s\n", rep->nparts,
           rep->contig ? ", contiguous" : (rep->nparts > 1 ? ", not forced contiguous" : ""));
   if (rep->note[0]) fprintf(f, "  note: %s\n", rep->note);
+  if (rep->empty_parts)
+    fprintf(f, "  note: %d of the %d parts have no elements\n", rep->empty_parts, rep->nparts);
   fprintf(f, "  %-5s %9s %11s %9s %9s %9s %10s  %s\n", "part", "elements", "iface-el", "owned",
           "interior", "ghosts", "exchanged", "neighbours");
   for (int p = 0; p < rep->nparts; p++) {

@@ -13,6 +13,11 @@
  *   element weights: a 20x10x10 box whose half x >= 10 weighs 3 per element, in 4 parts:
  *     the weight balanced within 3 %, so the largest part has over 1.5 times the elements of
  *     the smallest;
+ *   quadrature points as weights: hex8 elements weigh 8, hex8r 1 (element_rules.h); a 16x4x4
+ *     bar half of each in 2 parts balances the points within 3 %, so one part has more than
+ *     twice the other's elements;
+ *   the report of a hand-made map of a 2x2x1 box with an empty part (hand count): 1 empty part,
+ *     4 cut edges of seed weight 8, 6 interface nodes, 1 neighbour, imbalance 2/(4/3) - 1 = 0.5;
  *   a mesh of two disjoint boxes: the contiguity request is dropped with a note, and the
  *     parts still cover it within the balance;
  *   errors: 0 parts, more parts than elements, an element weight of 0 (DT_ERR_INPUT); without
@@ -188,6 +193,64 @@ static void check_disconnected(void) {
 }
 #endif
 
+/* Quadrature points as element weights: a 16x4x4 bar whose elements with i < 8 are hex8r (one
+ * point) and the others hex8 (8 points). With METIS, 2 parts balance the points; the bar is
+ * cut across its length (the smallest cut), so the part holding the hex8r elements has far
+ * more elements. */
+static void check_point_weights(void) {
+  dt_model *m = fixture_box(16, 4, 4);
+  int w[256], part[256];
+  dt_ctx ctx = {0};
+  for (int e = 0; e < m->n_elems; e++)
+    if (e % 16 < 8) m->elem_type[e] = DT_ELEM_HEX8R;
+  REQUIRE(dt_partition_elem_points(m, w, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int e = 0; e < m->n_elems; e++)
+    EXPECT(w[e] == (e % 16 < 8 ? 1 : 8), "element %d: %d points", e, w[e]);
+#ifdef DUCTILE_HAVE_METIS
+  dt_partition_options o;
+  dt_partition_report rep = {0};
+  dt_partition_options_default(&o);
+  o.elem_weight = w;
+  REQUIRE(dt_partition_elements(m, 2, &o, part, &rep, &ctx) == DT_OK, "%s", ctx.msg);
+  check_parts(m, 2, part, "hex8/hex8r box");
+  EXPECT(rep.imbalance <= 0.03 + 1e-12, "hex8/hex8r box: imbalance %.4f", rep.imbalance);
+  int lo = rep.part_elems[0] < rep.part_elems[1] ? rep.part_elems[0] : rep.part_elems[1];
+  int hi = rep.part_elems[0] + rep.part_elems[1] - lo;
+  EXPECT(hi > 2 * lo, "hex8/hex8r box: element counts %d, %d", lo, hi);
+  printf("hex8/hex8r bar 16x4x4, 2 parts by points: elements %d, %d; points %lld, %lld; imbalance "
+         "%.2f %%\n",
+         rep.part_elems[0], rep.part_elems[1], (long long)rep.part_weight[0],
+         (long long)rep.part_weight[1], 100 * rep.imbalance);
+  dt_partition_report_free(&rep);
+#else
+  (void)part;
+#endif
+  dt_model_destroy(&m);
+}
+
+/* The report of a hand-made map with an empty part: counted, and the imbalance it implies. */
+static void check_empty_part(void) {
+  dt_model *m = fixture_box(2, 2, 1);
+  dt_dual_graph g = {0};
+  dt_partition_report rep = {0};
+  dt_ctx ctx = {0};
+  int part[4] = {0, 0, 2, 2};
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, &g, &ctx) == DT_OK, "%s", ctx.msg);
+  REQUIRE(dt_partition_report_fill(m, &g, 3, part, NULL, &rep, &ctx) == DT_OK, "%s", ctx.msg);
+  /* parts 0 {0, 1} and 2 {2, 3} meet across the y = 1 faces: cut edges 0-2, 0-3, 1-2, 1-3
+     with shared nodes 4, 2, 2, 4 (seed weights 1, 3, 3, 1); the 6 nodes at y = 1 */
+  EXPECT(rep.empty_parts == 1 && rep.cut_edges == 4 && rep.edgecut == 8 &&
+             rep.interface_nodes == 6 && rep.max_neighbours == 1 &&
+             fabs(rep.imbalance - 0.5) < 1e-15,
+         "empty %d, cut %lld edges of weight %lld, %d interface nodes, %d neighbours, imbalance "
+         "%g",
+         rep.empty_parts, (long long)rep.cut_edges, (long long)rep.edgecut, rep.interface_nodes,
+         rep.max_neighbours, rep.imbalance);
+  dt_partition_report_free(&rep);
+  dt_dual_graph_free(&g);
+  dt_model_destroy(&m);
+}
+
 static void check_errors(void) {
   dt_model *m = fixture_box(2, 2, 1);
   int part[4], w[4] = {1, 0, 1, 1};
@@ -227,6 +290,8 @@ int main(int argc, char **argv) {
   REQUIRE(argc == 2, "usage: test_partition_metis lbracket_tet4.msh");
   check_dual_graph();
   check_errors();
+  check_point_weights();
+  check_empty_part();
 #ifdef DUCTILE_HAVE_METIS
   dt_model *box = fixture_box(20, 20, 20), *tet = fixture_tet(argv[1]);
   check_metis(box, "box 20^3", 0.03);
