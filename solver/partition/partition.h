@@ -133,7 +133,8 @@ dt_status dt_part_local_build(const dt_model *m, int nparts, const int *part, dt
 void dt_part_local_free(dt_part_local *p);
 
 /* The owner part of every global node (n_nodes entries) by the rule of dt_part_local_build:
- * the lowest part touching it; -1 for a node no element uses. */
+ * the lowest part touching it; -1 for a node no element uses. Errors: DT_ERR_INPUT (a part id
+ * out of range), DT_ERR_NOMEM. */
 dt_status dt_partition_node_owner(const dt_model *m, int nparts, const int *part, int *owner,
                                   dt_ctx *ctx);
 

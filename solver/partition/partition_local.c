@@ -39,11 +39,23 @@ static void owners(const dt_model *m, const int *part, const dt_node_elems *ne, 
   }
 }
 
+/* Every element's part in 0 .. nparts-1. */
+static dt_status check_parts(const dt_model *m, int nparts, const int *part, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  for (int e = 0; e < m->n_elems; e++)
+    DT_CHECK(part[e] >= 0 && part[e] < nparts, ctx, DT_ERR_INPUT,
+             "element %lld: part %d, not in 0 .. %d",
+             (long long)(m->elem_id ? m->elem_id[e] : e + 1), part[e], nparts - 1);
+cleanup:
+  return rc;
+}
+
 dt_status dt_partition_node_owner(const dt_model *m, int nparts, const int *part, int *owner,
                                   dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_node_elems ne = {0};
   int *pstamp = NULL;
+  DT_TRY(check_parts(m, nparts, part, ctx));
   DT_TRY(dt_node_elems_build(m, &ne, ctx));
   DT_ALLOC(pstamp, nparts, ctx, "the part stamps");
   for (int p = 0; p < nparts; p++) pstamp[p] = -1;
@@ -200,10 +212,7 @@ dt_status dt_part_local_build(const dt_model *m, int nparts, const int *part, dt
   dt_status rc = DT_OK;
   local_scratch s = {0};
   memset(parts, 0, (size_t)nparts * sizeof *parts);
-  for (int e = 0; e < m->n_elems; e++)
-    DT_CHECK(part[e] >= 0 && part[e] < nparts, ctx, DT_ERR_INPUT,
-             "element %lld: part %d, not in 0 .. %d",
-             (long long)(m->elem_id ? m->elem_id[e] : e + 1), part[e], nparts - 1);
+  DT_TRY(check_parts(m, nparts, part, ctx));
   DT_TRY(dt_node_elems_build(m, &s.ne, ctx));
   DT_ALLOC(s.owner, m->n_nodes, ctx, "the node owners");
   DT_ALLOC(s.nparts_at, m->n_nodes, ctx, "the parts per node");

@@ -7,6 +7,7 @@
  *     group (owned interior, owned interface, ghost) ascends by global id; interior nodes touch
  *     one part only; the local connectivity maps back to the global one; interface elements
  *     come first and are exactly those touching an interface node;
+ *   a part id out of range: DT_ERR_INPUT naming the element ("element 3: part 5, not in 0 .. 1");
  *   lists: for every pair (A, B), A's send list to B and B's recv list from A name the same
  *     global nodes in the same order, and so do A's recv and B's send lists;
  *   copy exchange: every ghost ends with its owner's value (exact), with 1 and with 3 values
@@ -258,10 +259,27 @@ static void check_model(const dt_model *m, const char *name) {
   free(part);
 }
 
+/* A part id out of range is refused, naming the element by its user id. */
+static void check_bad_part(void) {
+  dt_model *m = fixture_box(2, 2, 1);
+  int part[4] = {0, 1, 5, 0}, owner[18];
+  dt_part_local l[2];
+  dt_ctx ctx = {0};
+  EXPECT(dt_part_local_build(m, 2, part, l, &ctx) == DT_ERR_INPUT &&
+             strstr(ctx.msg, "element 3: part 5, not in 0 .. 1"),
+         "layout: %s", ctx.msg);
+  dt_ctx_reset(&ctx);
+  EXPECT(dt_partition_node_owner(m, 2, part, owner, &ctx) == DT_ERR_INPUT &&
+             strstr(ctx.msg, "element 3: part 5, not in 0 .. 1"),
+         "owners: %s", ctx.msg);
+  dt_model_destroy(&m);
+}
+
 int main(int argc, char **argv) {
   REQUIRE(argc == 2, "usage: test_partition_halo lbracket_tet4.msh");
   dt_model *box = fixture_box(8, 7, 6), *tet = fixture_tet(argv[1]);
   printf("parts: %s\n", FIXTURE_PARTS);
+  check_bad_part();
   check_model(box, "box 8x7x6");
   check_model(tet, "L-bracket");
   dt_model_destroy(&box);
