@@ -17,9 +17,74 @@
  *     applied to a pseudo-random vector and sum-exchanged, equals the global apply on every
  *     local node, owned or ghost, to 1e-12 relative to max |Kx| (round-off of the different
  *     summation order); the global Laplacian's row sums vanish (K 1 = 0, 1e-12), a check of
- *     the fixture's element itself. */
+ *     the fixture's element itself;
+ *   internal force: the elastic force of the element library (dt_element_residual, the CPU
+ *     backend's; 3 values per node) assembled per part and sum-exchanged equals the global
+ *     assembly on every local node to 1e-12 relative to max |f|. */
+#include "element/element_kernel.h"
 #include "partition/partition_exchange.h"
 #include "partition_fixtures.h"
+
+/* The elastic internal force of element e at the displacements u (3 per node, node-major,
+ * indexed through conn/node map), added into f: the element library's residual (the CPU
+ * backend's), elastic steel, zero history. */
+static void elastic_force(const dt_model *m, int e, const int *c, const double *u, double *f) {
+  static double hist[DT_MAT_STATE_DOUBLES * DT_ELEM_MAX_QP];
+  dt_qp_arrays qa = {hist, NULL, NULL, NULL, DT_ELEM_MAX_QP, NULL};
+  dt_material_params mat;
+  double X[3 * DT_ELEM_MAX_NODES], ue[DT_ELEM_MAX_DOF], fe[DT_ELEM_MAX_DOF];
+  int t = m->elem_type[e], n = m->elem_ptr[e + 1] - m->elem_ptr[e];
+  memset(&mat, 0, sizeof mat);
+  mat.E = 200000.0;
+  mat.nu = 0.3;
+  for (int a = 0; a < n; a++)
+    for (int d = 0; d < 3; d++) {
+      X[3 * a + d] = m->x[3 * m->conn[m->elem_ptr[e] + a] + d];
+      ue[3 * a + d] = u[3 * c[a] + d];
+    }
+  dt_element_residual(t, X, ue, &mat, DT_STATE_3D, 0, 1.0, &qa, 0, fe, NULL);
+  for (int a = 0; a < n; a++)
+    for (int d = 0; d < 3; d++) f[3 * c[a] + d] += fe[3 * a + d];
+}
+
+/* The internal force of an elastic body, 3 values per node, assembled part by part from the
+ * part's elements and sum-exchanged, against the global assembly: what a Newton residual on
+ * several GPUs does. */
+static double check_elastic(const dt_model *m, const dt_part_local *l, int nparts, dt_halo_host *h,
+                            const char *what) {
+  double *u = malloc(sizeof(double) * 3 * m->n_nodes), *f = calloc(3 * (size_t)m->n_nodes, 8);
+  double fmax = 0.0, err = 0.0;
+  dt_ctx ctx = {0};
+  double **fl = malloc(sizeof(double *) * nparts);
+  REQUIRE(u && f && fl, "out of memory");
+  for (int i = 0; i < 3 * m->n_nodes; i++) u[i] = 1e-3 * fixture_value(i);
+  for (int e = 0; e < m->n_elems; e++) elastic_force(m, e, &m->conn[m->elem_ptr[e]], u, f);
+  for (int i = 0; i < 3 * m->n_nodes; i++) fmax = fmax < fabs(f[i]) ? fabs(f[i]) : fmax;
+  for (int p = 0; p < nparts; p++) {
+    double *ul = malloc(sizeof(double) * (3 * (size_t)l[p].n_nodes + 3));
+    fl[p] = calloc(3 * (size_t)l[p].n_nodes + 3, sizeof(double));
+    REQUIRE(ul && fl[p], "out of memory");
+    for (int i = 0; i < l[p].n_nodes; i++)
+      for (int d = 0; d < 3; d++) ul[3 * i + d] = u[3 * l[p].node_global[i] + d];
+    for (int i = 0; i < l[p].n_elems; i++)
+      elastic_force(m, l[p].elems[i], &l[p].conn[l[p].elem_ptr[i]], ul, fl[p]);
+    free(ul);
+  }
+  EXPECT(dt_halo_exchange(l, nparts, fl, 3, DT_HALO_SUM, dt_halo_host_ops(), h, &ctx) == DT_OK,
+         "%s: %s", what, ctx.msg);
+  for (int p = 0; p < nparts; p++) {
+    for (int i = 0; i < 3 * l[p].n_nodes; i++) {
+      double d = fabs(fl[p][i] - f[3 * l[p].node_global[i / 3] + i % 3]);
+      err = d > err ? d : err;
+    }
+    free(fl[p]);
+  }
+  EXPECT(err <= 1e-12 * fmax, "%s: elastic force differs by %.3e (max |f| %.3e)", what, err, fmax);
+  free(fl);
+  free(u);
+  free(f);
+  return err / fmax;
+}
 
 static void apply_global(const dt_model *m, const double *x, double *y) {
   double ke[64];
@@ -192,7 +257,9 @@ static void check_exchanges(const dt_model *m, const dt_part_local *l, int npart
   for (int p = 0; p < nparts; p++)
     for (int i = l[p].n_owned; i < l[p].n_nodes; i++)
       EXPECT(v[p][i] == x[l[p].node_global[i]], "%s: part %d ghost %d = %g", what, p, i, v[p][i]);
+  size_t before3 = dt_halo_host_moved(h);
   check_copy3(m, l, nparts, h, what);
+  size_t moved3 = dt_halo_host_moved(h) - before3;
   /* sum of ones: the number of parts at each node */
   for (int p = 0; p < nparts; p++)
     for (int i = 0; i < l[p].n_nodes; i++) v[p][i] = 1.0;
@@ -227,8 +294,11 @@ static void check_exchanges(const dt_model *m, const dt_part_local *l, int npart
   for (int v0 = 0; v0 < m->n_nodes; v0++)
     if (fabs(y[v0]) > ones) ones = fabs(y[v0]);
   EXPECT(ones <= 1e-12, "%s: K 1 = %.3e", what, ones);
-  printf("%-22s: apply differs by %.2e relative, %zu values moved by 3 exchanges\n", what,
-         err / ymax, dt_halo_host_moved(h));
+  size_t moved = dt_halo_host_moved(h) - moved3;
+  double eerr = check_elastic(m, l, nparts, h, what);
+  printf("%-22s: Laplacian apply differs by %.2e, elastic force by %.2e (relative); %zu values "
+         "moved by 3 scalar exchanges\n",
+         what, err / ymax, eerr, moved);
   dt_halo_host_destroy(&h);
   free_vectors(v, nparts);
   free(x);
