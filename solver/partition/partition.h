@@ -132,6 +132,14 @@ dt_status dt_part_local_build(const dt_model *m, int nparts, const int *part, dt
                               dt_ctx *ctx);
 void dt_part_local_free(dt_part_local *p);
 
+/* local[i * ncomp + c] = global[node_global[i] * ncomp + c] for every local node, ghosts
+ * included (node-major vectors of ncomp values per node). */
+void dt_part_local_gather(const dt_part_local *l, int ncomp, const double *global, double *local);
+/* The inverse for the owned nodes only: each global node is written by its one owner, so the
+ * parts' scatters together fill every node some element uses, once. */
+void dt_part_local_scatter_owned(const dt_part_local *l, int ncomp, const double *local,
+                                 double *global);
+
 /* The owner part of every global node (n_nodes entries) by the rule of dt_part_local_build:
  * the lowest part touching it; -1 for a node no element uses. Errors: DT_ERR_INPUT (a part id
  * out of range), DT_ERR_NOMEM. */

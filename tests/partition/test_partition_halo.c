@@ -18,6 +18,8 @@
  *     local node, owned or ghost, to 1e-12 relative to max |Kx| (round-off of the different
  *     summation order); the global Laplacian's row sums vanish (K 1 = 0, 1e-12), a check of
  *     the fixture's element itself;
+ *   dt_part_local_gather then dt_part_local_scatter_owned of every part rebuild a global
+ *     vector of 3 values per node exactly, every node written once (NaN-filled before);
  *   internal force: the elastic force of the element library (dt_element_residual, the CPU
  *     backend's; 3 values per node) assembled per part and sum-exchanged equals the global
  *     assembly on every local node to 1e-12 relative to max |f|. */
@@ -55,8 +57,9 @@ static double check_elastic(const dt_model *m, const dt_part_local *l, int npart
   double *u = malloc(sizeof(double) * 3 * m->n_nodes), *f = calloc(3 * (size_t)m->n_nodes, 8);
   double fmax = 0.0, err = 0.0;
   dt_ctx ctx = {0};
-  double **fl = malloc(sizeof(double *) * nparts);
-  REQUIRE(u && f && fl, "out of memory");
+  double **fl = malloc(sizeof(double *) * nparts), *back = malloc(sizeof(double) * 3 * m->n_nodes);
+  REQUIRE(u && f && fl && back, "out of memory");
+  for (int i = 0; i < 3 * m->n_nodes; i++) back[i] = NAN;
   for (int i = 0; i < 3 * m->n_nodes; i++) u[i] = 1e-3 * fixture_value(i);
   for (int e = 0; e < m->n_elems; e++) elastic_force(m, e, &m->conn[m->elem_ptr[e]], u, f);
   for (int i = 0; i < 3 * m->n_nodes; i++) fmax = fmax < fabs(f[i]) ? fabs(f[i]) : fmax;
@@ -64,10 +67,10 @@ static double check_elastic(const dt_model *m, const dt_part_local *l, int npart
     double *ul = malloc(sizeof(double) * (3 * (size_t)l[p].n_nodes + 3));
     fl[p] = calloc(3 * (size_t)l[p].n_nodes + 3, sizeof(double));
     REQUIRE(ul && fl[p], "out of memory");
-    for (int i = 0; i < l[p].n_nodes; i++)
-      for (int d = 0; d < 3; d++) ul[3 * i + d] = u[3 * l[p].node_global[i] + d];
+    dt_part_local_gather(&l[p], 3, u, ul);
     for (int i = 0; i < l[p].n_elems; i++)
       elastic_force(m, l[p].elems[i], &l[p].conn[l[p].elem_ptr[i]], ul, fl[p]);
+    dt_part_local_scatter_owned(&l[p], 3, ul, back);
     free(ul);
   }
   EXPECT(dt_halo_exchange(l, nparts, fl, 3, DT_HALO_SUM, dt_halo_host_ops(), h, &ctx) == DT_OK,
@@ -79,6 +82,10 @@ static double check_elastic(const dt_model *m, const dt_part_local *l, int npart
     }
     free(fl[p]);
   }
+  for (int i = 0; i < 3 * m->n_nodes; i++)
+    EXPECT(back[i] == u[i], "%s: gather and scatter_owned give %g for %g at %d", what, back[i],
+           u[i], i);
+  free(back);
   EXPECT(err <= 1e-12 * fmax, "%s: elastic force differs by %.3e (max |f| %.3e)", what, err, fmax);
   free(fl);
   free(u);
@@ -276,7 +283,7 @@ static void check_exchanges(const dt_model *m, const dt_part_local *l, int npart
   for (int p = 0; p < nparts; p++) {
     double *xl = malloc(sizeof(double) * (l[p].n_nodes + 1));
     REQUIRE(xl, "out of memory");
-    for (int i = 0; i < l[p].n_nodes; i++) xl[i] = x[l[p].node_global[i]];
+    dt_part_local_gather(&l[p], 1, x, xl);
     apply_local(m, &l[p], xl, v[p]);
     free(xl);
   }

@@ -149,8 +149,7 @@ static int pcg(const dt_model *m, int np, const int *part, double rtol, double *
       for (int i = 0; i < d.l[s].n_owned; i++) p[s][i] = z[s][i] + beta * p[s][i];
     it++;
   }
-  for (int s = 0; s < np; s++)
-    for (int i = 0; i < d.l[s].n_owned; i++) u[d.l[s].node_global[i]] = x[s][i];
+  for (int s = 0; s < np; s++) dt_part_local_scatter_owned(&d.l[s], 1, x[s], u);
   free_vectors(&d, x);
   free_vectors(&d, r);
   free_vectors(&d, z);
@@ -168,7 +167,7 @@ static double residual(const dt_model *m, const double *u) {
   REQUIRE(part, "out of memory");
   setup(&d, m, 1, part);
   double **x = vectors(&d), **y = vectors(&d);
-  for (int i = 0; i < d.l[0].n_nodes; i++) x[0][i] = u[d.l[0].node_global[i]];
+  dt_part_local_gather(&d.l[0], 1, u, x[0]);
   apply(&d, x, y);
   for (int i = 0; i < d.l[0].n_nodes; i++)
     if (!d.fixed[0][i] && fabs(y[0][i] - 1.0) > worst) worst = fabs(y[0][i] - 1.0);
