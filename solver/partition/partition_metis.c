@@ -101,6 +101,7 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
 #endif
   DT_TRY(dt_dual_graph_build(m, o.weights, &g, ctx));
   if (nparts == 1) {
+    /* trivial, and METIS itself faults on one part (KarypisLab/METIS issue 86) */
     memset(part, 0, (size_t)m->n_elems * sizeof *part);
   } else {
     /* METIS refuses a contiguity request on a disconnected graph: ask only when it can be met */
