@@ -8,9 +8,11 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev libpq-dev \
-  libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx calculix-ccx-test chromium \
-  clang-format openssl postgresql systemd >/dev/null
+  build-essential cmake pkg-config libjansson-dev libmetis-dev libmicrohttpd-dev libsqlite3-dev \
+  libpq-dev libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx calculix-ccx-test \
+  chromium clang-format openssl postgresql systemd >/dev/null
+# libmetis-dev: METIS partitions meshes for runs on several GPUs (solver/partition/,
+# docs/multi-gpu.md); a build without it refuses more than one part.
 # libpq-dev: ductiled's PostgreSQL store (server/store_pg.c); postgresql: the server that
 # tests/server/pgcluster.py starts for the server_pg_* tests (initdb, postgres, psql, pg_dump),
 # as the user postgres when the tests run as root. Debian starts a cluster of its own when it

@@ -13,6 +13,7 @@
  *                         text before anything is built
  *   io/job_json.h         the JSON job format (docs/job-format.md) into a dt_model
  *   io/output.h           the result files: history.csv, VTU + PVD, results.dat, summary.json
+ *   partition/partition.h parts of a mesh for several GPUs (METIS), local numbering, halo lists
  *   backend/backend.h     the backend registry (dt_backend_find, names, device probes)
  *   analysis/analysis.h   dt_analysis_run: the incremental Newton analysis of a model
  *   analysis/checkpoint.h checkpoints of a run, to resume after a crash */
@@ -28,6 +29,7 @@
 #include "io/size_scan.h"
 #include "io/job_json.h"
 #include "io/output.h"
+#include "partition/partition.h"
 #include "backend/backend.h"
 #include "analysis/analysis.h"
 #include "analysis/checkpoint.h"
