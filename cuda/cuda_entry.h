@@ -68,6 +68,28 @@ unsigned long long dt_cuda_process_allocated_bytes(void);
 dt_status dt_cuda_measure(void *impl, double *copy_bw_bytes_per_s, double *spmv_seconds,
                           dt_ctx *ctx);
 
+/* The matrix-free elasticity operator of order-P hexahedra (solver/highorder/ho_elastic.h) on
+ * one device (cuda_highorder.cu): the operator's arrays uploaded once, then v = K u with the
+ * same bits on every call. For the GPU tests and ductile-hobench; not yet a backend op. */
+struct dt_ho_elastic;
+typedef struct dt_cuda_ho dt_cuda_ho;
+/* Uploads op (its mesh's node ids, qdata, Lame parameters, colours). Errors:
+ * DT_ERR_DEVICE_NOMEM when it does not fit (counted before allocating), DT_ERR_UNSUPPORTED when
+ * an element's work space exceeds the device's shared memory, DT_ERR_CUDA. */
+dt_status dt_cuda_ho_create(const struct dt_ho_elastic *op, int device, dt_cuda_ho **out,
+                            dt_ctx *ctx);
+void dt_cuda_ho_destroy(dt_cuda_ho *h);
+/* v = K u, host arrays of 3 n_nodes doubles (copied in and out). */
+dt_status dt_cuda_ho_apply(dt_cuda_ho *h, const double *u, double *v, dt_ctx *ctx);
+/* Mean seconds of one product on the device-resident vectors over reps calls (after one
+ * warm-up), by CUDA events. */
+dt_status dt_cuda_ho_time(dt_cuda_ho *h, int reps, double *seconds, dt_ctx *ctx);
+/* Device-to-device copy bandwidth (bytes read + written per second, best of 5 rounds of ten
+ * copies of the operator's vector): the memory floor's denominator. */
+dt_status dt_cuda_ho_copy_bandwidth(dt_cuda_ho *h, double *bytes_per_s, dt_ctx *ctx);
+/* One line: elements per block, shared memory, colours, device bytes. */
+void dt_cuda_ho_describe(const dt_cuda_ho *h, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,162 @@
+/* ductile-hobench: throughput of the matrix-free elasticity operator of order-P hexahedra
+ * (solver/highorder/ho_elastic.h), CPU and GPU, on a curved box of about --dofs DOFs.
+ *
+ * For each order it prints DOFs, the bytes and flops of one product (dt_ho_elastic_cost: qdata,
+ * node ids and Lame parameters read once, u read and v written once), the product's time and
+ * GDOF/s on each backend, the memory floor (bytes over the measured device copy bandwidth) and
+ * the GPU's agreement with the CPU product (max |v_gpu - v_cpu| / max |v_cpu|). With --json FILE
+ * the same numbers go to a JSON file for bench/results. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "highorder/ho_elastic.h"
+#include "highorder/ho_mesh.h"
+#ifdef DUCTILE_HAVE_CUDA
+#include "cuda/cuda_entry.h"
+#endif
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* The box [0, 2] x [0, 1] x [0, 1] curved by a smooth map: every element has its own Jacobian,
+ * as on a real part (qdata cannot be shared between elements). */
+static void curve(const double x[3], double y[3], void *user) {
+  (void)user;
+  double s = 0.03 * sin(M_PI * x[0]) * sin(M_PI * x[1]) * sin(M_PI * x[2]);
+  y[0] = x[0] + s;
+  y[1] = x[1] + 0.5 * s;
+  y[2] = x[2] - s;
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: ductile-hobench [--orders 1,2,3,4] [--dofs N] [--reps N] "
+                  "[--backend cpu|cuda|both] [--json FILE]\n");
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  int orders[16] = {1, 2, 3, 4, 6, 8}, n_orders = 6, reps = 20, cpu = 1, gpu = 1;
+  double target = 20e6;
+  const char *json = NULL;
+  FILE *jf = NULL;
+  for (int i = 1; i < argc; i++) {
+    int more = i + 1 < argc;
+    if (!strcmp(argv[i], "--orders") && more) {
+      char *s = argv[++i], *end;
+      n_orders = 0;
+      while (*s && n_orders < 16) {
+        orders[n_orders++] = (int)strtol(s, &end, 10);
+        if (end == s) return usage();
+        s = *end == ',' ? end + 1 : end;
+      }
+    } else if (!strcmp(argv[i], "--dofs") && more) {
+      target = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--reps") && more) {
+      reps = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--backend") && more) {
+      const char *b = argv[++i];
+      cpu = !strcmp(b, "cpu") || !strcmp(b, "both");
+      gpu = !strcmp(b, "cuda") || !strcmp(b, "both");
+      if (!cpu && !gpu) return usage();
+    } else if (!strcmp(argv[i], "--json") && more) {
+      json = argv[++i];
+    } else {
+      return usage();
+    }
+  }
+#ifndef DUCTILE_HAVE_CUDA
+  if (gpu) fprintf(stderr, "ductile-hobench: this build has no CUDA backend; CPU only\n");
+  gpu = 0;
+#endif
+  if (json && !(jf = fopen(json, "w")))
+    return fprintf(stderr, "ductile-hobench: cannot write %s\n", json), 1;
+  if (jf) fprintf(jf, "{\"suite\": \"highorder_apply\", \"rows\": [");
+  for (int k = 0; k < n_orders; k++) {
+    int P = orders[k], n;
+    dt_ctx ctx = {0};
+    dt_ho_mesh m = {0};
+    dt_ho_elastic op = {0};
+    double lo[3] = {0, 0, 0}, hi[3] = {2, 1, 1}, *lam = NULL, *mu = NULL, *u = NULL, *v = NULL,
+           *vg = NULL, flops, bytes, t_cpu = NAN, t_gpu = NAN, bw = NAN, diff = NAN;
+    char desc[256] = "";
+    /* elements per unit length: 3 (2 n P + 1) (n P + 1)^2 DOFs */
+    n = (int)fmax(1.0, floor(cbrt(target / 6.0) / P));
+    if (dt_ho_mesh_box(P, 2 * n, n, n, lo, hi, curve, NULL, &m, &ctx) != DT_OK) goto fail;
+    lam = malloc(sizeof(double) * m.n_elems);
+    mu = malloc(sizeof(double) * m.n_elems);
+    u = malloc(sizeof(double) * 3 * (size_t)m.n_nodes);
+    v = malloc(sizeof(double) * 3 * (size_t)m.n_nodes);
+    vg = malloc(sizeof(double) * 3 * (size_t)m.n_nodes);
+    if (!lam || !mu || !u || !v || !vg) {
+      fprintf(stderr, "ductile-hobench: out of memory\n");
+      goto fail;
+    }
+    for (int e = 0; e < m.n_elems; e++) dt_ho_lame(210e3, 0.3, &lam[e], &mu[e]);
+    for (size_t i = 0; i < 3 * (size_t)m.n_nodes; i++) u[i] = sin(0.001 * (double)i + 0.3);
+    if (dt_ho_elastic_setup(&m, 0, lam, mu, &op, &ctx) != DT_OK) goto fail;
+    dt_ho_elastic_cost(&op, &flops, &bytes);
+    if (cpu || gpu) { /* the CPU product is the reference of the GPU's */
+      double t0 = now();
+      int r = 0;
+      do {
+        if (dt_ho_elastic_apply(&op, u, v, &ctx) != DT_OK) goto fail;
+        r++;
+      } while (cpu && now() - t0 < 1.0 && r < reps);
+      t_cpu = cpu ? (now() - t0) / r : NAN;
+    }
+#ifdef DUCTILE_HAVE_CUDA
+    if (gpu) {
+      dt_cuda_ho *h = NULL;
+      double vmax = 0.0, dmax = 0.0;
+      if (dt_cuda_ho_create(&op, 0, &h, &ctx) != DT_OK || dt_cuda_ho_apply(h, u, vg, &ctx) ||
+          dt_cuda_ho_time(h, reps, &t_gpu, &ctx) || dt_cuda_ho_copy_bandwidth(h, &bw, &ctx)) {
+        dt_cuda_ho_destroy(h);
+        goto fail;
+      }
+      dt_cuda_ho_describe(h, desc, sizeof desc);
+      dt_cuda_ho_destroy(h);
+      for (size_t i = 0; i < 3 * (size_t)m.n_nodes; i++)
+        vmax = fmax(vmax, fabs(v[i])), dmax = fmax(dmax, fabs(vg[i] - v[i]));
+      diff = dmax / vmax;
+    }
+#endif
+    printf("P=%d  %d elements  %d DOFs  nq=%d  %.3g flops  %.3g bytes per product\n", P, m.n_elems,
+           3 * m.n_nodes, op.nq, flops, bytes);
+    if (cpu)
+      printf("  cpu   %9.3f ms  %7.3f GDOF/s  %6.1f GFLOP/s\n", 1e3 * t_cpu,
+             3e-9 * m.n_nodes / t_cpu, 1e-9 * flops / t_cpu);
+    if (gpu)
+      printf("  cuda  %9.3f ms  %7.3f GDOF/s  %6.1f GFLOP/s  floor %.3f ms (%.0f GB/s copy): "
+             "%.2fx  agreement with cpu %.2e\n  (%s)\n",
+             1e3 * t_gpu, 3e-9 * m.n_nodes / t_gpu, 1e-9 * flops / t_gpu, 1e3 * bytes / bw,
+             bw / 1e9, t_gpu / (bytes / bw), diff, desc);
+    fflush(stdout);
+    if (jf)
+      fprintf(jf,
+              "%s\n  {\"order\": %d, \"nq\": %d, \"elements\": %d, \"dofs\": %d, \"flops\": %.6g, "
+              "\"bytes\": %.6g, \"cpu_seconds\": %.6g, \"cuda_seconds\": %.6g, "
+              "\"copy_bandwidth\": %.6g, \"agreement\": %.3g}",
+              k ? "," : "", P, op.nq, m.n_elems, 3 * m.n_nodes, flops, bytes, cpu ? t_cpu : -1.0,
+              gpu ? t_gpu : -1.0, gpu ? bw : -1.0, gpu ? diff : -1.0);
+    dt_ho_elastic_free(&op);
+    dt_ho_mesh_free(&m);
+    free(lam), free(mu), free(u), free(v), free(vg);
+    continue;
+  fail:
+    fprintf(stderr, "ductile-hobench: order %d: %s\n", P, ctx.msg);
+    if (jf) fclose(jf);
+    return 1;
+  }
+  if (jf) fprintf(jf, "\n]}\n"), fclose(jf);
+  return 0;
+}
