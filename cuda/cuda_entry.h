@@ -90,6 +90,33 @@ dt_status dt_cuda_ho_copy_bandwidth(dt_cuda_ho *h, double *bytes_per_s, dt_ctx *
 /* One line: elements per block, shared memory, colours, device bytes. */
 void dt_cuda_ho_describe(const dt_cuda_ho *h, char *buf, size_t len);
 
+/* Jacobi-PCG for order-P elasticity on several GPUs of one host (cuda_multi.cu): part s of a
+ * partition (solver/partition/partition.h) on device devices[s], NCCL between them. Vectors are
+ * per part over its local nodes (3 values each), consistent on the ghosts (a ghost holds its
+ * owner's value): the load b, the inverse diagonal dinv (0 on fixed DOFs) and fre (1 on free
+ * DOFs, 0 on fixed ones, where the solution stays 0). */
+#define DT_MULTI_MAX_GPUS 16
+struct dt_part_local;
+typedef struct dt_multi_pcg_input {
+  int nparts;
+  const int *devices;                     /* nparts distinct device ordinals */
+  const struct dt_part_local *parts;      /* nparts, in part order */
+  const struct dt_ho_elastic *const *ops; /* each part's operator, in its local numbering */
+  const double *const *b, *const *dinv, *const *fre;
+} dt_multi_pcg_input;
+typedef struct dt_multi_pcg_result {
+  int iterations;
+  double rel_residual;  /* |r| / |b| at the end */
+  double seconds_setup; /* communicators, uploads */
+  double seconds_solve; /* the iterations, wall clock */
+  size_t halo_values;   /* values one sum exchange moves, both phases, all parts */
+} dt_multi_pcg_result;
+/* Solves to |r| <= rtol |b| in at most max_iter iterations; x[s] receives part s's solution
+ * (3 per local node). Errors: DT_ERR_INPUT (a part without elements, a device named twice),
+ * DT_ERR_NOT_CONVERGED, DT_ERR_UNSUPPORTED (built without NCCL), DT_ERR_CUDA. */
+dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol, int max_iter,
+                            double *const *x, dt_multi_pcg_result *res, dt_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,24 +18,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "cuda_check.h"
-#include "cuda_entry.h"
-extern "C" {
-#include "../solver/highorder/ho_elastic.h"
-}
+#include "cuda_highorder_internal.h"
 
-#define HO_THREADS 128
+#define HO_THREADS 256
 #define HO_SHARED_TARGET (48 * 1024) /* bytes of shared memory a block aims at */
-
-struct dt_cuda_ho {
-  int device, P1, Q, n_elems, n_nodes, n_colors, ne; /* ne: elements per block */
-  int *h_color_ptr;                                  /* host copy */
-  int *color_elems, *elem_nodes;
-  double *qdata, *lambda, *mu, *tables; /* tables: B then G, Q x P1 each */
-  double *u, *v;
-  size_t shared_bytes, bytes;
-  cudaStream_t stream;
-};
 
 typedef struct ho_args {
   int P1, Q, ne, n_el;
@@ -44,67 +30,81 @@ typedef struct ho_args {
   double *v;
 } ho_args;
 
-/* Doubles of shared memory one element needs: u (later v), 9 gradients, the buffers. */
+/* Doubles of shared memory one element needs: u (later v), 9 gradients (later fluxes), and per
+ * component two buffers of Q P1^2 and three of Q^2 P1. */
 __host__ __device__ static inline int ho_elem_doubles(int P1, int Q) {
-  return 3 * P1 * P1 * P1 + 9 * Q * Q * Q + 2 * Q * P1 * P1 + 3 * Q * Q * P1;
+  return 3 * P1 * P1 * P1 + 9 * Q * Q * Q + 6 * Q * P1 * P1 + 9 * Q * Q * P1;
 }
 
-/* out[e][po][i][pr] (= or +=) sum_j M[i mo + j mi] in[e][po][j][pr] for the ne elements of the
- * block (element arrays es doubles apart), flat over the block's threads. */
-__device__ static inline void ho_contract(int ne, int es, int nout, int nin, const double *M,
-                                          int mo, int mi, int pre, int post, const double *in,
-                                          double *out, int add) {
-  int per = post * nout * pre;
-  for (int t = threadIdx.x; t < ne * per; t += blockDim.x) {
-    int e = t / per, r = t - e * per;
-    int pr = r % pre, i = (r / pre) % nout, po = r / (pre * nout);
-    const double *x = in + (size_t)e * es + (size_t)po * nin * pre + pr;
-    const double *m = M + i * mo;
-    double s = 0.0;
-    for (int j = 0; j < nin; j++) s += m[j * mi] * x[j * pre];
-    double *o = out + (size_t)e * es + ((size_t)po * nout + i) * pre + pr;
-    *o = add ? *o + s : s;
-  }
-}
-
+/* Each loop below runs flat over (element, component, output entry) of the block: the three
+ * components and all outputs that read the same input column go together, so one index
+ * decomposition and one read of the input serve two or three sums, and a product takes seven
+ * barriers. Tables: B[q P1 + a] = L_a(xi_q), G likewise; forward sums run over the nodes a of
+ * one direction, transposed ones over the points q. */
 __global__ void __launch_bounds__(HO_THREADS) k_ho_apply(ho_args a) {
   extern __shared__ double sm[];
-  const int P1 = a.P1, Q = a.Q, n3 = P1 * P1 * P1, nq3 = Q * Q * Q;
+  const int P1 = a.P1, Q = a.Q, n3 = P1 * P1 * P1, nq3 = Q * Q * Q, Q2 = Q * Q;
+  const int tq = Q * P1 * P1, uq = Q * Q * P1; /* sizes of the T and U buffers */
   const int es = ho_elem_doubles(P1, Q);
   const int first = blockIdx.x * a.ne, ne = min(a.ne, a.n_el - first);
   double *B = sm, *G = sm + Q * P1, *el = sm + 2 * Q * P1;
-  /* per element, at el + e es: ue[3 n3] | g[9 nq3] | T0 | T1 (Q P1^2 each) | U0 U1 U2 (Q^2 P1) */
-  double *ue = el, *g = el + 3 * n3, *T0 = g + 9 * nq3, *T1 = T0 + Q * P1 * P1,
-         *U0 = T1 + Q * P1 * P1, *U1 = U0 + Q * Q * P1, *U2 = U1 + Q * Q * P1;
+  /* per element, at el + e es: ue[3][n3] | g[9][nq3] | T0[3][tq] T1[3][tq] | U0 U1 U2 [3][uq] */
+  const int o_g = 3 * n3, o_t0 = o_g + 9 * nq3, o_t1 = o_t0 + 3 * tq, o_u0 = o_t1 + 3 * tq,
+            o_u1 = o_u0 + 3 * uq, o_u2 = o_u1 + 3 * uq;
   for (int t = threadIdx.x; t < 2 * Q * P1; t += blockDim.x) sm[t] = a.tables[t];
   for (int t = threadIdx.x; t < ne * n3; t += blockDim.x) {
     int e = t / n3, k = t - e * n3;
     int node = a.elem_nodes[(size_t)a.elems[first + e] * n3 + k];
-    for (int c = 0; c < 3; c++) ue[(size_t)e * es + c * n3 + k] = a.u[3 * (size_t)node + c];
+    for (int c = 0; c < 3; c++) el[(size_t)e * es + c * n3 + k] = a.u[3 * (size_t)node + c];
   }
   __syncthreads();
-  for (int c = 0; c < 3; c++) { /* gradients of component c: g[3c + i] = du_c/dxi_i */
-    const double *uc = ue + c * n3;
-    /* along x (pre 1, post P1^2): T0 = B u, T1 = G u */
-    ho_contract(ne, es, Q, P1, B, P1, 1, 1, P1 * P1, uc, T0, 0);
-    ho_contract(ne, es, Q, P1, G, P1, 1, 1, P1 * P1, uc, T1, 0);
-    __syncthreads();
-    /* along y (pre Q, post P1): U0 = B T0, U1 = G T0, U2 = B T1 */
-    ho_contract(ne, es, Q, P1, B, P1, 1, Q, P1, T0, U0, 0);
-    ho_contract(ne, es, Q, P1, G, P1, 1, Q, P1, T0, U1, 0);
-    ho_contract(ne, es, Q, P1, B, P1, 1, Q, P1, T1, U2, 0);
-    __syncthreads();
-    /* along z (pre Q^2, post 1): d/dxi = B B G..., d/deta, d/dzeta */
-    ho_contract(ne, es, Q, P1, B, P1, 1, Q * Q, 1, U2, g + (3 * c + 0) * nq3, 0);
-    ho_contract(ne, es, Q, P1, B, P1, 1, Q * Q, 1, U1, g + (3 * c + 1) * nq3, 0);
-    ho_contract(ne, es, Q, P1, G, P1, 1, Q * Q, 1, U0, g + (3 * c + 2) * nq3, 0);
-    __syncthreads();
+  /* along x: T0 = B u, T1 = G u (entries [P1^2 yz][Q x]) */
+  for (int t = threadIdx.x; t < ne * 3 * tq; t += blockDim.x) {
+    int ec = t / tq, r = t - ec * tq, e = ec / 3, c = ec - 3 * e, i = r % Q, po = r / Q;
+    double *E = el + (size_t)e * es;
+    const double *x = E + c * n3 + po * P1, *mb = B + i * P1, *mg = G + i * P1;
+    double sb = 0.0, sg = 0.0;
+    for (int j = 0; j < P1; j++) sb += mb[j] * x[j], sg += mg[j] * x[j];
+    E[o_t0 + c * tq + r] = sb;
+    E[o_t1 + c * tq + r] = sg;
   }
+  __syncthreads();
+  /* along y: U0 = B T0, U1 = G T0, U2 = B T1 (entries [P1 z][Q y][Q x]) */
+  for (int t = threadIdx.x; t < ne * 3 * uq; t += blockDim.x) {
+    int ec = t / uq, r = t - ec * uq, e = ec / 3, c = ec - 3 * e;
+    int pr = r % Q, i = (r / Q) % Q, po = r / Q2;
+    double *E = el + (size_t)e * es;
+    const double *x0 = E + o_t0 + c * tq + po * P1 * Q + pr, *x1 = x0 + 3 * tq;
+    const double *mb = B + i * P1, *mg = G + i * P1;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int j = 0; j < P1; j++) {
+      double v0 = x0[j * Q], v1 = x1[j * Q];
+      s0 += mb[j] * v0, s1 += mg[j] * v0, s2 += mb[j] * v1;
+    }
+    E[o_u0 + c * uq + r] = s0;
+    E[o_u1 + c * uq + r] = s1;
+    E[o_u2 + c * uq + r] = s2;
+  }
+  __syncthreads();
+  /* along z: du/dxi = B U2, du/deta = B U1, du/dzeta = G U0 (entries [Q z][Q^2]) */
+  for (int t = threadIdx.x; t < ne * 3 * nq3; t += blockDim.x) {
+    int ec = t / nq3, r = t - ec * nq3, e = ec / 3, c = ec - 3 * e, pr = r % Q2, i = r / Q2;
+    double *E = el + (size_t)e * es;
+    const double *x0 = E + o_u0 + c * uq + pr, *x1 = x0 + 3 * uq, *x2 = x1 + 3 * uq;
+    const double *mb = B + i * P1, *mg = G + i * P1;
+    double gx = 0.0, gy = 0.0, gz = 0.0;
+    for (int j = 0; j < P1; j++)
+      gx += mb[j] * x2[j * Q2], gy += mb[j] * x1[j * Q2], gz += mg[j] * x0[j * Q2];
+    E[o_g + (3 * c) * nq3 + r] = gx;
+    E[o_g + (3 * c + 1) * nq3 + r] = gy;
+    E[o_g + (3 * c + 2) * nq3 + r] = gz;
+  }
+  __syncthreads();
   /* at the points: gradients in, fluxes f[3c + i] = w det J sum_j sigma_cj dxi_i/dx_j out */
   for (int t = threadIdx.x; t < ne * nq3; t += blockDim.x) {
     int e = t / nq3, q = t - e * nq3, elem = a.elems[first + e];
     const double *qd = a.qdata + (size_t)elem * DT_HO_QDATA_SIZE * nq3 + q;
-    double *gq = g + (size_t)e * es + q;
+    double *gq = el + (size_t)e * es + o_g + q;
     double X[9], H[9], S[9], lam = a.lambda[elem], mu = a.mu[elem], wdet = qd[0];
     for (int k = 0; k < 9; k++) X[k] = qd[(1 + k) * nq3];
     for (int cc = 0; cc < 3; cc++)
@@ -121,31 +121,51 @@ __global__ void __launch_bounds__(HO_THREADS) k_ho_apply(ho_args a) {
                                          S[3 * cc + 2] * X[3 * i + 2]);
   }
   __syncthreads();
-  for (int c = 0; c < 3; c++) { /* v_c = sum_i (tables of direction i)^T f[3c + i] */
-    double *vc = ue + c * n3;   /* u of component c is no longer needed */
-    const double *fx = g + (3 * c) * nq3, *fy = fx + nq3, *fz = fy + nq3;
-    /* along z (transposed; out P1, in Q): U0 = B^T fx, U1 = B^T fy, U2 = G^T fz */
-    ho_contract(ne, es, P1, Q, B, 1, P1, Q * Q, 1, fx, U0, 0);
-    ho_contract(ne, es, P1, Q, B, 1, P1, Q * Q, 1, fy, U1, 0);
-    ho_contract(ne, es, P1, Q, G, 1, P1, Q * Q, 1, fz, U2, 0);
-    __syncthreads();
-    /* along y: T0 = B^T U0 (x flux), T1 = G^T U1 + B^T U2 (both take B along x) */
-    ho_contract(ne, es, P1, Q, B, 1, P1, Q, P1, U0, T0, 0);
-    ho_contract(ne, es, P1, Q, G, 1, P1, Q, P1, U1, T1, 0);
-    __syncthreads();
-    ho_contract(ne, es, P1, Q, B, 1, P1, Q, P1, U2, T1, 1);
-    __syncthreads();
-    /* along x: v = G^T T0 + B^T T1 */
-    ho_contract(ne, es, P1, Q, G, 1, P1, 1, P1 * P1, T0, vc, 0);
-    __syncthreads();
-    ho_contract(ne, es, P1, Q, B, 1, P1, 1, P1 * P1, T1, vc, 1);
-    __syncthreads();
+  /* transposed along z: U0 = B^T fx, U1 = B^T fy, U2 = G^T fz (entries [P1 z][Q^2]) */
+  for (int t = threadIdx.x; t < ne * 3 * uq; t += blockDim.x) {
+    int ec = t / uq, r = t - ec * uq, e = ec / 3, c = ec - 3 * e, pr = r % Q2, i = r / Q2;
+    double *E = el + (size_t)e * es;
+    const double *fx = E + o_g + (3 * c) * nq3 + pr, *fy = fx + nq3, *fz = fy + nq3;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int j = 0; j < Q; j++) {
+      double b = B[j * P1 + i];
+      s0 += b * fx[j * Q2], s1 += b * fy[j * Q2], s2 += G[j * P1 + i] * fz[j * Q2];
+    }
+    E[o_u0 + c * uq + r] = s0;
+    E[o_u1 + c * uq + r] = s1;
+    E[o_u2 + c * uq + r] = s2;
   }
+  __syncthreads();
+  /* transposed along y: T0 = B^T U0, T1 = G^T U1 + B^T U2 (entries [P1 z][P1 y][Q x]) */
+  for (int t = threadIdx.x; t < ne * 3 * tq; t += blockDim.x) {
+    int ec = t / tq, r = t - ec * tq, e = ec / 3, c = ec - 3 * e;
+    int pr = r % Q, i = (r / Q) % P1, po = r / (Q * P1);
+    double *E = el + (size_t)e * es;
+    const double *x0 = E + o_u0 + c * uq + po * Q2 + pr, *x1 = x0 + 3 * uq, *x2 = x1 + 3 * uq;
+    double s0 = 0.0, s1 = 0.0;
+    for (int j = 0; j < Q; j++) {
+      double b = B[j * P1 + i];
+      s0 += b * x0[j * Q], s1 += G[j * P1 + i] * x1[j * Q] + b * x2[j * Q];
+    }
+    E[o_t0 + c * tq + r] = s0;
+    E[o_t1 + c * tq + r] = s1;
+  }
+  __syncthreads();
+  /* transposed along x: v = G^T T0 + B^T T1 (entries [P1^2 yz][P1 x]), over u */
+  for (int t = threadIdx.x; t < ne * 3 * n3; t += blockDim.x) {
+    int ec = t / n3, r = t - ec * n3, e = ec / 3, c = ec - 3 * e, i = r % P1, po = r / P1;
+    double *E = el + (size_t)e * es;
+    const double *x0 = E + o_t0 + c * tq + po * Q, *x1 = x0 + 3 * tq;
+    double s = 0.0;
+    for (int j = 0; j < Q; j++) s += G[j * P1 + i] * x0[j] + B[j * P1 + i] * x1[j];
+    E[c * n3 + r] = s;
+  }
+  __syncthreads();
   /* scatter: no other element of this colour touches these nodes */
   for (int t = threadIdx.x; t < ne * n3; t += blockDim.x) {
     int e = t / n3, k = t - e * n3;
     int node = a.elem_nodes[(size_t)a.elems[first + e] * n3 + k];
-    for (int c = 0; c < 3; c++) a.v[3 * (size_t)node + c] += ue[(size_t)e * es + c * n3 + k];
+    for (int c = 0; c < 3; c++) a.v[3 * (size_t)node + c] += el[(size_t)e * es + c * n3 + k];
   }
 }
 
@@ -252,8 +272,7 @@ void dt_cuda_ho_destroy(dt_cuda_ho *h) {
   dt_free(h);
 }
 
-/* v = K u on the device arrays, colour after colour. */
-static dt_status ho_apply_device(dt_cuda_ho *h, dt_ctx *ctx) {
+dt_status dt_cuda_ho_apply_device(dt_cuda_ho *h, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_CUDA_CHECK(cudaMemsetAsync(h->v, 0, sizeof(double) * 3 * (size_t)h->n_nodes, h->stream), ctx);
   for (int k = 0; k < h->n_colors; k++) {
@@ -274,7 +293,7 @@ extern "C" dt_status dt_cuda_ho_apply(dt_cuda_ho *h, const double *u, double *v,
   size_t bytes = sizeof(double) * 3 * (size_t)h->n_nodes;
   DT_CUDA_CHECK(cudaSetDevice(h->device), ctx);
   DT_CUDA_CHECK(cudaMemcpyAsync(h->u, u, bytes, cudaMemcpyHostToDevice, h->stream), ctx);
-  DT_TRY(ho_apply_device(h, ctx));
+  DT_TRY(dt_cuda_ho_apply_device(h, ctx));
   DT_CUDA_CHECK(cudaMemcpyAsync(v, h->v, bytes, cudaMemcpyDeviceToHost, h->stream), ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(h->stream), ctx);
 cleanup:
@@ -288,9 +307,9 @@ extern "C" dt_status dt_cuda_ho_time(dt_cuda_ho *h, int reps, double *seconds, d
   DT_CUDA_CHECK(cudaSetDevice(h->device), ctx);
   DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
   DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
-  DT_TRY(ho_apply_device(h, ctx)); /* warm-up */
+  DT_TRY(dt_cuda_ho_apply_device(h, ctx)); /* warm-up */
   DT_CUDA_CHECK(cudaEventRecord(t0, h->stream), ctx);
-  for (int r = 0; r < reps; r++) DT_TRY(ho_apply_device(h, ctx));
+  for (int r = 0; r < reps; r++) DT_TRY(dt_cuda_ho_apply_device(h, ctx));
   DT_CUDA_CHECK(cudaEventRecord(t1, h->stream), ctx);
   DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
   DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
