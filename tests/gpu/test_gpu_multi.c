@@ -50,8 +50,13 @@ static void solve_gpus(const dt_ho_mesh *m, int G, const double *ref, double lam
   double *glob = calloc(3 * (size_t)m->n_nodes, sizeof(double));
   const dt_ho_elastic *ops[DT_MULTI_MAX_GPUS];
   int devices[DT_MULTI_MAX_GPUS];
-  EXPECT(dt_ho_parts_build(m, G, lam, mu, body, clamped, NULL, &parts, &ctx) == DT_OK, "%s",
-         ctx.msg);
+  dt_status st = dt_ho_parts_build(m, G, lam, mu, body, clamped, NULL, &parts, &ctx);
+  if (st == DT_ERR_UNSUPPORTED && G > 1) { /* a build without METIS cannot make the parts */
+    printf("SKIP %d GPUs: %s\n", G, ctx.msg);
+    goto done;
+  }
+  EXPECT(st == DT_OK, "%d parts: %s", G, ctx.msg);
+  if (st != DT_OK) goto done;
   for (int s = 0; s < G; s++) {
     devices[s] = s;
     ops[s] = &parts.ops[s];
@@ -91,10 +96,12 @@ static void solve_gpus(const dt_ho_mesh *m, int G, const double *ref, double lam
                strstr(bad.msg, "named twice"),
            "a device named twice: %s", bad.msg);
   }
-  for (int s = 0; s < G; s++) free(x[s]);
+done:
+  for (int s = 0; s < G && parts.parts; s++) free(x[s]);
   free(x);
   free(glob);
   dt_ho_parts_free(&parts);
+  fflush(stdout);
 }
 
 int main(void) {
@@ -102,6 +109,7 @@ int main(void) {
   dt_device_info info[8];
   int n_dev = 0;
   dt_ctx ctx = {0};
+  setvbuf(stdout, NULL, _IOLBF, 0); /* every line reaches the log, even if a later check crashes */
   if (!dt_cuda_available(why, sizeof why)) {
     printf("SKIP: %s\n", why);
     return 77;
