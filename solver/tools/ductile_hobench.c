@@ -14,6 +14,7 @@
 
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
+#include "tool_args.h"
 #ifdef DUCTILE_HAVE_CUDA
 #include "cuda/cuda_entry.h"
 #endif
@@ -52,13 +53,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc;
     if (!strcmp(argv[i], "--orders") && more) {
-      char *s = argv[++i], *end;
-      n_orders = 0;
-      while (*s && n_orders < 16) {
-        orders[n_orders++] = (int)strtol(s, &end, 10);
-        if (end == s) return usage();
-        s = *end == ',' ? end + 1 : end;
-      }
+      if ((n_orders = tool_int_list(argv[++i], orders, 16)) < 0) return usage();
     } else if (!strcmp(argv[i], "--dofs") && more) {
       target = atof(argv[++i]);
     } else if (!strcmp(argv[i], "--reps") && more) {

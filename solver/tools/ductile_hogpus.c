@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "highorder/ho_parts.h"
+#include "tool_args.h"
 #include "cuda/cuda_entry.h"
 
 #ifndef M_PI
@@ -47,13 +48,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc;
     if (!strcmp(argv[i], "--gpus-list") && more) {
-      char *s = argv[++i], *end;
-      n_counts = 0;
-      while (*s && n_counts < 16) {
-        counts[n_counts++] = (int)strtol(s, &end, 10);
-        if (end == s) return usage();
-        s = *end == ',' ? end + 1 : end;
-      }
+      if ((n_counts = tool_int_list(argv[++i], counts, 16)) < 0) return usage();
     } else if (!strcmp(argv[i], "--order") && more) {
       P = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--dofs") && more) {

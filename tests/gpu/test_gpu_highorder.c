@@ -12,22 +12,7 @@
 #include "cuda/cuda_entry.h"
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "../highorder/ho_test.h"
 
 static void curve(const double x[3], double y[3], void *user) {
   (void)user;

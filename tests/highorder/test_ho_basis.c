@@ -7,18 +7,7 @@
 #include <stdio.h>
 
 #include "highorder/ho_basis.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "ho_test.h"
 
 /* integral of x^k over [-1, 1] */
 static double monomial_integral(int k) { return (k % 2) ? 0.0 : 2.0 / (k + 1); }

@@ -35,23 +35,9 @@
 #include "highorder/ho_explicit_beam.h"
 #include "highorder/ho_mass.h"
 #include "highorder/ho_mesh.h"
+#include "ho_test.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int failures = 0;
 static int verbose = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
 
 /* The load is small (tip deflection about 4e-3 on L = 10) so the linear model is the right one;
  * the dynamics of a linear problem do not depend on its size. */

@@ -21,18 +21,7 @@
 #include "highorder/ho_parts.h"
 #include "highorder/ho_pcg.h"
 #include "partition/partition_exchange.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "ho_test.h"
 
 static void curve(const double x[3], double y[3], void *user) {
   (void)user;

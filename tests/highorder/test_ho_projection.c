@@ -24,23 +24,9 @@
 
 #include "highorder/ho_basis.h"
 #include "highorder/ho_projection.h"
+#include "ho_test.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int failures = 0;
 static int verbose = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
 
 /* (6.1) and (6.2) */
 static double u2d(const double *x, void *user) {
