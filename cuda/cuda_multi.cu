@@ -47,15 +47,7 @@ typedef struct mg {
   const dt_part_local *parts;
   mg_part *p;
   int max_ncomp;
-  dt_status err; /* the first failure inside a transport callback (they return nothing) */
-  char err_msg[256];
 } mg;
-
-static void mg_fail(mg *g, const char *what, cudaError_t e) {
-  if (g->err != DT_OK) return;
-  g->err = DT_ERR_CUDA;
-  snprintf(g->err_msg, sizeof g->err_msg, "%s: %s", what, cudaGetErrorString(e));
-}
 
 #define NCCL_CHECK(call, ctx)                                                                      \
   do {                                                                                             \
@@ -80,38 +72,39 @@ __global__ void k_unpack(int n, int ncomp, const int *__restrict__ idx,
   *d = add ? *d + buf[t] : buf[t];
 }
 
-/* The device list behind a host list pointer of part s (the driver passes the host lists). */
-static const int *mg_device_list(const mg *g, int s, const int *idx) {
-  const dt_part_local *l = &g->parts[s];
-  if (idx >= l->send_idx && idx < l->send_idx + l->send_ptr[l->n_peers])
-    return g->p[s].send_idx + (idx - l->send_idx);
-  return g->p[s].recv_idx + (idx - l->recv_idx);
+/* The device copy of the entries a span names. */
+static const int *mg_device_list(const mg *g, int s, const dt_halo_span *span) {
+  return (span->list == DT_HALO_SEND_LIST ? g->p[s].send_idx : g->p[s].recv_idx) + span->first;
 }
 
 static double *mg_buffer(void *user, int s, int k, int in) {
   return ((mg *)user)->p[s].buf[2 * k + in];
 }
 
-static void mg_pack(void *user, int s, int k, const int *idx, int n, int ncomp, const double *v,
-                    double *buf) {
+static dt_status mg_pack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
+                         const double *v, double *buf, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   mg *g = (mg *)user;
   (void)k;
-  cudaSetDevice(g->p[s].device);
-  k_pack<<<(n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
-      n, ncomp, mg_device_list(g, s, idx), v, buf);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) mg_fail(g, "launch of k_pack", e);
+  DT_CUDA_CHECK(cudaSetDevice(g->p[s].device), ctx);
+  k_pack<<<(span->n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
+      span->n, ncomp, mg_device_list(g, s, span), v, buf);
+  DT_CUDA_LAUNCH_CHECK("k_pack", g->p[s].h->stream, ctx);
+cleanup:
+  return rc;
 }
 
-static void mg_unpack(void *user, int s, int k, const int *idx, int n, int ncomp, const double *buf,
-                      double *v, int add) {
+static dt_status mg_unpack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
+                           const double *buf, double *v, int add, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   mg *g = (mg *)user;
   (void)k;
-  cudaSetDevice(g->p[s].device);
-  k_unpack<<<(n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
-      n, ncomp, mg_device_list(g, s, idx), buf, v, add);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) mg_fail(g, "launch of k_unpack", e);
+  DT_CUDA_CHECK(cudaSetDevice(g->p[s].device), ctx);
+  k_unpack<<<(span->n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
+      span->n, ncomp, mg_device_list(g, s, span), buf, v, add);
+  DT_CUDA_LAUNCH_CHECK("k_unpack", g->p[s].h->stream, ctx);
+cleanup:
+  return rc;
 }
 
 static dt_status mg_group_begin(void *user, int ncomp, dt_ctx *ctx) {
@@ -240,11 +233,7 @@ cleanup:
 }
 
 static dt_status mg_exchange(mg *g, double *const *v, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  DT_TRY(dt_halo_exchange(g->parts, g->np, v, 3, DT_HALO_SUM, &mg_ops, g, ctx));
-  DT_CHECK(g->err == DT_OK, ctx, g->err, "halo exchange: %s", g->err_msg);
-cleanup:
-  return rc;
+  return dt_halo_exchange(g->parts, g->np, v, 3, DT_HALO_SUM, &mg_ops, g, ctx);
 }
 
 static double mg_now(void) {

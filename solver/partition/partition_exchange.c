@@ -18,10 +18,12 @@ static dt_status phase(const dt_part_local *parts, int nslots, double *const *v,
     const dt_part_local *l = &parts[s];
     const int *optr = reverse ? l->recv_ptr : l->send_ptr,
               *oidx = reverse ? l->recv_idx : l->send_idx;
-    for (int k = 0; k < l->n_peers; k++)
-      if (optr[k + 1] > optr[k])
-        ops->pack(user, s, k, oidx + optr[k], optr[k + 1] - optr[k], ncomp, v[s],
-                  ops->buffer(user, s, k, 0));
+    for (int k = 0; k < l->n_peers; k++) {
+      dt_halo_span span = {reverse ? DT_HALO_RECV_LIST : DT_HALO_SEND_LIST, optr[k],
+                           optr[k + 1] - optr[k], oidx + optr[k]};
+      if (span.n > 0)
+        DT_TRY(ops->pack(user, s, k, &span, ncomp, v[s], ops->buffer(user, s, k, 0), ctx));
+    }
   }
   for (int s = 0; s < nslots; s++) {
     const dt_part_local *l = &parts[s];
@@ -39,10 +41,13 @@ static dt_status phase(const dt_part_local *parts, int nslots, double *const *v,
     const dt_part_local *l = &parts[s];
     const int *iptr = reverse ? l->send_ptr : l->recv_ptr,
               *iidx = reverse ? l->send_idx : l->recv_idx;
-    for (int k = 0; k < l->n_peers; k++)
-      if (iptr[k + 1] > iptr[k])
-        ops->unpack(user, s, k, iidx + iptr[k], iptr[k + 1] - iptr[k], ncomp,
-                    ops->buffer(user, s, k, 1), v[s], reverse);
+    for (int k = 0; k < l->n_peers; k++) {
+      dt_halo_span span = {reverse ? DT_HALO_SEND_LIST : DT_HALO_RECV_LIST, iptr[k],
+                           iptr[k + 1] - iptr[k], iidx + iptr[k]};
+      if (span.n > 0)
+        DT_TRY(
+            ops->unpack(user, s, k, &span, ncomp, ops->buffer(user, s, k, 1), v[s], reverse, ctx));
+    }
   }
 cleanup:
   return rc;
@@ -77,21 +82,24 @@ static double *host_buffer(void *user, int s, int k, int in) {
   return h->buf[s][2 * k + in];
 }
 
-static void host_pack(void *user, int s, int k, const int *idx, int n, int ncomp, const double *v,
-                      double *buf) {
-  (void)user, (void)s, (void)k;
-  for (int i = 0; i < n; i++)
-    for (int c = 0; c < ncomp; c++) buf[(size_t)i * ncomp + c] = v[(size_t)idx[i] * ncomp + c];
+static dt_status host_pack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
+                           const double *v, double *buf, dt_ctx *ctx) {
+  (void)user, (void)s, (void)k, (void)ctx;
+  for (int i = 0; i < span->n; i++)
+    for (int c = 0; c < ncomp; c++)
+      buf[(size_t)i * ncomp + c] = v[(size_t)span->idx[i] * ncomp + c];
+  return DT_OK;
 }
 
-static void host_unpack(void *user, int s, int k, const int *idx, int n, int ncomp,
-                        const double *buf, double *v, int add) {
-  (void)user, (void)s, (void)k;
-  for (int i = 0; i < n; i++)
+static dt_status host_unpack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
+                             const double *buf, double *v, int add, dt_ctx *ctx) {
+  (void)user, (void)s, (void)k, (void)ctx;
+  for (int i = 0; i < span->n; i++)
     for (int c = 0; c < ncomp; c++) {
-      double *dst = &v[(size_t)idx[i] * ncomp + c];
+      double *dst = &v[(size_t)span->idx[i] * ncomp + c];
       *dst = add ? *dst + buf[(size_t)i * ncomp + c] : buf[(size_t)i * ncomp + c];
     }
+  return DT_OK;
 }
 
 static dt_status host_begin(void *user, int ncomp, dt_ctx *ctx) {

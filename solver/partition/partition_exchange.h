@@ -22,6 +22,18 @@
 
 typedef enum dt_halo_mode { DT_HALO_COPY = 0, DT_HALO_SUM = 1 } dt_halo_mode;
 
+/* Which of a part's lists a pack or unpack walks (dt_part_local send_idx or recv_idx). */
+typedef enum dt_halo_list { DT_HALO_SEND_LIST = 0, DT_HALO_RECV_LIST = 1 } dt_halo_list;
+
+/* The entries of one peer's list: idx[i] = list[first + i], i < n. idx points into the part's
+ * host list; a transport that keeps its own copies of the lists (on a device) reads
+ * list and first instead. */
+typedef struct dt_halo_span {
+  dt_halo_list list;
+  int first, n;
+  const int *idx;
+} dt_halo_span;
+
 /* A transport. s is the slot of a part among those this process drives (0 .. nslots-1), k the
  * peer index in that part's peer[]; parts are named by their part ids in send/recv. */
 typedef struct dt_halo_ops {
@@ -29,11 +41,11 @@ typedef struct dt_halo_ops {
      the list's length x ncomp values. */
   double *(*buffer)(void *user, int s, int k, int in);
   /* buf[i * ncomp + c] = v[idx[i] * ncomp + c], i < n */
-  void (*pack)(void *user, int s, int k, const int *idx, int n, int ncomp, const double *v,
-               double *buf);
+  dt_status (*pack)(void *user, int s, int k, const dt_halo_span *span, int ncomp, const double *v,
+                    double *buf, dt_ctx *ctx);
   /* v[idx[i] * ncomp + c] = buf[..] (add = 0) or += buf[..] (add = 1) */
-  void (*unpack)(void *user, int s, int k, const int *idx, int n, int ncomp, const double *buf,
-                 double *v, int add);
+  dt_status (*unpack)(void *user, int s, int k, const dt_halo_span *span, int ncomp,
+                      const double *buf, double *v, int add, dt_ctx *ctx);
   /* a phase of ncomp values per node begins, before any pack (ncclGroupStart; the host
      transport checks ncomp against its buffers) */
   dt_status (*group_begin)(void *user, int ncomp, dt_ctx *ctx);

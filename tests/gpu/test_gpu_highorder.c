@@ -12,7 +12,7 @@
 #include "cuda/cuda_entry.h"
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
-#include "../highorder/ho_test.h"
+#include "../test_expect.h"
 
 static void curve(const double x[3], double y[3], void *user) {
   (void)user;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "highorder/ho_basis.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 /* integral of x^k over [-1, 1] */
 static double monomial_integral(int k) { return (k % 2) ? 0.0 : 2.0 / (k + 1); }

@@ -33,7 +33,7 @@
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
 #include "highorder/ho_pcg.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 static int verbose = 0;
 

@@ -35,7 +35,7 @@
 #include "highorder/ho_explicit_beam.h"
 #include "highorder/ho_mass.h"
 #include "highorder/ho_mesh.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 static int verbose = 0;
 

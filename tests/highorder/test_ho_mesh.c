@@ -21,7 +21,7 @@
 
 #include "highorder/ho_basis.h"
 #include "highorder/ho_mesh.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 /* hex8 reference corners in element/element.h order */
 static const int corner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},

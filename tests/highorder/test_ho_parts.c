@@ -21,7 +21,7 @@
 #include "highorder/ho_parts.h"
 #include "highorder/ho_pcg.h"
 #include "partition/partition_exchange.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 static void curve(const double x[3], double y[3], void *user) {
   (void)user;

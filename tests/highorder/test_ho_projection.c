@@ -24,7 +24,7 @@
 
 #include "highorder/ho_basis.h"
 #include "highorder/ho_projection.h"
-#include "ho_test.h"
+#include "../test_expect.h"
 
 static int verbose = 0;
 

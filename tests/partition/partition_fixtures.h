@@ -1,4 +1,4 @@
-/* What the partition tests share: the EXPECT macro, the meshes (a hex8 box, the tetrahedral
+/* What the partition tests share: EXPECT (../test_expect.h) and REQUIRE, the meshes (a hex8 box, the tetrahedral
  * L-bracket of lbracket_tet4.msh, two disjoint boxes), parts by METIS when the build has it
  * and by slabs of element indices otherwise, and a scalar Laplacian element (hex8 with 2x2x2
  * Gauss points, tet4 exact) for operator applies. */
@@ -14,18 +14,7 @@
 #include "model/mesh_box.h"
 #include "model/model.h"
 #include "partition/partition.h"
-
-static int failures __attribute__((unused)) = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "../test_expect.h"
 
 /* A fatal setup failure: the rest of the test cannot run. */
 #define REQUIRE(cond, ...)                                                                         \

@@ -1,7 +1,8 @@
-/* What the tests of the tensor-product elements share: failure counting that never aborts (one
- * run reports every broken case) and pi where the C library leaves M_PI out. */
-#ifndef DT_HO_TEST_H
-#define DT_HO_TEST_H
+/* Failure counting that never aborts, so one run reports every broken case, and pi where the C
+ * library leaves M_PI out: shared by the tests of the order-P elements, the partitions and the
+ * GPU tests that use them. main returns failures != 0. */
+#ifndef DT_TEST_EXPECT_H
+#define DT_TEST_EXPECT_H
 
 #include <stdio.h>
 
@@ -9,7 +10,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static int failures = 0;
+static int failures __attribute__((unused)) = 0;
 
 /* Record a failure with its location and a printf-style explanation. */
 #define EXPECT(cond, ...)                                                                          \
