@@ -8,6 +8,7 @@
 #ifndef DT_ANALYSIS_H
 #define DT_ANALYSIS_H
 
+#include "backend/backend.h"
 #include "model/model.h"
 #include "core/results.h"
 #include "io/size_scan.h"
@@ -82,6 +83,11 @@ typedef struct dt_run_options {
   const char *backend;  /* "cpu", "cuda", "auto" (NULL: auto) */
   int threads;          /* CPU threads, 0 for the default */
   int device;           /* GPU ordinal for device backends */
+  /* A run split over several devices (backend/parts/parts.h): n_devices > 1 gives each of
+   * devices[0 .. n_devices-1] a METIS part of the mesh (device is then ignored); 0 or 1: one
+   * device, `device`. */
+  int n_devices;
+  int devices[DT_MAX_RUN_DEVICES];
   const char *outdir;   /* write VTU/CSV/JSON here; NULL: no files */
   const char *job_name; /* names the files CalculiX names after the job (<job_name>.frd, when
                            the model asks for it); NULL: "results" */

@@ -92,15 +92,58 @@ typedef enum dt_cuda_tangent {
   DT_CUDA_TANGENT_COLOUR = 1 /* scattered colour by colour on every mesh */
 } dt_cuda_tangent;
 
+typedef struct dt_backend_ops dt_backend_ops;
+typedef struct dt_part_local dt_part_local;
+typedef struct dt_halo_ops dt_halo_ops;
+
+/* The most devices one run is split over (backend/parts/parts.h). */
+#define DT_MAX_RUN_DEVICES 16
+
 /* What a backend is told at problem_upload besides the problem; zero is the default of each. */
 typedef struct dt_backend_options {
   int threads; /* CPU threads (0: OpenMP default) */
   int device;  /* GPU ordinal */
   dt_cuda_elements cuda_elements;
   dt_cuda_tangent cuda_tangent;
+  /* Only for the compound backend of a run split over several devices (dt_parts_ops,
+   * backend/parts/parts.h); plain backends ignore them. */
+  int n_devices;                   /* parts, one per device: devices[0 .. n_devices-1] */
+  int devices[DT_MAX_RUN_DEVICES]; /* device ordinals (any for a host backend's parts) */
+  const dt_backend_ops *inner;     /* the backend each part runs on */
+  const dt_model *model;           /* the model the problem was compiled from (partitioning) */
 } dt_backend_options;
 
-typedef struct dt_backend_ops {
+/* What a backend offers to serve as one part of a run split over several devices
+ * (backend/parts/parts.h): all of it, or the backend's `parts` is NULL and it cannot be split.
+ * Each part holds its elements and every node they touch; a node shared by several parts is
+ * owned by one of them, and local numbering puts the owned nodes first, so the owned DOFs of a
+ * part are the prefix [0, dpn * n_owned) of its vectors. */
+typedef struct dt_backend_part_ops {
+  /* Make impl's device current for the calls that follow (several impls in one process);
+   * NULL for a host backend. */
+  dt_status (*activate)(void *impl, dt_ctx *ctx);
+  /* The storage of vector v: n_dofs doubles in the backend's memory (a device address for a
+   * device backend), for the halo transport. */
+  double *(*vec_data)(void *impl, dt_vec_id v);
+  /* *out = sum of x[i] y[i] over i < n (the owned prefix). */
+  dt_status (*vec_dot_n)(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx);
+  /* pc_setup of block Jacobi in two halves, so that the parts can sum the diagonal blocks of
+   * shared nodes in between: pc_blocks writes the current tangent's diagonal blocks (dpn x dpn
+   * per node, row-major, n_nodes of them) into the preconditioner's storage and returns its
+   * address in *blocks (backend memory); pc_blocks_invert inverts them in place and makes block
+   * Jacobi the preconditioner pc_apply uses. Errors: DT_ERR_NOT_CONVERGED for a singular block,
+   * naming the node index as pc_setup does. */
+  dt_status (*pc_blocks)(void *impl, double **blocks, dt_ctx *ctx);
+  dt_status (*pc_blocks_invert)(void *impl, dt_ctx *ctx);
+  /* A transport for dt_halo_exchange (solver/partition/partition_exchange.h) between impls[s],
+   * s < n, which hold parts[s], with staging buffers for up to max_ncomp values per node, on
+   * the vectors vec_data gives; *user is freed by halo_destroy. */
+  dt_status (*halo_create)(void *const *impls, const dt_part_local *parts, int n, int max_ncomp,
+                           const dt_halo_ops **ops, void **user, dt_ctx *ctx);
+  void (*halo_destroy)(void *user);
+} dt_backend_part_ops;
+
+struct dt_backend_ops {
   const char *name;
   /* 1: runs on the host's cores (its memory is the host's; "auto" choices tuned for it differ,
    * precond_kind.h); 0: a device backend. */
@@ -175,7 +218,9 @@ typedef struct dt_backend_ops {
   /* Optional: the kernels chosen for the uploaded problem, in a few words (the run prints them
    * among its setup lines), into buf of len bytes. */
   void (*describe)(void *impl, char *buf, size_t len);
-} dt_backend_ops;
+  /* Optional: what a part of a split run needs (dt_backend_part_ops); NULL: cannot be split. */
+  const dt_backend_part_ops *parts;
+};
 
 /* The backend names of backends.def, in its order, NULL-terminated: what "backend" may say
  * besides "auto" (job files, the command line, the daemon's configuration). */
