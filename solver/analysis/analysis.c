@@ -17,6 +17,7 @@
 #endif
 
 #include "backend/backend.h"
+#include "backend/parts/parts.h"
 #include "checkpoint.h"
 #include "core/clock.h"
 #include "core/omp_threads.h"
@@ -64,8 +65,40 @@ static void info(run *r, const char *text) {
   ev.kind = DT_EV_INFO;
   ev.n_steps = r->m->n_steps;
   ev.text = text;
-  ev.backend = r->o ? r->o->name : NULL;
+  ev.backend = r->sum->backend[0] ? r->sum->backend : r->o ? r->o->name : NULL;
   if (r->opt->progress) r->opt->progress(&ev, r->opt->user);
+}
+
+/* A run split over several devices (backend/parts/parts.h): the found backend runs each part
+ * under the compound backend, on block Jacobi, the one preconditioner split so far. */
+static dt_status split_setup(run *r, dt_backend_options *bo, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char line[256];
+  int n = r->opt->n_devices;
+  DT_CHECK(n <= DT_MAX_RUN_DEVICES, ctx, DT_ERR_INPUT, "a run takes at most %d devices, not %d",
+           DT_MAX_RUN_DEVICES, n);
+  if (r->m->solver.precond != DT_PC_BLOCK_JACOBI) {
+    DT_CHECK(r->m->solver.precond_auto, ctx, DT_ERR_UNSUPPORTED,
+             "linear.preconditioner \"%s\" does not run on several devices yet: use "
+             "\"block_jacobi\" (or \"auto\")",
+             dt_precond_names[r->m->solver.precond]);
+    r->m_host = *r->m; /* a copy of the header, its arrays shared */
+    r->m_host.solver.precond = DT_PC_BLOCK_JACOBI;
+    r->m = &r->m_host;
+  }
+  bo->n_devices = n;
+  memcpy(bo->devices, r->opt->devices, sizeof(int) * (size_t)n);
+  bo->inner = r->o;
+  bo->model = r->m;
+  r->o = &dt_parts_ops;
+  snprintf(
+      line, sizeof line,
+      "split run: %d METIS parts of the mesh, one per device, %s backend on each; block_jacobi "
+      "preconditioner",
+      n, bo->inner->name);
+  info(r, line);
+cleanup:
+  return rc;
 }
 
 static dt_status setup(run *r, dt_ctx *ctx) {
@@ -79,6 +112,8 @@ static dt_status setup(run *r, dt_ctx *ctx) {
                            .cuda_tangent = (dt_cuda_tangent)r->m->solver.cuda_tangent};
   DT_TRY(dt_backend_find(r->opt->backend, &r->o, note, sizeof note, ctx));
   info(r, note);
+  if (r->opt->n_devices == 1) bo.device = r->opt->devices[0];
+  if (r->opt->n_devices > 1) DT_TRY(split_setup(r, &bo, ctx));
   if (r->m->solver.precond_auto && r->o->host) {
     /* "auto" differs on the host (precond_kind.h): the run sees a copy of the model's header
      * (its arrays shared) with the host's choice */
@@ -89,7 +124,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
       r->m = &r->m_host;
     }
   }
-  snprintf(r->sum->backend, sizeof r->sum->backend, "%s", r->o->name);
+  snprintf(r->sum->backend, sizeof r->sum->backend, "%s", bo.inner ? bo.inner->name : r->o->name);
 #ifdef _OPENMP
   /* the problem is compiled with OpenMP (problem_pattern.c): with the threads the run asked for */
   if (r->opt->threads > 0) omp_set_num_threads(r->opt->threads);
@@ -558,7 +593,6 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   /* A device backend's solve leaves the host's cores to the writer: with three of them the
    * increment's files are written side by side and the writer keeps pace with the solver. */
   dt_output_side_by_side(r.out, !r.o->host && dt_omp_max_threads() >= 3);
-  snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
   summary->seconds_setup = dt_seconds() - t0;
   for (int s = first_step; s < m->n_steps && !stop; s++) {
     DT_TRY(step_materials(&r, s, ctx));

@@ -141,11 +141,11 @@ static dt_status cpu_vec_mul(void *impl, dt_vec_id out, dt_vec_id x, dt_vec_id y
 
 /* Deterministic dot product: fixed-size chunks summed in a fixed order, so the result does
  * not depend on the number of threads (same answers on every run, any --threads). */
-static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, dt_ctx *ctx) {
+dt_status dt_cpu_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx) {
   dt_cpu *c = impl;
   const double *xv = c->vec[x], *yv = c->vec[y];
   enum { CHUNK = 4096 };
-  int n = c->pb.n_dofs, nchunks = (n + CHUNK - 1) / CHUNK;
+  int nchunks = (n + CHUNK - 1) / CHUNK;
   double partial_stack[64], *partial = partial_stack, sum = 0.0;
   if (nchunks > 64) partial = dt_malloc(sizeof(double) * nchunks);
   if (!partial) return DT_ERROR(ctx, DT_ERR_NOMEM, "out of memory in dot product");
@@ -160,6 +160,10 @@ static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, 
   if (partial != partial_stack) dt_free(partial);
   *out = sum;
   return DT_OK;
+}
+
+static dt_status cpu_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out, dt_ctx *ctx) {
+  return dt_cpu_vec_dot_n(impl, x, y, ((dt_cpu *)impl)->pb.n_dofs, out, ctx);
 }
 
 /* The constraints' T, T^T or mask on a vector (problem_mpc.c: the same loops the driver's host
@@ -261,4 +265,5 @@ const dt_backend_ops dt_cpu_ops = {
     .state_set = cpu_state_set,
     .measure = dt_cpu_measure,
     .view = cpu_view,
+    .parts = &dt_cpu_part_ops,
 };

@@ -63,46 +63,81 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
+/* Node a's diagonal block of the current tangent into blk (row-major). */
+static void node_block(const dt_cpu *c, int a, double *blk) {
+  const dt_problem *pb = &c->pb;
+  int dpn = pb->dpn;
+  if (pb->matrix_free)
+    memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
+  else
+    diagonal_block(pb, c->val, a, blk);
+}
+
+static dt_status singular_block(dt_ctx *ctx, int a) {
+  return DT_ERROR(ctx, DT_ERR_NOT_CONVERGED,
+                  "the tangent has a singular or non-positive diagonal block at node index %d", a);
+}
+
+dt_status dt_cpu_pc_blocks(void *impl, double **blocks, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  int dpn = pb->dpn;
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int a = 0; a < pb->n_nodes; a++) node_block(c, a, c->pc + (size_t)a * dpn * dpn);
+  *blocks = c->pc;
+  return DT_OK;
+}
+
+dt_status dt_cpu_pc_blocks_invert(void *impl, dt_ctx *ctx) {
   dt_cpu *c = impl;
   const dt_problem *pb = &c->pb;
   int dpn = pb->dpn, bad = -1;
+  c->pc_kind = DT_PC_BLOCK_JACOBI;
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int a = 0; a < pb->n_nodes; a++)
+    if (!dt_invert_small(c->pc + (size_t)a * dpn * dpn, dpn)) {
+#pragma omp critical(dt_pc_bad)
+      bad = a;
+    }
+  return bad >= 0 ? singular_block(ctx, bad) : DT_OK;
+}
+
+dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  int dpn = pb->dpn, bad = -1;
+  double *blocks = NULL;
   if (kind == DT_PC_AMG) { /* a refused or failed setup keeps the kind in use */
-    dt_status rc = amg_setup(c, ctx);
+    rc = amg_setup(c, ctx);
     if (rc == DT_OK) c->pc_kind = kind;
     return rc;
+  }
+  if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
+    DT_TRY(dt_cpu_pc_blocks(c, &blocks, ctx));
+    DT_TRY(dt_cpu_pc_blocks_invert(c, ctx));
+    c->pc_kind = kind;
+    if (kind == DT_PC_TWO_LEVEL) DT_TRY(dt_cpu_coarse_setup(c, ctx));
+    goto cleanup;
   }
   c->pc_kind = kind;
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
   for (int a = 0; a < pb->n_nodes; a++) {
     double blk[9];
-    if (pb->matrix_free)
-      memcpy(blk, c->mf_diag + (size_t)a * dpn * dpn, sizeof(double) * dpn * dpn);
-    else
-      diagonal_block(pb, c->val, a, blk);
-    if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
-      if (!dt_invert_small(blk, dpn)) {
+    node_block(c, a, blk);
+    for (int i = 0; i < dpn; i++) {
+      double d = blk[i * dpn + i];
+      if (!(d > 0.0)) {
 #pragma omp critical(dt_pc_bad)
         bad = a;
       }
-      memcpy(c->pc + (size_t)a * dpn * dpn, blk, sizeof(double) * dpn * dpn);
-    } else {
-      for (int i = 0; i < dpn; i++) {
-        double d = blk[i * dpn + i];
-        if (!(d > 0.0)) {
-#pragma omp critical(dt_pc_bad)
-          bad = a;
-        }
-        c->pc[a * dpn + i] = d > 0.0 ? 1.0 / d : 0.0;
-      }
+      c->pc[a * dpn + i] = d > 0.0 ? 1.0 / d : 0.0;
     }
   }
-  if (bad >= 0)
-    return DT_ERROR(ctx, DT_ERR_NOT_CONVERGED,
-                    "the tangent has a singular or non-positive diagonal block at node index %d",
-                    bad);
-  if (kind == DT_PC_TWO_LEVEL) return dt_cpu_coarse_setup(c, ctx);
-  return DT_OK;
+  if (bad >= 0) rc = singular_block(ctx, bad);
+cleanup:
+  return rc;
 }
 
 dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {

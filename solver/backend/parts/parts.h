@@ -1,0 +1,26 @@
+/* A run split over several devices: one instance of a backend per METIS part of the mesh,
+ * behind the ordinary backend table, so the Newton driver, load stepping and PCG run unchanged
+ * (docs/multi-gpu.md, "Implicit runs on several GPUs").
+ *
+ * Each part holds its elements and every node they touch (partition/partition.h: owned nodes
+ * first, ghosts last). Vectors are kept consistent: a ghost holds its owner's value. Pointwise
+ * operations keep them so on their own; what the parts' elements sum (the internal force, the
+ * operator's product, the preconditioner's diagonal blocks) is completed by a sum exchange of
+ * the shared nodes' values (partition/partition_exchange.h over the inner backend's transport:
+ * NCCL between GPUs, host copies between host parts). Dot products sum each part's owned
+ * prefix. The preconditioner is block Jacobi on the summed blocks.
+ *
+ * On a constrained DOF shared by m parts the operator's product is m x_i instead of x_i (each
+ * part's identity row counts); PCG only applies it to vectors that vanish there, where both
+ * are 0. Refused: equations (*EQUATION), nodes no element uses, and preconditioners other than
+ * block Jacobi (two_level and AMG are not split yet; "auto" becomes block_jacobi). */
+#ifndef DT_PARTS_H
+#define DT_PARTS_H
+
+#include "backend/backend.h"
+
+/* The compound backend. problem_upload needs dt_backend_options' n_devices, devices, inner
+ * (which must offer dt_backend_part_ops) and model. */
+extern const dt_backend_ops dt_parts_ops;
+
+#endif
