@@ -80,9 +80,9 @@ struct dt_backend_ops;
 typedef void (*dt_backend_fn)(const struct dt_backend_ops *ops, void *impl, void *user);
 
 typedef struct dt_run_options {
-  const char *backend;  /* "cpu", "cuda", "auto" (NULL: auto) */
-  int threads;          /* CPU threads, 0 for the default */
-  int device;           /* GPU ordinal for device backends */
+  const char *backend; /* "cpu", "cuda", "auto" (NULL: auto) */
+  int threads;         /* CPU threads, 0 for the default */
+  int device;          /* GPU ordinal for device backends */
   /* A run split over several devices (backend/parts/parts.h): n_devices > 1 gives each of
    * devices[0 .. n_devices-1] a METIS part of the mesh (device is then ignored); 0 or 1: one
    * device, `device`. */

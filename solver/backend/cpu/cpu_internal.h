@@ -65,8 +65,7 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
 /* What a CPU backend offers as a part of a split run (cpu_parts.c, backend.h): a dot over the
  * first n entries (cpu_backend.c), block Jacobi in two halves (cpu_linear.c). */
 extern const dt_backend_part_ops dt_cpu_part_ops;
-dt_status dt_cpu_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out,
-                           dt_ctx *ctx);
+dt_status dt_cpu_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx);
 dt_status dt_cpu_pc_blocks(void *impl, double **blocks, dt_ctx *ctx);
 dt_status dt_cpu_pc_blocks_invert(void *impl, dt_ctx *ctx);
 dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx);
