@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "ductile.h"
+#include "tool_args.h"
 
 static struct {
   const char *name;
@@ -48,7 +49,9 @@ typedef struct bench_opts {
   int point_fields; /* also download S, Mises and PEEQ at the points each increment */
   int matrix_free;  /* --operator matrix_free */
   int cuda_elements, cuda_tangent; /* --cuda-elements, --cuda-tangent: solver.backend_options */
-  double load; /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
+  double load;   /* top traction in MPa (Kiran's 800 by default; lower loads leave part elastic) */
+  int n_devices; /* --gpus: the run split over these devices (backend/parts/parts.h) */
+  int devices[DT_MAX_RUN_DEVICES];
 } bench_opts;
 
 typedef struct bench_result {
@@ -232,6 +235,10 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         return fprintf(stderr,
                        "ductile-bench: --load is the top traction in MPa, > 0 and < 10000\n"),
                -1;
+    } else if (!strcmp(argv[i], "--gpus") && more) {
+      if ((o->n_devices = tool_int_list(argv[++i], o->devices, DT_MAX_RUN_DEVICES)) < 0)
+        return fprintf(stderr, "ductile-bench: --gpus is a list of device ordinals like 0,1,2,3\n"),
+               -1;
     } else if (!strcmp(argv[i], "--json") && more)
       o->json = argv[++i];
     else if (!strcmp(argv[i], "--verbose"))
@@ -254,7 +261,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
           "[--n N] [--threads N] [--pcg-tol T] [--forcing fixed|adaptive] "
           "[--precond jacobi|block_jacobi|two_level|amg|auto] [--operator assembled|matrix_free] "
           "[--cuda-elements auto|simple] [--cuda-tangent auto|colour] "
-          "[--load MPA] [--point-fields] [--json FILE] [--verbose] [--view]\n");
+          "[--load MPA] [--point-fields] [--gpus 0,1,..] [--json FILE] [--verbose] [--view]\n");
       return -1;
     }
   }
@@ -285,6 +292,11 @@ static void context_json(json_t *j, const bench_opts *o) {
   json_object_set_new(j, "threads_option", json_integer(o->threads));
   json_object_set_new(j, "host_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
   json_object_set_new(j, "point_fields", json_boolean(o->point_fields));
+  if (o->n_devices > 0) {
+    json_t *d = json_array();
+    for (int i = 0; i < o->n_devices; i++) json_array_append_new(d, json_integer(o->devices[i]));
+    json_object_set_new(j, "devices", d);
+  }
 }
 
 static json_t *result_json(int k, const bench_result *r, const bench_opts *o, long n_qp,
@@ -413,6 +425,8 @@ int main(int argc, char **argv) {
     }
     ro.backend = o.backend;
     ro.threads = o.threads;
+    ro.n_devices = o.n_devices;
+    memcpy(ro.devices, o.devices, sizeof ro.devices);
     ro.before_destroy = measure_hook;
     g_verbose = o.verbose;
     ro.progress = print_newton;

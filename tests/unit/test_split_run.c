@@ -35,13 +35,29 @@ static const char *backend(void) {
   return b && *b ? b : "cpu";
 }
 
-/* Run m on n devices (0: the plain backend); returns the status, the record and summary. */
+/* The setup line that names the parts' kernels and transport, printed once per run. */
+static int on_progress(const dt_progress *ev, void *user) {
+  (void)user;
+  if (ev->kind == DT_EV_INFO && ev->text && !strncmp(ev->text, "kernels: ", 9) &&
+      strstr(ev->text, "parts"))
+    printf("  %s\n", ev->text);
+  return 0;
+}
+
+/* Run m on n devices (0: the plain backend); returns the status, the record and summary. Part i
+ * runs on device i mod DUCTILE_SPLIT_DEVICES (default 1: every part on device 0, which a
+ * single-GPU machine can run). */
 static dt_status run(const dt_model *m, int n, split_record *s, dt_run_summary *sum, dt_ctx *ctx) {
-  dt_run_options opt = {
-      .backend = backend(), .threads = 2, .on_increment = on_increment, .user = s};
+  dt_run_options opt = {.backend = backend(),
+                        .threads = 2,
+                        .on_increment = on_increment,
+                        .progress = on_progress,
+                        .user = s};
+  const char *env = getenv("DUCTILE_SPLIT_DEVICES");
+  int count = env && atoi(env) > 0 ? atoi(env) : 1;
   memset(s, 0, sizeof *s);
   opt.n_devices = n;
-  for (int i = 0; i < n; i++) opt.devices[i] = 0; /* one GPU serves every part in the tests */
+  for (int i = 0; i < n; i++) opt.devices[i] = i % count;
   return dt_analysis_run(m, &opt, sum, ctx);
 }
 

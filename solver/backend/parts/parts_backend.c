@@ -441,6 +441,29 @@ static dt_status parts_state_set(void *impl, const double *host, dt_ctx *ctx) {
   return parts_state_io(impl, (double *)host, 0, ctx);
 }
 
+/* The parts' measurements as one device's: the device named with the part count, bandwidth
+ * summed, the slowest part's product (the parts run it together), the largest part's memory
+ * (per device: what must fit each one). */
+static dt_status parts_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_parts *p = impl;
+  dt_backend_measure m;
+  memset(out, 0, sizeof *out);
+  DT_CHECK(IN(p)->measure != NULL, ctx, DT_ERR_UNSUPPORTED, "backend %s has no measurements",
+           IN(p)->name);
+  for (int s = 0; s < p->n; s++) {
+    DT_TRY(activate(p, s, ctx));
+    DT_TRY(IN(p)->measure(p->s[s].impl, &m, ctx));
+    if (s == 0) snprintf(out->device, sizeof out->device, "%d x %.100s", p->n, m.device);
+    out->copy_bandwidth += m.copy_bandwidth;
+    out->spmv_bytes += m.spmv_bytes;
+    if (m.spmv_seconds > out->spmv_seconds) out->spmv_seconds = m.spmv_seconds;
+    if (m.peak_bytes > out->peak_bytes) out->peak_bytes = m.peak_bytes;
+  }
+cleanup:
+  return rc;
+}
+
 static void parts_describe(void *impl, char *buf, size_t len) {
   dt_parts *p = impl;
   char inner[256] = "";
@@ -498,6 +521,7 @@ const dt_backend_ops dt_parts_ops = {
     .fields_download = parts_fields_download,
     .state_get = parts_state_get,
     .state_set = parts_state_set,
+    .measure = parts_measure,
     .view = parts_view,
     .describe = parts_describe,
 };
