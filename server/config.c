@@ -147,6 +147,8 @@ cleanup:
   return rc;
 }
 
+static dt_status workers_from_gpus(dt_config *c, const char *origin, dt_ctx *ctx);
+
 dt_status dt_config_set(dt_config *c, const char *key, const char *value, const char *origin,
                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -156,6 +158,9 @@ dt_status dt_config_set(dt_config *c, const char *key, const char *value, const 
     if (!strcmp(KEYS[i].name, key)) k = &KEYS[i];
   DT_CHECK(k != NULL, ctx, DT_ERR_INPUT, "%s: unknown key \"%s\"", origin, key);
   DT_TRY(set_value(c, k, value, origin, ctx));
+  /* gpus is checked where it is set, so that its messages say where (file and line, variable,
+   * command line); dt_config_finish derives the workers again from the final value. */
+  if (!strcmp(key, "gpus")) DT_TRY(workers_from_gpus(c, origin, ctx));
 cleanup:
   return rc;
 }
@@ -221,28 +226,78 @@ cleanup:
   return rc;
 }
 
-/* gpus -> n_workers and worker_device. */
-static dt_status workers_from_gpus(dt_config *c, dt_ctx *ctx) {
+/* One device of a gpus entry: its ordinal, or -1 for anything but digits (an empty one
+ * included: "0++1", "0,"). */
+static int gpus_ordinal(const char *s, size_t len) {
+  long long d = -1;
+  char num[8];
+  if (len == 0 || len >= sizeof num || strspn(s, "0123456789") < len) return -1;
+  memcpy(num, s, len);
+  num[len] = '\0';
+  return parse_int(num, &d) == DT_OK && d <= 255 ? (int)d : -1;
+}
+
+/* One entry of gpus ("0" or a group "0+1+2") into worker w's devices. */
+static dt_status gpus_entry(dt_config *c, int w, const char *e, size_t len, const char *where,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  char buf[128], *save = NULL, *tok;
+  int *dev = c->worker_devices[w], n = 0;
+  for (size_t at = 0;;) {
+    size_t k = at;
+    int d;
+    while (k < len && e[k] != '+') k++;
+    d = gpus_ordinal(e + at, k - at);
+    DT_CHECK(d >= 0, ctx, DT_ERR_INPUT,
+             "%sgpus: entry \"%.*s\" of \"%s\": expected GPU ordinals 0 to 255, joined by + for a "
+             "group",
+             where, (int)len, e, c->gpus);
+    DT_CHECK(n < DT_MAX_RUN_DEVICES, ctx, DT_ERR_INPUT,
+             "%sgpus: group \"%.*s\" has more than %d devices (a run is split over at most %d)",
+             where, (int)len, e, DT_MAX_RUN_DEVICES, DT_MAX_RUN_DEVICES);
+    for (int i = 0; i < n; i++)
+      DT_CHECK(dev[i] != d, ctx, DT_ERR_INPUT,
+               "%sgpus: group \"%.*s\" names GPU %d twice (a device takes one part of a split run)",
+               where, (int)len, e, d);
+    dev[n++] = d;
+    if (k == len) break;
+    at = k + 1;
+  }
+  c->worker_n_devices[w] = n;
+  c->worker_device[w] = dev[0];
+cleanup:
+  return rc;
+}
+
+/* gpus -> n_workers and each worker's devices. origin (NULL: none) leads the messages. */
+static dt_status workers_from_gpus(dt_config *c, const char *origin, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char where[1100] = "";
+  const char *e = c->gpus;
+  if (origin) snprintf(where, sizeof where, "%s: ", origin);
   c->n_workers = 0;
   c->gpus_auto = !strcmp(c->gpus, "auto");
   if (c->gpus_auto || !strcmp(c->gpus, "cpu")) {
     c->n_workers = 1;
     c->worker_device[0] = -1;
+    c->worker_devices[0][0] = -1;
+    c->worker_n_devices[0] = 1;
     goto cleanup;
   }
-  snprintf(buf, sizeof buf, "%s", c->gpus);
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    long long d = -1;
-    DT_CHECK(parse_int(trim(tok), &d) == DT_OK && d >= 0 && d <= 255 &&
-                 c->n_workers < DT_MAX_WORKERS,
-             ctx, DT_ERR_INPUT,
-             "gpus: expected \"auto\", \"cpu\" or up to %d GPU ordinals like \"0,1\" (got \"%s\")",
-             DT_MAX_WORKERS, c->gpus);
-    c->worker_device[c->n_workers++] = (int)d;
+  for (;;) { /* entries split by ",": none may be empty ("0,", ",0", "0,,1") */
+    size_t len = strcspn(e, ",");
+    char entry[128];
+    snprintf(entry, sizeof entry, "%.*s", (int)len, e);
+    DT_CHECK(c->n_workers < DT_MAX_WORKERS, ctx, DT_ERR_INPUT,
+             "%sgpus: more than %d workers in \"%s\"", where, DT_MAX_WORKERS, c->gpus);
+    DT_CHECK(trim(entry)[0] != '\0', ctx, DT_ERR_INPUT,
+             "%sgpus: an empty entry in \"%s\": expected \"auto\", \"cpu\" or GPU ordinals like "
+             "\"0,1\" (one worker each) or \"0+1\" (one worker split over both)",
+             where, c->gpus);
+    DT_TRY(gpus_entry(c, c->n_workers, trim(entry), strlen(trim(entry)), where, ctx));
+    c->n_workers++;
+    if (!e[len]) break;
+    e += len + 1;
   }
-  DT_CHECK(c->n_workers > 0, ctx, DT_ERR_INPUT, "gpus: empty list");
 cleanup:
   return rc;
 }
@@ -259,7 +314,7 @@ static const char *backend_list(void) {
 
 dt_status dt_config_finish(dt_config *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  DT_TRY(workers_from_gpus(c, ctx));
+  DT_TRY(workers_from_gpus(c, NULL, ctx));
   if (!strcmp(c->gpus, "cpu")) snprintf(c->backend, sizeof c->backend, "cpu");
   DT_CHECK(!strcmp(c->backend, "auto") || dt_backend_known(c->backend), ctx, DT_ERR_INPUT,
            "backend: expected auto or one of %s (got \"%s\")", backend_list(), c->backend);

@@ -20,6 +20,9 @@
  *   gpus                   auto             "auto" (one worker per device the backend
  *                                           reports: each GPU, or one for the CPU), "cpu",
  *                                           or GPU ordinals "0,1": one worker per entry
+ *                                           ("0,0": two workers share GPU 0); an entry
+ *                                           "0+1+2+3" is one worker whose jobs run split
+ *                                           over those devices (each at most once in it)
  *   backend                auto             solver backend: auto, cpu, cuda
  *   solver_threads         0                CPU backend threads (0: OpenMP default)
  *   max_body_bytes         268435456        request bodies above this get 413
@@ -96,6 +99,7 @@
 
 #include <stddef.h>
 
+#include "backend/backend.h" /* DT_MAX_RUN_DEVICES */
 #include "status.h"
 
 #define DT_MAX_WORKERS 16
@@ -110,8 +114,13 @@ typedef struct dt_config {
   char gpus[128];
   char backend[16];
   int n_workers;
-  int worker_device[DT_MAX_WORKERS]; /* GPU ordinal, or -1 for the default device / CPU */
-  int gpus_auto;                     /* gpus = auto: devices.c sets one worker per device */
+  int worker_device[DT_MAX_WORKERS]; /* GPU ordinal, or -1 for the default device / CPU; a
+                                        group's first device */
+  /* Each worker's devices (gpus = "0+1": one worker, 2 devices, its jobs split over them);
+   * n 1 for a single device, and for auto and cpu (worker_device -1). */
+  int worker_devices[DT_MAX_WORKERS][DT_MAX_RUN_DEVICES];
+  int worker_n_devices[DT_MAX_WORKERS];
+  int gpus_auto; /* gpus = auto: devices.c sets one worker per device */
   long long solver_threads;
   long long max_body_bytes;
   long long max_connections;
@@ -150,7 +159,7 @@ dt_status dt_config_set(dt_config *c, const char *key, const char *value, const 
 dt_status dt_config_load_file(dt_config *c, const char *path, dt_ctx *ctx);
 /* Apply DUCTILED_* environment variables. */
 dt_status dt_config_load_env(dt_config *c, dt_ctx *ctx);
-/* Derive n_workers/worker_device from gpus and check consistency. */
+/* Derive n_workers and each worker's devices from gpus and check consistency. */
 dt_status dt_config_finish(dt_config *c, dt_ctx *ctx);
 
 #endif

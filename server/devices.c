@@ -60,24 +60,32 @@ static dt_status gpu_workers(dt_server *srv, const dt_backend_ops *ops, dt_ctx *
   dt_status rc = DT_OK;
   dt_device_info dev[DT_MAX_WORKERS];
   dt_config *c = &srv->cfg;
-  int n = devices(srv, dev);
+  int n = devices(srv, dev), split = 0;
   for (int i = 0; i < n; i++)
     dt_log_info("device %d (%s): %s, %.0f MiB total, %.0f MiB free", i, srv->device_kind,
                 dev[i].name, dev[i].total_bytes / 1048576.0, dev[i].free_bytes / 1048576.0);
+  for (int i = 0; i < c->n_workers; i++) split |= c->worker_n_devices[i] > 1;
   if (!strcmp(srv->device_kind, "cpu")) {
     if (!c->gpus_auto && strcmp(c->gpus, "cpu"))
-      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals ignored)",
-                  c->gpus, c->n_workers);
+      dt_log_warn("gpus = %s: the cpu backend runs all %d workers on the host (ordinals "
+                  "ignored%s)",
+                  c->gpus, c->n_workers,
+                  split ? "; a group's jobs still run split, one host part per device it names"
+                        : "");
     goto cleanup;
   }
   if (c->gpus_auto && n >= 1) { /* one worker per GPU, each naming its device */
     c->n_workers = n;
-    for (int i = 0; i < n; i++) c->worker_device[i] = i;
+    for (int i = 0; i < n; i++) {
+      c->worker_device[i] = c->worker_devices[i][0] = i;
+      c->worker_n_devices[i] = 1;
+    }
   }
   for (int i = 0; i < c->n_workers && n > 0; i++)
-    DT_CHECK(c->worker_device[i] < n, ctx, DT_ERR_INPUT,
-             "gpus: GPU %d does not exist (the %s backend sees %d device%s)", c->worker_device[i],
-             ops->name, n, n == 1 ? "" : "s");
+    for (int k = 0; k < c->worker_n_devices[i]; k++)
+      DT_CHECK(c->worker_devices[i][k] < n, ctx, DT_ERR_INPUT,
+               "gpus: GPU %d does not exist (the %s backend sees %d device%s)",
+               c->worker_devices[i][k], ops->name, n, n == 1 ? "" : "s");
 cleanup:
   return rc;
 }
@@ -156,25 +164,65 @@ static void human(double b, char *out, size_t len) {
   snprintf(out, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-/* The memory a job may take into fit->limit: the total of the worker's device (device >= 0) or
- * of the largest device a worker uses (-1), capped by max_job_bytes. *capped: max_job_bytes is
- * the limit; total: that device's memory as text ("" without one). */
-static void fit_limit(dt_server *srv, int device, dt_fit *fit, int *capped, char *total,
+/* A part of a run split over k devices holds its 1/k of the mesh plus the nodes it shares
+ * with other parts (each interface node lives in every part that touches it) and their
+ * exchange buffers, so a part needs more than the estimate / k. METIS keeps the interface
+ * small against the volume on meshes large enough for memory to matter; this margin covers it. */
+#define SPLIT_MARGIN 0.10
+
+/* What worker i can hold of a job (bytes of the job's whole estimate): its device's total
+ * memory; for a group of k devices, each part takes estimate / k x (1 + SPLIT_MARGIN), so the
+ * device that allows the least bounds it (the smallest; with the CPU backend the host holds
+ * every part). *bound: that device, -1 when the backend does not report one of them. */
+static double capacity(dt_server *srv, const dt_device_info *dev, int n, int i, int *bound) {
+  const dt_config *c = &srv->cfg;
+  int k = c->worker_n_devices[i] > 0 ? c->worker_n_devices[i] : 1;
+  double cap = 0.0;
+  *bound = -1;
+  for (int j = 0; j < k; j++) {
+    /* the devices a worker uses (the CPU backend has one device, the host, for all) */
+    int d = strcmp(srv->device_kind, "gpu") || c->worker_devices[i][j] < 0
+                ? 0
+                : c->worker_devices[i][j];
+    int parts = strcmp(srv->device_kind, "gpu") ? k : 1; /* a group names a GPU once */
+    double d_cap;
+    if (d >= n) return *bound = -1, 0.0;
+    d_cap = k == 1 ? dev[d].total_bytes : dev[d].total_bytes * k / (parts * (1.0 + SPLIT_MARGIN));
+    if (*bound < 0 || d_cap < cap) cap = d_cap, *bound = d;
+  }
+  return cap;
+}
+
+/* Worker i's devices as text: "gpu 0", or "gpu 0+1+2" for a group. */
+static void worker_text(dt_server *srv, int i, char *out, size_t len) {
+  size_t k = (size_t)snprintf(out, len, "%s ", srv->device_kind);
+  for (int j = 0; j < srv->cfg.worker_n_devices[i] && k < len; j++)
+    k += (size_t)snprintf(out + k, len - k, "%s%d", j ? "+" : "",
+                          srv->cfg.worker_devices[i][j] < 0 ? 0 : srv->cfg.worker_devices[i][j]);
+}
+
+/* The memory a job may take into fit->limit: what worker `worker` holds (>= 0), or the most
+ * any worker holds (-1) (capacity above), capped by max_job_bytes. *capped: max_job_bytes is
+ * the limit; total: the bounding device's memory as text ("" without one); fit->device: that
+ * device, fit->group: a group's devices ("" for a single device). */
+static void fit_limit(dt_server *srv, int worker, dt_fit *fit, int *capped, char *total,
                       size_t total_len) {
   dt_device_info dev[DT_MAX_WORKERS];
-  int n = devices(srv, dev), best = -1;
-  /* The devices the workers use (the CPU backend has one device, the host, for all). */
+  int n = devices(srv, dev), best = -1, best_w = -1;
+  fit->limit = 0.0;
   for (int i = 0; i < srv->cfg.n_workers; i++) {
-    int d = strcmp(srv->device_kind, "gpu") || srv->cfg.worker_device[i] < 0
-                ? 0
-                : srv->cfg.worker_device[i];
-    if (d >= n || (device >= 0 && d != device)) continue;
-    if (best < 0 || dev[d].total_bytes > dev[best].total_bytes) best = d;
+    int bound;
+    double cap;
+    if (worker >= 0 && i != worker) continue;
+    cap = capacity(srv, dev, n, i, &bound);
+    if (bound >= 0 && (best < 0 || cap > fit->limit)) fit->limit = cap, best = bound, best_w = i;
   }
-  fit->limit = best >= 0 ? dev[best].total_bytes : 0.0;
   total[0] = '\0';
+  fit->group[0] = '\0';
+  fit->n_devices = best_w >= 0 ? srv->cfg.worker_n_devices[best_w] : 1;
   if (best >= 0) {
     snprintf(fit->device, sizeof fit->device, "%s %d (%s)", srv->device_kind, best, dev[best].name);
+    if (fit->n_devices > 1) worker_text(srv, best_w, fit->group, sizeof fit->group);
     human(dev[best].total_bytes, total, total_len);
   }
   *capped = srv->cfg.max_job_bytes > 0 &&
@@ -183,8 +231,11 @@ static void fit_limit(dt_server *srv, int device, dt_fit *fit, int *capped, char
 }
 
 /* "more than max_job_bytes, 1 MiB (...); device cpu 0 (...) has 23.5 GiB", or "more than the 23.5
- * GiB (...) of the largest device, cpu 0 (...)": what the estimate is compared with. */
-static void limit_text(const dt_fit *fit, int capped, const char *total, int device, char *out,
+ * GiB (...) of the largest device, cpu 0 (...)": what the estimate is compared with. A group:
+ * "the 128.0 GiB (...) that gpu 0+1 hold for a job split over 2 devices: each part takes 1/2 of
+ * the estimate plus 10 % for the nodes the parts share, and gpu 1 (...), the smallest, has
+ * 70.4 GiB". */
+static void limit_text(const dt_fit *fit, int capped, const char *total, int worker, char *out,
                        size_t len) {
   char lim[32];
   human(fit->limit, lim, sizeof lim);
@@ -192,15 +243,22 @@ static void limit_text(const dt_fit *fit, int capped, const char *total, int dev
     snprintf(out, len, "max_job_bytes, %s (%.0f bytes)%s%s%s%s", lim, fit->limit,
              total[0] ? "; device " : "", total[0] ? fit->device : "", total[0] ? " has " : "",
              total);
+  else if (fit->group[0])
+    snprintf(out, len,
+             "the %s (%.0f bytes) that %s hold%s for a job split over %d devices: each part "
+             "takes 1/%d of the estimate plus %.0f %% for the nodes the parts share, and %s, "
+             "the smallest, has %s",
+             lim, fit->limit, fit->group, worker >= 0 ? "" : " (the largest worker)",
+             fit->n_devices, fit->n_devices, 100.0 * SPLIT_MARGIN, fit->device, total);
   else
     snprintf(out, len, "the %s (%.0f bytes) of %s%s", lim, fit->limit,
-             device >= 0 ? "" : "the largest device, ", fit->device);
+             worker >= 0 ? "" : "the largest device, ", fit->device);
 }
 
-dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit,
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit,
                            dt_ctx *ctx) {
   dt_ctx est_ctx;
-  char est[32], total[32], than[400];
+  char est[32], total[32], than[600];
   int capped = 0;
   memset(fit, 0, sizeof *fit);
   memset(&est_ctx, 0, sizeof est_ctx);
@@ -211,10 +269,10 @@ dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit
              srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
     return DT_OK;
   }
-  fit_limit(srv, device, fit, &capped, total, sizeof total);
+  fit_limit(srv, worker, fit, &capped, total, sizeof total);
   if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
   human(fit->estimate, est, sizeof est);
-  limit_text(fit, capped, total, device, than, sizeof than);
+  limit_text(fit, capped, total, worker, than, sizeof than);
   return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
                   "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, "
                   "more than %s",
@@ -223,7 +281,7 @@ dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit
 
 dt_status dt_devices_admit_size(dt_server *srv, const dt_model_size *s, const char *what,
                                 dt_fit *fit, dt_ctx *ctx) {
-  char floor[32], total[32], than[400];
+  char floor[32], total[32], than[600];
   int capped = 0;
   memset(fit, 0, sizeof *fit);
   fit->estimate = dt_analysis_floor_bytes(s);

@@ -28,16 +28,22 @@ json_t *dt_devices_json(dt_server *srv, int gpus_only);
 size_t dt_devices_prometheus(dt_server *srv, char *buf, size_t len);
 
 typedef struct dt_fit {
-  double estimate; /* bytes the solver estimates for the job (0: no estimate) */
-  double limit;    /* bytes allowed: device total memory, capped by max_job_bytes */
-  char device[160];
+  double estimate;       /* bytes the solver estimates for the job (0: no estimate) */
+  double limit;          /* bytes allowed: device total memory, capped by max_job_bytes */
+  char device[160];      /* the device that bounds the limit, e.g. "gpu 1 (NVIDIA H100 ...)" */
+  char group[64];        /* the worker's devices when they are a group ("gpu 0+1"), else "" */
+  int n_devices;         /* how many devices the limit's worker splits a job over */
   char no_estimate[512]; /* why no estimate could be made (estimate 0): the job goes on, and
                             its run reports the real error */
 } dt_fit;
-/* Does model m fit? device: the worker's ordinal, or -1 for the largest device any worker
- * uses. DT_OK when it fits or when no estimate can be made (fit->no_estimate says why);
- * DT_ERR_DEVICE_NOMEM when it does not fit (the message says by how much). */
-dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int device, dt_fit *fit, dt_ctx *ctx);
+/* Does model m fit? worker: the worker's index, or -1 for the worker that holds the most. A
+ * worker holds its device's total memory; a group of k devices (gpus = "0+1") holds k times
+ * the smallest one's over 1.1, since each part of a split run takes its 1/k share of the
+ * estimate plus the nodes it shares with other parts (devices.c, SPLIT_MARGIN); fit->limit is
+ * that, in bytes of the whole job. DT_OK when it fits or when no estimate can be made
+ * (fit->no_estimate says why); DT_ERR_DEVICE_NOMEM when it does not fit (the message says by
+ * how much, and for a group the share and the smallest device). */
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit, dt_ctx *ctx);
 /* Can a model of size s (dt_size_scan, before anything is built) fit the largest device? Its
  * floor (dt_analysis_floor_bytes: the least any backend takes for it) against the limit of
  * dt_devices_admit: DT_ERR_DEVICE_NOMEM when even the floor does not fit, with a message that

@@ -31,7 +31,9 @@
 typedef struct worker {
   dt_server *srv;
   int index;
-  int device;
+  int device;    /* its first device (-1: the default device / CPU) */
+  int n_devices; /* more than 1: a group (gpus = "0+1"), its jobs split over devices[] */
+  int devices[DT_MAX_RUN_DEVICES];
   pthread_t thread;
   int started;
   pthread_mutex_t mu; /* guards job_id and job_owner */
@@ -590,21 +592,36 @@ cleanup:
   return rc;
 }
 
-/* Another worker on this worker's GPU (gpus = "0,0": workers share a device) runs a job and is
- * not itself waiting for memory (waiting = 0), or waits for memory (waiting = 1). The CPU
- * backend has no such devices: 0. */
+/* 1 if workers a and b have a GPU in common (gpus = "0,0", or groups "0+1,1+2"). */
+static int share_device(const worker *a, const worker *b) {
+  for (int i = 0; i < a->n_devices; i++)
+    for (int j = 0; j < b->n_devices; j++)
+      if (a->devices[i] == b->devices[j]) return 1;
+  return 0;
+}
+
+/* Another worker on one of this worker's GPUs (gpus = "0,0": workers share a device) runs a
+ * job and is not itself waiting for memory (waiting = 0), or waits for memory (waiting = 1).
+ * The CPU backend has no such devices: 0. */
 static int sibling(const worker *w, int waiting) {
   dt_workers *ws = w->srv->workers;
   int found = 0;
   if (w->device < 0 || strcmp(w->srv->device_kind, "gpu") != 0) return 0;
   for (int i = 0; i < ws->n && !found; i++) {
     worker *o = &ws->w[i];
-    if (o == w || o->device != w->device || atomic_load(&o->waiting_memory) != waiting) continue;
+    if (o == w || !share_device(o, w) || atomic_load(&o->waiting_memory) != waiting) continue;
     pthread_mutex_lock(&o->mu);
     found = waiting || o->job_id[0] != 0;
     pthread_mutex_unlock(&o->mu);
   }
   return found;
+}
+
+/* "GPU 0", or "GPUs 0+1" for a group. */
+static void devices_text(const worker *w, char *out, size_t len) {
+  size_t k = (size_t)snprintf(out, len, "GPU%s ", w->n_devices > 1 ? "s" : "");
+  for (int i = 0; i < w->n_devices && k < len; i++)
+    k += (size_t)snprintf(out + k, len - k, "%s%d", i ? "+" : "", w->devices[i]);
 }
 
 /* The job fits the GPU but not what the other jobs on it leave free right now (the run failed
@@ -618,10 +635,11 @@ static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_o
   int waited = 0;
   while (st == DT_ERR_DEVICE_NOMEM && sibling(w, 0)) {
     if (!waited++) {
-      char msg[1400], text[1400];
+      char msg[1400], text[1400], where[80];
+      devices_text(w, where, sizeof where);
       snprintf(msg, sizeof msg,
-               "waiting for GPU %d: another job there holds the memory this one needs (%.1100s)",
-               w->device, ctx->msg);
+               "waiting for %s: another job there holds the memory this one needs (%.1100s)", where,
+               ctx->msg);
       emit(run, "info",
            json_pack("{s:s}", "text", for_client(w->srv, run->job_id, msg, text, sizeof text)));
       dt_log_info("worker %d: job %s %s", w->index, run->job_id, msg);
@@ -643,11 +661,14 @@ static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_o
  * restarts the daemon, and a job whose own data made the device fault would do so forever. */
 #define DT_DEVICE_FAULT_ATTEMPTS 3
 
-/* 1 if this worker's device can no longer be used by this process (the run's CUDA error was a
- * device fault: dt_backend_ops.device_lost), with the device's error in why. */
+/* 1 if one of this worker's devices can no longer be used by this process (the run's CUDA
+ * error was a device fault: dt_backend_ops.device_lost), with the device's error in why. */
 static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why, size_t len) {
   const char *backend = sum->backend[0] ? sum->backend : run->w->srv->cfg.backend;
-  return dt_backend_device_lost(backend, run->w->device >= 0 ? run->w->device : 0, why, len);
+  const worker *w = run->w;
+  for (int i = 0; i < w->n_devices; i++)
+    if (dt_backend_device_lost(backend, w->devices[i] >= 0 ? w->devices[i] : 0, why, len)) return 1;
+  return 0;
 }
 
 /* The worker time of an attempt after which the job stays running (a shutdown or a device
@@ -751,6 +772,12 @@ static void run_options(run_ctx *run, dt_run_options *opt) {
   opt->backend = srv->cfg.backend;
   opt->threads = (int)srv->cfg.solver_threads;
   opt->device = run->w->device >= 0 ? run->w->device : 0;
+  /* A group's jobs run split, one part per device (analysis.h); the CPU backend too, its parts
+   * on the host, so a group means the same run whichever backend serves it. */
+  if (run->w->n_devices > 1) {
+    opt->n_devices = run->w->n_devices;
+    memcpy(opt->devices, run->w->devices, sizeof(int) * (size_t)run->w->n_devices);
+  }
   opt->outdir = run->outdir;
   opt->progress = on_progress;
   opt->on_increment = on_increment;
@@ -842,8 +869,8 @@ static void run_job(worker *w, const char *job_id, int attempt) {
     goto cleanup;
   }
   run_init(&run, w, job_id, attempt, m);
-  /* Admission again, on this worker's device: the configuration may have changed since. */
-  st = dt_devices_admit(w->srv, m, w->device, &fit, &ctx);
+  /* Admission again, on this worker's devices: the configuration may have changed since. */
+  st = dt_devices_admit(w->srv, m, w->index, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
     fail_early(w, job_id, st, &ctx, dt_mono() - t0);
@@ -916,6 +943,9 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx) {
     w->srv = srv;
     w->index = i;
     w->device = srv->cfg.worker_device[i];
+    w->n_devices = srv->cfg.worker_n_devices[i] > 0 ? srv->cfg.worker_n_devices[i] : 1;
+    memcpy(w->devices, srv->cfg.worker_devices[i], sizeof w->devices);
+    if (srv->cfg.worker_n_devices[i] <= 0) w->devices[0] = w->device;
     w->ends.worker = i;
 #ifdef DUCTILE_TEST_HOOKS
     w->ends.test_full_jobs = &ws->test_full_jobs;
@@ -990,13 +1020,16 @@ json_t *dt_workers_describe(dt_server *srv, long long viewer) {
   if (!ws) return a;
   for (int i = 0; i < ws->n; i++) {
     worker *w = &ws->w[i];
-    json_t *o;
+    json_t *o, *devs = json_array();
     int shown;
+    /* devices: every device its jobs use (a group's several; [] for the default device) */
+    for (int k = 0; k < w->n_devices && w->devices[k] >= 0; k++)
+      json_array_append_new(devs, json_integer(w->devices[k]));
     pthread_mutex_lock(&w->mu);
     shown = w->job_id[0] && (viewer == DT_ANY_OWNER || viewer == w->job_owner);
-    o = json_pack("{s:i, s:o, s:s, s:b, s:o}", "index", i, "device",
-                  w->device >= 0 ? json_integer(w->device) : json_null(), "backend",
-                  srv->cfg.backend, "busy", w->job_id[0] != 0, "job_id",
+    o = json_pack("{s:i, s:o, s:o, s:s, s:b, s:o}", "index", i, "device",
+                  w->device >= 0 ? json_integer(w->device) : json_null(), "devices", devs,
+                  "backend", srv->cfg.backend, "busy", w->job_id[0] != 0, "job_id",
                   shown ? json_string(w->job_id) : json_null());
     pthread_mutex_unlock(&w->mu);
     json_array_append_new(a, o);

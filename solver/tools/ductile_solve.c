@@ -1,7 +1,7 @@
 /* ductile-solve: run one job file without the daemon.
  *
- *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N] [--device N]
- *                 [--checkpoint FILE [--resume]] [--precond NAME] [--cuda-elements NAME]
+ *   ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]
+ *                 [--device N | --gpus LIST] [--checkpoint FILE [--resume]] [--precond NAME] [--cuda-elements NAME]
  *                 [--cuda-tangent NAME] [--view] [--quiet]
  *   ductile-solve DECK.inp -o OUTDIR [options]                 Abaqus/CalculiX deck
  *   ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options] Gmsh mesh + job without "mesh"
@@ -25,6 +25,9 @@ typedef struct cli {
   const char *backend;
   int threads;
   int device;
+  const char *gpus; /* --gpus: the list as given, for messages */
+  int n_devices;    /* --gpus: devices[0 .. n_devices-1]; 0 without it */
+  int devices[DT_MAX_RUN_DEVICES];
   int quiet;
   const char *checkpoint;
   int resume;
@@ -34,23 +37,31 @@ typedef struct cli {
 } cli;
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
-          "                     [--device N] [--checkpoint FILE [--resume]] [--quiet]\n"
-          "       ductile-solve DECK.inp -o OUTDIR [options]\n"
-          "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
-          "  --checkpoint FILE  write a checkpoint after every converged increment\n"
-          "  --resume           continue from FILE if it exists (completed increments are kept)\n"
-          "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
-          "                     two_level, amg or auto (overrides the job or deck)\n"
-          "  --cuda-elements NAME\n"
-          "                     backend_options.elements for this run: auto, or simple (the CUDA\n"
-          "                     backend's one-thread-per-element kernels on every mesh)\n"
-          "  --cuda-tangent NAME\n"
-          "                     backend_options.tangent for this run: auto, or colour (the CUDA\n"
-          "                     backend's tangent scattered colour by colour on every mesh)\n"
-          "  --view             at the end, print the backend's state to stderr: device,\n"
-          "                     memory, transfers, the preconditioner (AMG levels, setup times)\n");
+  fprintf(
+      f,
+      "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
+      "                     [--device N | --gpus LIST] [--checkpoint FILE [--resume]] [--quiet]\n"
+      "       ductile-solve DECK.inp -o OUTDIR [options]\n"
+      "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
+      "  --device N         the GPU ordinal to run on (default 0)\n"
+      "  --gpus LIST        split the run over several devices, e.g. 0,1,2,3: one METIS part\n"
+      "                     of the mesh per listed ordinal (at most %d, each once), block\n"
+      "                     Jacobi PCG; one entry is --device N. With --backend cpu the\n"
+      "                     parts run one after the other on the host (ordinals ignored):\n"
+      "                     a check of the split driver without GPUs\n"
+      "  --checkpoint FILE  write a checkpoint after every converged increment\n"
+      "  --resume           continue from FILE if it exists (completed increments are kept)\n"
+      "  --precond NAME     linear.preconditioner for this run: jacobi, block_jacobi,\n"
+      "                     two_level, amg or auto (overrides the job or deck)\n"
+      "  --cuda-elements NAME\n"
+      "                     backend_options.elements for this run: auto, or simple (the CUDA\n"
+      "                     backend's one-thread-per-element kernels on every mesh)\n"
+      "  --cuda-tangent NAME\n"
+      "                     backend_options.tangent for this run: auto, or colour (the CUDA\n"
+      "                     backend's tangent scattered colour by colour on every mesh)\n"
+      "  --view             at the end, print the backend's state to stderr: device,\n"
+      "                     memory, transfers, the preconditioner (AMG levels, setup times)\n",
+      DT_MAX_RUN_DEVICES);
 }
 
 /* --view: the backend's view before it goes (analysis.h, before_destroy). */
@@ -59,7 +70,46 @@ static void print_view(const dt_backend_ops *ops, void *impl, void *user) {
   if (ops->view) ops->view(impl, stderr);
 }
 
+/* --gpus LIST: comma-separated ordinals into c->devices; 0, or -1 after saying what is wrong.
+ * Strict (strtol alone takes "1x" or " 1"): an entry is digits only. */
+static int parse_gpus(const char *list, cli *c) {
+  const char *p = list;
+  c->gpus = list;
+  c->n_devices = 0;
+  for (;;) {
+    size_t len = strspn(p, "0123456789");
+    long d;
+    if (*p == '-' && len == 0 && p[1] >= '0' && p[1] <= '9') {
+      fprintf(stderr, "ductile-solve: --gpus: device ordinals are 0 or more, not '%.*s'\n",
+              (int)(1 + strspn(p + 1, "0123456789")), p);
+      return -1;
+    }
+    if (len == 0 || len > 4 || (p[len] != ',' && p[len] != '\0')) {
+      fprintf(stderr,
+              "ductile-solve: --gpus: expected comma-separated device ordinals like 0,1,2,3 "
+              "(got '%s')\n",
+              list);
+      return -1;
+    }
+    if (c->n_devices == DT_MAX_RUN_DEVICES) {
+      fprintf(stderr, "ductile-solve: --gpus: a run takes at most %d devices (got '%s')\n",
+              DT_MAX_RUN_DEVICES, list);
+      return -1;
+    }
+    d = strtol(p, NULL, 10);
+    for (int i = 0; i < c->n_devices; i++)
+      if (c->devices[i] == (int)d) {
+        fprintf(stderr, "ductile-solve: --gpus: device %ld is listed twice (got '%s')\n", d, list);
+        return -1;
+      }
+    c->devices[c->n_devices++] = (int)d;
+    if (p[len] == '\0') return 0;
+    p += len + 1;
+  }
+}
+
 static int parse_args(int argc, char **argv, cli *c) {
+  int has_device = 0;
   memset(c, 0, sizeof *c);
   c->backend = "auto";
   for (int i = 1; i < argc; i++) {
@@ -74,8 +124,10 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (!strcmp(a, "--threads") && has_value)
       c->threads = atoi(argv[++i]);
     else if (!strcmp(a, "--device") && has_value)
-      c->device = atoi(argv[++i]);
-    else if (!strcmp(a, "--checkpoint") && has_value)
+      c->device = atoi(argv[++i]), has_device = 1;
+    else if (!strcmp(a, "--gpus") && has_value) {
+      if (parse_gpus(argv[++i], c) < 0) return usage(stderr), -1;
+    } else if (!strcmp(a, "--checkpoint") && has_value)
       c->checkpoint = argv[++i];
     else if (!strcmp(a, "--resume"))
       c->resume = 1;
@@ -96,6 +148,11 @@ static int parse_args(int argc, char **argv, cli *c) {
       return usage(stderr), -1;
     } else
       c->job = a;
+  }
+  if (has_device && c->gpus) {
+    fprintf(stderr, "ductile-solve: --gpus and --device both name the devices: give one (--gpus "
+                    "N is --device N)\n");
+    return usage(stderr), -1;
   }
   if (!c->job || !c->outdir) {
     fprintf(stderr, "ductile-solve: %s\n",
@@ -223,6 +280,8 @@ int main(int argc, char **argv) {
   opt.backend = c.backend;
   opt.threads = c.threads;
   opt.device = c.device;
+  opt.n_devices = c.n_devices; /* one entry: that device; more: a split run (analysis.h) */
+  memcpy(opt.devices, c.devices, sizeof c.devices);
   opt.checkpoint = c.checkpoint;
   opt.resume = c.resume;
   opt.outdir = c.outdir;
