@@ -49,6 +49,28 @@ int dt_cuda_device_info(int ordinal, dt_device_info *out);
 int dt_cuda_device_lost(int ordinal, char *why, size_t len);
 dt_status dt_cuda_estimate_op(const dt_problem *pb, double *bytes, dt_ctx *ctx);
 
+/* part ops (dt_backend_part_ops, backend.h: this backend as one part of a run split over
+ * devices; cuda_upload.cu, cuda_vector.cu, cuda_linear.cu, cuda_halo.cu) */
+dt_status dt_cuda_activate(void *impl, dt_ctx *ctx);
+double *dt_cuda_vec_data(void *impl, dt_vec_id v);
+dt_status dt_cuda_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx);
+dt_status dt_cuda_pc_blocks(void *impl, double **blocks, dt_ctx *ctx);
+dt_status dt_cuda_pc_blocks_invert(void *impl, dt_ctx *ctx);
+/* The halo transport between the impls: NCCL when built with it, n > 1 and every impl on its
+ * own device, else staged through pinned host memory (any devices, several parts on one);
+ * DUCTILE_HALO_TRANSPORT=auto|nccl|staged overrides the choice (tests, comparisons). Errors:
+ * DT_ERR_INPUT (an unknown DUCTILE_HALO_TRANSPORT, nccl with a device named twice),
+ * DT_ERR_UNSUPPORTED (nccl without NCCL in the build), DT_ERR_NOMEM, DT_ERR_DEVICE_NOMEM,
+ * DT_ERR_CUDA. */
+dt_status dt_cuda_part_halo_create(void *const *impls, const dt_part_local *parts, int n,
+                                   int max_ncomp, const dt_halo_ops **ops, void **user,
+                                   dt_ctx *ctx);
+void dt_cuda_part_halo_destroy(void *user);
+/* Which transport halo_create chose for user: "nccl" or "staged" ("none" for NULL). The impls
+ * also carry it: their describe line ends in ", halo exchange nccl" (or staged), which the
+ * split run prints among its setup lines. */
+const char *dt_cuda_part_halo_name(const void *user);
+
 /* Device memory the job needs, counted from the problem's sizes before anything is
  * allocated (cuda_memory.cu). Needs no device: the per-thread local memory of the element
  * kernels is added by the upload, which knows the device. */

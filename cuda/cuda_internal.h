@@ -225,6 +225,10 @@ typedef struct dt_cuda {
   struct dt_cuda_amg *amg;
   dt_cuda_mpc mpc;
   dt_cuda_acct acct;
+  /* As a part of a run split over devices: the halo transport between the parts, "nccl" or
+   * "staged" (set by dt_cuda_part_halo_create, cuda_halo.cu; a static string), which describe
+   * adds to its line; NULL otherwise. */
+  const char *halo;
 } dt_cuda;
 
 /* Kernel loading. CUDA loads a kernel at its first launch (lazy loading, the default since

@@ -222,29 +222,46 @@ extern "C" dt_status dt_cuda_operator_apply(void *impl, dt_vec_id x, dt_vec_id y
   return dt_cuda_spmv((dt_cuda *)impl, x, y, ctx);
 }
 
-/* One thread per node: find the diagonal block (block column a in block row a; columns are
- * sorted, so a binary search), then invert it or take the inverse diagonal. blk is row-major,
+/* What a launch of k_pc_setup does: pc_setup runs both halves in one pass; a part of a split run
+ * (dt_backend_part_ops) runs them apart, so that the parts can sum their shared nodes' blocks in
+ * between. */
+enum { PC_GATHER = 1, PC_INVERT = 2 };
+
+/* One thread per node. PC_GATHER: find the diagonal block (block column a in block row a;
+ * columns are sorted, so a binary search) or take the matrix-free operator's; without
+ * PC_INVERT, store it in pc. PC_INVERT: without PC_GATHER, read the block from pc (a block kind
+ * then: pc holds dpn x dpn per node); invert it or take the inverse diagonal. blk is row-major,
  * as dt_invert_small and k_pc_block read it. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK)
-    k_pc_setup(int n_nodes, int dpn, int kind, const int *__restrict__ brow_ptr,
+    k_pc_setup(int n_nodes, int dpn, int kind, int mode, const int *__restrict__ brow_ptr,
                const int *__restrict__ bcol, const double *__restrict__ val,
                const double *__restrict__ diag, double *__restrict__ pc, dt_cuda_flags *flags) {
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n_nodes) return;
   double blk[9];
   int bad = 0;
-  long k = diag ? -1 : block_index(brow_ptr, bcol, a, a);
+  double *own = pc + (long)a * dpn * dpn; /* this node's block in pc */
   for (int i = 0; i < 9; i++) blk[i] = 0.0;
-  if (diag) /* the matrix-free operator's blocks, row-major already (cuda_matrix_free.cu) */
+  if (!(mode & PC_GATHER)) {
+    for (int i = 0; i < dpn * dpn; i++) blk[i] = own[i];
+  } else if (
+      diag) { /* the matrix-free operator's blocks, row-major already (cuda_matrix_free.cu) */
     for (int i = 0; i < dpn * dpn; i++) blk[i] = diag[(long)a * dpn * dpn + i];
-  else if (k >= 0) { /* a node without a diagonal block keeps zeros: reported as bad below */
-    const double *d = val + k * dpn * dpn;
-    for (int i = 0; i < dpn; i++)
-      for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
+  } else {
+    long k = block_index(brow_ptr, bcol, a, a);
+    if (k >= 0) { /* a node without a diagonal block keeps zeros: reported as bad at inversion */
+      const double *d = val + k * dpn * dpn;
+      for (int i = 0; i < dpn; i++)
+        for (int j = 0; j < dpn; j++) blk[i * dpn + j] = d[j * dpn + i];
+    }
+  }
+  if (!(mode & PC_INVERT)) {
+    for (int i = 0; i < dpn * dpn; i++) own[i] = blk[i];
+    return;
   }
   if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
     bad = !dt_invert_small(blk, dpn);
-    for (int i = 0; i < dpn * dpn; i++) pc[(long)a * dpn * dpn + i] = blk[i];
+    for (int i = 0; i < dpn * dpn; i++) own[i] = blk[i];
   } else {
     for (int i = 0; i < dpn; i++) {
       double d = blk[i * dpn + i];
@@ -257,11 +274,29 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
 
 #define NO_BAD_NODE 0x7f7f7f7f /* bytes 0x7f: set by a memset, larger than any node index */
 
+/* One launch of k_pc_setup over the current tangent; with PC_INVERT, a singular or
+ * non-positive block fails with the smallest such node. */
+static dt_status pc_launch(dt_cuda *c, int kind, int mode, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *bad = (int *)c->pinned;
+  int grid = (c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
+  if (mode & PC_INVERT)
+    DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
+  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(
+      c->problem.n_nodes, c->problem.dpn, kind, mode, c->problem.brow_ptr, c->problem.bcol,
+      c->lin.val, c->problem.matrix_free ? c->mf.diag : NULL, c->lin.pc, c->flags);
+  DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
+  if (!(mode & PC_INVERT)) goto cleanup;
+  DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
+  DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
+           "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
+cleanup:
+  return rc;
+}
+
 extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
-  int *bad = (int *)c->pinned;
-  int grid = (c->problem.n_nodes + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK;
   c->lin.pc_serial++;      /* the PCG loops capture their launches anew */
   if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
     DT_TRY(dt_cuda_amg_setup(c, ctx));
@@ -269,19 +304,35 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
     goto cleanup;
   }
   c->lin.pc_kind = kind;
-  DT_CUDA_CHECK(cudaMemsetAsync(&c->flags->bad_node, 0x7f, sizeof(int), c->stream), ctx);
-  k_pc_setup<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(
-      c->problem.n_nodes, c->problem.dpn, kind, c->problem.brow_ptr, c->problem.bcol, c->lin.val,
-      c->problem.matrix_free ? c->mf.diag : NULL, c->lin.pc, c->flags);
-  DT_CUDA_LAUNCH_CHECK("k_pc_setup", c->stream, ctx);
-  DT_TRY(dt_cuda_d2h(c, bad, &c->flags->bad_node, sizeof(int), ctx)); /* 4 bytes */
-  DT_CHECK(*bad == NO_BAD_NODE, ctx, DT_ERR_NOT_CONVERGED,
-           "the tangent has a singular or non-positive diagonal block at node index %d", *bad);
+  DT_TRY(pc_launch(c, kind, PC_GATHER | PC_INVERT, ctx));
   if (kind == DT_PC_TWO_LEVEL) {
     DT_CHECK(c->coarse.n_sub > 0, ctx, DT_ERR_INTERNAL,
              "two_level preconditioner without a coarse space");
     DT_TRY(dt_cuda_coarse_setup(c, ctx));
   }
+cleanup:
+  return rc;
+}
+
+/* Part ops (backend.h dt_backend_part_ops): block Jacobi's setup in two halves. c->lin.pc holds
+ * n_dofs x dpn = n_nodes dpn x dpn doubles (dt_cuda_linear_alloc), one row-major block per
+ * node. */
+extern "C" dt_status dt_cuda_pc_blocks(void *impl, double **blocks, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  *blocks = NULL;
+  DT_TRY(pc_launch(c, DT_PC_BLOCK_JACOBI, PC_GATHER, ctx));
+  *blocks = c->lin.pc;
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_pc_blocks_invert(void *impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  c->lin.pc_serial++; /* as pc_setup: the PCG loops capture their launches anew */
+  c->lin.pc_kind = DT_PC_BLOCK_JACOBI;
+  DT_TRY(pc_launch(c, DT_PC_BLOCK_JACOBI, PC_INVERT, ctx));
 cleanup:
   return rc;
 }

@@ -7,23 +7,20 @@
  * nodes, ghosts included, and are kept consistent: a ghost holds its owner's value. So each
  * iteration needs:
  *   - the product from the part's own elements (dt_cuda_ho_apply_device) and one sum exchange
- *     of it (dt_halo_exchange over the NCCL transport below: ghost contributions onto the owner,
- *     then the totals back to the ghosts; values only, the lists were matched once);
+ *     of it (dt_halo_exchange over cuda_halo.cu's NCCL transport: ghost contributions onto the
+ *     owner, then the totals back to the ghosts; values only, the lists were matched once);
  *   - two all-reduces of dot products summed over owned DOFs (p.q; then r.r and r.z together);
  *   - every other vector operation pointwise on all local DOFs, which keeps them consistent.
- * The exchange driver is the host tests' (partition_exchange.c); this file supplies its
- * transport: device staging buffers, pack/unpack kernels over device copies of the lists, and
- * ncclSend/ncclRecv between ncclGroupStart/ncclGroupEnd. NVLink multicast (NVLS) is never
- * asked for. */
+ * The exchange driver is the host tests' (partition_exchange.c); its NCCL transport is
+ * cuda_halo.cu's, whose communicators also carry the all-reduces here. NVLink multicast (NVLS)
+ * is never asked for. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cuda_halo.h"
 #include "cuda_highorder_internal.h"
-extern "C" {
-#include "../solver/partition/partition_exchange.h"
-}
 
 #ifdef DUCTILE_HAVE_NCCL
 #include <nccl.h>
@@ -36,17 +33,15 @@ typedef struct mg_part {
   dt_cuda_ho *h; /* p is h->u, q is h->v */
   double *x, *r, *z, *dinv, *fre, *own;
   double *dot_partial, *dot; /* MG_DOT_BLOCKS x 2, and 2 (all-reduced in place) */
-  int *send_idx, *recv_idx;  /* device copies of the part's lists */
-  double **buf;              /* per peer: out, in (device) */
-  ncclComm_t comm;
-  size_t n; /* local DOFs */
+  ncclComm_t comm;           /* the halo transport's, for the all-reduces */
+  size_t n;                  /* local DOFs */
 } mg_part;
 
 typedef struct mg {
   int np;
   const dt_part_local *parts;
   mg_part *p;
-  int max_ncomp;
+  dt_cuda_halo *halo; /* NCCL, slot s = part s on device p[s].device */
 } mg;
 
 #define NCCL_CHECK(call, ctx)                                                                      \
@@ -57,94 +52,6 @@ typedef struct mg {
       goto cleanup;                                                                                \
     }                                                                                              \
   } while (0)
-
-__global__ void k_pack(int n, int ncomp, const int *__restrict__ idx, const double *__restrict__ v,
-                       double *__restrict__ buf) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n * ncomp) buf[t] = v[(size_t)idx[t / ncomp] * ncomp + t % ncomp];
-}
-
-__global__ void k_unpack(int n, int ncomp, const int *__restrict__ idx,
-                         const double *__restrict__ buf, double *__restrict__ v, int add) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n * ncomp) return;
-  double *d = &v[(size_t)idx[t / ncomp] * ncomp + t % ncomp];
-  *d = add ? *d + buf[t] : buf[t];
-}
-
-/* The device copy of the entries a span names. */
-static const int *mg_device_list(const mg *g, int s, const dt_halo_span *span) {
-  return (span->list == DT_HALO_SEND_LIST ? g->p[s].send_idx : g->p[s].recv_idx) + span->first;
-}
-
-static double *mg_buffer(void *user, int s, int k, int in) {
-  return ((mg *)user)->p[s].buf[2 * k + in];
-}
-
-static dt_status mg_pack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
-                         const double *v, double *buf, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  mg *g = (mg *)user;
-  (void)k;
-  DT_CUDA_CHECK(cudaSetDevice(g->p[s].device), ctx);
-  k_pack<<<(span->n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
-      span->n, ncomp, mg_device_list(g, s, span), v, buf);
-  DT_CUDA_LAUNCH_CHECK("k_pack", g->p[s].h->stream, ctx);
-cleanup:
-  return rc;
-}
-
-static dt_status mg_unpack(void *user, int s, int k, const dt_halo_span *span, int ncomp,
-                           const double *buf, double *v, int add, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  mg *g = (mg *)user;
-  (void)k;
-  DT_CUDA_CHECK(cudaSetDevice(g->p[s].device), ctx);
-  k_unpack<<<(span->n * ncomp + MG_THREADS - 1) / MG_THREADS, MG_THREADS, 0, g->p[s].h->stream>>>(
-      span->n, ncomp, mg_device_list(g, s, span), buf, v, add);
-  DT_CUDA_LAUNCH_CHECK("k_unpack", g->p[s].h->stream, ctx);
-cleanup:
-  return rc;
-}
-
-static dt_status mg_group_begin(void *user, int ncomp, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  mg *g = (mg *)user;
-  DT_CHECK(ncomp >= 1 && ncomp <= g->max_ncomp, ctx, DT_ERR_INTERNAL,
-           "halo exchange of %d values per node through buffers made for 1 to %d", ncomp,
-           g->max_ncomp);
-  NCCL_CHECK(ncclGroupStart(), ctx);
-cleanup:
-  return rc;
-}
-
-static dt_status mg_send(void *user, int from, int to, const double *buf, size_t count,
-                         dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  mg *g = (mg *)user;
-  NCCL_CHECK(ncclSend(buf, count, ncclDouble, to, g->p[from].comm, g->p[from].h->stream), ctx);
-cleanup:
-  return rc;
-}
-
-static dt_status mg_recv(void *user, int to, int from, double *buf, size_t count, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  mg *g = (mg *)user;
-  NCCL_CHECK(ncclRecv(buf, count, ncclDouble, from, g->p[to].comm, g->p[to].h->stream), ctx);
-cleanup:
-  return rc;
-}
-
-static dt_status mg_group_end(void *user, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  (void)user;
-  NCCL_CHECK(ncclGroupEnd(), ctx);
-cleanup:
-  return rc;
-}
-
-static const dt_halo_ops mg_ops = {mg_buffer, mg_pack, mg_unpack,   mg_group_begin,
-                                   mg_send,   mg_recv, mg_group_end};
 
 /* out[0] += sum own a.b, out[1] += sum own c.d over a fixed grid, then one block sums the
  * partials in a fixed order: the same bits on every run. */
@@ -233,7 +140,8 @@ cleanup:
 }
 
 static dt_status mg_exchange(mg *g, double *const *v, dt_ctx *ctx) {
-  return dt_halo_exchange(g->parts, g->np, v, 3, DT_HALO_SUM, &mg_ops, g, ctx);
+  return dt_halo_exchange(g->parts, g->np, v, 3, DT_HALO_SUM, dt_cuda_halo_ops(g->halo), g->halo,
+                          ctx);
 }
 
 static double mg_now(void) {
@@ -255,17 +163,13 @@ cleanup:
 
 static void mg_destroy(mg *g) {
   if (!g->p) return;
+  dt_cuda_halo_destroy(g->halo); /* the communicators, lists and buffers; before the streams */
+  g->halo = NULL;
   for (int s = 0; s < g->np; s++) {
     mg_part *P = &g->p[s];
     cudaSetDevice(P->device);
-    if (P->comm) ncclCommDestroy(P->comm);
-    if (P->buf) {
-      for (int k = 0; k < 2 * g->parts[s].n_peers; k++) cudaFree(P->buf[k]);
-      free(P->buf);
-    }
     cudaFree(P->x), cudaFree(P->r), cudaFree(P->z), cudaFree(P->dinv), cudaFree(P->fre);
     cudaFree(P->own), cudaFree(P->dot_partial), cudaFree(P->dot);
-    cudaFree(P->send_idx), cudaFree(P->recv_idx);
     dt_cuda_ho_destroy(P->h);
   }
   free(g->p);
@@ -283,7 +187,6 @@ extern "C" dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol
   memset(res, 0, sizeof *res);
   g.np = in->nparts;
   g.parts = in->parts;
-  g.max_ncomp = 3;
   DT_CHECK(g.np >= 1 && g.np <= DT_MULTI_MAX_GPUS, ctx, DT_ERR_INPUT,
            "%d GPUs asked for; 1 to %d are supported", g.np, DT_MULTI_MAX_GPUS);
   t0 = mg_now();
@@ -304,20 +207,24 @@ extern "C" dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol
       DT_CHECK(devs[k] != devs[s], ctx, DT_ERR_INPUT,
                "GPU %d is named twice: NCCL runs one part per device", devs[s]);
   }
+  for (int s = 0; s < g.np; s++) {
+    g.p[s].device = devs[s];
+    DT_TRY(dt_cuda_ho_create(in->ops[s], devs[s], &g.p[s].h, ctx));
+  }
   {
-    ncclComm_t comms[DT_MULTI_MAX_GPUS];
-    /* NVLink multicast (NVLS) stays off: the solver never needs it, and a process that uses it
-     * can take a shared host's GPUs out of service. */
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
-    NCCL_CHECK(ncclCommInitAll(comms, g.np, devs), ctx);
-    for (int s = 0; s < g.np; s++) g.p[s].comm = comms[s], g.p[s].device = devs[s];
+    dt_cuda_halo_slot slots[DT_MULTI_MAX_GPUS];
+    for (int s = 0; s < g.np; s++) {
+      slots[s].device = devs[s];
+      slots[s].stream = g.p[s].h->stream;
+      slots[s].part = &in->parts[s];
+    }
+    DT_TRY(dt_cuda_halo_create(slots, g.np, 3, DT_CUDA_HALO_NCCL, &g.halo, ctx));
+    for (int s = 0; s < g.np; s++) g.p[s].comm = dt_cuda_halo_comm(g.halo, s);
   }
   for (int s = 0; s < g.np; s++) {
     const dt_part_local *l = &in->parts[s];
     mg_part *P = &g.p[s];
-    int ns = l->send_ptr[l->n_peers], nr = l->recv_ptr[l->n_peers];
     P->n = 3 * (size_t)l->n_nodes;
-    DT_TRY(dt_cuda_ho_create(in->ops[s], P->device, &P->h, ctx));
     DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
     DT_TRY(mg_upload(P, &P->x, NULL, ctx));
     DT_TRY(mg_upload(P, &P->r, in->b[s], ctx));
@@ -334,23 +241,9 @@ extern "C" dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol
     }
     DT_CUDA_CHECK(cudaMalloc(&P->dot_partial, sizeof(double) * 2 * MG_DOT_BLOCKS), ctx);
     DT_CUDA_CHECK(cudaMalloc(&P->dot, sizeof(double) * 2), ctx);
-    DT_CUDA_CHECK(cudaMalloc(&P->send_idx, sizeof(int) * (ns ? ns : 1)), ctx);
-    DT_CUDA_CHECK(cudaMalloc(&P->recv_idx, sizeof(int) * (nr ? nr : 1)), ctx);
-    if (ns)
-      DT_CUDA_CHECK(cudaMemcpy(P->send_idx, l->send_idx, sizeof(int) * ns, cudaMemcpyHostToDevice),
-                    ctx);
-    if (nr)
-      DT_CUDA_CHECK(cudaMemcpy(P->recv_idx, l->recv_idx, sizeof(int) * nr, cudaMemcpyHostToDevice),
-                    ctx);
-    P->buf = (double **)calloc(2 * (size_t)l->n_peers + 1, sizeof(double *));
-    DT_CHECK(P->buf != NULL, ctx, DT_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < l->n_peers; k++) {
-      int m = l->send_ptr[k + 1] - l->send_ptr[k], w = l->recv_ptr[k + 1] - l->recv_ptr[k];
-      int most = (m > w ? m : w) * g.max_ncomp;
-      DT_CUDA_CHECK(cudaMalloc(&P->buf[2 * k], sizeof(double) * (most ? most : 1)), ctx);
-      DT_CUDA_CHECK(cudaMalloc(&P->buf[2 * k + 1], sizeof(double) * (most ? most : 1)), ctx);
-      res->halo_values += (size_t)(m + w) * 3;
-    }
+    for (int k = 0; k < l->n_peers; k++)
+      res->halo_values +=
+          (size_t)(l->send_ptr[k + 1] - l->send_ptr[k] + l->recv_ptr[k + 1] - l->recv_ptr[k]) * 3;
     pv[s] = P->h->u, qv[s] = P->h->v, rv[s] = P->r, zv[s] = P->z, xv[s] = P->x;
     /* z = dinv r, p = z (x0 = 0, r = b, consistent on the ghosts) */
     DT_CUDA_CHECK(cudaMemset(P->h->u, 0, sizeof(double) * P->n), ctx);

@@ -4,6 +4,17 @@
  * `available` makes "auto" fall back to the CPU backend on machines without a device. */
 #include "cuda_entry.h"
 
+/* What a run split over several devices needs of each part (backend.h). */
+static const dt_backend_part_ops dt_cuda_part_ops = {
+    .activate = dt_cuda_activate,
+    .vec_data = dt_cuda_vec_data,
+    .vec_dot_n = dt_cuda_vec_dot_n,
+    .pc_blocks = dt_cuda_pc_blocks,
+    .pc_blocks_invert = dt_cuda_pc_blocks_invert,
+    .halo_create = dt_cuda_part_halo_create,
+    .halo_destroy = dt_cuda_part_halo_destroy,
+};
+
 const dt_backend_ops dt_cuda_ops = {
     .name = "cuda",
     .available = dt_cuda_available,
@@ -33,4 +44,5 @@ const dt_backend_ops dt_cuda_ops = {
     .measure = dt_cuda_measure_op,
     .view = dt_cuda_view,
     .describe = dt_cuda_describe,
+    .parts = &dt_cuda_part_ops,
 };

@@ -40,6 +40,15 @@ extern "C" void dt_cuda_destroy(void *impl) {
   dt_free(c);
 }
 
+/* Part op (backend.h dt_backend_part_ops): every op queues on c->stream of c->device and
+ * assumes that device is current; a run split over devices holds several impls in one thread. */
+extern "C" dt_status dt_cuda_activate(void *impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_CUDA_CHECK(cudaSetDevice(((dt_cuda *)impl)->device), ctx);
+cleanup:
+  return rc;
+}
+
 /* The problem's sizes, its arrays and, for meshes of one element type and for the matrix-free
  * operator on any mesh, each node's incidences (offsets into conn, e * npe + A on a uniform
  * mesh; elements ascending, the order f_int and the operator's products are summed in). */
@@ -260,11 +269,12 @@ extern "C" void dt_cuda_describe(void *impl, char *buf, size_t len) {
   const dt_cuda *c = (const dt_cuda *)impl;
   const dt_cuda_problem *p = &c->problem;
   int coop = dt_cuda_use_coop(p->uniform_type, p->el_variants);
-  snprintf(buf, len, "element kernels %s, tangent %s",
+  snprintf(buf, len, "element kernels %s, tangent %s%s%s",
            coop ? "cooperative" : "one thread per element",
            p->matrix_free ? "per element (matrix-free)"
            : c->rows.G    ? "by block rows"
-                          : "colour by colour");
+                          : "colour by colour",
+           c->halo ? ", halo exchange " : "", c->halo ? c->halo : "");
 }
 
 /* Name and memory of device `ordinal` for the daemon (health, admission); 0 if none. */

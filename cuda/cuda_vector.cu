@@ -127,15 +127,38 @@ cleanup:
   return rc;
 }
 
-extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out,
-                                     dt_ctx *ctx) {
+/* The sum of x[i] y[i] over i < n, by the deterministic reduction: the whole vector for the
+ * vec_dot op, the owned prefix for a part of a split run. */
+static dt_status dot_n(dt_cuda *c, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_cuda *c = (dt_cuda *)impl;
-  int grid = dt_cuda_red_grid(c->problem.n_dofs);
-  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(c->problem.n_dofs, c->state.vec[x],
-                                                       c->state.vec[y], c->red, (const int *)0);
+  int grid = dt_cuda_red_grid(n);
+  k_dot_partial<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(n, c->state.vec[x], c->state.vec[y], c->red,
+                                                       (const int *)0);
   DT_CUDA_LAUNCH_CHECK("k_dot_partial", c->stream, ctx);
   DT_TRY(dt_cuda_reduce_finish(c, grid, 1, out, ctx));
+cleanup:
+  return rc;
+}
+
+extern "C" dt_status dt_cuda_vec_dot(void *impl, dt_vec_id x, dt_vec_id y, double *out,
+                                     dt_ctx *ctx) {
+  dt_cuda *c = (dt_cuda *)impl;
+  return dot_n(c, x, y, c->problem.n_dofs, out, ctx);
+}
+
+/* Part ops (backend.h dt_backend_part_ops). */
+
+extern "C" double *dt_cuda_vec_data(void *impl, dt_vec_id v) {
+  return ((dt_cuda *)impl)->state.vec[v];
+}
+
+extern "C" dt_status dt_cuda_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out,
+                                       dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  DT_CHECK(n >= 0 && n <= c->problem.n_dofs, ctx, DT_ERR_INTERNAL,
+           "dot product over the first %d of %d entries", n, c->problem.n_dofs);
+  DT_TRY(dot_n(c, x, y, n, out, ctx));
 cleanup:
   return rc;
 }
