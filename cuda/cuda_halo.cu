@@ -22,17 +22,6 @@
 
 #define HALO_THREADS 256
 
-#ifdef DUCTILE_HAVE_NCCL
-#define NCCL_CHECK(call, ctx)                                                                      \
-  do {                                                                                             \
-    ncclResult_t nr_ = (call);                                                                     \
-    if (nr_ != ncclSuccess) {                                                                      \
-      rc = DT_ERROR((ctx), DT_ERR_CUDA, "%s failed: %s", #call, ncclGetErrorString(nr_));          \
-      goto cleanup;                                                                                \
-    }                                                                                              \
-  } while (0)
-#endif
-
 /* A posted move: staged sends point at the sender's pinned buffer, receives at the receiver's
  * device buffer. */
 typedef struct halo_msg {

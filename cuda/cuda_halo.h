@@ -22,6 +22,16 @@ extern "C" {
 
 #ifdef DUCTILE_HAVE_NCCL
 #include <nccl.h>
+
+/* An NCCL call that jumps to cleanup with DT_ERR_CUDA and NCCL's reason on failure. */
+#define NCCL_CHECK(call, ctx)                                                                      \
+  do {                                                                                             \
+    ncclResult_t nr_ = (call);                                                                     \
+    if (nr_ != ncclSuccess) {                                                                      \
+      rc = DT_ERROR((ctx), DT_ERR_CUDA, "%s failed: %s", #call, ncclGetErrorString(nr_));          \
+      goto cleanup;                                                                                \
+    }                                                                                              \
+  } while (0)
 #endif
 
 typedef enum dt_cuda_halo_kind { DT_CUDA_HALO_NCCL = 0, DT_CUDA_HALO_STAGED = 1 } dt_cuda_halo_kind;

@@ -44,15 +44,6 @@ typedef struct mg {
   dt_cuda_halo *halo; /* NCCL, slot s = part s on device p[s].device */
 } mg;
 
-#define NCCL_CHECK(call, ctx)                                                                      \
-  do {                                                                                             \
-    ncclResult_t nr_ = (call);                                                                     \
-    if (nr_ != ncclSuccess) {                                                                      \
-      rc = DT_ERROR((ctx), DT_ERR_CUDA, "%s failed: %s", #call, ncclGetErrorString(nr_));          \
-      goto cleanup;                                                                                \
-    }                                                                                              \
-  } while (0)
-
 /* out[0] += sum own a.b, out[1] += sum own c.d over a fixed grid, then one block sums the
  * partials in a fixed order: the same bits on every run. */
 __global__ void k_dots(size_t n, const double *__restrict__ own, const double *__restrict__ a,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "partition/partition_exchange.h"
 #include "parts_internal.h"
 
@@ -95,6 +96,9 @@ static void parts_destroy(void *impl) {
     }
     dt_free(p->s[s].qp_ptr);
     dt_free(p->s[s].host);
+    dt_free(p->s[s].f_stress);
+    dt_free(p->s[s].f_strain);
+    dt_free(p->s[s].f_peeq);
   }
   for (int s = 0; p->L && s < p->n; s++) dt_part_local_free(&p->L[s]);
   dt_free(p->L);
@@ -153,7 +157,10 @@ static dt_status upload_part(dt_parts *p, const dt_problem *gp, const dt_backend
   o.model = NULL;
   o.device = opt->devices[s];
   sl->device = opt->devices[s];
+  double t0 = dt_seconds();
   DT_TRY(dt_parts_subproblem(gp, &p->L[s], &sub, &x, &type, ctx));
+  p->seconds_build += dt_seconds() - t0;
+  t0 = dt_seconds();
   sl->n_dofs = sub->n_dofs;
   sl->owned_dofs = p->L[s].n_owned * p->dpn;
   sl->n_qp = sub->n_qp;
@@ -161,6 +168,7 @@ static dt_status upload_part(dt_parts *p, const dt_problem *gp, const dt_backend
   memcpy(sl->qp_ptr, sub->qp_ptr, sizeof(int) * (size_t)(sub->n_elems + 1));
   DT_ALLOC(sl->host, sub->n_dofs, ctx, "part host vector");
   DT_TRY(IN(p)->problem_upload(sub, &o, &sl->impl, ctx));
+  p->seconds_upload += dt_seconds() - t0;
 cleanup:
   dt_problem_destroy(&sub);
   dt_free(x);
@@ -174,6 +182,7 @@ static dt_status parts_upload(const dt_problem *pb, const dt_backend_options *op
   dt_parts *p = NULL;
   const dt_backend_ops *in = opt->inner;
   void *impls[DT_MAX_RUN_DEVICES];
+  double t0;
   *impl = NULL;
   DT_CHECK(in != NULL && opt->model != NULL, ctx, DT_ERR_INTERNAL,
            "a split run needs its inner backend and model");
@@ -197,7 +206,9 @@ static dt_status parts_upload(const dt_problem *pb, const dt_backend_options *op
   DT_ALLOC(p->qp_ptr, pb->n_elems + 1, ctx, "point offsets");
   memcpy(p->qp_ptr, pb->qp_ptr, sizeof(int) * (size_t)(pb->n_elems + 1));
   DT_ALLOC(p->s, p->n, ctx, "parts");
+  t0 = dt_seconds();
   DT_TRY(make_parts(p, opt->model, ctx));
+  p->seconds_partition = dt_seconds() - t0;
   for (int s = 0; s < p->n; s++) DT_TRY(upload_part(p, pb, opt, s, ctx));
   for (int s = 0; s < p->n; s++) impls[s] = p->s[s].impl;
   if (p->n > 1)
@@ -385,30 +396,36 @@ static void map_points(const dt_parts *p, int s, int ncomp, int point_major, con
   }
 }
 
-static dt_status parts_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx) {
+/* Part s's point fields into f (what f's non-NULL arrays ask for), through the part's kept
+ * buffers. */
+static dt_status fields_one(dt_parts *p, int s, unsigned what, dt_fields *f, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_parts *p = impl;
+  dt_parts_slot *sl = &p->s[s];
   dt_fields lf;
+  size_t nq = (size_t)sl->n_qp;
   memset(&lf, 0, sizeof lf);
-  for (int s = 0; s < p->n; s++) {
-    size_t nq = (size_t)p->s[s].n_qp;
-    if (f->qp_stress) DT_ALLOC(lf.qp_stress, 6 * nq, ctx, "part stresses");
-    if (f->qp_strain) DT_ALLOC(lf.qp_strain, 6 * nq, ctx, "part strains");
-    if (f->qp_peeq) DT_ALLOC(lf.qp_peeq, nq, ctx, "part plastic strains");
-    DT_TRY(activate(p, s, ctx));
-    DT_TRY(IN(p)->fields_download(p->s[s].impl, what, &lf, ctx));
-    if (f->qp_stress) map_points(p, s, 6, 1, lf.qp_stress, f->qp_stress, 1);
-    if (f->qp_strain) map_points(p, s, 6, 1, lf.qp_strain, f->qp_strain, 1);
-    if (f->qp_peeq) map_points(p, s, 1, 1, lf.qp_peeq, f->qp_peeq, 1);
-    DT_FREE(lf.qp_stress);
-    DT_FREE(lf.qp_strain);
-    DT_FREE(lf.qp_peeq);
-  }
+  if (f->qp_stress && !sl->f_stress) DT_ALLOC(sl->f_stress, 6 * nq, ctx, "part stresses");
+  if (f->qp_strain && !sl->f_strain) DT_ALLOC(sl->f_strain, 6 * nq, ctx, "part strains");
+  if (f->qp_peeq && !sl->f_peeq) DT_ALLOC(sl->f_peeq, nq, ctx, "part plastic strains");
+  lf.qp_stress = f->qp_stress ? sl->f_stress : NULL;
+  lf.qp_strain = f->qp_strain ? sl->f_strain : NULL;
+  lf.qp_peeq = f->qp_peeq ? sl->f_peeq : NULL;
+  DT_TRY(activate(p, s, ctx));
+  DT_TRY(IN(p)->fields_download(sl->impl, what, &lf, ctx));
+  if (f->qp_stress) map_points(p, s, 6, 1, lf.qp_stress, f->qp_stress, 1);
+  if (f->qp_strain) map_points(p, s, 6, 1, lf.qp_strain, f->qp_strain, 1);
+  if (f->qp_peeq) map_points(p, s, 1, 1, lf.qp_peeq, f->qp_peeq, 1);
 cleanup:
-  dt_free(lf.qp_stress);
-  dt_free(lf.qp_strain);
-  dt_free(lf.qp_peeq);
   return rc;
+}
+
+static dt_status parts_fields_download(void *impl, unsigned what, dt_fields *f, dt_ctx *ctx) {
+  dt_parts *p = impl;
+  dt_status st[DT_MAX_RUN_DEVICES];
+  for (int s = 0; s < p->n; s++) dt_ctx_reset(&p->s[s].ctx);
+#pragma omp parallel for schedule(static, 1) num_threads(p->n) if (p->parallel && p->n > 1)
+  for (int s = 0; s < p->n; s++) st[s] = fields_one(p, s, what, f, &p->s[s].ctx);
+  return first_error(p, st, ctx);
 }
 
 static dt_status parts_state_io(dt_parts *p, double *host, int get, dt_ctx *ctx) {
@@ -472,8 +489,11 @@ static void parts_describe(void *impl, char *buf, size_t len) {
   for (int s = 0; s < p->n && n >= 0 && (size_t)n < len; s++)
     n += snprintf(buf + n, len - n, "%s%d", s ? "," : "", p->s[s].device);
   if (n < 0 || (size_t)n >= len) return;
-  n += snprintf(buf + n, len - n, " (METIS: %d interface nodes, imbalance %.1f %%)",
-                p->interface_nodes, 100.0 * p->imbalance);
+  n += snprintf(buf + n, len - n,
+                " (METIS: %d interface nodes, imbalance %.1f %%; setup: partition %.1f s, parts "
+                "built %.1f s, uploaded %.1f s)",
+                p->interface_nodes, 100.0 * p->imbalance, p->seconds_partition, p->seconds_build,
+                p->seconds_upload);
   if (IN(p)->describe && n >= 0 && (size_t)n < len) {
     activate(p, 0, &(dt_ctx){0});
     IN(p)->describe(p->s[0].impl, inner, sizeof inner);
