@@ -44,15 +44,23 @@ void dt_node_elems_free(dt_node_elems *ne) {
   DT_FREE(ne->elem);
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
+/* order[0..n-1] (positions in list) sorted by list's values: insertion sort, rows being a few
+ * dozen entries (qsort's calls cost more there). */
+static void sort_row(int *order, int n, const int *list) {
+  for (int i = 1; i < n; i++) {
+    int k = order[i], j = i;
+    while (j > 0 && list[order[j - 1]] > list[k]) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
 }
 
 /* The neighbours of element e and the nodes each shares with it, into list/cnt (unsorted);
  * stamp[f] == e marks f as seen, slot[f] its place in list. Returns the count. */
-static int element_row(const dt_model *m, const dt_node_elems *ne, int e, int *stamp, int *slot,
-                       int *list, int *cnt) {
+static int element_row_all(const dt_model *m, const dt_node_elems *ne, int e, int *stamp, int *slot,
+                           int *list, int *cnt) {
   int n = 0;
   for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) {
     int v = m->conn[k];
@@ -71,9 +79,24 @@ static int element_row(const dt_model *m, const dt_node_elems *ne, int e, int *s
   return n;
 }
 
-dt_status dt_dual_graph_build(const dt_model *m, dt_partition_weights rule, dt_dual_graph *g,
-                              dt_ctx *ctx) {
+/* element_row_all without the neighbours that share fewer than min_shared nodes (slot[] is then
+ * stale for them: only list and cnt are read afterwards). */
+static int element_row(const dt_model *m, const dt_node_elems *ne, int e, int min_shared,
+                       int *stamp, int *slot, int *list, int *cnt) {
+  int n = element_row_all(m, ne, e, stamp, slot, list, cnt), kept = 0;
+  if (min_shared <= 1) return n;
+  for (int j = 0; j < n; j++)
+    if (cnt[j] >= min_shared) {
+      list[kept] = list[j];
+      cnt[kept++] = cnt[j];
+    }
+  return kept;
+}
+
+dt_status dt_dual_graph_build(const dt_model *m, dt_partition_weights rule,
+                              dt_partition_adjacency adj, dt_dual_graph *g, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  int min_shared = adj == DT_PARTITION_ADJ_FACES ? m->dim : 1;
   dt_node_elems ne = {0};
   int *stamp = NULL, *slot = NULL, *list = NULL, *cnt = NULL, *order = NULL;
   int64_t nnz = 0, cap = 0;
@@ -98,22 +121,22 @@ dt_status dt_dual_graph_build(const dt_model *m, dt_partition_weights rule, dt_d
   for (int e = 0; e < m->n_elems; e++) stamp[e] = -1;
   /* pass 1: row lengths; pass 2: the rows, sorted by neighbour */
   for (int e = 0; e < m->n_elems; e++)
-    g->xadj[e + 1] = g->xadj[e] + element_row(m, &ne, e, stamp, slot, list, cnt);
+    g->xadj[e + 1] = g->xadj[e] + element_row(m, &ne, e, min_shared, stamp, slot, list, cnt);
   nnz = g->xadj[m->n_elems];
   DT_ALLOC(g->adj, nnz, ctx, "the dual graph's adjacency");
   DT_ALLOC(g->shared, nnz, ctx, "the dual graph's shared-node counts");
   DT_ALLOC(g->wgt, nnz, ctx, "the dual graph's edge weights");
   for (int e = 0; e < m->n_elems; e++) stamp[e] = -1;
   for (int e = 0; e < m->n_elems; e++) {
-    int n = element_row(m, &ne, e, stamp, slot, list, cnt);
+    int n = element_row(m, &ne, e, min_shared, stamp, slot, list, cnt);
     int64_t o = g->xadj[e];
-    memcpy(order, list, (size_t)n * sizeof *order);
-    qsort(order, (size_t)n, sizeof *order, cmp_int);
+    for (int j = 0; j < n; j++) order[j] = j;
+    sort_row(order, n, list);
     for (int j = 0; j < n; j++) {
-      int f = order[j];
-      g->adj[o + j] = f;
-      g->shared[o + j] = cnt[slot[f]];
-      g->wgt[o + j] = edge_weight(rule, cnt[slot[f]]);
+      int k = order[j];
+      g->adj[o + j] = list[k];
+      g->shared[o + j] = cnt[k];
+      g->wgt[o + j] = edge_weight(rule, cnt[k]);
     }
   }
 cleanup:

@@ -16,6 +16,7 @@
 void dt_partition_options_default(dt_partition_options *o) {
   memset(o, 0, sizeof *o);
   o->weights = DT_PARTITION_WEIGHTS_SEED;
+  o->adjacency = DT_PARTITION_ADJ_FACES;
   o->contig = 1;
   o->minconn = 1;
   o->ufactor = 30;
@@ -99,7 +100,7 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
            "partition",
            nparts);
 #endif
-  DT_TRY(dt_dual_graph_build(m, o.weights, &g, ctx));
+  DT_TRY(dt_dual_graph_build(m, o.weights, o.adjacency, &g, ctx));
   if (nparts == 1) {
     /* trivial, and METIS itself faults on one part (KarypisLab/METIS issue 86) */
     memset(part, 0, (size_t)m->n_elems * sizeof *part);

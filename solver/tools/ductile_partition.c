@@ -1,7 +1,8 @@
 /* ductile-partition: how a model would be split for a run on several GPUs.
  *
  *   ductile-partition MODEL NPARTS [--weights seed|shared|unit] [--elem-weights points|none]
- *                     [--no-contig] [--no-minconn] [--ufactor N] [--job LOADS.json]
+ *                     [--adjacency faces|nodes] [--no-contig] [--no-minconn] [--ufactor N]
+ *                     [--job LOADS.json]
  *
  * MODEL is a JSON job, an Abaqus/CalculiX deck or a Gmsh mesh (the mesh alone, or completed
  * by --job). Parts balance quadrature points unless --elem-weights none. Prints per part its
@@ -20,13 +21,15 @@ enum { EXIT_INPUT = 1, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
 static void usage(FILE *f) {
   fprintf(f, "usage: ductile-partition MODEL NPARTS [--weights seed|shared|unit]\n"
              "                         [--elem-weights points|none] [--no-contig] [--no-minconn]\n"
-             "                         [--ufactor N] [--job LOADS.json]\n"
+             "                         [--adjacency faces|nodes] [--ufactor N] [--job LOADS.json]\n"
              "  MODEL       a JSON job, an Abaqus/CalculiX deck (.inp) or a Gmsh mesh (.msh)\n"
              "  --weights   dual-graph edge weights by shared nodes: seed ([0,4,3,2,1], the\n"
              "              default), shared (the count) or unit\n"
              "  --elem-weights\n"
              "              balance quadrature points per part (points, the default) or\n"
              "              elements (none)\n"
+             "  --adjacency the element pairs the dual graph joins: those sharing a face (faces,\n"
+             "              the default) or any node (nodes)\n"
              "  --no-contig do not ask METIS for contiguous parts\n"
              "  --no-minconn do not minimise the number of neighbours\n"
              "  --ufactor N allowed imbalance in 1/1000 (default 30: 3 %%)\n");
@@ -79,6 +82,13 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
       }
       points = !strcmp(v, "points");
+    } else if (!strcmp(a, "--adjacency") && has_value) {
+      const char *v = argv[++i];
+      if (strcmp(v, "faces") && strcmp(v, "nodes")) {
+        fprintf(stderr, "ductile-partition: --adjacency %s: expected faces or nodes\n", v);
+        return EXIT_USAGE;
+      }
+      o.adjacency = !strcmp(v, "faces") ? DT_PARTITION_ADJ_FACES : DT_PARTITION_ADJ_NODES;
     } else if (!strcmp(a, "--no-contig"))
       o.contig = 0;
     else if (!strcmp(a, "--no-minconn"))

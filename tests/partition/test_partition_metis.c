@@ -29,8 +29,12 @@ static void check_dual_graph(void) {
   dt_dual_graph g = {0}, gs = {0};
   dt_ctx ctx = {0};
   int ncomp = 0;
-  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, &g, &ctx) == DT_OK, "%s", ctx.msg);
-  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SHARED, &gs, &ctx) == DT_OK, "%s", ctx.msg);
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, DT_PARTITION_ADJ_NODES, &g, &ctx) ==
+              DT_OK,
+          "%s", ctx.msg);
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SHARED, DT_PARTITION_ADJ_NODES, &gs, &ctx) ==
+              DT_OK,
+          "%s", ctx.msg);
   for (int e = 0; e < 8; e++) {
     EXPECT(g.xadj[e + 1] - g.xadj[e] == 7, "element %d: %lld neighbours, expected 7", e,
            (long long)(g.xadj[e + 1] - g.xadj[e]));
@@ -48,6 +52,24 @@ static void check_dual_graph(void) {
   EXPECT(dt_dual_graph_components(&g, NULL, &ncomp, &ctx) == DT_OK && ncomp == 1,
          "components %d, expected 1", ncomp);
   dt_dual_graph_free(&g);
+  /* the face graph keeps exactly the pairs that share a face: 3 per element of a 2x2x2 box */
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, DT_PARTITION_ADJ_FACES, &g, &ctx) ==
+              DT_OK,
+          "%s", ctx.msg);
+  for (int e = 0; e < 8; e++) {
+    EXPECT(g.xadj[e + 1] - g.xadj[e] == 3, "faces: element %d has %lld neighbours, expected 3", e,
+           (long long)(g.xadj[e + 1] - g.xadj[e]));
+    for (int64_t j = g.xadj[e]; j < g.xadj[e + 1]; j++) {
+      int d = e ^ g.adj[j];
+      EXPECT(g.shared[j] == 4 && g.wgt[j] == 1 && (d == 1 || d == 2 || d == 4),
+             "faces: elements %d-%d share %d nodes (weight %d)", e, g.adj[j], g.shared[j],
+             g.wgt[j]);
+      if (j > g.xadj[e]) EXPECT(g.adj[j] > g.adj[j - 1], "faces: element %d: row not ascending", e);
+    }
+  }
+  EXPECT(dt_dual_graph_components(&g, NULL, &ncomp, &ctx) == DT_OK && ncomp == 1,
+         "faces: components %d, expected 1", ncomp);
+  dt_dual_graph_free(&g);
   dt_dual_graph_free(&gs);
   dt_model_destroy(&m);
 }
@@ -59,7 +81,9 @@ static void check_parts(const dt_model *m, int nparts, const int *part, const ch
   dt_ctx ctx = {0};
   int *seen = calloc((size_t)m->n_elems, sizeof *seen), *queue = malloc(sizeof(int) * m->n_elems);
   REQUIRE(seen && queue, "out of memory");
-  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_UNIT, &g, &ctx) == DT_OK, "%s", ctx.msg);
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_UNIT, DT_PARTITION_ADJ_NODES, &g, &ctx) ==
+              DT_OK,
+          "%s", ctx.msg);
   for (int e = 0; e < m->n_elems; e++)
     EXPECT(part[e] >= 0 && part[e] < nparts, "%s: element %d in part %d", what, e, part[e]);
   for (int p = 0; p < nparts; p++) {
@@ -90,12 +114,13 @@ static void check_parts(const dt_model *m, int nparts, const int *part, const ch
   free(queue);
 }
 
-/* The edge cut recomputed from the dual graph under the report's weights. */
-static int64_t edgecut_of(const dt_model *m, dt_partition_weights w, const int *part) {
+/* The edge cut recomputed from the dual graph under the report's weights and adjacency. */
+static int64_t edgecut_of(const dt_model *m, dt_partition_weights w, dt_partition_adjacency a,
+                          const int *part) {
   dt_dual_graph g = {0};
   dt_ctx ctx = {0};
   int64_t cut = 0;
-  REQUIRE(dt_dual_graph_build(m, w, &g, &ctx) == DT_OK, "%s", ctx.msg);
+  REQUIRE(dt_dual_graph_build(m, w, a, &g, &ctx) == DT_OK, "%s", ctx.msg);
   for (int v = 0; v < g.n; v++)
     for (int64_t j = g.xadj[v]; j < g.xadj[v + 1]; j++)
       if (part[g.adj[j]] != part[v]) cut += g.wgt[j];
@@ -124,9 +149,9 @@ static void check_metis(const dt_model *m, const char *name, double tol) {
              rep[w].contig, rep[w].note);
       EXPECT(rep[w].imbalance <= tol + 1e-12, "%s: imbalance %.4f > %.2f", what, rep[w].imbalance,
              tol);
-      EXPECT(rep[w].edgecut > 0 && rep[w].edgecut == edgecut_of(m, o.weights, part),
+      EXPECT(rep[w].edgecut > 0 && rep[w].edgecut == edgecut_of(m, o.weights, o.adjacency, part),
              "%s: edge cut %lld, recomputed %lld", what, (long long)rep[w].edgecut,
-             (long long)edgecut_of(m, o.weights, part));
+             (long long)edgecut_of(m, o.weights, o.adjacency, part));
       int sum = 0;
       for (int p = 0; p < counts[c]; p++) sum += rep[w].part_elems[p];
       EXPECT(sum == m->n_elems, "%s: %d elements in parts, %d in the mesh", what, sum, m->n_elems);
@@ -235,7 +260,9 @@ static void check_empty_part(void) {
   dt_partition_report rep = {0};
   dt_ctx ctx = {0};
   int part[4] = {0, 0, 2, 2};
-  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, &g, &ctx) == DT_OK, "%s", ctx.msg);
+  REQUIRE(dt_dual_graph_build(m, DT_PARTITION_WEIGHTS_SEED, DT_PARTITION_ADJ_NODES, &g, &ctx) ==
+              DT_OK,
+          "%s", ctx.msg);
   REQUIRE(dt_partition_report_fill(m, &g, 3, part, NULL, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   /* parts 0 {0, 1} and 2 {2, 3} meet across the y = 1 faces: cut edges 0-2, 0-3, 1-2, 1-3
      with shared nodes 4, 2, 2, 4 (seed weights 1, 3, 3, 1); the 6 nodes at y = 1 */
