@@ -59,12 +59,14 @@ def add_dat(rec, dat, info):
     rec["max_peeq"] = res["peeq"][-1][1] if res["peeq"] else None
 
 
-def run_ductile(solver, d, model, info, backend, threads, limit, precond=None):
+def run_ductile(solver, d, model, info, backend, threads, limit, precond=None, gpus=None):
     out = os.path.join(d, "out_" + backend)
     shutil.rmtree(out, ignore_errors=True)
     cmd = [solver, model + ".inp", "-o", out, "--backend", backend, "--quiet"]
     if precond:
         cmd += ["--precond", precond]
+    if gpus:  # a split run (docs/multi-gpu.md): one METIS part per listed device
+        cmd += ["--gpus", gpus]
     if backend == "cpu":
         cmd += ["--threads", str(threads)]
     log = os.path.join(d, "ductile_%s.log" % backend)

@@ -6,7 +6,8 @@ must have the reference's node and element counts (same Gmsh version, same mesh)
 ductile-solve runs the deck and its final reaction force on the loaded set must be within 0.5 %
 of CalculiX's and its max PEEQ within 2 % (issue 28). Cutbacks are reported, not failed.
 
-    test_real.py --solver ductile-solve [--gmsh gmsh] [--size tiny] [--work DIR] [MODEL ...]
+    test_real.py --solver ductile-solve [--gmsh gmsh] [--size tiny] [--work DIR] [--gpus LIST]
+                 [MODEL ...]
 
 Exits 1 when a model fails (gmsh missing included: CI installs Debian's gmsh).
 """
@@ -45,7 +46,7 @@ def one(model, a, work):
                 "with %s (regenerate: python3 bench/lib/make_reference.py %s %s)"
                 % (info["nodes"], info["elements"], info["gmsh"], ref["nodes"], ref["elements"], ref["gmsh"],
                    a.size, model)), None, info
-    rec = suite_real.run_ductile(a.solver, d, model, info, "cpu", a.threads, a.limit)
+    rec = suite_real.run_ductile(a.solver, d, model, info, "cpu", a.threads, a.limit, gpus=a.gpus)
     if rec["status"] != "completed":
         return "ductile-solve %s (rc %s): %s" % (rec["status"], rec["rc"], rec.get("message")), rec, info
     rf = abs(rec["rf_final"] - ref["rf_final"]) / abs(ref["rf_final"])
@@ -69,6 +70,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=float, default=300.0)
     ap.add_argument("--work")
+    ap.add_argument("--gpus", help="split the run into one part per listed device (on the CPU "
+                    "backend the parts run on the host), e.g. 0,1,2")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
     a.solver = os.path.abspath(a.solver)
