@@ -2,7 +2,8 @@
  * k-way parts, and per part the local numbering and the ordered halo lists (docs/multi-gpu.md).
  *
  * A run on k GPUs gives each GPU the elements of one part. A node touched by several parts is
- * owned by exactly one of them (the lowest part id touching it) and is a ghost in the others.
+ * owned by exactly one of them (the lowest part id touching it) and is a ghost in the others;
+ * part 0 also holds, as owned interior nodes, the nodes no element uses.
  * Each part numbers its nodes [owned interior..., owned interface..., ghosts...], every group
  * by ascending global id. For each neighbour the part keeps two lists of local node indices:
  * send (nodes it owns that the neighbour holds as ghosts) and recv (its ghosts the neighbour

@@ -93,6 +93,7 @@ static dt_status local_nodes(const dt_model *m, local_scratch *s, dt_part_local 
   int *all = NULL, n = 0, cap = 0, at = 0;
   for (int i = 0; i < l->n_elems; i++)
     cap += m->elem_ptr[l->elems[i] + 1] - m->elem_ptr[l->elems[i]];
+  for (int v = 0; l->part == 0 && v < m->n_nodes; v++) cap += s->owner[v] < 0;
   DT_ALLOC(all, cap, ctx, "a part's node list");
   for (int i = 0; i < l->n_elems; i++)
     for (int k = m->elem_ptr[l->elems[i]]; k < m->elem_ptr[l->elems[i] + 1]; k++)
@@ -100,13 +101,18 @@ static dt_status local_nodes(const dt_model *m, local_scratch *s, dt_part_local 
         s->g2l[m->conn[k]] = 0;
         all[n++] = m->conn[k];
       }
+  /* part 0 also holds the nodes no element uses (owned, interior): their DOFs carry loads and
+     constraints of a run like any other */
+  for (int v = 0; l->part == 0 && v < m->n_nodes; v++)
+    if (s->owner[v] < 0) all[n++] = v;
   qsort(all, (size_t)n, sizeof *all, cmp_int);
   l->n_nodes = n;
   DT_ALLOC(l->node_global, n, ctx, "a part's local-to-global node map");
   /* three stable passes keep each group in ascending global order */
   for (int grp = 0; grp < 3; grp++) {
     for (int i = 0; i < n; i++) {
-      int v = all[i], own = s->owner[v] == l->part, iface = s->nparts_at[v] > 1;
+      int v = all[i], iface = s->nparts_at[v] > 1;
+      int own = s->owner[v] == l->part || (s->owner[v] < 0 && l->part == 0);
       int g = own ? (iface ? 1 : 0) : 2;
       if (g == grp) {
         s->g2l[v] = at;

@@ -12,8 +12,10 @@
  *
  * On a constrained DOF shared by m parts the operator's product is m x_i instead of x_i (each
  * part's identity row counts); PCG only applies it to vectors that vanish there, where both
- * are 0. Refused: equations (*EQUATION), nodes no element uses, and preconditioners other than
- * block Jacobi (two_level and AMG are not split yet; "auto" becomes block_jacobi). */
+ * are 0. Nodes no element uses go to part 0. Equations (*EQUATION) need no part hook: without
+ * an mpc_apply the driver applies T and T^T on the host, through vec_get and vec_set. Refused:
+ * preconditioners other than block Jacobi (two_level and AMG are not split yet; "auto" becomes
+ * block_jacobi) and meshes with fewer elements than parts. */
 #ifndef DT_PARTS_H
 #define DT_PARTS_H
 

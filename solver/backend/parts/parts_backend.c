@@ -111,26 +111,19 @@ static void parts_destroy(void *impl) {
  * each part's local view. */
 static dt_status make_parts(dt_parts *p, const dt_model *m, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int *part = NULL, *weight = NULL, *owner = NULL;
+  int *part = NULL, *weight = NULL;
   dt_partition_options po;
   dt_partition_report rep;
   memset(&rep, 0, sizeof rep);
   dt_partition_options_default(&po);
   DT_ALLOC(part, p->n_elems, ctx, "element parts");
   DT_ALLOC(weight, p->n_elems, ctx, "element weights");
-  DT_ALLOC(owner, p->n_nodes, ctx, "node owners");
   DT_TRY(dt_partition_elem_points(m, weight, ctx));
   po.elem_weight = weight;
   DT_TRY(dt_partition_elements(m, p->n, &po, part, &rep, ctx));
   DT_CHECK(rep.empty_parts == 0, ctx, DT_ERR_INPUT,
            "the mesh (%d elements) gives %d of its %d parts no element: run it on fewer devices",
            p->n_elems, rep.empty_parts, p->n);
-  DT_TRY(dt_partition_node_owner(m, p->n, part, owner, ctx));
-  for (int a = 0; a < p->n_nodes; a++)
-    DT_CHECK(owner[a] >= 0, ctx, DT_ERR_UNSUPPORTED,
-             "node %lld belongs to no element: a run on several devices needs every node in an "
-             "element (run it on one device)",
-             (long long)(m->node_id ? m->node_id[a] : a + 1));
   p->edgecut = rep.edgecut;
   p->interface_nodes = rep.interface_nodes;
   p->imbalance = rep.imbalance;
@@ -140,7 +133,6 @@ cleanup:
   dt_partition_report_free(&rep);
   dt_free(part);
   dt_free(weight);
-  dt_free(owner);
   return rc;
 }
 
@@ -190,10 +182,6 @@ static dt_status parts_upload(const dt_problem *pb, const dt_backend_options *op
            "backend %s cannot run as parts of a split run", in->name);
   DT_CHECK(opt->n_devices >= 1 && opt->n_devices <= DT_MAX_RUN_DEVICES, ctx, DT_ERR_INPUT,
            "a split run takes 1 to %d devices, not %d", DT_MAX_RUN_DEVICES, opt->n_devices);
-  DT_CHECK(pb->n_mpc == 0, ctx, DT_ERR_UNSUPPORTED,
-           "the model has %d equations (*EQUATION): a run on several devices does not take them "
-           "yet (run it on one device)",
-           pb->n_mpc);
   DT_ALLOC(p, 1, ctx, "split run");
   p->in = in;
   p->n = opt->n_devices;
