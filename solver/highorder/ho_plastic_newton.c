@@ -1,0 +1,150 @@
+/* Newton's method for load increments of the order-P plastic problem (ho_plastic.h), with the
+ * convergence tests and the linear predictor of analysis/newton.c so the two count iterations
+ * alike:
+ *   rel = |free .* (f_ext - f_int)| / max(|free .* f_ext|, |f_int|)   (f_int holds the reactions,
+ *   so displacement-driven increments have a force scale), converged when rel <= rtol and the
+ *   last correction was small (|c| <= dtol |du|) or rel is at the solver floor 1e-8. */
+#include <math.h>
+#include <string.h>
+
+#include "highorder/ho_pcg.h"
+#include "highorder/ho_plastic.h"
+
+#define PREDICTOR_EPS 1e-6 /* the predictor's tangent is taken at u_n + eps du_D */
+#define RESIDUAL_FLOOR 1e-8
+
+static double norm2(int n, const double *x, const unsigned char *mask_fixed) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    if (!mask_fixed || !mask_fixed[i]) s += x[i] * x[i];
+  return sqrt(s);
+}
+
+/* The residual of newton.c: the first one and the last four decide divergence. */
+typedef struct residual_history {
+  double first, last[4];
+  int n;
+} residual_history;
+
+static void history_push(residual_history *h, double rel) {
+  if (h->n == 0) h->first = rel;
+  for (int i = 3; i > 0; i--) h->last[i] = h->last[i - 1];
+  h->last[0] = rel;
+  h->n++;
+}
+
+static int is_diverging(const residual_history *h) {
+  if (h->n >= 3 && h->last[0] > 1e4 * h->first && h->last[0] > 1.0) return 1;
+  return h->n >= 6 && h->last[0] > h->last[1] && h->last[1] > h->last[2] && h->last[2] > h->last[3];
+}
+
+/* Work vectors of one solve, each 3 n_nodes. */
+typedef struct newton_work {
+  double *du, *c, *ut, *fint, *fint_n, *r, *fext, *diag, *tmp;
+} newton_work;
+
+/* One increment from the committed state at u (not modified) to load factor lam; du out. */
+static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
+                           const dt_ho_newton_opts *o, int inc, double lam, double dlam,
+                           const double *u, newton_work *w, dt_ho_newton_report *rep, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int n = 3 * pl->op->n_nodes, predictor = 0;
+  const unsigned char *fixed = pb->fixed;
+  double du_ratio = INFINITY, fext_norm;
+  residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
+  dt_ho_plastic_report prep = {0, 0, -1, -1};
+  for (int i = 0; i < n; i++) {
+    w->fext[i] = pb->f ? lam * pb->f[i] : 0.0;
+    w->du[i] = (fixed[i] && pb->u_presc) ? dlam * pb->u_presc[i] : 0.0;
+    predictor |= w->du[i] != 0.0;
+  }
+  fext_norm = norm2(n, w->fext, fixed);
+  rep->n_history = 0;
+  for (int it = 1; it <= o->max_iter + 1; it++) {
+    int linearised = predictor && it == 1;
+    if (linearised) { /* f_lin = f_int(u_n) + K_t(u_n) du_D, K_t at u_n + eps du_D */
+      DT_TRY(dt_ho_plastic_residual(pl, u, w->fint_n, &prep, ctx));
+      for (int i = 0; i < n; i++) w->ut[i] = u[i] + PREDICTOR_EPS * w->du[i];
+      DT_TRY(dt_ho_plastic_residual(pl, w->ut, w->tmp, &prep, ctx));
+      DT_TRY(dt_ho_plastic_tangent_apply(pl, w->du, w->tmp, ctx));
+      for (int i = 0; i < n; i++) w->fint[i] = w->fint_n[i] + w->tmp[i];
+    } else {
+      for (int i = 0; i < n; i++) w->ut[i] = u[i] + w->du[i];
+      DT_TRY(dt_ho_plastic_residual(pl, w->ut, w->fint, &prep, ctx));
+    }
+    for (int i = 0; i < n; i++) w->r[i] = fixed[i] ? 0.0 : w->fext[i] - w->fint[i];
+    double scale = fmax(fext_norm, norm2(n, w->fint, NULL)), rr = norm2(n, w->r, NULL);
+    double rel = scale > 0.0 ? rr / scale : rr;
+    if (!linearised) {
+      history_push(&hist, rel);
+      if (rep->n_history < DT_HO_NEWTON_MAX_HISTORY) rep->history[rep->n_history++] = rel;
+    }
+    if (o->log)
+      fprintf(o->log, "increment %d, iteration %d%s: residual %.3e, |c|/|du| %.2e, plastic %ld\n",
+              inc, it - 1, linearised ? " (predictor)" : "", rel, it > 1 ? du_ratio : NAN,
+              prep.n_plastic);
+    DT_CHECK(!isnan(rel), ctx, DT_ERR_NOT_CONVERGED,
+             "increment %d: the residual is not a number at Newton iteration %d", inc, it - 1);
+    if (!linearised && rel <= o->rtol &&
+        (it == 1 || du_ratio <= o->dtol || rel <= RESIDUAL_FLOOR)) {
+      rep->newton[inc - 1] = it - 1;
+      rep->n_plastic[inc - 1] = prep.n_plastic;
+      rep->newton_total += it - 1;
+      goto cleanup;
+    }
+    DT_CHECK(!is_diverging(&hist), ctx, DT_ERR_NOT_CONVERGED,
+             "increment %d: Newton diverges at iteration %d (residual %.3e, first %.3e)", inc,
+             it - 1, rel, hist.first);
+    DT_CHECK(it <= o->max_iter, ctx, DT_ERR_NOT_CONVERGED,
+             "increment %d: Newton did not converge in %d iterations (residual %.3e > %.1e)", inc,
+             o->max_iter, rel, o->rtol);
+    /* K_t c = r on the free DOFs; c = du_D on the fixed ones for the predictor (its lifting
+     * subtracts K_t du_D from f_ext - f_int(u_n)), else 0 */
+    dt_ho_pcg_result pr;
+    dt_ho_pcg_opts po = {o->pcg_rtol, o->pcg_max_it};
+    for (int i = 0; i < n; i++) {
+      w->c[i] = linearised && fixed[i] ? w->du[i] : 0.0;
+      w->tmp[i] = linearised ? w->fext[i] - w->fint_n[i] : w->r[i];
+    }
+    DT_TRY(dt_ho_plastic_tangent_diagonal(pl, w->diag, ctx));
+    DT_TRY(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c, &po,
+                           &pr, ctx));
+    rep->pcg_total += pr.iterations;
+    for (int i = 0; i < n; i++) w->du[i] = linearised ? w->c[i] : w->du[i] + w->c[i];
+    double cc = norm2(n, w->c, fixed), uu = norm2(n, w->du, NULL);
+    du_ratio = uu > 0.0 ? cc / uu : 0.0;
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
+                              const dt_ho_newton_opts *opts, double *u, dt_ho_newton_report *rep,
+                              dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int n = 3 * pl->op->n_nodes, N = opts->n_increments;
+  newton_work w = {0};
+  double **vec[] = {&w.du, &w.c, &w.ut, &w.fint, &w.fint_n, &w.r, &w.fext, &w.diag, &w.tmp};
+  memset(rep, 0, sizeof *rep);
+  DT_CHECK(N >= 1 && N <= DT_HO_NEWTON_MAX_INCREMENTS, ctx, DT_ERR_INPUT,
+           "plastic solve: %d increments is outside 1..%d", N, DT_HO_NEWTON_MAX_INCREMENTS);
+  DT_CHECK(opts->max_iter >= 1 && opts->rtol > 0.0 && opts->pcg_rtol > 0.0, ctx, DT_ERR_INPUT,
+           "plastic solve: max_iter %d, rtol %g and pcg_rtol %g must be positive", opts->max_iter,
+           opts->rtol, opts->pcg_rtol);
+  DT_CHECK(pb->fixed != NULL, ctx, DT_ERR_INPUT, "plastic solve: no fixed DOFs (a free body)");
+  for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+    DT_ALLOC(*vec[k], n, ctx, "Newton vectors");
+  for (int inc = 1; inc <= N; inc++) {
+    rc = increment(pl, pb, opts, inc, (double)inc / N, 1.0 / N, u, &w, rep, ctx);
+    if (rc != DT_OK) {
+      dt_ho_plastic_rollback(pl);
+      goto cleanup;
+    }
+    for (int i = 0; i < n; i++) u[i] += w.du[i];
+    dt_ho_plastic_commit(pl);
+    rep->increments = inc;
+  }
+cleanup:
+  for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) dt_free(*vec[k]);
+  return rc;
+}
