@@ -130,8 +130,11 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   if (r->opt->threads > 0) omp_set_num_threads(r->opt->threads);
 #endif
   t0 = dt_seconds();
-  DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
-  if (r->pb->matrix_free) /* no assembled matrix: its pattern's size would mislead */
+  if (bo.n_devices > 1) /* each part builds its own pattern and colours */
+    DT_TRY(dt_problem_create_outline(r->m, &r->pb, ctx));
+  else
+    DT_TRY(dt_problem_create(r->m, &r->pb, ctx));
+  if (r->pb->matrix_free || bo.n_devices > 1) /* no whole pattern, or its size would mislead */
     snprintf(line, sizeof line,
              "problem: %dD, %d nodes, %d DOFs, %d elements, %d points (built in %.2f s)",
              r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
@@ -151,7 +154,7 @@ static dt_status setup(run *r, dt_ctx *ctx) {
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
   info(r, line);
-  if (r->pb->matrix_free) {
+  if (r->pb->matrix_free && bo.n_devices <= 1) { /* a split run's parts have their classes */
     long unclassed = dt_problem_unclassed(r->pb);
     snprintf(line, sizeof line,
              "operator: matrix-free, %d class%s of congruent elements (sharing an elastic matrix "

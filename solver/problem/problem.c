@@ -59,7 +59,8 @@ int dt_problem_step_materials(const dt_model *m, int step, int *elem_mat) {
   return changed;
 }
 
-dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
+/* whole = 0: the outline only (problem.h, dt_problem_create_outline). */
+static dt_status create(const dt_model *m, int whole, dt_problem **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_problem *pb = NULL;
   *out = NULL;
@@ -90,13 +91,13 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
   DT_TRY(fill_element_data(m, pb, ctx));
   DT_TRY(dt_model_initial_eigenstrain(m, pb->qp_ptr, pb->n_qp, &pb->qp_eps0, ctx));
   DT_TRY(dt_problem_initial_force(pb, ctx));
-  DT_TRY(dt_problem_build_pattern(pb, ctx));
-  DT_TRY(dt_problem_build_colors(pb, ctx));
-  if (m->solver.precond == DT_PC_TWO_LEVEL)
-    DT_TRY(dt_coarse_space_build(pb, DT_COARSE_NODES_PER_BOX, ctx));
-  if (m->solver.matrix_free) {
-    pb->matrix_free = 1;
-    DT_TRY(dt_problem_build_classes(pb, ctx));
+  pb->matrix_free = m->solver.matrix_free;
+  if (whole) {
+    DT_TRY(dt_problem_build_pattern(pb, ctx));
+    DT_TRY(dt_problem_build_colors(pb, ctx));
+    if (m->solver.precond == DT_PC_TWO_LEVEL)
+      DT_TRY(dt_coarse_space_build(pb, DT_COARSE_NODES_PER_BOX, ctx));
+    if (pb->matrix_free) DT_TRY(dt_problem_build_classes(pb, ctx));
   }
   DT_TRY(dt_problem_build_mpc(m, pb, ctx));
   *out = pb;
@@ -104,6 +105,14 @@ dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
 cleanup:
   dt_problem_destroy(&pb);
   return rc;
+}
+
+dt_status dt_problem_create(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
+  return create(m, 1, out, ctx);
+}
+
+dt_status dt_problem_create_outline(const dt_model *m, dt_problem **out, dt_ctx *ctx) {
+  return create(m, 0, out, ctx);
 }
 
 void dt_problem_destroy(dt_problem **pbp) {

@@ -3,7 +3,8 @@
  * after the other on the host, through the host transport).
  *
  * 1. A plastic bar (a distorted 12x6x4 hex8 box, J2, clamped, pulled and bent in 3 increments)
- *    and the same bar driven by a prescribed displacement, each in 2, 3 and 4 METIS parts:
+ *    and the same bar driven by a prescribed displacement (assembled, and with the matrix-free
+ *    operator), each in 2, 3 and 4 METIS parts:
  *    the same increments and Newton iterations as the whole mesh, PCG iterations within 2 %
  *    + 2 (block Jacobi is the same preconditioner; only the sums' order differs), and
  *    displacements, reactions and the largest PEEQ within 1e-7 relative (reference: the run on
@@ -88,7 +89,7 @@ static double max_diff(const double *a, const double *b, int n) {
   return d;
 }
 
-static dt_model *bar(int displacement) {
+static dt_model *bar(int displacement, int matrix_free) {
   dt_model *m = unit_box(12, 6, 4, 1);
   dt_ctx ctx = {0};
   unit_bar_load(m);
@@ -101,12 +102,13 @@ static dt_model *bar(int displacement) {
   }
   m->solver.precond = DT_PC_BLOCK_JACOBI;
   m->solver.precond_auto = 0;
+  m->solver.matrix_free = matrix_free;
   CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
   return m;
 }
 
-static void check_parts(int displacement) {
-  dt_model *m = bar(displacement);
+static void check_parts(int displacement, int matrix_free) {
+  dt_model *m = bar(displacement, matrix_free);
   static split_record ref, got;
   dt_run_summary sref, sgot;
   dt_ctx ctx = {0};
@@ -128,16 +130,16 @@ static void check_parts(int displacement) {
     dpe = fabs(got.peeq_max - ref.peeq_max) / ref.peeq_max;
     CHECK(du <= 1e-7 && drf <= 1e-7 && dpe <= 1e-7,
           "%d parts: displacement %.2e, reaction %.2e, PEEQ %.2e relative", n, du, drf, dpe);
-    printf("%s bar, %d parts: %d increments, %d Newton, %d PCG (whole mesh %d); u %.1e, RF %.1e, "
+    printf("%s%s bar, %d parts: %d increments, %d Newton, %d PCG (whole mesh %d); u %.1e, RF %.1e, "
            "PEEQ %.1e relative to the whole mesh\n",
-           displacement ? "displacement-driven" : "traction", n, got.r.increments, got.r.newton,
-           got.r.pcg, ref.r.pcg, du, drf, dpe);
+           matrix_free ? "matrix-free, " : "", displacement ? "displacement-driven" : "traction", n,
+           got.r.increments, got.r.newton, got.r.pcg, ref.r.pcg, du, drf, dpe);
   }
   dt_model_destroy(&m);
 }
 
 static void check_resume(void) {
-  dt_model *m = bar(1);
+  dt_model *m = bar(1, 0);
   static split_record full, part, rest;
   dt_run_summary sum;
   dt_ctx ctx = {0};
@@ -162,7 +164,7 @@ static void check_resume(void) {
 }
 
 static void check_refusals(void) {
-  dt_model *m = bar(0);
+  dt_model *m = bar(0, 0);
   static split_record s;
   dt_run_summary sum;
   dt_ctx ctx = {0};
@@ -182,12 +184,13 @@ static void check_refusals(void) {
 
 int main(void) {
 #ifdef DUCTILE_HAVE_METIS
-  check_parts(0);
-  check_parts(1);
+  check_parts(0, 0);
+  check_parts(1, 0);
+  check_parts(1, 1);
   check_resume();
   check_refusals();
 #else
-  dt_model *m = bar(0);
+  dt_model *m = bar(0, 0);
   static split_record s;
   dt_run_summary sum;
   dt_ctx ctx = {0};
