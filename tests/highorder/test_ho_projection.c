@@ -39,6 +39,9 @@ static double u3d(const double *x, void *user) {
   return u2d(x, NULL) * (x[2] - x[0] * x[1]);
 }
 
+/* (6.1) on the hexahedron mesh, constant in z: the function whose row pattern Table 6.3 shows. */
+static double u2d_on_hex(const double *x, void *user) { return u2d(x, user); }
+
 /* Curves the interior of [0,2]^2 (x [0,1]) and leaves its boundary in place. */
 static void curve(const double *x, double *y, void *user) {
   int dim = *(const int *)user;
@@ -146,6 +149,33 @@ static void check_convergence(int dim, int distorted) {
            distorted ? "distorted" : "straight", P, err[P], P + 2, err[P + 2]);
 }
 
+/* Seed Table 6.3 against (6.1) projected on the hexahedra (no z dependence): the scale c fitted
+ * on the rows that element 2 dominates (rows 3, 5, 6, 8, geometric mean) and the floor F taken
+ * from row 1, as for Table 6.2, predict the other rows (see check_tables). */
+static void check_table63_model(const int (*orders)[4], const double *thesis, const int *high) {
+  static const double recorded[8] = {7.330519e-07, 1.359288e-06, 1.368136e-05, 1.369262e-06,
+                                     1.389521e-05, 1.368334e-05, 1.425451e-06, 1.379228e-05};
+  double e[8], logc = 0.0;
+  for (int c = 0; c < 8; c++) {
+    e[c] = projection_error(3, orders[c], 0, 0, u2d_on_hex);
+    EXPECT(fabs(e[c] / recorded[c] - 1.0) < 1e-3,
+           "Table 6.3 with (6.1), row %d: %.6e, recorded %.6e", c + 1, e[c], recorded[c]);
+    if (high[c]) logc += 0.25 * log(thesis[c] / e[c]);
+  }
+  double scale = exp(logc), floor2 = thesis[0] * thesis[0] - scale * scale * e[0] * e[0];
+  EXPECT(scale > 0.44 && scale < 0.46 && floor2 > 0.0, "Table 6.3 model: c %.4f, F^2 %.4e", scale,
+         floor2);
+  printf("Table 6.3 model: (6.1) on the hexahedra, c = %.4f, F = %.4e\ncase  ductile (6.1)"
+         "  c e (+) F      thesis       ratio\n",
+         scale, sqrt(fmax(floor2, 0.0)));
+  for (int c = 0; c < 8; c++) {
+    double m = sqrt(scale * scale * e[c] * e[c] + fmax(floor2, 0.0));
+    printf("%4d  %.4e     %.4e   %.4e   %.3f\n", c + 1, e[c], m, thesis[c], m / thesis[c]);
+    EXPECT(fabs(m / thesis[c] - 1.0) <= 0.07, "seed Table 6.3 row %d: model %.4e vs thesis %.4e",
+           c + 1, m, thesis[c]);
+  }
+}
+
 /* Tables 6.2 and 6.3 (straight meshes, element-wise solver).
  *
  * Agreement found (documented in docs/highorder.md):
@@ -156,10 +186,16 @@ static void check_convergence(int dim, int distorted) {
  *   from row 1 reproduces rows 2, 4 and 7 to 0.6% (asserted to 2%). Our P = 13 error (3.3e-9)
  *   lies between the thesis's 1.88e-8 and the next order; the thesis gives no cause for such a
  *   floor (its quadrature or solver tolerance are not stated), so this is recorded, not fixed;
- * - 3D: ductile is 6.9-15x above every thesis row with (6.2) as printed. No reading of the
- *   text reproduces it (mass and error rules of P + 1 to P + 4 points, element numbering);
- *   (6.2) with the factor (z - x y) replaced by z comes within 11-30%, so the thesis most
- *   likely ran a different 3D function. Asserted: the bracket 5-20x, and in both tables the
+ * - 3D: ductile is 6.9-15x above every thesis row with (6.2) as printed, and no constant
+ *   factor (relative norm, RMS over the volume, a scaled u) with or without such a floor fits:
+ *   the thesis's row-to-row ratios (row 2 / row 1 = 1.67, row 3 / row 1 = 16.0) are 1.4-2x
+ *   those of (6.2) (1.22, 7.8), whose factor (z - x y) weights element 4 (|x y| up to 4) over
+ *   element 2. They are those of a function with the x-y dependence of (6.1) and none on x y
+ *   in its z factor: (6.1) itself on the hexahedra, scaled by c from rows 3, 5, 6, 8 (c =
+ *   0.4526, the L2 norm on [0,1] of a z factor g; z^2 would give 0.447) plus the floor of
+ *   row 1, F = 1.853e-7, gives rows 2, 4, 7 to 1.5% and every row to 6% (asserted to 7%).
+ *   The text names no such function, so this is a model of the thesis's values, not a
+ *   reproduction. Asserted as well: (6.2) in the 5-20x bracket, and in both tables the
  *   pattern the thesis shows (rows with element 2 two orders below element 4 are at least 3x
  *   above the others);
  * - every row matches the values recorded here to 1e-3 relative (regression). */
@@ -226,6 +262,7 @@ static void check_tables(void) {
              "Table 6.3 row %d: %.4e vs thesis %.4e outside the recorded 5-20x bracket", c + 1,
              e[c], thesis[1][c]);
   }
+  check_table63_model(orders[1], thesis[1], high);
 }
 
 /* A polynomial of degree <= 3 in each variable. */
