@@ -1,4 +1,5 @@
-/* Jacobi PCG with Dirichlet masking (ho_pcg.h). The loop follows PETSc's KSPSolve_CG. */
+/* PCG with Dirichlet masking (ho_pcg.h). The loop follows PETSc's KSPSolve_CG; Jacobi is one
+ * preconditioner callback among others and keeps the arithmetic it always had. */
 #include "highorder/ho_pcg.h"
 
 #include <math.h>
@@ -30,16 +31,26 @@ static void mask(int n, const unsigned char *fixed, double *x) {
     if (fixed[i]) x[i] = 0.0;
 }
 
-dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const double *diag,
-                          const unsigned char *fixed, const double *b, double *u,
-                          const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx) {
+/* Jacobi's state: the diagonal and the constrained set. */
+typedef struct jacobi_pc {
+  int n;
+  const double *diag;
+  const unsigned char *fixed;
+} jacobi_pc;
+
+static dt_status jacobi_apply(void *pc, const double *r, double *z, dt_ctx *ctx) {
+  const jacobi_pc *j = pc;
+  (void)ctx;
+  for (int i = 0; i < j->n; i++) z[i] = (j->fixed && j->fixed[i]) ? 0.0 : r[i] / j->diag[i];
+  return DT_OK;
+}
+
+dt_status dt_ho_pcg_solve_pc(int n, dt_ho_apply_fn apply, const void *op, dt_ho_pc_fn pc_apply,
+                             void *pc, const unsigned char *fixed, const double *b, double *u,
+                             const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double *r = NULL, *z = NULL, *p = NULL, *Ap = NULL, *partial = NULL;
   dt_ho_pcg_result out = {0, 0.0, 0.0};
-  for (int i = 0; i < n; i++)
-    DT_CHECK((fixed && fixed[i]) || diag[i] > 0.0, ctx, DT_ERR_INPUT,
-             "PCG: diagonal entry of free DOF %d (node %d, component %d) is %g, not positive", i,
-             i / 3, i % 3, diag[i]);
   DT_ALLOC(r, n, ctx, "PCG residual");
   DT_ALLOC(z, n, ctx, "PCG preconditioned residual");
   DT_ALLOC(p, n, ctx, "PCG direction");
@@ -51,8 +62,10 @@ dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const dou
   mask(n, fixed, r);
   out.rnorm0 = out.rnorm = sqrt(dot(n, r, r, partial));
   if (out.rnorm0 == 0.0) goto cleanup;
-  /* z <- D^-1 r, p <- z */
-  for (int i = 0; i < n; i++) p[i] = z[i] = (fixed && fixed[i]) ? 0.0 : r[i] / diag[i];
+  /* z <- M^-1 r, p <- z */
+  DT_TRY(pc_apply(pc, r, z, ctx));
+  mask(n, fixed, z);
+  for (int i = 0; i < n; i++) p[i] = z[i];
   double rz = dot(n, r, z, partial);
   while (out.rnorm > opts->rtol * out.rnorm0) {
     DT_CHECK(out.iterations < opts->max_it, ctx, DT_ERR_NOT_CONVERGED,
@@ -71,8 +84,13 @@ dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const dou
       u[i] += alpha * p[i];
       r[i] -= alpha * Ap[i];
     }
-    for (int i = 0; i < n; i++) z[i] = (fixed && fixed[i]) ? 0.0 : r[i] / diag[i];
+    DT_TRY(pc_apply(pc, r, z, ctx));
+    mask(n, fixed, z);
     double rz_new = dot(n, r, z, partial);
+    DT_CHECK(rz_new >= 0.0 && isfinite(rz_new), ctx, DT_ERR_NOT_CONVERGED,
+             "PCG stopped at iteration %d: r^T M^-1 r = %g, the preconditioner is not positive "
+             "definite",
+             out.iterations, rz_new);
     /* p <- z + beta p */
     double beta = rz_new / rz;
     rz = rz_new;
@@ -87,5 +105,20 @@ cleanup:
   dt_free(p);
   dt_free(Ap);
   dt_free(partial);
+  return rc;
+}
+
+dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const double *diag,
+                          const unsigned char *fixed, const double *b, double *u,
+                          const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  jacobi_pc jac = {n, diag, fixed};
+  if (res) *res = (dt_ho_pcg_result){0, 0.0, 0.0};
+  for (int i = 0; i < n; i++)
+    DT_CHECK((fixed && fixed[i]) || diag[i] > 0.0, ctx, DT_ERR_INPUT,
+             "PCG: diagonal entry of free DOF %d (node %d, component %d) is %g, not positive", i,
+             i / 3, i % 3, diag[i]);
+  DT_TRY(dt_ho_pcg_solve_pc(n, apply, op, jacobi_apply, &jac, fixed, b, u, opts, res, ctx));
+cleanup:
   return rc;
 }

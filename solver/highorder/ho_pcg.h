@@ -1,4 +1,4 @@
-/* Jacobi-preconditioned conjugate gradients for matrix-free operators on order-P meshes.
+/* Preconditioned conjugate gradients (Jacobi, or a caller's preconditioner) for matrix-free operators on order-P meshes.
  *
  * Dirichlet conditions by masking: the prescribed values sit in u on entry, the initial
  * residual r = b - K u is taken with them (lifting), and every residual and search direction is
@@ -32,5 +32,15 @@ typedef struct dt_ho_pcg_result {
 dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const double *diag,
                           const unsigned char *fixed, const double *b, double *u,
                           const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx);
+
+/* z = M^-1 r for the free DOFs: a symmetric positive definite preconditioner. r is zero on the
+ * constrained DOFs and z must be too. */
+typedef dt_status (*dt_ho_pc_fn)(void *pc, const double *r, double *z, dt_ctx *ctx);
+
+/* dt_ho_pcg_solve with the preconditioner pc_apply(pc, ., .) in place of Jacobi (ho_pmg.h has a
+ * p-multigrid one). Errors as dt_ho_pcg_solve, and those of pc_apply. */
+dt_status dt_ho_pcg_solve_pc(int n, dt_ho_apply_fn apply, const void *op, dt_ho_pc_fn pc_apply,
+                             void *pc, const unsigned char *fixed, const double *b, double *u,
+                             const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx);
 
 #endif

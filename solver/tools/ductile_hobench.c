@@ -14,6 +14,8 @@
 
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
+#include "highorder/ho_pcg.h"
+#include "highorder/ho_pmg.h"
 #include "tool_args.h"
 #ifdef DUCTILE_HAVE_CUDA
 #include "cuda/cuda_entry.h"
@@ -41,12 +43,65 @@ static void curve(const double x[3], double y[3], void *user) {
 
 static int usage(void) {
   fprintf(stderr, "usage: ductile-hobench [--orders 1,2,3,4] [--dofs N] [--reps N] "
-                  "[--backend cpu|cuda|both] [--json FILE]\n");
+                  "[--backend cpu|cuda|both] [--pc jacobi|pmg|both] [--json FILE]\n");
   return 2;
 }
 
+static int at_x0(const double x[3], void *user) {
+  (void)user;
+  return fabs(x[0]) < 1e-12;
+}
+
+static void weight(const double x[3], double f[3], void *user) {
+  (void)x, (void)user;
+  f[0] = f[2] = 0.0;
+  f[1] = -1.0;
+}
+
+/* PCG on the clamped box with Jacobi (pmg = 0) or p-multigrid (pmg = 1): prints one line. */
+static dt_status solve_bench(const dt_ho_mesh *m, const dt_ho_elastic *op, int pmg_on,
+                             dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int n = 3 * m->n_nodes;
+  unsigned char *node_fixed = NULL, *fixed = NULL;
+  double *b = NULL, *u = NULL, *diag = NULL, t0 = now(), t_setup = 0.0;
+  dt_ho_pmg pmg = {0};
+  dt_ho_pcg_result res = {0, 0.0, 0.0};
+  dt_ho_pcg_opts po = {1e-8, 100000};
+  DT_ALLOC(node_fixed, m->n_nodes, ctx, "bench constraints");
+  DT_ALLOC(fixed, n, ctx, "bench constraints");
+  DT_ALLOC(b, n, ctx, "bench load");
+  DT_ALLOC(u, n, ctx, "bench solution");
+  DT_ALLOC(diag, n, ctx, "bench diagonal");
+  dt_ho_mesh_mark_where(m, at_x0, NULL, node_fixed);
+  for (int i = 0; i < n; i++) fixed[i] = node_fixed[i / 3];
+  DT_TRY(dt_ho_elastic_body_load(op, m, weight, NULL, b, ctx));
+  DT_TRY(dt_ho_elastic_diagonal(op, diag, ctx));
+  if (pmg_on) {
+    dt_ho_pmg_opts o;
+    dt_ho_pmg_opts_default(&o);
+    DT_TRY(dt_ho_pmg_setup(m, op, dt_ho_elastic_apply_fn, op, diag, fixed, &o, &pmg, ctx));
+    t_setup = now() - t0;
+    DT_TRY(dt_ho_pcg_solve_pc(n, dt_ho_elastic_apply_fn, op, dt_ho_pmg_apply, &pmg, fixed, b, u,
+                              &po, &res, ctx));
+  } else {
+    DT_TRY(dt_ho_pcg_solve(n, dt_ho_elastic_apply_fn, op, diag, fixed, b, u, &po, &res, ctx));
+  }
+  printf("  solve %-6s %6d its  %9.3f s (setup %.3f s)  rtol %.0e\n", pmg_on ? "p-MG" : "jacobi",
+         res.iterations, now() - t0, t_setup, po.rtol);
+  fflush(stdout);
+cleanup:
+  dt_ho_pmg_free(&pmg);
+  dt_free(node_fixed);
+  dt_free(fixed);
+  dt_free(b);
+  dt_free(u);
+  dt_free(diag);
+  return rc;
+}
+
 int main(int argc, char **argv) {
-  int orders[16] = {1, 2, 3, 4, 6, 8}, n_orders = 6, reps = 20, cpu = 1, gpu = 1;
+  int orders[16] = {1, 2, 3, 4, 6, 8}, n_orders = 6, reps = 20, cpu = 1, gpu = 1, pc = 0;
   double target = 20e6;
   const char *json = NULL;
   FILE *jf = NULL;
@@ -63,6 +118,10 @@ int main(int argc, char **argv) {
       cpu = !strcmp(b, "cpu") || !strcmp(b, "both");
       gpu = !strcmp(b, "cuda") || !strcmp(b, "both");
       if (!cpu && !gpu) return usage();
+    } else if (!strcmp(argv[i], "--pc") && more) {
+      const char *b = argv[++i];
+      pc = !strcmp(b, "jacobi") ? 1 : !strcmp(b, "pmg") ? 2 : !strcmp(b, "both") ? 3 : -1;
+      if (pc < 0) return usage();
     } else if (!strcmp(argv[i], "--json") && more) {
       json = argv[++i];
     } else {
@@ -136,6 +195,8 @@ int main(int argc, char **argv) {
              1e3 * t_gpu, 3e-9 * m.n_nodes / t_gpu, 1e-9 * flops / t_gpu, 1e3 * bytes / bw,
              bw / 1e9, t_gpu / (bytes / bw), diff, desc);
     fflush(stdout);
+    if ((pc & 1) && solve_bench(&m, &op, 0, &ctx) != DT_OK) goto fail;
+    if ((pc & 2) && P >= 2 && solve_bench(&m, &op, 1, &ctx) != DT_OK) goto fail;
     if (jf)
       fprintf(jf,
               "%s\n  {\"order\": %d, \"nq\": %d, \"elements\": %d, \"dofs\": %d, \"flops\": %.6g, "
