@@ -53,6 +53,7 @@
 #include <math.h>
 
 #include "core/clock.h"
+#include "divergence.h"
 #include "forcing.h"
 
 /* Residual r = free .* (f_ext - f_int) and its relative norm. */
@@ -302,32 +303,13 @@ cleanup:
   return rc;
 }
 
-/* The residuals an increment's divergence test needs: the first and the last four. */
-typedef struct residual_history {
-  double first, last[4]; /* last[0] is the newest */
-  int n;
-} residual_history;
-
-static void history_push(residual_history *h, double rel) {
-  if (h->n == 0) h->first = rel;
-  for (int i = 3; i > 0; i--) h->last[i] = h->last[i - 1];
-  h->last[0] = rel;
-  h->n++;
-}
-
-static int is_diverging(const residual_history *h) {
-  if (h->n >= 3 && h->last[0] > 1e4 * h->first && h->last[0] > 1.0) return 1;
-  /* growing for three iterations in a row late in the increment */
-  return h->n >= 6 && h->last[0] > h->last[1] && h->last[1] > h->last[2] && h->last[2] > h->last[3];
-}
-
 dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result *res,
                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double du_ratio = INFINITY, rel_prev = INFINITY;
   int predictor = nc->linear_predictor, thomas = nc->opt->accel == DT_ACCEL_THOMAS;
   int max_it = nc->opt->newton_max_iter + 1; /* residual evaluations */
-  residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
+  dt_residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
   accel_state ac = {thomas, 0, 1.0, 0};
   dt_forcing forcing;
   dt_forcing_start(&forcing, nc->opt);
@@ -360,7 +342,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       DT_TRY(line_search(nc, lambda, rel_prev, &rel, &du_ratio, &rep, ctx));
     res->residual = rel;
     res->n_plastic = rep.n_plastic;
-    if (!linearised) history_push(&hist, rel);
+    if (!linearised) dt_residual_history_push(&hist, rel);
     nc->event.kind = DT_EV_NEWTON_ITER;
     nc->event.newton_iter = it - 1;
     nc->event.residual = rel;
@@ -380,7 +362,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
       res->reason = DT_CONVERGED;
       break;
     }
-    if (is_diverging(&hist)) {
+    if (dt_residual_history_diverging(&hist)) {
       res->reason = DT_DIVERGED_RESIDUAL;
       break;
     }

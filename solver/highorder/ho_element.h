@@ -36,6 +36,16 @@ dt_status dt_ho_element_sweep(const dt_ho_elastic *op, const double *u, double *
                               dt_ho_qfunc qfunc, const void *user, dt_ctx *ctx);
 
 /* dxi_i/dx_j at point q of an element's qdata. */
+/* The diagonal of an operator from its point weights (ho_elastic_diag.c): for each element the
+ * weights M^c_ik(q) of component c and index pair p = (i, k) in the order of dt_ho_pair_i /
+ * dt_ho_pair_k, off-diagonal pairs doubled, written to Mq[(6 c + p) nq^3 + q]; the diagonal is
+ * then sum_q sum_ik M^c_ik(q) dN_n/dxi_i dN_n/dxi_k, six transposed sum factorisations of the
+ * squared 1D tables per component. What sets one operator's diagonal apart is its weights. */
+static const int dt_ho_pair_i[6] = {0, 1, 2, 0, 0, 1}, dt_ho_pair_k[6] = {0, 1, 2, 1, 2, 2};
+typedef void (*dt_ho_diag_weights)(const void *user, int e, double *Mq);
+dt_status dt_ho_diagonal_from_weights(const dt_ho_elastic *op, dt_ho_diag_weights weights,
+                                      const void *user, double *diag, dt_ctx *ctx);
+
 static inline void dt_ho_point_inverse_jacobian(const double *qd, int nq3, int q, double X[3][3]) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) X[i][j] = qd[(1 + 3 * i + j) * nq3 + q];

@@ -9,6 +9,7 @@
 
 #include "highorder/ho_pcg.h"
 #include "highorder/ho_plastic.h"
+#include "analysis/divergence.h"
 
 #define PREDICTOR_EPS 1e-6 /* the predictor's tangent is taken at u_n + eps du_D */
 #define RESIDUAL_FLOOR 1e-8
@@ -18,24 +19,6 @@ static double norm2(int n, const double *x, const unsigned char *mask_fixed) {
   for (int i = 0; i < n; i++)
     if (!mask_fixed || !mask_fixed[i]) s += x[i] * x[i];
   return sqrt(s);
-}
-
-/* The residual of newton.c: the first one and the last four decide divergence. */
-typedef struct residual_history {
-  double first, last[4];
-  int n;
-} residual_history;
-
-static void history_push(residual_history *h, double rel) {
-  if (h->n == 0) h->first = rel;
-  for (int i = 3; i > 0; i--) h->last[i] = h->last[i - 1];
-  h->last[0] = rel;
-  h->n++;
-}
-
-static int is_diverging(const residual_history *h) {
-  if (h->n >= 3 && h->last[0] > 1e4 * h->first && h->last[0] > 1.0) return 1;
-  return h->n >= 6 && h->last[0] > h->last[1] && h->last[1] > h->last[2] && h->last[2] > h->last[3];
 }
 
 /* Work vectors of one solve, each 3 n_nodes. */
@@ -51,7 +34,7 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   int n = 3 * pl->op->n_nodes, predictor = 0;
   const unsigned char *fixed = pb->fixed;
   double du_ratio = INFINITY, fext_norm;
-  residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
+  dt_residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
   dt_ho_plastic_report prep = {0, 0, -1, -1};
   for (int i = 0; i < n; i++) {
     w->fext[i] = pb->f ? lam * pb->f[i] : 0.0;
@@ -76,7 +59,7 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
     double scale = fmax(fext_norm, norm2(n, w->fint, NULL)), rr = norm2(n, w->r, NULL);
     double rel = scale > 0.0 ? rr / scale : rr;
     if (!linearised) {
-      history_push(&hist, rel);
+      dt_residual_history_push(&hist, rel);
       if (rep->n_history < DT_HO_NEWTON_MAX_HISTORY) rep->history[rep->n_history++] = rel;
     }
     if (o->log)
@@ -92,7 +75,7 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       rep->newton_total += it - 1;
       goto cleanup;
     }
-    DT_CHECK(!is_diverging(&hist), ctx, DT_ERR_NOT_CONVERGED,
+    DT_CHECK(!dt_residual_history_diverging(&hist), ctx, DT_ERR_NOT_CONVERGED,
              "increment %d: Newton diverges at iteration %d (residual %.3e, first %.3e)", inc,
              it - 1, rel, hist.first);
     DT_CHECK(it <= o->max_iter, ctx, DT_ERR_NOT_CONVERGED,
