@@ -146,10 +146,13 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
              (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
-  snprintf(note, sizeof note,
-           " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
-           "block_jacobi)",
-           r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
+  if (bo.n_devices > 1)
+    snprintf(note, sizeof note, " (auto: block_jacobi, the preconditioner split runs take)");
+  else
+    snprintf(note, sizeof note,
+             " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
+             "block_jacobi)",
+             r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS);
   snprintf(line, sizeof line, "linear solver: PCG, %s preconditioner%s, %s tolerance %g",
            dt_precond_names[r->m->solver.precond], r->m->solver.precond_auto ? note : "",
            dt_forcing_names[r->m->solver.forcing], r->m->solver.pcg_rtol);
