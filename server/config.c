@@ -58,6 +58,7 @@ static const key_def KEYS[] = {
 #ifdef DUCTILE_TEST_HOOKS
     {"test_iteration_delay_ms", K_INT, OFF(test_iteration_delay_ms), 0, 0, 60000},
     {"test_disk_full_at_end", K_INT, OFF(test_disk_full_at_end), 0, 0, 1000},
+    {"test_exit_after_checkpoint", K_INT, OFF(test_exit_after_checkpoint), 0, 0, 1000000},
 #endif
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])

@@ -144,6 +144,8 @@ typedef struct dt_config {
 #ifdef DUCTILE_TEST_HOOKS
   long long test_iteration_delay_ms;
   long long test_disk_full_at_end;
+  long long test_exit_after_checkpoint; /* _exit(137) once increment n is checkpointed, before
+                                           its increment.converged event: a crash in that gap */
 #endif
   char log_level[16];
   char dashboard_dir[1024];

@@ -251,6 +251,9 @@ static void flush_converged(run_ctx *run) {
   const dt_progress *ev = &run->converged;
   dt_job_progress *p = &run->prog;
   if (!run->converged_pending) return;
+#ifdef DUCTILE_TEST_HOOKS
+  if (run->w->srv->cfg.test_exit_after_checkpoint == p->increments_done + 1) _exit(137);
+#endif
   run->converged_pending = 0;
   p->increments_done++;
   p->percent = ev->percent;
@@ -545,6 +548,71 @@ static void announce_restart(run_ctx *run, const char *why) {
   json_decref(ev);
 }
 
+/* The increments the checkpoint holds whose increment.converged event the last attempt did not
+ * store: it stopped (killed, paused past its lease) after writing an increment's checkpoint and
+ * before the next progress event, which is what announces it (on_progress). The resumed run does
+ * not compute them again, so they are announced here, from the rows the output's history.csv
+ * holds (each written before its checkpoint): the job's events name every converged increment
+ * once, whichever daemon ran it. */
+/* The largest n of the job's increment.converged events since its last restart from the
+ * beginning (job.restarted): the increments its events announce. */
+static dt_status announced_increments(const char *job_id, int *n, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *page = NULL;
+  long long after = 0;
+  size_t count = 0;
+  *n = 0;
+  do {
+    DT_TRY(dt_events_list(job_id, after, 1000, &page, ctx));
+    count = json_array_size(page);
+    for (size_t i = 0; i < count; i++) {
+      json_t *e = json_array_get(page, i);
+      const char *type = json_string_value(json_object_get(e, "type"));
+      json_int_t k = json_integer_value(json_object_get(json_object_get(e, "data"), "n"));
+      after = json_integer_value(json_object_get(e, "seq"));
+      if (type && !strcmp(type, "job.restarted")) *n = 0;
+      if (type && !strcmp(type, "increment.converged") && k > *n) *n = (int)k;
+    }
+    json_decref(page);
+    page = NULL;
+  } while (count == 1000);
+cleanup:
+  json_decref(page);
+  return rc;
+}
+
+static void announce_kept(run_ctx *run) {
+  char path[4300], line[4096];
+  dt_ctx ctx;
+  FILE *f = NULL;
+  int announced = run->kept, n = 0;
+  memset(&ctx, 0, sizeof ctx);
+  if (announced_increments(run->job_id, &announced, &ctx) != DT_OK) {
+    log_run_failure(run, &ctx);
+    return;
+  }
+  if (announced >= run->kept) return;
+  snprintf(path, sizeof path, "%s/history.csv", run->outdir);
+  if (!(f = fopen(path, "r"))) return;
+  if (!fgets(line, sizeof line, f)) n = run->kept; /* the header */
+  while (n < run->kept && fgets(line, sizeof line, f)) {
+    int step = 0, inc = 0, newton = 0, pcg = 0, cutbacks = 0, plastic = 0;
+    double time = 0.0, lf = 0.0, res = 0.0;
+    if (sscanf(line, "%d,%d,%lf,%lf,%d,%d,%lf,%d,%d", &step, &inc, &time, &lf, &newton, &pcg, &res,
+               &cutbacks, &plastic) != 9)
+      break;
+    if (++n <= announced) continue;
+    run->prog.increments_done = n;
+    emit(run, "increment.converged",
+         json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f, s:b}", "n", n, "step", step,
+                   "increment", inc, "load_factor", lf, "newton_iterations", newton, "residual",
+                   num(res), "plastic_points", plastic, "percent", run->prog.percent, "recovered",
+                   1));
+  }
+  fclose(f);
+  run->prog.increments_done = run->kept;
+}
+
 /* Before a run: resume from a usable checkpoint (keeping its increments), or start from the
  * beginning with a clean output directory; a restarted job says so in its events. Store
  * failures are logged (log_run_failure) and the run goes on. */
@@ -559,7 +627,10 @@ static void prepare_attempt(run_ctx *run, const char *restart_why) {
   run->prog.increments_done = run->kept;
   run->prog.percent = run->resuming ? percent : 0.0;
   if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) log_run_failure(run, &ctx);
-  if (run->resuming) return; /* the solver's INFO line becomes the job.resumed event */
+  if (run->resuming) { /* the solver's INFO line becomes the job.resumed event */
+    announce_kept(run);
+    return;
+  }
   if (why.msg[0]) {
     dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", run->job_id,
                 why.msg);

@@ -12,7 +12,9 @@ start resumes from the last converged increment: nothing converged is recomputed
 the middle of a job: the same drain, then the daemon starts afresh in the same process (the
 restart a worker asks for when its GPU faults, tests/server/test_daemon_gpu.py): same pid, a
 second "listening", the job interrupted ("restarting") and resumed from its checkpoint, with
-the same results."""
+the same results. A crash between an increment's checkpoint and its announcement (test hook
+test_exit_after_checkpoint): the next attempt announces that increment (data.recovered) before
+resuming, so every increment is announced once."""
 import os
 import signal
 import sqlite3
@@ -73,9 +75,15 @@ def check_resumed(d, jid, cut_type):
     assert f"{kept} increments kept (not recomputed)" in res["message"], res
     before, after = converged_n(ev[:cut]), converged_n(ev[cut:])
     assert before == list(range(1, len(before) + 1)), before
+    # An increment checkpointed but not yet announced when the run stopped is announced by the
+    # next attempt before it resumes (data.recovered), from the kept history row: every
+    # increment is announced once, whichever attempt ran it.
+    recovered = [e[2]["data"]["n"] for e in ev[cut:]
+                 if e[1] == "increment.converged" and e[2]["data"].get("recovered")]
+    assert recovered == list(range(len(before) + 1, kept + 1)), (before, kept, recovered)
     # Only what follows the checkpoint is computed again.
-    assert after == list(range(kept + 1, TOTAL + 1)), (kept, after)
-    assert len(after) == TOTAL - kept
+    assert after == recovered + list(range(kept + 1, TOTAL + 1)), (kept, after)
+    assert sorted(converged_n(ev)) == list(range(1, TOTAL + 1)), converged_n(ev)
     return kept, len(before)
 
 
@@ -156,7 +164,8 @@ def main(binary):
         with started(binary, data_dir=data) as d2:
             kept, before = check_resumed(d2, jid, "job.recovered")
             # An increment is announced converged once its checkpoint exists, so nothing announced
-            # is recomputed; the kill may fall after a checkpoint and before its announcement.
+            # is recomputed; the kill may fall after a checkpoint and before its announcement,
+            # which the next attempt then makes (check_resumed).
             assert before >= 5 and before <= kept <= before + 1, (kept, before)
             print(f"kill -9: {before} increments converged before the kill, {kept} kept, {TOTAL - kept} computed after")
             assert not os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
@@ -186,6 +195,20 @@ def main(binary):
             check_restart_in_place(d4, job, ref)
             h = d4.request("GET", "/v1/health").json
             assert h["jobs"]["succeeded"] == 4 and h["queue_depth"] == 0, h
+        integrity(data)
+        # A crash in the gap between an increment's checkpoint and its announcement (the test
+        # hook exits there once increment 5 is checkpointed): the next attempt announces it
+        # (recovered) before it resumes after it.
+        d5 = Daemon(binary, {"DUCTILED_TEST_EXIT_AFTER_CHECKPOINT": "5"}, data_dir=data).start()
+        jid3 = d5.request("POST", "/v1/jobs", job).json["id"]
+        assert d5.proc.wait(timeout=120) == 137, d5.read_log()[-2000:]
+        d5.log.close()
+        with started(binary, data_dir=data) as d6:
+            kept, before = check_resumed(d6, jid3, "job.recovered")
+            assert (before, kept) == (4, 5), (before, kept)
+            check_same_results(d6, jid3, ref)
+            print("a crash between checkpoint 5 and its announcement: increment 5 announced by the "
+                  "next attempt (recovered), 6-20 computed")
         integrity(data)
     finally:
         remove_data_dir(data)
