@@ -107,6 +107,9 @@ typedef struct dt_ho_newton_opts {
   double pcg_rtol;  /* of each correction's solve */
   int pcg_max_it;
   FILE *log; /* one line per iteration, or NULL */
+  /* The corrections' preconditioner: a p-multigrid set up by the caller on the same mesh and
+   * fixed DOFs (ho_pmg.h), its finest level given each new tangent; NULL: Jacobi. */
+  struct dt_ho_pmg *pmg;
 } dt_ho_newton_opts;
 
 #define DT_HO_NEWTON_MAX_INCREMENTS 64

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "highorder/ho_pcg.h"
+#include "highorder/ho_pmg.h"
 #include "highorder/ho_plastic.h"
 #include "analysis/divergence.h"
 
@@ -90,8 +91,13 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       w->tmp[i] = linearised ? w->fext[i] - w->fint_n[i] : w->r[i];
     }
     DT_TRY(dt_ho_plastic_tangent_diagonal(pl, w->diag, ctx));
-    DT_TRY(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c, &po,
-                           &pr, ctx));
+    if (o->pmg) {
+      DT_TRY(dt_ho_pmg_set_fine(o->pmg, dt_ho_plastic_tangent_apply_fn, pl, w->diag, ctx));
+      DT_TRY(dt_ho_pcg_solve_pc(n, dt_ho_plastic_tangent_apply_fn, pl, dt_ho_pmg_apply, o->pmg,
+                                fixed, w->tmp, w->c, &po, &pr, ctx));
+    } else
+      DT_TRY(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c,
+                             &po, &pr, ctx));
     rep->pcg_total += pr.iterations;
     for (int i = 0; i < n; i++) w->du[i] = linearised ? w->c[i] : w->du[i] + w->c[i];
     double cc = norm2(n, w->c, fixed), uu = norm2(n, w->du, NULL);

@@ -23,6 +23,7 @@
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
 #include "highorder/ho_plastic.h"
+#include "highorder/ho_pmg.h"
 #include "../test_expect.h"
 #include "../unit/unit_model.h"
 
@@ -53,6 +54,15 @@ static void setup(const dt_ho_mesh *m, const dt_material_params *mat, dt_ho_elas
   free(em);
   free(lam);
   free(mu);
+}
+
+/* A second plastic state (virgin) on op's elements: one material, index 0 everywhere. */
+static void setup_plastic(const dt_ho_mesh *m, const dt_ho_elastic *op,
+                          const dt_material_params *mat, dt_ho_plastic *pl) {
+  dt_ctx ctx = {0};
+  int *em = calloc(m->n_elems, sizeof(int));
+  CHECK(dt_ho_plastic_setup(op, 1, mat, em, pl, &ctx) == DT_OK, "%s", ctx.msg);
+  free(em);
 }
 
 static void curve(const double x[3], double y[3], void *user) {
@@ -243,7 +253,8 @@ static void check_hex8(void) {
     }
   free(side);
   dt_ho_newton_problem pb = {fixed, up, NULL};
-  dt_ho_newton_opts no = {HEX8_INCREMENTS, 30, 1e-10, 1e-3, 1e-12, 20000, verbose ? stdout : NULL};
+  dt_ho_newton_opts no = {HEX8_INCREMENTS,         30,  1e-10, 1e-3, 1e-12, 20000,
+                          verbose ? stdout : NULL, NULL};
   dt_ho_newton_report rep;
   CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   double du = 0.0, umax = 0.0;
@@ -303,7 +314,7 @@ static void check_patch(void) {
       }
     }
     dt_ho_newton_problem pb = {fixed, up, NULL};
-    dt_ho_newton_opts no = {2, 30, 1e-12, 1e-3, 1e-14, 20000, verbose ? stdout : NULL};
+    dt_ho_newton_opts no = {2, 30, 1e-12, 1e-3, 1e-14, 20000, verbose ? stdout : NULL, NULL};
     dt_ho_newton_report rep;
     CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "P %d: %s", P, ctx.msg);
     double ds = 0.0, dp = 0.0;
@@ -368,7 +379,7 @@ static void check_cantilever(void) {
               DT_OK,
           "%s", ctx.msg);
     dt_ho_newton_problem pb = {fixed, NULL, f};
-    dt_ho_newton_opts no = {4, 30, 1e-10, 1e-3, 1e-13, 20000, verbose ? stdout : NULL};
+    dt_ho_newton_opts no = {4, 30, 1e-10, 1e-3, 1e-13, 20000, verbose ? stdout : NULL, NULL};
     dt_ho_newton_report rep;
     CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "P %d: %s", P, ctx.msg);
     /* tip displacement: the load-weighted mean of u_y over the end face, f . u / sum f_y */
@@ -398,6 +409,35 @@ static void check_cantilever(void) {
       EXPECT(last_order >= 1.5, "P %d: convergence order %.2f in the last iterations", P,
              last_order);
     if (P >= 2) EXPECT(rep.n_plastic[3] > 0, "P %d: no plastic point", P);
+    if (P >= 2) { /* the same solve with p-multigrid corrections (ho_pmg.h) */
+      dt_ho_plastic pl2;
+      dt_ho_pmg pmg;
+      dt_ho_pmg_opts mo;
+      dt_ho_newton_report rep2;
+      double *u2 = calloc(n, sizeof(double)), *diag = calloc(n, sizeof(double)), fu2 = 0.0;
+      dt_ho_newton_opts no2 = no;
+      memset(&pmg, 0, sizeof pmg);
+      setup_plastic(&m, &op, &mat, &pl2);
+      CHECK(dt_ho_elastic_diagonal(&op, diag, &ctx) == DT_OK, "%s", ctx.msg);
+      dt_ho_pmg_opts_default(&mo);
+      CHECK(dt_ho_pmg_setup(&m, &op, dt_ho_elastic_apply_fn, &op, diag, fixed, &mo, &pmg, &ctx) ==
+                DT_OK,
+            "%s", ctx.msg);
+      no2.pmg = &pmg;
+      CHECK(dt_ho_plastic_solve(&pl2, &pb, &no2, u2, &rep2, &ctx) == DT_OK, "P %d p-MG: %s", P,
+            ctx.msg);
+      for (int a = 0; a < m.n_nodes; a++) fu2 += f[3 * a + 1] * u2[3 * a + 1];
+      printf("  with p-multigrid: Newton %d, PCG %d (Jacobi %d), tip deflection %.9f (Jacobi "
+             "%.9f)\n",
+             rep2.newton_total, rep2.pcg_total, rep.pcg_total, fu2 / fy, -tip[P]);
+      EXPECT(rep2.newton_total == rep.newton_total && fabs(fu2 - fu) <= 1e-8 * fabs(fu) &&
+                 4 * rep2.pcg_total < rep.pcg_total,
+             "P %d p-MG: Newton %d (%d), PCG %d (%d), tip %.9e (%.9e)", P, rep2.newton_total,
+             rep.newton_total, rep2.pcg_total, rep.pcg_total, fu2 / fy, fu / fy);
+      dt_ho_pmg_free(&pmg);
+      dt_ho_plastic_free(&pl2);
+      free(u2), free(diag);
+    }
     free(node_fixed), free(fixed), free(f), free(u);
     dt_ho_plastic_free(&pl);
     dt_ho_elastic_free(&op);
@@ -440,7 +480,7 @@ static void check_bad_input(void) {
     f[3 * a] = bnd ? 0.01 * x[0] : 0.0;
   }
   dt_ho_newton_problem pb = {fixed, f, NULL};
-  dt_ho_newton_opts no = {1, 1, 1e-10, 1e-3, 1e-12, 20000, NULL};
+  dt_ho_newton_opts no = {1, 1, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL};
   dt_ho_newton_report nr;
   EXPECT(dt_ho_plastic_solve(&pl, &pb, &no, u, &nr, &ctx) == DT_ERR_NOT_CONVERGED,
          "one Newton iteration converged");
