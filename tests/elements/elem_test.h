@@ -7,20 +7,8 @@
 #include <stdio.h>
 
 #include "element/element.h"
-
-static int elem_test_failures = 0;
-
-/* Record a failure with its location and a printf-style explanation; never aborts, so one
- * run reports every broken type. */
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      elem_test_failures++;                                                                        \
-    }                                                                                              \
-  } while (0)
+/* EXPECT records a failure and never aborts, so one run reports every broken type */
+#include "../test_expect.h"
 
 /* |a - b| <= tol * max(1, |b|) */
 static inline int close_to(double a, double b, double tol) {
@@ -105,8 +93,8 @@ static inline void distorted_element(int type, double jitter, double *X) {
 }
 
 static inline int elem_test_result(const char *name) {
-  if (elem_test_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, elem_test_failures);
-  return elem_test_failures ? 1 : 0;
+  if (failures) fprintf(stderr, "%s: %d check(s) failed\n", name, failures);
+  return failures ? 1 : 0;
 }
 
 #endif

@@ -34,6 +34,7 @@
 #include "highorder/ho_mesh.h"
 #include "highorder/ho_pcg.h"
 #include "../test_expect.h"
+#include "ho_test_mesh.h"
 
 static int verbose = 0;
 
@@ -46,31 +47,6 @@ static double seconds(void) {
 static double rnd(unsigned *s) {
   *s = *s * 1103515245u + 12345u;
   return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
-
-static void curve(const double x[3], double y[3], void *user) {
-  (void)user;
-  double s = 0.05 * sin(M_PI * x[0]) * sin(M_PI * x[1]) * sin(M_PI * x[2]);
-  for (int d = 0; d < 3; d++) y[d] = x[d] + s;
-}
-
-static const int corner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                                 {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-
-/* Renumbers a hex8 by the rotation taking +x to +y (k = 1) or +z (k = 2) and so on: new local
- * corner j is the old corner at R c_j, which keeps the element right-handed. */
-static void rotate_hex(int *conn, int k) {
-  int R[3][3] = {{0}}, out[8];
-  for (int i = 0; i < 3; i++) R[i][(i + k) % 3] = 1; /* cyclic axis permutation */
-  for (int j = 0; j < 8; j++) {
-    int c[3];
-    for (int i = 0; i < 3; i++)
-      c[i] = R[i][0] * corner[j][0] + R[i][1] * corner[j][1] + R[i][2] * corner[j][2];
-    if (k == 3) c[0] = -c[0], c[1] = -c[1]; /* a half turn about z */
-    for (int l = 0; l < 8; l++)
-      if (corner[l][0] == c[0] && corner[l][1] == c[1] && corner[l][2] == c[2]) out[j] = conn[l];
-  }
-  memcpy(conn, out, sizeof(out));
 }
 
 /* Box [lo, hi] of nx x ny x nz hex8, vertices not on the box boundary moved by up to amp
@@ -91,9 +67,10 @@ static void build_mesh(int P, int nx, int ny, int nz, const double lo[3], const 
       if (inside || all) p[d] += amp * h[d] * r;
     }
   }
-  for (int e = 0; e < ne; e++) rotate_hex(hex8 + 8 * e, e % 4);
-  EXPECT(dt_ho_mesh_build(P, nv, vx, ne, hex8, curved ? curve : NULL, NULL, m, &ctx) == DT_OK, "%s",
-         ctx.msg);
+  for (int e = 0; e < ne; e++) ho_test_rotate_hex(hex8 + 8 * e, e % 4);
+  EXPECT(dt_ho_mesh_build(P, nv, vx, ne, hex8, curved ? ho_test_curve : NULL, NULL, m, &ctx) ==
+             DT_OK,
+         "%s", ctx.msg);
   dt_free(vx);
   dt_free(hex8);
 }
@@ -540,7 +517,7 @@ static void check_mms(int Plo, int Phi) {
   }
 }
 
-/* Curves the faces of the unit cube too (the map of `curve` leaves them flat). */
+/* Curves the faces of the unit cube too (the map of `ho_test_curve` leaves them flat). */
 static void bulge(const double x[3], double y[3], void *user) {
   (void)user;
   y[0] = x[0] + 0.08 * sin(M_PI * x[1]) * sin(M_PI * x[2]) * x[0];

@@ -36,6 +36,7 @@
 #include "highorder/ho_mass.h"
 #include "highorder/ho_mesh.h"
 #include "../test_expect.h"
+#include "ho_test_mesh.h"
 
 static int verbose = 0;
 
@@ -44,12 +45,6 @@ static int verbose = 0;
 #define BEAM_E 1000.0
 #define BEAM_NU 0.3
 #define BEAM_Q 1e-3
-
-static void curve(const double x[3], double y[3], void *user) {
-  (void)user;
-  double s = 0.05 * sin(M_PI * x[0]) * sin(M_PI * x[1]) * sin(M_PI * x[2]);
-  for (int d = 0; d < 3; d++) y[d] = x[d] + s;
-}
 
 static double sum(int n, const double *x) {
   double s = 0.0;
@@ -136,7 +131,8 @@ static void check_mass(void) {
     dt_ho_elastic op;
     dt_ctx ctx = {0};
     const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-    EXPECT(dt_ho_mesh_box(P, 2, 2, 2, lo, hi, curve, NULL, &m, &ctx) == DT_OK, "%s", ctx.msg);
+    EXPECT(dt_ho_mesh_box(P, 2, 2, 2, lo, hi, ho_test_curve, NULL, &m, &ctx) == DT_OK, "%s",
+           ctx.msg);
     setup_op(&m, &op);
     double *gll = calloc(m.n_nodes, sizeof(double)), *row = calloc(m.n_nodes, sizeof(double));
     double gmin = INFINITY, rmin = INFINITY;

@@ -27,6 +27,7 @@
 #include "highorder/ho_plastic.h"
 #include "highorder/ho_pmg.h"
 #include "../test_expect.h"
+#include "ho_test_mesh.h"
 
 static double seconds(void) {
   struct timespec ts;
@@ -47,31 +48,6 @@ static double dotp(int n, const double *x, const double *y) {
 
 static double norm(int n, const double *x) { return sqrt(dotp(n, x, x)); }
 
-static void curve(const double x[3], double y[3], void *user) {
-  (void)user;
-  double s = 0.05 * sin(M_PI * x[0]) * sin(M_PI * x[1]) * sin(M_PI * x[2]);
-  for (int d = 0; d < 3; d++) y[d] = x[d] + s;
-}
-
-static const int corner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                                 {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-
-/* Renumbers a hex8 by a rotation (k = 1, 2: cyclic axis permutations; 3: a half turn about z),
- * which keeps the element right-handed. */
-static void rotate_hex(int *conn, int k) {
-  int R[3][3] = {{0}}, out[8];
-  for (int i = 0; i < 3; i++) R[i][(i + k) % 3] = 1;
-  for (int j = 0; j < 8; j++) {
-    int c[3];
-    for (int i = 0; i < 3; i++)
-      c[i] = R[i][0] * corner[j][0] + R[i][1] * corner[j][1] + R[i][2] * corner[j][2];
-    if (k == 3) c[0] = -c[0], c[1] = -c[1];
-    for (int l = 0; l < 8; l++)
-      if (corner[l][0] == c[0] && corner[l][1] == c[1] && corner[l][2] == c[2]) out[j] = conn[l];
-  }
-  memcpy(conn, out, sizeof(out));
-}
-
 /* Unit cube of 3 x 3 x 3 hex8 in mixed orientations: kind 0 undistorted, 1 with interior
  * vertices moved, 2 moved and curved. */
 static void mixed_mesh(int P, int kind, dt_ho_mesh *m) {
@@ -90,8 +66,9 @@ static void mixed_mesh(int P, int kind, dt_ho_mesh *m) {
       if (inside && kind > 0) p[d] += 0.1 / 3 * r;
     }
   }
-  for (int e = 0; e < ne; e++) rotate_hex(hex8 + 8 * e, e % 4);
-  EXPECT(dt_ho_mesh_build(P, nv, vx, ne, hex8, kind == 2 ? curve : NULL, NULL, m, &ctx) == DT_OK,
+  for (int e = 0; e < ne; e++) ho_test_rotate_hex(hex8 + 8 * e, e % 4);
+  EXPECT(dt_ho_mesh_build(P, nv, vx, ne, hex8, kind == 2 ? ho_test_curve : NULL, NULL, m, &ctx) ==
+             DT_OK,
          "%s", ctx.msg);
   dt_free(vx);
   dt_free(hex8);
