@@ -139,6 +139,54 @@ typedef struct dt_multi_pcg_result {
 dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol, int max_iter,
                             double *const *x, dt_multi_pcg_result *res, dt_ctx *ctx);
 
+/* Explicit central differences of order-P elasticity with a lumped mass on one or several GPUs
+ * (cuda_ho_explicit.cu; the scheme of solver/highorder/ho_explicit.h). Parts as for
+ * dt_cuda_multi_pcg; a device may carry several parts (the staged transport then joins them),
+ * and NCCL is used between distinct GPUs when the build has it. Per part, over its local nodes
+ * and consistent on the ghosts: the lumped mass (one per node, positive), fre (per DOF: 1 free,
+ * 0 fixed, where u keeps its start value) and the load f (per DOF, f_ext(t) = g(t) f). */
+struct dt_ho_explicit_opts;
+struct dt_ho_explicit_result;
+typedef struct dt_multi_explicit_input {
+  int nparts;
+  const int *devices;
+  const struct dt_part_local *parts;
+  const struct dt_ho_elastic *const *ops;
+  const double *const *mass, *const *fre, *const *f;
+  double (*amplitude)(double t, void *user); /* NULL: a step load, g = 1 */
+  void *amplitude_user;
+  int n_watch;                         /* DOFs whose value reaches the monitor after every step */
+  const int *watch_part, *watch_dof;   /* part and local DOF of each */
+} dt_multi_explicit_input;
+/* What the monitor sees after step `step` (u at t = step dt): the watched values every step;
+ * the energies (ho_explicit.h) at step 0, every opts->out_every steps and after the last. */
+typedef struct dt_multi_explicit_sample {
+  int step;
+  double t, dt;
+  const double *watch;
+  int has_energy;
+  double kinetic, internal, external, damping, start;
+} dt_multi_explicit_sample;
+typedef dt_status (*dt_multi_explicit_monitor)(const dt_multi_explicit_sample *s, void *user,
+                                               dt_ctx *ctx);
+typedef struct dt_multi_explicit_info {
+  double seconds_setup; /* uploads, transport, stable step */
+  size_t halo_values;   /* values one sum exchange moves, both phases, all parts */
+  char transport[16];   /* "nccl", "staged" or "none" (one part) */
+  double gpu_bytes[DT_MULTI_MAX_GPUS]; /* device memory in use after setup, per part's device */
+} dt_multi_explicit_info;
+/* Runs opts->steps steps from u[s] (in: u_0 per part, zero velocity; out: u at the end). The
+ * stable step comes from a power iteration on the devices when opts->dt is 0; the result's
+ * balance is the largest relative energy imbalance over the samples. Errors: those of
+ * dt_ho_explicit_run (steps, damping, a step above the stable limit, unstable energies), a
+ * non-positive mass naming the node, DT_ERR_INPUT for a part without elements or a watched DOF
+ * outside its part, DT_ERR_DEVICE_NOMEM, DT_ERR_CUDA; a monitor's own error. */
+dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
+                                 const struct dt_ho_explicit_opts *opts, double *const *u,
+                                 dt_multi_explicit_monitor mon, void *user,
+                                 struct dt_ho_explicit_result *res, dt_multi_explicit_info *info,
+                                 dt_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/omp_threads.h"
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_elastic_tensor.h"
 
@@ -130,8 +131,21 @@ dt_status dt_ho_elastic_setup(const dt_ho_mesh *m, int nq, const double *lambda,
   }
   int nq3 = nq * nq * nq;
   DT_ALLOC(op->qdata, (size_t)m->n_elems * DT_HO_QDATA_SIZE * nq3, ctx, "quadrature data");
-  DT_ALLOC(work, 3 * P1 * P1 * P1 + 9 * nq3 + P1 * P1 * nq + P1 * nq * nq, ctx, "setup scratch");
-  for (int e = 0; e < m->n_elems; e++) DT_TRY(element_qdata(op, e, m->coords, work, ctx));
+  {
+    /* elements are independent: a scratch per thread; the first failing element is set up
+     * again alone so its message is the one reported, whatever the thread count */
+    size_t ws = 3 * P1 * P1 * P1 + 9 * nq3 + P1 * P1 * nq + P1 * nq * nq;
+    int bad = m->n_elems;
+    DT_ALLOC(work, ws * dt_omp_max_threads(), ctx, "setup scratch");
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (int e = 0; e < m->n_elems; e++) {
+      dt_ctx quiet;
+      memset(&quiet, 0, sizeof quiet);
+      if (e < bad && element_qdata(op, e, m->coords, work + ws * dt_omp_thread(), &quiet) != DT_OK)
+        bad = e;
+    }
+    if (bad < m->n_elems) DT_TRY(element_qdata(op, bad, m->coords, work, ctx));
+  }
   DT_TRY(colour_elements(op, ctx));
 cleanup:
   dt_free(work);

@@ -148,8 +148,9 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
   int n = pb->n;
   memset(&out, 0, sizeof(out));
   DT_TRY(check_problem(pb, ctx));
-  DT_CHECK(o->steps >= 1, ctx, DT_ERR_INPUT, "explicit dynamics: %d steps, need at least 1",
-           o->steps);
+  DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
+           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step",
+           o->steps, o->t_end);
   DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
            "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
   DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,
@@ -169,6 +170,7 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
   double dt = o->dt > 0.0 ? o->dt : safety * limit, dt2 = dt * dt;
   double c1 = 1.0 - 0.5 * o->alpha * dt, c2 = 1.0 + 0.5 * o->alpha * dt;
   out.dt = dt;
+  int steps = dt_ho_explicit_steps(o, dt);
   ms.iterations = 0;
   DT_ALLOC(Ku, n, ctx, "explicit K u");
   DT_ALLOC(r, n, ctx, "explicit residual");
@@ -195,7 +197,7 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
     dt_ho_explicit_state s = {0, 0.0, dt, u, 0.0, 0.0, 0.0, 0.0, out.start};
     DT_TRY(mon(&s, user, ctx));
   }
-  for (int step = 0; step < o->steps; step++) {
+  for (int step = 0; step < steps; step++) {
     double t = step * dt;
     if (step > 0) {
       DT_TRY(pb->K(pb->K_op, u, Ku, ctx));
@@ -231,7 +233,7 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
     dp = d, d = sw;
     sw = Mdp, Mdp = Md, Md = sw;
     out.steps = step + 1;
-    if (mon && ((o->out_every > 0 && out.steps % o->out_every == 0) || out.steps == o->steps)) {
+    if (mon && ((o->out_every > 0 && out.steps % o->out_every == 0) || out.steps == steps)) {
       dt_ho_explicit_state s = {out.steps,    out.steps * dt, dt,          u,        out.kinetic,
                                 out.internal, out.external,   out.damping, out.start};
       DT_TRY(mon(&s, user, ctx));

@@ -33,6 +33,8 @@
 #ifndef DT_HO_EXPLICIT_H
 #define DT_HO_EXPLICIT_H
 
+#include <math.h>
+
 #include "core/dt_status.h"
 #include "highorder/ho_pcg.h"
 
@@ -55,13 +57,22 @@ typedef struct dt_ho_explicit_problem {
 typedef struct dt_ho_explicit_opts {
   double dt;      /* time step; 0 picks safety x 2/omega_max */
   double safety;  /* fraction of 2/omega_max when dt = 0 (0 picks 0.9) */
-  int steps;      /* number of steps */
+  int steps;      /* number of steps; 0 with t_end > 0: as many as reach t_end */
+  double t_end;   /* end time when steps is 0 */
   double alpha;   /* mass-proportional damping coefficient (1/time), >= 0 */
   int power_its;  /* power iterations for omega_max (0 picks 40) */
   int out_every;  /* monitor every this many steps (0: first and last only) */
   double cg_rtol; /* consistent mass: CG tolerance per step (0 picks 1e-12) */
   int cg_max_it;  /* consistent mass: CG iteration cap (0 picks 1000) */
 } dt_ho_explicit_opts;
+
+/* The steps a run takes with step dt: opts->steps, or when it is 0 the fewest that reach
+ * opts->t_end. */
+static inline int dt_ho_explicit_steps(const dt_ho_explicit_opts *o, double dt) {
+  if (o->steps > 0) return o->steps;
+  double n = ceil(o->t_end / dt - 1e-9);
+  return n < 1.0 ? 1 : n > 2e9 ? 2000000000 : (int)n;
+}
 
 /* What a monitor sees after step `step` (u at t = step dt, energies at the half step after). */
 typedef struct dt_ho_explicit_state {

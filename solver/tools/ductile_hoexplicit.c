@@ -8,14 +8,25 @@
  * and at the end the tip deflection against Timoshenko's static value (and the static PCG
  * solution of the same mesh with --static). Undamped, it also prints the period measured from
  * the tip's crossings of its mean against Euler-Bernoulli's 2 pi / omega_1. --damping crit
- * takes alpha = 2 omega_1, critical for the first bending mode. */
+ * takes alpha = 2 omega_1, critical for the first bending mode.
+ *
+ * --gpus LIST runs the time loop on the GPUs (cuda/cuda_ho_explicit.cu): one METIS part per
+ * entry of the list (a GPU named twice carries two parts), lumped mass only. The energies are
+ * then sampled every --every steps (1000 by default) and the setup, time per step, halo values
+ * and device memory per GPU are printed as well. */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "highorder/ho_explicit.h"
 #include "highorder/ho_explicit_beam.h"
+#include "tool_args.h"
+#ifdef DUCTILE_HAVE_CUDA
+#include "cuda/cuda_entry.h"
+#include "highorder/ho_parts.h"
+#endif
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -24,7 +35,7 @@
 static int usage(void) {
   fprintf(stderr, "usage: ductile-hoexplicit [--order P] [--mesh NXxNYxNZ] [--steps N] "
                   "[--time T] [--damping ALPHA|crit] [--load Q] [--E E] [--nu NU] [--rho RHO] "
-                  "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static]\n");
+                  "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static] [--gpus LIST]\n");
   return 2;
 }
 
@@ -37,28 +48,115 @@ typedef struct tool_state {
   double tip;
 } tool_state;
 
-static dt_status monitor(const dt_ho_explicit_state *s, void *user, dt_ctx *ctx) {
-  (void)ctx;
-  tool_state *st = user;
-  double y = -s->u[3 * st->b->tip + 1];
+/* The tip's deflection y after step `step`: extremes and crossings of the static value. */
+static void track(tool_state *st, int step, double t, double y, const double e[4]) {
   st->tip = y;
   st->lo = fmin(st->lo, y);
   st->hi = fmax(st->hi, y);
   /* crossings of the static value stand in for the mean while the run goes on */
   if (st->have_prev && (st->prev_y < st->mid) != (y < st->mid)) {
-    double t = st->prev_t + (s->t - st->prev_t) * (st->mid - st->prev_y) / (y - st->prev_y);
-    if (st->crossings == 0) st->first = t;
-    st->last = t;
+    double tc = st->prev_t + (t - st->prev_t) * (st->mid - st->prev_y) / (y - st->prev_y);
+    if (st->crossings == 0) st->first = tc;
+    st->last = tc;
     st->crossings++;
   }
-  st->prev_t = s->t, st->prev_y = y, st->have_prev = 1;
-  if (st->every > 0 && s->step % st->every == 0)
-    printf("  step %8d  t %10.5f  tip %+.6e  T %.4e  U %.4e  W %.4e  D %.4e\n", s->step, s->t, y,
-           s->kinetic, s->internal, s->external, s->damping);
+  st->prev_t = t, st->prev_y = y, st->have_prev = 1;
+  if (e && st->every > 0 && step % st->every == 0)
+    printf("  step %8d  t %10.5f  tip %+.6e  T %.4e  U %.4e  W %.4e  D %.4e\n", step, t, y, e[0],
+           e[1], e[2], e[3]);
+}
+
+static dt_status monitor(const dt_ho_explicit_state *s, void *user, dt_ctx *ctx) {
+  (void)ctx;
+  double e[4] = {s->kinetic, s->internal, s->external, s->damping};
+  track(user, s->step, s->t, -s->u[3 * ((tool_state *)user)->b->tip + 1], e);
   return DT_OK;
 }
 
+#ifdef DUCTILE_HAVE_CUDA
+static int clamped_end(const double x[3], void *user) {
+  (void)user;
+  return fabs(x[0]) < 1e-12; /* the beam's fixed face (ho_explicit_beam.c) */
+}
+
+static dt_status monitor_gpu(const dt_multi_explicit_sample *s, void *user, dt_ctx *ctx) {
+  (void)ctx;
+  double e[4] = {s->kinetic, s->internal, s->external, s->damping};
+  track(user, s->step, s->t, -s->watch[0], s->has_energy ? e : NULL);
+  return DT_OK;
+}
+
+/* The time loop on the GPUs: the beam split into one part per entry of devices, its lumped
+ * mass and load gathered into the parts, the tip watched in the part that owns it. */
+static dt_status run_gpus(dt_ho_beam *b, const int *devices, int n, const dt_ho_explicit_opts *o,
+                          tool_state *st, dt_ho_explicit_result *res, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_ho_parts parts;
+  dt_multi_explicit_info info;
+  double **mass = NULL, **f = NULL, **u = NULL, lambda, mu, t0 = 0.0;
+  const dt_ho_elastic *ops[DT_MULTI_MAX_GPUS];
+  const double zero[3] = {0, 0, 0};
+  int tip_part = -1, tip_dof = -1;
+  memset(&parts, 0, sizeof parts);
+  DT_CHECK(b->kind != DT_HO_MASS_CONSISTENT, ctx, DT_ERR_UNSUPPORTED,
+           "the GPU time loop takes a lumped mass (gll or rowsum), not the consistent one");
+  dt_ho_lame(b->E, b->nu, &lambda, &mu);
+  /* the operator of the whole beam served its load; the parts build their own */
+  dt_ho_elastic_free(&b->op);
+  {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = ts.tv_sec + 1e-9 * ts.tv_nsec;
+  }
+  DT_TRY(dt_ho_parts_build(&b->mesh, n, lambda, mu, zero, clamped_end, NULL, &parts, ctx));
+  mass = dt_calloc((size_t)n, sizeof(double *));
+  f = dt_calloc((size_t)n, sizeof(double *));
+  u = dt_calloc((size_t)n, sizeof(double *));
+  DT_CHECK(mass && f && u, ctx, DT_ERR_NOMEM, "out of memory for the parts' vectors");
+  for (int s = 0; s < n; s++) {
+    const dt_part_local *l = &parts.parts[s];
+    ops[s] = &parts.ops[s];
+    DT_ALLOC(mass[s], l->n_nodes, ctx, "part mass");
+    DT_ALLOC(f[s], 3 * (size_t)l->n_nodes, ctx, "part load");
+    u[s] = dt_calloc(3 * (size_t)l->n_nodes, sizeof(double));
+    DT_CHECK(u[s] != NULL, ctx, DT_ERR_NOMEM, "out of memory for the part displacement");
+    dt_part_local_gather(l, 1, b->mass, mass[s]);
+    dt_part_local_gather(l, 3, b->f, f[s]);
+    for (int i = 0; i < l->n_owned; i++)
+      if (l->node_global[i] == b->tip) tip_part = s, tip_dof = 3 * i + 1;
+  }
+  DT_CHECK(tip_part >= 0, ctx, DT_ERR_INTERNAL, "no part owns the tip node %d", b->tip);
+  {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    printf("  %d parts (METIS, %.2f%% imbalance, edge cut %lld): built in %.2f s\n", n,
+           100.0 * parts.rep.imbalance, (long long)parts.rep.edgecut,
+           ts.tv_sec + 1e-9 * ts.tv_nsec - t0);
+  }
+  {
+    dt_multi_explicit_input in = {n,        devices,   parts.parts, ops,  (const double *const *)mass,
+                                  (const double *const *)parts.fre, (const double *const *)f,
+                                  NULL,     NULL,      1,           &tip_part, &tip_dof};
+    DT_TRY(dt_cuda_multi_explicit(&in, o, u, monitor_gpu, st, res, &info, ctx));
+    printf("  GPU setup %.2f s (uploads, halo exchange %s, stable step); halo values per exchange "
+           "%zu\n",
+           info.seconds_setup, info.transport, info.halo_values);
+    for (int s = 0; s < n; s++)
+      printf("  part %d on GPU %d: %d elements, %d nodes, %.2f GB in use on the device\n", s,
+             devices[s], parts.parts[s].n_elems, parts.parts[s].n_nodes, info.gpu_bytes[s] / 1e9);
+  }
+cleanup:
+  for (int s = 0; s < n && mass && f && u; s++) dt_free(mass[s]), dt_free(f[s]), dt_free(u[s]);
+  dt_free(mass);
+  dt_free(f);
+  dt_free(u);
+  dt_ho_parts_free(&parts);
+  return rc;
+}
+#endif
+
 int main(int argc, char **argv) {
+  int gpus[16], n_gpus = 0;
   int P = 2, nx = 16, ny = 2, nz = 2, steps = 0, every = 0, with_static = 0, crit = 0;
   double alpha = 0.0, q = 1e-3, E = 1000.0, nu = 0.3, rho = 1.0, dt = 0.0, t_end = 0.0;
   dt_ho_mass_kind kind = DT_HO_MASS_GLL;
@@ -92,6 +190,9 @@ int main(int argc, char **argv) {
       every = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--static"))
       with_static = 1;
+    else if (!strcmp(argv[i], "--gpus") && more) {
+      if ((n_gpus = tool_int_list(argv[++i], gpus, 16)) < 0) return usage();
+    }
     else if (!strcmp(argv[i], "--mass") && more) {
       const char *m = argv[++i];
       if (!strcmp(m, "gll"))
@@ -110,7 +211,7 @@ int main(int argc, char **argv) {
   dt_ho_explicit_problem pb;
   dt_ho_explicit_opts o = {0};
   dt_ho_explicit_result res;
-  double *u = NULL, *us = NULL;
+  double *u = NULL, *us = NULL, ys = 0.0;
   int rc = 1;
   if (dt_ho_beam_setup(P, nx, ny, nz, E, nu, rho, q, kind, &b, &ctx) != DT_OK) goto fail;
   double w1 = dt_ho_beam_omega1(&b), T1 = 2 * M_PI / w1, ref = dt_ho_beam_timoshenko(&b);
@@ -122,23 +223,46 @@ int main(int argc, char **argv) {
          "(%.3g of critical)\n",
          w1, T1, ref, alpha, alpha / (2 * w1));
   dt_ho_beam_problem(&b, &pb);
-  double wmax;
-  if (dt_ho_explicit_omega_max(&pb, 40, &wmax, &ctx) != DT_OK) goto fail;
   o.dt = dt;
   o.alpha = alpha;
-  double dt_run = dt > 0 ? dt : 0.9 * 2.0 / wmax;
   /* by default: settle for 10/omega_1 when damped, 1.35 periods (three crossings) when not */
   if (t_end <= 0.0) t_end = alpha > 0 ? fmax(10.0 / w1, 20.0 / alpha) : 1.35 * T1;
-  o.steps = steps > 0 ? steps : (int)ceil(t_end / dt_run);
-  o.out_every = 1;
   tool_state st = {&b, every, 0, 0, 0, 0, 0, 0, 0, INFINITY, -INFINITY, 0};
   st.mid = ref;
-  printf("  omega_max %.6g: stable limit 2/omega_max %.6g, dt %.6g, %d steps to t = %.5g\n", wmax,
-         2.0 / wmax, dt_run, o.steps, o.steps * dt_run);
-  fflush(stdout);
-  u = calloc(3 * (size_t)b.mesh.n_nodes, sizeof(double));
-  if (!u) goto fail;
-  if (dt_ho_explicit_run(&pb, &o, u, monitor, &st, &res, &ctx) != DT_OK) goto fail;
+  if (with_static) { /* before a GPU run, which releases the whole beam's operator */
+    int its = 0;
+    us = calloc(3 * (size_t)b.mesh.n_nodes, sizeof(double));
+    if (!us || dt_ho_beam_static(&b, 1e-10, us, &its, &ctx) != DT_OK) goto fail;
+    ys = -us[3 * b.tip + 1];
+    printf("  static PCG (%d its) tip %.6e: Timoshenko %+.2f%%\n", its, ys, 100 * (ys - ref) / ref);
+  }
+  if (n_gpus > 0) {
+#ifdef DUCTILE_HAVE_CUDA
+    o.steps = steps;
+    o.t_end = t_end;
+    o.out_every = every > 0 ? every : 1000;
+    fflush(stdout);
+    if (run_gpus(&b, gpus, n_gpus, &o, &st, &res, &ctx) != DT_OK) goto fail;
+    printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
+           "to t = %.5g\n",
+           res.omega_max, 2.0 / res.omega_max, res.dt, res.steps, res.steps * res.dt);
+#else
+    snprintf(ctx.msg, sizeof ctx.msg, "--gpus: this build has no CUDA backend");
+    goto fail;
+#endif
+  } else {
+    double wmax;
+    if (dt_ho_explicit_omega_max(&pb, 40, &wmax, &ctx) != DT_OK) goto fail;
+    double dt_run = dt > 0 ? dt : 0.9 * 2.0 / wmax;
+    o.steps = steps > 0 ? steps : (int)ceil(t_end / dt_run);
+    o.out_every = 1;
+    printf("  omega_max %.6g: stable limit 2/omega_max %.6g, dt %.6g, %d steps to t = %.5g\n",
+           wmax, 2.0 / wmax, dt_run, o.steps, o.steps * dt_run);
+    fflush(stdout);
+    u = calloc(3 * (size_t)b.mesh.n_nodes, sizeof(double));
+    if (!u) goto fail;
+    if (dt_ho_explicit_run(&pb, &o, u, monitor, &st, &res, &ctx) != DT_OK) goto fail;
+  }
   printf("  %d steps in %.3f s: %.3f ms per step; energy balance %.2e (T %.4e U %.4e D %.4e = W "
          "%.4e + start %.2e)\n",
          res.steps, res.seconds, 1e3 * res.seconds / res.steps, res.balance, res.kinetic,
@@ -154,14 +278,8 @@ int main(int argc, char **argv) {
            "(%+.2f%%)\n",
            st.crossings, T, T1, 100 * (T - T1) / T1);
   }
-  if (with_static) {
-    int its = 0;
-    us = calloc(3 * (size_t)b.mesh.n_nodes, sizeof(double));
-    if (!us || dt_ho_beam_static(&b, 1e-10, us, &its, &ctx) != DT_OK) goto fail;
-    double ys = -us[3 * b.tip + 1];
-    printf("  static PCG (%d its) tip %.6e: explicit %+.3f%%, Timoshenko %+.2f%%\n", its, ys,
-           100 * (st.tip - ys) / ys, 100 * (ys - ref) / ref);
-  }
+  if (with_static)
+    printf("  static PCG tip %.6e: explicit %+.3f%%\n", ys, 100 * (st.tip - ys) / ys);
   rc = 0;
   goto done;
 fail:

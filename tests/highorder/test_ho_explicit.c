@@ -396,7 +396,7 @@ static void check_bad_input(void) {
   o.dt = 0.0;
   o.steps = 0;
   EXPECT(dt_ho_explicit_run(&pb, &o, u, NULL, NULL, NULL, &ctx) == DT_ERR_INPUT, "0 steps");
-  EXPECT(strstr(ctx.msg, "0 steps, need at least 1") != NULL, "%s", ctx.msg);
+  EXPECT(strstr(ctx.msg, "0 steps to t_end 0: need at least 1 step") != NULL, "%s", ctx.msg);
   dt_ctx_reset(&ctx);
   o.steps = 10;
   o.alpha = -1.0;
