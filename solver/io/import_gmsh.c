@@ -95,6 +95,18 @@ static int gmsh_local(int dt_type, int a) {
   return a;
 }
 
+/* Nodes element e contributes to the model and its ductile type: in corners mode a Lagrange
+ * hexahedron of any order is the hex8 of its first 8 nodes (its corners). */
+static int elem_npe(const gm *g, int e, int *dt_type) {
+  int d = 0;
+  const char *name = NULL;
+  if (g->corners && gm_hex_order(g->elem_type[e]) > 0) {
+    *dt_type = DT_ELEM_HEX8;
+    return 8;
+  }
+  return gm_type_info(g->elem_type[e], &d, dt_type, &name);
+}
+
 static dt_status model_dim(gm *g, int *dim) {
   dt_status rc = DT_OK;
   int t = 0;
@@ -108,10 +120,11 @@ static dt_status model_dim(gm *g, int *dim) {
     if (g->elem_dim[e] != *dim) continue;
     gm_type_info(g->elem_type[e], &t, &t, &name);
     g->line = g->elem_line[e];
+    if (g->corners && gm_hex_order(g->elem_type[e]) > 0) continue;
     GM_CHECK(t >= 0 || gm_hex_order(g->elem_type[e]) < 2, g,
-             "element %lld: Gmsh element type %d (%s) is a hexahedron of order %d, which a job "
-             "does not take yet (the order-P tools read it: ductile-hobench --msh, "
-             "docs/highorder.md)",
+             "element %lld: Gmsh element type %d (%s) is a hexahedron of order %d: order-P "
+             "meshes run through ductile-solve MESH.msh --job LOADS.json only "
+             "(docs/highorder.md)",
              (long long)g->elem_tag[e], g->elem_type[e], name, gm_hex_order(g->elem_type[e]));
     GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)",
              (long long)g->elem_tag[e], g->elem_type[e], name,
@@ -126,22 +139,21 @@ cleanup:
 /* Nodes used by the domain elements, in file order, and the element arrays of the model. */
 static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
   dt_status rc = DT_OK;
-  int *used = NULL, ne = 0, nc = 0, n = 0, a = -1, b = -1, k = 0, t = 0, d = 0;
-  const char *name = NULL;
+  int *used = NULL, ne = 0, nc = 0, n = 0, a = -1, b = -1, k = 0, t = 0;
   double X[3 * DT_ELEM_MAX_NODES];
 
   DT_TRY(dt_imp_idmap_build(nodes, g->node_tag, g->n_nodes, &a, &b, g->ctx));
   GM_CHECK(a < 0, g, "node %lld is defined twice", (long long)g->node_tag[a]);
   DT_ALLOC(used, g->n_nodes, g->ctx, "node flags");
   for (int e = 0; e < g->n_elems; e++)
-    if (g->elem_dim[e] == dim) ne++, nc += g->elem_ptr[e + 1] - g->elem_ptr[e];
+    if (g->elem_dim[e] == dim) ne++, nc += elem_npe(g, e, &t);
   for (int e = 0; e < g->n_elems; e++)
     for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
       int i = dt_imp_idmap_find(nodes, g->elem_nodes[j]);
       g->line = g->elem_line[e];
       GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist",
                (long long)g->elem_tag[e], (long long)g->elem_nodes[j]);
-      if (g->elem_dim[e] == dim) used[i] = 1;
+      if (g->elem_dim[e] == dim && j < g->elem_ptr[e] + elem_npe(g, e, &t)) used[i] = 1;
     }
   for (int i = 0; i < g->n_nodes; i++) n += used[i];
   DT_ALLOC(m->x, 3 * (size_t)n, g->ctx, "node coordinates");
@@ -161,7 +173,7 @@ static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
   for (int e = 0; e < g->n_elems; e++) {
     int npe = 0, *c = NULL;
     if (g->elem_dim[e] != dim) continue;
-    npe = gm_type_info(g->elem_type[e], &d, &t, &name);
+    npe = elem_npe(g, e, &t);
     c = &m->conn[m->elem_ptr[k]];
     for (int j = 0; j < npe; j++)
       c[gmsh_local(t, j)] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + j]);
@@ -310,6 +322,7 @@ static dt_status add_nodes(gm *g, dt_model *m, groups *G, int gi, int e,
 
   for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
     int i = dt_imp_idmap_find(nodes, g->elem_nodes[j]);
+    if (i < 0 && g->corners) continue; /* a high-order node: the corners carry the set */
     GM_CHECK(i >= 0, g, "physical group \"%s\": node %lld is not a node of any %dD element",
              m->nsets[G->nset[gi]].name, (long long)g->elem_nodes[j], m->dim);
     DT_TRY(dt_imp_set_add(&m->nsets[G->nset[gi]], &G->nset_cap[G->nset[gi]], i, g->ctx));
@@ -324,12 +337,12 @@ static dt_status add_face(gm *g, dt_model *m, groups *G, int gi, int e, const fa
   const char *name = m->nsets[G->nset[gi]].name;
   const face_rec *hit = NULL;
   dt_surface *sf = NULL;
-  int key[4],
-      nc = m->dim == 3
-               ? (g->elem_type[e] == 3 || g->elem_type[e] == 10 || g->elem_type[e] == 16 ? 4 : 3)
-               : 2;
+  static const int quads[9] = {3, 10, 16, 36, 37, 38, 47, 48, 49};
+  int key[4], nc = m->dim == 3 ? 3 : 2;
   int cap = 0;
 
+  for (int q = 0; q < 9 && m->dim == 3; q++)
+    if (g->elem_type[e] == quads[q]) nc = 4;
   for (int k = 0; k < nc; k++) key[k] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + k]);
   sort_key(key, nc);
   hit = find_face(f, nf, key);
@@ -405,8 +418,8 @@ void gm_free(gm *g) {
   dt_free(g->ents), dt_free(g->ent_phys), dt_free(g->groups);
 }
 
-dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
-                            dt_ctx *ctx) {
+static dt_status read_model(const char *path, const dt_import_options *opt, int corners,
+                            dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   gm g;
   dt_model *m = NULL;
@@ -416,6 +429,7 @@ dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_m
   *out = NULL;
   memset(&g, 0, sizeof g);
   DT_TRY(gm_read_file(&g, path, opt, ctx));
+  g.corners = corners;
   DT_TRY(model_dim(&g, &dim));
   DT_TRY(dt_model_create(&m, ctx));
   snprintf(m->title, sizeof m->title, "%s", path);
@@ -435,4 +449,14 @@ cleanup:
   dt_imp_idmap_free(&nodes);
   gm_free(&g);
   return rc;
+}
+
+dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx) {
+  return read_model(path, opt, 0, out, ctx);
+}
+
+dt_status dt_gmsh_read_corners(const char *path, const dt_import_options *opt, dt_model **out,
+                               dt_ctx *ctx) {
+  return read_model(path, opt, 1, out, ctx);
 }

@@ -48,6 +48,7 @@ typedef struct gm {
   int n_ent_phys, cap_ent_phys;
   gm_group *groups;
   int n_groups, cap_groups;
+  int corners; /* import_gmsh.c: Lagrange hexahedra of any order become hex8 of their corners */
 } gm;
 
 /* "file:line: message" as DT_ERR_INPUT. */
