@@ -12,6 +12,8 @@ time (exit 77 without gmsh):
     deflection at P = 2 (a gmsh order-2 file, the order-P path by itself) against a fine hex8
     reference (32 x 8 x 8 hexahedra): |P2 - fine| below a tenth of |P1 - fine|; the reaction
     balances the load to 1e-9;
+  - elastic, pressure 10 on the end: the root reaction is 10 (1e-9) and the tip's mean u_x at
+    P = 1 that of the hex8 path (1e-6);
   - refusals, exit 1 with the key named: a concentrated load, two steps, a B-bar section, ties,
     a Voce hardening.
 
@@ -121,6 +123,21 @@ def loaded(args, work, c1, c2, fine):
           "%.6g" % (t["p1"], t["p2"], t["fine"], p2["max_peeq"]))
 
 
+def pressed(args, work, c1):
+    job = copy.deepcopy(JOB)
+    del job["materials"][0]["plastic"]
+    job["steps"][0]["loads"] = [{"type": "pressure", "surface": "tip", "value": 10}]
+    hex8 = summary(args, work, c1, job, "press_hex8", ["--backend", "cpu"])
+    p1 = summary(args, work, c1, job, "press_p1", ["--order", "1"])
+    if not hex8 or not p1:
+        return
+    rx = p1["node_sets"]["root"]["RF"][0]
+    check(abs(rx - 10.0) <= 1e-9 * 10.0, "pressure 10 on the unit end: root reaction %.12g" % rx)
+    a, b = p1["node_sets"]["tip"]["U_mean"][0], hex8["node_sets"]["tip"]["U_mean"][0]
+    check(rel(a, b) <= 1e-6, "pressure, P = 1 tip u_x %.12g, hex8 %.12g" % (a, b))
+    print("pressure, elastic: root RF %.12g, tip u_x P = 1 %.12g, hex8 %.12g" % (rx, a, b))
+
+
 def refusals(args, work, c2):
     cases = []
     j = copy.deepcopy(JOB)
@@ -165,6 +182,7 @@ def main():
                 ["-setnumber", "nx", "32", "-setnumber", "ny", "8"])
     displaced(args, args.work, c1)
     loaded(args, args.work, c1, c2, fine)
+    pressed(args, args.work, c1)
     refusals(args, args.work, c2)
     if failures:
         print("%d failure(s)" % len(failures))

@@ -19,6 +19,8 @@
  *    arc's 4 elements (Pg = 1) or a tenth of it (Pg >= 2: gmsh puts the order-Pg nodes on the
  *    circle), the x0 face on x = 0 to 1e-14; face and node counts (arc 4P + 1 by height 2P + 1);
  *    a curve group (4P + 1 nodes) and a point group (the vertex at (1, 0, 0));
+ *  - formats: the order-3 shell as 4.1 binary, 2.2 ASCII and 2.2 binary reads as the 4.1
+ *    ASCII file (numbering and groups exactly, coordinates to 1e-14: ASCII has 16 digits);
  *  - box: the same nodes as dt_ho_mesh_box (node count and coordinates as sets, 1e-13), and
  *    each Gmsh node at the trilinear image of its reference point from our node-order map
  *    (this checks the map against what gmsh writes);
@@ -40,13 +42,19 @@ static int verbose;
 
 static const double RI = 1.0, RO = 1.5, HEIGHT = 0.5;
 
-/* gmsh -3 -order P on data/<geo>.geo into work/<out>.msh; 0 on success. */
-static int run_gmsh(const char *geo, int order, const char *out, char *path, size_t n) {
+/* gmsh -3 -order P on data/<geo>.geo into work/<out>.msh (format msh4 ASCII, or fmt, e.g.
+ * "msh22 -bin"); 0 on success. */
+static int run_gmsh_as(const char *geo, int order, const char *fmt, const char *out, char *path,
+                       size_t n) {
   char cmd[2048];
   snprintf(path, n, "%s/%s.msh", work_dir, out);
-  snprintf(cmd, sizeof cmd, "gmsh -3 -order %d -format msh4 -o '%s' '%s/%s.geo' > '%s/%s.log' 2>&1",
-           order, path, data_dir, geo, work_dir, out);
+  snprintf(cmd, sizeof cmd, "gmsh -3 -order %d -format %s -o '%s' '%s/%s.geo' > '%s/%s.log' 2>&1",
+           order, fmt, path, data_dir, geo, work_dir, out);
   return system(cmd);
+}
+
+static int run_gmsh(const char *geo, int order, const char *out, char *path, size_t n) {
+  return run_gmsh_as(geo, order, "msh4", out, path, n);
 }
 
 /* Largest corner-to-corner distance of element h of the source: its size. */
@@ -206,6 +214,39 @@ static void check_shell(void) {
   EXPECT(err[4] < 1e-4 * err[1], "volume error P = 4 %.3e, P = 1 %.3e", err[4], err[1]);
 }
 
+/* The order-3 shell written as 4.1 binary, 2.2 ASCII and 2.2 binary reads as the 4.1 ASCII
+ * file does: the same numbering and groups, coordinates to 1e-14 (gmsh's ASCII has 16
+ * significant digits, its binary the doubles themselves). */
+static void check_formats(void) {
+  const char *fmts[4] = {"msh4", "msh4 -bin", "msh22", "msh22 -bin"};
+  dt_ho_mesh ref = {0};
+  dt_ho_gmsh_groups Gref = {0};
+  for (int f = 0; f < 4; f++) {
+    char path[1024], name[32];
+    dt_ho_mesh m = {0};
+    dt_ho_gmsh_groups G = {0};
+    dt_ctx ctx = {0};
+    snprintf(name, sizeof name, "shell_fmt%d", f);
+    EXPECT(run_gmsh_as("ho_shell", 3, fmts[f], name, path, sizeof path) == 0, "gmsh -format %s",
+           fmts[f]);
+    EXPECT(dt_ho_mesh_read_gmsh(path, 0, f ? &m : &ref, f ? &G : &Gref, &ctx) == DT_OK, "%s: %s",
+           fmts[f], ctx.msg);
+    if (f == 0) continue;
+    double dev = 0.0;
+    int same = m.n_nodes == ref.n_nodes && m.n_elems == ref.n_elems && G.n == Gref.n &&
+               memcmp(m.elem_nodes, ref.elem_nodes, sizeof(int) * 64 * (size_t)m.n_elems) == 0;
+    for (int n = 0; same && n < m.n_nodes; n++)
+      dev = fmax(dev, dist(m.coords + 3 * n, ref.coords + 3 * n));
+    EXPECT(same && dev <= 1e-14, "-format %s reads differently from msh4 (%.3e)", fmts[f], dev);
+    for (int i = 0; i < G.n && G.n == Gref.n; i++)
+      EXPECT(!strcmp(G.group[i].name, Gref.group[i].name) &&
+                 G.group[i].n_nodes == Gref.group[i].n_nodes,
+             "-format %s: group %d", fmts[f], i);
+    dt_ho_mesh_free(&m), dt_ho_gmsh_groups_free(&G);
+  }
+  dt_ho_mesh_free(&ref), dt_ho_gmsh_groups_free(&Gref);
+}
+
 static int cmp_xyz(const void *pa, const void *pb) {
   const double *a = pa, *b = pb;
   for (int k = 2; k >= 0; k--) /* z, then y, then x, on the box's lattice of distinct values */
@@ -331,7 +372,7 @@ static void check_errors(void) {
 int main(int argc, char **argv) {
   const char *only = argc > 3 ? argv[3] : NULL;
   if (argc < 3) {
-    fprintf(stderr, "usage: test_ho_mesh_gmsh DATA_DIR WORK_DIR [shell|box|errors]\n");
+    fprintf(stderr, "usage: test_ho_mesh_gmsh DATA_DIR WORK_DIR [shell|formats|box|errors]\n");
     return 2;
   }
   data_dir = argv[1], work_dir = argv[2];
@@ -341,6 +382,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (!only || !strcmp(only, "shell")) check_shell();
+  if (!only || !strcmp(only, "formats")) check_formats();
   if (!only || !strcmp(only, "box")) check_box();
   if (!only || !strcmp(only, "errors")) check_errors();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
