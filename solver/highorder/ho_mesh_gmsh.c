@@ -28,6 +28,9 @@ static const int EDGE[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
 static const int FACE[6][4] = {{0, 3, 2, 1}, {0, 1, 5, 4}, {0, 4, 7, 3},
                                {1, 2, 6, 5}, {2, 3, 7, 6}, {4, 5, 6, 7}};
 #define CORNER HO_GMSH_CORNER
+/* Nodes per direction and per element of the highest order read. */
+#define N1 (DT_HO_MESH_MAX_ORDER + 1)
+#define N3 (N1 * N1 * N1)
 
 /* Gmsh quadrangle of order n (>= 0) as (u, v) lattice pairs: corners, edges 0-1, 1-2, 2-3, 3-0,
  * then the interior as a quadrangle of order n - 2 offset by one. Returns the count. */
@@ -51,7 +54,7 @@ static int quad_lattice(int n, int *uv) {
 }
 
 static int hex_lattice(int n, int *ijk) {
-  int k = 0, m = 0, uv[2 * (DT_HO_MESH_MAX_ORDER + 1) * (DT_HO_MESH_MAX_ORDER + 1)];
+  int k = 0, m = 0, uv[2 * N1 * N1];
   if (n == 0) {
     ijk[0] = ijk[1] = ijk[2] = 0;
     return 1;
@@ -87,8 +90,8 @@ static void equispaced(int n, double *t) {
 }
 
 void dt_ho_gmsh_hex_eval(int order, const double *xg, const double xi[3], double x[3]) {
-  int ijk[3 * 729], nn = dt_ho_gmsh_hex_lattice(order, ijk);
-  double t[DT_HO_MESH_MAX_ORDER + 1], L[3][DT_HO_MESH_MAX_ORDER + 1];
+  int ijk[3 * N3], nn = dt_ho_gmsh_hex_lattice(order, ijk);
+  double t[N1], L[3][N1];
   equispaced(order, t);
   for (int d = 0; d < 3; d++) dt_ho_lagrange(order + 1, t, xi[d], L[d], NULL);
   x[0] = x[1] = x[2] = 0.0;
@@ -102,7 +105,7 @@ void dt_ho_gmsh_hex_eval(int order, const double *xg, const double xi[3], double
  * the tables p x n row-major. */
 static void contract3(int n, int p, const double *A, const double *B, const double *C,
                       const double *in, double *out) {
-  double t1[3 * 9 * 9 * 9], t2[3 * 9 * 9 * 9];
+  double t1[3 * N3], t2[3 * N3];
   for (int k = 0; k < n; k++) /* t1[a,j,k] = sum_i A[a,i] in[i,j,k] */
     for (int j = 0; j < n; j++)
       for (int a = 0; a < p; a++)
@@ -264,7 +267,7 @@ static dt_status place_nodes(hexes *H, dt_ho_mesh *m) {
   dt_status rc = DT_OK;
   gm *g = &H->g;
   int n = H->Pg + 1, p = H->P + 1, np = p * p * p, ng = n * n * n;
-  double B[9 * 9], D[9 * 9], xe[3 * 729], X[3 * 729], J[3][3 * 729];
+  double B[N1 * N1], D[N1 * N1], xe[3 * N3], X[3 * N3], J[3][3 * N3];
   unsigned char *done = NULL;
 
   DT_TRY(tables(H, B, D, g->ctx));
@@ -301,7 +304,7 @@ cleanup:
 
 static dt_status build_mesh(hexes *H, dt_ho_mesh *m) {
   dt_status rc = DT_OK;
-  int n = H->Pg + 1, ijk[3 * 729];
+  int n = H->Pg + 1, ijk[3 * N3];
 
   DT_ALLOC(H->lat, n * n * n, H->g.ctx, "node lattice");
   dt_ho_gmsh_hex_lattice(H->Pg, ijk);
