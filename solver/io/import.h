@@ -39,6 +39,13 @@ dt_status dt_inp_parse_file(const char *path, const dt_import_options *opt, dt_m
 dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
                             dt_ctx *ctx);
 
+/* dt_gmsh_read_file for the order-P path (highorder/ho_job.h): Lagrange hexahedra of any order
+ * (Gmsh types 5, 12, 92-97) are read as the hex8 of their 8 corner nodes, and physical groups
+ * keep only the corner nodes, so a JSON job can be attached and validated on the corner mesh
+ * while the order-P mesh itself comes from highorder/ho_mesh_gmsh.h. */
+dt_status dt_gmsh_read_corners(const char *path, const dt_import_options *opt, dt_model **out,
+                               dt_ctx *ctx);
+
 /* Pick the importer by extension: ".inp" a deck (job_path must be NULL); ".msh" a Gmsh mesh
  * completed by the JSON job at job_path (required); ".json" a job (job_path must be NULL).
  * Returns a validated model as dt_parse_job_file does. */

@@ -45,12 +45,37 @@ int gm_type_info(int type, int *dim, int *dt_type, const char **name) {
       {19, 13, 3, -1, "13-node pyramid"},
       {26, 4, 1, -1, "4-node line"},
       {36, 16, 2, DT_ELEM_QUAD16, "16-node quadrangle"},
+      /* Orders 4-8 of lines and quadrangles and 3-8 of hexahedra: read for the order-P meshes
+       * of highorder/ho_mesh_gmsh.c, refused as domain elements here. */
+      {27, 5, 1, -1, "5-node line"},
+      {28, 6, 1, -1, "6-node line"},
+      {62, 7, 1, -1, "7-node line"},
+      {63, 8, 1, -1, "8-node line"},
+      {64, 9, 1, -1, "9-node line"},
+      {37, 25, 2, -1, "25-node quadrangle"},
+      {38, 36, 2, -1, "36-node quadrangle"},
+      {47, 49, 2, -1, "49-node quadrangle"},
+      {48, 64, 2, -1, "64-node quadrangle"},
+      {49, 81, 2, -1, "81-node quadrangle"},
+      {92, 64, 3, -1, "64-node hexahedron"},
+      {93, 125, 3, -1, "125-node hexahedron"},
+      {94, 216, 3, -1, "216-node hexahedron"},
+      {95, 343, 3, -1, "343-node hexahedron"},
+      {96, 512, 3, -1, "512-node hexahedron"},
+      {97, 729, 3, -1, "729-node hexahedron"},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (t[i].type == type) {
       *dim = t[i].dim, *dt_type = t[i].dt, *name = t[i].name;
       return t[i].npe;
     }
+  return 0;
+}
+
+int gm_hex_order(int type) {
+  static const int types[9] = {0, 5, 12, 92, 93, 94, 95, 96, 97};
+  for (int p = 1; p <= 8; p++)
+    if (types[p] == type) return p;
   return 0;
 }
 
@@ -70,6 +95,18 @@ static int gmsh_local(int dt_type, int a) {
   return a;
 }
 
+/* Nodes element e contributes to the model and its ductile type: in corners mode a Lagrange
+ * hexahedron of any order is the hex8 of its first 8 nodes (its corners). */
+static int elem_npe(const gm *g, int e, int *dt_type) {
+  int d = 0;
+  const char *name = NULL;
+  if (g->corners && gm_hex_order(g->elem_type[e]) > 0) {
+    *dt_type = DT_ELEM_HEX8;
+    return 8;
+  }
+  return gm_type_info(g->elem_type[e], &d, dt_type, &name);
+}
+
 static dt_status model_dim(gm *g, int *dim) {
   dt_status rc = DT_OK;
   int t = 0;
@@ -83,6 +120,12 @@ static dt_status model_dim(gm *g, int *dim) {
     if (g->elem_dim[e] != *dim) continue;
     gm_type_info(g->elem_type[e], &t, &t, &name);
     g->line = g->elem_line[e];
+    if (g->corners && gm_hex_order(g->elem_type[e]) > 0) continue;
+    GM_CHECK(t >= 0 || gm_hex_order(g->elem_type[e]) < 2, g,
+             "element %lld: Gmsh element type %d (%s) is a hexahedron of order %d: order-P "
+             "meshes run through ductile-solve MESH.msh --job LOADS.json only "
+             "(docs/highorder.md)",
+             (long long)g->elem_tag[e], g->elem_type[e], name, gm_hex_order(g->elem_type[e]));
     GM_CHECK(t >= 0, g, "element %lld: Gmsh element type %d (%s) is not supported (%s)",
              (long long)g->elem_tag[e], g->elem_type[e], name,
              *dim == 3 ? "3D: 4-node and 10-node tetrahedra, 8-node and 20-node hexahedra, "
@@ -96,22 +139,21 @@ cleanup:
 /* Nodes used by the domain elements, in file order, and the element arrays of the model. */
 static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
   dt_status rc = DT_OK;
-  int *used = NULL, ne = 0, nc = 0, n = 0, a = -1, b = -1, k = 0, t = 0, d = 0;
-  const char *name = NULL;
+  int *used = NULL, ne = 0, nc = 0, n = 0, a = -1, b = -1, k = 0, t = 0;
   double X[3 * DT_ELEM_MAX_NODES];
 
   DT_TRY(dt_imp_idmap_build(nodes, g->node_tag, g->n_nodes, &a, &b, g->ctx));
   GM_CHECK(a < 0, g, "node %lld is defined twice", (long long)g->node_tag[a]);
   DT_ALLOC(used, g->n_nodes, g->ctx, "node flags");
   for (int e = 0; e < g->n_elems; e++)
-    if (g->elem_dim[e] == dim) ne++, nc += g->elem_ptr[e + 1] - g->elem_ptr[e];
+    if (g->elem_dim[e] == dim) ne++, nc += elem_npe(g, e, &t);
   for (int e = 0; e < g->n_elems; e++)
     for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
       int i = dt_imp_idmap_find(nodes, g->elem_nodes[j]);
       g->line = g->elem_line[e];
       GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist",
                (long long)g->elem_tag[e], (long long)g->elem_nodes[j]);
-      if (g->elem_dim[e] == dim) used[i] = 1;
+      if (g->elem_dim[e] == dim && j < g->elem_ptr[e] + elem_npe(g, e, &t)) used[i] = 1;
     }
   for (int i = 0; i < g->n_nodes; i++) n += used[i];
   DT_ALLOC(m->x, 3 * (size_t)n, g->ctx, "node coordinates");
@@ -131,7 +173,7 @@ static dt_status build_mesh(gm *g, dt_model *m, int dim, dt_imp_idmap *nodes) {
   for (int e = 0; e < g->n_elems; e++) {
     int npe = 0, *c = NULL;
     if (g->elem_dim[e] != dim) continue;
-    npe = gm_type_info(g->elem_type[e], &d, &t, &name);
+    npe = elem_npe(g, e, &t);
     c = &m->conn[m->elem_ptr[k]];
     for (int j = 0; j < npe; j++)
       c[gmsh_local(t, j)] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + j]);
@@ -224,8 +266,7 @@ static void groups_free(groups *G) {
   dt_free(G->nset_cap), dt_free(G->elset_cap), dt_free(G->surf_cap);
 }
 
-/* Physical tags of raw element e: *n of them from *tags (*one holds a 2.2 file's). */
-static void elem_phys(const gm *g, int e, int *one, const int **tags, int *n) {
+void gm_elem_phys(const gm *g, int e, int *one, const int **tags, int *n) {
   *n = 0;
   if (g->version == 2) { /* 2.2: the first element tag is the physical group */
     *one = g->elem_ent[e];
@@ -239,7 +280,7 @@ static void elem_phys(const gm *g, int e, int *one, const int **tags, int *n) {
     }
 }
 
-static void group_name(const gm *g, int dim, int tag, char name[DT_NAME_MAX]) {
+void gm_group_name(const gm *g, int dim, int tag, char name[DT_NAME_MAX]) {
   for (int i = 0; i < g->n_groups; i++)
     if (g->groups[i].dim == dim && g->groups[i].tag == tag && g->groups[i].name[0]) {
       snprintf(name, DT_NAME_MAX, "%s", g->groups[i].name);
@@ -262,7 +303,7 @@ static dt_status group_of(gm *g, dt_model *m, groups *G, int dim, int tag, int *
 
   for (i = 0; i < G->n && !(G->dim[i] == dim && G->tag[i] == tag); i++) continue;
   if (i == G->n) {
-    group_name(g, dim, tag, name);
+    gm_group_name(g, dim, tag, name);
     G->dim[i] = dim, G->tag[i] = tag, G->elset[i] = G->surface[i] = -1;
     G->nset[i] = find_named(m->nsets, sizeof *m->nsets, m->n_nsets, name);
     if (G->nset[i] < 0) {
@@ -281,6 +322,7 @@ static dt_status add_nodes(gm *g, dt_model *m, groups *G, int gi, int e,
 
   for (int j = g->elem_ptr[e]; j < g->elem_ptr[e + 1]; j++) {
     int i = dt_imp_idmap_find(nodes, g->elem_nodes[j]);
+    if (i < 0 && g->corners) continue; /* a high-order node: the corners carry the set */
     GM_CHECK(i >= 0, g, "physical group \"%s\": node %lld is not a node of any %dD element",
              m->nsets[G->nset[gi]].name, (long long)g->elem_nodes[j], m->dim);
     DT_TRY(dt_imp_set_add(&m->nsets[G->nset[gi]], &G->nset_cap[G->nset[gi]], i, g->ctx));
@@ -295,12 +337,12 @@ static dt_status add_face(gm *g, dt_model *m, groups *G, int gi, int e, const fa
   const char *name = m->nsets[G->nset[gi]].name;
   const face_rec *hit = NULL;
   dt_surface *sf = NULL;
-  int key[4],
-      nc = m->dim == 3
-               ? (g->elem_type[e] == 3 || g->elem_type[e] == 10 || g->elem_type[e] == 16 ? 4 : 3)
-               : 2;
+  static const int quads[9] = {3, 10, 16, 36, 37, 38, 47, 48, 49};
+  int key[4], nc = m->dim == 3 ? 3 : 2;
   int cap = 0;
 
+  for (int q = 0; q < 9 && m->dim == 3; q++)
+    if (g->elem_type[e] == quads[q]) nc = 4;
   for (int k = 0; k < nc; k++) key[k] = dt_imp_idmap_find(nodes, g->elem_nodes[g->elem_ptr[e] + k]);
   sort_key(key, nc);
   hit = find_face(f, nf, key);
@@ -329,7 +371,7 @@ static dt_status build_groups(gm *g, dt_model *m, const dt_imp_idmap *nodes) {
   const int *tags = NULL;
 
   memset(&G, 0, sizeof G);
-  for (int e = 0; e < g->n_elems; e++) elem_phys(g, e, &one, &tags, &n), total += n;
+  for (int e = 0; e < g->n_elems; e++) gm_elem_phys(g, e, &one, &tags, &n), total += n;
   if (total == 0) goto cleanup;
   DT_ALLOC(G.dim, total, g->ctx, "groups");
   DT_ALLOC(G.tag, total, g->ctx, "groups");
@@ -346,7 +388,7 @@ static dt_status build_groups(gm *g, dt_model *m, const dt_imp_idmap *nodes) {
   for (int e = 0; e < g->n_elems; e++) {
     int model_e = g->elem_dim[e] == m->dim ? k++ : -1;
     g->line = g->elem_line[e];
-    elem_phys(g, e, &one, &tags, &n);
+    gm_elem_phys(g, e, &one, &tags, &n);
     for (int t = 0; t < n; t++) {
       DT_TRY(group_of(g, m, &G, g->elem_dim[e], tags[t], &gi));
       DT_TRY(add_nodes(g, m, &G, gi, e, nodes));
@@ -369,15 +411,15 @@ cleanup:
   return rc;
 }
 
-static void gm_free(gm *g) {
+void gm_free(gm *g) {
   dt_free(g->buf), dt_free(g->node_tag), dt_free(g->x), dt_free(g->elem_tag), dt_free(g->elem_type);
   dt_free(g->elem_ent), dt_free(g->elem_dim), dt_free(g->elem_line), dt_free(g->elem_ptr),
       dt_free(g->elem_nodes);
   dt_free(g->ents), dt_free(g->ent_phys), dt_free(g->groups);
 }
 
-dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
-                            dt_ctx *ctx) {
+static dt_status read_model(const char *path, const dt_import_options *opt, int corners,
+                            dt_model **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   gm g;
   dt_model *m = NULL;
@@ -386,9 +428,8 @@ dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_m
 
   *out = NULL;
   memset(&g, 0, sizeof g);
-  g.path = path, g.opt = opt, g.ctx = ctx;
-  DT_TRY(dt_imp_read_file(path, "mesh", &g.buf, &g.len, ctx));
-  DT_TRY(gm_read_sections(&g));
+  DT_TRY(gm_read_file(&g, path, opt, ctx));
+  g.corners = corners;
   DT_TRY(model_dim(&g, &dim));
   DT_TRY(dt_model_create(&m, ctx));
   snprintf(m->title, sizeof m->title, "%s", path);
@@ -408,4 +449,14 @@ cleanup:
   dt_imp_idmap_free(&nodes);
   gm_free(&g);
   return rc;
+}
+
+dt_status dt_gmsh_read_file(const char *path, const dt_import_options *opt, dt_model **out,
+                            dt_ctx *ctx) {
+  return read_model(path, opt, 0, out, ctx);
+}
+
+dt_status dt_gmsh_read_corners(const char *path, const dt_import_options *opt, dt_model **out,
+                               dt_ctx *ctx) {
+  return read_model(path, opt, 1, out, ctx);
 }

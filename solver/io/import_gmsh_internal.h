@@ -48,6 +48,7 @@ typedef struct gm {
   int n_ent_phys, cap_ent_phys;
   gm_group *groups;
   int n_groups, cap_groups;
+  int corners; /* import_gmsh.c: Lagrange hexahedra of any order become hex8 of their corners */
 } gm;
 
 /* "file:line: message" as DT_ERR_INPUT. */
@@ -61,10 +62,29 @@ GM_INTERN dt_status gm_error(gm *g, const char *fmt, ...) __attribute__((format(
   } while (0)
 
 /* Element type facts: nodes, dimension, the ductile type (-1 if it cannot be a domain element)
- * and a name; npe 0 for a type this reader does not know. */
+ * and a name; npe 0 for a type this reader does not know. The high-order lines, quadrangles and
+ * hexahedra (Gmsh types 27-28, 62-64, 37-38, 47-49, 92-97) are known with type -1: the
+ * order-P reader (highorder/ho_mesh_gmsh.c) takes them. */
 GM_INTERN int gm_type_info(int type, int *dim, int *dt_type, const char **name);
+
+/* The order P of a Lagrange hexahedron of Gmsh type `type` (5, 12, 92-97: P = 1..8), 0 for
+ * any other type. */
+GM_INTERN int gm_hex_order(int type);
 
 /* Read every section of the file into g (import_gmsh_read.c). */
 GM_INTERN dt_status gm_read_sections(gm *g);
+/* Zero g, read the whole file `path` and its sections into it (opt may be NULL). On error g
+ * still holds what was read; gm_free releases it in every case (import_gmsh_read.c). */
+GM_INTERN dt_status gm_read_file(gm *g, const char *path, const dt_import_options *opt,
+                                 dt_ctx *ctx);
+/* Physical tags of raw element e: *n of them from *tags (*one holds a 2.2 file's) (import_gmsh.c). */
+GM_INTERN void gm_elem_phys(const gm *g, int e, int *one, const int **tags, int *n);
+/* The name of physical group (dim, tag), "physical<tag>" when it has none (import_gmsh.c). */
+GM_INTERN void gm_group_name(const gm *g, int dim, int tag, char name[DT_NAME_MAX]);
+/* Release the arrays of g (import_gmsh.c). */
+GM_INTERN void gm_free(gm *g);
+
+/* Most nodes of one element the reader accepts (the 729-node hexahedron of order 8). */
+#define GM_MAX_NPE 729
 
 #endif

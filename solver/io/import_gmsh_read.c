@@ -382,9 +382,10 @@ cleanup:
 
 static dt_status elements_v4(gm *g) {
   dt_status rc = DT_OK;
-  int64_t hdr[4] = {0}, edim = 0, etag = 0, type = 0, n = 0, tag = 0, nodes[32];
+  int64_t hdr[4] = {0}, edim = 0, etag = 0, type = 0, n = 0, tag = 0, *nodes = NULL;
   int npe = 0, dim = 0;
 
+  DT_ALLOC(nodes, GM_MAX_NPE, g->ctx, "element nodes");
   for (int k = 0; k < 4; k++) DT_TRY(num(g, 1, "$Elements header", &hdr[k]));
   for (int64_t b = 0; b < hdr[0]; b++) {
     DT_TRY(num(g, 0, "element block dimension", &edim));
@@ -405,16 +406,18 @@ static dt_status elements_v4(gm *g) {
            (long long)hdr[1], g->n_elems);
   DT_TRY(expect_end(g, "$Elements"));
 cleanup:
+  dt_free(nodes);
   return rc;
 }
 
 /* 2.2 element: "tag type ntags tags... nodes..." (ASCII); binary groups of one type. */
 static dt_status elements_v2(gm *g) {
   dt_status rc = DT_OK;
-  int64_t n = 0, tag = 0, type = 0, nt = 0, t = 0, nodes[32];
+  int64_t n = 0, tag = 0, type = 0, nt = 0, t = 0, *nodes = NULL;
   int32_t hdr[3], v = 0;
   int npe = 0, dim = 0, phys = 0;
 
+  DT_ALLOC(nodes, GM_MAX_NPE, g->ctx, "element nodes");
   DT_TRY(read_i64(g, "$Elements count", &n));
   if (g->binary) g->pos++, g->line++;
   for (int64_t i = 0; i < n;) {
@@ -456,6 +459,7 @@ static dt_status elements_v2(gm *g) {
   }
   DT_TRY(expect_end(g, "$Elements"));
 cleanup:
+  dt_free(nodes);
   return rc;
 }
 
@@ -509,6 +513,17 @@ dt_status gm_read_sections(gm *g) {
   GM_CHECK(g->version, g, "empty file: not a Gmsh mesh");
   GM_CHECK(have_nodes && have_elems, g, "unexpected end of file: no %s section (truncated file?)",
            have_nodes ? "$Elements" : "$Nodes");
+cleanup:
+  return rc;
+}
+
+dt_status gm_read_file(gm *g, const char *path, const dt_import_options *opt, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+
+  memset(g, 0, sizeof *g);
+  g->path = path, g->opt = opt, g->ctx = ctx;
+  DT_TRY(dt_imp_read_file(path, "mesh", &g->buf, &g->len, ctx));
+  DT_TRY(gm_read_sections(g));
 cleanup:
   return rc;
 }

@@ -5,7 +5,10 @@
  * node ids and Lame parameters read once, u read and v written once), the product's time and
  * GDOF/s on each backend, the memory floor (bytes over the measured device copy bandwidth) and
  * the GPU's agreement with the CPU product (max |v_gpu - v_cpu| / max |v_cpu|). With --json FILE
- * the same numbers go to a JSON file for bench/results. */
+ * the same numbers go to a JSON file for bench/results. With --msh FILE the mesh of each order
+ * is FILE's hexahedra (Gmsh, any order 1..8) resampled to that order (highorder/ho_mesh_gmsh.h);
+ * the --pc solves then clamp the nodes of the physical group --fix NAME, or by default those at
+ * the smallest x. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_mesh.h"
+#include "highorder/ho_mesh_gmsh.h"
 #include "highorder/ho_pcg.h"
 #include "highorder/ho_pmg.h"
 #include "tool_args.h"
@@ -43,13 +47,35 @@ static void curve(const double x[3], double y[3], void *user) {
 
 static int usage(void) {
   fprintf(stderr, "usage: ductile-hobench [--orders 1,2,3,4] [--dofs N] [--reps N] "
-                  "[--backend cpu|cuda|both] [--pc jacobi|pmg|both] [--json FILE]\n");
+                  "[--backend cpu|cuda|both] [--pc jacobi|pmg|both] [--json FILE] "
+                  "[--msh FILE [--fix GROUP]]\n");
   return 2;
 }
 
-static int at_x0(const double x[3], void *user) {
-  (void)user;
-  return fabs(x[0]) < 1e-12;
+/* x at the mesh's smallest x (*user), to 1e-9 of its extent along x. */
+static int at_xmin(const double x[3], void *user) {
+  const double *r = user;
+  return x[0] <= r[0] + 1e-9 * r[1];
+}
+
+/* The clamped nodes of the solves: the group `fix` of a Gmsh mesh, else those at the smallest x. */
+static dt_status clamp_nodes(const dt_ho_mesh *m, const dt_ho_gmsh_groups *G, const char *fix,
+                             unsigned char *node_fixed, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double r[2] = {INFINITY, 0.0}, xmax = -INFINITY;
+  if (fix) {
+    const dt_ho_gmsh_group *g = dt_ho_gmsh_group_find(G, fix);
+    DT_CHECK(g != NULL, ctx, DT_ERR_INPUT, "--fix %s: the mesh has no physical group of that name",
+             fix);
+    for (int i = 0; i < g->n_nodes; i++) node_fixed[g->nodes[i]] = 1;
+    goto cleanup;
+  }
+  for (int n = 0; n < m->n_nodes; n++)
+    r[0] = fmin(r[0], m->coords[3 * n]), xmax = fmax(xmax, m->coords[3 * n]);
+  r[1] = xmax - r[0];
+  dt_ho_mesh_mark_where(m, at_xmin, r, node_fixed);
+cleanup:
+  return rc;
 }
 
 static void weight(const double x[3], double f[3], void *user) {
@@ -59,8 +85,8 @@ static void weight(const double x[3], double f[3], void *user) {
 }
 
 /* PCG on the clamped box with Jacobi (pmg = 0) or p-multigrid (pmg = 1): prints one line. */
-static dt_status solve_bench(const dt_ho_mesh *m, const dt_ho_elastic *op, int pmg_on,
-                             dt_ctx *ctx) {
+static dt_status solve_bench(const dt_ho_mesh *m, const dt_ho_gmsh_groups *G, const char *fix,
+                             const dt_ho_elastic *op, int pmg_on, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int n = 3 * m->n_nodes;
   unsigned char *node_fixed = NULL, *fixed = NULL;
@@ -73,7 +99,7 @@ static dt_status solve_bench(const dt_ho_mesh *m, const dt_ho_elastic *op, int p
   DT_ALLOC(b, n, ctx, "bench load");
   DT_ALLOC(u, n, ctx, "bench solution");
   DT_ALLOC(diag, n, ctx, "bench diagonal");
-  dt_ho_mesh_mark_where(m, at_x0, NULL, node_fixed);
+  DT_TRY(clamp_nodes(m, G, fix, node_fixed, ctx));
   for (int i = 0; i < n; i++) fixed[i] = node_fixed[i / 3];
   DT_TRY(dt_ho_elastic_body_load(op, m, weight, NULL, b, ctx));
   DT_TRY(dt_ho_elastic_diagonal(op, diag, ctx));
@@ -103,7 +129,7 @@ cleanup:
 int main(int argc, char **argv) {
   int orders[16] = {1, 2, 3, 4, 6, 8}, n_orders = 6, reps = 20, cpu = 1, gpu = 1, pc = 0;
   double target = 20e6;
-  const char *json = NULL;
+  const char *json = NULL, *msh = NULL, *fix = NULL;
   FILE *jf = NULL;
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc;
@@ -124,6 +150,10 @@ int main(int argc, char **argv) {
       if (pc < 0) return usage();
     } else if (!strcmp(argv[i], "--json") && more) {
       json = argv[++i];
+    } else if (!strcmp(argv[i], "--msh") && more) {
+      msh = argv[++i];
+    } else if (!strcmp(argv[i], "--fix") && more) {
+      fix = argv[++i];
     } else {
       return usage();
     }
@@ -139,13 +169,16 @@ int main(int argc, char **argv) {
     int P = orders[k], n;
     dt_ctx ctx = {0};
     dt_ho_mesh m = {0};
+    dt_ho_gmsh_groups G = {0};
     dt_ho_elastic op = {0};
     double lo[3] = {0, 0, 0}, hi[3] = {2, 1, 1}, *lam = NULL, *mu = NULL, *u = NULL, *v = NULL,
            *vg = NULL, flops, bytes, t_cpu = NAN, t_gpu = NAN, bw = NAN, diff = NAN;
     char desc[256] = "";
     /* elements per unit length: 3 (2 n P + 1) (n P + 1)^2 DOFs */
     n = (int)fmax(1.0, floor(cbrt(target / 6.0) / P));
-    if (dt_ho_mesh_box(P, 2 * n, n, n, lo, hi, curve, NULL, &m, &ctx) != DT_OK) goto fail;
+    if (msh ? dt_ho_mesh_read_gmsh(msh, P, &m, &G, &ctx) != DT_OK
+            : dt_ho_mesh_box(P, 2 * n, n, n, lo, hi, curve, NULL, &m, &ctx) != DT_OK)
+      goto fail;
     lam = malloc(sizeof(double) * m.n_elems);
     mu = malloc(sizeof(double) * m.n_elems);
     u = malloc(sizeof(double) * 3 * (size_t)m.n_nodes);
@@ -195,8 +228,8 @@ int main(int argc, char **argv) {
              1e3 * t_gpu, 3e-9 * m.n_nodes / t_gpu, 1e-9 * flops / t_gpu, 1e3 * bytes / bw,
              bw / 1e9, t_gpu / (bytes / bw), diff, desc);
     fflush(stdout);
-    if ((pc & 1) && solve_bench(&m, &op, 0, &ctx) != DT_OK) goto fail;
-    if ((pc & 2) && P >= 2 && solve_bench(&m, &op, 1, &ctx) != DT_OK) goto fail;
+    if ((pc & 1) && solve_bench(&m, &G, fix, &op, 0, &ctx) != DT_OK) goto fail;
+    if ((pc & 2) && P >= 2 && solve_bench(&m, &G, fix, &op, 1, &ctx) != DT_OK) goto fail;
     if (jf)
       fprintf(jf,
               "%s\n  {\"order\": %d, \"nq\": %d, \"elements\": %d, \"dofs\": %d, \"flops\": %.6g, "
@@ -206,6 +239,7 @@ int main(int argc, char **argv) {
               gpu ? t_gpu : -1.0, gpu ? bw : -1.0, gpu ? diff : -1.0);
     dt_ho_elastic_free(&op);
     dt_ho_mesh_free(&m);
+    dt_ho_gmsh_groups_free(&G);
     free(lam), free(mu), free(u), free(v), free(vg);
     continue;
   fail:

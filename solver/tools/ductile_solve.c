@@ -5,7 +5,11 @@
  *                 [--cuda-tangent NAME] [--view] [--quiet]
  *   ductile-solve DECK.inp -o OUTDIR [options]                 Abaqus/CalculiX deck
  *   ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options] Gmsh mesh + job without "mesh"
+ *   ductile-solve MESH.msh --job LOADS.json -o OUTDIR --order P  the same on order-P hexahedra
  *
+ * A Gmsh mesh of hexahedra of order 2 or more (or any order with --order P) runs the order-P
+ * path (highorder/ho_job.h: one static step, J2 or elastic, p-multigrid, summary.json); every
+ * other input runs the analysis of solver/analysis.
  * The importer is chosen by the file's extension (solver/io/import.h).
  * Prints setup lines, one line per Newton iteration and per increment, and a final verdict.
  * Exit codes: 0 success; 1 invalid input; 2 the analysis did not converge (results up to the
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "ductile.h"
+#include "highorder/ho_job.h"
 
 enum { EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
 
@@ -34,6 +39,7 @@ typedef struct cli {
   const char *precond; /* --precond: overrides the job's linear.preconditioner */
   const char *cuda_elements, *cuda_tangent; /* override the job's backend_options */
   int view;                                 /* --view: the backend's state at the end (stderr) */
+  int order; /* --order P: a Gmsh mesh of hexahedra as order-P elements (0: unless Pg >= 2) */
 } cli;
 
 static void usage(FILE *f) {
@@ -42,7 +48,10 @@ static void usage(FILE *f) {
       "usage: ductile-solve JOB.json -o OUTDIR [--backend cpu|cuda|auto] [--threads N]\n"
       "                     [--device N | --gpus LIST] [--checkpoint FILE [--resume]] [--quiet]\n"
       "       ductile-solve DECK.inp -o OUTDIR [options]\n"
-      "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [options]\n"
+      "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [--order P] [options]\n"
+      "  --order P          a Gmsh mesh of hexahedra solved as order-P elements (1..8, the\n"
+      "                     geometry resampled); meshes of hexahedra of order 2 or more take\n"
+      "                     this path at their own order without it (docs/highorder.md)\n"
       "  --device N         the GPU ordinal to run on (default 0)\n"
       "  --gpus LIST        split the run over several devices, e.g. 0,1,2,3: one METIS part\n"
       "                     of the mesh per listed ordinal (at most %d, each once), block\n"
@@ -121,6 +130,8 @@ static int parse_args(int argc, char **argv, cli *c) {
       c->backend = argv[++i];
     else if (!strcmp(a, "--job") && has_value)
       c->loads = argv[++i];
+    else if (!strcmp(a, "--order") && has_value)
+      c->order = atoi(argv[++i]);
     else if (!strcmp(a, "--threads") && has_value)
       c->threads = atoi(argv[++i]);
     else if (!strcmp(a, "--device") && has_value)
@@ -152,6 +163,10 @@ static int parse_args(int argc, char **argv, cli *c) {
   if (has_device && c->gpus) {
     fprintf(stderr, "ductile-solve: --gpus and --device both name the devices: give one (--gpus "
                     "N is --device N)\n");
+    return usage(stderr), -1;
+  }
+  if (c->order && (c->order < 1 || c->order > 8 || !c->loads)) {
+    fprintf(stderr, "ductile-solve: --order takes 1..8 with a Gmsh mesh and --job\n");
     return usage(stderr), -1;
   }
   if (!c->job || !c->outdir) {
@@ -219,6 +234,33 @@ static void print_warning(const char *msg, void *user) {
   fprintf(stderr, "ductile-solve: warning: %s\n", msg);
 }
 
+/* The order-P path: 1 when it ran (*exit_code set), 0 when the input is for the analysis. */
+static int run_order_p(const cli *c, int *exit_code) {
+  dt_ctx ctx = {0};
+  dt_ho_job_options o = {c->order, c->outdir, c->quiet ? NULL : stdout};
+  dt_ho_job_result res;
+  dt_status rc;
+  int order = 0;
+  size_t len = strlen(c->job);
+  if (!c->loads || len < 4 || strcmp(c->job + len - 4, ".msh") != 0) return 0;
+  if (!c->order && (dt_ho_gmsh_file_order(c->job, &order, &ctx) != DT_OK || order < 2))
+    return 0; /* a linear mesh, or one the importer will explain */
+  rc = dt_ho_job_run(c->job, c->loads, &o, &res, &ctx);
+  if (rc == DT_OK) {
+    printf("completed: order %d, %d increments, %d Newton iterations, %d PCG iterations, max |u| "
+           "%.6g, max PEEQ %.6g; results in %s\n",
+           res.order, res.increments, res.newton_iterations, res.pcg_iterations, res.max_u,
+           res.max_peeq, c->outdir);
+    *exit_code = 0;
+  } else {
+    fprintf(stderr, "ductile-solve: %s: %s\n", dt_status_name(rc), ctx.msg);
+    *exit_code = rc == DT_ERR_INPUT || rc == DT_ERR_IO ? EXIT_INPUT
+                 : rc == DT_ERR_NOT_CONVERGED          ? EXIT_NOT_CONVERGED
+                                                       : EXIT_FAILURE_OTHER;
+  }
+  return 1;
+}
+
 /* The job's name, as CalculiX takes it from `ccx -i NAME`: the input file's name without its
  * folder and extension (deck.inp -> deck), which names the .frd (deck.frd); the mesh's for a
  * .msh with --job. */
@@ -238,8 +280,9 @@ int main(int argc, char **argv) {
   dt_run_options opt;
   dt_status rc;
   dt_import_options iopt = {print_warning, NULL};
-  int pa = parse_args(argc, argv, &c);
+  int pa = parse_args(argc, argv, &c), code = 0;
   if (pa <= 0) return pa == 0 ? 0 : EXIT_USAGE;
+  if (run_order_p(&c, &code)) return code;
   rc = dt_import_file(c.job, c.loads, &iopt, &m, &ctx);
   if (rc != DT_OK) {
     /* An unreadable job file is the user's input problem too (exit 1), like an invalid one. */
