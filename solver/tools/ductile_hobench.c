@@ -161,6 +161,14 @@ int main(int argc, char **argv) {
 #ifndef DUCTILE_HAVE_CUDA
   if (gpu) fprintf(stderr, "ductile-hobench: this build has no CUDA backend; CPU only\n");
   gpu = 0;
+#else
+  {
+    char why[256] = "";
+    if (gpu && !dt_cuda_available(why, sizeof why)) {
+      fprintf(stderr, "ductile-hobench: no usable GPU (%s); CPU only\n", why);
+      gpu = 0;
+    }
+  }
 #endif
   if (json && !(jf = fopen(json, "w")))
     return fprintf(stderr, "ductile-hobench: cannot write %s\n", json), 1;
