@@ -155,8 +155,8 @@ typedef struct dt_multi_explicit_input {
   const double *const *mass, *const *fre, *const *f;
   double (*amplitude)(double t, void *user); /* NULL: a step load, g = 1 */
   void *amplitude_user;
-  int n_watch;                         /* DOFs whose value reaches the monitor after every step */
-  const int *watch_part, *watch_dof;   /* part and local DOF of each */
+  int n_watch;                       /* DOFs whose value reaches the monitor after every step */
+  const int *watch_part, *watch_dof; /* part and local DOF of each */
 } dt_multi_explicit_input;
 /* What the monitor sees after step `step` (u at t = step dt): the watched values every step;
  * the energies (ho_explicit.h) at step 0, every opts->out_every steps and after the last. */
@@ -170,9 +170,9 @@ typedef struct dt_multi_explicit_sample {
 typedef dt_status (*dt_multi_explicit_monitor)(const dt_multi_explicit_sample *s, void *user,
                                                dt_ctx *ctx);
 typedef struct dt_multi_explicit_info {
-  double seconds_setup; /* uploads, transport, stable step */
-  size_t halo_values;   /* values one sum exchange moves, both phases, all parts */
-  char transport[16];   /* "nccl", "staged" or "none" (one part) */
+  double seconds_setup;                /* uploads, transport, stable step */
+  size_t halo_values;                  /* values one sum exchange moves, both phases, all parts */
+  char transport[16];                  /* "nccl", "staged" or "none" (one part) */
   double gpu_bytes[DT_MULTI_MAX_GPUS]; /* device memory in use after setup, per part's device */
 } dt_multi_explicit_info;
 /* Runs opts->steps steps from u[s] (in: u_0 per part, zero velocity; out: u at the end). The

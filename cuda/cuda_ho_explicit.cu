@@ -222,9 +222,8 @@ static dt_status hx_sum_partials(hx *g, int k, double *out, dt_ctx *ctx) {
   for (int s = 0; s < g->np; s++) {
     hx_part *P = &g->p[s];
     DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-    DT_CUDA_CHECK(cudaMemcpyAsync(part, P->partial, sizeof part, cudaMemcpyDeviceToHost,
-                                  P->h->stream),
-                  ctx);
+    DT_CUDA_CHECK(
+        cudaMemcpyAsync(part, P->partial, sizeof part, cudaMemcpyDeviceToHost, P->h->stream), ctx);
     DT_CUDA_CHECK(cudaStreamSynchronize(P->h->stream), ctx);
     for (int b = 0; b < HX_BLOCKS; b++)
       for (int j = 0; j < k; j++) out[j] += part[b * HX_SUMS + j];
@@ -241,8 +240,7 @@ static dt_status hx_sum_acc(hx *g, double acc[HX_ACC], dt_ctx *ctx) {
   for (int s = 0; s < g->np; s++) {
     hx_part *P = &g->p[s];
     DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-    DT_CUDA_CHECK(
-        cudaMemcpyAsync(a, P->acc, sizeof a, cudaMemcpyDeviceToHost, P->h->stream), ctx);
+    DT_CUDA_CHECK(cudaMemcpyAsync(a, P->acc, sizeof a, cudaMemcpyDeviceToHost, P->h->stream), ctx);
     DT_CUDA_CHECK(cudaStreamSynchronize(P->h->stream), ctx);
     for (int j = 0; j < HX_ACC; j++) acc[j] += a[j];
   }
@@ -348,8 +346,7 @@ static dt_status hx_setup(hx *g, const dt_multi_explicit_input *in, double *cons
       for (int k = 0; k < in->n_watch; k++)
         if (in->watch_part[k] == s) w[j] = in->watch_dof[k], P->watch_of[j++] = k;
       DT_CUDA_CHECK(cudaMalloc(&P->watch, sizeof(int) * P->n_watch), ctx);
-      DT_CUDA_CHECK(cudaMemcpy(P->watch, w, sizeof(int) * P->n_watch, cudaMemcpyHostToDevice),
-                    ctx);
+      DT_CUDA_CHECK(cudaMemcpy(P->watch, w, sizeof(int) * P->n_watch, cudaMemcpyHostToDevice), ctx);
       DT_TRY(hx_upload(&P->hist, NULL, (size_t)P->n_watch * g->chunk, ctx));
     }
     for (int k = 0; k < l->n_peers; k++)
@@ -441,8 +438,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   DT_CHECK(in->n_watch >= 0 && in->n_watch <= HX_THREADS, ctx, DT_ERR_INPUT,
            "%d watched DOFs; at most %d", in->n_watch, HX_THREADS);
   DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
-           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step",
-           o->steps, o->t_end);
+           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step", o->steps,
+           o->t_end);
   DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
            "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
   DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,
@@ -475,8 +472,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   /* the power iteration used h->u: the start state again */
   for (int s = 0; s < g.np; s++) {
     DT_CUDA_CHECK(cudaSetDevice(g.p[s].device), ctx);
-    DT_CUDA_CHECK(
-        cudaMemcpy(g.p[s].h->u, u[s], sizeof(double) * g.p[s].n, cudaMemcpyHostToDevice), ctx);
+    DT_CUDA_CHECK(cudaMemcpy(g.p[s].h->u, u[s], sizeof(double) * g.p[s].n, cudaMemcpyHostToDevice),
+                  ctx);
   }
   inf.seconds_setup = hx_now() - t0;
   t0 = hx_now();
@@ -486,9 +483,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
     for (int s = 0; s < g.np; s++) {
       hx_part *P = &g.p[s];
       DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-      k_hx_start<<<HX_BLOCKS, HX_THREADS, 0, P->h->stream>>>(P->n, P->n_own, g0, dt2, P->f,
-                                                             P->h->v, P->minv, P->h->u, P->dp,
-                                                             P->partial);
+      k_hx_start<<<HX_BLOCKS, HX_THREADS, 0, P->h->stream>>>(P->n, P->n_own, g0, dt2, P->f, P->h->v,
+                                                             P->minv, P->h->u, P->dp, P->partial);
       k_hx_reduce<<<1, HX_THREADS, 0, P->h->stream>>>(P->partial, 0, 0.5 / dt2, 0.5, 0.0, 0.0,
                                                       P->acc);
       DT_CUDA_LAUNCH_CHECK("k_hx_start", P->h->stream, ctx);
@@ -513,9 +509,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
     for (int s = 0; s < g.np; s++) {
       hx_part *P = &g.p[s];
       DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-      k_hx_step<<<HX_BLOCKS, HX_THREADS, 0, P->h->stream>>>(P->n, P->n_own, gn, dt2, c1, c2, P->f,
-                                                            P->h->v, P->minv, P->h->u, P->dp,
-                                                            P->partial);
+      k_hx_step<<<HX_BLOCKS, HX_THREADS, 0, P->h->stream>>>(
+          P->n, P->n_own, gn, dt2, c1, c2, P->f, P->h->v, P->minv, P->h->u, P->dp, P->partial);
       k_hx_reduce<<<1, HX_THREADS, 0, P->h->stream>>>(P->partial, 1, 0.5, o->alpha / (4.0 * dt),
                                                       0.5, 0.5 / dt2, P->acc);
       if (P->n_watch)
@@ -543,8 +538,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   out.seconds = hx_now() - t0;
   for (int s = 0; s < g.np; s++) {
     DT_CUDA_CHECK(cudaSetDevice(g.p[s].device), ctx);
-    DT_CUDA_CHECK(
-        cudaMemcpy(u[s], g.p[s].h->u, sizeof(double) * g.p[s].n, cudaMemcpyDeviceToHost), ctx);
+    DT_CUDA_CHECK(cudaMemcpy(u[s], g.p[s].h->u, sizeof(double) * g.p[s].n, cudaMemcpyDeviceToHost),
+                  ctx);
   }
 cleanup:
   hx_destroy(&g);

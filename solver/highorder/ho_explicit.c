@@ -149,8 +149,8 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
   memset(&out, 0, sizeof(out));
   DT_TRY(check_problem(pb, ctx));
   DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
-           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step",
-           o->steps, o->t_end);
+           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step", o->steps,
+           o->t_end);
   DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
            "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
   DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,

@@ -33,9 +33,10 @@
 #endif
 
 static int usage(void) {
-  fprintf(stderr, "usage: ductile-hoexplicit [--order P] [--mesh NXxNYxNZ] [--steps N] "
-                  "[--time T] [--damping ALPHA|crit] [--load Q] [--E E] [--nu NU] [--rho RHO] "
-                  "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static] [--gpus LIST]\n");
+  fprintf(stderr,
+          "usage: ductile-hoexplicit [--order P] [--mesh NXxNYxNZ] [--steps N] "
+          "[--time T] [--damping ALPHA|crit] [--load Q] [--E E] [--nu NU] [--rho RHO] "
+          "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static] [--gpus LIST]\n");
   return 2;
 }
 
@@ -134,9 +135,18 @@ static dt_status run_gpus(dt_ho_beam *b, const int *devices, int n, const dt_ho_
            ts.tv_sec + 1e-9 * ts.tv_nsec - t0);
   }
   {
-    dt_multi_explicit_input in = {n,        devices,   parts.parts, ops,  (const double *const *)mass,
-                                  (const double *const *)parts.fre, (const double *const *)f,
-                                  NULL,     NULL,      1,           &tip_part, &tip_dof};
+    dt_multi_explicit_input in = {n,
+                                  devices,
+                                  parts.parts,
+                                  ops,
+                                  (const double *const *)mass,
+                                  (const double *const *)parts.fre,
+                                  (const double *const *)f,
+                                  NULL,
+                                  NULL,
+                                  1,
+                                  &tip_part,
+                                  &tip_dof};
     DT_TRY(dt_cuda_multi_explicit(&in, o, u, monitor_gpu, st, res, &info, ctx));
     printf("  GPU setup %.2f s (uploads, halo exchange %s, stable step); halo values per exchange "
            "%zu\n",
@@ -192,8 +202,7 @@ int main(int argc, char **argv) {
       with_static = 1;
     else if (!strcmp(argv[i], "--gpus") && more) {
       if ((n_gpus = tool_int_list(argv[++i], gpus, 16)) < 0) return usage();
-    }
-    else if (!strcmp(argv[i], "--mass") && more) {
+    } else if (!strcmp(argv[i], "--mass") && more) {
       const char *m = argv[++i];
       if (!strcmp(m, "gll"))
         kind = DT_HO_MASS_GLL;
@@ -256,8 +265,8 @@ int main(int argc, char **argv) {
     double dt_run = dt > 0 ? dt : 0.9 * 2.0 / wmax;
     o.steps = steps > 0 ? steps : (int)ceil(t_end / dt_run);
     o.out_every = 1;
-    printf("  omega_max %.6g: stable limit 2/omega_max %.6g, dt %.6g, %d steps to t = %.5g\n",
-           wmax, 2.0 / wmax, dt_run, o.steps, o.steps * dt_run);
+    printf("  omega_max %.6g: stable limit 2/omega_max %.6g, dt %.6g, %d steps to t = %.5g\n", wmax,
+           2.0 / wmax, dt_run, o.steps, o.steps * dt_run);
     fflush(stdout);
     u = calloc(3 * (size_t)b.mesh.n_nodes, sizeof(double));
     if (!u) goto fail;

@@ -92,9 +92,18 @@ static void run_case(const dt_ho_beam *b, const gpu_case *c, const dt_ho_explici
     for (int i = 0; i < l->n_owned; i++)
       if (l->node_global[i] == b->tip) tip_part = s, tip_dof = 3 * i + 1;
   }
-  dt_multi_explicit_input in = {G,     c->devices, parts.parts, ops,       (const double *const *)mass,
-                                (const double *const *)parts.fre, (const double *const *)f,
-                                NULL,  NULL,       1,           &tip_part, &tip_dof};
+  dt_multi_explicit_input in = {G,
+                                c->devices,
+                                parts.parts,
+                                ops,
+                                (const double *const *)mass,
+                                (const double *const *)parts.fre,
+                                (const double *const *)f,
+                                NULL,
+                                NULL,
+                                1,
+                                &tip_part,
+                                &tip_dof};
   st = dt_cuda_multi_explicit(&in, o, u, gpu_monitor, &h, &res, &info, &ctx);
   EXPECT(st == DT_OK, "%s: %s", c->what, ctx.msg);
   if (st != DT_OK) goto done;
