@@ -57,8 +57,8 @@ static double hx_now(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* Block sums of HX_SUMS values per thread into partial[block * HX_SUMS + k]. */
-__device__ static void hx_block_sums(double t[HX_SUMS], double *__restrict__ partial) {
+/* Sums each of the HX_SUMS values over the block in a fixed order: thread 0's t holds them. */
+__device__ static void hx_block_sum(double t[HX_SUMS]) {
   __shared__ double s[HX_SUMS][HX_THREADS];
   for (int k = 0; k < HX_SUMS; k++) s[k][threadIdx.x] = t[k];
   __syncthreads();
@@ -67,8 +67,14 @@ __device__ static void hx_block_sums(double t[HX_SUMS], double *__restrict__ par
       for (int k = 0; k < HX_SUMS; k++) s[k][threadIdx.x] += s[k][threadIdx.x + w];
     __syncthreads();
   }
+  for (int k = 0; k < HX_SUMS; k++) t[k] = s[k][0];
+}
+
+/* The block's sums into partial[block * HX_SUMS + k]. */
+__device__ static void hx_block_sums(double t[HX_SUMS], double *__restrict__ partial) {
+  hx_block_sum(t);
   if (threadIdx.x == 0)
-    for (int k = 0; k < HX_SUMS; k++) partial[blockIdx.x * HX_SUMS + k] = s[k][0];
+    for (int k = 0; k < HX_SUMS; k++) partial[blockIdx.x * HX_SUMS + k] = t[k];
 }
 
 /* Start-up (ho_explicit.h): a_0 = M^-1 (g f - K u_0), d_{-1} = -dt^2/2 a_0. Sums over owned
@@ -118,25 +124,18 @@ __global__ void k_hx_step(size_t n, size_t n_own, double g, double dt2, double c
  * (mode 1: W += w0 s0, D += w1 s1, U = w2 s2, T = w3 s3). */
 __global__ void k_hx_reduce(const double *__restrict__ partial, int mode, double w0, double w1,
                             double w2, double w3, double *__restrict__ acc) {
-  __shared__ double s[HX_SUMS][HX_THREADS];
   double t[HX_SUMS] = {0.0, 0.0, 0.0, 0.0};
   for (int b = threadIdx.x; b < HX_BLOCKS; b += blockDim.x)
     for (int k = 0; k < HX_SUMS; k++) t[k] += partial[b * HX_SUMS + k];
-  for (int k = 0; k < HX_SUMS; k++) s[k][threadIdx.x] = t[k];
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w)
-      for (int k = 0; k < HX_SUMS; k++) s[k][threadIdx.x] += s[k][threadIdx.x + w];
-    __syncthreads();
-  }
+  hx_block_sum(t);
   if (threadIdx.x != 0) return;
   if (mode == 0) {
-    acc[4] = w0 * s[0][0] + w1 * s[1][0];
+    acc[4] = w0 * t[0] + w1 * t[1];
   } else {
-    acc[0] += w0 * s[0][0];
-    acc[1] += w1 * s[1][0];
-    acc[2] = w2 * s[2][0];
-    acc[3] = w3 * s[3][0];
+    acc[0] += w0 * t[0];
+    acc[1] += w1 * t[1];
+    acc[2] = w2 * t[2];
+    acc[3] = w3 * t[3];
   }
 }
 
@@ -426,7 +425,7 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   dt_ho_explicit_result out;
   dt_multi_explicit_info inf;
   double *watch_host = NULL, *vals = NULL, acc[HX_ACC];
-  double t0 = hx_now(), safety, limit, dt, dt2, c1, c2;
+  double t0 = hx_now(), dt = 0.0, dt2, c1, c2;
   int its, steps, done = 0;
   memset(&g, 0, sizeof g);
   memset(&out, 0, sizeof out);
@@ -437,17 +436,7 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
            "%d parts asked for; 1 to %d are supported", g.np, DT_MULTI_MAX_GPUS);
   DT_CHECK(in->n_watch >= 0 && in->n_watch <= HX_THREADS, ctx, DT_ERR_INPUT,
            "%d watched DOFs; at most %d", in->n_watch, HX_THREADS);
-  DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
-           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step", o->steps,
-           o->t_end);
-  DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
-           "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
-  DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,
-           "explicit dynamics: time step %g is not finite and >= 0 (0 picks the stable step)",
-           o->dt);
-  safety = o->safety > 0.0 ? o->safety : 0.9;
-  DT_CHECK(safety <= 1.0, ctx, DT_ERR_INPUT,
-           "explicit dynamics: safety factor %g is above 1 (the stability limit)", safety);
+  DT_TRY(dt_ho_explicit_check_opts(o, ctx));
   /* the watched history is kept for out_every steps (the sampling interval), at most 4096 */
   g.chunk = o->out_every > 0 && o->out_every < 4096 ? o->out_every : 4096;
   g.p = (hx_part *)calloc((size_t)g.np, sizeof(hx_part));
@@ -458,12 +447,7 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   DT_TRY(hx_setup(&g, in, u, &inf, ctx));
   its = o->power_its > 0 ? o->power_its : 40;
   DT_TRY(hx_omega_max(&g, in, its, &out.omega_max, ctx));
-  limit = 2.0 / out.omega_max;
-  DT_CHECK(o->dt <= limit, ctx, DT_ERR_INPUT,
-           "explicit dynamics: time step %g is above the stable limit 2/omega_max = %g "
-           "(omega_max %g by %d power iterations); leave dt 0 for %g x that limit = %g",
-           o->dt, limit, out.omega_max, its, safety, safety * limit);
-  dt = o->dt > 0.0 ? o->dt : safety * limit;
+  DT_TRY(dt_ho_explicit_pick_dt(o, out.omega_max, its, &dt, ctx));
   dt2 = dt * dt;
   c1 = 1.0 - 0.5 * o->alpha * dt;
   c2 = 1.0 + 0.5 * o->alpha * dt;

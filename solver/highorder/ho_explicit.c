@@ -138,6 +138,35 @@ static double amplitude(const dt_ho_explicit_problem *pb, double t) {
   return pb->amplitude ? pb->amplitude(t, pb->amplitude_user) : 1.0;
 }
 
+dt_status dt_ho_explicit_check_opts(const dt_ho_explicit_opts *o, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
+           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step", o->steps,
+           o->t_end);
+  DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
+           "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
+  DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,
+           "explicit dynamics: time step %g is not finite and >= 0 (0 picks the stable step)",
+           o->dt);
+  DT_CHECK(o->safety <= 1.0, ctx, DT_ERR_INPUT,
+           "explicit dynamics: safety factor %g is above 1 (the stability limit)", o->safety);
+cleanup:
+  return rc;
+}
+
+dt_status dt_ho_explicit_pick_dt(const dt_ho_explicit_opts *o, double omega_max, int its,
+                                 double *dt, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double safety = o->safety > 0.0 ? o->safety : 0.9, limit = 2.0 / omega_max;
+  DT_CHECK(o->dt <= limit, ctx, DT_ERR_INPUT,
+           "explicit dynamics: time step %g is above the stable limit 2/omega_max = %g "
+           "(omega_max %g by %d power iterations); leave dt 0 for %g x that limit = %g",
+           o->dt, limit, omega_max, its, safety, safety * limit);
+  *dt = o->dt > 0.0 ? o->dt : safety * limit;
+cleanup:
+  return rc;
+}
+
 dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_explicit_opts *o,
                              double *u, dt_ho_explicit_monitor mon, void *user,
                              dt_ho_explicit_result *res, dt_ctx *ctx) {
@@ -148,26 +177,13 @@ dt_status dt_ho_explicit_run(const dt_ho_explicit_problem *pb, const dt_ho_expli
   int n = pb->n;
   memset(&out, 0, sizeof(out));
   DT_TRY(check_problem(pb, ctx));
-  DT_CHECK(o->steps >= 1 || (o->steps == 0 && o->t_end > 0.0 && isfinite(o->t_end)), ctx,
-           DT_ERR_INPUT, "explicit dynamics: %d steps to t_end %g: need at least 1 step", o->steps,
-           o->t_end);
-  DT_CHECK(o->alpha >= 0.0 && isfinite(o->alpha), ctx, DT_ERR_INPUT,
-           "explicit dynamics: damping coefficient alpha = %g is not finite and >= 0", o->alpha);
-  DT_CHECK(o->dt >= 0.0 && isfinite(o->dt), ctx, DT_ERR_INPUT,
-           "explicit dynamics: time step %g is not finite and >= 0 (0 picks the stable step)",
-           o->dt);
-  double safety = o->safety > 0.0 ? o->safety : 0.9;
-  DT_CHECK(safety <= 1.0, ctx, DT_ERR_INPUT,
-           "explicit dynamics: safety factor %g is above 1 (the stability limit)", safety);
+  DT_TRY(dt_ho_explicit_check_opts(o, ctx));
   DT_TRY(mass_solver_init(pb, o->cg_rtol, o->cg_max_it, &ms, ctx));
   int its = o->power_its > 0 ? o->power_its : 40;
   DT_TRY(omega_max(pb, &ms, its, &out.omega_max, ctx));
-  double limit = 2.0 / out.omega_max;
-  DT_CHECK(o->dt <= limit, ctx, DT_ERR_INPUT,
-           "explicit dynamics: time step %g is above the stable limit 2/omega_max = %g "
-           "(omega_max %g by %d power iterations); leave dt 0 for %g x that limit = %g",
-           o->dt, limit, out.omega_max, its, safety, safety * limit);
-  double dt = o->dt > 0.0 ? o->dt : safety * limit, dt2 = dt * dt;
+  double dt = 0.0;
+  DT_TRY(dt_ho_explicit_pick_dt(o, out.omega_max, its, &dt, ctx));
+  double dt2 = dt * dt;
   double c1 = 1.0 - 0.5 * o->alpha * dt, c2 = 1.0 + 0.5 * o->alpha * dt;
   out.dt = dt;
   int steps = dt_ho_explicit_steps(o, dt);

@@ -66,6 +66,14 @@ typedef struct dt_ho_explicit_opts {
   int cg_max_it;  /* consistent mass: CG iteration cap (0 picks 1000) */
 } dt_ho_explicit_opts;
 
+/* Checks the options every time loop takes (steps or t_end, damping, dt, safety). Errors:
+ * DT_ERR_INPUT naming the option. */
+dt_status dt_ho_explicit_check_opts(const dt_ho_explicit_opts *o, dt_ctx *ctx);
+/* The step of a run: opts->dt, or safety x 2/omega_max when it is 0 (omega_max from `its`
+ * power iterations, for the message). Errors: DT_ERR_INPUT for a given dt above the limit. */
+dt_status dt_ho_explicit_pick_dt(const dt_ho_explicit_opts *o, double omega_max, int its,
+                                 double *dt, dt_ctx *ctx);
+
 /* The steps a run takes with step dt: opts->steps, or when it is 0 the fewest that reach
  * opts->t_end. */
 static inline int dt_ho_explicit_steps(const dt_ho_explicit_opts *o, double dt) {

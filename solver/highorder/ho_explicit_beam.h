@@ -15,6 +15,7 @@
 #include "highorder/ho_explicit.h"
 #include "highorder/ho_mass.h"
 #include "highorder/ho_mesh.h"
+#include "highorder/ho_parts.h"
 
 #define DT_HO_BEAM_LENGTH 10.0
 
@@ -42,6 +43,20 @@ void dt_ho_beam_problem(const dt_ho_beam *b, dt_ho_explicit_problem *pb);
 /* Static solution K u = f by Jacobi PCG to rtol (u overwritten, 3 n_nodes entries). */
 dt_status dt_ho_beam_static(const dt_ho_beam *b, double rtol, double *u, int *iterations,
                             dt_ctx *ctx);
+/* The beam split into parts for a time loop on several devices: the parts' operators, masks
+ * and local views (ho_parts.h, the x = 0 face fixed as in the beam), each part's lumped mass
+ * (per local node) and load (per local DOF) gathered from the beam's, and the tip's y DOF in
+ * the part that owns the tip. */
+typedef struct dt_ho_beam_parts {
+  dt_ho_parts parts;
+  double **mass, **f; /* nparts each */
+  int tip_part, tip_dof;
+} dt_ho_beam_parts;
+/* Errors: those of dt_ho_parts_build; DT_ERR_NOMEM. Release with dt_ho_beam_parts_free (also
+ * after an error). */
+dt_status dt_ho_beam_parts_build(const dt_ho_beam *b, int nparts, dt_ho_beam_parts *bp,
+                                 dt_ctx *ctx);
+void dt_ho_beam_parts_free(dt_ho_beam_parts *bp);
 /* Timoshenko static tip deflection (positive, along -y) and the Euler-Bernoulli omega_1. */
 double dt_ho_beam_timoshenko(const dt_ho_beam *b);
 double dt_ho_beam_omega1(const dt_ho_beam *b);

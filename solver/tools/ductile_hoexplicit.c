@@ -25,7 +25,6 @@
 #include "tool_args.h"
 #ifdef DUCTILE_HAVE_CUDA
 #include "cuda/cuda_entry.h"
-#include "highorder/ho_parts.h"
 #endif
 
 #ifndef M_PI
@@ -75,11 +74,6 @@ static dt_status monitor(const dt_ho_explicit_state *s, void *user, dt_ctx *ctx)
 }
 
 #ifdef DUCTILE_HAVE_CUDA
-static int clamped_end(const double x[3], void *user) {
-  (void)user;
-  return fabs(x[0]) < 1e-12; /* the beam's fixed face (ho_explicit_beam.c) */
-}
-
 static dt_status monitor_gpu(const dt_multi_explicit_sample *s, void *user, dt_ctx *ctx) {
   (void)ctx;
   double e[4] = {s->kinetic, s->internal, s->external, s->damping};
@@ -87,80 +81,62 @@ static dt_status monitor_gpu(const dt_multi_explicit_sample *s, void *user, dt_c
   return DT_OK;
 }
 
-/* The time loop on the GPUs: the beam split into one part per entry of devices, its lumped
- * mass and load gathered into the parts, the tip watched in the part that owns it. */
+/* The time loop on the GPUs: the beam split into one part per entry of devices, the tip
+ * watched in the part that owns it. */
 static dt_status run_gpus(dt_ho_beam *b, const int *devices, int n, const dt_ho_explicit_opts *o,
                           tool_state *st, dt_ho_explicit_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_ho_parts parts;
+  dt_ho_beam_parts bp;
   dt_multi_explicit_info info;
-  double **mass = NULL, **f = NULL, **u = NULL, lambda, mu, t0 = 0.0;
+  double **u = NULL, t0;
   const dt_ho_elastic *ops[DT_MULTI_MAX_GPUS];
-  const double zero[3] = {0, 0, 0};
-  int tip_part = -1, tip_dof = -1;
-  memset(&parts, 0, sizeof parts);
+  struct timespec ts;
+  memset(&bp, 0, sizeof bp);
   DT_CHECK(b->kind != DT_HO_MASS_CONSISTENT, ctx, DT_ERR_UNSUPPORTED,
            "the GPU time loop takes a lumped mass (gll or rowsum), not the consistent one");
-  dt_ho_lame(b->E, b->nu, &lambda, &mu);
+  DT_CHECK(n <= DT_MULTI_MAX_GPUS, ctx, DT_ERR_INPUT, "%d parts; at most %d", n, DT_MULTI_MAX_GPUS);
   /* the operator of the whole beam served its load; the parts build their own */
   dt_ho_elastic_free(&b->op);
-  {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    t0 = ts.tv_sec + 1e-9 * ts.tv_nsec;
-  }
-  DT_TRY(dt_ho_parts_build(&b->mesh, n, lambda, mu, zero, clamped_end, NULL, &parts, ctx));
-  mass = dt_calloc((size_t)n, sizeof(double *));
-  f = dt_calloc((size_t)n, sizeof(double *));
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  t0 = ts.tv_sec + 1e-9 * ts.tv_nsec;
+  DT_TRY(dt_ho_beam_parts_build(b, n, &bp, ctx));
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  printf("  %d parts (METIS, %.2f%% imbalance, edge cut %lld): built in %.2f s\n", n,
+         100.0 * bp.parts.rep.imbalance, (long long)bp.parts.rep.edgecut,
+         ts.tv_sec + 1e-9 * ts.tv_nsec - t0);
   u = dt_calloc((size_t)n, sizeof(double *));
-  DT_CHECK(mass && f && u, ctx, DT_ERR_NOMEM, "out of memory for the parts' vectors");
+  DT_CHECK(u != NULL, ctx, DT_ERR_NOMEM, "out of memory for the parts' displacements");
   for (int s = 0; s < n; s++) {
-    const dt_part_local *l = &parts.parts[s];
-    ops[s] = &parts.ops[s];
-    DT_ALLOC(mass[s], l->n_nodes, ctx, "part mass");
-    DT_ALLOC(f[s], 3 * (size_t)l->n_nodes, ctx, "part load");
-    u[s] = dt_calloc(3 * (size_t)l->n_nodes, sizeof(double));
+    ops[s] = &bp.parts.ops[s];
+    u[s] = dt_calloc(3 * (size_t)bp.parts.parts[s].n_nodes, sizeof(double));
     DT_CHECK(u[s] != NULL, ctx, DT_ERR_NOMEM, "out of memory for the part displacement");
-    dt_part_local_gather(l, 1, b->mass, mass[s]);
-    dt_part_local_gather(l, 3, b->f, f[s]);
-    for (int i = 0; i < l->n_owned; i++)
-      if (l->node_global[i] == b->tip) tip_part = s, tip_dof = 3 * i + 1;
-  }
-  DT_CHECK(tip_part >= 0, ctx, DT_ERR_INTERNAL, "no part owns the tip node %d", b->tip);
-  {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    printf("  %d parts (METIS, %.2f%% imbalance, edge cut %lld): built in %.2f s\n", n,
-           100.0 * parts.rep.imbalance, (long long)parts.rep.edgecut,
-           ts.tv_sec + 1e-9 * ts.tv_nsec - t0);
   }
   {
     dt_multi_explicit_input in = {n,
                                   devices,
-                                  parts.parts,
+                                  bp.parts.parts,
                                   ops,
-                                  (const double *const *)mass,
-                                  (const double *const *)parts.fre,
-                                  (const double *const *)f,
+                                  (const double *const *)bp.mass,
+                                  (const double *const *)bp.parts.fre,
+                                  (const double *const *)bp.f,
                                   NULL,
                                   NULL,
                                   1,
-                                  &tip_part,
-                                  &tip_dof};
+                                  &bp.tip_part,
+                                  &bp.tip_dof};
     DT_TRY(dt_cuda_multi_explicit(&in, o, u, monitor_gpu, st, res, &info, ctx));
     printf("  GPU setup %.2f s (uploads, halo exchange %s, stable step); halo values per exchange "
            "%zu\n",
            info.seconds_setup, info.transport, info.halo_values);
     for (int s = 0; s < n; s++)
       printf("  part %d on GPU %d: %d elements, %d nodes, %.2f GB in use on the device\n", s,
-             devices[s], parts.parts[s].n_elems, parts.parts[s].n_nodes, info.gpu_bytes[s] / 1e9);
+             devices[s], bp.parts.parts[s].n_elems, bp.parts.parts[s].n_nodes,
+             info.gpu_bytes[s] / 1e9);
   }
 cleanup:
-  for (int s = 0; s < n && mass && f && u; s++) dt_free(mass[s]), dt_free(f[s]), dt_free(u[s]);
-  dt_free(mass);
-  dt_free(f);
+  for (int s = 0; s < n && u; s++) dt_free(u[s]);
   dt_free(u);
-  dt_ho_parts_free(&parts);
+  dt_ho_beam_parts_free(&bp);
   return rc;
 }
 #endif

@@ -50,11 +50,6 @@ static dt_status gpu_monitor(const dt_multi_explicit_sample *s, void *user, dt_c
   return DT_OK;
 }
 
-static int clamped(const double x[3], void *user) {
-  (void)user;
-  return fabs(x[0]) < 1e-12;
-}
-
 typedef struct gpu_case {
   int nparts;
   int devices[DT_MULTI_MAX_GPUS];
@@ -64,17 +59,16 @@ typedef struct gpu_case {
 static void run_case(const dt_ho_beam *b, const gpu_case *c, const dt_ho_explicit_opts *o,
                      const dt_ho_explicit_result *cpu, const history *ref, const double *u_ref) {
   dt_ctx ctx = {0};
-  dt_ho_parts parts = {0};
+  dt_ho_beam_parts bp;
   dt_ho_explicit_result res;
   dt_multi_explicit_info info;
   history h = {{0}, 0, 0};
-  double lam, mu, zero[3] = {0, 0, 0};
-  double *mass[DT_MULTI_MAX_GPUS] = {0}, *f[DT_MULTI_MAX_GPUS] = {0}, *u[DT_MULTI_MAX_GPUS] = {0};
+  double *u[DT_MULTI_MAX_GPUS] = {0};
   double *glob = calloc(3 * (size_t)b->mesh.n_nodes, sizeof(double));
   const dt_ho_elastic *ops[DT_MULTI_MAX_GPUS];
-  int tip_part = -1, tip_dof = -1, G = c->nparts;
-  dt_ho_lame(b->E, b->nu, &lam, &mu);
-  dt_status st = dt_ho_parts_build(&b->mesh, G, lam, mu, zero, clamped, NULL, &parts, &ctx);
+  int G = c->nparts;
+  dt_status st = dt_ho_beam_parts_build(b, G, &bp, &ctx);
+  dt_ho_parts *const pp = &bp.parts;
   if (st == DT_ERR_UNSUPPORTED && G > 1) { /* a build without METIS cannot make the parts */
     printf("SKIP %s: %s\n", c->what, ctx.msg);
     goto done;
@@ -82,28 +76,21 @@ static void run_case(const dt_ho_beam *b, const gpu_case *c, const dt_ho_explici
   EXPECT(st == DT_OK, "%s: %s", c->what, ctx.msg);
   if (st != DT_OK) goto done;
   for (int s = 0; s < G; s++) {
-    const dt_part_local *l = &parts.parts[s];
-    ops[s] = &parts.ops[s];
-    mass[s] = calloc((size_t)l->n_nodes, sizeof(double));
-    f[s] = calloc(3 * (size_t)l->n_nodes, sizeof(double));
-    u[s] = calloc(3 * (size_t)l->n_nodes, sizeof(double));
-    dt_part_local_gather(l, 1, b->mass, mass[s]);
-    dt_part_local_gather(l, 3, b->f, f[s]);
-    for (int i = 0; i < l->n_owned; i++)
-      if (l->node_global[i] == b->tip) tip_part = s, tip_dof = 3 * i + 1;
+    ops[s] = &pp->ops[s];
+    u[s] = calloc(3 * (size_t)pp->parts[s].n_nodes, sizeof(double));
   }
   dt_multi_explicit_input in = {G,
                                 c->devices,
-                                parts.parts,
+                                pp->parts,
                                 ops,
-                                (const double *const *)mass,
-                                (const double *const *)parts.fre,
-                                (const double *const *)f,
+                                (const double *const *)bp.mass,
+                                (const double *const *)pp->fre,
+                                (const double *const *)bp.f,
                                 NULL,
                                 NULL,
                                 1,
-                                &tip_part,
-                                &tip_dof};
+                                &bp.tip_part,
+                                &bp.tip_dof};
   st = dt_cuda_multi_explicit(&in, o, u, gpu_monitor, &h, &res, &info, &ctx);
   EXPECT(st == DT_OK, "%s: %s", c->what, ctx.msg);
   if (st != DT_OK) goto done;
@@ -113,7 +100,7 @@ static void run_case(const dt_ho_beam *b, const gpu_case *c, const dt_ho_explici
   for (int k = 0; k <= STEPS; k++)
     tmax = fmax(tmax, fabs(ref->tip[k])), tdiff = fmax(tdiff, fabs(h.tip[k] - ref->tip[k]));
   EXPECT(tdiff <= 1e-10 * tmax, "%s: tip history off by %.2e of %.3e", c->what, tdiff / tmax, tmax);
-  dt_ho_parts_gather(&parts, u, glob);
+  dt_ho_parts_gather(pp, u, glob);
   for (size_t i = 0; i < 3 * (size_t)b->mesh.n_nodes; i++)
     umax = fmax(umax, fabs(u_ref[i])), udiff = fmax(udiff, fabs(glob[i] - u_ref[i]));
   EXPECT(udiff <= 1e-10 * umax, "%s: final u off by %.2e of %.3e", c->what, udiff / umax, umax);
@@ -138,23 +125,23 @@ static void run_case(const dt_ho_beam *b, const gpu_case *c, const dt_ho_explici
                strstr(bad.msg, "above the stable limit"),
            "a step above the limit: %s", bad.msg);
     memset(&bad, 0, sizeof bad);
-    double keep = mass[0][5];
-    mass[0][5] = 0.0;
+    double keep = bp.mass[0][5];
+    bp.mass[0][5] = 0.0;
     EXPECT(dt_cuda_multi_explicit(&in, o, u, NULL, NULL, NULL, NULL, &bad) == DT_ERR_INPUT &&
                strstr(bad.msg, "not positive"),
            "a zero mass: %s", bad.msg);
-    mass[0][5] = keep;
+    bp.mass[0][5] = keep;
     memset(&bad, 0, sizeof bad);
-    int far = 3 * parts.parts[0].n_nodes;
+    int far = 3 * pp->parts[0].n_nodes;
     in.watch_dof = &far;
     EXPECT(dt_cuda_multi_explicit(&in, o, u, NULL, NULL, NULL, NULL, &bad) == DT_ERR_INPUT &&
                strstr(bad.msg, "is not in its part"),
            "a watched DOF outside: %s", bad.msg);
   }
 done:
-  for (int s = 0; s < G; s++) free(mass[s]), free(f[s]), free(u[s]);
+  for (int s = 0; s < G; s++) free(u[s]);
   free(glob);
-  dt_ho_parts_free(&parts);
+  dt_ho_beam_parts_free(&bp);
 }
 
 int main(void) {
