@@ -116,46 +116,28 @@ double dt_ho_beam_omega1(const dt_ho_beam *b) {
   return beta * beta * sqrt(b->E / 12.0 / (b->rho * L * L * L * L));
 }
 
-static int beam_clamped(const double x[3], void *user) {
-  (void)user;
-  return fabs(x[0]) < 1e-12; /* as dt_ho_beam_setup fixes */
-}
-
 dt_status dt_ho_beam_parts_build(const dt_ho_beam *b, int nparts, dt_ho_beam_parts *bp,
                                  dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  double lambda, mu;
-  const double zero[3] = {0, 0, 0};
+  dt_ho_explicit_parts xp;
+  int tip = 3 * b->tip + 1; /* its y DOF */
   memset(bp, 0, sizeof(*bp));
   bp->tip_part = bp->tip_dof = -1;
-  dt_ho_lame(b->E, b->nu, &lambda, &mu);
-  DT_TRY(
-      dt_ho_parts_build(&b->mesh, nparts, lambda, mu, zero, beam_clamped, NULL, &bp->parts, ctx));
-  bp->mass = dt_calloc((size_t)nparts, sizeof(double *));
-  bp->f = dt_calloc((size_t)nparts, sizeof(double *));
-  DT_CHECK(bp->mass && bp->f, ctx, DT_ERR_NOMEM, "out of memory for the parts' masses");
-  for (int s = 0; s < nparts; s++) {
-    const dt_part_local *l = &bp->parts.parts[s];
-    DT_ALLOC(bp->mass[s], l->n_nodes, ctx, "part mass");
-    DT_ALLOC(bp->f[s], 3 * (size_t)l->n_nodes, ctx, "part load");
-    dt_part_local_gather(l, 1, b->mass, bp->mass[s]);
-    dt_part_local_gather(l, 3, b->f, bp->f[s]);
-    for (int i = 0; i < l->n_owned; i++)
-      if (l->node_global[i] == b->tip) bp->tip_part = s, bp->tip_dof = 3 * i + 1;
-  }
-  DT_CHECK(bp->tip_part >= 0, ctx, DT_ERR_INTERNAL, "no part owns the tip node %d", b->tip);
-cleanup:
+  rc = dt_ho_explicit_parts_build(&b->mesh, nparts, b->E, b->nu, b->mass, b->f, b->fixed, 1, &tip,
+                                  &xp, ctx);
+  /* hand the parts over (also after an error, so that dt_ho_beam_parts_free releases them) */
+  bp->parts = xp.parts, bp->mass = xp.mass, bp->f = xp.f;
+  if (rc == DT_OK) bp->tip_part = xp.watch_part[0], bp->tip_dof = xp.watch_dof[0];
+  dt_free(xp.watch_part);
+  dt_free(xp.watch_dof);
   return rc;
 }
 
 void dt_ho_beam_parts_free(dt_ho_beam_parts *bp) {
   if (!bp) return;
-  for (int s = 0; s < bp->parts.nparts; s++) {
-    if (bp->mass) dt_free(bp->mass[s]);
-    if (bp->f) dt_free(bp->f[s]);
-  }
-  dt_free(bp->mass);
-  dt_free(bp->f);
-  dt_ho_parts_free(&bp->parts);
+  dt_ho_explicit_parts xp;
+  memset(&xp, 0, sizeof(xp));
+  xp.parts = bp->parts, xp.mass = bp->mass, xp.f = bp->f;
+  dt_ho_explicit_parts_free(&xp);
   memset(bp, 0, sizeof(*bp));
 }

@@ -13,6 +13,7 @@
 #include "core/dt_status.h"
 #include "highorder/ho_elastic.h"
 #include "highorder/ho_explicit.h"
+#include "highorder/ho_explicit_parts.h"
 #include "highorder/ho_mass.h"
 #include "highorder/ho_mesh.h"
 #include "highorder/ho_parts.h"
@@ -46,7 +47,7 @@ dt_status dt_ho_beam_static(const dt_ho_beam *b, double rtol, double *u, int *it
 /* The beam split into parts for a time loop on several devices: the parts' operators, masks
  * and local views (ho_parts.h, the x = 0 face fixed as in the beam), each part's lumped mass
  * (per local node) and load (per local DOF) gathered from the beam's, and the tip's y DOF in
- * the part that owns the tip. */
+ * the part that owns the tip (dt_ho_explicit_parts_build with the tip's y DOF watched). */
 typedef struct dt_ho_beam_parts {
   dt_ho_parts parts;
   double **mass, **f; /* nparts each */

@@ -13,7 +13,12 @@
  *
  * Geometry: the element's Gmsh nodes are gathered into the equispaced lexicographic lattice,
  * and x(xi) with its reference gradient is taken at the Gauss-Lobatto points of order P by three
- * 1D contractions (sum factorisation) with L_i and L_i' of the equispaced nodes. */
+ * 1D contractions (sum factorisation) with L_i and L_i' of the equispaced nodes.
+ *
+ * Refinement R: each Gmsh hexahedron is split into R^3 sub-hexahedra in its reference cube
+ * (refine_vertices numbers their corners topologically, see there), then numbered by
+ * dt_ho_mesh_build like an unrefined mesh, and every node takes the parent's Gmsh geometry at
+ * its Lobatto point mapped into the parent's reference cube, so a curved mesh stays curved. */
 #include "highorder/ho_mesh_gmsh.h"
 
 #include <math.h>
@@ -245,14 +250,19 @@ cleanup:
   return rc;
 }
 
-/* 1D tables of the equispaced Lagrange basis of order Pg at the P + 1 Lobatto points. */
-static dt_status tables(const hexes *H, double *B, double *D, dt_ctx *ctx) {
+/* 1D tables of the equispaced Lagrange basis of order Pg at the P + 1 Lobatto points of
+ * sub-interval s of R of [-1, 1] (s = 0, R = 1: the whole interval). */
+static dt_status tables(const hexes *H, int s, double *B, double *D, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double gll[DT_HO_MAX_NODES], w[DT_HO_MAX_NODES], t[DT_HO_MAX_NODES];
   int n = H->Pg + 1;
   DT_TRY(dt_ho_gauss_lobatto(H->P + 1, gll, w, ctx));
   equispaced(H->Pg, t);
-  for (int a = 0; a <= H->P; a++) dt_ho_lagrange(n, t, gll[a], &B[a * n], &D[a * n]);
+  for (int a = 0; a <= H->P; a++) {
+    double xi = H->R == 1 ? gll[a] : -1.0 + (2.0 * s + 1.0 + gll[a]) / H->R;
+    dt_ho_lagrange(n, t, xi, &B[a * n], &D[a * n]);
+    for (int i = 0; i < n; i++) D[a * n + i] /= H->R; /* d/d(sub-element xi) */
+  }
 cleanup:
   return rc;
 }
@@ -262,62 +272,138 @@ static double det3(const double *J0, const double *J1, const double *J2) {
          J0[2] * (J1[0] * J2[1] - J1[1] * J2[0]);
 }
 
-/* Every node takes its first element's Gmsh geometry at its Lobatto point; det J > 0 there. */
+/* The equispaced lexicographic lattice of Gmsh hexahedron h's nodes. */
+static dt_status gather_element(hexes *H, int h, double *xe) {
+  dt_status rc = DT_OK;
+  gm *g = &H->g;
+  int e = H->raw[h], n = H->Pg + 1, ng = n * n * n;
+  g->line = g->elem_line[e];
+  for (int k = 0; k < ng; k++) {
+    int i = dt_imp_idmap_find(&H->nodes, g->elem_nodes[g->elem_ptr[e] + k]);
+    GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist",
+             (long long)g->elem_tag[e], (long long)g->elem_nodes[g->elem_ptr[e] + k]);
+    memcpy(&xe[3 * H->lat[k]], &g->x[3 * i], 3 * sizeof(double));
+  }
+cleanup:
+  return rc;
+}
+
+/* Every node takes its first element's Gmsh geometry at its Lobatto point (in the parent Gmsh
+ * hexahedron's reference cube when refined); det J > 0 there. */
 static dt_status place_nodes(hexes *H, dt_ho_mesh *m) {
   dt_status rc = DT_OK;
   gm *g = &H->g;
-  int n = H->Pg + 1, p = H->P + 1, np = p * p * p, ng = n * n * n;
-  double B[N1 * N1], D[N1 * N1], xe[3 * N3], X[3 * N3], J[3][3 * N3];
+  int n = H->Pg + 1, p = H->P + 1, np = p * p * p, R = H->R;
+  double *B = NULL, *D = NULL, xe[3 * N3], X[3 * N3], J[3][3 * N3];
   unsigned char *done = NULL;
 
-  DT_TRY(tables(H, B, D, g->ctx));
+  DT_ALLOC(B, (size_t)R * N1 * N1, g->ctx, "geometry tables");
+  DT_ALLOC(D, (size_t)R * N1 * N1, g->ctx, "geometry tables");
+  for (int s = 0; s < R; s++) DT_TRY(tables(H, s, &B[s * N1 * N1], &D[s * N1 * N1], g->ctx));
   DT_ALLOC(done, m->n_nodes, g->ctx, "node flags");
   for (int h = 0; h < H->n; h++) {
-    int e = H->raw[h];
-    g->line = g->elem_line[e];
-    for (int k = 0; k < ng; k++) {
-      int i = dt_imp_idmap_find(&H->nodes, g->elem_nodes[g->elem_ptr[e] + k]);
-      GM_CHECK(i >= 0, g, "element %lld refers to node %lld, which does not exist",
-               (long long)g->elem_tag[e], (long long)g->elem_nodes[g->elem_ptr[e] + k]);
-      memcpy(&xe[3 * H->lat[k]], &g->x[3 * i], 3 * sizeof(double));
-    }
-    contract3(n, p, B, B, B, xe, X);
-    contract3(n, p, D, B, B, xe, J[0]);
-    contract3(n, p, B, D, B, xe, J[1]);
-    contract3(n, p, B, B, D, xe, J[2]);
-    for (int a = 0; a < np; a++) {
-      int id = m->elem_nodes[(size_t)h * np + a];
-      double det = det3(&J[0][3 * a], &J[1][3 * a], &J[2][3 * a]);
-      GM_CHECK(det > 0.0, g,
-               "element %lld is inverted or degenerate: det J = %g at its Lobatto node (%d,%d,%d) "
-               "of order %d",
-               (long long)g->elem_tag[e], det, a % p, (a / p) % p, a / (p * p), H->P);
-      if (done[id]) continue;
-      memcpy(&m->coords[3 * (size_t)id], &X[3 * a], 3 * sizeof(double));
-      done[id] = 1;
+    DT_TRY(gather_element(H, h, xe));
+    for (int sub = 0; sub < R * R * R; sub++) {
+      const double *B0 = &B[(sub % R) * N1 * N1], *B1 = &B[(sub / R % R) * N1 * N1],
+                   *B2 = &B[(sub / (R * R)) * N1 * N1], *D0 = &D[(sub % R) * N1 * N1],
+                   *D1 = &D[(sub / R % R) * N1 * N1], *D2 = &D[(sub / (R * R)) * N1 * N1];
+      size_t me = (size_t)h * R * R * R + sub;
+      contract3(n, p, B0, B1, B2, xe, X);
+      contract3(n, p, D0, B1, B2, xe, J[0]);
+      contract3(n, p, B0, D1, B2, xe, J[1]);
+      contract3(n, p, B0, B1, D2, xe, J[2]);
+      for (int a = 0; a < np; a++) {
+        int id = m->elem_nodes[me * np + a];
+        double det = det3(&J[0][3 * a], &J[1][3 * a], &J[2][3 * a]);
+        GM_CHECK(det > 0.0, g,
+                 "element %lld is inverted or degenerate: det J = %g at its Lobatto node "
+                 "(%d,%d,%d) of order %d",
+                 (long long)g->elem_tag[H->raw[h]], det, a % p, (a / p) % p, a / (p * p), H->P);
+        if (done[id]) continue;
+        memcpy(&m->coords[3 * (size_t)id], &X[3 * a], 3 * sizeof(double));
+        done[id] = 1;
+      }
     }
   }
 cleanup:
+  dt_free(B), dt_free(D), dt_free(done);
+  return rc;
+}
+
+/* Refinement R > 1: the corner vertices of the R^3 sub-hexahedra of every Gmsh hexahedron,
+ * numbered topologically. dt_ho_mesh_build of order R on the Gmsh corners numbers a lattice of
+ * (R+1)^3 points per element conformingly (a point on a shared edge or face has one id, fixed
+ * by the sorted vertex ids of that edge or face and its lattice index in the frame of the
+ * smallest vertex), which is exactly the sub-hexahedra's vertex numbering; its coordinates
+ * (trilinear Lobatto points) are not used: each vertex is the Gmsh geometry at its equispaced
+ * reference point -1 + 2 i / R. Fills *nv, *vx, *hex8 (R^3 rows per Gmsh hexahedron, sub
+ * (s0, s1, s2) at ho_gmsh_sub). */
+static dt_status refine_vertices(hexes *H, int *nv, double **vx, int **hex8) {
+  dt_status rc = DT_OK;
+  gm *g = &H->g;
+  int R = H->R, r1 = R + 1, n = H->Pg + 1, nl = r1 * r1 * r1;
+  double B[N1 * N1], t[N1], xe[3 * N3], X[3 * N3];
+  dt_ho_mesh lat;
+  unsigned char *done = NULL;
+
+  memset(&lat, 0, sizeof lat);
+  rc = dt_ho_mesh_build(R, H->nv, H->vx, H->n, H->hex8, NULL, NULL, &lat, g->ctx);
+  if (rc != DT_OK) {
+    dt_ctx_prefix(g->ctx, g->path);
+    goto cleanup;
+  }
+  equispaced(H->Pg, t);
+  for (int a = 0; a <= R; a++) dt_ho_lagrange(n, t, -1.0 + 2.0 * a / R, &B[a * n], NULL);
+  *nv = lat.n_nodes;
+  DT_ALLOC(*vx, 3 * (size_t)lat.n_nodes, g->ctx, "refined vertices");
+  DT_ALLOC(*hex8, 8 * (size_t)H->n * R * R * R, g->ctx, "refined hexahedra");
+  DT_ALLOC(done, lat.n_nodes, g->ctx, "vertex flags");
+  for (int h = 0; h < H->n; h++) {
+    const int *L = &lat.elem_nodes[(size_t)h * nl];
+    DT_TRY(gather_element(H, h, xe));
+    contract3(n, r1, B, B, B, xe, X);
+    for (int a = 0; a < nl; a++)
+      if (!done[L[a]]) {
+        memcpy(&(*vx)[3 * (size_t)L[a]], &X[3 * a], 3 * sizeof(double));
+        done[L[a]] = 1;
+      }
+    for (int s2 = 0; s2 < R; s2++)
+      for (int s1 = 0; s1 < R; s1++)
+        for (int s0 = 0; s0 < R; s0++) {
+          int *row = &(*hex8)[8 * (size_t)ho_gmsh_sub(H, h, s0, s1, s2)];
+          for (int c = 0; c < 8; c++)
+            row[c] = L[dt_ho_lex(R, s0 + CORNER[c][0], s1 + CORNER[c][1], s2 + CORNER[c][2])];
+        }
+  }
+cleanup:
+  dt_ho_mesh_free(&lat);
   dt_free(done);
   return rc;
 }
 
 static dt_status build_mesh(hexes *H, dt_ho_mesh *m) {
   dt_status rc = DT_OK;
-  int n = H->Pg + 1, ijk[3 * N3];
+  int n = H->Pg + 1, ijk[3 * N3], nv = H->nv, *hex8 = H->hex8;
+  double *vx = H->vx;
 
   DT_ALLOC(H->lat, n * n * n, H->g.ctx, "node lattice");
   dt_ho_gmsh_hex_lattice(H->Pg, ijk);
   for (int k = 0; k < n * n * n; k++)
     H->lat[k] = ijk[3 * k] + n * (ijk[3 * k + 1] + n * ijk[3 * k + 2]);
   DT_TRY(check_corners(H));
-  rc = dt_ho_mesh_build(H->P, H->nv, H->vx, H->n, H->hex8, NULL, NULL, m, H->g.ctx);
+  if (H->R > 1) {
+    vx = NULL, hex8 = NULL;
+    DT_TRY(refine_vertices(H, &nv, &vx, &hex8));
+  }
+  rc = dt_ho_mesh_build(H->P, nv, vx, H->n * H->R * H->R * H->R, hex8, NULL, NULL, m, H->g.ctx);
   if (rc != DT_OK) {
     dt_ctx_prefix(H->g.ctx, H->g.path);
     goto cleanup;
   }
   DT_TRY(place_nodes(H, m));
 cleanup:
+  if (vx != H->vx) dt_free(vx);
+  if (hex8 != H->hex8) dt_free(hex8);
   return rc;
 }
 
@@ -342,8 +428,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_ho_gmsh_read(const char *path, int order, dt_ho_mesh *m, dt_ho_gmsh_groups *groups,
-                          dt_ho_gmsh_source *src, dt_ctx *ctx) {
+dt_status dt_ho_gmsh_read_refined(const char *path, int order, int refine, dt_ho_mesh *m,
+                                  dt_ho_gmsh_groups *groups, dt_ho_gmsh_source *src, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   hexes H;
 
@@ -351,9 +437,16 @@ dt_status dt_ho_gmsh_read(const char *path, int order, dt_ho_mesh *m, dt_ho_gmsh
   memset(m, 0, sizeof *m);
   if (groups) memset(groups, 0, sizeof *groups);
   if (src) memset(src, 0, sizeof *src);
+  DT_CHECK(refine >= 1 && refine <= DT_HO_MESH_MAX_ORDER, ctx, DT_ERR_INPUT,
+           "%s: refinement %d is outside 1..%d (each hexahedron is split into refine^3)", path,
+           refine, DT_HO_MESH_MAX_ORDER);
+  H.R = refine;
   DT_TRY(gm_read_file(&H.g, path, NULL, ctx));
   DT_TRY(find_hexes(&H));
   H.P = order ? order : H.Pg;
+  GM_CHECK((long long)H.n * refine * refine * refine <= 0x7fffffffLL, &H.g,
+           "%d hexahedra refined %d times are %lld elements, past the int element ids", H.n, refine,
+           (long long)H.n * refine * refine * refine);
   GM_CHECK(H.P >= 1 && H.P <= DT_HO_MESH_MAX_ORDER, &H.g, "order %d is outside 1..%d", order,
            DT_HO_MESH_MAX_ORDER);
   DT_TRY(build_vertices(&H));
@@ -370,9 +463,19 @@ cleanup:
   return rc;
 }
 
+dt_status dt_ho_gmsh_read(const char *path, int order, dt_ho_mesh *m, dt_ho_gmsh_groups *groups,
+                          dt_ho_gmsh_source *src, dt_ctx *ctx) {
+  return dt_ho_gmsh_read_refined(path, order, 1, m, groups, src, ctx);
+}
+
 dt_status dt_ho_mesh_read_gmsh(const char *path, int order, dt_ho_mesh *m,
                                dt_ho_gmsh_groups *groups, dt_ctx *ctx) {
-  return dt_ho_gmsh_read(path, order, m, groups, NULL, ctx);
+  return dt_ho_gmsh_read_refined(path, order, 1, m, groups, NULL, ctx);
+}
+
+dt_status dt_ho_mesh_read_gmsh_refined(const char *path, int order, int refine, dt_ho_mesh *m,
+                                       dt_ho_gmsh_groups *groups, dt_ctx *ctx) {
+  return dt_ho_gmsh_read_refined(path, order, refine, m, groups, NULL, ctx);
 }
 
 void dt_ho_gmsh_source_free(dt_ho_gmsh_source *s) {

@@ -60,9 +60,27 @@ typedef struct dt_ho_gmsh_source {
  * no corner; and those of the raw reader and of dt_ho_mesh_build. */
 dt_status dt_ho_gmsh_read(const char *path, int order, dt_ho_mesh *m, dt_ho_gmsh_groups *groups,
                           dt_ho_gmsh_source *src, dt_ctx *ctx);
+/* dt_ho_gmsh_read with every hexahedron split into refine^3 sub-hexahedra (refine 1..8; 1 is
+ * dt_ho_gmsh_read) on the uniform lattice of its reference cube, each of order `order`, every
+ * node on the Gmsh element's own geometry (its Lagrange interpolant) at the node's point of the
+ * parent's reference cube. Sub-hexahedron (s0, s1, s2) (0..refine-1 along xi, eta, zeta) of the
+ * file's hexahedron h is mesh element ((h refine + s2) refine + s1) refine + s0: the R^3 of a
+ * Gmsh hexahedron are consecutive. The sub-hexahedra's corners are numbered topologically
+ * (one id per point of a shared Gmsh edge or face, from the edge's or face's vertex ids and the
+ * lattice index in its canonical frame, as dt_ho_mesh_build numbers order-R nodes), not by
+ * matching coordinates, so no tolerance enters. Groups map to the refined mesh: a quadrangle
+ * gives its refine^2 sub-faces, a volume its refine^3 elements, lines and points the nodes on
+ * them. `src` describes the unrefined file (src->n_elems = m->n_elems / refine^3). Errors: those
+ * of dt_ho_gmsh_read, DT_ERR_INPUT for refine outside 1..8. */
+dt_status dt_ho_gmsh_read_refined(const char *path, int order, int refine, dt_ho_mesh *m,
+                                  dt_ho_gmsh_groups *groups, dt_ho_gmsh_source *src, dt_ctx *ctx);
 /* dt_ho_gmsh_read without the source. */
 dt_status dt_ho_mesh_read_gmsh(const char *path, int order, dt_ho_mesh *m,
                                dt_ho_gmsh_groups *groups, dt_ctx *ctx);
+
+/* dt_ho_gmsh_read_refined without the source. */
+dt_status dt_ho_mesh_read_gmsh_refined(const char *path, int order, int refine, dt_ho_mesh *m,
+                                       dt_ho_gmsh_groups *groups, dt_ctx *ctx);
 
 /* Releases the arrays and zeroes the struct (NULL-safe). */
 void dt_ho_gmsh_groups_free(dt_ho_gmsh_groups *g);

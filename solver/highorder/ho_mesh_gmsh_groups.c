@@ -4,7 +4,9 @@
  * high-order nodes lie on the same edge or face, which the order-P mesh numbers itself): a
  * quadrangle of any order to the hexahedron face with the same 4 corners, whose nodes
  * dt_ho_mesh_mark_faces marks; a line to the element edge between its 2 end nodes; a point to its
- * vertex. A volume group takes its hexahedra and their nodes. The search goes through the
+ * vertex. A volume group takes its hexahedra and their nodes. With refinement R every Gmsh
+ * hexahedron is R^3 mesh elements: a face gives its R^2 sub-faces, a volume its R^3 elements,
+ * a line or point the nodes of the refined lattice on it (ho_gmsh_node_at). The search goes through the
  * hexahedra around the element's first corner (a vertex -> hexahedra incidence). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,21 +60,21 @@ static int find_face(const hexes *H, const incidence *I, const int *v, int *h, i
   return 0;
 }
 
-/* Marks the nodes of the element edge from vertex v0 to v1; 0 if no hexahedron has that edge. */
+/* Marks the nodes of the element edge from vertex v0 to v1 (all R sub-edges); 0 if no
+ * hexahedron has that edge. */
 static int mark_edge(const hexes *H, const incidence *I, const dt_ho_mesh *m, int v0, int v1,
                      unsigned char *mark) {
-  int P = m->order, np = (P + 1) * (P + 1) * (P + 1);
+  int RP = H->R * m->order;
   for (int i = I->ptr[v0]; i < I->ptr[v0 + 1]; i++) {
     int e = I->item[i] / 8, c0 = I->item[i] % 8;
     for (int c1 = 0; c1 < 8; c1++) {
-      int diff = 0, abc[3];
+      int diff = 0, g[3];
       if (H->hex8[8 * e + c1] != v1) continue;
       for (int d = 0; d < 3; d++) diff += CORNER[c0][d] != CORNER[c1][d];
       if (diff != 1) continue;
-      for (int t = 0; t <= P; t++) {
-        for (int d = 0; d < 3; d++)
-          abc[d] = CORNER[c0][d] * P + t * (CORNER[c1][d] - CORNER[c0][d]);
-        mark[m->elem_nodes[(size_t)e * np + dt_ho_lex(P, abc[0], abc[1], abc[2])]] = 1;
+      for (int t = 0; t <= RP; t++) {
+        for (int d = 0; d < 3; d++) g[d] = CORNER[c0][d] * RP + t * (CORNER[c1][d] - CORNER[c0][d]);
+        mark[ho_gmsh_node_at(H, m, e, g[0], g[1], g[2])] = 1;
       }
       return 1;
     }
@@ -108,8 +110,17 @@ static dt_status add_face(hexes *H, const incidence *I, dt_ho_gmsh_group *gr, in
   GM_CHECK(corner_vertices(H, e, 4, v) && find_face(H, I, v, &h, &f), g,
            "physical group \"%s\": quadrangle %lld is not a face of any hexahedron", gr->name,
            (long long)g->elem_tag[e]);
-  gr->face_elem[gr->n_faces] = h;
-  gr->face[gr->n_faces++] = f;
+  { /* the R^2 sub-faces: the sub-hexahedra on that side, the same face of each */
+    int axis = 0, side = 0, s[3];
+    dt_ho_hex_face_axis(f, &axis, &side);
+    s[axis] = side * (H->R - 1);
+    for (int j = 0; j < H->R; j++)
+      for (int i = 0; i < H->R; i++) {
+        s[(axis + 1) % 3] = i, s[(axis + 2) % 3] = j;
+        gr->face_elem[gr->n_faces] = ho_gmsh_sub(H, h, s[0], s[1], s[2]);
+        gr->face[gr->n_faces++] = f;
+      }
+  }
 cleanup:
   return rc;
 }
@@ -118,7 +129,7 @@ static dt_status add_lower(hexes *H, const incidence *I, const dt_ho_mesh *m, dt
                            int e, unsigned char *mark) {
   dt_status rc = DT_OK;
   gm *g = &H->g;
-  int v[2], np = (m->order + 1) * (m->order + 1) * (m->order + 1);
+  int v[2], RP = H->R * m->order;
 
   if (g->elem_dim[e] == 1) {
     GM_CHECK(corner_vertices(H, e, 2, v) && mark_edge(H, I, m, v[0], v[1], mark), g,
@@ -129,9 +140,8 @@ static dt_status add_lower(hexes *H, const incidence *I, const dt_ho_mesh *m, dt
              "physical group \"%s\": point %lld is not a corner of any hexahedron", gr->name,
              (long long)g->elem_tag[e]);
     int it = I->item[I->ptr[v[0]]], c = it % 8;
-    mark[m->elem_nodes[(size_t)(it / 8) * np + dt_ho_lex(m->order, CORNER[c][0] * m->order,
-                                                         CORNER[c][1] * m->order,
-                                                         CORNER[c][2] * m->order)]] = 1;
+    mark[ho_gmsh_node_at(H, m, it / 8, CORNER[c][0] * RP, CORNER[c][1] * RP, CORNER[c][2] * RP)] =
+        1;
   }
 cleanup:
   return rc;
@@ -152,20 +162,22 @@ static dt_status build_group(hexes *H, const incidence *I, const dt_ho_mesh *m,
                              dt_ho_gmsh_group *gr, unsigned char *mark) {
   dt_status rc = DT_OK;
   gm *g = &H->g;
-  int cnt = 0, np = (m->order + 1) * (m->order + 1) * (m->order + 1);
+  int cnt = 0, np = (m->order + 1) * (m->order + 1) * (m->order + 1), R3 = H->R * H->R * H->R;
 
   memset(mark, 0, (size_t)m->n_nodes);
   for (int e = 0; e < g->n_elems; e++) cnt += has_tag(g, e, gr->dim, gr->tag);
-  if (gr->dim == 2) DT_ALLOC(gr->face_elem, cnt, g->ctx, "group faces");
-  if (gr->dim == 2) DT_ALLOC(gr->face, cnt, g->ctx, "group faces");
-  if (gr->dim == 3) DT_ALLOC(gr->elems, cnt, g->ctx, "group elements");
+  if (gr->dim == 2) DT_ALLOC(gr->face_elem, (size_t)cnt * H->R * H->R, g->ctx, "group faces");
+  if (gr->dim == 2) DT_ALLOC(gr->face, (size_t)cnt * H->R * H->R, g->ctx, "group faces");
+  if (gr->dim == 3) DT_ALLOC(gr->elems, (size_t)cnt * R3, g->ctx, "group elements");
   for (int e = 0; e < g->n_elems; e++) {
     if (!has_tag(g, e, gr->dim, gr->tag)) continue;
     g->line = g->elem_line[e];
     if (gr->dim == 3) {
-      int h = H->hex_of[e];
-      gr->elems[gr->n_elems++] = h;
-      for (int a = 0; a < np; a++) mark[m->elem_nodes[(size_t)h * np + a]] = 1;
+      for (int k = 0; k < R3; k++) { /* its R^3 sub-hexahedra, consecutive in the mesh */
+        int h = H->hex_of[e] * R3 + k;
+        gr->elems[gr->n_elems++] = h;
+        for (int a = 0; a < np; a++) mark[m->elem_nodes[(size_t)h * np + a]] = 1;
+      }
     } else if (gr->dim == 2) {
       DT_TRY(add_face(H, I, gr, e));
     } else {

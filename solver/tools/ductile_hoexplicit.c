@@ -13,7 +13,14 @@
  * --gpus LIST runs the time loop on the GPUs (cuda/cuda_ho_explicit.cu): one METIS part per
  * entry of the list (a GPU named twice carries two parts), lumped mass only. The energies are
  * then sampled every --every steps (1000 by default) and the setup, time per step, halo values
- * and device memory per GPU are printed as well. */
+ * and device memory per GPU are printed as well.
+ *
+ * --msh FILE runs a Gmsh hexahedral mesh instead (ho_explicit_msh.h): --refine K splits every
+ * hexahedron into K^3 on reading, --fix GROUP (repeatable) fixes the nodes of a physical group,
+ * --pressure GROUP=P (repeatable) loads a surface group by a step pressure P (traction -P n).
+ * It prints the watched node's displacement (the node nearest the centroid of the first loaded
+ * group's nodes): its magnitude and its component along the load's resultant. Without --steps
+ * or --time it runs 100 steps. */
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -22,6 +29,7 @@
 
 #include "highorder/ho_explicit.h"
 #include "highorder/ho_explicit_beam.h"
+#include "highorder/ho_explicit_msh.h"
 #include "tool_args.h"
 #ifdef DUCTILE_HAVE_CUDA
 #include "cuda/cuda_entry.h"
@@ -35,7 +43,11 @@ static int usage(void) {
   fprintf(stderr,
           "usage: ductile-hoexplicit [--order P] [--mesh NXxNYxNZ] [--steps N] "
           "[--time T] [--damping ALPHA|crit] [--load Q] [--E E] [--nu NU] [--rho RHO] "
-          "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static] [--gpus LIST]\n");
+          "[--mass gll|rowsum|consistent] [--dt DT] [--every N] [--static] [--gpus LIST]\n"
+          "       ductile-hoexplicit --msh FILE [--refine K] --fix GROUP [--fix GROUP2 ...] "
+          "--pressure GROUP=P [...] [--order P] [--steps N | --time T] [--damping ALPHA] [--E E] "
+          "[--nu NU] [--rho RHO] [--mass gll|rowsum|consistent] [--dt DT] [--every N] "
+          "[--gpus LIST]\n");
   return 2;
 }
 
@@ -81,75 +93,220 @@ static dt_status monitor_gpu(const dt_multi_explicit_sample *s, void *user, dt_c
   return DT_OK;
 }
 
-/* The time loop on the GPUs: the beam split into one part per entry of devices, the tip
- * watched in the part that owns it. */
-static dt_status run_gpus(dt_ho_beam *b, const int *devices, int n, const dt_ho_explicit_opts *o,
-                          tool_state *st, dt_ho_explicit_result *res, dt_ctx *ctx) {
+/* The time loop on the GPUs: mesh m with its global lumped mass, load and fixed DOFs split
+ * into one part per entry of devices, the n_watch global DOFs `watch` handed to mon. `op` is
+ * the whole mesh's operator, released first (it served the load; the parts build their own). */
+static dt_status run_gpus(const dt_ho_mesh *m, dt_ho_elastic *op, double E, double nu,
+                          const double *mass, const double *f, const unsigned char *fixed,
+                          int n_watch, const int *watch, const int *devices, int n,
+                          const dt_ho_explicit_opts *o, dt_multi_explicit_monitor mon, void *st,
+                          dt_ho_explicit_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  dt_ho_beam_parts bp;
+  dt_ho_explicit_parts xp;
   dt_multi_explicit_info info;
   double **u = NULL, t0;
   const dt_ho_elastic *ops[DT_MULTI_MAX_GPUS];
   struct timespec ts;
-  memset(&bp, 0, sizeof bp);
-  DT_CHECK(b->kind != DT_HO_MASS_CONSISTENT, ctx, DT_ERR_UNSUPPORTED,
-           "the GPU time loop takes a lumped mass (gll or rowsum), not the consistent one");
+  memset(&xp, 0, sizeof xp);
   DT_CHECK(n <= DT_MULTI_MAX_GPUS, ctx, DT_ERR_INPUT, "%d parts; at most %d", n, DT_MULTI_MAX_GPUS);
-  /* the operator of the whole beam served its load; the parts build their own */
-  dt_ho_elastic_free(&b->op);
+  dt_ho_elastic_free(op);
   clock_gettime(CLOCK_MONOTONIC, &ts);
   t0 = ts.tv_sec + 1e-9 * ts.tv_nsec;
-  DT_TRY(dt_ho_beam_parts_build(b, n, &bp, ctx));
+  DT_TRY(dt_ho_explicit_parts_build(m, n, E, nu, mass, f, fixed, n_watch, watch, &xp, ctx));
   clock_gettime(CLOCK_MONOTONIC, &ts);
   printf("  %d parts (METIS, %.2f%% imbalance, edge cut %lld): built in %.2f s\n", n,
-         100.0 * bp.parts.rep.imbalance, (long long)bp.parts.rep.edgecut,
+         100.0 * xp.parts.rep.imbalance, (long long)xp.parts.rep.edgecut,
          ts.tv_sec + 1e-9 * ts.tv_nsec - t0);
   u = dt_calloc((size_t)n, sizeof(double *));
   DT_CHECK(u != NULL, ctx, DT_ERR_NOMEM, "out of memory for the parts' displacements");
   for (int s = 0; s < n; s++) {
-    ops[s] = &bp.parts.ops[s];
-    u[s] = dt_calloc(3 * (size_t)bp.parts.parts[s].n_nodes, sizeof(double));
+    ops[s] = &xp.parts.ops[s];
+    u[s] = dt_calloc(3 * (size_t)xp.parts.parts[s].n_nodes, sizeof(double));
     DT_CHECK(u[s] != NULL, ctx, DT_ERR_NOMEM, "out of memory for the part displacement");
   }
   {
     dt_multi_explicit_input in = {n,
                                   devices,
-                                  bp.parts.parts,
+                                  xp.parts.parts,
                                   ops,
-                                  (const double *const *)bp.mass,
-                                  (const double *const *)bp.parts.fre,
-                                  (const double *const *)bp.f,
+                                  (const double *const *)xp.mass,
+                                  (const double *const *)xp.parts.fre,
+                                  (const double *const *)xp.f,
                                   NULL,
                                   NULL,
-                                  1,
-                                  &bp.tip_part,
-                                  &bp.tip_dof};
-    DT_TRY(dt_cuda_multi_explicit(&in, o, u, monitor_gpu, st, res, &info, ctx));
+                                  n_watch,
+                                  xp.watch_part,
+                                  xp.watch_dof};
+    DT_TRY(dt_cuda_multi_explicit(&in, o, u, mon, st, res, &info, ctx));
     printf("  GPU setup %.2f s (uploads, halo exchange %s, stable step); halo values per exchange "
            "%zu\n",
            info.seconds_setup, info.transport, info.halo_values);
     for (int s = 0; s < n; s++)
       printf("  part %d on GPU %d: %d elements, %d nodes, %.2f GB in use on the device\n", s,
-             devices[s], bp.parts.parts[s].n_elems, bp.parts.parts[s].n_nodes,
+             devices[s], xp.parts.parts[s].n_elems, xp.parts.parts[s].n_nodes,
              info.gpu_bytes[s] / 1e9);
   }
 cleanup:
   for (int s = 0; s < n && u; s++) dt_free(u[s]);
   dt_free(u);
-  dt_ho_beam_parts_free(&bp);
+  dt_ho_explicit_parts_free(&xp);
   return rc;
 }
 #endif
+
+/* --msh: the watched node's displacement after each step. */
+typedef struct msh_state {
+  const dt_ho_msh *p;
+  int every;
+  double u[3], peak;
+} msh_state;
+
+static void msh_track(msh_state *st, int step, double t, const double u[3], const double *e) {
+  const double *d = st->p->load_dir;
+  double mag = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  memcpy(st->u, u, sizeof st->u);
+  st->peak = fmax(st->peak, mag);
+  if (e && st->every > 0 && step % st->every == 0)
+    printf("  step %8d  t %10.4e  |u| %.6e  along load %+.6e  T %.4e  U %.4e  W %.4e  D %.4e\n",
+           step, t, mag, u[0] * d[0] + u[1] * d[1] + u[2] * d[2], e[0], e[1], e[2], e[3]);
+}
+
+static dt_status msh_monitor(const dt_ho_explicit_state *s, void *user, dt_ctx *ctx) {
+  (void)ctx;
+  msh_state *st = user;
+  double e[4] = {s->kinetic, s->internal, s->external, s->damping};
+  msh_track(st, s->step, s->t, s->u + 3 * (size_t)st->p->watch, e);
+  return DT_OK;
+}
+
+#ifdef DUCTILE_HAVE_CUDA
+static dt_status msh_monitor_gpu(const dt_multi_explicit_sample *s, void *user, dt_ctx *ctx) {
+  (void)ctx;
+  double e[4] = {s->kinetic, s->internal, s->external, s->damping};
+  msh_track(user, s->step, s->t, s->watch, s->has_energy ? e : NULL);
+  return DT_OK;
+}
+#endif
+
+/* The run on a Gmsh mesh: 0 on success, 1 on an error (printed). */
+static int run_msh(const dt_ho_msh_opts *mo, dt_ho_explicit_opts *o, int every, const int *gpus,
+                   int n_gpus) {
+  dt_ctx ctx = {0};
+  dt_ho_msh p;
+  dt_ho_explicit_problem pb;
+  dt_ho_explicit_result res;
+  msh_state st;
+  double *u = NULL;
+  int rc = 1, R = mo->refine > 1 ? mo->refine : 1;
+  memset(&p, 0, sizeof p);
+  memset(&st, 0, sizeof st);
+  if (n_gpus > 0 && mo->kind == DT_HO_MASS_CONSISTENT) {
+    snprintf(ctx.msg, sizeof ctx.msg,
+             "--gpus takes a lumped mass (--mass gll or rowsum), not the consistent one");
+    goto fail;
+  }
+#ifndef DUCTILE_HAVE_CUDA
+  if (n_gpus > 0) {
+    snprintf(ctx.msg, sizeof ctx.msg, "--gpus: this build has no CUDA backend");
+    goto fail;
+  }
+#endif
+  if (dt_ho_msh_setup(mo, &p, &ctx) != DT_OK) goto fail;
+  printf("mesh %s refined %d: P=%d, %d elements (%d Gmsh hexahedra), %d nodes, %d free DOFs, mass "
+         "%s, E %g nu %g rho %g\n",
+         mo->path, R, p.mesh.order, p.mesh.n_elems, p.mesh.n_elems / (R * R * R), p.mesh.n_nodes,
+         p.free_dofs, dt_ho_mass_name(mo->kind), mo->E, mo->nu, mo->rho);
+  printf("  fixed %d nodes (", p.fixed_nodes);
+  for (int i = 0; i < mo->n_fix; i++) printf("%s%s", i ? ", " : "", mo->fix[i]);
+  printf("); pressure on %d faces (", p.load_faces);
+  for (int i = 0; i < mo->n_pressure; i++)
+    printf("%s%s=%g", i ? ", " : "", mo->pressure_group[i], mo->pressure[i]);
+  printf("), resultant (%.6e, %.6e, %.6e)\n", p.force[0], p.force[1], p.force[2]);
+  {
+    const double *x = p.mesh.coords + 3 * (size_t)p.watch;
+    printf("  watched node %d at (%.6g, %.6g, %.6g), nearest the centroid of group %s; damping "
+           "alpha %g\n",
+           p.watch, x[0], x[1], x[2], mo->pressure_group[0], o->alpha);
+  }
+  st.p = &p;
+  st.every = every;
+  if (n_gpus > 0) {
+#ifdef DUCTILE_HAVE_CUDA
+    int w[3] = {3 * p.watch, 3 * p.watch + 1, 3 * p.watch + 2};
+    o->out_every = every > 0 ? every : 1000;
+    fflush(stdout);
+    if (run_gpus(&p.mesh, &p.op, mo->E, mo->nu, p.mass, p.f, p.fixed, 3, w, gpus, n_gpus, o,
+                 msh_monitor_gpu, &st, &res, &ctx) != DT_OK)
+      goto fail;
+    printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
+           "to t = %.5g\n",
+           res.omega_max, 2.0 / res.omega_max, res.dt, res.steps, res.steps * res.dt);
+#endif
+  } else {
+    double wmax;
+    dt_ho_msh_problem(&p, &pb);
+    if (dt_ho_explicit_omega_max(&pb, 40, &wmax, &ctx) != DT_OK) goto fail;
+    double dt_run = o->dt > 0 ? o->dt : 0.9 * 2.0 / wmax;
+    o->steps = dt_ho_explicit_steps(o, dt_run);
+    o->out_every = 1;
+    printf("  omega_max %.6g: stable limit 2/omega_max %.6g, dt %.6g, %d steps to t = %.5g\n", wmax,
+           2.0 / wmax, dt_run, o->steps, o->steps * dt_run);
+    fflush(stdout);
+    u = calloc(3 * (size_t)p.mesh.n_nodes, sizeof(double));
+    if (!u) goto fail;
+    if (dt_ho_explicit_run(&pb, o, u, msh_monitor, &st, &res, &ctx) != DT_OK) goto fail;
+  }
+  printf("  %d steps in %.3f s: %.3f ms per step; energy balance %.2e (T %.4e U %.4e D %.4e = W "
+         "%.4e + start %.2e)\n",
+         res.steps, res.seconds, 1e3 * res.seconds / res.steps, res.balance, res.kinetic,
+         res.internal, res.damping, res.external, res.start);
+  {
+    const double *d = p.load_dir;
+    printf("  watched node: final |u| %.6e, along the load %+.6e, u (%.6e, %.6e, %.6e); peak |u| "
+           "%.6e\n",
+           sqrt(st.u[0] * st.u[0] + st.u[1] * st.u[1] + st.u[2] * st.u[2]),
+           st.u[0] * d[0] + st.u[1] * d[1] + st.u[2] * d[2], st.u[0], st.u[1], st.u[2], st.peak);
+  }
+  rc = 0;
+  goto done;
+fail:
+  fprintf(stderr, "ductile-hoexplicit: %s\n", ctx.msg[0] ? ctx.msg : "out of memory");
+done:
+  free(u);
+  dt_ho_msh_free(&p);
+  return rc;
+}
 
 int main(int argc, char **argv) {
   int gpus[16], n_gpus = 0;
   int P = 2, nx = 16, ny = 2, nz = 2, steps = 0, every = 0, with_static = 0, crit = 0;
   double alpha = 0.0, q = 1e-3, E = 1000.0, nu = 0.3, rho = 1.0, dt = 0.0, t_end = 0.0;
   dt_ho_mass_kind kind = DT_HO_MASS_GLL;
+  const char *msh = NULL, *fix[16], *pgroup[16];
+  char pbuf[16][DT_HO_GMSH_NAME_MAX];
+  double pval[16];
+  int refine = 1, n_fix = 0, n_pres = 0, order_given = 0;
   for (int i = 1; i < argc; i++) {
     int more = i + 1 < argc;
-    if (!strcmp(argv[i], "--order") && more)
-      P = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--msh") && more)
+      msh = argv[++i];
+    else if (!strcmp(argv[i], "--refine") && more)
+      refine = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--fix") && more) {
+      if (n_fix == 16) return usage();
+      fix[n_fix++] = argv[++i];
+    } else if (!strcmp(argv[i], "--pressure") && more) {
+      const char *a = argv[++i], *eq = strrchr(a, '=');
+      char *end = NULL;
+      if (n_pres == 16 || !eq || eq == a || eq - a >= DT_HO_GMSH_NAME_MAX) return usage();
+      memcpy(pbuf[n_pres], a, (size_t)(eq - a));
+      pbuf[n_pres][eq - a] = 0;
+      pval[n_pres] = strtod(eq + 1, &end);
+      if (end == eq + 1 || *end) return usage();
+      pgroup[n_pres] = pbuf[n_pres];
+      n_pres++;
+    } else if (!strcmp(argv[i], "--order") && more)
+      order_given = 1, P = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--mesh") && more) {
       if (sscanf(argv[++i], "%dx%dx%d", &nx, &ny, &nz) != 3) return usage();
     } else if (!strcmp(argv[i], "--steps") && more)
@@ -191,6 +348,23 @@ int main(int argc, char **argv) {
     } else
       return usage();
   }
+  if (msh) {
+    dt_ho_msh_opts mo = {
+        msh, order_given ? P : 0, refine, E, nu, rho, kind, n_fix, fix, n_pres, pgroup, pval};
+    dt_ho_explicit_opts mopt = {0};
+    mopt.dt = dt, mopt.alpha = alpha, mopt.steps = steps, mopt.t_end = t_end;
+    if (crit || with_static) {
+      fprintf(stderr, "ductile-hoexplicit: --damping crit and --static are for the cantilever; "
+                      "give --damping ALPHA with --msh\n");
+      return 2;
+    }
+    if (steps <= 0 && t_end <= 0.0) mopt.steps = 100;
+    return run_msh(&mo, &mopt, every, gpus, n_gpus);
+  }
+  if (n_fix || n_pres || refine != 1) {
+    fprintf(stderr, "ductile-hoexplicit: --fix, --pressure and --refine need --msh FILE\n");
+    return 2;
+  }
   dt_ctx ctx = {0};
   dt_ho_beam b;
   dt_ho_explicit_problem pb;
@@ -227,7 +401,15 @@ int main(int argc, char **argv) {
     o.t_end = t_end;
     o.out_every = every > 0 ? every : 1000;
     fflush(stdout);
-    if (run_gpus(&b, gpus, n_gpus, &o, &st, &res, &ctx) != DT_OK) goto fail;
+    int tip_dof = 3 * b.tip + 1;
+    if (kind == DT_HO_MASS_CONSISTENT) {
+      snprintf(ctx.msg, sizeof ctx.msg,
+               "the GPU time loop takes a lumped mass (gll or rowsum), not the consistent one");
+      goto fail;
+    }
+    if (run_gpus(&b.mesh, &b.op, E, nu, b.mass, b.f, b.fixed, 1, &tip_dof, gpus, n_gpus, &o,
+                 monitor_gpu, &st, &res, &ctx) != DT_OK)
+      goto fail;
     printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
            "to t = %.5g\n",
            res.omega_max, 2.0 / res.omega_max, res.dt, res.steps, res.steps * res.dt);

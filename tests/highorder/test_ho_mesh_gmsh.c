@@ -24,6 +24,10 @@
  *  - box: the same nodes as dt_ho_mesh_box (node count and coordinates as sets, 1e-13), and
  *    each Gmsh node at the trilinear image of its reference point from our node-order map
  *    (this checks the map against what gmsh writes);
+ *  - refine: dt_ho_gmsh_read_refined, refine 1 equal to the plain read bit for bit; refine 2, 3
+ *    at P = Pg, Pg + 1: node count of an order-P mesh on the refined block, every node on the
+ *    parent's Gmsh geometry (1e-12), volume of the unrefined mesh of that order (1e-12), group
+ *    faces times refine^2 and their node counts;
  *  - errors: mixed orders, tetrahedra, an inverted element, a group quadrangle that is no
  *    element face, a missing file: the status and message fragments. */
 #include <math.h>
@@ -369,10 +373,140 @@ static void check_errors(void) {
   expect_error(path, DT_ERR_IO, missing, 2);
 }
 
+/* Two reads give the same mesh and groups, bit for bit. */
+static int same_mesh(const dt_ho_mesh *a, const dt_ho_mesh *b, const dt_ho_gmsh_groups *ga,
+                     const dt_ho_gmsh_groups *gb) {
+  size_t np = (size_t)(a->order + 1) * (a->order + 1) * (a->order + 1);
+  if (a->order != b->order || a->n_elems != b->n_elems || a->n_nodes != b->n_nodes ||
+      ga->n != gb->n)
+    return 0;
+  if (memcmp(a->elem_nodes, b->elem_nodes, np * a->n_elems * sizeof(int)) ||
+      memcmp(a->coords, b->coords, 3 * (size_t)a->n_nodes * sizeof(double)))
+    return 0;
+  for (int i = 0; i < ga->n; i++) {
+    const dt_ho_gmsh_group *x = &ga->group[i], *y = &gb->group[i];
+    if (strcmp(x->name, y->name) || x->n_nodes != y->n_nodes || x->n_faces != y->n_faces ||
+        x->n_elems != y->n_elems || memcmp(x->nodes, y->nodes, x->n_nodes * sizeof(int)) ||
+        (x->n_faces && (memcmp(x->face_elem, y->face_elem, x->n_faces * sizeof(int)) ||
+                        memcmp(x->face, y->face, x->n_faces * sizeof(int)))))
+      return 0;
+  }
+  return 1;
+}
+
+/* Nodes of an order-P mesh on a structured nx x ny x nz hex8 block: vertices + edges (P - 1)
+ * + faces (P - 1)^2 + cells (P - 1)^3. */
+static long long block_nodes(int nx, int ny, int nz, int P) {
+  long long V = (long long)(nx + 1) * (ny + 1) * (nz + 1), C = (long long)nx * ny * nz;
+  long long E = (long long)nx * (ny + 1) * (nz + 1) + (long long)(nx + 1) * ny * (nz + 1) +
+                (long long)(nx + 1) * (ny + 1) * nz;
+  long long F =
+      (long long)nx * ny * (nz + 1) + (long long)nx * (ny + 1) * nz + (long long)(nx + 1) * ny * nz;
+  return V + E * (P - 1) + F * (P - 1) * (P - 1) + C * (P - 1) * (P - 1) * (P - 1);
+}
+
+/* Every node of every refined element against the parent's Gmsh geometry at the node's point of
+ * the parent's reference cube (sub-hexahedron s of R along each axis): the largest deviation
+ * relative to the parent's size. */
+static double refined_conformity(const dt_ho_mesh *m, const dt_ho_gmsh_source *s, int R) {
+  int Pg = s->order, ng = (Pg + 1) * (Pg + 1) * (Pg + 1), P1 = m->order + 1, R3 = R * R * R;
+  double gll[DT_HO_MAX_NODES], w[DT_HO_MAX_NODES], err = 0.0;
+  dt_ho_gauss_lobatto(P1, gll, w, NULL);
+  for (int e = 0; e < m->n_elems; e++) {
+    int h = e / R3, sub[3] = {e % R, e / R % R, e / (R * R) % R};
+    double size = elem_size(s, h), x[3];
+    for (int c = 0; c < P1; c++)
+      for (int b = 0; b < P1; b++)
+        for (int a = 0; a < P1; a++) {
+          int abc[3] = {a, b, c},
+              id = m->elem_nodes[(size_t)e * P1 * P1 * P1 + dt_ho_lex(m->order, a, b, c)];
+          double xi[3];
+          for (int d = 0; d < 3; d++) xi[d] = -1.0 + (2.0 * sub[d] + 1.0 + gll[abc[d]]) / R;
+          dt_ho_gmsh_hex_eval(Pg, s->x + 3 * (size_t)h * ng, xi, x);
+          err = fmax(err, dist(x, m->coords + 3 * (size_t)id) / size);
+        }
+  }
+  return err;
+}
+
+/* Refinement on reading (dt_ho_gmsh_read_refined) on the shell of Gmsh order Pg = 1, 2, 3:
+ * refine 1 is dt_ho_gmsh_read bit for bit; refine 2 and 3 at P = Pg and Pg + 1 give 16 R^3
+ * elements, the node count of an order-P mesh on the refined 4R x 2R x 2R block, every node on
+ * the parent's Gmsh geometry (1e-12 of its size: curved stays curved), the volume of the
+ * unrefined mesh of the same order to 1e-12 (P >= Pg: the geometry is exactly representable
+ * and P + 2 Gauss points integrate its det J exactly), group faces times R^2, the group nodes
+ * of the refined lattice, and a refinement of 0 or 9 refused. */
+static void check_refine(void) {
+  for (int Pg = 1; Pg <= 3; Pg++) {
+    char path[1024], name[32];
+    snprintf(name, sizeof name, "refine_p%d", Pg);
+    EXPECT(run_gmsh("ho_shell", Pg, name, path, sizeof path) == 0, "gmsh failed on %s", name);
+    for (int P = Pg; P <= Pg + 1; P++) {
+      dt_ho_mesh m0 = {0}, m1 = {0};
+      dt_ho_gmsh_groups G0 = {0}, G1 = {0};
+      dt_ctx ctx = {0};
+      EXPECT(dt_ho_gmsh_read(path, P, &m0, &G0, NULL, &ctx) == DT_OK, "%s", ctx.msg);
+      EXPECT(dt_ho_gmsh_read_refined(path, P, 1, &m1, &G1, NULL, &ctx) == DT_OK, "%s", ctx.msg);
+      EXPECT(same_mesh(&m0, &m1, &G0, &G1), "Pg = %d P = %d: refine 1 differs from the plain read",
+             Pg, P);
+      double v0 = volume(&m0);
+      dt_ho_mesh_free(&m1), dt_ho_gmsh_groups_free(&G1);
+      for (int R = 2; R <= 3; R++) {
+        dt_ho_mesh m = {0};
+        dt_ho_gmsh_groups G = {0};
+        dt_ho_gmsh_source src = {0};
+        dt_status rc = dt_ho_gmsh_read_refined(path, P, R, &m, &G, &src, &ctx);
+        EXPECT(rc == DT_OK, "%s", ctx.msg);
+        if (rc != DT_OK) continue;
+        long long want = block_nodes(4 * R, 2 * R, 2 * R, P);
+        EXPECT(m.n_elems == 16 * R * R * R && src.n_elems == 16, "%d elements", m.n_elems);
+        EXPECT(m.n_nodes == want, "Pg = %d P = %d R = %d: %d nodes, %lld expected", Pg, P, R,
+               m.n_nodes, want);
+        double conf = refined_conformity(&m, &src, R), v = volume(&m);
+        EXPECT(conf <= 1e-12, "Pg = %d P = %d R = %d: conformity %.3e", Pg, P, R, conf);
+        EXPECT(fabs(v - v0) <= 1e-12 * v0, "Pg = %d P = %d R = %d: volume %.16g, unrefined %.16g",
+               Pg, P, R, v, v0);
+        const char *names[3] = {"inner", "outer", "x0"};
+        for (int k = 0; k < 3; k++) {
+          const dt_ho_gmsh_group *g = dt_ho_gmsh_group_find(&G, names[k]),
+                                 *g0 = dt_ho_gmsh_group_find(&G0, names[k]);
+          int RP = R * P;
+          EXPECT(g && g0 && g->n_faces == R * R * g0->n_faces &&
+                     g->n_nodes == (k < 2 ? 4 * RP + 1 : 2 * RP + 1) * (2 * RP + 1),
+                 "Pg = %d P = %d R = %d: group %s: %d faces, %d nodes", Pg, P, R, names[k],
+                 g ? g->n_faces : -1, g ? g->n_nodes : -1);
+        }
+        const dt_ho_gmsh_group *vol = dt_ho_gmsh_group_find(&G, "solid"),
+                               *edge = dt_ho_gmsh_group_find(&G, "inner_edge"),
+                               *corner = dt_ho_gmsh_group_find(&G, "corner");
+        EXPECT(vol && vol->n_elems == m.n_elems && vol->n_nodes == m.n_nodes, "group solid");
+        EXPECT(edge && edge->n_nodes == 4 * R * P + 1, "group inner_edge");
+        EXPECT(corner && corner->n_nodes == 1 &&
+                   dist(m.coords + 3 * (size_t)corner->nodes[0], (double[3]){RI, 0, 0}) < 1e-14,
+               "group corner");
+        if (verbose)
+          printf("refine Pg = %d P = %d R = %d: %d elements, %d nodes (block %lld), conformity "
+                 "%.2e, volume %.15f vs %.15f (%.1e)\n",
+                 Pg, P, R, m.n_elems, m.n_nodes, want, conf, v, v0, fabs(v - v0) / v0);
+        dt_ho_mesh_free(&m), dt_ho_gmsh_groups_free(&G), dt_ho_gmsh_source_free(&src);
+      }
+      dt_ho_mesh_free(&m0), dt_ho_gmsh_groups_free(&G0);
+    }
+    for (int R = 0; R <= 9; R += 9) {
+      dt_ho_mesh m = {0};
+      dt_ctx ctx = {0};
+      EXPECT(dt_ho_gmsh_read_refined(path, 0, R, &m, NULL, NULL, &ctx) == DT_ERR_INPUT &&
+                 strstr(ctx.msg, "refinement") != NULL,
+             "refine %d: %s", R, ctx.msg);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   const char *only = argc > 3 ? argv[3] : NULL;
   if (argc < 3) {
-    fprintf(stderr, "usage: test_ho_mesh_gmsh DATA_DIR WORK_DIR [shell|formats|box|errors]\n");
+    fprintf(stderr,
+            "usage: test_ho_mesh_gmsh DATA_DIR WORK_DIR [shell|formats|box|errors|refine]\n");
     return 2;
   }
   data_dir = argv[1], work_dir = argv[2];
@@ -385,6 +519,7 @@ int main(int argc, char **argv) {
   if (!only || !strcmp(only, "formats")) check_formats();
   if (!only || !strcmp(only, "box")) check_box();
   if (!only || !strcmp(only, "errors")) check_errors();
+  if (!only || !strcmp(only, "refine")) check_refine();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   return failures != 0;
 }
