@@ -138,6 +138,9 @@ static dt_status run_gpus(const dt_ho_mesh *m, dt_ho_elastic *op, double E, doub
                                   xp.watch_part,
                                   xp.watch_dof};
     DT_TRY(dt_cuda_multi_explicit(&in, o, u, mon, st, res, &info, ctx));
+    printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
+           "to t = %.5g\n",
+           res->omega_max, 2.0 / res->omega_max, res->dt, res->steps, res->steps * res->dt);
     printf("  GPU setup %.2f s (uploads, halo exchange %s, stable step); halo values per exchange "
            "%zu\n",
            info.seconds_setup, info.transport, info.halo_values);
@@ -238,9 +241,6 @@ static int run_msh(const dt_ho_msh_opts *mo, dt_ho_explicit_opts *o, int every, 
     if (run_gpus(&p.mesh, &p.op, mo->E, mo->nu, p.mass, p.f, p.fixed, 3, w, gpus, n_gpus, o,
                  msh_monitor_gpu, &st, &res, &ctx) != DT_OK)
       goto fail;
-    printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
-           "to t = %.5g\n",
-           res.omega_max, 2.0 / res.omega_max, res.dt, res.steps, res.steps * res.dt);
 #endif
   } else {
     double wmax;
@@ -410,9 +410,6 @@ int main(int argc, char **argv) {
     if (run_gpus(&b.mesh, &b.op, E, nu, b.mass, b.f, b.fixed, 1, &tip_dof, gpus, n_gpus, &o,
                  monitor_gpu, &st, &res, &ctx) != DT_OK)
       goto fail;
-    printf("  omega_max %.6g (power iteration on the GPUs): stable limit %.6g, dt %.6g, %d steps "
-           "to t = %.5g\n",
-           res.omega_max, 2.0 / res.omega_max, res.dt, res.steps, res.steps * res.dt);
 #else
     snprintf(ctx.msg, sizeof ctx.msg, "--gpus: this build has no CUDA backend");
     goto fail;
