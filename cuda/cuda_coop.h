@@ -93,10 +93,12 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
  * arrays for elements of at most DT_CUDA_GENERIC_DOF DOFs (every type but the 20-node
  * hexahedra and wedge15: 32 DOFs, the size it had before those came), or of any type (the
  * 20-node hexahedra's 60 DOFs: 3.5 times the local memory, which every resident thread
- * reserves, so only meshes that have them, or wedge15's 45, pay for it). The 20-node hexahedra
- * have no kernels of their own: the cooperative kernels' shared scratch for 20 nodes and 27
- * points exceeds the 48 kB of static shared memory, and a per-type instantiation of the generic
- * kernel would need the same local memory. The wedges have none either: they run the generic
+ * reserves, so only meshes that have them, or wedge15's 45, pay for it). Meshes of 20-node
+ * hexahedra alone run cooperative kernels of their own (coop_by_type): their tangent kernel's
+ * shared scratch (20 nodes, 27 points, 400 node pairs) exceeds the 48 kB of static shared
+ * memory and takes it dynamically (cuda_elements_coop.cu); the one-thread-per-element kernels
+ * serve them only when a job asks for those, and the matrix-free operator's element products
+ * run the generic ones. The wedges have no cooperative kernels: they run the generic
  * kernels, which call the element library for any type, so they need no kernel code of their
  * own (wedge6's 18 DOFs fit the small instantiation, wedge15's need the large one); the
  * cooperative kernels are tuned and tested on the types they list, and a wedge mesh is rarely
@@ -109,8 +111,8 @@ dt_status dt_cuda_tangent_coop_load(int type, int d_tangent, size_t *local_max, 
 #define DT_CUDA_GENERIC_DOF 32
 /* Whether element type t has kernels of its own (a case in dt_by_element_type). */
 static inline int dt_cuda_type_has_kernels(int t) {
-  return t >= 0 && t < DT_NTYPES && t != DT_HEX20 && t != DT_HEX20R && t != DT_WEDGE6 &&
-         t != DT_WEDGE15 && t != DT_QUAD8R && t != DT_HEX8R && t != DT_HEX8I;
+  return t >= 0 && t < DT_NTYPES && t != DT_WEDGE6 && t != DT_WEDGE15 && t != DT_QUAD8R &&
+         t != DT_HEX8R && t != DT_HEX8I;
 }
 
 /* Element-type dispatch: L::go<TYPE>(args..., ctx) with TYPE the element type, as a compile-time
@@ -144,23 +146,28 @@ static dt_status dt_by_element_type(int type, dt_ctx *ctx, Args... args) {
   }
   return dt_other_type<GENERIC>::template go<L>(type, ctx, args...);
 }
-/* The cooperative kernels' dispatch, for a mesh of one element type. */
+/* The cooperative kernels' dispatch, for a mesh of one element type: the 20-node hexahedra
+ * have cooperative kernels only (the other dispatches give them the generic instantiation). */
 template <class L, class... Args>
 static dt_status coop_by_type(int type, dt_ctx *ctx, Args... args) {
+  if (type == DT_HEX20) return L::template go<DT_HEX20>(args..., ctx);
+  if (type == DT_HEX20R) return L::template go<DT_HEX20R>(args..., ctx);
   return dt_by_element_type<L, false>(type, ctx, args...);
 }
 
 /* Launch kernel(a, the colour's elements, their count) colour by colour, epb elements per
- * block of `threads` threads (all element kernels: cooperative and one thread per element);
+ * block of `threads` threads with shared_bytes of dynamic shared memory (all element kernels:
+ * cooperative and one thread per element);
  * what: "launch of <kernel>" for the error message. */
 template <class Kernel>
-static dt_status coop_launch_colours(Kernel kernel, int epb, int threads, const dt_coop_args &a,
-                                     const int *h_color_ptr, const int *color_elems, int n_colors,
-                                     cudaStream_t stream, dt_ctx *ctx, const char *what) {
+static dt_status coop_launch_colours(Kernel kernel, int epb, int threads, size_t shared_bytes,
+                                     const dt_coop_args &a, const int *h_color_ptr,
+                                     const int *color_elems, int n_colors, cudaStream_t stream,
+                                     dt_ctx *ctx, const char *what) {
   for (int col = 0; col < n_colors; col++) {
     int first = h_color_ptr[col], n = h_color_ptr[col + 1] - first;
     if (n == 0) continue;
-    kernel<<<(n + epb - 1) / epb, threads, 0, stream>>>(a, color_elems + first, n);
+    kernel<<<(n + epb - 1) / epb, threads, shared_bytes, stream>>>(a, color_elems + first, n);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess && DT_CUDA_SYNC_LAUNCHES) e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) return dt_cuda_error(ctx, e, what, __FILE__, __LINE__, __func__);

@@ -194,7 +194,7 @@ template <bool TANGENT> struct simple_colours {
   static dt_status go(const dt_cuda *c, const dt_coop_args *a, const int *h_ptr, const int *elems,
                       int n_lists, dt_ctx *ctx) {
     return coop_launch_colours(TANGENT ? k_tangent<TYPE> : k_stress<TYPE>, DT_CUDA_BLOCK,
-                               DT_CUDA_BLOCK, *a, h_ptr, elems, n_lists, c->stream, ctx,
+                               DT_CUDA_BLOCK, 0, *a, h_ptr, elems, n_lists, c->stream, ctx,
                                TANGENT ? "launch of k_tangent" : "launch of k_stress");
   }
 };

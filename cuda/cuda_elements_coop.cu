@@ -69,17 +69,48 @@ template <int TYPE> struct tangent_launch_bounds {
       threads <= 128 ? DT_TANGENT_MIN_BLOCKS : DT_TANGENT_MIN_BLOCKS * 128 / threads;
 };
 
+/* Everything one block of the tangent kernel keeps in shared memory. */
+template <int TYPE, bool GEN_D> struct tangent_shared {
+  typedef coop_shape<TYPE> S;
+  typename tangent_scratch<TYPE, GEN_D>::type sh[S::EPB_TAN];
+  coop_ref<TYPE> ref;
+  double kab[S::EPB_TAN][S::PAIRS * S::DIM * S::DIM]; /* K_AB, column-major, pair by pair */
+  long boff[S::EPB_TAN][S::PAIRS];                    /* where each block goes in the tangent */
+};
+/* Static shared memory ends at 48 kB; past it (the 20-node hexahedra: 20 nodes, 27 points and
+ * 400 node pairs, about 75 kB with 27 points) the block's scratch is dynamic shared memory,
+ * which the launch opts into (at most two such blocks share an SM anyway: their 400 threads at
+ * up to 80 registers fill its register file). */
+template <int TYPE, bool GEN_D> struct tangent_shared_bytes {
+  static const size_t value = sizeof(tangent_shared<TYPE, GEN_D>);
+  static const bool dynamic = value > 48 * 1024;
+};
+template <class M, bool DYNAMIC> struct block_shared {
+  static __device__ __forceinline__ M &get() {
+    __shared__ M m;
+    return m;
+  }
+};
+template <class M> struct block_shared<M, true> {
+  static __device__ __forceinline__ M &get() {
+    extern __shared__ double dt_dynamic_shared[]; /* doubles: aligned for every member */
+    return *reinterpret_cast<M *>(dt_dynamic_shared);
+  }
+};
+
 template <int TYPE, bool GEN_D>
 __global__ void __launch_bounds__(tangent_launch_bounds<TYPE>::threads,
                                   tangent_launch_bounds<TYPE>::min_blocks)
     k_tangent_coop(dt_coop_args a, const int *__restrict__ elems, int n) {
   typedef coop_shape<TYPE> S;
   typedef typename tangent_scratch<TYPE, GEN_D>::type E;
+  typedef tangent_shared<TYPE, GEN_D> M;
   const int D2 = S::DIM * S::DIM;
-  __shared__ E sh[S::EPB_TAN];
-  __shared__ coop_ref<TYPE> ref;
-  __shared__ double kab[S::EPB_TAN][S::PAIRS * D2]; /* K_AB, column-major, pair by pair */
-  __shared__ long boff[S::EPB_TAN][S::PAIRS];       /* where each block goes in the tangent */
+  M &m = block_shared<M, tangent_shared_bytes<TYPE, GEN_D>::dynamic>::get();
+  E *sh = m.sh;
+  coop_ref<TYPE> &ref = m.ref;
+  double(*kab)[S::PAIRS * D2] = m.kab;
+  long(*boff)[S::PAIRS] = m.boff;
   int le = threadIdx.x / S::T_TAN, t = threadIdx.x % S::T_TAN;
   int k = blockIdx.x * S::EPB_TAN + le, valid = le < S::EPB_TAN && k < n;
   int e = valid ? elems[k] : 0;
@@ -131,14 +162,25 @@ struct k_tangent_coop_launch {
   template <int TYPE>
   static dt_status go(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems,
                       int n_colors, cudaStream_t stream, dt_ctx *ctx) {
-    typedef coop_shape<TYPE> S;
     if (a->tan_d)
-      return coop_launch_colours(k_tangent_coop<TYPE, true>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a,
-                                 h_color_ptr, color_elems, n_colors, stream, ctx,
+      return variant<TYPE, true>(a, h_color_ptr, color_elems, n_colors, stream, ctx,
                                  "launch of k_tangent_coop (D per point)");
-    return coop_launch_colours(k_tangent_coop<TYPE, false>, S::EPB_TAN, S::EPB_TAN * S::T_TAN, *a,
-                               h_color_ptr, color_elems, n_colors, stream, ctx,
-                               "launch of k_tangent_coop");
+    return variant<TYPE, false>(a, h_color_ptr, color_elems, n_colors, stream, ctx,
+                                "launch of k_tangent_coop");
+  }
+  template <int TYPE, bool GEN_D>
+  static dt_status variant(const dt_coop_args *a, const int *h_color_ptr, const int *color_elems,
+                           int n_colors, cudaStream_t stream, dt_ctx *ctx, const char *what) {
+    typedef coop_shape<TYPE> S;
+    typedef tangent_shared_bytes<TYPE, GEN_D> B;
+    if (B::dynamic) { /* per device and kernel; the launch fails without it */
+      cudaError_t e = cudaFuncSetAttribute(
+          k_tangent_coop<TYPE, GEN_D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)B::value);
+      if (e != cudaSuccess) return dt_cuda_error(ctx, e, what, __FILE__, __LINE__, __func__);
+    }
+    return coop_launch_colours(k_tangent_coop<TYPE, GEN_D>, S::EPB_TAN, S::EPB_TAN * S::T_TAN,
+                               B::dynamic ? B::value : 0, *a, h_color_ptr, color_elems, n_colors,
+                               stream, ctx, what);
   }
 };
 

@@ -267,8 +267,8 @@ dt_status dt_cuda_load_element_kernels(int uniform_type, int variants, size_t *l
 #define DT_CUDA_EL_SIMPLE 4
 /* Whether the element phases run the cooperative kernels (cuda_elements_coop.cu,
  * cuda_stress_coop.cu): on meshes of one element type that has them, unless the job asks for
- * the one-thread-per-element kernels (to compare the two); mixed meshes, the 20-node
- * hexahedra and the wedges always run those. */
+ * the one-thread-per-element kernels (to compare the two); mixed meshes and the wedges always
+ * run those. */
 static inline int dt_cuda_use_coop(int uniform_type, int variants) {
   return uniform_type >= 0 && !(variants & DT_CUDA_EL_SIMPLE);
 }

@@ -257,7 +257,8 @@ extern "C" void dt_cuda_view(void *impl, FILE *f) {
             p->uniform_type >= 0 ? "solver.backend_options.elements is \"simple\""
             : p->uniform_type == DT_CUDA_GENERIC
                 ? "mixed element types, or wedge6: no cooperative kernels"
-                : "20-node hexahedra or wedge15: no cooperative kernels, 60-DOF local arrays",
+                : "wedge15, or 20-node hexahedra among other types: no cooperative kernels, "
+                  "60-DOF local arrays",
             p->n_colors);
   dt_cuda_amg_view(c, f); /* nothing unless the AMG preconditioner was set up */
   fprintf(f, "  transfers so far: %.3f MB host->device, %.3f MB device->host in %llu copies\n",

@@ -10,7 +10,12 @@ assembly, stress, solver, output), its time per DOF and the ratio to hex8's; wit
 result JSON (suite "hex20").
 
     python3 bench/elements/hex20_cube.py --solver build/rel/solver/ductile-solve
-        [--backend cuda|cpu] [--n8 60] [--n20 38] [--threads T] [--out FILE] [--keep DIR]
+        [--backend cuda|cpu] [--n8 60] [--n20 38] [--threads T] [--precond P]
+        [--cuda-elements auto|simple] [--elements C3D8,C3D20R,C3D20] [--out FILE] [--keep DIR]
+
+--precond passes ductile-solve's preconditioner (default: auto); --cuda-elements simple runs
+the one-thread-per-element kernels on the GPU (the path every hex20 mesh took before the
+cooperative hex20 kernels), to compare the two in one run.
 """
 import argparse
 import json
@@ -83,13 +88,14 @@ def write_deck(path, n, etype):
     return 3 * len(ids)
 
 
-def run(solver, d, etype, n, backend, threads, limit):
+def run(solver, d, etype, n, backend, threads, limit, extra):
     name = etype.lower()
     dofs = write_deck(os.path.join(d, name + ".inp"), n, etype)
     out = os.path.join(d, "out_" + name)
     cmd = [solver, name + ".inp", "-o", out, "--backend", backend, "--quiet"]
     if backend == "cpu" and threads:
         cmd += ["--threads", str(threads)]
+    cmd += extra
     r = common.run_child(cmd, d, os.path.join(d, name + ".log"), limit=limit)
     rec = {"element": etype, "n": n, "dofs": dofs, "rc": r["rc"], "wall_seconds": r["wall_seconds"],
            "peak_rss_mb": r["peak_rss_mb"], "command": " ".join([os.path.basename(solver)] + cmd[1:])}
@@ -118,6 +124,10 @@ def main():
     ap.add_argument("--n20", type=int, default=38, help="hex20 elements per side (default 38)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--limit", type=float, default=600.0)
+    ap.add_argument("--precond", help="ductile-solve --precond (default: auto)")
+    ap.add_argument("--cuda-elements", choices=("auto", "simple"))
+    ap.add_argument("--elements", default="C3D8,C3D20R,C3D20",
+                    help="which of C3D8, C3D20R, C3D20 to run (C3D8 first: the ratios' base)")
     ap.add_argument("--out")
     ap.add_argument("--keep")
     a = ap.parse_args()
@@ -128,11 +138,16 @@ def main():
     print("%-7s %5s %9s %11s %7s %8s %9s %8s %7s %s" % (
         "element", "n", "DOFs", "incs (cut)", "Newton", "PCG", "analysis", "us/DOF", "vs hex8",
         "solver/asm/stress s"), flush=True)
+    extra = (["--precond", a.precond] if a.precond else []) + \
+        (["--cuda-elements", a.cuda_elements] if a.cuda_elements else [])
+    wanted = a.elements.split(",")
     runs = []
     for etype, n in (("C3D8", a.n8), ("C3D20R", a.n20), ("C3D20", a.n20)):
-        r = run(solver, d, etype, n, a.backend, a.threads, a.limit)
+        if etype not in wanted:
+            continue
+        r = run(solver, d, etype, n, a.backend, a.threads, a.limit, extra)
         runs.append(r)
-        base = runs[0].get("us_per_dof")
+        base = runs[0].get("us_per_dof") if runs[0]["element"] == "C3D8" else None
         if r.get("status") != "completed":
             print("%-7s %5d %9d  failed (rc %s)" % (r["element"], r["n"], r["dofs"], r["rc"]), flush=True)
             continue
@@ -145,7 +160,9 @@ def main():
             flush=True)
     if a.out:
         h = common.host()
-        common.write_result(a.out, "hex20", sys.argv, runs, h, started, {"backend": a.backend})
+        common.write_result(a.out, "hex20", sys.argv, runs, h, started,
+                            {"backend": a.backend, "precond": a.precond or "auto",
+                             "cuda_elements": a.cuda_elements or "auto"})
         print("result:", a.out)
     if not a.keep:
         shutil.rmtree(d, ignore_errors=True)

@@ -13,7 +13,9 @@
  * (a mesh of two element types: the one-thread-per-element kernels), tet10 with Voce hardening,
  * a quad4 plane-strain plate (table hardening) pulled and released, Mohr-Coulomb plates, and
  * plates of quad8, quad9 and quad16 (plastic; quad9 also Mohr-Coulomb), plastic bars of hex20
- * and hex20r (the one-thread-per-element kernels with 60-DOF arrays; hex20r also two-level),
+ * and hex20r (their cooperative kernels, the tangent's in dynamic shared memory; with
+ * --cuda-elements simple the one-thread-per-element kernels with 60-DOF arrays; hex20r also
+ * two-level),
  * plastic bars of wedge6 and wedge15 (the one-thread-per-element kernels, 32- and 60-DOF
  * arrays; wedge15 also two-level), a quad8r plane-strain plate and axisymmetric quad4, quad8
  * and quad8r solid cylinders expanded plastically (the one-thread-per-element kernels, which
@@ -202,7 +204,8 @@ static void equations_job(sbuf *b, const char *pc) {
  * conditions (docs/job-format.md, "initial_conditions"): a residual stress out of equilibrium on
  * every point (s_xx = 120 + 40 y - 80 z, s_yz = 20), one point of element 1 given another, and
  * an initial plastic strain in element 2. The eigenstrain goes through the stress kernels of
- * both kinds (cooperative on hex8, one thread per element on hex20) and the tangent. */
+ * hex8 and hex20 (cooperative, or one thread per element with --cuda-elements simple) and the
+ * tangent. */
 static void hex20_job(sbuf *b, const char *type, const char *pc);
 static void initial_job(sbuf *b, int hex20, const char *pc) {
   if (hex20)
@@ -547,8 +550,8 @@ int main(int argc, char **argv) {
       free(b.s);
     }
   }
-  { /* initial stresses and plastic strains, on the cooperative (hex8) and the generic (hex20)
-     * kernels, and the matrix-free operator */
+  { /* initial stresses and plastic strains, on hex8 and hex20 kernels, and the matrix-free
+     * operator */
     static const char *const names[2] = {"initial hex8", "initial hex20"};
     for (int t = 0; t < 2; t++) {
       sbuf b = {0};
