@@ -12,7 +12,8 @@
  *            host (dt_amg_create).
  *   refresh  (every other setup: a new tangent, as the CPU backend refreshes) on the device,
  *            cuda_amg_refresh.cu: the same steps as dt_amg_refresh, with the host's arithmetic
- *            in the sparse products; only the coarsest matrix comes down to be factored.
+ *            in the sparse products; only the coarsest matrix comes down to be factored. With
+ *            DT_PC_KEEP_COARSE, level 0's diagonal, lambda_max and smoother alone.
  *   coarsest its Cholesky factor goes up and cuBLAS turns it into X = L^-1 (a triangular solve
  *            on the identity), so that its solve is two dense products, x = X^T (X b).
  *   apply    one V-cycle on the device, the same steps in the same order as dt_amg_apply
@@ -494,7 +495,7 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
+dt_status dt_cuda_amg_setup(dt_cuda *c, int keep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   double t0 = now();
@@ -516,6 +517,9 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx) {
   if (rebuild) {
     DT_TRY(build(c, a, ctx));
     a->builds++;
+  } else if (!a->built_on_host && keep) { /* level 0 only (cuda_amg_refresh.cu) */
+    DT_TRY(dt_cuda_amg_refresh_fine(c, a, ctx));
+    a->fine_refreshes++;
   } else if (!a->built_on_host) { /* on the device (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
     a->refreshes++;
@@ -570,10 +574,10 @@ static void view_levels(const dt_cuda_amg *a, FILE *f) {
   fprintf(f,
           "amg: %d levels, operator complexity %.2f, grid complexity %.2f, %.0f MB; %s smoother of "
           "degree %d, strength theta %.3g, coarsest solved densely; setup %.3f s, last refresh "
-          "%.3f s (%d refreshes)\n",
+          "%.3f s (%d refreshes, %d of level 0 only)\n",
           h->n_levels, nnz / nnz0, rows / h->lev[0].n, a->piece_bytes / 1e6,
           smoothers[h->opt.smoother], h->opt.degree, h->opt.theta, h->seconds_build,
-          h->seconds_refresh, a->refreshes);
+          h->seconds_refresh, a->refreshes, a->fine_refreshes);
   for (int l = 0; l < h->n_levels; l++) {
     const dt_amg_level *L = &h->lev[l];
     long z = l == 0 ? a->nnz : a->lev[l].A.nnz;
@@ -600,11 +604,11 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
   view_levels(a, f);
   fprintf(f,
           "  amg on the device: %.1f MB (levels, P, R, refresh maps, vectors, coarsest X = L^-1 "
-          "of %d x %d), V-cycle on the device; %d builds, %d refreshes; last build on the device: "
-          "strength, patterns and maps %.3f s, aggregation and P_tent (host) %.3f s, values "
-          "%.3f s, coarsest factor (host) and X %.3f s\n",
-          a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->b_structure, a->b_host,
-          a->b_values, a->b_coarse);
+          "of %d x %d), V-cycle on the device; %d builds, %d refreshes (%d of level 0 only); last "
+          "build on the device: strength, patterns and maps %.3f s, aggregation and P_tent (host) "
+          "%.3f s, values %.3f s, coarsest factor (host) and X %.3f s\n",
+          a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->fine_refreshes,
+          a->b_structure, a->b_host, a->b_values, a->b_coarse);
   if (!a->last_built)
     fprintf(f,
             "  last refresh on the device: tangent %.4f s, levels %.4f s, coarsest factor (host) "

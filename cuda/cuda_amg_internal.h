@@ -91,7 +91,7 @@ struct dt_cuda_amg {
   /* Statistics: builds, refreshes; the last device build's split (strength, patterns and maps
    * on the device; aggregation and P_tent on the host; the levels' values; the coarsest
    * factor) and the last refresh's (the tangent's copy, the levels, the coarsest factor). */
-  int builds, refreshes, last_built, built_on_host;
+  int builds, refreshes, fine_refreshes, last_built, built_on_host;
   double b_structure, b_host, b_values, b_coarse;
   double s_values, s_levels, s_coarse;
 };
@@ -141,6 +141,7 @@ dt_status dt_cuda_amg_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
 /* Every level's values from the tangent's current values, on the device (hierarchies of two
  * or more levels); the coarsest factor on the host. DT_ERR_NOT_CONVERGED as dt_amg_refresh. */
 dt_status dt_cuda_amg_refresh(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
+dt_status dt_cuda_amg_refresh_fine(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx);
 dt_status dt_cuda_amg_load_refresh_kernels(dt_ctx *ctx);
 
 #endif

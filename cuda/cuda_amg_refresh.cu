@@ -260,9 +260,10 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
+/* Level l's point diagonal (its inverse in dinv) and lambda_max(D^-1 A_l). */
+static dt_status level_diagonal(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
+  amg_level_d *L = &a->lev[l];
   dt_amg_level *H = &a->h->lev[l];
   int bad = INT_MAX, grid = amg_blocks_of(L->n);
   DT_TRY(dt_cuda_h2d(c, a->bad, &bad, sizeof bad, ctx));
@@ -275,6 +276,29 @@ dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ct
   DT_TRY(lambda_max(c, a, l, &H->lambda_max, ctx));
   DT_CHECK(H->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED,
            "AMG: lambda_max(D^-1 A) = %g on level %d", H->lambda_max, l);
+cleanup:
+  return rc;
+}
+
+/* l1-Jacobi's smoother replaces the point diagonal once the transfer no longer needs it. */
+static dt_status level_smoother(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  amg_level_d *L = &a->lev[l];
+  if (a->h->opt.smoother == DT_AMG_L1_JACOBI) {
+    k_amg_l1<<<amg_blocks_of(L->n), DT_CUDA_BLOCK, 0, c->stream>>>(L->n, L->A.ptr, L->A.val,
+                                                                   L->dinv);
+    DT_CUDA_LAUNCH_CHECK("k_amg_l1", c->stream, ctx);
+  }
+cleanup:
+  return rc;
+}
+
+dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  amg_level_d *L = &a->lev[l], *C = &a->lev[l + 1];
+  dt_amg_level *H = &a->h->lev[l];
+  int grid = amg_blocks_of(L->n);
+  DT_TRY(level_diagonal(c, a, l, ctx));
   H->omega = 4.0 / (3.0 * H->lambda_max);
   DT_TRY(spgemm(c, &L->A, L->n_a_groups, L->a_groups, &L->Pt, &L->P, NULL, ctx));
   k_amg_prolong<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, H->omega, L->dinv, L->P.ptr, L->P.val,
@@ -287,10 +311,7 @@ dt_status dt_cuda_amg_level_values(dt_cuda *c, dt_cuda_amg *a, int l, dt_ctx *ct
   }
   DT_TRY(spgemm(c, &L->A, L->n_a_groups, L->a_groups, &L->P, &L->AP, NULL, ctx));
   DT_TRY(spgemm(c, &L->R, L->n_r_groups, L->r_groups, &L->AP, &C->A, L->ac_mirror, ctx));
-  if (a->h->opt.smoother == DT_AMG_L1_JACOBI) {
-    k_amg_l1<<<grid, DT_CUDA_BLOCK, 0, c->stream>>>(L->n, L->A.ptr, L->A.val, L->dinv);
-    DT_CUDA_LAUNCH_CHECK("k_amg_l1", c->stream, ctx);
-  }
+  DT_TRY(level_smoother(c, a, l, ctx));
 cleanup:
   return rc;
 }
@@ -315,6 +336,29 @@ dt_status dt_cuda_amg_unblock(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(
       a->n_nodes, a->dpn, c->problem.brow_ptr, c->lin.val, a->lev[0].A.val);
   DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
+cleanup:
+  return rc;
+}
+
+/* Level 0 alone (DT_PC_KEEP_COARSE; dt_amg_refresh_fine's steps): the tangent's values, the
+ * diagonal, lambda_max and the smoother; P, R and the coarse levels stay. */
+dt_status dt_cuda_amg_refresh_fine(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg *h = a->h;
+  double t0 = now(), t1;
+  DT_TRY(dt_cuda_amg_unblock(c, a, ctx));
+  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+  t1 = now();
+  DT_TRY(level_diagonal(c, a, 0, ctx));
+  DT_TRY(level_smoother(c, a, 0, ctx));
+  DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
+  a->s_values = t1 - t0;
+  a->s_levels = now() - t1;
+  a->s_coarse = 0.0;
+  h->fine_refreshes++;
+  h->seconds_refresh = now() - t0;
+  h->seconds_structure = h->seconds_products = h->seconds_factor = 0.0;
+  h->seconds_smoothers = a->s_levels;
 cleanup:
   return rc;
 }

@@ -399,12 +399,12 @@ dt_status dt_cuda_gather_incidences(int n_dofs, int dim, const int *inc_ptr, con
 /* cuda_amg.cu: the AMG preconditioner (solver/amg/amg.h) on the device. Setup builds the host
  * hierarchy from the downloaded tangent (the first time, and again when the constrained DOFs
  * change) and uploads it, or refreshes every level's values on the device
- * (cuda_amg_refresh.cu); DT_ERR_UNSUPPORTED with the matrix-free operator,
+ * (cuda_amg_refresh.cu), level 0's alone with keep (DT_PC_KEEP_COARSE); DT_ERR_UNSUPPORTED with the matrix-free operator,
  * DT_ERR_NOT_CONVERGED when the tangent lost stiffness (as dt_amg_create says),
  * DT_ERR_DEVICE_NOMEM when the hierarchy does not fit (it is allocated at its first setup,
  * outside the upload's estimate). Apply runs one V-cycle on the device, z = M^-1 r (r and z
  * distinct). */
-dt_status dt_cuda_amg_setup(dt_cuda *c, dt_ctx *ctx);
+dt_status dt_cuda_amg_setup(dt_cuda *c, int keep, dt_ctx *ctx);
 dt_status dt_cuda_amg_apply(dt_cuda *c, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
 void dt_cuda_amg_destroy(dt_cuda *c);
 void dt_cuda_amg_view(const dt_cuda *c, FILE *f);

@@ -297,9 +297,11 @@ cleanup:
 extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda *c = (dt_cuda *)impl;
+  int keep = (kind & DT_PC_KEEP_COARSE) != 0;
+  kind &= ~DT_PC_KEEP_COARSE;
   c->lin.pc_serial++;      /* the PCG loops capture their launches anew */
   if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
-    DT_TRY(dt_cuda_amg_setup(c, ctx));
+    DT_TRY(dt_cuda_amg_setup(c, keep, ctx));
     c->lin.pc_kind = kind;
     goto cleanup;
   }

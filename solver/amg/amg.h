@@ -114,7 +114,7 @@ typedef struct dt_amg {
   double *chunks;     /* partial sums of the fixed-chunk dot products */
   int n_chunks;
   /* Statistics. */
-  int builds, refreshes;
+  int builds, refreshes, fine_refreshes; /* fine_refreshes: dt_amg_refresh_fine's */
   double seconds_build, seconds_refresh; /* of the last build, last refresh */
   /* Where the last build or refresh went: aggregation, P_tent and patterns (build only);
    * diagonals, lambda_max and smoothers; the numeric products (P, R, A P, A_c); the dense
@@ -145,6 +145,10 @@ dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_am
  * prolongators, Galerkin products, smoothers and the coarse factor; keep the aggregates,
  * P_tent and the patterns. Errors as dt_amg_create. */
 dt_status dt_amg_refresh(dt_amg *h, double *val, dt_ctx *ctx);
+/* New values of level 0's matrix only (DT_PC_KEEP_COARSE): its diagonal, lambda_max and smoother
+ * from val; the transfers, the coarse levels and their factor stay those of the last build or
+ * refresh. A hierarchy of one level is refreshed whole. Errors as dt_amg_refresh. */
+dt_status dt_amg_refresh_fine(dt_amg *h, double *val, dt_ctx *ctx);
 /* 1 when con (n_nodes * dpn, nonzero: constrained) differs from the set h was built for. */
 int dt_amg_constraints_changed(const dt_amg *h, const double *con);
 /* z = M^-1 r: one V-cycle (r and z of level 0's size, distinct). */

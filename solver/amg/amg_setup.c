@@ -183,8 +183,9 @@ cleanup:
   return rc;
 }
 
-/* A_l's values are set: its diagonal, lambda_max, the transfer and A_{l+1}, the smoother. */
-static dt_status level_values(dt_amg *h, int l, int first, dt_ctx *ctx) {
+/* A_l's values are set: its diagonal, lambda_max, the transfer and A_{l+1} (when transfer),
+ * the smoother. */
+static dt_status level_values(dt_amg *h, int l, int first, int transfer, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg_level *F = &h->lev[l];
   double t0 = now(), t1;
@@ -193,7 +194,7 @@ static dt_status level_values(dt_amg *h, int l, int first, dt_ctx *ctx) {
   DT_CHECK(F->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED,
            "AMG: lambda_max(D^-1 A) = %g on level %d", F->lambda_max, l);
   t1 = now();
-  if (l + 1 < h->n_levels) DT_TRY(transfer_values(h, l, ctx));
+  if (transfer && l + 1 < h->n_levels) DT_TRY(transfer_values(h, l, ctx));
   h->seconds_products += now() - t1;
   dt_amg_smoother_setup(F, &h->opt);
   h->seconds_smoothers += t1 - t0;
@@ -232,7 +233,8 @@ dt_status dt_amg_create(const dt_amg_input *in, const dt_amg_options *opt, dt_am
     h->seconds_structure += now() - t1;
     if (!made) break;
     h->n_levels = l + 2;
-    DT_TRY(level_values(h, l, 1, ctx)); /* A_{l+1}'s values: the next level's strength needs them */
+    DT_TRY(
+        level_values(h, l, 1, 1, ctx)); /* A_{l+1}'s values: the next level's strength needs them */
   }
   DT_TRY(factor(h, ctx));
   h->builds = 1;
@@ -249,9 +251,22 @@ dt_status dt_amg_refresh(dt_amg *h, double *val, dt_ctx *ctx) {
   double t0 = now();
   h->seconds_structure = h->seconds_smoothers = h->seconds_products = 0.0;
   h->lev[0].A.val = val;
-  for (int l = 0; l + 1 < h->n_levels; l++) DT_TRY(level_values(h, l, 0, ctx));
+  for (int l = 0; l + 1 < h->n_levels; l++) DT_TRY(level_values(h, l, 0, 1, ctx));
   DT_TRY(factor(h, ctx));
   h->refreshes++;
+  h->seconds_refresh = now() - t0;
+cleanup:
+  return rc;
+}
+
+dt_status dt_amg_refresh_fine(dt_amg *h, double *val, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double t0 = now();
+  if (h->n_levels < 2) return dt_amg_refresh(h, val, ctx); /* level 0 is the coarsest */
+  h->seconds_structure = h->seconds_smoothers = h->seconds_products = h->seconds_factor = 0.0;
+  h->lev[0].A.val = val;
+  DT_TRY(level_values(h, 0, 0, 0, ctx));
+  h->fine_refreshes++;
   h->seconds_refresh = now() - t0;
 cleanup:
   return rc;
@@ -291,10 +306,10 @@ void dt_amg_view(const dt_amg *h, FILE *f) {
           "amg: %d levels, operator complexity %.2f, grid complexity %.2f, %.0f MB; %s smoother of "
           "degree %d, "
           "strength theta %.3g, coarsest solved densely; setup %.3f s, last refresh %.3f s (%d "
-          "refreshes)\n",
+          "refreshes, %d of level 0 only)\n",
           h->n_levels, nnz / nnz0, rows / h->lev[0].n, dt_amg_bytes(h) / 1e6,
           smoothers[h->opt.smoother], h->opt.degree, h->opt.theta, h->seconds_build,
-          h->seconds_refresh, h->refreshes);
+          h->seconds_refresh, h->refreshes, h->fine_refreshes);
   fprintf(
       f,
       "  last setup: structure %.3f s, smoothers %.3f s, products %.3f s, coarse factor %.3f s\n",

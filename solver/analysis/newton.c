@@ -156,10 +156,11 @@ cleanup:
 
 /* How the corrections of one increment are combined (see the top of the file). */
 typedef struct accel_state {
-  int thomas;    /* Thomas's acceleration on */
-  int second;    /* the next correction is the second of a pair */
-  double omega;  /* the scale of a pair's first correction */
-  int assembled; /* the increment's tangent is assembled and preconditioned (constant tangent) */
+  int thomas;      /* Thomas's acceleration on */
+  int second;      /* the next correction is the second of a pair */
+  double omega;    /* the scale of a pair's first correction */
+  int assembled;   /* the increment's tangent is assembled and preconditioned (constant tangent) */
+  int corrections; /* linear solves so far in the increment */
 } accel_state;
 
 #define THOMAS_OMEGA_MAX 10.0
@@ -193,6 +194,15 @@ cleanup:
   return rc;
 }
 
+/* AMG keeps its coarse levels (DT_PC_KEEP_COARSE) for the later corrections of an increment
+ * while the last solve took at most this many times the iterations of the first solve after
+ * the last full setup: a full refresh redoes the Galerkin products of every level, which on
+ * the GPU costs as much as 15-40 V-cycles (docs/benchmarks.md), while the tangent changes
+ * little from one correction to the next. Each increment's first correction sets up in full. */
+#ifndef DT_AMG_KEEP_GROWTH
+#define DT_AMG_KEEP_GROWTH 1.25 /* a lab build may set it: 0 sets up in full every time */
+#endif
+
 /* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. A
  * constant tangent is assembled and preconditioned on the increment's first correction only. */
 static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_state *ac,
@@ -202,13 +212,15 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
   void *im = nc->impl;
   dt_pcg_result pr = {0, 0.0, DT_CONVERGED};
   double t0 = dt_seconds(), cc = 0.0, uu = 0.0;
-  int singular = 0, iterations = 0;
+  int singular = 0, iterations = 0, keep = 0;
   if (!ac->assembled) {
     DT_TRY(o->tangent_assemble(im, ctx));
     nc->seconds_assembly += dt_seconds() - t0;
     nc->assembly_calls++;
     t0 = dt_seconds();
-    DT_TRY(precondition(nc, nc->pc_kind, &singular, ctx));
+    keep = nc->pc_kind == DT_PC_AMG && ac->corrections > 0 && nc->amg_full_pcg > 0 &&
+           nc->last_pcg <= DT_AMG_KEEP_GROWTH * nc->amg_full_pcg;
+    DT_TRY(precondition(nc, nc->pc_kind | (keep ? DT_PC_KEEP_COARSE : 0), &singular, ctx));
     if (singular) {
       *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
       goto cleanup;
@@ -217,10 +229,15 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
   }
   DT_TRY(linear_solve(nc, rtol, nc->pcg_max_iter, &pr, ctx));
   iterations = pr.iterations;
+  nc->amg_kept += keep;
+  if (!keep) nc->amg_full_pcg = pr.iterations;
   if (pr.reason == DT_DIVERGED_LINEAR_SOLVER && !(pr.rel_residual < DT_NEWTON_INEXACT_ACCEPT)) {
-    DT_TRY(escalate(nc, lambda, rtol, &pr, ctx));
+    DT_TRY(escalate(nc, lambda, rtol, &pr, ctx)); /* an AMG setup on the same tangent: a build */
     iterations += pr.iterations;
+    nc->amg_full_pcg = pr.iterations;
   }
+  nc->last_pcg = pr.iterations;
+  ac->corrections++;
   nc->seconds_solver += dt_seconds() - t0;
   res->pcg_iterations += iterations;
   nc->event.pcg_iters = iterations;
@@ -310,7 +327,7 @@ dt_status dt_newton_increment(dt_newton_ctx *nc, double lambda, dt_newton_result
   int predictor = nc->linear_predictor, thomas = nc->opt->accel == DT_ACCEL_THOMAS;
   int max_it = nc->opt->newton_max_iter + 1; /* residual evaluations */
   dt_residual_history hist = {0.0, {0.0, 0.0, 0.0, 0.0}, 0};
-  accel_state ac = {thomas, 0, 1.0, 0};
+  accel_state ac = {thomas, 0, 1.0, 0, 0};
   dt_forcing forcing;
   dt_forcing_start(&forcing, nc->opt);
   nc->event.pcg_iters = 0; /* no linear solve yet in this increment */

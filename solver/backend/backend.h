@@ -184,7 +184,8 @@ struct dt_backend_ops {
   dt_status (*operator_apply)(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx);
   /* Preconditioner of kind (precond_kind.h) for the current tangent. An AMG hierarchy is kept
    * between tangents (values refreshed, aggregates kept) while the constrained DOFs stay the
-   * same; a second setup on the same tangent (no tangent_assemble between) builds it anew. */
+   * same, and with DT_PC_KEEP_COARSE or'ed into kind only level 0 is refreshed; a second setup
+   * on the same tangent (no tangent_assemble between) builds it anew. */
   dt_status (*pc_setup)(void *impl, int kind, dt_ctx *ctx);
   /* z = M^-1 r */
   dt_status (*pc_apply)(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);

@@ -16,6 +16,14 @@ typedef enum dt_precond_kind {
                              (dt_precond_auto). Last: dt_model_finish's range check ends here */
 } dt_precond_kind;
 
+/* Or'ed into pc_setup's kind by the Newton driver: an AMG hierarchy may keep its transfers and
+ * coarse levels from the last full setup and refresh only level 0 (its matrix is the new
+ * tangent, its smoother's diagonal and lambda_max are recomputed): the V-cycle stays a symmetric
+ * positive definite preconditioner of the new tangent, with a coarse correction of a nearby one.
+ * The Galerkin products, the most expensive part of a refresh, are skipped. Other kinds, and a
+ * hierarchy of one level, ignore it (newton.c says when it is asked for). */
+#define DT_PC_KEEP_COARSE 0x100
+
 /* Where two_level starts to pay (cubes of n^3 hex8 under [Kiran2023]'s load, after upload, on a
  * GPU and its 16-core host): n = 24 (47k DOFs) block Jacobi is faster on both
  * backends; n = 32 (108k DOFs) two_level is, GPU 0.043 s against 0.051 s and CPU 1.01 s against

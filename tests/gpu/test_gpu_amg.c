@@ -3,15 +3,17 @@
  *
  * (a) Through the backend interface, at a plastic state of a box (unit_bar_plastic_state: some
  *     points plastic, clamped nodes at x = 0), then at a second state (the displacement scaled by
- *     0.6, which refreshes the hierarchy): tangent_assemble, pc_setup(DT_PC_AMG), pc_apply(R -> Z)
- *     on cuda and on cpu (whose pc_apply is dt_amg_apply on its own hierarchy):
+ *     0.6, which refreshes the hierarchy) and at a third (scaled by 1.2 again, set up with
+ *     DT_PC_KEEP_COARSE: level 0 refreshed, the coarse levels kept): tangent_assemble,
+ *     pc_setup(DT_PC_AMG), pc_apply(R -> Z) on cuda and on cpu (whose pc_apply is dt_amg_apply on
+ *     its own hierarchy):
  *       the two hierarchies have the same levels (DOFs and nonzeros of each);
  *       max |z_cuda - z_cpu| <= 1e-12 max |z_cpu|;
  *       the device V-cycle against dt_amg_apply on the CUDA backend's own host hierarchy (the
  *       levels it uploaded): 1e-12 as well (this isolates the device V-cycle from the tangent's
  *       rounding);
- *       a second apply gives the same bits; the first setup builds, the second refreshes, and the
- *       hierarchy has at least 3 levels (the view says so).
+ *       a second apply gives the same bits; the first setup builds, the second refreshes, the
+ *       third refreshes level 0 only, and the hierarchy has at least 3 levels (the view says so).
  *     The box's nodes are jittered (a fixed pseudo-random offset of up to 7.5% of the spacing):
  *     the aggregation is a discontinuous function of the values, and on the regular box many
  *     couplings are exactly as strong as others (translated copies of elements), a tie that the
@@ -54,9 +56,10 @@ static double max_diff(const double *a, const double *b, size_t n) {
 
 /* What one backend gives at the two states: z = M^-1 r, and on cuda also the host V-cycle of the
  * same hierarchy, a repeated apply and the view. */
+#define STATES 3
 typedef struct pc_result {
-  double *z[2], *z_host[2], *z_again[2];
-  char view[2][4096];
+  double *z[STATES], *z_host[STATES], *z_again[STATES];
+  char view[STATES][4096];
 } pc_result;
 
 static void view_text(const dt_backend_ops *ops, void *impl, char *buf, size_t len) {
@@ -77,10 +80,10 @@ static void pc_states(const char *name, const dt_problem *pb, pc_result *out) {
   CHECK(u && r, "out of memory");
   CHECK(rep.n_plastic > 0 && rep.n_plastic < pb->n_qp,
         "%s: %d of %d points plastic: want some, not all", name, rep.n_plastic, pb->n_qp);
-  for (int s = 0; s < 2; s++) {
-    if (s == 1) { /* a second state: the hierarchy is refreshed, not built */
+  for (int s = 0; s < STATES; s++) {
+    if (s > 0) { /* a new state: the hierarchy is refreshed (level 0 only in the third) */
       CHECK(ops->vec_get(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
-      for (size_t i = 0; i < n; i++) u[i] *= 0.6;
+      for (size_t i = 0; i < n; i++) u[i] *= s == 1 ? 0.6 : 1.2;
       CHECK(ops->vec_set(impl, DT_VEC_UT, u, &ctx) == DT_OK, "%s", ctx.msg);
       CHECK(ops->stress_update(impl, DT_VEC_UT, DT_VEC_FINT, &rep, &ctx) == DT_OK, "%s", ctx.msg);
     }
@@ -89,7 +92,8 @@ static void pc_states(const char *name, const dt_problem *pb, pc_result *out) {
     out->z_again[s] = calloc(n, sizeof(double));
     CHECK(out->z[s] && out->z_host[s] && out->z_again[s], "out of memory");
     CHECK(ops->tangent_assemble(impl, &ctx) == DT_OK, "%s", ctx.msg);
-    CHECK(ops->pc_setup(impl, DT_PC_AMG, &ctx) == DT_OK, "%s: AMG setup: %s", name, ctx.msg);
+    CHECK(ops->pc_setup(impl, DT_PC_AMG | (s == 2 ? DT_PC_KEEP_COARSE : 0), &ctx) == DT_OK,
+          "%s: AMG setup: %s", name, ctx.msg);
     CHECK(ops->pc_apply(impl, DT_VEC_R, DT_VEC_PCG_Z, &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->vec_get(impl, DT_VEC_PCG_Z, out->z[s], &ctx) == DT_OK, "%s", ctx.msg);
     CHECK(ops->pc_apply(impl, DT_VEC_R, DT_VEC_PCG_Z, &ctx) == DT_OK, "%s", ctx.msg);
@@ -144,13 +148,13 @@ static void check_pc_apply(void) {
         ctx.msg);
   pc_states("cuda", pb, &gpu);
   pc_states("cpu", pb, &cpu);
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < STATES; s++) {
     view_levels(gpu.view[s], lv_gpu, sizeof lv_gpu);
     view_levels(cpu.view[s], lv_cpu, sizeof lv_cpu);
     EXPECT(lv_gpu[0] && strcmp(lv_gpu, lv_cpu) == 0,
            "state %d: the hierarchies differ:\ncuda:\n%scpu:\n%s", s, lv_gpu, lv_cpu);
   }
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < STATES; s++) {
     size_t n = (size_t)pb->n_dofs;
     double zs = max_abs(cpu.z[s], n), d_cpu = max_diff(gpu.z[s], cpu.z[s], n) / zs;
     double d_host = max_diff(gpu.z[s], gpu.z_host[s], n) / max_abs(gpu.z_host[s], n);
@@ -164,7 +168,11 @@ static void check_pc_apply(void) {
     printf("AMG apply, state %d (%s): cuda against cpu %.2e, against the host V-cycle of the same "
            "hierarchy %.2e, "
            "repeat bit-identical\n",
-           s, s ? "refreshed" : "built", d_cpu, d_host);
+           s,
+           s == 2 ? "level 0 refreshed"
+           : s    ? "refreshed"
+                  : "built",
+           d_cpu, d_host);
   }
   at = strstr(gpu.view[1], "amg: ");
   EXPECT(at && sscanf(at, "amg: %d levels", &levels) == 1 && levels >= 3,
@@ -173,8 +181,12 @@ static void check_pc_apply(void) {
          gpu.view[0]);
   EXPECT(strstr(gpu.view[1], "1 builds, 1 refreshes") != NULL, "the second setup must refresh:\n%s",
          gpu.view[1]);
+  EXPECT(strstr(gpu.view[2], "1 builds, 1 refreshes (1 of level 0 only)") != NULL,
+         "the third setup must refresh level 0 only:\n%s", gpu.view[2]);
+  EXPECT(strstr(cpu.view[2], "(1 refreshes, 1 of level 0 only)") != NULL,
+         "the cpu backend's third setup must refresh level 0 only:\n%s", cpu.view[2]);
   if (at) printf("%s", at);
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < STATES; s++) {
     free(gpu.z[s]), free(gpu.z_host[s]), free(gpu.z_again[s]);
     free(cpu.z[s]), free(cpu.z_host[s]), free(cpu.z_again[s]);
   }

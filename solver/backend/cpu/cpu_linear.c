@@ -4,7 +4,8 @@
  * block Jacobi plus the coarse correction of cpu_coarse.c. AMG: one V-cycle of the hierarchy
  * of solver/amg/, built over the CSR tangent on the first setup and whenever the constrained
  * DOFs change, refreshed with the new values otherwise (the aggregates and patterns depend
- * only on the pattern, the coordinates and the constrained set). */
+ * only on the pattern, the coordinates and the constrained set), level 0 alone when the
+ * driver asks to keep the coarse levels (DT_PC_KEEP_COARSE). */
 #include <math.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ static void diagonal_block(const dt_problem *pb, const double *val, int a, doubl
   }
 }
 
-static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
+/* keep: DT_PC_KEEP_COARSE was asked for (a new tangent refreshes level 0 only). */
+static dt_status amg_setup(dt_cpu *c, int keep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_problem *pb = &c->pb;
   const double *con = c->vec[DT_VEC_CON];
@@ -52,7 +54,7 @@ static dt_status amg_setup(dt_cpu *c, dt_ctx *ctx) {
       !pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
       "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
   if (c->amg && c->amg_serial != c->tangent_serial && !dt_amg_constraints_changed(c->amg, con)) {
-    DT_TRY(dt_amg_refresh(c->amg, c->val, ctx));
+    DT_TRY(keep ? dt_amg_refresh_fine(c->amg, c->val, ctx) : dt_amg_refresh(c->amg, c->val, ctx));
     goto cleanup;
   }
   dt_amg_destroy(&c->amg);
@@ -109,8 +111,10 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   const dt_problem *pb = &c->pb;
   int dpn = pb->dpn, bad = -1;
   double *blocks = NULL;
+  int keep = (kind & DT_PC_KEEP_COARSE) != 0;
+  kind &= ~DT_PC_KEEP_COARSE;
   if (kind == DT_PC_AMG) { /* a refused or failed setup keeps the kind in use */
-    rc = amg_setup(c, ctx);
+    rc = amg_setup(c, keep, ctx);
     if (rc == DT_OK) c->pc_kind = kind;
     return rc;
   }

@@ -309,6 +309,7 @@ static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_parts *p = impl;
   call_args a = {0};
+  kind &= ~DT_PC_KEEP_COARSE; /* an AMG request only */
   DT_CHECK(kind == DT_PC_BLOCK_JACOBI, ctx, DT_ERR_UNSUPPORTED,
            "the %s preconditioner does not run on several devices yet: use block_jacobi",
            dt_precond_names[kind]);
