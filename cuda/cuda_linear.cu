@@ -299,6 +299,10 @@ extern "C" dt_status dt_cuda_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_cuda *c = (dt_cuda *)impl;
   int keep = (kind & DT_PC_KEEP_COARSE) != 0;
   kind &= ~DT_PC_KEEP_COARSE;
+  if (kind == DT_PC_DIRECT) /* the kind in use stays */
+    return DT_ERROR(ctx, DT_ERR_UNSUPPORTED,
+                    "linear.preconditioner \"direct\" runs on the CPU backend only (solver.backend "
+                    "\"cpu\"); on the GPU use \"amg\"");
   c->lin.pc_serial++;      /* the PCG loops capture their launches anew */
   if (kind == DT_PC_AMG) { /* cuda_amg.cu; the kind changes only once it is set up */
     DT_TRY(dt_cuda_amg_setup(c, keep, ctx));

@@ -9,8 +9,11 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config libjansson-dev libmetis-dev libmicrohttpd-dev libsqlite3-dev \
+  libsuitesparse-dev \
   libpq-dev libcurl4-openssl-dev curl python3 ca-certificates gmsh calculix-ccx calculix-ccx-test \
   chromium clang-format openssl postgresql systemd >/dev/null
+# libsuitesparse-dev: CHOLMOD, the sparse Cholesky factor of linear.preconditioner "direct"
+# on the CPU backend (solver/backend/cpu/cpu_direct.c); a build without it refuses "direct".
 # libmetis-dev: METIS partitions meshes for runs on several GPUs (solver/partition/,
 # docs/multi-gpu.md); a build without it refuses more than one part.
 # libpq-dev: ductiled's PostgreSQL store (server/store_pg.c); postgresql: the server that

@@ -625,7 +625,7 @@ cleanup:
   summary->predictor_solves = r.nc.predictor_solves;
   summary->inexact_solves = r.nc.inexact_solves;
   summary->pc_escalations = r.nc.pc_escalations;
-  summary->amg_levels_kept = r.nc.amg_kept;
+  summary->pc_setups_kept = r.nc.pc_kept;
   summary->line_searches = r.nc.line_searches;
   summary->seconds_total = dt_seconds() - t0;
   if (rc != DT_OK && summary->message[0] == '\0')

@@ -99,10 +99,13 @@ static void info(dt_newton_ctx *nc, const char *text) {
   if (nc->progress) (void)nc->progress(&ev, nc->user);
 }
 
-/* The preconditioner to escalate to from `kind`, or -1 when there is none stronger. */
+/* The preconditioner to escalate to from `kind`, or -1 when there is none stronger. The direct
+ * factor is not in the chain: with Debian's reference BLAS one factorization of a 52k-DOF
+ * tetrahedral tangent takes tens of seconds on two cores (docs/benchmarks.md), which a run
+ * should not start on its own; jobs ask for it. */
 static int stronger_pc(int kind) {
   if (kind == DT_PC_JACOBI) return DT_PC_BLOCK_JACOBI;
-  if (kind == DT_PC_AMG) return -1;
+  if (kind == DT_PC_AMG || kind == DT_PC_DIRECT) return -1;
   return DT_PC_AMG;
 }
 
@@ -119,6 +122,16 @@ static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx
   return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
 }
 
+/* The escalation's next try after kind, from the preconditioner in use: the stronger ones in
+ * turn, then (for AMG and direct, whose setups keep state between tangents) the one in use set
+ * up anew; -1 when none is left. */
+static int next_pc(int in_use, int kind) {
+  int up = stronger_pc(kind);
+  if (kind == in_use) return -1;
+  if (up >= 0) return up;
+  return in_use == DT_PC_AMG || in_use == DT_PC_DIRECT ? in_use : -1;
+}
+
 /* A failed solve retried with the next stronger preconditioner the backend has (kept for the
  * run) and twice the cap; R is formed again (PCG consumed it). *pr is the retry's result, or
  * unchanged when no stronger preconditioner is available. */
@@ -127,10 +140,12 @@ static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_
   dt_status rc = DT_OK;
   char line[256];
   double rel = 0.0;
-  /* With nothing stronger, the same preconditioner is set up again on the same tangent, which
-   * builds an AMG hierarchy anew (aggregates from this tangent's couplings; backend.h). */
+  /* With nothing stronger (or nothing stronger this backend has), the same preconditioner is
+   * set up again on the same tangent, which builds an AMG hierarchy anew (aggregates from this
+   * tangent's couplings; backend.h) and factors a direct one anew (it may have kept an older
+   * tangent's factor). */
   int first = stronger_pc(nc->pc_kind) >= 0 ? stronger_pc(nc->pc_kind) : nc->pc_kind;
-  for (int kind = first; kind >= 0; kind = kind == nc->pc_kind ? -1 : stronger_pc(kind)) {
+  for (int kind = first; kind >= 0; kind = next_pc(nc->pc_kind, kind)) {
     dt_ctx pc_ctx = {0};
     if (nc->ops->pc_setup(nc->impl, kind, &pc_ctx) != DT_OK) {
       if (pc_ctx.code == DT_ERR_UNSUPPORTED) continue; /* not on this backend: try the next */
@@ -202,6 +217,20 @@ cleanup:
 #ifndef DT_AMG_KEEP_GROWTH
 #define DT_AMG_KEEP_GROWTH 1.25 /* a lab build may set it: 0 sets up in full every time */
 #endif
+/* The direct preconditioner keeps its factor for the later corrections of an increment while
+ * the last solve took at most this many iterations: the first solve after a factorization
+ * takes one, and each iteration with a nearby tangent's factor costs a pair of triangular
+ * solves, a small fraction of a factorization. */
+#define DT_DIRECT_KEEP_ITERATIONS 20
+
+/* Whether the correction about to be preconditioned may keep the expensive part of the last
+ * full setup (DT_PC_KEEP_COARSE). */
+static int keep_setup(const dt_newton_ctx *nc, const accel_state *ac) {
+  if (ac->corrections == 0 || nc->full_pcg <= 0) return 0;
+  if (nc->pc_kind == DT_PC_AMG) return nc->last_pcg <= DT_AMG_KEEP_GROWTH * nc->full_pcg;
+  if (nc->pc_kind == DT_PC_DIRECT) return nc->last_pcg <= DT_DIRECT_KEEP_ITERATIONS;
+  return 0;
+}
 
 /* Assemble, precondition, solve to rtol and update du; sets *reason when the solve fails. A
  * constant tangent is assembled and preconditioned on the increment's first correction only. */
@@ -218,8 +247,7 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
     nc->seconds_assembly += dt_seconds() - t0;
     nc->assembly_calls++;
     t0 = dt_seconds();
-    keep = nc->pc_kind == DT_PC_AMG && ac->corrections > 0 && nc->amg_full_pcg > 0 &&
-           nc->last_pcg <= DT_AMG_KEEP_GROWTH * nc->amg_full_pcg;
+    keep = keep_setup(nc, ac);
     DT_TRY(precondition(nc, nc->pc_kind | (keep ? DT_PC_KEEP_COARSE : 0), &singular, ctx));
     if (singular) {
       *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
@@ -229,12 +257,12 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
   }
   DT_TRY(linear_solve(nc, rtol, nc->pcg_max_iter, &pr, ctx));
   iterations = pr.iterations;
-  nc->amg_kept += keep;
-  if (!keep) nc->amg_full_pcg = pr.iterations;
+  nc->pc_kept += keep;
+  if (!keep) nc->full_pcg = pr.iterations;
   if (pr.reason == DT_DIVERGED_LINEAR_SOLVER && !(pr.rel_residual < DT_NEWTON_INEXACT_ACCEPT)) {
     DT_TRY(escalate(nc, lambda, rtol, &pr, ctx)); /* an AMG setup on the same tangent: a build */
     iterations += pr.iterations;
-    nc->amg_full_pcg = pr.iterations;
+    nc->full_pcg = pr.iterations;
   }
   nc->last_pcg = pr.iterations;
   ac->corrections++;

@@ -33,10 +33,11 @@ typedef struct dt_newton_ctx {
    * The scale is never below force_floor, the initial states' forces at u = 0
    * (dt_problem.f0_norm; 0 without initial conditions). */
   double force_floor;
-  /* AMG's lagged coarse levels (newton.c, correct): the PCG iterations of the last solve, and
-   * of the first solve after the last full setup (0: none yet). */
-  int last_pcg, amg_full_pcg;
-  long amg_kept; /* setups that refreshed level 0 only */
+  /* Preconditioner setups that keep their expensive part (newton.c, keep_setup): the PCG
+   * iterations of the last solve, and of the first solve after the last full setup (0: none
+   * yet). */
+  int last_pcg, full_pcg;
+  long pc_kept; /* setups that kept AMG's coarse levels or the direct factor */
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
 } dt_newton_ctx;

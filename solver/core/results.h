@@ -91,7 +91,7 @@ typedef struct dt_run_summary {
   long predictor_solves;
   long inexact_solves;
   long pc_escalations;
-  long amg_levels_kept; /* AMG setups that refreshed level 0 only (DT_PC_KEEP_COARSE) */
+  long pc_setups_kept; /* setups that kept AMG's coarse levels or the direct factor */
   long line_searches;
   double seconds_output;          /* per converged increment: fields downloaded, files written */
   double seconds_output_download; /* the part of seconds_output spent getting the fields from

@@ -33,7 +33,7 @@ static json_t *nonlinear(const dt_run_summary *s, int *err) {
   put(o, "linear_predictors", json_integer(s->predictor_solves), err);
   put(o, "inexact_solves", json_integer(s->inexact_solves), err);
   put(o, "preconditioner_escalations", json_integer(s->pc_escalations), err);
-  put(o, "amg_coarse_levels_kept", json_integer(s->amg_levels_kept), err);
+  put(o, "preconditioner_setups_kept", json_integer(s->pc_setups_kept), err);
   put(o, "line_searches", json_integer(s->line_searches), err);
   return o;
 }

@@ -53,7 +53,8 @@ int dt_model_elem_type_from_name(const char *name) {
   return -1;
 }
 
-const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "amg", "auto", NULL};
+const char *const dt_precond_names[] = {"jacobi", "block_jacobi", "two_level", "amg",
+                                        "direct", "auto",         NULL};
 const char *const dt_forcing_names[] = {"fixed", "adaptive", NULL};
 const char *const dt_accel_names[] = {"auto", "none", "thomas", NULL};
 const char *const dt_cuda_elements_names[] = {"auto", "simple", NULL};

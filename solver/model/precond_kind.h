@@ -10,7 +10,10 @@ typedef enum dt_precond_kind {
                              boxes of nodes (coarse_space.h) */
   DT_PC_AMG = 3,          /* smoothed-aggregation multigrid with the rigid-body modes
                              (solver/amg/amg.h); assembled operator, both backends */
-  DT_PC_AUTO = 4          /* the job's default: dt_model_finish replaces it by two_level for 3D
+  DT_PC_DIRECT = 4,       /* the tangent's sparse Cholesky factor (CHOLMOD): PCG converges in
+                             one iteration; CPU backend, assembled operator, builds with
+                             libsuitesparse-dev (backend/cpu/cpu_direct.c) */
+  DT_PC_AUTO = 5          /* the job's default: dt_model_finish replaces it by two_level for 3D
                              models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi, and
                              a run on the CPU backend from DT_PC_AUTO_MIN_DOFS_HOST DOFs on
                              (dt_precond_auto). Last: dt_model_finish's range check ends here */
@@ -20,8 +23,9 @@ typedef enum dt_precond_kind {
  * coarse levels from the last full setup and refresh only level 0 (its matrix is the new
  * tangent, its smoother's diagonal and lambda_max are recomputed): the V-cycle stays a symmetric
  * positive definite preconditioner of the new tangent, with a coarse correction of a nearby one.
- * The Galerkin products, the most expensive part of a refresh, are skipped. Other kinds, and a
- * hierarchy of one level, ignore it (newton.c says when it is asked for). */
+ * The Galerkin products, the most expensive part of a refresh, are skipped. The direct
+ * preconditioner keeps its last factor (a nearby tangent's). Other kinds, and a hierarchy of one
+ * level, ignore it (newton.c says when it is asked for). */
 #define DT_PC_KEEP_COARSE 0x100
 
 /* Where two_level starts to pay (cubes of n^3 hex8 under [Kiran2023]'s load, after upload, on a

@@ -26,6 +26,7 @@ static void cpu_destroy(void *impl) {
   dt_free(c->coarse_y);
   dt_free(c->coarse_R);
   dt_amg_destroy(&c->amg);
+  dt_cpu_direct_free(c);
   dt_free(c->hist_c);
   dt_free(c->hist_t);
   dt_free(c->sig_c);
@@ -235,6 +236,7 @@ static void cpu_view(void *impl, FILE *f) {
   fprintf(f, "backend cpu: %d OpenMP threads, %.1f MB of per-point state\n", threads,
           c->pb.n_qp * (double)QP_FIELDS * 8 / 1e6);
   if (c->amg) dt_amg_view(c->amg, f);
+  dt_cpu_direct_view(c, f);
 }
 
 const dt_backend_ops dt_cpu_ops = {

@@ -2,6 +2,8 @@
 #ifndef DT_CPU_INTERNAL_H
 #define DT_CPU_INTERNAL_H
 
+#include <stdio.h>
+
 #include "amg/amg.h"
 #include "backend/backend.h"
 #include "element/element_kernel.h"
@@ -24,6 +26,8 @@ typedef struct dt_cpu {
   /* Algebraic multigrid (cpu_linear.c): the hierarchy over val, kept between setups and
    * refreshed with new values while the constrained DOFs stay the same. */
   dt_amg *amg;
+  /* Sparse direct preconditioner (cpu_direct.c): CHOLMOD's factor of val, or NULL. */
+  struct dt_cpu_direct *direct;
   /* tangent_assemble's count, and its value at the AMG's last setup: a second setup on the same
    * tangent builds the hierarchy anew (backend.h, pc_setup). */
   long tangent_serial, amg_serial;
@@ -71,6 +75,16 @@ dt_status dt_cpu_pc_blocks_invert(void *impl, dt_ctx *ctx);
 dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx);
 /* z += Z E^-1 Z^T r */
 dt_status dt_cpu_coarse_apply(dt_cpu *c, const double *r, double *z);
+/* cpu_direct.c: the direct preconditioner's factor of the current tangent (kept instead with
+ * keep, DT_PC_KEEP_COARSE, when one exists), its solve z = K^-1 r, its line of the view, and
+ * freeing it. */
+typedef struct dt_cpu_direct dt_cpu_direct;
+dt_status dt_cpu_direct_setup(dt_cpu *c, int keep, dt_ctx *ctx);
+dt_status dt_cpu_direct_apply(dt_cpu *c, const double *r, double *z, dt_ctx *ctx);
+void dt_cpu_direct_view(const dt_cpu *c, FILE *f);
+void dt_cpu_direct_free(dt_cpu *c);
+/* Largest factor the direct preconditioner computes, bytes of its values. */
+#define DT_DIRECT_MAX_BYTES 16e9
 dt_status dt_cpu_measure(void *impl, dt_backend_measure *out, dt_ctx *ctx);
 dt_status dt_cpu_estimate(const dt_problem *pb, double *bytes, dt_ctx *ctx);
 int dt_cpu_device_info(int ordinal, dt_device_info *out);

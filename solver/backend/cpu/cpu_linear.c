@@ -5,7 +5,8 @@
  * of solver/amg/, built over the CSR tangent on the first setup and whenever the constrained
  * DOFs change, refreshed with the new values otherwise (the aggregates and patterns depend
  * only on the pattern, the coordinates and the constrained set), level 0 alone when the
- * driver asks to keep the coarse levels (DT_PC_KEEP_COARSE). */
+ * driver asks to keep the coarse levels (DT_PC_KEEP_COARSE). Direct: CHOLMOD's factor
+ * (cpu_direct.c). */
 #include <math.h>
 #include <string.h>
 
@@ -118,6 +119,11 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
     if (rc == DT_OK) c->pc_kind = kind;
     return rc;
   }
+  if (kind == DT_PC_DIRECT) { /* the same */
+    rc = dt_cpu_direct_setup(c, keep, ctx);
+    if (rc == DT_OK) c->pc_kind = kind;
+    return rc;
+  }
   if (kind != DT_PC_JACOBI) { /* block Jacobi, also the first level of two_level */
     DT_TRY(dt_cpu_pc_blocks(c, &blocks, ctx));
     DT_TRY(dt_cpu_pc_blocks_invert(c, ctx));
@@ -157,6 +163,7 @@ dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
     dt_amg_apply(c->amg, rv, zv);
     return DT_OK;
   }
+  if (c->pc_kind == DT_PC_DIRECT) return dt_cpu_direct_apply(c, rv, zv, ctx);
   if (c->pc_kind == DT_PC_JACOBI) {
 #pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
     for (int i = 0; i < pb->n_dofs; i++) zv[i] = c->pc[i] * rv[i];
