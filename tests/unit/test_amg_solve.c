@@ -206,30 +206,11 @@ static void check_refresh(void) {
   dt_model_destroy(&m);
 }
 
-static void plastic_run(dt_precond_kind pc, unit_record *r) {
-  dt_model *m = unit_box(24, 8, 6, 1);
-  dt_ctx ctx = {0};
-  dt_run_summary sum;
-  dt_run_options o;
-  unit_bar_load(m);
-  m->solver.precond = pc;
-  m->solver.newton_rtol = 1e-7;
-  m->solver.pcg_rtol = 1e-10;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
-  memset(r, 0, sizeof *r);
-  unit_run_options(&o, NULL, unit_record_increment, r);
-  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", dt_precond_names[pc],
-        sum.message);
-  dt_model_destroy(&m);
-}
-
-/* 4: the plastic bar with amg and with block Jacobi. */
 static void check_plastic(void) {
   static unit_record amg, bj;
   double du = 0.0, umax = 0.0;
-  plastic_run(DT_PC_AMG, &amg);
-  plastic_run(DT_PC_BLOCK_JACOBI, &bj);
+  unit_plastic_bar_run(DT_PC_AMG, &amg, NULL);
+  unit_plastic_bar_run(DT_PC_BLOCK_JACOBI, &bj, NULL);
   for (int i = 0; i < 3 * bj.n_nodes; i++)
     du = fmax(du, fabs(amg.u[i] - bj.u[i])), umax = fmax(umax, fabs(bj.u[i]));
   printf("plastic bar: Newton %d (block_jacobi %d), PCG %d (block_jacobi %d), displacements differ "

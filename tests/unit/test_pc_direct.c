@@ -99,32 +99,15 @@ static void check_linear(void) {
   dt_model_destroy(&m);
 }
 
-/* The plastic bar with pc; the summary's count of kept setups in *kept. */
-static void plastic_run(dt_precond_kind pc, unit_record *r, long *kept) {
-  dt_model *m = unit_box(24, 8, 6, 1);
-  dt_ctx ctx = {0};
-  dt_run_summary sum;
-  dt_run_options o;
-  unit_bar_load(m);
-  m->solver.precond = pc;
-  m->solver.newton_rtol = 1e-7;
-  m->solver.pcg_rtol = 1e-10;
-  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
-  memset(r, 0, sizeof *r);
-  unit_run_options(&o, NULL, unit_record_increment, r);
-  CHECK(dt_analysis_run(m, &o, &sum, &ctx) == DT_OK, "%s", ctx.msg);
-  CHECK(sum.completed && r->increments == 3, "%s run did not complete: %s", dt_precond_names[pc],
-        sum.message);
-  *kept = sum.pc_setups_kept;
-  dt_model_destroy(&m);
-}
-
 static void check_plastic(void) {
   static unit_record d, bj;
-  long kept = 0, kept_bj = 0;
+  dt_run_summary sd, sb;
+  long kept, kept_bj;
   double du = 0.0, umax = 0.0;
-  plastic_run(DT_PC_DIRECT, &d, &kept);
-  plastic_run(DT_PC_BLOCK_JACOBI, &bj, &kept_bj);
+  unit_plastic_bar_run(DT_PC_DIRECT, &d, &sd);
+  unit_plastic_bar_run(DT_PC_BLOCK_JACOBI, &bj, &sb);
+  kept = sd.pc_setups_kept;
+  kept_bj = sb.pc_setups_kept;
   for (int i = 0; i < 3 * bj.n_nodes; i++)
     du = fmax(du, fabs(d.u[i] - bj.u[i])), umax = fmax(umax, fabs(bj.u[i]));
   printf("plastic bar: Newton %d (block_jacobi %d), PCG %d (block_jacobi %d), %ld setups kept "

@@ -159,4 +159,26 @@ static inline void unit_run_options(dt_run_options *o, dt_progress_fn progress,
   o->user = user;
 }
 
+/* The plastic bar (unit_box 24 x 8 x 6, unit_bar_load: J2, 3 increments) solved with
+ * preconditioner pc, Newton to 1e-7 and PCG to 1e-10, recorded in r; its summary in *sum (NULL:
+ * not wanted). Fails the test unless all three increments converge. */
+static inline void unit_plastic_bar_run(int pc, unit_record *r, dt_run_summary *sum) {
+  dt_model *m = unit_box(24, 8, 6, 1);
+  dt_ctx ctx = {0};
+  dt_run_summary s;
+  dt_run_options o;
+  unit_bar_load(m);
+  m->solver.precond = (dt_precond_kind)pc;
+  m->solver.newton_rtol = 1e-7;
+  m->solver.pcg_rtol = 1e-10;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  memset(r, 0, sizeof *r);
+  unit_run_options(&o, NULL, unit_record_increment, r);
+  CHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(s.completed && r->increments == 3, "%s run did not complete: %s", dt_precond_names[pc],
+        s.message);
+  if (sum) *sum = s;
+  dt_model_destroy(&m);
+}
+
 #endif
