@@ -83,7 +83,8 @@ dt_status dt_cpu_direct_setup(dt_cpu *c, int keep, dt_ctx *ctx) {
     d->cm.error_handler = NULL;
     d->serial = -1;
   }
-  if (keep && d->L && d->serial != c->tangent_serial) { /* a nearby tangent's factor serves */
+  /* a nearby tangent's factor serves, if the last factorization completed */
+  if (keep && d->L && d->serial >= 0 && d->serial != c->tangent_serial) {
     d->kept++;
     goto cleanup;
   }
