@@ -106,6 +106,9 @@ def run_ductile(solver, d, model, info, backend, threads, limit, precond=None, g
                     "analysis_seconds": round(t["total"], 3), "phases": phases,
                     "max_peeq_all_points": s["max_peeq"], "last_time": s["last_time"],
                     "nonlinear": s.get("nonlinear")})  # predictors, inexact solves, escalations, line searches
+        end = (s.get("nonlinear") or {}).get("preconditioner_at_end")
+        if end and rec["preconditioner"] and end != rec["preconditioner"]:  # auto moved on, or escalation
+            rec["preconditioner"] += " -> " + end
     else:  # cut by the time limit or crashed: what history.csv and results.dat hold
         rec.update({"status": "timeout" if r["timed_out"] else "crashed", "reason": None,
                     "message": text.strip().splitlines()[-1][:500] if text.strip() else "",

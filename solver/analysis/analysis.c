@@ -146,8 +146,17 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
              (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
+  /* AMG takes an assembled tangent on one backend (precond_kind.h, DT_PC_AUTO_AMG_ITERATIONS) */
+  r->nc.pc_auto_amg = r->m->solver.precond_auto && bo.n_devices <= 1 && r->m->dim == 3 &&
+                      r->m->solver.precond == DT_PC_BLOCK_JACOBI && !r->pb->matrix_free;
   if (bo.n_devices > 1)
     snprintf(note, sizeof note, " (auto: block_jacobi, the preconditioner split runs take)");
+  else if (r->nc.pc_auto_amg)
+    snprintf(note, sizeof note,
+             " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
+             "block_jacobi, which moves to amg after a solve of more than %d PCG iterations)",
+             r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS,
+             DT_PC_AUTO_AMG_ITERATIONS);
   else
     snprintf(note, sizeof note,
              " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
@@ -586,6 +595,7 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.opt = opt;
   r.sum = summary;
   summary->reason = DT_CONVERGED;
+  summary->pc_final = -1; /* until setup has chosen one */
   DT_TRY(setup(&r, ctx));
   if (opt->checkpoint && opt->resume && file_exists(opt->checkpoint)) {
     rc = resume(&r, &start, &first_step, ctx);
@@ -626,6 +636,8 @@ cleanup:
   summary->inexact_solves = r.nc.inexact_solves;
   summary->pc_escalations = r.nc.pc_escalations;
   summary->pc_setups_kept = r.nc.pc_kept;
+  summary->pc_auto_switches = r.nc.pc_switches;
+  if (r.nc.ops) summary->pc_final = r.nc.pc_kind;
   summary->line_searches = r.nc.line_searches;
   summary->seconds_total = dt_seconds() - t0;
   if (rc != DT_OK && summary->message[0] == '\0')

@@ -169,6 +169,22 @@ cleanup:
   return rc;
 }
 
+/* "auto" on a device backend: block Jacobi's solve took more than DT_PC_AUTO_AMG_ITERATIONS,
+ * so the next setup (the next correction's, on the tangent assembled again) and the rest of the
+ * run take AMG. The solve just done stands. */
+static void auto_to_amg(dt_newton_ctx *nc, int iterations) {
+  char line[256];
+  snprintf(line, sizeof line,
+           "linear solver: block_jacobi took %d PCG iterations (more than %d): auto moves to "
+           "amg for the rest of the run",
+           iterations, DT_PC_AUTO_AMG_ITERATIONS);
+  info(nc, line);
+  nc->pc_kind = DT_PC_AMG;
+  nc->pc_auto_amg = 0;
+  nc->pc_switches++;
+  nc->full_pcg = 0; /* no AMG setup yet: the next one is full */
+}
+
 /* How the corrections of one increment are combined (see the top of the file). */
 typedef struct accel_state {
   int thomas;      /* Thomas's acceleration on */
@@ -265,6 +281,11 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
     nc->full_pcg = pr.iterations;
   }
   nc->last_pcg = pr.iterations;
+  if (nc->pc_auto_amg && nc->pc_kind == DT_PC_BLOCK_JACOBI &&
+      pr.iterations > DT_PC_AUTO_AMG_ITERATIONS) {
+    auto_to_amg(nc, pr.iterations);
+    ac->assembled = 0; /* a constant tangent is preconditioned again too */
+  }
   ac->corrections++;
   nc->seconds_solver += dt_seconds() - t0;
   res->pcg_iterations += iterations;

@@ -24,6 +24,9 @@ typedef struct dt_newton_ctx {
   int linear_predictor;
   int pcg_max_iter; /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
   int pc_kind;      /* the preconditioner in use; escalation makes it stronger for the run */
+  /* Set by the caller when "auto" chose block Jacobi on a device backend: a solve of more than
+   * DT_PC_AUTO_AMG_ITERATIONS moves the run to AMG (precond_kind.h); cleared once it has. */
+  int pc_auto_amg;
   /* The linear constraints (equations), eliminated: residuals are reduced (T^T r) and the
    * corrections solved in the reduced space (constraints.c); NULL for a model without. */
   dt_constraints *mpc;
@@ -37,7 +40,8 @@ typedef struct dt_newton_ctx {
    * iterations of the last solve, and of the first solve after the last full setup (0: none
    * yet). */
   int last_pcg, full_pcg;
-  long pc_kept; /* setups that kept AMG's coarse levels or the direct factor */
+  long pc_kept;     /* setups that kept AMG's coarse levels or the direct factor */
+  long pc_switches; /* "auto" moved from block Jacobi to AMG (0 or 1) */
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
 } dt_newton_ctx;

@@ -91,7 +91,9 @@ typedef struct dt_run_summary {
   long predictor_solves;
   long inexact_solves;
   long pc_escalations;
-  long pc_setups_kept; /* setups that kept AMG's coarse levels or the direct factor */
+  long pc_setups_kept;   /* setups that kept AMG's coarse levels or the direct factor */
+  long pc_auto_switches; /* "auto" moved from block Jacobi to AMG (newton.c) */
+  int pc_final;          /* the preconditioner in use at the end (dt_precond_kind), -1: none */
   long line_searches;
   double seconds_output;          /* per converged increment: fields downloaded, files written */
   double seconds_output_download; /* the part of seconds_output spent getting the fields from

@@ -472,6 +472,7 @@ dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_s
 
   memset(&r, 0, sizeof r);
   memset(summary, 0, sizeof *summary);
+  summary->pc_final = -1; /* no implicit solves */
   r.m = m;
   r.opt = opt;
   r.sum = summary;

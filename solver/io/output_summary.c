@@ -34,6 +34,9 @@ static json_t *nonlinear(const dt_run_summary *s, int *err) {
   put(o, "inexact_solves", json_integer(s->inexact_solves), err);
   put(o, "preconditioner_escalations", json_integer(s->pc_escalations), err);
   put(o, "preconditioner_setups_kept", json_integer(s->pc_setups_kept), err);
+  put(o, "preconditioner_auto_switches", json_integer(s->pc_auto_switches), err);
+  if (s->pc_final >= 0) /* the implicit driver's (explicit runs have none) */
+    put(o, "preconditioner_at_end", json_string(dt_precond_names[s->pc_final]), err);
   put(o, "line_searches", json_integer(s->line_searches), err);
   return o;
 }

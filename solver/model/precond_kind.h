@@ -16,7 +16,9 @@ typedef enum dt_precond_kind {
   DT_PC_AUTO = 5          /* the job's default: dt_model_finish replaces it by two_level for 3D
                              models of at least DT_PC_AUTO_MIN_DOFS DOFs, else block_jacobi, and
                              a run on the CPU backend from DT_PC_AUTO_MIN_DOFS_HOST DOFs on
-                             (dt_precond_auto). Last: dt_model_finish's range check ends here */
+                             (dt_precond_auto); a run's block_jacobi may move to AMG
+                             (DT_PC_AUTO_AMG_ITERATIONS). Last: dt_model_finish's range check
+                             ends here */
 } dt_precond_kind;
 
 /* Or'ed into pc_setup's kind by the Newton driver: an AMG hierarchy may keep its transfers and
@@ -42,6 +44,16 @@ typedef enum dt_precond_kind {
  * one fused pass, and at 50k DOFs the whole real suite runs in 1.3-4.5 s with it on a GPU
  * (docs/benchmarks.md, Engineering parts). */
 #define DT_PC_AUTO_MIN_DOFS_HOST 20000
+/* Where "auto" chose block Jacobi for a 3D model with an assembled tangent on one backend, it
+ * moves to AMG for the rest of the run after a solve of more than this many PCG iterations
+ * (newton.c): the mesh, not its size, says which one pays. On the GPU at 46-53k DOFs
+ * (docs/benchmarks.md, decision table "Linear solver") an AMG iteration costs about 14 block
+ * Jacobi iterations, its builds and refreshes included, and AMG needs 30-50 iterations a solve,
+ * so it wins from about 14 x 40 = 560 block Jacobi iterations a solve; on the CPU it wins
+ * sooner. The J2 parts of the real suite take 1,000-2,200 (on the GPU AMG is 1.2-2.2x faster end
+ * to end; on two CPU cores the tiny tet10 plate, 900 a solve, runs in 6.8 s against 18.9 s),
+ * the Mohr-Coulomb footing about 300 (block Jacobi faster: 1.20 s against AMG's 1.71 s). */
+#define DT_PC_AUTO_AMG_ITERATIONS 600
 
 /* What "auto" resolves to for a model of dim dimensions and n_dofs DOFs on a host (CPU,
  * host = 1) or device backend (model_finish.c). */

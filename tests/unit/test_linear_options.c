@@ -15,7 +15,11 @@
  *    same tolerances): the displacements agree to 1e-6 relative, the same Newton iterations,
  *    and at most 3/4 of the PCG iterations; also with the adaptive tolerance.
  * 5. The default preconditioner, "auto" (precond_kind.h): block Jacobi below 100,000 DOFs
- *    (32^3 nodes: 98,304), two_level from there (33^3: 107,811), a named one kept. */
+ *    (32^3 nodes: 98,304), two_level from there (33^3: 107,811), a named one kept.
+ * 6. "auto"'s block Jacobi moves to AMG after a solve of more than DT_PC_AUTO_AMG_ITERATIONS
+ *    (check_auto_moves; reference: the same bar with block Jacobi named): once on a slender bar,
+ *    where the run then takes less than half the PCG iterations and its displacements agree to
+ *    1e-6 relative; never on the stubby bar, which takes block Jacobi's iterations exactly. */
 #include <math.h>
 
 #include "analysis/analysis.h"
@@ -176,12 +180,77 @@ static void check_auto(void) {
   printf("auto: block_jacobi at 98,304 DOFs, two_level at 107,811\n");
 }
 
+/* A run of a plastic bar: its record first (unit_record_increment takes the run as one) and the
+ * most PCG iterations one solve took. */
+typedef struct bar_run {
+  record r;
+  int max_pcg;
+  dt_run_summary sum;
+} bar_run;
+
+static int max_solve_pcg(const dt_progress *ev, void *user) {
+  bar_run *b = user;
+  if (ev->kind == DT_EV_NEWTON_ITER && ev->newton_iter > 0 && ev->pcg_iters > b->max_pcg)
+    b->max_pcg = ev->pcg_iters;
+  return 0;
+}
+
+/* The plastic bar load (unit_bar_load) on an nx x ny x nz box under preconditioner pc. */
+static void solve_bar(int nx, int ny, int nz, dt_precond_kind pc, bar_run *b) {
+  dt_model *m = unit_box(nx, ny, nz, 1);
+  dt_ctx ctx = {0};
+  dt_run_options o;
+  unit_bar_load(m);
+  m->solver.precond = pc;
+  m->solver.newton_rtol = 1e-7;
+  m->solver.pcg_rtol = 1e-10;
+  CHECK(dt_model_finish(m, &ctx) == DT_OK, "%s", ctx.msg);
+  memset(b, 0, sizeof *b);
+  unit_run_options(&o, max_solve_pcg, unit_record_increment, b);
+  CHECK(dt_analysis_run(m, &o, &b->sum, &ctx) == DT_OK, "%s", ctx.msg);
+  CHECK(b->sum.completed && b->r.increments == 3, "bar %dx%dx%d (%s) did not complete: %s", nx, ny,
+        nz, dt_precond_names[pc], b->sum.message);
+  dt_model_destroy(&m);
+}
+
+/* "auto" moves from block Jacobi to AMG after a solve of more than DT_PC_AUTO_AMG_ITERATIONS
+ * (precond_kind.h): on the slender bar (block Jacobi's largest solve about 1,300) once, with
+ * the rest of the run on AMG; on the stubby bar of the other checks (largest about 540) never.
+ * fixed: the stubby bar's block Jacobi run (solve(), the same tolerances). */
+static void check_auto_moves(const record *fixed) {
+  static bar_run stubby, a, bj;
+  double d;
+  solve_bar(24, 8, 6, DT_PC_AUTO, &stubby);
+  CHECK(stubby.sum.pc_auto_switches == 0 && stubby.sum.pc_final == DT_PC_BLOCK_JACOBI &&
+            stubby.max_pcg <= DT_PC_AUTO_AMG_ITERATIONS,
+        "stubby bar: %ld switches, %s at the end, largest solve %d", stubby.sum.pc_auto_switches,
+        dt_precond_names[stubby.sum.pc_final], stubby.max_pcg);
+  CHECK(stubby.r.newton == fixed->newton && stubby.r.pcg == fixed->pcg,
+        "stubby bar: auto took %d Newton, %d PCG, block Jacobi %d, %d", stubby.r.newton,
+        stubby.r.pcg, fixed->newton, fixed->pcg);
+  solve_bar(64, 3, 3, DT_PC_AUTO, &a);
+  solve_bar(64, 3, 3, DT_PC_BLOCK_JACOBI, &bj);
+  d = max_rel_diff(&a.r, &bj.r);
+  printf("slender bar: auto %d Newton, %d PCG (%ld switch, %s at the end); block Jacobi %d Newton, "
+         "%d PCG, largest solve %d; |du|/|u| %.2e\n",
+         a.r.newton, a.r.pcg, a.sum.pc_auto_switches, dt_precond_names[a.sum.pc_final], bj.r.newton,
+         bj.r.pcg, bj.max_pcg, d);
+  CHECK(bj.max_pcg > DT_PC_AUTO_AMG_ITERATIONS, "the slender bar's largest solve took %d",
+        bj.max_pcg);
+  CHECK(a.sum.pc_auto_switches == 1 && a.sum.pc_final == DT_PC_AMG,
+        "slender bar: %ld switches, %s at the end", a.sum.pc_auto_switches,
+        dt_precond_names[a.sum.pc_final]);
+  CHECK(2 * a.r.pcg < bj.r.pcg, "auto took %d PCG iterations, block Jacobi %d", a.r.pcg, bj.r.pcg);
+  CHECK(d <= 1e-6, "auto differs from block Jacobi by %.3e relative", d);
+}
+
 int main(void) {
   static record fixed, adaptive, two, two_adaptive;
   check_auto();
   double d;
   check_rule();
   solve(DT_FORCING_FIXED, DT_PC_BLOCK_JACOBI, 1e-10, &fixed);
+  check_auto_moves(&fixed);
   solve(DT_FORCING_ADAPTIVE, DT_PC_BLOCK_JACOBI, 1e-10, &adaptive);
   d = max_rel_diff(&adaptive, &fixed);
   printf("fixed: %d Newton, %d PCG; adaptive: %d Newton, %d PCG, tolerances %.1e..%.1e; |du|/|u| "
