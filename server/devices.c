@@ -255,28 +255,37 @@ static void limit_text(const dt_fit *fit, int capped, const char *total, int wor
              worker >= 0 ? "" : "the largest device, ", fit->device);
 }
 
-dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit,
-                           dt_ctx *ctx) {
-  dt_ctx est_ctx;
+dt_status dt_devices_admit_bytes(dt_server *srv, double estimate, const char *solver, int worker,
+                                 dt_fit *fit, dt_ctx *ctx) {
   char est[32], total[32], than[600];
   int capped = 0;
   memset(fit, 0, sizeof *fit);
-  memset(&est_ctx, 0, sizeof est_ctx);
-  if (!srv->backend_name[0] ||
-      dt_analysis_estimate(m, srv->backend_name, &fit->estimate, &est_ctx) != DT_OK) {
-    fit->estimate = 0.0;
-    snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
-             srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
-    return DT_OK;
-  }
+  fit->estimate = estimate;
   fit_limit(srv, worker, fit, &capped, total, sizeof total);
   if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
   human(fit->estimate, est, sizeof est);
   limit_text(fit, capped, total, worker, than, sizeof than);
   return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
-                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s backend, "
-                  "more than %s",
-                  est, fit->estimate, srv->backend_name, than);
+                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s, more "
+                  "than %s",
+                  est, fit->estimate, solver, than);
+}
+
+dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit,
+                           dt_ctx *ctx) {
+  dt_ctx est_ctx;
+  char solver[64];
+  double estimate = 0.0;
+  memset(fit, 0, sizeof *fit);
+  memset(&est_ctx, 0, sizeof est_ctx);
+  if (!srv->backend_name[0] ||
+      dt_analysis_estimate(m, srv->backend_name, &estimate, &est_ctx) != DT_OK) {
+    snprintf(fit->no_estimate, sizeof fit->no_estimate, "no memory estimate: %.480s",
+             srv->backend_name[0] ? est_ctx.msg : "no usable solver backend");
+    return DT_OK;
+  }
+  snprintf(solver, sizeof solver, "%s backend", srv->backend_name);
+  return dt_devices_admit_bytes(srv, estimate, solver, worker, fit, ctx);
 }
 
 dt_status dt_devices_admit_size(dt_server *srv, const dt_model_size *s, const char *what,

@@ -44,6 +44,10 @@ typedef struct dt_fit {
  * (fit->no_estimate says why); DT_ERR_DEVICE_NOMEM when it does not fit (the message says by
  * how much, and for a group the share and the smallest device). */
 dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit, dt_ctx *ctx);
+/* dt_devices_admit for a run whose estimate the caller has (the order-P solver's,
+ * dt_ho_job_estimate_bytes): the same limit, the message naming solver ("order-P solver"). */
+dt_status dt_devices_admit_bytes(dt_server *srv, double estimate, const char *solver, int worker,
+                                 dt_fit *fit, dt_ctx *ctx);
 /* Can a model of size s (dt_size_scan, before anything is built) fit the largest device? Its
  * floor (dt_analysis_floor_bytes: the least any backend takes for it) against the limit of
  * dt_devices_admit: DT_ERR_DEVICE_NOMEM when even the floor does not fit, with a message that

@@ -78,13 +78,18 @@ cleanup:
   return rc;
 }
 
-/* A JSON job: validated from the body; stored (as <dir>/job.json) only once admitted. */
-static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_model_size *size,
-                            dt_fit *fit, dt_spec_where *where, dt_ctx *ctx) {
+/* A JSON job: validated from the body; stored (as <dir>/job.json) only once admitted. One on
+ * an order-P mesh is validated by the order-P solver's check into *ho (ho->order > 0) and
+ * builds no model. */
+static dt_status json_model(dt_req *r, dt_job_new *j, dt_model **m, dt_spec_ho *ho,
+                            dt_model_size *size, dt_fit *fit, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *doc = NULL;
   DT_TRY(dt_req_body_json_or_reply(r, &doc));
   DT_TRY(stored_mesh_admit(r, j, doc, size, fit, where, ctx));
+  DT_TRY(dt_spec_ho_build(doc, r->srv->data_dir, j->mesh_owner, 0, j->mesh_id, sizeof j->mesh_id,
+                          ho, where, ctx));
+  if (ho->order) goto cleanup;
   DT_TRY(dt_spec_build(doc, r->srv->data_dir, j->mesh_owner, j->mesh_id, sizeof j->mesh_id, m,
                        where, ctx));
 cleanup:
@@ -137,10 +142,10 @@ static void reply_user_full(dt_req *r, long long active) {
                  active, max);
 }
 
-/* A job whose steps need more converged increments than max_job_increments: 422
+/* A job whose steps need n converged increments, more than max_job_increments: 422
  * too_many_increments, before it waits in the queue for a run that would be stopped. */
-static dt_status increments_or_reply(dt_req *r, const dt_model *m) {
-  long long n = dt_spec_min_increments(m), max = r->srv->cfg.max_job_increments;
+static dt_status increments_or_reply(dt_req *r, long long n) {
+  long long max = r->srv->cfg.max_job_increments;
   if (n <= max) return DT_OK;
   dt_reply_error(r, 422, "too_many_increments",
                  json_pack("{s:s, s:I, s:I}", "path", "steps", "increments", (json_int_t)n,
@@ -170,6 +175,7 @@ void dt_h_job_create(dt_req *r) {
   dt_job_new j;
   dt_spec_where where;
   dt_model *m = NULL;
+  dt_spec_ho *ho = NULL; /* large: not on the handler's stack */
   dt_body_kind kind = DT_BODY_JSON;
   dt_fit fit;
   dt_model_size size;
@@ -199,19 +205,24 @@ void dt_h_job_create(dt_req *r) {
   DT_TRY(dt_id_new(j.id, 'j', &ctx));
   j.mesh_owner = dt_principal_owner(&r->who);
   snprintf(dir, sizeof dir, "%s/jobs/%s", r->srv->data_dir, j.id);
+  ho = calloc(1, sizeof *ho);
+  DT_CHECK(ho != NULL, &ctx, DT_ERR_NOMEM, "out of memory");
   if (kind == DT_BODY_INP)
     DT_TRY(deck_model(r, dir, origin, warnings, &m, &where, &ctx));
   else
-    DT_TRY(json_model(r, &j, &m, &size, &fit, &where, &ctx));
+    DT_TRY(json_model(r, &j, &m, ho, &size, &fit, &where, &ctx));
   j.owner_id = r->who.user_id;
   snprintf(j.token_id, sizeof j.token_id, "%s", r->who.token_id);
-  j.n_steps = m->n_steps;
-  snprintf(j.title, sizeof j.title, "%s", m->title);
-  DT_TRY(increments_or_reply(r, m));
+  j.n_steps = ho->order ? 1 : m->n_steps;
+  snprintf(j.title, sizeof j.title, "%s", ho->order ? ho->title : m->title);
+  DT_TRY(increments_or_reply(r, ho->order ? ho->info.n_increments : dt_spec_min_increments(m)));
   DT_TRY(dt_storage_or_reply(r, &ctx));
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   sized = 0;
-  DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
+  if (ho->order)
+    DT_TRY(dt_devices_admit_bytes(r->srv, ho->info.est_bytes, "order-P solver", -1, &fit, &ctx));
+  else
+    DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
   if (fit.no_estimate[0])
     dt_log(DT_LOG_WARN, r->id, NULL, "job accepted without a memory check: %s", fit.no_estimate);
@@ -245,6 +256,7 @@ cleanup:
       refusal_details(rc, &where, kind == DT_BODY_INP ? origin : NULL, &fit, sized ? &size : NULL));
   if (!stored && dir[0]) dt_remove_tree(dir); /* a refused job leaves nothing behind */
   dt_model_destroy(&m);
+  free(ho);
   json_decref(warnings);
   json_decref(out);
 }

@@ -1,7 +1,7 @@
 /* /v1/meshes: upload (validated like a job's mesh), list, get, delete (refused while a queued
  * or running job uses the mesh). An upload is the job format's mesh object (JSON, stored as
  * meshes/<id>.json) or a Gmsh .msh file (stored as meshes/<id>.msh, validated by importing
- * it); see dt_body_format_or_reply for how the format is chosen. A user lists, gets and
+ * it; hexahedra of order 2..8 make an order-P mesh, jobspec.h); see dt_body_format_or_reply for how the format is chosen. A user lists, gets and
  * deletes only its own meshes, an admin any (dt_principal_owner); another user's mesh is the
  * 404 of a missing one. An upload is admitted like a job before it is parsed (admission.h):
  * its nodes and elements against max_model_dofs and max_model_elements, counted as it arrives,
@@ -48,7 +48,8 @@ static int name_ok(const char *s) {
   return 1;
 }
 
-/* A Gmsh upload: stored as meshes/<id>.msh (path), then validated by importing it. */
+/* A Gmsh upload: stored as meshes/<id>.msh (path), then validated by importing it (a file of
+ * order-P hexahedra by the order-P reader, its order kept in the row). */
 static dt_status msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *origin,
                                      const char *path, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -57,7 +58,8 @@ static dt_status msh_store_and_check(dt_req *r, dt_mesh_row *row, const char *or
     return DT_ERR_INPUT;
   }
   DT_TRY(dt_req_body_save(r, path, ctx));
-  DT_TRY(dt_spec_msh_check(path, origin, &row->dim, &row->n_nodes, &row->n_elements, where, ctx));
+  DT_TRY(dt_spec_msh_check(path, origin, &row->dim, &row->n_nodes, &row->n_elements, &row->order,
+                           where, ctx));
 cleanup:
   return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "ductile.h"
 #include "handlers.h"
+#include "highorder/ho_mesh_gmsh.h"
 #include "redact.h"
 #include "store_meshes.h"
 
@@ -60,9 +61,10 @@ cleanup:
 }
 
 /* mesh_id of doc: a well-formed id of a stored mesh of owner, whose file (relative to the data
- * directory) rel and whose name ("" if it has none) name receive. */
+ * directory) rel, whose name ("" if it has none) name and whose order-P order (0: none) order
+ * receive. */
 static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, size_t mesh_id_len,
-                          char *rel, size_t rel_len, char *name, size_t name_len,
+                          char *rel, size_t rel_len, char *name, size_t name_len, int *order,
                           dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *meta = NULL;
@@ -76,6 +78,7 @@ static dt_status mesh_ref(const json_t *mid, long long owner, char *mesh_id, siz
   DT_CHECK(!where->no_mesh, ctx, DT_ERR_INPUT, "job: mesh_id: no mesh \"%s\"", mesh_id);
   stored_name = json_string_value(json_object_get(meta, "name"));
   snprintf(name, name_len, "%s", stored_name ? stored_name : "");
+  *order = (int)json_integer_value(json_object_get(meta, "order"));
 cleanup:
   if (rc == DT_ERR_INPUT) snprintf(where->path, sizeof where->path, "mesh_id");
   json_decref(meta);
@@ -88,30 +91,25 @@ dt_status dt_spec_stored_mesh(const json_t *doc, const char *data_dir, long long
   dt_status rc = DT_OK;
   json_t *mid = json_is_object(doc) ? json_object_get(doc, "mesh_id") : NULL;
   char rel[64], name[128];
+  int order = 0;
   mesh_id[0] = path[0] = '\0';
   memset(where, 0, sizeof *where);
   if (!mid || json_object_get(doc, "mesh")) goto cleanup; /* dt_spec_build says what is wrong */
-  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, where,
-                  ctx));
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, &order,
+                  where, ctx));
   snprintf(path, path_len, "%s/%s", data_dir, rel);
 cleanup:
   return rc;
 }
 
-/* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
- * dt_parse_job_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
-static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path,
-                              const char *mesh_id, dt_model **model, dt_spec_where *where,
-                              dt_ctx *ctx) {
-  dt_status rc = DT_OK, st;
-  char tmp[4200], origin[40];
-  dt_model *m = NULL;
-  dt_ctx parser;
+/* job into a new temporary file under data_dir/tmp, whose name tmp (len bytes) receives ("" when
+ * none was made): the solver's job readers take files. */
+static dt_status write_temp_job(const json_t *job, const char *data_dir, char *tmp, size_t len,
+                                dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   FILE *f = NULL;
   int fd, written;
-  memset(&parser, 0, sizeof parser);
-  snprintf(tmp, sizeof tmp, "%s/tmp/job-XXXXXX", data_dir);
-  snprintf(origin, sizeof origin, "%s.msh", mesh_id);
+  snprintf(tmp, len, "%s/tmp/job-XXXXXX", data_dir);
   fd = mkstemp(tmp);
   if (fd < 0) tmp[0] = '\0';
   DT_CHECK(fd >= 0 && (f = fdopen(fd, "w")) != NULL, ctx, DT_ERR_INTERNAL,
@@ -121,6 +119,24 @@ static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh
   written = fclose(f) == 0 && written;
   f = NULL;
   DT_CHECK(written, ctx, DT_ERR_INTERNAL, "cannot write a temporary file");
+cleanup:
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  return rc;
+}
+
+/* A job without "mesh" on a stored Gmsh mesh: the job goes through a temporary file, since
+ * dt_parse_job_file_with_mesh reads one; messages name it "job" and the mesh by its id. */
+static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh_path,
+                              const char *mesh_id, dt_model **model, dt_spec_where *where,
+                              dt_ctx *ctx) {
+  dt_status rc = DT_OK, st;
+  char tmp[4200] = "", origin[40];
+  dt_model *m = NULL;
+  dt_ctx parser;
+  memset(&parser, 0, sizeof parser);
+  snprintf(origin, sizeof origin, "%s.msh", mesh_id);
+  DT_TRY(write_temp_job(job, data_dir, tmp, sizeof tmp, ctx));
   st = dt_gmsh_read_file(msh_path, NULL, &m, &parser);
   if (st == DT_OK) st = dt_parse_job_file_with_mesh(tmp, m, &parser);
   if (st != DT_OK) {
@@ -134,8 +150,6 @@ static dt_status build_on_msh(json_t *job, const char *data_dir, const char *msh
   *model = m;
   m = NULL;
 cleanup:
-  if (f) fclose(f);
-  if (fd >= 0) close(fd);
   if (tmp[0]) unlink(tmp);
   dt_model_destroy(&m);
   return rc;
@@ -161,6 +175,7 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
   dt_status rc = DT_OK;
   json_t *copy = NULL, *mid;
   char rel[64], path[4200], name[128];
+  int order = 0;
   *model = NULL;
   mesh_id[0] = '\0';
   memset(where, 0, sizeof *where);
@@ -176,9 +191,11 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
     rc = DT_ERROR(ctx, DT_ERR_INPUT, "job: mesh_id: give either \"mesh\" or \"mesh_id\", not both");
     goto cleanup;
   }
-  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, where,
-                  ctx));
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, &order,
+                  where, ctx));
   snprintf(path, sizeof path, "%s/%s", data_dir, rel);
+  DT_CHECK(order == 0, ctx, DT_ERR_INTERNAL,
+           "mesh %s is an order-P mesh: its jobs are built by dt_spec_ho_build", mesh_id);
   copy = json_copy((json_t *)doc);
   DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM,
            "out of memory");
@@ -192,6 +209,59 @@ dt_status dt_spec_build(const json_t *doc, const char *data_dir, long long mesh_
     snprintf((*model)->title, sizeof(*model)->title, "%s", name[0] ? name : mesh_id);
 cleanup:
   json_decref(copy);
+  return rc;
+}
+
+void dt_spec_ho_message(const dt_spec_ho *ho, char *msg, size_t len) {
+  if (ho->job[0]) dt_text_replace(msg, len, ho->job, "job");
+  dt_text_replace(msg, len, ho->msh, ho->origin);
+}
+
+/* dt_ho_job_check on ho's files; its failure is the document's (where->path from the
+ * message). */
+static dt_status ho_check(dt_spec_ho *ho, dt_spec_where *where, dt_ctx *ctx) {
+  dt_status st;
+  dt_ctx checker;
+  memset(&checker, 0, sizeof checker);
+  st = dt_ho_job_check(ho->msh, ho->job, &ho->info, &checker);
+  if (st == DT_OK) return DT_OK;
+  dt_spec_ho_message(ho, checker.msg, sizeof checker.msg);
+  return parse_failed(st, checker.msg, where, ctx);
+}
+
+dt_status dt_spec_ho_build(const json_t *doc, const char *data_dir, long long mesh_owner,
+                           int keep_job, char *mesh_id, size_t mesh_id_len, dt_spec_ho *ho,
+                           dt_spec_where *where, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  json_t *copy = NULL, *mid = json_is_object(doc) ? json_object_get(doc, "mesh_id") : NULL;
+  char rel[64], name[128];
+  int order = 0;
+  memset(ho, 0, sizeof *ho);
+  memset(where, 0, sizeof *where);
+  mesh_id[0] = '\0';
+  if (!mid || json_object_get(doc, "mesh")) goto cleanup; /* dt_spec_build says what is wrong */
+  DT_TRY(mesh_ref(mid, mesh_owner, mesh_id, mesh_id_len, rel, sizeof rel, name, sizeof name, &order,
+                  where, ctx));
+  if (order < 2) goto cleanup;
+  snprintf(ho->msh, sizeof ho->msh, "%s/%s", data_dir, rel);
+  snprintf(ho->origin, sizeof ho->origin, "%s.msh", mesh_id);
+  copy = json_copy((json_t *)doc);
+  DT_CHECK(copy != NULL && json_object_del(copy, "mesh_id") == 0, ctx, DT_ERR_NOMEM,
+           "out of memory");
+  DT_TRY(write_temp_job(copy, data_dir, ho->job, sizeof ho->job, ctx));
+  DT_TRY(ho_check(ho, where, ctx));
+  ho->order = order;
+  /* untitled: called after its mesh, as dt_spec_build names a job */
+  snprintf(ho->title, sizeof ho->title, "%s",
+           ho->info.title[0] ? ho->info.title
+           : name[0]         ? name
+                             : mesh_id);
+cleanup:
+  json_decref(copy);
+  if (ho->job[0] && (!keep_job || rc != DT_OK)) {
+    unlink(ho->job);
+    ho->job[0] = '\0';
+  }
   return rc;
 }
 
@@ -255,14 +325,45 @@ cleanup:
 
 /* ---- uploaded Gmsh meshes and Abaqus/CalculiX decks ---- */
 
+/* An uploaded Gmsh file of order-P hexahedra, read as a job on it reads it (ho_mesh_gmsh.h). */
+static dt_status msh_check_order_p(const char *path, const char *origin, int *n_nodes,
+                                   int *n_elements, dt_spec_where *where, dt_ctx *ctx) {
+  dt_status rc = DT_OK, st;
+  dt_ho_mesh m;
+  dt_ho_gmsh_groups g;
+  dt_ctx reader;
+  memset(&m, 0, sizeof m);
+  memset(&g, 0, sizeof g);
+  memset(&reader, 0, sizeof reader);
+  st = dt_ho_mesh_read_gmsh(path, 0, &m, &g, &reader);
+  if (st != DT_OK) {
+    rc = import_failed(st, &reader, path, origin, where, ctx);
+    goto cleanup;
+  }
+  *n_nodes = m.n_nodes;
+  *n_elements = m.n_elems;
+cleanup:
+  dt_ho_gmsh_groups_free(&g);
+  dt_ho_mesh_free(&m);
+  return rc;
+}
+
 dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes,
-                            int *n_elements, dt_spec_where *where, dt_ctx *ctx) {
+                            int *n_elements, int *order, dt_spec_where *where, dt_ctx *ctx) {
   dt_status rc = DT_OK, st;
   dt_model *m = NULL;
   dt_ctx importer;
   memset(&importer, 0, sizeof importer);
   memset(where, 0, sizeof *where);
-  st = dt_gmsh_read_file(path, NULL, &m, &importer);
+  /* the raw reader's errors (a truncated file, a bad section) are the importer's: its line */
+  st = dt_ho_gmsh_file_order(path, order, &importer);
+  if (st == DT_OK && *order >= 2) {
+    *dim = 3;
+    rc = msh_check_order_p(path, origin, n_nodes, n_elements, where, ctx);
+    goto cleanup;
+  }
+  *order = 0;
+  if (st == DT_OK) st = dt_gmsh_read_file(path, NULL, &m, &importer);
   if (st != DT_OK) {
     rc = import_failed(st, &importer, path, origin, where, ctx);
     goto cleanup;

@@ -5,13 +5,18 @@
  * mesh (<data>/meshes/<id>.msh) is read with dt_gmsh_read_file and the job (without "mesh")
  * attached to it with dt_parse_job_file_with_mesh, as `ductile-solve mesh.msh --job job.json`.
  * Uploaded files keep the server's paths out of messages: they name the file by `origin`
- * (the client's file name or a default), e.g. "bracket.msh:13: element 1 must have 4 nodes". */
+ * (the client's file name or a default), e.g. "bracket.msh:13: element 1 must have 4 nodes".
+ *
+ * A stored Gmsh mesh of order-P hexahedra (order 2..8, the mesh's "order") takes the order-P
+ * solver instead (solver/highorder/ho_job.h): dt_spec_ho_build validates a job on it with
+ * dt_ho_job_check, the solver's own check, and no dt_model is built for the daemon. */
 #ifndef DT_SRV_JOBSPEC_H
 #define DT_SRV_JOBSPEC_H
 
 #include <jansson.h>
 
 #include "ductile.h"
+#include "highorder/ho_job.h"
 #include "status.h"
 
 /* Where in the upload a validation error is, for the reply's details. */
@@ -50,9 +55,35 @@ dt_status dt_spec_mesh_check(const json_t *mesh, int *dim, int *n_nodes, int *n_
 
 /* Validate an uploaded Gmsh mesh file (path) by importing it, which also checks it as a JSON
  * mesh is checked (dt_model_check_mesh: finite coordinates, no flat or folded element) and
- * refuses physical names that are not UTF-8; origin names it in messages. */
+ * refuses physical names that are not UTF-8; origin names it in messages. A file of order-P
+ * hexahedra (order 2..8, dt_ho_gmsh_file_order) is read by the order-P reader instead
+ * (ho_mesh_gmsh.h: every hexahedron's Jacobian, its groups): *order receives its order, its
+ * nodes and hexahedra the counts; 0 for any other file. */
 dt_status dt_spec_msh_check(const char *path, const char *origin, int *dim, int *n_nodes,
-                            int *n_elements, dt_spec_where *where, dt_ctx *ctx);
+                            int *n_elements, int *order, dt_spec_where *where, dt_ctx *ctx);
+
+/* A job on a stored order-P mesh, resolved and validated (see above). */
+typedef struct dt_spec_ho {
+  int order;           /* the mesh's order; 0: the job is not on an order-P mesh */
+  char msh[4200];      /* the mesh's file */
+  char job[4200];      /* keep_job: the job without mesh_id, a file the caller removes; else "" */
+  char origin[40];     /* "<mesh id>.msh": the mesh in messages */
+  char title[256];     /* the job's title, else the mesh's name, else its id */
+  dt_ho_job_info info; /* sizes and memory estimate (dt_ho_job_check) */
+} dt_spec_ho;
+
+/* When doc names a stored order-P mesh of mesh_owner (mesh_id, as dt_spec_build looks it up):
+ * validates it with dt_ho_job_check and fills ho (ho->order > 0), the job's messages naming
+ * "job" and the mesh by ho->origin, the culprit's JSON path in where->path. Otherwise DT_OK with
+ * ho->order 0 and nothing else done: dt_spec_build resolves the document (and says what is wrong
+ * with one that names no stored mesh correctly). keep_job: the job document without mesh_id
+ * stays in a temporary file, ho->job, for dt_ho_job_run. */
+dt_status dt_spec_ho_build(const json_t *doc, const char *data_dir, long long mesh_owner,
+                           int keep_job, char *mesh_id, size_t mesh_id_len, dt_spec_ho *ho,
+                           dt_spec_where *where, dt_ctx *ctx);
+/* A message of the order-P solver on ho's files, as a client reads it (in place): the job's
+ * temporary file named "job", the mesh's file ho->origin. */
+void dt_spec_ho_message(const dt_spec_ho *ho, char *msg, size_t len);
 
 /* Build the model of an uploaded Abaqus/CalculiX deck. *INCLUDE is refused (DT_ERR_INPUT
  * with its line): an uploaded deck must not make the daemon read files of its own; so is a line

@@ -9,7 +9,7 @@
 
 #define MESH_COLS                                                                                  \
   "id, name, bytes, sha256, dim, n_nodes, n_elements, created_at, path, seq, "                     \
-  "(SELECT name FROM users WHERE users.id = meshes.owner_id)"
+  "(SELECT name FROM users WHERE users.id = meshes.owner_id), ho_order"
 
 static json_t *mesh_json(dt_sql *st) {
   const char *id = dt_col_text(st, 0);
@@ -26,6 +26,7 @@ static json_t *mesh_json(dt_sql *st) {
   json_object_set_new(o, "name",
                       dt_col_null(st, 1) ? json_null() : json_string(dt_col_text(st, 1)));
   json_object_set_new(o, "owner", json_string(dt_col_text(st, 10)));
+  if (dt_col_int(st, 11) > 0) json_object_set_new(o, "order", json_integer(dt_col_int(st, 11)));
   return o;
 }
 
@@ -35,7 +36,7 @@ dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx) {
   dt_sql *st = NULL;
   DT_TRY(dt_stmt(
       "INSERT INTO meshes (id, owner_id, name, path, bytes, sha256, dim, n_nodes, n_elements, "
-      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+      "created_at, ho_order) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
       &st, ctx));
   dt_now_iso(now, sizeof now);
   dt_bind_text(st, 1, m->id);
@@ -48,6 +49,7 @@ dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx) {
   dt_bind_int64(st, 8, m->n_nodes);
   dt_bind_int64(st, 9, m->n_elements);
   dt_bind_text(st, 10, now);
+  dt_bind_int64(st, 11, m->order);
   DT_TRY(dt_stmt_run(&st, "insert mesh", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);

@@ -1,5 +1,7 @@
 /* Meshes: metadata rows; the mesh itself is a file, <data>/meshes/<id>.json (the job format's
- * mesh object) or <data>/meshes/<id>.msh (a Gmsh file; the API's "format" says which). */
+ * mesh object) or <data>/meshes/<id>.msh (a Gmsh file; the API's "format" says which). A Gmsh
+ * file of order-P hexahedra keeps its order in the row (column ho_order), so a job's solver and
+ * the API's "order" need no read of the file. */
 #ifndef DT_SRV_STORE_MESHES_H
 #define DT_SRV_STORE_MESHES_H
 
@@ -15,6 +17,7 @@ typedef struct dt_mesh_row {
   long long bytes;
   char sha256[65];
   int dim, n_nodes, n_elements;
+  int order; /* an order-P mesh's order (2..8), the API's "order"; 0 for any other mesh */
 } dt_mesh_row;
 
 dt_status dt_mesh_insert(const dt_mesh_row *m, dt_ctx *ctx);

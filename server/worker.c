@@ -27,61 +27,11 @@
 #include "store_jobs.h"
 #include "worker_ends.h"
 #include "worker_fields_queue.h"
-
-typedef struct worker {
-  dt_server *srv;
-  int index;
-  int device;    /* its first device (-1: the default device / CPU) */
-  int n_devices; /* more than 1: a group (gpus = "0+1"), its jobs split over devices[] */
-  int devices[DT_MAX_RUN_DEVICES];
-  pthread_t thread;
-  int started;
-  pthread_mutex_t mu; /* guards job_id and job_owner */
-  char job_id[20];
-  long long job_owner; /* the user of the job claimed last: /v1/health names job_id only to it */
-  atomic_int cancel;
-  atomic_int lost;           /* its run lost the job's lease: it stops and records nothing */
-  unsigned long runs;        /* runs started (guarded by mu): tells runs of one job apart */
-  atomic_int waiting_memory; /* its job waits for the GPU memory another job on the device holds */
-  dt_ends ends;              /* ends of its jobs the store has not taken yet (worker_ends.h) */
-} worker;
-
-typedef struct dt_workers {
-  int n;
-  atomic_int stop;
-  atomic_int test_full_jobs; /* test hook test_disk_full_at_end (worker_ends.h) */
-  worker w[DT_MAX_WORKERS];
-} dt_workers;
-
-/* State of one run, handed to the solver callbacks. */
-typedef struct run_ctx {
-  worker *w;
-  const char *job_id;
-  const dt_model *m;
-  char outdir[4200];
-  char checkpoint[4200];
-  int attempt;
-  int checkpointed;      /* the run writes checkpoints (some backends: none) */
-  int resuming;          /* a usable checkpoint was found before the run */
-  int resumed;           /* the solver reported that it resumed from it */
-  int kept;              /* increments the checkpoint holds */
-  dt_progress converged; /* an increment converged but not announced yet ... */
-  int converged_pending; /* ... until its checkpoint exists (see on_progress) */
-  dt_job_progress prog;
-  int stop_at_next_iteration; /* shutdown: the increment that was running has finished */
-  int shutdown_stop;
-  int failures;            /* store accesses and writes that failed (each logged) */
-  dt_fields_queue *fields; /* writes fields_NNNN.json and records the increments */
-  int backend_recorded;    /* the job's backend is stored (from the first event naming it) */
-  const char *limit_code;  /* a per-job limit stops the run: its error code ... */
-  const char *limit_key;   /* ... the setting (the error's reason) ... */
-  char limit_msg[600];     /* ... and the message */
-  double output_checked;   /* when the output directory's size was last summed (dt_mono) */
-} run_ctx;
+#include "worker_internal.h"
 
 #define STORE_WAIT_MS 250 /* how often a run's write is tried again while the database is away */
 
-static int stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
+int dt_worker_stopping(const worker *w) { return atomic_load(&w->srv->workers->stop); }
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -91,21 +41,21 @@ static void sleep_ms(long ms) {
 #ifdef DUCTILE_TEST_HOOKS
 /* Test hook (test_iteration_delay_ms): make iterations slow, staying responsive to cancel and
  * shutdown. */
-static void test_delay(run_ctx *run) {
+void dt_run_test_delay(run_ctx *run) {
   long left = (long)run->w->srv->cfg.test_iteration_delay_ms;
-  while (left > 0 && !atomic_load(&run->w->cancel) && !stopping(run->w)) {
+  while (left > 0 && !atomic_load(&run->w->cancel) && !dt_worker_stopping(run->w)) {
     long d = left < 10 ? left : 10;
     sleep_ms(d);
     left -= d;
   }
 }
 #else
-static void test_delay(run_ctx *run) { (void)run; }
+void dt_run_test_delay(run_ctx *run) { (void)run; }
 #endif
 
 /* The run's store access or a write of its files failed: logged and counted; the run goes on
  * (its end is recorded, or the next start recovers the job). */
-static void log_run_failure(run_ctx *run, const dt_ctx *ctx) {
+void dt_run_log_failure(run_ctx *run, const dt_ctx *ctx) {
   const char *kv[] = {"job", run->job_id, NULL};
   run->failures++;
   dt_log(DT_LOG_ERROR, NULL, kv, "worker %d: %s", run->w->index, ctx->msg);
@@ -113,7 +63,7 @@ static void log_run_failure(run_ctx *run, const dt_ctx *ctx) {
 
 /* text as a client may read it (job errors, events): without the data directory's paths
  * (redact.h). out has cap bytes; the log keeps the full text. */
-static const char *for_client(const dt_server *srv, const char *job_id, const char *text, char *out,
+const char *dt_run_for_client(const dt_server *srv, const char *job_id, const char *text, char *out,
                               size_t cap) {
   snprintf(out, cap, "%s", text ? text : "");
   dt_redact_paths(out, cap, srv->data_dir, job_id);
@@ -137,7 +87,7 @@ static void lose(worker *w) {
  * to stop (shutdown, cancel, lost lease). *waited counts the pauses. */
 static int wait_for_store(run_ctx *run, const dt_ctx *ctx, int *waited) {
   if (ctx->code != DT_ERR_DB || !dt_store_connection_lost()) return 0;
-  if (stopping(run->w) || atomic_load(&run->w->cancel)) return 0;
+  if (dt_worker_stopping(run->w) || atomic_load(&run->w->cancel)) return 0;
   if ((*waited)++ == 0) {
     const char *kv[] = {"job", run->job_id, NULL};
     dt_log(DT_LOG_WARN, NULL, kv, "worker %d: the database does not answer (%s): the run waits",
@@ -147,7 +97,7 @@ static int wait_for_store(run_ctx *run, const dt_ctx *ctx, int *waited) {
   return 1;
 }
 
-static void emit(run_ctx *run, const char *type, json_t *data) {
+void dt_run_emit(run_ctx *run, const char *type, json_t *data) {
   dt_ctx ctx;
   int held = 1, waited = 0;
   for (;;) {
@@ -159,7 +109,7 @@ static void emit(run_ctx *run, const char *type, json_t *data) {
       break;
     }
     if (!wait_for_store(run, &ctx, &waited)) {
-      log_run_failure(run, &ctx);
+      dt_run_log_failure(run, &ctx);
       break;
     }
   }
@@ -172,21 +122,22 @@ static void emit(run_ctx *run, const char *type, json_t *data) {
 }
 
 /* The backend the run uses, from the solver's first event that names it. */
-static void record_backend(run_ctx *run, const char *backend) {
+void dt_run_record_backend(run_ctx *run, const char *backend) {
   dt_ctx ctx;
   if (!backend || run->backend_recorded) return;
   run->backend_recorded = 1;
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_set_backend(run->job_id, backend, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_job_set_backend(run->job_id, backend, &ctx) != DT_OK) dt_run_log_failure(run, &ctx);
 }
 
 /* At a step's first increment: a cancellation recorded in the store stops the job too (the
  * handler sets the worker's flag; this covers one that raced the start of the run). */
-static void check_cancel_requested(run_ctx *run) {
+void dt_run_check_cancel(run_ctx *run) {
   dt_ctx ctx;
   int requested = 0;
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_cancel_requested(run->job_id, &requested, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_job_cancel_requested(run->job_id, &requested, &ctx) != DT_OK)
+    dt_run_log_failure(run, &ctx);
   if (requested) atomic_store(&run->w->cancel, 1);
 }
 
@@ -272,7 +223,7 @@ static void flush_converged(run_ctx *run) {
                                     num(ev->energy.external), "damping_work",
                                     num(ev->energy.damping), "strain_energy",
                                     num(ev->energy.strain), "balance", num(ev->energy.balance)));
-    emit(run, "increment.converged", o);
+    dt_run_emit(run, "increment.converged", o);
   }
 }
 
@@ -292,42 +243,45 @@ static int on_progress(const dt_progress *ev, void *user) {
   case DT_EV_INFO:
     if (ev->resumed) {
       run->resumed = 1;
-      emit(run, "job.resumed",
-           json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
-                     "increments_kept", run->kept, "message",
-                     for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
+      dt_run_emit(
+          run, "job.resumed",
+          json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
+                    "increments_kept", run->kept, "message",
+                    dt_run_for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     } else {
-      record_backend(run, ev->backend);
-      emit(run, "info",
-           json_pack("{s:s}", "text",
-                     for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
+      dt_run_record_backend(run, ev->backend);
+      dt_run_emit(
+          run, "info",
+          json_pack("{s:s}", "text",
+                    dt_run_for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     }
     break;
   case DT_EV_STEP_START:
     p->increment = p->newton_iter = -1;
-    emit(run, "step.started",
-         json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
-                   ev->step_name ? ev->step_name : ""));
+    dt_run_emit(run, "step.started",
+                json_pack("{s:i, s:i, s:s}", "step", ev->step + 1, "n_steps", ev->n_steps, "name",
+                          ev->step_name ? ev->step_name : ""));
     break;
   case DT_EV_INCREMENT_START:
-    if (stopping(run->w)) run->stop_at_next_iteration = 1;
+    if (dt_worker_stopping(run->w)) run->stop_at_next_iteration = 1;
     check_limits(run);
-    if (ev->increment == 1 || ev->step == 0) check_cancel_requested(run);
+    if (ev->increment == 1 || ev->step == 0) dt_run_check_cancel(run);
     p->increment = ev->increment;
     p->newton_iter = -1;
-    emit(run, "increment.started",
-         json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
-                   "load_factor", ev->load_factor, "dlambda", ev->dlambda));
+    dt_run_emit(run, "increment.started",
+                json_pack("{s:i, s:i, s:f, s:f}", "step", ev->step + 1, "increment", ev->increment,
+                          "load_factor", ev->load_factor, "dlambda", ev->dlambda));
     break;
   case DT_EV_NEWTON_ITER:
     p->newton_iter = ev->newton_iter;
     p->residual = ev->residual;
-    emit(run, "newton.iteration",
-         json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1, "increment",
-                   ev->increment, "iteration", ev->newton_iter, "residual", num(ev->residual),
-                   "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iters, "pcg_tolerance",
-                   num(ev->pcg_rtol), "plastic_points", ev->n_plastic));
-    test_delay(run);
+    dt_run_emit(run, "newton.iteration",
+                json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:i}", "step", ev->step + 1,
+                          "increment", ev->increment, "iteration", ev->newton_iter, "residual",
+                          num(ev->residual), "du_ratio", num(ev->du_ratio), "pcg_iterations",
+                          ev->pcg_iters, "pcg_tolerance", num(ev->pcg_rtol), "plastic_points",
+                          ev->n_plastic));
+    dt_run_test_delay(run);
     if (run->limit_code) return 1;
     if (run->stop_at_next_iteration) {
       run->shutdown_stop = 1;
@@ -340,29 +294,31 @@ static int on_progress(const dt_progress *ev, void *user) {
     run->converged_pending = 1;
     break;
   case DT_EV_CUTBACK:
-    emit(run, "increment.cutback",
-         json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment", ev->increment,
-                   "load_factor", ev->load_factor, "reason", dt_reason_name(ev->reason), "message",
-                   for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
+    dt_run_emit(
+        run, "increment.cutback",
+        json_pack("{s:i, s:i, s:f, s:s, s:s}", "step", ev->step + 1, "increment", ev->increment,
+                  "load_factor", ev->load_factor, "reason", dt_reason_name(ev->reason), "message",
+                  dt_run_for_client(run->w->srv, run->job_id, ev->text, text, sizeof text)));
     break;
   case DT_EV_EXPLICIT:
-    if (stopping(run->w)) {
+    if (dt_worker_stopping(run->w)) {
       run->shutdown_stop = 1;
       return 1;
     }
     check_limits(run);
-    check_cancel_requested(run);
+    dt_run_check_cancel(run);
     p->percent = ev->percent;
-    emit(run, "explicit.progress",
-         json_pack("{s:i, s:o, s:o, s:I, s:I, s:o, s:f}", "step", ev->step + 1, "time",
-                   num(ev->time), "time_step", num(ev->time_step), "time_steps",
-                   (json_int_t)ev->time_steps, "time_steps_step", (json_int_t)ev->time_steps_step,
-                   "eta_seconds", num(ev->eta_seconds), "percent", ev->percent));
+    dt_run_emit(run, "explicit.progress",
+                json_pack("{s:i, s:o, s:o, s:I, s:I, s:o, s:f}", "step", ev->step + 1, "time",
+                          num(ev->time), "time_step", num(ev->time_step), "time_steps",
+                          (json_int_t)ev->time_steps, "time_steps_step",
+                          (json_int_t)ev->time_steps_step, "eta_seconds", num(ev->eta_seconds),
+                          "percent", ev->percent));
     if (run->limit_code) return 1;
     return atomic_load(&run->w->cancel);
   case DT_EV_STEP_DONE:
-    emit(run, "step.completed",
-         json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
+    dt_run_emit(run, "step.completed",
+                json_pack("{s:i, s:i}", "step", ev->step + 1, "n_steps", ev->n_steps));
     break;
   }
   return 0;
@@ -381,11 +337,11 @@ static void on_increment(const dt_fields *f, const dt_history_row *row, void *us
   if (!run->fields &&
       dt_fields_queue_start(run->m, run->job_id, run->outdir, &run->fields, &ctx) != DT_OK) {
     /* no fields file for this increment, but its row: it converged, and its VTU may be there */
-    log_run_failure(run, &ctx);
+    dt_run_log_failure(run, &ctx);
     memset(&ctx, 0, sizeof ctx);
     if (dt_job_increment_record(run->job_id, f->global_increment, f->step + 1, f->increment,
                                 f->load_factor, f->time, has_vtu, &ctx) != DT_OK)
-      log_run_failure(run, &ctx);
+      dt_run_log_failure(run, &ctx);
     return;
   }
   dt_fields_queue_push(run->fields, f, has_vtu);
@@ -429,7 +385,7 @@ static const char *job_error_code(dt_status st) {
 }
 
 /* Record the job's end. code: the error code, or NULL to derive it from st. */
-static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
+void dt_run_finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
                    const dt_ctx *ctx, double secs) {
   dt_job_end end;
   char full[1200] = "", msg[1200] = "";
@@ -452,7 +408,7 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
     if (!code) code = job_error_code(st);
     snprintf(full, sizeof full, "%s", ctx->msg);
   }
-  for_client(run->w->srv, run->job_id, full, msg, sizeof msg);
+  dt_run_for_client(run->w->srv, run->job_id, full, msg, sizeof msg);
   end.error_code = code;
   end.message = code ? msg : NULL;
   end.backend = sum->backend;
@@ -475,7 +431,7 @@ static void finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
 
 /* The job fails before it runs (it cannot be loaded, or does not fit this worker's device);
  * secs: the worker time it took. */
-static void fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx,
+void dt_run_fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx,
                        double secs) {
   const char *kv[] = {"job", job_id, "state", "failed", NULL};
   dt_job_end end;
@@ -483,7 +439,7 @@ static void fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx
   memset(&end, 0, sizeof end);
   end.state = "failed";
   end.error_code = job_error_code(st);
-  end.message = for_client(w->srv, job_id, ctx->msg, msg, sizeof msg);
+  end.message = dt_run_for_client(w->srv, job_id, ctx->msg, msg, sizeof msg);
   end.event_data =
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", msg);
   dt_log(DT_LOG_INFO, NULL, kv, "job failed before it ran: %s", ctx->msg);
@@ -503,7 +459,7 @@ static dt_status checkpoint_read(run_ctx *run, int *kept, double *percent, dt_ct
   dt_checkpoint ck;
   FILE *f = NULL;
   *kept = -1;
-  if (access(run->checkpoint, F_OK) != 0) return DT_OK;
+  if (!run->m || access(run->checkpoint, F_OK) != 0) return DT_OK; /* order-P runs: none */
   memset(&ck, 0, sizeof ck);
   rc = dt_checkpoint_read(run->checkpoint, dt_model_hash(run->m), &ck, &f, ctx);
   if (rc == DT_OK) {
@@ -525,14 +481,15 @@ static void remove_checkpoint(const run_ctx *run) {
 /* How the job goes on at its next start: from its checkpoint, or from the beginning. */
 static const char *again(const run_ctx *run) {
   return run->checkpointed ? "resumes from its checkpoint"
-                           : "starts again from the beginning (its backend writes no checkpoint)";
+         : run->m          ? "starts again from the beginning (its backend writes no checkpoint)"
+                           : "starts again from the beginning (order-P runs write no checkpoint)";
 }
 
 /* Why a run without a checkpoint file starts from the beginning. */
 static const char *no_checkpoint(const run_ctx *run) {
   return run->checkpointed ? "no checkpoint"
-                           : "no checkpoint (runs on a backend that cannot save its state write "
-                             "none)";
+         : run->m ? "no checkpoint (runs on a backend that cannot save its state write none)"
+                  : "no checkpoint (order-P runs write none)";
 }
 
 /* A job.restarted event: the job starts from the beginning again, and why. */
@@ -544,7 +501,8 @@ static void announce_restart(run_ctx *run, const char *why) {
   snprintf(msg, sizeof msg, "restarted from the beginning: %s", why);
   dt_redact_paths(msg, sizeof msg, run->w->srv->data_dir, run->job_id);
   ev = json_pack("{s:i, s:b, s:s}", "attempt", run->attempt, "resumed", 0, "message", msg);
-  if (dt_event_append(run->job_id, "job.restarted", ev, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_event_append(run->job_id, "job.restarted", ev, &ctx) != DT_OK)
+    dt_run_log_failure(run, &ctx);
   json_decref(ev);
 }
 
@@ -588,7 +546,7 @@ static void announce_kept(run_ctx *run) {
   int announced = run->kept, n = 0;
   memset(&ctx, 0, sizeof ctx);
   if (announced_increments(run->job_id, &announced, &ctx) != DT_OK) {
-    log_run_failure(run, &ctx);
+    dt_run_log_failure(run, &ctx);
     return;
   }
   if (announced >= run->kept) return;
@@ -603,11 +561,11 @@ static void announce_kept(run_ctx *run) {
       break;
     if (++n <= announced) continue;
     run->prog.increments_done = n;
-    emit(run, "increment.converged",
-         json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f, s:b}", "n", n, "step", step,
-                   "increment", inc, "load_factor", lf, "newton_iterations", newton, "residual",
-                   num(res), "plastic_points", plastic, "percent", run->prog.percent, "recovered",
-                   1));
+    dt_run_emit(run, "increment.converged",
+                json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:i, s:f, s:b}", "n", n, "step", step,
+                          "increment", inc, "load_factor", lf, "newton_iterations", newton,
+                          "residual", num(res), "plastic_points", plastic, "percent",
+                          run->prog.percent, "recovered", 1));
   }
   fclose(f);
   run->prog.increments_done = run->kept;
@@ -616,7 +574,7 @@ static void announce_kept(run_ctx *run) {
 /* Before a run: resume from a usable checkpoint (keeping its increments), or start from the
  * beginning with a clean output directory; a restarted job says so in its events. Store
  * failures are logged (log_run_failure) and the run goes on. */
-static void prepare_attempt(run_ctx *run, const char *restart_why) {
+void dt_run_prepare(run_ctx *run, const char *restart_why) {
   dt_ctx why, ctx;
   double percent = 0.0;
   int kept = -1;
@@ -626,7 +584,7 @@ static void prepare_attempt(run_ctx *run, const char *restart_why) {
   run->kept = kept > 0 ? kept : 0;
   run->prog.increments_done = run->kept;
   run->prog.percent = run->resuming ? percent : 0.0;
-  if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) dt_run_log_failure(run, &ctx);
   if (run->resuming) { /* the solver's INFO line becomes the job.resumed event */
     announce_kept(run);
     return;
@@ -641,8 +599,10 @@ static void prepare_attempt(run_ctx *run, const char *restart_why) {
     announce_restart(run, restart_why ? restart_why : why.msg[0] ? why.msg : no_checkpoint(run));
 }
 
-/* Load and validate the stored job (job.inp, a deck; else job.json). */
-static dt_status load_model(dt_server *srv, const char *job_id, dt_model **m, dt_ctx *ctx) {
+/* Load and validate the stored job (job.inp, a deck; else job.json). A job on an order-P mesh
+ * fills ho (ho->order > 0, its job in a temporary file) and builds no model. */
+static dt_status load_model(dt_server *srv, const char *job_id, dt_model **m, dt_spec_ho *ho,
+                            dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char path[4200], mesh_id[20];
   json_error_t je;
@@ -657,6 +617,9 @@ static dt_status load_model(dt_server *srv, const char *job_id, dt_model **m, dt
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   DT_CHECK(doc != NULL, ctx, DT_ERR_INTERNAL, "the stored job document cannot be read");
   /* The job was checked against its owner's meshes when it was accepted. */
+  DT_TRY(dt_spec_ho_build(doc, srv->data_dir, DT_ANY_OWNER, 1, mesh_id, sizeof mesh_id, ho, &where,
+                          ctx));
+  if (ho->order) goto cleanup;
   DT_TRY(dt_spec_build(doc, srv->data_dir, DT_ANY_OWNER, mesh_id, sizeof mesh_id, m, &where, ctx));
 cleanup:
   json_decref(doc);
@@ -711,14 +674,15 @@ static dt_status wait_for_memory(run_ctx *run, const dt_model *m, const dt_run_o
       snprintf(msg, sizeof msg,
                "waiting for %s: another job there holds the memory this one needs (%.1100s)", where,
                ctx->msg);
-      emit(run, "info",
-           json_pack("{s:s}", "text", for_client(w->srv, run->job_id, msg, text, sizeof text)));
+      dt_run_emit(run, "info",
+                  json_pack("{s:s}", "text",
+                            dt_run_for_client(w->srv, run->job_id, msg, text, sizeof text)));
       dt_log_info("worker %d: job %s %s", w->index, run->job_id, msg);
     }
     atomic_store(&w->waiting_memory, 1);
-    while (sibling(w, 0) && !atomic_load(&w->cancel) && !stopping(w)) sleep_ms(50);
+    while (sibling(w, 0) && !atomic_load(&w->cancel) && !dt_worker_stopping(w)) sleep_ms(50);
     atomic_store(&w->waiting_memory, 0);
-    if (atomic_load(&w->cancel) || stopping(w)) {
+    if (atomic_load(&w->cancel) || dt_worker_stopping(w)) {
       run->shutdown_stop = !atomic_load(&w->cancel);
       return DT_ERR_CANCELLED;
     }
@@ -747,7 +711,7 @@ static int device_lost(const run_ctx *run, const dt_run_summary *sum, char *why,
 static void record_busy(run_ctx *run, double secs) {
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_add_busy(run->job_id, secs, &ctx) != DT_OK) log_run_failure(run, &ctx);
+  if (dt_job_add_busy(run->job_id, secs, &ctx) != DT_OK) dt_run_log_failure(run, &ctx);
 }
 
 /* A device fault leaves this process unable to use that GPU until it ends (and, measured on
@@ -766,11 +730,11 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
              run->attempt, lost, again(run));
     dt_ctx store;
     memset(&store, 0, sizeof store);
-    for_client(run->w->srv, run->job_id, ctx->msg, error, sizeof error);
+    dt_run_for_client(run->w->srv, run->job_id, ctx->msg, error, sizeof error);
     ev = json_pack("{s:s, s:s, s:i, s:i}", "message", msg, "error", error, "attempt", run->attempt,
                    "increments_completed", sum->increments);
     if (dt_event_append(run->job_id, "job.gpu_fault", ev, &store) != DT_OK)
-      log_run_failure(run, &store);
+      dt_run_log_failure(run, &store);
     json_decref(ev);
     record_busy(run, secs);
   } else {
@@ -779,7 +743,7 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
              "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)", run->attempt,
              lost, ctx->msg);
     remove_checkpoint(run);
-    finish(run, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
+    dt_run_finish(run, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
   dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon",
                run->w->index, lost);
@@ -794,7 +758,7 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
 }
 
 /* The run's state before the solver starts: its paths and its progress so far. */
-static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m) {
+void dt_run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m) {
   dt_server *srv = w->srv;
   memset(run, 0, sizeof *run);
   run->w = w;
@@ -802,11 +766,11 @@ static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, c
   run->m = m;
   run->attempt = attempt;
   run->prog.step = run->prog.increment = run->prog.newton_iter = -1;
-  run->prog.n_steps = m->n_steps;
+  run->prog.n_steps = m ? m->n_steps : 1;
   /* A backend that cannot save its state would fail every run with a checkpoint: those run
    * without, and start over after a crash or a shutdown. Explicit runs checkpoint after every
-   * frame. */
-  run->checkpointed = srv->can_checkpoint;
+   * frame. Order-P runs (no model) write none either. */
+  run->checkpointed = m && srv->can_checkpoint;
   snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
   snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
            job_id);
@@ -815,7 +779,7 @@ static void run_init(run_ctx *run, worker *w, const char *job_id, int attempt, c
 
 /* The worker runs the job from now: a cancel request reaches it (dt_workers_cancel), and so does
  * one recorded before (read under the lock, so none falls between the two). */
-static void watch(run_ctx *run) {
+void dt_run_watch(run_ctx *run) {
   worker *w = run->w;
   dt_ctx ctx;
   dt_status st;
@@ -828,10 +792,10 @@ static void watch(run_ctx *run) {
   st = dt_job_cancel_requested(run->job_id, &requested, &ctx);
   atomic_store(&w->cancel, requested);
   pthread_mutex_unlock(&w->mu);
-  if (st != DT_OK) log_run_failure(run, &ctx);
+  if (st != DT_OK) dt_run_log_failure(run, &ctx);
 }
 
-static void unwatch(worker *w) {
+void dt_run_unwatch(worker *w) {
   pthread_mutex_lock(&w->mu);
   w->job_id[0] = '\0';
   pthread_mutex_unlock(&w->mu);
@@ -873,7 +837,7 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
     dt_log_warn("job %s: %s; starting from the beginning", run->job_id, msg);
     remove_checkpoint(run);
     fields_finish(run);
-    prepare_attempt(run, msg);
+    dt_run_prepare(run, msg);
     memset(ctx, 0, sizeof *ctx);
     st = dt_analysis_run(m, opt, sum, ctx);
   }
@@ -895,7 +859,7 @@ static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
   ev = json_pack("{s:i, s:s}", "increments_completed", sum->increments, "message", msg);
   memset(&ctx, 0, sizeof ctx);
   if (dt_event_append(run->job_id, "job.interrupted", ev, &ctx) != DT_OK)
-    log_run_failure(run, &ctx);
+    dt_run_log_failure(run, &ctx);
   json_decref(ev);
   record_busy(run, secs);
   dt_log_info("job %s interrupted by shutdown after %d increment(s)", run->job_id, sum->increments);
@@ -903,7 +867,7 @@ static void interrupted(run_ctx *run, const dt_run_summary *sum, double secs) {
 
 /* The run's end: interrupted (resumed at the next start), a device fault (the daemon
  * restarts), or finished (succeeded, failed or cancelled). */
-static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx,
+void dt_run_conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx,
                      double secs) {
   char lost[512];
   if (atomic_load(&run->w->lost)) {
@@ -920,12 +884,13 @@ static void conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
     device_fault(run, sum, ctx, lost, secs);
   } else {
     remove_checkpoint(run); /* finished: nothing will resume it */
-    finish(run, st, NULL, sum, ctx, secs);
+    dt_run_finish(run, st, NULL, sum, ctx, secs);
   }
 }
 
 static void run_job(worker *w, const char *job_id, int attempt) {
   dt_model *m = NULL;
+  dt_spec_ho *ho = calloc(1, sizeof *ho);
   dt_fit fit;
   run_ctx run;
   dt_run_options opt;
@@ -934,36 +899,42 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   dt_status st;
   double t0 = dt_mono();
   memset(&ctx, 0, sizeof ctx);
-  st = load_model(w->srv, job_id, &m, &ctx);
+  st = ho ? load_model(w->srv, job_id, &m, ho, &ctx)
+          : DT_ERROR(&ctx, DT_ERR_NOMEM, "out of memory loading the job");
   if (st != DT_OK) {
-    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
-  run_init(&run, w, job_id, attempt, m);
+  if (ho->order) {
+    dt_worker_run_ho(w, job_id, attempt, ho, t0);
+    goto cleanup;
+  }
+  dt_run_init(&run, w, job_id, attempt, m);
   /* Admission again, on this worker's devices: the configuration may have changed since. */
   st = dt_devices_admit(w->srv, m, w->index, &fit, &ctx);
   if (st != DT_OK) {
     remove_checkpoint(&run);
-    fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
-  prepare_attempt(&run, NULL);
-  watch(&run);
+  dt_run_prepare(&run, NULL);
+  dt_run_watch(&run);
   run_options(&run, &opt);
   st = analyse(&run, m, &opt, &sum, &ctx);
   fields_finish(&run);
   flush_converged(&run);
-  unwatch(w);
-  conclude(&run, st, &sum, &ctx, dt_mono() - t0);
+  dt_run_unwatch(w);
+  dt_run_conclude(&run, st, &sum, &ctx, dt_mono() - t0);
 cleanup:
   dt_model_destroy(&m);
+  free(ho);
 }
 
 static void *worker_main(void *arg) {
   worker *w = arg;
   dt_job_claimed c;
   dt_lease lease;
-  while (!stopping(w)) {
+  while (!dt_worker_stopping(w)) {
     unsigned long gen = dt_bus_generation();
     dt_ctx ctx;
     dt_ends_retry(&w->ends, 0);

@@ -16,7 +16,10 @@
  * (an explicit one within a second: at its next explicit.progress) and keeps its completed
  * increments. Shutdown: the running increment finishes and is checkpointed, the job stops at
  * the first Newton iteration of the next one and stays "running" in the store, so the next
- * start resumes it from that checkpoint. */
+ * start resumes it from that checkpoint. A job on an order-P mesh runs dt_ho_job_run instead
+ * (worker_ho.c), with the same events, cancellation and admission and no checkpoint: a
+ * shutdown stops it at its next Newton iteration and the next start runs it again from the
+ * beginning. */
 #ifndef DT_SRV_WORKER_H
 #define DT_SRV_WORKER_H
 

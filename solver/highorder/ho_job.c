@@ -4,7 +4,8 @@
  * corner hex8 mesh (dt_gmsh_read_corners + dt_parse_job_file_with_mesh), which resolves names,
  * units and defaults as for any job; the order-P mesh and its groups (ho_mesh_gmsh.h); the
  * constraints and loads by group name; dt_ho_plastic_solve with the p-multigrid (P >= 2, Jacobi
- * at P = 1); summary.json. */
+ * at P = 1); summary.json. dt_ho_job_check stops before the operators: it is what the
+ * daemon runs at submission. */
 #include "highorder/ho_job.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "io/import.h"
 #include "io/import_gmsh_internal.h"
 #include "io/job_json.h"
+#include "io/output.h"
 
 typedef struct ho_run {
   const char *job;
@@ -63,7 +65,7 @@ static dt_status check_model(const ho_run *r, dt_ctx *ctx) {
                (p->plastic == DT_PLASTIC_J2 &&
                 (p->iso == DT_ISO_LINEAR || p->iso == DT_ISO_PERFECT) && p->H_kin == 0.0),
            ctx, DT_ERR_INPUT,
-           "%s: materials[0] (\"%s\"): an order-P mesh takes an elastic material or J2 with "
+           "%s: materials[0]: \"%s\": an order-P mesh takes an elastic material or J2 with "
            "linear isotropic hardening",
            r->job, m->materials[0].name);
   DT_CHECK(m->n_steps == 1 && m->steps[0].procedure == DT_PROC_STATIC && !m->steps[0].automatic,
@@ -81,12 +83,13 @@ cleanup:
   return rc;
 }
 
-static dt_status group(const ho_run *r, const char *name, const char *what,
+/* The physical group called name, which the job names at path as a what. */
+static dt_status group(const ho_run *r, const char *name, const char *path, const char *what,
                        const dt_ho_gmsh_group **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   *out = dt_ho_gmsh_group_find(&r->G, name);
   DT_CHECK(*out != NULL, ctx, DT_ERR_INPUT,
-           "%s: %s \"%s\" is no physical group of the order-P mesh", r->job, what, name);
+           "%s: %s: %s \"%s\" is no physical group of the order-P mesh", r->job, path, what, name);
 cleanup:
   return rc;
 }
@@ -98,7 +101,7 @@ static dt_status constraints(ho_run *r, dt_ctx *ctx) {
 
   for (int i = 0; i < r->step->n_bc; i++) {
     const dt_bc *bc = &r->step->bc[i];
-    DT_TRY(group(r, r->model->nsets[bc->nset].name, "node set", &g, ctx));
+    DT_TRY(group(r, r->model->nsets[bc->nset].name, "steps[0].boundary", "node set", &g, ctx));
     for (int k = 0; k < g->n_nodes; k++)
       for (int d = 0; d < 3; d++)
         if (bc->dofs & (1u << d)) {
@@ -122,15 +125,39 @@ static void traction_fn(const double x[3], const double n[3], double t[3], void 
   memcpy(t, user, 3 * sizeof(double));
 }
 
+static dt_status surface_group(const ho_run *r, const char *name, const dt_ho_gmsh_group **g,
+                               dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(group(r, name, "steps[0].loads", "surface", g, ctx));
+  DT_CHECK((*g)->dim == 2, ctx, DT_ERR_INPUT,
+           "%s: steps[0].loads: surface \"%s\" is a physical group of dimension %d", r->job, name,
+           (*g)->dim);
+cleanup:
+  return rc;
+}
+
+/* Every node set and surface the step names is a physical group of the right dimension. */
+static dt_status check_groups(const ho_run *r, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_ho_gmsh_group *g = NULL;
+  for (int i = 0; i < r->step->n_bc; i++)
+    DT_TRY(group(r, r->model->nsets[r->step->bc[i].nset].name, "steps[0].boundary", "node set", &g,
+                 ctx));
+  for (int i = 0; i < r->step->n_pressure; i++)
+    DT_TRY(surface_group(r, r->model->surfaces[r->step->pressure[i].surface].name, &g, ctx));
+  for (int i = 0; i < r->step->n_traction; i++)
+    DT_TRY(surface_group(r, r->model->surfaces[r->step->traction[i].surface].name, &g, ctx));
+cleanup:
+  return rc;
+}
+
 static dt_status surface_load(ho_run *r, int surface, dt_ho_traction_fn fn, void *user,
                               dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_ho_gmsh_group *g = NULL;
   const char *name = r->model->surfaces[surface].name;
 
-  DT_TRY(group(r, name, "surface", &g, ctx));
-  DT_CHECK(g->dim == 2, ctx, DT_ERR_INPUT, "%s: surface \"%s\" is a physical group of dimension %d",
-           r->job, name, g->dim);
+  DT_TRY(surface_group(r, name, &g, ctx));
   DT_TRY(dt_ho_elastic_traction_load(&r->el, &r->m, g->n_faces, g->face_elem, g->face, fn, user,
                                      r->f, ctx));
 cleanup:
@@ -176,7 +203,7 @@ cleanup:
   return rc;
 }
 
-static dt_status solve(ho_run *r, FILE *log, dt_ctx *ctx) {
+static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_solver_options *s = &r->model->solver;
   dt_ho_newton_problem pb = {r->fixed, r->u_presc, r->f};
@@ -186,8 +213,10 @@ static dt_status solve(ho_run *r, FILE *log, dt_ctx *ctx) {
                           s->newton_dtol,
                           s->pcg_rtol,
                           s->pcg_max_iter,
-                          log,
-                          NULL};
+                          o->log,
+                          NULL,
+                          o->progress,
+                          o->user};
   dt_ho_pmg_opts po;
 
   if (r->m.order >= 2) { /* the tangent at the start is the elastic one */
@@ -224,6 +253,43 @@ static json_t *node_sets(const ho_run *r) {
   return all;
 }
 
+/* The converged increments as the hex8 path's summary.json lists them (the rows it can fill). */
+static json_t *increment_rows(const ho_run *r) {
+  json_t *a = json_array();
+  for (int k = 0; a && k < r->rep.increments; k++)
+    json_array_append_new(a, json_pack("{s:i, s:i, s:f, s:i, s:I}", "step", 1, "increment", k + 1,
+                                       "load_factor", (double)(k + 1) / r->step->n_increments,
+                                       "newton_iterations", r->rep.newton[k], "plastic_points",
+                                       (json_int_t)r->rep.n_plastic[k]));
+  return a;
+}
+
+/* The keys every summary.json has (io/output_summary.c), then the order-P run's. */
+static json_t *summary_json(ho_run *r, const dt_ho_job_result *res, const double umin[3],
+                            const double umax[3]) {
+  char msg[256];
+  json_t *j = NULL;
+  snprintf(msg, sizeof msg,
+           "completed: order %d, %d increments, %d Newton iterations, %d PCG iterations",
+           res->order, res->increments, res->newton_iterations, res->pcg_iterations);
+  j = json_pack("{s:i, s:s, s:b, s:s, s:s, s:s, s:i, s:o, s:i}", "format_version",
+                DT_OUTPUT_FORMAT_VERSION, "title", r->model->title, "completed", 1, "reason",
+                dt_reason_name(DT_CONVERGED), "message", msg, "backend", "cpu", "steps_completed",
+                1, "increments", increment_rows(r), "n_increments", res->increments);
+  if (j &&
+      json_object_update_new(
+          j, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f, s:o, s:o, s:f, s:o}", "order",
+                       res->order, "file_order", res->file_order, "elements", res->n_elems, "nodes",
+                       res->n_nodes, "newton_iterations", res->newton_iterations, "pcg_iterations",
+                       res->pcg_iterations, "plastic_points", (json_int_t)res->plastic_points,
+                       "max_u", res->max_u, "u_min", vec3(umin), "u_max", vec3(umax), "max_peeq",
+                       res->max_peeq, "node_sets", node_sets(r))) != 0) {
+    json_decref(j);
+    j = NULL;
+  }
+  return j;
+}
+
 static dt_status summary(ho_run *r, const dt_ho_job_options *o, dt_ho_job_result *res,
                          dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -243,14 +309,9 @@ static dt_status summary(ho_run *r, const dt_ho_job_options *o, dt_ho_job_result
     for (int q = 0; q < r->pl.nq3; q++)
       res->max_peeq = fmax(res->max_peeq, dt_ho_plastic_peeq(&r->pl, e, q));
   res->plastic_points = prep.n_plastic;
-  j = json_pack("{s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f, s:o, s:o, s:f, s:o}",
-                "title", r->model->title, "completed", 1, "order", res->order, "file_order",
-                res->file_order, "elements", res->n_elems, "nodes", res->n_nodes, "increments",
-                res->increments, "newton_iterations", res->newton_iterations, "pcg_iterations",
-                res->pcg_iterations, "plastic_points", (json_int_t)res->plastic_points, "max_u",
-                res->max_u, "u_min", vec3(umin), "u_max", vec3(umax), "max_peeq", res->max_peeq,
-                "node_sets", node_sets(r));
-  DT_CHECK(j != NULL, ctx, DT_ERR_NOMEM, "out of memory building summary.json");
+  j = summary_json(r, res, umin, umax);
+  DT_CHECK(j != NULL, ctx, DT_ERR_NOMEM,
+           "cannot build summary.json (out of memory, or a title or group name not UTF-8)");
   DT_CHECK(mkdir(o->outdir, 0755) == 0 || errno == EEXIST, ctx, DT_ERR_IO,
            "cannot create the output folder %s: %s", o->outdir, strerror(errno));
   snprintf(path, sizeof path, "%s/summary.json", o->outdir);
@@ -258,6 +319,43 @@ static dt_status summary(ho_run *r, const dt_ho_job_options *o, dt_ho_job_result
            "cannot write %s", path);
 cleanup:
   json_decref(j);
+  return rc;
+}
+
+/* What both entry points do before the operators: the keys, the job parsed on the corner mesh
+ * and held to the subset, the order-P mesh at `order` and the groups the step names. */
+static dt_status prepare(ho_run *r, const char *msh_path, const char *job_path, int order,
+                         dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  r->job = job_path;
+  DT_TRY(ho_job_check_keys(job_path, ctx));
+  DT_TRY(dt_gmsh_read_corners(msh_path, NULL, &r->model, ctx));
+  DT_TRY(dt_parse_job_file_with_mesh(job_path, r->model, ctx));
+  DT_TRY(check_model(r, ctx));
+  r->step = &r->model->steps[0];
+  DT_TRY(dt_ho_mesh_read_gmsh(msh_path, order, &r->m, &r->G, ctx));
+  DT_TRY(check_groups(r, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_ho_job_check(const char *msh_path, const char *job_path, dt_ho_job_info *info,
+                          dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  ho_run r;
+
+  memset(&r, 0, sizeof r);
+  DT_TRY(prepare(&r, msh_path, job_path, 0, ctx));
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->order = r.m.order, info->n_elems = r.m.n_elems, info->n_nodes = r.m.n_nodes;
+    info->n_increments = r.step->n_increments;
+    snprintf(info->title, sizeof info->title, "%s", r.model->title);
+    snprintf(info->step_name, sizeof info->step_name, "%s", r.step->name);
+    info->est_bytes = dt_ho_job_estimate_bytes(r.m.order, r.m.n_elems, r.m.n_nodes);
+  }
+cleanup:
+  run_free(&r);
   return rc;
 }
 
@@ -270,22 +368,18 @@ dt_status dt_ho_job_run(const char *msh_path, const char *job_path, const dt_ho_
   memset(&r, 0, sizeof r);
   if (!res) res = &local;
   memset(res, 0, sizeof *res);
-  r.job = job_path;
-  DT_TRY(ho_job_check_keys(job_path, ctx));
-  DT_TRY(dt_gmsh_read_corners(msh_path, NULL, &r.model, ctx));
-  DT_TRY(dt_parse_job_file_with_mesh(job_path, r.model, ctx));
-  DT_TRY(check_model(&r, ctx));
-  r.step = &r.model->steps[0];
-  DT_TRY(dt_ho_mesh_read_gmsh(msh_path, o->order, &r.m, &r.G, ctx));
+  DT_TRY(prepare(&r, msh_path, job_path, o->order, ctx));
   DT_TRY(dt_ho_gmsh_file_order(msh_path, &res->file_order, ctx));
   res->order = r.m.order, res->n_elems = r.m.n_elems, res->n_nodes = r.m.n_nodes;
   if (o->log)
     fprintf(o->log, "order-P mesh: order %d (file %d), %d hexahedra, %d nodes, %d DOFs\n",
             r.m.order, res->file_order, r.m.n_elems, r.m.n_nodes, 3 * r.m.n_nodes);
   DT_TRY(setup(&r, ctx));
-  DT_TRY(solve(&r, o->log, ctx));
+  rc = solve(&r, o, ctx);
+  /* what converged, also when the run stopped (cancelled, not converged) */
   res->increments = r.rep.increments;
   res->newton_iterations = r.rep.newton_total, res->pcg_iterations = r.rep.pcg_total;
+  if (rc != DT_OK) goto cleanup;
   DT_TRY(summary(&r, o, res, ctx));
 cleanup:
   run_free(&r);

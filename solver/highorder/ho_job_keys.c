@@ -1,7 +1,9 @@
 /* The subset of the JSON job format an order-P run takes (ho_job.h), checked key by key before
  * the job parser reads the job, so that everything else is refused by name rather than
- * silently ignored. Values are checked here only where the subset is narrower than the format
- * (a hardening type, a section kind, a procedure); types and ranges stay the parser's. */
+ * silently ignored. Messages read "FILE: PATH: ...", PATH the key's JSON path, as the job
+ * parser's do (the daemon reports PATH as the refusal's details.path). Values are checked here
+ * only where the subset is narrower than the format (a hardening type, a section kind, a
+ * procedure); types and ranges stay the parser's. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,8 +27,8 @@ static dt_status only_keys(const char *file, const json_t *obj, const char *path
     for (int k = 0; keys[k] && !found; k++) found = strcmp(keys[k], key) == 0;
     snprintf(name, sizeof name, "%s%s%s", path, *path ? "." : "", key);
     DT_CHECK(found, ctx, DT_ERR_INPUT,
-             "%s: \"%s\" is not supported on an order-P mesh (%s takes only %s)", file, name,
-             *path ? path : "the job", list);
+             "%s: %s: \"%s\" is not supported on an order-P mesh (%s takes only %s)", file, name,
+             key, *path ? path : "the job", list);
   }
 cleanup:
   return rc;
@@ -39,7 +41,7 @@ static dt_status only_value(const char *file, const json_t *obj, const char *pat
   const json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
   const char *s = json_is_string(v) ? json_string_value(v) : NULL;
   DT_CHECK(!s || strcmp(s, allowed) == 0, ctx, DT_ERR_INPUT,
-           "%s: %s.%s \"%s\" is not supported on an order-P mesh (%s)", file, path, key, s, why);
+           "%s: %s.%s: \"%s\" is not supported on an order-P mesh (%s)", file, path, key, s, why);
 cleanup:
   return rc;
 }
@@ -95,8 +97,8 @@ static dt_status check_step(const char *file, const json_t *step, dt_ctx *ctx) {
     DT_CHECK(!json_is_string(t) || !strcmp(json_string_value(t), "pressure") ||
                  !strcmp(json_string_value(t), "traction"),
              ctx, DT_ERR_INPUT,
-             "%s: %s.type \"%s\" is not supported on an order-P mesh (pressure, traction)", file, p,
-             json_string_value(t));
+             "%s: %s.type: \"%s\" is not supported on an order-P mesh (pressure, traction)", file,
+             p, json_string_value(t));
     DT_TRY(only_keys(file, v, p, load, ctx));
   }
 cleanup:

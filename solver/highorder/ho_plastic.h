@@ -99,6 +99,29 @@ typedef struct dt_ho_newton_problem {
   const double *f;            /* 3 n_nodes external force at the full load (NULL: none) */
 } dt_ho_newton_problem;
 
+/* What a progress callback sees: an increment starting, a Newton iteration's residual (each
+ * evaluation, the predictor's excepted), an increment converged. */
+typedef enum dt_ho_progress_kind {
+  DT_HO_INCREMENT_START,
+  DT_HO_NEWTON_ITERATION,
+  DT_HO_INCREMENT_DONE
+} dt_ho_progress_kind;
+
+typedef struct dt_ho_progress {
+  dt_ho_progress_kind kind;
+  int increment, n_increments; /* 1-based, of the step's equal increments */
+  double load_factor;          /* lambda at the end of the increment */
+  int iteration;      /* corrections so far in this increment (DONE: the increment's total) */
+  double residual;    /* relative residual of the last evaluation (START: NaN) */
+  double du_ratio;    /* |c| / |du| of the last correction (NaN before the first) */
+  int pcg_iterations; /* of the last correction's solve (0 before the first) */
+  long n_plastic;     /* plastic points at the last evaluation */
+} dt_ho_progress;
+
+/* Nonzero stops the solve: DT_ERR_CANCELLED, the state rolled back to the last converged
+ * increment. */
+typedef int (*dt_ho_progress_fn)(const dt_ho_progress *ev, void *user);
+
 typedef struct dt_ho_newton_opts {
   int n_increments; /* equal load increments */
   int max_iter;     /* corrections per increment */
@@ -110,6 +133,8 @@ typedef struct dt_ho_newton_opts {
   /* The corrections' preconditioner: a p-multigrid set up by the caller on the same mesh and
    * fixed DOFs (ho_pmg.h), its finest level given each new tangent; NULL: Jacobi. */
   struct dt_ho_pmg *pmg;
+  dt_ho_progress_fn progress; /* at each event above, or NULL */
+  void *progress_user;
 } dt_ho_newton_opts;
 
 #define DT_HO_NEWTON_MAX_INCREMENTS 64
@@ -133,7 +158,8 @@ typedef struct dt_ho_newton_report {
  * (state rolled back to the last converged increment): DT_ERR_NOT_CONVERGED naming the
  * increment when Newton does not converge in max_iter corrections or diverges (the residual
  * growing for three corrections, or past 1e4 times its first value), a failed return mapping
- * (naming element and point), a PCG failure; DT_ERR_INPUT for bad options. */
+ * (naming element and point), a PCG failure; DT_ERR_INPUT for bad options; DT_ERR_CANCELLED
+ * when opts->progress asks to stop. */
 dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
                               const dt_ho_newton_opts *opts, double *u, dt_ho_newton_report *rep,
                               dt_ctx *ctx);

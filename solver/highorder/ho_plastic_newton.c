@@ -22,10 +22,22 @@ static double norm2(int n, const double *x, const unsigned char *mask_fixed) {
   return sqrt(s);
 }
 
-/* Work vectors of one solve, each 3 n_nodes. */
+/* Work vectors of one solve, each 3 n_nodes, and what the progress events report. */
 typedef struct newton_work {
   double *du, *c, *ut, *fint, *fint_n, *r, *fext, *diag, *tmp;
+  dt_ho_progress ev; /* the increment's latest evaluation */
 } newton_work;
+
+/* The caller's progress callback on w->ev as kind: DT_ERR_CANCELLED when it asks to stop. */
+static dt_status report(const dt_ho_newton_opts *o, newton_work *w, dt_ho_progress_kind kind,
+                        dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  w->ev.kind = kind;
+  DT_CHECK(!o->progress || o->progress(&w->ev, o->progress_user) == 0, ctx, DT_ERR_CANCELLED,
+           "increment %d: stopped by request", w->ev.increment);
+cleanup:
+  return rc;
+}
 
 /* One increment from the committed state at u (not modified) to load factor lam; du out. */
 static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
@@ -44,6 +56,9 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   }
   fext_norm = norm2(n, w->fext, fixed);
   rep->n_history = 0;
+  w->ev.increment = inc, w->ev.load_factor = lam, w->ev.iteration = 0;
+  w->ev.residual = w->ev.du_ratio = NAN, w->ev.pcg_iterations = 0, w->ev.n_plastic = 0;
+  DT_TRY(report(o, w, DT_HO_INCREMENT_START, ctx));
   for (int it = 1; it <= o->max_iter + 1; it++) {
     int linearised = predictor && it == 1;
     if (linearised) { /* f_lin = f_int(u_n) + K_t(u_n) du_D, K_t at u_n + eps du_D */
@@ -69,6 +84,11 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
               prep.n_plastic);
     DT_CHECK(!isnan(rel), ctx, DT_ERR_NOT_CONVERGED,
              "increment %d: the residual is not a number at Newton iteration %d", inc, it - 1);
+    if (!linearised) {
+      w->ev.iteration = it - 1, w->ev.residual = rel, w->ev.n_plastic = prep.n_plastic;
+      w->ev.du_ratio = it > 1 ? du_ratio : NAN;
+      DT_TRY(report(o, w, DT_HO_NEWTON_ITERATION, ctx));
+    }
     if (!linearised && rel <= o->rtol &&
         (it == 1 || du_ratio <= o->dtol || rel <= RESIDUAL_FLOOR)) {
       rep->newton[inc - 1] = it - 1;
@@ -99,6 +119,7 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       DT_TRY(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c,
                              &po, &pr, ctx));
     rep->pcg_total += pr.iterations;
+    w->ev.pcg_iterations = pr.iterations;
     for (int i = 0; i < n; i++) w->du[i] = linearised ? w->c[i] : w->du[i] + w->c[i];
     double cc = norm2(n, w->c, fixed), uu = norm2(n, w->du, NULL);
     du_ratio = uu > 0.0 ? cc / uu : 0.0;
@@ -123,6 +144,7 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   DT_CHECK(pb->fixed != NULL, ctx, DT_ERR_INPUT, "plastic solve: no fixed DOFs (a free body)");
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     DT_ALLOC(*vec[k], n, ctx, "Newton vectors");
+  w.ev.n_increments = N;
   for (int inc = 1; inc <= N; inc++) {
     rc = increment(pl, pb, opts, inc, (double)inc / N, 1.0 / N, u, &w, rep, ctx);
     if (rc != DT_OK) {
@@ -132,6 +154,8 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
     for (int i = 0; i < n; i++) u[i] += w.du[i];
     dt_ho_plastic_commit(pl);
     rep->increments = inc;
+    /* committed: a stop asked for here keeps this increment */
+    DT_TRY(report(opts, &w, DT_HO_INCREMENT_DONE, ctx));
   }
 cleanup:
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) dt_free(*vec[k]);

@@ -142,20 +142,20 @@ def refusals(args, work, c2):
     cases = []
     j = copy.deepcopy(JOB)
     j["steps"][0]["loads"] = [{"type": "cload", "node_set": "tip", "value": [0, -1, 0]}]
-    cases.append(("cload", j, ['steps[0].loads[0].type "cload" is not supported on an order-P '
+    cases.append(("cload", j, ['steps[0].loads[0].type: "cload" is not supported on an order-P '
                               'mesh (pressure, traction)']))
     j = copy.deepcopy(JOB)
     j["steps"].append(copy.deepcopy(j["steps"][0]))
     cases.append(("two_steps", j, ["steps: 2 steps; an order-P mesh runs one static step"]))
     j = copy.deepcopy(JOB)
     j["sections"][0]["formulation"] = "bbar"
-    cases.append(("bbar", j, ['sections[0].formulation "bbar" is not supported']))
+    cases.append(("bbar", j, ['sections[0].formulation: "bbar" is not supported']))
     j = copy.deepcopy(JOB)
     j["ties"] = []
-    cases.append(("ties", j, ['"ties" is not supported on an order-P mesh']))
+    cases.append(("ties", j, ['ties: "ties" is not supported on an order-P mesh']))
     j = copy.deepcopy(JOB)
     j["materials"][0]["plastic"]["hardening"] = {"type": "voce", "modulus": 1}
-    cases.append(("voce", j, ['hardening.type "voce" is not supported']))
+    cases.append(("voce", j, ['hardening.type: "voce" is not supported']))
     for name, job, frags in cases:
         p, _ = solve(args, work, c2, job, "refuse_" + name)
         check(p.returncode == 1, "%s: exit %d, want 1 (%s)" % (name, p.returncode, p.stderr))

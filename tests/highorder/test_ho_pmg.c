@@ -323,7 +323,7 @@ static void check_plastic(void) {
              DT_OK,
          "%s", ctx.msg);
   dt_ho_newton_problem pb = {fixed, NULL, f};
-  dt_ho_newton_opts no = {2, 30, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL};
+  dt_ho_newton_opts no = {2, 30, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL, NULL, NULL};
   dt_ho_newton_report rep;
   EXPECT(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   /* a further load step: the first Newton correction from the converged state */

@@ -1,0 +1,157 @@
+/* Order-P jobs (jobspec.h): a job on a stored mesh of order-P hexahedra runs dt_ho_job_run, the
+ * same run as `ductile-solve MESH.msh --job JOB.json`, on the host. Its progress callback emits
+ * the events of the hex8 path (info, step.started, increment.started, newton.iteration,
+ * increment.converged, step.completed), so the dashboard and SSE clients follow it unchanged,
+ * and stops the run at its next Newton iteration on a cancel (the job ends cancelled) or a
+ * shutdown. The solver writes summary.json into the job's out/, where the results routes read
+ * every job's.
+ *
+ * Admission: dt_ho_job_estimate_bytes of the mesh against this worker's limit, as a model's
+ * estimate is (devices.h).
+ *
+ * No checkpoint: the order-P solver keeps its state in memory only, so a run stopped by a
+ * shutdown stays running in the store and, like one a crash ended, runs again from the
+ * beginning at the next start (job.restarted; dt_run_prepare cleans its output). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "log.h"
+#include "worker_internal.h"
+
+/* JSON has no NaN (the first iteration has no du_ratio): null instead. */
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* The event data of increment.converged, as worker.c's flush_converged writes it. */
+static json_t *converged_json(const run_ctx *run, const dt_ho_progress *ev) {
+  return json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:I, s:f}", "n", run->prog.increments_done,
+                   "step", 1, "increment", ev->increment, "load_factor", ev->load_factor,
+                   "newton_iterations", ev->iteration, "residual", num(ev->residual),
+                   "plastic_points", (json_int_t)ev->n_plastic, "percent", run->prog.percent);
+}
+
+/* The solver's events as the hex8 path's; nonzero stops the run (cancel, shutdown, a lost
+ * lease, which sets cancel too). */
+static int on_progress(const dt_ho_progress *ev, void *user) {
+  run_ctx *run = user;
+  dt_job_progress *p = &run->prog;
+  p->step = 1;
+  switch (ev->kind) {
+  case DT_HO_INCREMENT_START:
+    if (ev->increment == 1) dt_run_check_cancel(run);
+    p->increment = ev->increment;
+    p->newton_iter = -1;
+    dt_run_emit(run, "increment.started",
+                json_pack("{s:i, s:i, s:f, s:f}", "step", 1, "increment", ev->increment,
+                          "load_factor", ev->load_factor, "dlambda", 1.0 / ev->n_increments));
+    break;
+  case DT_HO_NEWTON_ITERATION:
+    p->newton_iter = ev->iteration;
+    p->residual = ev->residual;
+    dt_run_emit(run, "newton.iteration",
+                json_pack("{s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:I}", "step", 1, "increment",
+                          ev->increment, "iteration", ev->iteration, "residual", num(ev->residual),
+                          "du_ratio", num(ev->du_ratio), "pcg_iterations", ev->pcg_iterations,
+                          "pcg_tolerance", json_null(), "plastic_points",
+                          (json_int_t)ev->n_plastic));
+    dt_run_test_delay(run);
+    break;
+  case DT_HO_INCREMENT_DONE:
+    p->increments_done++;
+    p->percent = 100.0 * ev->increment / ev->n_increments;
+    p->residual = ev->residual;
+    dt_run_emit(run, "increment.converged", converged_json(run, ev));
+    break;
+  }
+  if (dt_worker_stopping(run->w)) {
+    run->shutdown_stop = 1;
+    return 1;
+  }
+  return atomic_load(&run->w->cancel);
+}
+
+/* Why Newton stopped, from the solver's message (dt_ho_plastic_solve names the cause). */
+static dt_reason not_converged_reason(const char *msg) {
+  if (strstr(msg, "not a number")) return DT_DIVERGED_NAN;
+  if (strstr(msg, "diverges")) return DT_DIVERGED_RESIDUAL;
+  if (strstr(msg, "return mapping")) return DT_MATERIAL_NO_CONVERGENCE;
+  if (strstr(msg, "not positive definite")) return DT_DIVERGED_INDEFINITE;
+  if (strstr(msg, "PCG did not converge")) return DT_DIVERGED_LINEAR_SOLVER;
+  return DT_DIVERGED_ITS;
+}
+
+/* The run's dt_run_summary, for dt_run_finish: counts, backend, message. */
+static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *ctx, double secs,
+                      dt_run_summary *sum) {
+  memset(sum, 0, sizeof *sum);
+  sum->completed = st == DT_OK;
+  sum->steps_completed = st == DT_OK;
+  sum->increments = res->increments;
+  sum->newton_iters = res->newton_iterations;
+  sum->pcg_iters = res->pcg_iterations;
+  sum->seconds_total = secs;
+  snprintf(sum->backend, sizeof sum->backend, "cpu");
+  if (st == DT_OK)
+    snprintf(sum->message, sizeof sum->message,
+             "completed: order %d, %d increments, %d Newton iterations, %d PCG iterations, max |u| "
+             "%.6g, max PEEQ %.6g",
+             res->order, res->increments, res->newton_iterations, res->pcg_iterations, res->max_u,
+             res->max_peeq);
+  else if (st == DT_ERR_NOT_CONVERGED) {
+    sum->reason = not_converged_reason(ctx->msg);
+    snprintf(sum->message, sizeof sum->message, "%s", ctx->msg);
+  }
+}
+
+/* The run itself, between watch and unwatch: its first events, the solve, the last event. */
+static dt_status solve(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res, dt_ctx *ctx) {
+  dt_status st;
+  dt_ho_job_options o;
+  const dt_ho_job_info *in = &ho->info;
+  char text[400];
+  memset(&o, 0, sizeof o);
+  o.outdir = run->outdir;
+  o.progress = on_progress;
+  o.user = run;
+  dt_run_record_backend(run, "cpu");
+  snprintf(text, sizeof text,
+           "order-P solver on the host: order %d, %d hexahedra, %d nodes, %d DOFs, estimated "
+           "%.0f bytes; no checkpoint (a restarted daemon runs the job again from the beginning)",
+           in->order, in->n_elems, in->n_nodes, 3 * in->n_nodes, in->est_bytes);
+  dt_run_emit(run, "info", json_pack("{s:s}", "text", text));
+  dt_run_emit(run, "step.started",
+              json_pack("{s:i, s:i, s:s}", "step", 1, "n_steps", 1, "name", in->step_name));
+  st = dt_ho_job_run(ho->msh, ho->job, &o, res, ctx);
+  if (st == DT_OK)
+    dt_run_emit(run, "step.completed", json_pack("{s:i, s:i}", "step", 1, "n_steps", 1));
+  return st;
+}
+
+void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho, double t0) {
+  run_ctx run;
+  dt_fit fit;
+  dt_ctx ctx;
+  dt_run_summary sum;
+  dt_ho_job_result res;
+  dt_status st;
+  memset(&ctx, 0, sizeof ctx);
+  memset(&res, 0, sizeof res);
+  dt_run_init(&run, w, job_id, attempt, NULL);
+  /* Admission again, on this worker's device: the configuration may have changed since. */
+  st = dt_devices_admit_bytes(w->srv, ho->info.est_bytes, "order-P solver", w->index, &fit, &ctx);
+  if (st != DT_OK) {
+    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    goto cleanup;
+  }
+  dt_run_prepare(&run, NULL);
+  dt_run_watch(&run);
+  st = solve(&run, ho, &res, &ctx);
+  dt_run_unwatch(w);
+  dt_spec_ho_message(ho, ctx.msg, sizeof ctx.msg);
+  summarise(&res, st, &ctx, dt_mono() - t0, &sum);
+  dt_run_conclude(&run, st, &sum, &ctx, dt_mono() - t0);
+cleanup:
+  unlink(ho->job);
+}
