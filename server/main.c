@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,9 +270,20 @@ cleanup:
   return rc;
 }
 
+/* The thread that takes SIGTERM, SIGINT and SIGUSR1 with sigwait (serve). Every thread the
+ * daemon starts blocks them, but a library may have started threads before main, which do not:
+ * OpenBLAS starts its pool as it loads (Debian's libblas.so.3 may be OpenBLAS, and CHOLMOD
+ * loads it), and the kernel gives a process's signal to any thread that does not block it,
+ * where its default action ends the process without a drain. Such a thread runs this handler,
+ * which hands the signal on to the waiting thread; there it is blocked, so sigwait takes it. */
+static pthread_t signal_thread;
+
+static void hand_on(int sig) { pthread_kill(signal_thread, sig); }
+
 static int serve(dt_server *srv) {
   dt_ctx ctx;
   sigset_t set;
+  struct sigaction sa;
   int sig = 0, status = 1;
   memset(&ctx, 0, sizeof ctx);
   sigemptyset(&set);
@@ -279,6 +291,14 @@ static int serve(dt_server *srv) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread started below */
+  signal_thread = pthread_self();
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = hand_on;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
   if (start(srv, &status, &ctx) != DT_OK) {
     dt_log_error("%s", ctx.msg);
