@@ -72,16 +72,6 @@ static int on_progress(const dt_ho_progress *ev, void *user) {
   return atomic_load(&run->w->cancel);
 }
 
-/* Why Newton stopped, from the solver's message (dt_ho_plastic_solve names the cause). */
-static dt_reason not_converged_reason(const char *msg) {
-  if (strstr(msg, "not a number")) return DT_DIVERGED_NAN;
-  if (strstr(msg, "diverges")) return DT_DIVERGED_RESIDUAL;
-  if (strstr(msg, "return mapping")) return DT_MATERIAL_NO_CONVERGENCE;
-  if (strstr(msg, "not positive definite")) return DT_DIVERGED_INDEFINITE;
-  if (strstr(msg, "PCG did not converge")) return DT_DIVERGED_LINEAR_SOLVER;
-  return DT_DIVERGED_ITS;
-}
-
 /* The run's dt_run_summary, for dt_run_finish: counts, backend, message. */
 static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *ctx, double secs,
                       dt_run_summary *sum) {
@@ -100,7 +90,7 @@ static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *c
              res->order, res->increments, res->newton_iterations, res->pcg_iterations, res->max_u,
              res->max_peeq);
   else if (st == DT_ERR_NOT_CONVERGED) {
-    sum->reason = not_converged_reason(ctx->msg);
+    sum->reason = res->reason;
     snprintf(sum->message, sizeof sum->message, "%s", ctx->msg);
   }
 }

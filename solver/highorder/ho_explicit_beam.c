@@ -93,7 +93,7 @@ dt_status dt_ho_beam_static(const dt_ho_beam *b, double rtol, double *u, int *it
   int n = 3 * b->mesh.n_nodes;
   double *diag = NULL;
   dt_ho_pcg_opts opts = {rtol, 100000};
-  dt_ho_pcg_result res = {0, 0.0, 0.0};
+  dt_ho_pcg_result res = {0};
   DT_ALLOC(diag, n, ctx, "beam stiffness diagonal");
   DT_TRY(dt_ho_elastic_diagonal(&b->op, diag, ctx));
   memset(u, 0, sizeof(double) * n);

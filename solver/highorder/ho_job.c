@@ -216,7 +216,8 @@ static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
                           o->log,
                           NULL,
                           o->progress,
-                          o->user};
+                          o->user,
+                          0};
   dt_ho_pmg_opts po;
 
   if (r->m.order >= 2) { /* the tangent at the start is the elastic one */
@@ -379,6 +380,7 @@ dt_status dt_ho_job_run(const char *msh_path, const char *job_path, const dt_ho_
   /* what converged, also when the run stopped (cancelled, not converged) */
   res->increments = r.rep.increments;
   res->newton_iterations = r.rep.newton_total, res->pcg_iterations = r.rep.pcg_total;
+  res->reason = r.rep.reason;
   if (rc != DT_OK) goto cleanup;
   DT_TRY(summary(&r, o, res, ctx));
 cleanup:

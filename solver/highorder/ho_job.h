@@ -53,6 +53,7 @@ typedef struct dt_ho_job_result {
   int increments, newton_iterations, pcg_iterations;
   long plastic_points; /* at the end */
   double max_u, max_peeq;
+  dt_reason reason; /* why Newton stopped on DT_ERR_NOT_CONVERGED (ho_plastic.h) */
 } dt_ho_job_result;
 
 /* Runs the job at job_path on the Gmsh mesh at msh_path (see above). res may be NULL.

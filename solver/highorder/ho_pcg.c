@@ -50,7 +50,7 @@ dt_status dt_ho_pcg_solve_pc(int n, dt_ho_apply_fn apply, const void *op, dt_ho_
                              const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double *r = NULL, *z = NULL, *p = NULL, *Ap = NULL, *partial = NULL;
-  dt_ho_pcg_result out = {0, 0.0, 0.0};
+  dt_ho_pcg_result out = {0};
   DT_ALLOC(r, n, ctx, "PCG residual");
   DT_ALLOC(z, n, ctx, "PCG preconditioned residual");
   DT_ALLOC(p, n, ctx, "PCG direction");
@@ -74,6 +74,7 @@ dt_status dt_ho_pcg_solve_pc(int n, dt_ho_apply_fn apply, const void *op, dt_ho_
     DT_TRY(apply(op, p, Ap, ctx));
     mask(n, fixed, Ap);
     double pAp = dot(n, p, Ap, partial);
+    out.indefinite = !(pAp > 0.0 && isfinite(pAp));
     DT_CHECK(pAp > 0.0 && isfinite(pAp), ctx, DT_ERR_NOT_CONVERGED,
              "PCG stopped at iteration %d: p^T K p = %g, the operator is not positive definite "
              "on the free DOFs (missing Dirichlet conditions?)",
@@ -87,6 +88,7 @@ dt_status dt_ho_pcg_solve_pc(int n, dt_ho_apply_fn apply, const void *op, dt_ho_
     DT_TRY(pc_apply(pc, r, z, ctx));
     mask(n, fixed, z);
     double rz_new = dot(n, r, z, partial);
+    out.indefinite = !(rz_new >= 0.0 && isfinite(rz_new));
     DT_CHECK(rz_new >= 0.0 && isfinite(rz_new), ctx, DT_ERR_NOT_CONVERGED,
              "PCG stopped at iteration %d: r^T M^-1 r = %g, the preconditioner is not positive "
              "definite",
@@ -113,7 +115,7 @@ dt_status dt_ho_pcg_solve(int n, dt_ho_apply_fn apply, const void *op, const dou
                           const dt_ho_pcg_opts *opts, dt_ho_pcg_result *res, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   jacobi_pc jac = {n, diag, fixed};
-  if (res) *res = (dt_ho_pcg_result){0, 0.0, 0.0};
+  if (res) *res = (dt_ho_pcg_result){0};
   for (int i = 0; i < n; i++)
     DT_CHECK((fixed && fixed[i]) || diag[i] > 0.0, ctx, DT_ERR_INPUT,
              "PCG: diagonal entry of free DOF %d (node %d, component %d) is %g, not positive", i,

@@ -19,8 +19,9 @@ typedef struct dt_ho_pcg_opts {
 
 typedef struct dt_ho_pcg_result {
   int iterations;
-  double rnorm0; /* ||r_0||, 2-norm over the free DOFs */
-  double rnorm;  /* final ||r||; the recursively updated residual */
+  double rnorm0;  /* ||r_0||, 2-norm over the free DOFs */
+  double rnorm;   /* final ||r||; the recursively updated residual */
+  int indefinite; /* DT_ERR_NOT_CONVERGED came from a non-positive curvature, not the cap */
 } dt_ho_pcg_result;
 
 /* Solves K u = b on the free DOFs of n, fixed[i] != 0 marking the constrained ones (NULL: none).

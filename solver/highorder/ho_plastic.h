@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "core/dt_status.h"
+#include "core/results.h"
 #include "highorder/ho_elastic.h"
 #include "material/material.h"
 
@@ -116,6 +117,7 @@ typedef struct dt_ho_progress {
   double du_ratio;    /* |c| / |du| of the last correction (NaN before the first) */
   int pcg_iterations; /* of the last correction's solve (0 before the first) */
   long n_plastic;     /* plastic points at the last evaluation */
+  const double *u;    /* DONE: the converged displacement, 3 n_nodes (host); else NULL */
 } dt_ho_progress;
 
 /* Nonzero stops the solve: DT_ERR_CANCELLED, the state rolled back to the last converged
@@ -135,6 +137,10 @@ typedef struct dt_ho_newton_opts {
   struct dt_ho_pmg *pmg;
   dt_ho_progress_fn progress; /* at each event above, or NULL */
   void *progress_user;
+  /* Increments already converged (a resumed run: u and the committed state are theirs, and
+   * the report's rows and totals of those increments are the caller's, kept); the solve starts
+   * at first_increment + 1. 0: from the start (the report is cleared). */
+  int first_increment;
 } dt_ho_newton_opts;
 
 #define DT_HO_NEWTON_MAX_INCREMENTS 64
@@ -148,6 +154,7 @@ typedef struct dt_ho_newton_report {
   /* the last increment's relative residual at each evaluation, the predictor's excepted */
   double history[DT_HO_NEWTON_MAX_HISTORY];
   int n_history;
+  dt_reason reason; /* DT_CONVERGED, or why the solve stopped on DT_ERR_NOT_CONVERGED */
 } dt_ho_newton_report;
 
 /* Runs the increments from u (in: the start, prescribed DOFs included; out: the solution) and

@@ -39,6 +39,14 @@ cleanup:
   return rc;
 }
 
+/* f_int(u) into f; a failed return mapping is the reason the solve stops. */
+static dt_status residual(dt_ho_plastic *pl, const double *u, double *f, dt_ho_plastic_report *prep,
+                          dt_ho_newton_report *rep, dt_ctx *ctx) {
+  dt_status rc = dt_ho_plastic_residual(pl, u, f, prep, ctx);
+  if (rc == DT_ERR_NOT_CONVERGED) rep->reason = DT_MATERIAL_NO_CONVERGENCE;
+  return rc;
+}
+
 /* One increment from the committed state at u (not modified) to load factor lam; du out. */
 static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
                            const dt_ho_newton_opts *o, int inc, double lam, double dlam,
@@ -62,14 +70,14 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   for (int it = 1; it <= o->max_iter + 1; it++) {
     int linearised = predictor && it == 1;
     if (linearised) { /* f_lin = f_int(u_n) + K_t(u_n) du_D, K_t at u_n + eps du_D */
-      DT_TRY(dt_ho_plastic_residual(pl, u, w->fint_n, &prep, ctx));
+      DT_TRY(residual(pl, u, w->fint_n, &prep, rep, ctx));
       for (int i = 0; i < n; i++) w->ut[i] = u[i] + PREDICTOR_EPS * w->du[i];
-      DT_TRY(dt_ho_plastic_residual(pl, w->ut, w->tmp, &prep, ctx));
+      DT_TRY(residual(pl, w->ut, w->tmp, &prep, rep, ctx));
       DT_TRY(dt_ho_plastic_tangent_apply(pl, w->du, w->tmp, ctx));
       for (int i = 0; i < n; i++) w->fint[i] = w->fint_n[i] + w->tmp[i];
     } else {
       for (int i = 0; i < n; i++) w->ut[i] = u[i] + w->du[i];
-      DT_TRY(dt_ho_plastic_residual(pl, w->ut, w->fint, &prep, ctx));
+      DT_TRY(residual(pl, w->ut, w->fint, &prep, rep, ctx));
     }
     for (int i = 0; i < n; i++) w->r[i] = fixed[i] ? 0.0 : w->fext[i] - w->fint[i];
     double scale = fmax(fext_norm, norm2(n, w->fint, NULL)), rr = norm2(n, w->r, NULL);
@@ -82,6 +90,7 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       fprintf(o->log, "increment %d, iteration %d%s: residual %.3e, |c|/|du| %.2e, plastic %ld\n",
               inc, it - 1, linearised ? " (predictor)" : "", rel, it > 1 ? du_ratio : NAN,
               prep.n_plastic);
+    rep->reason = isnan(rel) ? DT_DIVERGED_NAN : DT_CONVERGED;
     DT_CHECK(!isnan(rel), ctx, DT_ERR_NOT_CONVERGED,
              "increment %d: the residual is not a number at Newton iteration %d", inc, it - 1);
     if (!linearised) {
@@ -96,6 +105,9 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       rep->newton_total += it - 1;
       goto cleanup;
     }
+    rep->reason = dt_residual_history_diverging(&hist) ? DT_DIVERGED_RESIDUAL
+                  : it > o->max_iter                   ? DT_DIVERGED_ITS
+                                                       : DT_CONVERGED;
     DT_CHECK(!dt_residual_history_diverging(&hist), ctx, DT_ERR_NOT_CONVERGED,
              "increment %d: Newton diverges at iteration %d (residual %.3e, first %.3e)", inc,
              it - 1, rel, hist.first);
@@ -111,13 +123,17 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       w->tmp[i] = linearised ? w->fext[i] - w->fint_n[i] : w->r[i];
     }
     DT_TRY(dt_ho_plastic_tangent_diagonal(pl, w->diag, ctx));
+    pr = (dt_ho_pcg_result){0};
     if (o->pmg) {
       DT_TRY(dt_ho_pmg_set_fine(o->pmg, dt_ho_plastic_tangent_apply_fn, pl, w->diag, ctx));
-      DT_TRY(dt_ho_pcg_solve_pc(n, dt_ho_plastic_tangent_apply_fn, pl, dt_ho_pmg_apply, o->pmg,
-                                fixed, w->tmp, w->c, &po, &pr, ctx));
+      rc = dt_ho_pcg_solve_pc(n, dt_ho_plastic_tangent_apply_fn, pl, dt_ho_pmg_apply, o->pmg, fixed,
+                              w->tmp, w->c, &po, &pr, ctx);
     } else
-      DT_TRY(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c,
-                             &po, &pr, ctx));
+      rc = dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c, &po,
+                           &pr, ctx);
+    if (rc == DT_ERR_NOT_CONVERGED)
+      rep->reason = pr.indefinite ? DT_DIVERGED_INDEFINITE : DT_DIVERGED_LINEAR_SOLVER;
+    if (rc != DT_OK) goto cleanup;
     rep->pcg_total += pr.iterations;
     w->ev.pcg_iterations = pr.iterations;
     for (int i = 0; i < n; i++) w->du[i] = linearised ? w->c[i] : w->du[i] + w->c[i];
@@ -135,7 +151,8 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   int n = 3 * pl->op->n_nodes, N = opts->n_increments;
   newton_work w = {0};
   double **vec[] = {&w.du, &w.c, &w.ut, &w.fint, &w.fint_n, &w.r, &w.fext, &w.diag, &w.tmp};
-  memset(rep, 0, sizeof *rep);
+  if (opts->first_increment == 0) memset(rep, 0, sizeof *rep);
+  rep->n_history = 0, rep->reason = DT_CONVERGED;
   DT_CHECK(N >= 1 && N <= DT_HO_NEWTON_MAX_INCREMENTS, ctx, DT_ERR_INPUT,
            "plastic solve: %d increments is outside 1..%d", N, DT_HO_NEWTON_MAX_INCREMENTS);
   DT_CHECK(opts->max_iter >= 1 && opts->rtol > 0.0 && opts->pcg_rtol > 0.0, ctx, DT_ERR_INPUT,
@@ -144,8 +161,11 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   DT_CHECK(pb->fixed != NULL, ctx, DT_ERR_INPUT, "plastic solve: no fixed DOFs (a free body)");
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     DT_ALLOC(*vec[k], n, ctx, "Newton vectors");
+  DT_CHECK(opts->first_increment >= 0 && opts->first_increment < N, ctx, DT_ERR_INPUT,
+           "plastic solve: resuming after increment %d of %d", opts->first_increment, N);
   w.ev.n_increments = N;
-  for (int inc = 1; inc <= N; inc++) {
+  rep->increments = opts->first_increment;
+  for (int inc = opts->first_increment + 1; inc <= N; inc++) {
     rc = increment(pl, pb, opts, inc, (double)inc / N, 1.0 / N, u, &w, rep, ctx);
     if (rc != DT_OK) {
       dt_ho_plastic_rollback(pl);
@@ -155,7 +175,10 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
     dt_ho_plastic_commit(pl);
     rep->increments = inc;
     /* committed: a stop asked for here keeps this increment */
-    DT_TRY(report(opts, &w, DT_HO_INCREMENT_DONE, ctx));
+    w.ev.u = u;
+    rc = report(opts, &w, DT_HO_INCREMENT_DONE, ctx);
+    w.ev.u = NULL;
+    if (rc != DT_OK) goto cleanup;
   }
 cleanup:
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) dt_free(*vec[k]);

@@ -92,7 +92,7 @@ static dt_status solve_bench(const dt_ho_mesh *m, const dt_ho_gmsh_groups *G, co
   unsigned char *node_fixed = NULL, *fixed = NULL;
   double *b = NULL, *u = NULL, *diag = NULL, t0 = now(), t_setup = 0.0;
   dt_ho_pmg pmg = {0};
-  dt_ho_pcg_result res = {0, 0.0, 0.0};
+  dt_ho_pcg_result res = {0};
   dt_ho_pcg_opts po = {1e-8, 100000};
   DT_ALLOC(node_fixed, m->n_nodes, ctx, "bench constraints");
   DT_ALLOC(fixed, n, ctx, "bench constraints");

@@ -218,7 +218,7 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
          "%s", ctx.msg);
   EXPECT(dt_ho_elastic_diagonal(&el, diag, &ctx) == DT_OK, "%s", ctx.msg);
   dt_ho_pcg_opts po = {1e-10, 50000};
-  dt_ho_pcg_result res = {0, 0, 0};
+  dt_ho_pcg_result res = {0};
   double t0 = seconds();
   if (pc) {
     dt_ho_pmg pmg;
@@ -323,7 +323,7 @@ static void check_plastic(void) {
              DT_OK,
          "%s", ctx.msg);
   dt_ho_newton_problem pb = {fixed, NULL, f};
-  dt_ho_newton_opts no = {2, 30, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL, NULL, NULL};
+  dt_ho_newton_opts no = {2, 30, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL, NULL, NULL, 0};
   dt_ho_newton_report rep;
   EXPECT(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   /* a further load step: the first Newton correction from the converged state */
@@ -333,7 +333,7 @@ static void check_plastic(void) {
   EXPECT(dt_ho_plastic_residual(&pl, u, fint, &prep, &ctx) == DT_OK, "%s", ctx.msg);
   EXPECT(dt_ho_plastic_tangent_diagonal(&pl, diag, &ctx) == DT_OK, "%s", ctx.msg);
   dt_ho_pcg_opts po = {1e-10, 20000};
-  dt_ho_pcg_result rj = {0, 0, 0}, rm = {0, 0, 0};
+  dt_ho_pcg_result rj = {0}, rm = {0};
   double t0 = seconds();
   EXPECT(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, &pl, diag, fixed, r, cj, &po, &rj,
                          &ctx) == DT_OK,
