@@ -152,11 +152,11 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   if (bo.n_devices > 1)
     snprintf(note, sizeof note, " (auto: block_jacobi, the preconditioner split runs take)");
   else if (r->nc.pc_auto_amg)
-    snprintf(note, sizeof note,
-             " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
-             "block_jacobi, which moves to amg after a solve of more than %d PCG iterations)",
-             r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS,
-             DT_PC_AUTO_AMG_ITERATIONS);
+    snprintf(
+        note, sizeof note,
+        " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
+        "block_jacobi, which moves to amg when a solve has not converged in %d PCG iterations)",
+        r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS, DT_PC_AUTO_AMG_ITERATIONS);
   else
     snprintf(note, sizeof note,
              " (auto: two_level for 3D models of at least %d DOFs on this backend, else "

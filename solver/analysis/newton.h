@@ -24,8 +24,9 @@ typedef struct dt_newton_ctx {
   int linear_predictor;
   int pcg_max_iter; /* the linear solver's cap (dt_solver_options.pcg_max_iter, resolved) */
   int pc_kind;      /* the preconditioner in use; escalation makes it stronger for the run */
-  /* Set by the caller when "auto" chose block Jacobi on a device backend: a solve of more than
-   * DT_PC_AUTO_AMG_ITERATIONS moves the run to AMG (precond_kind.h); cleared once it has. */
+  /* Set by the caller when "auto" chose block Jacobi: a solve not converged after
+   * DT_PC_AUTO_AMG_ITERATIONS is stopped and done again with AMG, which the run keeps
+   * (precond_kind.h); cleared once it has moved. */
   int pc_auto_amg;
   /* The linear constraints (equations), eliminated: residuals are reduced (T^T r) and the
    * corrections solved in the reduced space (constraints.c); NULL for a model without. */

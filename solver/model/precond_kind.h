@@ -45,8 +45,9 @@ typedef enum dt_precond_kind {
  * (docs/benchmarks.md, Engineering parts). */
 #define DT_PC_AUTO_MIN_DOFS_HOST 20000
 /* Where "auto" chose block Jacobi for a 3D model with an assembled tangent on one backend, it
- * moves to AMG for the rest of the run after a solve of more than this many PCG iterations
- * (newton.c): the mesh, not its size, says which one pays. On the GPU at 46-53k DOFs
+ * moves to AMG for the rest of the run when a solve has not converged in this many PCG
+ * iterations (newton.c: that solve is stopped and done again with AMG, so a slow block Jacobi
+ * solve costs this many, not its 1,000-2,200): the mesh, not its size, says which one pays. On the GPU at 46-53k DOFs
  * (docs/benchmarks.md, decision table "Linear solver") an AMG iteration costs about 14 block
  * Jacobi iterations, its builds and refreshes included, and AMG needs 30-50 iterations a solve,
  * so it wins from about 14 x 40 = 560 block Jacobi iterations a solve; on the CPU it wins

@@ -16,7 +16,7 @@
  *    and at most 3/4 of the PCG iterations; also with the adaptive tolerance.
  * 5. The default preconditioner, "auto" (precond_kind.h): block Jacobi below 100,000 DOFs
  *    (32^3 nodes: 98,304), two_level from there (33^3: 107,811), a named one kept.
- * 6. "auto"'s block Jacobi moves to AMG after a solve of more than DT_PC_AUTO_AMG_ITERATIONS
+ * 6. "auto"'s block Jacobi moves to AMG when a solve has not converged in DT_PC_AUTO_AMG_ITERATIONS
  *    (check_auto_moves; reference: the same bar with block Jacobi named): once on a slender bar,
  *    where the run then takes less than half the PCG iterations and its displacements agree to
  *    1e-6 relative; never on the stubby bar, which takes block Jacobi's iterations exactly. */
@@ -213,8 +213,8 @@ static void solve_bar(int nx, int ny, int nz, dt_precond_kind pc, bar_run *b) {
   dt_model_destroy(&m);
 }
 
-/* "auto" moves from block Jacobi to AMG after a solve of more than DT_PC_AUTO_AMG_ITERATIONS
- * (precond_kind.h): on the slender bar (block Jacobi's largest solve about 1,300) once, with
+/* "auto" moves from block Jacobi to AMG when a solve has not converged in
+ * DT_PC_AUTO_AMG_ITERATIONS (precond_kind.h; the solve is done again with AMG): on the slender bar (block Jacobi's largest solve about 1,300) once, with
  * the rest of the run on AMG; on the stubby bar of the other checks (largest about 540) never.
  * fixed: the stubby bar's block Jacobi run (solve(), the same tolerances). */
 static void check_auto_moves(const record *fixed) {
