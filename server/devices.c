@@ -271,6 +271,43 @@ dt_status dt_devices_admit_bytes(dt_server *srv, double estimate, const char *so
                   est, fit->estimate, solver, than);
 }
 
+/* The host's memory (the CPU backend's one device, whichever backend the workers use). */
+static void host_limit(dt_server *srv, dt_fit *fit, int *capped, char *total, size_t len) {
+  dt_device_info dev[DT_MAX_WORKERS];
+  dt_ctx ctx;
+  int n = 0;
+  memset(&ctx, 0, sizeof ctx);
+  total[0] = '\0';
+  if (dt_backend_devices("cpu", dev, DT_MAX_WORKERS, &n, &ctx) == DT_OK && n > 0 &&
+      dev[0].total_bytes > 0) {
+    fit->limit = dev[0].total_bytes;
+    human(fit->limit, total, len);
+    snprintf(fit->device, sizeof fit->device, "host (%.140s)", dev[0].name);
+  }
+  *capped = srv->cfg.max_job_bytes > 0 &&
+            (fit->limit <= 0 || (double)srv->cfg.max_job_bytes < fit->limit);
+  if (*capped) fit->limit = (double)srv->cfg.max_job_bytes;
+}
+
+dt_status dt_devices_admit_host(dt_server *srv, double estimate, const char *solver, dt_fit *fit,
+                                dt_ctx *ctx) {
+  char est[32], total[32], lim[32];
+  int capped = 0;
+  memset(fit, 0, sizeof *fit);
+  fit->estimate = estimate;
+  fit->n_devices = 1;
+  host_limit(srv, fit, &capped, total, sizeof total);
+  if (fit->limit <= 0 || fit->estimate <= fit->limit) return DT_OK;
+  human(fit->estimate, est, sizeof est);
+  human(fit->limit, lim, sizeof lim);
+  return DT_ERROR(ctx, DT_ERR_DEVICE_NOMEM,
+                  "the job does not fit: it needs an estimated %s (%.0f bytes) on the %s, which "
+                  "runs on the host, more than %s%s (%.0f bytes)%s%s",
+                  est, fit->estimate, solver, capped ? "max_job_bytes, " : "the host's memory, ",
+                  lim, fit->limit, capped && total[0] ? "; the host has " : "",
+                  capped && total[0] ? total : "");
+}
+
 dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit,
                            dt_ctx *ctx) {
   dt_ctx est_ctx;

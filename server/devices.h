@@ -8,7 +8,8 @@
  * by the worker against its own device before it starts the job (the configuration may have
  * changed while the job waited). Before that, at submission and at a mesh upload, the floor of
  * the model's size as its text declares it (dt_analysis_floor_bytes) is compared with the same
- * limit, before the model is built. */
+ * limit, before the model is built. Order-P jobs run on the host whatever the backend: their
+ * estimate is compared with the host's memory (dt_devices_admit_host). */
 #ifndef DT_SRV_DEVICES_H
 #define DT_SRV_DEVICES_H
 
@@ -44,10 +45,15 @@ typedef struct dt_fit {
  * (fit->no_estimate says why); DT_ERR_DEVICE_NOMEM when it does not fit (the message says by
  * how much, and for a group the share and the smallest device). */
 dt_status dt_devices_admit(dt_server *srv, const dt_model *m, int worker, dt_fit *fit, dt_ctx *ctx);
-/* dt_devices_admit for a run whose estimate the caller has (the order-P solver's,
- * dt_ho_job_estimate_bytes): the same limit, the message naming solver ("order-P solver"). */
+/* dt_devices_admit for a run whose estimate the caller has: the same limit, the message
+ * naming solver ("cuda backend"). */
 dt_status dt_devices_admit_bytes(dt_server *srv, double estimate, const char *solver, int worker,
                                  dt_fit *fit, dt_ctx *ctx);
+/* For a run on the host whichever backend the workers use (the order-P solver): estimate
+ * against the host's memory (the CPU backend's device), capped by max_job_bytes; fit->device
+ * "host (...)". DT_ERR_DEVICE_NOMEM when it does not fit, naming solver. */
+dt_status dt_devices_admit_host(dt_server *srv, double estimate, const char *solver, dt_fit *fit,
+                                dt_ctx *ctx);
 /* Can a model of size s (dt_size_scan, before anything is built) fit the largest device? Its
  * floor (dt_analysis_floor_bytes: the least any backend takes for it) against the limit of
  * dt_devices_admit: DT_ERR_DEVICE_NOMEM when even the floor does not fit, with a message that

@@ -220,7 +220,7 @@ void dt_h_job_create(dt_req *r) {
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   sized = 0;
   if (ho->order)
-    DT_TRY(dt_devices_admit_bytes(r->srv, ho->info.est_bytes, "order-P solver", -1, &fit, &ctx));
+    DT_TRY(dt_devices_admit_host(r->srv, ho->info.est_bytes, "order-P solver", &fit, &ctx));
   else
     DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */

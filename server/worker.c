@@ -459,7 +459,14 @@ static dt_status checkpoint_read(run_ctx *run, int *kept, double *percent, dt_ct
   dt_checkpoint ck;
   FILE *f = NULL;
   *kept = -1;
-  if (!run->m || access(run->checkpoint, F_OK) != 0) return DT_OK; /* order-P runs: none */
+  if (run->ho && access(run->checkpoint, F_OK) == 0) {
+    /* an order-P run's: checked whole (sizes, hash, checksum), not loaded */
+    rc = dt_ho_job_checkpoint_check(run->checkpoint, run->ho, kept, ctx);
+    *kept = rc == DT_OK ? *kept : -1;
+    *percent = rc == DT_OK ? 100.0 * *kept / run->ho->n_increments : 0.0;
+    return rc;
+  }
+  if (!run->m || access(run->checkpoint, F_OK) != 0) return DT_OK;
   memset(&ck, 0, sizeof ck);
   rc = dt_checkpoint_read(run->checkpoint, dt_model_hash(run->m), &ck, &f, ctx);
   if (rc == DT_OK) {
@@ -471,7 +478,7 @@ static dt_status checkpoint_read(run_ctx *run, int *kept, double *percent, dt_ct
   return rc;
 }
 
-static void remove_checkpoint(const run_ctx *run) {
+void dt_run_remove_checkpoint(const run_ctx *run) {
   char tmp[4300];
   snprintf(tmp, sizeof tmp, "%s.tmp", run->checkpoint);
   unlink(run->checkpoint);
@@ -481,15 +488,14 @@ static void remove_checkpoint(const run_ctx *run) {
 /* How the job goes on at its next start: from its checkpoint, or from the beginning. */
 static const char *again(const run_ctx *run) {
   return run->checkpointed ? "resumes from its checkpoint"
-         : run->m          ? "starts again from the beginning (its backend writes no checkpoint)"
-                           : "starts again from the beginning (order-P runs write no checkpoint)";
+                           : "starts again from the beginning (its backend writes no checkpoint)";
 }
 
 /* Why a run without a checkpoint file starts from the beginning. */
 static const char *no_checkpoint(const run_ctx *run) {
-  return run->checkpointed ? "no checkpoint"
-         : run->m ? "no checkpoint (runs on a backend that cannot save its state write none)"
-                  : "no checkpoint (order-P runs write none)";
+  return run->checkpointed
+             ? "no checkpoint"
+             : "no checkpoint (runs on a backend that cannot save its state write none)";
 }
 
 /* A job.restarted event: the job starts from the beginning again, and why. */
@@ -592,7 +598,7 @@ void dt_run_prepare(run_ctx *run, const char *restart_why) {
   if (why.msg[0]) {
     dt_log_warn("job %s: checkpoint not usable, starting from the beginning: %s", run->job_id,
                 why.msg);
-    remove_checkpoint(run);
+    dt_run_remove_checkpoint(run);
   }
   clean_dir(run->outdir);
   if (run->attempt > 1 || restart_why)
@@ -742,7 +748,7 @@ static void device_fault(run_ctx *run, const dt_run_summary *sum, const dt_ctx *
     snprintf(last.msg, sizeof last.msg,
              "the GPU faulted in each of %d attempts; the last time: %.300s (%.600s)", run->attempt,
              lost, ctx->msg);
-    remove_checkpoint(run);
+    dt_run_remove_checkpoint(run);
     dt_run_finish(run, DT_ERR_CUDA, "gpu_fault", sum, &last, secs);
   }
   dt_log_error("worker %d: %s; this process cannot use the device again: restarting the daemon",
@@ -769,7 +775,7 @@ void dt_run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const
   run->prog.n_steps = m ? m->n_steps : 1;
   /* A backend that cannot save its state would fail every run with a checkpoint: those run
    * without, and start over after a crash or a shutdown. Explicit runs checkpoint after every
-   * frame. Order-P runs (no model) write none either. */
+   * frame. Order-P runs (no model) checkpoint on the host (worker_ho.c sets it). */
   run->checkpointed = m && srv->can_checkpoint;
   snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
   snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
@@ -835,7 +841,7 @@ static dt_status analyse(run_ctx *run, const dt_model *m, const dt_run_options *
   if (sum->checkpoint_unusable && run->resuming && !run->resumed) {
     snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx->msg);
     dt_log_warn("job %s: %s; starting from the beginning", run->job_id, msg);
-    remove_checkpoint(run);
+    dt_run_remove_checkpoint(run);
     fields_finish(run);
     dt_run_prepare(run, msg);
     memset(ctx, 0, sizeof *ctx);
@@ -883,7 +889,7 @@ void dt_run_conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
   } else if (st == DT_ERR_CUDA && device_lost(run, sum, lost, sizeof lost)) {
     device_fault(run, sum, ctx, lost, secs);
   } else {
-    remove_checkpoint(run); /* finished: nothing will resume it */
+    dt_run_remove_checkpoint(run); /* finished: nothing will resume it */
     dt_run_finish(run, st, NULL, sum, ctx, secs);
   }
 }
@@ -913,7 +919,7 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   /* Admission again, on this worker's devices: the configuration may have changed since. */
   st = dt_devices_admit(w->srv, m, w->index, &fit, &ctx);
   if (st != DT_OK) {
-    remove_checkpoint(&run);
+    dt_run_remove_checkpoint(&run);
     dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }

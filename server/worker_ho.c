@@ -3,15 +3,22 @@
  * the events of the hex8 path (info, step.started, increment.started, newton.iteration,
  * increment.converged, step.completed), so the dashboard and SSE clients follow it unchanged,
  * and stops the run at its next Newton iteration on a cancel (the job ends cancelled) or a
- * shutdown. The solver writes summary.json into the job's out/, where the results routes read
- * every job's.
+ * shutdown. The solver writes summary.json, history.csv and the VTU files into the job's out/,
+ * where the results routes read every job's, and records each increment's row as the hex8
+ * path does (GET /v1/jobs/{id}/results/increments).
  *
- * Admission: dt_ho_job_estimate_bytes of the mesh against this worker's limit, as a model's
- * estimate is (devices.h).
+ * Checkpoints: the solver writes the job's checkpoint (ho_checkpoint.h) after each converged
+ * increment, before the increment is announced, so an increment announced converged is never
+ * computed again. At the next start (after a crash, a shutdown or a daemon restart),
+ * dt_run_prepare checks it against the job (sizes, the job's and mesh's hash, its checksum):
+ * a usable one is resumed (job.resumed, increments kept; those the last attempt did not
+ * announce are announced from history.csv), a refused one is removed and the job starts from
+ * the beginning (job.restarted, with the reason, which the log has too). A checkpoint that
+ * passes the check but cannot be restored (the run reports it before it solves) also restarts
+ * the job from the beginning.
  *
- * No checkpoint: the order-P solver keeps its state in memory only, so a run stopped by a
- * shutdown stays running in the store and, like one a crash ended, runs again from the
- * beginning at the next start (job.restarted; dt_run_prepare cleans its output). */
+ * Admission: dt_ho_job_estimate_bytes of the mesh against the host's memory (or
+ * max_job_bytes), since the order-P solver runs on the host whatever the workers' devices. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +37,29 @@ static json_t *converged_json(const run_ctx *run, const dt_ho_progress *ev) {
                    "step", 1, "increment", ev->increment, "load_factor", ev->load_factor,
                    "newton_iterations", ev->iteration, "residual", num(ev->residual),
                    "plastic_points", (json_int_t)ev->n_plastic, "percent", run->prog.percent);
+}
+
+/* Increment k's row, as worker.c's on_increment records it (with its VTU when it has one). */
+static void record_increment(run_ctx *run, int k) {
+  const dt_ho_job_info *in = run->ho;
+  int n = in->n_increments, every = in->output_every > 0 ? in->output_every : 1;
+  int vtu = in->output_vtu && (k % every == 0 || k == n);
+  double lf = (double)k / n;
+  dt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_increment_record(run->job_id, k, 1, k, lf, lf, vtu, &ctx) != DT_OK)
+    dt_run_log_failure(run, &ctx);
+}
+
+/* The solver restored the checkpoint: job.resumed, as the hex8 path announces it. */
+static void on_resumed(int kept, const char *text, void *user) {
+  run_ctx *run = user;
+  char msg[1200];
+  run->resumed = 1;
+  dt_run_emit(run, "job.resumed",
+              json_pack("{s:i, s:b, s:i, s:s}", "attempt", run->attempt, "resumed", 1,
+                        "increments_kept", kept, "message",
+                        dt_run_for_client(run->w->srv, run->job_id, text, msg, sizeof msg)));
 }
 
 /* The solver's events as the hex8 path's; nonzero stops the run (cancel, shutdown, a lost
@@ -58,7 +88,11 @@ static int on_progress(const dt_ho_progress *ev, void *user) {
                           (json_int_t)ev->n_plastic));
     dt_run_test_delay(run);
     break;
-  case DT_HO_INCREMENT_DONE:
+  case DT_HO_INCREMENT_DONE: /* its files and checkpoint are written */
+#ifdef DUCTILE_TEST_HOOKS
+    if (run->w->srv->cfg.test_exit_after_checkpoint == p->increments_done + 1) _exit(137);
+#endif
+    record_increment(run, ev->increment);
     p->increments_done++;
     p->percent = 100.0 * ev->increment / ev->n_increments;
     p->residual = ev->residual;
@@ -95,25 +129,43 @@ static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *c
   }
 }
 
-/* The run itself, between watch and unwatch: its first events, the solve, the last event. */
-static dt_status solve(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res, dt_ctx *ctx) {
-  dt_status st;
+/* One attempt of the run: resuming from the checkpoint when dt_run_prepare found it usable. */
+static dt_status run_once(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res, dt_ctx *ctx) {
   dt_ho_job_options o;
-  const dt_ho_job_info *in = &ho->info;
-  char text[400];
   memset(&o, 0, sizeof o);
   o.outdir = run->outdir;
   o.progress = on_progress;
   o.user = run;
+  o.checkpoint = run->checkpoint;
+  o.resume = run->resuming;
+  o.resumed = on_resumed;
+  memset(res, 0, sizeof *res);
+  return dt_ho_job_run(ho->msh, ho->job, &o, res, ctx);
+}
+
+/* The run itself, between watch and unwatch: its first events, the solve (again from the
+ * beginning when the checkpoint cannot be restored), the last event. */
+static dt_status solve(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res, dt_ctx *ctx) {
+  dt_status st;
+  const dt_ho_job_info *in = &ho->info;
+  char text[400], msg[1024];
   dt_run_record_backend(run, "cpu");
   snprintf(text, sizeof text,
            "order-P solver on the host: order %d, %d hexahedra, %d nodes, %d DOFs, estimated "
-           "%.0f bytes; no checkpoint (a restarted daemon runs the job again from the beginning)",
+           "%.0f bytes; a checkpoint after each converged increment",
            in->order, in->n_elems, in->n_nodes, 3 * in->n_nodes, in->est_bytes);
   dt_run_emit(run, "info", json_pack("{s:s}", "text", text));
   dt_run_emit(run, "step.started",
               json_pack("{s:i, s:i, s:s}", "step", 1, "n_steps", 1, "name", in->step_name));
-  st = dt_ho_job_run(ho->msh, ho->job, &o, res, ctx);
+  st = run_once(run, ho, res, ctx);
+  if (st != DT_OK && res->checkpoint_unusable) {
+    snprintf(msg, sizeof msg, "the checkpoint could not be restored (%.900s)", ctx->msg);
+    dt_log_warn("job %s: %s; starting from the beginning", run->job_id, msg);
+    dt_run_remove_checkpoint(run);
+    dt_run_prepare(run, msg);
+    memset(ctx, 0, sizeof *ctx);
+    st = run_once(run, ho, res, ctx);
+  }
   if (st == DT_OK)
     dt_run_emit(run, "step.completed", json_pack("{s:i, s:i}", "step", 1, "n_steps", 1));
   return st;
@@ -129,13 +181,18 @@ void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho
   memset(&ctx, 0, sizeof ctx);
   memset(&res, 0, sizeof res);
   dt_run_init(&run, w, job_id, attempt, NULL);
-  /* Admission again, on this worker's device: the configuration may have changed since. */
-  st = dt_devices_admit_bytes(w->srv, ho->info.est_bytes, "order-P solver", w->index, &fit, &ctx);
+  run.ho = &ho->info;
+  run.checkpointed = 1; /* on the host, whatever the backend */
+  /* Admission again, on the host: the configuration may have changed since. */
+  st = dt_devices_admit_host(w->srv, ho->info.est_bytes, "order-P solver", &fit, &ctx);
   if (st != DT_OK) {
+    dt_run_remove_checkpoint(&run);
     dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   dt_run_prepare(&run, NULL);
+  /* the rows of the kept increments (a crash may fall between a checkpoint and its row) */
+  for (int k = 1; run.resuming && k <= run.kept; k++) record_increment(&run, k);
   dt_run_watch(&run);
   st = solve(&run, ho, &res, &ctx);
   dt_run_unwatch(w);

@@ -44,6 +44,7 @@ typedef struct run_ctx {
   worker *w;
   const char *job_id;
   const dt_model *m;
+  const dt_ho_job_info *ho; /* an order-P run: its job (checkpoints checked against it) */
   char outdir[4200];
   char checkpoint[4200];
   int attempt;
@@ -86,6 +87,8 @@ void dt_run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const
 /* Resume from a usable checkpoint, or start from the beginning with a clean output directory
  * (announced as job.restarted on a later attempt). */
 void dt_run_prepare(run_ctx *run, const char *restart_why);
+/* Remove the run's checkpoint (and a leftover temporary one). */
+void dt_run_remove_checkpoint(const run_ctx *run);
 /* The worker runs the job from now (cancel requests reach it) / no longer. */
 void dt_run_watch(run_ctx *run);
 void dt_run_unwatch(worker *w);

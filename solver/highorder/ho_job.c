@@ -4,8 +4,10 @@
  * corner hex8 mesh (dt_gmsh_read_corners + dt_parse_job_file_with_mesh), which resolves names,
  * units and defaults as for any job; the order-P mesh and its groups (ho_mesh_gmsh.h); the
  * constraints and loads by group name; dt_ho_plastic_solve with the p-multigrid (P >= 2, Jacobi
- * at P = 1); summary.json. dt_ho_job_check stops before the operators: it is what the
- * daemon runs at submission. */
+ * at P = 1), resumed from a checkpoint when asked (ho_job_checkpoint.c), with each converged
+ * increment's files and checkpoint written from the progress callback (ho_job_output.c);
+ * summary.json. dt_ho_job_check stops before the operators: it is what the daemon runs at
+ * submission. */
 #include "highorder/ho_job.h"
 
 #include <errno.h>
@@ -15,34 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include "highorder/ho_elastic.h"
 #include "highorder/ho_job_internal.h"
-#include "highorder/ho_mesh_gmsh.h"
-#include "highorder/ho_plastic.h"
-#include "highorder/ho_pmg.h"
 #include "io/import.h"
 #include "io/import_gmsh_internal.h"
 #include "io/job_json.h"
 #include "io/output.h"
 
-typedef struct ho_run {
-  const char *job;
-  dt_model *model;
-  const dt_step *step;
-  dt_ho_mesh m;
-  dt_ho_gmsh_groups G;
-  dt_ho_elastic el;
-  dt_ho_plastic pl;
-  dt_ho_pmg pmg;
-  int have_pmg;
-  int *elem_mat;
-  unsigned char *fixed;
-  double *lam, *mu, *u, *u_presc, *f, *fint, *diag;
-  dt_ho_newton_report rep;
-} ho_run;
-
 static void run_free(ho_run *r) {
+  ho_output_close(r);
   dt_model_destroy(&r->model);
   if (r->have_pmg) dt_ho_pmg_free(&r->pmg);
   dt_ho_plastic_free(&r->pl);
@@ -203,22 +187,35 @@ cleanup:
   return rc;
 }
 
+/* The solver's progress: a converged increment's files and checkpoint first, so that what
+ * the caller hears of has been kept; a failed write stops the run (r->failed says why). */
+static int on_progress(const dt_ho_progress *ev, void *user) {
+  ho_run *r = user;
+  if (ev->kind == DT_HO_INCREMENT_DONE) {
+    r->failed = ho_output_increment(r, ev, &r->failed_ctx);
+    if (r->failed == DT_OK && r->o->checkpoint) r->failed = ho_job_save(r, ev->u, &r->failed_ctx);
+    if (r->failed != DT_OK) return 1;
+  }
+  return r->o->progress ? r->o->progress(ev, r->o->user) : 0;
+}
+
 static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_solver_options *s = &r->model->solver;
   dt_ho_newton_problem pb = {r->fixed, r->u_presc, r->f};
-  dt_ho_newton_opts no = {r->step->n_increments,
-                          s->newton_max_iter,
-                          s->newton_rtol,
-                          s->newton_dtol,
-                          s->pcg_rtol,
-                          s->pcg_max_iter,
-                          o->log,
-                          NULL,
-                          o->progress,
-                          o->user,
-                          0};
+  dt_ho_newton_opts no = {.n_increments = r->step->n_increments,
+                          .max_iter = s->newton_max_iter,
+                          .rtol = s->newton_rtol,
+                          .dtol = s->newton_dtol,
+                          .pcg_rtol = s->pcg_rtol,
+                          .pcg_max_it = s->pcg_max_iter,
+                          .log = o->log,
+                          .progress = on_progress,
+                          .progress_user = r,
+                          .first_increment = r->kept};
   dt_ho_pmg_opts po;
+
+  if (r->kept == r->step->n_increments) return DT_OK; /* the checkpoint of the last increment */
 
   if (r->m.order >= 2) { /* the tangent at the start is the elastic one */
     dt_ho_pmg_opts_default(&po);
@@ -228,7 +225,11 @@ static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
     r->have_pmg = 1;
     no.pmg = &r->pmg;
   }
-  DT_TRY(dt_ho_plastic_solve(&r->pl, &pb, &no, r->u, &r->rep, ctx));
+  rc = dt_ho_plastic_solve(&r->pl, &pb, &no, r->u, &r->rep, ctx);
+  if (rc == DT_ERR_CANCELLED && r->failed != DT_OK) { /* a write stopped it, not the caller */
+    *ctx = r->failed_ctx;
+    rc = r->failed;
+  }
 cleanup:
   return rc;
 }
@@ -277,14 +278,15 @@ static json_t *summary_json(ho_run *r, const dt_ho_job_result *res, const double
                 DT_OUTPUT_FORMAT_VERSION, "title", r->model->title, "completed", 1, "reason",
                 dt_reason_name(DT_CONVERGED), "message", msg, "backend", "cpu", "steps_completed",
                 1, "increments", increment_rows(r), "n_increments", res->increments);
-  if (j &&
-      json_object_update_new(
-          j, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f, s:o, s:o, s:f, s:o}", "order",
-                       res->order, "file_order", res->file_order, "elements", res->n_elems, "nodes",
-                       res->n_nodes, "newton_iterations", res->newton_iterations, "pcg_iterations",
-                       res->pcg_iterations, "plastic_points", (json_int_t)res->plastic_points,
-                       "max_u", res->max_u, "u_min", vec3(umin), "u_max", vec3(umax), "max_peeq",
-                       res->max_peeq, "node_sets", node_sets(r))) != 0) {
+  if (j && (json_object_update_new(
+                j, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f, s:o, s:o, s:f, s:o}",
+                             "order", res->order, "file_order", res->file_order, "elements",
+                             res->n_elems, "nodes", res->n_nodes, "newton_iterations",
+                             res->newton_iterations, "pcg_iterations", res->pcg_iterations,
+                             "plastic_points", (json_int_t)res->plastic_points, "max_u", res->max_u,
+                             "u_min", vec3(umin), "u_max", vec3(umax), "max_peeq", res->max_peeq,
+                             "node_sets", node_sets(r))) != 0 ||
+            json_object_set_new(j, "files", ho_output_files(r)) != 0)) {
     json_decref(j);
     j = NULL;
   }
@@ -336,6 +338,7 @@ static dt_status prepare(ho_run *r, const char *msh_path, const char *job_path, 
   r->step = &r->model->steps[0];
   DT_TRY(dt_ho_mesh_read_gmsh(msh_path, order, &r->m, &r->G, ctx));
   DT_TRY(check_groups(r, ctx));
+  ho_job_hash(r);
 cleanup:
   return rc;
 }
@@ -354,6 +357,9 @@ dt_status dt_ho_job_check(const char *msh_path, const char *job_path, dt_ho_job_
     snprintf(info->title, sizeof info->title, "%s", r.model->title);
     snprintf(info->step_name, sizeof info->step_name, "%s", r.step->name);
     info->est_bytes = dt_ho_job_estimate_bytes(r.m.order, r.m.n_elems, r.m.n_nodes);
+    info->hash = r.hash;
+    info->output_vtu = r.model->output.vtu;
+    info->output_every = r.model->output.every > 0 ? r.model->output.every : 1;
   }
 cleanup:
   run_free(&r);
@@ -376,6 +382,14 @@ dt_status dt_ho_job_run(const char *msh_path, const char *job_path, const dt_ho_
     fprintf(o->log, "order-P mesh: order %d (file %d), %d hexahedra, %d nodes, %d DOFs\n",
             r.m.order, res->file_order, r.m.n_elems, r.m.n_nodes, 3 * r.m.n_nodes);
   DT_TRY(setup(&r, ctx));
+  r.o = o;
+  if (o->checkpoint && o->resume && access(o->checkpoint, F_OK) == 0) {
+    rc = ho_job_restore(&r, ctx);
+    res->checkpoint_unusable = rc != DT_OK;
+    if (rc != DT_OK) goto cleanup;
+    res->kept = r.kept;
+  }
+  DT_TRY(ho_output_open(&r, ctx));
   rc = solve(&r, o, ctx);
   /* what converged, also when the run stopped (cancelled, not converged) */
   res->increments = r.rep.increments;

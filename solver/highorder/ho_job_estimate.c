@@ -15,6 +15,11 @@
 /* Per vertex of the order-1 level: 3 CSR rows of 81 entries (value and column), and the AMG
  * hierarchy on it, taken as half as much again. */
 #define VERTEX_BYTES (1.5 * 3.0 * 81.0 * 12.0)
+/* The result files' buffers (ho_job_output.c, ho_vtu.h): per element node the VTK
+ * connectivity (Int64) and per Gauss point Mises; per node the nodal fields (f_int, RF 3 each,
+ * S, E 6 each, PEEQ, Mises) and the element count. */
+#define VTU_POINT_BYTES (8.0 + 8.0)
+#define VTU_NODE_BYTES (20.0 * 8.0 + 4.0)
 /* Per hexahedron of the corner hex8 model the job is parsed on (model.h), a generous bound. */
 #define CORNER_ELEMENT_BYTES 512.0
 
@@ -30,7 +35,8 @@ double dt_ho_job_estimate_bytes(int order, int n_elems, int n_nodes) {
   double P1 = order + 1.0, e = n_elems, bytes = 0.0;
 
   if (order < 1 || n_elems <= 0 || n_nodes <= 0) return 0.0;
-  bytes += e * P1 * P1 * P1 * (POINT_BYTES + 4.0); /* points; the mesh's element nodes (int) */
+  bytes += e * P1 * P1 * P1 * (POINT_BYTES + 4.0 + VTU_POINT_BYTES); /* and element nodes */
+  bytes += VTU_NODE_BYTES * n_nodes;
   bytes += FINE_VECTORS * 3.0 * 8.0 * n_nodes + 2.0 * n_nodes; /* vectors; fixed flags, groups */
   bytes += CORNER_ELEMENT_BYTES * e;
   /* ho_pmg.h: orders halved (rounded up) down to 1, each an elastic operator with its qdata

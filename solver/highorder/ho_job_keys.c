@@ -107,7 +107,8 @@ cleanup:
 
 static dt_status check_root(const char *file, const json_t *root, dt_ctx *ctx) {
   static const char *const top[] = {"ductile", "title",  "materials", "sections",
-                                    "steps",   "solver", NULL},
+                                    "steps",   "solver", "output",    NULL},
+                           *output[] = {"fields", "vtu", "every", NULL},
                            *sec[] = {"element_set", "material", "kind", "formulation", NULL},
                            *solver[] = {"newton", "linear", NULL},
                            *newton[] = {"max_iterations", "force_tolerance",
@@ -135,6 +136,9 @@ static dt_status check_root(const char *file, const json_t *root, dt_ctx *ctx) {
            "%s: steps: %zu steps; an order-P mesh runs one static step", file,
            json_array_size(steps));
   if (json_array_size(steps) == 1) DT_TRY(check_step(file, json_array_get(steps, 0), ctx));
+  /* frd (the .frd's element extrapolation is the hex8 path's), points (a point cloud of
+   * another file) and monitors (history columns) are not written for order-P meshes */
+  DT_TRY(only_keys(file, json_object_get(root, "output"), "output", output, ctx));
   DT_TRY(only_keys(file, sv, "solver", solver, ctx));
   DT_TRY(only_keys(file, json_is_object(sv) ? json_object_get(sv, "newton") : NULL, "solver.newton",
                    newton, ctx));

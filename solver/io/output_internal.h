@@ -8,18 +8,13 @@
 #include <stdio.h>
 
 #include "io/output.h"
+#include "io/output_parts.h"
 
 #include "core/intern.h"
 
 /* VTU writes queued or running at once: the caller waits for a free slot beyond this, so the
  * memory held by pending writes stays bounded (each holds one increment's fields). */
 #define DT_OUTPUT_MAX_PENDING 2
-
-/* One VTU of the collection. */
-typedef struct dt_pvd_entry {
-  char file[48];
-  double time;
-} dt_pvd_entry;
 
 /* The mesh as the VTU files write it, copied from the model at the first VTU write: the VTU
  * writes read this, not the model (the mesh does not change during a run). */
@@ -153,10 +148,6 @@ DT_INTERN dt_status dt_output_write_file(const char *path, void (*write)(FILE *,
 DT_INTERN dt_status dt_output_reserve(void **p, size_t *cap, size_t bytes, dt_ctx *ctx,
                                       const char *what);
 
-/* history.csv */
-DT_INTERN int dt_history_write_header(FILE *f, const dt_model *m);
-DT_INTERN int dt_history_write_row(FILE *f, const dt_history_row *row);
-
 /* Averaging on plain arrays (output_average.c), for the writer thread, which has no model:
  * element means as dt_fields_element_average; nodal means of those element means as
  * dt_fields_nodal_average, with count (n_nodes ints) as scratch. */
@@ -187,36 +178,6 @@ DT_INTERN dt_status dt_vtu_job_run(const dt_vtu_mesh *mesh, dt_frd *frd, dt_vtu_
                                    dt_ctx *ctx);
 /* The integration points of a job as a VTU point cloud (output_points.c). */
 DT_INTERN dt_status dt_vtu_points_write(const dt_vtu_mesh *mesh, dt_vtu_job *j, dt_ctx *ctx);
-DT_INTERN dt_status dt_pvd_write(const char *path, const dt_pvd_entry *e, int n, dt_ctx *ctx);
-
-/* An appended-data VTU document: XML text and arrays in file order. The arrays are written
- * raw after the XML, each as a UInt64 byte count and its values, at the offsets the XML
- * states; the data pointers are borrowed until dt_vtu_doc_write returns. */
-#define DT_VTU_DOC_MAX 64
-typedef struct dt_vtu_item {
-  char text[192];   /* XML, when array.data is unused (type NULL) */
-  const char *type; /* VTK type name ("Float64", ...), NULL for text */
-  const char *name; /* NULL: no Name attribute */
-  int ncomp;        /* NumberOfComponents attribute if > 0 */
-  int tuples;       /* NumberOfTuples attribute if > 0 (FieldData) */
-  const char *const *comp_names;
-  const void *data;
-  size_t size, n; /* bytes per value, values */
-} dt_vtu_item;
-typedef struct dt_vtu_doc {
-  dt_vtu_item item[DT_VTU_DOC_MAX];
-  int n;
-  int overflow; /* more items than DT_VTU_DOC_MAX were added (a bug) */
-} dt_vtu_doc;
-DT_INTERN void dt_vtu_doc_text(dt_vtu_doc *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-DT_INTERN void dt_vtu_doc_array(dt_vtu_doc *d, const char *type, size_t size, const char *name,
-                                int ncomp, const char *const *comp_names, const void *data,
-                                size_t n);
-/* Write the document to path (atomically, dt_output_write_file). */
-DT_INTERN dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx);
-DT_INTERN extern const char *const dt_vtu_voigt_names[6];
-DT_INTERN extern const char *const dt_vtu_xyz_names[3];
 
 /* The background writer (output_queue.c). */
 /* A free slot for the next job, waiting while DT_OUTPUT_MAX_PENDING are pending; reports

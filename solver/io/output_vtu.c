@@ -130,13 +130,20 @@ static void write_array_tag(FILE *fp, const dt_vtu_item *it, int indent, uint64_
   fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
 }
 
+/* A document and the VTKFile version it declares. */
+typedef struct doc_version {
+  const dt_vtu_doc *d;
+  const char *version;
+} doc_version;
+
 static void write_doc(FILE *fp, const void *arg) {
-  const dt_vtu_doc *d = arg;
+  const dt_vtu_doc *d = ((const doc_version *)arg)->d;
   uint64_t offset = 0;
   int i, indent = 0;
-  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n",
-        fp);
+  fprintf(fp,
+          "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"%s\" "
+          "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n",
+          ((const doc_version *)arg)->version);
   for (i = 0; i < d->n; i++) {
     const dt_vtu_item *it = &d->item[i];
     if (it->type == NULL) {
@@ -160,12 +167,18 @@ static void write_doc(FILE *fp, const void *arg) {
   fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
 }
 
-dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx) {
+dt_status dt_vtu_doc_write_version(const dt_vtu_doc *d, const char *version, const char *path,
+                                   dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  doc_version dv = {d, version};
   DT_CHECK(!d->overflow, ctx, DT_ERR_INTERNAL, "the VTU document of '%s' has too many parts", path);
-  DT_TRY(dt_output_write_file(path, write_doc, d, ctx));
+  DT_TRY(dt_output_write_file(path, write_doc, &dv, ctx));
 cleanup:
   return rc;
+}
+
+dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx) {
+  return dt_vtu_doc_write_version(d, "1.0", path, ctx);
 }
 
 /* ---- the mesh, once per run -------------------------------------------------------------- */

@@ -237,7 +237,7 @@ static void print_warning(const char *msg, void *user) {
 /* The order-P path: 1 when it ran (*exit_code set), 0 when the input is for the analysis. */
 static int run_order_p(const cli *c, int *exit_code) {
   dt_ctx ctx = {0};
-  dt_ho_job_options o = {c->order, c->outdir, c->quiet ? NULL : stdout, NULL, NULL};
+  dt_ho_job_options o = {.order = c->order, .outdir = c->outdir, .log = c->quiet ? NULL : stdout};
   dt_ho_job_result res;
   dt_status rc;
   int order = 0;

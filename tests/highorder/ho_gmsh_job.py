@@ -17,7 +17,13 @@ time (exit 77 without gmsh):
   - refusals, exit 1 with the key named: a concentrated load, two steps, a B-bar section, ties,
     a Voce hardening.
 
-Usage: ho_gmsh_job.py --solver ductile-solve --data DIR --work DIR [-v]
+With --gpu (a `gpu` test: data/ho_cantilever_p2.msh, gmsh's order-2 file of the same
+cantilever, kept so the GPU machines need no gmsh): the end traction and the displaced tip at
+P = 2 and P = 3 (--order 3) with --backend cpu and --backend cuda: the same increments and
+Newton iterations per increment, max |u|, max PEEQ and the root reaction within 1e-9 relative,
+"backend" "cuda" in summary.json; exit 77 when the cuda backend has no GPU.
+
+Usage: ho_gmsh_job.py --solver ductile-solve --data DIR --work DIR [--gpu] [-v]
 """
 import argparse
 import copy
@@ -165,13 +171,59 @@ def refusals(args, work, c2):
             print(p.stderr.strip())
 
 
+def backends_agree(args, work):
+    """The order-P solve on the host and on the GPU (--gpu); 77 without a usable GPU."""
+    msh = os.path.join(args.data, "ho_cantilever_p2.msh")
+    traction = copy.deepcopy(JOB)
+    traction["steps"][0]["loads"] = [{"type": "traction", "surface": "tip",
+                                      "value": [0, -13.5, 0]}]
+    disp = copy.deepcopy(JOB)
+    disp["steps"][0]["boundary"].append({"node_set": "tip", "displacement": {"y": -0.05}})
+    for name, job, extra in (("traction_p2", traction, []), ("disp_p2", disp, []),
+                             ("traction_p3", traction, ["--order", "3"])):
+        p, out = solve(args, work, msh, job, "gpu_" + name, ["--backend", "cuda", *extra])
+        if p.returncode == 3 and "backend cuda" in p.stderr:
+            print("no GPU: " + p.stderr.strip())
+            return 77
+        cpu = summary(args, work, msh, job, "cpu_" + name, ["--backend", "cpu", *extra])
+        check(p.returncode == 0, "%s on the GPU: exit %d: %s" % (name, p.returncode,
+                                                                 p.stderr.strip()))
+        if p.returncode != 0 or not cpu:
+            continue
+        with open(os.path.join(out, "summary.json")) as f:
+            gpu = json.load(f)
+        check(gpu["backend"] == "cuda" and cpu["backend"] == "cpu",
+              "%s: backends %s, %s" % (name, gpu["backend"], cpu["backend"]))
+        ng = [r["newton_iterations"] for r in gpu["increments"]]
+        nc = [r["newton_iterations"] for r in cpu["increments"]]
+        check(ng == nc, "%s: Newton iterations per increment GPU %s, host %s" % (name, ng, nc))
+        rg, rc = gpu["node_sets"]["root"]["RF"][1], cpu["node_sets"]["root"]["RF"][1]
+        for what, a, b in (("max |u|", gpu["max_u"], cpu["max_u"]),
+                           ("max PEEQ", gpu["max_peeq"], cpu["max_peeq"]), ("root RF", rg, rc)):
+            check(rel(a, b) <= 1e-9, "%s: %s GPU %.15g, host %.15g" % (name, what, a, b))
+        check(cpu["max_peeq"] > 0, "%s stays elastic" % name)
+        print("%s: GPU against host: max |u| %.3g, max PEEQ %.3g, root RF %.3g relative; Newton %s, "
+              "PCG %d (host %d)" % (name, rel(gpu["max_u"], cpu["max_u"]),
+                                    rel(gpu["max_peeq"], cpu["max_peeq"]), rel(rg, rc), ng,
+                                    gpu["pcg_iterations"], cpu["pcg_iterations"]))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solver", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--gpu", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    if args.gpu:
+        os.makedirs(args.work, exist_ok=True)
+        rc = backends_agree(args, args.work)
+        if failures:
+            print("%d failure(s)" % len(failures))
+            return 1
+        return rc
     if shutil.which("gmsh") is None:
         print("gmsh is not on PATH: skipped")
         return 77

@@ -19,12 +19,25 @@ meshed by gmsh at order 2 at test time (exit 77, skipped, without gmsh):
       second step, an explicit step, a key outside the subset;
   (d) a truncated order-P .msh is refused at upload (422 invalid_mesh) with its file and line;
   (e) SIGTERM while an order-P job runs: the daemon exits 0 and the job stays running
-      (job.interrupted); order-P runs write no checkpoint, so the next start runs it again from
-      the beginning (job.restarted, increment.converged from n = 1 again) and it succeeds on its
-      second attempt with the uninterrupted run's result;
+      (job.interrupted); the next start resumes it from its checkpoint (job.resumed, the
+      increments kept not computed again: increment.converged continues at kept + 1) and it
+      succeeds on its second attempt with the uninterrupted run's summary.json (every number to
+      1e-12 relative, the counts and files equal);
   (f) admission by memory: with max_job_bytes below the order-P run's estimate (about 1.4 MB
       for the 32 hexahedra of order 2), the job is refused at submission with 422 does_not_fit,
-      naming the order-P solver; the mesh itself is stored.
+      naming the order-P solver and the host (the order-P solver runs there whatever the
+      workers' devices: details.device "host (...)"); the mesh itself is stored;
+  (g) kill -9 between increment 2's checkpoint and its announcement (test hook
+      test_exit_after_checkpoint = 2, exit 137): the next start re-queues the job, announces
+      increment 2 from the kept files (recovered), resumes with 2 increments kept (job.resumed),
+      starts only increments 3 and 4, and ends with the uninterrupted run's summary.json, the
+      VTUs of all four increments and their rows in the increments list;
+  (h) the same crash, then the checkpoint corrupted (a byte flipped): refused with the reason in
+      job.restarted and the log ("corrupt"), the job runs again from the beginning
+      (increment.converged from n = 1) to the same summary;
+  (i) the same crash on another job (another tip displacement), then the checkpoint of (g)'s
+      job put in its place: refused as another job's, run from the beginning, and its result is
+      its own (not (g)'s).
 
 Iterations are slowed with DUCTILED_TEST_ITERATION_DELAY_MS so the cancelled job is surely
 running when the cancel arrives; every wait polls with a deadline.
@@ -39,7 +52,7 @@ import sys
 import tempfile
 import time
 
-from dtserver import ROOT, remove_data_dir, run, started
+from dtserver import ROOT, Daemon, remove_data_dir, run, started
 
 MSH = {"Content-Type": "application/x-gmsh-msh"}
 GEO = os.path.join(ROOT, "tests", "highorder", "data", "ho_cantilever.geo")
@@ -227,8 +240,53 @@ def check_truncated(d, msh):
     print(f"ok: truncated order-P file refused: {e['message']}")
 
 
+def same_summary(s, ref, where):
+    """summary.json s equals ref: numbers to 1e-12 relative (of a vector's largest entry),
+    everything else exactly; the message (it names the run) excepted."""
+    def walk(a, b, path):
+        if isinstance(b, dict):
+            assert isinstance(a, dict) and sorted(a) == sorted(b), (where, path, a, b)
+            for k in b:
+                if path or k != "message":
+                    walk(a[k], b[k], path + "." + k)
+        elif isinstance(b, list) and b and all(isinstance(x, float) for x in b):
+            scale = max(abs(x) for x in b)
+            assert len(a) == len(b) and all(abs(x - y) <= 1e-12 * scale for x, y in zip(a, b)), \
+                (where, path, a, b)
+        elif isinstance(b, list):
+            assert isinstance(a, list) and len(a) == len(b), (where, path, a, b)
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, "%s[%d]" % (path, i))
+        elif isinstance(b, float):
+            assert close(a, b) or abs(a - b) <= 1e-300, (where, path, a, b)
+        else:
+            assert a == b, (where, path, a, b)
+    walk(s, ref, "")
+
+
+def resumed_events(d, jid, cut_type):
+    """The events of a job resumed from its checkpoint: (kept, converged n before the cut,
+    after it, increments started after it)."""
+    events = d.sse(jid, timeout=60)
+    types = [t for _, t, _ in events]
+    assert [i for i, _, _ in events] == list(range(1, len(events) + 1)), events
+    assert "job.restarted" not in types and types[-1] == "job.succeeded", types
+    cut = types.index(cut_type)
+    res = events[types.index("job.resumed")][2]["data"]
+    kept = res["increments_kept"]
+    assert res["resumed"] is True and res["attempt"] == 2, res
+    assert res["message"].startswith("resumed from checkpoint: step 1 at load factor "), res
+    assert f"{kept} increments kept (not recomputed)" in res["message"], res
+    conv = [(i, e["data"]["n"]) for i, t, e in events if t == "increment.converged"]
+    before = [n for i, n in conv if i <= cut]
+    after = [n for i, n in conv if i > cut]
+    started_after = [e["data"]["increment"] for i, t, e in events
+                     if t == "increment.started" and i > cut]
+    return kept, before, after, started_after
+
+
 def check_restart(binary, mid_job, data, ref):
-    """(e) interrupted by SIGTERM, run again from the beginning at the next start."""
+    """(e) interrupted by SIGTERM, resumed from its checkpoint at the next start."""
     env = {"DUCTILED_TEST_ITERATION_DELAY_MS": "50"}
     with started(binary, env, data_dir=data) as d:
         jid = d.request("POST", "/v1/jobs", mid_job).json["id"]
@@ -236,20 +294,99 @@ def check_restart(binary, mid_job, data, ref):
         while d.request("GET", f"/v1/jobs/{jid}").json["progress"]["increments_completed"] < 1:
             assert time.time() < deadline, "the job made no progress"
             time.sleep(0.05)
+    assert os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
     with started(binary, env, data_dir=data) as d:
         j = d.wait_job(jid, timeout=300)
         assert j["state"] == "succeeded" and j["attempts"] == 2, j
-        events = d.sse(jid, timeout=60)
-        types = [t for _, t, _ in events]
-        assert "job.interrupted" in types and "job.restarted" in types, types
-        after = types.index("job.restarted")
-        n_after = [e["data"]["n"] for _, t, e in events[after:] if t == "increment.converged"]
-        assert n_after == [1, 2, 3, 4], n_after
-        restarted = events[after][2]["data"]
-        assert restarted["resumed"] is False and "order-P" in restarted["message"], restarted
+        kept, before, after, started_after = resumed_events(d, jid, "job.interrupted")
+        assert 1 <= kept < 4 and before == list(range(1, kept + 1)), (kept, before)
+        assert after == list(range(kept + 1, 5)) and started_after == after, (kept, after)
         s = d.request("GET", f"/v1/jobs/{jid}/results").json
-        assert close(s["max_u"], ref["max_u"]) and close(s["max_peeq"], ref["max_peeq"]), (s, ref)
-        print(f"ok: interrupted by SIGTERM, run again from the beginning: {restarted['message']}")
+        same_summary(s, ref, "SIGTERM")
+        assert not os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+        print(f"ok: interrupted by SIGTERM after {kept} increment(s), resumed from its "
+              f"checkpoint: {after} computed, summary.json = the uninterrupted run's")
+
+
+def crash_after_checkpoint(binary, data, job):
+    """Submit job to a daemon that exits (137) once increment 2's checkpoint is written."""
+    d = Daemon(binary, {"DUCTILED_TEST_EXIT_AFTER_CHECKPOINT": "2"}, data_dir=data).start()
+    try:
+        jid = d.request("POST", "/v1/jobs", job).json["id"]
+        assert d.proc.wait(timeout=120) == 137, d.read_log()[-2000:]
+    finally:
+        d.log.close()
+    ck = os.path.join(data, "jobs", jid, "checkpoint.ckpt")
+    assert os.path.exists(ck), ck
+    return jid, ck
+
+
+def check_kill_after_checkpoint(binary, mid_job, data, work, ref):
+    """(g) kill -9 after increment 2's checkpoint: resumed at 3, the same result and files."""
+    jid, ck = crash_after_checkpoint(binary, data, mid_job)
+    saved = os.path.join(work, "g.ckpt")
+    shutil.copyfile(ck, saved)
+    with started(binary, data_dir=data) as d:
+        j = d.wait_job(jid, timeout=300)
+        assert j["state"] == "succeeded" and j["attempts"] == 2, j
+        kept, before, after, started_after = resumed_events(d, jid, "job.recovered")
+        # increment 2 was checkpointed but not announced: the next attempt announces it
+        assert (kept, before, after, started_after) == (2, [1], [2, 3, 4], [3, 4]), \
+            (kept, before, after, started_after)
+        s = d.request("GET", f"/v1/jobs/{jid}/results").json
+        same_summary(s, ref, "kill -9")
+        inc = d.request("GET", f"/v1/jobs/{jid}/results/increments").json["items"]
+        assert [i["n"] for i in inc] == [1, 2, 3, 4] and all(i["vtu"] for i in inc), inc
+        for n in (1, 4):
+            r = d.request("GET", f"/v1/jobs/{jid}/results/increments/{n}/vtu")
+            assert r.status == 200 and b'type="UnstructuredGrid" version="2.2"' in r.body[:300], r
+        print("ok: kill -9 after checkpoint 2: increment 2 announced by the next attempt, 3 and 4 "
+              "computed, summary.json and the 4 VTUs as the uninterrupted run's")
+    return saved
+
+
+def restarted_events(d, jid, words):
+    """A job whose checkpoint was refused: job.restarted naming why, run from increment 1."""
+    j = d.wait_job(jid, timeout=300)
+    assert j["state"] == "succeeded" and j["attempts"] == 2, j
+    events = d.sse(jid, timeout=60)
+    types = [t for _, t, _ in events]
+    assert "job.resumed" not in types and types[-1] == "job.succeeded", types
+    cut = types.index("job.restarted")
+    msg = events[cut][2]["data"]["message"]
+    assert events[cut][2]["data"]["resumed"] is False and words in msg, msg
+    assert d.data_dir not in msg, msg
+    after = [e["data"]["n"] for _, t, e in events[cut:] if t == "increment.converged"]
+    assert after == [1, 2, 3, 4], after
+    assert "checkpoint not usable" in d.read_log(), "the refusal is not logged"
+    return msg
+
+
+def check_corrupt_checkpoint(binary, mid_job, data, ref):
+    """(h) a corrupt checkpoint: refused, the job runs from the beginning."""
+    jid, ck = crash_after_checkpoint(binary, data, mid_job)
+    with open(ck, "r+b") as f:
+        f.seek(os.path.getsize(ck) // 2)
+        b = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([b[0] ^ 0x20]))
+    with started(binary, data_dir=data) as d:
+        msg = restarted_events(d, jid, "is corrupt")
+        same_summary(d.request("GET", f"/v1/jobs/{jid}/results").json, ref, "corrupt")
+        print(f"ok: corrupt checkpoint refused, run from the beginning: {msg}")
+
+
+def check_foreign_checkpoint(binary, mid_job, data, saved, ref):
+    """(i) another job's checkpoint: refused, the job runs from the beginning, its own result."""
+    other = copy.deepcopy(mid_job)
+    other["steps"][0]["boundary"][1]["displacement"]["y"] = -0.04
+    jid, ck = crash_after_checkpoint(binary, data, other)
+    shutil.copyfile(saved, ck)
+    with started(binary, data_dir=data) as d:
+        msg = restarted_events(d, jid, "another job or mesh")
+        s = d.request("GET", f"/v1/jobs/{jid}/results").json
+        assert s["completed"] and s["u_min"][1] == -0.04 and not close(s["max_u"], ref["max_u"]), s
+        print(f"ok: another job's checkpoint refused, run from the beginning: {msg}")
 
 
 def check_does_not_fit(binary, msh):
@@ -261,6 +398,7 @@ def check_does_not_fit(binary, msh):
         assert r.status == 422, r
         e = r.json["error"]
         assert e["code"] == "does_not_fit" and "order-P solver" in e["message"], e
+        assert "runs on the host" in e["message"] and e["details"]["device"].startswith("host ("), e
         assert e["details"]["limit_bytes"] == limit < e["details"]["estimate_bytes"] < 4 * limit, e
         assert d.request("GET", "/v1/jobs").json["items"] == [], "a refused job was stored"
         print(f"ok: refused by memory: {e['message']}")
@@ -285,6 +423,9 @@ def main(binary):
             assert r.status == 201, r
             assert d.wait_job(r.json["id"], timeout=300)["state"] == "succeeded"
         check_restart(binary, on(mid, JOB), data, ref)
+        saved = check_kill_after_checkpoint(binary, on(mid, JOB), data, work, ref)
+        check_corrupt_checkpoint(binary, on(mid, JOB), data, ref)
+        check_foreign_checkpoint(binary, on(mid, JOB), data, saved, ref)
         check_does_not_fit(binary, msh)
     finally:
         shutil.rmtree(work, ignore_errors=True)
