@@ -112,6 +112,70 @@ dt_status dt_cuda_ho_copy_bandwidth(dt_cuda_ho *h, double *bytes_per_s, dt_ctx *
 /* One line: elements per block, shared memory, colours, device bytes. */
 void dt_cuda_ho_describe(const dt_cuda_ho *h, char *buf, size_t len);
 
+/* J2 plasticity at the Gauss points of order-P hexahedra on one device (cuda_ho_plastic.cu): a
+ * mirror of a host dt_ho_plastic (solver/highorder/ho_plastic.h) with its per-point state in
+ * the host's layout, the residual, the tangent's product and diagonal, commit and rollback,
+ * and the Newton corrections' PCG (cuda_ho_plastic_pcg.cu). dt_ho_plastic_solve runs on it when
+ * its options ask for a GPU; tests and ductile-hobench call it directly. */
+struct dt_ho_plastic;
+struct dt_ho_plastic_report;
+struct dt_ho_pcg_opts;
+struct dt_ho_pcg_result;
+typedef struct dt_cuda_ho_plastic dt_cuda_ho_plastic;
+/* A preconditioner on device vectors (z = M^-1 r, zero on the constrained DOFs), as
+ * cuda_ho_pmg.h's dt_cuda_ho_pmg_apply; and a product y = K x on device vectors. */
+typedef dt_status (*dt_cuda_ho_pc_fn)(void *pc, const double *d_r, double *d_z, dt_ctx *ctx);
+typedef dt_status (*dt_cuda_ho_dev_apply_fn)(void *op, const double *d_x, double *d_y, dt_ctx *ctx);
+/* Uploads pl's materials, element materials and state (committed, trial, tangent) over h, the
+ * device copy of pl->op (borrowed: it must outlive hp). Errors: DT_ERR_DEVICE_NOMEM (counted
+ * before allocating), DT_ERR_UNSUPPORTED (the diagonal's work space exceeds shared memory),
+ * DT_ERR_NOMEM, DT_ERR_CUDA. */
+dt_status dt_cuda_ho_plastic_create(const struct dt_ho_plastic *pl, dt_cuda_ho *h,
+                                    dt_cuda_ho_plastic **out, dt_ctx *ctx);
+void dt_cuda_ho_plastic_destroy(dt_cuda_ho_plastic *hp);
+/* f = f_int(u) (host arrays of 3 n_nodes), the trial state and tangent updated on the device;
+ * rep may be NULL. As dt_ho_plastic_residual: a failed return mapping is DT_ERR_NOT_CONVERGED
+ * naming the first failed element and point (lowest element, then point; rep filled). */
+dt_status dt_cuda_ho_plastic_residual(dt_cuda_ho_plastic *hp, const double *u, double *f,
+                                      struct dt_ho_plastic_report *rep, dt_ctx *ctx);
+/* v = K_t w with the last residual's tangent (host arrays). */
+dt_status dt_cuda_ho_plastic_apply(dt_cuda_ho_plastic *hp, const double *w, double *v, dt_ctx *ctx);
+/* diag = K_t's diagonal (host array). */
+dt_status dt_cuda_ho_plastic_diagonal(dt_cuda_ho_plastic *hp, double *diag, dt_ctx *ctx);
+/* Trial -> committed, committed -> trial (device copies). */
+dt_status dt_cuda_ho_plastic_commit(dt_cuda_ho_plastic *hp, dt_ctx *ctx);
+dt_status dt_cuda_ho_plastic_rollback(dt_cuda_ho_plastic *hp, dt_ctx *ctx);
+/* Copies the device state into pl's arrays: what = DT_CUDA_HP_* bits. */
+#define DT_CUDA_HP_COMMITTED 1u /* hist_c, stress_c, strain_c */
+#define DT_CUDA_HP_TRIAL 2u     /* hist_t, stress_t, strain_t */
+#define DT_CUDA_HP_TANGENT 4u   /* tangent and result of the last residual */
+#define DT_CUDA_HP_ALL 7u
+dt_status dt_cuda_ho_plastic_download(dt_cuda_ho_plastic *hp, unsigned what,
+                                      struct dt_ho_plastic *pl, dt_ctx *ctx);
+/* The fixed DOFs of the Newton corrections (3 n_nodes flags, copied). */
+dt_status dt_cuda_ho_plastic_set_fixed(dt_cuda_ho_plastic *hp, const unsigned char *fixed,
+                                       dt_ctx *ctx);
+/* A Newton correction: K_t c = b on the free DOFs by PCG on the device with the last residual's
+ * tangent (b, c host arrays; c in: the prescribed values on the fixed DOFs and the guess; out:
+ * the solution), the loop, errors and res of dt_ho_pcg_solve. pc NULL: Jacobi on the tangent's
+ * diagonal. Otherwise, first pc_setup(pc_data, apply, hp, d_diag) with the tangent's product
+ * and diagonal on the device (the product runs in hp's stream joined to pc_stream, a
+ * cudaStream_t, by events), then pc(pc_data, d_r, d_z) in pc_stream as M^-1. */
+dt_status dt_cuda_ho_plastic_correct(dt_cuda_ho_plastic *hp, const double *b, double *c,
+                                     const struct dt_ho_pcg_opts *opts,
+                                     dt_status (*pc_setup)(void *pc_data,
+                                                           dt_cuda_ho_dev_apply_fn apply, void *op,
+                                                           const double *d_diag, dt_ctx *ctx),
+                                     dt_cuda_ho_pc_fn pc, void *pc_data, void *pc_stream,
+                                     struct dt_ho_pcg_result *res, dt_ctx *ctx);
+/* Mean seconds of one residual (with its plastic-point counts, no copy to the host) and of one
+ * tangent product on device-resident vectors over reps calls each, after a warm-up (CUDA
+ * events). The state is rolled back afterwards. */
+dt_status dt_cuda_ho_plastic_time(dt_cuda_ho_plastic *hp, const double *u, int reps,
+                                  double *residual_s, double *apply_s, dt_ctx *ctx);
+/* One line: the diagonal's elements per block and shared memory, device bytes of the state. */
+void dt_cuda_ho_plastic_describe(const dt_cuda_ho_plastic *hp, char *buf, size_t len);
+
 /* Jacobi-PCG for order-P elasticity on several GPUs of one host (cuda_multi.cu): part s of a
  * partition (solver/partition/partition.h) on device devices[s], NCCL between them. Vectors are
  * per part over its local nodes (3 values each), consistent on the ghosts (a ghost holds its

@@ -212,7 +212,10 @@ static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
                           .log = o->log,
                           .progress = on_progress,
                           .progress_user = r,
-                          .first_increment = r->kept};
+                          .first_increment = r->kept,
+                          .gpu = o->gpu,
+                          .gpu_device = o->gpu_device,
+                          .sync_state = o->gpu}; /* files and checkpoints read the host state */
   dt_ho_pmg_opts po;
 
   if (r->kept == r->step->n_increments) return DT_OK; /* the checkpoint of the last increment */
@@ -276,8 +279,9 @@ static json_t *summary_json(ho_run *r, const dt_ho_job_result *res, const double
            res->order, res->increments, res->newton_iterations, res->pcg_iterations);
   j = json_pack("{s:i, s:s, s:b, s:s, s:s, s:s, s:i, s:o, s:i}", "format_version",
                 DT_OUTPUT_FORMAT_VERSION, "title", r->model->title, "completed", 1, "reason",
-                dt_reason_name(DT_CONVERGED), "message", msg, "backend", "cpu", "steps_completed",
-                1, "increments", increment_rows(r), "n_increments", res->increments);
+                dt_reason_name(DT_CONVERGED), "message", msg, "backend",
+                r->o && r->o->gpu ? "cuda" : "cpu", "steps_completed", 1, "increments",
+                increment_rows(r), "n_increments", res->increments);
   if (j && (json_object_update_new(
                 j, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f, s:o, s:o, s:f, s:o}",
                              "order", res->order, "file_order", res->file_order, "elements",

@@ -56,6 +56,11 @@ typedef struct dt_ho_job_options {
   /* Called once a checkpoint is restored, before the next increment: the increments kept and
    * a line saying so. NULL: none. */
   void (*resumed)(int kept, const char *text, void *user);
+  /* Nonzero: the solve runs on GPU gpu_device (ho_plastic.h: the state, the residuals and the
+   * corrections with the p-multigrid on the device); results, files and checkpoints are the
+   * same. DT_ERR_UNSUPPORTED in a build without CUDA. */
+  int gpu;
+  int gpu_device;
 } dt_ho_job_options;
 
 /* What a valid job on a mesh is, from dt_ho_job_check. */

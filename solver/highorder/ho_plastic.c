@@ -182,3 +182,15 @@ static void copy_state(dt_ho_plastic *pl, int to_committed) {
 
 void dt_ho_plastic_commit(dt_ho_plastic *pl) { copy_state(pl, 1); }
 void dt_ho_plastic_rollback(dt_ho_plastic *pl) { copy_state(pl, 0); }
+
+void dt_ho_plastic_cost(const dt_ho_plastic *pl, double *residual_bytes, double *apply_bytes) {
+  const dt_ho_elastic *op = pl->op;
+  double P1 = op->order + 1, n3 = P1 * P1 * P1, q3 = pl->nq3, ne = op->n_elems;
+  double common = ne * (8.0 * DT_HO_QDATA_SIZE * q3 + 4.0 * n3) + 2.0 * 8.0 * 3.0 * op->n_nodes;
+  /* per point: history read (13); trial history, stress, strain (25), tangent (21) written;
+   * the result byte */
+  double state = 8.0 * (DT_MAT_STATE_DOUBLES + DT_MAT_STATE_DOUBLES + 2 * DT_HO_VOIGT) +
+                 8.0 * DT_HO_TANGENT_SIZE + 1.0;
+  *residual_bytes = common + ne * (state * q3 + 4.0);
+  *apply_bytes = common + ne * 8.0 * DT_HO_TANGENT_SIZE * q3;
+}

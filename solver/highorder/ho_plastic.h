@@ -86,6 +86,12 @@ void dt_ho_plastic_commit(dt_ho_plastic *pl);
 /* Committed state -> trial state (an increment is abandoned). */
 void dt_ho_plastic_rollback(dt_ho_plastic *pl);
 
+/* Bytes one residual and one tangent product move, as a bench counts them: the elastic
+ * product's (dt_ho_elastic_cost, less the Lame parameters) plus, per point, the committed
+ * history read and the trial state, tangent and result written (residual), or the tangent read
+ * (product); the material index per element. */
+void dt_ho_plastic_cost(const dt_ho_plastic *pl, double *residual_bytes, double *apply_bytes);
+
 /* The full D (36, row-major) of point q of element e from the stored triangle. */
 void dt_ho_plastic_point_tangent(const dt_ho_plastic *pl, int e, int q, double D[36]);
 /* Committed equivalent plastic strain of point q of element e. */
@@ -124,6 +130,22 @@ typedef struct dt_ho_progress {
  * increment. */
 typedef int (*dt_ho_progress_fn)(const dt_ho_progress *ev, void *user);
 
+/* A preconditioner of the corrections on device vectors, for a run on a GPU (the device
+ * p-multigrid of cuda/cuda_ho_pmg.h fits it through a two-line setup adapter):
+ *   setup(pc, apply, op, d_diag): the new tangent before each correction solve, as its product
+ *     y = apply(op, d_x, d_y) on device vectors (callable from `stream`) and its diagonal
+ *     (device, 3 n_nodes);
+ *   apply(pc, d_r, d_z): z = M^-1 r on device vectors, zero on the constrained DOFs, queued in
+ *     `stream` (a cudaStream_t; NULL: the legacy default stream), which the solver joins to its
+ *     own by events. */
+typedef dt_status (*dt_ho_device_fn)(void *op, const double *d_x, double *d_y, dt_ctx *ctx);
+typedef struct dt_ho_device_pc {
+  void *pc;
+  void *stream;
+  dt_status (*setup)(void *pc, dt_ho_device_fn apply, void *op, const double *d_diag, dt_ctx *ctx);
+  dt_ho_device_fn apply;
+} dt_ho_device_pc;
+
 typedef struct dt_ho_newton_opts {
   int n_increments; /* equal load increments */
   int max_iter;     /* corrections per increment */
@@ -141,6 +163,18 @@ typedef struct dt_ho_newton_opts {
    * the report's rows and totals of those increments are the caller's, kept); the solve starts
    * at first_increment + 1. 0: from the start (the report is cleared). */
   int first_increment;
+  /* Where the residual, the tangent and the corrections run: 0 on the host; nonzero on the GPU
+   * gpu_device (cuda/cuda_ho_plastic.cu: the state on the device, the corrections' PCG there
+   * too; the increments, tests, reasons and events are the same code). A build without CUDA
+   * refuses it (DT_ERR_UNSUPPORTED). On a GPU the corrections take device_pc when given, else
+   * the host pmg above copied to the device (cuda/cuda_ho_pmg.h), else device Jacobi. */
+  int gpu;
+  int gpu_device;
+  const dt_ho_device_pc *device_pc;
+  /* Nonzero: at every DT_HO_INCREMENT_DONE event pl's committed arrays hold the converged
+   * state (a GPU run downloads them; a host run has them anyway), e.g. for a checkpoint. A GPU
+   * run downloads the whole state into pl at its end in any case. */
+  int sync_state;
 } dt_ho_newton_opts;
 
 #define DT_HO_NEWTON_MAX_INCREMENTS 64
@@ -166,7 +200,8 @@ typedef struct dt_ho_newton_report {
  * increment when Newton does not converge in max_iter corrections or diverges (the residual
  * growing for three corrections, or past 1e4 times its first value), a failed return mapping
  * (naming element and point), a PCG failure; DT_ERR_INPUT for bad options; DT_ERR_CANCELLED
- * when opts->progress asks to stop. */
+ * when opts->progress asks to stop; with opts->gpu, DT_ERR_UNSUPPORTED without CUDA in the
+ * build and the device's errors (DT_ERR_DEVICE_NOMEM when the state does not fit, DT_ERR_CUDA). */
 dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
                               const dt_ho_newton_opts *opts, double *u, dt_ho_newton_report *rep,
                               dt_ctx *ctx);

@@ -7,9 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "highorder/ho_pcg.h"
-#include "highorder/ho_pmg.h"
-#include "highorder/ho_plastic.h"
+#include "highorder/ho_plastic_ops.h"
 #include "analysis/divergence.h"
 
 #define PREDICTOR_EPS 1e-6 /* the predictor's tangent is taken at u_n + eps du_D */
@@ -22,10 +20,12 @@ static double norm2(int n, const double *x, const unsigned char *mask_fixed) {
   return sqrt(s);
 }
 
-/* Work vectors of one solve, each 3 n_nodes, and what the progress events report. */
+/* Work vectors of one solve, each 3 n_nodes, what the progress events report, and where the
+ * operations run (host or GPU, ho_plastic_ops.h). */
 typedef struct newton_work {
-  double *du, *c, *ut, *fint, *fint_n, *r, *fext, *diag, *tmp;
+  double *du, *c, *ut, *fint, *fint_n, *r, *fext, *tmp;
   dt_ho_progress ev; /* the increment's latest evaluation */
+  dt_ho_plastic_runner run;
 } newton_work;
 
 /* The caller's progress callback on w->ev as kind: DT_ERR_CANCELLED when it asks to stop. */
@@ -40,9 +40,9 @@ cleanup:
 }
 
 /* f_int(u) into f; a failed return mapping is the reason the solve stops. */
-static dt_status residual(dt_ho_plastic *pl, const double *u, double *f, dt_ho_plastic_report *prep,
+static dt_status residual(newton_work *w, const double *u, double *f, dt_ho_plastic_report *prep,
                           dt_ho_newton_report *rep, dt_ctx *ctx) {
-  dt_status rc = dt_ho_plastic_residual(pl, u, f, prep, ctx);
+  dt_status rc = w->run.ops->residual(w->run.s, u, f, prep, ctx);
   if (rc == DT_ERR_NOT_CONVERGED) rep->reason = DT_MATERIAL_NO_CONVERGENCE;
   return rc;
 }
@@ -70,14 +70,14 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   for (int it = 1; it <= o->max_iter + 1; it++) {
     int linearised = predictor && it == 1;
     if (linearised) { /* f_lin = f_int(u_n) + K_t(u_n) du_D, K_t at u_n + eps du_D */
-      DT_TRY(residual(pl, u, w->fint_n, &prep, rep, ctx));
+      DT_TRY(residual(w, u, w->fint_n, &prep, rep, ctx));
       for (int i = 0; i < n; i++) w->ut[i] = u[i] + PREDICTOR_EPS * w->du[i];
-      DT_TRY(residual(pl, w->ut, w->tmp, &prep, rep, ctx));
-      DT_TRY(dt_ho_plastic_tangent_apply(pl, w->du, w->tmp, ctx));
+      DT_TRY(residual(w, w->ut, w->tmp, &prep, rep, ctx));
+      DT_TRY(w->run.ops->tangent_apply(w->run.s, w->du, w->tmp, ctx));
       for (int i = 0; i < n; i++) w->fint[i] = w->fint_n[i] + w->tmp[i];
     } else {
       for (int i = 0; i < n; i++) w->ut[i] = u[i] + w->du[i];
-      DT_TRY(residual(pl, w->ut, w->fint, &prep, rep, ctx));
+      DT_TRY(residual(w, w->ut, w->fint, &prep, rep, ctx));
     }
     for (int i = 0; i < n; i++) w->r[i] = fixed[i] ? 0.0 : w->fext[i] - w->fint[i];
     double scale = fmax(fext_norm, norm2(n, w->fint, NULL)), rr = norm2(n, w->r, NULL);
@@ -122,15 +122,8 @@ static dt_status increment(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
       w->c[i] = linearised && fixed[i] ? w->du[i] : 0.0;
       w->tmp[i] = linearised ? w->fext[i] - w->fint_n[i] : w->r[i];
     }
-    DT_TRY(dt_ho_plastic_tangent_diagonal(pl, w->diag, ctx));
     pr = (dt_ho_pcg_result){0};
-    if (o->pmg) {
-      DT_TRY(dt_ho_pmg_set_fine(o->pmg, dt_ho_plastic_tangent_apply_fn, pl, w->diag, ctx));
-      rc = dt_ho_pcg_solve_pc(n, dt_ho_plastic_tangent_apply_fn, pl, dt_ho_pmg_apply, o->pmg, fixed,
-                              w->tmp, w->c, &po, &pr, ctx);
-    } else
-      rc = dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, pl, w->diag, fixed, w->tmp, w->c, &po,
-                           &pr, ctx);
+    rc = w->run.ops->correction(w->run.s, w->tmp, w->c, &po, &pr, ctx);
     if (rc == DT_ERR_NOT_CONVERGED)
       rep->reason = pr.indefinite ? DT_DIVERGED_INDEFINITE : DT_DIVERGED_LINEAR_SOLVER;
     if (rc != DT_OK) goto cleanup;
@@ -150,7 +143,7 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   dt_status rc = DT_OK;
   int n = 3 * pl->op->n_nodes, N = opts->n_increments;
   newton_work w = {0};
-  double **vec[] = {&w.du, &w.c, &w.ut, &w.fint, &w.fint_n, &w.r, &w.fext, &w.diag, &w.tmp};
+  double **vec[] = {&w.du, &w.c, &w.ut, &w.fint, &w.fint_n, &w.r, &w.fext, &w.tmp};
   if (opts->first_increment == 0) memset(rep, 0, sizeof *rep);
   rep->n_history = 0, rep->reason = DT_CONVERGED;
   DT_CHECK(N >= 1 && N <= DT_HO_NEWTON_MAX_INCREMENTS, ctx, DT_ERR_INPUT,
@@ -163,17 +156,19 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
     DT_ALLOC(*vec[k], n, ctx, "Newton vectors");
   DT_CHECK(opts->first_increment >= 0 && opts->first_increment < N, ctx, DT_ERR_INPUT,
            "plastic solve: resuming after increment %d of %d", opts->first_increment, N);
+  DT_TRY(dt_ho_plastic_ops_open(pl, pb, opts, &w.run, ctx));
   w.ev.n_increments = N;
   rep->increments = opts->first_increment;
   for (int inc = opts->first_increment + 1; inc <= N; inc++) {
     rc = increment(pl, pb, opts, inc, (double)inc / N, 1.0 / N, u, &w, rep, ctx);
     if (rc != DT_OK) {
-      dt_ho_plastic_rollback(pl);
+      (void)w.run.ops->rollback(w.run.s, ctx); /* rc keeps the first error */
       goto cleanup;
     }
     for (int i = 0; i < n; i++) u[i] += w.du[i];
-    dt_ho_plastic_commit(pl);
+    DT_TRY(w.run.ops->commit(w.run.s, ctx));
     rep->increments = inc;
+    if (opts->sync_state) DT_TRY(w.run.ops->sync(w.run.s, 1, ctx)); /* for a checkpoint */
     /* committed: a stop asked for here keeps this increment */
     w.ev.u = u;
     rc = report(opts, &w, DT_HO_INCREMENT_DONE, ctx);
@@ -181,6 +176,11 @@ dt_status dt_ho_plastic_solve(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
     if (rc != DT_OK) goto cleanup;
   }
 cleanup:
+  if (w.run.ops) { /* the whole state into pl, for output and tests */
+    dt_status sync = w.run.ops->sync(w.run.s, 2, ctx); /* ctx keeps the first error */
+    if (rc == DT_OK) rc = sync;
+  }
+  dt_ho_plastic_ops_close(&w.run);
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) dt_free(*vec[k]);
   return rc;
 }

@@ -109,4 +109,19 @@ void dt_ho_pmg_view(const dt_ho_pmg *pmg, FILE *f);
 void dt_ho_pmg_prolong(const dt_ho_pmg *pmg, int l, const double *xc, double *y);
 void dt_ho_pmg_restrict(const dt_ho_pmg *pmg, int l, const double *y, double *xc);
 
+/* The same transfers as explicit matrices over nodes (ho_pmg_matrices.c), for a device V-cycle
+ * that gathers: (P x_c)[3 g + c] = sum_k w[k] x_c[3 col[k] + c] over row g's entries k (rows:
+ * level l's nodes, columns: level l + 1's), and R = P^T with the same entries by rows of coarse
+ * nodes, each row's fine nodes ascending. Exact zeros are left out. */
+typedef struct dt_ho_pmg_node_csr {
+  int n_rows;
+  int *ptr, *col; /* n_rows + 1; ptr[n_rows] */
+  double *w;
+} dt_ho_pmg_node_csr;
+/* P and R of level l (0 <= l < n_levels - 1), owned by the caller: release with
+ * dt_ho_pmg_node_csr_free. Errors: DT_ERR_INPUT (l out of range), DT_ERR_NOMEM. */
+dt_status dt_ho_pmg_transfer_matrices(const dt_ho_pmg *pmg, int l, dt_ho_pmg_node_csr *P,
+                                      dt_ho_pmg_node_csr *R, dt_ctx *ctx);
+void dt_ho_pmg_node_csr_free(dt_ho_pmg_node_csr *A);
+
 #endif

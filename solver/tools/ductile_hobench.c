@@ -8,7 +8,11 @@
  * the same numbers go to a JSON file for bench/results. With --msh FILE the mesh of each order
  * is FILE's hexahedra (Gmsh, any order 1..8) resampled to that order (highorder/ho_mesh_gmsh.h);
  * the --pc solves then clamp the nodes of the physical group --fix NAME, or by default those at
- * the smallest x. */
+ * the smallest x. With --plastic each order also times J2 plasticity at the Gauss points
+ * (highorder/ho_plastic.h; cuda/cuda_ho_plastic.cu on the GPU): the residual (material update,
+ * trial state and tangent stored) and the tangent product at a displacement that yields part of
+ * the box, with their bytes (dt_ho_plastic_cost) against the same copy-bandwidth floor, and the
+ * GPU's agreement with the host's residual. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include "highorder/ho_mesh.h"
 #include "highorder/ho_mesh_gmsh.h"
 #include "highorder/ho_pcg.h"
+#include "highorder/ho_plastic.h"
 #include "highorder/ho_pmg.h"
 #include "tool_args.h"
 #ifdef DUCTILE_HAVE_CUDA
@@ -47,7 +52,7 @@ static void curve(const double x[3], double y[3], void *user) {
 
 static int usage(void) {
   fprintf(stderr, "usage: ductile-hobench [--orders 1,2,3,4] [--dofs N] [--reps N] "
-                  "[--backend cpu|cuda|both] [--pc jacobi|pmg|both] [--json FILE] "
+                  "[--backend cpu|cuda|both] [--pc jacobi|pmg|both] [--plastic] [--json FILE] "
                   "[--msh FILE [--fix GROUP]]\n");
   return 2;
 }
@@ -126,8 +131,100 @@ cleanup:
   return rc;
 }
 
+/* A displacement that strains the box [0, 2] x [0, 1]^2 to about 0.4% at x = 2: past yield in
+ * part of it. */
+static void plastic_u(const dt_ho_mesh *m, double *u) {
+  for (int a = 0; a < m->n_nodes; a++) {
+    const double *x = m->coords + 3 * a;
+    u[3 * a] = 0.001 * x[0] * x[0] + 0.0005 * x[1] * x[2];
+    u[3 * a + 1] = -0.0005 * x[0] * x[1];
+    u[3 * a + 2] = 0.0008 * x[0] * x[2];
+  }
+}
+
+/* The plastic rows of order P: residual and tangent product, host and GPU (bw: the device's
+ * copy bandwidth, NaN without a GPU). */
+static dt_status plastic_bench(const dt_ho_elastic *op, const dt_ho_mesh *m, int cpu, int gpu,
+                               int reps, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_ho_plastic pl = {0};
+  dt_material_params mat;
+  int *em = NULL;
+  size_t n = 3 * (size_t)m->n_nodes;
+  double *u = NULL, *f = NULL, *fg = NULL, rb, ab, t_res = NAN, t_app = NAN, g_res = NAN,
+         g_app = NAN, bw = NAN, diff = NAN;
+  dt_ho_plastic_report rep = {0, 0, -1, -1};
+  char desc[256] = "";
+  memset(&mat, 0, sizeof mat);
+  mat.E = 210e3, mat.nu = 0.3, mat.plastic = DT_PLASTIC_J2, mat.iso = DT_ISO_LINEAR;
+  mat.sigma_y0 = 250.0, mat.H = 2000.0;
+  DT_ALLOC(em, m->n_elems, ctx, "bench materials");
+  for (int e = 0; e < m->n_elems; e++) em[e] = 0;
+  DT_ALLOC(u, n, ctx, "bench displacement");
+  DT_ALLOC(f, n, ctx, "bench residual");
+  DT_ALLOC(fg, n, ctx, "bench residual");
+  plastic_u(m, u);
+  DT_TRY(dt_ho_plastic_setup(op, 1, &mat, em, &pl, ctx));
+  dt_ho_plastic_cost(&pl, &rb, &ab);
+  DT_TRY(dt_ho_plastic_residual(&pl, u, f, &rep, ctx)); /* the GPU's reference, the tangent */
+  if (cpu) {
+    double t0 = now();
+    int r = 0;
+    do {
+      DT_TRY(dt_ho_plastic_residual(&pl, u, fg, NULL, ctx));
+      r++;
+    } while (now() - t0 < 1.0 && r < reps);
+    t_res = (now() - t0) / r;
+    t0 = now(), r = 0;
+    do {
+      DT_TRY(dt_ho_plastic_tangent_apply(&pl, u, fg, ctx));
+      r++;
+    } while (now() - t0 < 1.0 && r < reps);
+    t_app = (now() - t0) / r;
+  }
+#ifdef DUCTILE_HAVE_CUDA
+  if (gpu) {
+    dt_cuda_ho *h = NULL;
+    dt_cuda_ho_plastic *hp = NULL;
+    double fmax_ = 0.0, dmax = 0.0;
+    rc = dt_cuda_ho_create(op, 0, &h, ctx);
+    if (rc == DT_OK) rc = dt_cuda_ho_plastic_create(&pl, h, &hp, ctx);
+    if (rc == DT_OK) rc = dt_cuda_ho_plastic_rollback(hp, ctx);
+    if (rc == DT_OK) rc = dt_cuda_ho_plastic_residual(hp, u, fg, NULL, ctx);
+    if (rc == DT_OK) rc = dt_cuda_ho_plastic_time(hp, u, reps, &g_res, &g_app, ctx);
+    if (rc == DT_OK) rc = dt_cuda_ho_copy_bandwidth(h, &bw, ctx);
+    if (hp) dt_cuda_ho_plastic_describe(hp, desc, sizeof desc);
+    dt_cuda_ho_plastic_destroy(hp);
+    dt_cuda_ho_destroy(h);
+    if (rc != DT_OK) goto cleanup;
+    for (size_t i = 0; i < n; i++)
+      fmax_ = fmax(fmax_, fabs(f[i])), dmax = fmax(dmax, fabs(fg[i] - f[i]));
+    diff = dmax / fmax_;
+  }
+#endif
+  printf("  plastic: %ld of %ld points yield; residual %.3g bytes, tangent product %.3g bytes\n",
+         rep.n_plastic, pl.n_points, rb, ab);
+  if (cpu)
+    printf("    cpu   residual %9.3f ms %7.3f GDOF/s   tangent %9.3f ms %7.3f GDOF/s\n",
+           1e3 * t_res, 1e-9 * n / t_res, 1e3 * t_app, 1e-9 * n / t_app);
+  if (gpu)
+    printf("    cuda  residual %9.3f ms %7.3f GDOF/s (floor %.3f ms: %.2fx)   tangent %9.3f ms "
+           "%7.3f GDOF/s (floor %.3f ms: %.2fx)\n    agreement with cpu %.2e  (%s)\n",
+           1e3 * g_res, 1e-9 * n / g_res, 1e3 * rb / bw, g_res / (rb / bw), 1e3 * g_app,
+           1e-9 * n / g_app, 1e3 * ab / bw, g_app / (ab / bw), diff, desc);
+  fflush(stdout);
+cleanup:
+  dt_ho_plastic_free(&pl);
+  dt_free(em);
+  dt_free(u);
+  dt_free(f);
+  dt_free(fg);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   int orders[16] = {1, 2, 3, 4, 6, 8}, n_orders = 6, reps = 20, cpu = 1, gpu = 1, pc = 0;
+  int plastic = 0;
   double target = 20e6;
   const char *json = NULL, *msh = NULL, *fix = NULL;
   FILE *jf = NULL;
@@ -148,6 +245,8 @@ int main(int argc, char **argv) {
       const char *b = argv[++i];
       pc = !strcmp(b, "jacobi") ? 1 : !strcmp(b, "pmg") ? 2 : !strcmp(b, "both") ? 3 : -1;
       if (pc < 0) return usage();
+    } else if (!strcmp(argv[i], "--plastic")) {
+      plastic = 1;
     } else if (!strcmp(argv[i], "--json") && more) {
       json = argv[++i];
     } else if (!strcmp(argv[i], "--msh") && more) {
@@ -236,6 +335,7 @@ int main(int argc, char **argv) {
              1e3 * t_gpu, 3e-9 * m.n_nodes / t_gpu, 1e-9 * flops / t_gpu, 1e3 * bytes / bw,
              bw / 1e9, t_gpu / (bytes / bw), diff, desc);
     fflush(stdout);
+    if (plastic && plastic_bench(&op, &m, cpu, gpu, reps, &ctx) != DT_OK) goto fail;
     if ((pc & 1) && solve_bench(&m, &G, fix, &op, 0, &ctx) != DT_OK) goto fail;
     if ((pc & 2) && P >= 2 && solve_bench(&m, &G, fix, &op, 1, &ctx) != DT_OK) goto fail;
     if (jf)

@@ -8,7 +8,8 @@
  *   ductile-solve MESH.msh --job LOADS.json -o OUTDIR --order P  the same on order-P hexahedra
  *
  * A Gmsh mesh of hexahedra of order 2 or more (or any order with --order P) runs the order-P
- * path (highorder/ho_job.h: one static step, J2 or elastic, p-multigrid, summary.json); every
+ * path (highorder/ho_job.h: one static step, J2 or elastic, p-multigrid, summary.json; on the
+ * GPU when the backend is cuda, or auto with a GPU); every
  * other input runs the analysis of solver/analysis.
  * The importer is chosen by the file's extension (solver/io/import.h).
  * Prints setup lines, one line per Newton iteration and per increment, and a final verdict.
@@ -51,7 +52,9 @@ static void usage(FILE *f) {
       "       ductile-solve MESH.msh --job LOADS.json -o OUTDIR [--order P] [options]\n"
       "  --order P          a Gmsh mesh of hexahedra solved as order-P elements (1..8, the\n"
       "                     geometry resampled); meshes of hexahedra of order 2 or more take\n"
-      "                     this path at their own order without it (docs/highorder.md)\n"
+      "                     this path at their own order without it (docs/highorder.md);\n"
+      "                     it runs on the GPU --device names with --backend cuda, or auto\n"
+      "                     where a GPU is available\n"
       "  --device N         the GPU ordinal to run on (default 0)\n"
       "  --gpus LIST        split the run over several devices, e.g. 0,1,2,3: one METIS part\n"
       "                     of the mesh per listed ordinal (at most %d, each once), block\n"
@@ -240,12 +243,21 @@ static int run_order_p(const cli *c, int *exit_code) {
   dt_ho_job_options o = {.order = c->order, .outdir = c->outdir, .log = c->quiet ? NULL : stdout};
   dt_ho_job_result res;
   dt_status rc;
+  const dt_backend_ops *ops = NULL;
+  char note[640];
   int order = 0;
   size_t len = strlen(c->job);
   if (!c->loads || len < 4 || strcmp(c->job + len - 4, ".msh") != 0) return 0;
   if (!c->order && (dt_ho_gmsh_file_order(c->job, &order, &ctx) != DT_OK || order < 2))
     return 0; /* a linear mesh, or one the importer will explain */
-  rc = dt_ho_job_run(c->job, c->loads, &o, &res, &ctx);
+  /* the backend picks where the order-P solver runs: the host, or the GPU --device names */
+  rc = dt_backend_find(c->backend, &ops, note, sizeof note, &ctx);
+  if (rc == DT_OK) {
+    o.gpu = strcmp(ops->name, "cuda") == 0;
+    o.gpu_device = c->device;
+    if (!c->quiet) printf("%s%s\n", note, o.gpu ? "" : " (the order-P solver on the host)");
+    rc = dt_ho_job_run(c->job, c->loads, &o, &res, &ctx);
+  }
   if (rc == DT_OK) {
     printf("completed: order %d, %d increments, %d Newton iterations, %d PCG iterations, max |u| "
            "%.6g, max PEEQ %.6g; results in %s\n",

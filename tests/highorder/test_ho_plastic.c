@@ -253,8 +253,21 @@ static void check_hex8(void) {
     }
   free(side);
   dt_ho_newton_problem pb = {fixed, up, NULL};
-  dt_ho_newton_opts no = {HEX8_INCREMENTS,         30,   1e-10, 1e-3, 1e-12, 20000,
-                          verbose ? stdout : NULL, NULL, NULL,  NULL, 0};
+  dt_ho_newton_opts no = {HEX8_INCREMENTS,
+                          30,
+                          1e-10,
+                          1e-3,
+                          1e-12,
+                          20000,
+                          verbose ? stdout : NULL,
+                          NULL,
+                          NULL,
+                          NULL,
+                          0,
+                          0,
+                          0,
+                          NULL,
+                          0};
   dt_ho_newton_report rep;
   CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   double du = 0.0, umax = 0.0;
@@ -315,7 +328,8 @@ static void check_patch(void) {
     }
     dt_ho_newton_problem pb = {fixed, up, NULL};
     dt_ho_newton_opts no = {2,    30,   1e-12, 1e-3, 1e-14, 20000, verbose ? stdout : NULL,
-                            NULL, NULL, NULL,  0};
+                            NULL, NULL, NULL,  0,    0,     0,     NULL,
+                            0};
     dt_ho_newton_report rep;
     CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "P %d: %s", P, ctx.msg);
     double ds = 0.0, dp = 0.0;
@@ -381,7 +395,8 @@ static void check_cantilever(void) {
           "%s", ctx.msg);
     dt_ho_newton_problem pb = {fixed, NULL, f};
     dt_ho_newton_opts no = {4,    30,   1e-10, 1e-3, 1e-13, 20000, verbose ? stdout : NULL,
-                            NULL, NULL, NULL,  0};
+                            NULL, NULL, NULL,  0,    0,     0,     NULL,
+                            0};
     dt_ho_newton_report rep;
     CHECK(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "P %d: %s", P, ctx.msg);
     /* tip displacement: the load-weighted mean of u_y over the end face, f . u / sum f_y */
@@ -482,7 +497,8 @@ static void check_bad_input(void) {
     f[3 * a] = bnd ? 0.01 * x[0] : 0.0;
   }
   dt_ho_newton_problem pb = {fixed, f, NULL};
-  dt_ho_newton_opts no = {1, 1, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL, NULL, NULL, 0};
+  dt_ho_newton_opts no = {1,    1,    1e-10, 1e-3, 1e-12, 20000, NULL, NULL,
+                          NULL, NULL, 0,     0,    0,     NULL,  0};
   dt_ho_newton_report nr;
   EXPECT(dt_ho_plastic_solve(&pl, &pb, &no, u, &nr, &ctx) == DT_ERR_NOT_CONVERGED,
          "one Newton iteration converged");

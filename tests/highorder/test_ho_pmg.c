@@ -2,7 +2,8 @@
  * section per ctest entry; each names its reference and tolerance:
  *  - transfer: on a distorted, curved mesh in mixed element orientations, P = 2..6 with
  *    halving, for every level pair: (R y) . x == y . (P x) for random x, y to 1e-13 relative
- *    (R = P^T); a trilinear field sampled at the coarse nodes is reproduced by P at every fine
+ *    (R = P^T); the explicit node matrices (dt_ho_pmg_transfer_matrices) give P x and R y to
+ *    1e-13 relative; a trilinear field sampled at the coarse nodes is reproduced by P at every fine
  *    node to 1e-13 relative on the undistorted cube (affine elements: the field is trilinear
  *    in reference coordinates too), a linear field on the distorted one (a trilinear field
  *    composed with a non-affine map is not in Q_p); the coarse constraints of a clamped face
@@ -27,6 +28,7 @@
 #include "highorder/ho_plastic.h"
 #include "highorder/ho_pmg.h"
 #include "../test_expect.h"
+#include "ho_test_cantilever.h"
 #include "ho_test_mesh.h"
 
 static double seconds(void) {
@@ -74,17 +76,6 @@ static void mixed_mesh(int P, int kind, dt_ho_mesh *m) {
   dt_free(hex8);
 }
 
-static void lame(const dt_ho_mesh *m, double E, double nu, double **lam, double **mu) {
-  *lam = malloc(sizeof(double) * m->n_elems);
-  *mu = malloc(sizeof(double) * m->n_elems);
-  for (int e = 0; e < m->n_elems; e++) dt_ho_lame(E, nu, *lam + e, *mu + e);
-}
-
-static int at_x0(const double x[3], void *user) {
-  (void)user;
-  return fabs(x[0]) < 1e-12;
-}
-
 /* A trilinear field (nonlinear = 1) or its linear part: on elements that are trilinear maps
  * of the reference cube, the linear part lies in every order's space; on the undistorted box
  * (axis-aligned, affine elements) the whole trilinear field does. */
@@ -105,12 +96,12 @@ static void check_transfer(void) {
       dt_ctx ctx = {0};
       double *lam, *mu;
       mixed_mesh(P, kind, &m);
-      lame(&m, 1000.0, 0.3, &lam, &mu);
+      ho_test_lame(&m, 1000.0, 0.3, &lam, &mu);
       EXPECT(dt_ho_elastic_setup(&m, 0, lam, mu, &el, &ctx) == DT_OK, "%s", ctx.msg);
       int n = 3 * m.n_nodes;
       unsigned char *node_fixed = calloc(m.n_nodes, 1), *fixed = calloc(n, 1);
       double *diag = malloc(sizeof(double) * n);
-      dt_ho_mesh_mark_where(&m, at_x0, NULL, node_fixed);
+      dt_ho_mesh_mark_where(&m, ho_test_at_x0, NULL, node_fixed);
       for (int i = 0; i < n; i++) fixed[i] = node_fixed[i / 3];
       EXPECT(dt_ho_elastic_diagonal(&el, diag, &ctx) == DT_OK, "%s", ctx.msg);
       dt_ho_pmg_opts_default(&o);
@@ -132,6 +123,29 @@ static void check_transfer(void) {
         double scale = norm(C->n, Rx) * norm(C->n, x) + norm(F->n, y) * norm(F->n, Py);
         EXPECT(fabs(a - b) <= 1e-13 * scale, "P %d level %d: (Ry).x %.17g vs y.(Px) %.17g", P, l, a,
                b);
+        /* the explicit node matrices of the device V-cycle give the same P x and R y */
+        {
+          dt_ho_pmg_node_csr Pm, Rm;
+          double ep = 0.0, er = 0.0, mp = 0.0, mr = 0.0;
+          EXPECT(dt_ho_pmg_transfer_matrices(&pmg, l, &Pm, &Rm, &ctx) == DT_OK, "%s", ctx.msg);
+          for (int g = 0; g < Pm.n_rows; g++)
+            for (int c = 0; c < 3; c++) {
+              double v = 0.0;
+              for (int k = Pm.ptr[g]; k < Pm.ptr[g + 1]; k++) v += Pm.w[k] * x[3 * Pm.col[k] + c];
+              ep = fmax(ep, fabs(v - Py[3 * g + c])), mp = fmax(mp, fabs(Py[3 * g + c]));
+            }
+          for (int g = 0; g < Rm.n_rows; g++)
+            for (int c = 0; c < 3; c++) {
+              double v = 0.0;
+              for (int k = Rm.ptr[g]; k < Rm.ptr[g + 1]; k++) v += Rm.w[k] * y[3 * Rm.col[k] + c];
+              er = fmax(er, fabs(v - Rx[3 * g + c])), mr = fmax(mr, fabs(Rx[3 * g + c]));
+            }
+          EXPECT(ep <= 1e-13 * mp && er <= 1e-13 * mr,
+                 "P %d level %d: node matrices off by %.3e (P) and %.3e (R), relative", P, l,
+                 ep / mp, er / mr);
+          dt_ho_pmg_node_csr_free(&Pm);
+          dt_ho_pmg_node_csr_free(&Rm);
+        }
         /* a trilinear (box) or linear (distorted) field at the coarse nodes is reproduced at
          * every fine node; the curved mesh's levels place nodes on different maps */
         if (kind < 2) {
@@ -168,23 +182,6 @@ static void check_transfer(void) {
     }
 }
 
-/* The cantilever 10 x 1 x 1 arched: y and z lifted along x, with a twist through the section. */
-static void arch(const double x[3], double y[3], void *user) {
-  (void)user;
-  double s = sin(M_PI * x[0] / 10);
-  y[0] = x[0] - 0.05 * s * (x[1] - 0.5);
-  y[1] = x[1] + 0.8 * s + 0.05 * s * (x[2] - 0.5);
-  y[2] = x[2] + 0.3 * s * s;
-}
-
-static void end_load(const double x[3], const double n[3], double t[3], void *user) {
-  (void)x, (void)n;
-  double scale = user ? *(const double *)user : 1.0;
-  t[0] = 0.1 * scale;
-  t[1] = -1.0 * scale;
-  t[2] = 0.3 * scale;
-}
-
 typedef struct solve_out {
   int its;
   double seconds, setup;
@@ -193,30 +190,11 @@ typedef struct solve_out {
 /* Solves the cantilever on nx x ny x nz at order P with p-MG (pc = 1) or Jacobi (pc = 0). */
 static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, int *n_out,
                        solve_out *so) {
-  const double lo[3] = {0, 0, 0}, hi[3] = {10, 1, 1};
-  dt_ho_mesh m;
-  dt_ho_elastic el;
+  ho_test_cantilever c;
   dt_ctx ctx = {0};
-  double *lam, *mu;
-  EXPECT(dt_ho_mesh_box(P, nx, ny, nz, lo, hi, arch, NULL, &m, &ctx) == DT_OK, "%s", ctx.msg);
-  lame(&m, 1000.0, 0.3, &lam, &mu);
-  EXPECT(dt_ho_elastic_setup(&m, 0, lam, mu, &el, &ctx) == DT_OK, "%s", ctx.msg);
-  int n = 3 * m.n_nodes, *elem = malloc(sizeof(int) * ny * nz),
-      *face = malloc(sizeof(int) * ny * nz);
-  unsigned char *node_fixed = calloc(m.n_nodes, 1), *fixed = calloc(n, 1);
-  double *u = calloc(n, sizeof(double)), *b = calloc(n, sizeof(double)),
-         *diag = malloc(sizeof(double) * n);
-  /* the unmapped box has the same numbering: clamp the nodes with x = 0 there */
-  dt_ho_mesh flat;
-  EXPECT(dt_ho_mesh_box(P, nx, ny, nz, lo, hi, NULL, NULL, &flat, &ctx) == DT_OK, "%s", ctx.msg);
-  dt_ho_mesh_mark_where(&flat, at_x0, NULL, node_fixed);
-  dt_ho_mesh_free(&flat);
-  for (int i = 0; i < n; i++) fixed[i] = node_fixed[i / 3];
-  for (int k = 0; k < ny * nz; k++) elem[k] = nx - 1 + nx * k, face[k] = 3;
-  EXPECT(dt_ho_elastic_traction_load(&el, &m, ny * nz, elem, face, end_load, NULL, b, &ctx) ==
-             DT_OK,
-         "%s", ctx.msg);
-  EXPECT(dt_ho_elastic_diagonal(&el, diag, &ctx) == DT_OK, "%s", ctx.msg);
+  ho_test_cantilever_build(P, nx, ny, nz, &c);
+  int n = c.n;
+  double *u = calloc(n, sizeof(double));
   dt_ho_pcg_opts po = {1e-10, 50000};
   dt_ho_pcg_result res = {0};
   double t0 = seconds();
@@ -224,18 +202,18 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
     dt_ho_pmg pmg;
     dt_ho_pmg_opts o;
     dt_ho_pmg_opts_default(&o);
-    EXPECT(dt_ho_pmg_setup(&m, &el, dt_ho_elastic_apply_fn, &el, diag, fixed, &o, &pmg, &ctx) ==
-               DT_OK,
+    EXPECT(dt_ho_pmg_setup(&c.m, &c.el, dt_ho_elastic_apply_fn, &c.el, c.diag, c.fixed, &o, &pmg,
+                           &ctx) == DT_OK,
            "%s", ctx.msg);
     so->setup = seconds() - t0;
-    EXPECT(dt_ho_pcg_solve_pc(n, dt_ho_elastic_apply_fn, &el, dt_ho_pmg_apply, &pmg, fixed, b, u,
-                              &po, &res, &ctx) == DT_OK,
+    EXPECT(dt_ho_pcg_solve_pc(n, dt_ho_elastic_apply_fn, &c.el, dt_ho_pmg_apply, &pmg, c.fixed, c.b,
+                              u, &po, &res, &ctx) == DT_OK,
            "P %d %dx%dx%d p-MG: %s", P, nx, ny, nz, ctx.msg);
     dt_ho_pmg_free(&pmg);
   } else {
     so->setup = 0.0;
-    EXPECT(dt_ho_pcg_solve(n, dt_ho_elastic_apply_fn, &el, diag, fixed, b, u, &po, &res, &ctx) ==
-               DT_OK,
+    EXPECT(dt_ho_pcg_solve(n, dt_ho_elastic_apply_fn, &c.el, c.diag, c.fixed, c.b, u, &po, &res,
+                           &ctx) == DT_OK,
            "P %d %dx%dx%d Jacobi: %s", P, nx, ny, nz, ctx.msg);
   }
   so->seconds = seconds() - t0;
@@ -245,9 +223,7 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
   fflush(stdout);
   *u_out = u;
   *n_out = n;
-  free(elem), free(face), free(node_fixed), free(fixed), free(b), free(diag), free(lam), free(mu);
-  dt_ho_elastic_free(&el);
-  dt_ho_mesh_free(&m);
+  ho_test_cantilever_free(&c);
 }
 
 /* Section cantilever_p<P>: Jacobi vs p-MG at 8 x 2 x 2, p-MG at 16 x 4 x 4. Returns p-MG's
@@ -305,7 +281,7 @@ static void check_plastic(void) {
   mat.sigma_y0 = 250.0;
   mat.H = 6600.0;
   EXPECT(dt_ho_mesh_box(P, nx, ny, nz, lo, hi, NULL, NULL, &m, &ctx) == DT_OK, "%s", ctx.msg);
-  lame(&m, mat.E, mat.nu, &lam, &mu);
+  ho_test_lame(&m, mat.E, mat.nu, &lam, &mu);
   int *em = calloc(m.n_elems, sizeof(int));
   EXPECT(dt_ho_elastic_setup(&m, 0, lam, mu, &el, &ctx) == DT_OK, "%s", ctx.msg);
   EXPECT(dt_ho_plastic_setup(&el, 1, &mat, em, &pl, &ctx) == DT_OK, "%s", ctx.msg);
@@ -315,15 +291,20 @@ static void check_plastic(void) {
          *fint = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n),
          *diag = malloc(sizeof(double) * n), *cj = calloc(n, sizeof(double)),
          *cm = calloc(n, sizeof(double));
-  dt_ho_mesh_mark_where(&m, at_x0, NULL, node_fixed);
+  dt_ho_mesh_mark_where(&m, ho_test_at_x0, NULL, node_fixed);
   for (int i = 0; i < n; i++) fixed[i] = node_fixed[i / 3];
   for (int k = 0; k < ny * nz; k++) elem[k] = nx - 1 + nx * k, face[k] = 3;
   /* the end load of test_ho_plastic's cantilever (86% of the limit load) */
-  EXPECT(dt_ho_elastic_traction_load(&el, &m, ny * nz, elem, face, end_load, &load, f, &ctx) ==
-             DT_OK,
+  EXPECT(dt_ho_elastic_traction_load(&el, &m, ny * nz, elem, face, ho_test_end_load, &load, f,
+                                     &ctx) == DT_OK,
          "%s", ctx.msg);
   dt_ho_newton_problem pb = {fixed, NULL, f};
-  dt_ho_newton_opts no = {2, 30, 1e-10, 1e-3, 1e-12, 20000, NULL, NULL, NULL, NULL, 0};
+  dt_ho_newton_opts no = {.n_increments = 2,
+                          .max_iter = 30,
+                          .rtol = 1e-10,
+                          .dtol = 1e-3,
+                          .pcg_rtol = 1e-12,
+                          .pcg_max_it = 20000};
   dt_ho_newton_report rep;
   EXPECT(dt_ho_plastic_solve(&pl, &pb, &no, u, &rep, &ctx) == DT_OK, "%s", ctx.msg);
   /* a further load step: the first Newton correction from the converged state */
