@@ -223,10 +223,10 @@ static dt_status coarse_solve(dt_cuda *c, const double *b, double *x, dt_ctx *ct
   dt_cuda_amg *a = c->amg;
   double *t = a->lev[a->n_levels - 1].t;
   const double one = 1.0, zero = 0.0;
-  AMG_CUBLAS_CHECK(
+  DT_CUBLAS_CHECK(
       cublasDgemv(a->blas, CUBLAS_OP_N, a->nc, a->nc, &one, a->coarse_X, a->nc, b, 1, &zero, t, 1),
       ctx);
-  AMG_CUBLAS_CHECK(
+  DT_CUBLAS_CHECK(
       cublasDgemv(a->blas, CUBLAS_OP_T, a->nc, a->nc, &one, a->coarse_X, a->nc, t, 1, &zero, x, 1),
       ctx);
 cleanup:
@@ -282,7 +282,7 @@ dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   DT_TRY(dt_cuda_h2d(c, a->coarse_F, a->h->coarse_L, sizeof(double) * (size_t)nn, ctx));
   k_amg_identity<<<amg_blocks_of(nn), DT_CUDA_BLOCK, 0, c->stream>>>(a->nc, a->coarse_X);
   DT_CUDA_LAUNCH_CHECK("k_amg_identity", c->stream, ctx);
-  AMG_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+  DT_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                CUBLAS_DIAG_NON_UNIT, a->nc, a->nc, &one, a->coarse_F, a->nc,
                                a->coarse_X, a->nc),
                    ctx);
@@ -443,9 +443,9 @@ static dt_status create_state(dt_cuda *c, dt_ctx *ctx) {
            "out of memory allocating the AMG preconditioner's coordinates (%d nodes)", a->n_nodes);
   DT_TRY(dt_cuda_d2h(c, a->xyz, c->problem.x, sizeof(double) * 3 * (size_t)a->n_nodes, ctx));
   DT_TRY(dt_cuda_alloc(c, &a->blas_work, AMG_BLAS_WORKSPACE, "cuBLAS workspace (AMG)", ctx));
-  AMG_CUBLAS_CHECK(cublasCreate(&a->blas), ctx);
-  AMG_CUBLAS_CHECK(cublasSetStream(a->blas, c->stream), ctx);
-  AMG_CUBLAS_CHECK(cublasSetWorkspace(a->blas, a->blas_work, AMG_BLAS_WORKSPACE), ctx);
+  DT_CUBLAS_CHECK(cublasCreate(&a->blas), ctx);
+  DT_CUBLAS_CHECK(cublasSetStream(a->blas, c->stream), ctx);
+  DT_CUBLAS_CHECK(cublasSetWorkspace(a->blas, a->blas_work, AMG_BLAS_WORKSPACE), ctx);
   /* The BSR SpMV of level 0 writes the AMG's vectors: its buffer for them (the backend's one
    * serves when large enough, as it is for ALG1). */
   DT_CUSPARSE_CHECK(cusparseCreateDnVec(&v1, a->n, c->state.vec[DT_VEC_PCG_Z], CUDA_R_64F), ctx);

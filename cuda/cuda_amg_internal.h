@@ -3,23 +3,12 @@
 #ifndef DT_CUDA_AMG_INTERNAL_H
 #define DT_CUDA_AMG_INTERNAL_H
 
-#include <cublas_v2.h>
-
+#include "cuda_cublas_check.h"
 #include "cuda_internal.h"
 
 extern "C" {
 #include "../solver/amg/amg.h"
 }
-
-#define AMG_CUBLAS_CHECK(call, ctx)                                                                \
-  do {                                                                                             \
-    cublasStatus_t st_ = (call);                                                                   \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                            \
-      rc = DT_ERROR((ctx), st_ == CUBLAS_STATUS_ALLOC_FAILED ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,  \
-                    "%s failed: cuBLAS status %d", #call, (int)st_);                               \
-      goto cleanup;                                                                                \
-    }                                                                                              \
-  } while (0)
 
 /* DT_ALLOC for C++ (the pointer's type named). */
 #define AMG_HOST_ALLOC(ptr, count, ctx, what)                                                      \

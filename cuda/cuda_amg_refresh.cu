@@ -219,7 +219,7 @@ cleanup:
 static dt_status dot(dt_cuda_amg *a, int n, const double *x, const double *y, double *out,
                      dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  AMG_CUBLAS_CHECK(cublasDdot(a->blas, n, x, 1, y, 1, out), ctx);
+  DT_CUBLAS_CHECK(cublasDdot(a->blas, n, x, 1, y, 1, out), ctx);
 cleanup:
   return rc;
 }

@@ -14,17 +14,8 @@
  * product with A, 12 nnz(P) each for P and R, plus the vector kernels; the order-1 level has
  * about 81 nonzeros per row (27 neighbour nodes x 3), so its products cost about 1 kB per row,
  * n_1 / n_fine = 1/8 of a P = 2 fine level's DOFs. */
+#include "cuda_cublas_check.h"
 #include "cuda_ho_pmg_internal.h"
-
-#define PMG_CUBLAS_CHECK(call, ctx)                                                                \
-  do {                                                                                             \
-    cublasStatus_t st_ = (call);                                                                   \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                            \
-      rc = DT_ERROR((ctx), st_ == CUBLAS_STATUS_ALLOC_FAILED ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,  \
-                    "%s failed: cuBLAS status %d", #call, (int)st_);                               \
-      goto cleanup;                                                                                \
-    }                                                                                              \
-  } while (0)
 
 /* y = A x (beta = 0) or y + A x (beta = 1), G lanes per row: lane k sums entries k, k + G, ...
  * of its row, then the lanes add up by shuffles (every thread of the warp takes part). */
@@ -104,9 +95,9 @@ static dt_status coarse_solve(dt_cuda_ho_pmg *pc, const double *b, double *x, dt
   double *t = pc->alev[pc->amg_levels - 1].t;
   const double one = 1.0, zero = 0.0;
   int n = pc->nc;
-  PMG_CUBLAS_CHECK(
+  DT_CUBLAS_CHECK(
       cublasDgemv(pc->blas, CUBLAS_OP_N, n, n, &one, pc->coarse_X, n, b, 1, &zero, t, 1), ctx);
-  PMG_CUBLAS_CHECK(
+  DT_CUBLAS_CHECK(
       cublasDgemv(pc->blas, CUBLAS_OP_T, n, n, &one, pc->coarse_X, n, t, 1, &zero, x, 1), ctx);
 cleanup:
   return rc;
@@ -160,10 +151,10 @@ static dt_status upload_coarse(dt_cuda_ho_pmg *pc, const dt_amg *h, dt_ctx *ctx)
                            "p-multigrid AMG coarsest factor", ctx));
   k_pmg_identity<<<pmg_grid(nn), PMG_BLOCK, 0, pc->s>>>(pc->nc, pc->coarse_X);
   DT_CUDA_LAUNCH_CHECK("k_pmg_identity", pc->s, ctx);
-  PMG_CUBLAS_CHECK(cublasDtrsm(pc->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_NON_UNIT, pc->nc, pc->nc, &one, F, pc->nc, pc->coarse_X,
-                               pc->nc),
-                   ctx);
+  DT_CUBLAS_CHECK(cublasDtrsm(pc->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              CUBLAS_DIAG_NON_UNIT, pc->nc, pc->nc, &one, F, pc->nc, pc->coarse_X,
+                              pc->nc),
+                  ctx);
   DT_CUDA_CHECK(cudaStreamSynchronize(pc->s), ctx);
 cleanup:
   if (F) {
@@ -181,8 +172,8 @@ dt_status dt_cuda_pmg_amg_upload(dt_cuda_ho_pmg *pc, const dt_amg *h, dt_ctx *ct
   pc->amg_degree = h->opt.degree;
   pc->amg_eig_ratio = h->opt.eig_ratio;
   pc->nc = h->lev[h->n_levels - 1].n;
-  PMG_CUBLAS_CHECK(cublasCreate(&pc->blas), ctx);
-  PMG_CUBLAS_CHECK(cublasSetStream(pc->blas, pc->s), ctx);
+  DT_CUBLAS_CHECK(cublasCreate(&pc->blas), ctx);
+  DT_CUBLAS_CHECK(cublasSetStream(pc->blas, pc->s), ctx);
   for (int l = 0; l < h->n_levels; l++) {
     const dt_amg_level *H = &h->lev[l];
     pmg_amg_level *L = &pc->alev[l];

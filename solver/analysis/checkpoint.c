@@ -6,10 +6,10 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend/backend.h"
 #include "io/output.h"
+#include "io/output_internal.h"
 
 #define CK_MAGIC "DUCTCKP1"
 
@@ -107,13 +107,8 @@ dt_status dt_checkpoint_write(const char *path, const dt_checkpoint *ck,
                write_all(f, ck->qp, sizeof(double), (size_t)DT_QP_STATE_DOUBLES * ck->n_qp),
            ctx, DT_ERR_IO, "cannot write checkpoint '%s': %s", tmp, strerror(errno));
   if (save_output) DT_TRY(save_output(arg, f, ctx));
-  DT_CHECK(fflush(f) == 0 && fsync(fileno(f)) == 0, ctx, DT_ERR_IO,
-           "cannot flush checkpoint '%s': %s", tmp, strerror(errno));
-  DT_CHECK(fclose(f) == 0, ctx, DT_ERR_IO, "cannot close checkpoint '%s': %s", tmp,
-           strerror(errno));
+  rc = dt_output_commit_durable(f, tmp, path, ctx); /* closes f */
   f = NULL;
-  DT_CHECK(rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot rename checkpoint to '%s': %s", path,
-           strerror(errno));
 cleanup:
   if (f) {
     fclose(f);

@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "io/output_internal.h"
 
 #define CK_MAGIC "DUCTHOC1"
 #define CK_VERSION 1u
@@ -104,14 +105,8 @@ dt_status dt_ho_checkpoint_write(const char *path, const dt_ho_checkpoint *ck, c
   DT_CHECK(f != NULL, ctx, DT_ERR_IO, "cannot create checkpoint '%s': %s", tmp, strerror(errno));
   DT_CHECK(write_body(f, ck, u, pl), ctx, DT_ERR_IO, "cannot write checkpoint '%s': %s", tmp,
            strerror(errno));
-  /* on the disk before the rename makes it the checkpoint */
-  DT_CHECK(fflush(f) == 0 && fsync(fileno(f)) == 0, ctx, DT_ERR_IO,
-           "cannot flush checkpoint '%s': %s", tmp, strerror(errno));
-  DT_CHECK(fclose(f) == 0, ctx, DT_ERR_IO, "cannot close checkpoint '%s': %s", tmp,
-           strerror(errno));
+  rc = dt_output_commit_durable(f, tmp, path, ctx); /* closes f */
   f = NULL;
-  DT_CHECK(rename(tmp, path) == 0, ctx, DT_ERR_IO, "cannot rename checkpoint to '%s': %s", path,
-           strerror(errno));
 cleanup:
   if (f) fclose(f);
   if (rc != DT_OK) remove(tmp);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 dt_status dt_output_path(const char *dir, const char *name, char **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -60,6 +61,20 @@ dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path, dt_c
            path, strerror(errno));
 cleanup:
   if (rc != DT_OK) remove(tmp_path);
+  return rc;
+}
+
+dt_status dt_output_commit_durable(FILE *f, const char *tmp_path, const char *path, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int flushed = fflush(f) == 0 && fsync(fileno(f)) == 0;
+  DT_CHECK(flushed, ctx, DT_ERR_IO, "cannot flush '%s' to the disk: %s", tmp_path, strerror(errno));
+  rc = dt_output_commit(f, tmp_path, path, ctx);
+  f = NULL; /* closed by the commit */
+cleanup:
+  if (f) {
+    fclose(f);
+    remove(tmp_path);
+  }
   return rc;
 }
 

@@ -139,6 +139,10 @@ DT_INTERN dt_status dt_output_mkdirs(const char *dir, dt_ctx *ctx);
 /* Close f (opened on tmp_path) and rename tmp_path to path, so readers never see a partial
  * file; any earlier write error on f also fails. Removes tmp_path on failure. */
 DT_INTERN dt_status dt_output_commit(FILE *f, const char *tmp_path, const char *path, dt_ctx *ctx);
+/* The same after f's data reached the disk (fflush, fsync): a checkpoint, which a crash right
+ * after the rename must find whole. */
+DT_INTERN dt_status dt_output_commit_durable(FILE *f, const char *tmp_path, const char *path,
+                                             dt_ctx *ctx);
 
 /* Write a whole file through write(fp, arg) into "<path>.tmp", then rename it over path
  * (dt_output_commit): readers never see a partial file. */
