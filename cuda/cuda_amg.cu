@@ -283,9 +283,9 @@ dt_status dt_cuda_amg_upload_coarse(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   k_amg_identity<<<amg_blocks_of(nn), DT_CUDA_BLOCK, 0, c->stream>>>(a->nc, a->coarse_X);
   DT_CUDA_LAUNCH_CHECK("k_amg_identity", c->stream, ctx);
   DT_CUBLAS_CHECK(cublasDtrsm(a->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_NON_UNIT, a->nc, a->nc, &one, a->coarse_F, a->nc,
-                               a->coarse_X, a->nc),
-                   ctx);
+                              CUBLAS_DIAG_NON_UNIT, a->nc, a->nc, &one, a->coarse_F, a->nc,
+                              a->coarse_X, a->nc),
+                  ctx);
 cleanup:
   return rc;
 }
