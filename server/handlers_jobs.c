@@ -219,9 +219,12 @@ void dt_h_job_create(dt_req *r) {
   DT_TRY(dt_storage_or_reply(r, &ctx));
   /* Admission by memory: refuse now what no device could hold, rather than fail later. */
   sized = 0;
-  if (ho->order)
+  if (ho->order) {
     DT_TRY(dt_devices_admit_host(r->srv, ho->info.est_bytes, "order-P solver", &fit, &ctx));
-  else
+    if (strcmp(r->srv->backend_name, "cuda") == 0) /* and the GPU's that would run it */
+      DT_TRY(dt_devices_admit_bytes(r->srv, ho->info.est_bytes, "order-P solver on the GPU", -1,
+                                    &fit, &ctx));
+  } else
     DT_TRY(dt_devices_admit(r->srv, m, -1, &fit, &ctx));
   dt_model_destroy(&m); /* the worker builds it again: not held while the job waits */
   if (fit.no_estimate[0])

@@ -1,5 +1,6 @@
 /* Order-P jobs (jobspec.h): a job on a stored mesh of order-P hexahedra runs dt_ho_job_run, the
- * same run as `ductile-solve MESH.msh --job JOB.json`, on the host. Its progress callback emits
+ * same run as `ductile-solve MESH.msh --job JOB.json`: on a daemon of the cuda backend on the
+ * worker's (first) GPU, else on the host. Its progress callback emits
  * the events of the hex8 path (info, step.started, increment.started, newton.iteration,
  * increment.converged, step.completed), so the dashboard and SSE clients follow it unchanged,
  * and stops the run at its next Newton iteration on a cancel (the job ends cancelled) or a
@@ -18,7 +19,9 @@
  * the job from the beginning.
  *
  * Admission: dt_ho_job_estimate_bytes of the mesh against the host's memory (or
- * max_job_bytes), since the order-P solver runs on the host whatever the workers' devices. */
+ * max_job_bytes), which holds the mesh, the p-multigrid's set-up and the state in every case,
+ * and on a GPU also against the worker's device limit (the device holds the same state, the
+ * operators and the p-multigrid's copy). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,9 +109,14 @@ static int on_progress(const dt_ho_progress *ev, void *user) {
   return atomic_load(&run->w->cancel);
 }
 
+/* Whether this worker runs order-P jobs on its GPU (a daemon of the cuda backend). */
+static int on_gpu(const worker *w) {
+  return strcmp(w->srv->backend_name, "cuda") == 0 && w->device >= 0;
+}
+
 /* The run's dt_run_summary, for dt_run_finish: counts, backend, message. */
-static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *ctx, double secs,
-                      dt_run_summary *sum) {
+static void summarise(const worker *w, const dt_ho_job_result *res, dt_status st, const dt_ctx *ctx,
+                      double secs, dt_run_summary *sum) {
   memset(sum, 0, sizeof *sum);
   sum->completed = st == DT_OK;
   sum->steps_completed = st == DT_OK;
@@ -116,7 +124,7 @@ static void summarise(const dt_ho_job_result *res, dt_status st, const dt_ctx *c
   sum->newton_iters = res->newton_iterations;
   sum->pcg_iters = res->pcg_iterations;
   sum->seconds_total = secs;
-  snprintf(sum->backend, sizeof sum->backend, "cpu");
+  snprintf(sum->backend, sizeof sum->backend, "%s", on_gpu(w) ? "cuda" : "cpu");
   if (st == DT_OK)
     snprintf(sum->message, sizeof sum->message,
              "completed: order %d, %d increments, %d Newton iterations, %d PCG iterations, max |u| "
@@ -139,6 +147,8 @@ static dt_status run_once(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *
   o.checkpoint = run->checkpoint;
   o.resume = run->resuming;
   o.resumed = on_resumed;
+  o.gpu = on_gpu(run->w);
+  o.gpu_device = run->w->device;
   memset(res, 0, sizeof *res);
   return dt_ho_job_run(ho->msh, ho->job, &o, res, ctx);
 }
@@ -148,12 +158,17 @@ static dt_status run_once(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *
 static dt_status solve(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res, dt_ctx *ctx) {
   dt_status st;
   const dt_ho_job_info *in = &ho->info;
-  char text[400], msg[1024];
-  dt_run_record_backend(run, "cpu");
+  char text[400], where[32], msg[1024];
+  int gpu = on_gpu(run->w);
+  dt_run_record_backend(run, gpu ? "cuda" : "cpu");
+  if (gpu)
+    snprintf(where, sizeof where, "GPU %d", run->w->device);
+  else
+    snprintf(where, sizeof where, "the host");
   snprintf(text, sizeof text,
-           "order-P solver on the host: order %d, %d hexahedra, %d nodes, %d DOFs, estimated "
-           "%.0f bytes; a checkpoint after each converged increment",
-           in->order, in->n_elems, in->n_nodes, 3 * in->n_nodes, in->est_bytes);
+           "order-P solver on %s: order %d, %d hexahedra, %d nodes, %d DOFs, estimated %.0f bytes; "
+           "a checkpoint after each converged increment",
+           where, in->order, in->n_elems, in->n_nodes, 3 * in->n_nodes, in->est_bytes);
   dt_run_emit(run, "info", json_pack("{s:s}", "text", text));
   dt_run_emit(run, "step.started",
               json_pack("{s:i, s:i, s:s}", "step", 1, "n_steps", 1, "name", in->step_name));
@@ -183,8 +198,11 @@ void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho
   dt_run_init(&run, w, job_id, attempt, NULL);
   run.ho = &ho->info;
   run.checkpointed = 1; /* on the host, whatever the backend */
-  /* Admission again, on the host: the configuration may have changed since. */
+  /* Admission again, on the host (and the GPU): the configuration may have changed since. */
   st = dt_devices_admit_host(w->srv, ho->info.est_bytes, "order-P solver", &fit, &ctx);
+  if (st == DT_OK && on_gpu(w))
+    st = dt_devices_admit_bytes(w->srv, ho->info.est_bytes, "order-P solver on the GPU", w->index,
+                                &fit, &ctx);
   if (st != DT_OK) {
     dt_run_remove_checkpoint(&run);
     dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
@@ -197,7 +215,7 @@ void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho
   st = solve(&run, ho, &res, &ctx);
   dt_run_unwatch(w);
   dt_spec_ho_message(ho, ctx.msg, sizeof ctx.msg);
-  summarise(&res, st, &ctx, dt_mono() - t0, &sum);
+  summarise(w, &res, st, &ctx, dt_mono() - t0, &sum);
   dt_run_conclude(&run, st, &sum, &ctx, dt_mono() - t0);
 cleanup:
   unlink(ho->job);
