@@ -22,18 +22,8 @@
 #include "cuda/cuda_ho_pmg.h"
 #include "highorder/ho_pmg.h"
 #include "../highorder/ho_test_cantilever.h"
+#include "../highorder/ho_test_mesh.h"
 #include "../test_expect.h"
-
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static double rnd(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
 
 static double norm2(int n, const double *x) {
   double s = 0.0;
@@ -81,8 +71,8 @@ static void check_transfers(const dt_ho_pmg *pmg, dt_cuda_ho_pmg *pc, int P) {
     double *xc = malloc(sizeof(double) * nc), *y = malloc(sizeof(double) * nf),
            *hp = malloc(sizeof(double) * nf), *hr = malloc(sizeof(double) * nc),
            *gp = malloc(sizeof(double) * nf), *gr = malloc(sizeof(double) * nc);
-    for (int i = 0; i < nc; i++) xc[i] = 2 * rnd(&seed) - 1;
-    for (int i = 0; i < nf; i++) y[i] = 2 * rnd(&seed) - 1;
+    for (int i = 0; i < nc; i++) xc[i] = 2 * ho_test_rnd(&seed) - 1;
+    for (int i = 0; i < nf; i++) y[i] = 2 * ho_test_rnd(&seed) - 1;
     dt_ho_pmg_prolong(pmg, l, xc, hp);
     dt_ho_pmg_restrict(pmg, l, y, hr);
     double *dxc = up(nc, xc), *dy = up(nf, y), *dp = up(nf, NULL), *dr = up(nc, NULL);
@@ -141,7 +131,7 @@ static void check_order(int P) {
   /* one application on a random residual */
   double *r = malloc(sizeof(double) * n);
   unsigned seed = 5u;
-  for (int i = 0; i < n; i++) r[i] = 2 * rnd(&seed) - 1;
+  for (int i = 0; i < n; i++) r[i] = 2 * ho_test_rnd(&seed) - 1;
   double d = compare_apply(&pmg, pc, n, r, 1);
   EXPECT(d <= 1e-10, "P %d: device application differs from the host's by %.3e", P, d);
   printf("P %d: application |z_dev - z_host| / |z_host| = %.2e\n", P, d);
@@ -165,16 +155,16 @@ static void check_order(int P) {
     double *du = up(n, NULL), *db = up(n, c.b);
     unsigned char *dfixed = NULL;
     EXPECT(dt_cuda_dmask_alloc(n, c.fixed, &dfixed, &ctx) == DT_OK, "%s", ctx.msg);
-    double t0 = seconds();
+    double t0 = ho_test_seconds();
     EXPECT(dt_ho_pcg_solve_pc(n, dt_ho_elastic_apply_fn, &c.el, dt_ho_pmg_apply, &pmg, c.fixed, c.b,
                               uh, &po, &rh, &ctx) == DT_OK,
            "host: %s", ctx.msg);
-    double th = seconds() - t0;
-    t0 = seconds();
+    double th = ho_test_seconds() - t0;
+    t0 = ho_test_seconds();
     EXPECT(dt_cuda_ho_pcg(n, ho_op, h, dt_cuda_ho_pmg_apply, pc, dfixed, db, du, NULL, &po, &rg,
                           &ctx) == DT_OK,
            "device: %s", ctx.msg);
-    double tg = seconds() - t0;
+    double tg = ho_test_seconds() - t0;
     down(n, du, ug);
     d = diff_rel(n, ug, uh);
     EXPECT(abs(rg.iterations - rh.iterations) <= 1 && d <= 1e-8,
@@ -203,22 +193,22 @@ static void bench(int P, int nx, int ny, int nz) {
   dt_cuda_ho *h = NULL;
   dt_cuda_ho_pmg *pc = NULL;
   dt_ctx ctx = {0};
-  double t0 = seconds();
+  double t0 = ho_test_seconds();
   ho_test_cantilever_build(P, nx, ny, nz, &c);
   int n = c.n;
-  double tb = seconds() - t0;
+  double tb = ho_test_seconds() - t0;
   dt_ho_pmg_opts_default(&o);
-  t0 = seconds();
+  t0 = ho_test_seconds();
   EXPECT(dt_ho_pmg_setup(&c.m, &c.el, dt_ho_elastic_apply_fn, &c.el, c.diag, c.fixed, &o, &pmg,
                          &ctx) == DT_OK,
          "%s", ctx.msg);
-  double ts = seconds() - t0;
-  t0 = seconds();
+  double ts = ho_test_seconds() - t0;
+  t0 = ho_test_seconds();
   EXPECT(dt_cuda_ho_create(&c.el, 0, &h, &ctx) == DT_OK, "%s", ctx.msg);
   EXPECT(dt_cuda_ho_pmg_create(&pmg, 0, NULL, &pc, &ctx) == DT_OK, "%s", ctx.msg);
   if (!h || !pc) goto done;
   EXPECT(dt_cuda_ho_pmg_set_fine_ho(pc, h, NULL, 0.0, &ctx) == DT_OK, "%s", ctx.msg);
-  double tu = seconds() - t0;
+  double tu = ho_test_seconds() - t0;
   printf("bench P %d, %dx%dx%d elements, %d DOFs: build %.1f s, host p-MG setup %.1f s, upload "
          "%.1f s\n",
          P, nx, ny, nz, n, tb, ts, tu);
@@ -241,18 +231,18 @@ static void bench(int P, int nx, int ny, int nz) {
     dt_ho_pcg_opts po = {1e-8, 50000};
     dt_ho_pcg_result rm = {0}, rj = {0};
     dt_cuda_ho_jacobi jac = {n, ddinv, NULL};
-    t0 = seconds();
+    t0 = ho_test_seconds();
     EXPECT(dt_cuda_ho_pcg(n, ho_op, h, dt_cuda_ho_pmg_apply, pc, dfixed, db, du, NULL, &po, &rm,
                           &ctx) == DT_OK,
            "p-MG: %s", ctx.msg);
-    double tm = seconds() - t0;
+    double tm = ho_test_seconds() - t0;
     dt_cuda_dvec_free(du); /* Jacobi from zero too */
     du = up(n, NULL);
-    t0 = seconds();
+    t0 = ho_test_seconds();
     EXPECT(dt_cuda_ho_pcg(n, ho_op, h, dt_cuda_ho_jacobi_apply, &jac, dfixed, db, du, NULL, &po,
                           &rj, &ctx) == DT_OK,
            "Jacobi: %s", ctx.msg);
-    double tj = seconds() - t0;
+    double tj = ho_test_seconds() - t0;
     printf("bench P %d PCG to 1e-8: p-MG %d its %.3f s (%.2f ms/it), Jacobi %d its %.3f s (%.2f "
            "ms/it): %.1fx\n",
            P, rm.iterations, tm, 1e3 * tm / (rm.iterations ? rm.iterations : 1), rj.iterations, tj,

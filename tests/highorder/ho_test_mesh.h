@@ -5,8 +5,22 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "../test_expect.h"
+
+/* Monotonic seconds, for the tests' timing lines. */
+static inline double ho_test_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A reproducible pseudo-random number in [0, 1) from the state *s (a linear congruence). */
+static inline double ho_test_rnd(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return ((*s >> 8) & 0xffffff) / (double)0x1000000;
+}
 
 /* Moves the interior of the unit cube by a sine bump of amplitude 0.05 along (1, 1, 1); the
  * boundary stays (a dt_ho_mesh curving map). */

@@ -38,17 +38,6 @@
 
 static int verbose = 0;
 
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static double rnd(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
-
 /* Box [lo, hi] of nx x ny x nz hex8, vertices not on the box boundary moved by up to amp
  * element sizes (all vertices when all != 0), elements in mixed local orientations. */
 static void build_mesh(int P, int nx, int ny, int nz, const double lo[3], const double hi[3],
@@ -63,7 +52,7 @@ static void build_mesh(int P, int nx, int ny, int nz, const double lo[3], const 
     int inside = 1;
     for (int d = 0; d < 3; d++) inside &= p[d] > lo[d] + 1e-12 && p[d] < hi[d] - 1e-12;
     for (int d = 0; d < 3; d++) {
-      double r = 2.0 * rnd(&seed) - 1.0;
+      double r = 2.0 * ho_test_rnd(&seed) - 1.0;
       if (inside || all) p[d] += amp * h[d] * r;
     }
   }
@@ -241,7 +230,8 @@ static void check_operator(void) {
     double *u = malloc(sizeof(double) * n), *v = malloc(sizeof(double) * n);
     double *Ku = malloc(sizeof(double) * n), *Au = malloc(sizeof(double) * n);
     double *Av = malloc(sizeof(double) * n), *d = malloc(sizeof(double) * n);
-    for (int i = 0; i < n; i++) u[i] = 2.0 * rnd(&seed) - 1.0, v[i] = 2.0 * rnd(&seed) - 1.0;
+    for (int i = 0; i < n; i++)
+      u[i] = 2.0 * ho_test_rnd(&seed) - 1.0, v[i] = 2.0 * ho_test_rnd(&seed) - 1.0;
     for (int i = 0; i < n; i++) Ku[i] = dotp(n, K + (size_t)i * n, u);
     EXPECT(dt_ho_elastic_apply(&op, u, Au, &ctx) == DT_OK, "%s", ctx.msg);
     EXPECT(dt_ho_elastic_apply(&op, v, Av, &ctx) == DT_OK, "%s", ctx.msg);
@@ -317,7 +307,7 @@ static void check_determinism(void) {
   int n = 3 * m.n_nodes;
   double *u = malloc(sizeof(double) * n), *v1 = malloc(sizeof(double) * n),
          *v3 = malloc(sizeof(double) * n);
-  for (int i = 0; i < n; i++) u[i] = 2.0 * rnd(&seed) - 1.0;
+  for (int i = 0; i < n; i++) u[i] = 2.0 * ho_test_rnd(&seed) - 1.0;
 #ifdef _OPENMP
   int saved = omp_get_max_threads();
   omp_set_num_threads(1);
@@ -486,13 +476,13 @@ static void check_mms(int Plo, int Phi) {
       dt_ho_mesh_mark_where(&m, on_unit_boundary, NULL, fixed);
       for (int a = 0; a < m.n_nodes; a++) mms_u(m.coords + 3 * a, u + 3 * a, du);
       EXPECT(dt_ho_elastic_body_load(&op, &m, mms_f, lm, b, &ctx) == DT_OK, "%s", ctx.msg);
-      double t_solve = seconds();
+      double t_solve = ho_test_seconds();
       EXPECT(solve(&op, fixed, b, u, 1e-12, 20000, &res, &ctx) == DT_OK, "P %d n %d: %s", P, nx,
              ctx.msg);
-      double t_err0 = seconds();
-      double t_err = seconds();
+      double t_err0 = ho_test_seconds();
+      double t_err = ho_test_seconds();
       mms_errors(&m, u, &el2[l], &eh1[l]);
-      t_err = seconds() - t_err;
+      t_err = ho_test_seconds() - t_err;
       if (verbose)
         printf(
             "mms P %d n %2d: %6d DOFs, %4d its, L2 %.3e, H1 %.3e (solve %.2f s, errors %.2f s)\n",
@@ -734,10 +724,10 @@ int main(int argc, char **argv) {
     int run = argc <= first;
     for (int a = first; a < argc; a++) run |= !strcmp(argv[a], name[k]);
     if (!run) continue;
-    double t0 = seconds();
+    double t0 = ho_test_seconds();
     part[k]();
     ran++;
-    if (verbose) printf("%s: %.2f s\n", name[k], seconds() - t0);
+    if (verbose) printf("%s: %.2f s\n", name[k], ho_test_seconds() - t0);
   }
   EXPECT(ran > 0, "no section named %s", argc > first ? argv[first] : "");
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

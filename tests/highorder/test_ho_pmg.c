@@ -31,17 +31,6 @@
 #include "ho_test_cantilever.h"
 #include "ho_test_mesh.h"
 
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static double rnd(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
-
 static double dotp(int n, const double *x, const double *y) {
   double s = 0.0;
   for (int i = 0; i < n; i++) s += x[i] * y[i];
@@ -64,7 +53,7 @@ static void mixed_mesh(int P, int kind, dt_ho_mesh *m) {
     int inside = 1;
     for (int d = 0; d < 3; d++) inside &= p[d] > 1e-12 && p[d] < 1 - 1e-12;
     for (int d = 0; d < 3; d++) {
-      double r = 2.0 * rnd(&seed) - 1.0;
+      double r = 2.0 * ho_test_rnd(&seed) - 1.0;
       if (inside && kind > 0) p[d] += 0.1 / 3 * r;
     }
   }
@@ -114,8 +103,8 @@ static void check_transfer(void) {
         unsigned seed = 77u + P;
         double *x = malloc(sizeof(double) * C->n), *y = malloc(sizeof(double) * F->n);
         double *Py = malloc(sizeof(double) * F->n), *Rx = malloc(sizeof(double) * C->n);
-        for (int i = 0; i < C->n; i++) x[i] = 2 * rnd(&seed) - 1;
-        for (int i = 0; i < F->n; i++) y[i] = 2 * rnd(&seed) - 1;
+        for (int i = 0; i < C->n; i++) x[i] = 2 * ho_test_rnd(&seed) - 1;
+        for (int i = 0; i < F->n; i++) y[i] = 2 * ho_test_rnd(&seed) - 1;
         /* (R y) . x == y . (P x) */
         dt_ho_pmg_prolong(&pmg, l, x, Py);
         dt_ho_pmg_restrict(&pmg, l, y, Rx);
@@ -197,7 +186,7 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
   double *u = calloc(n, sizeof(double));
   dt_ho_pcg_opts po = {1e-10, 50000};
   dt_ho_pcg_result res = {0};
-  double t0 = seconds();
+  double t0 = ho_test_seconds();
   if (pc) {
     dt_ho_pmg pmg;
     dt_ho_pmg_opts o;
@@ -205,7 +194,7 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
     EXPECT(dt_ho_pmg_setup(&c.m, &c.el, dt_ho_elastic_apply_fn, &c.el, c.diag, c.fixed, &o, &pmg,
                            &ctx) == DT_OK,
            "%s", ctx.msg);
-    so->setup = seconds() - t0;
+    so->setup = ho_test_seconds() - t0;
     EXPECT(dt_ho_pcg_solve_pc(n, dt_ho_elastic_apply_fn, &c.el, dt_ho_pmg_apply, &pmg, c.fixed, c.b,
                               u, &po, &res, &ctx) == DT_OK,
            "P %d %dx%dx%d p-MG: %s", P, nx, ny, nz, ctx.msg);
@@ -216,7 +205,7 @@ static void cantilever(int P, int nx, int ny, int nz, int pc, double **u_out, in
                            &ctx) == DT_OK,
            "P %d %dx%dx%d Jacobi: %s", P, nx, ny, nz, ctx.msg);
   }
-  so->seconds = seconds() - t0;
+  so->seconds = ho_test_seconds() - t0;
   so->its = res.iterations;
   printf("cantilever P %d %2dx%dx%d %6d DOFs %-6s %5d its %8.3f s (setup %.3f s)\n", P, nx, ny, nz,
          n, pc ? "p-MG" : "Jacobi", res.iterations, so->seconds, so->setup);
@@ -315,22 +304,22 @@ static void check_plastic(void) {
   EXPECT(dt_ho_plastic_tangent_diagonal(&pl, diag, &ctx) == DT_OK, "%s", ctx.msg);
   dt_ho_pcg_opts po = {1e-10, 20000};
   dt_ho_pcg_result rj = {0}, rm = {0};
-  double t0 = seconds();
+  double t0 = ho_test_seconds();
   EXPECT(dt_ho_pcg_solve(n, dt_ho_plastic_tangent_apply_fn, &pl, diag, fixed, r, cj, &po, &rj,
                          &ctx) == DT_OK,
          "Jacobi: %s", ctx.msg);
-  double tj = seconds() - t0;
+  double tj = ho_test_seconds() - t0;
   dt_ho_pmg pmg;
   dt_ho_pmg_opts o;
   dt_ho_pmg_opts_default(&o);
-  t0 = seconds();
+  t0 = ho_test_seconds();
   EXPECT(dt_ho_pmg_setup(&m, &el, dt_ho_plastic_tangent_apply_fn, &pl, diag, fixed, &o, &pmg,
                          &ctx) == DT_OK,
          "%s", ctx.msg);
   EXPECT(dt_ho_pcg_solve_pc(n, dt_ho_plastic_tangent_apply_fn, &pl, dt_ho_pmg_apply, &pmg, fixed, r,
                             cm, &po, &rm, &ctx) == DT_OK,
          "p-MG: %s", ctx.msg);
-  double tm = seconds() - t0;
+  double tm = ho_test_seconds() - t0;
   double d = 0.0;
   for (int i = 0; i < n; i++) d += (cj[i] - cm[i]) * (cj[i] - cm[i]);
   d = sqrt(d) / norm(n, cj);
