@@ -1,6 +1,7 @@
-/* The CUDA backend of explicit dynamics: one kernel launch per time step, a thread per element
- * running dt_xp_element_step (shells, solver/explicit/explicit_kernel.h) or dt_xp_hex8_step
- * (hex8, explicit_hex8_kernel.h), the node copies and both force buffers resident on the
+/* The CUDA backend of explicit dynamics: a thread per element; a time step is two kernel
+ * launches for shells, dt_xp_element_nodes and then dt_xp_element_forces
+ * (solver/explicit/explicit_kernel.h says why), and one for hex8, dt_xp_hex8_step
+ * (explicit_hex8_kernel.h); the node copies and both force buffers resident on the
  * device in the kernel headers' structure-of-arrays layout. The host touches the device only
  * to start a step (its scalars go as kernel arguments) and to download the state of an output
  * frame. */
@@ -32,11 +33,18 @@ typedef struct xp_cuda {
   void *step_owned[4];
 } xp_cuda;
 
-/* HISTORY: the mesh has plastic elements; the elastic kernel has no history arrays at all. */
-template <int HISTORY>
-__global__ static void __launch_bounds__(XP_BLOCK) k_xp_step(dt_xp_view v, dt_xp_time t) {
+/* Shells, the step's first half: the nodes (few registers, many warps). */
+__global__ static void __launch_bounds__(XP_BLOCK) k_xp_nodes(dt_xp_view v, dt_xp_time t) {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < v.ne) dt_xp_element_step(&v, &t, e, HISTORY);
+  if (e < v.ne) dt_xp_element_nodes(&v, &t, e);
+}
+
+/* Shells, the second half: the forces. HISTORY: the mesh has plastic elements; the elastic
+ * kernel has no history arrays at all. */
+template <int HISTORY>
+__global__ static void __launch_bounds__(XP_BLOCK) k_xp_forces(dt_xp_view v, dt_xp_time t) {
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < v.ne) dt_xp_element_forces(&v, &t, e, HISTORY);
 }
 
 /* hex8: HISTORY as above, FORM DT_HEX8X_FULL or DT_HEX8X_REDUCED, PRESSURE the step has
@@ -226,11 +234,14 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
   } else {
     c->view.f_in = c->f[c->cur];
     c->view.f_out = c->f[1 - c->cur];
+    const int grid = (c->ne + XP_BLOCK - 1) / XP_BLOCK;
+    k_xp_nodes<<<grid, XP_BLOCK>>>(c->view, *T);
+    DT_CUDA_LAUNCH_CHECK("k_xp_nodes", 0, ctx);
     if (c->plastic)
-      k_xp_step<1><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
+      k_xp_forces<1><<<grid, XP_BLOCK>>>(c->view, *T);
     else
-      k_xp_step<0><<<(c->ne + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->view, *T);
-    DT_CUDA_LAUNCH_CHECK("k_xp_step", 0, ctx);
+      k_xp_forces<0><<<grid, XP_BLOCK>>>(c->view, *T);
+    DT_CUDA_LAUNCH_CHECK("k_xp_forces", 0, ctx);
   }
   c->cur = 1 - c->cur;
 cleanup:

@@ -238,27 +238,26 @@ DT_HD static inline void dt_xp_pressure_forces(const double x[12], double p, dou
   }
 }
 
-/* The step of element e. Returns nothing; a failed material update sets *P.failed. history:
- * 1 when the mesh has plastic elements (P->hist is kept), 0 when every material is elastic; a
- * constant at the CUDA call site, so the elastic kernel carries no history arrays.
- *
- * Three phases keep few values alive at once (the GPU's registers): the nodes (gather, move,
- * store), the element's forces, and the nodes again (the rotation axes and the displacement
- * increment read back from what phase 1 stored, the forces written). */
-DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e,
-                                            const int history) {
+/* The step of element e in two halves, each a kernel of its own on the GPU: the nodes (gather,
+ * accelerate, move, store; few registers, so the gathers' latency is hidden by many warps) and
+ * the element's forces (the MITC4 points: about 250 registers, so few warps, but their loads
+ * are issued together up front). One kernel per step ran both halves at the forces' occupancy;
+ * the split runs the memory-bound half at the nodes' (docs/benchmarks.md, Explicit dynamics of
+ * shells). The second half reads the element's own copies, which only the first half of the
+ * same element writes, so the CPU runs the halves one after the other per element. */
+
+/* 1. The nodes of element e: gather, accelerate, move, store; the nodes' energy terms (the
+ * external work of concentrated forces and supports, damping work, kinetic energy). */
+DT_HD static inline void dt_xp_element_nodes(const dt_xp_view *P, const dt_xp_time *T, int e) {
   const int ns = 4 * P->ne;
-  double x[12], d[12], x0[12], d0[12], fx[12], fd[12];
-  double w_ext = 0.0, w_p = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0, w_net = 0.0;
+  double w_ext = 0.0, w_damp = 0.0, w_damp_prev = 0.0, ke = 0.0;
   double w_drive = 0.0, w_drive_prev = 0.0;
-  double energy = 0.0;
   const int move = T->dt > 0.0;
   const double h_next = move ? 0.5 * T->dt : T->h_before;
   const double damp = 1.0 / (1.0 + T->alpha * T->h_before);
   const double w0 = dt_xp_start_share(T);
   int a, k;
 
-  /* 1. the nodes: gather, accelerate, move, store */
   for (a = 0; a < 4; a++) {
     const int c = DT_XP_COPY(e, a, P->ne);
     double f[5] = {0, 0, 0, 0, 0}, v[5], vn[5], q[4], v1[3], v2[3], dn[3], w[3];
@@ -271,7 +270,6 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
     f[3] = -f[3], f[4] = -f[4];
     for (k = 0; k < 5; k++) v[k] = P->v[k * ns + c];
     for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
-    for (k = 0; k < 3; k++) d0[3 * a + k] = P->D0[k * ns + c];
     dt_xp_node_frame(q, dn, v1, v2);
     /* (3.1) and (3.3): a = (f / m - alpha v) / (1 + alpha h_before), v += (dt/2 + h_before) a;
      * an evaluation (dt = 0) takes the next half step as long as the last, for the kinetic
@@ -296,20 +294,13 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
         vn[3] = dt_xp_dot3(w, v1), vn[4] = dt_xp_dot3(w, v2);
       }
     }
-    /* (3.4): move; turn by the rotation vector dt (w_1 v1 + w_2 v2) */
-    for (k = 0; k < 3; k++) w[k] = T->dt * (vn[3] * v1[k] + vn[4] * v2[k]);
-    dt_xp_quat_turn(w, q);
-    for (k = 0; k < 3; k++) {
-      const double un = P->u[k * ns + c] + T->dt * vn[k];
-      if (move) P->u[k * ns + c] = un;
-      x0[3 * a + k] = P->X0[k * ns + c];
-      x[3 * a + k] = x0[3 * a + k] + un;
-    }
-    if (move) {
+    if (move) { /* (3.4): move; turn by the rotation vector dt (w_1 v1 + w_2 v2) */
+      for (k = 0; k < 3; k++) w[k] = T->dt * (vn[3] * v1[k] + vn[4] * v2[k]);
+      dt_xp_quat_turn(w, q);
+      for (k = 0; k < 3; k++) P->u[k * ns + c] += T->dt * vn[k];
       for (k = 0; k < 5; k++) P->v[k * ns + c] = vn[k];
       for (k = 0; k < 4; k++) P->q[k * ns + c] = q[k];
     }
-    dt_xp_node_frame(q, &d[3 * a], v1, v2);
     if (P->owner[c]) { /* the node's energy terms, once per node */
       for (k = 0; k < 3; k++)
         w_ext += (w0 * T->amp_n + 0.5 * T->amp_n1) * P->fc[k * ns + c] * T->dt * vn[k];
@@ -328,7 +319,46 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       }
     }
   }
-  /* 2. the element's forces at the new positions (3.5)-(3.6) */
+  if (T->energy) { /* the snapshot at t^n, before this step's works are added */
+    P->work[DT_XP_KE * P->ne + e] = ke;
+    P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
+    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e] + w_drive_prev;
+    P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
+  }
+  if (w_ext != 0.0 || (move && (w_drive_prev != 0.0 || w_drive != 0.0)))
+    P->work[DT_XP_W_EXT * P->ne + e] += w_ext + (move ? w_drive_prev + w_drive : 0.0);
+  /* an evaluation (dt = 0) completes the last interval for its snapshot only: the next step
+   * completes it again */
+  if (move && (w_damp_prev != 0.0 || w_damp != 0.0))
+    P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
+}
+
+/* 2. The forces of element e at the positions and rotations that dt_xp_element_nodes stored,
+ * written to f_out as moments about the nodes' new rotation axes; the internal work of the
+ * resisting forces (trapezoidal) and the pressure's work. history: 1 when the mesh has plastic
+ * elements (P->hist is kept), 0 when every material is elastic; a constant at the CUDA call
+ * site, so the elastic kernel carries no history arrays. A failed material update sets
+ * *P.failed. */
+DT_HD static inline void dt_xp_element_forces(const dt_xp_view *P, const dt_xp_time *T, int e,
+                                              const int history) {
+  const int ns = 4 * P->ne;
+  double x[12], d[12], x0[12], d0[12], fx[12], fd[12];
+  double w_p = 0.0, w_net = 0.0, energy = 0.0;
+  const double w0 = dt_xp_start_share(T);
+  int a, k;
+
+  for (a = 0; a < 4; a++) {
+    const int c = DT_XP_COPY(e, a, P->ne);
+    double q[4], v1[3], v2[3];
+    for (k = 0; k < 4; k++) q[k] = P->q[k * ns + c];
+    dt_xp_node_frame(q, &d[3 * a], v1, v2);
+    for (k = 0; k < 3; k++) {
+      x0[3 * a + k] = P->X0[k * ns + c];
+      d0[3 * a + k] = P->D0[k * ns + c];
+      x[3 * a + k] = x0[3 * a + k] + P->u[k * ns + c];
+    }
+  }
+  /* the element's forces at the new positions (3.5)-(3.6) */
   {
     const double h = P->thick[e], p = P->pressure[e];
     const dt_material_params *mat = &P->mats[P->mat[e]];
@@ -362,8 +392,8 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       for (k = 0; k < 12; k++) w_p += w0 * fp[k] * dx[k];
     }
   }
-  /* 3. the nodes again: moments about the new rotation axes, the forces written; the work
-   * of the resisting forces, trapezoidal (internal work = it + the pressure's work) */
+  /* the nodes again: moments about the new rotation axes, the forces written; the work of the
+   * resisting forces, trapezoidal (internal work = it + the pressure's work) */
   for (a = 0; a < 4; a++) {
     const int c = DT_XP_COPY(e, a, P->ne);
     double g[5], q[4], dn[3], v1[3], v2[3];
@@ -377,19 +407,17 @@ DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_tim
       P->f_out[k * ns + c] = g[k];
     }
   }
-  if (T->energy) {
-    P->work[DT_XP_KE * P->ne + e] = ke;
-    P->work[DT_XP_S_INT * P->ne + e] = P->work[DT_XP_W_INT * P->ne + e];
-    P->work[DT_XP_S_EXT * P->ne + e] = P->work[DT_XP_W_EXT * P->ne + e] + w_drive_prev;
-    P->work[DT_XP_S_DAMP * P->ne + e] = P->work[DT_XP_W_DAMP * P->ne + e] + w_damp_prev;
-  }
   if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;
   /* the pressure's work is external work and, through the resisting force, internal work */
   P->work[DT_XP_W_INT * P->ne + e] += w_net + w_p;
-  P->work[DT_XP_W_EXT * P->ne + e] += w_ext + w_p + (move ? w_drive_prev + w_drive : 0.0);
-  /* an evaluation (dt = 0) completes the last interval for its snapshot only: the next step
-   * completes it again */
-  if (move) P->work[DT_XP_W_DAMP * P->ne + e] += w_damp_prev + w_damp;
+  if (w_p != 0.0) P->work[DT_XP_W_EXT * P->ne + e] += w_p;
+}
+
+/* The whole step of element e, the halves one after the other (the CPU backend). */
+DT_HD static inline void dt_xp_element_step(const dt_xp_view *P, const dt_xp_time *T, int e,
+                                            const int history) {
+  dt_xp_element_nodes(P, T, e);
+  dt_xp_element_forces(P, T, e, history);
 }
 
 #endif
