@@ -255,6 +255,9 @@ def real_section(rec):
                         " / " + g(ph["setup"] + ph["loads"] + ph["other_in_analysis"] + ph["import_and_exit"]) \
                         if ph else "n/a"
                     its = f"{g(c.get('newton_iterations'))} / {g(c.get('pcg_iterations'))}"
+                    med = (c.get("nonlinear") or {}).get("pcg_per_solve_median")
+                    if med is not None:  # the measure: PCG iterations per correction, median
+                        its += f" (median {med})"
                     ag = c.get("agreement_with_ccx") or {}
                 rf_ag = pct(ag.get("rf_final_rel")) + (f" ({pct(ag.get('rf_history_max_rel'))})"
                                                        if ag.get("rf_history_max_rel") is not None else "")

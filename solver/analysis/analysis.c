@@ -639,6 +639,9 @@ cleanup:
   summary->pc_auto_switches = r.nc.pc_switches;
   if (r.nc.ops) summary->pc_final = r.nc.pc_kind;
   summary->line_searches = r.nc.line_searches;
+  summary->pcg_solves = r.nc.pcg_counts.solves;
+  summary->pcg_median = dt_pcg_counts_median(&r.nc.pcg_counts);
+  summary->pcg_max = r.nc.pcg_counts.max;
   summary->seconds_total = dt_seconds() - t0;
   if (rc != DT_OK && summary->message[0] == '\0')
     snprintf(summary->message, sizeof summary->message, "%s", ctx ? ctx->msg : "error");

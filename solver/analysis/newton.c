@@ -305,6 +305,7 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
   ac->corrections++;
   nc->seconds_solver += dt_seconds() - t0;
   res->pcg_iterations += iterations;
+  dt_pcg_counts_add(&nc->pcg_counts, iterations);
   nc->event.pcg_iters = iterations;
   nc->event.pcg_rtol = rtol;
   if (pr.reason == DT_DIVERGED_LINEAR_SOLVER && pr.rel_residual < DT_NEWTON_INEXACT_ACCEPT) {

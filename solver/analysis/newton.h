@@ -5,6 +5,7 @@
 #include "analysis.h"
 #include "backend/backend.h"
 #include "constraints.h"
+#include "pcg_counts.h"
 
 /* Residual below this (relative) is accepted without the displacement test: the increment is
  * then solved to the accuracy of the linear solver (a linear step converges in one iteration). */
@@ -45,6 +46,7 @@ typedef struct dt_newton_ctx {
   long pc_switches; /* "auto" moved from block Jacobi to AMG (0 or 1) */
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
+  dt_pcg_counts pcg_counts; /* PCG iterations of each correction (its median for the summary) */
 } dt_newton_ctx;
 
 typedef struct dt_newton_result {

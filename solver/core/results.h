@@ -95,7 +95,10 @@ typedef struct dt_run_summary {
   long pc_auto_switches; /* "auto" moved from block Jacobi to AMG (newton.c) */
   int pc_final;          /* the preconditioner in use at the end (dt_precond_kind), -1: none */
   long line_searches;
-  double seconds_output;          /* per converged increment: fields downloaded, files written */
+  long pcg_solves;       /* linear solves (Newton corrections, the linear predictors' included) */
+  int pcg_median;        /* the median of their PCG iterations (dt_pcg_counts_median) */
+  int pcg_max;           /* and the most of one solve */
+  double seconds_output; /* per converged increment: fields downloaded, files written */
   double seconds_output_download; /* the part of seconds_output spent getting the fields from
                                      the backend into host arrays */
   double seconds_loads;  /* per step: loads and constraints formed and sent to the backend */

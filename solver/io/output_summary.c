@@ -38,6 +38,9 @@ static json_t *nonlinear(const dt_run_summary *s, int *err) {
   if (s->pc_final >= 0) /* the implicit driver's (explicit runs have none) */
     put(o, "preconditioner_at_end", json_string(dt_precond_names[s->pc_final]), err);
   put(o, "line_searches", json_integer(s->line_searches), err);
+  put(o, "linear_solves", json_integer(s->pcg_solves), err);
+  put(o, "pcg_per_solve_median", json_integer(s->pcg_median), err);
+  put(o, "pcg_per_solve_max", json_integer(s->pcg_max), err);
   return o;
 }
 

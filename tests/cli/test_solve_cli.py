@@ -111,6 +111,11 @@ def main():
         with open(os.path.join(tmp, "res", "summary.json")) as f:
             s = json.load(f)
         check(s["completed"] is True and s["n_increments"] == 3, f"summary: {s.get('message')}")
+        # one linear solve per Newton correction; the median and the largest of their PCG counts
+        nl = s["nonlinear"]
+        check(nl["linear_solves"] == s["newton_iterations"] and
+              0 < nl["pcg_per_solve_median"] <= nl["pcg_per_solve_max"] <= s["pcg_iterations"] and
+              nl["pcg_per_solve_max"] * nl["linear_solves"] >= s["pcg_iterations"], f"nonlinear {nl}, {s}")
         with open(os.path.join(tmp, "res", "history.csv")) as f:
             rows = list(csv.DictReader(f))
         uz = [float(r[k]) for r in rows for k in r if k.startswith("uz")]
