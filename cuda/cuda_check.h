@@ -4,7 +4,12 @@
  * string and file:line:function in ctx, set rc and jump to cleanup (they never return early,
  * so nothing leaks). Allocation failures map to DT_ERR_DEVICE_NOMEM ("does not fit"), every
  * other failure to DT_ERR_CUDA. DT_CUDA_LAUNCH_CHECK follows every kernel launch; builds
- * without NDEBUG also synchronise there, so a faulting kernel is named by its own launch. */
+ * without NDEBUG also synchronise there, so a faulting kernel is named by its own launch.
+ *
+ * Two checked idioms that the device objects outside dt_cuda's accounting (the order-P
+ * operators, their Newton PCG and p-multigrid) share live here too, so each has one
+ * implementation: a cudaMalloc (or an upload into a new one) counted in its owner's byte total,
+ * and event timing of work queued on a stream. */
 #ifndef DT_CUDA_CHECK_H
 #define DT_CUDA_CHECK_H
 
@@ -61,5 +66,65 @@ static inline dt_status dt_cusparse_error(dt_ctx *ctx, cusparseStatus_t s, const
       goto cleanup;                                                                                \
     }                                                                                              \
   } while (0)
+
+/* Allocate bytes of device memory into *p for an object that counts its own device bytes.
+ *   p:       out; the new buffer, NULL on failure. The caller frees it with cudaFree.
+ *   bytes:   the size; 0 allocates 8, so every buffer has an address.
+ *   owner:   "" or a possessive prefix naming the object in the message ("the plastic
+ *            state's "); what: the buffer ("vectors"). Both are borrowed.
+ *   counted: the owner's byte total, increased by bytes on success only.
+ * Errors: "cudaMalloc of N bytes for <owner><what> failed: ..." in ctx, with
+ * DT_ERR_DEVICE_NOMEM when the device is full and DT_ERR_CUDA otherwise; the non-sticky error is
+ * cleared so later calls on the device still work. */
+static inline dt_status dt_cuda_malloc_counted(void **p, size_t bytes, const char *owner,
+                                               const char *what, size_t *counted, dt_ctx *ctx) {
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    (void)cudaGetLastError();
+    return DT_ERROR(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
+                    "cudaMalloc of %zu bytes for %s%s failed: %s", bytes, owner, what,
+                    cudaGetErrorString(e));
+  }
+  *counted += bytes;
+  return DT_OK;
+}
+
+/* dt_cuda_malloc_counted, then bytes copied from the host buffer src (borrowed) into *p. On a
+ * failed copy *p stays allocated and counted, for the owner's destroy to free. */
+static inline dt_status dt_cuda_upload_counted(void **p, const void *src, size_t bytes,
+                                               const char *owner, const char *what, size_t *counted,
+                                               dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(dt_cuda_malloc_counted(p, bytes, owner, what, counted, ctx));
+  DT_CUDA_CHECK(cudaMemcpy(*p, src, bytes, cudaMemcpyHostToDevice), ctx);
+cleanup:
+  return rc;
+}
+
+/* One timed piece of work: queues it on the stream given to dt_cuda_time_ms. */
+typedef dt_status (*dt_cuda_timed_fn)(void *data, dt_ctx *ctx);
+
+/* Time reps calls of fn(data, ctx) on stream: events recorded before the first and after the
+ * last, then a wait for the second. *ms: out, the milliseconds between the two (not divided by
+ * reps). Nothing is run untimed, so a caller that wants a warm-up runs fn once first. Errors:
+ * fn's, or the event calls' through DT_CUDA_CHECK. */
+static inline dt_status dt_cuda_time_ms(cudaStream_t stream, int reps, dt_cuda_timed_fn fn,
+                                        void *data, float *ms, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  cudaEvent_t t0 = NULL, t1 = NULL;
+  *ms = 0.0f;
+  DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
+  DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
+  DT_CUDA_CHECK(cudaEventRecord(t0, stream), ctx);
+  for (int r = 0; r < reps; r++) DT_TRY(fn(data, ctx));
+  DT_CUDA_CHECK(cudaEventRecord(t1, stream), ctx);
+  DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
+  DT_CUDA_CHECK(cudaEventElapsedTime(ms, t0, t1), ctx);
+cleanup:
+  if (t0) cudaEventDestroy(t0);
+  if (t1) cudaEventDestroy(t1);
+  return rc;
+}
 
 #endif

@@ -24,25 +24,12 @@ struct ho_elastic_point {
 };
 
 static dt_status ho_alloc(dt_cuda_ho *h, void **p, size_t bytes, const char *what, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
-  if (e != cudaSuccess) {
-    *p = NULL;
-    (void)cudaGetLastError();
-    rc = DT_ERROR(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
-                  "cudaMalloc of %zu bytes for %s failed: %s", bytes, what, cudaGetErrorString(e));
-  }
-  h->bytes += bytes;
-  return rc;
+  return dt_cuda_malloc_counted(p, bytes, "", what, &h->bytes, ctx);
 }
 
 static dt_status ho_upload(dt_cuda_ho *h, void **p, const void *src, size_t bytes, const char *what,
                            dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  DT_TRY(ho_alloc(h, p, bytes, what, ctx));
-  DT_CUDA_CHECK(cudaMemcpy(*p, src, bytes, cudaMemcpyHostToDevice), ctx);
-cleanup:
-  return rc;
+  return dt_cuda_upload_counted(p, src, bytes, "", what, &h->bytes, ctx);
 }
 
 extern "C" dt_status dt_cuda_ho_create(const dt_ho_elastic *op, int device, dt_cuda_ho **out,
@@ -145,23 +132,18 @@ cleanup:
   return rc;
 }
 
+static dt_status timed_apply(void *h, dt_ctx *ctx) {
+  return dt_cuda_ho_apply_device((dt_cuda_ho *)h, ctx);
+}
+
 extern "C" dt_status dt_cuda_ho_time(dt_cuda_ho *h, int reps, double *seconds, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  cudaEvent_t t0 = NULL, t1 = NULL;
   float ms = 0.0f;
   DT_CUDA_CHECK(cudaSetDevice(h->device), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
   DT_TRY(dt_cuda_ho_apply_device(h, ctx)); /* warm-up */
-  DT_CUDA_CHECK(cudaEventRecord(t0, h->stream), ctx);
-  for (int r = 0; r < reps; r++) DT_TRY(dt_cuda_ho_apply_device(h, ctx));
-  DT_CUDA_CHECK(cudaEventRecord(t1, h->stream), ctx);
-  DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
-  DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
+  DT_TRY(dt_cuda_time_ms(h->stream, reps, timed_apply, h, &ms, ctx));
   *seconds = ms * 1e-3 / (reps > 0 ? reps : 1);
 cleanup:
-  if (t0) cudaEventDestroy(t0);
-  if (t1) cudaEventDestroy(t1);
   return rc;
 }
 
@@ -172,26 +154,26 @@ extern "C" void dt_cuda_ho_describe(const dt_cuda_ho *h, char *buf, size_t len) 
            h->ne, HO_THREADS, h->shared_bytes, h->n_colors, h->bytes / 1e6);
 }
 
+/* v = u on the device: one copy of the bandwidth measurement. */
+static dt_status timed_copy(void *data, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda_ho *h = (dt_cuda_ho *)data;
+  size_t n = sizeof(double) * 3 * (size_t)h->n_nodes;
+  DT_CUDA_CHECK(cudaMemcpyAsync(h->v, h->u, n, cudaMemcpyDeviceToDevice, h->stream), ctx);
+cleanup:
+  return rc;
+}
+
 extern "C" dt_status dt_cuda_ho_copy_bandwidth(dt_cuda_ho *h, double *bytes_per_s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  cudaEvent_t t0 = NULL, t1 = NULL;
   size_t n = sizeof(double) * 3 * (size_t)h->n_nodes;
   float ms = 0.0f, best = 1e30f;
   DT_CUDA_CHECK(cudaSetDevice(h->device), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
   for (int r = 0; r < 6; r++) { /* best of 6, the first a warm-up */
-    DT_CUDA_CHECK(cudaEventRecord(t0, h->stream), ctx);
-    for (int k = 0; k < 10; k++)
-      DT_CUDA_CHECK(cudaMemcpyAsync(h->v, h->u, n, cudaMemcpyDeviceToDevice, h->stream), ctx);
-    DT_CUDA_CHECK(cudaEventRecord(t1, h->stream), ctx);
-    DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
-    DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
+    DT_TRY(dt_cuda_time_ms(h->stream, 10, timed_copy, h, &ms, ctx));
     if (r > 0 && ms < best) best = ms;
   }
   *bytes_per_s = 2.0 * 10.0 * (double)n / (best * 1e-3);
 cleanup:
-  if (t0) cudaEventDestroy(t0);
-  if (t1) cudaEventDestroy(t1);
   return rc;
 }

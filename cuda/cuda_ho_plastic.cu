@@ -252,26 +252,12 @@ __global__ void __launch_bounds__(HO_THREADS) k_hp_diag(hp_diag_args a) {
 
 static dt_status hp_alloc(dt_cuda_ho_plastic *hp, void **p, size_t bytes, const char *what,
                           dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
-  if (e != cudaSuccess) {
-    *p = NULL;
-    (void)cudaGetLastError();
-    rc = DT_ERROR(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
-                  "cudaMalloc of %zu bytes for the plastic state's %s failed: %s", bytes, what,
-                  cudaGetErrorString(e));
-  }
-  hp->bytes += bytes;
-  return rc;
+  return dt_cuda_malloc_counted(p, bytes, "the plastic state's ", what, &hp->bytes, ctx);
 }
 
 static dt_status hp_upload(dt_cuda_ho_plastic *hp, void **p, const void *src, size_t bytes,
                            const char *what, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  DT_TRY(hp_alloc(hp, p, bytes, what, ctx));
-  DT_CUDA_CHECK(cudaMemcpy(*p, src, bytes, cudaMemcpyHostToDevice), ctx);
-cleanup:
-  return rc;
+  return dt_cuda_upload_counted(p, src, bytes, "the plastic state's ", what, &hp->bytes, ctx);
 }
 
 /* Elements per block of the diagonal and its shared memory, as dt_cuda_ho_create sizes the
@@ -614,32 +600,33 @@ cleanup:
   return rc;
 }
 
+/* The timed pieces: the residual at x into y, and the tangent product of x into c. */
+static dt_status timed_residual(void *hp, dt_ctx *ctx) {
+  dt_cuda_ho_plastic *p = (dt_cuda_ho_plastic *)hp;
+  return residual_queue(p, p->x, p->y, ctx);
+}
+
+static dt_status timed_apply(void *hp, dt_ctx *ctx) {
+  dt_cuda_ho_plastic *p = (dt_cuda_ho_plastic *)hp;
+  return apply_device(p, p->x, p->c, NULL, ctx);
+}
+
 extern "C" dt_status dt_cuda_ho_plastic_time(dt_cuda_ho_plastic *hp, const double *u, int reps,
                                              double *residual_s, double *apply_s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  cudaEvent_t t[3] = {NULL, NULL, NULL};
   cudaStream_t st = hp->h->stream;
   float ms[2] = {0.0f, 0.0f};
   if (reps < 1) reps = 1;
   DT_CUDA_CHECK(cudaSetDevice(hp->h->device), ctx);
-  for (int k = 0; k < 3; k++) DT_CUDA_CHECK(cudaEventCreate(&t[k]), ctx);
   DT_TRY(to_device(hp, hp->x, u, ctx));
-  DT_TRY(residual_queue(hp, hp->x, hp->y, ctx)); /* warm-up, and the tangent at u */
-  DT_TRY(apply_device(hp, hp->x, hp->c, NULL, ctx));
-  DT_CUDA_CHECK(cudaEventRecord(t[0], st), ctx);
-  for (int r = 0; r < reps; r++) DT_TRY(residual_queue(hp, hp->x, hp->y, ctx));
-  DT_CUDA_CHECK(cudaEventRecord(t[1], st), ctx);
-  for (int r = 0; r < reps; r++) DT_TRY(apply_device(hp, hp->x, hp->c, NULL, ctx));
-  DT_CUDA_CHECK(cudaEventRecord(t[2], st), ctx);
-  DT_CUDA_CHECK(cudaEventSynchronize(t[2]), ctx);
-  DT_CUDA_CHECK(cudaEventElapsedTime(&ms[0], t[0], t[1]), ctx);
-  DT_CUDA_CHECK(cudaEventElapsedTime(&ms[1], t[1], t[2]), ctx);
+  DT_TRY(timed_residual(hp, ctx)); /* warm-up, and the tangent at u */
+  DT_TRY(timed_apply(hp, ctx));
+  DT_TRY(dt_cuda_time_ms(st, reps, timed_residual, hp, &ms[0], ctx));
+  DT_TRY(dt_cuda_time_ms(st, reps, timed_apply, hp, &ms[1], ctx));
   *residual_s = ms[0] * 1e-3 / reps;
   *apply_s = ms[1] * 1e-3 / reps;
   DT_TRY(copy_state(hp, 0, ctx));
 cleanup:
-  for (int k = 0; k < 3; k++)
-    if (t[k]) cudaEventDestroy(t[k]);
   return rc;
 }
 

@@ -234,17 +234,7 @@ __global__ void k_bad_diag_final(const double *partial, int *bad) {
 static int hp_grid(size_t n) { return (int)((n + HP_THREADS - 1) / HP_THREADS); }
 
 static dt_status hp_alloc(hp_pcg *s, void **p, size_t bytes, const char *what, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
-  if (e != cudaSuccess) {
-    *p = NULL;
-    (void)cudaGetLastError();
-    rc = DT_ERROR(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
-                  "cudaMalloc of %zu bytes for the Newton PCG's %s failed: %s", bytes, what,
-                  cudaGetErrorString(e));
-  }
-  s->bytes += bytes;
-  return rc;
+  return dt_cuda_malloc_counted(p, bytes, "the Newton PCG's ", what, &s->bytes, ctx);
 }
 
 dt_status hp_pcg_create(hp_pcg *s, size_t n, cudaStream_t stream, dt_ctx *ctx) {

@@ -16,25 +16,12 @@
 
 dt_status dt_cuda_pmg_alloc(dt_cuda_ho_pmg *pc, void **p, size_t bytes, const char *what,
                             dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 8);
-  if (e != cudaSuccess) {
-    *p = NULL;
-    (void)cudaGetLastError();
-    rc = DT_ERROR(ctx, e == cudaErrorMemoryAllocation ? DT_ERR_DEVICE_NOMEM : DT_ERR_CUDA,
-                  "cudaMalloc of %zu bytes for %s failed: %s", bytes, what, cudaGetErrorString(e));
-  } else
-    pc->bytes += bytes;
-  return rc;
+  return dt_cuda_malloc_counted(p, bytes, "", what, &pc->bytes, ctx);
 }
 
 dt_status dt_cuda_pmg_upload(dt_cuda_ho_pmg *pc, void **p, const void *src, size_t bytes,
                              const char *what, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  DT_TRY(dt_cuda_pmg_alloc(pc, p, bytes, what, ctx));
-  DT_CUDA_CHECK(cudaMemcpy(*p, src, bytes, cudaMemcpyHostToDevice), ctx);
-cleanup:
-  return rc;
+  return dt_cuda_upload_counted(p, src, bytes, "", what, &pc->bytes, ctx);
 }
 
 /* Chebyshev's first step: r = b (zero) or b - t (t = A x); d = D^-1 r / theta; x = d (zero: x
@@ -457,23 +444,27 @@ extern "C" void dt_cuda_ho_pmg_view(const dt_cuda_ho_pmg *pc, FILE *f) {
   }
 }
 
+/* One timed V-cycle: z = M^-1 r. */
+typedef struct {
+  dt_cuda_ho_pmg *pc;
+  const double *d_r;
+  double *d_z;
+} pmg_timed;
+
+static dt_status timed_cycle(void *data, dt_ctx *ctx) {
+  pmg_timed *t = (pmg_timed *)data;
+  return dt_cuda_ho_pmg_apply(t->pc, t->d_r, t->d_z, ctx);
+}
+
 extern "C" dt_status dt_cuda_ho_pmg_time(dt_cuda_ho_pmg *pc, const double *d_r, double *d_z,
                                          int reps, double *seconds, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  cudaEvent_t t0 = NULL, t1 = NULL;
+  pmg_timed t = {pc, d_r, d_z};
   float ms = 0.0f;
   DT_CUDA_CHECK(cudaSetDevice(pc->device), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t0), ctx);
-  DT_CUDA_CHECK(cudaEventCreate(&t1), ctx);
   DT_TRY(dt_cuda_ho_pmg_apply(pc, d_r, d_z, ctx)); /* warm-up */
-  DT_CUDA_CHECK(cudaEventRecord(t0, pc->s), ctx);
-  for (int k = 0; k < reps; k++) DT_TRY(dt_cuda_ho_pmg_apply(pc, d_r, d_z, ctx));
-  DT_CUDA_CHECK(cudaEventRecord(t1, pc->s), ctx);
-  DT_CUDA_CHECK(cudaEventSynchronize(t1), ctx);
-  DT_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1), ctx);
+  DT_TRY(dt_cuda_time_ms(pc->s, reps, timed_cycle, &t, &ms, ctx));
   *seconds = ms * 1e-3 / (reps > 0 ? reps : 1);
 cleanup:
-  if (t0) cudaEventDestroy(t0);
-  if (t1) cudaEventDestroy(t1);
   return rc;
 }

@@ -82,8 +82,12 @@ STORED_MSH = os.path.join(ROOT, "tests", "highorder", "data", "ho_cantilever_p2.
 
 
 def env(extra=None):
-    """A daemon's environment: the test's backend, then extra."""
+    """A daemon's environment: the test's backend, then extra. The test harness starts daemons
+    with gpus = cpu, which means the cpu backend whatever DUCTILED_BACKEND says; with --gpu one
+    worker on GPU 0."""
     e = {"DUCTILED_BACKEND": BACKEND}
+    if GPU:
+        e["DUCTILED_GPUS"] = "0"
     e.update(extra or {})
     return e
 
