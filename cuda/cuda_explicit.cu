@@ -20,7 +20,10 @@ extern "C" {
 typedef struct xp_cuda {
   int ne, plastic, device;
   int kind, form, nv, nq;
-  size_t nc, hist_doubles;
+  size_t nc, nf, hist_doubles; /* nf: the force buffers' stride, nc copies and the ghosts */
+  int n_send, n_ghost;
+  int *send;        /* device: the copies send() packs */
+  double *send_buf; /* device: nv x n_send */
   int has_pressure;
   dt_xp_view view;       /* device pointers (shells) */
   dt_xp_hex8_view hview; /* device pointers (hex8) */
@@ -28,7 +31,7 @@ typedef struct xp_cuda {
   int cur;
   int *failed;
   /* owned device arrays, freed in destroy */
-  void *owned[24];
+  void *owned[28];
   int n_owned;
   void *step_owned[4];
 } xp_cuda;
@@ -55,9 +58,18 @@ __global__ static void __launch_bounds__(XP_BLOCK) k_xp_hex8_step(dt_xp_hex8_vie
   if (e < v.ne) dt_xp_hex8_step(&v, &t, e, HISTORY, FORM, PRESSURE);
 }
 
+/* buf[k n + i] = f[k nf + idx[i]]: a part's forces for the other parts' ghosts. */
+__global__ static void k_xp_pack(const double *f, size_t nf, const int *idx, int n, int nv,
+                                 double *buf) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < nv; k++) buf[(size_t)k * n + i] = f[(size_t)k * nf + idx[i]];
+}
+
 static void xp_cuda_destroy(void *impl) {
   xp_cuda *c = (xp_cuda *)impl;
   if (!c) return;
+  cudaSetDevice(c->device);
   for (int i = 0; i < c->n_owned; i++) cudaFree(c->owned[i]);
   for (int i = 0; i < 4; i++) cudaFree(c->step_owned[i]);
   dt_free(c);
@@ -168,11 +180,17 @@ extern "C" dt_status xp_cuda_create(const dt_xp_problem *xp, const double *v0, i
   c->nv = xp->nv;
   c->nq = xp->nq;
   c->nc = dt_xp_copies(xp);
+  c->nf = c->nc + (size_t)xp->n_ghost;
+  c->n_send = xp->n_send;
+  c->n_ghost = xp->n_ghost;
   c->hist_doubles = dt_xp_hist_doubles(xp);
   DT_CUDA_CHECK(cudaSetDevice(device), ctx);
   DT_TRY(own(c, &c->failed, NULL, 1, ctx));
-  DT_TRY(own(c, &c->f[0], NULL, (size_t)c->nv * c->nc, ctx));
-  DT_TRY(own(c, &c->f[1], NULL, (size_t)c->nv * c->nc, ctx));
+  DT_TRY(own(c, &c->f[0], NULL, (size_t)c->nv * c->nf, ctx));
+  DT_TRY(own(c, &c->f[1], NULL, (size_t)c->nv * c->nf, ctx));
+  DT_TRY(own(c, &c->send, xp->send, (size_t)xp->n_send, ctx));
+  DT_TRY(own(c, &c->send_buf, NULL, (size_t)c->nv * xp->n_send, ctx));
+  c->view.nf = c->hview.nf = (int)c->nf;
   if (c->kind == DT_XP_HEX8)
     DT_TRY(create_hex8_view(c, xp, v0, ctx));
   else
@@ -188,6 +206,7 @@ extern "C" dt_status xp_cuda_set_step(void *impl, const dt_xp_step *st, dt_ctx *
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
   const size_t nc = c->nc, np = (c->kind == DT_XP_HEX8 ? 6 : 1) * (size_t)c->ne;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
   for (int i = 0; i < 4; i++) {
     cudaFree(c->step_owned[i]);
     c->step_owned[i] = NULL;
@@ -226,6 +245,7 @@ static void launch_hex8(xp_cuda *c, const dt_xp_time *T) {
 extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
   if (c->kind == DT_XP_HEX8) {
     c->hview.f_in = c->f[c->cur];
     c->hview.f_out = c->f[1 - c->cur];
@@ -267,6 +287,7 @@ extern "C" dt_status xp_cuda_get(void *impl, dt_xp_state *out, int *failed, dt_c
   const cudaMemcpyKind d2h = cudaMemcpyDeviceToHost;
   double *u, *v, *work, *hist;
   int *plastic;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
   state_arrays(c, &u, &v, &work, &hist, &plastic);
   if (out->u) DT_CUDA_CHECK(cudaMemcpy(out->u, u, 3 * nc * sizeof(double), d2h), ctx);
   if (out->v) DT_CUDA_CHECK(cudaMemcpy(out->v, v, nv * nc * sizeof(double), d2h), ctx);
@@ -275,7 +296,10 @@ extern "C" dt_status xp_cuda_get(void *impl, dt_xp_state *out, int *failed, dt_c
   if (out->work)
     DT_CUDA_CHECK(cudaMemcpy(out->work, work, DT_XP_WORK * ne * sizeof(double), d2h), ctx);
   if (out->plastic) DT_CUDA_CHECK(cudaMemcpy(out->plastic, plastic, ne * sizeof(int), d2h), ctx);
-  if (out->f) DT_CUDA_CHECK(cudaMemcpy(out->f, c->f[c->cur], nv * nc * sizeof(double), d2h), ctx);
+  if (out->f) /* the copies' forces, without the ghost slots */
+    DT_CUDA_CHECK(cudaMemcpy2D(out->f, nc * sizeof(double), c->f[c->cur], c->nf * sizeof(double),
+                               nc * sizeof(double), nv, d2h),
+                  ctx);
   if (out->hist && c->plastic)
     DT_CUDA_CHECK(cudaMemcpy(out->hist, hist, c->hist_doubles * sizeof(double), d2h), ctx);
   DT_CUDA_CHECK(cudaMemcpy(failed, c->failed, sizeof(int), d2h), ctx);
@@ -290,12 +314,15 @@ extern "C" dt_status xp_cuda_put(void *impl, const dt_xp_state *in, dt_ctx *ctx)
   const cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
   double *u, *v, *work, *hist;
   int *plastic;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
   state_arrays(c, &u, &v, &work, &hist, &plastic);
   DT_CUDA_CHECK(cudaMemcpy(u, in->u, 3 * nc * sizeof(double), h2d), ctx);
   DT_CUDA_CHECK(cudaMemcpy(v, in->v, nv * nc * sizeof(double), h2d), ctx);
   if (c->nq)
     DT_CUDA_CHECK(cudaMemcpy(c->view.q, in->q, (size_t)c->nq * nc * sizeof(double), h2d), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(c->f[c->cur], in->f, nv * nc * sizeof(double), h2d), ctx);
+  DT_CUDA_CHECK(cudaMemcpy2D(c->f[c->cur], c->nf * sizeof(double), in->f, nc * sizeof(double),
+                             nc * sizeof(double), nv, h2d),
+                ctx);
   DT_CUDA_CHECK(cudaMemcpy(work, in->work, DT_XP_WORK * ne * sizeof(double), h2d), ctx);
   if (c->plastic && in->hist)
     DT_CUDA_CHECK(cudaMemcpy(hist, in->hist, c->hist_doubles * sizeof(double), h2d), ctx);
@@ -303,6 +330,38 @@ cleanup:
   return rc;
 }
 
-extern "C" const dt_xp_ops dt_xp_cuda_ops = {"cuda",         xp_cuda_create, xp_cuda_set_step,
-                                             xp_cuda_step,   xp_cuda_get,    xp_cuda_put,
-                                             xp_cuda_destroy};
+/* The send copies' forces packed on the device, then to the host (the copy waits for the
+ * step). */
+extern "C" dt_status xp_cuda_send(void *impl, double *buf, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cuda *c = (xp_cuda *)impl;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
+  if (c->n_send == 0) goto cleanup;
+  k_xp_pack<<<(c->n_send + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->f[c->cur], c->nf, c->send,
+                                                                 c->n_send, c->nv, c->send_buf);
+  DT_CUDA_LAUNCH_CHECK("k_xp_pack", 0, ctx);
+  DT_CUDA_CHECK(cudaMemcpy(buf, c->send_buf, (size_t)c->nv * c->n_send * sizeof(double),
+                           cudaMemcpyDeviceToHost),
+                ctx);
+cleanup:
+  return rc;
+}
+
+/* The ghost slots are contiguous per component: one strided copy fills them. */
+extern "C" dt_status xp_cuda_recv(void *impl, const double *buf, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cuda *c = (xp_cuda *)impl;
+  const size_t ng = (size_t)c->n_ghost;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
+  if (ng)
+    DT_CUDA_CHECK(cudaMemcpy2D(c->f[c->cur] + c->nc, c->nf * sizeof(double), buf,
+                               ng * sizeof(double), ng * sizeof(double), (size_t)c->nv,
+                               cudaMemcpyHostToDevice),
+                  ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" const dt_xp_ops dt_xp_cuda_ops = {"cuda",          xp_cuda_create, xp_cuda_set_step,
+                                             xp_cuda_step,    xp_cuda_get,    xp_cuda_put,
+                                             xp_cuda_destroy, xp_cuda_send,   xp_cuda_recv};

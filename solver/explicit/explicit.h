@@ -50,6 +50,12 @@ typedef struct dt_xp_problem {
   double dt_crit; /* the stable step estimate, min over elements (before the safety factor) */
   int dt_crit_elem;
   double rotary_factor; /* the largest factor applied to a node's rotary inertia */
+  /* A part of a split run (explicit_parts.c; 0 and NULL otherwise): the force buffers hold
+   * n_ghost slots after the nc copies (stride nc + n_ghost), which nbr names as copies
+   * nc .. nc + n_ghost - 1 and which the ops' recv fills; send lists the copies whose forces the
+   * ops' send hands out for the other parts' ghosts. */
+  int n_ghost, n_send;
+  int *send;
 } dt_xp_problem;
 
 /* Node copies of the problem, and history doubles of its plastic elements. */
@@ -94,9 +100,15 @@ typedef struct dt_xp_ops {
    * of an elastic mesh). */
   dt_status (*put)(void *impl, const dt_xp_state *in, dt_ctx *ctx);
   void (*destroy)(void *impl);
+  /* Optional, for parts of a split run: the forces the next step gathers of the problem's send
+   * copies to the host (buf: nv x n_send, SoA), and into its ghost slots from the host (buf:
+   * nv x n_ghost, SoA). Both wait for the step before them. */
+  dt_status (*send)(void *impl, double *buf, dt_ctx *ctx);
+  dt_status (*recv)(void *impl, const double *buf, dt_ctx *ctx);
 } dt_xp_ops;
 
 extern const dt_xp_ops dt_xp_cpu_ops;
+extern const dt_xp_ops dt_xp_parts_ops; /* explicit_parts.h: created by dt_xp_parts_create */
 #ifdef DUCTILE_HAVE_CUDA
 extern const dt_xp_ops dt_xp_cuda_ops;
 #endif

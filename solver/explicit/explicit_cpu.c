@@ -54,6 +54,7 @@ static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *
   d->X0 = d->D0 = d->inv_mass = d->q0 = d->thick = NULL;
   d->owner = d->nbr_ptr = d->nbr = d->mat = d->node = NULL;
   d->mats = NULL;
+  d->send = NULL;
   DUP(X0, 3 * nc);
   if (s->kind == DT_XP_SHELL4) {
     DUP(D0, 3 * nc);
@@ -67,6 +68,7 @@ static dt_status copy_problem(const dt_xp_problem *s, dt_xp_problem *d, dt_ctx *
   DUP(mat, (size_t)s->ne);
   DUP(mats, (size_t)s->n_mats);
   DUP(node, nc);
+  if (s->n_send) DUP(send, (size_t)s->n_send);
 #undef DUP
 cleanup:
   return rc;
@@ -77,6 +79,7 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
   dt_status rc = DT_OK;
   xp_cpu *c = NULL;
   const size_t nc = dt_xp_copies(xp), ne = (size_t)xp->ne, nv = (size_t)xp->nv;
+  const size_t nf = nc + (size_t)xp->n_ghost;
   (void)device;
 
   DT_ALLOC(c, 1, ctx, "the explicit CPU backend");
@@ -91,8 +94,8 @@ static dt_status cpu_create(const dt_xp_problem *xp, const double *v0, int threa
   DT_ALLOC(c->u, 3 * nc, ctx, "displacements");
   DT_ALLOC(c->v, nv * nc, ctx, "velocities");
   DT_ALLOC(c->q, (size_t)xp->nq * nc, ctx, "rotations");
-  DT_ALLOC(c->f[0], nv * nc, ctx, "forces");
-  DT_ALLOC(c->f[1], nv * nc, ctx, "forces");
+  DT_ALLOC(c->f[0], nv * nf, ctx, "forces");
+  DT_ALLOC(c->f[1], nv * nf, ctx, "forces");
   DT_ALLOC(c->work, DT_XP_WORK * ne, ctx, "energy accumulators");
   DT_ALLOC(c->plastic, ne, ctx, "yielded points");
   if (xp->plastic) DT_ALLOC(c->hist, dt_xp_hist_doubles(xp), ctx, "plastic history");
@@ -133,6 +136,7 @@ static void fill_view(xp_cpu *c) {
   v->thick = c->xp.thick, v->pressure = c->st.pressure, v->mat = c->xp.mat;
   v->hist = c->hist, v->work = c->work, v->plastic = c->plastic, v->failed = &c->failed;
   v->f_in = c->f[c->cur], v->f_out = c->f[1 - c->cur];
+  v->nf = (int)dt_xp_copies(&c->xp) + c->xp.n_ghost;
   v->bcs = c->st.bcs, v->mats = c->xp.mats;
 }
 
@@ -147,6 +151,7 @@ static void fill_hex8_view(xp_cpu *c) {
   v->mat = c->xp.mat, v->pressure = c->st.has_pressure ? c->st.pressure : NULL;
   v->hist = c->hist, v->work = c->work, v->plastic = c->plastic, v->failed = &c->failed;
   v->f_in = c->f[c->cur], v->f_out = c->f[1 - c->cur];
+  v->nf = (int)dt_xp_copies(&c->xp) + c->xp.n_ghost;
   v->bcs = c->st.bcs, v->mats = c->xp.mats;
 }
 
@@ -173,13 +178,16 @@ static dt_status cpu_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) {
 static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx) {
   xp_cpu *c = impl;
   const size_t nc = dt_xp_copies(&c->xp), ne = (size_t)c->xp.ne, nv = (size_t)c->xp.nv;
+  const size_t nf = nc + (size_t)c->xp.n_ghost;
   (void)ctx;
   if (out->u) memcpy(out->u, c->u, 3 * nc * sizeof *c->u);
   if (out->v) memcpy(out->v, c->v, nv * nc * sizeof *c->v);
   if (out->q && c->xp.nq) memcpy(out->q, c->q, (size_t)c->xp.nq * nc * sizeof *c->q);
   if (out->work) memcpy(out->work, c->work, DT_XP_WORK * ne * sizeof *c->work);
   if (out->plastic) memcpy(out->plastic, c->plastic, ne * sizeof *c->plastic);
-  if (out->f) memcpy(out->f, c->f[c->cur], nv * nc * sizeof *out->f);
+  if (out->f) /* the copies' forces, without the ghost slots */
+    for (size_t k = 0; k < nv; k++)
+      memcpy(out->f + k * nc, c->f[c->cur] + k * nf, nc * sizeof *out->f);
   if (out->hist && c->hist)
     memcpy(out->hist, c->hist, dt_xp_hist_doubles(&c->xp) * sizeof *c->hist);
   *failed = c->failed;
@@ -189,13 +197,34 @@ static dt_status cpu_get(void *impl, dt_xp_state *out, int *failed, dt_ctx *ctx)
 static dt_status cpu_put(void *impl, const dt_xp_state *in, dt_ctx *ctx) {
   xp_cpu *c = impl;
   const size_t nc = dt_xp_copies(&c->xp), ne = (size_t)c->xp.ne, nv = (size_t)c->xp.nv;
+  const size_t nf = nc + (size_t)c->xp.n_ghost;
   (void)ctx;
   memcpy(c->u, in->u, 3 * nc * sizeof *c->u);
   memcpy(c->v, in->v, nv * nc * sizeof *c->v);
   if (c->xp.nq) memcpy(c->q, in->q, (size_t)c->xp.nq * nc * sizeof *c->q);
-  memcpy(c->f[c->cur], in->f, nv * nc * sizeof *in->f);
+  for (size_t k = 0; k < nv; k++) memcpy(c->f[c->cur] + k * nf, in->f + k * nc, nc * sizeof *in->f);
   memcpy(c->work, in->work, DT_XP_WORK * ne * sizeof *c->work);
   if (c->hist && in->hist) memcpy(c->hist, in->hist, dt_xp_hist_doubles(&c->xp) * sizeof *c->hist);
+  return DT_OK;
+}
+
+/* buf[k n_send + i] = f[k nf + send[i]] */
+static dt_status cpu_send(void *impl, double *buf, dt_ctx *ctx) {
+  xp_cpu *c = impl;
+  const size_t nf = dt_xp_copies(&c->xp) + (size_t)c->xp.n_ghost, ns = (size_t)c->xp.n_send;
+  (void)ctx;
+  for (size_t k = 0; k < (size_t)c->xp.nv; k++)
+    for (size_t i = 0; i < ns; i++) buf[k * ns + i] = c->f[c->cur][k * nf + c->xp.send[i]];
+  return DT_OK;
+}
+
+/* f[k nf + nc + g] = buf[k n_ghost + g] */
+static dt_status cpu_recv(void *impl, const double *buf, dt_ctx *ctx) {
+  xp_cpu *c = impl;
+  const size_t nc = dt_xp_copies(&c->xp), ng = (size_t)c->xp.n_ghost, nf = nc + ng;
+  (void)ctx;
+  for (size_t k = 0; k < (size_t)c->xp.nv; k++)
+    if (ng) memcpy(c->f[c->cur] + k * nf + nc, buf + k * ng, ng * sizeof *buf);
   return DT_OK;
 }
 
@@ -205,4 +234,6 @@ const dt_xp_ops dt_xp_cpu_ops = {.name = "cpu",
                                  .step = cpu_step,
                                  .get = cpu_get,
                                  .put = cpu_put,
-                                 .destroy = cpu_destroy};
+                                 .destroy = cpu_destroy,
+                                 .send = cpu_send,
+                                 .recv = cpu_recv};

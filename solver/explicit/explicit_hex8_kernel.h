@@ -50,6 +50,8 @@ typedef struct dt_xp_hex8_view {
   int *failed;  /* set to 1 when an element's update failed or it turned inside out */
   const double *f_in; /* 3 per copy: forces written in the previous step */
   double *f_out;      /* 3 per copy: this step's */
+  int nf; /* the stride of f_in and f_out: 8 ne copies, then the ghost slots of a part of a split
+             run (explicit_parts.c), which nbr may name */
   const dt_xp_bc *bcs;
   const dt_material_params *mats;
 } dt_xp_hex8_view;
@@ -145,7 +147,7 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
     const double im = P->inv_mass[c];
     for (int j = P->nbr_ptr[c]; j < P->nbr_ptr[c + 1]; j++) {
       const int o = P->nbr[j];
-      for (k = 0; k < 3; k++) f[k] += P->f_in[k * ns + o];
+      for (k = 0; k < 3; k++) f[k] += P->f_in[k * P->nf + o];
     }
     for (k = 0; k < 3; k++) {
       /* a = (f / m - alpha v) / (1 + alpha h_before), v += (dt/2 + h_before) a */
@@ -221,8 +223,8 @@ DT_HD static inline void dt_xp_hex8_step(const dt_xp_hex8_view *P, const dt_xp_t
   for (a = 0; a < 8; a++) {
     const int c = DT_XP_COPY(e, a, P->ne);
     for (k = 0; k < 3; k++) {
-      w_net += (w0 * P->f_in[k * ns + c] + 0.5 * fx[3 * a + k]) * T->dt * P->v[k * ns + c];
-      P->f_out[k * ns + c] = fx[3 * a + k];
+      w_net += (w0 * P->f_in[k * P->nf + c] + 0.5 * fx[3 * a + k]) * T->dt * P->v[k * ns + c];
+      P->f_out[k * P->nf + c] = fx[3 * a + k];
     }
   }
   if (T->energy) {

@@ -92,6 +92,8 @@ typedef struct dt_xp_view {
   int *failed;        /* set to 1 (never cleared here) when an element's update failed */
   const double *f_in; /* 5 per copy: forces written in the previous step */
   double *f_out;      /* 5 per copy: this step's */
+  int nf; /* the stride of f_in and f_out: 4 ne copies, then the ghost slots of a part of a split
+             run (explicit_parts.c), which nbr may name */
   const dt_xp_bc *bcs;
   const dt_material_params *mats;
 } dt_xp_view;
@@ -264,7 +266,7 @@ DT_HD static inline void dt_xp_element_nodes(const dt_xp_view *P, const dt_xp_ti
     const double imt = P->inv_mass[c], imr = P->inv_mass[ns + c];
     for (int j = P->nbr_ptr[c]; j < P->nbr_ptr[c + 1]; j++) {
       const int o = P->nbr[j];
-      for (k = 0; k < 5; k++) f[k] += P->f_in[k * ns + o];
+      for (k = 0; k < 5; k++) f[k] += P->f_in[k * P->nf + o];
     }
     for (k = 0; k < 3; k++) f[k] = T->amp_n * P->fc[k * ns + c] - f[k];
     f[3] = -f[3], f[4] = -f[4];
@@ -403,8 +405,8 @@ DT_HD static inline void dt_xp_element_forces(const dt_xp_view *P, const dt_xp_t
     g[3] = -dt_xp_dot3(&fd[3 * a], v2); /* about v1: d turns by -v2 */
     g[4] = dt_xp_dot3(&fd[3 * a], v1);  /* about v2: d turns by +v1 */
     for (k = 0; k < 5; k++) {
-      w_net += (w0 * P->f_in[k * ns + c] + 0.5 * g[k]) * T->dt * P->v[k * ns + c];
-      P->f_out[k * ns + c] = g[k];
+      w_net += (w0 * P->f_in[k * P->nf + c] + 0.5 * g[k]) * T->dt * P->v[k * ns + c];
+      P->f_out[k * P->nf + c] = g[k];
     }
   }
   if (T->strain) P->work[DT_XP_U * P->ne + e] = energy;

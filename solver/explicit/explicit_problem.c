@@ -31,6 +31,7 @@ void dt_xp_problem_free(dt_xp_problem *xp) {
   dt_free(xp->mat);
   dt_free(xp->mats);
   dt_free(xp->node);
+  dt_free(xp->send);
   memset(xp, 0, sizeof *xp);
 }
 

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "core/clock.h"
 #include "explicit.h"
+#include "explicit_parts.h"
 #include "analysis/fields.h"
 #include "io/output.h"
 
@@ -26,7 +27,8 @@ typedef struct xrun {
   const dt_model *m;
   const dt_run_options *opt;
   dt_run_summary *sum;
-  const dt_xp_ops *o;
+  const dt_xp_ops *o; /* the backend's, or dt_xp_parts_ops over it in a split run */
+  const char *name;   /* the backend's */
   void *impl;
   dt_xp_problem xp;
   dt_xp_state state;
@@ -47,13 +49,13 @@ typedef struct xrun {
 
 static void event(xrun *r, dt_progress *ev) {
   ev->n_steps = r->m->n_steps;
-  ev->backend = r->o ? r->o->name : NULL;
+  ev->backend = r->name;
   if (r->opt->progress) r->opt->progress(ev, r->opt->user);
 }
 
 static int event_cancel(xrun *r, dt_progress *ev) {
   ev->n_steps = r->m->n_steps;
-  ev->backend = r->o ? r->o->name : NULL;
+  ev->backend = r->name;
   return r->opt->progress ? r->opt->progress(ev, r->opt->user) : 0;
 }
 
@@ -72,6 +74,29 @@ static const dt_xp_ops *xp_ops_named(const char *name) {
   return strcmp(name, "cpu") == 0 ? &dt_xp_cpu_ops : NULL;
 }
 
+/* The backend on opt's device, or, with several devices (ductile-solve --gpus), split over
+ * them (explicit_parts.h; the CPU backend runs the parts one after the other on the host). */
+static dt_status create_backend(xrun *r, const double *v0, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const dt_run_options *opt = r->opt;
+  int *part = NULL;
+  char note[256] = "", line[512];
+  if (opt->n_devices <= 1)
+    return r->o->create(&r->xp, v0, opt->threads,
+                        opt->n_devices == 1 ? opt->devices[0] : opt->device, &r->impl, ctx);
+  DT_ALLOC(part, r->m->n_elems, ctx, "element parts");
+  DT_TRY(dt_xp_parts_partition(r->m, opt->n_devices, part, note, sizeof note, ctx));
+  info(r, note);
+  DT_TRY(dt_xp_parts_create(r->o, opt->n_devices, opt->devices, part, &r->xp, v0, opt->threads,
+                            &r->impl, ctx));
+  r->o = &dt_xp_parts_ops;
+  dt_xp_parts_describe(r->impl, line, sizeof line);
+  info(r, line);
+cleanup:
+  dt_free(part);
+  return rc;
+}
+
 static dt_status setup(xrun *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_backend_ops *bo = NULL;
@@ -84,6 +109,7 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
   r->o = xp_ops_named(bo->name);
   DT_CHECK(r->o != NULL, ctx, DT_ERR_UNSUPPORTED, "the %s backend does not run explicit dynamics",
            bo->name);
+  r->name = r->o->name;
   info(r, note);
   DT_TRY(dt_xp_problem_build(r->m, &r->xp, ctx));
   nc = dt_xp_copies(&r->xp);
@@ -104,7 +130,7 @@ static dt_status setup(xrun *r, dt_ctx *ctx) {
              (long long)r->m->elem_id[r->xp.dt_crit_elem], r->xp.rotary_factor);
   info(r, line);
   DT_TRY(dt_xp_initial_velocity(r->m, &r->xp, &v0, ctx));
-  DT_TRY(r->o->create(&r->xp, v0, r->opt->threads, r->opt->device, &r->impl, ctx));
+  DT_TRY(create_backend(r, v0, ctx));
   DT_ALLOC(r->state.u, 3 * nc, ctx, "displacements");
   DT_ALLOC(r->state.work, DT_XP_WORK * ne, ctx, "energy accumulators");
   DT_ALLOC(r->state.plastic, ne, ctx, "yielded points");
@@ -478,14 +504,14 @@ dt_status dt_explicit_run(const dt_model *m, const dt_run_options *opt, dt_run_s
   r.sum = summary;
   summary->reason = DT_CONVERGED;
   DT_TRY(setup(&r, ctx));
-  snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
+  snprintf(summary->backend, sizeof summary->backend, "%s", r.name ? r.name : "");
   if (opt->checkpoint && opt->resume && access(opt->checkpoint, F_OK) == 0) {
     rc = resume(&r, ctx);
     /* the checkpoint's own fault, not a lack of memory: the caller may start over */
     summary->checkpoint_unusable =
         rc == DT_ERR_INPUT || rc == DT_ERR_IO || rc == DT_ERR_UNSUPPORTED;
     if (rc != DT_OK) goto cleanup;
-    snprintf(summary->backend, sizeof summary->backend, "%s", r.o->name);
+    snprintf(summary->backend, sizeof summary->backend, "%s", r.name ? r.name : "");
     h_before = r.at.h_before;
   } else {
     if (opt->outdir) DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));

@@ -11,9 +11,13 @@
  * step; --form reduced (one point with hourglass control, the default) or full (2x2x2), --j2
  * for a J2 material (yield 250, hardening 1000: history per point). The same numbers per mesh.
  *
+ * With --gpus LIST (e.g. 0,1,2,3) the run is split over those devices, one part each
+ * (explicit_parts.h: bitwise the one-device run); with --backend cpu, --parts N splits it into N
+ * host parts run one after the other (a check of the split, not a speed-up).
+ *
  *   ductile-xbench [--backend cpu|cuda] [--k K[,K...]] [--steps N] [--threads T] [--json FILE]
  *                  [--bandwidth GBps] [--full]   (--full: the paper's 78,363 steps)
- *                  [--hex8 N[,N...] [--form reduced|full] [--j2]] */
+ *                  [--hex8 N[,N...] [--form reduced|full] [--j2]] [--gpus LIST | --parts N] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 #include "ductile.h"
 #include "explicit/explicit.h"
 #include "model/mesh_box.h"
+#include "tool_args.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -168,6 +173,9 @@ static dt_model *block(int n, long steps, int form, int j2) {
 
 /* Finish and run model m (NULL: out of memory); *ns the loop's time per element and step,
  * without the frames' downloads. Returns 0, or 1 with the error printed. */
+static int n_parts = 1;                      /* --gpus, --parts: the parts of the run */
+static int part_devices[DT_MAX_RUN_DEVICES]; /* --gpus: their devices */
+
 static int timed_run(dt_model *m, const char *backend, int threads, dt_run_summary *s, double *ns) {
   dt_run_options o;
   dt_ctx ctx = {0};
@@ -179,6 +187,9 @@ static int timed_run(dt_model *m, const char *backend, int threads, dt_run_summa
   o.backend = backend;
   o.threads = threads;
   o.progress = on_event;
+  o.n_devices = n_parts > 1 ? n_parts : 0;
+  memcpy(o.devices, part_devices, sizeof o.devices);
+  if (n_parts == 1) o.device = part_devices[0];
   if (dt_analysis_run(m, &o, s, &ctx) != DT_OK) {
     fprintf(stderr, "ductile-xbench: %s\n", ctx.msg);
     return 1;
@@ -211,19 +222,19 @@ static int hex8_main(const char *list, long steps, int form, int j2, const char 
     if (timed_run(m, backend, threads, &s, &ns)) return 1;
     bytes = dt_xp_hex8_step_bytes(j2 ? (form == DT_FORM_FULL ? 8 : 1) : 0);
     floor_ns = bytes / bw * 1e9;
-    printf("hex8 block %d^3 (%s%s): %d elements, %d DOFs, %ld steps of %.5g on %s: %.3f s in the "
-           "loop, %.3f ns per element and step; %.0f bytes per element and step, floor %.3f ns at "
-           "%.0f GB/s (%.2fx the floor); max |u| %.4g\n",
+    printf("hex8 block %d^3 (%s%s): %d elements, %d DOFs, %ld steps of %.5g on %s in %d part%s: "
+           "%.3f s in the loop, %.3f ns per element and step; %.0f bytes per element and step, "
+           "floor %.3f ns at %.0f GB/s (%.2fx the floor); max |u| %.4g\n",
            n, form == DT_FORM_FULL ? "2x2x2 points" : "one point", j2 ? ", J2" : "", m->n_elems,
-           3 * m->n_nodes, s.time_steps, s.time_step, s.backend, loop_seconds, ns, bytes, floor_ns,
-           bw / 1e9, ns / floor_ns, s.max_u);
+           3 * m->n_nodes, s.time_steps, s.time_step, s.backend, n_parts, n_parts > 1 ? "s" : "",
+           loop_seconds, ns, bytes, floor_ns, bw / 1e9, ns / floor_ns, s.max_u);
     if (jf)
       fprintf(jf,
               "%s{\"n\": %d, \"elements\": %d, \"dofs\": %d, \"steps\": %ld, \"loop_seconds\": "
               "%.6g, \"ns_per_element_step\": %.6g, \"bytes_per_element_step\": %.0f, "
-              "\"floor_ns\": %.6g, \"max_u\": %.9g, \"backend\": \"%s\"}",
+              "\"floor_ns\": %.6g, \"max_u\": %.9g, \"backend\": \"%s\", \"parts\": %d}",
               first ? "" : ", ", n, m->n_elems, 3 * m->n_nodes, s.time_steps, loop_seconds, ns,
-              bytes, floor_ns, s.max_u, s.backend);
+              bytes, floor_ns, s.max_u, s.backend, n_parts);
     first = 0;
     dt_model_destroy(&m);
   }
@@ -265,10 +276,16 @@ int main(int argc, char **argv) {
       form = DT_FORM_REDUCED, i++;
     else if (!strcmp(argv[i], "--j2"))
       j2 = 1;
+    else if (!strcmp(argv[i], "--gpus") && more &&
+             (n_parts = tool_int_list(argv[i + 1], part_devices, DT_MAX_RUN_DEVICES)) > 0)
+      i++;
+    else if (!strcmp(argv[i], "--parts") && more && (n_parts = atoi(argv[i + 1])) >= 1 &&
+             n_parts <= DT_MAX_RUN_DEVICES)
+      i++;
     else {
       fprintf(stderr, "usage: ductile-xbench [--backend cpu|cuda] [--k K[,K...]] [--steps N] "
                       "[--full] [--threads T] [--json FILE] [--bandwidth GBps] [--hex8 N[,N...] "
-                      "[--form reduced|full] [--j2]]\n");
+                      "[--form reduced|full] [--j2]] [--gpus LIST | --parts N]\n");
       return 64;
     }
   }
@@ -288,20 +305,21 @@ int main(int argc, char **argv) {
     if (timed_run(m, backend, threads, &s, &ns)) return 1;
     bytes = dt_xp_step_bytes(0);
     floor_ns = bytes / bw * 1e9;
-    printf("pinched cylinder k %d: %d elements, %d DOFs, %ld steps of %.5g on %s: %.3f s in the "
-           "loop, %.3f ns per element and step (paper, K20: %.1f ns; %.1fx); %.0f bytes per "
-           "element and step, floor %.3f ns at %.0f GB/s (%.2fx the floor); max |u| %.4g; the "
-           "paper's 78,363 steps would take %.1f s\n",
-           k, m->n_elems, 5 * m->n_nodes, s.time_steps, PAPER_DT, s.backend, loop_seconds, ns,
-           PAPER_NS_K20, PAPER_NS_K20 / ns, bytes, floor_ns, bw / 1e9, ns / floor_ns, s.max_u,
-           ns * 1e-9 * m->n_elems * PAPER_STEPS);
+    printf("pinched cylinder k %d: %d elements, %d DOFs, %ld steps of %.5g on %s in %d part%s: "
+           "%.3f s in the loop, %.3f ns per element and step (paper, K20: %.1f ns; %.1fx); %.0f "
+           "bytes per element and step, floor %.3f ns at %.0f GB/s (%.2fx the floor); max |u| "
+           "%.4g; the paper's 78,363 steps would take %.1f s\n",
+           k, m->n_elems, 5 * m->n_nodes, s.time_steps, PAPER_DT, s.backend, n_parts,
+           n_parts > 1 ? "s" : "", loop_seconds, ns, PAPER_NS_K20, PAPER_NS_K20 / ns, bytes,
+           floor_ns, bw / 1e9, ns / floor_ns, s.max_u, ns * 1e-9 * m->n_elems * PAPER_STEPS);
     if (jf)
       fprintf(jf,
               "%s{\"k\": %d, \"elements\": %d, \"dofs\": %d, \"steps\": %ld, \"loop_seconds\": "
               "%.6g, \"ns_per_element_step\": %.6g, \"bytes_per_element_step\": %.0f, "
-              "\"floor_ns\": %.6g, \"paper_k20_ns\": %.1f, \"max_u\": %.9g, \"backend\": \"%s\"}",
+              "\"floor_ns\": %.6g, \"paper_k20_ns\": %.1f, \"max_u\": %.9g, \"backend\": \"%s\", "
+              "\"parts\": %d}",
               first ? "" : ", ", k, m->n_elems, 5 * m->n_nodes, s.time_steps, loop_seconds, ns,
-              bytes, floor_ns, PAPER_NS_K20, s.max_u, s.backend);
+              bytes, floor_ns, PAPER_NS_K20, s.max_u, s.backend, n_parts);
     first = 0;
     dt_model_destroy(&m);
   }

@@ -281,6 +281,14 @@ static dt_model *resume_model(void) {
   return m;
 }
 
+/* The plate (its pressure, its supported rim) split into parts (parts_case). */
+static int case_parts(int n) {
+  dt_model *m = circular_plate(4, 3.0);
+  int rc = parts_case(m, n, "circular plate");
+  dt_model_destroy(&m);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   int n = 0, rc = parse_args(argc, argv, &n);
@@ -291,7 +299,8 @@ int main(int argc, char **argv) {
   if (!strcmp(which, "cantilever")) return case_cantilever(n ? n : 10);
   if (!strcmp(which, "agree")) return case_agree(n ? n : 10);
   if (!strcmp(which, "resume")) return resume_case(resume_model, "circular plate");
-  fprintf(stderr,
-          "usage: test_explicit plate|wave|energy|cantilever|agree|resume [--backend B] [--n N]\n");
+  if (!strcmp(which, "parts")) return case_parts(n ? n : 200);
+  fprintf(stderr, "usage: test_explicit plate|wave|energy|cantilever|agree|resume|parts [--backend "
+                  "B] [--n N]\n");
   return 2;
 }

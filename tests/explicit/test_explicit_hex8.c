@@ -898,6 +898,21 @@ static int case_agree(void) {
   return 0;
 }
 
+/* The J2 cantilever (a support, a tip load past yield) of both formulations split into parts
+ * (parts_case): the history is split too. */
+static int case_parts(int n) {
+  for (int i = 0; i < 2; i++) {
+    dt_model *m = cantilever(12, 2, forms[i], 1, 1.0, 0.5);
+    char what[64];
+    int rc;
+    snprintf(what, sizeof what, "hex8 J2 cantilever (%s)", form_name(forms[i]));
+    rc = parts_case(m, n, what);
+    dt_model_destroy(&m);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   int n = 0, rc = parse_args(argc, argv, &n);
@@ -917,8 +932,9 @@ int main(int argc, char **argv) {
     return case_pressure(DT_FORM_REDUCED) || case_pressure(DT_FORM_FULL);
   if (!strcmp(which, "resume")) return case_resume();
   if (!strcmp(which, "agree")) return case_agree();
+  if (!strcmp(which, "parts")) return case_parts(n ? n : 200);
   fprintf(stderr, "usage: test_explicit_hex8 "
                   "element|input|wave|energy|drive|patch|spin|j2bar|hourglass|pressure|resume|"
-                  "agree [--backend B] [--n N]\n");
+                  "agree|parts [--backend B] [--n N]\n");
   return 2;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "explicit/explicit.h"
+#include "explicit/explicit_parts.h"
 #include "shell_models.h"
 
 typedef struct probe {
@@ -77,6 +78,9 @@ static int quiet_progress(const dt_progress *ev, void *user) {
   return 0;
 }
 
+static int run_parts;                       /* > 1: run() splits the run into that many parts */
+static int run_devices[DT_MAX_RUN_DEVICES]; /* on these devices */
+
 static dt_run_summary run(dt_model *m, const char *be) {
   dt_run_options o;
   dt_run_summary s;
@@ -88,6 +92,8 @@ static dt_run_summary run(dt_model *m, const char *be) {
   o.progress = quiet_progress;
   o.on_increment = on_frame;
   o.user = &P;
+  o.n_devices = run_parts > 1 ? run_parts : 0;
+  memcpy(o.devices, run_devices, sizeof o.devices);
   P.n = 0;
   XCHECK(dt_analysis_run(m, &o, &s, &ctx) == DT_OK, "%s", ctx.msg);
   return s;
@@ -264,6 +270,195 @@ static int no_cuda(void) {
     printf("skipped: no CUDA device (%s)\n", ctx.msg);
     return 77;
   }
+  return 0;
+}
+
+/* The whole state a backend reports, for bitwise comparisons. */
+typedef struct xp_snap {
+  dt_xp_state st;
+  size_t nc, ne, hist;
+  int nv, nq;
+} xp_snap;
+
+static void snap_alloc(xp_snap *s, const dt_xp_problem *xp) {
+  s->nc = dt_xp_copies(xp), s->ne = (size_t)xp->ne, s->hist = dt_xp_hist_doubles(xp);
+  s->nv = xp->nv, s->nq = xp->nq;
+  s->st.u = calloc(3 * s->nc, sizeof(double));
+  s->st.v = calloc((size_t)s->nv * s->nc, sizeof(double));
+  s->st.q = calloc((size_t)s->nq * s->nc + 1, sizeof(double));
+  s->st.f = calloc((size_t)s->nv * s->nc, sizeof(double));
+  s->st.work = calloc(DT_XP_WORK * s->ne, sizeof(double));
+  s->st.plastic = calloc(s->ne, sizeof(int));
+  s->st.hist = s->hist ? calloc(s->hist, sizeof(double)) : NULL;
+  XCHECK(s->st.u && s->st.v && s->st.q && s->st.f && s->st.work && s->st.plastic &&
+             (s->st.hist || !s->hist),
+         "out of memory");
+}
+
+static void snap_free(xp_snap *s) {
+  free(s->st.u), free(s->st.v), free(s->st.q), free(s->st.f), free(s->st.work);
+  free(s->st.plastic), free(s->st.hist);
+}
+
+/* 1 when a and b hold the same bits; the first difference printed. */
+static int snap_same(const xp_snap *a, const xp_snap *b, const char *what) {
+  const struct {
+    const char *name;
+    const void *x, *y;
+    size_t bytes, size;
+  } arr[] = {{"u", a->st.u, b->st.u, 3 * a->nc * sizeof(double), sizeof(double)},
+             {"v", a->st.v, b->st.v, (size_t)a->nv * a->nc * sizeof(double), sizeof(double)},
+             {"q", a->st.q, b->st.q, (size_t)a->nq * a->nc * sizeof(double), sizeof(double)},
+             {"f", a->st.f, b->st.f, (size_t)a->nv * a->nc * sizeof(double), sizeof(double)},
+             {"work", a->st.work, b->st.work, DT_XP_WORK * a->ne * sizeof(double), sizeof(double)},
+             {"plastic", a->st.plastic, b->st.plastic, a->ne * sizeof(int), sizeof(int)},
+             {"hist", a->st.hist, b->st.hist, a->hist * sizeof(double), sizeof(double)}};
+  for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) {
+    if (arr[i].bytes == 0 || memcmp(arr[i].x, arr[i].y, arr[i].bytes) == 0) continue;
+    for (size_t j = 0; j < arr[i].bytes / arr[i].size; j++)
+      if (memcmp((const char *)arr[i].x + j * arr[i].size, (const char *)arr[i].y + j * arr[i].size,
+                 arr[i].size)) {
+        if (arr[i].size == sizeof(double))
+          fprintf(stderr, "%s: %s[%zu] differs: %.17g against %.17g\n", what, arr[i].name, j,
+                  ((const double *)arr[i].x)[j], ((const double *)arr[i].y)[j]);
+        else
+          fprintf(stderr, "%s: %s[%zu] differs\n", what, arr[i].name, j);
+        break;
+      }
+    return 0;
+  }
+  return 1;
+}
+
+static int parts_ramp = 1; /* the steps over which parts_time ramps the loads */
+
+/* Time step i of the parts case: 0 the start evaluation, then steps of dt with the loads ramped
+ * over the first `ramp` steps, energies and strain energy every 10th. */
+static dt_xp_time parts_time(const dt_model *m, int i, double dt, int ramp) {
+  dt_xp_time T;
+  const double t = i <= 1 ? 0.0 : (i - 1) * dt, R = ramp * dt;
+  memset(&T, 0, sizeof T);
+  T.dt = i == 0 ? 0.0 : dt;
+  T.h_before = i <= 1 ? 0.0 : 0.5 * dt;
+  T.alpha = m->steps[0].explicit_.damping;
+  T.amp_n = fmin(1.0, t / R);
+  T.amp_n1 = fmin(1.0, (t + T.dt) / R);
+  T.amp_mid = fmin(1.0, (t + 0.5 * T.dt) / R);
+  T.rate_mid = t + 0.5 * T.dt < R ? 1.0 / R : 0.0;
+  T.energy = T.strain = i % 10 == 0;
+  return T;
+}
+
+/* Steps i0 .. i1-1 of model m on inner (n_parts 0: unsplit on devices[0]; else split by part,
+ * NULL: contiguous ranges), starting from `from` (NULL: rest); the state into out. */
+static void parts_run(const dt_xp_ops *inner, int n_parts, const int *devices, const int *part,
+                      const dt_model *m, const dt_xp_problem *xp, int i0, int i1,
+                      const xp_snap *from, xp_snap *out) {
+  const dt_xp_ops *o = n_parts ? &dt_xp_parts_ops : inner;
+  const double dt = m->steps[0].explicit_.dt_safety * xp->dt_crit;
+  dt_xp_step st;
+  dt_ctx ctx = {0};
+  void *impl = NULL;
+  int failed = 0;
+  XCHECK(dt_xp_step_build(m, xp, 0, &st, &ctx) == DT_OK, "%s", ctx.msg);
+  if (n_parts)
+    XCHECK(dt_xp_parts_create(inner, n_parts, devices, part, xp, NULL, 1, &impl, &ctx) == DT_OK,
+           "%s", ctx.msg);
+  else
+    XCHECK(inner->create(xp, NULL, 1, devices[0], &impl, &ctx) == DT_OK, "%s", ctx.msg);
+  XCHECK(o->set_step(impl, &st, &ctx) == DT_OK, "%s", ctx.msg);
+  if (from) XCHECK(o->put(impl, &from->st, &ctx) == DT_OK, "%s", ctx.msg);
+  for (int i = i0; i < i1; i++) {
+    const dt_xp_time T = parts_time(m, i, dt, parts_ramp);
+    XCHECK(o->step(impl, &T, &ctx) == DT_OK, "%s", ctx.msg);
+  }
+  XCHECK(o->get(impl, &out->st, &failed, &ctx) == DT_OK, "%s", ctx.msg);
+  XCHECK(failed == 0, "an element's update failed");
+  o->destroy(impl);
+  dt_xp_step_free(&st);
+}
+
+/* Model m (finished) stepped n times as one part and as 2, 3 and 4 parts (contiguous ranges,
+ * elements dealt round-robin, and dt_xp_parts_partition's: METIS where built): u, v, q, f,
+ * the energies, the yielded points and the history bitwise equal; and a run stopped halfway,
+ * its state taken by get and put into a fresh instance of another part count, ends equal too.
+ * With --backend cuda the parts go round the GPUs there are (several on GPU 0 when fewer). */
+static int parts_case(dt_model *m, int n, const char *what) {
+  const dt_xp_ops *inner = &dt_xp_cpu_ops;
+  dt_xp_problem xp;
+  dt_ctx ctx = {0};
+  xp_snap one, split, half;
+  int devices[4] = {0, 0, 0, 0}, n_gpus = 1, *part = NULL;
+  double umax = 0.0;
+  char label[160];
+  if (!strcmp(backend, "cuda")) {
+#ifdef DUCTILE_HAVE_CUDA
+    const dt_backend_ops *bo = NULL;
+    dt_device_info info;
+    char why[256];
+    if (dt_backend_find("cuda", &bo, why, sizeof why, &ctx) != DT_OK) return 77;
+    while (n_gpus < 4 && bo->device_info && bo->device_info(n_gpus, &info)) n_gpus++;
+    for (int i = 0; i < 4; i++) devices[i] = i % n_gpus;
+    inner = &dt_xp_cuda_ops;
+#else
+    printf("skipped: this build has no CUDA backend\n");
+    return 77;
+#endif
+  }
+  parts_ramp = n / 2 > 1 ? n / 2 : 1;
+  XCHECK(dt_xp_problem_build(m, &xp, &ctx) == DT_OK, "%s", ctx.msg);
+  snap_alloc(&one, &xp), snap_alloc(&split, &xp), snap_alloc(&half, &xp);
+  part = calloc((size_t)xp.ne, sizeof *part);
+  XCHECK(part != NULL, "out of memory");
+  parts_run(inner, 0, devices, NULL, m, &xp, 0, n + 1, NULL, &one);
+  for (size_t i = 0; i < 3 * one.nc; i++) {
+    XCHECK(isfinite(one.st.u[i]), "u[%zu] is not finite", i);
+    umax = fmax(umax, fabs(one.st.u[i]));
+  }
+  XCHECK(umax > 0, "the model did not move");
+  for (int np = 2; np <= 4; np++)
+    for (int map = 0; map < 3; map++) {
+      const char *name[3] = {"contiguous", "round-robin", "partition"};
+      char note[256] = "";
+      for (int e = 0; e < xp.ne; e++) part[e] = e % np;
+      if (map == 2)
+        XCHECK(dt_xp_parts_partition(m, np, part, note, sizeof note, &ctx) == DT_OK, "%s", ctx.msg);
+      parts_run(inner, np, devices, map == 0 ? NULL : part, m, &xp, 0, n + 1, NULL, &split);
+      snprintf(label, sizeof label, "%s, %d %s parts", what, np, name[map]);
+      XCHECK(snap_same(&split, &one, label), "%s: not bitwise equal to the one-part run", label);
+      if (map == 2 && np == 4) printf("  %s\n", note);
+    }
+  /* stopped halfway in 3 parts, resumed in 2 (and in 4 from an unsplit half) */
+  parts_run(inner, 3, devices, NULL, m, &xp, 0, n / 2, NULL, &half);
+  parts_run(inner, 2, devices, NULL, m, &xp, n / 2, n + 1, &half, &split);
+  snprintf(label, sizeof label, "%s, 3 parts resumed in 2", what);
+  XCHECK(snap_same(&split, &one, label), "%s: not bitwise equal to the one-part run", label);
+  parts_run(inner, 0, devices, NULL, m, &xp, 0, n / 2, NULL, &half);
+  parts_run(inner, 4, devices, NULL, m, &xp, n / 2, n + 1, &half, &split);
+  snprintf(label, sizeof label, "%s, 1 part resumed in 4", what);
+  XCHECK(snap_same(&split, &one, label), "%s: not bitwise equal to the one-part run", label);
+  /* the driver (ductile-solve --gpus): the last frame's displacements and the balance */
+  {
+    static double u_one[3 * 200000];
+    dt_run_summary a, b;
+    a = run(m, backend);
+    memcpy(u_one, P.last_u, sizeof(double) * 3 * (size_t)m->n_nodes);
+    run_parts = 3;
+    for (int i = 0; i < 3; i++) run_devices[i] = devices[i];
+    b = run(m, backend);
+    run_parts = 0;
+    XCHECK(memcmp(u_one, P.last_u, sizeof(double) * 3 * (size_t)m->n_nodes) == 0 &&
+               a.energy_balance == b.energy_balance && a.time_steps == b.time_steps,
+           "%s: the driver's run in 3 parts differs from one part", what);
+  }
+  printf("parts, %s, %s (%d device%s): %d elements, %d steps, largest |u| %.4e: 2, 3 and 4 parts "
+         "(contiguous, round-robin, partitioned) and halfway get/put resumes bitwise equal to "
+         "one part (u, v, q, f, energies, yielded points, history); the driver's run in 3 parts "
+         "too\n",
+         what, inner->name, n_gpus, n_gpus > 1 ? "s" : "", xp.ne, n, umax);
+  free(part);
+  snap_free(&one), snap_free(&split), snap_free(&half);
+  dt_xp_problem_free(&xp);
   return 0;
 }
 
