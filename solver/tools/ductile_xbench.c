@@ -37,19 +37,10 @@
 #define PAPER_STEPS 78363
 #define PAPER_NS_K20 54.5
 
-/* The step's wall time (loop_seconds: from its start event to its end, the step's set-up
- * included), and the time steps' own: between the driver's first progress event and its last
- * (about a second apart at the most), so the set-up (the step's loads built and sent, the
- * start evaluation) stays out of the per-step figure however short the run. */
-static double loop_seconds, loop_start, first_at, last_at;
-static long first_steps, last_steps;
+static double loop_seconds, loop_start;
 static int on_event(const dt_progress *ev, void *user) {
   (void)user;
-  if (ev->kind == DT_EV_STEP_START) loop_start = dt_seconds(), first_steps = last_steps = -1;
-  if (ev->kind == DT_EV_EXPLICIT) {
-    if (first_steps < 0) first_at = dt_seconds(), first_steps = ev->time_steps;
-    last_at = dt_seconds(), last_steps = ev->time_steps;
-  }
+  if (ev->kind == DT_EV_STEP_START) loop_start = dt_seconds();
   if (ev->kind == DT_EV_STEP_DONE) loop_seconds = dt_seconds() - loop_start;
   return 0;
 }
@@ -203,11 +194,7 @@ static int timed_run(dt_model *m, const char *backend, int threads, dt_run_summa
     fprintf(stderr, "ductile-xbench: %s\n", ctx.msg);
     return 1;
   }
-  if (last_steps > first_steps && first_steps > 0) /* the final frame falls in the interval */
-    *ns = (last_at - first_at - s->seconds_output) /
-          ((double)m->n_elems * (double)(last_steps - first_steps)) * 1e9;
-  else /* one progress event only: the whole step, its set-up included */
-    *ns = (loop_seconds - s->seconds_output) / ((double)m->n_elems * (double)s->time_steps) * 1e9;
+  *ns = (loop_seconds - s->seconds_output) / ((double)m->n_elems * (double)s->time_steps) * 1e9;
   return 0;
 }
 
