@@ -4,7 +4,7 @@
 #include "highorder/ho_element.h"
 
 /* At every point of element e: g holds du_c/dxi_i in and w det J sigma_cj dxi_i/dx_j out. */
-static void elastic_qfunc(const void *user, int e, const double *qd, int nq3, double *g) {
+void dt_ho_elastic_qfunc(const void *user, int e, const double *qd, int nq3, double *g) {
   const dt_ho_elastic *op = user;
   double lam = op->lambda[e], mu = op->mu[e];
   for (int q = 0; q < nq3; q++) {
@@ -20,7 +20,7 @@ static void elastic_qfunc(const void *user, int e, const double *qd, int nq3, do
 }
 
 dt_status dt_ho_elastic_apply(const dt_ho_elastic *op, const double *u, double *v, dt_ctx *ctx) {
-  return dt_ho_element_sweep(op, u, v, elastic_qfunc, op, ctx);
+  return dt_ho_element_sweep(op, u, v, dt_ho_elastic_qfunc, op, ctx);
 }
 
 dt_status dt_ho_elastic_apply_fn(const void *op, const double *u, double *v, dt_ctx *ctx) {

@@ -12,8 +12,15 @@ size_t dt_ho_element_scratch(int P1, int Q) {
          (size_t)P1 * Q * Q;
 }
 
-double *dt_ho_element_gradients(const dt_ho_elastic *op, int e, const double *u, double *work) {
-  int P1 = op->order + 1, Q = op->nq, n3 = P1 * P1 * P1, nq3 = Q * Q * Q;
+/* The element steps are compiled once per (P + 1, nq) of the default rule nq = P + 1, P = 1..8,
+ * so the contractions' loops have constant trip counts and unroll; any other pair runs the
+ * generic code. Both are the same C operations in the same order, so they round alike. */
+#define HO_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define HO_SIZES(X) X(2, 2) X(3, 3) X(4, 4) X(5, 5) X(6, 6) X(7, 7) X(8, 8) X(9, 9)
+
+HO_ALWAYS_INLINE void gradients_at(const dt_ho_elastic *op, int e, const double *u, double *work,
+                                   int P1, int Q) {
+  int n3 = P1 * P1 * P1, nq3 = Q * Q * Q;
   double *ue = work, *g = ue + 6 * n3, *t1 = g + 9 * nq3, *t2 = t1 + P1 * P1 * Q;
   const double *B = op->B, *G = op->G;
   const int *row = op->elem_nodes + (size_t)e * n3;
@@ -25,11 +32,11 @@ double *dt_ho_element_gradients(const dt_ho_elastic *op, int e, const double *u,
     dt_ho_interp3(P1, Q, B, G, B, ue + c * n3, g + (3 * c + 1) * nq3, t1, t2);
     dt_ho_interp3(P1, Q, B, B, G, ue + c * n3, g + (3 * c + 2) * nq3, t1, t2);
   }
-  return g;
 }
 
-void dt_ho_element_scatter(const dt_ho_elastic *op, int e, double *work, double *v) {
-  int P1 = op->order + 1, Q = op->nq, n3 = P1 * P1 * P1, nq3 = Q * Q * Q;
+HO_ALWAYS_INLINE void scatter_at(const dt_ho_elastic *op, int e, double *work, double *v, int P1,
+                                 int Q) {
+  int n3 = P1 * P1 * P1, nq3 = Q * Q * Q;
   double *ve = work + 3 * n3, *g = ve + 3 * n3, *t1 = g + 9 * nq3, *t2 = t1 + P1 * P1 * Q;
   const double *B = op->B, *G = op->G;
   const int *row = op->elem_nodes + (size_t)e * n3;
@@ -40,6 +47,40 @@ void dt_ho_element_scatter(const dt_ho_elastic *op, int e, double *work, double 
   }
   for (int a = 0; a < n3; a++)
     for (int c = 0; c < 3; c++) v[3 * (size_t)row[a] + c] += ve[c * n3 + a];
+}
+
+#define HO_GRADIENTS(n, q)                                                                         \
+  static void gradients_##n(const dt_ho_elastic *op, int e, const double *u, double *work) {       \
+    gradients_at(op, e, u, work, n, q);                                                            \
+  }
+#define HO_SCATTER(n, q)                                                                           \
+  static void scatter_##n(const dt_ho_elastic *op, int e, double *work, double *v) {               \
+    scatter_at(op, e, work, v, n, q);                                                              \
+  }
+HO_SIZES(HO_GRADIENTS)
+HO_SIZES(HO_SCATTER)
+
+double *dt_ho_element_gradients(const dt_ho_elastic *op, int e, const double *u, double *work) {
+  int P1 = op->order + 1, Q = op->nq;
+#define HO_CASE(n, q)                                                                              \
+  case n: gradients_##n(op, e, u, work); break;
+  switch (Q == P1 ? P1 : 0) {
+    HO_SIZES(HO_CASE)
+  default: gradients_at(op, e, u, work, P1, Q);
+  }
+#undef HO_CASE
+  return work + 6 * P1 * P1 * P1;
+}
+
+void dt_ho_element_scatter(const dt_ho_elastic *op, int e, double *work, double *v) {
+  int P1 = op->order + 1, Q = op->nq;
+#define HO_CASE(n, q)                                                                              \
+  case n: scatter_##n(op, e, work, v); break;
+  switch (Q == P1 ? P1 : 0) {
+    HO_SIZES(HO_CASE)
+  default: scatter_at(op, e, work, v, P1, Q);
+  }
+#undef HO_CASE
 }
 
 static void element_sweep(const dt_ho_elastic *op, int e, const double *u, double *v,

@@ -35,7 +35,11 @@ typedef void (*dt_ho_qfunc)(const void *user, int e, const double *qd, int nq3, 
 dt_status dt_ho_element_sweep(const dt_ho_elastic *op, const double *u, double *v,
                               dt_ho_qfunc qfunc, const void *user, dt_ctx *ctx);
 
-/* dxi_i/dx_j at point q of an element's qdata. */
+/* The pointwise step of dt_ho_elastic_apply (user: the dt_ho_elastic): the linear elastic
+ * stress. Shared with the order-1 level's element matrices (ho_pmg_assemble.c), which run the
+ * element steps one element at a time and must round as the apply does. */
+void dt_ho_elastic_qfunc(const void *user, int e, const double *qd, int nq3, double *g);
+
 /* The diagonal of an operator from its point weights (ho_elastic_diag.c): for each element the
  * weights M^c_ik(q) of component c and index pair p = (i, k) in the order of dt_ho_pair_i /
  * dt_ho_pair_k, off-diagonal pairs doubled, written to Mq[(6 c + p) nq^3 + q]; the diagonal is
@@ -46,6 +50,7 @@ typedef void (*dt_ho_diag_weights)(const void *user, int e, double *Mq);
 dt_status dt_ho_diagonal_from_weights(const dt_ho_elastic *op, dt_ho_diag_weights weights,
                                       const void *user, double *diag, dt_ctx *ctx);
 
+/* dxi_i/dx_j at point q of an element's qdata. */
 static inline void dt_ho_point_inverse_jacobian(const double *qd, int nq3, int q, double X[3][3]) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) X[i][j] = qd[(1 + 3 * i + j) * nq3 + q];

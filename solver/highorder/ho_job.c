@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "highorder/ho_job_internal.h"
 #include "io/import.h"
 #include "io/import_gmsh_internal.h"
@@ -34,7 +35,7 @@ static void run_free(ho_run *r) {
   dt_ho_gmsh_groups_free(&r->G);
   dt_ho_mesh_free(&r->m);
   dt_free(r->elem_mat), dt_free(r->fixed), dt_free(r->lam), dt_free(r->mu), dt_free(r->u);
-  dt_free(r->u_presc), dt_free(r->f), dt_free(r->fint), dt_free(r->diag);
+  dt_free(r->u_presc), dt_free(r->f), dt_free(r->fint);
 }
 
 /* What the parsed job holds beyond the subset that the keys alone do not show. */
@@ -168,6 +169,7 @@ static dt_status setup(ho_run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   size_t n = 3 * (size_t)r->m.n_nodes;
   const dt_material_params *p = &r->model->materials[0].p;
+  double t0 = dt_seconds();
 
   DT_ALLOC(r->lam, r->m.n_elems, ctx, "Lame parameters");
   DT_ALLOC(r->mu, r->m.n_elems, ctx, "Lame parameters");
@@ -180,9 +182,9 @@ static dt_status setup(ho_run *r, dt_ctx *ctx) {
   DT_ALLOC(r->u_presc, n, ctx, "prescribed displacements");
   DT_ALLOC(r->f, n, ctx, "external forces");
   DT_ALLOC(r->fint, n, ctx, "internal forces");
-  DT_ALLOC(r->diag, n, ctx, "tangent diagonal");
   DT_TRY(constraints(r, ctx));
   DT_TRY(loads(r, ctx));
+  r->seconds_ops = dt_seconds() - t0;
 cleanup:
   return rc;
 }
@@ -197,6 +199,21 @@ static int on_progress(const dt_ho_progress *ev, void *user) {
     if (r->failed != DT_OK) return 1;
   }
   return r->o->progress ? r->o->progress(ev, r->o->user) : 0;
+}
+
+/* One line of where the set-up before the first Newton iteration went (the GPU's own set-up
+ * follows in the solve's line). */
+static void log_setup(const ho_run *r, FILE *log) {
+  const dt_ho_pmg *g = &r->pmg;
+  if (!log) return;
+  fprintf(log, "set-up: job and corner mesh %.2f s, order-P mesh %.2f s, operators %.2f s",
+          r->seconds_job, r->seconds_mesh, r->seconds_ops);
+  if (r->have_pmg)
+    fprintf(log,
+            ", p-multigrid %.2f s (levels %.2f, smoothers %.2f, order-1 matrix %.2f, AMG %.2f)",
+            g->seconds_setup, g->seconds_levels, g->seconds_smoothers, g->seconds_matrix,
+            g->seconds_amg);
+  fputc('\n', log);
 }
 
 static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
@@ -220,14 +237,17 @@ static dt_status solve(ho_run *r, const dt_ho_job_options *o, dt_ctx *ctx) {
 
   if (r->kept == r->step->n_increments) return DT_OK; /* the checkpoint of the last increment */
 
-  if (r->m.order >= 2) { /* the tangent at the start is the elastic one */
+  if (r->m.order >= 2) {
+    /* every correction gives the p-multigrid its tangent first (ho_plastic_ops.c, on the host
+     * or the device), so the finest smoother is left to it */
     dt_ho_pmg_opts_default(&po);
-    DT_TRY(dt_ho_plastic_tangent_diagonal(&r->pl, r->diag, ctx));
-    DT_TRY(dt_ho_pmg_setup(&r->m, &r->el, dt_ho_plastic_tangent_apply_fn, &r->pl, r->diag, r->fixed,
+    po.fine_later = 1;
+    DT_TRY(dt_ho_pmg_setup(&r->m, &r->el, dt_ho_plastic_tangent_apply_fn, &r->pl, NULL, r->fixed,
                            &po, &r->pmg, ctx));
     r->have_pmg = 1;
     no.pmg = &r->pmg;
   }
+  log_setup(r, o->log);
   rc = dt_ho_plastic_solve(&r->pl, &pb, &no, r->u, &r->rep, ctx);
   if (rc == DT_ERR_CANCELLED && r->failed != DT_OK) { /* a write stopped it, not the caller */
     *ctx = r->failed_ctx;
@@ -334,15 +354,19 @@ cleanup:
 static dt_status prepare(ho_run *r, const char *msh_path, const char *job_path, int order,
                          dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  double t0 = dt_seconds();
   r->job = job_path;
   DT_TRY(ho_job_check_keys(job_path, ctx));
   DT_TRY(dt_gmsh_read_corners(msh_path, NULL, &r->model, ctx));
   DT_TRY(dt_parse_job_file_with_mesh(job_path, r->model, ctx));
   DT_TRY(check_model(r, ctx));
   r->step = &r->model->steps[0];
+  r->seconds_job = dt_seconds() - t0;
+  t0 = dt_seconds();
   DT_TRY(dt_ho_mesh_read_gmsh(msh_path, order, &r->m, &r->G, ctx));
   DT_TRY(check_groups(r, ctx));
   ho_job_hash(r);
+  r->seconds_mesh = dt_seconds() - t0;
 cleanup:
   return rc;
 }
@@ -375,12 +399,15 @@ dt_status dt_ho_job_run(const char *msh_path, const char *job_path, const dt_ho_
   dt_status rc = DT_OK;
   ho_run r;
   dt_ho_job_result local;
+  double t0 = 0.0;
 
   memset(&r, 0, sizeof r);
   if (!res) res = &local;
   memset(res, 0, sizeof *res);
   DT_TRY(prepare(&r, msh_path, job_path, o->order, ctx));
+  t0 = dt_seconds();
   DT_TRY(dt_ho_gmsh_file_order(msh_path, &res->file_order, ctx));
+  r.seconds_mesh += dt_seconds() - t0;
   res->order = r.m.order, res->n_elems = r.m.n_elems, res->n_nodes = r.m.n_nodes;
   if (o->log)
     fprintf(o->log, "order-P mesh: order %d (file %d), %d hexahedra, %d nodes, %d DOFs\n",

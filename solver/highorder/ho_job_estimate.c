@@ -7,9 +7,10 @@
 
 /* Per Gauss point: the J2 state (ho_plastic.h) and the operator's qdata (10 doubles). */
 #define POINT_BYTES (569.0 + 10.0 * 8.0)
-/* Vectors of 3 n_nodes doubles: the job's u, u_presc, f, fint, diag; Newton's nine
- * (ho_plastic_newton.c); the finest multigrid level's dinv, b, x, r, d, t; the coordinates. */
-#define FINE_VECTORS (5.0 + 9.0 + 6.0 + 1.0)
+/* Vectors of 3 n_nodes doubles: the job's u, u_presc, f, fint; Newton's nine
+ * (ho_plastic_newton.c, ho_plastic_ops.c); the finest multigrid level's dinv, b, x, r, d, t; the
+ * coordinates. */
+#define FINE_VECTORS (4.0 + 9.0 + 6.0 + 1.0)
 /* Per node of a coarser multigrid level: its coordinates and V-cycle vectors, 3 doubles each. */
 #define COARSE_NODE_BYTES (7.0 * 3.0 * 8.0)
 /* Per vertex of the order-1 level: 3 CSR rows of 81 entries (value and column), and the AMG

@@ -40,7 +40,8 @@ typedef struct ho_run {
   int have_pmg;
   int *elem_mat;
   unsigned char *fixed;
-  double *lam, *mu, *u, *u_presc, *f, *fint, *diag;
+  double *lam, *mu, *u, *u_presc, *f, *fint;
+  double seconds_job, seconds_mesh, seconds_ops; /* set-up phases, for the log */
   dt_ho_newton_report rep;
   uint64_t hash;       /* of the job and the mesh, which binds a checkpoint to them */
   dt_ho_checkpoint ck; /* the rows of the converged increments (and what a checkpoint holds) */

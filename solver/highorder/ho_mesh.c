@@ -17,6 +17,8 @@
 #include "highorder/ho_basis.h"
 
 #define N_SLOTS 27
+/* Fewer elements than this are numbered on one thread: the fork would cost more. */
+#define PARALLEL_ELEMS 1024
 
 typedef struct entity_rec {
   int type;   /* number of axes the entity extends along: 0 vertex, 1 edge, 2 face */
@@ -171,24 +173,77 @@ static void fill_record(const int *conn, int e, int slot, entity_rec *r) {
   }
 }
 
+/* Runs of at most this many records are sorted by insertion, longer ones by qsort. */
+#define SHORT_RUN 64
+
+static void sort_run(entity_rec *r, size_t n) {
+  if (n > SHORT_RUN) {
+    qsort(r, n, sizeof(*r), cmp_rec);
+    return;
+  }
+  for (size_t i = 1; i < n; i++) {
+    entity_rec t = r[i];
+    size_t j = i;
+    for (; j > 0 && cmp_rec(&r[j - 1], &t) > 0; j--) r[j] = r[j - 1];
+    r[j] = t;
+  }
+}
+
+/* Sorts rec into cmp_rec's order: a counting sort by (type, smallest vertex), then the short
+ * runs that share both (the entities of one kind at one vertex: a few dozen records) one by
+ * one. cmp_rec is a total order (an element's slots are distinct), so the result is the one
+ * qsort gives, in linear time. */
+static dt_status sort_records(entity_rec **rec, size_t nrec, int n_vertices, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  size_t nb = 3 * (size_t)n_vertices, *start = NULL;
+  entity_rec *out = NULL;
+  DT_ALLOC(start, nb + 1, ctx, "high-order mesh entity buckets");
+  DT_ALLOC(out, nrec, ctx, "high-order mesh entity records");
+  for (size_t i = 0; i < nrec; i++)
+    start[(size_t)(*rec)[i].type * n_vertices + (*rec)[i].key[0] + 1]++;
+  for (size_t b = 0; b < nb; b++) start[b + 1] += start[b];
+  for (size_t i = 0; i < nrec; i++)
+    out[start[(size_t)(*rec)[i].type * n_vertices + (*rec)[i].key[0]]++] = (*rec)[i];
+  for (size_t b = 0, lo = 0; b < nb; b++) { /* the placement left start[b] at bucket b's end */
+    sort_run(out + lo, start[b] - lo);
+    lo = start[b];
+  }
+  dt_free(*rec);
+  *rec = out;
+  out = NULL;
+cleanup:
+  dt_free(start);
+  dt_free(out);
+  return rc;
+}
+
 /* Node-id base of every (element, slot): shared entities once, then the element bodies. */
-static dt_status number_entities(int P, int n_elems, const int *hex8, int *base, int *n_nodes,
-                                 dt_ctx *ctx) {
+static dt_status number_entities(int P, int n_vertices, int n_elems, const int *hex8, int *base,
+                                 int *n_nodes, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   entity_rec *rec = NULL;
   size_t nrec = 0;
   int64_t next = 0;
-  DT_ALLOC(rec, (size_t)n_elems * 26, ctx, "high-order mesh entity records");
-  for (int e = 0; e < n_elems; e++)
+  int per = 0; /* records per element: its shared entities that hold nodes at order P */
+  for (int slot = 0; slot < N_SLOTS; slot++) {
+    int st[3], fr[3], nfree = slot_axes(slot, st, fr);
+    per += nfree < 3 && entity_count(P, nfree) > 0;
+  }
+  nrec = (size_t)per * n_elems;
+  DT_ALLOC(rec, nrec, ctx, "high-order mesh entity records");
+#pragma omp parallel for schedule(static) if (n_elems >= PARALLEL_ELEMS)
+  for (int e = 0; e < n_elems; e++) {
+    entity_rec *r = rec + (size_t)per * e;
     for (int slot = 0; slot < N_SLOTS; slot++) {
       int st[3], fr[3];
       int nfree = slot_axes(slot, st, fr);
       if (nfree == 3) continue;
       base[(size_t)e * N_SLOTS + slot] = -1;
       if (entity_count(P, nfree) == 0) continue;
-      fill_record(hex8 + 8 * (size_t)e, e, slot, &rec[nrec++]);
+      fill_record(hex8 + 8 * (size_t)e, e, slot, r++);
     }
-  qsort(rec, nrec, sizeof(*rec), cmp_rec);
+  }
+  DT_TRY(sort_records(&rec, nrec, n_vertices, ctx));
   for (size_t i = 0; i < nrec;) {
     size_t j = i + 1;
     while (j < nrec && rec[j].type == rec[i].type &&
@@ -305,11 +360,13 @@ dt_status dt_ho_mesh_build(int order, int n_vertices, const double *vx, int n_el
            (long long)P1 * P1 * P1 * n_elems, INT_MAX);
   DT_TRY(check_elements(n_vertices, vx, n_elems, hex8, ctx));
   DT_ALLOC(base, (size_t)n_elems * N_SLOTS, ctx, "high-order mesh entity bases");
-  DT_TRY(number_entities(P, n_elems, hex8, base, &m->n_nodes, ctx));
+  DT_TRY(number_entities(P, n_vertices, n_elems, hex8, base, &m->n_nodes, ctx));
   m->order = order;
   m->n_elems = n_elems;
   DT_ALLOC(m->elem_nodes, (size_t)n_elems * P1 * P1 * P1, ctx, "high-order element nodes");
   DT_ALLOC(m->coords, (size_t)m->n_nodes * 3, ctx, "high-order node coordinates");
+  /* each element's row on its own: the elements are independent */
+#pragma omp parallel for schedule(static) if (n_elems >= PARALLEL_ELEMS)
   for (int e = 0; e < n_elems; e++) {
     int *row = m->elem_nodes + (size_t)e * P1 * P1 * P1;
     for (int c = 0; c < P1; c++)

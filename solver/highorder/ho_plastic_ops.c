@@ -11,6 +11,7 @@
  * there); else device Jacobi. */
 #include "highorder/ho_plastic_ops.h"
 
+#include "core/clock.h"
 #include "highorder/ho_pmg.h"
 #ifdef DUCTILE_HAVE_CUDA
 #include "cuda/cuda_entry.h"
@@ -172,6 +173,7 @@ static dt_status gpu_open(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   dt_status rc = DT_OK;
   gpu_state *g = NULL;
   char why[256] = "";
+  double t0 = dt_seconds();
   DT_CHECK(dt_cuda_available(why, sizeof why), ctx, DT_ERR_UNSUPPORTED,
            "plastic solve on GPU %d: no usable GPU (%s)", o->gpu_device, why);
   DT_ALLOC(g, 1, ctx, "Newton GPU state");
@@ -190,11 +192,14 @@ static dt_status gpu_open(dt_ho_plastic *pl, const dt_ho_newton_problem *pb,
   if (o->log) {
     char desc[256];
     dt_cuda_ho_plastic_describe(g->hp, desc, sizeof desc);
-    fprintf(o->log, "plastic solve on GPU %d: %s; corrections preconditioned by %s\n",
+    fprintf(o->log,
+            "plastic solve on GPU %d: %s; corrections preconditioned by %s; set up on the "
+            "device in %.2f s\n",
             o->gpu_device, desc,
             g->pmg         ? "the p-multigrid on the device"
             : o->device_pc ? "the caller's"
-                           : "Jacobi");
+                           : "Jacobi",
+            dt_seconds() - t0);
   }
   r->ops = &gpu_ops, r->s = g, g = NULL;
 cleanup:

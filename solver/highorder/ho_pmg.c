@@ -2,15 +2,9 @@
  * interval, the Chebyshev smoother and the cycle. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "highorder/ho_pmg_internal.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 /* Measured on the curved cantilever of tests/highorder/test_ho_pmg.c (docs/highorder.md): a wide
  * interval (ratio 30) pays because the trilinear AMG level corrects the smooth modes of a
@@ -20,6 +14,7 @@ void dt_ho_pmg_opts_default(dt_ho_pmg_opts *o) {
   o->eig_ratio = 30.0;
   o->lanczos_steps = 12;
   o->halve = 1;
+  o->fine_later = 0;
 }
 
 static double dot(int n, const double *x, const double *y) {
@@ -84,11 +79,46 @@ cleanup:
   return rc;
 }
 
+/* The levels below the finest: each coarse mesh with its operator and constraints, and the
+ * transfer to it. */
+static dt_status build_levels(dt_ho_pmg *pmg, const dt_ho_mesh *m, const dt_ho_elastic *el,
+                              dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  for (int p = m->order; p > 1;) {
+    int pc = pmg->opt.halve ? (p + 1) / 2 : 1, l = pmg->n_levels - 1;
+    pmg->lev[l + 1].order = pc;
+    DT_TRY(dt_ho_pmg_coarse_level(pmg, l, l == 0 ? m->coords : pmg->lev[l].mesh.coords, el, ctx));
+    DT_TRY(dt_ho_pmg_transfer_setup(pmg, l, ctx));
+    pmg->n_levels++;
+    p = pc;
+  }
+cleanup:
+  return rc;
+}
+
+/* Every level's smoother above the order-1 level: the finest from diag (unless left to
+ * dt_ho_pmg_set_fine), the coarser from their elastic diagonals. */
+static dt_status smoothers(dt_ho_pmg *pmg, const double *diag, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  double *cdiag = NULL;
+  if (!pmg->opt.fine_later) DT_TRY(smoother_setup(&pmg->lev[0], diag, pmg->opt.lanczos_steps, ctx));
+  for (int l = 1; l < pmg->n_levels - 1; l++) {
+    dt_ho_pmg_level *L = &pmg->lev[l];
+    dt_free(cdiag);
+    DT_ALLOC(cdiag, L->n, ctx, "p-multigrid diagonal");
+    DT_TRY(dt_ho_elastic_diagonal(&L->el, cdiag, ctx));
+    DT_TRY(smoother_setup(L, cdiag, pmg->opt.lanczos_steps, ctx));
+  }
+cleanup:
+  dt_free(cdiag);
+  return rc;
+}
+
 dt_status dt_ho_pmg_setup(const dt_ho_mesh *m, const dt_ho_elastic *el, dt_ho_apply_fn apply,
                           const void *op, const double *diag, const unsigned char *fixed,
                           const dt_ho_pmg_opts *opts, dt_ho_pmg *pmg, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  double t0 = now(), *cdiag = NULL;
+  double t0 = dt_seconds(), t;
   memset(pmg, 0, sizeof *pmg);
   pmg->opt = *opts;
   DT_CHECK(m->order >= 2 && m->order <= DT_HO_MESH_MAX_ORDER, ctx, DT_ERR_INPUT,
@@ -112,29 +142,15 @@ dt_status dt_ho_pmg_setup(const dt_ho_mesh *m, const dt_ho_elastic *el, dt_ho_ap
   if (fixed)
     for (int i = 0; i < F->n; i++) F->fixed[i] = fixed[i] != 0;
   pmg->n_levels = 1;
-  for (int p = m->order; p > 1;) {
-    int pc = opts->halve ? (p + 1) / 2 : 1;
-    pmg->lev[pmg->n_levels].order = pc;
-    DT_TRY(dt_ho_pmg_coarse_level(
-        pmg, pmg->n_levels - 1,
-        pmg->n_levels == 1 ? m->coords : pmg->lev[pmg->n_levels - 1].mesh.coords, el, ctx));
-    DT_TRY(dt_ho_pmg_transfer_setup(pmg, pmg->n_levels - 1, ctx));
-    pmg->n_levels++;
-    p = pc;
-  }
+  DT_TRY(build_levels(pmg, m, el, ctx));
   for (int l = 0; l < pmg->n_levels; l++) DT_TRY(level_vectors(&pmg->lev[l], ctx));
-  DT_TRY(smoother_setup(F, diag, opts->lanczos_steps, ctx));
-  for (int l = 1; l < pmg->n_levels - 1; l++) {
-    dt_ho_pmg_level *L = &pmg->lev[l];
-    dt_free(cdiag);
-    DT_ALLOC(cdiag, L->n, ctx, "p-multigrid diagonal");
-    DT_TRY(dt_ho_elastic_diagonal(&L->el, cdiag, ctx));
-    DT_TRY(smoother_setup(L, cdiag, opts->lanczos_steps, ctx));
-  }
+  pmg->seconds_levels = dt_seconds() - t0;
+  t = dt_seconds();
+  DT_TRY(smoothers(pmg, diag, ctx));
+  pmg->seconds_smoothers = dt_seconds() - t;
   DT_TRY(dt_ho_pmg_assemble(pmg, ctx));
-  pmg->seconds_setup = now() - t0;
+  pmg->seconds_setup = dt_seconds() - t0;
 cleanup:
-  dt_free(cdiag);
   if (rc != DT_OK) dt_ho_pmg_free(pmg);
   return rc;
 }
@@ -214,6 +230,8 @@ dt_status dt_ho_pmg_apply(void *pc, const double *r, double *z, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_ho_pmg *pmg = pc;
   dt_ho_pmg_level *F = &pmg->lev[0];
+  DT_CHECK(F->lambda_max > 0.0, ctx, DT_ERR_INPUT,
+           "p-multigrid applied before its finest operator was set (dt_ho_pmg_set_fine)");
   for (int i = 0; i < F->n; i++) F->b[i] = F->fixed[i] ? 0.0 : r[i];
   DT_TRY(vcycle(pmg, 0, ctx));
   for (int i = 0; i < F->n; i++) z[i] = F->fixed[i] ? 0.0 : F->x[i];
@@ -246,9 +264,10 @@ void dt_ho_pmg_free(dt_ho_pmg *pmg) {
 void dt_ho_pmg_view(const dt_ho_pmg *pmg, FILE *f) {
   fprintf(f,
           "p-multigrid: %d levels, Chebyshev degree %d on [lambda_max / %g, %g lambda_max], "
-          "setup %.3f s\n",
+          "setup %.3f s (levels %.3f, smoothers %.3f, order-1 matrix %.3f, AMG %.3f)\n",
           pmg->n_levels, pmg->opt.degree, pmg->opt.eig_ratio, DT_AMG_CHEB_SAFETY,
-          pmg->seconds_setup);
+          pmg->seconds_setup, pmg->seconds_levels, pmg->seconds_smoothers, pmg->seconds_matrix,
+          pmg->seconds_amg);
   for (int l = 0; l < pmg->n_levels; l++) {
     const dt_ho_pmg_level *L = &pmg->lev[l];
     if (l < pmg->n_levels - 1)

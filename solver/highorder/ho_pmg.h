@@ -48,6 +48,11 @@ typedef struct dt_ho_pmg_opts {
   double eig_ratio;  /* the smoothed interval is [hi / eig_ratio, hi] */
   int lanczos_steps; /* of the lambda_max(D^-1 A) estimate, 2..DT_AMG_LANCZOS_MAX */
   int halve;         /* nonzero: p -> ceil(p / 2) down to 1; zero: P -> 1 */
+  /* Nonzero: setup leaves the finest level's smoother (inverse diagonal, lambda_max) to
+   * dt_ho_pmg_set_fine, which must come before the first application; for a caller that gives
+   * every operator it solves with anyway (a Newton solve's tangents), so the estimate is not
+   * made twice. */
+  int fine_later;
 } dt_ho_pmg_opts;
 
 /* One level: order-p operator, its smoother, and the transfer from the next coarser level. */
@@ -77,18 +82,24 @@ typedef struct dt_ho_pmg {
   double *val, *con;
   dt_amg *amg;
   /* statistics */
-  long applies; /* V-cycles */
-  double seconds_setup;
+  long applies;             /* V-cycles */
+  double seconds_setup;     /* all of setup, of which: */
+  double seconds_levels;    /* the coarse meshes, their operators, constraints and transfers */
+  double seconds_smoothers; /* the levels' diagonals and lambda_max estimates */
+  double seconds_matrix;    /* the order-1 level's CSR */
+  double seconds_amg;       /* its AMG hierarchy */
 } dt_ho_pmg;
 
-/* Defaults: Chebyshev degree 3 on [hi / 30, hi], 12 Lanczos steps, halving orders. */
+/* Defaults: Chebyshev degree 3 on [hi / 30, hi], 12 Lanczos steps, halving orders, the finest
+ * smoother set up with the levels. */
 void dt_ho_pmg_opts_default(dt_ho_pmg_opts *o);
 
 /* Builds the levels for the order-P operator (apply, op) with diagonal `diag` on mesh m (P >= 2)
  * whose geometry and Lame parameters are el's (el on m; both borrowed and must outlive pmg).
- * fixed: 3 n_nodes constrained flags (NULL: none; borrowed only during setup). Errors:
- * DT_ERR_INPUT (P < 2, bad options, a non-positive free diagonal entry), those of the coarse
- * meshes, operators and the AMG, DT_ERR_NOMEM. Release with dt_ho_pmg_free. */
+ * fixed: 3 n_nodes constrained flags (NULL: none; borrowed only during setup). With
+ * opts->fine_later, apply, op and diag are not used (may be NULL) until dt_ho_pmg_set_fine.
+ * Errors: DT_ERR_INPUT (P < 2, bad options, a non-positive free diagonal entry), those of the
+ * coarse meshes, operators and the AMG, DT_ERR_NOMEM. Release with dt_ho_pmg_free. */
 dt_status dt_ho_pmg_setup(const dt_ho_mesh *m, const dt_ho_elastic *el, dt_ho_apply_fn apply,
                           const void *op, const double *diag, const unsigned char *fixed,
                           const dt_ho_pmg_opts *opts, dt_ho_pmg *pmg, dt_ctx *ctx);
@@ -96,11 +107,13 @@ dt_status dt_ho_pmg_setup(const dt_ho_mesh *m, const dt_ho_elastic *el, dt_ho_ap
  * and lambda_max; the coarse levels stay. Errors as setup. */
 dt_status dt_ho_pmg_set_fine(dt_ho_pmg *pmg, dt_ho_apply_fn apply, const void *op,
                              const double *diag, dt_ctx *ctx);
-/* z = M^-1 r (one V-cycle); the dt_ho_pc_fn that dt_ho_pcg_solve_pc takes, pc a dt_ho_pmg. */
+/* z = M^-1 r (one V-cycle); the dt_ho_pc_fn that dt_ho_pcg_solve_pc takes, pc a dt_ho_pmg.
+ * Errors: DT_ERR_INPUT when set up with fine_later and not given its finest operator yet,
+ * those of the operators. */
 dt_status dt_ho_pmg_apply(void *pc, const double *r, double *z, dt_ctx *ctx);
 /* Releases what pmg owns and zeroes it (NULL-safe). */
 void dt_ho_pmg_free(dt_ho_pmg *pmg);
-/* Levels (order, DOFs, lambda_max), the AMG's summary, setup time. */
+/* Levels (order, DOFs, lambda_max), the AMG's summary, setup time by phase. */
 void dt_ho_pmg_view(const dt_ho_pmg *pmg, FILE *f);
 
 /* Transfers between level l and l + 1 (ho_pmg_transfer.c), exposed for tests: y = P x_c

@@ -13,6 +13,9 @@
 
 #include "highorder/ho_pmg_internal.h"
 
+/* Fewer fine nodes than this build P on one thread: the fork would cost more. */
+#define PARALLEL_ROWS 4096
+
 void dt_ho_pmg_node_csr_free(dt_ho_pmg_node_csr *A) {
   if (!A) return;
   dt_free(A->ptr);
@@ -64,11 +67,14 @@ dt_status dt_ho_pmg_transfer_matrices(const dt_ho_pmg *pmg, int l, dt_ho_pmg_nod
   DT_ALLOC(oe, F->n_nodes, ctx, "p-multigrid node owners");
   DT_ALLOC(oa, F->n_nodes, ctx, "p-multigrid node owners");
   owners(pmg, l, oe, oa);
+  /* the rows are independent: counted and filled in parallel, the offsets summed in order */
   DT_ALLOC(P->ptr, F->n_nodes + 1, ctx, "p-multigrid prolongation");
-  for (int g = 0; g < F->n_nodes; g++)
-    P->ptr[g + 1] = P->ptr[g] + p_row(pmg, l, oe[g], oa[g], NULL, NULL);
+#pragma omp parallel for schedule(static) if (F->n_nodes >= PARALLEL_ROWS)
+  for (int g = 0; g < F->n_nodes; g++) P->ptr[g + 1] = p_row(pmg, l, oe[g], oa[g], NULL, NULL);
+  for (int g = 0; g < F->n_nodes; g++) P->ptr[g + 1] += P->ptr[g];
   DT_ALLOC(P->col, P->ptr[F->n_nodes], ctx, "p-multigrid prolongation");
   DT_ALLOC(P->w, P->ptr[F->n_nodes], ctx, "p-multigrid prolongation");
+#pragma omp parallel for schedule(static) if (F->n_nodes >= PARALLEL_ROWS)
   for (int g = 0; g < F->n_nodes; g++)
     p_row(pmg, l, oe[g], oa[g], P->col + P->ptr[g], P->w + P->ptr[g]);
   /* R = P^T by a counting sort over P's rows in order: each row of R ascending in g */
