@@ -324,7 +324,7 @@ def check_device_fault(binary, slow, data, job, reference_id, n_gpus):
         ev, _ = d.poll_events(jid)
         gf = [e["data"] for e in ev if e["type"] == "job.gpu_fault"]
         assert len(gf) == 1 and gf[0]["attempt"] == 1, gf
-        assert "illegal memory access" in gf[0]["message"] and "resumes from its last checkpoint" in gf[0]["message"], gf
+        assert "illegal memory access" in gf[0]["message"] and "resumes from its checkpoint" in gf[0]["message"], gf
         assert d.request("GET", f"/v1/jobs/{jid}").json["backend"] == "cuda"
         test_recovery.check_same_results(d, jid, reference_id)
         print(f"GPU fault mid-job: restarted in place (pid {pid}), {kept} increments kept, "
