@@ -66,9 +66,11 @@ static int is_loopback_url(const char *url) {
 static int try_token_dir(dc_settings *s, const char *dir, const char *why) {
   char path[1024];
   if (!dir || !dir[0]) return -1;
-  snprintf(path, sizeof path, "%s/admin.token", dir);
+  /* a directory whose token path does not fit is not one we can read from */
+  int n = snprintf(path, sizeof path, "%s/admin.token", dir);
+  if (n < 0 || (size_t)n >= sizeof path) return -1;
   if (read_token_file(path, s->token, sizeof s->token) != 0) return -1;
-  snprintf(s->token_from, sizeof s->token_from, "%s (%s)", path, why);
+  snprintf(s->token_from, sizeof s->token_from, "%.600s (%.600s)", path, why);
   return 0;
 }
 
