@@ -25,6 +25,17 @@ DT_HD static inline double dt_jacobian_cofactor(int dim, const double J[9], doub
   return dt_cofactor3(J, cof);
 }
 
+/* The Jacobian J_ik = sum_a X_a,i dN_a/dxi_k (row-major 3 x 3, dim x dim used, the rest 0). */
+DT_HD static inline void dt_elem_jacobian(int type, const double *X, const double *dN,
+                                          double J[9]) {
+  const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type);
+  int a, i, k;
+  for (k = 0; k < 9; k++) J[k] = 0.0;
+  for (a = 0; a < n; a++)
+    for (i = 0; i < dim; i++)
+      for (k = 0; k < dim; k++) J[i * 3 + k] += X[a * 3 + i] * dN[a * 3 + k];
+}
+
 /* Spatial gradients dNdx[a*3+j] = dN_a/dx_j from node coordinates X[a*3+i] (z ignored in 2D)
  * and reference derivatives dN. Returns det J (in-plane determinant in 2D). When det J <= 0
  * (inverted or degenerate element) dNdx is left zero and the caller reports the element. */
@@ -32,11 +43,8 @@ DT_HD static inline double dt_elem_gradients(int type, const double *X, const do
                                              double *dNdx) {
   const int n = dt_elem_nnodes(type), dim = dt_elem_dim(type);
   double J[9], cof[9], det, inv;
-  int a, i, j, k;
-  for (k = 0; k < 9; k++) J[k] = 0.0;
-  for (a = 0; a < n; a++) /* J_ik = sum_a X_a,i dN_a/dxi_k */
-    for (i = 0; i < dim; i++)
-      for (k = 0; k < dim; k++) J[i * 3 + k] += X[a * 3 + i] * dN[a * 3 + k];
+  int a, j, k;
+  dt_elem_jacobian(type, X, dN, J);
   det = dt_jacobian_cofactor(dim, J, cof);
   for (k = 0; k < 3 * n; k++) dNdx[k] = 0.0;
   if (!(det > 0.0)) return det;

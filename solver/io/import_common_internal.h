@@ -17,11 +17,15 @@
 DT_INTERN dt_status dt_imp_read_file(const char *path, const char *what, char **buf, size_t *len,
                                      dt_ctx *ctx);
 
-/* Sorted user id -> 0-based index map, rebuilt from an id array. */
+/* Sorted user id -> 0-based index map, rebuilt from an id array. Ids that fill most of their
+ * range (as meshers and CalculiX decks number them) also get a direct table, so a lookup is one
+ * load instead of a binary search over the whole mesh. */
 typedef struct dt_imp_idmap {
   int n;
   int64_t *id;
   int *index;
+  int64_t base, span; /* direct[id - base] for base <= id < base + span; span 0: none */
+  int *direct;
 } dt_imp_idmap;
 
 /* Build from ids[0..n); on a duplicate returns 1 and sets *dup_a < *dup_b to the positions of

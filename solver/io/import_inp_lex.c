@@ -365,7 +365,16 @@ int inp_is_int(const char *tok) {
 
 dt_status inp_int64(inp *p, int rec, const char *tok, const char *what, int64_t *out) {
   dt_status rc = DT_OK;
+  const char *s = tok + (*tok == '+' || *tok == '-');
+  int64_t v = 0;
+  int digits = 0;
 
+  /* ids and node numbers, millions of them in a large deck: up to 18 digits cannot overflow */
+  while (*s >= '0' && *s <= '9' && digits < 18) v = 10 * v + (*s++ - '0'), digits++;
+  if (digits > 0 && *s == '\0') {
+    *out = *tok == '-' ? -v : v;
+    return DT_OK;
+  }
   INP_CHECK(inp_is_int(tok), p, rec, "%s: expected an integer, got '%s'", what, tok);
   errno = 0;
   *out = strtoll(tok, NULL, 10);

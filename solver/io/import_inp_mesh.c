@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "../element/element.h"
-#include "../element/element_check.h"
 #include "model/model_internal.h"
 #include "import_inp_internal.h"
 
@@ -283,18 +282,15 @@ cleanup:
   return rc;
 }
 
-/* Geometry check now, while the element's line is known. */
-static dt_status check_geometry(inp *p, int rec, int e) {
+/* The geometry of a block's elements e0 .. n_elems - 1, checked together (in parallel) once the
+ * block is read; the first bad element is reported at its own line. */
+static dt_status check_geometry(inp *p, int e0) {
   dt_status rc = DT_OK;
-  dt_model *m = p->m;
   dt_ctx tmp = {0};
-  double X[3 * DT_ELEM_MAX_NODES];
-  int k0 = m->elem_ptr[e];
+  int bad = -1;
 
-  for (int a = 0; a < m->elem_ptr[e + 1] - k0; a++)
-    memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
-  INP_CHECK(dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], &tmp) == DT_OK, p, rec, "%s",
-            tmp.msg);
+  INP_CHECK(dt_model_check_geometry(p->m, e0, p->m->n_elems, &bad, &tmp) == DT_OK, p,
+            bad >= 0 ? p->elem_rec[bad] : 0, "%s", tmp.msg);
 cleanup:
   return rc;
 }
@@ -341,7 +337,6 @@ static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec
   m->elem_ptr[e + 1] = k0 + npe;
   m->n_elems++;
   p->elems_dirty = 1;
-  DT_TRY(check_geometry(p, rec, e));
   if (set >= 0) DT_TRY(elset_add(p, set, e));
 cleanup:
   return rc;
@@ -353,7 +348,7 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   const char *type = inp_param(kw, "TYPE"), *elset = inp_param(kw, "ELSET");
   char *tok[INP_MAX_TOKENS];
   char list[160] = "";
-  int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1;
+  int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1, e0 = 0;
 
   for (int i = 0; i < N_ELEM_TYPES; i++) {
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
@@ -373,8 +368,10 @@ dt_status inp_element(inp *p, inp_kw *kw) {
              "S4R (reduced integration with hourglass control) is read as a MITC4 shell, as S4 "
              "is: results differ slightly from Abaqus's S4R");
   if (elset) DT_TRY(inp_get_elset(p, kw->rec, elset, 1, &set));
+  e0 = p->m->n_elems;
   while (inp_data(p, &rec, tok, &n))
     DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
+  DT_TRY(check_geometry(p, e0));
   if (extra)
     inp_warn(
         p, first_extra,

@@ -65,8 +65,12 @@ dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *
   DT_ALLOC(tmp, n, ctx, "an id map");
   DT_ALLOC(map->id, n, ctx, "an id map");
   DT_ALLOC(map->index, n, ctx, "an id map");
-  for (int i = 0; i < n; i++) tmp[i].id = ids[i], tmp[i].pos = i;
-  qsort(tmp, (size_t)n, sizeof *tmp, id_pos_cmp);
+  int sorted = 1;
+  for (int i = 0; i < n; i++) {
+    tmp[i].id = ids[i], tmp[i].pos = i;
+    if (i > 0 && ids[i] <= ids[i - 1]) sorted = 0;
+  }
+  if (!sorted) qsort(tmp, (size_t)n, sizeof *tmp, id_pos_cmp);
   for (int i = 0; i < n; i++) {
     map->id[i] = tmp[i].id;
     map->index[i] = tmp[i].pos;
@@ -74,6 +78,16 @@ dt_status dt_imp_idmap_build(dt_imp_idmap *map, const int64_t *ids, int n, int *
       *dup_a = tmp[i - 1].pos, *dup_b = tmp[i].pos;
   }
   map->n = n;
+  /* a direct table where it costs at most twice the sorted arrays' memory */
+  if (n > 0 && *dup_a < 0 &&
+      (uint64_t)map->id[n - 1] - (uint64_t)map->id[0] < 2 * (uint64_t)n + 64) {
+    map->base = map->id[0];
+    map->span = (int64_t)((uint64_t)map->id[n - 1] - (uint64_t)map->id[0]) + 1;
+    DT_ALLOC(map->direct, (size_t)map->span, ctx, "an id map");
+    for (int64_t k = 0; k < map->span; k++) map->direct[k] = -1;
+    for (int i = 0; i < n; i++)
+      map->direct[(uint64_t)map->id[i] - (uint64_t)map->base] = map->index[i];
+  }
 cleanup:
   dt_free(tmp);
   return rc;
@@ -81,6 +95,11 @@ cleanup:
 
 int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id) {
   int lo = 0, hi = map->n - 1;
+
+  if (map->direct) { /* unsigned: an id far outside the range cannot overflow the difference */
+    uint64_t k = (uint64_t)id - (uint64_t)map->base;
+    return k < (uint64_t)map->span ? map->direct[k] : -1;
+  }
 
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
@@ -96,7 +115,9 @@ int dt_imp_idmap_find(const dt_imp_idmap *map, int64_t id) {
 void dt_imp_idmap_free(dt_imp_idmap *map) {
   DT_FREE(map->id);
   DT_FREE(map->index);
+  DT_FREE(map->direct);
   map->n = 0;
+  map->base = map->span = 0;
 }
 
 dt_status dt_imp_reserve(void **p, int *cap, size_t need, size_t size, dt_ctx *ctx) {

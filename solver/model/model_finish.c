@@ -7,6 +7,7 @@
  * user ids; the JSON parser prefixes its origin. dt_model_check_mesh runs the same mesh checks
  * alone, for a mesh that has no job yet (a Gmsh file). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,35 +73,60 @@ static double elem_size(int type, const double *X) {
   return h;
 }
 
-/* det J at reference point xi. */
+/* det J at reference point xi (dt_elem_gradients' determinant, without the gradients). */
 static double detj_at(int type, const double *X, const double xi[3]) {
-  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], dNdx[3 * DT_ELEM_MAX_NODES];
+  double N[DT_ELEM_MAX_NODES], dN[3 * DT_ELEM_MAX_NODES], J[9], cof[9];
   dt_elem_shape(type, xi, N, dN);
-  return dt_elem_gradients(type, X, dN, dNdx);
+  dt_elem_jacobian(type, X, dN, J);
+  return dt_jacobian_cofactor(dt_elem_dim(type), J, cof);
 }
 
-/* Smallest det J over the integration points and, for the types on a reference cube or square
- * (hex8, the 20-node hexahedra, the quadrilaterals) and the wedges, the nodes (a bilinear map
- * folds first at a corner, and wedge6's is bilinear in a triangle coordinate and the axial one;
- * a higher-order map can fold at any node: a mid-edge node moved past the quarter point of its
- * edge inverts the element at the corner it approaches, between the points). The wedges need
- * it most: wedge6's two points both lie on its axis, so a wedge folded at one corner can still
- * have det J > 0 at both. *where is "integration point" or "node", *index 1-based. */
+/* The points where det J is checked: the integration points and, for the types on a reference
+ * cube or square (hex8, the 20-node hexahedra, the quadrilaterals) and the wedges, the nodes (a
+ * bilinear map folds first at a corner, and wedge6's is bilinear in a triangle coordinate and
+ * the axial one; a higher-order map can fold at any node: a mid-edge node moved past the quarter
+ * point of its edge inverts the element at the corner it approaches, between the points). The
+ * wedges need it most: wedge6's two points both lie on its axis, so a wedge folded at one
+ * corner can still have det J > 0 at both. The shape derivatives there are tabulated once per
+ * type: evaluating them per element was most of the import of a large hex8 deck. */
+#define CHECK_POINTS_MAX (27 + DT_ELEM_MAX_NODES)
+typedef struct check_points {
+  int n, nqp;
+  double dN[CHECK_POINTS_MAX][3 * DT_ELEM_MAX_NODES];
+} check_points;
+
+static check_points point_table[DT_NTYPES];
+static pthread_once_t point_table_once = PTHREAD_ONCE_INIT;
+
+static void build_point_table(void) {
+  double xi[3], w, N[DT_ELEM_MAX_NODES];
+  for (int t = 0; t < DT_NTYPES; t++) {
+    check_points *c = &point_table[t];
+    c->nqp = dt_elem_nqp(t);
+    c->n = c->nqp + (dt_elem_is_tensor(t) || dt_elem_is_wedge(t) ? dt_elem_nnodes(t) : 0);
+    for (int q = 0; q < c->n; q++) {
+      if (q < c->nqp)
+        dt_elem_qp(t, q, xi, &w);
+      else
+        dt_elem_node_xi(t, q - c->nqp, xi);
+      dt_elem_shape(t, xi, N, c->dN[q]);
+    }
+  }
+}
+
+/* Smallest det J over the type's check points; *where is "integration point" or "local node",
+ * *index 1-based. */
 static double min_detj(int type, const double *X, const char **where, int *index) {
-  const int nqp = dt_elem_nqp(type);
-  const int ncorner = dt_elem_is_tensor(type) || dt_elem_is_wedge(type) ? dt_elem_nnodes(type) : 0;
-  double xi[3], w, d, dmin = INFINITY;
-  int q;
-  for (q = 0; q < nqp + ncorner; q++) {
-    if (q < nqp)
-      dt_elem_qp(type, q, xi, &w);
-    else
-      dt_elem_node_xi(type, q - nqp, xi);
-    d = detj_at(type, X, xi);
+  const check_points *c = &point_table[type];
+  double J[9], cof[9], d, dmin = INFINITY;
+  pthread_once(&point_table_once, build_point_table);
+  for (int q = 0; q < c->n; q++) {
+    dt_elem_jacobian(type, X, c->dN[q], J);
+    d = dt_jacobian_cofactor(dt_elem_dim(type), J, cof);
     if (d < dmin || isnan(d)) {
       dmin = d;
-      *where = q < nqp ? "integration point" : "local node";
-      *index = (q < nqp ? q : q - nqp) + 1;
+      *where = q < c->nqp ? "integration point" : "local node";
+      *index = (q < c->nqp ? q : q - c->nqp) + 1;
       if (isnan(d)) break;
     }
   }
@@ -408,17 +434,28 @@ cleanup:
   return rc;
 }
 
-static dt_status check_geometry(const dt_model *m, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  double X[3 * 27];
+static dt_status check_one_geometry(const dt_model *m, int e, dt_ctx *ctx) {
+  double X[3 * DT_ELEM_MAX_NODES];
+  int k0 = m->elem_ptr[e], npe = m->elem_ptr[e + 1] - k0;
+  for (int a = 0; a < npe; a++) memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
+  return dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], ctx);
+}
 
-  for (int e = 0; e < m->n_elems; e++) {
-    int k0 = m->elem_ptr[e], npe = m->elem_ptr[e + 1] - k0;
-    for (int a = 0; a < npe; a++) memcpy(&X[3 * a], &m->x[3 * m->conn[k0 + a]], 3 * sizeof(double));
-    DT_TRY(dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], ctx));
+/* Elements are checked in parallel; the first failing element in element order is the one
+ * reported, as a serial loop would, whatever the thread count. */
+dt_status dt_model_check_geometry(const dt_model *m, int e0, int e1, int *bad, dt_ctx *ctx) {
+  int first = e1;
+#pragma omp parallel for schedule(static, 1024) reduction(min : first)
+  for (int e = e0; e < e1; e++) {
+    dt_ctx quiet = {0};
+    if (e < first && check_one_geometry(m, e, &quiet) != DT_OK) first = e;
   }
-cleanup:
-  return rc;
+  if (bad) *bad = first < e1 ? first : -1;
+  return first < e1 ? check_one_geometry(m, first, ctx) : DT_OK;
+}
+
+static dt_status check_geometry(const dt_model *m, dt_ctx *ctx) {
+  return dt_model_check_geometry(m, 0, m->n_elems, NULL, ctx);
 }
 
 static dt_status check_increments(const dt_step *s, int i, dt_ctx *ctx) {

@@ -29,6 +29,12 @@ DT_INTERN int dt_model_elem_dim(int type);
 DT_INTERN int dt_material_params_check(const dt_material_params *p, char *field, size_t nfield,
                                        char *msg, size_t nmsg);
 
+/* Element geometry (dt_elem_check_geometry, dt_shell_check_geometry) of elements e0 .. e1 - 1,
+ * in parallel: DT_ERR_INPUT for the first failing element in element order, its index in *bad
+ * (-1 when all pass; bad may be NULL). */
+DT_INTERN dt_status dt_model_check_geometry(const dt_model *m, int e0, int e1, int *bad,
+                                            dt_ctx *ctx);
+
 /* Explicit dynamics and shells (model_finish_explicit.c). */
 DT_INTERN int dt_model_has_shells(const dt_model *m);
 /* 1 when the section's element set holds a shell4 element. */

@@ -3,11 +3,17 @@
  * whose mid-edge node lies past the quarter point of its edge, mirrored wedges, a wedge6
  * folded at a corner between its two points, a wedge15 with a mid-edge node past the quarter
  * point and NaN coordinates, with messages that name the element. Also dt_elem_volume, on a
- * curved hex20 and a curved wedge15 too. */
+ * curved hex20 and a curved wedge15 too. A whole mesh (dt_model_check_mesh, elements checked in
+ * parallel) names the first bad element in element order, with 1 thread or several. */
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
+#include "ductile.h"
 #include "elem_test.h"
 #include "element/element_check.h"
+#include "model/mesh_box.h"
 
 /* Expect DT_ERR_INPUT and a message containing both fragments. */
 static void expect_rejected(const char *what, int type, const double *X, const char *frag) {
@@ -124,6 +130,39 @@ static void check_wedges(void) {
   expect_rejected("wedge15 past the quarter point", DT_WEDGE15, X, "at local node 1 ");
 }
 
+/* A 20^3 hex8 box with elements 5000 and 3001 (user ids) turned inside out: the message names
+ * 3001 whatever the thread count and however the threads split the elements. */
+static void check_mesh_first_bad(void) {
+  for (int threads = 1; threads <= 4; threads *= 2) {
+    dt_model *m = NULL;
+    dt_ctx ctx;
+    dt_ctx_reset(&ctx);
+    if (dt_model_create(&m, &ctx) != DT_OK) {
+      EXPECT(0, "model: %s", ctx.msg);
+      return;
+    }
+    EXPECT(dt_mesh_box_hex8(m, 20, 20, 20, 1.0, 1.0, 1.0, &ctx) == DT_OK, "box: %s", ctx.msg);
+    EXPECT(dt_model_check_mesh(m, &ctx) == DT_OK, "the box is valid: %s", ctx.msg);
+    for (int k = 0; k < 2; k++) {
+      const int e = k ? 3000 : 4999; /* 0-based: ids 3001 and 5000 */
+      int *c = &m->conn[m->elem_ptr[e]];
+      for (int a = 0; a < 4; a++) {
+        int t = c[a];
+        c[a] = c[a + 4], c[a + 4] = t;
+      }
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    dt_ctx_reset(&ctx);
+    EXPECT(dt_model_check_mesh(m, &ctx) == DT_ERR_INPUT, "%d threads: inverted box accepted",
+           threads);
+    EXPECT(strstr(ctx.msg, "element 3001 (hex8) is inverted") != NULL,
+           "%d threads: want element 3001 named first, got '%s'", threads, ctx.msg);
+    dt_model_destroy(&m);
+  }
+}
+
 int main(void) {
   double X[3 * DT_ELEM_MAX_NODES];
   const double tri_area = 0.5, tet_volume = 1.0 / 6.0;
@@ -167,5 +206,6 @@ int main(void) {
   check_hex20(DT_HEX20);
   check_hex20(DT_HEX20R);
   check_wedges();
+  check_mesh_first_bad();
   return elem_test_result("test_elem_check");
 }
