@@ -101,6 +101,31 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK)
   if (i < n) r[i] = __dadd_rn(r[i], b[i]);
 }
 
+/* A split run's part matrix (dt_cuda_pc_amg_local) from the tangent's blocks (dt_bsr_block:
+ * entry (i, j) at [j dpn + i]): the diagonal blocks the summed ones in pc (row-major), but the
+ * constrained DOFs' rows and columns, which stay the tangent's identity. One thread per node. */
+__global__ void __launch_bounds__(DT_CUDA_BLOCK)
+    k_amg_local(int n_nodes, int dpn, const int *__restrict__ brow_ptr,
+                const int *__restrict__ bcol, const double *__restrict__ bsr,
+                const double *__restrict__ pc, const double *__restrict__ con,
+                double *__restrict__ out) {
+  int an = blockIdx.x * blockDim.x + threadIdx.x;
+  if (an >= n_nodes) return;
+  int d2 = dpn * dpn;
+  for (int k = brow_ptr[an]; k < brow_ptr[an + 1]; k++) {
+    const double *in = bsr + (long)k * d2;
+    double *o = out + (long)k * d2;
+    int diag = bcol[k] == an;
+    for (int j = 0; j < dpn; j++)
+      for (int i = 0; i < dpn; i++) {
+        long row = (long)an * dpn + i, col = (long)an * dpn + j;
+        o[j * dpn + i] = diag && con[row] == 0.0 && con[col] == 0.0
+                             ? pc[(long)an * d2 + i * dpn + j]
+                             : in[j * dpn + i];
+      }
+  }
+}
+
 /* X = I (n x n), the right-hand sides of X = L^-1. */
 __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_identity(int n, double *X) {
   long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -108,10 +133,11 @@ __global__ void __launch_bounds__(DT_CUDA_BLOCK) k_amg_identity(int n, double *X
 }
 
 static dt_status load_kernels(dt_ctx *ctx) {
-  const void *k[] = {
-      (const void *)k_amg_csr<4>,  (const void *)k_amg_csr<8>,     (const void *)k_amg_csr<16>,
-      (const void *)k_amg_csr<32>, (const void *)k_amg_cheb_first, (const void *)k_amg_cheb_step,
-      (const void *)k_amg_jacobi,  (const void *)k_amg_add,        (const void *)k_amg_identity};
+  const void *k[] = {(const void *)k_amg_csr<4>,     (const void *)k_amg_csr<8>,
+                     (const void *)k_amg_csr<16>,    (const void *)k_amg_csr<32>,
+                     (const void *)k_amg_cheb_first, (const void *)k_amg_cheb_step,
+                     (const void *)k_amg_jacobi,     (const void *)k_amg_add,
+                     (const void *)k_amg_identity,   (const void *)k_amg_local};
   return dt_cuda_load_list(k, (int)(sizeof k / sizeof k[0]), NULL, ctx);
 }
 
@@ -146,12 +172,13 @@ typedef struct amg_vec {
 } amg_vec;
 
 /* y = alpha A_l x + beta y: level 0 through cuSPARSE's BSR SpMV of the tangent (the operator's
- * product), coarser levels through k_amg_csr. */
+ * product), coarser levels, and level 0 of a split run's part (its own matrix), through
+ * k_amg_csr. */
 static dt_status spmv_A(dt_cuda *c, int l, double alpha, amg_vec x, double beta, amg_vec y,
                         dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
-  if (l > 0) return dt_cuda_amg_csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
+  if (l > 0 || a->local) return dt_cuda_amg_csr_spmv(c, &a->lev[l].A, alpha, x.p, beta, y.p, ctx);
   DT_CUSPARSE_CHECK(cusparseSpMV(c->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->lin.mat, x.d,
                                  &beta, y.d, CUDA_R_64F, DT_CUDA_SPMV_ALG, a->spmv_buf),
                     ctx);
@@ -335,7 +362,7 @@ cleanup:
 static dt_status host_values(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(host_matrix(c, a, ctx));
-  DT_TRY(dt_cuda_d2h(c, a->bsr, c->lin.val, sizeof(double) * (size_t)a->nnz, ctx));
+  DT_TRY(dt_cuda_d2h(c, a->bsr, amg_bsr(c, a), sizeof(double) * (size_t)a->nnz, ctx));
   reorder_values(a);
 cleanup:
   return rc;
@@ -495,7 +522,9 @@ cleanup:
   return rc;
 }
 
-dt_status dt_cuda_amg_setup(dt_cuda *c, int keep, dt_ctx *ctx) {
+/* local: the hierarchy of a split run's part, of lval (made here from the tangent and the summed
+ * blocks in lin.pc); 0: the tangent's. A change between the two builds anew. */
+static dt_status amg_setup(dt_cuda *c, int keep, int local, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cuda_amg *a = c->amg;
   double t0 = now();
@@ -508,10 +537,20 @@ dt_status dt_cuda_amg_setup(dt_cuda *c, int keep, dt_ctx *ctx) {
     a = c->amg;
   }
   DT_TRY(dt_cuda_d2h(c, a->con, c->state.vec[DT_VEC_CON], sizeof(double) * (size_t)a->n, ctx));
+  if (local) {
+    if (!a->lval)
+      DT_TRY(dt_cuda_alloc(c, (void **)&a->lval, sizeof(double) * ((size_t)a->nnz + 1),
+                           "the part's AMG matrix", ctx));
+    k_amg_local<<<amg_blocks_of(a->n_nodes), DT_CUDA_BLOCK, 0, c->stream>>>(
+        a->n_nodes, a->dpn, c->problem.brow_ptr, c->problem.bcol, c->lin.val, c->lin.pc,
+        c->state.vec[DT_VEC_CON], a->lval);
+    DT_CUDA_LAUNCH_CHECK("k_amg_local", c->stream, ctx);
+  }
   /* a second setup on the same tangent is the caller's cue that the kept aggregates no longer
    * serve (backend.h, pc_setup) */
-  rebuild = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial ||
+  rebuild = !a->h || a->n_levels == 0 || a->serial == c->lin.tangent_serial || a->local != local ||
             dt_amg_constraints_changed(a->h, a->con);
+  a->local = local;
   a->serial = c->lin.tangent_serial;
   a->n_levels = 0; /* until this setup succeeds */
   if (rebuild) {
@@ -541,6 +580,24 @@ cleanup:
   return rc;
 }
 
+dt_status dt_cuda_amg_setup(dt_cuda *c, int keep, dt_ctx *ctx) {
+  return amg_setup(c, keep, 0, ctx);
+}
+
+/* Part op (backend.h, dt_backend_part_ops.pc_amg_local): lin.pc holds the summed diagonal
+ * blocks that dt_cuda_pc_blocks wrote and the parts' exchange completed. */
+extern "C" dt_status dt_cuda_pc_amg_local(void *impl, int kind, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cuda *c = (dt_cuda *)impl;
+  DT_CHECK((kind & ~DT_PC_KEEP_COARSE) == DT_PC_AMG, ctx, DT_ERR_INTERNAL,
+           "pc_amg_local: kind %d is not amg", kind);
+  c->lin.pc_serial++; /* as pc_setup: the PCG loops capture their launches anew */
+  DT_TRY(amg_setup(c, (kind & DT_PC_KEEP_COARSE) != 0, 1, ctx));
+  c->lin.pc_kind = DT_PC_AMG; /* a failed setup keeps the kind in use */
+cleanup:
+  return rc;
+}
+
 void dt_cuda_amg_destroy(dt_cuda *c) {
   dt_cuda_amg *a = c ? c->amg : NULL;
   if (!a) return;
@@ -551,6 +608,7 @@ void dt_cuda_amg_destroy(dt_cuda *c) {
   dt_free(a->pieces);
   dt_cuda_free(c, a->own_spmv_buf);
   dt_cuda_free(c, a->blas_work);
+  dt_cuda_free(c, a->lval);
   dt_amg_destroy(&a->h);
   dt_free(a->brow_ptr);
   dt_free(a->bcol);
@@ -593,6 +651,9 @@ static void view_levels(const dt_cuda_amg *a, FILE *f) {
 void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
   const dt_cuda_amg *a = c->amg;
   if (!a || !a->h) return;
+  if (a->local)
+    fprintf(f, "  amg of a split run's part: its tangent with the diagonal blocks summed over the "
+               "parts\n");
   if (a->built_on_host) {
     dt_amg_view(a->h, f);
     fprintf(f,

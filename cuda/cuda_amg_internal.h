@@ -77,6 +77,11 @@ struct dt_cuda_amg {
   cublasHandle_t blas;
   void *blas_work;
   long serial; /* the tangent's serial at the last setup (dt_cuda tangent_serial) */
+  /* A split run's part (dt_cuda_pc_amg_local): local = 1 when the hierarchy is that of lval, the
+   * part's matrix (blocked as the tangent: the tangent with every node's diagonal block the
+   * parts' sum), whose level 0 products then use the scalar copy lev[0].A; 0: the tangent's. */
+  int local;
+  double *lval;
   /* Statistics: builds, refreshes; the last device build's split (strength, patterns and maps
    * on the device; aggregation and P_tent on the host; the levels' values; the coarsest
    * factor) and the last refresh's (the tangent's copy, the levels, the coarsest factor). */
@@ -84,6 +89,11 @@ struct dt_cuda_amg {
   double b_structure, b_host, b_values, b_coarse;
   double s_values, s_levels, s_coarse;
 };
+
+/* The blocked values the hierarchy's level 0 is made of: the part's matrix or the tangent. */
+static inline const double *amg_bsr(const dt_cuda *c, const dt_cuda_amg *a) {
+  return a->local ? a->lval : c->lin.val;
+}
 
 static inline int amg_blocks_of(long threads) {
   return (int)((threads + DT_CUDA_BLOCK - 1) / DT_CUDA_BLOCK);

@@ -334,7 +334,7 @@ cleanup:
 dt_status dt_cuda_amg_unblock(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   k_amg_unblock<<<amg_blocks_of((long)a->n), DT_CUDA_BLOCK, 0, c->stream>>>(
-      a->n_nodes, a->dpn, c->problem.brow_ptr, c->lin.val, a->lev[0].A.val);
+      a->n_nodes, a->dpn, c->problem.brow_ptr, amg_bsr(c, a), a->lev[0].A.val);
   DT_CUDA_LAUNCH_CHECK("k_amg_unblock", c->stream, ctx);
 cleanup:
   return rc;

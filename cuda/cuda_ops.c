@@ -4,6 +4,9 @@
  * `available` makes "auto" fall back to the CPU backend on machines without a device. */
 #include "cuda_entry.h"
 
+/* The part's AMG of a split run (cuda_amg.cu; backend.h, dt_backend_part_ops.pc_amg_local). */
+dt_status dt_cuda_pc_amg_local(void *impl, int kind, dt_ctx *ctx);
+
 /* What a run split over several devices needs of each part (backend.h). */
 static const dt_backend_part_ops dt_cuda_part_ops = {
     .activate = dt_cuda_activate,
@@ -11,6 +14,7 @@ static const dt_backend_part_ops dt_cuda_part_ops = {
     .vec_dot_n = dt_cuda_vec_dot_n,
     .pc_blocks = dt_cuda_pc_blocks,
     .pc_blocks_invert = dt_cuda_pc_blocks_invert,
+    .pc_amg_local = dt_cuda_pc_amg_local,
     .halo_create = dt_cuda_part_halo_create,
     .halo_destroy = dt_cuda_part_halo_destroy,
 };

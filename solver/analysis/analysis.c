@@ -70,17 +70,19 @@ static void info(run *r, const char *text) {
 }
 
 /* A run split over several devices (backend/parts/parts.h): the found backend runs each part
- * under the compound backend, on block Jacobi, the one preconditioner split so far. */
+ * under the compound backend, on block Jacobi or AMG (additive Schwarz over the parts), the
+ * preconditioners split so far. */
 static dt_status split_setup(run *r, dt_backend_options *bo, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char line[256];
   int n = r->opt->n_devices;
   DT_CHECK(n <= DT_MAX_RUN_DEVICES, ctx, DT_ERR_INPUT, "a run takes at most %d devices, not %d",
            DT_MAX_RUN_DEVICES, n);
-  if (r->m->solver.precond != DT_PC_BLOCK_JACOBI) {
+  if (r->m->solver.precond != DT_PC_BLOCK_JACOBI && r->m->solver.precond != DT_PC_AMG) {
     DT_CHECK(r->m->solver.precond_auto, ctx, DT_ERR_UNSUPPORTED,
-             "linear.preconditioner \"%s\" does not run on several devices yet: use "
-             "\"block_jacobi\" (or \"auto\")",
+             "linear.preconditioner \"%s\" does not run on several devices yet: split runs take "
+             "\"block_jacobi\", \"amg\" or \"auto\" (\"two_level\", \"jacobi\" and "
+             "\"direct\" are not split)",
              dt_precond_names[r->m->solver.precond]);
     r->m_host = *r->m; /* a copy of the header, its arrays shared */
     r->m_host.solver.precond = DT_PC_BLOCK_JACOBI;
@@ -91,11 +93,11 @@ static dt_status split_setup(run *r, dt_backend_options *bo, dt_ctx *ctx) {
   bo->inner = r->o;
   bo->model = r->m;
   r->o = &dt_parts_ops;
-  snprintf(
-      line, sizeof line,
-      "split run: %d METIS parts of the mesh, one per device, %s backend on each; block_jacobi "
-      "preconditioner",
-      n, bo->inner->name);
+  snprintf(line, sizeof line,
+           "split run: %d METIS parts of the mesh, one per device, %s backend on each; %s "
+           "preconditioner%s",
+           n, bo->inner->name, dt_precond_names[r->m->solver.precond],
+           r->m->solver.precond == DT_PC_AMG ? " (additive Schwarz: one hierarchy per part)" : "");
   info(r, line);
 cleanup:
   return rc;
@@ -150,7 +152,9 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   r->nc.pc_auto_amg = r->m->solver.precond_auto && bo.n_devices <= 1 && r->m->dim == 3 &&
                       r->m->solver.precond == DT_PC_BLOCK_JACOBI && !r->pb->matrix_free;
   if (bo.n_devices > 1)
-    snprintf(note, sizeof note, " (auto: block_jacobi, the preconditioner split runs take)");
+    snprintf(note, sizeof note,
+             " (auto: block_jacobi in split runs; amg splits as additive Schwarz without a coarse "
+             "space, fewer PCG iterations but longer solves on the CPU: docs/multi-gpu.md)");
   else if (r->nc.pc_auto_amg)
     snprintf(
         note, sizeof note,

@@ -135,6 +135,13 @@ typedef struct dt_backend_part_ops {
    * naming the node index as pc_setup does. */
   dt_status (*pc_blocks)(void *impl, double **blocks, dt_ctx *ctx);
   dt_status (*pc_blocks_invert)(void *impl, dt_ctx *ctx);
+  /* Optional (NULL: AMG is not split on this backend): the part's AMG of additive Schwarz,
+   * called after pc_blocks once the parts have summed the blocks in its storage. Sets up the
+   * AMG of pc_setup (kind: DT_PC_AMG, DT_PC_KEEP_COARSE or'ed in as pc_setup takes it; the same
+   * reuse rules) on the local tangent (the part's elements on all its nodes, ghosts included)
+   * with every node's diagonal block replaced by the summed one, the constrained DOFs' identity
+   * rows and columns kept; pc_apply then runs its V-cycle. Errors as pc_setup's. */
+  dt_status (*pc_amg_local)(void *impl, int kind, dt_ctx *ctx);
   /* A transport for dt_halo_exchange (solver/partition/partition_exchange.h) between impls[s],
    * s < n, which hold parts[s], with staging buffers for up to max_ncomp values per node, on
    * the vectors vec_data gives; *user is freed by halo_destroy. */

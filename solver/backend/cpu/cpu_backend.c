@@ -26,6 +26,7 @@ static void cpu_destroy(void *impl) {
   dt_free(c->coarse_y);
   dt_free(c->coarse_R);
   dt_amg_destroy(&c->amg);
+  dt_free(c->amg_val);
   dt_cpu_direct_free(c);
   dt_free(c->hist_c);
   dt_free(c->hist_t);

@@ -26,6 +26,11 @@ typedef struct dt_cpu {
   /* Algebraic multigrid (cpu_linear.c): the hierarchy over val, kept between setups and
    * refreshed with new values while the constrained DOFs stay the same. */
   dt_amg *amg;
+  /* The AMG of a split run's part (dt_cpu_pc_amg_local): the matrix its hierarchy borrows (the
+   * tangent with every node's diagonal block the parts' sum), and whether the hierarchy in
+   * c->amg is of it (1) or of the tangent (0). */
+  double *amg_val;
+  int amg_local;
   /* Sparse direct preconditioner (cpu_direct.c): CHOLMOD's factor of val, or NULL. */
   struct dt_cpu_direct *direct;
   /* tangent_assemble's count, and its value at the AMG's last setup: a second setup on the same
@@ -67,11 +72,12 @@ dt_status dt_cpu_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ct
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cpu_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx);
 /* What a CPU backend offers as a part of a split run (cpu_parts.c, backend.h): a dot over the
- * first n entries (cpu_backend.c), block Jacobi in two halves (cpu_linear.c). */
+ * first n entries (cpu_backend.c), block Jacobi in two halves and the part's AMG (cpu_linear.c). */
 extern const dt_backend_part_ops dt_cpu_part_ops;
 dt_status dt_cpu_vec_dot_n(void *impl, dt_vec_id x, dt_vec_id y, int n, double *out, dt_ctx *ctx);
 dt_status dt_cpu_pc_blocks(void *impl, double **blocks, dt_ctx *ctx);
 dt_status dt_cpu_pc_blocks_invert(void *impl, dt_ctx *ctx);
+dt_status dt_cpu_pc_amg_local(void *impl, int kind, dt_ctx *ctx);
 dt_status dt_cpu_coarse_setup(dt_cpu *c, dt_ctx *ctx);
 /* z += Z E^-1 Z^T r */
 dt_status dt_cpu_coarse_apply(dt_cpu *c, const double *r, double *z);

@@ -5,8 +5,8 @@
  * of solver/amg/, built over the CSR tangent on the first setup and whenever the constrained
  * DOFs change, refreshed with the new values otherwise (the aggregates and patterns depend
  * only on the pattern, the coordinates and the constrained set), level 0 alone when the
- * driver asks to keep the coarse levels (DT_PC_KEEP_COARSE). Direct: CHOLMOD's factor
- * (cpu_direct.c). */
+ * driver asks to keep the coarse levels (DT_PC_KEEP_COARSE); a split run's part builds it over
+ * its own copy of the tangent (dt_cpu_pc_amg_local). Direct: CHOLMOD's factor (cpu_direct.c). */
 #include <math.h>
 #include <string.h>
 
@@ -44,25 +44,32 @@ static void diagonal_block(const dt_problem *pb, const double *val, int a, doubl
   }
 }
 
-/* keep: DT_PC_KEEP_COARSE was asked for (a new tangent refreshes level 0 only). */
-static dt_status amg_setup(dt_cpu *c, int keep, dt_ctx *ctx) {
+/* keep: DT_PC_KEEP_COARSE was asked for (a new tangent refreshes level 0 only). local: the
+ * hierarchy of a split run's part (of amg_val: dt_cpu_pc_amg_local) rather than the tangent's;
+ * a change between the two builds anew. */
+static dt_status amg_setup(dt_cpu *c, int keep, int local, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_problem *pb = &c->pb;
   const double *con = c->vec[DT_VEC_CON];
-  dt_amg_input in = {pb->n_nodes, pb->dpn, pb->x, con, pb->row_ptr, pb->col, c->val};
+  double *val = local ? c->amg_val : c->val;
+  dt_amg_input in = {pb->n_nodes, pb->dpn, pb->x, con, pb->row_ptr, pb->col, val};
   dt_amg_options opt;
   DT_CHECK(
       !pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
       "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
-  if (c->amg && c->amg_serial != c->tangent_serial && !dt_amg_constraints_changed(c->amg, con)) {
-    DT_TRY(keep ? dt_amg_refresh_fine(c->amg, c->val, ctx) : dt_amg_refresh(c->amg, c->val, ctx));
+  if (c->amg && c->amg_local == local && c->amg_serial != c->tangent_serial &&
+      !dt_amg_constraints_changed(c->amg, con)) {
+    DT_TRY(keep ? dt_amg_refresh_fine(c->amg, val, ctx) : dt_amg_refresh(c->amg, val, ctx));
     goto cleanup;
   }
   dt_amg_destroy(&c->amg);
   dt_amg_options_default(&opt);
   DT_TRY(dt_amg_create(&in, &opt, &c->amg, ctx));
 cleanup:
-  if (rc == DT_OK) c->amg_serial = c->tangent_serial;
+  if (rc == DT_OK) {
+    c->amg_serial = c->tangent_serial;
+    c->amg_local = local;
+  }
   return rc;
 }
 
@@ -106,6 +113,39 @@ dt_status dt_cpu_pc_blocks_invert(void *impl, dt_ctx *ctx) {
   return bad >= 0 ? singular_block(ctx, bad) : DT_OK;
 }
 
+/* The part's AMG (backend.h, pc_amg_local): the local tangent with every node's diagonal block
+ * the summed one that pc_blocks' storage holds, constrained DOFs kept as the tangent has them
+ * (identity). Its rows hold the part's elements' couplings and the whole mesh's diagonal blocks:
+ * positive definite (the summed blocks add stiffness at the interface, so a part without a
+ * Dirichlet boundary is not singular) and, on the interior nodes, the global tangent's rows. */
+dt_status dt_cpu_pc_amg_local(void *impl, int kind, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_cpu *c = impl;
+  const dt_problem *pb = &c->pb;
+  const double *con = c->vec[DT_VEC_CON];
+  int dpn = pb->dpn;
+  DT_CHECK((kind & ~DT_PC_KEEP_COARSE) == DT_PC_AMG, ctx, DT_ERR_INTERNAL,
+           "pc_amg_local: kind %d is not amg", kind);
+  DT_CHECK(
+      !pb->matrix_free, ctx, DT_ERR_UNSUPPORTED,
+      "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  if (!c->amg_val) DT_ALLOC(c->amg_val, pb->nnz, ctx, "the part's AMG matrix");
+#pragma omp parallel for schedule(static) if (pb->n_dofs > DT_OMP_MIN_DOFS)
+  for (int row = 0; row < pb->n_dofs; row++) {
+    int a = row / dpn, i = row % dpn;
+    for (int k = pb->row_ptr[row]; k < pb->row_ptr[row + 1]; k++) {
+      int col = pb->col[k];
+      c->amg_val[k] = col / dpn == a && con[row] == 0.0 && con[col] == 0.0
+                          ? c->pc[(size_t)a * dpn * dpn + i * dpn + col % dpn]
+                          : c->val[k];
+    }
+  }
+  DT_TRY(amg_setup(c, (kind & DT_PC_KEEP_COARSE) != 0, 1, ctx));
+  c->pc_kind = DT_PC_AMG; /* a failed setup keeps the kind in use */
+cleanup:
+  return rc;
+}
+
 dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_cpu *c = impl;
@@ -115,7 +155,7 @@ dt_status dt_cpu_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   int keep = (kind & DT_PC_KEEP_COARSE) != 0;
   kind &= ~DT_PC_KEEP_COARSE;
   if (kind == DT_PC_AMG) { /* a refused or failed setup keeps the kind in use */
-    rc = amg_setup(c, keep, ctx);
+    rc = amg_setup(c, keep, 0, ctx);
     if (rc == DT_OK) c->pc_kind = kind;
     return rc;
   }

@@ -30,6 +30,7 @@ const dt_backend_part_ops dt_cpu_part_ops = {
     .vec_dot_n = dt_cpu_vec_dot_n,
     .pc_blocks = dt_cpu_pc_blocks,
     .pc_blocks_invert = dt_cpu_pc_blocks_invert,
+    .pc_amg_local = dt_cpu_pc_amg_local,
     .halo_create = cpu_halo_create,
     .halo_destroy = cpu_halo_destroy,
 };

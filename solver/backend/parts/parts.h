@@ -8,14 +8,17 @@
  * operator's product, the preconditioner's diagonal blocks) is completed by a sum exchange of
  * the shared nodes' values (partition/partition_exchange.h over the inner backend's transport:
  * NCCL between GPUs, host copies between host parts). Dot products sum each part's owned
- * prefix. The preconditioner is block Jacobi on the summed blocks.
+ * prefix. The preconditioner is block Jacobi on the summed blocks, or AMG as additive Schwarz
+ * over the parts: one hierarchy per part, built by its backend on its local tangent with the
+ * summed diagonal blocks, the parts' V-cycles summed by one exchange (parts_backend.c).
  *
  * On a constrained DOF shared by m parts the operator's product is m x_i instead of x_i (each
  * part's identity row counts); PCG only applies it to vectors that vanish there, where both
  * are 0. Nodes no element uses go to part 0. Equations (*EQUATION) need no part hook: without
  * an mpc_apply the driver applies T and T^T on the host, through vec_get and vec_set. Refused:
- * preconditioners other than block Jacobi (two_level and AMG are not split yet; "auto" becomes
- * block_jacobi) and meshes with fewer elements than parts. */
+ * preconditioners other than block Jacobi and AMG (two_level, jacobi and direct are not split;
+ * "auto" becomes block_jacobi), AMG with the matrix-free operator, and meshes with fewer
+ * elements than parts. */
 #ifndef DT_PARTS_H
 #define DT_PARTS_H
 

@@ -28,6 +28,8 @@ typedef struct dt_parts {
   int dpn, n_nodes, n_dofs, n_elems, n_qp;
   int *qp_ptr;      /* global point offsets, n_elems + 1 */
   int parallel;     /* 1: drive the parts from one host thread each (device backends) */
+  int matrix_free;  /* the problem's operator is matrix-free (no AMG) */
+  int pc_amg;       /* the preconditioner is the parts' AMG (additive Schwarz), not block Jacobi */
   dt_part_local *L; /* n */
   dt_parts_slot *s; /* n */
   const dt_halo_ops *halo;
