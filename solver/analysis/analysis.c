@@ -110,6 +110,7 @@ cleanup:
 static dt_status setup(run *r, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char note[512] = "", line[1024];
+  int split_across;
   double t0;
   int changes = 0;
   dt_backend_options bo = {.threads = r->opt->threads,
@@ -152,13 +153,23 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              r->pb->dim, r->pb->n_nodes, r->pb->n_dofs, r->pb->n_elems, r->pb->n_qp,
              (long long)r->pb->nnz, r->pb->n_colors, dt_seconds() - t0);
   info(r, line);
-  /* AMG takes an assembled tangent on one backend (precond_kind.h, DT_PC_AUTO_AMG_ITERATIONS) */
-  r->nc.pc_auto_amg = r->m->solver.precond_auto && bo.n_devices <= 1 && r->m->dim == 3 &&
-                      r->m->solver.precond == DT_PC_BLOCK_JACOBI && !r->pb->matrix_free;
-  if (bo.n_devices > 1)
+  /* AMG takes an assembled tangent on one backend, or split over host parts, where it is one
+   * hierarchy across them (precond_kind.h, DT_PC_AUTO_AMG_ITERATIONS; amg/amg_parts.h) */
+  split_across = bo.n_devices > 1 && bo.inner && bo.inner->host;
+  r->nc.pc_auto_amg = r->m->solver.precond_auto && (bo.n_devices <= 1 || split_across) &&
+                      r->m->dim == 3 && r->m->solver.precond == DT_PC_BLOCK_JACOBI &&
+                      !r->pb->matrix_free;
+  if (r->nc.pc_auto_amg && split_across)
     snprintf(note, sizeof note,
-             " (auto: block_jacobi in split runs; amg splits as additive Schwarz without a coarse "
-             "space, fewer PCG iterations but longer solves on the CPU: docs/multi-gpu.md)");
+             " (auto: block_jacobi in split runs, which moves to amg, one hierarchy across the "
+             "parts, when a solve has not converged in %d PCG iterations)",
+             DT_PC_AUTO_AMG_ITERATIONS);
+  else if (bo.n_devices > 1)
+    snprintf(note, sizeof note,
+             " (auto: block_jacobi in split runs; amg splits %s: docs/multi-gpu.md)",
+             split_across ? "as one hierarchy across the parts"
+                          : "on devices as additive Schwarz without a coarse space, fewer PCG "
+                            "iterations but longer solves");
   else if (r->nc.pc_auto_amg)
     snprintf(
         note, sizeof note,

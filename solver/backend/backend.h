@@ -118,6 +118,14 @@ typedef struct dt_backend_options {
  * Each part holds its elements and every node they touch; a node shared by several parts is
  * owned by one of them, and local numbering puts the owned nodes first, so the owned DOFs of a
  * part are the prefix [0, dpn * n_owned) of its vectors. */
+/* A part's tangent on the host (dt_backend_part_ops.host_tangent). */
+typedef struct dt_host_tangent {
+  int *row_ptr, *col; /* scalar CSR over the part's DOFs, ghosts included */
+  double *val;        /* its elements only; constrained rows and columns identity */
+  const double *x;    /* 3 coordinates per local node */
+  const double *con;  /* per DOF: nonzero where constrained */
+} dt_host_tangent;
+
 typedef struct dt_backend_part_ops {
   /* Make impl's device current for the calls that follow (several impls in one process);
    * NULL for a host backend. */
@@ -142,6 +150,12 @@ typedef struct dt_backend_part_ops {
    * with every node's diagonal block replaced by the summed one, the constrained DOFs' identity
    * rows and columns kept; pc_apply then runs its V-cycle. Errors as pc_setup's. */
   dt_status (*pc_amg_local)(void *impl, int kind, dt_ctx *ctx);
+  /* Optional, host backends (NULL elsewhere): the part's current tangent in host memory for the
+   * AMG across the parts (solver/amg/amg_parts.h), which the split run then uses instead of
+   * pc_amg_local's additive Schwarz. Fills t with borrowed pointers, valid until the backend's
+   * next tangent_assemble changes the values (the pattern, coordinates and mask stay).
+   * Errors: DT_ERR_UNSUPPORTED for the matrix-free operator. */
+  dt_status (*host_tangent)(void *impl, dt_host_tangent *t, dt_ctx *ctx);
   /* A transport for dt_halo_exchange (solver/partition/partition_exchange.h) between impls[s],
    * s < n, which hold parts[s], with staging buffers for up to max_ncomp values per node, on
    * the vectors vec_data gives; *user is freed by halo_destroy. */

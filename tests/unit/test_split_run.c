@@ -10,13 +10,16 @@
  *    displacements, reactions and the largest PEEQ within 1e-7 relative (reference: the run on
  *    the whole mesh with the same block Jacobi PCG; the runs differ by rounding inside the
  *    PCG tolerance, 2.5e-10 to 1.9e-8 relative here, not bit for bit).
- *    AMG split (additive Schwarz, one hierarchy per part: parts_backend.c) on the two
- *    assembled bars in 2, 3 and 4 parts against the whole mesh's AMG: the same increments,
- *    Newton iterations within 1 (equal here), the same 1e-7 on displacements, reactions and
- *    PEEQ (1.4e-15 to 8.9e-9 here), and less than half block Jacobi's PCG iterations in the same
- *    parts (traction 470 / 598 / 759 against 1957 / 1956 / 1957; displacement 692 / 872 / 1103
- *    against 2649 / 2651 / 2647; the whole mesh's AMG 190 and 314: without a coarse space
- *    across the parts the iterations grow with them).
+ *    AMG split on the two assembled bars in 2, 3 and 4 parts against the whole mesh's AMG: the
+ *    same increments, Newton iterations within 1 (equal here), the same 1e-7 on displacements,
+ *    reactions and PEEQ, and
+ *    - cpu (one AMG across the parts, amg/amg_parts.h): at most 15 % + 5 more PCG iterations
+ *      than the whole mesh's AMG (traction 199 / 200 / 201 against 190; displacement
+ *      331 / 328 / 335 against 314; differences 3.5e-15 to 7.1e-9);
+ *    - a device backend (additive Schwarz, one hierarchy per part: parts_backend.c): less than
+ *      half block Jacobi's PCG iterations in the same parts (traction 470 / 598 / 759 against
+ *      1957 / 1956 / 1957; displacement 692 / 872 / 1103 against 2649 / 2651 / 2647: without a
+ *      coarse space across the parts the iterations grow with them).
  * 2. Checkpoints: a 3-part run cancelled after 2 increments and resumed from its checkpoint
  *    computes the last increment only and ends bit-identical to the uninterrupted 3-part run
  *    (the point state goes through the parts' maps and back exactly).
@@ -98,7 +101,7 @@ static double max_diff(const double *a, const double *b, int n) {
 }
 
 /* PCG iterations of the split runs in 2, 3, 4 parts, block Jacobi's and AMG's (check_parts). */
-static int pcg_bj[2][5], pcg_amg[2][5];
+static int pcg_bj[2][5], pcg_amg[2][5], pcg_amg_whole[2];
 
 static dt_model *bar_pc(int displacement, int matrix_free, dt_precond_kind pc) {
   dt_model *m = unit_box(12, 6, 4, 1);
@@ -146,6 +149,7 @@ static void check_parts_pc(int displacement, int matrix_free, dt_precond_kind pc
     CHECK(amg || abs(got.r.pcg - ref.r.pcg) <= 2 + ref.r.pcg / 50,
           "%d parts: %d PCG, whole mesh %d", n, got.r.pcg, ref.r.pcg);
     if (!matrix_free) (amg ? pcg_amg : pcg_bj)[displacement][n] = got.r.pcg;
+    if (amg) pcg_amg_whole[displacement] = ref.r.pcg;
     du = max_diff(got.r.u, ref.r.u, nd) / max_abs(ref.r.u, nd);
     drf = max_diff(got.rf, ref.rf, nd) / max_abs(ref.rf, nd);
     dpe = fabs(got.peeq_max - ref.peeq_max) / ref.peeq_max;
@@ -164,16 +168,24 @@ static void check_parts(int displacement, int matrix_free) {
   check_parts_pc(displacement, matrix_free, DT_PC_BLOCK_JACOBI);
 }
 
-/* AMG split (additive Schwarz, one hierarchy per part) against block Jacobi split, on the same
- * bars and parts: far fewer PCG iterations. */
+/* AMG split on the same bars and parts. On the CPU one hierarchy across the parts: about the
+ * whole mesh's iterations, whatever the parts. On a device backend additive Schwarz (one
+ * hierarchy per part) against block Jacobi split: far fewer PCG iterations. */
 static void check_amg_iterations(void) {
+  int across = !strcmp(backend(), "cpu");
   for (int d = 0; d < 2; d++)
     for (int n = 2; n <= 4; n++) {
-      CHECK(pcg_amg[d][n] > 0 && 2 * pcg_amg[d][n] < pcg_bj[d][n],
-            "%s bar, %d parts: amg %d PCG iterations, block_jacobi %d",
-            d ? "displacement-driven" : "traction", n, pcg_amg[d][n], pcg_bj[d][n]);
-      printf("%s bar, %d parts: PCG iterations amg %d, block_jacobi %d\n",
-             d ? "displacement-driven" : "traction", n, pcg_amg[d][n], pcg_bj[d][n]);
+      const char *what = d ? "displacement-driven" : "traction";
+      if (across)
+        CHECK(pcg_amg[d][n] > 0 && pcg_amg[d][n] <= pcg_amg_whole[d] * 1.15 + 5,
+              "%s bar, %d parts: amg across the parts %d PCG iterations, the whole mesh's %d", what,
+              n, pcg_amg[d][n], pcg_amg_whole[d]);
+      else
+        CHECK(pcg_amg[d][n] > 0 && 2 * pcg_amg[d][n] < pcg_bj[d][n],
+              "%s bar, %d parts: amg %d PCG iterations, block_jacobi %d", what, n, pcg_amg[d][n],
+              pcg_bj[d][n]);
+      printf("%s bar, %d parts: PCG iterations amg %d (whole mesh %d), block_jacobi %d\n", what, n,
+             pcg_amg[d][n], pcg_amg_whole[d], pcg_bj[d][n]);
     }
 }
 

@@ -24,6 +24,20 @@ static void cpu_halo_destroy(void *user) {
   dt_halo_host_destroy(&h);
 }
 
+static dt_status cpu_host_tangent(void *impl, dt_host_tangent *t, dt_ctx *ctx) {
+  dt_cpu *c = impl;
+  if (c->pb.matrix_free)
+    return DT_ERROR(ctx, DT_ERR_UNSUPPORTED,
+                    "linear.preconditioner \"amg\" needs the assembled tangent "
+                    "(linear.operator \"assembled\")");
+  t->row_ptr = c->pb.row_ptr;
+  t->col = c->pb.col;
+  t->val = c->val;
+  t->x = c->pb.x;
+  t->con = c->vec[DT_VEC_CON];
+  return DT_OK;
+}
+
 const dt_backend_part_ops dt_cpu_part_ops = {
     .activate = NULL,
     .vec_data = cpu_vec_data,
@@ -31,6 +45,7 @@ const dt_backend_part_ops dt_cpu_part_ops = {
     .pc_blocks = dt_cpu_pc_blocks,
     .pc_blocks_invert = dt_cpu_pc_blocks_invert,
     .pc_amg_local = dt_cpu_pc_amg_local,
+    .host_tangent = cpu_host_tangent,
     .halo_create = cpu_halo_create,
     .halo_destroy = cpu_halo_destroy,
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg/amg_parts.h"
 #include "core/clock.h"
 #include "partition/partition_exchange.h"
 #include "parts_internal.h"
@@ -91,6 +92,7 @@ static void parts_destroy(void *impl) {
   dt_parts *p = impl;
   if (!p) return;
   if (p->halo_user && PART_OPS(p)->halo_destroy) PART_OPS(p)->halo_destroy(p->halo_user);
+  dt_amg_parts_destroy(&p->amg);
   for (int s = 0; p->s && s < p->n; s++) {
     if (p->s[s].impl) {
       dt_ctx ignore = {0};
@@ -294,7 +296,9 @@ cleanup:
 }
 
 static dt_status parts_tangent_assemble(void *impl, dt_ctx *ctx) {
-  return call_all(impl, CALL_TANGENT, &(call_args){0}, ctx);
+  dt_parts *p = impl;
+  p->tangent_serial++;
+  return call_all(p, CALL_TANGENT, &(call_args){0}, ctx);
 }
 
 static dt_status parts_operator_apply(void *impl, dt_vec_id x, dt_vec_id y, dt_ctx *ctx) {
@@ -324,6 +328,36 @@ cleanup:
  *   interface nodes), rather than the ghosts constrained and their values dropped (the parts'
  *   owned nodes not overlapping): 470-1103 against 610-1298 on the bar in 2-4 parts, 349
  *   against 423 on the 30^3 cube in 2 parts, 620 against 615 on the 38^3 cube in 4. */
+/* One AMG across the parts (amg_parts.h) on the parts' tangents in host memory: refreshed while
+ * the constrained DOFs stay (level 0 only with DT_PC_KEEP_COARSE), built anew otherwise and on
+ * a second setup of the same tangent, as on one device (backend.h, pc_setup). */
+static dt_status amg_across(dt_parts *p, int kind, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg_part_input in[DT_MAX_RUN_DEVICES];
+  double *val[DT_MAX_RUN_DEVICES];
+  const double *con[DT_MAX_RUN_DEVICES];
+  dt_amg_options opt;
+  for (int s = 0; s < p->n; s++) {
+    dt_host_tangent t;
+    DT_TRY(PART_OPS(p)->host_tangent(p->s[s].impl, &t, ctx));
+    in[s] = (dt_amg_part_input){&p->L[s], t.x, t.con, t.row_ptr, t.col, t.val};
+    val[s] = t.val;
+    con[s] = t.con;
+  }
+  if (p->amg && p->amg_serial != p->tangent_serial &&
+      !dt_amg_parts_constraints_changed(p->amg, con)) {
+    DT_TRY(dt_amg_parts_refresh(p->amg, val, (kind & DT_PC_KEEP_COARSE) != 0, ctx));
+  } else {
+    dt_amg_parts_destroy(&p->amg);
+    dt_amg_options_default(&opt);
+    DT_TRY(dt_amg_parts_create(p->n, p->dpn, in, &opt, &p->amg, ctx));
+  }
+  p->amg_serial = p->tangent_serial;
+cleanup:
+  if (rc != DT_OK) dt_amg_parts_destroy(&p->amg);
+  return rc;
+}
+
 static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_parts *p = impl;
@@ -341,9 +375,10 @@ static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   DT_TRY(sum_shared(p, a.blocks, p->dpn * p->dpn, ctx));
   p->pc_amg = 0;
   if (base == DT_PC_AMG) {
-    rc = call_all(p, CALL_PC_AMG, &a, ctx);
+    int across = PART_OPS(p)->host_tangent != NULL;
+    rc = across ? amg_across(p, kind, ctx) : call_all(p, CALL_PC_AMG, &a, ctx);
     if (rc == DT_OK) {
-      p->pc_amg = 1;
+      p->pc_amg = across ? 2 : 1;
       goto cleanup;
     }
     /* The parts' kinds may now differ and the summed blocks took block Jacobi's storage: every
@@ -368,11 +403,18 @@ cleanup:
 static dt_status parts_pc_apply(void *impl, dt_vec_id r, dt_vec_id z, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_parts *p = impl;
+  if (p->pc_amg == 2) { /* one V-cycle across the parts: z comes out consistent */
+    double *rv[DT_MAX_RUN_DEVICES], *zv[DT_MAX_RUN_DEVICES];
+    for (int s = 0; s < p->n; s++)
+      rv[s] = PART_OPS(p)->vec_data(p->s[s].impl, r),
+      zv[s] = PART_OPS(p)->vec_data(p->s[s].impl, z);
+    return dt_amg_parts_apply(p->amg, (const double *const *)rv, zv, ctx);
+  }
   for (int s = 0; s < p->n; s++) { /* launches on a device backend: the devices run together */
     DT_TRY(activate(p, s, ctx));
     DT_TRY(IN(p)->pc_apply(p->s[s].impl, r, z, ctx));
   }
-  if (p->pc_amg) DT_TRY(sum_vector(p, z, ctx));
+  if (p->pc_amg == 1) DT_TRY(sum_vector(p, z, ctx));
 cleanup:
   return rc;
 }
@@ -542,6 +584,7 @@ static void parts_view(void *impl, FILE *f) {
   char d[512];
   parts_describe(p, d, sizeof d);
   fprintf(f, "split run: %s\n", d);
+  if (p->pc_amg == 2 && p->amg) dt_amg_parts_view(p->amg, f);
   for (int s = 0; s < p->n; s++) {
     const dt_part_local *l = &p->L[s];
     fprintf(f,

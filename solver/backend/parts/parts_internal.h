@@ -26,12 +26,15 @@ typedef struct dt_parts {
   const dt_backend_ops *in;
   int n; /* parts */
   int dpn, n_nodes, n_dofs, n_elems, n_qp;
-  int *qp_ptr;      /* global point offsets, n_elems + 1 */
-  int parallel;     /* 1: drive the parts from one host thread each (device backends) */
-  int matrix_free;  /* the problem's operator is matrix-free (no AMG) */
-  int pc_amg;       /* the preconditioner is the parts' AMG (additive Schwarz), not block Jacobi */
-  dt_part_local *L; /* n */
-  dt_parts_slot *s; /* n */
+  int *qp_ptr;              /* global point offsets, n_elems + 1 */
+  int parallel;             /* 1: drive the parts from one host thread each (device backends) */
+  int matrix_free;          /* the problem's operator is matrix-free (no AMG) */
+  int pc_amg;               /* the preconditioner: 0 block Jacobi, 1 the parts' own AMGs (additive
+                       Schwarz, device backends), 2 one AMG across the parts (host backends) */
+  struct dt_amg_parts *amg; /* pc_amg 2's hierarchy, kept between tangents */
+  long tangent_serial, amg_serial; /* tangent_assemble's count, and its value at amg's setup */
+  dt_part_local *L;                /* n */
+  dt_parts_slot *s;                /* n */
   const dt_halo_ops *halo;
   void *halo_user;
   double seconds_partition, seconds_build, seconds_upload; /* the setup's phases */
