@@ -80,9 +80,6 @@ void dt_amg_rigid_modes(int n_nodes, int dpn, const double *x, const double *con
  * nodes and B: C->n_nodes, C->node_ptr, C->n, C->B. Aggregates on which B has no nonzero rows
  * are dropped (their nodes' agg becomes -1, the others are renumbered). */
 dt_status dt_amg_tentative(dt_amg_level *F, int n_modes, int n_agg, dt_amg_level *C, dt_ctx *ctx);
-/* F->pt_pos: where each entry of F->P_tent sits in F->P (whose rows hold P_tent's pattern;
- * amg_setup.c). */
-dt_status dt_amg_tentative_positions(dt_amg_level *F, dt_ctx *ctx);
 
 /* amg_smoother.c */
 /* diag_pos and the point diagonal's inverse of L's A; DT_ERR_NOT_CONVERGED at a non-positive

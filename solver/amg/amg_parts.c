@@ -5,8 +5,9 @@
  * the numbering of the coarse nodes across the parts (part by part) and each part's coarse
  * ghosts, the aggregates of its ghost nodes, whose tentative rows it copies from their owners;
  * the coarse level's exchange lists; the patterns of P, R, A P and A_c as one device's (amg.h).
- * Values: the summed point diagonal, lambda_max by Lanczos across the parts, P (smoothed on
- * the rows of interior nodes, tentative on shared ones), R, A P and each part's A_c; the
+ * Values: the summed point diagonal, lambda_max by Lanczos across the parts, P (a shared
+ * node's row of A P_tent summed over the parts by an exchange of its entries), R, A P and
+ * each part's A_c; the
  * coarsest level gathered whole and factored. All parts live in this process, so the setup
  * reads every part's arrays directly; the V-cycle exchanges through the host transport. */
 #include <math.h>
@@ -36,9 +37,23 @@ static void transfer_free(dt_amg_level *L) {
   L->pt_pos = L->r_perm = L->ac_mirror = NULL;
 }
 
+/* A side's transfer to the next level and its shared rows' pieces. */
+static void side_transfer_free(amgp_side *S) {
+  transfer_free(&S->lev);
+  dt_amg_csr_free(&S->KPt);
+  dt_free(S->entry_ptr);
+  dt_free(S->q_upos);
+  dt_free(S->u_pos);
+  dt_free(S->urow);
+  S->entry_ptr = S->q_upos = S->u_pos = NULL;
+  S->urow = NULL;
+  dt_part_local_free(&S->Xe);
+  memset(&S->Xe, 0, sizeof S->Xe);
+}
+
 static void side_free(amgp_side *S) {
   dt_amg_level *L = &S->lev;
-  transfer_free(L);
+  side_transfer_free(S);
   dt_free(L->node_ptr);
   dt_amg_csr_free(&L->A);
   dt_free(L->B);
@@ -52,6 +67,7 @@ static void side_free(amgp_side *S) {
   dt_free(S->shared);
   dt_free(S->gnode);
   dt_free(S->gdof);
+  dt_part_local_free(&S->Xn);
   dt_part_local_free(&S->X);
   dt_free(S->diag);
   dt_free(S->owned_r);
@@ -62,6 +78,7 @@ static void level_free(dt_amg_parts *h, int l) {
   amgp_level *L = &h->lev[l];
   for (int s = 0; s < h->nparts; s++) side_free(&L->side[s]);
   dt_halo_host_destroy(&L->halo);
+  dt_halo_host_destroy(&L->halo_e);
   memset(L, 0, sizeof *L);
 }
 
@@ -95,29 +112,38 @@ cleanup:
   return rc;
 }
 
-/* Level 0's exchange lists per DOF from the part's per-node lists. */
-static dt_status dof_lists(const dt_part_local *L, int dpn, dt_part_local *X, dt_ctx *ctx) {
+/* Lists over units from lists over nodes: node a stands for units ptr[a] .. ptr[a + 1] - 1 (its
+ * DOFs, or its entries of the shared rows), in order, so both sides of a pair keep one order. */
+static dt_status expand_lists(const dt_part_local *Xn, const int *ptr, dt_part_local *X,
+                              dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int ns = L->send_ptr[L->n_peers], nr = L->recv_ptr[L->n_peers];
+  int np = Xn->n_peers, ns = 0, nr = 0;
   memset(X, 0, sizeof *X);
-  X->part = L->part;
-  X->nparts = L->nparts;
-  X->n_nodes = L->n_nodes * dpn;
-  X->n_owned = L->n_owned * dpn;
-  X->n_interior = L->n_interior * dpn;
-  X->n_peers = L->n_peers;
-  DT_ALLOC(X->peer, L->n_peers + 1, ctx, "AMG exchange lists");
-  DT_ALLOC(X->send_ptr, L->n_peers + 1, ctx, "AMG exchange lists");
-  DT_ALLOC(X->recv_ptr, L->n_peers + 1, ctx, "AMG exchange lists");
-  DT_ALLOC(X->send_idx, (size_t)ns * dpn, ctx, "AMG exchange lists");
-  DT_ALLOC(X->recv_idx, (size_t)nr * dpn, ctx, "AMG exchange lists");
-  for (int k = 0; k < L->n_peers; k++) X->peer[k] = L->peer[k];
-  for (int k = 0; k <= L->n_peers; k++)
-    X->send_ptr[k] = L->send_ptr[k] * dpn, X->recv_ptr[k] = L->recv_ptr[k] * dpn;
-  for (int m = 0; m < ns; m++)
-    for (int d = 0; d < dpn; d++) X->send_idx[m * dpn + d] = L->send_idx[m] * dpn + d;
-  for (int m = 0; m < nr; m++)
-    for (int d = 0; d < dpn; d++) X->recv_idx[m * dpn + d] = L->recv_idx[m] * dpn + d;
+  X->part = Xn->part;
+  X->nparts = Xn->nparts;
+  X->n_nodes = ptr[Xn->n_nodes];
+  X->n_owned = ptr[Xn->n_owned];
+  X->n_interior = ptr[Xn->n_interior];
+  X->n_peers = np;
+  for (int m = 0; m < Xn->send_ptr[np]; m++) ns += ptr[Xn->send_idx[m] + 1] - ptr[Xn->send_idx[m]];
+  for (int m = 0; m < Xn->recv_ptr[np]; m++) nr += ptr[Xn->recv_idx[m] + 1] - ptr[Xn->recv_idx[m]];
+  DT_ALLOC(X->peer, np + 1, ctx, "AMG exchange lists");
+  DT_ALLOC(X->send_ptr, np + 1, ctx, "AMG exchange lists");
+  DT_ALLOC(X->recv_ptr, np + 1, ctx, "AMG exchange lists");
+  DT_ALLOC(X->send_idx, ns + 1, ctx, "AMG exchange lists");
+  DT_ALLOC(X->recv_idx, nr + 1, ctx, "AMG exchange lists");
+  ns = nr = 0;
+  for (int k = 0; k < np; k++) {
+    X->peer[k] = Xn->peer[k];
+    X->send_ptr[k] = ns;
+    X->recv_ptr[k] = nr;
+    for (int m = Xn->send_ptr[k]; m < Xn->send_ptr[k + 1]; m++)
+      for (int u = ptr[Xn->send_idx[m]]; u < ptr[Xn->send_idx[m] + 1]; u++) X->send_idx[ns++] = u;
+    for (int m = Xn->recv_ptr[k]; m < Xn->recv_ptr[k + 1]; m++)
+      for (int u = ptr[Xn->recv_idx[m]]; u < ptr[Xn->recv_idx[m] + 1]; u++) X->recv_idx[nr++] = u;
+  }
+  X->send_ptr[np] = ns;
+  X->recv_ptr[np] = nr;
 cleanup:
   return rc;
 }
@@ -147,7 +173,15 @@ static dt_status fine_side(dt_amg_parts *h, const dt_amg_part_input *in, amgp_si
     S->gnode[a] = L->node_global[a];
     for (int d = 0; d < dpn; d++) S->gdof[a * dpn + d] = L->node_global[a] * dpn + d;
   }
-  DT_TRY(dof_lists(L, dpn, &S->X, ctx));
+  {
+    int *ident = NULL;
+    DT_ALLOC(ident, L->n_nodes + 1, ctx, "AMG exchange lists");
+    for (int a = 0; a <= L->n_nodes; a++) ident[a] = a;
+    rc = expand_lists(L, ident, &S->Xn, ctx);
+    dt_free(ident);
+    DT_TRY(rc);
+  }
+  DT_TRY(expand_lists(&S->Xn, F->node_ptr, &S->X, ctx));
   DT_TRY(side_vectors(S, ctx));
 cleanup:
   return rc;
@@ -232,20 +266,112 @@ cleanup:
   return rc;
 }
 
-/* Part s's coarse ghosts (the aggregates of its ghost nodes, by their number across the parts,
- * ascending) appended to its coarse nodes, with their sizes, B rows and numbers. */
+/* The rows of the shared nodes across the parts: for every node of the level that several parts
+ * hold (idx[G] >= 0), the coarse nodes its smoothed row touches, ascending: the aggregates of
+ * its neighbours in every part's matrix. */
+typedef struct shared_rows {
+  int *idx;       /* per node of the whole level: its index among the shared ones, or -1 */
+  int *ptr, *col; /* per shared node: the coarse nodes (numbers across the parts) */
+} shared_rows;
+
+static void shared_rows_free(shared_rows *u) {
+  dt_free(u->idx);
+  dt_free(u->ptr);
+  dt_free(u->col);
+  memset(u, 0, sizeof *u);
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static dt_status shared_unions(dt_amg_parts *h, int l, const fine_map *m, const int *noff,
+                               shared_rows *u, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  amgp_level *F = &h->lev[l];
+  int n_sh = 0, *pairs = NULL, *dof_node = NULL;
+  size_t np = 0, cap = 0;
+  DT_ALLOC(u->idx, F->n_global_nodes + 1, ctx, "AMG shared rows");
+  for (int G = 0; G < F->n_global_nodes; G++) u->idx[G] = -1;
+  for (int s = 0; s < h->nparts; s++) {
+    const amgp_side *S = &F->side[s];
+    for (int a = 0; a < S->lev.n_nodes; a++) {
+      int i = S->lev.node_ptr[a];
+      if (!S->shared[a]) continue;
+      if (u->idx[S->gnode[a]] < 0) u->idx[S->gnode[a]] = n_sh++;
+      if (S->lev.node_ptr[a + 1] > i) cap += S->lev.A.row_ptr[i + 1] - S->lev.A.row_ptr[i];
+    }
+  }
+  DT_ALLOC(pairs, 2 * cap + 2, ctx, "AMG shared rows");
+  for (int s = 0; s < h->nparts; s++) {
+    const amgp_side *S = &F->side[s];
+    const dt_amg_csr *A = &S->lev.A;
+    DT_ALLOC(dof_node, S->lev.n + 1, ctx, "AMG shared rows");
+    for (int a = 0; a < S->lev.n_nodes; a++)
+      for (int i = S->lev.node_ptr[a]; i < S->lev.node_ptr[a + 1]; i++) dof_node[i] = a;
+    for (int a = 0; a < S->lev.n_nodes; a++) {
+      int i = S->lev.node_ptr[a];
+      if (!S->shared[a] || S->lev.node_ptr[a + 1] == i) continue;
+      for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int gb = S->gnode[dof_node[A->col[k]]], j = m->owner[gb];
+        int c = F->side[j].lev.agg[m->local[gb]];
+        if (c < 0) continue;
+        pairs[2 * np] = u->idx[S->gnode[a]];
+        pairs[2 * np + 1] = noff[j] + c;
+        np++;
+      }
+    }
+    DT_FREE(dof_node);
+  }
+  qsort(pairs, np, 2 * sizeof(int), cmp_pair);
+  DT_ALLOC(u->ptr, n_sh + 1, ctx, "AMG shared rows");
+  DT_ALLOC(u->col, np + 1, ctx, "AMG shared rows");
+  {
+    int nu = 0;
+    for (size_t q = 0; q < np; q++) {
+      if (q > 0 && pairs[2 * q] == pairs[2 * q - 2] && pairs[2 * q + 1] == pairs[2 * q - 1])
+        continue;
+      u->col[nu++] = pairs[2 * q + 1];
+      u->ptr[pairs[2 * q] + 1] = nu;
+    }
+    for (int r = 0; r < n_sh; r++) /* a shared node without entries keeps the previous end */
+      if (u->ptr[r + 1] < u->ptr[r]) u->ptr[r + 1] = u->ptr[r];
+  }
+cleanup:
+  dt_free(pairs);
+  dt_free(dof_node);
+  return rc;
+}
+
+/* Part s's coarse ghosts (the aggregates of its ghost nodes and those its shared nodes' rows
+ * touch, by their number across the parts, ascending) appended to its coarse nodes, with their
+ * sizes, B rows and numbers. */
 static dt_status coarse_ghosts(dt_amg_parts *h, int l, int s, const fine_map *m, const int *noff,
-                               const int *doff, int **ghost_out, int *n_ghost_out, dt_ctx *ctx) {
+                               const int *doff, const shared_rows *u, int **ghost_out,
+                               int *n_ghost_out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   amgp_side *FS = &h->lev[l].side[s], *CS = &h->lev[l + 1].side[s];
   dt_amg_level *C = &CS->lev;
   int nm = h->n_modes, ng = 0, n_own = C->n_nodes, *ghost = NULL, *node_ptr = NULL;
+  size_t cap = (size_t)(FS->lev.n_nodes - FS->n_owned_nodes) + 1;
   double *B = NULL;
-  DT_ALLOC(ghost, FS->lev.n_nodes - FS->n_owned_nodes + 1, ctx, "AMG coarse ghosts");
+  for (int a = 0; a < FS->lev.n_nodes; a++)
+    if (FS->shared[a]) {
+      int r = u->idx[FS->gnode[a]];
+      cap += (size_t)(u->ptr[r + 1] - u->ptr[r]);
+    }
+  DT_ALLOC(ghost, cap, ctx, "AMG coarse ghosts");
   for (int a = FS->n_owned_nodes; a < FS->lev.n_nodes; a++) {
     int G = FS->gnode[a], j = m->owner[G], c = h->lev[l].side[j].lev.agg[m->local[G]];
     if (c >= 0) ghost[ng++] = noff[j] + c;
   }
+  for (int a = 0; a < FS->lev.n_nodes; a++)
+    if (FS->shared[a]) {
+      int r = u->idx[FS->gnode[a]];
+      for (int k = u->ptr[r]; k < u->ptr[r + 1]; k++)
+        if (u->col[k] < noff[s] || u->col[k] >= noff[s + 1]) ghost[ng++] = u->col[k];
+    }
   qsort(ghost, (size_t)ng, sizeof(int), cmp_int);
   {
     int u = 0;
@@ -368,28 +494,31 @@ static dt_status coarse_lists(dt_amg_parts *h, int l, int *const *ghost, const i
                               const int *noff, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int np = h->nparts;
-  int cnt[DT_AMG_PARTS_MAX][DT_AMG_PARTS_MAX]; /* cnt[s][j]: DOFs s receives from j */
+  int cnt[DT_AMG_PARTS_MAX][DT_AMG_PARTS_MAX];  /* cnt[s][j]: DOFs s receives from j */
+  int cntn[DT_AMG_PARTS_MAX][DT_AMG_PARTS_MAX]; /* the same in nodes */
   amgp_level *C = &h->lev[l + 1];
   memset(cnt, 0, sizeof cnt);
+  memset(cntn, 0, sizeof cntn);
   for (int s = 0; s < np; s++) {
     const dt_amg_level *Cs = &C->side[s].lev;
     int n_own = C->side[s].n_owned_nodes;
     for (int k = 0; k < ng[s]; k++) {
       int j = owner_of(noff, np, ghost[s][k]);
       cnt[s][j] += Cs->node_ptr[n_own + k + 1] - Cs->node_ptr[n_own + k];
+      cntn[s][j]++;
       C->side[j].shared[ghost[s][k] - noff[j]] = 1;
     }
   }
   for (int s = 0; s < np; s++) {
-    dt_part_local *X = &C->side[s].X;
+    dt_part_local *X = &C->side[s].Xn;
     int np_s = 0, ns = 0, nr = 0;
     memset(X, 0, sizeof *X);
     X->part = s;
     X->nparts = np;
-    X->n_nodes = C->side[s].lev.n;
-    X->n_owned = X->n_interior = C->side[s].n_owned;
+    X->n_nodes = C->side[s].lev.n_nodes;
+    X->n_owned = X->n_interior = C->side[s].n_owned_nodes;
     for (int j = 0; j < np; j++)
-      if (j != s && (cnt[s][j] || cnt[j][s])) np_s++, ns += cnt[j][s], nr += cnt[s][j];
+      if (j != s && (cnt[s][j] || cnt[j][s])) np_s++, ns += cntn[j][s], nr += cntn[s][j];
     X->n_peers = np_s;
     DT_ALLOC(X->peer, np_s + 1, ctx, "AMG exchange lists");
     DT_ALLOC(X->send_ptr, np_s + 1, ctx, "AMG exchange lists");
@@ -400,44 +529,146 @@ static dt_status coarse_lists(dt_amg_parts *h, int l, int *const *ghost, const i
     for (int j = 0; j < np; j++)
       if (j != s && (cnt[s][j] || cnt[j][s])) X->peer[np_s++] = j;
   }
-  for (int s = 0; s < np; s++) { /* the lists, peer by peer in ascending order */
-    dt_part_local *X = &C->side[s].X;
+  for (int s = 0; s < np; s++) { /* the node lists, peer by peer in ascending order */
+    dt_part_local *X = &C->side[s].Xn;
     int ns = 0, nr = 0;
     for (int k = 0; k < X->n_peers; k++) {
       int j = X->peer[k];
-      const amgp_side *Ss = &C->side[s];
       X->send_ptr[k] = ns, X->recv_ptr[k] = nr;
       for (int q = 0; q < ng[j]; q++) /* j's ghosts that s owns: s sends them */
-        if (owner_of(noff, np, ghost[j][q]) == s) {
-          int c = ghost[j][q] - noff[s];
-          for (int i = Ss->lev.node_ptr[c]; i < Ss->lev.node_ptr[c + 1]; i++) X->send_idx[ns++] = i;
-        }
+        if (owner_of(noff, np, ghost[j][q]) == s) X->send_idx[ns++] = ghost[j][q] - noff[s];
       for (int q = 0; q < ng[s]; q++) /* s's ghosts that j owns: s receives them */
-        if (owner_of(noff, np, ghost[s][q]) == j) {
-          int lc = Ss->n_owned_nodes + q;
-          for (int i = Ss->lev.node_ptr[lc]; i < Ss->lev.node_ptr[lc + 1]; i++)
-            X->recv_idx[nr++] = i;
-        }
+        if (owner_of(noff, np, ghost[s][q]) == j) X->recv_idx[nr++] = C->side[s].n_owned_nodes + q;
     }
     X->send_ptr[X->n_peers] = ns, X->recv_ptr[X->n_peers] = nr;
   }
+  for (int s = 0; s < np; s++)
+    DT_TRY(expand_lists(&C->side[s].Xn, C->side[s].lev.node_ptr, &C->side[s].X, ctx));
 cleanup:
   return rc;
 }
 
-/* The patterns of part s's P, R, A P and A_c (as amg_setup.c's coarsen). */
-static dt_status side_patterns(amgp_side *FS, amgp_side *CS, dt_ctx *ctx) {
+/* Part s's local coarse node of coarse node gc (numbers across the parts). */
+static int local_coarse(const dt_amg_parts *h, int l, int s, const int *noff, const int *ghost,
+                        int ng, int gc) {
+  if (gc >= noff[s] && gc < noff[s + 1]) return gc - noff[s];
+  return h->lev[l + 1].side[s].n_owned_nodes + ghost_index(ghost, ng, gc);
+}
+
+/* The coarse DOFs (part s's numbers) a shared node's row touches, in the order of its coarse
+ * nodes across the parts; returns their count. */
+static int union_dofs(const dt_amg_parts *h, int l, int s, const shared_rows *u, const int *noff,
+                      const int *ghost, int ng, int a, int *out) {
+  const amgp_side *FS = &h->lev[l].side[s];
+  const dt_amg_level *C = &h->lev[l + 1].side[s].lev;
+  int r = u->idx[FS->gnode[a]], w = 0;
+  for (int k = u->ptr[r]; k < u->ptr[r + 1]; k++) {
+    int lc = local_coarse(h, l, s, noff, ghost, ng, u->col[k]);
+    for (int i = C->node_ptr[lc]; i < C->node_ptr[lc + 1]; i++) {
+      if (out) out[w] = i;
+      w++;
+    }
+  }
+  return w;
+}
+
+/* The patterns of part s's P, R, A P and A_c (as amg_setup.c's coarsen), with P's rows at
+ * shared nodes over their rows across the parts; the shared rows' entries, maps and lists. */
+static dt_status side_patterns(dt_amg_parts *h, int l, int s, const shared_rows *u, const int *noff,
+                               const int *ghost, int ng, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  amgp_side *FS = &h->lev[l].side[s], *CS = &h->lev[l + 1].side[s];
   dt_amg_level *F = &FS->lev, *C = &CS->lev;
-  DT_TRY(dt_amg_spgemm_symbolic(&F->A, &F->P_tent, &F->P, ctx));
-  DT_TRY(dt_amg_tentative_positions(F, ctx));
-  DT_TRY(dt_amg_transpose(&F->P, &F->R, &F->r_perm, ctx));
+  dt_amg_csr *Q = &FS->KPt, *P = &F->P;
+  int *ucols = NULL, *pos = NULL, *pt_pos = NULL, max_w = 0;
+  DT_TRY(dt_amg_spgemm_symbolic(&F->A, &F->P_tent, Q, ctx));
+  DT_ALLOC(FS->entry_ptr, F->n_nodes + 1, ctx, "AMG shared rows");
+  for (int a = 0; a < F->n_nodes; a++) {
+    int nd = F->node_ptr[a + 1] - F->node_ptr[a];
+    int w = FS->shared[a] ? union_dofs(h, l, s, u, noff, ghost, ng, a, NULL) : 0;
+    if (w > max_w) max_w = w;
+    FS->entry_ptr[a + 1] = FS->entry_ptr[a] + nd * w;
+  }
+  DT_ALLOC(FS->urow, FS->entry_ptr[F->n_nodes] + 1, ctx, "AMG shared rows");
+  DT_ALLOC(FS->u_pos, FS->entry_ptr[F->n_nodes] + 1, ctx, "AMG shared rows");
+  DT_ALLOC(FS->q_upos, Q->row_ptr[F->n] + 1, ctx, "AMG shared rows");
+  DT_ALLOC(ucols, max_w + 1, ctx, "AMG shared rows");
+  DT_ALLOC(pos, C->n + 1, ctx, "AMG shared rows");
+  for (int i = 0; i < C->n; i++) pos[i] = -1;
+  DT_ALLOC(F->pt_pos, F->P_tent.row_ptr[F->n] + 1, ctx, "AMG prolongator map");
+  pt_pos = F->pt_pos;
+  for (int k = 0; k < F->P_tent.row_ptr[F->n]; k++) pt_pos[k] = -1;
+  P->n_rows = F->n;
+  P->n_cols = C->n;
+  DT_ALLOC(P->row_ptr, F->n + 1, ctx, "AMG prolongator");
+  for (int a = 0; a < F->n_nodes; a++) {
+    int nd = F->node_ptr[a + 1] - F->node_ptr[a];
+    int w = nd ? (FS->entry_ptr[a + 1] - FS->entry_ptr[a]) / nd : 0;
+    for (int i = F->node_ptr[a]; i < F->node_ptr[a + 1]; i++)
+      P->row_ptr[i + 1] = P->row_ptr[i] + (FS->shared[a] ? w : Q->row_ptr[i + 1] - Q->row_ptr[i]);
+  }
+  DT_ALLOC(P->col, P->row_ptr[F->n] + 1, ctx, "AMG prolongator");
+  DT_ALLOC(P->val, P->row_ptr[F->n] + 1, ctx, "AMG prolongator");
+  for (int a = 0; a < F->n_nodes; a++) {
+    int w = 0;
+    if (!FS->shared[a]) {
+      for (int i = F->node_ptr[a]; i < F->node_ptr[a + 1]; i++) {
+        memcpy(P->col + P->row_ptr[i], Q->col + Q->row_ptr[i],
+               sizeof(int) * (size_t)(Q->row_ptr[i + 1] - Q->row_ptr[i]));
+        for (int e = Q->row_ptr[i]; e < Q->row_ptr[i + 1]; e++) FS->q_upos[e] = -1;
+      }
+      continue;
+    }
+    w = union_dofs(h, l, s, u, noff, ghost, ng, a, ucols);
+    for (int k = 0; k < w; k++) pos[ucols[k]] = k;
+    for (int i = F->node_ptr[a], d = 0; i < F->node_ptr[a + 1]; i++, d++) {
+      int e0 = FS->entry_ptr[a] + d * w;
+      memcpy(P->col + P->row_ptr[i], ucols, sizeof(int) * (size_t)w);
+      for (int k = 0; k < w; k++) FS->u_pos[e0 + k] = P->row_ptr[i] + k;
+      for (int e = Q->row_ptr[i]; e < Q->row_ptr[i + 1]; e++) {
+        DT_CHECK(pos[Q->col[e]] >= 0, ctx, DT_ERR_INTERNAL,
+                 "AMG across the parts: a shared row's column is outside its row across the "
+                 "parts (level %d, part %d, DOF %d)",
+                 l, s, i);
+        FS->q_upos[e] = e0 + pos[Q->col[e]];
+      }
+      for (int k = F->P_tent.row_ptr[i]; k < F->P_tent.row_ptr[i + 1]; k++) {
+        DT_CHECK(pos[F->P_tent.col[k]] >= 0, ctx, DT_ERR_INTERNAL,
+                 "AMG across the parts: P_tent's entry (%d, %d) is not in P's row (level %d, "
+                 "part %d)",
+                 i, F->P_tent.col[k], l, s);
+        pt_pos[k] = P->row_ptr[i] + pos[F->P_tent.col[k]];
+      }
+    }
+    for (int k = 0; k < w; k++) pos[ucols[k]] = -1;
+  }
+  DT_TRY(dt_amg_csr_copy_groups(P, &F->A, ctx));
+  for (int i = 0; i < F->n; i++) /* interior rows (ascending columns): P_tent's places */
+    for (int k = F->P_tent.row_ptr[i]; k < F->P_tent.row_ptr[i + 1]; k++)
+      if (pt_pos[k] < 0) {
+        int lo = P->row_ptr[i], hi = P->row_ptr[i + 1] - 1;
+        while (lo < hi) {
+          int mid = (lo + hi) / 2;
+          if (P->col[mid] < F->P_tent.col[k])
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        DT_CHECK(lo <= hi && P->col[lo] == F->P_tent.col[k], ctx, DT_ERR_INTERNAL,
+                 "AMG across the parts: P_tent's entry (%d, %d) is not in P's pattern", i,
+                 F->P_tent.col[k]);
+        pt_pos[k] = lo;
+      }
+  DT_TRY(dt_amg_transpose(P, &F->R, &F->r_perm, ctx));
   DT_TRY(dt_amg_csr_group(&F->R, C->node_ptr, C->n_nodes, ctx));
-  DT_TRY(dt_amg_spgemm_symbolic(&F->A, &F->P, &F->AP, ctx));
+  DT_TRY(dt_amg_spgemm_symbolic(&F->A, P, &F->AP, ctx));
   DT_TRY(dt_amg_spgemm_symbolic(&F->R, &F->AP, &C->A, ctx));
   DT_TRY(dt_amg_mirror(&C->A, &F->ac_mirror, ctx));
+  DT_TRY(expand_lists(&FS->Xn, FS->entry_ptr, &FS->Xe, ctx));
   DT_TRY(side_vectors(CS, ctx));
 cleanup:
+  dt_free(ucols);
+  dt_free(pos);
   return rc;
 }
 
@@ -448,6 +679,7 @@ static dt_status coarsen(dt_amg_parts *h, int l, int *made, dt_ctx *ctx) {
   int *ghost[DT_AMG_PARTS_MAX] = {0}, ng[DT_AMG_PARTS_MAX] = {0};
   amgp_level *F = &h->lev[l], *C = &h->lev[l + 1];
   fine_map m = {0};
+  shared_rows u = {0};
   dt_part_local X[DT_AMG_PARTS_MAX];
   *made = 0;
   for (int s = 0; s < np; s++) {
@@ -459,11 +691,14 @@ static dt_status coarsen(dt_amg_parts *h, int l, int *made, dt_ctx *ctx) {
   for (int s = 0; s < np; s++)
     noff[s + 1] = noff[s] + C->side[s].n_owned_nodes, doff[s + 1] = doff[s] + C->side[s].n_owned;
   DT_TRY(map_fine(h, l, &m, ctx));
+  DT_TRY(shared_unions(h, l, &m, noff, &u, ctx));
   for (int s = 0; s < np; s++)
-    DT_TRY(coarse_ghosts(h, l, s, &m, noff, doff, &ghost[s], &ng[s], ctx));
+    DT_TRY(coarse_ghosts(h, l, s, &m, noff, doff, &u, &ghost[s], &ng[s], ctx));
   for (int s = 0; s < np; s++) DT_TRY(full_tentative(h, l, s, &m, noff, ghost[s], ng[s], ctx));
   DT_TRY(coarse_lists(h, l, ghost, ng, noff, ctx));
-  for (int s = 0; s < np; s++) DT_TRY(side_patterns(&F->side[s], &C->side[s], ctx));
+  for (int s = 0; s < np; s++) DT_TRY(side_patterns(h, l, s, &u, noff, ghost[s], ng[s], ctx));
+  for (int s = 0; s < np; s++) X[s] = F->side[s].Xe;
+  DT_TRY(dt_halo_host_create(X, np, 1, &F->halo_e, ctx));
   C->n_global = doff[np];
   C->n_global_nodes = noff[np];
   for (int s = 0; s < np; s++) X[s] = C->side[s].X;
@@ -472,9 +707,11 @@ static dt_status coarsen(dt_amg_parts *h, int l, int *made, dt_ctx *ctx) {
 cleanup:
   dt_free(m.owner);
   dt_free(m.local);
+  shared_rows_free(&u);
   for (int s = 0; s < np; s++) dt_free(ghost[s]);
   if (!*made) {
-    for (int s = 0; s < np; s++) transfer_free(&F->side[s].lev);
+    for (int s = 0; s < np; s++) side_transfer_free(&F->side[s]);
+    dt_halo_host_destroy(&F->halo_e);
     level_free(h, l + 1);
   }
   return rc;
@@ -536,25 +773,53 @@ cleanup:
   return rc;
 }
 
-/* Part s's P, R, A P and A_c values: P = P_tent - omega D^-1 (A P_tent) on interior nodes'
- * rows, P_tent on shared ones. */
-static dt_status transfer_values(dt_amg_parts *h, int l, int s, dt_ctx *ctx) {
+/* Every part's P, R, A P and A_c values: P = P_tent - omega D^-1 (A P_tent), where a shared
+ * node's row of A P_tent is the sum of the parts' rows of K_s P_tent (an exchange over the
+ * shared rows' entries) and an interior node's is its part's own. */
+static dt_status transfer_values(dt_amg_parts *h, int l, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  amgp_side *FS = &h->lev[l].side[s];
-  dt_amg_level *F = &FS->lev, *C = &h->lev[l + 1].side[s].lev;
-  dt_amg_csr *P = &F->P;
-  const dt_amg_csr *Pt = &F->P_tent;
-  double omega = h->lev[l].omega;
-  DT_TRY(dt_amg_spgemm_numeric(&F->A, Pt, P, ctx));
-  for (int a = 0; a < F->n_nodes; a++)
-    for (int i = F->node_ptr[a]; i < F->node_ptr[a + 1]; i++) {
-      double sc = FS->shared[a] ? 0.0 : -omega * F->dinv[i];
-      for (int k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) P->val[k] *= sc;
-      for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++) P->val[F->pt_pos[k]] += Pt->val[k];
+  amgp_level *FL = &h->lev[l];
+  double *urow[DT_AMG_PARTS_MAX], omega = FL->omega;
+  dt_part_local X[DT_AMG_PARTS_MAX];
+  for (int s = 0; s < h->nparts; s++) {
+    amgp_side *FS = &FL->side[s];
+    const dt_amg_csr *Q = &FS->KPt;
+    DT_TRY(dt_amg_spgemm_numeric(&FS->lev.A, &FS->lev.P_tent, &FS->KPt, ctx));
+    memset(FS->urow, 0, sizeof(double) * (size_t)FS->entry_ptr[FS->lev.n_nodes]);
+    for (int e = 0; e < Q->row_ptr[Q->n_rows]; e++)
+      if (FS->q_upos[e] >= 0) FS->urow[FS->q_upos[e]] = Q->val[e];
+    urow[s] = FS->urow;
+    X[s] = FS->Xe;
+  }
+  if (h->nparts > 1)
+    DT_TRY(
+        dt_halo_exchange(X, h->nparts, urow, 1, DT_HALO_SUM, dt_halo_host_ops(), FL->halo_e, ctx));
+  for (int s = 0; s < h->nparts; s++) {
+    amgp_side *FS = &FL->side[s];
+    dt_amg_level *F = &FS->lev, *C = &h->lev[l + 1].side[s].lev;
+    const dt_amg_csr *Q = &FS->KPt, *Pt = &F->P_tent;
+    dt_amg_csr *P = &F->P;
+    for (int a = 0; a < F->n_nodes; a++) {
+      int nd = F->node_ptr[a + 1] - F->node_ptr[a];
+      int w = nd ? (FS->entry_ptr[a + 1] - FS->entry_ptr[a]) / nd : 0;
+      for (int i = F->node_ptr[a], d = 0; i < F->node_ptr[a + 1]; i++, d++) {
+        double sc = -omega * F->dinv[i];
+        if (FS->shared[a])
+          for (int k = 0; k < w; k++) {
+            int e = FS->entry_ptr[a] + d * w + k;
+            P->val[FS->u_pos[e]] = sc * FS->urow[e];
+          }
+        else
+          for (int t = 0; t < Q->row_ptr[i + 1] - Q->row_ptr[i]; t++)
+            P->val[P->row_ptr[i] + t] = sc * Q->val[Q->row_ptr[i] + t];
+        for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++)
+          P->val[F->pt_pos[k]] += Pt->val[k];
+      }
     }
-  dt_amg_transpose_values(P, F->r_perm, &F->R);
-  DT_TRY(dt_amg_spgemm_numeric(&F->A, P, &F->AP, ctx));
-  DT_TRY(dt_amg_galerkin_numeric(&F->R, &F->AP, &C->A, F->ac_mirror, ctx));
+    dt_amg_transpose_values(P, F->r_perm, &F->R);
+    DT_TRY(dt_amg_spgemm_numeric(&F->A, P, &F->AP, ctx));
+    DT_TRY(dt_amg_galerkin_numeric(&F->R, &F->AP, &C->A, F->ac_mirror, ctx));
+  }
 cleanup:
   return rc;
 }
@@ -569,8 +834,7 @@ static dt_status level_values(dt_amg_parts *h, int l, int first, int transfer, d
   DT_CHECK(L->lambda_max > 0.0, ctx, DT_ERR_NOT_CONVERGED,
            "AMG: lambda_max(D^-1 A) = %g on level %d", L->lambda_max, l);
   L->omega = 4.0 / (3.0 * L->lambda_max);
-  if (transfer && l + 1 < h->n_levels)
-    for (int s = 0; s < h->nparts; s++) DT_TRY(transfer_values(h, l, s, ctx));
+  if (transfer && l + 1 < h->n_levels) DT_TRY(transfer_values(h, l, ctx));
   if (h->opt.smoother == DT_AMG_L1_JACOBI) DT_TRY(l1_diagonal(h, l, ctx));
 cleanup:
   return rc;

@@ -15,12 +15,14 @@
  *   - each part aggregates only the nodes it owns (a node belongs to one aggregate, of its
  *     owner part), and takes a ghost node's tentative row (its aggregate's orthonormal basis,
  *     thin QR) from the owner;
- *   - a node that no other part holds ("interior": its row of K_s is the whole row of A) gets
- *     the smoothed row P = (I - omega D^-1 A) P_tent; a shared node keeps its tentative row,
- *     the one row that every part holding it knows without a sparse exchange. The layer of
- *     interface nodes loses the smoothing, which costs a few iterations (docs/multi-gpu.md).
+ *   - a node's smoothed row, P = (I - omega D^-1 A) P_tent, is its part's own row of K_s P_tent
+ *     where no other part holds the node ("interior": K_s's row is A's); a shared node's row of
+ *     A P_tent is the sum of the parts' rows, over the coarse nodes the row touches in any part,
+ *     summed by one exchange of those entries at setup and at every refresh, and laid out in
+ *     the order of those coarse nodes across the parts, so every part sums it alike.
  * A part's coarse nodes are its own aggregates followed by the aggregates its rows of P touch
- * that other parts own (its coarse ghosts), so a coarse level has owners, ghosts and exchange
+ * that other parts own (its coarse ghosts: those of its ghost nodes and of its shared nodes'
+ * rows), so a coarse level has owners, ghosts and exchange
  * lists like the mesh; the lists are kept per DOF (a coarse node has 1 to 6 DOFs).
  *
  * The V-cycle is the one-device cycle of amg.h on the whole matrix: the same Chebyshev smoother

@@ -20,9 +20,19 @@ typedef struct amgp_side {
   unsigned char *shared;      /* per local node: another part holds it too */
   int *gnode;                 /* per local node: its number on this level across the parts */
   int *gdof;                  /* per local DOF: the same for DOFs */
-  dt_part_local X;            /* the exchange lists, per DOF */
+  dt_part_local Xn, X;        /* the exchange lists, per node and per DOF */
   double *diag;               /* the summed point diagonal (n) */
   double *owned_r;            /* scratch (n): the residual on owned DOFs, zero on ghosts */
+  /* The shared nodes' smoothed rows of P (all but the coarsest level): the part's K_s P_tent,
+   * its rows at shared nodes scattered into the rows across the parts (urow: per shared node,
+   * its DOF rows over the coarse DOFs its row touches in any part, entry_ptr per node), summed
+   * by an exchange over Xe (the node lists expanded to those entries). q_upos: per entry of
+   * KPt its place in urow (-1 on interior rows, whose entries are P's own); u_pos: per entry
+   * of urow its place in P. */
+  dt_amg_csr KPt;
+  int *entry_ptr, *q_upos, *u_pos;
+  double *urow;
+  dt_part_local Xe;
 } amgp_side;
 
 typedef struct amgp_level {
@@ -30,7 +40,7 @@ typedef struct amgp_level {
   long nnz_parts;               /* the parts' nonzeros (shared couplings counted per part) */
   double lambda_max, omega;
   amgp_side side[DT_AMG_PARTS_MAX];
-  dt_halo_host *halo;
+  dt_halo_host *halo, *halo_e; /* the exchanges over the sides' X and Xe */
 } amgp_level;
 
 struct dt_amg_parts {

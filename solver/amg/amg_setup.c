@@ -98,7 +98,8 @@ cleanup:
   return rc;
 }
 
-dt_status dt_amg_tentative_positions(dt_amg_level *F, dt_ctx *ctx) {
+/* pt_pos: where each entry of P_tent sits in P (whose rows hold P_tent's pattern). */
+static dt_status tentative_positions(dt_amg_level *F, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_amg_csr *Pt = &F->P_tent, *P = &F->P;
   DT_ALLOC(F->pt_pos, Pt->row_ptr[Pt->n_rows], ctx, "AMG prolongator map");
@@ -135,7 +136,7 @@ static dt_status coarsen(dt_amg *h, int l, int *made, dt_ctx *ctx) {
   DT_TRY(dt_amg_tentative(F, h->n_modes, n_agg, C, ctx));
   if (C->n == 0 || C->n >= F->n) goto cleanup; /* nothing to coarsen */
   DT_TRY(dt_amg_spgemm_symbolic(&F->A, &F->P_tent, &F->P, ctx));
-  DT_TRY(dt_amg_tentative_positions(F, ctx));
+  DT_TRY(tentative_positions(F, ctx));
   DT_TRY(dt_amg_transpose(&F->P, &F->R, &F->r_perm, ctx));
   DT_TRY(dt_amg_csr_group(&F->R, C->node_ptr, C->n_nodes, ctx));
   DT_TRY(dt_amg_spgemm_symbolic(&F->A, &F->P, &F->AP, ctx));

@@ -13,9 +13,9 @@
  *    AMG split on the two assembled bars in 2, 3 and 4 parts against the whole mesh's AMG: the
  *    same increments, Newton iterations within 1 (equal here), the same 1e-7 on displacements,
  *    reactions and PEEQ, and
- *    - cpu (one AMG across the parts, amg/amg_parts.h): at most 15 % + 5 more PCG iterations
- *      than the whole mesh's AMG (traction 199 / 200 / 201 against 190; displacement
- *      331 / 328 / 335 against 314; differences 3.5e-15 to 7.1e-9);
+ *    - cpu (one AMG across the parts, amg/amg_parts.h): at most 10 % + 3 more PCG iterations
+ *      than the whole mesh's AMG (traction 186 / 179 / 180 against 190; displacement
+ *      305 / 297 / 279 against 314; differences 1.7e-15 to 1.0e-8);
  *    - a device backend (additive Schwarz, one hierarchy per part: parts_backend.c): less than
  *      half block Jacobi's PCG iterations in the same parts (traction 470 / 598 / 759 against
  *      1957 / 1956 / 1957; displacement 692 / 872 / 1103 against 2649 / 2651 / 2647: without a
@@ -177,7 +177,7 @@ static void check_amg_iterations(void) {
     for (int n = 2; n <= 4; n++) {
       const char *what = d ? "displacement-driven" : "traction";
       if (across)
-        CHECK(pcg_amg[d][n] > 0 && pcg_amg[d][n] <= pcg_amg_whole[d] * 1.15 + 5,
+        CHECK(pcg_amg[d][n] > 0 && pcg_amg[d][n] <= pcg_amg_whole[d] * 1.1 + 3,
               "%s bar, %d parts: amg across the parts %d PCG iterations, the whole mesh's %d", what,
               n, pcg_amg[d][n], pcg_amg_whole[d]);
       else
