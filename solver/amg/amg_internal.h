@@ -81,6 +81,9 @@ void dt_amg_rigid_modes(int n_nodes, int dpn, const double *x, const double *con
  * are dropped (their nodes' agg becomes -1, the others are renumbered). */
 dt_status dt_amg_tentative(dt_amg_level *F, int n_modes, int n_agg, dt_amg_level *C, dt_ctx *ctx);
 
+/* amg_setup.c: with P's values set, R = P^T, A P and the next level's A_c = R (A P). */
+dt_status dt_amg_coarse_values(dt_amg_level *F, dt_amg_level *C, dt_ctx *ctx);
+
 /* amg_smoother.c */
 /* diag_pos and the point diagonal's inverse of L's A; DT_ERR_NOT_CONVERGED at a non-positive
  * a_ii. */

@@ -816,9 +816,7 @@ static dt_status transfer_values(dt_amg_parts *h, int l, dt_ctx *ctx) {
           P->val[F->pt_pos[k]] += Pt->val[k];
       }
     }
-    dt_amg_transpose_values(P, F->r_perm, &F->R);
-    DT_TRY(dt_amg_spgemm_numeric(&F->A, P, &F->AP, ctx));
-    DT_TRY(dt_amg_galerkin_numeric(&F->R, &F->AP, &C->A, F->ac_mirror, ctx));
+    DT_TRY(dt_amg_coarse_values(F, C, ctx));
   }
 cleanup:
   return rc;

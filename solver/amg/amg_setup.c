@@ -176,8 +176,15 @@ static dt_status transfer_values(dt_amg *h, int l, dt_ctx *ctx) {
     for (int k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) P->val[k] *= s;
     for (int k = Pt->row_ptr[i]; k < Pt->row_ptr[i + 1]; k++) P->val[F->pt_pos[k]] += Pt->val[k];
   }
-  dt_amg_transpose_values(P, F->r_perm, &F->R);
-  DT_TRY(dt_amg_spgemm_numeric(&F->A, P, &F->AP, ctx));
+  DT_TRY(dt_amg_coarse_values(F, C, ctx));
+cleanup:
+  return rc;
+}
+
+dt_status dt_amg_coarse_values(dt_amg_level *F, dt_amg_level *C, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_amg_transpose_values(&F->P, F->r_perm, &F->R);
+  DT_TRY(dt_amg_spgemm_numeric(&F->A, &F->P, &F->AP, ctx));
   DT_TRY(dt_amg_galerkin_numeric(&F->R, &F->AP, &C->A, F->ac_mirror, ctx));
 cleanup:
   return rc;
