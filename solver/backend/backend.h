@@ -113,11 +113,6 @@ typedef struct dt_backend_options {
   const dt_model *model;           /* the model the problem was compiled from (partitioning) */
 } dt_backend_options;
 
-/* What a backend offers to serve as one part of a run split over several devices
- * (backend/parts/parts.h): all of it, or the backend's `parts` is NULL and it cannot be split.
- * Each part holds its elements and every node they touch; a node shared by several parts is
- * owned by one of them, and local numbering puts the owned nodes first, so the owned DOFs of a
- * part are the prefix [0, dpn * n_owned) of its vectors. */
 /* A part's tangent on the host (dt_backend_part_ops.host_tangent). */
 typedef struct dt_host_tangent {
   int *row_ptr, *col; /* scalar CSR over the part's DOFs, ghosts included */
@@ -126,6 +121,11 @@ typedef struct dt_host_tangent {
   const double *con;  /* per DOF: nonzero where constrained */
 } dt_host_tangent;
 
+/* What a backend offers to serve as one part of a run split over several devices
+ * (backend/parts/parts.h): all of it, or the backend's `parts` is NULL and it cannot be split.
+ * Each part holds its elements and every node they touch; a node shared by several parts is
+ * owned by one of them, and local numbering puts the owned nodes first, so the owned DOFs of a
+ * part are the prefix [0, dpn * n_owned) of its vectors. */
 typedef struct dt_backend_part_ops {
   /* Make impl's device current for the calls that follow (several impls in one process);
    * NULL for a host backend. */

@@ -313,21 +313,6 @@ cleanup:
   return rc;
 }
 
-/* Block Jacobi: each part's diagonal blocks, summed over the parts at shared nodes, inverted.
- * AMG: additive Schwarz over the parts, one hierarchy per part built by its own backend
- * (pc_amg_local) on its local tangent (its elements on all its nodes, ghosts included) with
- * every node's diagonal block the summed one, from the same exchange as block Jacobi's; the part's
- * backend keeps and refreshes it across tangents as on one device (DT_PC_KEEP_COARSE passed on).
- *
- * Two choices, measured on the CPU (docs/multi-gpu.md, PCG iterations):
- * - the summed diagonal blocks: without them a part's matrix is its Neumann matrix, singular
- *   for a part without a Dirichlet boundary (METIS's lowest part, owning its whole interface,
- *   often is one), and PCG needed 0.9-3.2 times block Jacobi's iterations on the unit test's
- *   bar (2308-6231 against 1956-2651); with them, 2.4-4.2 times fewer than block Jacobi;
- * - the ghosts in the local solves, their sum reaching the owners (the parts overlap on the
- *   interface nodes), rather than the ghosts constrained and their values dropped (the parts'
- *   owned nodes not overlapping): 470-1103 against 610-1298 on the bar in 2-4 parts, 349
- *   against 423 on the 30^3 cube in 2 parts, 620 against 615 on the 38^3 cube in 4. */
 /* One AMG across the parts (amg_parts.h) on the parts' tangents in host memory: refreshed while
  * the constrained DOFs stay (level 0 only with DT_PC_KEEP_COARSE), built anew otherwise and on
  * a second setup of the same tangent, as on one device (backend.h, pc_setup). */
@@ -358,6 +343,22 @@ cleanup:
   return rc;
 }
 
+/* Block Jacobi: each part's diagonal blocks, summed over the parts at shared nodes, inverted.
+ * AMG: on host parts one hierarchy across the parts (amg_across, above); on device parts
+ * additive Schwarz over the parts, one hierarchy per part built by its own backend
+ * (pc_amg_local) on its local tangent (its elements on all its nodes, ghosts included) with
+ * every node's diagonal block the summed one, from the same exchange as block Jacobi's; the part's
+ * backend keeps and refreshes it across tangents as on one device (DT_PC_KEEP_COARSE passed on).
+ *
+ * Two choices, measured on the CPU (docs/multi-gpu.md, PCG iterations):
+ * - the summed diagonal blocks: without them a part's matrix is its Neumann matrix, singular
+ *   for a part without a Dirichlet boundary (METIS's lowest part, owning its whole interface,
+ *   often is one), and PCG needed 0.9-3.2 times block Jacobi's iterations on the unit test's
+ *   bar (2308-6231 against 1956-2651); with them, 2.4-4.2 times fewer than block Jacobi;
+ * - the ghosts in the local solves, their sum reaching the owners (the parts overlap on the
+ *   interface nodes), rather than the ghosts constrained and their values dropped (the parts'
+ *   owned nodes not overlapping): 470-1103 against 610-1298 on the bar in 2-4 parts, 349
+ *   against 423 on the 30^3 cube in 2 parts, 620 against 615 on the 38^3 cube in 4. */
 static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_parts *p = impl;
