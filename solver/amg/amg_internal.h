@@ -83,6 +83,10 @@ dt_status dt_amg_tentative(dt_amg_level *F, int n_modes, int n_agg, dt_amg_level
 
 /* amg_setup.c: with P's values set, R = P^T, A P and the next level's A_c = R (A P). */
 dt_status dt_amg_coarse_values(dt_amg_level *F, dt_amg_level *C, dt_ctx *ctx);
+/* Frees a level's transfer to the next level (agg, P_tent, P, R, A P and their maps). */
+void dt_amg_transfer_free(dt_amg_level *L);
+/* Frees all of a level and zeroes it. */
+void dt_amg_level_free(dt_amg_level *L);
 
 /* amg_smoother.c */
 /* diag_pos and the point diagonal's inverse of L's A; DT_ERR_NOT_CONVERGED at a non-positive

@@ -24,22 +24,9 @@ static double now(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void transfer_free(dt_amg_level *L) {
-  dt_free(L->agg);
-  L->agg = NULL;
-  dt_amg_csr_free(&L->P_tent);
-  dt_amg_csr_free(&L->P);
-  dt_amg_csr_free(&L->R);
-  dt_amg_csr_free(&L->AP);
-  dt_free(L->pt_pos);
-  dt_free(L->r_perm);
-  dt_free(L->ac_mirror);
-  L->pt_pos = L->r_perm = L->ac_mirror = NULL;
-}
-
 /* A side's transfer to the next level and its shared rows' pieces. */
 static void side_transfer_free(amgp_side *S) {
-  transfer_free(&S->lev);
+  dt_amg_transfer_free(&S->lev);
   dt_amg_csr_free(&S->KPt);
   dt_free(S->entry_ptr);
   dt_free(S->q_upos);
@@ -52,18 +39,8 @@ static void side_transfer_free(amgp_side *S) {
 }
 
 static void side_free(amgp_side *S) {
-  dt_amg_level *L = &S->lev;
   side_transfer_free(S);
-  dt_free(L->node_ptr);
-  dt_amg_csr_free(&L->A);
-  dt_free(L->B);
-  dt_free(L->diag_pos);
-  dt_free(L->dinv);
-  dt_free(L->b);
-  dt_free(L->x);
-  dt_free(L->r);
-  dt_free(L->d);
-  dt_free(L->t);
+  dt_amg_level_free(&S->lev);
   dt_free(S->shared);
   dt_free(S->gnode);
   dt_free(S->gdof);
@@ -90,7 +67,7 @@ void dt_amg_parts_destroy(dt_amg_parts **hp) {
   dt_free(h->cb);
   dt_free(h->cx);
   dt_free(h->chunks);
-  for (int s = 0; s < h->nparts; s++) dt_free(h->con[s]);
+  for (int s = 0; s < h->nparts; s++) dt_free(h->con[s]), dt_free(h->cpos[s]);
   dt_free(h);
   *hp = NULL;
 }
@@ -841,8 +818,63 @@ cleanup:
 /* The largest coarsest level factored densely (a 20000^2 factor is 3.2 GB). */
 #define DT_AMG_PARTS_MAX_COARSEST 20000
 
-/* The coarsest level gathered: the parts' matrices summed into the whole one (dense pattern),
- * factored as a one-level hierarchy. */
+/* The whole coarsest matrix's pattern: the union of the parts' patterns, row by row (rows: the
+ * parts' local rows of each whole row), and every part entry's position in it (h->cpos). */
+static dt_status coarsest_pattern(dt_amg_parts *h, dt_amg_csr *A, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  const amgp_level *L = &h->lev[h->n_levels - 1];
+  int n = L->n_global, *rptr = NULL, *rows = NULL, *mark = NULL, *fill = NULL;
+  long nnz = 0;
+  DT_ALLOC(rptr, n + 1, ctx, "AMG coarsest pattern");
+  DT_ALLOC(fill, n, ctx, "AMG coarsest pattern");
+  DT_ALLOC(mark, n, ctx, "AMG coarsest pattern");
+  for (int s = 0; s < h->nparts; s++)
+    for (int i = 0; i < L->side[s].lev.n; i++) rptr[L->side[s].gdof[i] + 1]++;
+  for (int g = 0; g < n; g++) rptr[g + 1] += rptr[g];
+  DT_ALLOC(rows, rptr[n], ctx, "AMG coarsest pattern");
+  for (int s = 0; s < h->nparts; s++) /* (part, local row) packed as local row * nparts + s */
+    for (int i = 0; i < L->side[s].lev.n; i++) {
+      int g = L->side[s].gdof[i];
+      rows[rptr[g] + fill[g]++] = i * h->nparts + s;
+    }
+  for (int pass = 0; pass < 2; pass++) { /* 0: count each row's columns; 1: fill and place */
+    for (int g = 0; g < n; g++) mark[g] = -1;
+    nnz = 0;
+    for (int g = 0; g < n; g++) {
+      long start = nnz;
+      if (pass) A->row_ptr[g] = (int)nnz;
+      for (int q = rptr[g]; q < rptr[g + 1]; q++) {
+        int s = rows[q] % h->nparts, i = rows[q] / h->nparts;
+        const amgp_side *S = &L->side[s];
+        for (int k = S->lev.A.row_ptr[i]; k < S->lev.A.row_ptr[i + 1]; k++) {
+          int c = S->gdof[S->lev.A.col[k]];
+          if (mark[c] < start) { /* first entry of column c in row g */
+            mark[c] = (int)nnz;
+            if (pass) A->col[nnz] = c;
+            nnz++;
+          }
+          if (pass) h->cpos[s][k] = mark[c];
+        }
+      }
+    }
+    if (pass) break; /* nnz <= n^2 fits an int: n <= DT_AMG_PARTS_MAX_COARSEST */
+    DT_ALLOC(A->row_ptr, n + 1, ctx, "AMG coarsest level");
+    DT_ALLOC(A->col, nnz, ctx, "AMG coarsest level");
+    DT_ALLOC(A->val, nnz, ctx, "AMG coarsest level");
+    for (int s = 0; s < h->nparts; s++)
+      DT_ALLOC(h->cpos[s], L->side[s].lev.A.row_ptr[L->side[s].lev.n], ctx, "AMG coarsest level");
+  }
+  A->row_ptr[n] = (int)nnz;
+cleanup:
+  dt_free(rptr);
+  dt_free(rows);
+  dt_free(mark);
+  dt_free(fill);
+  return rc;
+}
+
+/* The coarsest level gathered: the parts' matrices summed into the whole one (the union of
+ * their patterns, made once), factored densely as a one-level hierarchy. */
 static dt_status gather_coarsest(dt_amg_parts *h, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const amgp_level *L = &h->lev[h->n_levels - 1];
@@ -858,22 +890,15 @@ static dt_status gather_coarsest(dt_amg_parts *h, dt_ctx *ctx) {
     h->coarse->lev[0].n = n;
     A = &h->coarse->lev[0].A;
     A->n_rows = A->n_cols = n;
-    DT_ALLOC(A->row_ptr, n + 1, ctx, "AMG coarsest level");
-    DT_ALLOC(A->col, (size_t)n * n, ctx, "AMG coarsest level");
-    DT_ALLOC(A->val, (size_t)n * n, ctx, "AMG coarsest level");
-    for (int i = 0; i <= n; i++) A->row_ptr[i] = i * n;
-    for (size_t k = 0; k < (size_t)n * n; k++) A->col[k] = (int)(k % (size_t)n);
+    DT_TRY(coarsest_pattern(h, A, ctx));
     DT_ALLOC(h->cb, n, ctx, "AMG coarsest vectors");
     DT_ALLOC(h->cx, n, ctx, "AMG coarsest vectors");
   }
   A = &h->coarse->lev[0].A;
-  memset(A->val, 0, sizeof(double) * (size_t)n * n);
+  memset(A->val, 0, sizeof(double) * (size_t)A->row_ptr[n]);
   for (int s = 0; s < h->nparts; s++) {
-    const amgp_side *S = &L->side[s];
-    const dt_amg_csr *K = &S->lev.A;
-    for (int i = 0; i < S->lev.n; i++)
-      for (int k = K->row_ptr[i]; k < K->row_ptr[i + 1]; k++)
-        A->val[(size_t)S->gdof[i] * n + S->gdof[K->col[k]]] += K->val[k];
+    const dt_amg_csr *K = &L->side[s].lev.A;
+    for (int k = 0; k < K->row_ptr[K->n_rows]; k++) A->val[h->cpos[s][k]] += K->val[k];
   }
   DT_TRY(dt_amg_coarse_factor(h->coarse, NULL, ctx));
 cleanup:

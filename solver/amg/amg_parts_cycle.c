@@ -1,7 +1,8 @@
 /* The hierarchy across the parts at work (amg_parts.h): products with sum exchanges, dot
  * products over the owned DOFs, the lambda_max estimate, the Chebyshev smoother and the
  * V-cycle. Each step is the one-device step of amg_cycle.c and amg_smoother.c with an exchange
- * wherever a part's rows are only its share of the sum. */
+ * wherever a part's rows are only its share of the sum; the pointwise loops are OpenMP loops over
+ * one part's entries, as there (the parts run one after another on the host). */
 #include <math.h>
 #include <string.h>
 
@@ -48,12 +49,14 @@ dt_status dt_amgp_lambda_max(dt_amg_parts *h, int l, double *out, dt_ctx *ctx) {
   if (steps > DT_AMG_LANCZOS_MAX) steps = DT_AMG_LANCZOS_MAX;
   for (int s = 0; s < np; s++) { /* the start vector by global DOF: the same on every part */
     const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
     for (int i = 0; i < S->lev.n; i++) v[s][i] = dt_amg_lanczos_start(S->gdof[i]), vp[s][i] = 0.0;
   }
   nrm = sqrt(dt_amgp_dot(h, l, v, v));
   for (int j = 0; j < steps; j++) {
     for (int s = 0; s < np; s++) {
       const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
       for (int i = 0; i < S->lev.n; i++) {
         if (j == 0) v[s][i] /= nrm;
         sv[s][i] = sqrt(S->lev.dinv[i]) * v[s][i];
@@ -62,18 +65,23 @@ dt_status dt_amgp_lambda_max(dt_amg_parts *h, int l, double *out, dt_ctx *ctx) {
     DT_TRY(dt_amgp_spmv(h, l, sv, w, ctx)); /* w = D^-1/2 A D^-1/2 v */
     for (int s = 0; s < np; s++) {
       const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
       for (int i = 0; i < S->lev.n; i++) w[s][i] *= sqrt(S->lev.dinv[i]);
     }
     alpha[j] = dt_amgp_dot(h, l, w, v);
     k = j + 1;
-    for (int s = 0; s < np; s++)
-      for (int i = 0; i < SIDES(h, l)[s].lev.n; i++)
-        w[s][i] -= alpha[j] * v[s][i] + b_prev * vp[s][i];
+    for (int s = 0; s < np; s++) {
+      int n = SIDES(h, l)[s].lev.n;
+#pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
+      for (int i = 0; i < n; i++) w[s][i] -= alpha[j] * v[s][i] + b_prev * vp[s][i];
+    }
     beta[j] = sqrt(dt_amgp_dot(h, l, w, w));
     if (!(beta[j] > DT_AMG_LANCZOS_BREAK * fabs(alpha[j]))) break;
     for (int s = 0; s < np; s++) {
       double *tmp = vp[s];
-      for (int i = 0; i < SIDES(h, l)[s].lev.n; i++) w[s][i] /= beta[j];
+      int n = SIDES(h, l)[s].lev.n;
+#pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
+      for (int i = 0; i < n; i++) w[s][i] /= beta[j];
       vp[s] = v[s], v[s] = w[s], w[s] = tmp;
     }
     b_prev = beta[j];
@@ -98,6 +106,7 @@ static dt_status chebyshev(dt_amg_parts *h, int l, double *const *b, double *con
   if (!zero) DT_TRY(dt_amgp_spmv(h, l, x, r, ctx)); /* r = A x */
   for (int s = 0; s < h->nparts; s++) {
     const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
     for (int i = 0; i < S->lev.n; i++) {
       r[s][i] = zero ? b[s][i] : b[s][i] - r[s][i];
       d[s][i] = S->lev.dinv[i] * r[s][i] / theta;
@@ -109,6 +118,7 @@ static dt_status chebyshev(dt_amg_parts *h, int l, double *const *b, double *con
     DT_TRY(dt_amgp_spmv(h, l, d, t, ctx));
     for (int s = 0; s < h->nparts; s++) {
       const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
       for (int i = 0; i < S->lev.n; i++) {
         r[s][i] -= t[s][i];
         d[s][i] = c1 * d[s][i] + c2 * S->lev.dinv[i] * r[s][i];
@@ -119,8 +129,11 @@ static dt_status chebyshev(dt_amg_parts *h, int l, double *const *b, double *con
   }
   if (!want_residual) goto cleanup;
   DT_TRY(dt_amgp_spmv(h, l, d, t, ctx));
-  for (int s = 0; s < h->nparts; s++)
-    for (int i = 0; i < SIDES(h, l)[s].lev.n; i++) r[s][i] -= t[s][i];
+  for (int s = 0; s < h->nparts; s++) {
+    int n = SIDES(h, l)[s].lev.n;
+#pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
+    for (int i = 0; i < n; i++) r[s][i] -= t[s][i];
+  }
 cleanup:
   return rc;
 }
@@ -136,14 +149,18 @@ static dt_status l1_jacobi(dt_amg_parts *h, int l, double *const *b, double *con
     if (!first) DT_TRY(dt_amgp_spmv(h, l, x, r, ctx));
     for (int s = 0; s < h->nparts; s++) {
       const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
       for (int i = 0; i < S->lev.n; i++)
         x[s][i] = first ? S->lev.dinv[i] * b[s][i] : x[s][i] + S->lev.dinv[i] * (b[s][i] - r[s][i]);
     }
   }
   if (!want_residual) goto cleanup;
   DT_TRY(dt_amgp_spmv(h, l, x, r, ctx));
-  for (int s = 0; s < h->nparts; s++)
-    for (int i = 0; i < SIDES(h, l)[s].lev.n; i++) r[s][i] = b[s][i] - r[s][i];
+  for (int s = 0; s < h->nparts; s++) {
+    int n = SIDES(h, l)[s].lev.n;
+#pragma omp parallel for schedule(static) if (n > DT_AMG_OMP_MIN)
+    for (int i = 0; i < n; i++) r[s][i] = b[s][i] - r[s][i];
+  }
 cleanup:
   return rc;
 }
@@ -164,6 +181,7 @@ static void coarsest(dt_amg_parts *h, int l, double *const *b, double *const *x)
   dt_amg_dense_solve(h->coarse, h->cb, h->cx);
   for (int s = 0; s < h->nparts; s++) {
     const amgp_side *S = &SIDES(h, l)[s];
+#pragma omp parallel for schedule(static) if (S->lev.n > DT_AMG_OMP_MIN)
     for (int i = 0; i < S->lev.n; i++) x[s][i] = h->cx[S->gdof[i]];
   }
 }

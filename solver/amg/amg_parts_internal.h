@@ -47,9 +47,11 @@ struct dt_amg_parts {
   dt_amg_options opt;
   int nparts, dpn, n_modes, n_levels;
   amgp_level lev[DT_AMG_MAX_LEVELS];
-  /* The coarsest level gathered: the whole matrix in a one-level hierarchy (dense factor) and
+  /* The coarsest level gathered: the whole matrix in a one-level hierarchy (dense factor), each
+   * part's entries' positions in it (cpos[s]: one per entry of the part's coarsest K_s), and
    * the whole right-hand side and solution. */
   dt_amg *coarse;
+  int *cpos[DT_AMG_PARTS_MAX];
   double *cb, *cx;
   double *chunks; /* partial sums of the dot products (the largest part's level 0) */
   unsigned char *con[DT_AMG_PARTS_MAX]; /* level 0's constrained DOFs at build time */

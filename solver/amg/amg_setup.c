@@ -33,13 +33,9 @@ void dt_amg_options_default(dt_amg_options *o) {
   o->lanczos_steps = 12;
 }
 
-static void level_free(dt_amg_level *L) {
-  dt_free(L->node_ptr);
-  dt_amg_csr_free(&L->A);
-  dt_free(L->B);
-  dt_free(L->diag_pos);
-  dt_free(L->dinv);
+void dt_amg_transfer_free(dt_amg_level *L) {
   dt_free(L->agg);
+  L->agg = NULL;
   dt_amg_csr_free(&L->P_tent);
   dt_amg_csr_free(&L->P);
   dt_amg_csr_free(&L->R);
@@ -47,6 +43,16 @@ static void level_free(dt_amg_level *L) {
   dt_free(L->pt_pos);
   dt_free(L->r_perm);
   dt_free(L->ac_mirror);
+  L->pt_pos = L->r_perm = L->ac_mirror = NULL;
+}
+
+void dt_amg_level_free(dt_amg_level *L) {
+  dt_amg_transfer_free(L);
+  dt_free(L->node_ptr);
+  dt_amg_csr_free(&L->A);
+  dt_free(L->B);
+  dt_free(L->diag_pos);
+  dt_free(L->dinv);
   dt_free(L->b);
   dt_free(L->x);
   dt_free(L->r);
@@ -58,7 +64,7 @@ static void level_free(dt_amg_level *L) {
 void dt_amg_destroy(dt_amg **hp) {
   dt_amg *h = hp ? *hp : NULL;
   if (!h) return;
-  for (int l = 0; l < DT_AMG_MAX_LEVELS; l++) level_free(&h->lev[l]);
+  for (int l = 0; l < DT_AMG_MAX_LEVELS; l++) dt_amg_level_free(&h->lev[l]);
   dt_free(h->coarse_L);
   dt_free(h->coarse_ref);
   dt_free(h->con);
@@ -146,17 +152,8 @@ static dt_status coarsen(dt_amg *h, int l, int *made, dt_ctx *ctx) {
 cleanup:
   dt_amg_graph_free(&S);
   if (!*made) { /* keep level l as the coarsest */
-    dt_free(F->agg);
-    F->agg = NULL;
-    dt_amg_csr_free(&F->P_tent);
-    dt_amg_csr_free(&F->P);
-    dt_amg_csr_free(&F->R);
-    dt_amg_csr_free(&F->AP);
-    dt_free(F->pt_pos);
-    dt_free(F->r_perm);
-    dt_free(F->ac_mirror);
-    F->pt_pos = F->r_perm = F->ac_mirror = NULL;
-    level_free(C);
+    dt_amg_transfer_free(F);
+    dt_amg_level_free(C);
   }
   return rc;
 }

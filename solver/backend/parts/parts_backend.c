@@ -372,14 +372,28 @@ static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
   DT_CHECK(
       base != DT_PC_AMG || !p->matrix_free, ctx, DT_ERR_UNSUPPORTED,
       "linear.preconditioner \"amg\" needs the assembled tangent (linear.operator \"assembled\")");
+  p->pc_amg = 0;
+  if (base == DT_PC_AMG && PART_OPS(p)->host_tangent) {
+    rc = amg_across(p, kind, ctx);
+    if (rc == DT_OK) {
+      p->pc_amg = 2;
+      goto cleanup;
+    }
+    /* Every part falls back to block Jacobi of this tangent (a later setup tries again); the
+     * AMG's error is the one reported. The diagonal blocks are taken only here: the hierarchy
+     * across the parts does not use them. */
+    dt_ctx ignore = {0};
+    if (call_all(p, CALL_PC_BLOCKS, &a, &ignore) == DT_OK &&
+        sum_shared(p, a.blocks, p->dpn * p->dpn, &ignore) == DT_OK)
+      (void)call_all(p, CALL_PC_INVERT, &a, &ignore);
+    goto cleanup;
+  }
   DT_TRY(call_all(p, CALL_PC_BLOCKS, &a, ctx));
   DT_TRY(sum_shared(p, a.blocks, p->dpn * p->dpn, ctx));
-  p->pc_amg = 0;
   if (base == DT_PC_AMG) {
-    int across = PART_OPS(p)->host_tangent != NULL;
-    rc = across ? amg_across(p, kind, ctx) : call_all(p, CALL_PC_AMG, &a, ctx);
+    rc = call_all(p, CALL_PC_AMG, &a, ctx);
     if (rc == DT_OK) {
-      p->pc_amg = across ? 2 : 1;
+      p->pc_amg = 1;
       goto cleanup;
     }
     /* The parts' kinds may now differ and the summed blocks took block Jacobi's storage: every
