@@ -642,7 +642,8 @@ static void view_levels(const dt_cuda_amg *a, FILE *f) {
     fprintf(f, "  level %d: %d DOFs on %d nodes, %ld nonzeros (%.1f per row)", l, L->n, L->n_nodes,
             z, (double)z / (L->n ? L->n : 1));
     if (l + 1 < h->n_levels)
-      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f\n", L->lambda_max, L->omega);
+      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f, aggregated at theta %.3g\n", L->lambda_max,
+              L->omega, L->theta);
     else
       fprintf(f, ", dense Cholesky\n");
   }

@@ -511,8 +511,8 @@ cleanup:
 }
 
 /* The strength graph of level l (its A's values set) into S on the host. */
-static dt_status strength(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const npat *G,
-                          dt_amg_graph *S, dt_ctx *ctx) {
+static dt_status strength(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, double theta,
+                          const npat *G, dt_amg_graph *S, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   amg_level_d *L = &a->lev[l];
   int nn = G->n_rows, *cnt = NULL, *sptr = NULL, *adj = NULL, *best = NULL, total = 0;
@@ -525,8 +525,8 @@ static dt_status strength(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const n
   if (nn > 0) {
     k_b_diag_norm<<<GRID(nn)>>>(nn, a->node_ptr_d[l], G->ptr, G->col, L->A.ptr, L->A.val, dn);
     DT_CUDA_LAUNCH_CHECK("k_b_diag_norm", c->stream, ctx);
-    k_b_strength<<<GRID(nn)>>>(nn, 0, a->h->opt.theta, a->node_ptr_d[l], G->ptr, G->col, L->A.ptr,
-                               L->A.val, dn, cnt, NULL, NULL, NULL, best);
+    k_b_strength<<<GRID(nn)>>>(nn, 0, theta, a->node_ptr_d[l], G->ptr, G->col, L->A.ptr, L->A.val,
+                               dn, cnt, NULL, NULL, NULL, best);
     DT_CUDA_LAUNCH_CHECK("k_b_strength", c->stream, ctx);
   }
   DT_TRY(scan(c, s, cnt, sptr, nn, ctx));
@@ -534,8 +534,8 @@ static dt_status strength(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const n
   TMP(adj, total + 1, "AMG strength graph");
   TMP(w, total + 1, "AMG strength graph");
   if (nn > 0) {
-    k_b_strength<<<GRID(nn)>>>(nn, 1, a->h->opt.theta, a->node_ptr_d[l], G->ptr, G->col, L->A.ptr,
-                               L->A.val, dn, NULL, sptr, adj, w, NULL);
+    k_b_strength<<<GRID(nn)>>>(nn, 1, theta, a->node_ptr_d[l], G->ptr, G->col, L->A.ptr, L->A.val,
+                               dn, NULL, sptr, adj, w, NULL);
     DT_CUDA_LAUNCH_CHECK("k_b_strength", c->stream, ctx);
   }
   S->n = nn;
@@ -617,12 +617,18 @@ static dt_status coarsen(dt_cuda *c, dt_cuda_amg *a, scratch *s, int l, const np
   int n_agg = 0;
   double t0 = now();
   *made = 0;
-  DT_TRY(strength(c, a, s, l, G, &S, ctx));
-  a->b_structure += now() - t0;
-  t0 = now();
   AMG_HOST_ALLOC(F->agg, F->n_nodes, ctx, "AMG aggregates");
-  DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
-  dt_amg_graph_free(&S);
+  F->theta = h->opt.theta;
+  for (int k = 0;; k++, F->theta *= 0.5) { /* the host build's rule (amg_setup.c coarsen) */
+    DT_TRY(strength(c, a, s, l, F->theta, G, &S, ctx));
+    a->b_structure += now() - t0;
+    t0 = now();
+    DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
+    dt_amg_graph_free(&S);
+    a->b_host += now() - t0;
+    t0 = now();
+    if (!dt_amg_coarsen_again(l, F->n_nodes, n_agg, k)) break;
+  }
   if (n_agg == 0) goto cleanup;
   DT_TRY(dt_amg_tentative(F, h->n_modes, n_agg, C, ctx));
   a->b_host += now() - t0;

@@ -16,7 +16,9 @@
  *   B      near-null space: the rigid-body modes of the node coordinates, 6 in 3D (3 in 2D),
  *          zero on constrained DOFs (their rows of A are identity);
  *   agg    standard aggregation of the nodes on the graph of strong couplings between nodal
- *          blocks, |A_ab| > theta sqrt(|A_aa| |A_bb|) (Frobenius norms);
+ *          blocks, |A_ab| > theta sqrt(|A_aa| |A_bb|) (Frobenius norms); a coarse level
+ *          that aggregates into fewer than 8 nodes an aggregate is aggregated again at
+ *          theta / 2 (up to three times: dt_amg_coarsen_again), so coarse levels stay sparse;
  *   P_tent an orthonormal basis of B's rows on each aggregate (thin QR); its R factors are the
  *          next level's B, and columns that B's rows do not span (a one-node aggregate has no
  *          rotations) are dropped, so a coarse node has 1..6 DOFs;
@@ -66,7 +68,8 @@ typedef enum dt_amg_smoother_kind {
 } dt_amg_smoother_kind;
 
 typedef struct dt_amg_options {
-  double theta; /* strength threshold (0: every coupling is strong) */
+  double theta; /* strength threshold (0: every coupling is strong); halved on a coarse level
+                   that coarsens too little (dt_amg_coarsen_again) */
   dt_amg_smoother_kind smoother;
   int degree;        /* Chebyshev degree, or l1-Jacobi sweeps, per smoothing */
   double eig_ratio;  /* Chebyshev: lower end of the damped interval, lambda_max / eig_ratio */
@@ -87,6 +90,7 @@ typedef struct dt_amg_level {
   double lambda_max; /* Lanczos estimate of lambda_max(D^-1 A), D the point diagonal (not on
                         the coarsest level, which is solved exactly) */
   /* Transfer to level l + 1 (empty on the coarsest level). */
+  double theta;      /* the strength threshold its aggregates were made with */
   int *agg;          /* n_nodes: each node's aggregate (a node of level l + 1), -1 for none */
   dt_amg_csr P_tent; /* n x n_{l+1}: the aggregates' orthonormal bases */
   dt_amg_csr P;      /* (I - omega D^-1 A) P_tent; its pattern is that of A P_tent */

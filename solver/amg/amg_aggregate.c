@@ -74,3 +74,19 @@ cleanup:
   dt_free(agg1);
   return rc;
 }
+
+/* On coarse levels the Galerkin matrix couples each node to more and more nodes, most of them
+ * weakly; at the fine level's threshold the aggregates then hold a few nodes each, the next
+ * level couples each node to most others and its products cost more than the fine level's
+ * (the real suite's 2.4M-DOF hex8 footing: 6439 -> 1460 nodes, 5,164 nonzeros per row, a full
+ * refresh 4.8 s, 124 s in all). Halving the threshold there, and only there, makes the
+ * aggregates grow (PETSc's GAMG lowers its threshold on coarse levels for the same reason):
+ * the footing took 24.5 s; the tet10 parts, whose levels coarsen by 12 or more, are unchanged.
+ * 8 nodes an aggregate: a 2 x 2 x 2 block of a structured grid. */
+#define DT_AMG_MIN_NODES_PER_AGGREGATE 8
+#define DT_AMG_MAX_THETA_HALVINGS 3
+
+int dt_amg_coarsen_again(int l, int n_nodes, int n_agg, int halvings) {
+  return l > 0 && halvings < DT_AMG_MAX_THETA_HALVINGS && n_agg > 0 &&
+         (long)n_agg * DT_AMG_MIN_NODES_PER_AGGREGATE > (long)n_nodes;
+}

@@ -81,6 +81,9 @@ void dt_amg_rigid_modes(int n_nodes, int dpn, const double *x, const double *con
  * are dropped (their nodes' agg becomes -1, the others are renumbered). */
 dt_status dt_amg_tentative(dt_amg_level *F, int n_modes, int n_agg, dt_amg_level *C, dt_ctx *ctx);
 
+/* amg_aggregate.c: whether level l (> 0), its n_nodes aggregated into n_agg at the threshold
+ * halved `halvings` times, is aggregated again at half the threshold. */
+int dt_amg_coarsen_again(int l, int n_nodes, int n_agg, int halvings);
 /* amg_setup.c: with P's values set, R = P^T, A P and the next level's A_c = R (A P). */
 dt_status dt_amg_coarse_values(dt_amg_level *F, dt_amg_level *C, dt_ctx *ctx);
 /* Frees a level's transfer to the next level (agg, P_tent, P, R, A P and their maps). */

@@ -184,19 +184,24 @@ static void owned_graph(dt_amg_graph *S, int n_own, unsigned char *coupled) {
 
 /* Part s's aggregates of its owned nodes and their tentative bases: F->agg, F->P_tent (owned
  * rows), C's owned coarse nodes and B. */
-static dt_status aggregate_side(dt_amg_parts *h, amgp_side *FS, amgp_side *CS, dt_ctx *ctx) {
+static dt_status aggregate_side(dt_amg_parts *h, int l, amgp_side *FS, amgp_side *CS, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_amg_level *F = &FS->lev;
   dt_amg_graph S = {0};
   unsigned char *coupled = NULL;
   int n_agg = 0;
-  DT_TRY(dt_amg_strength(F, h->opt.theta, &S, ctx));
   DT_ALLOC(coupled, F->n_nodes, ctx, "AMG aggregates");
-  owned_graph(&S, FS->n_owned_nodes, coupled);
   DT_ALLOC(F->agg, F->n_nodes, ctx, "AMG aggregates");
-  DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
-  for (int a = 0; a < FS->n_owned_nodes; a++)
-    if (F->agg[a] < 0 && coupled[a]) F->agg[a] = n_agg++;
+  F->theta = h->opt.theta;
+  for (int k = 0;; k++, F->theta *= 0.5) { /* the threshold as on one device, per part */
+    DT_TRY(dt_amg_strength(F, F->theta, &S, ctx));
+    owned_graph(&S, FS->n_owned_nodes, coupled);
+    DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
+    for (int a = 0; a < FS->n_owned_nodes; a++)
+      if (F->agg[a] < 0 && coupled[a]) F->agg[a] = n_agg++;
+    if (!dt_amg_coarsen_again(l, FS->n_owned_nodes, n_agg, k)) break;
+    dt_amg_graph_free(&S);
+  }
   DT_TRY(dt_amg_tentative(F, h->n_modes, n_agg, &CS->lev, ctx));
   CS->n_owned_nodes = CS->lev.n_nodes;
   CS->n_owned = CS->lev.n;
@@ -660,7 +665,7 @@ static dt_status coarsen(dt_amg_parts *h, int l, int *made, dt_ctx *ctx) {
   dt_part_local X[DT_AMG_PARTS_MAX];
   *made = 0;
   for (int s = 0; s < np; s++) {
-    DT_TRY(aggregate_side(h, &F->side[s], &C->side[s], ctx));
+    DT_TRY(aggregate_side(h, l, &F->side[s], &C->side[s], ctx));
     total += C->side[s].n_owned;
   }
   if (total == 0 || total >= F->n_global) goto cleanup;

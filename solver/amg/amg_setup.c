@@ -135,9 +135,14 @@ static dt_status coarsen(dt_amg *h, int l, int *made, dt_ctx *ctx) {
   dt_amg_graph S = {0};
   int n_agg = 0;
   *made = 0;
-  DT_TRY(dt_amg_strength(F, h->opt.theta, &S, ctx));
   DT_ALLOC(F->agg, F->n_nodes, ctx, "AMG aggregates");
-  DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
+  F->theta = h->opt.theta;
+  for (int k = 0;; k++, F->theta *= 0.5) {
+    DT_TRY(dt_amg_strength(F, F->theta, &S, ctx));
+    DT_TRY(dt_amg_aggregate(&S, F->agg, &n_agg, ctx));
+    if (!dt_amg_coarsen_again(l, F->n_nodes, n_agg, k)) break;
+    dt_amg_graph_free(&S);
+  }
   if (n_agg == 0) goto cleanup;
   DT_TRY(dt_amg_tentative(F, h->n_modes, n_agg, C, ctx));
   if (C->n == 0 || C->n >= F->n) goto cleanup; /* nothing to coarsen */
@@ -323,7 +328,8 @@ void dt_amg_view(const dt_amg *h, FILE *f) {
     fprintf(f, "  level %d: %d DOFs on %d nodes, %d nonzeros (%.1f per row)", l, L->n, L->n_nodes,
             L->A.row_ptr[L->n], (double)L->A.row_ptr[L->n] / (L->n ? L->n : 1));
     if (l + 1 < h->n_levels)
-      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f\n", L->lambda_max, L->omega);
+      fprintf(f, ", lambda_max(D^-1 A) %.3f, omega %.3f, aggregated at theta %.3g\n", L->lambda_max,
+              L->omega, L->theta);
     else
       fprintf(f, ", dense Cholesky\n");
   }

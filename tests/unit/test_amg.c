@@ -227,6 +227,21 @@ static void check_aggregates(const dt_amg *h, const double *con) {
     CHECK((L->agg[a] >= 0) == (free_dofs > 0), "node %d: %d free DOFs, aggregate %d", a, free_dofs,
           L->agg[a]);
   }
+  /* the threshold rule (dt_amg_coarsen_again): level 0 at theta; a coarse level at theta, or
+   * halved while it kept fewer than 8 nodes an aggregate (at most three times) */
+  CHECK(h->lev[0].theta == h->opt.theta, "level 0 aggregated at %g, not %g", h->lev[0].theta,
+        h->opt.theta);
+  for (int l = 1; l + 1 < h->n_levels; l++) {
+    const dt_amg_level *F = &h->lev[l];
+    int halvings = 0, ratio_ok = F->n_nodes >= 8 * h->lev[l + 1].n_nodes;
+    double t = h->opt.theta;
+    while (t > F->theta * 1.5 && halvings < 4) t *= 0.5, halvings++;
+    CHECK(t == F->theta && halvings <= 3, "level %d aggregated at %g", l, F->theta);
+    CHECK(ratio_ok || halvings == 3, "level %d: %d nodes into %d at theta %g (%d halvings)", l,
+          F->n_nodes, h->lev[l + 1].n_nodes, F->theta, halvings);
+    printf("  level %d: %d nodes into %d, theta %g\n", l, F->n_nodes, h->lev[l + 1].n_nodes,
+           F->theta);
+  }
 }
 
 static int same_doubles(const double *a, const double *b, size_t n) {

@@ -16,6 +16,7 @@
  *    assembled operator) and the preconditioner in use stays: PCG still converges with it. */
 #include <math.h>
 
+#include "amg/amg.h"
 #include "analysis/analysis.h"
 #include "backend/backend.h"
 #include "problem/problem.h"
@@ -99,10 +100,60 @@ static dt_model *box(int tet, int n) {
   return tet ? unit_box_tet10(2 * n, 3 * n / 2, n, 0) : unit_box(2 * n, 3 * n / 2, n, 0);
 }
 
+/* The backend's view, which ends with the hierarchy's. */
+static int view_has(void *impl, const char *text) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  int found;
+  dt_cpu_ops.view(impl, f);
+  fclose(f);
+  found = strstr(buf, text) != NULL;
+  if (!found) fprintf(stderr, "view:\n%s", buf);
+  free(buf);
+  return found;
+}
+
+/* The hierarchy's strength thresholds in the backend's view (amg.h): level 0 at theta, a coarse
+ * level at theta / 2^k, k <= 3, and k = 3 or at least 8 nodes an aggregate
+ * (dt_amg_coarsen_again); returns how many levels took a halved threshold. */
+static int check_threshold_rule(void *impl, const char *name) {
+  char *buf = NULL, *p;
+  size_t len = 0;
+  int nodes[DT_AMG_MAX_LEVELS] = {0}, n = 0, halved = 0;
+  double theta[DT_AMG_MAX_LEVELS] = {0}, base = 0.0;
+  FILE *f = open_memstream(&buf, &len);
+  dt_amg_options o;
+  dt_amg_options_default(&o);
+  base = o.theta;
+  dt_cpu_ops.view(impl, f);
+  fclose(f);
+  for (p = strstr(buf, "  level "); p && n < DT_AMG_MAX_LEVELS; p = strstr(p + 1, "  level ")) {
+    int l, dofs;
+    const char *t = strstr(p, "aggregated at theta "), *eol = strchr(p, '\n');
+    CHECK(sscanf(p, "  level %d: %d DOFs on %d nodes", &l, &dofs, &nodes[n]) == 3 && l == n,
+          "%s: unreadable level line in the view:\n%s", name, buf);
+    theta[n++] = t && eol && t < eol ? atof(t + 20) : -1.0;
+  }
+  CHECK(n >= 2 && theta[0] == base, "%s: %d levels, level 0 at theta %g", name, n, theta[0]);
+  for (int l = 1; l + 1 < n; l++) {
+    int k = 0;
+    double t = base;
+    while (t > 1.5 * theta[l] && k < 4) t *= 0.5, k++;
+    CHECK(t == theta[l] && k <= 3, "%s: level %d aggregated at theta %g", name, l, theta[l]);
+    CHECK(nodes[l] >= 8 * nodes[l + 1] || k == 3,
+          "%s: level %d aggregated %d nodes into %d at theta %g", name, l, nodes[l], nodes[l + 1],
+          theta[l]);
+    halved += k > 0;
+  }
+  free(buf);
+  return halved;
+}
+
 /* 1 and 2 on one element family: refinements n[0..2]. */
 static void check_convergence(int tet, const int n[3]) {
   const char *name = tet ? "tet10" : "hex8";
-  int its[3], bj = 0;
+  int its[3], bj = 0, halved = 0;
   for (int k = 0; k < 3; k++) {
     dt_model *m = box(tet, n[k]);
     dt_problem *pb = problem_of(m);
@@ -129,6 +180,7 @@ static void check_convergence(int tet, const int n[3]) {
       free(xb);
       free(x1);
     }
+    halved += check_threshold_rule(impl, name);
     printf("%s: %d DOFs, amg %d PCG iterations%s", name, pb->n_dofs, its[k], k == 2 ? "" : "\n");
     if (k == 2) printf(", block_jacobi %d\n", bj);
     dt_cpu_ops.destroy(impl);
@@ -140,20 +192,31 @@ static void check_convergence(int tet, const int n[3]) {
     CHECK(its[k] <= 40, "%s: %d amg iterations on refinement %d", name, its[k], n[k]);
   CHECK(its[2] <= 1.5 * its[0], "%s: amg iterations grow from %d to %d", name, its[0], its[2]);
   CHECK(8 * its[2] <= bj, "%s: amg %d iterations, block Jacobi %d", name, its[2], bj);
+  printf("%s: %d coarse levels aggregated at a halved threshold\n", name, halved);
 }
 
-/* The backend's view, which ends with the hierarchy's. */
-static int view_has(void *impl, const char *text) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  int found;
-  dt_cpu_ops.view(impl, f);
-  fclose(f);
-  found = strstr(buf, text) != NULL;
-  if (!found) fprintf(stderr, "view:\n%s", buf);
-  free(buf);
-  return found;
+/* A hex8 box of 36 x 18 x 18 elements, whose first coarse level (623 nodes) keeps fewer than 8
+ * nodes an aggregate at the fine level's threshold: it is aggregated again at half of it (into
+ * 40 nodes). */
+static void check_halving(void) {
+  dt_model *m = unit_box(36, 18, 18, 0);
+  dt_problem *pb = problem_of(m);
+  load_case lc;
+  void *impl;
+  int its, halved;
+  load_case_init(&lc, pb, 0);
+  impl = backend(&lc, 2);
+  its = pcg(impl, &lc, DT_PC_AMG, 1e-8, NULL);
+  halved = check_threshold_rule(impl, "hex8 box 36x18x18");
+  CHECK(halved >= 1, "hex8 box 36x18x18: no coarse level aggregated at a halved threshold");
+  CHECK(its <= 40, "hex8 box 36x18x18: %d amg iterations", its);
+  printf(
+      "hex8 box 36x18x18: %d DOFs, amg %d PCG iterations, %d coarse levels at a halved threshold\n",
+      pb->n_dofs, its, halved);
+  dt_cpu_ops.destroy(impl);
+  load_case_free(&lc);
+  dt_problem_destroy(&pb);
+  dt_model_destroy(&m);
 }
 
 /* 3: refresh for a new tangent with the same constraints; build again for new constraints, and
@@ -253,6 +316,7 @@ int main(void) {
   static const int hex[3] = {6, 9, 12}, tet[3] = {3, 4, 6};
   check_convergence(0, hex);
   check_convergence(1, tet);
+  check_halving();
   check_refresh();
   check_plastic();
   check_matrix_free();
