@@ -343,6 +343,15 @@ cleanup:
   return rc;
 }
 
+/* Every part's diagonal blocks (a->blocks), summed over the parts at the shared nodes. */
+static dt_status summed_blocks(dt_parts *p, call_args *a, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  DT_TRY(call_all(p, CALL_PC_BLOCKS, a, ctx));
+  DT_TRY(sum_shared(p, a->blocks, p->dpn * p->dpn, ctx));
+cleanup:
+  return rc;
+}
+
 /* Block Jacobi: each part's diagonal blocks, summed over the parts at shared nodes, inverted.
  * AMG: on host parts one hierarchy across the parts (amg_across, above); on device parts
  * additive Schwarz over the parts, one hierarchy per part built by its own backend
@@ -383,13 +392,10 @@ static dt_status parts_pc_setup(void *impl, int kind, dt_ctx *ctx) {
      * AMG's error is the one reported. The diagonal blocks are taken only here: the hierarchy
      * across the parts does not use them. */
     dt_ctx ignore = {0};
-    if (call_all(p, CALL_PC_BLOCKS, &a, &ignore) == DT_OK &&
-        sum_shared(p, a.blocks, p->dpn * p->dpn, &ignore) == DT_OK)
-      (void)call_all(p, CALL_PC_INVERT, &a, &ignore);
+    if (summed_blocks(p, &a, &ignore) == DT_OK) (void)call_all(p, CALL_PC_INVERT, &a, &ignore);
     goto cleanup;
   }
-  DT_TRY(call_all(p, CALL_PC_BLOCKS, &a, ctx));
-  DT_TRY(sum_shared(p, a.blocks, p->dpn * p->dpn, ctx));
+  DT_TRY(summed_blocks(p, &a, ctx));
   if (base == DT_PC_AMG) {
     rc = call_all(p, CALL_PC_AMG, &a, ctx);
     if (rc == DT_OK) {
