@@ -519,6 +519,9 @@ static dt_status build(dt_cuda *c, dt_cuda_amg *a, dt_ctx *ctx) {
   DT_CUDA_CHECK(cudaStreamSynchronize(c->stream), ctx);
   a->h->seconds_build = now() - t0;
 cleanup:
+  /* a build that failed (one that does not fit, say) holds no device memory: the run may go
+   * on with another preconditioner (newton.c, two_level_to_amg) */
+  if (rc != DT_OK) dt_cuda_amg_free_pieces(c, a);
   return rc;
 }
 
@@ -556,12 +559,15 @@ static dt_status amg_setup(dt_cuda *c, int keep, int local, dt_ctx *ctx) {
   if (rebuild) {
     DT_TRY(build(c, a, ctx));
     a->builds++;
+    a->t_builds += now() - t0;
   } else if (!a->built_on_host && keep) { /* level 0 only (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh_fine(c, a, ctx));
     a->fine_refreshes++;
+    a->t_fine += now() - t0;
   } else if (!a->built_on_host) { /* on the device (cuda_amg_refresh.cu) */
     DT_TRY(dt_cuda_amg_refresh(c, a, ctx));
     a->refreshes++;
+    a->t_refreshes += now() - t0;
   } else { /* one level: the host refreshes its dense factor */
     double t1;
     DT_TRY(host_values(c, a, ctx));
@@ -671,6 +677,10 @@ void dt_cuda_amg_view(const dt_cuda *c, FILE *f) {
           "%.3f s, values %.3f s, coarsest factor (host) and X %.3f s\n",
           a->piece_bytes / 1e6, a->nc, a->nc, a->builds, a->refreshes, a->fine_refreshes,
           a->b_structure, a->b_host, a->b_values, a->b_coarse);
+  fprintf(f,
+          "  amg setups in all: builds %.3f s, refreshes %.3f s, refreshes of level 0 only %.3f "
+          "s\n",
+          a->t_builds, a->t_refreshes, a->t_fine);
   if (!a->last_built)
     fprintf(f,
             "  last refresh on the device: tangent %.4f s, levels %.4f s, coarsest factor (host) "

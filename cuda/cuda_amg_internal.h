@@ -86,6 +86,7 @@ struct dt_cuda_amg {
    * on the device; aggregation and P_tent on the host; the levels' values; the coarsest
    * factor) and the last refresh's (the tangent's copy, the levels, the coarsest factor). */
   int builds, refreshes, fine_refreshes, last_built, built_on_host;
+  double t_builds, t_refreshes, t_fine; /* all setups of each kind, seconds */
   double b_structure, b_host, b_values, b_coarse;
   double s_values, s_levels, s_coarse;
 };

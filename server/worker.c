@@ -369,12 +369,13 @@ static void clean_dir(const char *dir) {
 }
 
 static json_t *timings_json(const dt_run_summary *s) {
-  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total",
+  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:I, s:I, s:i}", "total",
                    s->seconds_total, "setup", s->seconds_setup, "assembly", s->seconds_assembly,
-                   "stress_update", s->seconds_stress, "linear_solver", s->seconds_solver, "output",
-                   s->seconds_output, "loads", s->seconds_loads, "increments", s->increments,
-                   "newton_iterations", (json_int_t)s->newton_iters, "pcg_iterations",
-                   (json_int_t)s->pcg_iters, "cutbacks", s->cutbacks);
+                   "stress_update", s->seconds_stress, "linear_solver", s->seconds_solver,
+                   "preconditioner_setup", s->seconds_pc_setup, "output", s->seconds_output,
+                   "loads", s->seconds_loads, "increments", s->increments, "newton_iterations",
+                   (json_int_t)s->newton_iters, "pcg_iterations", (json_int_t)s->pcg_iters,
+                   "cutbacks", s->cutbacks);
 }
 
 /* The error code a failed job reports (its error.code in the API). */

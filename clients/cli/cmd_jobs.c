@@ -120,10 +120,11 @@ static void print_job(const json_t *j) {
   if (dc_jnum(t, "run_seconds", -1) >= 0)
     printf("run time  %.3f s\n", dc_jnum(t, "run_seconds", 0));
   if (dc_jnum(t, "total", -1) >= 0) /* the solver's phases, once the job has ended */
-    printf("phases    setup %.3f  assembly %.3f  stress %.3f  linear solver %.3f  loads %.3f  "
-           "output %.3f s\n",
+    printf("phases    setup %.3f  assembly %.3f  stress %.3f  linear solver %.3f (preconditioner "
+           "setup %.3f)  loads %.3f  output %.3f s\n",
            dc_jnum(t, "setup", 0), dc_jnum(t, "assembly", 0), dc_jnum(t, "stress_update", 0),
-           dc_jnum(t, "linear_solver", 0), dc_jnum(t, "loads", 0), dc_jnum(t, "output", 0));
+           dc_jnum(t, "linear_solver", 0), dc_jnum(t, "preconditioner_setup", 0),
+           dc_jnum(t, "loads", 0), dc_jnum(t, "output", 0));
   if (json_is_object(e))
     printf("error     %s: %s\n", dc_jstr(e, "code", "?"), dc_jstr(e, "message", ""));
 }

@@ -159,6 +159,8 @@ static dt_status setup(run *r, dt_ctx *ctx) {
   r->nc.pc_auto_amg = r->m->solver.precond_auto && (bo.n_devices <= 1 || split_across) &&
                       r->m->dim == 3 && r->m->solver.precond == DT_PC_BLOCK_JACOBI &&
                       !r->pb->matrix_free;
+  r->nc.pc_auto_from_two_level = r->m->solver.precond_auto && bo.n_devices <= 1 && r->m->dim == 3 &&
+                                 r->m->solver.precond == DT_PC_TWO_LEVEL && !r->pb->matrix_free;
   if (r->nc.pc_auto_amg && split_across)
     snprintf(note, sizeof note,
              " (auto: block_jacobi in split runs, which moves to amg, one hierarchy across the "
@@ -170,12 +172,13 @@ static dt_status setup(run *r, dt_ctx *ctx) {
              split_across ? "as one hierarchy across the parts"
                           : "on devices as additive Schwarz without a coarse space, fewer PCG "
                             "iterations but longer solves");
-  else if (r->nc.pc_auto_amg)
-    snprintf(
-        note, sizeof note,
-        " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
-        "block_jacobi, which moves to amg when a solve has not converged in %d PCG iterations)",
-        r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS, DT_PC_AUTO_AMG_ITERATIONS);
+  else if (r->nc.pc_auto_amg || r->nc.pc_auto_from_two_level)
+    snprintf(note, sizeof note,
+             " (auto: two_level for 3D models of at least %d DOFs on this backend, which moves to "
+             "amg when its solves average more than %d PCG iterations, else block_jacobi, which "
+             "moves to amg when a solve has not converged in %d)",
+             r->o->host ? DT_PC_AUTO_MIN_DOFS_HOST : DT_PC_AUTO_MIN_DOFS, DT_PC_AUTO_TL_ITERATIONS,
+             DT_PC_AUTO_AMG_ITERATIONS);
   else
     snprintf(note, sizeof note,
              " (auto: two_level for 3D models of at least %d DOFs on this backend, else "
@@ -651,6 +654,7 @@ cleanup:
   summary->assembly_calls = r.nc.assembly_calls;
   summary->stress_calls = r.nc.stress_calls;
   summary->seconds_solver = r.nc.seconds_solver;
+  summary->seconds_pc_setup = r.nc.seconds_pc_setup;
   summary->predictor_solves = r.nc.predictor_solves;
   summary->inexact_solves = r.nc.inexact_solves;
   summary->pc_escalations = r.nc.pc_escalations;

@@ -109,12 +109,20 @@ static int stronger_pc(int kind) {
   return DT_PC_AMG;
 }
 
+/* The backend's pc_setup, its time counted in seconds_pc_setup. */
+static dt_status pc_setup_timed(dt_newton_ctx *nc, int kind, dt_ctx *pc_ctx) {
+  double t0 = dt_seconds();
+  dt_status rc = nc->ops->pc_setup(nc->impl, kind, pc_ctx);
+  nc->seconds_pc_setup += dt_seconds() - t0;
+  return rc;
+}
+
 /* pc_setup of kind; *singular is set (and DT_OK returned) when the tangent has a singular
  * diagonal block, which the backends report as DT_ERR_NOT_CONVERGED. */
 static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx *ctx) {
   dt_ctx pc_ctx = {0};
   *singular = 0;
-  if (nc->ops->pc_setup(nc->impl, kind, &pc_ctx) == DT_OK) return DT_OK;
+  if (pc_setup_timed(nc, kind, &pc_ctx) == DT_OK) return DT_OK;
   if (pc_ctx.code == DT_ERR_NOT_CONVERGED) {
     *singular = 1;
     return DT_OK;
@@ -147,7 +155,7 @@ static dt_status escalate(dt_newton_ctx *nc, double lambda, double rtol, dt_pcg_
   int first = stronger_pc(nc->pc_kind) >= 0 ? stronger_pc(nc->pc_kind) : nc->pc_kind;
   for (int kind = first; kind >= 0; kind = next_pc(nc->pc_kind, kind)) {
     dt_ctx pc_ctx = {0};
-    if (nc->ops->pc_setup(nc->impl, kind, &pc_ctx) != DT_OK) {
+    if (pc_setup_timed(nc, kind, &pc_ctx) != DT_OK) {
       if (pc_ctx.code == DT_ERR_UNSUPPORTED) continue; /* not on this backend: try the next */
       return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s",
                           pc_ctx.msg);
@@ -194,6 +202,41 @@ cleanup:
   return rc;
 }
 
+/* "auto": two_level's solves have averaged more than DT_PC_AUTO_TL_ITERATIONS PCG iterations
+ * (precond_kind.h), so this setup is AMG's, which the run keeps. A hierarchy that does not fit
+ * in memory leaves the run on two_level, which fitted: the AMG hierarchy is not in the job's
+ * memory estimate, which admitted the job with two_level. */
+static dt_status two_level_to_amg(dt_newton_ctx *nc, int *singular, dt_ctx *ctx) {
+  char line[512];
+  dt_ctx pc_ctx = {0};
+  double mean = (double)nc->tl_pcg / (double)nc->tl_solves;
+  nc->pc_auto_from_two_level = 0;
+  *singular = 0;
+  if (pc_setup_timed(nc, DT_PC_AMG, &pc_ctx) == DT_OK) {
+    snprintf(line, sizeof line,
+             "linear solver: two_level took %.0f PCG iterations a solve over %ld solves: auto "
+             "moves to amg for the rest of the run",
+             mean, nc->tl_solves);
+    info(nc, line);
+    nc->pc_kind = DT_PC_AMG;
+    nc->pc_switches++;
+    return DT_OK;
+  }
+  if (pc_ctx.code == DT_ERR_NOT_CONVERGED) { /* a singular diagonal block, for any kind */
+    *singular = 1;
+    return DT_OK;
+  }
+  if (pc_ctx.code != DT_ERR_NOMEM && pc_ctx.code != DT_ERR_DEVICE_NOMEM)
+    return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
+  snprintf(
+      line, sizeof line,
+      "linear solver: two_level took %.0f PCG iterations a solve, but amg does not fit (%.300s): "
+      "auto stays with two_level",
+      mean, pc_ctx.msg);
+  info(nc, line);
+  return precondition(nc, DT_PC_TWO_LEVEL, singular, ctx);
+}
+
 /* How the corrections of one increment are combined (see the top of the file). */
 typedef struct accel_state {
   int thomas;      /* Thomas's acceleration on */
@@ -234,13 +277,17 @@ cleanup:
   return rc;
 }
 
-/* AMG keeps its coarse levels (DT_PC_KEEP_COARSE) for the later corrections of an increment
- * while the last solve took at most this many times the iterations of the first solve after
- * the last full setup: a full refresh redoes the Galerkin products of every level, which on
- * the GPU costs as much as 15-40 V-cycles (docs/benchmarks.md), while the tangent changes
- * little from one correction to the next. Each increment's first correction sets up in full. */
+/* AMG keeps its coarse levels (DT_PC_KEEP_COARSE) while the last solve took at most this many
+ * times the iterations of the first solve after the last full setup, within an increment and
+ * across increments alike: a full refresh redoes the Galerkin products of every level, which
+ * on the GPU costs 15-40 V-cycles at 50k DOFs and about 110 on a 2.2M-DOF tet10 part (0.58 s
+ * against 5.2 ms), while the tangent changes little from one correction or increment to the
+ * next and the iteration count says when the coarse levels no longer serve. Measured
+ * (docs/benchmarks.md, decision table "Linear solver"): notched bar 2.2M DOFs, linear solver
+ * 25.6 s with a full setup at each increment's start and 1.25, 19.7 s across increments with
+ * 1.25, 17.4 s with 1.5 (PCG 2,523 / 2,531 / 2,550). */
 #ifndef DT_AMG_KEEP_GROWTH
-#define DT_AMG_KEEP_GROWTH 1.25 /* a lab build may set it: 0 sets up in full every time */
+#define DT_AMG_KEEP_GROWTH 1.5 /* a lab build may set it: 0 sets up in full every time */
 #endif
 /* The direct preconditioner keeps its factor for the later corrections of an increment while
  * the last solve took at most this many iterations: the first solve after a factorization
@@ -251,8 +298,9 @@ cleanup:
 /* Whether the correction about to be preconditioned may keep the expensive part of the last
  * full setup (DT_PC_KEEP_COARSE). */
 static int keep_setup(const dt_newton_ctx *nc, const accel_state *ac) {
-  if (ac->corrections == 0 || nc->full_pcg <= 0) return 0;
+  if (nc->full_pcg <= 0) return 0;
   if (nc->pc_kind == DT_PC_AMG) return nc->last_pcg <= DT_AMG_KEEP_GROWTH * nc->full_pcg;
+  if (ac->corrections == 0) return 0;
   if (nc->pc_kind == DT_PC_DIRECT) return nc->last_pcg <= DT_DIRECT_KEEP_ITERATIONS;
   return 0;
 }
@@ -272,8 +320,14 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
     nc->seconds_assembly += dt_seconds() - t0;
     nc->assembly_calls++;
     t0 = dt_seconds();
-    keep = keep_setup(nc, ac);
-    DT_TRY(precondition(nc, nc->pc_kind | (keep ? DT_PC_KEEP_COARSE : 0), &singular, ctx));
+    if (nc->pc_auto_from_two_level && nc->pc_kind == DT_PC_TWO_LEVEL &&
+        nc->tl_solves >= DT_PC_AUTO_TL_SOLVES &&
+        nc->tl_pcg > (long)DT_PC_AUTO_TL_ITERATIONS * nc->tl_solves)
+      DT_TRY(two_level_to_amg(nc, &singular, ctx));
+    else {
+      keep = keep_setup(nc, ac);
+      DT_TRY(precondition(nc, nc->pc_kind | (keep ? DT_PC_KEEP_COARSE : 0), &singular, ctx));
+    }
     if (singular) {
       *reason = DT_DIVERGED_INDEFINITE; /* a singular diagonal block: the tangent lost stiffness */
       goto cleanup;
@@ -302,6 +356,10 @@ static dt_status correct(dt_newton_ctx *nc, double lambda, double rtol, accel_st
     nc->full_pcg = pr.iterations;
   }
   nc->last_pcg = pr.iterations;
+  if (nc->pc_auto_from_two_level && nc->pc_kind == DT_PC_TWO_LEVEL) {
+    nc->tl_solves++;
+    nc->tl_pcg += pr.iterations;
+  }
   ac->corrections++;
   nc->seconds_solver += dt_seconds() - t0;
   res->pcg_iterations += iterations;

@@ -19,6 +19,7 @@ typedef struct dt_newton_ctx {
   void *user;
   dt_progress event; /* step/increment fields pre-filled by the caller */
   double seconds_assembly, seconds_stress, seconds_solver; /* accumulated */
+  double seconds_pc_setup;           /* of seconds_solver, the preconditioner setups */
   long assembly_calls, stress_calls; /* the calls timed in seconds_assembly, seconds_stress */
   /* Set by the caller per increment: start with the linear predictor (newton.c) because DU
    * holds only a prescribed displacement increment, which nothing has carried inside yet. */
@@ -29,6 +30,11 @@ typedef struct dt_newton_ctx {
    * DT_PC_AUTO_AMG_ITERATIONS is stopped and done again with AMG, which the run keeps
    * (precond_kind.h); cleared once it has moved. */
   int pc_auto_amg;
+  /* Set by the caller when "auto" chose two_level: once its solves have averaged more than
+   * DT_PC_AUTO_TL_ITERATIONS PCG iterations over at least DT_PC_AUTO_TL_SOLVES of them, the
+   * next setup moves the run to AMG (precond_kind.h); cleared once it has moved or stayed. */
+  int pc_auto_from_two_level;
+  long tl_solves, tl_pcg; /* two_level's solves so far under it, and their PCG iterations */
   /* The linear constraints (equations), eliminated: residuals are reduced (T^T r) and the
    * corrections solved in the reduced space (constraints.c); NULL for a model without. */
   dt_constraints *mpc;
@@ -43,7 +49,7 @@ typedef struct dt_newton_ctx {
    * yet). */
   int last_pcg, full_pcg;
   long pc_kept;     /* setups that kept AMG's coarse levels or the direct factor */
-  long pc_switches; /* "auto" moved from block Jacobi to AMG (0 or 1) */
+  long pc_switches; /* "auto" moved from block Jacobi or two_level to AMG (0 or 1) */
   /* What the robustness measures did (accumulated over the run, for the summary). */
   long predictor_solves, inexact_solves, pc_escalations, line_searches;
   dt_pcg_counts pcg_counts; /* PCG iterations of each correction (its median for the summary) */

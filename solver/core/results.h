@@ -78,8 +78,9 @@ typedef struct dt_run_summary {
   double seconds_total;
   double seconds_setup; /* problem compilation and upload to the backend */
   double seconds_assembly;
-  double seconds_stress; /* stress update + internal force */
-  double seconds_solver; /* linear solver */
+  double seconds_stress;   /* stress update + internal force */
+  double seconds_solver;   /* linear solver, its preconditioner setups included */
+  double seconds_pc_setup; /* of it, the preconditioner setups (AMG builds and refreshes) */
   /* Calls timed in seconds_assembly and seconds_stress. Not derived from newton_iters: an
    * increment makes one stress update more than it makes corrections (the update that shows
    * convergence), and cut-back increments make calls too. */
@@ -92,7 +93,7 @@ typedef struct dt_run_summary {
   long inexact_solves;
   long pc_escalations;
   long pc_setups_kept;   /* setups that kept AMG's coarse levels or the direct factor */
-  long pc_auto_switches; /* "auto" moved from block Jacobi to AMG (newton.c) */
+  long pc_auto_switches; /* "auto" moved from block Jacobi or two_level to AMG (newton.c) */
   int pc_final;          /* the preconditioner in use at the end (dt_precond_kind), -1: none */
   long line_searches;
   long pcg_solves;       /* linear solves (Newton corrections, the linear predictors' included) */

@@ -55,6 +55,7 @@ static json_t *timings(const dt_run_summary *s, int *err) {
   put(t, "assembly", num(s->seconds_assembly), err);
   put(t, "stress", num(s->seconds_stress), err);
   put(t, "solver", num(s->seconds_solver), err);
+  put(t, "preconditioner_setup", num(s->seconds_pc_setup), err);
   put(t, "output", num(s->seconds_output), err);
   put(t, "output_download", num(s->seconds_output_download), err);
   put(t, "loads", num(s->seconds_loads), err);

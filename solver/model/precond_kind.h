@@ -55,6 +55,20 @@ typedef enum dt_precond_kind {
  * to end; on two CPU cores the tiny tet10 plate, 900 a solve, runs in 6.8 s against 18.9 s),
  * the Mohr-Coulomb footing about 300 (block Jacobi faster: 1.20 s against AMG's 1.71 s). */
 #define DT_PC_AUTO_AMG_ITERATIONS 600
+/* Where "auto" chose two_level for a 3D model with an assembled tangent on one backend, it moves
+ * to AMG for the rest of the run at the next setup once two_level's solves have averaged more
+ * than DT_PC_AUTO_TL_ITERATIONS PCG iterations over at least DT_PC_AUTO_TL_SOLVES of them
+ * (newton.c). An average, not one solve: each increment's first solves take up to twice the
+ * median. On an H200 at 0.36-2.4M DOFs an AMG iteration costs 5-7 two_level iterations, its
+ * builds and refreshes (kept across increments) add about 100 a solve, and AMG takes 35-50
+ * iterations a solve, so it wins from about 400 (docs/benchmarks.md, decision table "Linear
+ * solver"): the real suite's large parts, with two_level's average and the linear solver's
+ * seconds with it and with AMG, tet10 bracket 567 (22.8 against 14.6), flanged pipe 697 (7.5
+ * against 6.6), lug 499 (21.5 against 16.3), footing 485 (21.6 against 18.5), notched bar 378
+ * (15.9 against 17.4: stays). On the CPU, the 54k-DOF plastic plate's 941 a solve (108 s
+ * against AMG's 95 s, one core) and the elastic plates' 200 (two_level faster) agree. */
+#define DT_PC_AUTO_TL_ITERATIONS 400
+#define DT_PC_AUTO_TL_SOLVES 3
 
 /* What "auto" resolves to for a model of dim dimensions and n_dofs DOFs on a host (CPU,
  * host = 1) or device backend (model_finish.c). */

@@ -86,8 +86,10 @@ def run_session(d, work, beam, long):
     # the solver's phases, as the daemon recorded them when the job ended
     t = j["timings"]
     assert all(t[k] >= 0 for k in ("setup", "assembly", "stress_update", "linear_solver", "loads", "output")), t
+    assert 0 < t["preconditioner_setup"] <= t["linear_solver"], t  # a part of the linear solver
     line = next(x for x in r.stdout.splitlines() if x.startswith("phases"))
-    assert f"linear solver {t['linear_solver']:.3f}" in line and f"loads {t['loads']:.3f}" in line, line
+    assert f"linear solver {t['linear_solver']:.3f} (preconditioner setup {t['preconditioner_setup']:.3f})" in line \
+        and f"loads {t['loads']:.3f}" in line, line
     page = json.loads(cli(d, "status", "--json").stdout)
     assert page["items"][0]["id"] == jid
     assert jid in cli(d, "status").stdout

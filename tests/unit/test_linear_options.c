@@ -19,7 +19,13 @@
  * 6. "auto"'s block Jacobi moves to AMG when a solve has not converged in DT_PC_AUTO_AMG_ITERATIONS
  *    (check_auto_moves; reference: the same bar with block Jacobi named): once on a slender bar,
  *    where the run then takes less than half the PCG iterations and its displacements agree to
- *    1e-6 relative; never on the stubby bar, which takes block Jacobi's iterations exactly. */
+ *    1e-6 relative; never on the stubby bar, which takes block Jacobi's iterations exactly.
+ * 7. "auto"'s two_level moves to AMG once its solves average more than DT_PC_AUTO_TL_ITERATIONS
+ *    over at least DT_PC_AUTO_TL_SOLVES (check_auto_from_two_level; reference: the same bar with
+ *    two_level named): on the slender bar, where the run then takes fewer PCG iterations and
+ *    its displacements agree to 1e-6 relative; never on the stubby bar. Both bars have 20-23k
+ *    DOFs, where "auto" on the CPU chooses two_level; about a minute, so this check runs as a
+ *    test of its own (`test_linear_options --auto-two-level`, labelled slow). */
 #include <math.h>
 
 #include "analysis/analysis.h"
@@ -244,8 +250,42 @@ static void check_auto_moves(const record *fixed) {
   CHECK(d <= 1e-6, "auto differs from block Jacobi by %.3e relative", d);
 }
 
-int main(void) {
+/* "auto"'s two_level moves to AMG at a setup once its solves average more than
+ * DT_PC_AUTO_TL_ITERATIONS (precond_kind.h): on the slender bar, never on the stubby one. */
+static void check_auto_from_two_level(void) {
+  static bar_run a, tl, stubby;
+  double d;
+  solve_bar(40, 12, 12, DT_PC_AUTO, &stubby);
+  printf("stubby bar: auto %d Newton, %d PCG (%ld switches, %s at the end)\n", stubby.r.newton,
+         stubby.r.pcg, stubby.sum.pc_auto_switches, dt_precond_names[stubby.sum.pc_final]);
+  CHECK(stubby.sum.pc_auto_switches == 0 && stubby.sum.pc_final == DT_PC_TWO_LEVEL &&
+            stubby.r.pcg <= DT_PC_AUTO_TL_ITERATIONS * stubby.r.newton,
+        "stubby bar: %ld switches, %s at the end, %d PCG over %d Newton iterations",
+        stubby.sum.pc_auto_switches, dt_precond_names[stubby.sum.pc_final], stubby.r.pcg,
+        stubby.r.newton);
+  solve_bar(150, 6, 6, DT_PC_AUTO, &a);
+  solve_bar(150, 6, 6, DT_PC_TWO_LEVEL, &tl);
+  d = max_rel_diff(&a.r, &tl.r);
+  printf("slender bar (22k DOFs): auto %d Newton, %d PCG (%ld switch, %s at the end); "
+         "two_level %d Newton, %d PCG; |du|/|u| %.2e\n",
+         a.r.newton, a.r.pcg, a.sum.pc_auto_switches, dt_precond_names[a.sum.pc_final], tl.r.newton,
+         tl.r.pcg, d);
+  CHECK(tl.r.pcg > DT_PC_AUTO_TL_ITERATIONS * tl.r.newton,
+        "the slender bar's two_level solves took %d PCG over %d Newton iterations", tl.r.pcg,
+        tl.r.newton);
+  CHECK(a.sum.pc_auto_switches == 1 && a.sum.pc_final == DT_PC_AMG,
+        "slender bar: %ld switches, %s at the end", a.sum.pc_auto_switches,
+        dt_precond_names[a.sum.pc_final]);
+  CHECK(a.r.pcg < tl.r.pcg, "auto took %d PCG iterations, two_level %d", a.r.pcg, tl.r.pcg);
+  CHECK(d <= 1e-6, "auto differs from two_level by %.3e relative", d);
+}
+
+int main(int argc, char **argv) {
   static record fixed, adaptive, two, two_adaptive;
+  if (argc > 1 && strcmp(argv[1], "--auto-two-level") == 0) { /* unit_linear_options_auto_tl */
+    check_auto_from_two_level();
+    return 0;
+  }
   check_auto();
   double d;
   check_rule();

@@ -77,12 +77,14 @@ static inline void unit_bar_load(dt_model *m) {
   st->traction[0].t[2] = 60.0;
 }
 
-/* What a unit test keeps of a run (up to 2000 nodes): counts, the last displacements, and the
- * range of linear tolerances (filled by the test's progress callback, if it has one). */
+/* What a unit test keeps of a run (up to UNIT_RECORD_NODES nodes): counts, the last
+ * displacements, and the range of linear tolerances (filled by the test's progress callback, if
+ * it has one). */
+#define UNIT_RECORD_NODES 8000
 typedef struct unit_record {
   int increments, newton, pcg;
   double rtol_min, rtol_max;
-  double u[3 * 2000];
+  double u[3 * UNIT_RECORD_NODES];
   int n_nodes;
 } unit_record;
 
@@ -90,6 +92,8 @@ typedef struct unit_record {
 static inline void unit_record_increment(const dt_fields *f, const dt_history_row *row,
                                          void *user) {
   unit_record *r = user;
+  CHECK(f->n_nodes <= UNIT_RECORD_NODES, "a unit_record keeps %d nodes, the run has %d",
+        UNIT_RECORD_NODES, f->n_nodes);
   r->increments++;
   r->newton += row->newton_iters;
   r->pcg += row->pcg_iters;
