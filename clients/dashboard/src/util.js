@@ -44,11 +44,14 @@ export function stateBadge(state, cancelRequested) {
   return el("span", { class: `state state-${state}` }, state + (cancelRequested && state === "running" ? " (cancelling)" : ""));
 }
 
-// Where a finished job's time went, from its timings (the solver's phases, seconds).
+// Where a finished job's time went, from its timings (the solver's phases, seconds); the linear
+// solver's preconditioner setups are a part of it, shown beside it.
 export function phaseTimes(t) {
+  const pc = t.preconditioner_setup != null && isFinite(t.preconditioner_setup)
+    ? ` (preconditioner setup ${fmtNum(t.preconditioner_setup)} s)` : "";
   const phases = [["setup", t.setup], ["assembly", t.assembly], ["stress", t.stress_update],
-    ["linear solver", t.linear_solver], ["loads", t.loads], ["output", t.output]];
-  return phases.filter(([, v]) => v != null && isFinite(v)).map(([k, v]) => `${k} ${fmtNum(v)} s`).join(" · ");
+    ["linear solver", t.linear_solver, pc], ["loads", t.loads], ["output", t.output]];
+  return phases.filter(([, v]) => v != null && isFinite(v)).map(([k, v, more]) => `${k} ${fmtNum(v)} s${more || ""}`).join(" · ");
 }
 
 export function fmtNum(v, digits = 3) {
