@@ -100,6 +100,8 @@ def run_ductile(solver, d, model, info, backend, threads, limit, precond=None, g
         phases["import_and_exit"] = round(r["wall_seconds"] - t["total"], 3)
         if "output_download" in t:  # a part of "output", not a phase of its own
             rec["output_download_seconds"] = round(t["output_download"], 3)
+        if "output_files" in t:  # the background writer's seconds per kind of file
+            rec["output_files_seconds"] = {k: round(v, 3) for k, v in t["output_files"].items()}
         if "preconditioner_setup" in t:  # a part of "solver"
             rec["preconditioner_setup_seconds"] = round(t["preconditioner_setup"], 3)
         rec.update({"status": "completed" if s["completed"] else "failed", "reason": s["reason"],

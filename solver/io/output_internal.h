@@ -16,6 +16,10 @@
  * memory held by pending writes stays bounded (each holds one increment's fields). */
 #define DT_OUTPUT_MAX_PENDING 2
 
+/* The kinds of file a job writes, for the writer's time on each (summary.json's
+ * timings.output_files). */
+enum { DT_WRITE_VTU, DT_WRITE_DAT, DT_WRITE_FRD, DT_WRITE_KINDS };
+
 /* The mesh as the VTU files write it, copied from the model at the first VTU write: the VTU
  * writes read this, not the model (the mesh does not change during a run). */
 typedef struct dt_vtu_mesh {
@@ -52,6 +56,7 @@ typedef struct dt_vtu_job {
   int frd;          /* append the .frd's result blocks (output_frd.c) */
   int side_by_side; /* the three kinds of file on three threads (dt_output_side_by_side) */
   int frd_u, frd_rf, frd_s, frd_e, frd_peeq; /* its blocks: DISP, FORC, STRESS, TOSTRAIN, PE */
+  double seconds[DT_WRITE_KINDS]; /* the writer's time on each kind of file (dt_vtu_job_run) */
   const dt_model *model; /* for dat: print requests, sets and ids, unchanged during a run */
   char *dir;             /* the output directory (results.dat) */
   char *path;            /* increment_NNNN.vtu */
@@ -109,6 +114,8 @@ typedef struct dt_output_queue {
   dt_frd *frd;   /* the .frd's state, which the jobs advance */
   dt_status err; /* the first failed write; later jobs are skipped */
   dt_ctx err_ctx;
+  double busy[DT_WRITE_KINDS]; /* the jobs' seconds added up (under mu while the thread runs) */
+  double waited;               /* the caller's seconds waiting for a free slot or a drain */
 } dt_output_queue;
 
 struct dt_output {

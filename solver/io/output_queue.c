@@ -11,6 +11,8 @@
  * stop. If no thread can be started, jobs run in the caller: slower, but the same files. */
 #include "io/output_internal.h"
 
+#include "core/clock.h"
+
 #include <signal.h>
 #include <string.h>
 
@@ -30,6 +32,7 @@ static void *writer_main(void *arg) {
     memset(&jctx, 0, sizeof jctx);
     if (failed == DT_OK) st = dt_vtu_job_run(q->mesh, q->frd, j, &jctx);
     pthread_mutex_lock(&q->mu);
+    for (int k = 0; k < DT_WRITE_KINDS; k++) q->busy[k] += j->seconds[k];
     if (st != DT_OK && q->err == DT_OK) {
       q->err = st;
       q->err_ctx = jctx;
@@ -74,7 +77,11 @@ dt_status dt_output_queue_acquire(dt_output *o, dt_vtu_job **job, dt_ctx *ctx) {
   *job = NULL;
   DT_TRY(queue_init(o, ctx));
   pthread_mutex_lock(&q->mu);
-  while (q->count == DT_OUTPUT_MAX_PENDING) pthread_cond_wait(&q->cv, &q->mu);
+  if (q->count == DT_OUTPUT_MAX_PENDING) {
+    double t0 = dt_seconds();
+    while (q->count == DT_OUTPUT_MAX_PENDING) pthread_cond_wait(&q->cv, &q->mu);
+    q->waited += dt_seconds() - t0;
+  }
   rc = queue_error(q, ctx);
   if (rc == DT_OK) *job = &q->job[(q->head + q->count) % DT_OUTPUT_MAX_PENDING];
   pthread_mutex_unlock(&q->mu);
@@ -108,6 +115,7 @@ dt_status dt_output_queue_submit(dt_output *o, dt_ctx *ctx) {
     memset(&jctx, 0, sizeof jctx);
     q->err = dt_vtu_job_run(q->mesh, q->frd, &q->job[q->head], &jctx);
     q->err_ctx = jctx;
+    for (int k = 0; k < DT_WRITE_KINDS; k++) q->busy[k] += q->job[q->head].seconds[k];
     return queue_error(q, ctx);
   }
   pthread_mutex_lock(&q->mu);
@@ -132,7 +140,11 @@ dt_status dt_output_queue_drain(dt_output *o, dt_ctx *ctx) {
   dt_output_queue *q = &o->q;
   if (!q->init) return DT_OK;
   pthread_mutex_lock(&q->mu);
-  while (q->count > 0) pthread_cond_wait(&q->cv, &q->mu);
+  if (q->count > 0) {
+    double t0 = dt_seconds();
+    while (q->count > 0) pthread_cond_wait(&q->cv, &q->mu);
+    q->waited += dt_seconds() - t0;
+  }
   rc = queue_error(q, ctx);
   pthread_mutex_unlock(&q->mu);
   return rc;

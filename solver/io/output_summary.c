@@ -44,7 +44,23 @@ static json_t *nonlinear(const dt_run_summary *s, int *err) {
   return o;
 }
 
-static json_t *timings(const dt_run_summary *s, int *err) {
+/* The background writer's seconds on each kind of file, which it spends beside the solver,
+ * and the seconds the run waited for it (a part of "output": the writer fell behind, or the
+ * last increment's files at the end). */
+static json_t *output_files(const dt_output *o, int *err) {
+  json_t *w = json_object();
+  if (w == NULL) {
+    *err = 1;
+    return NULL;
+  }
+  put(w, "vtu", num(o->q.busy[DT_WRITE_VTU]), err);
+  put(w, "dat", num(o->q.busy[DT_WRITE_DAT]), err);
+  put(w, "frd", num(o->q.busy[DT_WRITE_FRD]), err);
+  put(w, "waited", num(o->q.waited), err);
+  return w;
+}
+
+static json_t *timings(const dt_output *o, const dt_run_summary *s, int *err) {
   json_t *t = json_object();
   if (t == NULL) {
     *err = 1;
@@ -58,6 +74,7 @@ static json_t *timings(const dt_run_summary *s, int *err) {
   put(t, "preconditioner_setup", num(s->seconds_pc_setup), err);
   put(t, "output", num(s->seconds_output), err);
   put(t, "output_download", num(s->seconds_output_download), err);
+  put(t, "output_files", output_files(o, err), err);
   put(t, "loads", num(s->seconds_loads), err);
   /* how many calls the assembly and stress times cover (per-call costs for benchmarks) */
   put(t, "assembly_calls", json_integer(s->assembly_calls), err);
@@ -160,7 +177,7 @@ static json_t *summary_build(const dt_output *o, const dt_model *m, const dt_run
   put(j, "pcg_iterations", json_integer(s->pcg_iters), err);
   put(j, "last_time", num(s->last_time), err);
   put(j, "nonlinear", nonlinear(s, err), err);
-  put(j, "timings", timings(s, err), err);
+  put(j, "timings", timings(o, s, err), err);
   if (s->time_steps > 0) { /* explicit steps */
     json_t *x = json_object();
     put(x, "time_steps", json_integer(s->time_steps), err);

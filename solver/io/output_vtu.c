@@ -37,6 +37,8 @@
 #include "io/output_internal.h"
 #include "io/output_dat.h"
 
+#include "core/clock.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -297,6 +299,7 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
   j->dat = dat;
   j->frd = frd != NULL;
   j->model = m;
+  memset(j->seconds, 0, sizeof j->seconds); /* a job skipped after a failed write adds nothing */
   j->copied_u = (j->has_u || dat || frd) && f->u;
   j->copied_rf = (j->has_rf || dat) && f->rf;
   DT_CHECK(!(j->has_u || j->has_rf) || f->n_nodes == m->n_nodes, ctx, DT_ERR_INTERNAL,
@@ -456,24 +459,29 @@ cleanup:
   return rc;
 }
 
+/* One kind of file of job j, timed into j->seconds[kind]. */
+static dt_status write_kind(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, int kind,
+                            dt_ctx *ctx) {
+  dt_status st = DT_OK;
+  double t0 = dt_seconds();
+  if (kind == DT_WRITE_VTU && j->vtu) st = write_vtus(g, j, ctx);
+  if (kind == DT_WRITE_DAT && j->dat) st = append_dat(j, ctx);
+  if (kind == DT_WRITE_FRD && j->frd) st = dt_frd_job_run(frd, j, ctx);
+  j->seconds[kind] = dt_seconds() - t0;
+  return st;
+}
+
 /* The job's three kinds of file at once, one OpenMP thread each: they share only what they
  * read (the snapshot, the model) and each has its own scratch (the .frd its node counts). The
  * first failure in the serial order (VTUs, results.dat, the .frd) is the job's. */
 static dt_status job_run_side_by_side(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j,
                                       dt_ctx *ctx) {
-  dt_status st[3] = {DT_OK, DT_OK, DT_OK};
-  dt_ctx c[3];
+  dt_status st[DT_WRITE_KINDS] = {DT_OK, DT_OK, DT_OK};
+  dt_ctx c[DT_WRITE_KINDS];
   memset(c, 0, sizeof c);
-#pragma omp parallel sections num_threads(3)
-  {
-#pragma omp section
-    if (j->vtu) st[0] = write_vtus(g, j, &c[0]);
-#pragma omp section
-    if (j->dat) st[1] = append_dat(j, &c[1]);
-#pragma omp section
-    if (j->frd) st[2] = dt_frd_job_run(frd, j, &c[2]);
-  }
-  for (int k = 0; k < 3; k++)
+#pragma omp parallel for schedule(static, 1) num_threads(DT_WRITE_KINDS)
+  for (int k = 0; k < DT_WRITE_KINDS; k++) st[k] = write_kind(g, frd, j, k, &c[k]);
+  for (int k = 0; k < DT_WRITE_KINDS; k++)
     if (st[k] != DT_OK) {
       if (ctx != NULL && ctx->code == DT_OK) *ctx = c[k];
       return st[k];
@@ -484,11 +492,9 @@ static dt_status job_run_side_by_side(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_
 dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   if (j->side_by_side && j->vtu + j->dat + j->frd > 1) return job_run_side_by_side(g, frd, j, ctx);
-  if (j->vtu) DT_TRY(write_vtus(g, j, ctx));
   /* The .dat and the .frd after the VTUs: a failed VTU write stops the job before them, as it
    * stops every later job. */
-  if (j->dat) DT_TRY(append_dat(j, ctx));
-  if (j->frd) DT_TRY(dt_frd_job_run(frd, j, ctx));
+  for (int k = 0; k < DT_WRITE_KINDS; k++) DT_TRY(write_kind(g, frd, j, k, ctx));
 cleanup:
   return rc;
 }
