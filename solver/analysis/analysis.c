@@ -628,9 +628,10 @@ dt_status dt_analysis_run(const dt_model *m, const dt_run_options *opt, dt_run_s
     if (rc != DT_OK) goto cleanup;
   } else if (opt->outdir)
     DT_TRY(dt_output_open(opt->outdir, opt->job_name, m, &r.out, ctx));
-  /* A device backend's solve leaves the host's cores to the writer: with three of them the
-   * increment's files are written side by side and the writer keeps pace with the solver. */
-  dt_output_side_by_side(r.out, !r.o->host && dt_omp_max_threads() >= 3);
+  /* A device backend's solve leaves the host's cores to the writer, all but the one that drives
+   * the device: with them the writer keeps pace with the solver's fast increments. A host
+   * backend's threads are the solver's: its writer stays one thread. */
+  dt_output_writer_threads(r.out, r.o->host ? 1 : dt_omp_max_threads() - 1);
   summary->seconds_setup = dt_seconds() - t0;
   for (int s = first_step; s < m->n_steps && !stop; s++) {
     DT_TRY(step_materials(&r, s, ctx));

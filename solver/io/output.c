@@ -123,17 +123,19 @@ static dt_status queue_fields(dt_output *o, const dt_model *m, const dt_fields *
   DT_CHECK(!vtu || (o->mesh.n_nodes == m->n_nodes && o->mesh.n_elems == m->n_elems), ctx,
            DT_ERR_INTERNAL, "the model changed its mesh after the first VTU was written");
   if (frd && !o->frd.built) DT_TRY(dt_frd_build(&o->frd, m, ctx));
+  if ((vtu || frd) && !o->adj.built) DT_TRY(dt_node_elems_build(m, &o->adj, ctx));
   DT_TRY(dt_output_queue_acquire(o, &j, ctx)); /* waits while the writer is behind */
+  j->threads = o->writer_threads;              /* the snapshot's copies use them too */
+  j->adj = &o->adj;
   DT_TRY(dt_vtu_job_fill(j, o->dir, m, f, vtu, dat, frd ? &o->frd : NULL, ctx));
-  j->side_by_side = o->side_by_side;
   if (vtu) DT_TRY(list_vtu(o, j, f, ctx));
   DT_TRY(dt_output_queue_submit(o, ctx));
 cleanup:
   return rc;
 }
 
-void dt_output_side_by_side(dt_output *o, int on) {
-  if (o) o->side_by_side = on != 0;
+void dt_output_writer_threads(dt_output *o, int threads) {
+  if (o) o->writer_threads = threads > 1 ? threads : 1;
 }
 
 dt_status dt_output_increment(dt_output *o, const dt_model *m, const dt_fields *f,
@@ -192,6 +194,7 @@ cleanup:
   dt_free(o->set_u);
   dt_vtu_mesh_free(&o->mesh);
   dt_frd_free(&o->frd);
+  dt_node_elems_free(&o->adj);
   dt_free(o);
   *po = NULL;
   return rc;

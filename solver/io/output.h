@@ -58,11 +58,13 @@ typedef struct dt_output dt_output;
 dt_status dt_output_open(const char *dir, const char *job_name, const dt_model *m, dt_output **out,
                          dt_ctx *ctx);
 
-/* Write an increment's files (its VTUs, results.dat's blocks, the .frd's blocks) on three
- * threads at once rather than one after the other (off by default): for a device backend, whose
- * solve leaves the host's cores idle while the writer thread works, so that the writer keeps
- * pace with fast increments. The files and their bytes are the same either way. */
-void dt_output_side_by_side(dt_output *o, int on);
+/* Write an increment's files (its VTUs, results.dat's blocks, the .frd's blocks) with a team of
+ * `threads` OpenMP threads (1 by default: one file after the other on the writer thread): the
+ * kinds of file side by side, and within each its nodal sums and number formatting in
+ * parallel. For a device backend, whose solve leaves the host's cores idle while the writer
+ * works, so that the writer keeps pace with fast increments. The files and their bytes are
+ * the same for any number of threads. */
+void dt_output_writer_threads(dt_output *o, int threads);
 
 /* Record one converged increment: append `row` to history.csv (numbers as %.17g, so they read
  * back exactly) and flush; remember the row for summary.json; remember, for every node set of

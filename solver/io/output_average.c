@@ -7,18 +7,38 @@
 
 #include <string.h>
 
+/* Elements or nodes a writer task takes (output_vtu.c's team; serial outside one). */
+#define AVERAGE_GRAIN 4096
+
 void dt_average_elements(int n_elems, const int *qp_ptr, const double *qp_values, int ncomp,
                          double *elem_out) {
-  int e, q, c;
-  for (e = 0; e < n_elems; e++) {
+#pragma omp taskloop grainsize(AVERAGE_GRAIN)
+  for (int e = 0; e < n_elems; e++) {
     const int q0 = qp_ptr[e], q1 = qp_ptr[e + 1];
     double *v = elem_out + (size_t)e * ncomp;
-    for (c = 0; c < ncomp; c++) v[c] = 0.0;
+    for (int c = 0; c < ncomp; c++) v[c] = 0.0;
     if (q1 <= q0) continue;
     /* v = (1/n_q) sum_q value_q */
-    for (q = q0; q < q1; q++)
-      for (c = 0; c < ncomp; c++) v[c] += qp_values[(size_t)q * ncomp + c];
-    for (c = 0; c < ncomp; c++) v[c] /= (double)(q1 - q0);
+    for (int q = q0; q < q1; q++)
+      for (int c = 0; c < ncomp; c++) v[c] += qp_values[(size_t)q * ncomp + c];
+    for (int c = 0; c < ncomp; c++) v[c] /= (double)(q1 - q0);
+  }
+}
+
+void dt_average_nodes_gather(const dt_node_elems *a, const int *qp_ptr, const double *elem,
+                             int ncomp, double *nodal_out) {
+#pragma omp taskloop grainsize(AVERAGE_GRAIN)
+  for (int n = 0; n < a->n_nodes; n++) {
+    double s[6] = {0, 0, 0, 0, 0, 0}; /* ncomp <= 6 */
+    int count = 0;
+    for (int k = a->ptr[n]; k < a->ptr[n + 1]; k++) {
+      const int e = a->elem[k];
+      if (qp_ptr[e + 1] <= qp_ptr[e]) continue;
+      count++;
+      for (int c = 0; c < ncomp; c++) s[c] += elem[(size_t)e * ncomp + c];
+    }
+    for (int c = 0; c < ncomp; c++)
+      nodal_out[(size_t)n * ncomp + c] = count > 1 ? s[c] / (double)count : s[c];
   }
 }
 

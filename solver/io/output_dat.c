@@ -64,19 +64,29 @@ static void header(FILE *out, const char *what, const char *set, double time) {
   fprintf(out, "\n %sfor set %s and time %s\n\n", what, set, t);
 }
 
-/* A table line: the id as %10lld, an optional point number as " %3d", the values as " %13.6E"
- * each, an optional tail (" L"), a newline; formatted without printf (io/output_frd_format.h,
- * the same characters), as an element block holds a line per integration point. */
-static void table_line(FILE *out, long long id, int point, const double *v, int n,
-                       const char *tail) {
-  char line[64 + 15 * 6];
+/* The longest table line: a 20-digit id, a point number, six values of at most 14 characters
+ * (E13.6 of a finite double), their spaces, a tail, the newline. */
+#define DAT_LINE_MAX (64 + 15 * 6)
+
+/* A table line at q: the id as %10lld, an optional point number as " %3d", the values as
+ * " %13.6E" each, an optional tail (" L"), a newline; formatted without printf
+ * (io/output_frd_format.h, the same characters), as an element block holds a line per
+ * integration point. Returns its length (at most DAT_LINE_MAX). */
+static size_t format_line(char *line, long long id, int point, const double *v, int n,
+                          const char *tail) {
   char *q = line;
   q += dt_frd_put_int(q, id, 10);
   if (point > 0) *q++ = ' ', q += dt_frd_put_int(q, point, 3);
   for (int c = 0; c < n && c < 6; c++) *q++ = ' ', q += dt_frd_put_e13(q, v[c]);
   for (; tail && *tail; tail++) *q++ = *tail;
   *q++ = '\n';
-  fwrite(line, 1, (size_t)(q - line), out); /* a failure shows in ferror(out) */
+  return (size_t)(q - line);
+}
+
+static void table_line(FILE *out, long long id, int point, const double *v, int n,
+                       const char *tail) {
+  char line[DAT_LINE_MAX];
+  fwrite(line, 1, format_line(line, id, point, v, n, tail), out); /* failures: ferror(out) */
 }
 
 /* local: a node with a *TRANSFORM prints its vector in the local axes, x_loc[k] = e_k . x,
@@ -106,19 +116,73 @@ static void total_block(FILE *out, const dt_set *s, const double *v, double time
   fprintf(out, "       %13.6E %13.6E %13.6E\n", t[0], t[1], t[2]);
 }
 
-/* Integration-point block: ncomp values per point; shear_half halves components 3..5 (strain). */
-static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s,
-                       const double *v, int ncomp, int shear_half, const char *what) {
-  header(out, what, s->name, f->time);
-  for (int i = 0; i < s->n; i++) {
-    int e = s->items[i];
-    for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) {
-      double x[6];
-      for (int c = 0; c < ncomp && c < 6; c++)
-        x[c] = v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0);
-      table_line(out, (long long)m->elem_id[e], q - f->qp_ptr[e] + 1, x, ncomp, NULL);
-    }
+/* Element i of set s's lines at p (point values v, ncomp each); returns their length. */
+static size_t elem_lines(char *p, const dt_model *m, const dt_fields *f, const dt_set *s, int i,
+                         const double *v, int ncomp, int shear_half) {
+  const int e = s->items[i];
+  size_t len = 0;
+  for (int q = f->qp_ptr[e]; q < f->qp_ptr[e + 1]; q++) {
+    double x[6];
+    for (int c = 0; c < ncomp && c < 6; c++)
+      x[c] = v[(size_t)q * (size_t)ncomp + (size_t)c] * (shear_half && c >= 3 ? 0.5 : 1.0);
+    len += format_line(p + len, (long long)m->elem_id[e], q - f->qp_ptr[e] + 1, x, ncomp, NULL);
   }
+  return len;
+}
+
+/* Lines an element block formats at once (DAT_LINE_MAX bytes each at most), and a task's
+ * share of them. */
+#define DAT_ROUND_LINES 65536
+#define DAT_CHUNK_LINES 2048
+#define DAT_MAX_CHUNKS (DAT_ROUND_LINES / DAT_CHUNK_LINES + 2)
+#define DAT_CHUNK_BYTES ((size_t)(DAT_CHUNK_LINES + DT_ELEM_MAX_QP) * DAT_LINE_MAX)
+
+/* A round's chunks to the file, in order. */
+static void write_chunks(FILE *out, const char *buf, const size_t *len, int nc) {
+  for (int c = 0; c < nc; c++) fwrite(buf + (size_t)c * DAT_CHUNK_BYTES, 1, len[c], out);
+}
+
+/* Integration-point block: ncomp values per point; shear_half halves components 3..5 (strain).
+ * The lines are formatted in rounds: the round's elements in chunks of about DAT_CHUNK_LINES
+ * lines, each chunk a task of the writer's team (serial outside one) writing into its own part
+ * of one half of buf, then the chunks written in order by a task that overlaps the next round's
+ * formatting into the other half: the bytes of a line-by-line loop. Without buf (its
+ * allocation failed), line by line. */
+static void elem_block(FILE *out, const dt_model *m, const dt_fields *f, const dt_set *s,
+                       const double *v, int ncomp, int shear_half, const char *what, char *buf) {
+  header(out, what, s->name, f->time);
+  for (int i0 = 0, round = 0; i0 < s->n; round++) {
+    int start[DAT_MAX_CHUNKS + 1], nc = 0, lines = 0, i = i0;
+    size_t len[DAT_MAX_CHUNKS];
+    char *half = buf + (size_t)(round & 1) * DAT_MAX_CHUNKS * DAT_CHUNK_BYTES;
+    if (buf == NULL) {
+      char line[DAT_LINE_MAX * DT_ELEM_MAX_QP];
+      fwrite(line, 1, elem_lines(line, m, f, s, i0++, v, ncomp, shear_half), out);
+      continue;
+    }
+    start[0] = i0;
+    while (i < s->n && nc < DAT_MAX_CHUNKS) { /* chunk nc: elements start[nc] .. start[nc+1]-1 */
+      const int e = s->items[i], np = f->qp_ptr[e + 1] - f->qp_ptr[e];
+      if (lines + np > DAT_ROUND_LINES && i > start[nc]) break;
+      lines += np;
+      i++;
+      if (lines >= (nc + 1) * DAT_CHUNK_LINES) start[++nc] = i;
+    }
+    if (i > start[nc]) start[++nc] = i;
+#pragma omp taskloop grainsize(1) shared(start, len)
+    for (int c = 0; c < nc; c++) {
+      size_t at = 0;
+      char *p = half + (size_t)c * DAT_CHUNK_BYTES;
+      for (int k = start[c]; k < start[c + 1]; k++)
+        at += elem_lines(p + at, m, f, s, k, v, ncomp, shear_half);
+      len[c] = at;
+    }
+#pragma omp taskwait /* the previous round's write, which used the other half */
+#pragma omp task firstprivate(len)
+    write_chunks(out, half, len, nc);
+    i0 = i;
+  }
+#pragma omp taskwait
 }
 
 /* The request applies to f's step: from the step that gave it until a later step gives its own. */
@@ -268,7 +332,8 @@ static int elem_integral_block(FILE *out, const dt_model *m, const dt_fields *f,
  * ener: the points' energy density (NULL when r prints neither ENER nor ELSE). Returns 0, or -1
  * when the fields do not carry an element's points. */
 static int write_request(FILE *out, const dt_model *m, const dt_fields *f,
-                         const dt_print_request *r, const double *forces, const double *ener) {
+                         const dt_print_request *r, const double *forces, const double *ener,
+                         char *buf) {
   unsigned vars[DT_PRINT_MAX_VARS];
   int n = request_vars(r, vars);
 
@@ -285,14 +350,16 @@ static int write_request(FILE *out, const dt_model *m, const dt_fields *f,
     const dt_set *s = &m->elsets[r->set];
     if (vars[k] == DT_OUT_S)
       elem_block(out, m, f, s, f->qp_stress, 6, 0,
-                 "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ");
+                 "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) ", buf);
     if (vars[k] == DT_OUT_E)
       elem_block(out, m, f, s, f->qp_strain, 6, 1,
-                 "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ");
+                 "strains (elem, integ.pnt.,exx,eyy,ezz,exy,exz,eyz) ", buf);
     if (vars[k] == DT_OUT_PEEQ)
-      elem_block(out, m, f, s, f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)");
+      elem_block(out, m, f, s, f->qp_peeq, 1, 0, "equivalent plastic strain (elem, integ.pnt.,pe)",
+                 buf);
     if (vars[k] == DT_OUT_ENER)
-      elem_block(out, m, f, s, ener, 1, 0, "internal energy density (elem, integ.pnt.,energy) ");
+      elem_block(out, m, f, s, ener, 1, 0, "internal energy density (elem, integ.pnt.,energy) ",
+                 buf);
     if ((vars[k] == DT_OUT_ELSE || vars[k] == DT_OUT_EVOL) &&
         elem_integral_block(out, m, f, s, vars[k] == DT_OUT_ELSE ? ener : NULL, r->totals) != 0)
       return -1;
@@ -346,7 +413,8 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
   FILE *out = NULL;
   unsigned char *mask = NULL;
   double *forces = NULL, *ener = NULL;
-  int want_forces = 0, want_energy = 0;
+  char *buf = NULL;
+  int want_forces = 0, want_energy = 0, want_lines = 0;
 
   if (m->output.n_prints == 0) return DT_OK;
   for (int i = 0; i < m->output.n_prints; i++) {
@@ -354,7 +422,11 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
     DT_TRY(check_request(m, f, i, ctx));
     want_forces |= prints_forces(&m->output.prints[i]);
     want_energy |= prints_energy(&m->output.prints[i]);
+    want_lines |= m->output.prints[i].element;
   }
+  /* the element blocks' text, formatted a round at a time into either half (elem_block);
+   * without it, line by line */
+  if (want_lines) buf = dt_malloc(2 * (size_t)DAT_MAX_CHUNKS * DAT_CHUNK_BYTES);
   if (want_energy) {
     DT_ALLOC(ener, (size_t)f->n_qp + 1, ctx, "the printed energy densities");
     dt_point_energy(f, ener);
@@ -376,9 +448,10 @@ dt_status dt_dat_append(const char *dir, const dt_model *m, const dt_fields *f, 
            strerror(errno));
   for (int i = 0; i < m->output.n_prints; i++)
     if (due(&m->output.prints[i], f))
-      DT_CHECK(
-          write_request(out, m, f, &m->output.prints[i], forces, ener) == 0, ctx, DT_ERR_INTERNAL,
-          "print request %d: the fields do not carry the points of its elements (ELSE, EVOL)", i);
+      DT_CHECK(write_request(out, m, f, &m->output.prints[i], forces, ener, buf) == 0, ctx,
+               DT_ERR_INTERNAL,
+               "print request %d: the fields do not carry the points of its elements (ELSE, EVOL)",
+               i);
   DT_CHECK(!ferror(out), ctx, DT_ERR_IO, "cannot write '%s'", path);
 cleanup:
   if (out && fclose(out) != 0 && rc == DT_OK)
@@ -386,5 +459,6 @@ cleanup:
   dt_free(mask);
   dt_free(forces);
   dt_free(ener);
+  dt_free(buf);
   return rc;
 }

@@ -60,7 +60,7 @@
 #define FRD_DEFAULT_NAME "results"
 #define FRD_MAX_ID 9999999999LL /* the long format's I10 */
 /* The text buffer: records are formatted into it and written a buffer at a time. */
-#define FRD_BUF_BYTES ((size_t)1 << 20)
+#define FRD_BUF_BYTES ((size_t)8 << 20) /* two halves */
 
 /* The model runs explicit steps (all its steps are of one procedure: dt_model_finish). */
 static int explicit_model(const dt_model *m) {
@@ -347,9 +347,6 @@ dt_status dt_frd_job_fill(const dt_frd *fr, dt_vtu_job *j, const dt_model *m, dt
            "the .frd write does not match the model");
   DT_CHECK(!j->frd_rf || explicit_model(m) || m->elem_section != NULL, ctx, DT_ERR_INTERNAL,
            "the .frd's nodal forces need the model's sections");
-  if (j->frd_s || j->frd_e || j->frd_peeq)
-    DT_TRY(dt_output_reserve((void **)&j->frd_count, &j->cap_frd_count, nn * sizeof *j->frd_count,
-                             ctx, "the .frd's node counts"));
   if (j->frd_s)
     DT_TRY(dt_output_reserve((void **)&j->x_s, &j->cap_x_s, 6 * nn * sizeof *j->x_s, ctx,
                              "the .frd's nodal stresses"));
@@ -368,17 +365,46 @@ cleanup:
 
 /* The writer thread's part. */
 
-/* The file's text is formatted into fr->buf (dt_frd_build allocates it, so the thread does not)
- * and reaches the file in writes of up to its size. */
+/* The file's text is formatted into one half of fr->buf while the other half is written (an
+ * OpenMP task: in the writer's team the write overlaps the next half's formatting; outside
+ * one it runs at once). dt_frd_build allocates the buffer, so the thread does not. */
 typedef struct frd_out {
   FILE *fp;
-  char *buf;
-  size_t n, cap;
+  char *half[2];
+  int cur;       /* the half being filled */
+  char *buf;     /* half[cur] */
+  size_t n, cap; /* its bytes, and a half's size */
 } frd_out;
 
+static void out_write(FILE *fp, const char *p, size_t n) {
+  fwrite(p, 1, n, fp); /* a failure shows in ferror(fp) */
+}
+
+/* The filled half to the file, after the previous write (so the file's bytes keep their order);
+ * the other half to fill. */
 static void out_flush(frd_out *o) {
-  if (o->n > 0) fwrite(o->buf, 1, o->n, o->fp); /* a failure shows in ferror(fp) */
+  FILE *fp = o->fp;
+  const char *p = o->buf;
+  const size_t n = o->n;
+#pragma omp taskwait
+  if (n > 0) {
+#pragma omp task firstprivate(fp, p, n)
+    out_write(fp, p, n);
+  }
+  o->cur ^= 1;
+  o->buf = o->half[o->cur];
   o->n = 0;
+}
+
+/* The writes spawned so far done. */
+static void out_wait(void) {
+#pragma omp taskwait
+}
+
+/* Every write done (before the file position is read or the file closed). */
+static void out_finish(frd_out *o) {
+  out_flush(o);
+  out_wait();
 }
 
 /* Where the next `need` (<= cap) characters go; the caller adds what it wrote to o->n. */
@@ -453,10 +479,13 @@ static void node_record(char *p, long long id, const frd_values *b, int i) {
   p[13 + 12 * n] = '\n';
 }
 
+/* Records a writer task formats (output_vtu.c's team; serial outside one). */
+#define FRD_RECORD_GRAIN 2048
+
 /* Every node's record, in node order, a buffer's worth at a time. The records have one length,
- * so OpenMP threads could each format their share of a buffer in place; it stays serial: the
- * writer runs beside the solver's own threads, and a team of 2 on 2 busy cores took 0.9 to 4
- * times the serial time. */
+ * so the writer's team formats a buffer's records in parallel, each in its place; nodes the
+ * file leaves out (node_isolated) shift the later records, so such a model's buffers are
+ * formatted serially. */
 static void node_records(frd_out *o, const dt_model *m, const frd_values *b) {
   const size_t len = 14 + 12 * (size_t)b->ncomp;
   const unsigned char *iso = m->node_isolated;
@@ -465,8 +494,14 @@ static void node_records(frd_out *o, const dt_model *m, const frd_values *b) {
     const size_t fit = (o->cap - o->n) / len;
     const int k = fit < (size_t)(m->n_nodes - i0) ? (int)fit : m->n_nodes - i0;
     int w = 0;
-    for (int i = 0; i < k; i++)
-      if (!iso || !iso[i0 + i]) node_record(p + (size_t)w++ * len, m->node_id[i0 + i], b, i0 + i);
+    if (iso == NULL) {
+#pragma omp taskloop grainsize(FRD_RECORD_GRAIN)
+      for (int i = 0; i < k; i++) node_record(p + (size_t)i * len, m->node_id[i0 + i], b, i0 + i);
+      w = k;
+    } else {
+      for (int i = 0; i < k; i++)
+        if (!iso[i0 + i]) node_record(p + (size_t)w++ * len, m->node_id[i0 + i], b, i0 + i);
+    }
     o->n += (size_t)w * len;
     i0 += k;
   }
@@ -548,49 +583,40 @@ static void write_block(frd_out *o, dt_frd *fr, const dt_vtu_job *j, const dt_mo
 }
 
 /* o[c] += sum_q E[q] v_q[c] for the ncomp (<= 6) components of nq point values v, q in order
- * (the same sums, to the bit, as adding into o), in registers rather than through o. */
+ * (the same sums, to the bit, as adding into o). */
 static inline void extrap_add(double *o, const double *E, const double *v, int nq, int ncomp) {
-  double s[6];
-  for (int c = 0; c < ncomp; c++) s[c] = o[c];
   for (int q = 0; q < nq; q++)
-    for (int c = 0; c < ncomp; c++) s[c] += E[q] * v[q * ncomp + c];
-  for (int c = 0; c < ncomp; c++) o[c] = s[c];
+    for (int c = 0; c < ncomp; c++) o[c] += E[q] * v[q * ncomp + c];
 }
 
 /* CalculiX's nodal values of a point field: each element's point values extrapolated to its
  * nodes, then at each node the unweighted mean over its elements (elements in order). An
  * element whose points are not its type's rule (an explicit step's: a shell's two surfaces, a
- * one-point hex8) gives every node the mean of its points. */
+ * one-point hex8) gives every node the mean of its points. Gathered per node over its elements
+ * in ascending order (j->adj), in tasks of the writer's team. */
 static void extrapolate(const dt_frd *fr, const dt_model *m, const dt_vtu_job *j, const double *qp,
                         int ncomp, double *out) {
-  const size_t nn = (size_t)m->n_nodes;
-  memset(j->frd_count, 0, nn * sizeof *j->frd_count);
-  memset(out, 0, nn * (size_t)ncomp * sizeof *out);
-  for (int e = 0; e < m->n_elems; e++) {
-    const int type = m->elem_type[e], npe = m->elem_ptr[e + 1] - m->elem_ptr[e];
-    const int nq = dt_elem_nqp(type), q0 = j->qp_ptr[e], *cn = m->conn + m->elem_ptr[e];
-    const double *E = type < DT_ELEM_NCONTINUUM ? fr->extrap[type] : NULL;
-    const double *v = qp + (size_t)q0 * ncomp;
-    const int np = j->qp_ptr[e + 1] - q0;
-    if (np > 0 && (np != nq || E == NULL)) { /* the mean */
-      for (int a = 0; a < npe; a++) {
-        double *o = out + (size_t)cn[a] * ncomp;
+  const dt_node_elems *adj = j->adj;
+#pragma omp taskloop grainsize(FRD_RECORD_GRAIN)
+  for (int n = 0; n < adj->n_nodes; n++) {
+    double s[6] = {0, 0, 0, 0, 0, 0}; /* ncomp <= 6 */
+    int count = 0;
+    for (int k = adj->ptr[n]; k < adj->ptr[n + 1]; k++) {
+      const int e = adj->elem[k], a = adj->local[k], type = m->elem_type[e];
+      const int nq = dt_elem_nqp(type), q0 = j->qp_ptr[e], np = j->qp_ptr[e + 1] - q0;
+      const double *E = type < DT_ELEM_NCONTINUUM ? fr->extrap[type] : NULL;
+      const double *v = qp + (size_t)q0 * ncomp;
+      if (np > 0 && (np != nq || E == NULL)) { /* the mean */
         for (int q = 0; q < np; q++)
-          for (int c = 0; c < ncomp; c++) o[c] += v[(size_t)q * ncomp + c] / np;
-        j->frd_count[cn[a]]++;
-      }
-      continue;
+          for (int c = 0; c < ncomp; c++) s[c] += v[(size_t)q * ncomp + c] / np;
+        count++;
+      } else if (np == nq && E != NULL) {
+        extrap_add(s, E + a * nq, v, nq, ncomp); /* s += sum_q E[a][q] v_q */
+        count++;
+      } /* no points: no values */
     }
-    if (np != nq || E == NULL) continue; /* no points: no values */
-    for (int a = 0; a < npe; a++) {
-      double *o = out + (size_t)cn[a] * ncomp;
-      extrap_add(o, E + a * nq, v, nq, ncomp); /* o += sum_q E[a][q] v_q */
-      j->frd_count[cn[a]]++;
-    }
+    for (int c = 0; c < ncomp; c++) out[(size_t)n * ncomp + c] = count > 1 ? s[c] / count : s[c];
   }
-  for (size_t i = 0; i < nn; i++)
-    if (j->frd_count[i] > 1)
-      for (int c = 0; c < ncomp; c++) out[i * ncomp + c] /= j->frd_count[i];
 }
 
 /* The job's fields as a dt_fields, for dt_internal_forces. */
@@ -641,7 +667,7 @@ static int write_results(frd_out *o, dt_frd *fr, dt_vtu_job *j, const dt_model *
 dt_status dt_frd_job_run(dt_frd *fr, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   const dt_model *m = j->model;
-  frd_out o = {NULL, fr->buf, 0, fr->cap_buf};
+  frd_out o = {NULL, {fr->buf, fr->buf + fr->cap_buf / 2}, 0, fr->buf, 0, fr->cap_buf / 2};
   long long end;
   /* The first job creates the file; later ones write over the closing line. */
   o.fp = fopen(fr->path, fr->end > 0 ? "r+" : "w");
@@ -657,12 +683,13 @@ dt_status dt_frd_job_run(dt_frd *fr, dt_vtu_job *j, dt_ctx *ctx) {
   }
   DT_CHECK(write_results(&o, fr, j, m) == 0, ctx, DT_ERR_INTERNAL,
            "the fields do not carry the point stresses of the model's elements (.frd forces)");
-  out_flush(&o);
+  out_finish(&o);
   end = (long long)ftello(o.fp);
   fputs(" 9999\n", o.fp);
   DT_CHECK(!ferror(o.fp) && end > 0, ctx, DT_ERR_IO, "cannot write '%s'", fr->path);
   fr->end = end;
 cleanup:
+  out_wait(); /* a half still being written when a check failed */
   if (o.fp && fclose(o.fp) != 0 && rc == DT_OK)
     rc = DT_ERROR(ctx, DT_ERR_IO, "cannot write '%s': %s", fr->path, strerror(errno));
   return rc;

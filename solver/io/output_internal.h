@@ -11,10 +11,16 @@
 #include "io/output_parts.h"
 
 #include "core/intern.h"
+#include "model/node_elems.h"
 
-/* VTU writes queued or running at once: the caller waits for a free slot beyond this, so the
- * memory held by pending writes stays bounded (each holds one increment's fields). */
-#define DT_OUTPUT_MAX_PENDING 2
+/* Writes queued or running at once: the caller waits for a free slot beyond this, so the
+ * memory held by pending writes stays bounded (each holds one increment's fields). A writer
+ * with a team (a device backend's) takes up to DT_OUTPUT_MAX_PENDING, so that a run of fast
+ * increments (an elastic stretch, linear predictors alone) does not wait for it, while those
+ * snapshots take at most 1/DT_OUTPUT_MEMORY_SHARE of the host's memory; others take 2. */
+#define DT_OUTPUT_MAX_PENDING 4
+#define DT_OUTPUT_DEFAULT_PENDING 2
+#define DT_OUTPUT_MEMORY_SHARE 16
 
 /* The kinds of file a job writes, for the writer's time on each (summary.json's
  * timings.output_files). */
@@ -42,19 +48,21 @@ typedef struct dt_vtu_mesh {
   X(double, u) X(double, rf) X(int, qp_ptr) X(double, qp_x) X(double, qp_stress)                  \
   X(double, qp_strain) X(double, qp_peeq) X(double, qp_mises) X(double, n_s) X(double, n_e)       \
   X(double, n_peeq) X(double, n_mises) X(double, c_s) X(double, c_e) X(double, c_peeq)            \
-  X(double, c_mises) X(int, count) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)               \
+  X(double, c_mises) X(int64_t, cloud_conn) X(int64_t, cloud_offsets)               \
   X(int64_t, cloud_elem_id) X(int32_t, cloud_point) X(uint8_t, cloud_types) X(double, x_s)        \
-  X(double, x_e) X(double, x_peeq) X(double, forc) X(int, frd_count)
+  X(double, x_e) X(double, x_peeq) X(double, forc)
 /* clang-format on */
 
 /* One increment's files, written by the writer thread from a snapshot of its fields: the VTU
  * files when the increment is due for them, results.dat's blocks when a print request is due,
  * the .frd's result blocks when the .frd is due. */
 typedef struct dt_vtu_job {
-  int vtu;          /* write path, points_path and pvd_path */
-  int dat;          /* append results.dat's blocks in dir (print requests of model) */
-  int frd;          /* append the .frd's result blocks (output_frd.c) */
-  int side_by_side; /* the three kinds of file on three threads (dt_output_side_by_side) */
+  int vtu;     /* write path, points_path and pvd_path */
+  int dat;     /* append results.dat's blocks in dir (print requests of model) */
+  int frd;     /* append the .frd's result blocks (output_frd.c) */
+  int threads; /* the writer's team (dt_output_writer_threads): the kinds of file side by side,
+                  and each one's formatting and nodal sums in parallel; 1: one after the other */
+  const dt_node_elems *adj; /* the mesh's node lists (the VTUs' averages, the .frd's values) */
   int frd_u, frd_rf, frd_s, frd_e, frd_peeq; /* its blocks: DISP, FORC, STRESS, TOSTRAIN, PE */
   double seconds[DT_WRITE_KINDS]; /* the writer's time on each kind of file (dt_vtu_job_run) */
   const dt_model *model; /* for dat: print requests, sets and ids, unchanged during a run */
@@ -110,6 +118,7 @@ typedef struct dt_output_queue {
   pthread_cond_t cv; /* signalled on every change of count or stop */
   dt_vtu_job job[DT_OUTPUT_MAX_PENDING];
   int head, count, stop;
+  int depth; /* slots in use (0 until the first job is queued, which sets it) */
   const dt_vtu_mesh *mesh;
   dt_frd *frd;   /* the .frd's state, which the jobs advance */
   dt_status err; /* the first failed write; later jobs are skipped */
@@ -133,7 +142,8 @@ struct dt_output {
   dt_vtu_mesh mesh;
   dt_frd frd;
   dt_output_queue q;
-  int side_by_side; /* dt_output_side_by_side */
+  int writer_threads; /* dt_output_writer_threads */
+  dt_node_elems adj;  /* built at the first VTU or .frd write */
 };
 
 /* dt_output_open; with resume, files a checkpoint's record will restore are kept (the .frd). */
@@ -167,6 +177,10 @@ DT_INTERN void dt_average_elements(int n_elems, const int *qp_ptr, const double 
 DT_INTERN void dt_average_nodes(int n_nodes, int n_elems, const int *elem_ptr, const int *conn,
                                 const int *qp_ptr, const double *elem, int ncomp, int *count,
                                 double *nodal_out);
+/* The same nodal means gathered over each node's elements (a), in OpenMP tasks of the
+ * caller's team (or serially outside one); the same bits. */
+DT_INTERN void dt_average_nodes_gather(const dt_node_elems *a, const int *qp_ptr,
+                                       const double *elem, int ncomp, double *nodal_out);
 
 /* VTU (binary appended, output_vtu.c) */
 DT_INTERN int dt_vtk_cell_type(int elem_type);
@@ -181,6 +195,8 @@ DT_INTERN dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_mod
                                     const dt_fields *f, int vtu, int dat, const dt_frd *frd,
                                     dt_ctx *ctx);
 DT_INTERN void dt_vtu_job_free(dt_vtu_job *j);
+/* The bytes of j's buffers (a snapshot's size). */
+DT_INTERN size_t dt_vtu_job_bytes(const dt_vtu_job *j);
 /* Write job j: averages, increment_NNNN.vtu, the point cloud, results.pvd, then results.dat's
  * blocks, then the .frd's (advancing frd's state). Runs in the writer thread (or the caller's,
  * without one); reads mesh, j and, for the .dat and the .frd, the parts of j->model that do

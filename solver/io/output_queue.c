@@ -2,19 +2,22 @@
  *
  * dt_output_increment snapshots an increment's fields into a job slot (dt_vtu_job_fill) and
  * queues it; the thread averages, formats and writes the files (dt_vtu_job_run) in queue
- * order, so the bytes and the order of the files do not depend on timing. At most
- * DT_OUTPUT_MAX_PENDING jobs are pending: the caller waits for a free slot beyond that, which
- * bounds the memory to that many snapshots and lets a slow disk slow the run down rather than
- * fill the memory. The thread never allocates (the caller sizes every buffer), so it can fail
- * only on I/O; the first failure is kept, later jobs are skipped (a later results.pvd would
- * list the missing file), and the failure is reported by the caller's next acquire, drain or
- * stop. If no thread can be started, jobs run in the caller: slower, but the same files. */
+ * order, so the bytes and the order of the files do not depend on timing. At most q->depth
+ * jobs are pending (queue_depth: 2, or 4 for a writer with a team): the caller waits for a free
+ * slot beyond that, which bounds the memory to that many snapshots and lets a slow disk slow
+ * the run down rather than fill the memory. The thread allocates only results.dat's scratch
+ * (the caller sizes every other buffer), so it fails on I/O or, for results.dat's nodal forces
+ * and energies, on memory; the first failure is kept, later jobs are skipped (a later
+ * results.pvd would list the missing file), and the failure is reported by the caller's next
+ * acquire, drain or stop. If no thread can be started, jobs run in the caller: slower, but the
+ * same files. */
 #include "io/output_internal.h"
 
 #include "core/clock.h"
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *writer_main(void *arg) {
   dt_output *o = arg;
@@ -37,7 +40,7 @@ static void *writer_main(void *arg) {
       q->err = st;
       q->err_ctx = jctx;
     }
-    q->head = (q->head + 1) % DT_OUTPUT_MAX_PENDING;
+    q->head = (q->head + 1) % q->depth;
     q->count--;
     pthread_cond_broadcast(&q->cv);
   }
@@ -77,13 +80,13 @@ dt_status dt_output_queue_acquire(dt_output *o, dt_vtu_job **job, dt_ctx *ctx) {
   *job = NULL;
   DT_TRY(queue_init(o, ctx));
   pthread_mutex_lock(&q->mu);
-  if (q->count == DT_OUTPUT_MAX_PENDING) {
+  if (q->depth > 0 && q->count == q->depth) {
     double t0 = dt_seconds();
-    while (q->count == DT_OUTPUT_MAX_PENDING) pthread_cond_wait(&q->cv, &q->mu);
+    while (q->count == q->depth) pthread_cond_wait(&q->cv, &q->mu);
     q->waited += dt_seconds() - t0;
   }
   rc = queue_error(q, ctx);
-  if (rc == DT_OK) *job = &q->job[(q->head + q->count) % DT_OUTPUT_MAX_PENDING];
+  if (rc == DT_OK) *job = &q->job[q->depth > 0 ? (q->head + q->count) % q->depth : 0];
   pthread_mutex_unlock(&q->mu);
 cleanup:
   return rc;
@@ -101,9 +104,21 @@ static int start_thread(dt_output *o) {
   return err;
 }
 
+/* The slots: DT_OUTPUT_MAX_PENDING for a writer with a team while that many snapshots of the
+ * size of the first (job[0], just filled) fit in the host's memory share, else the default. */
+static int queue_depth(const dt_output *o) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+  const double snapshots = (double)DT_OUTPUT_MAX_PENDING * (double)dt_vtu_job_bytes(&o->q.job[0]);
+  if (o->writer_threads > 1 && snapshots <= memory / DT_OUTPUT_MEMORY_SHARE)
+    return DT_OUTPUT_MAX_PENDING;
+  return DT_OUTPUT_DEFAULT_PENDING;
+}
+
 dt_status dt_output_queue_submit(dt_output *o, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_output_queue *q = &o->q;
+  if (q->depth == 0) q->depth = queue_depth(o); /* fixed from the first job on */
   if (!q->started && !q->sync) {
     if (start_thread(o) == 0)
       q->started = 1;

@@ -245,12 +245,33 @@ cleanup:
   DT_TRY(dt_output_reserve((void **)&(j)->field, &(j)->cap_##field,                                \
                            (size_t)(count) * sizeof *(j)->field, ctx, "a VTU write's " #field))
 
+/* memcpy of n bytes in 1 MiB pieces over `threads` OpenMP threads when it is large: a device
+ * run's snapshot of its fields (hundreds of MB at millions of points), which its idle host
+ * cores copy several times faster than one. */
+static void copy_bytes(void *dst, const void *src, size_t n, int threads) {
+  const size_t piece = (size_t)1 << 20;
+  const long pieces = (long)((n + piece - 1) / piece);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pieces > 4)
+  for (long k = 0; k < pieces; k++) {
+    const size_t at = (size_t)k * piece;
+    memcpy((char *)dst + at, (const char *)src + at, n - at < piece ? n - at : piece);
+  }
+}
+
 /* Copy n values of src into the job buffer `field`. */
 #define JOB_COPY(j, field, src, count)                                                             \
   do {                                                                                             \
     JOB_BUF(j, field, count);                                                                      \
-    if ((size_t)(count) > 0) memcpy((j)->field, (src), (size_t)(count) * sizeof *(j)->field);      \
+    copy_bytes((j)->field, (src), (size_t)(count) * sizeof *(j)->field, (j)->threads);             \
   } while (0)
+
+size_t dt_vtu_job_bytes(const dt_vtu_job *j) {
+  size_t bytes = 0;
+#define DT_VTU_JOB_BYTES(type, name) bytes += j->cap_##name;
+  DT_VTU_JOB_BUFFERS(DT_VTU_JOB_BYTES)
+#undef DT_VTU_JOB_BYTES
+  return bytes;
+}
 
 void dt_vtu_job_free(dt_vtu_job *j) {
 #define DT_VTU_JOB_FREE(type, name) dt_free(j->name);
@@ -345,7 +366,6 @@ dt_status dt_vtu_job_fill(dt_vtu_job *j, const char *dir, const dt_model *m, con
     JOB_BUF(j, c_mises, ne);
     JOB_BUF(j, n_mises, nn);
   }
-  if (j->has_s || j->has_e || j->has_peeq || j->has_mises) JOB_BUF(j, count, nn);
   if (j->points) {
     JOB_COPY(j, qp_x, f->qp_x, 3 * nq);
     JOB_BUF(j, cloud_conn, nq);
@@ -385,11 +405,9 @@ static dt_status append_dat(const dt_vtu_job *j, dt_ctx *ctx) {
 }
 
 /* Element means into cell, then nodal means of those into nodal. */
-static void average(const dt_vtu_mesh *g, dt_vtu_job *j, const double *qp, int ncomp, double *cell,
-                    double *nodal) {
+static void average(dt_vtu_job *j, const double *qp, int ncomp, double *cell, double *nodal) {
   dt_average_elements(j->n_elems, j->qp_ptr, qp, ncomp, cell);
-  dt_average_nodes(j->n_nodes, j->n_elems, g->elem_ptr, g->conn, j->qp_ptr, cell, ncomp, j->count,
-                   nodal);
+  dt_average_nodes_gather(j->adj, j->qp_ptr, cell, ncomp, nodal);
 }
 
 /* A FieldData array of one value (NumberOfTuples="1", as VTK writes field data). */
@@ -440,17 +458,18 @@ cleanup:
 
 static dt_status write_vtus(const dt_vtu_mesh *g, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  int q;
   DT_CHECK(g->built && g->n_nodes == j->n_nodes && g->n_elems == j->n_elems, ctx, DT_ERR_INTERNAL,
            "the VTU write of '%s' does not match the mesh", j->path);
   /* Mises at each point, then averaged: averaging stresses first would understate it
    * where the stress state varies inside an element. */
-  if (j->has_mises || (j->points && j->q_s))
-    for (q = 0; q < j->n_qp; q++) j->qp_mises[q] = dt_mises(j->qp_stress + (size_t)6 * q);
-  if (j->has_s) average(g, j, j->qp_stress, 6, j->c_s, j->n_s);
-  if (j->has_e) average(g, j, j->qp_strain, 6, j->c_e, j->n_e);
-  if (j->has_peeq) average(g, j, j->qp_peeq, 1, j->c_peeq, j->n_peeq);
-  if (j->has_mises) average(g, j, j->qp_mises, 1, j->c_mises, j->n_mises);
+  if (j->has_mises || (j->points && j->q_s)) {
+#pragma omp taskloop grainsize(16384)
+    for (int q = 0; q < j->n_qp; q++) j->qp_mises[q] = dt_mises(j->qp_stress + (size_t)6 * q);
+  }
+  if (j->has_s) average(j, j->qp_stress, 6, j->c_s, j->n_s);
+  if (j->has_e) average(j, j->qp_strain, 6, j->c_e, j->n_e);
+  if (j->has_peeq) average(j, j->qp_peeq, 1, j->c_peeq, j->n_peeq);
+  if (j->has_mises) average(j, j->qp_mises, 1, j->c_mises, j->n_mises);
   DT_TRY(write_mesh_vtu(g, j, ctx));
   if (j->points) DT_TRY(dt_vtu_points_write(g, j, ctx));
   /* Last: the collection lists a file only once it is complete. */
@@ -471,16 +490,20 @@ static dt_status write_kind(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, in
   return st;
 }
 
-/* The job's three kinds of file at once, one OpenMP thread each: they share only what they
- * read (the snapshot, the model) and each has its own scratch (the .frd its node counts). The
- * first failure in the serial order (VTUs, results.dat, the .frd) is the job's. */
-static dt_status job_run_side_by_side(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j,
-                                      dt_ctx *ctx) {
+/* The job's kinds of file at once, each an OpenMP task of a team of j->threads, whose other
+ * threads take the tasks of each kind's parallel parts (nodal sums, formatting): they share
+ * only what they read (the snapshot, the model, the node lists). The first failure in the
+ * serial order (VTUs, results.dat, the .frd) is the job's. */
+static dt_status job_run_team(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status st[DT_WRITE_KINDS] = {DT_OK, DT_OK, DT_OK};
   dt_ctx c[DT_WRITE_KINDS];
   memset(c, 0, sizeof c);
-#pragma omp parallel for schedule(static, 1) num_threads(DT_WRITE_KINDS)
-  for (int k = 0; k < DT_WRITE_KINDS; k++) st[k] = write_kind(g, frd, j, k, &c[k]);
+#pragma omp parallel num_threads(j->threads)
+#pragma omp single
+  for (int k = 0; k < DT_WRITE_KINDS; k++) {
+#pragma omp task
+    st[k] = write_kind(g, frd, j, k, &c[k]);
+  }
   for (int k = 0; k < DT_WRITE_KINDS; k++)
     if (st[k] != DT_OK) {
       if (ctx != NULL && ctx->code == DT_OK) *ctx = c[k];
@@ -491,7 +514,9 @@ static dt_status job_run_side_by_side(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_
 
 dt_status dt_vtu_job_run(const dt_vtu_mesh *g, dt_frd *frd, dt_vtu_job *j, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  if (j->side_by_side && j->vtu + j->dat + j->frd > 1) return job_run_side_by_side(g, frd, j, ctx);
+  DT_CHECK((!j->vtu && !j->frd) || (j->adj != NULL && j->adj->built), ctx, DT_ERR_INTERNAL,
+           "a VTU or .frd write without the mesh's node lists");
+  if (j->threads > 1) return job_run_team(g, frd, j, ctx);
   /* The .dat and the .frd after the VTUs: a failed VTU write stops the job before them, as it
    * stops every later job. */
   for (int k = 0; k < DT_WRITE_KINDS; k++) DT_TRY(write_kind(g, frd, j, k, ctx));

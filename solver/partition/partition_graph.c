@@ -17,33 +17,6 @@ static int edge_weight(dt_partition_weights rule, int shared) {
   return seed_weight[shared < 4 ? shared : 4];
 }
 
-dt_status dt_node_elems_build(const dt_model *m, dt_node_elems *ne, dt_ctx *ctx) {
-  dt_status rc = DT_OK;
-  int *fill = NULL;
-  memset(ne, 0, sizeof *ne);
-  DT_ALLOC(ne->ptr, (size_t)m->n_nodes + 1, ctx, "the node-to-element offsets");
-  for (int e = 0; e < m->n_elems; e++)
-    for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) ne->ptr[m->conn[k] + 1]++;
-  for (int i = 0; i < m->n_nodes; i++) ne->ptr[i + 1] += ne->ptr[i];
-  DT_ALLOC(ne->elem, ne->ptr[m->n_nodes], ctx, "the node-to-element incidence");
-  DT_ALLOC(fill, m->n_nodes, ctx, "the node-to-element fill counters");
-  /* elements in ascending order per node: the loop visits them in that order */
-  for (int e = 0; e < m->n_elems; e++)
-    for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++) {
-      int v = m->conn[k];
-      ne->elem[ne->ptr[v] + fill[v]++] = e;
-    }
-cleanup:
-  dt_free(fill);
-  if (rc != DT_OK) dt_node_elems_free(ne);
-  return rc;
-}
-
-void dt_node_elems_free(dt_node_elems *ne) {
-  DT_FREE(ne->ptr);
-  DT_FREE(ne->elem);
-}
-
 /* order[0..n-1] (positions in list) sorted by list's values: insertion sort, rows being a few
  * dozen entries (qsort's calls cost more there). */
 static void sort_row(int *order, int n, const int *list) {

@@ -4,14 +4,6 @@
 
 #include "core/intern.h"
 #include "model/model.h"
-
-/* The elements around each node: elem[ptr[v] .. ptr[v+1]-1], ascending. */
-typedef struct dt_node_elems {
-  int *ptr;
-  int *elem;
-} dt_node_elems;
-
-DT_INTERN dt_status dt_node_elems_build(const dt_model *m, dt_node_elems *ne, dt_ctx *ctx);
-DT_INTERN void dt_node_elems_free(dt_node_elems *ne);
+#include "model/node_elems.h"
 
 #endif
