@@ -119,7 +119,11 @@ static dt_status pc_setup_timed(dt_newton_ctx *nc, int kind, dt_ctx *pc_ctx) {
 
 /* pc_setup of kind; *singular is set (and DT_OK returned) when the tangent has a singular
  * diagonal block, which the backends report as DT_ERR_NOT_CONVERGED. */
-static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx *ctx) {
+/* Set up preconditioner kind. A singular diagonal block (DT_ERR_NOT_CONVERGED, for any kind)
+ * sets *singular instead of failing; so does a setup that does not fit in memory set *nomem to
+ * its error, where nomem is not NULL. */
+static dt_status precondition_fit(dt_newton_ctx *nc, int kind, int *singular, dt_ctx *nomem,
+                                  dt_ctx *ctx) {
   dt_ctx pc_ctx = {0};
   *singular = 0;
   if (pc_setup_timed(nc, kind, &pc_ctx) == DT_OK) return DT_OK;
@@ -127,7 +131,15 @@ static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx
     *singular = 1;
     return DT_OK;
   }
+  if (nomem != NULL && (pc_ctx.code == DT_ERR_NOMEM || pc_ctx.code == DT_ERR_DEVICE_NOMEM)) {
+    *nomem = pc_ctx;
+    return DT_OK;
+  }
   return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
+}
+
+static dt_status precondition(dt_newton_ctx *nc, int kind, int *singular, dt_ctx *ctx) {
+  return precondition_fit(nc, kind, singular, NULL, ctx);
 }
 
 /* The escalation's next try after kind, from the preconditioner in use: the stronger ones in
@@ -207,12 +219,14 @@ cleanup:
  * in memory leaves the run on two_level, which fitted: the AMG hierarchy is not in the job's
  * memory estimate, which admitted the job with two_level. */
 static dt_status two_level_to_amg(dt_newton_ctx *nc, int *singular, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
   char line[512];
-  dt_ctx pc_ctx = {0};
+  dt_ctx nomem = {0};
   double mean = (double)nc->tl_pcg / (double)nc->tl_solves;
   nc->pc_auto_from_two_level = 0;
-  *singular = 0;
-  if (pc_setup_timed(nc, DT_PC_AMG, &pc_ctx) == DT_OK) {
+  DT_TRY(precondition_fit(nc, DT_PC_AMG, singular, &nomem, ctx));
+  if (*singular) goto cleanup;
+  if (nomem.code == DT_OK) {
     snprintf(line, sizeof line,
              "linear solver: two_level took %.0f PCG iterations a solve over %ld solves: auto "
              "moves to amg for the rest of the run",
@@ -220,21 +234,17 @@ static dt_status two_level_to_amg(dt_newton_ctx *nc, int *singular, dt_ctx *ctx)
     info(nc, line);
     nc->pc_kind = DT_PC_AMG;
     nc->pc_switches++;
-    return DT_OK;
+    goto cleanup;
   }
-  if (pc_ctx.code == DT_ERR_NOT_CONVERGED) { /* a singular diagonal block, for any kind */
-    *singular = 1;
-    return DT_OK;
-  }
-  if (pc_ctx.code != DT_ERR_NOMEM && pc_ctx.code != DT_ERR_DEVICE_NOMEM)
-    return dt_error_set(ctx, pc_ctx.code, pc_ctx.file, pc_ctx.line, pc_ctx.func, "%s", pc_ctx.msg);
   snprintf(
       line, sizeof line,
       "linear solver: two_level took %.0f PCG iterations a solve, but amg does not fit (%.300s): "
       "auto stays with two_level",
-      mean, pc_ctx.msg);
+      mean, nomem.msg);
   info(nc, line);
-  return precondition(nc, DT_PC_TWO_LEVEL, singular, ctx);
+  DT_TRY(precondition(nc, DT_PC_TWO_LEVEL, singular, ctx));
+cleanup:
+  return rc;
 }
 
 /* How the corrections of one increment are combined (see the top of the file). */
