@@ -5,8 +5,6 @@
  * by default; it is not a projection, and the element values (CellData) stay the reference. */
 #include "io/output_internal.h"
 
-#include <string.h>
-
 /* Elements or nodes a writer task takes (output_vtu.c's team; serial outside one). */
 #define AVERAGE_GRAIN 4096
 
@@ -42,27 +40,6 @@ void dt_average_nodes_gather(const dt_node_elems *a, const int *qp_ptr, const do
   }
 }
 
-void dt_average_nodes(int n_nodes, int n_elems, const int *elem_ptr, const int *conn,
-                      const int *qp_ptr, const double *elem, int ncomp, int *count,
-                      double *nodal_out) {
-  int e, k, c, n;
-  memset(count, 0, sizeof(int) * (size_t)n_nodes);
-  memset(nodal_out, 0, sizeof(double) * (size_t)n_nodes * ncomp);
-  /* nodal_n = (1/|E_n|) sum_{e in E_n} elem_e, E_n the elements with points touching n; summed
-   * in element order, so the result does not depend on who runs it */
-  for (e = 0; e < n_elems; e++) {
-    if (qp_ptr[e + 1] <= qp_ptr[e]) continue;
-    for (k = elem_ptr[e]; k < elem_ptr[e + 1]; k++) {
-      n = conn[k];
-      count[n]++;
-      for (c = 0; c < ncomp; c++) nodal_out[(size_t)n * ncomp + c] += elem[(size_t)e * ncomp + c];
-    }
-  }
-  for (n = 0; n < n_nodes; n++)
-    if (count[n] > 1)
-      for (c = 0; c < ncomp; c++) nodal_out[(size_t)n * ncomp + c] /= (double)count[n];
-}
-
 void dt_fields_element_average(const dt_fields *f, const double *qp_values, int ncomp,
                                double *elem_out) {
   dt_average_elements(f->n_elems, f->qp_ptr, qp_values, ncomp, elem_out);
@@ -72,18 +49,19 @@ dt_status dt_fields_nodal_average(const dt_model *m, const dt_fields *f, const d
                                   int ncomp, double *nodal_out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   double *elem = NULL;
-  int *count = NULL;
+  dt_node_elems adj = {0};
   const size_t n_elem_values = (size_t)m->n_elems * (size_t)(ncomp > 0 ? ncomp : 1);
-  DT_CHECK(f->n_elems == m->n_elems && f->qp_ptr != NULL && ncomp > 0, ctx, DT_ERR_INTERNAL,
-           "fields do not match the model: %d elements with points, model has %d", f->n_elems,
-           m->n_elems);
+  DT_CHECK(f->n_elems == m->n_elems && f->qp_ptr != NULL && ncomp > 0 && ncomp <= 6, ctx,
+           DT_ERR_INTERNAL,
+           "fields do not match the model: %d elements with points, model has %d (%d components, "
+           "1 to 6 supported)",
+           f->n_elems, m->n_elems, ncomp);
   DT_ALLOC(elem, n_elem_values, ctx, "element averages");
-  DT_ALLOC(count, m->n_nodes, ctx, "nodal average counts");
+  DT_TRY(dt_node_elems_build(m, &adj, ctx));
   dt_average_elements(m->n_elems, f->qp_ptr, qp_values, ncomp, elem);
-  dt_average_nodes(m->n_nodes, m->n_elems, m->elem_ptr, m->conn, f->qp_ptr, elem, ncomp, count,
-                   nodal_out);
+  dt_average_nodes_gather(&adj, f->qp_ptr, elem, ncomp, nodal_out);
 cleanup:
   dt_free(elem);
-  dt_free(count);
+  dt_node_elems_free(&adj);
   return rc;
 }

@@ -32,7 +32,7 @@ typedef struct dt_vtu_mesh {
   int built;
   int n_nodes, n_elems;
   double *x;            /* 3 * n_nodes */
-  int *elem_ptr, *conn; /* the model's, for nodal averages */
+  int *elem_ptr;        /* the model's element offsets (the connectivity's length) */
   int64_t *vtk_conn;    /* connectivity in VTK's node order */
   int64_t *vtk_offsets; /* end of each cell in vtk_conn */
   uint8_t *vtk_types;
@@ -170,15 +170,11 @@ DT_INTERN dt_status dt_output_reserve(void **p, size_t *cap, size_t bytes, dt_ct
                                       const char *what);
 
 /* Averaging on plain arrays (output_average.c), for the writer thread, which has no model:
- * element means as dt_fields_element_average; nodal means of those element means as
- * dt_fields_nodal_average, with count (n_nodes ints) as scratch. */
+ * element means as dt_fields_element_average; nodal means of those element means (ncomp <= 6)
+ * as dt_fields_nodal_average, gathered over each node's elements (a) in element order, in
+ * OpenMP tasks of the caller's team (or serially outside one). */
 DT_INTERN void dt_average_elements(int n_elems, const int *qp_ptr, const double *qp_values,
                                    int ncomp, double *elem_out);
-DT_INTERN void dt_average_nodes(int n_nodes, int n_elems, const int *elem_ptr, const int *conn,
-                                const int *qp_ptr, const double *elem, int ncomp, int *count,
-                                double *nodal_out);
-/* The same nodal means gathered over each node's elements (a), in OpenMP tasks of the
- * caller's team (or serially outside one); the same bits. */
 DT_INTERN void dt_average_nodes_gather(const dt_node_elems *a, const int *qp_ptr,
                                        const double *elem, int ncomp, double *nodal_out);
 

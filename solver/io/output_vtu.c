@@ -188,7 +188,6 @@ dt_status dt_vtu_doc_write(const dt_vtu_doc *d, const char *path, dt_ctx *ctx) {
 void dt_vtu_mesh_free(dt_vtu_mesh *g) {
   dt_free(g->x);
   dt_free(g->elem_ptr);
-  dt_free(g->conn);
   dt_free(g->vtk_conn);
   dt_free(g->vtk_offsets);
   dt_free(g->vtk_types);
@@ -211,13 +210,11 @@ dt_status dt_vtu_mesh_build(dt_vtu_mesh *g, const dt_model *m, dt_ctx *ctx) {
   g->n_elems = ne;
   DT_ALLOC(g->x, n3, ctx, "the VTU node coordinates");
   DT_ALLOC(g->elem_ptr, ne + 1, ctx, "the VTU element offsets");
-  DT_ALLOC(g->conn, nc, ctx, "the VTU connectivity");
   DT_ALLOC(g->vtk_conn, nc, ctx, "the VTU connectivity");
   DT_ALLOC(g->vtk_offsets, ne, ctx, "the VTU cell offsets");
   DT_ALLOC(g->vtk_types, ne, ctx, "the VTU cell types");
   if (n3 > 0) memcpy(g->x, m->x, n3 * sizeof *g->x);
   if (ne > 0) memcpy(g->elem_ptr, m->elem_ptr, (size_t)(ne + 1) * sizeof *g->elem_ptr);
-  if (nc > 0) memcpy(g->conn, m->conn, nc * sizeof *g->conn);
   for (e = 0; e < ne; e++) {
     for (k = 0; k < m->elem_ptr[e + 1] - m->elem_ptr[e]; k++)
       g->vtk_conn[m->elem_ptr[e] + k] = m->conn[m->elem_ptr[e] + vtk_local(m->elem_type[e], k)];
