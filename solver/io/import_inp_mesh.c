@@ -13,7 +13,7 @@
 
 #include "../element/element.h"
 #include "model/model_internal.h"
-#include "import_inp_internal.h"
+#include "import_inp_bulk.h"
 
 static const struct {
   const char *name;
@@ -219,30 +219,64 @@ cleanup:
   return rc;
 }
 
-dt_status inp_node(inp *p, inp_kw *kw) {
+/* Node i = m->n_nodes, defined at record rec, appended (and added to set, if >= 0). */
+static dt_status append_node(inp *p, int rec, int64_t id, const double x[3], int set) {
   dt_status rc = DT_OK;
   dt_model *m = p->m;
+  const int i = m->n_nodes;
+
+  DT_TRY(inp_node_slot(p, rec));
+  m->node_id[i] = id;
+  memcpy(&m->x[3 * i], x, 3 * sizeof *x);
+  m->n_nodes++;
+  p->nodes_dirty = 1;
+  if (set >= 0) DT_TRY(nset_add(p, set, i));
+cleanup:
+  return rc;
+}
+
+/* One *NODE line, read with its messages: "id[, x[, y[, z]]]". */
+static dt_status read_node(inp *p, int rec, char **tok, int n, int set, int *extra,
+                           int *first_extra) {
+  dt_status rc = DT_OK;
+  int64_t id = 0;
+  double x[3] = {0.0, 0.0, 0.0};
+
+  INP_CHECK(n >= 1, p, rec, "*NODE: expected 'id[, x[, y[, z]]]', got an empty line");
+  if (n > 4) { /* CalculiX reads the id and three coordinates and no further */
+    if ((*extra)++ == 0) *first_extra = rec;
+    n = 4;
+  }
+  DT_TRY(inp_int64(p, rec, tok[0], "*NODE id", &id));
+  /* CalculiX reads a coordinate that is missing or empty ("21, 0.75, 1.0, ,0.0") as 0 */
+  for (int k = 1; k < n; k++)
+    if (tok[k][0]) DT_TRY(inp_double(p, rec, tok[k], "*NODE coordinate", &x[k - 1]));
+  DT_TRY(append_node(p, rec, id, x, set));
+cleanup:
+  return rc;
+}
+
+/* The data lines of a block: large blocks are read on several threads a window at a time
+ * (import_inp_bulk.c); the lines in order, those the threads did not take one by one. */
+dt_status inp_node(inp *p, inp_kw *kw) {
+  dt_status rc = DT_OK;
   const char *nset_name = inp_param(kw, "NSET");
   char *tok[INP_MAX_TOKENS];
   int rec = 0, n = 0, set = -1, extra = 0, first_extra = -1;
+  inp_bulk bulk = {0};
 
   DT_TRY(inp_params_done(p, kw));
   if (nset_name) DT_TRY(inp_get_nset(p, kw->rec, nset_name, 1, &set));
-  while (inp_data(p, &rec, tok, &n)) {
-    int i = m->n_nodes;
-    INP_CHECK(n >= 1, p, rec, "*NODE: expected 'id[, x[, y[, z]]]', got an empty line");
-    if (n > 4) { /* CalculiX reads the id and three coordinates and no further */
-      if (extra++ == 0) first_extra = rec;
-      n = 4;
+  while (p->pos < p->n_recs && !p->recs[p->pos].keyword) {
+    const int r = p->pos;
+    if (r >= bulk.r1) DT_TRY(inp_bulk_read(p, 0, &bulk));
+    if (inp_bulk_has(&bulk, r)) {
+      DT_TRY(append_node(p, r, bulk.id[r - bulk.r0], &bulk.x[3 * (size_t)(r - bulk.r0)], set));
+      p->pos++;
+      continue;
     }
-    DT_TRY(inp_node_slot(p, rec));
-    DT_TRY(inp_int64(p, rec, tok[0], "*NODE id", &m->node_id[i]));
-    /* CalculiX reads a coordinate that is missing or empty ("21, 0.75, 1.0, ,0.0") as 0 */
-    for (int k = 1; k < n; k++)
-      if (tok[k][0]) DT_TRY(inp_double(p, rec, tok[k], "*NODE coordinate", &m->x[3 * i + k - 1]));
-    m->n_nodes++;
-    p->nodes_dirty = 1;
-    if (set >= 0) DT_TRY(nset_add(p, set, i));
+    inp_data(p, &rec, tok, &n);
+    DT_TRY(read_node(p, rec, tok, n, set, &extra, &first_extra));
   }
   if (extra)
     inp_warn(
@@ -251,6 +285,7 @@ dt_status inp_node(inp *p, inp_kw *kw) {
         "are not used, as CalculiX does",
         extra);
 cleanup:
+  inp_bulk_free(&bulk);
   return rc;
 }
 
@@ -295,6 +330,30 @@ cleanup:
   return rc;
 }
 
+/* Element e = m->n_elems of type elem_types[t], defined at record rec, appended (and added to
+ * set, if >= 0). */
+static dt_status append_element(inp *p, int t, int set, int rec, int64_t id, const int *conn) {
+  dt_status rc = DT_OK;
+  dt_model *m = p->m;
+  const int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems;
+  int k0 = 0;
+
+  DT_TRY(grow_elements(p, npe));
+  k0 = m->elem_ptr[e];
+  m->elem_id[e] = id;
+  memcpy(&m->conn[k0], conn, (size_t)npe * sizeof *conn);
+  m->elem_type[e] = (unsigned char)elem_types[t].type;
+  p->elem_kind[e] = (unsigned char)elem_types[t].kind;
+  p->elem_c3d8r[e] = strcmp(elem_types[t].name, "C3D8R") == 0;
+  p->elem_rec[e] = rec;
+  m->elem_ptr[e + 1] = k0 + npe;
+  m->n_elems++;
+  p->elems_dirty = 1;
+  if (set >= 0) DT_TRY(elset_add(p, set, e));
+cleanup:
+  return rc;
+}
+
 /* One element, read as CalculiX reads it: a line with fewer nodes than the type has continues
  * on the next data line (whether or not it ends with a comma), and node numbers beyond the
  * type's count on the element's own line are not used (*extra counts such elements, and
@@ -302,9 +361,9 @@ cleanup:
 static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec, int *extra,
                               int *first_extra) {
   dt_status rc = DT_OK;
-  dt_model *m = p->m;
-  int npe = dt_model_elem_nnodes(elem_types[t].type), e = m->n_elems, k0 = 0, r2 = 0, n2 = 0,
-      lines = 1;
+  int npe = dt_model_elem_nnodes(elem_types[t].type), r2 = 0, n2 = 0, lines = 1;
+  int conn[DT_ELEM_MAX_NODES];
+  int64_t id = 0;
   char *more[INP_MAX_TOKENS];
 
   while (n < npe + 1 && n > 0 && inp_data(p, &r2, more, &n2)) {
@@ -319,25 +378,16 @@ static dt_status read_element(inp *p, int t, int set, char **tok, int n, int rec
   INP_CHECK(n == npe + 1, p, rec, "*ELEMENT: element %s (%s) must have %d nodes, got %d%s",
             n ? tok[0] : "?", elem_types[t].name, npe, n > 0 ? n - 1 : 0,
             lines > 1 ? " (a line with fewer nodes continues on the next line)" : "");
-  DT_TRY(grow_elements(p, npe));
-  k0 = m->elem_ptr[e];
-  DT_TRY(inp_int64(p, rec, tok[0], "*ELEMENT id", &m->elem_id[e]));
+  DT_TRY(inp_int64(p, rec, tok[0], "*ELEMENT id", &id));
   for (int a = 0; a < npe; a++) {
-    int64_t id = 0;
-    DT_TRY(inp_int64(p, rec, tok[a + 1], "*ELEMENT node", &id));
-    DT_TRY(inp_node_index(p, rec, id, &m->conn[k0 + a]));
+    int64_t node = 0;
+    DT_TRY(inp_int64(p, rec, tok[a + 1], "*ELEMENT node", &node));
+    DT_TRY(inp_node_index(p, rec, node, &conn[a]));
     for (int b = 0; b < a; b++)
-      INP_CHECK(m->conn[k0 + b] != m->conn[k0 + a], p, rec, "element %lld: node %lld appears twice",
-                (long long)m->elem_id[e], (long long)id);
+      INP_CHECK(conn[b] != conn[a], p, rec, "element %lld: node %lld appears twice", (long long)id,
+                (long long)node);
   }
-  m->elem_type[e] = (unsigned char)elem_types[t].type;
-  p->elem_kind[e] = (unsigned char)elem_types[t].kind;
-  p->elem_c3d8r[e] = strcmp(elem_types[t].name, "C3D8R") == 0;
-  p->elem_rec[e] = rec;
-  m->elem_ptr[e + 1] = k0 + npe;
-  m->n_elems++;
-  p->elems_dirty = 1;
-  if (set >= 0) DT_TRY(elset_add(p, set, e));
+  DT_TRY(append_element(p, t, set, rec, id, conn));
 cleanup:
   return rc;
 }
@@ -348,7 +398,8 @@ dt_status inp_element(inp *p, inp_kw *kw) {
   const char *type = inp_param(kw, "TYPE"), *elset = inp_param(kw, "ELSET");
   char *tok[INP_MAX_TOKENS];
   char list[160] = "";
-  int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1, e0 = 0;
+  int t = -1, set = -1, rec = 0, n = 0, extra = 0, first_extra = -1, e0 = 0, npe = 0;
+  inp_bulk bulk = {0};
 
   for (int i = 0; i < N_ELEM_TYPES; i++) {
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
@@ -368,9 +419,20 @@ dt_status inp_element(inp *p, inp_kw *kw) {
              "S4R (reduced integration with hourglass control) is read as a MITC4 shell, as S4 "
              "is: results differ slightly from Abaqus's S4R");
   if (elset) DT_TRY(inp_get_elset(p, kw->rec, elset, 1, &set));
+  npe = dt_model_elem_nnodes(elem_types[t].type);
   e0 = p->m->n_elems;
-  while (inp_data(p, &rec, tok, &n))
+  while (p->pos < p->n_recs && !p->recs[p->pos].keyword) { /* as inp_node's loop */
+    const int r = p->pos;
+    if (r >= bulk.r1) DT_TRY(inp_bulk_read(p, npe, &bulk));
+    if (inp_bulk_has(&bulk, r)) {
+      DT_TRY(append_element(p, t, set, r, bulk.id[r - bulk.r0],
+                            &bulk.conn[(size_t)npe * (r - bulk.r0)]));
+      p->pos++;
+      continue;
+    }
+    inp_data(p, &rec, tok, &n);
     DT_TRY(read_element(p, t, set, tok, n, rec, &extra, &first_extra));
+  }
   DT_TRY(check_geometry(p, e0));
   if (extra)
     inp_warn(
@@ -380,6 +442,7 @@ dt_status inp_element(inp *p, inp_kw *kw) {
         extra, elem_types[t].name, dt_model_elem_nnodes(elem_types[t].type),
         dt_model_elem_nnodes(elem_types[t].type));
 cleanup:
+  inp_bulk_free(&bulk);
   return rc;
 }
 

@@ -151,10 +151,12 @@ static int int_cmp(const void *a, const void *b) {
 }
 
 void dt_imp_set_normalize(dt_set *s) {
-  int k = 0;
+  int k = 0, sorted = 1;
 
   if (s->n == 0) return;
-  qsort(s->items, (size_t)s->n, sizeof *s->items, int_cmp);
+  /* sets are mostly written in ascending order (NALL, EALL): a check is cheaper than a sort */
+  for (int i = 1; i < s->n && sorted; i++) sorted = s->items[i] >= s->items[i - 1];
+  if (!sorted) qsort(s->items, (size_t)s->n, sizeof *s->items, int_cmp);
   for (int i = 0; i < s->n; i++)
     if (k == 0 || s->items[i] != s->items[k - 1]) s->items[k++] = s->items[i];
   s->n = k;

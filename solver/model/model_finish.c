@@ -10,8 +10,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/fork_safe_parallel.h"
 #include "element/element.h"
 #include "element/element_check.h"
 #include "material/mohr_coulomb.h"
@@ -442,55 +442,33 @@ static dt_status check_one_geometry(const dt_model *m, int e, dt_ctx *ctx) {
   return dt_elem_check_geometry(m->elem_type[e], X, m->elem_id[e], ctx);
 }
 
-/* A contiguous range of elements for one thread; first: its first failing element, or e1. */
-typedef struct geometry_chunk {
+/* Each chunk's first failing element (or the chunk's end), for dt_parallel_chunks. */
+typedef struct geometry_scan {
   const dt_model *m;
-  int e0, e1, first;
-} geometry_chunk;
+  int e0, e1;
+  int first[DT_PARALLEL_MAX_CHUNKS];
+} geometry_scan;
 
-static void *check_chunk(void *arg) {
-  geometry_chunk *c = arg;
-  c->first = c->e1;
-  for (int e = c->e0; e < c->e1; e++) {
+static void check_chunk(void *arg, int chunk, int i0, int i1) {
+  geometry_scan *g = arg;
+  g->first[chunk] = g->e1;
+  for (int e = g->e0 + i0; e < g->e0 + i1; e++) {
     dt_ctx quiet = {0};
-    if (check_one_geometry(c->m, e, &quiet) != DT_OK) {
-      c->first = e;
+    if (check_one_geometry(g->m, e, &quiet) != DT_OK) {
+      g->first[chunk] = e;
       break;
     }
   }
-  return NULL;
 }
 
-/* Elements are checked on up to GEOMETRY_THREADS threads of our own, joined before returning;
- * the first failing element in element order is the one reported, as a serial loop would,
- * whatever the thread count. Not OpenMP: a model is often built before a fork (tests that run
- * a device in a child, callers that fork workers), and a process that has used libgomp's pool
- * hangs at its child's first parallel region. */
-#define GEOMETRY_THREADS 32
+/* The elements are checked in chunks on threads of our own (core/fork_safe_parallel.h); the
+ * first failing element in element order is the one reported, as a serial loop would, whatever
+ * the thread count. */
 #define GEOMETRY_CHUNK_MIN 8192
 dt_status dt_model_check_geometry(const dt_model *m, int e0, int e1, int *bad, dt_ctx *ctx) {
-  geometry_chunk c[GEOMETRY_THREADS];
-  pthread_t tid[GEOMETRY_THREADS];
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int n = (e1 - e0) / GEOMETRY_CHUNK_MIN, first = e1;
-  char started[GEOMETRY_THREADS] = {0};
-  if (n > cores) n = (int)cores;
-  if (n > GEOMETRY_THREADS) n = GEOMETRY_THREADS;
-  if (n < 1) n = 1;
-  for (int t = 0; t < n; t++) {
-    c[t] = (geometry_chunk){m, e0 + (int)((long)(e1 - e0) * t / n),
-                            e0 + (int)((long)(e1 - e0) * (t + 1) / n), e1};
-    /* the first chunk on this thread; a thread that cannot start leaves its chunk to it too */
-    if (t > 0) started[t] = pthread_create(&tid[t], NULL, check_chunk, &c[t]) == 0;
-  }
-  check_chunk(&c[0]);
-  for (int t = 1; t < n; t++) {
-    if (started[t])
-      pthread_join(tid[t], NULL);
-    else
-      check_chunk(&c[t]);
-  }
-  for (int t = 0; t < n && first == e1; t++) first = c[t].first < c[t].e1 ? c[t].first : e1;
+  geometry_scan g = {.m = m, .e0 = e0, .e1 = e1};
+  int k = dt_parallel_chunks(e1 - e0, GEOMETRY_CHUNK_MIN, check_chunk, &g), first = e1;
+  for (int t = 0; t < k && first == e1; t++) first = g.first[t];
   if (bad) *bad = first < e1 ? first : -1;
   return first < e1 ? check_one_geometry(m, first, ctx) : DT_OK;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "ductile.h"
 #include "highorder/ho_job.h"
 
@@ -292,17 +293,22 @@ int main(int argc, char **argv) {
   dt_run_summary sum;
   dt_run_options opt;
   dt_status rc;
+  double t_read = 0.0;
   dt_import_options iopt = {print_warning, NULL};
   int pa = parse_args(argc, argv, &c), code = 0;
   if (pa <= 0) return pa == 0 ? 0 : EXIT_USAGE;
   if (run_order_p(&c, &code)) return code;
+  t_read = dt_seconds();
   rc = dt_import_file(c.job, c.loads, &iopt, &m, &ctx);
+  t_read = dt_seconds() - t_read;
   if (rc != DT_OK) {
     /* An unreadable job file is the user's input problem too (exit 1), like an invalid one. */
     fprintf(stderr, "ductile-solve: %s: %s\n",
             rc == DT_ERR_IO ? "cannot read the job" : "invalid job", ctx.msg);
     return (rc == DT_ERR_INPUT || rc == DT_ERR_IO) ? EXIT_INPUT : EXIT_FAILURE_OTHER;
   }
+  /* a large deck takes a while to read and check: the time is part of what a user waits for */
+  printf("read %s in %.2f s: %d nodes, %d elements\n", c.job, t_read, m->n_nodes, m->n_elems);
   if (c.precond && strcmp(c.precond, "auto") != 0) {
     int k = 0;
     while (dt_precond_names[k] && strcmp(dt_precond_names[k], c.precond) != 0) k++;

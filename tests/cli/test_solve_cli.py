@@ -8,6 +8,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -107,6 +108,9 @@ def main():
         rc, out, err = run(a.solver, [cube_points, "-o", "res", "--backend", a.backend], tmp)
         check(rc == 0, f"unit cube: exit {rc}, stderr {err!r}")
         check("step 3/3" in out and "converged" in out, "progress lines missing:\n" + out)
+        # the time to read the job, and what was read (the unit cube: 8 nodes, 1 element)
+        check(re.search(r"^read \S+unit_cube_points\.json in \d+\.\d\d s: 8 nodes, 1 elements$", out, re.M),
+              "the read line is missing:\n" + out)
         check("newton  1" in out, "Newton iterations not printed")
         with open(os.path.join(tmp, "res", "summary.json")) as f:
             s = json.load(f)
