@@ -3,7 +3,7 @@
 # bench/results/<device>-<suite>-<UTC date-time>.json (bench/README.md: suites, options, schema).
 #
 #   bench/run.sh cubes|real|mohr_coulomb|daemon [--backend cpu|cuda|both] [--sizes small,medium,large|all]
-#                [--models a,b] [--out FILE] [--no-build] [--build DIR] [--ccx] [--limit S] [--threads N]
+#                [--models a,b] [--out FILE] [--no-build] [--build DIR] [--ccx [--ccx-solver S]] [--limit S] [--threads N]
 #
 # Then `python3 bench/lib/bench_report.py docs` regenerates docs/benchmarks.md's current results
 # from bench/results/*.json.
@@ -20,7 +20,7 @@ case $suite in
   *) echo "run.sh: unknown suite '$suite'" >&2; usage ;;
 esac
 
-backend=cpu sizes= models= out= build=1 builddir="$root/build/bench" ccx=0 limit= threads=
+backend=cpu sizes= models= out= build=1 builddir="$root/build/bench" ccx=0 ccx_solver= limit= threads=
 while [ $# -gt 0 ]; do
   case $1 in
     --backend) backend=$2; shift 2 ;;
@@ -30,6 +30,7 @@ while [ $# -gt 0 ]; do
     --no-build) build=0; shift ;;
     --build) builddir=$2; shift 2 ;;
     --ccx) ccx=1; shift ;;
+    --ccx-solver) ccx_solver=$2; shift 2 ;;
     --limit) limit=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     -h|--help) usage 0 ;;
@@ -68,6 +69,7 @@ if [ "$suite" = real ]; then
   [ -n "$limit" ] && real+=(--limit "$limit")
   [ -n "$threads" ] && real+=(--threads "$threads")
   [ "$ccx" = 1 ] && real+=(--ccx)
+  [ -n "$ccx_solver" ] && real+=(--ccx-solver "$ccx_solver")
   exec python3 "$here/lib/suite_real.py" "${real[@]}"
 fi
 exec python3 "$here/lib/suites.py" "$suite" "${args[@]}"

@@ -243,6 +243,8 @@ def real_section(rec):
                 incs = f"{c.get('increments')}, {c.get('cutbacks')}" + (f" ({reasons})" if reasons else "")
                 if c["code"] == "ccx":
                     code = f"CalculiX {c['threads']} threads"
+                    if c.get("solver", "spooles") != "spooles":  # the iterative solver runs on one
+                        code = f"CalculiX, {c['solver'].replace('_', ' ')} (one thread)"
                     per = c.get("increment_seconds") or []
                     phases = f"per increment {min(per):.3g}-{max(per):.3g}" if per else "n/a"
                     its = f"{c.get('newton_iterations')} / -"

@@ -7,7 +7,7 @@ the reaction-force history of the loaded set and the max PEEQ, and the agreement
 with CalculiX's.
 
     suite_real.py --solver build/bench/solver/ductile-solve [--backend cpu|cuda|both]
-                  [--sizes small,medium|all] [--models a,b] [--ccx] [--limit 600]
+                  [--sizes small,medium|all] [--models a,b] [--ccx [--ccx-solver S]] [--limit 600]
                   [--threads N] [--work DIR] [--decks DIR] [--out FILE]
 
 Writes the result JSON (bench/README.md) after every run, so a run cut short keeps what it
@@ -129,7 +129,29 @@ def run_ductile(solver, d, model, info, backend, threads, limit, precond=None, g
     return rec
 
 
-def run_ccx(ccx, d, model, info, threads, limit):
+# CalculiX's equation solvers for *STATIC (its manual, *STATIC: SOLVER=): the deck says none, so
+# CalculiX takes SPOOLES, its default; the iterative one is a PCG with an incomplete Cholesky
+# preconditioner on one thread, which needs far less memory and may win on large models.
+CCX_SOLVERS = {"spooles": None, "iterative_cholesky": "ITERATIVE CHOLESKY"}
+
+
+def ccx_deck(d, model, solver):
+    """The deck CalculiX reads: the suite's own, or a copy whose *STATIC names `solver`."""
+    if CCX_SOLVERS[solver] is None:
+        return model
+    name = "%s_%s" % (model, solver)
+    with open(os.path.join(d, model + ".inp")) as f:
+        text = f.read()
+    text, n = re.subn(r"(?m)^\*STATIC\s*$", "*STATIC, SOLVER=" + CCX_SOLVERS[solver], text)
+    if n != 1:
+        raise SystemExit("%s.inp: expected one *STATIC line, found %d" % (model, n))
+    with open(os.path.join(d, name + ".inp"), "w") as f:
+        f.write(text)
+    return name
+
+
+def run_ccx(ccx, d, model, info, threads, limit, solver="spooles"):
+    model = ccx_deck(d, model, solver)
     for ext in (".dat", ".sta", ".frd", ".cvg"):
         try:
             os.remove(os.path.join(d, model + ext))
@@ -145,7 +167,7 @@ def run_ccx(ccx, d, model, info, threads, limit):
     times = r["watch_times"][2:]  # the .sta's two header lines come first
     done = [round(t, 3) for t in times[:len(sta)]]
     per = [round(b - a, 3) for a, b in zip([0.0] + done[:-1], done)]
-    rec = {"code": "ccx", "threads": threads, "command": "ccx -i " + model, "rc": r["rc"],
+    rec = {"code": "ccx", "threads": threads, "command": "ccx -i " + model, "solver": solver, "rc": r["rc"],
            "timed_out": r["timed_out"], "wall_seconds": r["wall_seconds"], "peak_rss_mb": r["peak_rss_mb"],
            "status": "timeout" if r["timed_out"] else ("completed" if r["rc"] == 0 and sta and
                                                        abs(sta[-1]["time"] - 1.0) < 1e-6 else "failed"),
@@ -214,6 +236,8 @@ def main():
     ap.add_argument("--models", default="all")
     ap.add_argument("--ccx", action="store_true", help="run CalculiX too (ccx on PATH or --ccx-binary)")
     ap.add_argument("--ccx-binary", default="ccx")
+    ap.add_argument("--ccx-solver", default="spooles", choices=sorted(CCX_SOLVERS),
+                    help="CalculiX's equation solver (*STATIC, SOLVER=; default spooles, CalculiX's own default)")
     ap.add_argument("--gmsh", default="gmsh")
     ap.add_argument("--precond", help="ductile's preconditioner (ductile-solve --precond; default: the deck's auto)")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds per run (default 600)")
@@ -244,7 +268,7 @@ def main():
         print("CalculiX (%s) not found: its columns stay empty" % a.ccx_binary)
     extra = {"tools": {"gmsh": common.tool_version([a.gmsh, "--version"]),
                        "ccx": common.tool_version([ccx, "-v"], r"Version\s+(\S+)") if ccx else None},
-             "threads": threads, "limit_seconds": a.limit}
+             "threads": threads, "limit_seconds": a.limit, "ccx_solver": a.ccx_solver if ccx else None}
     runs = []
     try:
         for size in sizes:
@@ -279,10 +303,10 @@ def main():
                                            rec.get("rf_final"), rec.get("max_peeq")), flush=True)
                     common.write_result(path, "real", sys.argv, runs, h, started, extra)
                 if ccx:
-                    rec = run_ccx(ccx, d, model, info, threads, a.limit)
+                    rec = run_ccx(ccx, d, model, info, threads, a.limit, a.ccx_solver)
                     run["results"]["ccx"] = rec
-                    print("  ccx: %s, %.1f s, %d increments, %d cutbacks, %d iterations, RF %s, max PEEQ %s"
-                          % (rec["status"], rec["wall_seconds"], rec["increments"], rec["cutbacks"],
+                    print("  ccx (%s): %s, %.1f s, %d increments, %d cutbacks, %d iterations, RF %s, max PEEQ %s"
+                          % (a.ccx_solver, rec["status"], rec["wall_seconds"], rec["increments"], rec["cutbacks"],
                              rec["newton_iterations"], rec.get("rf_final"), rec.get("max_peeq")), flush=True)
                     for b in backends:
                         ag = agreement(run["results"]["ductile_" + b], rec)
