@@ -1,6 +1,6 @@
 /* /v1/jobs/{id}/results...: the solver's summary.json, history.csv, energy.csv (explicit runs),
  * the per-increment fields (JSON written by the worker) and VTU files (binary appended VTK XML),
- * all under <data>/jobs/<id>/out. */
+ * all in the out/ of the job's attempt that holds its results (job_dirs.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "handlers.h"
+#include "job_dirs.h"
 #include "store.h"
 #include "store_jobs.h"
 
@@ -27,8 +28,18 @@ cleanup:
   return rc;
 }
 
-static void out_path(dt_req *r, char *path, size_t len, const char *file) {
-  snprintf(path, len, "%s/jobs/%s/out/%s", r->srv->data_dir, r->param[0], file);
+/* The path of file among the job's results: in the out/ of the attempt the store names
+ * (results_attempt), looked up for each file served, since a later attempt may take the results
+ * over while a request waits; never the directory of an attempt whose run lost the job. */
+static dt_status out_path(dt_req *r, const char *file, char *path, size_t len, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  char dir[4200];
+  int attempt = 0;
+  DT_TRY(dt_job_results_attempt(r->param[0], &attempt, ctx));
+  dt_job_dir(dir, sizeof dir, r->srv->data_dir, r->param[0], attempt);
+  snprintf(path, len, "%s/out/%s", dir, file);
+cleanup:
+  return rc;
 }
 
 void dt_h_result_summary(dt_req *r) {
@@ -37,7 +48,7 @@ void dt_h_result_summary(dt_req *r) {
   char state[16], path[4300];
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
-  out_path(r, path, sizeof path, "summary.json");
+  DT_TRY(out_path(r, "summary.json", path, sizeof path, &ctx));
   if (access(path, F_OK) != 0 && dt_job_active(state))
     dt_reply_error(r, 409, "not_ready", json_pack("{s:s}", "state", state),
                    "the summary is written when the job ends (state: %s)", state);
@@ -56,7 +67,7 @@ static void growing_csv(dt_req *r, const char *file) {
   char state[16], path[4300], name[160];
   memset(&ctx, 0, sizeof ctx);
   DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
-  out_path(r, path, sizeof path, file);
+  DT_TRY(out_path(r, file, path, sizeof path, &ctx));
   snprintf(name, sizeof name, "%s-%s", r->param[0], file);
   dt_reply_file(r, path, "text/csv; charset=utf-8", name);
 cleanup:
@@ -180,7 +191,7 @@ void dt_h_result_fields(dt_req *r) {
   DT_TRY(job_or_reply(r, state, sizeof state, &ctx));
   DT_TRY(increment_or_reply(r, &n, &has_vtu, &ctx));
   snprintf(file, sizeof file, "fields_%04d.json", n);
-  out_path(r, path, sizeof path, file);
+  DT_TRY(out_path(r, file, path, sizeof path, &ctx));
   if (!dt_req_query(r, "fields")) {
     dt_reply_file(r, path, "application/json", NULL);
     goto cleanup;
@@ -201,14 +212,21 @@ cleanup:
 /* The solver writes VTUs in a background thread (solver/io/output.h): the worker records an
  * increment with its VTU once the write is queued, and the file appears, complete, a moment
  * later. Wait for it while the job is running, up to VTU_WAIT_MS; afterwards (or for a job
- * that stopped) a missing file is "not available". */
+ * that stopped) a missing file is "not available". path (len bytes) receives the file's path,
+ * looked up again as the wait goes on (out_path). */
 #define VTU_WAIT_MS 30000
-static void wait_for_vtu(dt_req *r, const char *path) {
+static dt_status wait_for_vtu(dt_req *r, const char *file, char *path, size_t len, dt_ctx *ctx) {
   const struct timespec step = {0, 50 * 1000000L};
+  dt_status rc = DT_OK;
   struct stat sb;
+  DT_TRY(out_path(r, file, path, len, ctx));
   for (int waited = 0; waited < VTU_WAIT_MS && stat(path, &sb) != 0 && still_running(r->param[0]);
-       waited += 50)
+       waited += 50) {
     nanosleep(&step, NULL);
+    DT_TRY(out_path(r, file, path, len, ctx));
+  }
+cleanup:
+  return rc;
 }
 
 void dt_h_result_vtu(dt_req *r) {
@@ -225,9 +243,8 @@ void dt_h_result_vtu(dt_req *r) {
     goto cleanup;
   }
   snprintf(file, sizeof file, "increment_%04d.vtu", n);
-  out_path(r, path, sizeof path, file);
   snprintf(name, sizeof name, "%s-increment_%04d.vtu", r->param[0], n);
-  wait_for_vtu(r, path);
+  DT_TRY(wait_for_vtu(r, file, path, sizeof path, &ctx));
   /* binary appended VTK XML (solver/io/output_vtu.c) */
   dt_reply_file(r, path, "application/vnd.vtk.vtu+xml", name);
 cleanup:
@@ -250,7 +267,7 @@ static void ended_file(dt_req *r, const char *file, const char *ext, const char 
                    state, file);
     goto cleanup;
   }
-  out_path(r, path, sizeof path, file);
+  DT_TRY(out_path(r, file, path, sizeof path, &ctx));
   snprintf(name, sizeof name, "%s.%s", r->param[0], ext);
   dt_reply_file(r, path, type, name);
 cleanup:

@@ -23,11 +23,27 @@ void dt_text_replace(char *s, size_t n, const char *from, const char *to) {
   s[k] = '\0';
 }
 
+/* "<prefix>attempt-<n>/" becomes "<prefix>" in s: a run's files named relative to its attempt's
+ * directory (job_dirs.h), as clients know them ("out/history.csv", "checkpoint.ckpt") whichever
+ * attempt wrote them. */
+static void drop_attempt_dirs(char *s, const char *prefix) {
+  static const char attempt[] = "attempt-";
+  size_t pl = strlen(prefix), al = sizeof attempt - 1;
+  char *q = s, *p;
+  while ((q = strstr(q, prefix))) {
+    q += pl;
+    if (strncmp(q, attempt, al) != 0) continue;
+    for (p = q + al; *p >= '0' && *p <= '9'; p++) {}
+    if (p > q + al && *p == '/') memmove(q, p + 1, strlen(p + 1) + 1);
+  }
+}
+
 void dt_redact_paths(char *s, size_t n, const char *data_dir, const char *job_id) {
   char prefix[4200];
   if (!data_dir || !data_dir[0]) return;
   if (job_id) {
     snprintf(prefix, sizeof prefix, "%s/jobs/%s/", data_dir, job_id);
+    drop_attempt_dirs(s, prefix);
     dt_text_replace(s, n, prefix, "");
   }
   snprintf(prefix, sizeof prefix, "%s/", data_dir);

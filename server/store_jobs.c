@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "job_dirs.h"
 #include "log.h"
 #include "store.h"
 #include "store_events.h"
@@ -385,19 +386,18 @@ cleanup:
   "heads(id) AS (SELECT (SELECT q.id FROM jobs q WHERE q.state = 'queued' "                        \
   "AND q.owner_id = o.owner_id ORDER BY q.priority DESC, q.seq LIMIT 1) "                          \
   "FROM (SELECT DISTINCT owner_id FROM jobs WHERE state = 'queued') o) "                           \
-  "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0) "                                   \
+  "SELECT j.id, j.attempts + 1, j.owner_id, COALESCE(u.s, 0.0), COALESCE(j.results_attempt, 0) "   \
   "FROM heads h JOIN jobs j ON j.id = h.id JOIN users w ON w.id = j.owner_id "                     \
   "LEFT JOIN usage u ON u.owner_id = j.owner_id WHERE j.state = 'queued' "                         \
   "ORDER BY COALESCE(u.s, 0.0) / w.share, j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
 /* Without fair sharing (fair_share_window = 0): priority, then submission order. */
 #define CLAIM_FIFO_SQL                                                                             \
-  "SELECT j.id, j.attempts + 1, j.owner_id, 0.0 FROM jobs j WHERE j.state = 'queued' ORDER BY "    \
-  "j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
+  "SELECT j.id, j.attempts + 1, j.owner_id, 0.0, COALESCE(j.results_attempt, 0) FROM jobs j "      \
+  "WHERE j.state = 'queued' ORDER BY j.priority DESC, j.seq LIMIT 1 " CLAIM_LOCK
 
-/* The job dt_job_claim takes next (id empty: none), inside its transaction. */
-static dt_status next_job(long long window, char *id, size_t idlen, int *attempt,
-                          long long *owner_id, double *usage, dt_ctx *ctx) {
+/* The job dt_job_claim takes next (c->id empty: none), inside its transaction. */
+static dt_status next_job(long long window, dt_job_claimed *c, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   char modifier[48];
@@ -412,10 +412,11 @@ static dt_status next_job(long long window, char *id, size_t idlen, int *attempt
   }
   DT_TRY(dt_stmt_row(st, "find a queued job", &row, ctx));
   if (!row) goto cleanup;
-  snprintf(id, idlen, "%s", dt_col_text(st, 0));
-  *attempt = dt_col_int(st, 1);
-  *owner_id = dt_col_int64(st, 2);
-  *usage = dt_col_double(st, 3);
+  snprintf(c->id, sizeof c->id, "%s", dt_col_text(st, 0));
+  c->attempt = dt_col_int(st, 1);
+  c->owner_id = dt_col_int64(st, 2);
+  c->usage = dt_col_double(st, 3);
+  c->from_attempt = dt_col_int(st, 4);
 cleanup:
   dt_stmt_done(&st);
   return rc;
@@ -436,7 +437,7 @@ dt_status dt_job_claim(int worker, long long window, const dt_lease *lease, dt_j
   memset(c, 0, sizeof *c);
   lease_modifier(lease->seconds, until, sizeof until);
   DT_TRY(dt_store_begin(ctx));
-  DT_TRY(next_job(window, c->id, sizeof c->id, &c->attempt, &c->owner_id, &c->usage, ctx));
+  DT_TRY(next_job(window, c, ctx));
   if (!c->id[0]) goto cleanup;
   /* The increments of an earlier attempt stay: a resumed run keeps them (the worker trims
    * them to what the checkpoint covers, or to none when it starts from the beginning). */
@@ -542,17 +543,58 @@ cleanup:
   return rc;
 }
 
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
-                                  int has_vtu, dt_ctx *ctx) {
+/* The statements on the increments of a run (record, trim) hold only while the job is running in
+ * the run's attempt: the EXISTS below. Its FOR SHARE holds the job's row (PostgreSQL) until the
+ * statement's transaction ends, so another daemon queues the job again only after it: a row of
+ * a run that lost the job cannot land after the next attempt has trimmed the increments. SQLite
+ * parses ON CONFLICT after INSERT ... SELECT only when the SELECT has a WHERE, as here. */
+#define INCREMENT_SQL                                                                              \
+  "INSERT INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, created_at) "   \
+  "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE EXISTS (SELECT " \
+  "1 FROM jobs WHERE id = ?1 AND state = 'running' AND attempts = ?8 /*pg: FOR SHARE */) "         \
+  "ON CONFLICT (job_id, n) DO UPDATE SET step = excluded.step, increment = excluded.increment, "   \
+  "load_factor = excluded.load_factor, time = excluded.time, has_vtu = excluded.has_vtu, "         \
+  "created_at = excluded.created_at"
+#define TRIM_SQL                                                                                   \
+  "DELETE FROM increments WHERE job_id = ?1 AND n > ?2 AND EXISTS (SELECT 1 FROM jobs WHERE id = " \
+  "?1 AND state = 'running' AND attempts = ?3 /*pg: FOR SHARE */)"
+
+dt_status dt_job_publish(const char *id, int attempt, int *held, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
-  DT_TRY(dt_stmt(
-      "INSERT INTO increments (job_id, n, step, increment, load_factor, time, has_vtu, "
-      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
-      "ON CONFLICT (job_id, n) DO UPDATE SET step = excluded.step, increment = "
-      "excluded.increment, load_factor = excluded.load_factor, time = excluded.time, has_vtu = "
-      "excluded.has_vtu, created_at = excluded.created_at",
-      &st, ctx));
+  int changes = 0;
+  *held = 0;
+  DT_TRY(dt_stmt("UPDATE jobs SET results_attempt = ?2 WHERE id = ?1 AND state = 'running' AND "
+                 "attempts = ?2",
+                 &st, ctx));
+  dt_bind_text(st, 1, id);
+  dt_bind_int64(st, 2, attempt);
+  DT_TRY(dt_stmt_run(&st, "publish the attempt's results", &changes, ctx));
+  *held = changes == 1;
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_results_attempt(const char *id, int *attempt, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  int row = 0;
+  *attempt = 0;
+  DT_TRY(dt_stmt("SELECT COALESCE(results_attempt, 0) FROM jobs WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the job's results", &row, ctx));
+  if (row) *attempt = dt_col_int(st, 0);
+cleanup:
+  dt_stmt_done(&st);
+  return rc;
+}
+
+dt_status dt_job_increment_record(const char *id, int attempt, int n, int step, int inc, double lf,
+                                  double time, int has_vtu, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_sql *st = NULL;
+  DT_TRY(dt_stmt(INCREMENT_SQL, &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_int64(st, 2, n);
   dt_bind_int64(st, 3, step);
@@ -560,18 +602,20 @@ dt_status dt_job_increment_record(const char *id, int n, int step, int inc, doub
   dt_bind_double(st, 5, lf);
   dt_bind_double(st, 6, time);
   dt_bind_int64(st, 7, has_vtu);
+  dt_bind_int64(st, 8, attempt);
   DT_TRY(dt_stmt_run(&st, "record increment", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx) {
+dt_status dt_job_increments_trim(const char *id, int attempt, int keep, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
-  DT_TRY(dt_stmt("DELETE FROM increments WHERE job_id = ?1 AND n > ?2", &st, ctx));
+  DT_TRY(dt_stmt(TRIM_SQL, &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_int64(st, 2, keep);
+  dt_bind_int64(st, 3, attempt);
   DT_TRY(dt_stmt_run(&st, "trim increments", NULL, ctx));
 cleanup:
   dt_stmt_done(&st);
@@ -590,33 +634,37 @@ cleanup:
   return rc;
 }
 
-/* The end of job id changed no row: *lost is 1 when the job is no longer this daemon's run (it
- * lost the lease while it ran, a pause longer than lease_seconds: another daemon queued the job
- * again, runs it or has ended it), else 0. A lost run's end is dropped, with a warning: the
- * other daemon's run ends the job. */
-static dt_status lease_lost(const char *id, int *lost, dt_ctx *ctx) {
+/* The end of job id by the run of attempt changed no row: *lost is 1 when the job is no longer
+ * that run's (it lost the lease while it ran, a pause longer than lease_seconds: another daemon
+ * queued the job again, runs it in a later attempt or has ended it), else 0. A lost run's end is
+ * dropped, with a warning: the other run ends the job. */
+static dt_status lease_lost(const char *id, int attempt, int *lost, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   int row = 0;
-  DT_TRY(dt_stmt("SELECT state, lease_owner FROM jobs WHERE id = ?1", &st, ctx));
+  DT_TRY(dt_stmt("SELECT state, lease_owner, attempts FROM jobs WHERE id = ?1", &st, ctx));
   dt_bind_text(st, 1, id);
   DT_TRY(dt_stmt_row(st, "find the job's lease", &row, ctx));
-  if (!row || (!strcmp(dt_col_text(st, 0), "running") && !strcmp(dt_col_text(st, 1), g_instance)))
+  if (!row ||
+      (!strcmp(dt_col_text(st, 0), "running") && dt_col_int(st, 2) == attempt &&
+       (!g_instance[0] || (!dt_col_null(st, 1) && !strcmp(dt_col_text(st, 1), g_instance)))))
     goto cleanup;
-  dt_log_warn("job %s: this daemon lost its lease while it ran the job (now %s, lease %s): this "
-              "run's end is dropped",
-              id, dt_col_text(st, 0), dt_col_null(st, 1) ? "none" : dt_col_text(st, 1));
+  dt_log_warn("job %s: this run (attempt %d) lost the job while it ran it (now %s, attempt %d, "
+              "lease %s): this run's end is dropped",
+              id, attempt, dt_col_text(st, 0), dt_col_int(st, 2),
+              dt_col_null(st, 1) ? "none" : dt_col_text(st, 1));
   *lost = 1;
 cleanup:
   dt_stmt_done(&st);
   return rc;
 }
 
-dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
+dt_status dt_job_finish(const char *id, const dt_job_end *end, int *kept, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   char type[32], *timings = NULL;
   dt_sql *st = NULL;
-  int changes = 0, lost = 0;
+  int changes = 0, lost = 0, row = 0, results = 0;
+  *kept = -1;
   snprintf(type, sizeof type, "job.%s", end->state);
   if (end->timings) {
     timings = json_dumps(end->timings, JSON_COMPACT);
@@ -630,7 +678,8 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
       "message = ?4, reason = ?5, backend = ?6, timings = ?7, percent = CASE WHEN ?2 = "
       "'succeeded' THEN "
       "100 ELSE percent END, busy_seconds = busy_seconds + ?8, stored_bytes = ?9 WHERE id = "
-      "?1 AND state = 'running' AND (?10 IS NULL OR lease_owner IS NULL OR lease_owner = ?10)",
+      "?1 AND state = 'running' AND attempts = ?11 AND (?10 IS NULL OR lease_owner IS NULL OR "
+      "lease_owner = ?10)",
       &st, ctx));
   dt_bind_text(st, 1, id);
   dt_bind_text(st, 2, end->state);
@@ -642,12 +691,20 @@ dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx) {
   dt_bind_double(st, 8, end->busy_seconds > 0 ? end->busy_seconds : 0.0);
   dt_bind_int64(st, 9, end->stored_bytes > 0 ? end->stored_bytes : 0);
   dt_bind_text(st, 10, g_instance[0] ? g_instance : NULL);
+  dt_bind_int64(st, 11, end->attempt);
   DT_TRY(dt_stmt_run(&st, "finish job", &changes, ctx));
-  if (changes == 0 && g_instance[0]) DT_TRY(lease_lost(id, &lost, ctx));
+  if (changes == 0) DT_TRY(lease_lost(id, end->attempt, &lost, ctx));
   if (lost) goto cleanup; /* nothing written: the rollback ends the transaction */
   DT_CHECK(changes == 1, ctx, DT_ERR_DB, "database error (finish job): job %s is not running", id);
   DT_TRY(dt_event_append_tx(id, type, end->event_data, ctx));
+  dt_stmt_done(&st);
+  DT_TRY(dt_stmt("SELECT COALESCE(results_attempt, 0) FROM jobs WHERE id = ?1", &st, ctx));
+  dt_bind_text(st, 1, id);
+  DT_TRY(dt_stmt_row(st, "find the job's results", &row, ctx));
+  results = row ? dt_col_int(st, 0) : 0;
+  dt_stmt_done(&st);
   DT_TRY(dt_store_commit(ctx));
+  *kept = results;
   dt_bus_notify();
 cleanup:
   dt_stmt_done(&st);
@@ -668,21 +725,23 @@ cleanup:
   return rc;
 }
 
-/* <data>/jobs/<id>/checkpoint.ckpt exists? With drop, remove it (nothing will resume). */
-static int has_checkpoint(const char *data_dir, const char *id, int drop) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/jobs/%s/" DT_CHECKPOINT_FILE, data_dir, id);
+/* The checkpoint of the job's results attempt (the one the next attempt starts from) exists?
+ * With drop, remove it (nothing will resume). */
+static int has_checkpoint(const char *data_dir, const char *id, int attempt, int drop) {
+  char path[4300];
+  dt_job_dir(path, sizeof path - 32, data_dir, id, attempt);
+  snprintf(path + strlen(path), sizeof path - strlen(path), "/" DT_CHECKPOINT_FILE);
   if (drop) unlink(path);
   return !drop && access(path, F_OK) == 0;
 }
 
 /* One running job at start-up, or whose lease ended (expired: 1): cancelled when cancellation was
- * requested, else queued again. */
-static dt_status recover_one(const char *data_dir, const char *id, int cancel, int expired,
-                             dt_ctx *ctx) {
+ * requested, else queued again. attempt: its results_attempt. */
+static dt_status recover_one(const char *data_dir, const char *id, int attempt, int cancel,
+                             int expired, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   json_t *ev = NULL;
-  int ck = has_checkpoint(data_dir, id, cancel);
+  int ck = has_checkpoint(data_dir, id, attempt, cancel);
   if (cancel) {
     DT_TRY(exec1(
         "UPDATE jobs SET state = 'cancelled', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
@@ -721,12 +780,13 @@ cleanup:
 /* The running jobs recovered at start-up: every one (?1 NULL: SQLite, this daemon's store), or
  * those of this daemon's instance (?1), whose earlier run it was. */
 #define RECOVER_SQL                                                                                \
-  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND (?1 IS NULL OR "      \
-  "j.lease_owner = ?1) ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+  "SELECT j.id, j.cancel_requested, COALESCE(j.results_attempt, 0) FROM jobs j WHERE j.state = "   \
+  "'running' AND (?1 IS NULL OR j.lease_owner = ?1) ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
 /* The running jobs whose lease has ended, whichever daemon held it (jobs_lease). */
 #define EXPIRED_SQL                                                                                \
-  "SELECT j.id, j.cancel_requested FROM jobs j WHERE j.state = 'running' AND j.lease_expires < "   \
-  "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY j.seq LIMIT 64 " CLAIM_LOCK
+  "SELECT j.id, j.cancel_requested, COALESCE(j.results_attempt, 0) FROM jobs j WHERE j.state = "   \
+  "'running' AND j.lease_expires < strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY j.seq LIMIT "    \
+  "64 " CLAIM_LOCK
 
 /* Up to RECOVER_BATCH running jobs that sql selects (bound to owner), in one transaction; *k
  * receives how many (0: none left). */
@@ -735,7 +795,7 @@ static dt_status recover_batch(const char *data_dir, const char *sql, const char
   dt_status rc = DT_OK;
   dt_sql *st = NULL;
   char ids[RECOVER_BATCH][20];
-  int cancel[RECOVER_BATCH], row = 1;
+  int cancel[RECOVER_BATCH], attempt[RECOVER_BATCH], row = 1;
   *k = 0;
   DT_TRY(dt_store_begin(ctx));
   DT_TRY(dt_stmt(sql, &st, ctx));
@@ -744,10 +804,12 @@ static dt_status recover_batch(const char *data_dir, const char *sql, const char
     DT_TRY(dt_stmt_row(st, "find running jobs", &row, ctx));
     if (!row) break;
     snprintf(ids[*k], sizeof ids[*k], "%s", dt_col_text(st, 0));
+    attempt[*k] = dt_col_int(st, 2);
     cancel[(*k)++] = dt_col_int(st, 1);
   }
   dt_stmt_done(&st);
-  for (int i = 0; i < *k; i++) DT_TRY(recover_one(data_dir, ids[i], cancel[i], expired, ctx));
+  for (int i = 0; i < *k; i++)
+    DT_TRY(recover_one(data_dir, ids[i], attempt[i], cancel[i], expired, ctx));
   DT_TRY(dt_store_commit(ctx));
   if (*k > 0) dt_bus_notify();
 cleanup:

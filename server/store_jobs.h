@@ -72,6 +72,8 @@ dt_status dt_job_delete(const char *id, long long owner, const dt_actor *who, dt
 typedef struct dt_job_claimed {
   char id[20];        /* empty: no job was queued */
   int attempt;        /* 1 for a first run */
+  int from_attempt;   /* the attempt whose files this one starts from (results_attempt; 0: the
+                         job's directory itself, job_dirs.h) */
   long long owner_id; /* its owner */
   double usage;       /* the owner's worker seconds in the window when it was chosen */
 } dt_job_claimed;
@@ -122,12 +124,22 @@ typedef struct dt_job_progress {
  * another attempt, has the job: the lease was lost) and nothing is written. */
 dt_status dt_job_progress_event(const char *id, int attempt, const dt_job_progress *p,
                                 const char *type, json_t *data, int *held, dt_ctx *ctx);
-/* Record a converged increment (results on disk). */
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
-                                  int has_vtu, dt_ctx *ctx);
+/* The run of attempt `attempt` has copied the files of the attempt it starts from into its own
+ * directory (job_dirs.h): from now on the job's results are that directory's (results_attempt),
+ * provided the job is still running in this attempt; *held = 0 when it is not (another run took
+ * it over, or it was queued again) and nothing is written. */
+dt_status dt_job_publish(const char *id, int attempt, int *held, dt_ctx *ctx);
+/* The attempt whose directory holds the job's results (results_attempt; *attempt 0: the job's
+ * directory itself, also for a job that is not there). */
+dt_status dt_job_results_attempt(const char *id, int *attempt, dt_ctx *ctx);
+/* Record a converged increment of run attempt `attempt` (results on disk), only while the job is
+ * running in that attempt (a run that lost its lease records nothing). */
+dt_status dt_job_increment_record(const char *id, int attempt, int n, int step, int inc, double lf,
+                                  double time, int has_vtu, dt_ctx *ctx);
 /* Forget the increments after the first `keep` (a run resumed from a checkpoint of increment
- * `keep`, or 0 when it starts from the beginning). */
-dt_status dt_job_increments_trim(const char *id, int keep, dt_ctx *ctx);
+ * `keep`, or 0 when it starts from the beginning), only while the job is running in attempt
+ * `attempt`. */
+dt_status dt_job_increments_trim(const char *id, int attempt, int keep, dt_ctx *ctx);
 /* The backend a running job uses (dt_progress.backend of the solver's first event naming it). */
 dt_status dt_job_set_backend(const char *id, const char *backend, dt_ctx *ctx);
 /* The end of a run: running -> state, with error fields (NULL when none), timings (borrowed)
@@ -139,8 +151,12 @@ typedef struct dt_job_end {
   json_t *timings, *event_data;
   double busy_seconds;    /* the worker time of this attempt, added to the job's busy_seconds */
   long long stored_bytes; /* what the job's directory holds at its end (max_user_stored_bytes) */
+  int attempt;            /* the run's attempt: the end is recorded only while the job runs in it */
 } dt_job_end;
-dt_status dt_job_finish(const char *id, const dt_job_end *end, dt_ctx *ctx);
+/* *kept: the attempt whose directory holds the job's results from now on (results_attempt; 0:
+ * the job's directory itself), the others being of no use any more (dt_job_dirs_prune); -1 when
+ * the end was not recorded because the job is no longer this run's (its lease was lost). */
+dt_status dt_job_finish(const char *id, const dt_job_end *end, int *kept, dt_ctx *ctx);
 /* A daemon sharing its store: its instance name, so that the end of a run whose lease another
  * daemon has taken over is dropped rather than recorded over that daemon's run (dt_job_finish).
  * Called once before the workers start (NULL or "": the store is this daemon's alone). */
@@ -150,7 +166,7 @@ dt_status dt_user_stored_bytes(long long owner_id, long long *bytes, dt_ctx *ctx
 /* Add an attempt's worker time to a job that does not end with it (interrupted by a shutdown,
  * or by a GPU fault): fair sharing counts it. */
 dt_status dt_job_add_busy(const char *id, double seconds, dt_ctx *ctx);
-/* The solver's checkpoint of a job: <data>/jobs/<id>/checkpoint.ckpt. */
+/* The solver's checkpoint of a run, in its attempt's directory (job_dirs.h). */
 #define DT_CHECKPOINT_FILE "checkpoint.ckpt"
 /* Start-up: running jobs back to queued (or cancelled when cancellation was requested), with a
  * job.recovered event that says whether a checkpoint exists: every running job (owner NULL: the

@@ -18,6 +18,7 @@
 #include "ductile.h"
 #include "bus.h"
 #include "devices.h"
+#include "job_dirs.h"
 #include "jobspec.h"
 #include "log.h"
 #include "metrics.h"
@@ -153,16 +154,6 @@ static long long dir_bytes(const char *dir) {
       n += (long long)sb.st_size;
   closedir(d);
   return n;
-}
-
-/* What a job's directory holds: its own files and its results (out/), counted against its
- * owner's max_user_stored_bytes once the job has ended. */
-static long long job_dir_bytes(const dt_server *srv, const char *job_id) {
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s/jobs/%s", srv->data_dir, job_id);
-  long long n = dir_bytes(dir);
-  snprintf(dir, sizeof dir, "%s/jobs/%s/out", srv->data_dir, job_id);
-  return n + dir_bytes(dir);
 }
 
 /* As an increment starts (the one before has converged and is checkpointed), the job's own
@@ -334,13 +325,13 @@ static void on_increment(const dt_fields *f, const dt_history_row *row, void *us
   dt_ctx ctx;
   (void)row;
   memset(&ctx, 0, sizeof ctx);
-  if (!run->fields &&
-      dt_fields_queue_start(run->m, run->job_id, run->outdir, &run->fields, &ctx) != DT_OK) {
+  if (!run->fields && dt_fields_queue_start(run->m, run->job_id, run->attempt, run->outdir,
+                                            &run->fields, &ctx) != DT_OK) {
     /* no fields file for this increment, but its row: it converged, and its VTU may be there */
     dt_run_log_failure(run, &ctx);
     memset(&ctx, 0, sizeof ctx);
-    if (dt_job_increment_record(run->job_id, f->global_increment, f->step + 1, f->increment,
-                                f->load_factor, f->time, has_vtu, &ctx) != DT_OK)
+    if (dt_job_increment_record(run->job_id, run->attempt, f->global_increment, f->step + 1,
+                                f->increment, f->load_factor, f->time, has_vtu, &ctx) != DT_OK)
       dt_run_log_failure(run, &ctx);
     return;
   }
@@ -415,7 +406,8 @@ void dt_run_finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
   end.backend = sum->backend;
   end.timings = timings_json(sum);
   end.busy_seconds = secs;
-  end.stored_bytes = job_dir_bytes(run->w->srv, run->job_id);
+  end.stored_bytes = dt_job_dir_bytes(run->w->srv->data_dir, run->job_id, run->attempt);
+  end.attempt = run->attempt;
   end.event_data = json_pack("{s:s, s:s, s:i}", "state", end.state, "message", msg,
                              "increments_completed", sum->increments);
   if (code) json_object_set_new(end.event_data, "code", json_string(code));
@@ -432,7 +424,7 @@ void dt_run_finish(run_ctx *run, dt_status st, const char *code, const dt_run_su
 
 /* The job fails before it runs (it cannot be loaded, or does not fit this worker's device);
  * secs: the worker time it took. */
-void dt_run_fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx,
+void dt_run_fail_early(worker *w, const char *job_id, int attempt, dt_status st, const dt_ctx *ctx,
                        double secs) {
   const char *kv[] = {"job", job_id, "state", "failed", NULL};
   dt_job_end end;
@@ -445,7 +437,8 @@ void dt_run_fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx
       json_pack("{s:s, s:s, s:s}", "state", "failed", "code", end.error_code, "message", msg);
   dt_log(DT_LOG_INFO, NULL, kv, "job failed before it ran: %s", ctx->msg);
   end.busy_seconds = secs;
-  end.stored_bytes = job_dir_bytes(w->srv, job_id);
+  end.stored_bytes = dt_job_dir_bytes(w->srv->data_dir, job_id, attempt);
+  end.attempt = attempt;
   dt_ends_record(&w->ends, job_id, &end);
   json_decref(end.event_data);
   dt_metrics_solve(0, "failed");
@@ -591,7 +584,8 @@ void dt_run_prepare(run_ctx *run, const char *restart_why) {
   run->kept = kept > 0 ? kept : 0;
   run->prog.increments_done = run->kept;
   run->prog.percent = run->resuming ? percent : 0.0;
-  if (dt_job_increments_trim(run->job_id, run->kept, &ctx) != DT_OK) dt_run_log_failure(run, &ctx);
+  if (dt_job_increments_trim(run->job_id, run->attempt, run->kept, &ctx) != DT_OK)
+    dt_run_log_failure(run, &ctx);
   if (run->resuming) { /* the solver's INFO line becomes the job.resumed event */
     announce_kept(run);
     return;
@@ -778,10 +772,11 @@ void dt_run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const
    * without, and start over after a crash or a shutdown. Explicit runs checkpoint after every
    * frame. Order-P runs (no model) checkpoint on the host (worker_ho.c sets it). */
   run->checkpointed = m && srv->can_checkpoint;
-  snprintf(run->outdir, sizeof run->outdir, "%s/jobs/%s/out", srv->data_dir, job_id);
-  snprintf(run->checkpoint, sizeof run->checkpoint, "%s/jobs/%s/" DT_CHECKPOINT_FILE, srv->data_dir,
-           job_id);
-  mkdir(run->outdir, 0755);
+  /* The attempt's own directory (job_dirs.h), which adopt prepared: nothing this run writes can
+   * reach another attempt's files. */
+  dt_job_dir(run->dir, sizeof run->dir, srv->data_dir, job_id, attempt);
+  snprintf(run->outdir, sizeof run->outdir, "%s/out", run->dir);
+  snprintf(run->checkpoint, sizeof run->checkpoint, "%s/" DT_CHECKPOINT_FILE, run->dir);
 }
 
 /* The worker runs the job from now: a cancel request reaches it (dt_workers_cancel), and so does
@@ -878,7 +873,8 @@ void dt_run_conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
                      double secs) {
   char lost[512];
   if (atomic_load(&run->w->lost)) {
-    /* Its checkpoint and files are the job's new run's now: left as they are. */
+    /* Its files are in its own attempt's directory, which the job's new run neither reads nor
+     * serves (job_dirs.h): left as they are, for the new run's end to remove. */
     const char *kv[] = {"job", run->job_id, NULL};
     dt_log(DT_LOG_WARN, NULL, kv,
            "worker %d: this daemon lost the job's lease while it ran it (a pause longer than "
@@ -895,7 +891,58 @@ void dt_run_conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, cons
   }
 }
 
-static void run_job(worker *w, const char *job_id, int attempt) {
+/* Name this attempt's directory in the store as the one that holds the job's results
+ * (dt_job_publish), waiting while the database does not answer. 1 when that is done and the run
+ * goes on; 0 when the job is no longer this attempt's (another run took it over while this worker
+ * was held up: nothing is recorded), when the daemon stops during the wait (the job stays
+ * running, for recovery), or when the store fails otherwise (the job fails). */
+static int publish(worker *w, const dt_job_claimed *c, double t0) {
+  const char *kv[] = {"job", c->id, NULL};
+  dt_ctx ctx;
+  int held = 0, waited = 0;
+  for (;;) {
+    memset(&ctx, 0, sizeof ctx);
+    if (dt_job_publish(c->id, c->attempt, &held, &ctx) == DT_OK) break;
+    if (ctx.code != DT_ERR_DB || !dt_store_connection_lost()) {
+      dt_run_fail_early(w, c->id, c->attempt, ctx.code, &ctx, dt_mono() - t0);
+      return 0;
+    }
+    if (dt_worker_stopping(w)) return 0;
+    if (!waited++)
+      dt_log(DT_LOG_WARN, NULL, kv, "worker %d: the database does not answer (%s): the run waits",
+             w->index, ctx.msg);
+    sleep_ms(STORE_WAIT_MS);
+  }
+  if (!held)
+    dt_log(DT_LOG_WARN, NULL, kv,
+           "worker %d: attempt %d is no longer the job's (another run took it over before this "
+           "one started: this daemon was held up past its lease): nothing runs",
+           w->index, c->attempt);
+  return held;
+}
+
+/* Before anything of attempt c->attempt runs (t0: its claim's dt_mono): its own directory, made
+ * from the checkpoint and results of the attempt it starts from (job_dirs.h), and then named as
+ * the job's results (publish). 1 when the run goes on, 0 when it does not (publish). When the
+ * files cannot be copied, why (len bytes) says so and the run starts from the beginning, without
+ * the copied checkpoint. */
+static int adopt(worker *w, const dt_job_claimed *c, double t0, char *why, size_t len) {
+  char from[4200], to[4200], ck[4300];
+  dt_ctx ctx;
+  why[0] = '\0';
+  dt_job_dir(from, sizeof from, w->srv->data_dir, c->id, c->from_attempt);
+  dt_job_dir(to, sizeof to, w->srv->data_dir, c->id, c->attempt);
+  memset(&ctx, 0, sizeof ctx);
+  if (dt_job_dir_adopt(from, to, &ctx) != DT_OK) {
+    snprintf(why, len, "the files of the attempt before could not be copied (%.900s)", ctx.msg);
+    dt_log_warn("job %s: %s; starting from the beginning", c->id, why);
+    snprintf(ck, sizeof ck, "%s/" DT_CHECKPOINT_FILE, to);
+    unlink(ck);
+  }
+  return publish(w, c, t0);
+}
+
+static void run_job(worker *w, const dt_job_claimed *c) {
   dt_model *m = NULL;
   dt_spec_ho *ho = calloc(1, sizeof *ho);
   dt_fit fit;
@@ -905,26 +952,28 @@ static void run_job(worker *w, const char *job_id, int attempt) {
   dt_ctx ctx;
   dt_status st;
   double t0 = dt_mono();
+  char why[1000];
   memset(&ctx, 0, sizeof ctx);
-  st = ho ? load_model(w->srv, job_id, &m, ho, &ctx)
+  if (!adopt(w, c, t0, why, sizeof why)) goto cleanup;
+  st = ho ? load_model(w->srv, c->id, &m, ho, &ctx)
           : DT_ERROR(&ctx, DT_ERR_NOMEM, "out of memory loading the job");
   if (st != DT_OK) {
-    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    dt_run_fail_early(w, c->id, c->attempt, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
   if (ho->order) {
-    dt_worker_run_ho(w, job_id, attempt, ho, t0);
+    dt_worker_run_ho(w, c->id, c->attempt, ho, why[0] ? why : NULL, t0);
     goto cleanup;
   }
-  dt_run_init(&run, w, job_id, attempt, m);
+  dt_run_init(&run, w, c->id, c->attempt, m);
   /* Admission again, on this worker's devices: the configuration may have changed since. */
   st = dt_devices_admit(w->srv, m, w->index, &fit, &ctx);
   if (st != DT_OK) {
     dt_run_remove_checkpoint(&run);
-    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    dt_run_fail_early(w, c->id, c->attempt, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
-  dt_run_prepare(&run, NULL);
+  dt_run_prepare(&run, why[0] ? why : NULL);
   dt_run_watch(&run);
   run_options(&run, &opt);
   st = analyse(&run, m, &opt, &sum, &ctx);
@@ -971,7 +1020,7 @@ static void *worker_main(void *arg) {
     pthread_mutex_lock(&w->mu);
     w->job_owner = c.owner_id;
     pthread_mutex_unlock(&w->mu);
-    run_job(w, c.id, c.attempt);
+    run_job(w, &c);
   }
   dt_ends_finish(&w->ends);
   dt_store_thread_close();
@@ -996,6 +1045,7 @@ dt_status dt_workers_start(dt_server *srv, dt_ctx *ctx) {
     memcpy(w->devices, srv->cfg.worker_devices[i], sizeof w->devices);
     if (srv->cfg.worker_n_devices[i] <= 0) w->devices[0] = w->device;
     w->ends.worker = i;
+    w->ends.data_dir = srv->data_dir;
 #ifdef DUCTILE_TEST_HOOKS
     w->ends.test_full_jobs = &ws->test_full_jobs;
     w->ends.test_full_attempts = (int)srv->cfg.test_disk_full_at_end;

@@ -5,8 +5,9 @@
  * used the least worker time in the last fair_share_window seconds, then priority, then age;
  * store_jobs.c), and records the worker time each attempt took (busy_seconds), which is what
  * fair sharing sums. It checks that the job fits
- * its device (devices.c), and runs dt_analysis_run with outdir <data>/jobs/<id>/out and the
- * checkpoint <data>/jobs/<id>/checkpoint.ckpt, always with resume = 1: a fresh job has no
+ * its device (devices.c), and runs dt_analysis_run with outdir <data>/jobs/<id>/attempt-<n>/out and
+ * the checkpoint <data>/jobs/<id>/attempt-<n>/checkpoint.ckpt, the directory of its attempt alone
+ * (job_dirs.h: made from a copy of the attempt before), always with resume = 1: a fresh job has no
  * checkpoint and starts at the beginning, a recovered one continues after its last converged
  * increment without recomputing it (explicit runs, which write no checkpoint, and runs on a
  * backend that cannot save its state run without one and start over). Progress becomes events

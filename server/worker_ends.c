@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "job_dirs.h"
 #include "log.h"
 #include "store_jobs.h"
 
 /* One attempt at the store; the test hook fails it as SQLite fails on a full disk. */
-static dt_status store_end(const dt_ends *e, const dt_end_kept *k, const dt_job_end *end,
+static dt_status store_end(const dt_ends *e, const dt_end_kept *k, const dt_job_end *end, int *kept,
                            dt_ctx *ctx) {
 #ifdef DUCTILE_TEST_HOOKS
   if (k->test_full && k->attempts <= e->test_full_attempts)
@@ -18,7 +19,7 @@ static dt_status store_end(const dt_ends *e, const dt_end_kept *k, const dt_job_
 #else
   (void)e;
 #endif
-  return dt_job_finish(k->job_id, end, ctx);
+  return dt_job_finish(k->job_id, end, kept, ctx);
 }
 
 static void copy(char *dst, size_t len, const char *src) {
@@ -43,6 +44,7 @@ static void keep(dt_end_kept *k, const char *id, const dt_job_end *end) {
   k->event_data = json_incref(end->event_data);
   k->busy_seconds = end->busy_seconds;
   k->stored_bytes = end->stored_bytes;
+  k->attempt = end->attempt;
 }
 
 static void drop(dt_end_kept *k) {
@@ -77,6 +79,7 @@ static int attempt(dt_ends *e, dt_end_kept *k) {
   dt_job_end end;
   dt_ctx ctx;
   const char *kv[] = {"job", k->job_id, NULL};
+  int kept = -1;
   memset(&ctx, 0, sizeof ctx);
   memset(&end, 0, sizeof end);
   end.state = k->state;
@@ -88,8 +91,10 @@ static int attempt(dt_ends *e, dt_end_kept *k) {
   end.event_data = k->event_data;
   end.busy_seconds = k->busy_seconds;
   end.stored_bytes = k->stored_bytes;
+  end.attempt = k->attempt;
   k->attempts++;
-  if (store_end(e, k, &end, &ctx) == DT_OK) {
+  if (store_end(e, k, &end, &kept, &ctx) == DT_OK) {
+    if (kept >= 0 && e->data_dir) dt_job_dirs_prune(e->data_dir, k->job_id, kept);
     if (k->attempts > 1)
       dt_log(DT_LOG_INFO, NULL, kv, "worker %d: the job's end is recorded (%s%s%s) at attempt %d",
              e->worker, k->state, k->code[0] ? ": " : "", k->code, k->attempts);

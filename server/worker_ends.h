@@ -10,6 +10,9 @@
  * the event of that end: the run's results may be cut short, and the smaller transaction is the
  * one most likely to fit. A worker keeps DT_ENDS_KEPT ends at most; beyond, and at shutdown,
  * an end still refused is left to start-up recovery, which queues its job again (logged).
+ * Once the store has taken an end, the job's directories other than the one of its results go
+ * (dt_job_dirs_prune, job_dirs.h): only the run whose end was recorded, the one that held the
+ * job, removes anything.
  *
  * Test hook (a build with DUCTILE_TEST_HOOKS only): the setting test_disk_full_at_end = N makes
  * the first N attempts to record the end of the first job that ends fail as the store fails on
@@ -35,13 +38,15 @@ typedef struct dt_end_kept {
   json_t *timings, *event_data; /* owned */
   double busy_seconds;
   long long stored_bytes;
+  int attempt;   /* the run's attempt (dt_job_end.attempt) */
   int disk_full; /* already rewritten as the disk_full failure */
   int attempts;
   int test_full; /* test hook: its first test_full_attempts attempts fail */
 } dt_end_kept;
 
 typedef struct dt_ends {
-  int worker; /* for the log */
+  int worker;           /* for the log */
+  const char *data_dir; /* where the jobs' directories are (borrowed) */
   int n;
   dt_end_kept kept[DT_ENDS_KEPT];
   double next_retry;          /* dt_mono time of the next retry */

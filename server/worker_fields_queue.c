@@ -20,6 +20,7 @@
 struct dt_fields_queue {
   const dt_model *m;
   const char *job_id, *outdir;
+  int attempt; /* the run's (dt_job_increment_record) */
   dt_fields_snap slot[SLOTS];
   int nomem[SLOTS]; /* the copy failed: record the increment without its file */
   int head;         /* the oldest pending slot */
@@ -76,8 +77,8 @@ static void write_slot(dt_fields_queue *q, int i) {
   /* recorded even without its file: the increment converged, and its VTU may be there; while
    * the database does not answer (restarting), tried again for up to RECORD_WAIT_S */
   for (int tries = 0;; tries++) {
-    st = dt_job_increment_record(q->job_id, s->n, s->step, s->increment, s->load_factor, s->time,
-                                 s->has_vtu, &ctx);
+    st = dt_job_increment_record(q->job_id, q->attempt, s->n, s->step, s->increment, s->load_factor,
+                                 s->time, s->has_vtu, &ctx);
     if (st == DT_OK || !dt_store_connection_lost() || tries * 0.25 >= RECORD_WAIT_S) break;
     memset(&ctx, 0, sizeof ctx);
     nanosleep(&pause, NULL);
@@ -111,8 +112,8 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir,
-                                dt_fields_queue **out, dt_ctx *ctx) {
+dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, int attempt,
+                                const char *outdir, dt_fields_queue **out, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_fields_queue *q = calloc(1, sizeof *q);
   *out = NULL;
@@ -120,6 +121,7 @@ dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const cha
            job_id);
   q->m = m;
   q->job_id = job_id;
+  q->attempt = attempt;
   q->outdir = outdir;
 #ifdef DUCTILE_TEST_HOOKS
   {

@@ -26,10 +26,11 @@
 
 typedef struct dt_fields_queue dt_fields_queue;
 
-/* Start the writer of a run: files go into outdir, increments are recorded for job_id. m, job_id
- * and outdir are borrowed until dt_fields_queue_finish. */
-dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, const char *outdir,
-                                dt_fields_queue **out, dt_ctx *ctx);
+/* Start the writer of run attempt `attempt`: files go into outdir, increments are recorded for
+ * job_id while it runs in that attempt. m, job_id and outdir are borrowed until
+ * dt_fields_queue_finish. */
+dt_status dt_fields_queue_start(const dt_model *m, const char *job_id, int attempt,
+                                const char *outdir, dt_fields_queue **out, dt_ctx *ctx);
 
 /* Copy f (borrowed for the call) and queue its file and its increments row (has_vtu: the
  * solver writes the increment's VTU). Waits while two copies are in flight. */

@@ -4,9 +4,9 @@
  * the events of the hex8 path (info, step.started, increment.started, newton.iteration,
  * increment.converged, step.completed), so the dashboard and SSE clients follow it unchanged,
  * and stops the run at its next Newton iteration on a cancel (the job ends cancelled) or a
- * shutdown. The solver writes summary.json, history.csv and the VTU files into the job's out/,
- * where the results routes read every job's, and records each increment's row as the hex8
- * path does (GET /v1/jobs/{id}/results/increments).
+ * shutdown. The solver writes summary.json, history.csv and the VTU files into the out/ of the
+ * run's attempt (job_dirs.h), where the results routes read every job's, and records each
+ * increment's row as the hex8 path does (GET /v1/jobs/{id}/results/increments).
  *
  * Checkpoints: the solver writes the job's checkpoint (ho_checkpoint.h) after each converged
  * increment, before the increment is announced, so an increment announced converged is never
@@ -50,7 +50,7 @@ static void record_increment(run_ctx *run, int k) {
   double lf = (double)k / n;
   dt_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (dt_job_increment_record(run->job_id, k, 1, k, lf, lf, vtu, &ctx) != DT_OK)
+  if (dt_job_increment_record(run->job_id, run->attempt, k, 1, k, lf, lf, vtu, &ctx) != DT_OK)
     dt_run_log_failure(run, &ctx);
 }
 
@@ -186,7 +186,8 @@ static dt_status solve(run_ctx *run, const dt_spec_ho *ho, dt_ho_job_result *res
   return st;
 }
 
-void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho, double t0) {
+void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho,
+                      const char *restart_why, double t0) {
   run_ctx run;
   dt_fit fit;
   dt_ctx ctx;
@@ -205,10 +206,10 @@ void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho
                                 &fit, &ctx);
   if (st != DT_OK) {
     dt_run_remove_checkpoint(&run);
-    dt_run_fail_early(w, job_id, st, &ctx, dt_mono() - t0);
+    dt_run_fail_early(w, job_id, attempt, st, &ctx, dt_mono() - t0);
     goto cleanup;
   }
-  dt_run_prepare(&run, NULL);
+  dt_run_prepare(&run, restart_why);
   /* the rows of the kept increments (a crash may fall between a checkpoint and its row) */
   for (int k = 1; run.resuming && k <= run.kept; k++) record_increment(&run, k);
   dt_run_watch(&run);

@@ -45,6 +45,7 @@ typedef struct run_ctx {
   const char *job_id;
   const dt_model *m;
   const dt_ho_job_info *ho; /* an order-P run: its job (checkpoints checked against it) */
+  char dir[4096];           /* its attempt's directory (job_dirs.h), where all it writes goes */
   char outdir[4200];
   char checkpoint[4200];
   int attempt;
@@ -81,8 +82,8 @@ void dt_run_emit(run_ctx *run, const char *type, json_t *data);
 void dt_run_record_backend(run_ctx *run, const char *backend);
 /* A cancellation recorded in the store reaches the run (sets the worker's flag). */
 void dt_run_check_cancel(run_ctx *run);
-/* The run's paths and progress before the solver starts; m may be NULL (an order-P run: one
- * step, no model). */
+/* The run's paths (in its attempt's directory, job_dirs.h) and progress before the solver starts;
+ * m may be NULL (an order-P run: one step, no model). */
 void dt_run_init(run_ctx *run, worker *w, const char *job_id, int attempt, const dt_model *m);
 /* Resume from a usable checkpoint, or start from the beginning with a clean output directory
  * (announced as job.restarted on a later attempt). */
@@ -95,15 +96,18 @@ void dt_run_unwatch(worker *w);
 /* Record the job's end: succeeded, failed (code, or derived from st) or cancelled. */
 void dt_run_finish(run_ctx *run, dt_status st, const char *code, const dt_run_summary *sum,
                    const dt_ctx *ctx, double secs);
-/* The job fails before it runs. */
-void dt_run_fail_early(worker *w, const char *job_id, dt_status st, const dt_ctx *ctx, double secs);
+/* The job fails before it runs (in attempt). */
+void dt_run_fail_early(worker *w, const char *job_id, int attempt, dt_status st, const dt_ctx *ctx,
+                       double secs);
 /* The run's end: interrupted by a shutdown (the job stays running, to run again at the next
  * start), a device fault, or finished (dt_run_finish). */
 void dt_run_conclude(run_ctx *run, dt_status st, const dt_run_summary *sum, const dt_ctx *ctx,
                      double secs);
 
 /* Runs a job on an order-P mesh (worker_ho.c): ho from dt_spec_ho_build with keep_job (its
- * temporary job file is removed here); t0 the dt_mono of the job's claim. */
-void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho, double t0);
+ * temporary job file is removed here); restart_why as dt_run_prepare's; t0 the dt_mono of the
+ * job's claim. */
+void dt_worker_run_ho(worker *w, const char *job_id, int attempt, dt_spec_ho *ho,
+                      const char *restart_why, double t0);
 
 #endif

@@ -38,14 +38,17 @@ def pg_database(data_dir):
 
 
 def sql(data_dir, query):
-    """Rows of a query on the store of the daemons of data_dir (either store): lists of text."""
+    """Rows of a query on the store of the daemons of data_dir (either store): lists of text. A
+    statement that changes rows is committed."""
     if PG_INFO:
         import pgcluster
         return pgcluster.psql(pgcluster.load(PG_INFO), pg_database(data_dir).rsplit("/", 1)[1], query)
     import sqlite3
     con = sqlite3.connect(os.path.join(data_dir, "ductile.db"), timeout=30)
     try:
-        return [[None if v is None else str(v) for v in row] for row in con.execute(query).fetchall()]
+        rows = [[None if v is None else str(v) for v in row] for row in con.execute(query).fetchall()]
+        con.commit()
+        return rows
     finally:
         con.close()
 
@@ -388,6 +391,19 @@ def drop_database(data_dir):
             pgcluster.psql(pgcluster.load(PG_INFO), "postgres", f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
         except RuntimeError:
             pass
+
+
+def attempt_dir(data_dir, jid, attempt=None):
+    """The directory an attempt of job jid writes into, jobs/<id>/attempt-<n> (server/job_dirs.h):
+    attempt n, or by default the latest one there is (None when there is none)."""
+    job = os.path.join(data_dir, "jobs", jid)
+    if attempt is None:
+        found = [int(e[len("attempt-"):]) for e in (os.listdir(job) if os.path.isdir(job) else [])
+                 if e.startswith("attempt-") and e[len("attempt-"):].isdigit()]
+        if not found:
+            return None
+        attempt = max(found)
+    return os.path.join(job, f"attempt-{attempt}")
 
 
 def remove_data_dir(data):

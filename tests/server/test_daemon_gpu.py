@@ -51,7 +51,7 @@ import sys
 import time
 import tempfile
 
-from dtserver import Daemon, box_job, remove_data_dir, run, started
+from dtserver import Daemon, attempt_dir, box_job, remove_data_dir, run, started
 import test_recovery
 
 # Free device memory may differ by a page or so between two reads; a leaked job of box_job(16)
@@ -239,7 +239,7 @@ def main(binary):
         d1.proc.send_signal(signal.SIGKILL)
         d1.proc.wait()
         d1.log.close()
-        assert os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+        assert os.path.exists(os.path.join(attempt_dir(data, jid, 1), "checkpoint.ckpt"))
         test_recovery.integrity(data)
         with started(binary, slow, data_dir=data) as d2:
             kept, before = test_recovery.check_resumed(d2, jid, "job.recovered")

@@ -11,7 +11,7 @@ import os
 import tempfile
 import time
 
-from dtserver import Daemon, box_job, remove_data_dir, run, started, unit_cube
+from dtserver import Daemon, attempt_dir, box_job, remove_data_dir, run, started, unit_cube
 
 
 def main(binary):
@@ -62,7 +62,7 @@ def main(binary):
             for j in big:  # accepted earlier: refused by the worker, before any solving
                 f = d.wait_job(j["id"], timeout=60)
                 assert f["state"] == "failed" and f["error"]["code"] == "does_not_fit", f
-                assert not os.path.exists(os.path.join(data, "jobs", j["id"], "checkpoint.ckpt"))
+                assert not os.path.exists(os.path.join(attempt_dir(data, j["id"]), "checkpoint.ckpt"))
             ok = d.request("POST", "/v1/jobs", unit_cube())
             assert ok.status == 201, ok
             assert d.wait_job(ok.json["id"])["state"] == "succeeded"

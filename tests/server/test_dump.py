@@ -37,7 +37,7 @@ def main(binary):
             dump = os.path.join(tmp, "ductile.dump")
             r = d.cli("admin", "backup", dump)
             assert r.returncode == 0, r.stderr
-            assert "schema version 8" in r.stderr, r.stderr
+            assert "schema version 9" in r.stderr, r.stderr
             assert stat.S_IMODE(os.stat(dump).st_mode) == 0o600
             listing = subprocess.run(["pg_restore", "--list", dump], capture_output=True, text=True)
             assert listing.returncode == 0 and "TABLE DATA public jobs" in listing.stdout, listing
@@ -47,7 +47,7 @@ def main(binary):
             assert os.path.getsize(dump) == size
             rec = json.loads(d.cli("admin", "audit", "--action", "store.backup").stdout)
             assert len(rec) == 1 and rec[0]["details"]["bytes"] == size, rec
-            assert rec[0]["details"]["schema_version"] == 8, rec
+            assert rec[0]["details"]["schema_version"] == 9, rec
             assert [f for f in os.listdir(tmp) if f.startswith("ductile.dump.")] == [], os.listdir(tmp)
             token = d.token
             data_dir = d.data_dir

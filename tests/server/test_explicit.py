@@ -10,7 +10,7 @@ import io
 import math
 import os
 
-from dtserver import SPEC, explicit_job, run, started, validate
+from dtserver import SPEC, attempt_dir, explicit_job, run, started, validate
 
 PERIOD, FRAMES = 0.04, 10
 TERMS = ("kinetic", "internal_work", "external_work", "damping_work")
@@ -134,7 +134,7 @@ def main(binary):
         j = d.request("GET", f"/v1/jobs/{jid}").json
         assert j["state"] == "succeeded" and j["error"] is None and j["backend"] == "cpu", j
         assert j["progress"]["increments_completed"] == FRAMES and j["progress"]["percent"] == 100, j
-        assert not os.path.exists(os.path.join(d.data_dir, "jobs", jid, "checkpoint.ckpt"))
+        assert not os.path.exists(os.path.join(attempt_dir(d.data_dir, jid), "checkpoint.ckpt"))
         check_results(d, jid, energies)
 
 

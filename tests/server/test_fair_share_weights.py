@@ -78,7 +78,7 @@ def check_command(d):
         assert "share: expected" in r.stderr and "at most 1000" in r.stderr, (bad, r.stderr)
     # `ductiled migrate` on a store that is up to date: the store and its schema version.
     r = d.cli("migrate")
-    assert r.returncode == 0 and r.stdout == f"{dtserver.STORE} schema version 8\n", (r.stdout, r.stderr)
+    assert r.returncode == 0 and r.stdout == f"{dtserver.STORE} schema version 9\n", (r.stdout, r.stderr)
     r = d.cli("admin", "user", "share", "nobody", "2")
     assert r.returncode == 1 and "no user named nobody" in r.stderr, r.stderr
     r = d.cli("admin", "user", "share", "carol", "2.5")

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from dtserver import ROOT, box_job, run, started
+from dtserver import ROOT, attempt_dir, box_job, run, started
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "validation"))
 import vlib  # noqa: E402  (the VTU reader)
@@ -97,7 +97,7 @@ def main(binary):
         # an increment announced before its row and file existed is still served (in_flight
         # counts them; none when the worker drains the writer before each checkpoint, as it
         # does wherever the backend checkpoints, so that a kept increment has its file).
-        out = os.path.join(d.data_dir, "jobs", jid, "out")
+        out = os.path.join(attempt_dir(d.data_dir, jid, 1), "out")
         assert not [f for f in os.listdir(out) if f.endswith(".tmp")], os.listdir(out)
         check_exact(out, items, docs)
         check_reactions(d, jid, job, docs[6])

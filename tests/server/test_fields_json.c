@@ -41,11 +41,11 @@
 static int g_rows[MAX_ROWS], g_rows_vtu[MAX_ROWS], g_n_rows, g_file_missing_at_record;
 static const char *g_dir;
 
-dt_status dt_job_increment_record(const char *id, int n, int step, int inc, double lf, double time,
-                                  int has_vtu, dt_ctx *ctx) {
+dt_status dt_job_increment_record(const char *id, int attempt, int n, int step, int inc, double lf,
+                                  double time, int has_vtu, dt_ctx *ctx) {
   char path[1200];
   const struct timespec slow = {0, 20 * 1000000L}; /* a slow store: pushes overtake the writer */
-  (void)id, (void)step, (void)inc, (void)lf, (void)time, (void)ctx;
+  (void)id, (void)attempt, (void)step, (void)inc, (void)lf, (void)time, (void)ctx;
   snprintf(path, sizeof path, "%s/fields_%04d.json", g_dir, n);
   if (access(path, F_OK) != 0) g_file_missing_at_record++;
   nanosleep(&slow, NULL);
@@ -336,7 +336,7 @@ static void test_queue(const char *dir) {
   g_dir = dir;
   g_n_rows = 0;
   model_init(x);
-  CHECK(dt_fields_queue_start(&x->m, "j-test", dir, &q, NULL) == DT_OK && q, "start");
+  CHECK(dt_fields_queue_start(&x->m, "j-test", 1, dir, &q, NULL) == DT_OK && q, "start");
   for (int n = 1; n <= PUSHES; n++) {
     fields_init(x, n);
     dt_fields_queue_push(q, &x->f, n % 2);
@@ -369,7 +369,7 @@ static void test_queue(const char *dir) {
   snprintf(path, sizeof path, "%s/missing", dir);
   g_dir = path;
   g_n_rows = g_file_missing_at_record = 0;
-  CHECK(dt_fields_queue_start(&x->m, "j-test", path, &q, NULL) == DT_OK, "start");
+  CHECK(dt_fields_queue_start(&x->m, "j-test", 1, path, &q, NULL) == DT_OK, "start");
   for (int n = 1; n <= 3; n++) {
     fields_init(x, n);
     dt_fields_queue_push(q, &x->f, 1);

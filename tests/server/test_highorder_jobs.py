@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 
-from dtserver import ROOT, Daemon, remove_data_dir, run, started
+from dtserver import ROOT, Daemon, attempt_dir, remove_data_dir, run, started
 
 MSH = {"Content-Type": "application/x-gmsh-msh"}
 GEO = os.path.join(ROOT, "tests", "highorder", "data", "ho_cantilever.geo")
@@ -316,7 +316,7 @@ def check_restart(binary, mid_job, data, ref):
         while d.request("GET", f"/v1/jobs/{jid}").json["progress"]["increments_completed"] < 1:
             assert time.time() < deadline, "the job made no progress"
             time.sleep(0.05)
-    assert os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+    assert os.path.exists(os.path.join(attempt_dir(data, jid, 1), "checkpoint.ckpt"))
     with started(binary, env_, data_dir=data) as d:
         j = d.wait_job(jid, timeout=300)
         assert j["state"] == "succeeded" and j["attempts"] == 2, j
@@ -325,7 +325,9 @@ def check_restart(binary, mid_job, data, ref):
         assert after == list(range(kept + 1, 5)) and started_after == after, (kept, after)
         s = d.request("GET", f"/v1/jobs/{jid}/results").json
         same_summary(s, ref, "SIGTERM")
-        assert not os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+        # the job's end removes the checkpoint and the first attempt's directory
+        assert not os.path.exists(os.path.join(attempt_dir(data, jid, 2), "checkpoint.ckpt"))
+        assert not os.path.exists(attempt_dir(data, jid, 1))
         print(f"ok: interrupted by SIGTERM after {kept} increment(s), resumed from its "
               f"checkpoint: {after} computed, summary.json = the uninterrupted run's")
 
@@ -338,7 +340,7 @@ def crash_after_checkpoint(binary, data, job):
         assert d.proc.wait(timeout=120) == 137, d.read_log()[-2000:]
     finally:
         d.log.close()
-    ck = os.path.join(data, "jobs", jid, "checkpoint.ckpt")
+    ck = os.path.join(attempt_dir(data, jid, 1), "checkpoint.ckpt")
     assert os.path.exists(ck), ck
     return jid, ck
 

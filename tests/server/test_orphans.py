@@ -62,7 +62,7 @@ def main(binary):
         finally:
             assert d1.stop() == 0
         kept = [f"meshes/{mesh['id']}.json", f"meshes/{msh['id']}.msh", f"jobs/{done}/job.json",
-                f"jobs/{done}/out/summary.json", f"jobs/{done}/out/increment_0003.vtu"]
+                f"jobs/{done}/attempt-1/out/summary.json", f"jobs/{done}/attempt-1/out/increment_0003.vtu"]
         for k in kept:
             assert os.path.exists(os.path.join(data, k)), k
         # What the crashes leave: a mesh whose insert never ran, a mesh written half (its .tmp),

@@ -14,7 +14,9 @@ restart a worker asks for when its GPU faults, tests/server/test_daemon_gpu.py):
 second "listening", the job interrupted ("restarting") and resumed from its checkpoint, with
 the same results. A crash between an increment's checkpoint and its announcement (test hook
 test_exit_after_checkpoint): the next attempt announces that increment (data.recovered) before
-resuming, so every increment is announced once."""
+resuming, so every increment is announced once. A data directory of before schema version 9
+(each job's files in its own directory rather than one per attempt): ended jobs are served from
+there, and a job killed while it ran resumes from its checkpoint there."""
 import os
 import signal
 import sqlite3
@@ -22,7 +24,7 @@ import tempfile
 import time
 
 import dtserver
-from dtserver import Daemon, box_job, remove_data_dir, run, started
+from dtserver import Daemon, attempt_dir, box_job, remove_data_dir, run, started
 
 TOTAL = 20
 
@@ -116,6 +118,41 @@ def check_no_restarts(d):
     assert rs == {"count": 0, "last_at": None, "last_reason": None}, rs
 
 
+def to_layout_before_v9(data, jid):
+    """Move the files of job jid's first attempt to where a daemon before schema version 9 kept
+    them, the job's directory itself, and forget the attempt in the store (server/job_dirs.h)."""
+    first, job = attempt_dir(data, jid, 1), os.path.join(data, "jobs", jid)
+    for f in os.listdir(first):  # out/, checkpoint.ckpt, a checkpoint.ckpt.tmp the kill cut short
+        os.rename(os.path.join(first, f), os.path.join(job, f))
+    os.rmdir(first)
+    dtserver.sql(data, f"UPDATE jobs SET results_attempt = NULL WHERE id = '{jid}'")
+
+
+def check_layout_before_v9(binary, data, job, ref):
+    """A data directory of before schema version 9, whose jobs keep their files in their own
+    directory: an ended job is served from there (ref), a job killed while it ran resumes from its
+    checkpoint there, and once it has ended only its second attempt's directory is left."""
+    d1 = Daemon(binary, data_dir=data).start()
+    jid = d1.request("POST", "/v1/jobs", job).json["id"]
+    wait_increments(d1, jid, 5)
+    d1.proc.send_signal(signal.SIGKILL)
+    d1.proc.wait()
+    d1.log.close()
+    to_layout_before_v9(data, jid)
+    to_layout_before_v9(data, ref)
+    with started(binary, data_dir=data) as d:
+        kept, before = check_resumed(d, jid, "job.recovered")
+        assert before >= 5 and before <= kept <= before + 1, (kept, before)
+        check_same_results(d, jid, ref)
+        t0 = time.time()  # the worker removes the old files just after the store took the end
+        while (left := sorted(os.listdir(os.path.join(data, "jobs", jid)))) != ["attempt-2", "job.json"]:
+            assert time.time() - t0 < 10, left
+            time.sleep(0.02)
+        assert not os.path.exists(os.path.join(attempt_dir(data, jid, 2), "checkpoint.ckpt"))
+        print(f"layout of before version 9: an ended job served from its directory, a killed one "
+              f"resumed from its checkpoint there ({kept} increments kept)")
+
+
 def check_restart_in_place(d, job, ref):
     """SIGUSR1 mid-job: drain, start afresh in the same process, resume the job."""
     check_no_restarts(d)
@@ -159,7 +196,7 @@ def main(binary):
         d1.proc.send_signal(signal.SIGKILL)
         d1.proc.wait()
         d1.log.close()
-        assert os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+        assert os.path.exists(os.path.join(attempt_dir(data, jid, 1), "checkpoint.ckpt"))
         integrity(data)
         with started(binary, data_dir=data) as d2:
             kept, before = check_resumed(d2, jid, "job.recovered")
@@ -168,7 +205,9 @@ def main(binary):
             # which the next attempt then makes (check_resumed).
             assert before >= 5 and before <= kept <= before + 1, (kept, before)
             print(f"kill -9: {before} increments converged before the kill, {kept} kept, {TOTAL - kept} computed after")
-            assert not os.path.exists(os.path.join(data, "jobs", jid, "checkpoint.ckpt"))
+            # the job's end removes the checkpoint and the first attempt's directory
+            assert not os.path.exists(os.path.join(attempt_dir(data, jid, 2), "checkpoint.ckpt"))
+            assert not os.path.exists(attempt_dir(data, jid, 1))
             ref = d2.request("POST", "/v1/jobs", job).json["id"]
             r = d2.wait_job(ref, timeout=240)
             assert r["state"] == "succeeded" and r["attempts"] == 1, r
@@ -209,6 +248,8 @@ def main(binary):
             check_same_results(d6, jid3, ref)
             print("a crash between checkpoint 5 and its announcement: increment 5 announced by the "
                   "next attempt (recovered), 6-20 computed")
+        integrity(data)
+        check_layout_before_v9(binary, data, job, ref)
         integrity(data)
     finally:
         remove_data_dir(data)

@@ -2,7 +2,7 @@
 learn where it keeps its files. The daemon's log has the full paths.
 
 - A job whose files cannot be written or read fails with a message that names the file
-  relative to the job ("out", "checkpoint.ckpt"), in the job object, its job.failed event (polled
+  relative to the job's attempt directory ("out", "checkpoint.ckpt"), in the job object, its job.failed event (polled
   and streamed) and the job list. Provoked by putting a file where the job's output directory
   goes, and a directory where its checkpoint goes, while it waits behind a slow job (the test
   hook test_iteration_delay_ms).
@@ -37,10 +37,11 @@ def queued_behind_slow_job(d, n):
 
 def check_job_failures(d):
     slow, (no_out, no_ckpt) = queued_behind_slow_job(d, 2)
-    out = os.path.join(d.data_dir, "jobs", no_out, "out")
+    out = os.path.join(dtserver.attempt_dir(d.data_dir, no_out, 1), "out")
     assert not os.path.exists(out), out
-    open(out, "w").close()  # a file where the job's output directory goes
-    ckpt = os.path.join(d.data_dir, "jobs", no_ckpt, "checkpoint.ckpt")
+    os.makedirs(os.path.dirname(out))
+    open(out, "w").close()  # a file where the job's (first attempt's) output directory goes
+    ckpt = os.path.join(dtserver.attempt_dir(d.data_dir, no_ckpt, 1), "checkpoint.ckpt")
     os.makedirs(ckpt)  # a directory where the job's checkpoint goes
     d.request("POST", f"/v1/jobs/{slow}/cancel")
     for jid, file in ((no_out, "'out'"), (no_ckpt, "'checkpoint.ckpt'")):

@@ -18,7 +18,7 @@ test counts them; every wait is on a state, with generous timeouts."""
 import os
 import time
 
-from dtserver import box_job, run, started, unit_cube
+from dtserver import attempt_dir, box_job, run, started, unit_cube
 
 
 def add_user(d, name):
@@ -111,7 +111,7 @@ def main(binary):
         big = d.request("POST", "/v1/jobs", box_job(4)).json["id"]
         after = d.request("POST", "/v1/jobs", unit_cube()).json["id"]
         j = d.wait_job(big, timeout=240)
-        out = os.path.join(d.data_dir, "jobs", big, "out")
+        out = os.path.join(attempt_dir(d.data_dir, big, 1), "out")
         used = dir_bytes(out)
         n = j["progress"]["increments_completed"]
         print(f"output cap {cap} bytes: stopped after {n} increments, {used} bytes on disk:",
@@ -126,7 +126,7 @@ def main(binary):
         assert cap < used < cap + 8 * 50000, used
         inc = d.request("GET", f"/v1/jobs/{big}/results/increments").json["items"]
         assert [i["n"] for i in inc] == list(range(1, n + 1)), inc
-        assert not os.path.exists(os.path.join(d.data_dir, "jobs", big, "checkpoint.ckpt"))
+        assert not os.path.exists(os.path.join(attempt_dir(d.data_dir, big, 1), "checkpoint.ckpt"))
         # the worker goes on with the next job (3 increments, under the cap)
         j = d.wait_job(after, timeout=240)
         assert j["state"] == "succeeded", j
