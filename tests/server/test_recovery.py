@@ -128,16 +128,22 @@ def to_layout_before_v9(data, jid):
     dtserver.sql(data, f"UPDATE jobs SET results_attempt = NULL WHERE id = '{jid}'")
 
 
+def killed_mid_job(binary, data, job):
+    """A daemon on data runs job and is killed (SIGKILL) once 5 increments are done: the job's id."""
+    d = Daemon(binary, data_dir=data).start()
+    jid = d.request("POST", "/v1/jobs", job).json["id"]
+    wait_increments(d, jid, 5)
+    d.proc.send_signal(signal.SIGKILL)
+    d.proc.wait()
+    d.log.close()
+    return jid
+
+
 def check_layout_before_v9(binary, data, job, ref):
     """A data directory of before schema version 9, whose jobs keep their files in their own
     directory: an ended job is served from there (ref), a job killed while it ran resumes from its
     checkpoint there, and once it has ended only its second attempt's directory is left."""
-    d1 = Daemon(binary, data_dir=data).start()
-    jid = d1.request("POST", "/v1/jobs", job).json["id"]
-    wait_increments(d1, jid, 5)
-    d1.proc.send_signal(signal.SIGKILL)
-    d1.proc.wait()
-    d1.log.close()
+    jid = killed_mid_job(binary, data, job)
     to_layout_before_v9(data, jid)
     to_layout_before_v9(data, ref)
     with started(binary, data_dir=data) as d:
@@ -190,12 +196,7 @@ def main(binary):
     job = box_job(9)
     try:
         # kill -9 in the middle of the job.
-        d1 = Daemon(binary, data_dir=data).start()
-        jid = d1.request("POST", "/v1/jobs", job).json["id"]
-        wait_increments(d1, jid, 5)
-        d1.proc.send_signal(signal.SIGKILL)
-        d1.proc.wait()
-        d1.log.close()
+        jid = killed_mid_job(binary, data, job)
         assert os.path.exists(os.path.join(attempt_dir(data, jid, 1), "checkpoint.ckpt"))
         integrity(data)
         with started(binary, data_dir=data) as d2:
