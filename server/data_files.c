@@ -31,6 +31,26 @@ void dt_remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+long long dt_dir_bytes(const char *dir, int recurse) {
+  char p[PATH_MAX + 300];
+  struct dirent *e;
+  struct stat sb;
+  long long n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &sb) != 0) continue;
+    if (S_ISREG(sb.st_mode))
+      n += (long long)sb.st_size;
+    else if (recurse && S_ISDIR(sb.st_mode))
+      n += dt_dir_bytes(p, 1);
+  }
+  closedir(d);
+  return n;
+}
+
 /* Whether a row names meshes/<name>: the row of the id the name starts with (the unique index
  * on id, rather than a scan for the path), whose path is exactly this one. */
 static dt_status mesh_named(const char *name, int *named, dt_ctx *ctx) {

@@ -15,6 +15,10 @@
  * stays (best effort: the caller has already given the files up). */
 void dt_remove_tree(const char *dir);
 
+/* The bytes of the regular files in dir, with recurse also in its subdirectories (symbolic links
+ * not followed); 0 for a directory that does not exist. */
+long long dt_dir_bytes(const char *dir, int recurse);
+
 /* Start-up: remove every entry of <data_dir>/meshes that no mesh row names as its path, and of
  * <data_dir>/jobs that is not the directory of a job row; *removed receives how many, each
  * logged with its path; entries younger than min_age_s seconds stay (0: none; a data directory

@@ -184,37 +184,15 @@ void dt_job_dirs_prune(const char *data_dir, const char *id, int keep) {
   remove_checkpoint(dir);
 }
 
-/* The bytes of the regular files under dir, with recurse also in its subdirectories (symbolic
- * links not followed). */
-static long long tree_bytes(const char *dir, int recurse) {
-  char p[PATH_MAX + 300];
-  struct dirent *e;
-  struct stat sb;
-  long long n = 0;
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &sb) != 0) continue;
-    if (S_ISREG(sb.st_mode))
-      n += (long long)sb.st_size;
-    else if (recurse && S_ISDIR(sb.st_mode))
-      n += tree_bytes(p, 1);
-  }
-  closedir(d);
-  return n;
-}
-
 long long dt_job_dir_bytes(const char *data_dir, const char *id, int attempt) {
   char dir[PATH_MAX];
   long long n;
   dt_job_dir(dir, sizeof dir, data_dir, id, 0);
-  n = tree_bytes(dir, 0); /* the document; before version 9 also the checkpoint */
+  n = dt_dir_bytes(dir, 0); /* the document; before version 9 also the checkpoint */
   if (attempt > 0) {
     dt_job_dir(dir, sizeof dir, data_dir, id, attempt);
-    return n + tree_bytes(dir, 1);
+    return n + dt_dir_bytes(dir, 1);
   }
   snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/out");
-  return n + tree_bytes(dir, 1);
+  return n + dt_dir_bytes(dir, 1);
 }

@@ -17,6 +17,7 @@
 
 #include "ductile.h"
 #include "bus.h"
+#include "data_files.h"
 #include "devices.h"
 #include "job_dirs.h"
 #include "jobspec.h"
@@ -142,20 +143,6 @@ void dt_run_check_cancel(run_ctx *run) {
   if (requested) atomic_store(&run->w->cancel, 1);
 }
 
-/* The bytes of the files in dir (the job's results). */
-static long long dir_bytes(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  struct stat sb;
-  long long n = 0;
-  if (!d) return 0;
-  while ((e = readdir(d)))
-    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
-      n += (long long)sb.st_size;
-  closedir(d);
-  return n;
-}
-
 /* As an increment starts (the one before has converged and is checkpointed), the job's own
  * limits: max_job_increments converged increments (the steps' cutbacks may take more than the
  * submission counted), and max_job_output_bytes of results, summed at most once a second since
@@ -178,7 +165,7 @@ static void check_limits(run_ctx *run) {
   }
   if (cfg->max_job_output_bytes <= 0 || now - run->output_checked < 1.0) return;
   run->output_checked = now;
-  bytes = dir_bytes(run->outdir);
+  bytes = dt_dir_bytes(run->outdir, 0);
   if (bytes <= cfg->max_job_output_bytes) return;
   run->limit_code = "output_too_large", run->limit_key = "max_job_output_bytes";
   snprintf(run->limit_msg, sizeof run->limit_msg,
