@@ -460,8 +460,9 @@ dt_status dt_xp_parts_partition(const dt_model *m, int n_parts, int *part, char 
     mr = dt_partition_elements(m, n_parts, &po, part, &rep, ctx);
     if (mr == DT_OK && rep.empty_parts == 0) {
       if (note)
-        snprintf(note, n_note, "explicit parts: METIS, %lld cut dual-graph edges, imbalance %.3f",
-                 (long long)rep.cut_edges, rep.imbalance);
+        snprintf(note, n_note, "explicit parts: METIS%s, %d interface nodes, imbalance %.3f",
+                 rep.clusters ? " on clusters of elements" : "", rep.interface_nodes,
+                 rep.imbalance);
       dt_partition_report_free(&rep);
       return DT_OK;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "partition.h"
+#include "partition_internal.h"
 
 #ifdef DUCTILE_HAVE_METIS
 #include <metis.h>
@@ -21,12 +22,14 @@ void dt_partition_options_default(dt_partition_options *o) {
   o->minconn = 1;
   o->ufactor = 30;
   o->seed = 1;
+  o->clusters = -1;
+  o->refine_passes = 5;
 }
 
 #ifdef DUCTILE_HAVE_METIS
 /* METIS_PartGraphKway on g; its idx_t may be narrower than the graph's offsets. */
-static dt_status metis_kway(const dt_dual_graph *g, int nparts, const dt_partition_options *o,
-                            int contig, int *part, dt_ctx *ctx) {
+static dt_status metis_kway(const dt_dual_graph *g, const int *vertex_weight, int nparts,
+                            const dt_partition_options *o, int contig, int *part, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   idx_t *xadj = NULL, *adj = NULL, *wgt = NULL, *vwgt = NULL, *p = NULL;
   idx_t nv = g->n, ncon = 1, np = nparts, objval = 0, options[METIS_NOPTIONS];
@@ -44,9 +47,9 @@ static dt_status metis_kway(const dt_dual_graph *g, int nparts, const dt_partiti
     adj[j] = g->adj[j];
     wgt[j] = g->wgt[j];
   }
-  if (o->elem_weight) {
+  if (vertex_weight) {
     DT_ALLOC(vwgt, g->n, ctx, "METIS's vertex weights");
-    for (int v = 0; v < g->n; v++) vwgt[v] = o->elem_weight[v];
+    for (int v = 0; v < g->n; v++) vwgt[v] = vertex_weight[v];
   }
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_CONTIG] = contig;
@@ -57,11 +60,9 @@ static dt_status metis_kway(const dt_dual_graph *g, int nparts, const dt_partiti
   mr = METIS_PartGraphKway(&nv, &ncon, xadj, adj, vwgt, NULL, wgt, &np, NULL, NULL, options,
                            &objval, p);
   DT_CHECK(mr != METIS_ERROR_MEMORY, ctx, DT_ERR_NOMEM,
-           "METIS ran out of memory partitioning %d "
-           "elements into %d parts",
-           g->n, nparts);
+           "METIS ran out of memory partitioning %d vertices into %d parts", g->n, nparts);
   DT_CHECK(mr == METIS_OK, ctx, DT_ERR_INTERNAL,
-           "METIS_PartGraphKway failed (%d) on %d elements into %d parts", mr, g->n, nparts);
+           "METIS_PartGraphKway failed (%d) on %d vertices into %d parts", mr, g->n, nparts);
   for (int v = 0; v < g->n; v++) part[v] = (int)p[v];
 cleanup:
   dt_free(xadj);
@@ -78,7 +79,8 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
   dt_status rc = DT_OK;
   dt_partition_options o;
   dt_dual_graph g = {0};
-  int ncomp = 1, contig = 0;
+  int ncomp = 1, contig = 0, n_clusters = 0;
+  int *cluster = NULL, *cluster_part = NULL, *cluster_weight = NULL;
   char note[256] = "";
   if (rep) memset(rep, 0, sizeof *rep);
   if (opt)
@@ -100,7 +102,23 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
            "partition",
            nparts);
 #endif
-  DT_TRY(dt_dual_graph_build(m, o.weights, o.adjacency, &g, ctx));
+  n_clusters = o.clusters < 0
+                   ? (m->n_elems > DT_PARTITION_CLUSTER_ABOVE ? DT_PARTITION_CLUSTERS : 0)
+                   : o.clusters;
+  if (nparts == 1 || n_clusters >= m->n_elems) n_clusters = 0;
+  DT_CHECK(n_clusters == 0 || n_clusters >= nparts, ctx, DT_ERR_INPUT,
+           "cannot split %d clusters into %d parts: ask for at least as many clusters as parts",
+           n_clusters, nparts);
+  if (n_clusters > 0) {
+    /* METIS on the clusters' graph, its vertices weighed by their elements */
+    DT_ALLOC(cluster, m->n_elems, ctx, "the elements' clusters");
+    DT_ALLOC(cluster_part, n_clusters, ctx, "the clusters' parts");
+    DT_ALLOC(cluster_weight, n_clusters, ctx, "the clusters' weights");
+    DT_TRY(dt_partition_cluster_graph(m, n_clusters, cluster, &g, ctx));
+    for (int e = 0; e < m->n_elems; e++)
+      cluster_weight[cluster[e]] += o.elem_weight ? o.elem_weight[e] : 1;
+  } else
+    DT_TRY(dt_dual_graph_build(m, o.weights, o.adjacency, &g, ctx));
   if (nparts == 1) {
     /* trivial, and METIS itself faults on one part (KarypisLab/METIS issue 86) */
     memset(part, 0, (size_t)m->n_elems * sizeof *part);
@@ -112,15 +130,25 @@ dt_status dt_partition_elements(const dt_model *m, int nparts, const dt_partitio
       snprintf(note, sizeof note,
                "the mesh has %d disconnected pieces: parts are not forced to be contiguous", ncomp);
 #ifdef DUCTILE_HAVE_METIS
-    DT_TRY(metis_kway(&g, nparts, &o, contig, part, ctx));
+    if (n_clusters > 0) {
+      DT_TRY(metis_kway(&g, cluster_weight, nparts, &o, contig, cluster_part, ctx));
+      for (int e = 0; e < m->n_elems; e++) part[e] = cluster_part[cluster[e]];
+      DT_TRY(dt_partition_refine(m, nparts, o.refine_passes, o.elem_weight, o.ufactor, part, ctx));
+    } else
+      DT_TRY(metis_kway(&g, o.elem_weight, nparts, &o, contig, part, ctx));
 #endif
   }
   if (rep) {
-    DT_TRY(dt_partition_report_fill(m, &g, nparts, part, o.elem_weight, rep, ctx));
+    DT_TRY(dt_partition_report_fill(m, n_clusters > 0 ? NULL : &g, nparts, part, o.elem_weight, rep,
+                                    ctx));
     rep->contig = contig;
+    rep->clusters = n_clusters;
     snprintf(rep->note, sizeof rep->note, "%s", note);
   }
 cleanup:
   dt_dual_graph_free(&g);
+  dt_free(cluster);
+  dt_free(cluster_part);
+  dt_free(cluster_weight);
   return rc;
 }

@@ -50,7 +50,8 @@ dt_status dt_partition_report_fill(const dt_model *m, const dt_dual_graph *g, in
     rep->empty_parts += rep->part_elems[p] == 0;
   }
   rep->imbalance = (double)maxw * nparts / (double)total - 1.0;
-  for (int v = 0; v < g->n; v++)
+  rep->edgecut = rep->cut_edges = g ? 0 : -1;
+  for (int v = 0; g && v < g->n; v++)
     for (int64_t j = g->xadj[v]; j < g->xadj[v + 1]; j++)
       if (g->adj[j] > v && part[g->adj[j]] != part[v]) {
         rep->edgecut += g->wgt[j];
@@ -91,9 +92,12 @@ void dt_partition_view(const dt_partition_report *rep, const dt_part_local *part
     for (int k = 0; k < l->n_peers; k++) fprintf(f, " %d", l->peer[k]);
     fprintf(f, "\n");
   }
-  fprintf(f,
-          "  edge cut %lld (%lld dual-graph edges), %d interface nodes, at most %d neighbours, "
-          "imbalance %.2f %%\n",
-          (long long)rep->edgecut, (long long)rep->cut_edges, rep->interface_nodes,
+  if (rep->clusters > 0)
+    fprintf(f, "  parts of %d clusters of elements (the elements' dual graph is not built), ",
+            rep->clusters);
+  else
+    fprintf(f, "  edge cut %lld (%lld dual-graph edges), ", (long long)rep->edgecut,
+            (long long)rep->cut_edges);
+  fprintf(f, "%d interface nodes, at most %d neighbours, imbalance %.2f %%\n", rep->interface_nodes,
           rep->max_neighbours, 100.0 * rep->imbalance);
 }

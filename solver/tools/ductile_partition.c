@@ -2,7 +2,7 @@
  *
  *   ductile-partition MODEL NPARTS [--weights seed|shared|unit] [--elem-weights points|none]
  *                     [--adjacency faces|nodes] [--no-contig] [--no-minconn] [--ufactor N]
- *                     [--job LOADS.json]
+ *                     [--clusters auto|off|N] [--job LOADS.json]
  *
  * MODEL is a JSON job, an Abaqus/CalculiX deck or a Gmsh mesh (the mesh alone, or completed
  * by --job). Parts balance quadrature points unless --elem-weights none. Prints per part its
@@ -19,20 +19,26 @@
 enum { EXIT_INPUT = 1, EXIT_FAILURE_OTHER = 3, EXIT_USAGE = 64 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ductile-partition MODEL NPARTS [--weights seed|shared|unit]\n"
-             "                         [--elem-weights points|none] [--no-contig] [--no-minconn]\n"
-             "                         [--adjacency faces|nodes] [--ufactor N] [--job LOADS.json]\n"
-             "  MODEL       a JSON job, an Abaqus/CalculiX deck (.inp) or a Gmsh mesh (.msh)\n"
-             "  --weights   dual-graph edge weights by shared nodes: seed ([0,4,3,2,1], the\n"
-             "              default), shared (the count) or unit\n"
-             "  --elem-weights\n"
-             "              balance quadrature points per part (points, the default) or\n"
-             "              elements (none)\n"
-             "  --adjacency the element pairs the dual graph joins: those sharing a face (faces,\n"
-             "              the default) or any node (nodes)\n"
-             "  --no-contig do not ask METIS for contiguous parts\n"
-             "  --no-minconn do not minimise the number of neighbours\n"
-             "  --ufactor N allowed imbalance in 1/1000 (default 30: 3 %%)\n");
+  fprintf(f,
+          "usage: ductile-partition MODEL NPARTS [--weights seed|shared|unit]\n"
+          "                         [--elem-weights points|none] [--no-contig] [--no-minconn]\n"
+          "                         [--adjacency faces|nodes] [--ufactor N]\n"
+          "                         [--clusters auto|off|N] [--job LOADS.json]\n"
+          "  MODEL       a JSON job, an Abaqus/CalculiX deck (.inp) or a Gmsh mesh (.msh)\n"
+          "  --weights   dual-graph edge weights by shared nodes: seed ([0,4,3,2,1], the\n"
+          "              default), shared (the count) or unit\n"
+          "  --elem-weights\n"
+          "              balance quadrature points per part (points, the default) or\n"
+          "              elements (none)\n"
+          "  --adjacency the element pairs the dual graph joins: those sharing a face (faces,\n"
+          "              the default) or any node (nodes)\n"
+          "  --no-contig do not ask METIS for contiguous parts\n"
+          "  --no-minconn do not minimise the number of neighbours\n"
+          "  --ufactor N allowed imbalance in 1/1000 (default 30: 3 %%)\n"
+          "  --clusters  partition N clusters of elements (runs along a Hilbert curve)\n"
+          "              instead of the elements: auto (the default) does it with %d\n"
+          "              clusters above %d elements; off never\n",
+          DT_PARTITION_CLUSTERS, DT_PARTITION_CLUSTER_ABOVE);
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -95,7 +101,19 @@ int main(int argc, char **argv) {
       o.minconn = 0;
     else if (!strcmp(a, "--ufactor") && has_value)
       o.ufactor = atoi(argv[++i]);
-    else if (!strcmp(a, "--job") && has_value)
+    else if (!strcmp(a, "--clusters") && has_value) {
+      const char *v = argv[++i];
+      char *end = NULL;
+      long n = strtol(v, &end, 10);
+      if (!strcmp(v, "auto") || !strcmp(v, "off"))
+        o.clusters = !strcmp(v, "auto") ? -1 : 0;
+      else if (*end == '\0' && n >= 1 && n <= 1000000000)
+        o.clusters = (int)n;
+      else {
+        fprintf(stderr, "ductile-partition: --clusters %s: expected auto, off or a count\n", v);
+        return EXIT_USAGE;
+      }
+    } else if (!strcmp(a, "--job") && has_value)
       job = argv[++i];
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);

@@ -22,6 +22,11 @@ static dt_status pass(const dt_model *m, int *part, dt_ctx *ctx) {
   dt_halo_host *h = NULL;
   double *v[NPARTS] = {NULL};
   int built = 0;
+  dt_partition_options clustered;
+  dt_partition_options_default(&clustered);
+  clustered.clusters = 6; /* the clusters' path (partition_clusters.c) */
+  DT_TRY(dt_partition_elements(m, METIS_PARTS, &clustered, part, &rep, ctx));
+  dt_partition_report_free(&rep);
   DT_TRY(dt_partition_elements(m, METIS_PARTS, NULL, part, &rep, ctx));
   dt_partition_report_free(&rep);
   if (METIS_PARTS == 1)

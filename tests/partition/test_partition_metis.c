@@ -20,6 +20,16 @@
  *     4 cut edges of seed weight 8, 6 interface nodes, 1 neighbour, imbalance 2/(4/3) - 1 = 0.5;
  *   a mesh of two disjoint boxes: the contiguity request is dropped with a note, and the
  *     parts still cover it within the balance;
+ *   clusters (partition_clusters.c): a 16^3 box grouped into 64 clusters along the Hilbert
+ *     curve, in 4 parts: the clusters are the box's aligned 4x4x4 blocks (the curve fills each
+ *     octant before it leaves it), so every such block lies in one part; parts connected,
+ *     balanced within one cluster's share, at most 1.5 times the interface nodes of METIS on
+ *     the elements; with the 5 refining passes (partition_refine.c) still connected, within
+ *     3 %, and no more interface nodes; the L-bracket in 500 clusters, 4 parts: every element
+ *     in a part, balance within 3 %, the interface within 2 times METIS's on the elements,
+ *     fewer interface nodes refined than not; every call gives the same parts on a second
+ *     call; the report names the clusters and leaves the edge cut at -1; the default (-1)
+ *     does not cluster meshes this small; 2 clusters for 4 parts refused;
  *   errors: 0 parts, more parts than elements, an element weight of 0 (DT_ERR_INPUT); without
  *     METIS, 2 parts are DT_ERR_UNSUPPORTED with "configure with libmetis-dev to partition". */
 #include "partition_fixtures.h"
@@ -278,6 +288,94 @@ static void check_empty_part(void) {
   dt_model_destroy(&m);
 }
 
+/* Parts of n_clusters clusters against METIS on the elements of the same mesh. */
+static void clustered_parts(const dt_model *m, int nparts, int n_clusters, int refine, int *part,
+                            dt_partition_report *rep, dt_partition_report *plain,
+                            const char *what) {
+  dt_partition_options o;
+  dt_ctx ctx = {0};
+  int *again = malloc(sizeof(int) * m->n_elems);
+  REQUIRE(again, "out of memory");
+  REQUIRE(dt_partition_elements(m, nparts, NULL, again, plain, &ctx) == DT_OK, "%s: %s", what,
+          ctx.msg);
+  EXPECT(plain->clusters == 0, "%s: the default clustered a mesh of %d elements", what, m->n_elems);
+  dt_partition_options_default(&o);
+  o.clusters = n_clusters;
+  o.refine_passes = refine;
+  REQUIRE(dt_partition_elements(m, nparts, &o, part, rep, &ctx) == DT_OK, "%s: %s", what, ctx.msg);
+  EXPECT(rep->clusters == n_clusters && rep->edgecut == -1 && rep->cut_edges == -1,
+         "%s: report clusters %d, edge cut %lld", what, rep->clusters, (long long)rep->edgecut);
+  REQUIRE(dt_partition_elements(m, nparts, &o, again, NULL, &ctx) == DT_OK, "%s: %s", what,
+          ctx.msg);
+  EXPECT(!memcmp(part, again, sizeof(int) * m->n_elems), "%s: a second call gave other parts",
+         what);
+  printf("%-10s %d parts of %d clusters, %d refining passes: %5d interface nodes, imbalance %.2f "
+         "%% | of the elements: %5d interface nodes, imbalance %.2f %%\n",
+         what, nparts, n_clusters, refine, rep->interface_nodes, 100 * rep->imbalance,
+         plain->interface_nodes, 100 * plain->imbalance);
+  free(again);
+}
+
+static void check_clusters(const dt_model *tet) {
+  enum { N = 16, B = 4 };
+  dt_model *box = fixture_box(N, N, N);
+  int *part = malloc(sizeof(int) * N * N * N), *tpart = malloc(sizeof(int) * tet->n_elems);
+  dt_partition_report rep, plain;
+  dt_partition_options o;
+  dt_ctx ctx = {0};
+  REQUIRE(part && tpart, "out of memory");
+  clustered_parts(box, 4, 64, 0, part, &rep, &plain, "box 16^3");
+  check_parts(box, 4, part, "box 16^3 in clusters");
+  /* fixture_box numbers element (i, j, k) as i + N (j + N k) */
+  for (int e = 0; e < N * N * N; e++) {
+    int i = e % N, j = (e / N) % N, k = e / (N * N);
+    int first = (i / B * B) + N * ((j / B * B) + N * (k / B * B));
+    EXPECT(part[e] == part[first],
+           "box 16^3: element (%d,%d,%d) in part %d, its 4^3 block's "
+           "first in %d",
+           i, j, k, part[e], part[first]);
+  }
+  EXPECT(rep.imbalance <= 4.0 / 64 + 1e-12, "box 16^3 in clusters: imbalance %.4f", rep.imbalance);
+  EXPECT(rep.interface_nodes <= 1.5 * plain.interface_nodes,
+         "box 16^3: %d interface nodes in clusters, %d of the elements", rep.interface_nodes,
+         plain.interface_nodes);
+  int unrefined = rep.interface_nodes;
+  dt_partition_report_free(&rep);
+  dt_partition_report_free(&plain);
+  clustered_parts(box, 4, 64, 5, part, &rep, &plain, "box 16^3");
+  check_parts(box, 4, part, "box 16^3 in clusters, refined");
+  EXPECT(rep.interface_nodes <= unrefined && rep.imbalance <= 0.03 + 1e-12,
+         "box 16^3 refined: %d interface nodes (%d before), imbalance %.4f", rep.interface_nodes,
+         unrefined, rep.imbalance);
+  dt_partition_report_free(&rep);
+  dt_partition_report_free(&plain);
+  clustered_parts(tet, 4, 500, 0, tpart, &rep, &plain, "L-bracket");
+  unrefined = rep.interface_nodes;
+  dt_partition_report_free(&rep);
+  dt_partition_report_free(&plain);
+  clustered_parts(tet, 4, 500, 5, tpart, &rep, &plain, "L-bracket");
+  EXPECT(rep.interface_nodes < unrefined, "L-bracket refined: %d interface nodes, %d before",
+         rep.interface_nodes, unrefined);
+  for (int e = 0; e < tet->n_elems; e++)
+    EXPECT(tpart[e] >= 0 && tpart[e] < 4, "L-bracket in clusters: element %d in part %d", e,
+           tpart[e]);
+  EXPECT(rep.empty_parts == 0 && rep.imbalance <= 0.03 + 1e-12,
+         "L-bracket in clusters: %d empty parts, imbalance %.4f", rep.empty_parts, rep.imbalance);
+  EXPECT(rep.interface_nodes <= 2 * plain.interface_nodes,
+         "L-bracket: %d interface nodes in clusters, %d of the elements", rep.interface_nodes,
+         plain.interface_nodes);
+  dt_partition_report_free(&rep);
+  dt_partition_report_free(&plain);
+  dt_partition_options_default(&o);
+  o.clusters = 2;
+  EXPECT(dt_partition_elements(box, 4, &o, part, NULL, &ctx) == DT_ERR_INPUT &&
+             strstr(ctx.msg, "cannot split 2 clusters into 4 parts"),
+         "2 clusters, 4 parts: %s", ctx.msg);
+  free(part);
+  free(tpart);
+  dt_model_destroy(&box);
+}
+
 static void check_errors(void) {
   dt_model *m = fixture_box(2, 2, 1);
   int part[4], w[4] = {1, 0, 1, 1};
@@ -325,6 +423,7 @@ int main(int argc, char **argv) {
   check_metis(tet, "L-bracket", 0.03);
   check_elem_weights();
   check_disconnected();
+  check_clusters(tet);
   dt_model_destroy(&box);
   dt_model_destroy(&tet);
 #endif

@@ -1,0 +1,214 @@
+/* Clusters of elements for partitioning large meshes (partition.h, dt_partition_options.clusters).
+ *
+ * METIS's k-way partition of the element dual graph costs about 1.3 s a million elements on one
+ * core, and building that graph 0.5 s more: 18 s for a 10M-element cube, a third of a run on
+ * four GPUs. Parts of a few million elements each do not need a cut drawn element by element,
+ * so the elements are first grouped into compact clusters of about equal size and METIS
+ * partitions the much smaller graph of the clusters:
+ *
+ *   1. each element's centroid, quantised on a 2^16 grid over the mesh's bounding box, gets
+ *      its index along a 3D Hilbert curve (J. Skilling, "Programming the Hilbert curve", AIP
+ *      Conf. Proc. 707, 2004: the axes transformed to the curve's transposed index);
+ *   2. the elements in curve order (a stable radix sort) are cut into n_clusters runs of equal
+ *      length: consecutive cells of a Hilbert curve share a face, so a run is a compact blob;
+ *   3. two clusters are joined with the weight of the nodes they share (counted once a node),
+ *      which is what a cut between them puts on the interface.
+ * One pass over the nodes' elements builds the graph, each interior node (one cluster) costing
+ * its valence only. */
+#include <stdint.h>
+#include <string.h>
+
+#include "partition.h"
+#include "partition_internal.h"
+
+#define HILBERT_BITS 16
+
+/* The 16 low bits of x moved to bits 0, 3, 6, ..., 45. */
+static uint64_t spread3(uint32_t x) {
+  uint64_t v = x & 0xffffu;
+  v = (v | (v << 16)) & 0x0000ff0000ffULL;
+  v = (v | (v << 8)) & 0x00f00f00f00fULL;
+  v = (v | (v << 4)) & 0x0c30c30c30c3ULL;
+  v = (v | (v << 2)) & 0x249249249249ULL;
+  return v;
+}
+
+/* The Hilbert index of the cell (x, y, z), each coordinate below 2^HILBERT_BITS: Skilling's
+ * transform of the axes into the transposed index, then its bits interleaved. */
+static uint64_t hilbert_key(uint32_t X[3]) {
+  const uint32_t M = 1u << (HILBERT_BITS - 1);
+  for (uint32_t Q = M; Q > 1; Q >>= 1) { /* inverse undo */
+    uint32_t P = Q - 1;
+    for (int i = 0; i < 3; i++) { /* bit Q of X[i] set: invert X[0]'s low bits, else swap
+                                     them with X[i]'s (without branches: the bits are random) */
+      uint32_t set = 0u - ((X[i] & Q) != 0), t = (X[0] ^ X[i]) & P & ~set;
+      X[0] ^= (P & set) | t;
+      X[i] ^= t;
+    }
+  }
+  for (int i = 1; i < 3; i++) X[i] ^= X[i - 1]; /* Gray encode */
+  uint32_t t = 0;
+  for (uint32_t Q = M; Q > 1; Q >>= 1)
+    if (X[2] & Q) t ^= Q - 1;
+  for (int i = 0; i < 3; i++) X[i] ^= t;
+  /* interleaved from the top bit down, X[0] first: bit b of X[i] goes to bit 3 b + 2 - i */
+  return (spread3(X[0]) << 2) | (spread3(X[1]) << 1) | spread3(X[2]);
+}
+
+/* Each element's key along the curve through the centroids. */
+static void element_keys(const dt_model *m, uint64_t *key) {
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int v = 0; v < m->n_nodes; v++)
+    for (int d = 0; d < 3; d++) {
+      double x = m->x[3 * (size_t)v + d];
+      if (v == 0 || x < lo[d]) lo[d] = x;
+      if (v == 0 || x > hi[d]) hi[d] = x;
+    }
+  double scale[3];
+  for (int d = 0; d < 3; d++)
+    scale[d] = hi[d] > lo[d] ? ((double)(1u << HILBERT_BITS) - 1.0) / (hi[d] - lo[d]) : 0.0;
+  for (int e = 0; e < m->n_elems; e++) {
+    double c[3] = {0, 0, 0};
+    int n = m->elem_ptr[e + 1] - m->elem_ptr[e];
+    for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++)
+      for (int d = 0; d < 3; d++) c[d] += m->x[3 * (size_t)m->conn[k] + d];
+    uint32_t X[3];
+    for (int d = 0; d < 3; d++) X[d] = (uint32_t)((c[d] / n - lo[d]) * scale[d] + 0.5);
+    key[e] = hilbert_key(X);
+  }
+}
+
+/* order[0 .. n-1]: the elements sorted by key, ties by index (LSD radix sort, 16 bits a pass
+ * over the 48-bit keys). */
+static dt_status sort_by_key(int n, const uint64_t *key, int *order, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  int *tmp = NULL;
+  size_t *count = NULL;
+  DT_ALLOC(tmp, n, ctx, "the clusters' sort");
+  DT_ALLOC(count, (size_t)1 << 16, ctx, "the clusters' sort buckets");
+  for (int e = 0; e < n; e++) order[e] = e;
+  for (int pass = 0; pass < 3; pass++) {
+    int shift = 16 * pass;
+    memset(count, 0, sizeof(size_t) << 16);
+    for (int i = 0; i < n; i++) count[(key[order[i]] >> shift) & 0xffff]++;
+    size_t sum = 0;
+    for (size_t b = 0; b < ((size_t)1 << 16); b++) {
+      size_t c = count[b];
+      count[b] = sum;
+      sum += c;
+    }
+    for (int i = 0; i < n; i++) tmp[count[(key[order[i]] >> shift) & 0xffff]++] = order[i];
+    memcpy(order, tmp, sizeof(int) * (size_t)n);
+  }
+cleanup:
+  dt_free(tmp);
+  dt_free(count);
+  return rc;
+}
+
+/* The distinct clusters of node v's elements into s; returns their count. */
+static int node_clusters(const dt_node_elems *ne, const int *cluster, int v, int *s) {
+  int n = 0;
+  for (int j = ne->ptr[v]; j < ne->ptr[v + 1]; j++) {
+    int c = cluster[ne->elem[j]], seen = 0;
+    for (int i = 0; i < n && !seen; i++) seen = s[i] == c;
+    if (!seen) s[n++] = c;
+  }
+  return n;
+}
+
+dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *cluster,
+                                     dt_dual_graph *g, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  dt_node_elems ne = {0};
+  uint64_t *key = NULL;
+  int *order = NULL, *s = NULL, *stamp = NULL, *slot = NULL;
+  int64_t *off = NULL, *fill = NULL;
+  int *pairs = NULL, max_valence = 0;
+  memset(g, 0, sizeof *g);
+  DT_CHECK(n_clusters >= 1 && n_clusters <= m->n_elems, ctx, DT_ERR_INPUT,
+           "cannot group %d elements into %d clusters", m->n_elems, n_clusters);
+  DT_ALLOC(key, m->n_elems, ctx, "the elements' curve keys");
+  DT_ALLOC(order, m->n_elems, ctx, "the elements' curve order");
+  element_keys(m, key);
+  DT_TRY(sort_by_key(m->n_elems, key, order, ctx));
+  for (int i = 0; i < m->n_elems; i++)
+    cluster[order[i]] = (int)((int64_t)i * n_clusters / m->n_elems);
+  DT_TRY(dt_node_elems_build(m, &ne, ctx));
+  for (int v = 0; v < m->n_nodes; v++)
+    if (ne.ptr[v + 1] - ne.ptr[v] > max_valence) max_valence = ne.ptr[v + 1] - ne.ptr[v];
+  DT_ALLOC(s, max_valence + 1, ctx, "a node's clusters");
+  DT_ALLOC(off, (size_t)n_clusters + 1, ctx, "the cluster pairs' offsets");
+  /* pass 1: per cluster, its entries (one per other cluster at each shared node) */
+  for (int v = 0; v < m->n_nodes; v++) {
+    int n = node_clusters(&ne, cluster, v, s);
+    for (int i = 0; n > 1 && i < n; i++) off[s[i] + 1] += n - 1;
+  }
+  for (int c = 0; c < n_clusters; c++) off[c + 1] += off[c];
+  DT_ALLOC(pairs, off[n_clusters] + 1, ctx, "the cluster pairs");
+  DT_ALLOC(fill, n_clusters, ctx, "the cluster pairs' fill");
+  for (int c = 0; c < n_clusters; c++) fill[c] = off[c];
+  for (int v = 0; v < m->n_nodes; v++) {
+    int n = node_clusters(&ne, cluster, v, s);
+    for (int i = 0; n > 1 && i < n; i++)
+      for (int j = 0; j < n; j++)
+        if (j != i) pairs[fill[s[i]]++] = s[j];
+  }
+  /* pass 2: each cluster's entries merged into its row (neighbours ascending, weight = the
+     shared nodes) */
+  DT_ALLOC(stamp, n_clusters, ctx, "the cluster graph's stamps");
+  DT_ALLOC(slot, n_clusters, ctx, "the cluster graph's slots");
+  DT_ALLOC(g->xadj, (size_t)n_clusters + 1, ctx, "the cluster graph's offsets");
+  for (int c = 0; c < n_clusters; c++) stamp[c] = -1;
+  for (int c = 0; c < n_clusters; c++) {
+    int64_t n = 0;
+    for (int64_t k = off[c]; k < off[c + 1]; k++)
+      if (stamp[pairs[k]] != c) {
+        stamp[pairs[k]] = c;
+        n++;
+      }
+    g->xadj[c + 1] = g->xadj[c] + n;
+  }
+  g->n = n_clusters;
+  DT_ALLOC(g->adj, g->xadj[n_clusters] + 1, ctx, "the cluster graph's adjacency");
+  DT_ALLOC(g->wgt, g->xadj[n_clusters] + 1, ctx, "the cluster graph's weights");
+  DT_ALLOC(g->shared, g->xadj[n_clusters] + 1, ctx, "the cluster graph's shared nodes");
+  for (int c = 0; c < n_clusters; c++) stamp[c] = -1;
+  for (int c = 0; c < n_clusters; c++) {
+    int64_t o = g->xadj[c];
+    int n = 0;
+    for (int64_t k = off[c]; k < off[c + 1]; k++) {
+      int d = pairs[k];
+      if (stamp[d] != c) {
+        stamp[d] = c;
+        slot[d] = n;
+        g->adj[o + n] = d;
+        g->shared[o + n++] = 0;
+      }
+      g->shared[o + slot[d]]++;
+    }
+    for (int i = 1; i < n; i++) { /* ascending neighbours: a few dozen a row */
+      int a = g->adj[o + i], w = g->shared[o + i], j = i;
+      while (j > 0 && g->adj[o + j - 1] > a) {
+        g->adj[o + j] = g->adj[o + j - 1];
+        g->shared[o + j] = g->shared[o + j - 1];
+        j--;
+      }
+      g->adj[o + j] = a;
+      g->shared[o + j] = w;
+    }
+    for (int i = 0; i < n; i++) g->wgt[o + i] = g->shared[o + i];
+  }
+cleanup:
+  dt_node_elems_free(&ne);
+  dt_free(key);
+  dt_free(order);
+  dt_free(s);
+  dt_free(off);
+  dt_free(fill);
+  dt_free(pairs);
+  dt_free(stamp);
+  dt_free(slot);
+  if (rc != DT_OK) dt_dual_graph_free(g);
+  return rc;
+}
