@@ -79,29 +79,38 @@ static void element_keys(const dt_model *m, uint64_t *key) {
 }
 
 /* order[0 .. n-1]: the elements sorted by key, ties by index (LSD radix sort, 16 bits a pass
- * over the 48-bit keys). */
-static dt_status sort_by_key(int n, const uint64_t *key, int *order, dt_ctx *ctx) {
+ * over the 48-bit keys; the keys travel with the indices, so every pass reads in order).
+ * key is overwritten. */
+static dt_status sort_by_key(int n, uint64_t *key, int *order, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   int *tmp = NULL;
+  uint64_t *ktmp = NULL;
   size_t *count = NULL;
   DT_ALLOC(tmp, n, ctx, "the clusters' sort");
+  DT_ALLOC(ktmp, n, ctx, "the clusters' sort keys");
   DT_ALLOC(count, (size_t)1 << 16, ctx, "the clusters' sort buckets");
   for (int e = 0; e < n; e++) order[e] = e;
   for (int pass = 0; pass < 3; pass++) {
     int shift = 16 * pass;
     memset(count, 0, sizeof(size_t) << 16);
-    for (int i = 0; i < n; i++) count[(key[order[i]] >> shift) & 0xffff]++;
+    for (int i = 0; i < n; i++) count[(key[i] >> shift) & 0xffff]++;
     size_t sum = 0;
     for (size_t b = 0; b < ((size_t)1 << 16); b++) {
       size_t c = count[b];
       count[b] = sum;
       sum += c;
     }
-    for (int i = 0; i < n; i++) tmp[count[(key[order[i]] >> shift) & 0xffff]++] = order[i];
+    for (int i = 0; i < n; i++) {
+      size_t to = count[(key[i] >> shift) & 0xffff]++;
+      tmp[to] = order[i];
+      ktmp[to] = key[i];
+    }
     memcpy(order, tmp, sizeof(int) * (size_t)n);
+    memcpy(key, ktmp, sizeof(uint64_t) * (size_t)n);
   }
 cleanup:
   dt_free(tmp);
+  dt_free(ktmp);
   dt_free(count);
   return rc;
 }
