@@ -7,6 +7,7 @@
  * frame. */
 #include <cuda_runtime.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -17,7 +18,22 @@ extern "C" {
 
 #define XP_BLOCK 128
 
-typedef struct xp_cuda {
+typedef struct xp_cuda xp_cuda;
+
+/* A linked part (xp_cuda_link): the instances of its run, and its ghosts grouped by the part
+ * that holds their copies. */
+typedef struct xp_link {
+  int n_group;               /* parts of the run, this one among them */
+  xp_cuda **group;           /* their instances (the step waits for their pulls) */
+  int *group_dev;            /* their devices, synchronised before this part's memory is freed */
+  int n_src;                 /* parts it pulls from */
+  xp_cuda **src;             /* their instances */
+  int *src_first;            /* n_src + 1 offsets into the lists below */
+  int *slot, *copy;          /* device, n_ghost: ghost slot and the source part's copy, by source */
+  cudaEvent_t ready, pulled; /* after this part's last step or put; after its last pull */
+} xp_link;
+
+struct xp_cuda {
   int ne, plastic, device;
   int kind, form, nv, nq;
   size_t nc, nf, hist_doubles; /* nf: the force buffers' stride, nc copies and the ghosts */
@@ -34,7 +50,8 @@ typedef struct xp_cuda {
   void *owned[28];
   int n_owned;
   void *step_owned[4];
-} xp_cuda;
+  xp_link link; /* n_group 0: not linked */
+};
 
 /* Shells, the step's first half: the nodes (few registers, many warps). */
 __global__ static void __launch_bounds__(XP_BLOCK) k_xp_nodes(dt_xp_view v, dt_xp_time t) {
@@ -66,9 +83,40 @@ __global__ static void k_xp_pack(const double *f, size_t nf, const int *idx, int
     for (int k = 0; k < nv; k++) buf[(size_t)k * n + i] = f[(size_t)k * nf + idx[i]];
 }
 
+/* f[k nf + nc + slot[i]] = src[k src_nf + copy[i]]: ghosts pulled from another part's force
+ * buffer, on its device when it is another one (peer access). */
+__global__ static void k_xp_pull(double *f, size_t nf, size_t nc, const int *slot, const int *copy,
+                                 int n, const double *src, size_t src_nf, int nv) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < nv; k++)
+      f[(size_t)k * nf + nc + slot[i]] = src[(size_t)k * src_nf + copy[i]];
+}
+
+/* Undo a link. The other parts may still pull from this part's buffers, or have pulls queued
+ * that this part's events order: their devices finish first. */
+static void unlink_parts(xp_cuda *c) {
+  xp_link *L = &c->link;
+  for (int i = 0; i < L->n_group; i++) {
+    cudaSetDevice(L->group_dev[i]);
+    cudaDeviceSynchronize();
+  }
+  cudaSetDevice(c->device);
+  cudaFree(L->slot);
+  cudaFree(L->copy);
+  if (L->ready) cudaEventDestroy(L->ready);
+  if (L->pulled) cudaEventDestroy(L->pulled);
+  dt_free(L->group);
+  dt_free(L->group_dev);
+  dt_free(L->src);
+  dt_free(L->src_first);
+  memset(L, 0, sizeof *L);
+}
+
 static void xp_cuda_destroy(void *impl) {
   xp_cuda *c = (xp_cuda *)impl;
   if (!c) return;
+  unlink_parts(c);
   cudaSetDevice(c->device);
   for (int i = 0; i < c->n_owned; i++) cudaFree(c->owned[i]);
   for (int i = 0; i < 4; i++) cudaFree(c->step_owned[i]);
@@ -246,6 +294,10 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
   dt_status rc = DT_OK;
   xp_cuda *c = (xp_cuda *)impl;
   DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
+  /* the buffer this step writes is the one the other parts pulled from a step ago */
+  for (int i = 0; i < c->link.n_group; i++)
+    if (c->link.group[i] != c)
+      DT_CUDA_CHECK(cudaStreamWaitEvent(0, c->link.group[i]->link.pulled, 0), ctx);
   if (c->kind == DT_XP_HEX8) {
     c->hview.f_in = c->f[c->cur];
     c->hview.f_out = c->f[1 - c->cur];
@@ -264,6 +316,7 @@ extern "C" dt_status xp_cuda_step(void *impl, const dt_xp_time *T, dt_ctx *ctx) 
     DT_CUDA_LAUNCH_CHECK("k_xp_forces", 0, ctx);
   }
   c->cur = 1 - c->cur;
+  if (c->link.n_group) DT_CUDA_CHECK(cudaEventRecord(c->link.ready, 0), ctx);
 cleanup:
   return rc;
 }
@@ -326,6 +379,7 @@ extern "C" dt_status xp_cuda_put(void *impl, const dt_xp_state *in, dt_ctx *ctx)
   DT_CUDA_CHECK(cudaMemcpy(work, in->work, DT_XP_WORK * ne * sizeof(double), h2d), ctx);
   if (c->plastic && in->hist)
     DT_CUDA_CHECK(cudaMemcpy(hist, in->hist, c->hist_doubles * sizeof(double), h2d), ctx);
+  if (c->link.n_group) DT_CUDA_CHECK(cudaEventRecord(c->link.ready, 0), ctx);
 cleanup:
   return rc;
 }
@@ -362,6 +416,106 @@ cleanup:
   return rc;
 }
 
-extern "C" const dt_xp_ops dt_xp_cuda_ops = {"cuda",          xp_cuda_create, xp_cuda_set_step,
-                                             xp_cuda_step,    xp_cuda_get,    xp_cuda_put,
-                                             xp_cuda_destroy, xp_cuda_send,   xp_cuda_recv};
+/* 1 when this part's device reads every source part's memory: the same device, or peer access
+ * (enabled here). DUCTILE_HALO_TRANSPORT=staged keeps the host exchange, for comparisons. */
+static int can_pull(xp_cuda *c, void *const *peers, int n_peers) {
+  const char *t = getenv("DUCTILE_HALO_TRANSPORT");
+  if (t && !strcmp(t, "staged")) return 0;
+  for (int q = 0; q < n_peers; q++) {
+    const int d = ((xp_cuda *)peers[q])->device;
+    int can = 0;
+    if (d == c->device) continue;
+    if (cudaDeviceCanAccessPeer(&can, c->device, d) != cudaSuccess || !can) {
+      cudaGetLastError();
+      return 0;
+    }
+    cudaSetDevice(c->device);
+    cudaError_t e = cudaDeviceEnablePeerAccess(d, 0);
+    cudaGetLastError(); /* an earlier part enabled it already: not an error here */
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) return 0;
+  }
+  return 1;
+}
+
+/* The ghosts grouped by source part (a counting sort: each source's ghosts stay in slot
+ * order), uploaded; the group and its devices kept for the waits and the teardown. */
+extern "C" dt_status xp_cuda_link(void *impl, void *const *peers, int n_peers, const int *src_part,
+                                  const int *src_copy, int *linked, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cuda *c = (xp_cuda *)impl;
+  xp_link *L = &c->link;
+  int *count = NULL, *slot = NULL, *copy = NULL;
+  const int ng = c->n_ghost;
+  *linked = 0;
+  unlink_parts(c);
+  if (n_peers == 0 || !can_pull(c, peers, n_peers)) goto cleanup;
+  count = (int *)dt_calloc((size_t)n_peers + 1, sizeof(int));
+  slot = (int *)dt_calloc((size_t)ng + 1, sizeof(int));
+  copy = (int *)dt_calloc((size_t)ng + 1, sizeof(int));
+  L->group = (xp_cuda **)dt_calloc((size_t)n_peers, sizeof(xp_cuda *));
+  L->group_dev = (int *)dt_calloc((size_t)n_peers, sizeof(int));
+  L->src = (xp_cuda **)dt_calloc((size_t)n_peers, sizeof(xp_cuda *));
+  L->src_first = (int *)dt_calloc((size_t)n_peers + 1, sizeof(int));
+  DT_CHECK(count && slot && copy && L->group && L->group_dev && L->src && L->src_first, ctx,
+           DT_ERR_NOMEM, "out of memory for the explicit parts' ghost lists");
+  for (int q = 0; q < n_peers; q++) {
+    L->group[q] = (xp_cuda *)peers[q];
+    L->group_dev[q] = L->group[q]->device;
+    count[q] = 0;
+  }
+  L->n_group = n_peers;
+  for (int g = 0; g < ng; g++) {
+    DT_CHECK(src_part[g] >= 0 && src_part[g] < n_peers && L->group[src_part[g]] != c, ctx,
+             DT_ERR_INPUT, "ghost %d names part %d of %d", g, src_part[g], n_peers);
+    count[src_part[g]]++;
+  }
+  L->src_first[0] = 0;
+  for (int q = 0; q < n_peers; q++)
+    if (count[q]) {
+      L->src[L->n_src] = L->group[q];
+      L->src_first[L->n_src + 1] = L->src_first[L->n_src] + count[q];
+      count[q] = L->src_first[L->n_src++]; /* now the source's next position */
+    }
+  for (int g = 0; g < ng; g++) {
+    const int at = count[src_part[g]]++;
+    slot[at] = g;
+    copy[at] = src_copy[g];
+  }
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
+  DT_TRY(upload((void **)&L->slot, slot, (size_t)ng * sizeof(int), ctx));
+  DT_TRY(upload((void **)&L->copy, copy, (size_t)ng * sizeof(int), ctx));
+  DT_CUDA_CHECK(cudaEventCreateWithFlags(&L->ready, cudaEventDisableTiming), ctx);
+  DT_CUDA_CHECK(cudaEventCreateWithFlags(&L->pulled, cudaEventDisableTiming), ctx);
+  *linked = 1;
+cleanup:
+  if (!*linked) unlink_parts(c);
+  dt_free(count);
+  dt_free(slot);
+  dt_free(copy);
+  return rc;
+}
+
+/* Each source's ghosts after its last step or put, read from its newest force buffer (cur, as
+ * the host sees it once that step is queued) into this part's, which the next step reads. */
+extern "C" dt_status xp_cuda_pull(void *impl, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  xp_cuda *c = (xp_cuda *)impl;
+  const xp_link *L = &c->link;
+  DT_CUDA_CHECK(cudaSetDevice(c->device), ctx);
+  for (int i = 0; i < L->n_src; i++) {
+    const xp_cuda *src = L->src[i];
+    const int first = L->src_first[i], n = L->src_first[i + 1] - first;
+    DT_CUDA_CHECK(cudaStreamWaitEvent(0, src->link.ready, 0), ctx);
+    k_xp_pull<<<(n + XP_BLOCK - 1) / XP_BLOCK, XP_BLOCK>>>(c->f[c->cur], c->nf, c->nc,
+                                                           L->slot + first, L->copy + first, n,
+                                                           src->f[src->cur], src->nf, c->nv);
+    DT_CUDA_LAUNCH_CHECK("k_xp_pull", 0, ctx);
+  }
+  DT_CUDA_CHECK(cudaEventRecord(L->pulled, 0), ctx);
+cleanup:
+  return rc;
+}
+
+extern "C" const dt_xp_ops dt_xp_cuda_ops = {
+    "cuda",          xp_cuda_create, xp_cuda_set_step, xp_cuda_step, xp_cuda_get, xp_cuda_put,
+    xp_cuda_destroy, xp_cuda_send,   xp_cuda_recv,     xp_cuda_link, xp_cuda_pull};

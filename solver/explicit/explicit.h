@@ -105,6 +105,16 @@ typedef struct dt_xp_ops {
    * nv x n_ghost, SoA). Both wait for the step before them. */
   dt_status (*send)(void *impl, double *buf, dt_ctx *ctx);
   dt_status (*recv)(void *impl, const double *buf, dt_ctx *ctx);
+  /* Optional, for parts whose devices reach each other's memory: from now on pull fills the
+   * ghost slots straight from the other parts' force buffers, ghost g from copy src_copy[g] of
+   * part src_part[g] (peers[src_part[g]], an instance of the same backend; n_peers of them,
+   * this one among them). *linked = 0 where that cannot be (devices without peer access, or
+   * DUCTILE_HALO_TRANSPORT=staged); n_peers = 0 undoes a link. Borrowed arrays, read here. */
+  dt_status (*link)(void *impl, void *const *peers, int n_peers, const int *src_part,
+                    const int *src_copy, int *linked, dt_ctx *ctx);
+  /* Linked: queue the ghosts' gather after the last step or put of every part it reads from,
+   * in device order (the host does not wait); a step then waits for the other parts' pulls. */
+  dt_status (*pull)(void *impl, dt_ctx *ctx);
 } dt_xp_ops;
 
 extern const dt_xp_ops dt_xp_cpu_ops;

@@ -9,7 +9,10 @@
  * same numbers in the same order as in the one-part run, and the run is bitwise identical to
  * it. After every step (and after put) each part hands out the forces of its copies that
  * other parts hold as ghosts (inner send, in a precomputed order) and each part takes its
- * ghosts' values (inner recv): values only, no indices, host-staged between the parts. The
+ * ghosts' values (inner recv): values only, no indices, host-staged between the parts; where
+ * the inner backend links its instances (devices that reach each other's memory), each part
+ * pulls its ghosts from the others' force buffers instead, in device order, so the host queues
+ * step after step without waiting for any device. The
  * per-element energy accumulators and the per-copy owner flags (the node's first element,
  * global) come back in the global layout from get, so the driver's sums stay as they are.
  * Inner steps only queue work on their devices, so parts on different GPUs run concurrently up
@@ -34,6 +37,7 @@ typedef struct xp_parts {
   int n, ne, npe, nv, nq, n_faces, plastic;
   size_t nc, hist_elem; /* history doubles per element */
   long ghosts;          /* ghost slots of all parts */
+  int linked;           /* the parts pull their ghosts device to device (inner link) */
   xp_part *p;
   dt_xp_state tmp; /* one part's state, sized for the largest */
   int *tmp_bc;
@@ -101,6 +105,10 @@ static void parts_destroy(void *impl) {
 /* Every part's ghosts to every part: send from all, then recv into all. */
 static dt_status exchange(xp_parts *s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  if (s->linked) {
+    for (int i = 0; i < s->n; i++) DT_TRY(s->inner->pull(s->p[i].impl, ctx));
+    goto cleanup;
+  }
   for (int i = 0; i < s->n; i++)
     if (s->p[i].n_send) DT_TRY(s->inner->send(s->p[i].impl, s->p[i].send_buf, ctx));
   for (int i = 0; i < s->n; i++) {
@@ -271,6 +279,35 @@ cleanup:
   return rc;
 }
 
+/* Where the inner backend can, every part pulls its ghosts from the other parts' devices: ghost
+ * g of part q is copy sub[src].send[ghost_pos[g]] of part src = ghost_part[g]. All parts or
+ * none: a part that cannot link undoes the others' links. */
+static dt_status link_parts(xp_parts *s, const dt_xp_problem *sub, dt_ctx *ctx) {
+  dt_status rc = DT_OK;
+  void **peers = NULL;
+  int *src_copy = NULL, all = 1, linked = 0;
+  if (!s->inner->link || !s->inner->pull || s->n < 2) return DT_OK;
+  DT_ALLOC(peers, s->n, ctx, "the parts' instances");
+  for (int q = 0; q < s->n; q++) peers[q] = s->p[q].impl;
+  for (int q = 0; q < s->n && all; q++) {
+    const xp_part *p = &s->p[q];
+    DT_ALLOC(src_copy, (size_t)p->n_ghost + 1, ctx, "the ghosts' source copies");
+    for (int g = 0; g < p->n_ghost; g++) src_copy[g] = sub[p->ghost_part[g]].send[p->ghost_pos[g]];
+    DT_TRY(s->inner->link(p->impl, peers, s->n, p->ghost_part, src_copy, &linked, ctx));
+    dt_free(src_copy);
+    src_copy = NULL;
+    all = linked;
+  }
+  if (!all)
+    for (int q = 0; q < s->n; q++)
+      DT_TRY(s->inner->link(s->p[q].impl, NULL, 0, NULL, NULL, &linked, ctx));
+  s->linked = all;
+cleanup:
+  dt_free(peers);
+  dt_free(src_copy);
+  return rc;
+}
+
 /* Scratch for one part's state and step arrays, sized for the largest part. */
 static dt_status alloc_tmp(xp_parts *s, dt_ctx *ctx) {
   dt_status rc = DT_OK;
@@ -325,6 +362,7 @@ dt_status dt_xp_parts_create(const dt_xp_ops *inner, int n_parts, const int *dev
     dt_free(v0p);
     v0p = NULL;
   }
+  DT_TRY(link_parts(s, sub, ctx));
   *impl = s;
   s = NULL;
 cleanup:
@@ -435,9 +473,9 @@ void dt_xp_parts_describe(const void *impl, char *buf, size_t n) {
   }
   snprintf(buf, n,
            "explicit dynamics split into %d parts on the %s backend: %d to %d elements a part, "
-           "%ld ghost copies (%.2f %% of the %zu copies) exchanged after every step",
+           "%ld ghost copies (%.2f %% of the %zu copies) exchanged after every step, %s",
            s->n, s->inner->name, lo, hi, s->ghosts, 100.0 * (double)s->ghosts / (double)s->nc,
-           s->nc);
+           s->nc, s->linked ? "device to device" : "staged through the host");
 }
 
 dt_status dt_xp_parts_partition(const dt_model *m, int n_parts, int *part, char *note,

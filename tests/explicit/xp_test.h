@@ -366,6 +366,15 @@ static void parts_run(const dt_xp_ops *inner, int n_parts, const int *devices, c
            "%s", ctx.msg);
   else
     XCHECK(inner->create(xp, NULL, 1, devices[0], &impl, &ctx) == DT_OK, "%s", ctx.msg);
+  if (n_parts > 1) { /* the exchange taken: device to device where the backend links its parts */
+    const char *t = getenv("DUCTILE_HALO_TRANSPORT");
+    const int want = inner->link && !(t && !strcmp(t, "staged"));
+    char line[512];
+    dt_xp_parts_describe(impl, line, sizeof line);
+    XCHECK(strstr(line, want ? "device to device" : "staged through the host") != NULL,
+           "%d parts on %s: expected the %s exchange: %s", n_parts, inner->name,
+           want ? "device-to-device" : "host-staged", line);
+  }
   XCHECK(o->set_step(impl, &st, &ctx) == DT_OK, "%s", ctx.msg);
   if (from) XCHECK(o->put(impl, &from->st, &ctx) == DT_OK, "%s", ctx.msg);
   for (int i = i0; i < i1; i++) {
