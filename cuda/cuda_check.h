@@ -67,6 +67,17 @@ static inline dt_status dt_cusparse_error(dt_ctx *ctx, cusparseStatus_t s, const
     }                                                                                              \
   } while (0)
 
+/* bytes from the host buffer src (NULL: zeros) into device memory dst, in place for kernels on
+ * any stream of the device once this returns. cudaMemcpy from pageable memory returns once the
+ * data is staged, before its DMA lands, and cudaMemset returns at once; a non-blocking stream
+ * (the order-P operators', the halo transports') does not wait for the legacy stream's work, so
+ * that stream is synchronised here. */
+static inline cudaError_t dt_cuda_put(void *dst, const void *src, size_t bytes) {
+  cudaError_t e =
+      src ? cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) : cudaMemset(dst, 0, bytes);
+  return e != cudaSuccess ? e : cudaStreamSynchronize(0);
+}
+
 /* Allocate bytes of device memory into *p for an object that counts its own device bytes.
  *   p:       out; the new buffer, NULL on failure. The caller frees it with cudaFree.
  *   bytes:   the size; 0 allocates 8, so every buffer has an address.
@@ -97,7 +108,7 @@ static inline dt_status dt_cuda_upload_counted(void **p, const void *src, size_t
                                                dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_TRY(dt_cuda_malloc_counted(p, bytes, owner, what, counted, ctx));
-  DT_CUDA_CHECK(cudaMemcpy(*p, src, bytes, cudaMemcpyHostToDevice), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(*p, src, bytes), ctx);
 cleanup:
   return rc;
 }

@@ -338,12 +338,8 @@ static dt_status slot_create(dt_cuda_halo *h, int s, const dt_cuda_halo_slot *in
   }
   DT_CUDA_CHECK(cudaMalloc(&S->send_idx, sizeof(int) * (ns ? ns : 1)), ctx);
   DT_CUDA_CHECK(cudaMalloc(&S->recv_idx, sizeof(int) * (nr ? nr : 1)), ctx);
-  if (ns)
-    DT_CUDA_CHECK(cudaMemcpy(S->send_idx, l->send_idx, sizeof(int) * ns, cudaMemcpyHostToDevice),
-                  ctx);
-  if (nr)
-    DT_CUDA_CHECK(cudaMemcpy(S->recv_idx, l->recv_idx, sizeof(int) * nr, cudaMemcpyHostToDevice),
-                  ctx);
+  if (ns) DT_CUDA_CHECK(dt_cuda_put(S->send_idx, l->send_idx, sizeof(int) * ns), ctx);
+  if (nr) DT_CUDA_CHECK(dt_cuda_put(S->recv_idx, l->recv_idx, sizeof(int) * nr), ctx);
   for (int k = 0; k < l->n_peers; k++) {
     int m = l->send_ptr[k + 1] - l->send_ptr[k], w = l->recv_ptr[k + 1] - l->recv_ptr[k];
     size_t most = (size_t)(m > w ? m : w) * (size_t)h->max_ncomp, bytes;

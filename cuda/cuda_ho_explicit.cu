@@ -174,9 +174,9 @@ static dt_status hx_upload(double **dst, const double *src, size_t n, dt_ctx *ct
   dt_status rc = DT_OK;
   DT_CUDA_CHECK(cudaMalloc(dst, sizeof(double) * (n ? n : 1)), ctx);
   if (src)
-    DT_CUDA_CHECK(cudaMemcpy(*dst, src, sizeof(double) * n, cudaMemcpyHostToDevice), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(*dst, src, sizeof(double) * n), ctx);
   else
-    DT_CUDA_CHECK(cudaMemset(*dst, 0, sizeof(double) * (n ? n : 1)), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(*dst, NULL, sizeof(double) * (n ? n : 1)), ctx);
 cleanup:
   return rc;
 }
@@ -266,7 +266,7 @@ static dt_status hx_omega_max(hx *g, const dt_multi_explicit_input *in, int its,
       x[i] = in->fre[s][i] != 0.0 ? (double)(z >> 11) / 9007199254740992.0 - 0.5 : 0.0;
     }
     DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-    DT_CUDA_CHECK(cudaMemcpy(P->h->u, x, sizeof(double) * P->n, cudaMemcpyHostToDevice), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(P->h->u, x, sizeof(double) * P->n), ctx);
   }
   for (int it = 0; it < its; it++) {
     DT_TRY(hx_product(g, ctx));
@@ -335,7 +335,7 @@ static dt_status hx_setup(hx *g, const dt_multi_explicit_input *in, double *cons
     DT_TRY(hx_upload(&P->dp, NULL, P->n, ctx));
     DT_TRY(hx_upload(&P->partial, NULL, HX_BLOCKS * HX_SUMS, ctx));
     DT_TRY(hx_upload(&P->acc, NULL, HX_ACC, ctx));
-    DT_CUDA_CHECK(cudaMemcpy(P->h->u, u[s], sizeof(double) * P->n, cudaMemcpyHostToDevice), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(P->h->u, u[s], sizeof(double) * P->n), ctx);
     for (int k = 0; k < in->n_watch; k++) P->n_watch += in->watch_part[k] == s;
     if (P->n_watch) {
       int j = 0;
@@ -345,7 +345,7 @@ static dt_status hx_setup(hx *g, const dt_multi_explicit_input *in, double *cons
       for (int k = 0; k < in->n_watch; k++)
         if (in->watch_part[k] == s) w[j] = in->watch_dof[k], P->watch_of[j++] = k;
       DT_CUDA_CHECK(cudaMalloc(&P->watch, sizeof(int) * P->n_watch), ctx);
-      DT_CUDA_CHECK(cudaMemcpy(P->watch, w, sizeof(int) * P->n_watch, cudaMemcpyHostToDevice), ctx);
+      DT_CUDA_CHECK(dt_cuda_put(P->watch, w, sizeof(int) * P->n_watch), ctx);
       DT_TRY(hx_upload(&P->hist, NULL, (size_t)P->n_watch * g->chunk, ctx));
     }
     for (int k = 0; k < l->n_peers; k++)
@@ -456,8 +456,7 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   /* the power iteration used h->u: the start state again */
   for (int s = 0; s < g.np; s++) {
     DT_CUDA_CHECK(cudaSetDevice(g.p[s].device), ctx);
-    DT_CUDA_CHECK(cudaMemcpy(g.p[s].h->u, u[s], sizeof(double) * g.p[s].n, cudaMemcpyHostToDevice),
-                  ctx);
+    DT_CUDA_CHECK(dt_cuda_put(g.p[s].h->u, u[s], sizeof(double) * g.p[s].n), ctx);
   }
   inf.seconds_setup = hx_now() - t0;
   t0 = hx_now();
@@ -522,6 +521,7 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   out.seconds = hx_now() - t0;
   for (int s = 0; s < g.np; s++) {
     DT_CUDA_CHECK(cudaSetDevice(g.p[s].device), ctx);
+    DT_CUDA_CHECK(cudaStreamSynchronize(g.p[s].h->stream), ctx);
     DT_CUDA_CHECK(cudaMemcpy(u[s], g.p[s].h->u, sizeof(double) * g.p[s].n, cudaMemcpyDeviceToHost),
                   ctx);
   }

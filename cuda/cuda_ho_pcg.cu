@@ -21,7 +21,7 @@ extern "C" dt_status dt_cuda_dmask_alloc(size_t n, const unsigned char *host, un
   dt_status rc = DT_OK;
   *d = NULL;
   DT_CUDA_CHECK(cudaMalloc((void **)d, n ? n : 1), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(*d, host, n, cudaMemcpyHostToDevice), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(*d, host, n), ctx);
 cleanup:
   return rc;
 }
@@ -30,7 +30,7 @@ extern "C" void dt_cuda_dvec_free(void *d) { cudaFree(d); }
 
 extern "C" dt_status dt_cuda_dvec_set(double *d, const double *host, size_t n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
-  DT_CUDA_CHECK(cudaMemcpy(d, host, sizeof(double) * n, cudaMemcpyHostToDevice), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(d, host, sizeof(double) * n), ctx);
 cleanup:
   return rc;
 }

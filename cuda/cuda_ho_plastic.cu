@@ -351,7 +351,7 @@ extern "C" dt_status dt_cuda_ho_plastic_create(const dt_ho_plastic *pl, dt_cuda_
   DT_TRY(hp_alloc(hp, (void **)&hp->c, sizeof(double) * n, "vectors", ctx));
   DT_TRY(hp_alloc(hp, (void **)&hp->diag, sizeof(double) * n, "vectors", ctx));
   DT_TRY(hp_alloc(hp, (void **)&hp->fixed, n, "fixed DOFs", ctx));
-  DT_CUDA_CHECK(cudaMemset(hp->fixed, 0, n), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(hp->fixed, NULL, n), ctx);
   DT_CUDA_CHECK(cudaEventCreateWithFlags(&hp->joined[0], cudaEventDisableTiming), ctx);
   DT_CUDA_CHECK(cudaEventCreateWithFlags(&hp->joined[1], cudaEventDisableTiming), ctx);
   DT_TRY(hp_pcg_create(&hp->pcg, n, h->stream, ctx));
@@ -571,7 +571,7 @@ extern "C" dt_status dt_cuda_ho_plastic_set_fixed(dt_cuda_ho_plastic *hp,
                                                   const unsigned char *fixed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_CUDA_CHECK(cudaSetDevice(hp->h->device), ctx);
-  DT_CUDA_CHECK(cudaMemcpy(hp->fixed, fixed, hp->n, cudaMemcpyHostToDevice), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(hp->fixed, fixed, hp->n), ctx);
 cleanup:
   return rc;
 }

@@ -145,9 +145,9 @@ static dt_status mg_upload(mg_part *P, double **dst, const double *src, dt_ctx *
   dt_status rc = DT_OK;
   DT_CUDA_CHECK(cudaMalloc(dst, sizeof(double) * (P->n ? P->n : 1)), ctx);
   if (src)
-    DT_CUDA_CHECK(cudaMemcpy(*dst, src, sizeof(double) * P->n, cudaMemcpyHostToDevice), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(*dst, src, sizeof(double) * P->n), ctx);
   else
-    DT_CUDA_CHECK(cudaMemset(*dst, 0, sizeof(double) * (P->n ? P->n : 1)), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(*dst, NULL, sizeof(double) * (P->n ? P->n : 1)), ctx);
 cleanup:
   return rc;
 }
@@ -237,8 +237,8 @@ extern "C" dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol
           (size_t)(l->send_ptr[k + 1] - l->send_ptr[k] + l->recv_ptr[k + 1] - l->recv_ptr[k]) * 3;
     pv[s] = P->h->u, qv[s] = P->h->v, rv[s] = P->r, zv[s] = P->z, xv[s] = P->x;
     /* z = dinv r, p = z (x0 = 0, r = b, consistent on the ghosts) */
-    DT_CUDA_CHECK(cudaMemset(P->h->u, 0, sizeof(double) * P->n), ctx);
-    DT_CUDA_CHECK(cudaMemset(P->h->v, 0, sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(P->h->u, NULL, sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put(P->h->v, NULL, sizeof(double) * P->n), ctx);
     k_step<<<mg_grid(P->n), MG_THREADS, 0, P->h->stream>>>(P->n, 0.0, P->fre, P->h->u, P->h->v,
                                                            P->x, P->r, P->dinv, P->z);
     k_direction<<<mg_grid(P->n), MG_THREADS, 0, P->h->stream>>>(P->n, 0.0, P->z, P->h->u);
