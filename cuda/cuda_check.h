@@ -67,15 +67,21 @@ static inline dt_status dt_cusparse_error(dt_ctx *ctx, cusparseStatus_t s, const
     }                                                                                              \
   } while (0)
 
-/* bytes from the host buffer src (NULL: zeros) into device memory dst, in place for kernels on
- * any stream of the device once this returns. cudaMemcpy from pageable memory returns once the
- * data is staged, before its DMA lands, and cudaMemset returns at once; a non-blocking stream
- * (the order-P operators', the halo transports') does not wait for the legacy stream's work, so
- * that stream is synchronised here. */
+/* bytes from the host buffer src (NULL: zeros) into device memory dst, queued on stream after
+ * its work and in place once this returns: a cudaMemcpy from pageable memory returns once the
+ * data is staged, before its DMA lands, cudaMemset returns at once, and neither orders against a
+ * non-blocking stream (the order-P operators', the halo transports'), whose kernels may still
+ * be writing dst or may read it next. Stream 0 (the legacy stream) for a new buffer. */
+static inline cudaError_t dt_cuda_put_on(cudaStream_t stream, void *dst, const void *src,
+                                         size_t bytes) {
+  cudaError_t e = src ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream)
+                      : cudaMemsetAsync(dst, 0, bytes, stream);
+  return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
+/* dt_cuda_put_on the legacy stream: for buffers no other stream has work on yet. */
 static inline cudaError_t dt_cuda_put(void *dst, const void *src, size_t bytes) {
-  cudaError_t e =
-      src ? cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) : cudaMemset(dst, 0, bytes);
-  return e != cudaSuccess ? e : cudaStreamSynchronize(0);
+  return dt_cuda_put_on(0, dst, src, bytes);
 }
 
 /* Allocate bytes of device memory into *p for an object that counts its own device bytes.

@@ -266,7 +266,7 @@ static dt_status hx_omega_max(hx *g, const dt_multi_explicit_input *in, int its,
       x[i] = in->fre[s][i] != 0.0 ? (double)(z >> 11) / 9007199254740992.0 - 0.5 : 0.0;
     }
     DT_CUDA_CHECK(cudaSetDevice(P->device), ctx);
-    DT_CUDA_CHECK(dt_cuda_put(P->h->u, x, sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put_on(P->h->stream, P->h->u, x, sizeof(double) * P->n), ctx);
   }
   for (int it = 0; it < its; it++) {
     DT_TRY(hx_product(g, ctx));
@@ -335,7 +335,7 @@ static dt_status hx_setup(hx *g, const dt_multi_explicit_input *in, double *cons
     DT_TRY(hx_upload(&P->dp, NULL, P->n, ctx));
     DT_TRY(hx_upload(&P->partial, NULL, HX_BLOCKS * HX_SUMS, ctx));
     DT_TRY(hx_upload(&P->acc, NULL, HX_ACC, ctx));
-    DT_CUDA_CHECK(dt_cuda_put(P->h->u, u[s], sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put_on(P->h->stream, P->h->u, u[s], sizeof(double) * P->n), ctx);
     for (int k = 0; k < in->n_watch; k++) P->n_watch += in->watch_part[k] == s;
     if (P->n_watch) {
       int j = 0;
@@ -456,7 +456,8 @@ extern "C" dt_status dt_cuda_multi_explicit(const dt_multi_explicit_input *in,
   /* the power iteration used h->u: the start state again */
   for (int s = 0; s < g.np; s++) {
     DT_CUDA_CHECK(cudaSetDevice(g.p[s].device), ctx);
-    DT_CUDA_CHECK(dt_cuda_put(g.p[s].h->u, u[s], sizeof(double) * g.p[s].n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put_on(g.p[s].h->stream, g.p[s].h->u, u[s], sizeof(double) * g.p[s].n),
+                  ctx);
   }
   inf.seconds_setup = hx_now() - t0;
   t0 = hx_now();

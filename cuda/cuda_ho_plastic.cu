@@ -571,7 +571,7 @@ extern "C" dt_status dt_cuda_ho_plastic_set_fixed(dt_cuda_ho_plastic *hp,
                                                   const unsigned char *fixed, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   DT_CUDA_CHECK(cudaSetDevice(hp->h->device), ctx);
-  DT_CUDA_CHECK(dt_cuda_put(hp->fixed, fixed, hp->n), ctx);
+  DT_CUDA_CHECK(dt_cuda_put_on(hp->h->stream, hp->fixed, fixed, hp->n), ctx);
 cleanup:
   return rc;
 }

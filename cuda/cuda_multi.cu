@@ -237,8 +237,8 @@ extern "C" dt_status dt_cuda_multi_pcg(const dt_multi_pcg_input *in, double rtol
           (size_t)(l->send_ptr[k + 1] - l->send_ptr[k] + l->recv_ptr[k + 1] - l->recv_ptr[k]) * 3;
     pv[s] = P->h->u, qv[s] = P->h->v, rv[s] = P->r, zv[s] = P->z, xv[s] = P->x;
     /* z = dinv r, p = z (x0 = 0, r = b, consistent on the ghosts) */
-    DT_CUDA_CHECK(dt_cuda_put(P->h->u, NULL, sizeof(double) * P->n), ctx);
-    DT_CUDA_CHECK(dt_cuda_put(P->h->v, NULL, sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put_on(P->h->stream, P->h->u, NULL, sizeof(double) * P->n), ctx);
+    DT_CUDA_CHECK(dt_cuda_put_on(P->h->stream, P->h->v, NULL, sizeof(double) * P->n), ctx);
     k_step<<<mg_grid(P->n), MG_THREADS, 0, P->h->stream>>>(P->n, 0.0, P->fre, P->h->u, P->h->v,
                                                            P->x, P->r, P->dinv, P->z);
     k_direction<<<mg_grid(P->n), MG_THREADS, 0, P->h->stream>>>(P->n, 0.0, P->z, P->h->u);
