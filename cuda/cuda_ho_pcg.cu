@@ -11,7 +11,7 @@ extern "C" dt_status dt_cuda_dvec_alloc(size_t n, double **d, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   *d = NULL;
   DT_CUDA_CHECK(cudaMalloc((void **)d, sizeof(double) * (n ? n : 1)), ctx);
-  DT_CUDA_CHECK(cudaMemset(*d, 0, sizeof(double) * (n ? n : 1)), ctx);
+  DT_CUDA_CHECK(dt_cuda_put(*d, NULL, sizeof(double) * (n ? n : 1)), ctx);
 cleanup:
   return rc;
 }
@@ -37,6 +37,9 @@ cleanup:
 
 extern "C" dt_status dt_cuda_dvec_get(double *host, const double *d, size_t n, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  /* the vector's writers may be kernels on a non-blocking stream, which cudaMemcpy's legacy
+   * stream does not wait for */
+  DT_CUDA_CHECK(cudaDeviceSynchronize(), ctx);
   DT_CUDA_CHECK(cudaMemcpy(host, d, sizeof(double) * n, cudaMemcpyDeviceToHost), ctx);
 cleanup:
   return rc;
