@@ -17,6 +17,15 @@ static inline int dt_omp_max_threads(void) {
 #endif
 }
 
+/* Threads in the calling thread's team (1 outside a parallel region). */
+static inline int dt_omp_team_size(void) {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
 /* The calling thread's number inside a parallel region (0 outside one). */
 static inline int dt_omp_thread(void) {
 #ifdef _OPENMP

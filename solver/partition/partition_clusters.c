@@ -14,14 +14,19 @@
  *   3. two clusters are joined with the weight of the nodes they share (counted once a node),
  *      which is what a cut between them puts on the interface.
  * One pass over the nodes' elements builds the graph, each interior node (one cluster) costing
- * its valence only. */
+ * its valence only. Every loop runs on all threads for large meshes, and the clusters and their
+ * graph are the same for any thread count: the sort is stable, and each row of the graph is
+ * merged and ordered by neighbour whatever order its entries arrive in. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "core/omp_threads.h"
 #include "partition.h"
 #include "partition_internal.h"
 
 #define HILBERT_BITS 16
+#define CLUSTERS_OMP_MIN (1 << 16) /* elements or nodes above which the loops use all threads */
 
 /* The 16 low bits of x moved to bits 0, 3, 6, ..., 45. */
 static uint64_t spread3(uint32_t x) {
@@ -57,16 +62,22 @@ static uint64_t hilbert_key(uint32_t X[3]) {
 
 /* Each element's key along the curve through the centroids. */
 static void element_keys(const dt_model *m, uint64_t *key) {
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (int v = 0; v < m->n_nodes; v++)
-    for (int d = 0; d < 3; d++) {
-      double x = m->x[3 * (size_t)v + d];
-      if (v == 0 || x < lo[d]) lo[d] = x;
-      if (v == 0 || x > hi[d]) hi[d] = x;
-    }
+  double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY,
+         h2 = -INFINITY;
+#pragma omp parallel for schedule(static) if (m->n_nodes > CLUSTERS_OMP_MIN)                       \
+    reduction(min                                                                                  \
+              : l0, l1, l2) reduction(max                                                          \
+                                      : h0, h1, h2)
+  for (int v = 0; v < m->n_nodes; v++) {
+    const double *x = &m->x[3 * (size_t)v];
+    l0 = fmin(l0, x[0]), l1 = fmin(l1, x[1]), l2 = fmin(l2, x[2]);
+    h0 = fmax(h0, x[0]), h1 = fmax(h1, x[1]), h2 = fmax(h2, x[2]);
+  }
+  const double lo[3] = {l0, l1, l2}, hi[3] = {h0, h1, h2};
   double scale[3];
   for (int d = 0; d < 3; d++)
     scale[d] = hi[d] > lo[d] ? ((double)(1u << HILBERT_BITS) - 1.0) / (hi[d] - lo[d]) : 0.0;
+#pragma omp parallel for schedule(static) if (m->n_elems > CLUSTERS_OMP_MIN)
   for (int e = 0; e < m->n_elems; e++) {
     double c[3] = {0, 0, 0};
     int n = m->elem_ptr[e + 1] - m->elem_ptr[e];
@@ -79,31 +90,46 @@ static void element_keys(const dt_model *m, uint64_t *key) {
 }
 
 /* order[0 .. n-1]: the elements sorted by key, ties by index (LSD radix sort, 16 bits a pass
- * over the 48-bit keys; the keys travel with the indices, so every pass reads in order).
+ * over the 48-bit keys; the keys travel with the indices, so every pass reads in order). On
+ * several threads each takes a contiguous share, counts its buckets, and places its share after
+ * the lower threads' entries of each bucket: the same stable order as one thread's.
  * key is overwritten. */
 static dt_status sort_by_key(int n, uint64_t *key, int *order, dt_ctx *ctx) {
   dt_status rc = DT_OK;
+  const int par = n > CLUSTERS_OMP_MIN && dt_omp_max_threads() > 1;
+  const int nt = par ? dt_omp_max_threads() : 1;
   int *tmp = NULL;
   uint64_t *ktmp = NULL;
   size_t *count = NULL;
   DT_ALLOC(tmp, n, ctx, "the clusters' sort");
   DT_ALLOC(ktmp, n, ctx, "the clusters' sort keys");
-  DT_ALLOC(count, (size_t)1 << 16, ctx, "the clusters' sort buckets");
+  DT_ALLOC(count, (size_t)nt << 16, ctx, "the clusters' sort buckets");
   for (int e = 0; e < n; e++) order[e] = e;
   for (int pass = 0; pass < 3; pass++) {
-    int shift = 16 * pass;
-    memset(count, 0, sizeof(size_t) << 16);
-    for (int i = 0; i < n; i++) count[(key[i] >> shift) & 0xffff]++;
-    size_t sum = 0;
-    for (size_t b = 0; b < ((size_t)1 << 16); b++) {
-      size_t c = count[b];
-      count[b] = sum;
-      sum += c;
-    }
-    for (int i = 0; i < n; i++) {
-      size_t to = count[(key[i] >> shift) & 0xffff]++;
-      tmp[to] = order[i];
-      ktmp[to] = key[i];
+    const int shift = 16 * pass;
+#pragma omp parallel num_threads(nt) if (par)
+    {
+      const int T = dt_omp_team_size(), t = dt_omp_thread();
+      const int lo = (int)((int64_t)n * t / T), hi = (int)((int64_t)n * (t + 1) / T);
+      size_t *c = count + ((size_t)t << 16);
+      memset(c, 0, sizeof(size_t) << 16);
+      for (int i = lo; i < hi; i++) c[(key[i] >> shift) & 0xffff]++;
+#pragma omp barrier
+#pragma omp single
+      {
+        size_t sum = 0;
+        for (size_t b = 0; b < ((size_t)1 << 16); b++)
+          for (int u = 0; u < T; u++) {
+            size_t *cu = &count[((size_t)u << 16) + b], x = *cu;
+            *cu = sum;
+            sum += x;
+          }
+      }
+      for (int i = lo; i < hi; i++) {
+        size_t to = c[(key[i] >> shift) & 0xffff]++;
+        tmp[to] = order[i];
+        ktmp[to] = key[i];
+      }
     }
     memcpy(order, tmp, sizeof(int) * (size_t)n);
     memcpy(key, ktmp, sizeof(uint64_t) * (size_t)n);
@@ -126,14 +152,47 @@ static int node_clusters(const dt_node_elems *ne, const int *cluster, int v, int
   return n;
 }
 
+/* Row c of the graph from its entries pairs[off[c] .. off[c + 1] - 1] (a neighbour cluster per
+ * shared node): its distinct neighbours ascending into adj, the nodes shared with each into
+ * shared and wgt. stamp and slot: the thread's scratch, one per cluster, stamp never c before.
+ * With adj NULL only counts the neighbours. */
+static int graph_row(const int *pairs, int64_t first, int64_t end, int c, int *stamp, int *slot,
+                     int *adj, int *shared, int *wgt) {
+  int n = 0;
+  for (int64_t k = first; k < end; k++) {
+    int d = pairs[k];
+    if (stamp[d] != c) {
+      stamp[d] = c;
+      slot[d] = n;
+      if (adj) adj[n] = d, shared[n] = 0;
+      n++;
+    }
+    if (adj) shared[slot[d]]++;
+  }
+  for (int i = 1; adj && i < n; i++) { /* ascending neighbours: a few dozen a row */
+    int a = adj[i], w = shared[i], j = i;
+    while (j > 0 && adj[j - 1] > a) {
+      adj[j] = adj[j - 1];
+      shared[j] = shared[j - 1];
+      j--;
+    }
+    adj[j] = a;
+    shared[j] = w;
+  }
+  for (int i = 0; adj && i < n; i++) wgt[i] = shared[i];
+  return n;
+}
+
 dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *cluster,
                                      dt_dual_graph *g, dt_ctx *ctx) {
   dt_status rc = DT_OK;
   dt_node_elems ne = {0};
   uint64_t *key = NULL;
-  int *order = NULL, *s = NULL, *stamp = NULL, *slot = NULL;
+  int *order = NULL, *s = NULL, *stamp = NULL, *slot = NULL, *row_n = NULL;
   int64_t *off = NULL, *fill = NULL;
   int *pairs = NULL, max_valence = 0;
+  const int par = m->n_elems > CLUSTERS_OMP_MIN && dt_omp_max_threads() > 1;
+  const int nt = par ? dt_omp_max_threads() : 1;
   memset(g, 0, sizeof *g);
   DT_CHECK(n_clusters >= 1 && n_clusters <= m->n_elems, ctx, DT_ERR_INPUT,
            "cannot group %d elements into %d clusters", m->n_elems, n_clusters);
@@ -141,72 +200,83 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
   DT_ALLOC(order, m->n_elems, ctx, "the elements' curve order");
   element_keys(m, key);
   DT_TRY(sort_by_key(m->n_elems, key, order, ctx));
+#pragma omp parallel for schedule(static) if (par)
   for (int i = 0; i < m->n_elems; i++)
     cluster[order[i]] = (int)((int64_t)i * n_clusters / m->n_elems);
   DT_TRY(dt_node_elems_build(m, &ne, ctx));
+#pragma omp parallel for schedule(static) if (par) reduction(max : max_valence)
   for (int v = 0; v < m->n_nodes; v++)
     if (ne.ptr[v + 1] - ne.ptr[v] > max_valence) max_valence = ne.ptr[v + 1] - ne.ptr[v];
-  DT_ALLOC(s, max_valence + 1, ctx, "a node's clusters");
+  DT_ALLOC(s, (size_t)nt * (size_t)(max_valence + 1), ctx, "a node's clusters");
   DT_ALLOC(off, (size_t)n_clusters + 1, ctx, "the cluster pairs' offsets");
   /* pass 1: per cluster, its entries (one per other cluster at each shared node) */
-  for (int v = 0; v < m->n_nodes; v++) {
-    int n = node_clusters(&ne, cluster, v, s);
-    for (int i = 0; n > 1 && i < n; i++) off[s[i] + 1] += n - 1;
+#pragma omp parallel num_threads(nt) if (par)
+  {
+    int *sv = s + (size_t)dt_omp_thread() * (size_t)(max_valence + 1);
+#pragma omp for schedule(static)
+    for (int v = 0; v < m->n_nodes; v++) {
+      int n = node_clusters(&ne, cluster, v, sv);
+      for (int i = 0; n > 1 && i < n; i++) {
+#pragma omp atomic
+        off[sv[i] + 1] += n - 1;
+      }
+    }
   }
   for (int c = 0; c < n_clusters; c++) off[c + 1] += off[c];
   DT_ALLOC(pairs, off[n_clusters] + 1, ctx, "the cluster pairs");
   DT_ALLOC(fill, n_clusters, ctx, "the cluster pairs' fill");
   for (int c = 0; c < n_clusters; c++) fill[c] = off[c];
-  for (int v = 0; v < m->n_nodes; v++) {
-    int n = node_clusters(&ne, cluster, v, s);
-    for (int i = 0; n > 1 && i < n; i++)
-      for (int j = 0; j < n; j++)
-        if (j != i) pairs[fill[s[i]]++] = s[j];
+    /* the entries in no fixed order within a cluster's range on several threads; pass 2 makes
+     each row the same whatever that order */
+#pragma omp parallel num_threads(nt) if (par)
+  {
+    int *sv = s + (size_t)dt_omp_thread() * (size_t)(max_valence + 1);
+#pragma omp for schedule(static)
+    for (int v = 0; v < m->n_nodes; v++) {
+      int n = node_clusters(&ne, cluster, v, sv);
+      for (int i = 0; n > 1 && i < n; i++) {
+        int64_t at;
+#pragma omp atomic capture
+        {
+          at = fill[sv[i]];
+          fill[sv[i]] += n - 1;
+        }
+        for (int j = 0; j < n; j++)
+          if (j != i) pairs[at++] = sv[j];
+      }
+    }
   }
   /* pass 2: each cluster's entries merged into its row (neighbours ascending, weight = the
      shared nodes) */
-  DT_ALLOC(stamp, n_clusters, ctx, "the cluster graph's stamps");
-  DT_ALLOC(slot, n_clusters, ctx, "the cluster graph's slots");
+  DT_ALLOC(stamp, (size_t)nt * (size_t)n_clusters, ctx, "the cluster graph's stamps");
+  DT_ALLOC(slot, (size_t)nt * (size_t)n_clusters, ctx, "the cluster graph's slots");
+  DT_ALLOC(row_n, n_clusters, ctx, "the cluster graph's row lengths");
   DT_ALLOC(g->xadj, (size_t)n_clusters + 1, ctx, "the cluster graph's offsets");
-  for (int c = 0; c < n_clusters; c++) stamp[c] = -1;
-  for (int c = 0; c < n_clusters; c++) {
-    int64_t n = 0;
-    for (int64_t k = off[c]; k < off[c + 1]; k++)
-      if (stamp[pairs[k]] != c) {
-        stamp[pairs[k]] = c;
-        n++;
-      }
-    g->xadj[c + 1] = g->xadj[c] + n;
+#pragma omp parallel for schedule(static) if (par)
+  for (size_t i = 0; i < (size_t)nt * (size_t)n_clusters; i++) stamp[i] = -1;
+#pragma omp parallel num_threads(nt) if (par)
+  {
+    const size_t t = (size_t)dt_omp_thread() * (size_t)n_clusters;
+#pragma omp for schedule(dynamic, 256)
+    for (int c = 0; c < n_clusters; c++)
+      row_n[c] = graph_row(pairs, off[c], off[c + 1], c, stamp + t, slot + t, NULL, NULL, NULL);
   }
+  for (int c = 0; c < n_clusters; c++) g->xadj[c + 1] = g->xadj[c] + row_n[c];
   g->n = n_clusters;
   DT_ALLOC(g->adj, g->xadj[n_clusters] + 1, ctx, "the cluster graph's adjacency");
   DT_ALLOC(g->wgt, g->xadj[n_clusters] + 1, ctx, "the cluster graph's weights");
   DT_ALLOC(g->shared, g->xadj[n_clusters] + 1, ctx, "the cluster graph's shared nodes");
-  for (int c = 0; c < n_clusters; c++) stamp[c] = -1;
-  for (int c = 0; c < n_clusters; c++) {
-    int64_t o = g->xadj[c];
-    int n = 0;
-    for (int64_t k = off[c]; k < off[c + 1]; k++) {
-      int d = pairs[k];
-      if (stamp[d] != c) {
-        stamp[d] = c;
-        slot[d] = n;
-        g->adj[o + n] = d;
-        g->shared[o + n++] = 0;
-      }
-      g->shared[o + slot[d]]++;
+#pragma omp parallel for schedule(static) if (par)
+  for (size_t i = 0; i < (size_t)nt * (size_t)n_clusters; i++) stamp[i] = -1;
+#pragma omp parallel num_threads(nt) if (par)
+  {
+    const size_t t = (size_t)dt_omp_thread() * (size_t)n_clusters;
+#pragma omp for schedule(dynamic, 256)
+    for (int c = 0; c < n_clusters; c++) {
+      const int64_t o = g->xadj[c];
+      graph_row(pairs, off[c], off[c + 1], c, stamp + t, slot + t, g->adj + o, g->shared + o,
+                g->wgt + o);
     }
-    for (int i = 1; i < n; i++) { /* ascending neighbours: a few dozen a row */
-      int a = g->adj[o + i], w = g->shared[o + i], j = i;
-      while (j > 0 && g->adj[o + j - 1] > a) {
-        g->adj[o + j] = g->adj[o + j - 1];
-        g->shared[o + j] = g->shared[o + j - 1];
-        j--;
-      }
-      g->adj[o + j] = a;
-      g->shared[o + j] = w;
-    }
-    for (int i = 0; i < n; i++) g->wgt[o + i] = g->shared[o + i];
   }
 cleanup:
   dt_node_elems_free(&ne);
@@ -218,6 +288,7 @@ cleanup:
   dt_free(pairs);
   dt_free(stamp);
   dt_free(slot);
+  dt_free(row_n);
   if (rc != DT_OK) dt_dual_graph_free(g);
   return rc;
 }

@@ -3,8 +3,11 @@
  * parts made by hand (tests) are measured the same way. */
 #include <string.h>
 
+#include "core/omp_threads.h"
 #include "partition.h"
 #include "partition_internal.h"
+
+#define REPORT_OMP_MIN (1 << 16) /* nodes above which the interface count uses all threads */
 
 void dt_partition_report_free(dt_partition_report *r) {
   DT_FREE(r->part_elems);
@@ -58,8 +61,22 @@ dt_status dt_partition_report_fill(const dt_model *m, const dt_dual_graph *g, in
         rep->cut_edges++;
       }
   DT_TRY(dt_node_elems_build(m, &ne, ctx));
-  DT_ALLOC(adj, (size_t)nparts * (size_t)nparts, ctx, "the part adjacency");
-  for (int v = 0; v < m->n_nodes; v++) rep->interface_nodes += mark_node(&ne, part, v, nparts, adj);
+  {
+    /* each thread marks the part pairs it meets in a matrix of its own; their union after */
+    const int par = m->n_nodes > REPORT_OMP_MIN, nt = par ? dt_omp_max_threads() : 1;
+    const size_t pp = (size_t)nparts * (size_t)nparts;
+    int iface = 0;
+    DT_ALLOC(adj, (size_t)nt * pp, ctx, "the part adjacency");
+#pragma omp parallel num_threads(nt) if (par) reduction(+ : iface)
+    {
+      unsigned char *mine = adj + (size_t)dt_omp_thread() * pp;
+#pragma omp for schedule(static)
+      for (int v = 0; v < m->n_nodes; v++) iface += mark_node(&ne, part, v, nparts, mine);
+    }
+    rep->interface_nodes = iface;
+    for (int t = 1; t < nt; t++)
+      for (size_t i = 0; i < pp; i++) adj[i] |= adj[(size_t)t * pp + i];
+  }
   for (int p = 0; p < nparts; p++) {
     int n = 0;
     for (int q = 0; q < nparts; q++) n += adj[(size_t)p * (size_t)nparts + (size_t)q];

@@ -29,10 +29,16 @@
  *     in a part, balance within 3 %, the interface within 2 times METIS's on the elements,
  *     fewer interface nodes refined than not; every call gives the same parts on a second
  *     call; the report names the clusters and leaves the edge cut at -1; the default (-1)
- *     does not cluster meshes this small; 2 clusters for 4 parts refused;
+ *     does not cluster meshes this small; 2 clusters for 4 parts refused; a 48^3 box in 2000
+ *     clusters (every threaded loop of the clustered path taken) gives the same parts and report
+ *     on 1 and 3 threads;
  *   errors: 0 parts, more parts than elements, an element weight of 0 (DT_ERR_INPUT); without
  *     METIS, 2 parts are DT_ERR_UNSUPPORTED with "configure with libmetis-dev to partition". */
 #include "partition_fixtures.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static void check_dual_graph(void) {
   dt_model *m = fixture_box(2, 2, 2);
@@ -376,6 +382,40 @@ static void check_clusters(const dt_model *tet) {
   dt_model_destroy(&box);
 }
 
+/* A mesh large enough for every threaded loop of the clustered path (above 2^16 elements and
+ * nodes, 2^18 node-element entries) parts alike on one thread and on several. */
+static void check_clusters_threads(void) {
+#ifdef _OPENMP
+  enum { N = 48 };
+  const int ne = N * N * N, saved = omp_get_max_threads(), counts[2] = {1, 3};
+  dt_model *box = fixture_box(N, N, N);
+  int *part[2] = {malloc(sizeof(int) * ne), malloc(sizeof(int) * ne)};
+  dt_partition_report rep[2];
+  dt_partition_options o;
+  dt_ctx ctx = {0};
+  REQUIRE(part[0] && part[1], "out of memory");
+  dt_partition_options_default(&o);
+  o.clusters = 2000;
+  for (int i = 0; i < 2; i++) {
+    omp_set_num_threads(counts[i]);
+    EXPECT(dt_partition_elements(box, 4, &o, part[i], &rep[i], &ctx) == DT_OK, "%s", ctx.msg);
+  }
+  omp_set_num_threads(saved);
+  EXPECT(memcmp(part[0], part[1], sizeof(int) * ne) == 0,
+         "box 48^3 in 2000 clusters: the parts on 1 and 3 threads differ");
+  EXPECT(rep[0].interface_nodes == rep[1].interface_nodes &&
+             rep[0].max_neighbours == rep[1].max_neighbours && rep[0].imbalance == rep[1].imbalance,
+         "box 48^3 in clusters: the reports on 1 and 3 threads differ (interface %d and %d)",
+         rep[0].interface_nodes, rep[1].interface_nodes);
+  check_parts(box, 4, part[1], "box 48^3 in clusters, 3 threads");
+  printf("box 48^3, 4 parts of 2000 clusters: the same parts on 1 and 3 threads (%d interface "
+         "nodes, imbalance %.2f %%)\n",
+         rep[1].interface_nodes, 100 * rep[1].imbalance);
+  for (int i = 0; i < 2; i++) dt_partition_report_free(&rep[i]), free(part[i]);
+  dt_model_destroy(&box);
+#endif
+}
+
 static void check_errors(void) {
   dt_model *m = fixture_box(2, 2, 1);
   int part[4], w[4] = {1, 0, 1, 1};
@@ -424,6 +464,7 @@ int main(int argc, char **argv) {
   check_elem_weights();
   check_disconnected();
   check_clusters(tet);
+  check_clusters_threads();
   dt_model_destroy(&box);
   dt_model_destroy(&tet);
 #endif
