@@ -77,12 +77,15 @@ static void element_keys(const dt_model *m, uint64_t *key) {
   double scale[3];
   for (int d = 0; d < 3; d++)
     scale[d] = hi[d] > lo[d] ? ((double)(1u << HILBERT_BITS) - 1.0) / (hi[d] - lo[d]) : 0.0;
-#pragma omp parallel for schedule(static) if (m->n_elems > CLUSTERS_OMP_MIN)
-  for (int e = 0; e < m->n_elems; e++) {
+  /* the arrays as locals: the threads' copies of them stay in registers */
+  const double *xs = m->x;
+  const int *ep = m->elem_ptr, *conn = m->conn, ne = m->n_elems;
+#pragma omp parallel for schedule(static) if (ne > CLUSTERS_OMP_MIN)
+  for (int e = 0; e < ne; e++) {
     double c[3] = {0, 0, 0};
-    int n = m->elem_ptr[e + 1] - m->elem_ptr[e];
-    for (int k = m->elem_ptr[e]; k < m->elem_ptr[e + 1]; k++)
-      for (int d = 0; d < 3; d++) c[d] += m->x[3 * (size_t)m->conn[k] + d];
+    int n = ep[e + 1] - ep[e];
+    for (int k = ep[e]; k < ep[e + 1]; k++)
+      for (int d = 0; d < 3; d++) c[d] += xs[3 * (size_t)conn[k] + d];
     uint32_t X[3];
     for (int d = 0; d < 3; d++) X[d] = (uint32_t)((c[d] / n - lo[d]) * scale[d] + 0.5);
     key[e] = hilbert_key(X);
@@ -217,8 +220,11 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
     for (int v = 0; v < m->n_nodes; v++) {
       int n = node_clusters(&ne, cluster, v, sv);
       for (int i = 0; n > 1 && i < n; i++) {
+        if (par) {
 #pragma omp atomic
-        off[sv[i] + 1] += n - 1;
+          off[sv[i] + 1] += n - 1;
+        } else
+          off[sv[i] + 1] += n - 1;
       }
     }
   }
@@ -236,8 +242,13 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
       int n = node_clusters(&ne, cluster, v, sv);
       for (int i = 0; n > 1 && i < n; i++) {
         int64_t at;
+        if (par) {
 #pragma omp atomic capture
-        {
+          {
+            at = fill[sv[i]];
+            fill[sv[i]] += n - 1;
+          }
+        } else {
           at = fill[sv[i]];
           fill[sv[i]] += n - 1;
         }
