@@ -155,6 +155,38 @@ static int node_clusters(const dt_node_elems *ne, const int *cluster, int v, int
   return n;
 }
 
+/* One pass over the nodes that several clusters share. With pairs NULL it adds to pos[c + 1]
+ * the entries of cluster c (one per other cluster at such a node); else it writes them into
+ * pairs from pos[c] on, advancing pos[c]. On several threads (par) the places are taken
+ * atomically, so a cluster's entries come in no fixed order: graph_row orders each row after.
+ * s: stride ints of scratch per thread. */
+static void cluster_pairs(const dt_model *m, const dt_node_elems *ne, const int *cluster, int par,
+                          int nt, int *s, int stride, int64_t *pos, int *pairs) {
+#pragma omp parallel num_threads(nt) if (par)
+  {
+    int *sv = s + (size_t)dt_omp_thread() * (size_t)stride;
+#pragma omp for schedule(static)
+    for (int v = 0; v < m->n_nodes; v++) {
+      const int n = node_clusters(ne, cluster, v, sv);
+      for (int i = 0; n > 1 && i < n; i++) {
+        int64_t *p = &pos[sv[i] + (pairs ? 0 : 1)], at;
+        if (par) {
+#pragma omp atomic capture
+          {
+            at = *p;
+            *p += n - 1;
+          }
+        } else {
+          at = *p;
+          *p += n - 1;
+        }
+        for (int j = 0; pairs && j < n; j++)
+          if (j != i) pairs[at++] = sv[j];
+      }
+    }
+  }
+}
+
 /* Row c of the graph from its entries pairs[off[c] .. off[c + 1] - 1] (a neighbour cluster per
  * shared node): its distinct neighbours ascending into adj, the nodes shared with each into
  * shared and wgt. stamp and slot: the thread's scratch, one per cluster, stamp never c before.
@@ -213,50 +245,12 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
   DT_ALLOC(s, (size_t)nt * (size_t)(max_valence + 1), ctx, "a node's clusters");
   DT_ALLOC(off, (size_t)n_clusters + 1, ctx, "the cluster pairs' offsets");
   /* pass 1: per cluster, its entries (one per other cluster at each shared node) */
-#pragma omp parallel num_threads(nt) if (par)
-  {
-    int *sv = s + (size_t)dt_omp_thread() * (size_t)(max_valence + 1);
-#pragma omp for schedule(static)
-    for (int v = 0; v < m->n_nodes; v++) {
-      int n = node_clusters(&ne, cluster, v, sv);
-      for (int i = 0; n > 1 && i < n; i++) {
-        if (par) {
-#pragma omp atomic
-          off[sv[i] + 1] += n - 1;
-        } else
-          off[sv[i] + 1] += n - 1;
-      }
-    }
-  }
+  cluster_pairs(m, &ne, cluster, par, nt, s, max_valence + 1, off, NULL);
   for (int c = 0; c < n_clusters; c++) off[c + 1] += off[c];
   DT_ALLOC(pairs, off[n_clusters] + 1, ctx, "the cluster pairs");
   DT_ALLOC(fill, n_clusters, ctx, "the cluster pairs' fill");
   for (int c = 0; c < n_clusters; c++) fill[c] = off[c];
-    /* the entries in no fixed order within a cluster's range on several threads; pass 2 makes
-     each row the same whatever that order */
-#pragma omp parallel num_threads(nt) if (par)
-  {
-    int *sv = s + (size_t)dt_omp_thread() * (size_t)(max_valence + 1);
-#pragma omp for schedule(static)
-    for (int v = 0; v < m->n_nodes; v++) {
-      int n = node_clusters(&ne, cluster, v, sv);
-      for (int i = 0; n > 1 && i < n; i++) {
-        int64_t at;
-        if (par) {
-#pragma omp atomic capture
-          {
-            at = fill[sv[i]];
-            fill[sv[i]] += n - 1;
-          }
-        } else {
-          at = fill[sv[i]];
-          fill[sv[i]] += n - 1;
-        }
-        for (int j = 0; j < n; j++)
-          if (j != i) pairs[at++] = sv[j];
-      }
-    }
-  }
+  cluster_pairs(m, &ne, cluster, par, nt, s, max_valence + 1, fill, pairs);
   /* pass 2: each cluster's entries merged into its row (neighbours ascending, weight = the
      shared nodes) */
   DT_ALLOC(stamp, (size_t)nt * (size_t)n_clusters, ctx, "the cluster graph's stamps");
