@@ -4,6 +4,8 @@
 #ifndef DT_OMP_THREADS_H
 #define DT_OMP_THREADS_H
 
+#include <stddef.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -15,6 +17,14 @@ static inline int dt_omp_max_threads(void) {
 #else
   return 1;
 #endif
+}
+
+/* Threads for a region whose every thread takes `each` bytes of scratch of its own, so that
+ * the scratch stays within `budget` bytes: at most dt_omp_max_threads(), at least 1. */
+static inline int dt_omp_threads_within(size_t each, size_t budget) {
+  int nt = dt_omp_max_threads();
+  if (each > 0 && (size_t)nt * each > budget) nt = budget / each > 1 ? (int)(budget / each) : 1;
+  return nt;
 }
 
 /* Threads in the calling thread's team (1 outside a parallel region). */

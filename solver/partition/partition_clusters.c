@@ -27,6 +27,7 @@
 
 #define HILBERT_BITS 16
 #define CLUSTERS_OMP_MIN (1 << 16) /* elements or nodes above which the loops use all threads */
+#define CLUSTERS_SCRATCH_BYTES ((size_t)1 << 27) /* the graph rows' per-thread stamps at most */
 
 /* The 16 low bits of x moved to bits 0, 3, 6, ..., 45. */
 static uint64_t spread3(uint32_t x) {
@@ -228,6 +229,9 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
   int *pairs = NULL, max_valence = 0;
   const int par = m->n_elems > CLUSTERS_OMP_MIN && dt_omp_max_threads() > 1;
   const int nt = par ? dt_omp_max_threads() : 1;
+  /* pass 2's threads each stamp every cluster: their scratch within CLUSTERS_SCRATCH_BYTES */
+  const int nt_rows =
+      par ? dt_omp_threads_within(2 * sizeof(int) * (size_t)n_clusters, CLUSTERS_SCRATCH_BYTES) : 1;
   memset(g, 0, sizeof *g);
   DT_CHECK(n_clusters >= 1 && n_clusters <= m->n_elems, ctx, DT_ERR_INPUT,
            "cannot group %d elements into %d clusters", m->n_elems, n_clusters);
@@ -253,13 +257,13 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
   cluster_pairs(m, &ne, cluster, par, nt, s, max_valence + 1, fill, pairs);
   /* pass 2: each cluster's entries merged into its row (neighbours ascending, weight = the
      shared nodes) */
-  DT_ALLOC(stamp, (size_t)nt * (size_t)n_clusters, ctx, "the cluster graph's stamps");
-  DT_ALLOC(slot, (size_t)nt * (size_t)n_clusters, ctx, "the cluster graph's slots");
+  DT_ALLOC(stamp, (size_t)nt_rows * (size_t)n_clusters, ctx, "the cluster graph's stamps");
+  DT_ALLOC(slot, (size_t)nt_rows * (size_t)n_clusters, ctx, "the cluster graph's slots");
   DT_ALLOC(row_n, n_clusters, ctx, "the cluster graph's row lengths");
   DT_ALLOC(g->xadj, (size_t)n_clusters + 1, ctx, "the cluster graph's offsets");
 #pragma omp parallel for schedule(static) if (par)
-  for (size_t i = 0; i < (size_t)nt * (size_t)n_clusters; i++) stamp[i] = -1;
-#pragma omp parallel num_threads(nt) if (par)
+  for (size_t i = 0; i < (size_t)nt_rows * (size_t)n_clusters; i++) stamp[i] = -1;
+#pragma omp parallel num_threads(nt_rows) if (par)
   {
     const size_t t = (size_t)dt_omp_thread() * (size_t)n_clusters;
 #pragma omp for schedule(dynamic, 256)
@@ -272,8 +276,8 @@ dt_status dt_partition_cluster_graph(const dt_model *m, int n_clusters, int *clu
   DT_ALLOC(g->wgt, g->xadj[n_clusters] + 1, ctx, "the cluster graph's weights");
   DT_ALLOC(g->shared, g->xadj[n_clusters] + 1, ctx, "the cluster graph's shared nodes");
 #pragma omp parallel for schedule(static) if (par)
-  for (size_t i = 0; i < (size_t)nt * (size_t)n_clusters; i++) stamp[i] = -1;
-#pragma omp parallel num_threads(nt) if (par)
+  for (size_t i = 0; i < (size_t)nt_rows * (size_t)n_clusters; i++) stamp[i] = -1;
+#pragma omp parallel num_threads(nt_rows) if (par)
   {
     const size_t t = (size_t)dt_omp_thread() * (size_t)n_clusters;
 #pragma omp for schedule(dynamic, 256)

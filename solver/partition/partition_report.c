@@ -8,6 +8,7 @@
 #include "partition_internal.h"
 
 #define REPORT_OMP_MIN (1 << 16) /* nodes above which the interface count uses all threads */
+#define REPORT_SCRATCH_BYTES ((size_t)1 << 26) /* the threads' part-pair matrices at most */
 
 void dt_partition_report_free(dt_partition_report *r) {
   DT_FREE(r->part_elems);
@@ -63,8 +64,9 @@ dt_status dt_partition_report_fill(const dt_model *m, const dt_dual_graph *g, in
   DT_TRY(dt_node_elems_build(m, &ne, ctx));
   {
     /* each thread marks the part pairs it meets in a matrix of its own; their union after */
-    const int par = m->n_nodes > REPORT_OMP_MIN, nt = par ? dt_omp_max_threads() : 1;
     const size_t pp = (size_t)nparts * (size_t)nparts;
+    const int par = m->n_nodes > REPORT_OMP_MIN;
+    const int nt = par ? dt_omp_threads_within(pp, REPORT_SCRATCH_BYTES) : 1;
     int iface = 0;
     DT_ALLOC(adj, (size_t)nt * pp, ctx, "the part adjacency");
 #pragma omp parallel num_threads(nt) if (par) reduction(+ : iface)
